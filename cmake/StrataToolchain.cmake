@@ -1,0 +1,15 @@
+#===- StrataToolchain.cmake - ccache and lld when present ------------------===//
+if(STRATA_USE_CCACHE)
+  find_program(STRATA_CCACHE ccache)
+  if(STRATA_CCACHE)
+    set(CMAKE_C_COMPILER_LAUNCHER ${STRATA_CCACHE})
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${STRATA_CCACHE})
+  endif()
+endif()
+
+if(STRATA_USE_LLD)
+  find_program(STRATA_LLD ld.lld)
+  if(STRATA_LLD)
+    add_link_options(-fuse-ld=lld)
+  endif()
+endif()

@@ -1,0 +1,43 @@
+//===- EdgeBase.td - edge dialect definition --------------*- tablegen -*-===//
+#ifndef STRATA_EDGE_BASE
+#define STRATA_EDGE_BASE
+
+include "mlir/IR/OpBase.td"
+include "mlir/Dialect/Quant/QuantOpsBase.td"
+
+def Edge_Dialect : Dialect {
+  let name = "edge";
+  let cppNamespace = "::strata::edge";
+  let summary = "Strata's core op set: the contract between compiler and backends";
+  let description = [{
+    `edge` is the smallest op set that every backend and the portable runtime
+    must understand. Its verifiers are the contract: every tensor has a static
+    shape, every attribute is explicit (no defaults, no `auto_pad`),
+    layouts are fixed (NCHW activations, OIHW weights), and broadcasting is
+    explicit in rank: both operands of a binary op have the result's rank and
+    each extent equals the result's or is 1 (TOSA's rule), so a kernel never
+    has to align ranks. Quantize/dequantize are explicit ops.
+
+    ```mlir
+    %y = edge.conv2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64,
+                                 pads = array<i64: 1, 1, 1, 1>,
+                                 strides = array<i64: 1, 1>}
+        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+        -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+/// Base class of every `edge` op.
+class Edge_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Edge_Dialect, mnemonic, traits>;
+
+/// Element types the core op set carries.
+def Edge_ElementType : AnyTypeOf<[F32, F16, BF16, I8, UI8, I32, I64, I1,
+                                  quant_QuantizedType]>;
+/// Every `edge` tensor has a static shape.
+def Edge_Tensor : StaticShapeTensorOf<[Edge_ElementType]>;
+def Edge_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
+
+#endif // STRATA_EDGE_BASE

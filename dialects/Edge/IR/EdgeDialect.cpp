@@ -1,0 +1,25 @@
+//===- EdgeDialect.cpp - edge dialect registration ------------------------===//
+#include "Edge/IR/EdgeOps.h"
+
+#include "mlir/Dialect/Quant/QuantOps.h"
+
+using namespace mlir;
+using namespace strata::edge;
+
+#include "Edge/IR/EdgeOpsDialect.cpp.inc"
+
+void EdgeDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "Edge/IR/EdgeOps.cpp.inc"
+      >();
+}
+
+Operation *EdgeDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return builder.create<ConstantOp>(loc, elements);
+}

@@ -1,0 +1,241 @@
+//===- EdgeOps.cpp - edge verifiers: the backend contract -----------------===//
+//
+// Every verifier here checks that the result type is exactly the one the
+// operands and attributes imply: backends and the portable runtime rely on
+// it and never re-derive shapes.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/IR/EdgeOps.h"
+
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::edge;
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// Emits "result shape [a] should be [b]" unless the two are equal.
+static LogicalResult verifyResultShape(Operation *op,
+                                       ArrayRef<int64_t> expected) {
+  ArrayRef<int64_t> actual = shapeOf(op->getResult(0));
+  if (actual == expected)
+    return success();
+  return op->emitOpError("result shape [")
+         << formatShape(actual) << "] should be [" << formatShape(expected)
+         << "]";
+}
+
+/// Shape of a 2-d sliding window op over NCHW input with `channels` outputs.
+static FailureOr<SmallVector<int64_t>>
+inferWindowShape(Operation *op, ArrayRef<int64_t> input, int64_t channels,
+                 ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                 ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
+                 bool ceilMode) {
+  if (input.size() != 4)
+    return op->emitOpError("input must have rank 4 (NCHW), got ")
+           << input.size();
+  if (failed(verifyWindowAttributes([&] { return op->emitOpError(); }, 2,
+                                    kernel, strides, dilations, pads)))
+    return failure();
+  if (strides.empty() || dilations.empty() || pads.empty())
+    return op->emitOpError("'strides', 'dilations' and 'pads' must be given");
+  SmallVector<int64_t> shape = {input[0], channels};
+  for (int i = 0; i < 2; ++i) {
+    std::optional<int64_t> extent =
+        slidingWindowExtent(input[2 + i], kernel[i], strides[i], dilations[i],
+                            pads[i], pads[2 + i], ceilMode);
+    if (!extent)
+      return op->emitOpError("window of extent ")
+             << kernel[i] << " does not fit spatial dimension " << i
+             << " of extent " << input[2 + i];
+    shape.push_back(*extent);
+  }
+  return shape;
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Conv2DOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::verify() {
+  ArrayRef<int64_t> weight = shapeOf(getWeight());
+  if (weight.size() != 4)
+    return emitOpError("weight must have rank 4 (OIHW), got ")
+           << weight.size();
+  int64_t group = static_cast<int64_t>(getGroup());
+  if (group < 1 || weight[0] % group != 0)
+    return emitOpError("output channels ")
+           << weight[0] << " are not divisible by group " << group;
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (input.size() == 4 && input[1] != weight[1] * group)
+    return emitOpError("input channels ")
+           << input[1] << " differ from weight channels " << weight[1]
+           << " x group " << group;
+  if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(weight[0]))
+    return emitOpError("bias must have shape [") << weight[0] << "]";
+  auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
+                                getStrides(), getDilations(), getPads(),
+                                /*ceilMode=*/false);
+  if (failed(shape))
+    return failure();
+  return verifyResultShape(*this, *shape);
+}
+
+//===----------------------------------------------------------------------===//
+// MatMulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::verify() {
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  ArrayRef<int64_t> out = shapeOf(getOutput());
+  if (lhs.size() < 2 || lhs.size() != rhs.size() || lhs.size() != out.size())
+    return emitOpError("operands and result must share one rank >= 2");
+  if (lhs.back() != rhs.end()[-2])
+    return emitOpError("inner dimensions differ: ")
+           << lhs.back() << " vs " << rhs.end()[-2];
+  SmallVector<int64_t> expected;
+  for (size_t i = 0; i + 2 < lhs.size(); ++i) {
+    if (lhs[i] != rhs[i] && lhs[i] != 1 && rhs[i] != 1)
+      return emitOpError("batch dimension ") << i << " does not broadcast";
+    expected.push_back(std::max(lhs[i], rhs[i]));
+  }
+  expected.append({lhs.end()[-2], rhs.back()});
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// Rank-explicit broadcasting: each operand extent is the result's or 1.
+static LogicalResult verifyExplicitBroadcast(Operation *op) {
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  for (Value operand : op->getOperands()) {
+    for (auto [i, pair] :
+         llvm::enumerate(llvm::zip_equal(shapeOf(operand), out))) {
+      auto [in, res] = pair;
+      if (in != res && in != 1)
+        return op->emitOpError("operand extent ")
+               << in << " at dimension " << i << " neither equals the "
+               << "result's " << res << " nor is 1";
+    }
+  }
+  auto expected = broadcastShapes(shapeOf(op->getOperand(0)),
+                                  shapeOf(op->getOperand(1)));
+  if (failed(expected))
+    return op->emitOpError("operands do not broadcast");
+  return verifyResultShape(op, *expected);
+}
+
+LogicalResult AddOp::verify() { return verifyExplicitBroadcast(*this); }
+
+//===----------------------------------------------------------------------===//
+// MaxPool2DOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPool2DOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (getKernel().size() != 2)
+    return emitOpError("'kernel' must have 2 entries");
+  auto shape = inferWindowShape(
+      *this, input, input.size() > 1 ? input[1] : 0, getKernel(), getStrides(),
+      getDilations(), getPads(), getCeilMode());
+  if (failed(shape))
+    return failure();
+  return verifyResultShape(*this, *shape);
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceMeanOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceMeanOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> axes = getAxes();
+  if (axes.empty())
+    return emitOpError("'axes' must not be empty");
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
+      return emitOpError("axis ") << axis << " is outside [0, "
+                                  << input.size() << ")";
+    if (i > 0 && axis <= axes[i - 1])
+      return emitOpError("'axes' must be sorted and unique");
+  }
+  SmallVector<int64_t> expected;
+  for (auto [dim, extent] : llvm::enumerate(input)) {
+    if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
+      expected.push_back(extent);
+    else if (getKeepDims())
+      expected.push_back(1);
+  }
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto inputType = cast<ShapedType>(getInput().getType());
+  auto outputType = cast<ShapedType>(getOutput().getType());
+  if (inputType.getNumElements() != outputType.getNumElements())
+    return emitOpError("result has ")
+           << outputType.getNumElements() << " elements, input has "
+           << inputType.getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> permutation = getPermutation();
+  if (permutation.size() != input.size())
+    return emitOpError("'permutation' has ")
+           << permutation.size() << " entries, input rank is "
+           << input.size();
+  SmallVector<bool> seen(input.size(), false);
+  SmallVector<int64_t> expected;
+  for (int64_t dim : permutation) {
+    if (dim < 0 || dim >= static_cast<int64_t>(input.size()) || seen[dim])
+      return emitOpError("'permutation' is not a permutation of [0, ")
+             << input.size() << ")";
+    seen[dim] = true;
+    expected.push_back(input[dim]);
+  }
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = shapeOf(getInput()).size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "Edge/IR/EdgeOps.cpp.inc"

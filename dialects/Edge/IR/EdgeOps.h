@@ -1,0 +1,24 @@
+//===- EdgeOps.h - edge dialect and operations ------------------*- C++ -*-===//
+//
+// The `edge` dialect: the core op set every backend and the portable runtime
+// understand. Its verifiers are the compiler/backend contract.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DIALECTS_EDGE_IR_EDGEOPS_H
+#define STRATA_DIALECTS_EDGE_IR_EDGEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Edge/IR/EdgeOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "Edge/IR/EdgeOps.h.inc"
+
+#endif // STRATA_DIALECTS_EDGE_IR_EDGEOPS_H

@@ -1,0 +1,203 @@
+//===- EdgeOps.td - edge operations ----------------------*- tablegen -*-===//
+#ifndef STRATA_EDGE_OPS
+#define STRATA_EDGE_OPS
+
+include "Edge/IR/EdgeBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Shared op classes
+//===----------------------------------------------------------------------===//
+
+class Edge_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins Edge_Tensor:$input);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+/// Binary elementwise op with rank-explicit broadcasting: operands have the
+/// result's rank, each extent equal to the result's or 1.
+class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure,
+                                             SameOperandsAndResultElementType,
+                                             SameOperandsAndResultRank])> {
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+def Edge_ConstantOp : Edge_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "output"]>]> {
+  let summary = "Constant tensor";
+  let description = [{
+    ```mlir
+    %c = edge.constant dense<0.5> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure]> {
+  let summary = "2-d convolution, NCHW input, OIHW weight";
+  let description = [{
+    Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, optional bias `[M]`.
+    `pads` is `[top, left, bottom, right]`. The result shape must equal the
+    one the attributes imply.
+
+    ```mlir
+    %y = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64,
+                             pads = array<i64: 0, 0, 0, 0>,
+                             strides = array<i64: 1, 1>}
+        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_Tensor:$weight,
+                       Optional<Edge_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       I64Attr:$group);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_MatMulOp : Edge_Op<"matmul", [Pure]> {
+  let summary = "Batched matrix product with rank-explicit batch broadcasting";
+  let description = [{
+    `lhs [B..., M, K] x rhs [B..., K, N] -> [B..., M, N]`. Both operands have
+    the result's rank (at least 2); each batch extent equals the result's or
+    is 1.
+
+    ```mlir
+    %y = edge.matmul %a, %b : (tensor<1x64xf32>, tensor<64x10xf32>) -> tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_AddOp : Edge_BinaryElementwiseOp<"add", [Commutative]> {
+  let summary = "Elementwise addition";
+  let description = [{
+    ```mlir
+    %y = edge.add %a, %b : (tensor<1x10xf32>, tensor<1x10xf32>) -> tensor<1x10xf32>
+    ```
+  }];
+}
+
+def Edge_ReluOp : Edge_UnaryElementwiseOp<"relu"> {
+  let summary = "Rectified linear unit";
+  let description = [{
+    ```mlir
+    %y = edge.relu %x : tensor<1x10xf32>
+    ```
+  }];
+}
+
+def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "2-d max pooling, NCHW";
+  let description = [{
+    `pads` is `[top, left, bottom, right]`; padded elements never win.
+
+    ```mlir
+    %y = edge.max_pool2d %x {ceil_mode = false, dilations = array<i64: 1, 1>,
+                             kernel = array<i64: 2, 2>,
+                             pads = array<i64: 0, 0, 0, 0>,
+                             strides = array<i64: 2, 2>}
+        : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       BoolAttr:$ceil_mode);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Mean over a set of axes";
+  let description = [{
+    `axes` is sorted, unique and non-negative. With `keep_dims` the reduced
+    extents become 1, otherwise they are dropped. Global average pooling is
+    `reduce_mean` over the spatial axes with `keep_dims`.
+
+    ```mlir
+    %y = edge.reduce_mean %x {axes = array<i64: 2, 3>, keep_dims = true}
+        : (tensor<1x4x8x8xf32>) -> tensor<1x4x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$axes,
+                       BoolAttr:$keep_dims);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ReshapeOp : Edge_Op<"reshape",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Reshape to the static result type (row-major order kept)";
+  let description = [{
+    ```mlir
+    %y = edge.reshape %x : (tensor<1x4x2x2xf32>) -> tensor<1x16xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Edge_TransposeOp : Edge_Op<"transpose",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Permute dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`.
+
+    ```mlir
+    %y = edge.transpose %x {permutation = array<i64: 1, 0>}
+        : (tensor<10x64xf32>) -> tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "Softmax along one non-negative axis";
+  let description = [{
+    ```mlir
+    %y = edge.softmax %x {axis = 1 : i64} : tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_EDGE_OPS

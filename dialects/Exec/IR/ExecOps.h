@@ -1,0 +1,32 @@
+//===- ExecOps.h - exec dialect and operations ------------------*- C++ -*-===//
+//
+// The `exec` dialect: methods as instruction lists over placed buffers; maps
+// 1:1 to the program buffer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DIALECTS_EXEC_IR_EXECOPS_H
+#define STRATA_DIALECTS_EXEC_IR_EXECOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Exec/IR/ExecOpsDialect.h.inc"
+#include "Exec/IR/ExecInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "Exec/IR/ExecOps.h.inc"
+
+namespace strata::exec {
+
+/// Bytes a buffer of `type` occupies (element bit width rounded up to bytes).
+int64_t getBufferSizeInBytes(mlir::MemRefType type);
+
+} // namespace strata::exec
+
+#endif // STRATA_DIALECTS_EXEC_IR_EXECOPS_H

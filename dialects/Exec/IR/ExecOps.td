@@ -1,0 +1,213 @@
+//===- ExecOps.td - exec operations ----------------------*- tablegen -*-===//
+#ifndef STRATA_EXEC_OPS
+#define STRATA_EXEC_OPS
+
+include "Exec/IR/ExecBase.td"
+include "Exec/IR/ExecInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Program structure
+//===----------------------------------------------------------------------===//
+
+def Exec_ProgramOp : Exec_Op<"program", [IsolatedFromAbove, NoTerminator,
+    SingleBlock, NoRegionArguments, Symbol, SymbolTable]> {
+  let summary = "A whole program: constants, delegates and methods";
+  let description = [{
+    The unit that becomes one `.strata` buffer. Its body holds only
+    `exec.constant`, `exec.delegate` and `exec.method`, with at least one
+    method.
+
+    ```mlir
+    exec.program @model {
+      exec.method @forward : () -> () {
+        exec.return
+      }
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def Exec_ConstantOp : Exec_Op<"constant", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "Constant data of the program, emitted into a segment";
+  let description = [{
+    ```mlir
+    exec.constant @conv1.weight dense<0.5> : tensor<8x1x3x3xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, ElementsAttr:$value);
+  let assemblyFormat = "$sym_name attr-dict $value";
+  let hasVerifier = 1;
+}
+
+def Exec_DelegateOp : Exec_Op<"delegate", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "A backend's processed subgraph (its opaque blob)";
+  let description = [{
+    `backend` names the runtime delegate that executes it; `compile_specs`
+    are the key/value options it was compiled with; `processed` holds the
+    bytes the backend's preprocess step returned.
+
+    ```mlir
+    exec.delegate @onednn_0 {backend = "onednn", compile_specs = {threads = "1"},
+                             processed = dense<[1, 2]> : tensor<2xui8>}
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$backend,
+                       DefaultValuedAttr<DictionaryAttr, "{}">:$compile_specs,
+                       OptionalAttr<ElementsAttr>:$processed);
+  let assemblyFormat = "$sym_name attr-dict";
+  let hasVerifier = 1;
+}
+
+def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
+    HasParent<"ProgramOp">, NoRegionArguments]> {
+  let summary = "An entry point: one straight-line instruction list";
+  let description = [{
+    `function_type` gives the buffer types of the inputs and outputs;
+    `exec.input` ops bind the inputs and `exec.return` the outputs.
+    `arena_sizes` (bytes per memory id) is set by memory planning.
+
+    ```mlir
+    exec.method @forward : (memref<4xf32>) -> memref<4xf32>
+        attributes {arena_sizes = array<i64: 16>} {
+      %x = exec.input 0 {memory_id = 0 : i64, offset = 0 : i64} : memref<4xf32>
+      exec.return %x : memref<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DenseI64ArrayAttr>:$arena_sizes);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `:` $function_type attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+def Exec_InputOp : Exec_Op<"input", [HasParent<"MethodOp">,
+    Exec_PlacedBufferOpInterface]> {
+  let summary = "Binds the method input at `index` to a buffer";
+  let description = [{
+    ```mlir
+    %x = exec.input 0 : memref<1x1x8x8xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$index,
+                       OptionalAttr<I64Attr>:$memory_id,
+                       OptionalAttr<I64Attr>:$offset);
+  let results = (outs Exec_Buffer:$result);
+  let assemblyFormat = "$index attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Exec_AllocOp : Exec_Op<"alloc", [HasParent<"MethodOp">,
+    Exec_PlacedBufferOpInterface]> {
+  let summary = "A buffer in a memory arena";
+  let description = [{
+    Unplaced before memory planning; afterwards `memory_id` and `offset`
+    say where it lives.
+
+    ```mlir
+    %t = exec.alloc {memory_id = 0 : i64, offset = 64 : i64} : memref<1x8x8x8xf32>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$memory_id,
+                       OptionalAttr<I64Attr>:$offset);
+  let results = (outs Exec_Buffer:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Exec_ConstantRefOp : Exec_Op<"constant_ref", [Pure,
+    HasParent<"MethodOp">, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "A read-only view of a program constant";
+  let description = [{
+    ```mlir
+    %w = exec.constant_ref @conv1.weight : memref<8x1x3x3xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$constant);
+  let results = (outs Exec_Buffer:$result);
+  let assemblyFormat = "$constant attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+def Exec_KernelOp : Exec_Op<"kernel", [HasParent<"MethodOp">,
+    AttrSizedOperandSegments]> {
+  let summary = "Calls a kernel of the runtime's registry by name";
+  let description = [{
+    Reads `ins`, writes `outs`. `params` holds the kernel's parameters
+    (strides, axes, quantization scales, ...).
+
+    ```mlir
+    exec.kernel "relu" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+    ```
+  }];
+  let arguments = (ins StrAttr:$kernel, Variadic<Exec_Buffer>:$ins,
+                       Variadic<Exec_Buffer>:$outs,
+                       DefaultValuedAttr<DictionaryAttr, "{}">:$params);
+  let assemblyFormat = [{
+    $kernel (`ins` `(` $ins^ `:` type($ins) `)`)?
+    `outs` `(` $outs `:` type($outs) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_DelegateCallOp : Exec_Op<"delegate_call", [HasParent<"MethodOp">,
+    AttrSizedOperandSegments, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Executes a delegate's subgraph";
+  let description = [{
+    ```mlir
+    exec.delegate_call @onednn_0 ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$delegate, Variadic<Exec_Buffer>:$ins,
+                       Variadic<Exec_Buffer>:$outs);
+  let assemblyFormat = [{
+    $delegate (`ins` `(` $ins^ `:` type($ins) `)`)?
+    `outs` `(` $outs `:` type($outs) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_MoveOp : Exec_Op<"move", [HasParent<"MethodOp">,
+    AllTypesMatch<["source", "target"]>]> {
+  let summary = "Copies one buffer into another of the same type";
+  let description = [{
+    ```mlir
+    exec.move %a to %b : memref<4xf32>
+    ```
+  }];
+  let arguments = (ins Exec_Buffer:$source, Exec_Buffer:$target);
+  let assemblyFormat = "$source `to` $target attr-dict `:` type($source)";
+}
+
+def Exec_ReturnOp : Exec_Op<"return", [Pure, Terminator,
+    HasParent<"MethodOp">]> {
+  let summary = "Names the method's output buffers";
+  let description = [{
+    ```mlir
+    exec.return %y : memref<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Exec_Buffer>:$outputs);
+  let assemblyFormat = "($outputs^ `:` type($outputs))? attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_EXEC_OPS

@@ -1,0 +1,36 @@
+//===- Passes.h - exec transformation passes --------------------*- C++ -*-===//
+#ifndef STRATA_DIALECTS_EXEC_TRANSFORMS_PASSES_H
+#define STRATA_DIALECTS_EXEC_TRANSFORMS_PASSES_H
+
+#include "Exec/IR/ExecOps.h"
+
+#include "mlir/Pass/Pass.h"
+
+namespace strata::exec {
+
+#define GEN_PASS_DECL
+#include "Exec/Transforms/Passes.h.inc"
+
+/// Byte counts of one method's memory plan.
+struct MemoryPlanSummary {
+  /// Bytes of arena 0 after planning.
+  int64_t arenaBytes = 0;
+  /// The largest total of simultaneously live (aligned) buffer bytes: no
+  /// plan can use less.
+  int64_t lowerBoundBytes = 0;
+  /// The sum of all (aligned) buffer sizes: a plan that shares nothing.
+  int64_t naiveBytes = 0;
+};
+
+/// Plans `method`'s buffers into arena 0 (see the pass description) and sets
+/// the placements and `arena_sizes`. Fails if `alignment` is not a power of
+/// two or a buffer is already placed.
+mlir::FailureOr<MemoryPlanSummary> planMemory(MethodOp method,
+                                              int64_t alignment);
+
+#define GEN_PASS_REGISTRATION
+#include "Exec/Transforms/Passes.h.inc"
+
+} // namespace strata::exec
+
+#endif // STRATA_DIALECTS_EXEC_TRANSFORMS_PASSES_H

@@ -1,0 +1,50 @@
+//===- Passes.td - exec transformation passes ------------*- tablegen -*-===//
+#ifndef STRATA_EXEC_PASSES
+#define STRATA_EXEC_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def PlanMemory : Pass<"strata-exec-plan-memory"> {
+  let summary = "Assign every method buffer an offset in a memory arena";
+  let description = [{
+    Plans every `exec.method` nested under the op it runs on. For each, it
+    computes the live interval of every `exec.input` and `exec.alloc` buffer
+    over the method's instruction list (inputs live from the start, returned
+    buffers to the end), then packs them into arena 0: buffers in decreasing
+    size, each put in the smallest gap among the already placed buffers whose
+    intervals overlap its own (greedy by size with best fit, as ExecuTorch's
+    planner). A second order (by interval start) is tried as well and the
+    smaller arena kept. Offsets are multiples of `alignment`.
+
+    Precondition: buffers are unplaced. Postcondition: every buffer has
+    `memory_id`/`offset`, the method has `arena_sizes`, and no two buffers
+    with overlapping lifetimes overlap in memory. With `report`, a remark
+    gives the arena size, the lower bound (the largest total of
+    simultaneously live bytes) and the naive sum.
+
+    Before:
+    ```mlir
+    %a = exec.alloc : memref<16xf32>
+    %b = exec.alloc : memref<16xf32>
+    ```
+    After:
+    ```mlir
+    %a = exec.alloc {memory_id = 0 : i64, offset = 0 : i64} : memref<16xf32>
+    %b = exec.alloc {memory_id = 0 : i64, offset = 64 : i64} : memref<16xf32>
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Byte alignment of every buffer offset (a power of two)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with arena, lower-bound and naive byte counts">,
+  ];
+  let statistics = [
+    Statistic<"arenaBytes", "arena-bytes", "Bytes of the planned arena">,
+    Statistic<"lowerBoundBytes", "lower-bound-bytes",
+              "Largest total of simultaneously live bytes">,
+    Statistic<"naiveBytes", "naive-bytes", "Sum of all buffer sizes">,
+  ];
+}
+
+#endif // STRATA_EXEC_PASSES

@@ -1,0 +1,171 @@
+//===- PlanMemory.cpp - liveness-based arena planning for exec methods ----===//
+//
+// Greedy-by-size best-fit packing of buffer live intervals into one arena,
+// compared against a start-ordered variant; the smaller plan wins.
+//
+//===----------------------------------------------------------------------===//
+#include "Exec/Transforms/Passes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace strata::exec {
+#define GEN_PASS_DEF_PLANMEMORY
+#include "Exec/Transforms/Passes.h.inc"
+} // namespace strata::exec
+
+using namespace mlir;
+using namespace strata::exec;
+
+namespace {
+
+/// One buffer to place: its live interval [start, end] in instruction
+/// indices and its aligned size.
+struct Interval {
+  PlacedBufferOpInterface op;
+  int64_t start;
+  int64_t end;
+  int64_t size;
+  int64_t offset = -1;
+
+  bool overlapsInTime(const Interval &other) const {
+    return start <= other.end && other.start <= end;
+  }
+};
+
+/// Places `order` one by one: each buffer goes into the smallest gap between
+/// already placed, time-overlapping buffers that holds it (best fit), or
+/// after the last of them. Returns the arena size.
+int64_t packBestFit(SmallVectorImpl<Interval *> &order) {
+  SmallVector<Interval *> placed;
+  int64_t arena = 0;
+  for (Interval *current : order) {
+    // Occupied ranges of placed buffers that are live at the same time.
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    for (Interval *other : placed)
+      if (other->overlapsInTime(*current))
+        busy.push_back({other->offset, other->offset + other->size});
+    llvm::sort(busy);
+    int64_t bestOffset = -1, bestGap = std::numeric_limits<int64_t>::max();
+    int64_t cursor = 0;
+    for (auto [begin, end] : busy) {
+      int64_t gap = begin - cursor;
+      if (gap >= current->size && gap < bestGap) {
+        bestGap = gap;
+        bestOffset = cursor;
+      }
+      cursor = std::max(cursor, end);
+    }
+    current->offset = bestOffset >= 0 ? bestOffset : cursor;
+    arena = std::max(arena, current->offset + current->size);
+    placed.push_back(current);
+  }
+  return arena;
+}
+
+} // namespace
+
+FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
+                                                      int64_t alignment) {
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
+    return method.emitOpError("alignment ")
+           << alignment << " is not a power of two";
+
+  Block &body = method.getBody().front();
+  DenseMap<Operation *, int64_t> position;
+  for (auto [index, op] : llvm::enumerate(body))
+    position[&op] = index;
+  int64_t last = body.empty() ? 0 : static_cast<int64_t>(position.size()) - 1;
+
+  SmallVector<Interval> intervals;
+  for (Operation &op : body) {
+    auto placed = dyn_cast<PlacedBufferOpInterface>(op);
+    if (!placed)
+      continue;
+    if (placed.getPlacedMemoryId())
+      return op.emitOpError("is already placed; memory planning runs once");
+    // Inputs are written before the first instruction; an allocation comes
+    // alive at the first instruction that touches it. Returned buffers stay
+    // alive to the end.
+    int64_t start = std::numeric_limits<int64_t>::max(), end = 0;
+    for (Operation *user : placed.getBuffer().getUsers()) {
+      int64_t at = isa<ReturnOp>(user) ? last : position[user];
+      start = std::min(start, at);
+      end = std::max(end, at);
+    }
+    if (isa<InputOp>(op) || start > end)
+      start = isa<InputOp>(op) ? 0 : position[&op];
+    end = std::max(end, start);
+    int64_t size =
+        llvm::alignTo(getBufferSizeInBytes(placed.getBuffer().getType()),
+                      alignment);
+    intervals.push_back({placed, start, end, size});
+  }
+
+  MemoryPlanSummary summary;
+  for (const Interval &interval : intervals)
+    summary.naiveBytes += interval.size;
+  // Live bytes only change where an interval starts.
+  for (const Interval &at : intervals) {
+    int64_t live = 0;
+    for (const Interval &other : intervals)
+      if (other.start <= at.start && at.start <= other.end)
+        live += other.size;
+    summary.lowerBoundBytes = std::max(summary.lowerBoundBytes, live);
+  }
+
+  // Two orders; keep the offsets of the smaller arena.
+  SmallVector<Interval *> bySize, byStart;
+  for (Interval &interval : intervals) {
+    bySize.push_back(&interval);
+    byStart.push_back(&interval);
+  }
+  llvm::stable_sort(bySize, [](const Interval *a, const Interval *b) {
+    return a->size > b->size;
+  });
+  llvm::stable_sort(byStart, [](const Interval *a, const Interval *b) {
+    return a->start < b->start;
+  });
+  int64_t startArena = packBestFit(byStart);
+  SmallVector<int64_t> startOffsets =
+      llvm::map_to_vector(intervals, [](const Interval &i) { return i.offset; });
+  int64_t sizeArena = packBestFit(bySize);
+  if (startArena < sizeArena) {
+    for (auto [interval, offset] : llvm::zip_equal(intervals, startOffsets))
+      interval.offset = offset;
+  }
+  summary.arenaBytes = std::min(startArena, sizeArena);
+
+  for (Interval &interval : intervals)
+    interval.op.setPlacement(/*memoryId=*/0, interval.offset);
+  method.setArenaSizes(ArrayRef<int64_t>{summary.arenaBytes});
+  return summary;
+}
+
+namespace {
+
+struct PlanMemoryPass
+    : public strata::exec::impl::PlanMemoryBase<PlanMemoryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation()->walk([&](MethodOp method) {
+      FailureOr<MemoryPlanSummary> summary = planMemory(method, alignment);
+      if (failed(summary))
+        return WalkResult::interrupt();
+      arenaBytes += summary->arenaBytes;
+      lowerBoundBytes += summary->lowerBoundBytes;
+      naiveBytes += summary->naiveBytes;
+      if (report)
+        method.emitRemark()
+            << "memory plan: arena " << summary->arenaBytes
+            << " bytes, lower bound " << summary->lowerBoundBytes
+            << " bytes, naive " << summary->naiveBytes << " bytes";
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

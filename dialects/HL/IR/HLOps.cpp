@@ -1,0 +1,276 @@
+//===- HLOps.cpp - hl operation verifiers and folders ---------------------===//
+//
+// Verifiers check what ONNX makes an invariant; shape rules come from
+// strata/Support/ShapeInference.h so that `hl` and `edge` agree. Dynamic
+// extents are accepted wherever ONNX accepts them.
+//
+//===----------------------------------------------------------------------===//
+#include "HL/IR/HLOps.h"
+
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl;
+
+/// Rank of `value`'s type, or std::nullopt when unranked.
+static std::optional<int64_t> rankOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  return type.getRank();
+}
+
+/// Checks the shared attributes of a sliding-window op whose input is `input`.
+static LogicalResult verifyWindowOp(Operation *op, Value input,
+                                    StringRef autoPad,
+                                    ArrayRef<int64_t> kernelShape,
+                                    std::optional<ArrayRef<int64_t>> strides,
+                                    std::optional<ArrayRef<int64_t>> dilations,
+                                    std::optional<ArrayRef<int64_t>> pads) {
+  if (!llvm::is_contained({"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"},
+                          autoPad))
+    return op->emitOpError("'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER "
+                           "or VALID, got '")
+           << autoPad << "'";
+  if (autoPad != "NOTSET" && pads)
+    return op->emitOpError("'pads' cannot be given with auto_pad = ")
+           << autoPad;
+  std::optional<int64_t> rank = rankOf(input);
+  if (!rank)
+    return success();
+  if (*rank < 3)
+    return op->emitOpError("input must have rank >= 3 ([N, C, D1, ...]), got ")
+           << *rank;
+  return verifyWindowAttributes([&] { return op->emitOpError(); }, *rank - 2,
+                                kernelShape, strides.value_or(std::nullopt),
+                                dilations.value_or(std::nullopt),
+                                pads.value_or(std::nullopt));
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// ConvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::verify() {
+  ArrayRef<int64_t> kernelShape;
+  if (auto attr = getKernelShape())
+    kernelShape = *attr;
+  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), kernelShape,
+                            getStrides(), getDilations(), getPads())))
+    return failure();
+  int64_t group = static_cast<int64_t>(getGroup());
+  if (group < 1)
+    return emitOpError("'group' must be positive, got ") << group;
+
+  auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
+  auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
+  if (inputType && weightType && inputType.getRank() != weightType.getRank())
+    return emitOpError("weight rank ")
+           << weightType.getRank() << " differs from input rank "
+           << inputType.getRank();
+  if (!weightType)
+    return success();
+  if (!kernelShape.empty() &&
+      !isCompatibleShape(weightType.getShape().drop_front(2), kernelShape))
+    return emitOpError("'kernel_shape' does not match the weight's spatial "
+                       "shape ")
+           << formatShape(weightType.getShape().drop_front(2));
+  int64_t outChannels = weightType.getDimSize(0);
+  if (!ShapedType::isDynamic(outChannels) && outChannels % group != 0)
+    return emitOpError("output channels ")
+           << outChannels << " are not divisible by group " << group;
+  if (inputType) {
+    int64_t inChannels = inputType.getDimSize(1);
+    int64_t perGroup = weightType.getDimSize(1);
+    if (!ShapedType::isDynamic(inChannels) &&
+        !ShapedType::isDynamic(perGroup) && inChannels != perGroup * group)
+      return emitOpError("input channels ")
+             << inChannels << " differ from weight channels " << perGroup
+             << " x group " << group;
+  }
+  if (Value bias = getBias()) {
+    auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+    if (biasType && (biasType.getRank() != 1 ||
+                     !isCompatibleShape(biasType.getShape(), {outChannels})))
+      return emitOpError("bias must have shape [")
+             << formatShape({outChannels}) << "], got ["
+             << formatShape(biasType.getShape()) << "]";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmOp::verify() {
+  auto aType = dyn_cast<RankedTensorType>(getA().getType());
+  auto bType = dyn_cast<RankedTensorType>(getB().getType());
+  if (aType && aType.getRank() != 2)
+    return emitOpError("A must have rank 2, got ") << aType.getRank();
+  if (bType && bType.getRank() != 2)
+    return emitOpError("B must have rank 2, got ") << bType.getRank();
+  if (getTransA() != 0 && getTransA() != 1)
+    return emitOpError("'transA' must be 0 or 1");
+  if (getTransB() != 0 && getTransB() != 1)
+    return emitOpError("'transB' must be 0 or 1");
+  if (!aType || !bType)
+    return success();
+  int64_t m = aType.getDimSize(getTransA() ? 1 : 0);
+  int64_t kA = aType.getDimSize(getTransA() ? 0 : 1);
+  int64_t kB = bType.getDimSize(getTransB() ? 1 : 0);
+  int64_t n = bType.getDimSize(getTransB() ? 0 : 1);
+  if (!isCompatibleShape({kA}, {kB}))
+    return emitOpError("inner dimensions differ: ") << kA << " vs " << kB;
+  if (Value c = getC()) {
+    auto cType = dyn_cast<RankedTensorType>(c.getType());
+    if (cType) {
+      auto shape = broadcastShapes(cType.getShape(), {m, n});
+      if (cType.getRank() > 2 || failed(shape) ||
+          !isCompatibleShape(*shape, {m, n}))
+        return emitOpError("C of shape [")
+               << formatShape(cType.getShape())
+               << "] does not broadcast to [" << formatShape({m, n}) << "]";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatMulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::verify() {
+  auto lhsType = dyn_cast<RankedTensorType>(getLhs().getType());
+  auto rhsType = dyn_cast<RankedTensorType>(getRhs().getType());
+  if (!lhsType || !rhsType)
+    return success();
+  if (lhsType.getRank() == 0 || rhsType.getRank() == 0)
+    return emitOpError("operands must have rank >= 1");
+  int64_t kLhs = lhsType.getShape().back();
+  int64_t kRhs = rhsType.getRank() == 1 ? rhsType.getDimSize(0)
+                                        : rhsType.getShape().end()[-2];
+  if (!isCompatibleShape({kLhs}, {kRhs}))
+    return emitOpError("inner dimensions differ: ") << kLhs << " vs " << kRhs;
+  auto batch = broadcastShapes(
+      lhsType.getShape().drop_back(std::min<int64_t>(2, lhsType.getRank())),
+      rhsType.getShape().drop_back(std::min<int64_t>(2, rhsType.getRank())));
+  if (failed(batch))
+    return emitOpError("batch dimensions do not broadcast");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MaxPoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPoolOp::verify() {
+  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), getKernelShape(),
+                            getStrides(), getDilations(), getPads())))
+    return failure();
+  if (getKernelShape().empty())
+    return emitOpError("'kernel_shape' must not be empty");
+  if (getCeilMode() != 0 && getCeilMode() != 1)
+    return emitOpError("'ceil_mode' must be 0 or 1");
+  if (getStorageOrder() != 0 && getStorageOrder() != 1)
+    return emitOpError("'storage_order' must be 0 or 1");
+  if (std::optional<int64_t> rank = rankOf(getInput())) {
+    if (static_cast<int64_t>(getKernelShape().size()) != *rank - 2)
+      return emitOpError("'kernel_shape' has ")
+             << getKernelShape().size() << " entries, expected " << *rank - 2
+             << " (one per spatial dimension)";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GlobalAveragePoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GlobalAveragePoolOp::verify() {
+  auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
+  if (!inputType)
+    return success();
+  if (inputType.getRank() < 3)
+    return emitOpError("input must have rank >= 3 ([N, C, D1, ...]), got ")
+           << inputType.getRank();
+  auto outputType = dyn_cast<RankedTensorType>(getOutput().getType());
+  if (!outputType)
+    return success();
+  SmallVector<int64_t> expected(inputType.getShape().take_front(2));
+  expected.append(inputType.getRank() - 2, 1);
+  if (!isCompatibleShape(outputType.getShape(), expected))
+    return emitOpError("result shape [")
+           << formatShape(outputType.getShape()) << "] should be ["
+           << formatShape(expected) << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FlattenOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FlattenOp::verify() {
+  auto outputType = dyn_cast<RankedTensorType>(getOutput().getType());
+  if (outputType && outputType.getRank() != 2)
+    return emitOpError("result must have rank 2, got ")
+           << outputType.getRank();
+  std::optional<int64_t> rank = rankOf(getInput());
+  if (rank && (getAxis() < -*rank || getAxis() > *rank))
+    return emitOpError("'axis' ")
+           << getAxis() << " is outside [" << -*rank << ", " << *rank << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  std::optional<int64_t> shapeRank = rankOf(getShape());
+  if (shapeRank && *shapeRank != 1)
+    return emitOpError("shape operand must be 1-D, got rank ") << *shapeRank;
+  if (getAllowzero() != 0 && getAllowzero() != 1)
+    return emitOpError("'allowzero' must be 0 or 1");
+  auto shapeType = dyn_cast<RankedTensorType>(getShape().getType());
+  auto outputType = dyn_cast<RankedTensorType>(getOutput().getType());
+  if (shapeType && outputType && shapeType.hasStaticShape() &&
+      shapeType.getDimSize(0) != outputType.getRank())
+    return emitOpError("result rank ")
+           << outputType.getRank() << " differs from the shape operand's "
+           << shapeType.getDimSize(0) << " entries";
+  auto inputType = dyn_cast<RankedTensorType>(getData().getType());
+  if (inputType && outputType && inputType.hasStaticShape() &&
+      outputType.hasStaticShape() &&
+      inputType.getNumElements() != outputType.getNumElements())
+    return emitOpError("result has ")
+           << outputType.getNumElements() << " elements, input has "
+           << inputType.getNumElements();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  std::optional<int64_t> rank = rankOf(getInput());
+  if (rank && failed(normalizeAxis(getAxis(), std::max<int64_t>(*rank, 1))))
+    return emitOpError("'axis' ")
+           << getAxis() << " is outside [" << -*rank << ", " << *rank - 1
+           << "]";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "HL/IR/HLOps.cpp.inc"

@@ -1,0 +1,24 @@
+//===- HLOps.h - hl dialect and operations ----------------------*- C++ -*-===//
+//
+// The `hl` dialect: ONNX operator semantics, one op per supported operator.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DIALECTS_HL_IR_HLOPS_H
+#define STRATA_DIALECTS_HL_IR_HLOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "HL/IR/HLOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "HL/IR/HLOps.h.inc"
+
+#endif // STRATA_DIALECTS_HL_IR_HLOPS_H

@@ -1,0 +1,60 @@
+//===- ShapeInference.h - Shape rules shared by verifiers -------*- C++ -*-===//
+//
+// Shape arithmetic that the `hl` and `edge` verifiers (and the importer's
+// folders) share, so that one rule is written once (StableHLO keeps its
+// TypeInference library for the same reason). Dynamic extents are
+// ShapedType::kDynamic and propagate.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_SUPPORT_SHAPEINFERENCE_H
+#define STRATA_SUPPORT_SHAPEINFERENCE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace strata {
+
+/// Output extent of one spatial dimension of a sliding window (convolution or
+/// pooling): floor or ceil of (in + padBegin + padEnd - dilation*(k-1) - 1) /
+/// stride + 1. Returns kDynamic when `in` is dynamic and std::nullopt when the
+/// window does not fit.
+std::optional<int64_t> slidingWindowExtent(int64_t in, int64_t kernel,
+                                           int64_t stride, int64_t dilation,
+                                           int64_t padBegin, int64_t padEnd,
+                                           bool ceilMode = false);
+
+/// Checks that the attribute arrays of a sliding-window op fit `spatialRank`
+/// spatial dimensions: `strides`, `dilations` (if non-empty) and
+/// `kernelShape` (if non-empty) have `spatialRank` entries, all positive;
+/// `pads` (if non-empty) has 2*spatialRank non-negative entries.
+mlir::LogicalResult
+verifyWindowAttributes(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                       int64_t spatialRank, llvm::ArrayRef<int64_t> kernelShape,
+                       llvm::ArrayRef<int64_t> strides,
+                       llvm::ArrayRef<int64_t> dilations,
+                       llvm::ArrayRef<int64_t> pads);
+
+/// NumPy-style multidirectional broadcast of two shapes. Fails when two static
+/// extents differ and neither is 1.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// Whether `actual` is compatible with `expected`: same rank and every pair
+/// of static extents equal.
+bool isCompatibleShape(llvm::ArrayRef<int64_t> actual,
+                       llvm::ArrayRef<int64_t> expected);
+
+/// Normalises an axis in [-rank, rank) to [0, rank); fails when outside.
+mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// Formats a shape as `1x3x224x224` (`?` for dynamic extents).
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+} // namespace strata
+
+#endif // STRATA_SUPPORT_SHAPEINFERENCE_H

@@ -1,0 +1,106 @@
+//===- ShapeInference.cpp - Shape rules shared by verifiers ---------------===//
+#include "strata/Support/ShapeInference.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace strata {
+
+std::optional<int64_t> slidingWindowExtent(int64_t in, int64_t kernel,
+                                           int64_t stride, int64_t dilation,
+                                           int64_t padBegin, int64_t padEnd,
+                                           bool ceilMode) {
+  if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
+    return ShapedType::kDynamic;
+  int64_t span = in + padBegin + padEnd - dilation * (kernel - 1) - 1;
+  if (span < 0 || stride <= 0)
+    return std::nullopt;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // With ceil mode the last window must start inside the input or its leading
+  // padding (ONNX and PyTorch drop a window that starts in the trailing pad).
+  if (ceilMode && (out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
+}
+
+LogicalResult
+verifyWindowAttributes(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t spatialRank, ArrayRef<int64_t> kernelShape,
+                       ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                       ArrayRef<int64_t> pads) {
+  auto checkPositive = [&](StringRef name,
+                           ArrayRef<int64_t> values) -> LogicalResult {
+    if (values.empty())
+      return success();
+    if (static_cast<int64_t>(values.size()) != spatialRank)
+      return emitError() << "'" << name << "' has " << values.size()
+                         << " entries, expected " << spatialRank
+                         << " (one per spatial dimension)";
+    if (llvm::any_of(values, [](int64_t v) { return v <= 0; }))
+      return emitError() << "'" << name << "' entries must be positive";
+    return success();
+  };
+  if (failed(checkPositive("kernel_shape", kernelShape)) ||
+      failed(checkPositive("strides", strides)) ||
+      failed(checkPositive("dilations", dilations)))
+    return failure();
+  if (pads.empty())
+    return success();
+  if (static_cast<int64_t>(pads.size()) != 2 * spatialRank)
+    return emitError() << "'pads' has " << pads.size() << " entries, expected "
+                       << 2 * spatialRank << " (begin and end per spatial "
+                       << "dimension)";
+  if (llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return emitError() << "'pads' entries must be non-negative";
+  return success();
+}
+
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> result(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t l = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t r = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (l == 1) {
+      result[i] = r;
+    } else if (r == 1) {
+      result[i] = l;
+    } else if (ShapedType::isDynamic(l)) {
+      result[i] = r;
+    } else if (ShapedType::isDynamic(r) || l == r) {
+      result[i] = l;
+    } else {
+      return failure();
+    }
+  }
+  return result;
+}
+
+bool isCompatibleShape(ArrayRef<int64_t> actual, ArrayRef<int64_t> expected) {
+  if (actual.size() != expected.size())
+    return false;
+  for (auto [a, e] : llvm::zip_equal(actual, expected))
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return false;
+  return true;
+}
+
+FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return failure();
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  for (auto [i, extent] : llvm::enumerate(shape)) {
+    if (i)
+      text += 'x';
+    text += ShapedType::isDynamic(extent) ? "?" : std::to_string(extent);
+  }
+  return text;
+}
+
+} // namespace strata

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+#===- build.sh - configure and build Strata into build/ -------------------===//
+#
+# Usage: scripts/build.sh [extra cmake -D options...]
+# Environment: BUILD_DIR (default build), BUILD_TYPE (default Release).
+#
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+export CCACHE_BASEDIR=$root
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/strata-ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+
+start=$(date +%s)
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" "$@"
+fi
+cmake --build "$build"
+echo "build: done in $(( $(date +%s) - start )) s ($build)"

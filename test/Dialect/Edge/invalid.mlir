@@ -1,0 +1,251 @@
+// RUN: strata-opt %s -split-input-file -verify-diagnostics
+
+// Tests that edge rejects dynamic shapes.
+func.func @dynamic(%x: tensor<?x10xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor}}
+  %0 = edge.relu %x : tensor<?x10xf32>
+  return
+}
+
+// -----
+
+// Tests that conv2d's weight is OIHW.
+func.func @conv_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3xf32>) {
+  // expected-error @+1 {{weight must have rank 4 (OIHW), got 3}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that conv2d's output channels divide by group.
+func.func @conv_group(%x: tensor<1x4x8x8xf32>, %w: tensor<3x2x3x3xf32>) {
+  // expected-error @+1 {{output channels 3 are not divisible by group 2}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that conv2d's input channels match the weight.
+func.func @conv_channels(%x: tensor<1x5x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{input channels 5 differ from weight channels 3 x group 1}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x5x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that conv2d's bias has one entry per output channel.
+func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{bias must have shape [4]}}
+  %0 = edge.conv2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<2xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that conv2d's input is NCHW.
+func.func @conv_input_rank(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{input must have rank 4 (NCHW), got 3}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that conv2d's window attributes have two spatial entries.
+func.func @conv_strides(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'strides' has 1 entries, expected 2 (one per spatial dimension)}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that edge has no defaults: every window attribute is explicit.
+func.func @conv_missing_pads(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'strides', 'dilations' and 'pads' must be given}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that a window larger than the padded input is rejected.
+func.func @conv_window_fit(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{window of extent 3 does not fit spatial dimension 0 of extent 2}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that conv2d's result shape is exactly the implied one.
+func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{result shape [1x4x8x8] should be [1x4x6x6]}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul needs equal ranks (broadcasting is explicit in edge).
+func.func @matmul_rank(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{operands and result must share one rank >= 2}}
+  %0 = edge.matmul %a, %b : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul's inner dimensions agree.
+func.func @matmul_inner(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{inner dimensions differ: 3 vs 4}}
+  %0 = edge.matmul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul's batch dimensions broadcast.
+func.func @matmul_batch(%a: tensor<2x3x4xf32>, %b: tensor<3x4x5xf32>) {
+  // expected-error @+1 {{batch dimension 0 does not broadcast}}
+  %0 = edge.matmul %a, %b : (tensor<2x3x4xf32>, tensor<3x4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul's result shape is exactly the implied one.
+func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+1 {{result shape [2x4] should be [2x5]}}
+  %0 = edge.matmul %a, %b : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that add needs operands of the result's rank.
+func.func @add_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{operands don't have matching ranks}}
+  %0 = edge.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that add's operand extents equal the result's or are 1.
+func.func @add_extent(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) {
+  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  %0 = edge.add %a, %b : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that add's result is the broadcast shape.
+func.func @add_result(%a: tensor<1x3xf32>, %b: tensor<1x3xf32>) {
+  // expected-error @+1 {{result shape [2x3] should be [1x3]}}
+  %0 = edge.add %a, %b : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that max_pool2d's kernel has two entries.
+func.func @pool_kernel(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'kernel' must have 2 entries}}
+  %0 = edge.max_pool2d %x {ceil_mode = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that max_pool2d's result accounts for ceil mode.
+func.func @pool_ceil(%x: tensor<1x4x7x7xf32>) {
+  // expected-error @+1 {{result shape [1x4x3x3] should be [1x4x4x4]}}
+  %0 = edge.max_pool2d %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that reduce_mean needs axes.
+func.func @reduce_empty(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axes' must not be empty}}
+  %0 = edge.reduce_mean %x {axes = array<i64>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that reduce_mean's axes are in range.
+func.func @reduce_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis -1 is outside [0, 2)}}
+  %0 = edge.reduce_mean %x {axes = array<i64: -1>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// Tests that reduce_mean's axes are sorted and unique.
+func.func @reduce_sorted(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axes' must be sorted and unique}}
+  %0 = edge.reduce_mean %x {axes = array<i64: 1, 0>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that reduce_mean's result drops or keeps the reduced axes.
+func.func @reduce_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  %0 = edge.reduce_mean %x {axes = array<i64: 1>, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// Tests that reshape keeps the element count.
+func.func @reshape_count(%x: tensor<16xf32>) {
+  // expected-error @+1 {{result has 15 elements, input has 16}}
+  %0 = edge.reshape %x : (tensor<16xf32>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+// Tests that transpose's permutation has one entry per dimension.
+func.func @transpose_size(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'permutation' has 1 entries, input rank is 2}}
+  %0 = edge.transpose %x {permutation = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that transpose's permutation is a permutation.
+func.func @transpose_perm(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'permutation' is not a permutation of [0, 2)}}
+  %0 = edge.transpose %x {permutation = array<i64: 0, 0>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that transpose's result is the permuted shape.
+func.func @transpose_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result shape [2x3] should be [3x2]}}
+  %0 = edge.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that softmax's axis is non-negative and in range.
+func.func @softmax_axis(%x: tensor<1x10xf32>) {
+  // expected-error @+1 {{'axis' -1 is outside [0, 2)}}
+  %0 = edge.softmax %x {axis = -1 : i64} : tensor<1x10xf32>
+  return
+}

@@ -1,0 +1,282 @@
+// RUN: strata-opt %s -split-input-file -verify-diagnostics
+
+// Tests that a program holds at least one method.
+// expected-error @+1 {{'exec.program' op must hold at least one exec.method}}
+exec.program @empty {
+  exec.constant @w dense<0.5> : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a program holds only constants, delegates and methods.
+exec.program @stray {
+  // expected-error @+1 {{is not allowed in an exec.program}}
+  func.func @f() {
+    return
+  }
+  exec.method @forward : () -> () {
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a delegate names its backend.
+exec.program @p {
+  // expected-error @+1 {{'backend' must name a backend}}
+  exec.delegate @d {backend = ""}
+  exec.method @forward : () -> () {
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that compile specs are scalars.
+exec.program @p {
+  // expected-error @+1 {{compile spec 'tiles' must be a string, integer, float or bool}}
+  exec.delegate @d {backend = "onednn", compile_specs = {tiles = [1, 2]}}
+  exec.method @forward : () -> () {
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a method's signature holds static memrefs.
+exec.program @p {
+  // expected-error @+1 {{signature types must be statically shaped memrefs, got 'memref<?xf32>'}}
+  exec.method @forward : (memref<?xf32>) -> () {
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that every method input is bound.
+exec.program @p {
+  // expected-error @+1 {{input 0 is never bound by exec.input}}
+  exec.method @forward : (memref<4xf32>) -> () {
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that an input index is in range.
+exec.program @p {
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{index 1 is outside the method's 0 inputs}}
+    %x = exec.input 1 : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that an input is bound once.
+exec.program @p {
+  exec.method @forward : (memref<4xf32>) -> () {
+    %x = exec.input 0 : memref<4xf32>
+    // expected-error @+1 {{binds input 0 a second time}}
+    %y = exec.input 0 : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that an input's type is the signature's.
+exec.program @p {
+  exec.method @forward : (memref<4xf32>) -> () {
+    // expected-error @+1 {{type 'memref<8xf32>' differs from the method's input 0 type 'memref<4xf32>'}}
+    %x = exec.input 0 : memref<8xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that arena sizes are non-negative.
+exec.program @p {
+  // expected-error @+1 {{'arena_sizes' entries must be non-negative}}
+  exec.method @forward : () -> () attributes {arena_sizes = array<i64: -4>} {
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that memory id and offset go together.
+exec.program @p {
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{'memory_id' and 'offset' go together}}
+    %a = exec.alloc {memory_id = 0 : i64} : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that placements are non-negative.
+exec.program @p {
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{placement must be non-negative}}
+    %a = exec.alloc {memory_id = 0 : i64, offset = -64 : i64} : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a placed buffer names an existing arena.
+exec.program @p {
+  exec.method @forward : () -> () attributes {arena_sizes = array<i64: 64>} {
+    // expected-error @+1 {{memory id 1 has no arena (the method has 1)}}
+    %a = exec.alloc {memory_id = 1 : i64, offset = 0 : i64} : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a placed buffer lies inside its arena.
+exec.program @p {
+  exec.method @forward : () -> () attributes {arena_sizes = array<i64: 64>} {
+    // expected-error @+1 {{buffer ends at byte 80, past arena 0 of 64 bytes}}
+    %a = exec.alloc {memory_id = 0 : i64, offset = 64 : i64} : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that constant_ref names a constant.
+exec.program @p {
+  exec.delegate @d {backend = "onednn"}
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{'d' does not name an exec.constant}}
+    %w = exec.constant_ref @d : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that constant_ref's type matches the constant.
+exec.program @p {
+  exec.constant @w dense<0.5> : tensor<4xf32>
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{type 'memref<4xi32>' does not match constant of type 'tensor<4xf32>'}}
+    %w = exec.constant_ref @w : memref<4xi32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a kernel has a name.
+exec.program @p {
+  exec.method @forward : () -> () {
+    %a = exec.alloc : memref<4xf32>
+    // expected-error @+1 {{kernel name must not be empty}}
+    exec.kernel "" outs(%a : memref<4xf32>)
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a kernel writes something.
+exec.program @p {
+  exec.method @forward : () -> () {
+    %a = exec.alloc : memref<4xf32>
+    // expected-error @+1 {{must write at least one output buffer}}
+    "exec.kernel"(%a) {kernel = "relu", operandSegmentSizes = array<i32: 1, 0>} : (memref<4xf32>) -> ()
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a kernel never writes a constant.
+exec.program @p {
+  exec.constant @w dense<0.5> : tensor<4xf32>
+  exec.method @forward : () -> () {
+    %w = exec.constant_ref @w : memref<4xf32>
+    // expected-error @+1 {{writes a constant buffer}}
+    exec.kernel "relu" outs(%w : memref<4xf32>)
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a delegate call writes something.
+exec.program @p {
+  exec.delegate @d {backend = "onednn"}
+  exec.method @forward : () -> () {
+    %a = exec.alloc : memref<4xf32>
+    // expected-error @+1 {{must write at least one output buffer}}
+    "exec.delegate_call"(%a) {delegate = @d, operandSegmentSizes = array<i32: 1, 0>} : (memref<4xf32>) -> ()
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a delegate call names a delegate.
+exec.program @p {
+  exec.constant @w dense<0.5> : tensor<4xf32>
+  exec.method @forward : () -> () {
+    %a = exec.alloc : memref<4xf32>
+    // expected-error @+1 {{'w' does not name an exec.delegate}}
+    exec.delegate_call @w outs(%a : memref<4xf32>)
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that move copies between buffers of one type.
+exec.program @p {
+  exec.method @forward : () -> () {
+    %a = exec.alloc : memref<4xf32>
+    %b = exec.alloc : memref<8xf32>
+    // expected-error @+1 {{failed to verify that all of {source, target} have same type}}
+    "exec.move"(%a, %b) : (memref<4xf32>, memref<8xf32>) -> ()
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that return gives as many buffers as the method declares.
+exec.program @p {
+  exec.method @forward : () -> memref<4xf32> {
+    // expected-error @+1 {{returns 0 buffers, the method declares 1}}
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that returned buffer types are the declared ones.
+exec.program @p {
+  exec.method @forward : () -> memref<4xf32> {
+    %a = exec.alloc : memref<8xf32>
+    // expected-error @+1 {{output 0 has type 'memref<8xf32>', the method declares 'memref<4xf32>'}}
+    exec.return %a : memref<8xf32>
+  }
+}
+
+// -----
+
+// Tests that exec buffers have static shapes.
+exec.program @p {
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{must be statically shaped memref of any type values}}
+    %a = exec.alloc : memref<?xf32>
+    exec.return
+  }
+}

@@ -1,0 +1,29 @@
+# -*- Python -*- lit configuration of the Strata suite.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "STRATA"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "utils"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.strata_obj_root, "test")
+
+# -enable-var-scope: captured names die at each CHECK-LABEL, so a test cannot
+# pass by matching a value from the previous function.
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.strata_tools_dir, append_path=True)
+
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%strata_src", config.strata_src_root))
+config.substitutions.append(("%shared", config.strata_shared_dir))
+
+tools = ["strata-opt", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, [config.strata_tools_dir,
+                                           config.llvm_tools_dir])
