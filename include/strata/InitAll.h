@@ -36,6 +36,10 @@ inline void registerAllPasses() {
   exec::registerExecPasses();
 }
 
+/// Registers Strata's translations (ONNX import, program emission) with
+/// mlir-translate's registry.
+inline void registerAllTranslations() {}
+
 } // namespace strata
 
 #endif // STRATA_INITALL_H
