@@ -7,6 +7,7 @@ using namespace mlir;
 using namespace strata::edge;
 
 #include "Edge/IR/EdgeOpsDialect.cpp.inc"
+#include "Edge/IR/EdgeInterfaces.cpp.inc"
 
 void EdgeDialect::initialize() {
   addOperations<

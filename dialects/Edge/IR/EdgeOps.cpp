@@ -139,6 +139,21 @@ static LogicalResult verifyExplicitBroadcast(Operation *op) {
 }
 
 LogicalResult AddOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult SubOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult MulOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult DivOp::verify() { return verifyExplicitBroadcast(*this); }
+
+//===----------------------------------------------------------------------===//
+// ClipOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ClipOp::verify() {
+  if (getMin().convertToFloat() > getMax().convertToFloat())
+    return emitOpError("'min' ")
+           << getMin().convertToFloat() << " exceeds 'max' "
+           << getMax().convertToFloat();
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // MaxPool2DOp
@@ -154,6 +169,49 @@ LogicalResult MaxPool2DOp::verify() {
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, *shape);
+}
+
+//===----------------------------------------------------------------------===//
+// AvgPool2DOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AvgPool2DOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (getKernel().size() != 2)
+    return emitOpError("'kernel' must have 2 entries");
+  auto shape = inferWindowShape(
+      *this, input, input.size() > 1 ? input[1] : 0, getKernel(), getStrides(),
+      getDilations(), getPads(), getCeilMode());
+  if (failed(shape))
+    return failure();
+  return verifyResultShape(*this, *shape);
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::verify() {
+  // SameOperandsAndResultElementType already requires one input.
+  ArrayRef<int64_t> first = shapeOf(getInputs().front());
+  int64_t rank = first.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  SmallVector<int64_t> expected(first);
+  expected[axis] = 0;
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    ArrayRef<int64_t> shape = shapeOf(input);
+    if (static_cast<int64_t>(shape.size()) != rank)
+      return emitOpError("input ") << index << " has rank " << shape.size()
+                                   << ", expected " << rank;
+    for (int64_t dim = 0; dim < rank; ++dim)
+      if (dim != axis && shape[dim] != first[dim])
+        return emitOpError("input ")
+               << index << " differs from input 0 at dimension " << dim;
+    expected[axis] += shape[axis];
+  }
+  return verifyResultShape(*this, expected);
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,6 +17,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Edge/IR/EdgeOpsDialect.h.inc"
+#include "Edge/IR/EdgeInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "Edge/IR/EdgeOps.h.inc"

@@ -6,13 +6,15 @@ include "Edge/IR/EdgeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "Edge/IR/EdgeInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Shared op classes
 //===----------------------------------------------------------------------===//
 
 class Edge_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
-    : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                             Edge_KernelOpInterface])> {
   let arguments = (ins Edge_Tensor:$input);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -23,7 +25,8 @@ class Edge_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
 class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
     : Edge_Op<mnemonic, !listconcat(traits, [Pure,
                                              SameOperandsAndResultElementType,
-                                             SameOperandsAndResultRank])> {
+                                             SameOperandsAndResultRank,
+                                             Edge_KernelOpInterface])> {
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = [{
@@ -50,7 +53,7 @@ def Edge_ConstantOp : Edge_Op<"constant",
   let hasFolder = 1;
 }
 
-def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure]> {
+def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure, Edge_KernelOpInterface]> {
   let summary = "2-d convolution, NCHW input, OIHW weight";
   let description = [{
     Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, optional bias `[M]`.
@@ -75,7 +78,7 @@ def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Edge_MatMulOp : Edge_Op<"matmul", [Pure]> {
+def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface]> {
   let summary = "Batched matrix product with rank-explicit batch broadcasting";
   let description = [{
     `lhs [B..., M, K] x rhs [B..., K, N] -> [B..., M, N]`. Both operands have
@@ -111,7 +114,7 @@ def Edge_ReluOp : Edge_UnaryElementwiseOp<"relu"> {
 }
 
 def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
   let summary = "2-d max pooling, NCHW";
   let description = [{
     `pads` is `[top, left, bottom, right]`; padded elements never win.
@@ -136,7 +139,7 @@ def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
 }
 
 def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
   let summary = "Mean over a set of axes";
   let description = [{
     `axes` is sorted, unique and non-negative. With `keep_dims` the reduced
@@ -156,7 +159,7 @@ def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
 }
 
 def Edge_ReshapeOp : Edge_Op<"reshape",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
   let summary = "Reshape to the static result type (row-major order kept)";
   let description = [{
     ```mlir
@@ -171,7 +174,7 @@ def Edge_ReshapeOp : Edge_Op<"reshape",
 }
 
 def Edge_TransposeOp : Edge_Op<"transpose",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
   let summary = "Permute dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -187,7 +190,7 @@ def Edge_TransposeOp : Edge_Op<"transpose",
   let hasVerifier = 1;
 }
 
-def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType]> {
   let summary = "Softmax along one non-negative axis";
   let description = [{
     ```mlir
@@ -197,6 +200,108 @@ def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let arguments = (ins Edge_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Edge_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Edge_SubOp : Edge_BinaryElementwiseOp<"sub"> {
+  let summary = "Elementwise subtraction";
+  let description = [{
+    ```mlir
+    %y = edge.sub %a, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+    ```
+  }];
+}
+
+def Edge_MulOp : Edge_BinaryElementwiseOp<"mul", [Commutative]> {
+  let summary = "Elementwise multiplication";
+  let description = [{
+    ```mlir
+    %y = edge.mul %a, %b : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+    ```
+  }];
+}
+
+def Edge_DivOp : Edge_BinaryElementwiseOp<"div"> {
+  let summary = "Elementwise division";
+  let description = [{
+    ```mlir
+    %y = edge.div %a, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+    ```
+  }];
+}
+
+class Edge_FloatUnaryOp<string mnemonic, string formula>
+    : Edge_UnaryElementwiseOp<mnemonic> {
+  let summary = "Elementwise " # formula;
+  let description = !strconcat("`", formula, "` elementwise.\n\n```mlir\n%y = edge.",
+                               mnemonic, " %x : tensor<1x4xf32>\n```");
+  let arguments = (ins Edge_FloatTensor:$input);
+  let results = (outs Edge_FloatTensor:$output);
+}
+
+def Edge_SigmoidOp : Edge_FloatUnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Edge_TanhOp : Edge_FloatUnaryOp<"tanh", "tanh(x)">;
+def Edge_ExpOp : Edge_FloatUnaryOp<"exp", "exp(x)">;
+def Edge_SqrtOp : Edge_FloatUnaryOp<"sqrt", "sqrt(x)">;
+def Edge_NegOp : Edge_FloatUnaryOp<"neg", "-x">;
+def Edge_AbsOp : Edge_FloatUnaryOp<"abs", "|x|">;
+
+def Edge_ClipOp : Edge_Op<"clip", [Pure, SameOperandsAndResultType,
+                                   Edge_KernelOpInterface]> {
+  let summary = "Clamp to [min, max]";
+  let description = [{
+    ReLU6 is `clip` with `min = 0`, `max = 6`.
+
+    ```mlir
+    %y = edge.clip %x {max = 6.0 : f32, min = 0.0 : f32} : tensor<1x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input, F32Attr:$min, F32Attr:$max);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Edge_AvgPool2DOp : Edge_Op<"avg_pool2d",
+    [Pure, SameOperandsAndResultElementType, Edge_KernelOpInterface]> {
+  let summary = "2-d average pooling, NCHW";
+  let description = [{
+    Attributes as `max_pool2d`; with `count_include_pad` the divisor counts
+    padded elements, otherwise only those inside the input.
+
+    ```mlir
+    %y = edge.avg_pool2d %x {ceil_mode = false, count_include_pad = false,
+                             dilations = array<i64: 1, 1>,
+                             kernel = array<i64: 2, 2>,
+                             pads = array<i64: 0, 0, 0, 0>,
+                             strides = array<i64: 2, 2>}
+        : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       BoolAttr:$ceil_mode,
+                       BoolAttr:$count_include_pad);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
+                                       Edge_KernelOpInterface]> {
+  let summary = "Concatenate along a non-negative axis";
+  let description = [{
+    ```mlir
+    %y = edge.concat %a, %b {axis = 1 : i64}
+        : (tensor<1x2x4xf32>, tensor<1x3x4xf32>) -> tensor<1x5x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Edge_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
 

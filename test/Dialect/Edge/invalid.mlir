@@ -249,3 +249,111 @@ func.func @softmax_axis(%x: tensor<1x10xf32>) {
   %0 = edge.softmax %x {axis = -1 : i64} : tensor<1x10xf32>
   return
 }
+
+// -----
+
+// Tests that sub follows the rank-explicit broadcasting rule.
+func.func @sub_extent(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) {
+  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  %0 = edge.sub %a, %b : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that mul's result is the broadcast shape.
+func.func @mul_result(%a: tensor<1x3xf32>, %b: tensor<1x3xf32>) {
+  // expected-error @+1 {{result shape [2x3] should be [1x3]}}
+  %0 = edge.mul %a, %b : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that div follows the rank-explicit broadcasting rule.
+func.func @div_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{operands don't have matching ranks}}
+  %0 = edge.div %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that float-only unary ops reject integers.
+func.func @sigmoid_int(%a: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = edge.sigmoid %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+// Tests that clip's bounds are ordered.
+func.func @clip_bounds(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'min' 6.000000e+00 exceeds 'max' 0.000000e+00}}
+  %0 = edge.clip %a {max = 0.0 : f32, min = 6.0 : f32} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that avg_pool2d's kernel has two entries.
+func.func @avg_pool_kernel(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'kernel' must have 2 entries}}
+  %0 = edge.avg_pool2d %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that avg_pool2d's result is the implied shape.
+func.func @avg_pool_result(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{result shape [1x4x3x3] should be [1x4x4x4]}}
+  %0 = edge.avg_pool2d %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that concat needs an input.
+func.func @concat_empty() {
+  // expected-error @+1 {{expected 1 or more operands, but found 0}}
+  %0 = edge.concat {axis = 0 : i64} : () -> tensor<0xf32>
+  return
+}
+
+// -----
+
+// Tests that concat's axis is in range.
+func.func @concat_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.concat %a, %a {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+// Tests that concat's inputs share a rank.
+func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
+  // expected-error @+1 {{input 1 has rank 3, expected 2}}
+  %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+// Tests that concat's inputs agree off the axis.
+func.func @concat_extent(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{input 1 differs from input 0 at dimension 0}}
+  %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+// Tests that concat's result sums the axis extents.
+func.func @concat_result(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{result shape [2x6] should be [2x7]}}
+  %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x6xf32>
+  return
+}

@@ -52,3 +52,37 @@ func.func @reduce_mean_drop(%x: tensor<2x3x4xf32>) -> tensor<2xf32> {
   %0 = edge.reduce_mean %x {axes = array<i64: 1, 2>, keep_dims = false} : (tensor<2x3x4xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// CHECK-LABEL: func @elementwise
+func.func @elementwise(%a: tensor<1x4xf32>, %b: tensor<1x1xf32>) -> tensor<1x4xf32> {
+  // CHECK: %[[S:.*]] = edge.sub %{{.*}}, %{{.*}} : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  %0 = edge.sub %a, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  // CHECK: %[[M:.*]] = edge.mul %[[S]], %{{.*}} : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  %1 = edge.mul %0, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  // CHECK: %[[D:.*]] = edge.div %[[M]], %{{.*}} : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  %2 = edge.div %1, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  // CHECK: %[[G:.*]] = edge.sigmoid %[[D]] : tensor<1x4xf32>
+  %3 = edge.sigmoid %2 : tensor<1x4xf32>
+  // CHECK: %[[T:.*]] = edge.tanh %[[G]] : tensor<1x4xf32>
+  %4 = edge.tanh %3 : tensor<1x4xf32>
+  // CHECK: %[[E:.*]] = edge.exp %[[T]] : tensor<1x4xf32>
+  %5 = edge.exp %4 : tensor<1x4xf32>
+  // CHECK: %[[Q:.*]] = edge.sqrt %[[E]] : tensor<1x4xf32>
+  %6 = edge.sqrt %5 : tensor<1x4xf32>
+  // CHECK: %[[N:.*]] = edge.neg %[[Q]] : tensor<1x4xf32>
+  %7 = edge.neg %6 : tensor<1x4xf32>
+  // CHECK: %[[A:.*]] = edge.abs %[[N]] : tensor<1x4xf32>
+  %8 = edge.abs %7 : tensor<1x4xf32>
+  // CHECK: edge.clip %[[A]] {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<1x4xf32>
+  %9 = edge.clip %8 {max = 6.0 : f32, min = 0.0 : f32} : tensor<1x4xf32>
+  return %9 : tensor<1x4xf32>
+}
+
+// CHECK-LABEL: func @avg_pool_concat
+func.func @avg_pool_concat(%x: tensor<1x4x8x8xf32>, %y: tensor<1x2x4x4xf32>) -> tensor<1x6x4x4xf32> {
+  // CHECK: %[[P:.*]] = edge.avg_pool2d %{{.*}} {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %0 = edge.avg_pool2d %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: edge.concat %[[P]], %{{.*}} {axis = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x6x4x4xf32>
+  %1 = edge.concat %0, %y {axis = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x6x4x4xf32>
+  return %1 : tensor<1x6x4x4xf32>
+}
