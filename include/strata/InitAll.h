@@ -11,6 +11,8 @@
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
 #include "HL/IR/HLOps.h"
+#include "strata/Conversion/Passes.h"
+#include "strata/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +36,8 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 inline void registerAllPasses() {
   mlir::registerTransformsPasses();
   exec::registerExecPasses();
+  registerConversionPasses();
+  registerPipelines();
 }
 
 /// Registers Strata's translations (ONNX import, program emission) with

@@ -10,6 +10,10 @@
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace strata;
@@ -254,9 +258,30 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+/// The raw bytes of a constant, when it has an addressable, byte-aligned
+/// storage (dense non-splat or resource); empty otherwise.
+static std::optional<ArrayRef<char>> getRawConstantData(Attribute attr) {
+  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(attr)) {
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+    return std::nullopt;
+  }
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || dense.isSplat() || dense.getElementType().isInteger(1))
+    return std::nullopt;
+  return dense.getRawData();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getOutput().getType())
     return getInput();
+  auto type = cast<ShapedType>(getOutput().getType());
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(type);
+  // A resource blob holds row-major data whatever its shape: share it.
+  if (auto resource =
+          dyn_cast_or_null<DenseResourceElementsAttr>(adaptor.getInput()))
+    return DenseResourceElementsAttr::get(type, resource.getRawHandle());
   return {};
 }
 
@@ -281,6 +306,46 @@ LogicalResult TransposeOp::verify() {
     expected.push_back(input[dim]);
   }
   return verifyResultShape(*this, expected);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<ShapedType>(getOutput().getType());
+  if (llvm::equal(getPermutation(), llvm::seq<int64_t>(0, type.getRank())))
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (dense.isSplat())
+      return dense.resizeSplat(type);
+  std::optional<ArrayRef<char>> data = getRawConstantData(adaptor.getInput());
+  if (!data)
+    return {};
+  ArrayRef<int64_t> inShape = shapeOf(getInput());
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  if (elementBytes == 0 ||
+      static_cast<int64_t>(data->size()) != type.getNumElements() * elementBytes)
+    return {};
+  // Row-major strides of the input, visited in the output's order.
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  SmallVector<char> out(data->size());
+  SmallVector<int64_t> index(rank, 0);
+  ArrayRef<int64_t> outShape = type.getShape();
+  for (int64_t linear = 0, n = type.getNumElements(); linear < n; ++linear) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += index[d] * inStrides[getPermutation()[d]];
+    std::memcpy(out.data() + linear * elementBytes,
+                data->data() + source * elementBytes, elementBytes);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == outShape[d]; --d)
+      index[d] = 0;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(adaptor.getInput()))
+    return DenseResourceElementsAttr::get(
+        type, "transposed",
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            out, resource.getRawHandle().getBlob()->getDataAlignment()));
+  return DenseElementsAttr::getFromRawBuffer(type, out);
 }
 
 //===----------------------------------------------------------------------===//

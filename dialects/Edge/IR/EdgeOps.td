@@ -177,7 +177,8 @@ def Edge_TransposeOp : Edge_Op<"transpose",
     [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
   let summary = "Permute dimensions";
   let description = [{
-    Result dimension `i` is input dimension `permutation[i]`.
+    Result dimension `i` is input dimension `permutation[i]`. Transposes of
+    constants fold at compile time (weights of Gemm with `transB`, say).
 
     ```mlir
     %y = edge.transpose %x {permutation = array<i64: 1, 0>}
@@ -188,6 +189,7 @@ def Edge_TransposeOp : Edge_Op<"transpose",
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType]> {

@@ -1,0 +1,34 @@
+//===- Passes.h - conversion passes between Strata dialects -----*- C++ -*-===//
+#ifndef STRATA_CONVERSION_PASSES_H
+#define STRATA_CONVERSION_PASSES_H
+
+#include "Edge/IR/EdgeOps.h"
+#include "Exec/IR/ExecOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace strata {
+
+#define GEN_PASS_DECL
+#include "strata/Conversion/Passes.h.inc"
+
+/// Adds the hl -> edge legalization patterns of every op family.
+void populateHLToEdgePatterns(mlir::TypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
+
+/// The type converter of hl -> edge: statically shaped tensors convert to
+/// themselves, anything dynamic does not convert.
+void populateHLToEdgeTypeConversions(mlir::TypeConverter &typeConverter);
+
+/// Adds the edge -> exec patterns (kernel calls and constants).
+void populateEdgeToExecPatterns(mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "strata/Conversion/Passes.h.inc"
+
+} // namespace strata
+
+#endif // STRATA_CONVERSION_PASSES_H

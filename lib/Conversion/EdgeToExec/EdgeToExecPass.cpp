@@ -1,0 +1,153 @@
+//===- EdgeToExecPass.cpp - the convert-edge-to-exec pass -----------------===//
+//
+// Builds the exec.program skeleton (one method per function, inputs bound by
+// exec.input), converts the edge ops with a dialect conversion from tensors
+// to memrefs, folds the conversion casts away with upstream's
+// reconcile-unrealized-casts, and finally gives every returned value a
+// buffer of its own.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Conversion/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace strata {
+#define GEN_PASS_DEF_CONVERTEDGETOEXEC
+#include "strata/Conversion/Passes.h.inc"
+} // namespace strata
+
+using namespace mlir;
+using namespace strata;
+
+/// tensor<...> -> memref<...> with the same static shape and element type.
+static Type toBuffer(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return Type();
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+static Value castTo(OpBuilder &builder, Location loc, Type type, Value value) {
+  return builder.create<UnrealizedConversionCastOp>(loc, type, value)
+      .getResult(0);
+}
+
+/// Moves `func`'s body into a new exec.method at the end of `program`.
+static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
+  if (func.isExternal())
+    return func.emitOpError("has no body to lower");
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("must have a single block to lower to exec");
+  FunctionType type = func.getFunctionType();
+  SmallVector<Type> inputs, results;
+  for (Type t : type.getInputs())
+    inputs.push_back(toBuffer(t));
+  for (Type t : type.getResults())
+    results.push_back(toBuffer(t));
+  if (llvm::is_contained(inputs, Type()) || llvm::is_contained(results, Type()))
+    return func.emitOpError("signature must hold statically shaped tensors, "
+                            "got ")
+           << type;
+
+  OpBuilder builder(func.getContext());
+  builder.setInsertionPointToEnd(&program.getBody().front());
+  auto method = builder.create<exec::MethodOp>(
+      func.getLoc(), func.getSymName(),
+      builder.getFunctionType(inputs, results), /*arena_sizes=*/nullptr);
+  Block *body = &method.getBody().emplaceBlock();
+  builder.setInsertionPointToStart(body);
+
+  Block &source = func.getBody().front();
+  for (auto [index, arg] : llvm::enumerate(source.getArguments())) {
+    auto input = builder.create<exec::InputOp>(
+        arg.getLoc(), inputs[index], builder.getI64IntegerAttr(index),
+        /*memory_id=*/nullptr, /*offset=*/nullptr);
+    arg.replaceAllUsesWith(castTo(builder, arg.getLoc(), arg.getType(), input));
+  }
+  body->getOperations().splice(body->end(), source.getOperations());
+  auto ret = cast<func::ReturnOp>(body->getTerminator());
+  builder.setInsertionPoint(ret);
+  SmallVector<Value> outputs;
+  for (auto [value, resultType] : llvm::zip(ret.getOperands(), results))
+    outputs.push_back(castTo(builder, ret.getLoc(), resultType, value));
+  builder.create<exec::ReturnOp>(ret.getLoc(), outputs);
+  ret.erase();
+  func.erase();
+  return success();
+}
+
+/// Outputs must be buffers the method owns, one per output: a returned
+/// input, constant or repeated buffer is copied into a fresh allocation.
+static void giveOutputsOwnBuffers(exec::MethodOp method) {
+  auto ret = cast<exec::ReturnOp>(method.getBody().front().getTerminator());
+  OpBuilder builder(ret);
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value value = operand.get();
+    bool owned = value.getDefiningOp<exec::AllocOp>() != nullptr;
+    if (owned && seen.insert(value).second)
+      continue;
+    auto alloc = builder.create<exec::AllocOp>(ret.getLoc(), value.getType(),
+                                               nullptr, nullptr);
+    builder.create<exec::MoveOp>(ret.getLoc(), value, alloc);
+    operand.set(alloc);
+  }
+}
+
+namespace {
+
+struct ConvertEdgeToExecPass
+    : public strata::impl::ConvertEdgeToExecBase<ConvertEdgeToExecPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    if (funcs.empty())
+      return;
+    OpBuilder builder(module.getContext());
+    builder.setInsertionPointToEnd(module.getBody());
+    auto program = builder.create<exec::ProgramOp>(module.getLoc(),
+                                                   programName);
+    program.getBody().emplaceBlock();
+    for (func::FuncOp func : funcs)
+      if (failed(buildMethod(func, program)))
+        return signalPassFailure();
+
+    TypeConverter typeConverter;
+    typeConverter.addConversion([](Type type) { return type; });
+    typeConverter.addConversion(
+        [](RankedTensorType type) -> std::optional<Type> {
+          Type buffer = toBuffer(type);
+          return buffer ? std::optional<Type>(buffer) : std::nullopt;
+        });
+    auto materialize = [](OpBuilder &builder, Type type, ValueRange inputs,
+                          Location loc) -> std::optional<Value> {
+      if (inputs.size() != 1)
+        return std::nullopt;
+      return castTo(builder, loc, type, inputs.front());
+    };
+    typeConverter.addSourceMaterialization(materialize);
+    typeConverter.addTargetMaterialization(materialize);
+
+    ConversionTarget target(getContext());
+    target.addLegalDialect<exec::ExecDialect>();
+    target.addIllegalDialect<edge::EdgeDialect>();
+    target.addLegalOp<UnrealizedConversionCastOp>();
+    RewritePatternSet patterns(&getContext());
+    populateEdgeToExecPatterns(typeConverter, patterns);
+    if (failed(applyPartialConversion(program, target, std::move(patterns))))
+      return signalPassFailure();
+
+    OpPassManager cleanup(ModuleOp::getOperationName());
+    cleanup.addPass(createReconcileUnrealizedCastsPass());
+    if (failed(runPipeline(cleanup, module)))
+      return signalPassFailure();
+    for (auto method : program.getBody().getOps<exec::MethodOp>())
+      giveOutputsOwnBuffers(method);
+  }
+};
+
+} // namespace

@@ -1,0 +1,98 @@
+//===- KernelCalls.cpp - edge ops to exec kernel calls and constants ------===//
+//
+// One generic pattern turns every op implementing edge::KernelOpInterface
+// into an allocation for its result plus an exec.kernel call; constants
+// become program-level exec.constant symbols read through exec.constant_ref.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Conversion/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace strata;
+
+namespace {
+
+/// Any edge op that the runtime runs as one kernel.
+struct KernelCallLowering : public ConversionPattern {
+  KernelCallLowering(TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto kernel = dyn_cast<edge::KernelOpInterface>(op);
+    if (!kernel)
+      return rewriter.notifyMatchFailure(op, "not a kernel op");
+    if (op->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(op, "kernels have one result");
+    Type bufferType = getTypeConverter()->convertType(op->getResultTypes()[0]);
+    if (!bufferType)
+      return rewriter.notifyMatchFailure(op, "result type does not convert");
+    Location loc = op->getLoc();
+    auto alloc = rewriter.create<exec::AllocOp>(loc, bufferType,
+                                                /*memory_id=*/nullptr,
+                                                /*offset=*/nullptr);
+    rewriter.create<exec::KernelOp>(loc, kernel.getKernelName(), operands,
+                                    ValueRange{alloc.getResult()},
+                                    kernel.getKernelParams());
+    rewriter.replaceOp(op, alloc.getResult());
+    return success();
+  }
+};
+
+/// The ONNX node or initializer name carried by `loc`, if any.
+std::string nameFromLocation(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = nameFromLocation(inner); !name.empty())
+        return name;
+  return "";
+}
+
+/// edge.constant -> exec.constant (program level, named after the value's
+/// location) + exec.constant_ref at the use site.
+struct ConstantLowering : public OpConversionPattern<edge::ConstantOp> {
+  ConstantLowering(TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context) {}
+
+  LogicalResult
+  matchAndRewrite(edge::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto program = op->getParentOfType<exec::ProgramOp>();
+    if (!program)
+      return rewriter.notifyMatchFailure(op, "not inside an exec.program");
+    Type bufferType = getTypeConverter()->convertType(op.getType());
+    if (!bufferType)
+      return rewriter.notifyMatchFailure(op, "type does not convert");
+    std::string base = nameFromLocation(op.getLoc());
+    if (base.empty())
+      base = "constant";
+    std::string name = base;
+    for (unsigned suffix = 1; SymbolTable::lookupSymbolIn(program, name);
+         ++suffix)
+      name = base + "_" + std::to_string(suffix);
+    exec::ConstantOp constant;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&program.getBody().front());
+      constant =
+          rewriter.create<exec::ConstantOp>(op.getLoc(), name, op.getValue());
+    }
+    rewriter.replaceOpWithNewOp<exec::ConstantRefOp>(
+        op, bufferType, FlatSymbolRefAttr::get(constant.getSymNameAttr()));
+    return success();
+  }
+};
+
+} // namespace
+
+void strata::populateEdgeToExecPatterns(TypeConverter &typeConverter,
+                                        RewritePatternSet &patterns) {
+  patterns.add<KernelCallLowering, ConstantLowering>(typeConverter,
+                                                     patterns.getContext());
+}

@@ -1,0 +1,97 @@
+//===- HLToEdgePass.cpp - the convert-hl-to-edge pass ---------------------===//
+//
+// A partial conversion with hl illegal and edge legal; the patterns live in
+// one file per op family.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternUtils.h"
+
+#include "HL/IR/HLOps.h"
+#include "strata/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace strata {
+#define GEN_PASS_DEF_CONVERTHLTOEDGE
+#include "strata/Conversion/Passes.h.inc"
+} // namespace strata
+
+using namespace mlir;
+using namespace strata;
+
+void strata::populateHLToEdgeTypeConversions(TypeConverter &typeConverter) {
+  // Types outside tensors (none today) are left alone; a tensor converts to
+  // itself only when its shape is static, which the edge contract requires.
+  typeConverter.addConversion([](Type type) { return type; });
+  typeConverter.addConversion([](TensorType type) -> std::optional<Type> {
+    if (!type.hasStaticShape())
+      return Type();
+    return type;
+  });
+}
+
+void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
+                                      RewritePatternSet &patterns) {
+  hl_to_edge::populateLinearPatterns(typeConverter, patterns);
+  hl_to_edge::populateElementwisePatterns(typeConverter, patterns);
+  hl_to_edge::populatePoolingPatterns(typeConverter, patterns);
+  hl_to_edge::populateShapePatterns(typeConverter, patterns);
+}
+
+namespace {
+
+/// Reports every value with a dynamic shape: edge needs static shapes, and
+/// saying so up front (with the fix) beats a bare legalization failure.
+LogicalResult checkStaticShapes(ModuleOp module) {
+  bool ok = true;
+  auto isDynamic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && !shaped.hasStaticShape();
+  };
+  module.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (isDynamic(result.getType())) {
+        op->emitError("result has dynamic type ")
+            << result.getType()
+            << "; edge needs static shapes: fix the model's input shapes "
+               "(strata-compile --input-shape NAME=DIMS)";
+        ok = false;
+      }
+    if (auto func = dyn_cast<func::FuncOp>(op))
+      for (Type type : func.getArgumentTypes())
+        if (isDynamic(type)) {
+          func.emitError("argument has dynamic type ")
+              << type
+              << "; edge needs static shapes: fix the model's input shapes "
+                 "(strata-compile --input-shape NAME=DIMS)";
+          ok = false;
+        }
+  });
+  return success(ok);
+}
+
+struct ConvertHLToEdgePass
+    : public strata::impl::ConvertHLToEdgeBase<ConvertHLToEdgePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    if (failed(checkStaticShapes(getOperation())))
+      return signalPassFailure();
+    TypeConverter typeConverter;
+    populateHLToEdgeTypeConversions(typeConverter);
+
+    ConversionTarget target(*context);
+    target.addLegalDialect<edge::EdgeDialect>();
+    target.addIllegalDialect<hl::HLDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return typeConverter.isSignatureLegal(op.getFunctionType());
+    });
+
+    RewritePatternSet patterns(context);
+    populateHLToEdgePatterns(typeConverter, patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,94 @@
+//===- PatternUtils.cpp - helpers shared by hl -> edge patterns -----------===//
+#include "PatternUtils.h"
+
+#include "strata/Support/ShapeInference.h"
+
+using namespace mlir;
+
+namespace strata::hl_to_edge {
+
+RankedTensorType getStaticType(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() ? type : RankedTensorType();
+}
+
+Value reshapeTo(OpBuilder &builder, Location loc, Value value,
+                ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  return builder.create<edge::ReshapeOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()), value);
+}
+
+Value alignRank(OpBuilder &builder, Location loc, Value value, int64_t rank) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() >= rank)
+    return value;
+  SmallVector<int64_t> shape(rank - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  return reshapeTo(builder, loc, value, shape);
+}
+
+Value splatConstant(OpBuilder &builder, Location loc, Type elementType,
+                    int64_t rank, double value) {
+  auto type = RankedTensorType::get(SmallVector<int64_t>(rank, 1), elementType);
+  auto floatType = cast<FloatType>(elementType);
+  return builder.create<edge::ConstantOp>(
+      loc, DenseElementsAttr::get(type, builder.getFloatAttr(floatType, value)
+                                            .getValue()));
+}
+
+FailureOr<Window> resolveWindow(ArrayRef<int64_t> spatial,
+                                ArrayRef<int64_t> kernel,
+                                std::optional<ArrayRef<int64_t>> strides,
+                                std::optional<ArrayRef<int64_t>> dilations,
+                                std::optional<ArrayRef<int64_t>> pads,
+                                StringRef autoPad) {
+  size_t rank = spatial.size();
+  if (kernel.size() != rank)
+    return failure();
+  Window window;
+  window.kernel.assign(kernel.begin(), kernel.end());
+  window.strides = strides ? SmallVector<int64_t>(*strides)
+                           : SmallVector<int64_t>(rank, 1);
+  window.dilations = dilations ? SmallVector<int64_t>(*dilations)
+                               : SmallVector<int64_t>(rank, 1);
+  if (window.strides.size() != rank || window.dilations.size() != rank)
+    return failure();
+  if (autoPad == "NOTSET") {
+    window.pads = pads ? SmallVector<int64_t>(*pads)
+                       : SmallVector<int64_t>(2 * rank, 0);
+    if (window.pads.size() != 2 * rank)
+      return failure();
+    return window;
+  }
+  window.pads.assign(2 * rank, 0);
+  if (autoPad == "VALID")
+    return window;
+  // SAME_UPPER / SAME_LOWER: output = ceil(input / stride); the odd pad goes
+  // to the end (upper) or the beginning (lower), as the ONNX spec states.
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t out = (spatial[i] + window.strides[i] - 1) / window.strides[i];
+    int64_t span = (window.kernel[i] - 1) * window.dilations[i] + 1;
+    int64_t total =
+        std::max<int64_t>(0, (out - 1) * window.strides[i] + span - spatial[i]);
+    int64_t small = total / 2, large = total - small;
+    window.pads[i] = autoPad == "SAME_LOWER" ? large : small;
+    window.pads[rank + i] = autoPad == "SAME_LOWER" ? small : large;
+  }
+  return window;
+}
+
+Window liftWindowTo2D(const Window &window) {
+  if (window.kernel.size() != 1)
+    return window;
+  Window lifted;
+  lifted.kernel = {1, window.kernel[0]};
+  lifted.strides = {1, window.strides[0]};
+  lifted.dilations = {1, window.dilations[0]};
+  lifted.pads = {0, window.pads[0], 0, window.pads[1]};
+  return lifted;
+}
+
+} // namespace strata::hl_to_edge

@@ -1,0 +1,65 @@
+//===- Pooling.cpp - hl pooling ops to edge -------------------------------===//
+#include "PatternUtils.h"
+
+#include "HL/IR/HLOps.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl_to_edge;
+
+namespace {
+
+/// hl.max_pool (2-d, without the indices result) -> edge.max_pool2d.
+struct MaxPoolLowering : public OpConversionPattern<hl::MaxPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::MaxPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getIndices())
+      return rewriter.notifyMatchFailure(op, "the indices result is not "
+                                             "supported");
+    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!inputType || !resultType || inputType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "needs a static 2-d input");
+    FailureOr<Window> window = resolveWindow(
+        inputType.getShape().drop_front(2), op.getKernelShape(),
+        op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
+    if (failed(window))
+      return rewriter.notifyMatchFailure(op, "inconsistent window attributes");
+    rewriter.replaceOpWithNewOp<edge::MaxPool2DOp>(
+        op, resultType, adaptor.getInput(), window->kernel, window->strides,
+        window->dilations, window->pads, op.getCeilMode() != 0);
+    return success();
+  }
+};
+
+/// hl.global_average_pool -> edge.reduce_mean over the spatial axes.
+struct GlobalAveragePoolLowering
+    : public OpConversionPattern<hl::GlobalAveragePoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::GlobalAveragePoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!inputType || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    SmallVector<int64_t> axes;
+    for (int64_t axis = 2; axis < inputType.getRank(); ++axis)
+      axes.push_back(axis);
+    rewriter.replaceOpWithNewOp<edge::ReduceMeanOp>(
+        op, resultType, adaptor.getInput(), axes, /*keep_dims=*/true);
+    return success();
+  }
+};
+
+} // namespace
+
+void strata::hl_to_edge::populatePoolingPatterns(TypeConverter &converter,
+                                                 RewritePatternSet &patterns) {
+  patterns.add<MaxPoolLowering, GlobalAveragePoolLowering>(
+      converter, patterns.getContext());
+}

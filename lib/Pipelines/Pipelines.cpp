@@ -1,0 +1,50 @@
+//===- Pipelines.cpp - Strata's named pass pipelines ----------------------===//
+#include "strata/Pipelines/Pipelines.h"
+
+#include "Exec/Transforms/Passes.h"
+#include "strata/Conversion/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace strata {
+
+void buildLowerToEdgePipeline(OpPassManager &pm) {
+  pm.addPass(createConvertHLToEdge());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void buildEdgeToExecPipeline(OpPassManager &pm,
+                             const LowerToExecOptions &options) {
+  ConvertEdgeToExecOptions convert;
+  convert.programName = options.programName;
+  pm.addPass(createConvertEdgeToExec(convert));
+  exec::PlanMemoryOptions plan;
+  plan.alignment = options.alignment;
+  pm.addPass(exec::createPlanMemory(plan));
+}
+
+void buildLowerToExecPipeline(OpPassManager &pm,
+                              const LowerToExecOptions &options) {
+  buildLowerToEdgePipeline(pm);
+  buildEdgeToExecPipeline(pm, options);
+}
+
+void registerPipelines() {
+  PassPipelineRegistration<>(
+      "strata-lower-to-edge",
+      "Legalize hl to edge and fold what became constant",
+      [](OpPassManager &pm) { buildLowerToEdgePipeline(pm); });
+  PassPipelineRegistration<LowerToExecOptions>(
+      "strata-edge-to-exec",
+      "Lower edge to exec kernel calls and plan memory",
+      buildEdgeToExecPipeline);
+  PassPipelineRegistration<LowerToExecOptions>(
+      "strata-lower-to-exec",
+      "Lower hl all the way to a memory-planned exec program",
+      buildLowerToExecPipeline);
+}
+
+} // namespace strata

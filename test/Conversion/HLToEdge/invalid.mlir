@@ -1,0 +1,19 @@
+// RUN: strata-opt %s -split-input-file --convert-hl-to-edge -verify-diagnostics
+
+// Tests that dynamic shapes are refused up front, each with its location
+// and the fix.
+// expected-error @+1 {{argument has dynamic type 'tensor<?x4xf32>'; edge needs static shapes: fix the model's input shapes (strata-compile --input-shape NAME=DIMS)}}
+func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{result has dynamic type 'tensor<?x4xf32>'}}
+  %0 = hl.relu %x : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Tests that max_pool's indices result is refused rather than dropped.
+func.func @indices(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xi64> {
+  // expected-error @+1 {{failed to legalize operation 'hl.max_pool' that was explicitly marked illegal}}
+  %0:2 = hl.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
+  return %0#1 : tensor<1x1x2x2xi64>
+}

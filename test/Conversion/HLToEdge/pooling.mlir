@@ -1,0 +1,19 @@
+// RUN: strata-opt %s -split-input-file --convert-hl-to-edge | FileCheck %s
+
+// Tests that max_pool's defaults and ceil mode become explicit.
+// CHECK-LABEL: func @max_pool
+func.func @max_pool(%x: tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32> {
+  // CHECK: edge.max_pool2d %{{.*}} {ceil_mode = true, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+  %0 = hl.max_pool %x {ceil_mode = 1 : i64, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Tests that global average pooling is a mean over the spatial axes.
+// CHECK-LABEL: func @global_average_pool
+func.func @global_average_pool(%x: tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32> {
+  // CHECK: edge.reduce_mean %{{.*}} {axes = array<i64: 2, 3>, keep_dims = true} : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
+  %0 = hl.global_average_pool %x : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
+  return %0 : tensor<1x4x1x1xf32>
+}

@@ -1,0 +1,23 @@
+// RUN: strata-opt %s -split-input-file --convert-hl-to-edge | FileCheck %s
+
+// Tests that constants, flatten and reshape become edge ops and the shape
+// operand of reshape is no longer used.
+// CHECK-LABEL: func @shapes
+func.func @shapes(%x: tensor<1x4x2x2xf32>) -> tensor<4x4xf32> {
+  // CHECK: %[[F:.*]] = edge.reshape %{{.*}} : (tensor<1x4x2x2xf32>) -> tensor<1x16xf32>
+  // CHECK: edge.reshape %[[F]] : (tensor<1x16xf32>) -> tensor<4x4xf32>
+  %s = hl.constant dense<[4, 4]> : tensor<2xi64>
+  %0 = hl.flatten %x : (tensor<1x4x2x2xf32>) -> tensor<1x16xf32>
+  %1 = hl.reshape %0, %s : (tensor<1x16xf32>, tensor<2xi64>) -> tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
+
+// -----
+
+// Tests that softmax's negative axis is normalised.
+// CHECK-LABEL: func @softmax
+func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
+  // CHECK: edge.softmax %{{.*}} {axis = 1 : i64} : tensor<2x10xf32>
+  %0 = hl.softmax %x : tensor<2x10xf32>
+  return %0 : tensor<2x10xf32>
+}
