@@ -24,6 +24,7 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%strata_src", config.strata_src_root))
 config.substitutions.append(("%shared", config.strata_shared_dir))
 
-tools = ["strata-opt", "strata-translate", "FileCheck", "not", "count"]
+tools = ["strata-opt", "strata-translate", "strata-run", "strata-dump",
+         "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.strata_tools_dir,
                                            config.llvm_tools_dir])

@@ -12,6 +12,7 @@
 #include "Exec/Transforms/Passes.h"
 #include "HL/IR/HLOps.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Emit/ProgramEmitter.h"
 #include "strata/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -42,7 +43,7 @@ inline void registerAllPasses() {
 
 /// Registers Strata's translations (ONNX import, program emission) with
 /// mlir-translate's registry.
-inline void registerAllTranslations() {}
+inline void registerAllTranslations() { registerProgramEmitTranslation(); }
 
 } // namespace strata
 

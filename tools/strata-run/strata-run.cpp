@@ -1,15 +1,22 @@
 //===- strata-run.cpp - run a .strata program -----------------------------===//
 //
-// Placeholder until the runtime lands: reports that execution is not built.
+// strata-run model.strata [--input FILE]... [--inputs DIR] [--output-dir DIR]
+//            [--expect DIR [--atol A] [--rtol R] [--rel-l2 L]] [--bench N]
+//            [--profile] [--method NAME] [--seed S] [--no-mmap]
+// See docs/runtime.md. Exit status: 0 ran (and matched), 1 error or
+// mismatch, 2 usage error.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Runtime/Error.h"
+#include "RunDriver.h"
 
-#include <cstdio>
-
-int main(int, char **) {
-  strata::runtime::Error error(strata::runtime::ErrorCode::NotSupported,
-                               "program execution is not implemented yet");
-  std::fprintf(stderr, "strata-run: %s\n", error.toString().c_str());
-  return 1;
+int main(int argc, char **argv) {
+  strata::tools::RunOptions options;
+  bool help = false;
+  if (!strata::tools::parseRunOptions(argc, argv, options, help))
+    return 2;
+  if (help) {
+    strata::tools::printRunUsage();
+    return 0;
+  }
+  return strata::tools::runProgram(options);
 }

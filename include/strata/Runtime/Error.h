@@ -78,6 +78,8 @@ public:
   T *operator->() { return &value(); }
   const T *operator->() const { return &value(); }
   T &operator*() & { return value(); }
+  const T &operator*() const & { return value(); }
+  T &&operator*() && { return std::move(*this).value(); }
 
 private:
   std::variant<T, Error> storage_;

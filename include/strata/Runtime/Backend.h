@@ -1,0 +1,99 @@
+//===- Backend.h - runtime delegates (backends) and their registry -*- C++ -*-===//
+//
+// A backend executes the subgraphs that its compiler-side partitioner claimed.
+// Its lifecycle (DESIGN.md, AITune-style): isAvailable, init(processed bytes,
+// compile specs) -> handle, execute(handle, args), destroy(handle). Each
+// backend has a BackendConfig that serialises to and from JSON and describes
+// itself. Backends are registered by name with an explicit call.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_BACKEND_H
+#define STRATA_RUNTIME_BACKEND_H
+
+#include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Error.h"
+#include "strata/Runtime/Kernel.h"
+#include "strata/Runtime/Tensor.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace strata::runtime {
+
+/// One option of a backend configuration.
+struct ConfigOption {
+  enum class Type { Int, Float, Bool, String };
+  std::string name;
+  Type type = Type::String;
+  std::string value; ///< The value in its JSON spelling (12, 0.5, true, "x").
+  std::string description;
+};
+
+/// A backend's options: typed, self-describing, JSON round-trippable.
+class BackendConfig {
+public:
+  /// Declares an option with its default value (JSON spelling).
+  void declare(std::string name, ConfigOption::Type type,
+               std::string defaultValue, std::string description);
+  /// Sets a declared option; fails naming an unknown option or a value of
+  /// the wrong type.
+  Error set(const std::string &name, const std::string &jsonValue);
+  /// The value of `name` in its JSON spelling, or null when undeclared.
+  const std::string *get(const std::string &name) const;
+  /// `{"threads": 1, "name": "x"}` (declaration order).
+  std::string toJson() const;
+  /// Applies every key of a flat JSON object; fails on malformed JSON,
+  /// unknown keys or mistyped values.
+  Error fromJson(const std::string &json);
+  /// One line per option: name, type, value, description.
+  std::string describe() const;
+  const std::vector<ConfigOption> &options() const { return options_; }
+
+private:
+  std::vector<ConfigOption> options_;
+};
+
+/// Opaque per-delegate state a backend returns from init.
+struct DelegateHandle {
+  virtual ~DelegateHandle();
+};
+
+/// A runtime delegate.
+class Backend {
+public:
+  virtual ~Backend();
+  /// The registry name (matches exec.delegate's `backend`).
+  virtual const std::string &name() const = 0;
+  /// False when the backend cannot run here (missing hardware, library).
+  virtual bool isAvailable() const = 0;
+  /// Prepares a processed blob for execution.
+  virtual Result<DelegateHandle *> init(ByteSpan processed,
+                                        const Params &compileSpecs) = 0;
+  /// Runs the blob on `ins`, writing `outs`.
+  virtual Error execute(DelegateHandle *handle,
+                        const std::vector<TensorView> &ins,
+                        const std::vector<TensorView> &outs) = 0;
+  /// Releases what init made.
+  virtual void destroy(DelegateHandle *handle) = 0;
+  /// The backend's configuration (mutable: set options before init).
+  virtual BackendConfig &config() = 0;
+};
+
+/// Backends by name; it does not own them.
+class BackendRegistry {
+public:
+  /// Adds `backend` under its name; fails when the name is taken.
+  Error add(Backend *backend);
+  /// The backend called `name`, or null.
+  Backend *lookup(const std::string &name) const;
+  /// Registered names, sorted.
+  std::vector<std::string> names() const;
+
+private:
+  std::map<std::string, Backend *> backends_;
+};
+
+} // namespace strata::runtime
+
+#endif // STRATA_RUNTIME_BACKEND_H

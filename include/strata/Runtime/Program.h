@@ -1,0 +1,133 @@
+//===- Program.h - verified programs and executable methods -------*- C++ -*-===//
+//
+// DataLoader -> Program::load (header, FlatBuffers verifier, semantic checks)
+// -> Program::loadMethod (memory from the plan, kernels resolved, delegates
+// initialised) -> Method::execute. Nothing in a file is trusted: every index,
+// size and offset is checked before it is used, and errors name the field.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_PROGRAM_H
+#define STRATA_RUNTIME_PROGRAM_H
+
+#include "strata/Runtime/Backend.h"
+#include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Error.h"
+#include "strata/Runtime/Format.h"
+#include "strata/Runtime/Kernel.h"
+#include "strata/Runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::fb {
+struct Program;
+struct Method;
+} // namespace strata::fb
+
+namespace strata::runtime {
+
+/// How much Program::load checks up front.
+enum class Verification {
+  /// Header, FlatBuffers structural verifier, identifier, version and the
+  /// segment table. Methods are checked when they are loaded.
+  Minimal,
+  /// Minimal plus the semantic checks of every method and constant (indices
+  /// in range, sizes and offsets consistent, buffers inside their arenas).
+  Full,
+};
+
+class Method;
+
+/// A loaded, verified program. It borrows the DataLoader, which must outlive
+/// it and every Method loaded from it.
+class Program {
+public:
+  /// Loads and verifies the program `loader` serves.
+  static Result<Program> load(DataLoader &loader,
+                              Verification verification = Verification::Full);
+
+  /// The exec.program's name.
+  std::string name() const;
+  size_t methodCount() const;
+  /// Name of method `index` (empty when out of range).
+  std::string methodName(size_t index) const;
+
+  /// Prepares method `name` for execution with the given registries (the
+  /// portable kernels and no backends by default). Fails with the name of a
+  /// missing kernel or backend, or of the field that does not verify.
+  Result<Method> loadMethod(const std::string &name,
+                            const KernelRegistry *kernels = nullptr,
+                            const BackendRegistry *backends = nullptr) const;
+
+  size_t constantCount() const;
+  /// Constant `index` as a read-only view into its segment (no copy).
+  Result<TensorView> constant(size_t index) const;
+  /// The name of constant `index`.
+  std::string constantName(size_t index) const;
+
+  /// The raw flatbuffer root (for strata-dump).
+  const fb::Program *flatbuffer() const { return program_; }
+  const FileHeader &header() const { return header_; }
+  /// The segment data (from FileHeader.segmentBaseOffset to the end).
+  ByteSpan segmentData() const { return segments_; }
+  /// Bytes of segment `index`; fails when out of range.
+  Result<ByteSpan> segment(size_t index) const;
+
+private:
+  Program() = default;
+  Error verifyMethod(const fb::Method *method) const;
+  Error verifyConstants() const;
+
+  DataLoader *loader_ = nullptr;
+  FileHeader header_{};
+  ByteSpan flatbufferBytes_;
+  ByteSpan segments_;
+  const fb::Program *program_ = nullptr;
+};
+
+/// An executable method: its arenas, resolved kernels and delegate handles.
+/// Move-only; destroying it destroys its delegate handles.
+class Method {
+public:
+  Method(Method &&) noexcept;
+  Method &operator=(Method &&) noexcept;
+  ~Method();
+
+  const std::string &name() const;
+  size_t inputCount() const;
+  size_t outputCount() const;
+
+  /// Input `index` as a writable view into the arena (write it in place).
+  Result<TensorView> input(size_t index);
+  /// Copies `value` into input `index`; fails when the dtype or shape
+  /// differs from the method's, naming both.
+  Error setInput(size_t index, const TensorView &value);
+  /// Output `index` (valid until the next execute).
+  Result<TensorView> output(size_t index) const;
+
+  /// Runs every instruction in order.
+  Error execute();
+
+  size_t instructionCount() const;
+  /// "kernel conv2d", "delegate onednn_0", "move".
+  std::string instructionLabel(size_t index) const;
+  /// The ONNX node names instruction `index` came from.
+  const std::vector<std::string> &instructionNodeNames(size_t index) const;
+  /// Turns per-instruction timing on or off (off by default).
+  void setProfiling(bool enabled);
+  /// Nanoseconds each instruction took in the last execute (profiling on).
+  const std::vector<uint64_t> &instructionTimesNs() const;
+  /// Bytes of each arena.
+  std::vector<size_t> arenaSizes() const;
+
+private:
+  friend class Program;
+  struct Impl;
+  explicit Method(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace strata::runtime
+
+#endif // STRATA_RUNTIME_PROGRAM_H

@@ -1,0 +1,518 @@
+//===- ProgramEmitter.cpp - exec.program -> .strata bytes -----------------===//
+//
+// One pass over the program: constants go to the constant segment (each
+// aligned to EmitOptions::constantAlignment), delegate blobs to their own
+// segments (or inline), and every method's buffers, instructions, memory plan
+// and debug handles (ONNX node names from NameLocs) to the flatbuffer. The
+// file is [64-byte header][flatbuffer][padding][segments...], each segment
+// aligned to EmitOptions::segmentAlignment.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Emit/ProgramEmitter.h"
+
+#include "strata/Runtime/Format.h"
+#include "strata/Runtime/Schema/program_generated.h"
+
+#include "Exec/IR/ExecOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace mlir;
+using namespace strata;
+namespace fbs = strata::fb;
+
+namespace {
+
+/// Maps an element type to the schema's ScalarType.
+std::optional<fbs::ScalarType> getScalarType(Type type) {
+  if (type.isF32())
+    return fbs::ScalarType::F32;
+  if (type.isF16())
+    return fbs::ScalarType::F16;
+  if (type.isF64())
+    return fbs::ScalarType::F64;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    switch (intType.getWidth()) {
+    case 1:
+      return fbs::ScalarType::Bool;
+    case 8:
+      return intType.isUnsigned() ? fbs::ScalarType::U8 : fbs::ScalarType::I8;
+    case 16:
+      return intType.isUnsigned() ? std::nullopt
+                                  : std::optional(fbs::ScalarType::I16);
+    case 32:
+      return intType.isUnsigned() ? std::nullopt
+                                  : std::optional(fbs::ScalarType::I32);
+    case 64:
+      return intType.isUnsigned() ? std::nullopt
+                                  : std::optional(fbs::ScalarType::I64);
+    }
+  }
+  return std::nullopt;
+}
+
+/// Bytes per element in the file (bool is one byte).
+uint64_t storageBytes(Type type) {
+  return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Collects the NameLoc names inside `loc` (fused and call-site locations
+/// included), in order, without duplicates.
+void collectNames(Location loc, llvm::SetVector<StringRef> &names) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    names.insert(name.getName().getValue());
+    collectNames(name.getChildLoc(), names);
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      collectNames(inner, names);
+  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    collectNames(callSite.getCallee(), names);
+    collectNames(callSite.getCaller(), names);
+  }
+}
+
+class Emitter {
+public:
+  Emitter(exec::ProgramOp program, const EmitOptions &options)
+      : program(program), options(options) {}
+
+  LogicalResult emit(llvm::raw_ostream &os);
+
+private:
+  /// The bytes of an elements attribute in row-major storage order.
+  FailureOr<std::string> getBytes(Operation *op, ElementsAttr value);
+  /// Serializes a dictionary of kernel params or compile specs.
+  FailureOr<flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>>
+  emitParams(Operation *op, DictionaryAttr dict);
+  FailureOr<flatbuffers::Offset<fbs::TensorType>> emitType(Operation *op,
+                                                          ShapedType type);
+  FailureOr<flatbuffers::Offset<fbs::Method>> emitMethod(exec::MethodOp method);
+  /// Appends a segment holding `bytes`; returns its index.
+  uint32_t addSegment(std::string bytes);
+
+  exec::ProgramOp program;
+  const EmitOptions &options;
+  flatbuffers::FlatBufferBuilder fbb{1 << 16};
+  llvm::StringMap<uint32_t> constantIndex, delegateIndex;
+  llvm::MapVector<StringRef, uint32_t> operatorIndex;
+  std::vector<std::string> segmentBytes;
+};
+
+} // namespace
+
+uint32_t Emitter::addSegment(std::string bytes) {
+  segmentBytes.push_back(std::move(bytes));
+  return segmentBytes.size() - 1;
+}
+
+FailureOr<std::string> Emitter::getBytes(Operation *op, ElementsAttr value) {
+  auto type = cast<ShapedType>(value.getType());
+  Type elementType = type.getElementType();
+  if (!getScalarType(elementType))
+    return op->emitError("unsupported element type ")
+           << elementType << " for the program buffer";
+  uint64_t elementBytes = storageBytes(elementType);
+  uint64_t count = type.getNumElements();
+  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(value)) {
+    if (elementType.isInteger(1)) {
+      std::string bytes;
+      for (bool b : dense.getValues<bool>())
+        bytes.push_back(b ? 1 : 0);
+      return bytes;
+    }
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat()) {
+      std::string bytes;
+      bytes.reserve(count * elementBytes);
+      for (uint64_t i = 0; i < count; ++i)
+        bytes.append(raw.data(), elementBytes);
+      return bytes;
+    }
+    return std::string(raw.data(), raw.size());
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return op->emitError("dense resource has no data");
+    ArrayRef<char> raw = blob->getData();
+    if (raw.size() != count * elementBytes)
+      return op->emitError("dense resource holds ")
+             << raw.size() << " bytes, its type needs " << count * elementBytes;
+    return std::string(raw.data(), raw.size());
+  }
+  return op->emitError("unsupported constant attribute kind (expected dense "
+                       "or dense_resource elements)");
+}
+
+FailureOr<flatbuffers::Offset<fbs::TensorType>>
+Emitter::emitType(Operation *op, ShapedType type) {
+  std::optional<fbs::ScalarType> scalar = getScalarType(type.getElementType());
+  if (!scalar)
+    return op->emitError("unsupported element type ")
+           << type.getElementType() << " for the program buffer";
+  if (!type.hasStaticShape())
+    return op->emitError("buffer type ") << type << " is not static";
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  return fbs::CreateTensorTypeDirect(fbb, *scalar, &shape);
+}
+
+FailureOr<flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>>
+Emitter::emitParams(Operation *op, DictionaryAttr dict) {
+  std::vector<flatbuffers::Offset<fbs::Param>> params;
+  for (NamedAttribute named : dict) {
+    auto name = fbb.CreateString(named.getName().getValue().str());
+    Attribute attr = named.getValue();
+    if (auto b = dyn_cast<BoolAttr>(attr)) {
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::Bool,
+                                        b.getValue() ? 1 : 0));
+    } else if (auto i = dyn_cast<IntegerAttr>(attr)) {
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::Int,
+                                        i.getValue().getSExtValue()));
+    } else if (auto f = dyn_cast<FloatAttr>(attr)) {
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::Float, 0,
+                                        f.getValueAsDouble()));
+    } else if (auto s = dyn_cast<StringAttr>(attr)) {
+      auto value = fbb.CreateString(s.getValue().str());
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::String, 0,
+                                        0.0, value));
+    } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr)) {
+      auto values = fbb.CreateVector(ints.asArrayRef().vec());
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::IntList, 0,
+                                        0.0, 0, values));
+    } else if (auto ints32 = dyn_cast<DenseI32ArrayAttr>(attr)) {
+      std::vector<int64_t> v(ints32.asArrayRef().begin(),
+                             ints32.asArrayRef().end());
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::IntList, 0,
+                                        0.0, 0, fbb.CreateVector(v)));
+    } else if (auto floats = dyn_cast<DenseF32ArrayAttr>(attr)) {
+      std::vector<double> v(floats.asArrayRef().begin(),
+                            floats.asArrayRef().end());
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::FloatList,
+                                        0, 0.0, 0, 0, fbb.CreateVector(v)));
+    } else if (auto doubles = dyn_cast<DenseF64ArrayAttr>(attr)) {
+      params.push_back(fbs::CreateParam(
+          fbb, name, fbs::ParamKind::FloatList, 0, 0.0, 0, 0,
+          fbb.CreateVector(doubles.asArrayRef().vec())));
+    } else if (auto array = dyn_cast<ArrayAttr>(attr)) {
+      std::vector<int64_t> ints;
+      std::vector<double> floats;
+      for (Attribute element : array) {
+        if (auto i = dyn_cast<IntegerAttr>(element))
+          ints.push_back(i.getValue().getSExtValue());
+        else if (auto f = dyn_cast<FloatAttr>(element))
+          floats.push_back(f.getValueAsDouble());
+        else
+          return op->emitError("parameter '")
+                 << named.getName().getValue()
+                 << "': arrays must hold only integers or only floats";
+      }
+      if (!ints.empty() && !floats.empty())
+        return op->emitError("parameter '")
+               << named.getName().getValue()
+               << "': arrays must hold only integers or only floats";
+      if (!floats.empty())
+        params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::FloatList,
+                                          0, 0.0, 0, 0,
+                                          fbb.CreateVector(floats)));
+      else
+        params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::IntList,
+                                          0, 0.0, 0, fbb.CreateVector(ints)));
+    } else {
+      return op->emitError("parameter '")
+             << named.getName().getValue() << "' has unsupported attribute "
+             << attr << " (int, float, bool, string or int/float lists)";
+    }
+  }
+  return fbb.CreateVector(params);
+}
+
+FailureOr<flatbuffers::Offset<fbs::Method>>
+Emitter::emitMethod(exec::MethodOp method) {
+  llvm::DenseMap<Value, uint32_t> valueIndex;
+  std::vector<flatbuffers::Offset<fbs::Value>> values;
+  std::vector<flatbuffers::Offset<fbs::Instruction>> instructions;
+  std::vector<flatbuffers::Offset<fbs::DebugHandle>> debugHandles;
+  std::vector<uint32_t> inputs(method.getFunctionType().getNumInputs(), 0);
+  std::vector<uint32_t> outputs;
+  std::optional<ArrayRef<int64_t>> arenaSizes = method.getArenaSizes();
+
+  auto lookup = [&](Operation *op, Value value) -> FailureOr<uint32_t> {
+    auto it = valueIndex.find(value);
+    if (it == valueIndex.end())
+      return op->emitError("operand is not an exec buffer of this method");
+    return it->second;
+  };
+  auto lookupAll = [&](Operation *op,
+                       ValueRange range) -> FailureOr<std::vector<uint32_t>> {
+    std::vector<uint32_t> result;
+    for (Value v : range) {
+      FailureOr<uint32_t> index = lookup(op, v);
+      if (failed(index))
+        return failure();
+      result.push_back(*index);
+    }
+    return result;
+  };
+
+  for (Operation &op : method.getBody().front()) {
+    if (auto placed = dyn_cast<exec::PlacedBufferOpInterface>(op)) {
+      std::optional<uint64_t> id = placed.getPlacedMemoryId();
+      std::optional<uint64_t> offset = placed.getPlacedOffset();
+      if (!id || !offset || !arenaSizes)
+        return op.emitError("buffer is not placed; run "
+                            "--strata-exec-plan-memory before emission");
+      FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
+          emitType(&op, placed.getBuffer().getType());
+      if (failed(type))
+        return failure();
+      valueIndex[placed.getBuffer()] = values.size();
+      if (auto input = dyn_cast<exec::InputOp>(op))
+        inputs[input.getIndex()] = values.size();
+      values.push_back(fbs::CreateValue(fbb, *type, fbs::ValueKind::Arena, *id,
+                                        *offset));
+      continue;
+    }
+    if (auto ref = dyn_cast<exec::ConstantRefOp>(op)) {
+      auto it = constantIndex.find(ref.getConstant());
+      if (it == constantIndex.end())
+        return op.emitError("unknown constant @") << ref.getConstant();
+      FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
+          emitType(&op, ref.getType());
+      if (failed(type))
+        return failure();
+      valueIndex[ref.getResult()] = values.size();
+      values.push_back(fbs::CreateValue(fbb, *type, fbs::ValueKind::Constant, 0,
+                                        0, it->second));
+      continue;
+    }
+    if (auto ret = dyn_cast<exec::ReturnOp>(op)) {
+      FailureOr<std::vector<uint32_t>> outs = lookupAll(&op, ret.getOutputs());
+      if (failed(outs))
+        return failure();
+      outputs = *outs;
+      continue;
+    }
+
+    flatbuffers::Offset<fbs::Instruction> instruction;
+    if (auto kernel = dyn_cast<exec::KernelOp>(op)) {
+      FailureOr<std::vector<uint32_t>> ins = lookupAll(&op, kernel.getIns());
+      FailureOr<std::vector<uint32_t>> outs = lookupAll(&op, kernel.getOuts());
+      auto params = emitParams(&op, kernel.getParams());
+      if (failed(ins) || failed(outs) || failed(params))
+        return failure();
+      auto [it, inserted] =
+          operatorIndex.insert({kernel.getKernel(), operatorIndex.size()});
+      (void)inserted;
+      auto call = fbs::CreateKernelCall(fbb, it->second, fbb.CreateVector(*ins),
+                                        fbb.CreateVector(*outs), *params);
+      instruction = fbs::CreateInstruction(
+          fbb, fbs::InstructionArgs::KernelCall, call.Union());
+    } else if (auto call = dyn_cast<exec::DelegateCallOp>(op)) {
+      FailureOr<std::vector<uint32_t>> ins = lookupAll(&op, call.getIns());
+      FailureOr<std::vector<uint32_t>> outs = lookupAll(&op, call.getOuts());
+      if (failed(ins) || failed(outs))
+        return failure();
+      auto it = delegateIndex.find(call.getDelegate());
+      if (it == delegateIndex.end())
+        return op.emitError("unknown delegate @") << call.getDelegate();
+      auto args = fbs::CreateDelegateCall(fbb, it->second,
+                                          fbb.CreateVector(*ins),
+                                          fbb.CreateVector(*outs));
+      instruction = fbs::CreateInstruction(
+          fbb, fbs::InstructionArgs::DelegateCall, args.Union());
+    } else if (auto move = dyn_cast<exec::MoveOp>(op)) {
+      FailureOr<uint32_t> source = lookup(&op, move.getSource());
+      FailureOr<uint32_t> target = lookup(&op, move.getTarget());
+      if (failed(source) || failed(target))
+        return failure();
+      auto args = fbs::CreateMove(fbb, *source, *target);
+      instruction = fbs::CreateInstruction(fbb, fbs::InstructionArgs::Move,
+                                           args.Union());
+    } else {
+      return op.emitError("cannot be emitted to the program buffer");
+    }
+    llvm::SetVector<StringRef> names;
+    collectNames(op.getLoc(), names);
+    if (!names.empty()) {
+      std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
+      for (StringRef name : names)
+        strings.push_back(fbb.CreateString(name.str()));
+      debugHandles.push_back(fbs::CreateDebugHandle(
+          fbb, instructions.size(), fbb.CreateVector(strings)));
+    }
+    instructions.push_back(instruction);
+  }
+
+  std::vector<uint64_t> arenas;
+  if (arenaSizes)
+    arenas.assign(arenaSizes->begin(), arenaSizes->end());
+  auto plan = fbs::CreateMemoryPlanDirect(fbb, &arenas);
+  return fbs::CreateMethodDirect(fbb, method.getSymName().str().c_str(),
+                                 &inputs, &outputs, &values, &instructions,
+                                 plan, &debugHandles);
+}
+
+LogicalResult Emitter::emit(llvm::raw_ostream &os) {
+  auto isPowerOfTwo = [](uint64_t v) { return v && !(v & (v - 1)); };
+  if (!isPowerOfTwo(options.segmentAlignment) ||
+      !isPowerOfTwo(options.constantAlignment))
+    return program.emitError("segment and constant alignments must be powers "
+                             "of two");
+
+  // Constants: one segment, each constant aligned inside it.
+  std::string constantSegment;
+  std::vector<flatbuffers::Offset<fbs::Constant>> constants;
+  std::vector<flatbuffers::Offset<fbs::Delegate>> delegates;
+  for (auto constant : program.getBody().getOps<exec::ConstantOp>()) {
+    FailureOr<std::string> bytes = getBytes(constant, constant.getValue());
+    auto type =
+        emitType(constant, cast<ShapedType>(constant.getValue().getType()));
+    if (failed(bytes) || failed(type))
+      return failure();
+    constantSegment.resize(
+        runtime::alignTo(constantSegment.size(), options.constantAlignment), '\0');
+    uint64_t offset = constantSegment.size();
+    constantSegment += *bytes;
+    constantIndex[constant.getSymName()] = constants.size();
+    // The constant segment is always segment 0 when it exists.
+    constants.push_back(fbs::CreateConstantDirect(
+        fbb, constant.getSymName().str().c_str(), *type, 0, offset,
+        bytes->size()));
+  }
+  if (!constants.empty())
+    addSegment(std::move(constantSegment));
+
+  for (auto delegate : program.getBody().getOps<exec::DelegateOp>()) {
+    auto specs = emitParams(delegate, delegate.getCompileSpecs());
+    if (failed(specs))
+      return failure();
+    std::string blob;
+    if (std::optional<ElementsAttr> processed = delegate.getProcessed()) {
+      FailureOr<std::string> bytes = getBytes(delegate, *processed);
+      if (failed(bytes))
+        return failure();
+      blob = std::move(*bytes);
+    }
+    auto name = fbb.CreateString(delegate.getSymName().str());
+    auto backend = fbb.CreateString(delegate.getBackend().str());
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> inlineBlob;
+    int32_t segment = -1;
+    if (options.delegateBlobsInline)
+      inlineBlob = fbb.CreateVector(
+          reinterpret_cast<const uint8_t *>(blob.data()), blob.size());
+    else if (delegate.getProcessed())
+      segment = static_cast<int32_t>(addSegment(std::move(blob)));
+    delegateIndex[delegate.getSymName()] = delegates.size();
+    delegates.push_back(
+        fbs::CreateDelegate(fbb, name, backend, *specs, inlineBlob, segment));
+  }
+
+  std::vector<flatbuffers::Offset<fbs::Method>> methods;
+  for (auto method : program.getBody().getOps<exec::MethodOp>()) {
+    FailureOr<flatbuffers::Offset<fbs::Method>> emitted = emitMethod(method);
+    if (failed(emitted))
+      return failure();
+    methods.push_back(*emitted);
+  }
+
+  std::vector<flatbuffers::Offset<fbs::Operator>> operators;
+  for (auto &entry : operatorIndex)
+    operators.push_back(fbs::CreateOperatorDirect(fbb, entry.first.str().c_str()));
+
+  // Segment offsets count from the segment base; each is aligned.
+  std::vector<flatbuffers::Offset<fbs::Segment>> segments;
+  uint64_t segmentEnd = 0;
+  std::vector<uint64_t> segmentOffsets;
+  for (const std::string &bytes : segmentBytes) {
+    uint64_t offset = runtime::alignTo(segmentEnd, options.segmentAlignment);
+    segmentOffsets.push_back(offset);
+    segments.push_back(fbs::CreateSegment(fbb, offset, bytes.size()));
+    segmentEnd = offset + bytes.size();
+  }
+
+  auto root = fbs::CreateProgramDirect(
+      fbb, runtime::kProgramVersion, program.getSymName().str().c_str(),
+      &methods, &operators, &constants, &delegates, &segments);
+  fbs::FinishProgramBuffer(fbb, root);
+
+  runtime::FileHeader header{};
+  std::memcpy(header.magic, runtime::kFileMagic, sizeof(header.magic));
+  header.headerSize = sizeof(runtime::FileHeader);
+  header.headerVersion = runtime::kFileHeaderVersion;
+  header.flatbufferOffset = sizeof(runtime::FileHeader);
+  header.flatbufferSize = fbb.GetSize();
+  header.segmentBaseOffset =
+      runtime::alignTo(header.flatbufferOffset + header.flatbufferSize,
+              options.segmentAlignment);
+  header.segmentDataSize = segmentEnd;
+  header.segmentAlignment = options.segmentAlignment;
+
+  auto pad = [&](uint64_t from, uint64_t to) {
+    for (uint64_t i = from; i < to; ++i)
+      os << '\0';
+  };
+  os.write(reinterpret_cast<const char *>(&header), sizeof(header));
+  os.write(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
+           fbb.GetSize());
+  pad(header.flatbufferOffset + header.flatbufferSize,
+      header.segmentBaseOffset);
+  uint64_t written = 0;
+  for (auto [bytes, offset] : llvm::zip(segmentBytes, segmentOffsets)) {
+    pad(written, offset);
+    os.write(bytes.data(), bytes.size());
+    written = offset + bytes.size();
+  }
+  return success();
+}
+
+LogicalResult strata::emitProgram(exec::ProgramOp program,
+                                  llvm::raw_ostream &os,
+                                  const EmitOptions &options) {
+  return Emitter(program, options).emit(os);
+}
+
+void strata::registerProgramEmitTranslation() {
+  static llvm::cl::opt<uint64_t> segmentAlignment(
+      "segment-alignment",
+      llvm::cl::desc("--emit-program: file alignment of each segment"),
+      llvm::cl::init(4096));
+  static llvm::cl::opt<uint64_t> constantAlignment(
+      "constant-alignment",
+      llvm::cl::desc("--emit-program: alignment of constants in a segment"),
+      llvm::cl::init(64));
+  static llvm::cl::opt<bool> delegateBlobsInline(
+      "delegate-blobs-inline",
+      llvm::cl::desc("--emit-program: keep delegate blobs in the flatbuffer"),
+      llvm::cl::init(false));
+  TranslateFromMLIRRegistration registration(
+      "emit-program", "serialize an exec.program to a .strata program",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        exec::ProgramOp program;
+        if (auto direct = dyn_cast<exec::ProgramOp>(op)) {
+          program = direct;
+        } else {
+          auto range = op->getRegion(0).getOps<exec::ProgramOp>();
+          if (std::distance(range.begin(), range.end()) != 1)
+            return op->emitError(
+                "--emit-program needs a module holding exactly one "
+                "exec.program");
+          program = *range.begin();
+        }
+        EmitOptions options;
+        options.segmentAlignment = segmentAlignment;
+        options.constantAlignment = constantAlignment;
+        options.delegateBlobsInline = delegateBlobsInline;
+        return emitProgram(program, os, options);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<exec::ExecDialect, func::FuncDialect>();
+      });
+}

@@ -1,0 +1,68 @@
+//===- KernelUtils.h - helpers shared by the portable kernels ---*- C++ -*-===//
+#ifndef STRATA_LIB_RUNTIME_KERNELS_KERNELUTILS_H
+#define STRATA_LIB_RUNTIME_KERNELS_KERNELUTILS_H
+
+#include "strata/Runtime/Kernel.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata::runtime::kernels {
+
+/// Checks the number of ins (within [minIns, maxIns]) and outs.
+Error checkArity(const KernelContext &ctx, size_t minIns, size_t maxIns,
+                 size_t outs);
+/// Checks that every operand is float32.
+Error checkAllF32(const KernelContext &ctx);
+/// Checks that `a` and `b` have the same shape.
+Error checkSameShape(const KernelContext &ctx, const TensorView &a,
+                     const TensorView &b, const char *what);
+/// Unwraps a Result<T> in a kernel, prefixing the error with the kernel name.
+#define STRATA_KERNEL_ASSIGN(var, expr)                                       \
+  auto var##Result_ = (expr);                                                 \
+  if (!var##Result_.ok())                                                     \
+    return ctx.fail(var##Result_.error().message());                          \
+  auto var = std::move(var##Result_).value()
+
+/// Normalises a possibly negative axis against `rank`; -1 when invalid.
+int64_t normalizeAxis(int64_t axis, size_t rank);
+
+/// Reads a two-element positive int list parameter (strides, kernel, ...).
+Result<std::pair<int64_t, int64_t>>
+getPairParam(const Params &params, const char *name, int64_t fallback);
+/// Reads `pads` as [top, left, bottom, right], non-negative.
+Result<std::vector<int64_t>> getPadsParam(const Params &params);
+
+/// C[M,N] = A[M,K] * B[K,N] (row-major, leading dimensions lda/ldb/ldc),
+/// overwriting C. Blocked for cache reuse; inner loops vectorise.
+void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+          const float *b, int64_t ldb, float *c, int64_t ldc);
+
+// Kernel entry points (one per registry name).
+Error addKernel(KernelContext &ctx);
+Error subKernel(KernelContext &ctx);
+Error mulKernel(KernelContext &ctx);
+Error divKernel(KernelContext &ctx);
+Error reluKernel(KernelContext &ctx);
+Error sigmoidKernel(KernelContext &ctx);
+Error tanhKernel(KernelContext &ctx);
+Error expKernel(KernelContext &ctx);
+Error sqrtKernel(KernelContext &ctx);
+Error negKernel(KernelContext &ctx);
+Error absKernel(KernelContext &ctx);
+Error clipKernel(KernelContext &ctx);
+Error matmulKernel(KernelContext &ctx);
+Error conv2dKernel(KernelContext &ctx);
+Error maxPool2dKernel(KernelContext &ctx);
+Error avgPool2dKernel(KernelContext &ctx);
+Error reduceMeanKernel(KernelContext &ctx);
+Error softmaxKernel(KernelContext &ctx);
+Error reshapeKernel(KernelContext &ctx);
+Error copyKernel(KernelContext &ctx);
+Error transposeKernel(KernelContext &ctx);
+Error concatKernel(KernelContext &ctx);
+
+} // namespace strata::runtime::kernels
+
+#endif // STRATA_LIB_RUNTIME_KERNELS_KERNELUTILS_H

@@ -1,0 +1,78 @@
+//===- Portable.cpp - registration of the portable kernels ----------------===//
+#include "KernelUtils.h"
+
+namespace strata::runtime {
+
+namespace kernels {
+
+Error checkArity(const KernelContext &ctx, size_t minIns, size_t maxIns,
+                 size_t outs) {
+  if (ctx.ins.size() < minIns || ctx.ins.size() > maxIns)
+    return ctx.fail("takes " + std::to_string(minIns) +
+                    (minIns == maxIns ? "" : "-" + std::to_string(maxIns)) +
+                    " inputs, got " + std::to_string(ctx.ins.size()));
+  if (ctx.outs.size() != outs)
+    return ctx.fail("writes " + std::to_string(outs) + " outputs, got " +
+                    std::to_string(ctx.outs.size()));
+  return Error::success();
+}
+
+Error checkAllF32(const KernelContext &ctx) {
+  for (const TensorView &v : ctx.ins)
+    if (v.dtype != DType::F32)
+      return ctx.fail("takes f32 operands, got " + v.typeString());
+  for (const TensorView &v : ctx.outs)
+    if (v.dtype != DType::F32)
+      return ctx.fail("writes f32 results, got " + v.typeString());
+  return Error::success();
+}
+
+Error checkSameShape(const KernelContext &ctx, const TensorView &a,
+                     const TensorView &b, const char *what) {
+  if (a.shape != b.shape)
+    return ctx.fail(std::string(what) + ": shapes " + shapeToString(a.shape) +
+                    " and " + shapeToString(b.shape) + " differ");
+  return Error::success();
+}
+
+int64_t normalizeAxis(int64_t axis, size_t rank) {
+  int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r)
+    return -1;
+  return axis < 0 ? axis + r : axis;
+}
+
+} // namespace kernels
+
+Error registerPortableKernels(KernelRegistry &registry) {
+  using namespace kernels;
+  const std::pair<const char *, KernelFn> table[] = {
+      {"add", addKernel},
+      {"sub", subKernel},
+      {"mul", mulKernel},
+      {"div", divKernel},
+      {"relu", reluKernel},
+      {"sigmoid", sigmoidKernel},
+      {"tanh", tanhKernel},
+      {"exp", expKernel},
+      {"sqrt", sqrtKernel},
+      {"neg", negKernel},
+      {"abs", absKernel},
+      {"clip", clipKernel},
+      {"matmul", matmulKernel},
+      {"conv2d", conv2dKernel},
+      {"max_pool2d", maxPool2dKernel},
+      {"avg_pool2d", avgPool2dKernel},
+      {"reduce_mean", reduceMeanKernel},
+      {"softmax", softmaxKernel},
+      {"reshape", reshapeKernel},
+      {"copy", copyKernel},
+      {"transpose", transposeKernel},
+      {"concat", concatKernel},
+  };
+  for (const auto &[name, fn] : table)
+    STRATA_RETURN_IF_ERROR(registry.add(name, fn));
+  return Error::success();
+}
+
+} // namespace strata::runtime

@@ -1,0 +1,480 @@
+//===- Method.cpp - method verification, loading and execution ------------===//
+#include "ProgramInternal.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace strata::runtime {
+
+using detail::InstructionLayout;
+using detail::invalid;
+using detail::MethodLayout;
+using detail::ValueLayout;
+
+//===----------------------------------------------------------------------===//
+// Verification
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Checks a list of value indices; `written` requires arena values.
+Error checkValueList(const flatbuffers::Vector<uint32_t> *list,
+                     const MethodLayout &layout, const std::string &where,
+                     bool written, std::vector<uint32_t> &out) {
+  out.clear();
+  if (!list)
+    return Error::success();
+  for (size_t i = 0; i < list->size(); ++i) {
+    uint32_t index = list->Get(i);
+    std::string at = where + "[" + std::to_string(i) + "]";
+    if (index >= layout.values.size())
+      return invalid(at + ": value " + std::to_string(index) +
+                     " is out of range (" +
+                     std::to_string(layout.values.size()) + " values)");
+    if (written && layout.values[index].isConstant)
+      return invalid(at + ": value " + std::to_string(index) +
+                     " is a constant and cannot be written");
+    out.push_back(index);
+  }
+  return Error::success();
+}
+} // namespace
+
+Result<MethodLayout> detail::layoutMethod(const Program &program,
+                                          const fb::Method *method,
+                                          const std::string &file) {
+  MethodLayout layout;
+  layout.name = method->name() ? method->name()->str() : "";
+  std::string where = file + ": method '" + layout.name + "'";
+  const fb::Program *root = program.flatbuffer();
+
+  if (method->memory_plan() && method->memory_plan()->arena_sizes())
+    for (uint64_t size : *method->memory_plan()->arena_sizes()) {
+      if (size > (uint64_t(1) << 40))
+        return invalid(where + ": memory_plan arena of " +
+                       std::to_string(size) + " bytes is too large");
+      layout.arenaSizes.push_back(size);
+    }
+
+  if (const auto *values = method->values())
+    for (size_t i = 0; i < values->size(); ++i) {
+      const fb::Value *v = values->Get(i);
+      std::string at = where + " values[" + std::to_string(i) + "]";
+      ValueLayout value;
+      STRATA_RETURN_IF_ERROR(checkTensorType(v->type(), at, value.view));
+      uint64_t nbytes = value.view.nbytes();
+      if (v->kind() == fb::ValueKind::Constant) {
+        value.isConstant = true;
+        Result<TensorView> constant = program.constant(v->constant());
+        if (!constant.ok())
+          return invalid(at + ".constant: " + constant.error().message());
+        if (constant->dtype != value.view.dtype ||
+            constant->nbytes() != nbytes)
+          return invalid(at + ": type " + value.view.typeString() +
+                         " does not match constant " +
+                         std::to_string(v->constant()) + " of type " +
+                         constant->typeString());
+        value.view.data = constant->data;
+      } else if (v->kind() == fb::ValueKind::Arena) {
+        value.memoryId = v->memory_id();
+        value.offset = v->offset();
+        if (value.memoryId >= layout.arenaSizes.size())
+          return invalid(at + ": memory_id " + std::to_string(value.memoryId) +
+                         " has no arena (" +
+                         std::to_string(layout.arenaSizes.size()) +
+                         " arenas in memory_plan)");
+        uint64_t arena = layout.arenaSizes[value.memoryId];
+        if (value.offset > arena || nbytes > arena - value.offset)
+          return invalid(at + ": " + std::to_string(nbytes) +
+                         " bytes at offset " + std::to_string(value.offset) +
+                         " lie outside arena " +
+                         std::to_string(value.memoryId) + " of " +
+                         std::to_string(arena) + " bytes");
+        if (value.offset % dtypeSize(value.view.dtype))
+          return invalid(at + ": offset " + std::to_string(value.offset) +
+                         " is misaligned for " + dtypeName(value.view.dtype));
+      } else {
+        return invalid(at + ": unknown kind " +
+                       std::to_string(static_cast<int>(v->kind())));
+      }
+      layout.values.push_back(std::move(value));
+    }
+
+  STRATA_RETURN_IF_ERROR(checkValueList(method->inputs(), layout,
+                                        where + " inputs", true,
+                                        layout.inputs));
+  STRATA_RETURN_IF_ERROR(checkValueList(method->outputs(), layout,
+                                        where + " outputs", false,
+                                        layout.outputs));
+
+  size_t operatorCount = root->operators() ? root->operators()->size() : 0;
+  size_t delegateCount = root->delegates() ? root->delegates()->size() : 0;
+  if (const auto *instructions = method->instructions())
+    for (size_t i = 0; i < instructions->size(); ++i) {
+      const fb::Instruction *inst = instructions->Get(i);
+      std::string at = where + " instructions[" + std::to_string(i) + "]";
+      InstructionLayout out;
+      switch (inst->args_type()) {
+      case fb::InstructionArgs::KernelCall: {
+        const fb::KernelCall *call = inst->args_as_KernelCall();
+        out.kind = InstructionLayout::Kind::Kernel;
+        out.index = call->op();
+        if (out.index >= operatorCount)
+          return invalid(at + ": operator " + std::to_string(out.index) +
+                         " is out of range (" + std::to_string(operatorCount) +
+                         " operators)");
+        const fb::Operator *op = root->operators()->Get(out.index);
+        if (!op->name() || op->name()->size() == 0)
+          return invalid(at + ": operator " + std::to_string(out.index) +
+                         " has no name");
+        STRATA_RETURN_IF_ERROR(checkValueList(call->ins(), layout, at + ".ins",
+                                              false, out.ins));
+        STRATA_RETURN_IF_ERROR(checkValueList(call->outs(), layout,
+                                              at + ".outs", true, out.outs));
+        Result<Params> params = convertParams(call->params(), at);
+        if (!params.ok())
+          return params.takeError();
+        out.params = std::move(*params);
+        break;
+      }
+      case fb::InstructionArgs::DelegateCall: {
+        const fb::DelegateCall *call = inst->args_as_DelegateCall();
+        out.kind = InstructionLayout::Kind::Delegate;
+        out.index = call->delegate();
+        if (out.index >= delegateCount)
+          return invalid(at + ": delegate " + std::to_string(out.index) +
+                         " is out of range (" + std::to_string(delegateCount) +
+                         " delegates)");
+        STRATA_RETURN_IF_ERROR(checkValueList(call->ins(), layout, at + ".ins",
+                                              false, out.ins));
+        STRATA_RETURN_IF_ERROR(checkValueList(call->outs(), layout,
+                                              at + ".outs", true, out.outs));
+        break;
+      }
+      case fb::InstructionArgs::Move: {
+        const fb::Move *move = inst->args_as_Move();
+        out.kind = InstructionLayout::Kind::Move;
+        uint32_t source = move->source(), target = move->target();
+        if (source >= layout.values.size() || target >= layout.values.size())
+          return invalid(at + ": move " + std::to_string(source) + " -> " +
+                         std::to_string(target) + " is out of range (" +
+                         std::to_string(layout.values.size()) + " values)");
+        if (layout.values[target].isConstant)
+          return invalid(at + ": move target is a constant");
+        if (layout.values[source].view.nbytes() !=
+            layout.values[target].view.nbytes())
+          return invalid(at + ": move between buffers of different sizes");
+        out.ins = {source};
+        out.outs = {target};
+        break;
+      }
+      default:
+        return invalid(at + ": unknown instruction kind " +
+                       std::to_string(static_cast<int>(inst->args_type())));
+      }
+      layout.instructions.push_back(std::move(out));
+    }
+
+  if (const auto *handles = method->debug_handles())
+    for (size_t i = 0; i < handles->size(); ++i) {
+      const fb::DebugHandle *handle = handles->Get(i);
+      if (handle->instruction() >= layout.instructions.size())
+        return invalid(where + " debug_handles[" + std::to_string(i) +
+                       "]: instruction " +
+                       std::to_string(handle->instruction()) +
+                       " is out of range");
+      if (handle->node_names())
+        for (const flatbuffers::String *name : *handle->node_names())
+          layout.instructions[handle->instruction()].nodeNames.push_back(
+              name->str());
+    }
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// Method::Impl
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+
+struct DelegateInstance {
+  Backend *backend = nullptr;
+  DelegateHandle *handle = nullptr;
+  std::string name;
+};
+
+struct Instruction {
+  InstructionLayout::Kind kind;
+  KernelFn fn = nullptr;
+  KernelContext ctx; ///< Kernel operands (also used for delegate operands).
+  size_t delegate = 0;
+  std::string label;
+  std::vector<std::string> nodeNames;
+};
+} // namespace
+
+struct Method::Impl {
+  std::string name;
+  std::vector<std::unique_ptr<uint8_t, FreeDeleter>> arenas;
+  std::vector<size_t> arenaSizes;
+  std::vector<TensorView> values;
+  std::vector<uint32_t> inputs, outputs;
+  std::vector<Instruction> instructions;
+  std::vector<DelegateInstance> delegates;
+  std::vector<float> scratch;
+  bool profiling = false;
+  std::vector<uint64_t> times;
+
+  ~Impl() {
+    for (DelegateInstance &d : delegates)
+      if (d.backend && d.handle)
+        d.backend->destroy(d.handle);
+  }
+};
+
+Method::Method(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Method::Method(Method &&) noexcept = default;
+Method &Method::operator=(Method &&) noexcept = default;
+Method::~Method() = default;
+
+//===----------------------------------------------------------------------===//
+// Program::loadMethod
+//===----------------------------------------------------------------------===//
+
+Result<Method> Program::loadMethod(const std::string &name,
+                                   const KernelRegistry *kernels,
+                                   const BackendRegistry *backends) const {
+  const fb::Method *method = nullptr;
+  std::string known;
+  for (size_t i = 0; i < methodCount(); ++i) {
+    const fb::Method *m = program_->methods()->Get(i);
+    if (m->name()->str() == name)
+      method = m;
+    known += (known.empty() ? "" : ", ") + m->name()->str();
+  }
+  if (!method)
+    return Error(ErrorCode::NotFound, loader_->name() + ": no method '" +
+                                          name + "' (methods: " + known + ")");
+  if (!kernels)
+    kernels = &portableKernelRegistry();
+  Result<MethodLayout> layout =
+      detail::layoutMethod(*this, method, loader_->name());
+  if (!layout.ok())
+    return layout.takeError();
+  std::string where = loader_->name() + ": method '" + name + "'";
+
+  auto impl = std::make_unique<Method::Impl>();
+  impl->name = name;
+  for (uint64_t size : layout->arenaSizes) {
+    void *arena = nullptr;
+    if (::posix_memalign(&arena, 64, size ? size : 1) != 0 || !arena)
+      return Error(ErrorCode::OutOfMemory,
+                   where + ": cannot allocate an arena of " +
+                       std::to_string(size) + " bytes");
+    std::memset(arena, 0, size);
+    impl->arenas.emplace_back(static_cast<uint8_t *>(arena));
+    impl->arenaSizes.push_back(size);
+  }
+  for (ValueLayout &value : layout->values) {
+    if (!value.isConstant)
+      value.view.data = impl->arenas[value.memoryId].get() + value.offset;
+    impl->values.push_back(value.view);
+  }
+  impl->inputs = layout->inputs;
+  impl->outputs = layout->outputs;
+
+  // Delegates this method calls, initialised once each.
+  std::vector<int> delegateSlot(
+      program_->delegates() ? program_->delegates()->size() : 0, -1);
+  for (size_t i = 0; i < layout->instructions.size(); ++i) {
+    InstructionLayout &inst = layout->instructions[i];
+    Instruction out;
+    out.kind = inst.kind;
+    out.nodeNames = inst.nodeNames;
+    for (uint32_t v : inst.ins)
+      out.ctx.ins.push_back(impl->values[v]);
+    for (uint32_t v : inst.outs)
+      out.ctx.outs.push_back(impl->values[v]);
+    out.ctx.instruction = i;
+    switch (inst.kind) {
+    case InstructionLayout::Kind::Kernel: {
+      std::string kernel = program_->operators()->Get(inst.index)->name()->str();
+      out.fn = kernels->lookup(kernel);
+      if (!out.fn)
+        return Error(ErrorCode::NotFound,
+                     where + " instruction " + std::to_string(i) +
+                         ": kernel '" + kernel + "' is not registered");
+      out.label = "kernel " + kernel;
+      out.ctx.kernelName = kernel;
+      out.ctx.params = std::move(inst.params);
+      out.ctx.scratch = &impl->scratch;
+      out.ctx.validateOnly = true;
+      Error error = out.fn(out.ctx);
+      if (!error.ok())
+        return Error(error.code(), where + ": " + error.message());
+      out.ctx.validateOnly = false;
+      break;
+    }
+    case InstructionLayout::Kind::Delegate: {
+      const fb::Delegate *d = program_->delegates()->Get(inst.index);
+      std::string delegateName = d->name() ? d->name()->str() : "";
+      std::string backendName = d->backend() ? d->backend()->str() : "";
+      out.label = "delegate " + delegateName;
+      if (delegateSlot[inst.index] < 0) {
+        Backend *backend = backends ? backends->lookup(backendName) : nullptr;
+        if (!backend) {
+          std::string registered;
+          if (backends)
+            for (const std::string &n : backends->names())
+              registered += (registered.empty() ? "" : ", ") + n;
+          return Error(ErrorCode::NotFound,
+                       where + ": delegate '" + delegateName +
+                           "' needs backend '" + backendName +
+                           "', which is not registered (registered: " +
+                           (registered.empty() ? "none" : registered) + ")");
+        }
+        if (!backend->isAvailable())
+          return Error(ErrorCode::NotSupported,
+                       where + ": backend '" + backendName +
+                           "' is not available on this machine");
+        ByteSpan blob;
+        if (d->segment() >= 0) {
+          Result<ByteSpan> seg = segment(static_cast<size_t>(d->segment()));
+          if (!seg.ok())
+            return seg.takeError();
+          blob = *seg;
+        } else if (d->inline_blob()) {
+          blob = {d->inline_blob()->data(), d->inline_blob()->size()};
+        }
+        Result<Params> specs = detail::convertParams(
+            d->compile_specs(), where + " delegate '" + delegateName + "'");
+        if (!specs.ok())
+          return specs.takeError();
+        Result<DelegateHandle *> handle = backend->init(blob, *specs);
+        if (!handle.ok())
+          return Error(handle.error().code(),
+                       where + ": backend '" + backendName +
+                           "' failed to init delegate '" + delegateName +
+                           "': " + handle.error().message());
+        delegateSlot[inst.index] = static_cast<int>(impl->delegates.size());
+        impl->delegates.push_back({backend, *handle, delegateName});
+      }
+      out.delegate = static_cast<size_t>(delegateSlot[inst.index]);
+      break;
+    }
+    case InstructionLayout::Kind::Move:
+      out.label = "move";
+      break;
+    }
+    impl->instructions.push_back(std::move(out));
+  }
+  impl->times.assign(impl->instructions.size(), 0);
+  return Method(std::move(impl));
+}
+
+//===----------------------------------------------------------------------===//
+// Method
+//===----------------------------------------------------------------------===//
+
+const std::string &Method::name() const { return impl_->name; }
+size_t Method::inputCount() const { return impl_->inputs.size(); }
+size_t Method::outputCount() const { return impl_->outputs.size(); }
+
+Result<TensorView> Method::input(size_t index) {
+  if (index >= impl_->inputs.size())
+    return Error(ErrorCode::InvalidArgument,
+                 "input " + std::to_string(index) + " is out of range (" +
+                     std::to_string(impl_->inputs.size()) + " inputs)");
+  return impl_->values[impl_->inputs[index]];
+}
+
+Error Method::setInput(size_t index, const TensorView &value) {
+  Result<TensorView> target = input(index);
+  if (!target.ok())
+    return target.takeError();
+  if (value.dtype != target->dtype || value.shape != target->shape)
+    return Error(ErrorCode::InvalidArgument,
+                 "input " + std::to_string(index) + " of method '" +
+                     impl_->name + "' must be " + target->typeString() +
+                     ", got " + value.typeString());
+  if (value.data != target->data)
+    std::memmove(target->data, value.data, target->nbytes());
+  return Error::success();
+}
+
+Result<TensorView> Method::output(size_t index) const {
+  if (index >= impl_->outputs.size())
+    return Error(ErrorCode::InvalidArgument,
+                 "output " + std::to_string(index) + " is out of range (" +
+                     std::to_string(impl_->outputs.size()) + " outputs)");
+  return impl_->values[impl_->outputs[index]];
+}
+
+Error Method::execute() {
+  using Clock = std::chrono::steady_clock;
+  for (size_t i = 0; i < impl_->instructions.size(); ++i) {
+    Instruction &inst = impl_->instructions[i];
+    Clock::time_point start;
+    if (impl_->profiling)
+      start = Clock::now();
+    switch (inst.kind) {
+    case InstructionLayout::Kind::Kernel: {
+      Error error = inst.fn(inst.ctx);
+      if (!error.ok())
+        return Error(ErrorCode::ExecutionFailed,
+                     "method '" + impl_->name + "': " + error.message());
+      break;
+    }
+    case InstructionLayout::Kind::Delegate: {
+      DelegateInstance &d = impl_->delegates[inst.delegate];
+      Error error = d.backend->execute(d.handle, inst.ctx.ins, inst.ctx.outs);
+      if (!error.ok())
+        return Error(ErrorCode::ExecutionFailed,
+                     "method '" + impl_->name + "' instruction " +
+                         std::to_string(i) + ": delegate '" + d.name +
+                         "' failed: " + error.message());
+      break;
+    }
+    case InstructionLayout::Kind::Move:
+      if (inst.ctx.outs[0].data != inst.ctx.ins[0].data)
+        std::memmove(inst.ctx.outs[0].data, inst.ctx.ins[0].data,
+                     inst.ctx.outs[0].nbytes());
+      break;
+    }
+    if (impl_->profiling)
+      impl_->times[i] = static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
+                                                               start)
+              .count());
+  }
+  return Error::success();
+}
+
+size_t Method::instructionCount() const { return impl_->instructions.size(); }
+
+std::string Method::instructionLabel(size_t index) const {
+  return index < impl_->instructions.size() ? impl_->instructions[index].label
+                                            : "";
+}
+
+const std::vector<std::string> &
+Method::instructionNodeNames(size_t index) const {
+  static const std::vector<std::string> empty;
+  return index < impl_->instructions.size()
+             ? impl_->instructions[index].nodeNames
+             : empty;
+}
+
+void Method::setProfiling(bool enabled) { impl_->profiling = enabled; }
+
+const std::vector<uint64_t> &Method::instructionTimesNs() const {
+  return impl_->times;
+}
+
+std::vector<size_t> Method::arenaSizes() const { return impl_->arenaSizes; }
+
+} // namespace strata::runtime

@@ -1,0 +1,305 @@
+//===- Program.cpp - loading and verifying a .strata program --------------===//
+//
+// Nothing in the file is trusted. The header is checked first, then the
+// flatbuffer with the FlatBuffers verifier, then (Verification::Full, and
+// always for a method being loaded) every index, size and offset, so that
+// no later read can leave the bytes the loader handed out.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Runtime/Program.h"
+
+#include "ProgramInternal.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace strata::runtime {
+
+using detail::invalid;
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+Error detail::invalid(const std::string &message) {
+  return Error(ErrorCode::InvalidProgram, message);
+}
+
+/// Largest tensor or arena the loader accepts (1 TiB): keeps every byte
+/// computation below far from overflow.
+static constexpr uint64_t kMaxBytes = uint64_t(1) << 40;
+static constexpr size_t kMaxRank = 16;
+
+Error detail::checkTensorType(const fb::TensorType *type,
+                              const std::string &where, TensorView &view) {
+  if (!type)
+    return invalid(where + ": missing type");
+  int dtype = static_cast<int>(type->dtype());
+  if (!isValidDType(dtype))
+    return invalid(where + ": unknown dtype " + std::to_string(dtype));
+  view.dtype = static_cast<DType>(dtype);
+  view.shape.clear();
+  uint64_t bytes = dtypeSize(view.dtype);
+  if (const auto *shape = type->shape()) {
+    if (shape->size() > kMaxRank)
+      return invalid(where + ": rank " + std::to_string(shape->size()) +
+                     " exceeds " + std::to_string(kMaxRank));
+    for (int64_t dim : *shape) {
+      if (dim < 0 || static_cast<uint64_t>(dim) > kMaxBytes)
+        return invalid(where + ": bad dimension " + std::to_string(dim));
+      view.shape.push_back(dim);
+      bytes *= static_cast<uint64_t>(dim == 0 ? 1 : dim);
+      if (bytes > kMaxBytes)
+        return invalid(where + ": tensor of more than 2^40 bytes");
+    }
+  }
+  return Error::success();
+}
+
+Result<Params> detail::convertParams(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::Param>> *params,
+    const std::string &where) {
+  std::vector<Param> result;
+  if (!params)
+    return Params();
+  for (size_t i = 0; i < params->size(); ++i) {
+    const fb::Param *p = params->Get(i);
+    std::string at = where + " param " + std::to_string(i);
+    if (!p->name())
+      return invalid(at + ": missing name");
+    Param param;
+    param.name = p->name()->str();
+    switch (p->kind()) {
+    case fb::ParamKind::Int:
+      param.kind = Param::Kind::Int;
+      param.intValue = p->int_value();
+      break;
+    case fb::ParamKind::Bool:
+      param.kind = Param::Kind::Bool;
+      param.intValue = p->int_value() != 0;
+      break;
+    case fb::ParamKind::Float:
+      param.kind = Param::Kind::Float;
+      param.floatValue = p->float_value();
+      break;
+    case fb::ParamKind::String:
+      param.kind = Param::Kind::String;
+      param.stringValue = p->string_value() ? p->string_value()->str() : "";
+      break;
+    case fb::ParamKind::IntList:
+      param.kind = Param::Kind::IntList;
+      if (p->ints())
+        param.ints.assign(p->ints()->begin(), p->ints()->end());
+      break;
+    case fb::ParamKind::FloatList:
+      param.kind = Param::Kind::FloatList;
+      if (p->floats())
+        param.floats.assign(p->floats()->begin(), p->floats()->end());
+      break;
+    default:
+      return invalid(at + " '" + param.name + "': unknown kind " +
+                     std::to_string(static_cast<int>(p->kind())));
+    }
+    result.push_back(std::move(param));
+  }
+  return Params(std::move(result));
+}
+
+//===----------------------------------------------------------------------===//
+// Program::load
+//===----------------------------------------------------------------------===//
+
+Result<Program> Program::load(DataLoader &loader, Verification verification) {
+  const std::string &file = loader.name();
+  if (loader.size() < sizeof(FileHeader))
+    return invalid(file + ": " + std::to_string(loader.size()) +
+                   " bytes is too short for the 64-byte header");
+  Result<ByteSpan> headerBytes = loader.load(0, sizeof(FileHeader));
+  if (!headerBytes.ok())
+    return headerBytes.takeError();
+  Program program;
+  program.loader_ = &loader;
+  std::memcpy(&program.header_, headerBytes->data, sizeof(FileHeader));
+  const FileHeader &h = program.header_;
+  if (std::memcmp(h.magic, kFileMagic, sizeof(kFileMagic)) != 0)
+    return invalid(file + ": header.magic is not STRATAPB (not a .strata file)");
+  if (h.headerSize != sizeof(FileHeader) ||
+      h.headerVersion != kFileHeaderVersion)
+    return invalid(file + ": header.header_size/header_version " +
+                   std::to_string(h.headerSize) + "/" +
+                   std::to_string(h.headerVersion) + " is not 64/" +
+                   std::to_string(kFileHeaderVersion));
+  uint64_t size = loader.size();
+  if (h.flatbufferOffset < sizeof(FileHeader) || h.flatbufferOffset % 8 ||
+      h.flatbufferOffset > size || h.flatbufferSize > size - h.flatbufferOffset)
+    return invalid(file + ": header.flatbuffer_offset/size (" +
+                   std::to_string(h.flatbufferOffset) + ", " +
+                   std::to_string(h.flatbufferSize) +
+                   ") lie outside the " + std::to_string(size) +
+                   "-byte file (truncated?)");
+  if (h.segmentBaseOffset < h.flatbufferOffset + h.flatbufferSize ||
+      h.segmentBaseOffset > size ||
+      h.segmentDataSize > size - h.segmentBaseOffset)
+    return invalid(file + ": header.segment_base_offset/segment_data_size (" +
+                   std::to_string(h.segmentBaseOffset) + ", " +
+                   std::to_string(h.segmentDataSize) + ") lie outside the " +
+                   std::to_string(size) + "-byte file (truncated?)");
+
+  Result<ByteSpan> fbBytes = loader.load(h.flatbufferOffset, h.flatbufferSize);
+  if (!fbBytes.ok())
+    return fbBytes.takeError();
+  program.flatbufferBytes_ = *fbBytes;
+  if (reinterpret_cast<uintptr_t>(fbBytes->data) % 8)
+    return Error(ErrorCode::InvalidArgument,
+                 file + ": the flatbuffer is not 8-byte aligned in memory");
+  if (fbBytes->size < 8 ||
+      !flatbuffers::BufferHasIdentifier(fbBytes->data, fb::ProgramIdentifier()))
+    return invalid(file + ": flatbuffer identifier is not \"STRA\"");
+  flatbuffers::Verifier verifier(fbBytes->data, fbBytes->size);
+  if (!fb::VerifyProgramBuffer(verifier))
+    return invalid(file + ": the flatbuffer does not verify (damaged file)");
+  program.program_ = fb::GetProgram(fbBytes->data);
+  if (program.program_->version() != kProgramVersion)
+    return invalid(file + ": program version " +
+                   std::to_string(program.program_->version()) +
+                   " is not supported (this runtime reads " +
+                   std::to_string(kProgramVersion) + ")");
+
+  Result<ByteSpan> segmentBytes =
+      loader.load(h.segmentBaseOffset, h.segmentDataSize);
+  if (!segmentBytes.ok())
+    return segmentBytes.takeError();
+  program.segments_ = *segmentBytes;
+  if (const auto *segments = program.program_->segments())
+    for (size_t i = 0; i < segments->size(); ++i) {
+      const fb::Segment *s = segments->Get(i);
+      if (s->offset() > h.segmentDataSize ||
+          s->size() > h.segmentDataSize - s->offset())
+        return invalid(file + ": segments[" + std::to_string(i) +
+                       "] (offset " + std::to_string(s->offset()) +
+                       ", size " + std::to_string(s->size()) +
+                       ") lies outside the " +
+                       std::to_string(h.segmentDataSize) +
+                       " bytes of segment data");
+    }
+
+  if (const auto *methods = program.program_->methods()) {
+    for (size_t i = 0; i < methods->size(); ++i)
+      if (!methods->Get(i)->name())
+        return invalid(file + ": methods[" + std::to_string(i) +
+                       "] has no name");
+  }
+  if (verification == Verification::Full) {
+    STRATA_RETURN_IF_ERROR(program.verifyConstants());
+    if (const auto *methods = program.program_->methods())
+      for (const fb::Method *method : *methods)
+        STRATA_RETURN_IF_ERROR(program.verifyMethod(method));
+  }
+  return program;
+}
+
+//===----------------------------------------------------------------------===//
+// Accessors
+//===----------------------------------------------------------------------===//
+
+std::string Program::name() const {
+  return program_->name() ? program_->name()->str() : "";
+}
+
+size_t Program::methodCount() const {
+  return program_->methods() ? program_->methods()->size() : 0;
+}
+
+std::string Program::methodName(size_t index) const {
+  if (index >= methodCount())
+    return "";
+  return program_->methods()->Get(index)->name()->str();
+}
+
+size_t Program::constantCount() const {
+  return program_->constants() ? program_->constants()->size() : 0;
+}
+
+std::string Program::constantName(size_t index) const {
+  if (index >= constantCount())
+    return "";
+  const fb::Constant *c = program_->constants()->Get(index);
+  return c->name() ? c->name()->str() : "";
+}
+
+Result<ByteSpan> Program::segment(size_t index) const {
+  const auto *segments = program_->segments();
+  if (!segments || index >= segments->size())
+    return invalid(loader_->name() + ": segment " + std::to_string(index) +
+                   " is out of range");
+  const fb::Segment *s = segments->Get(index);
+  return ByteSpan{segments_.data + s->offset(), static_cast<size_t>(s->size())};
+}
+
+Result<TensorView> Program::constant(size_t index) const {
+  std::string where =
+      loader_->name() + ": constants[" + std::to_string(index) + "]";
+  if (index >= constantCount())
+    return invalid(where + " is out of range (" +
+                   std::to_string(constantCount()) + " constants)");
+  const fb::Constant *c = program_->constants()->Get(index);
+  TensorView view;
+  STRATA_RETURN_IF_ERROR(detail::checkTensorType(c->type(), where, view));
+  Result<ByteSpan> seg = segment(c->segment());
+  if (!seg.ok())
+    return invalid(where + ".segment: " + seg.error().message());
+  if (c->offset() > seg->size || c->size() > seg->size - c->offset())
+    return invalid(where + ": bytes (offset " + std::to_string(c->offset()) +
+                   ", size " + std::to_string(c->size()) +
+                   ") lie outside segment " + std::to_string(c->segment()));
+  if (c->size() != view.nbytes())
+    return invalid(where + ": size " + std::to_string(c->size()) +
+                   " does not match its type " + view.typeString());
+  const uint8_t *data = seg->data + c->offset();
+  if (reinterpret_cast<uintptr_t>(data) % dtypeSize(view.dtype))
+    return invalid(where + ": data is misaligned for " +
+                   dtypeName(view.dtype));
+  view.data = const_cast<uint8_t *>(data);
+  return view;
+}
+
+Error Program::verifyConstants() const {
+  for (size_t i = 0; i < constantCount(); ++i) {
+    Result<TensorView> view = constant(i);
+    if (!view.ok())
+      return view.takeError();
+  }
+  if (const auto *ops = program_->operators())
+    for (size_t i = 0; i < ops->size(); ++i)
+      if (!ops->Get(i)->name() || ops->Get(i)->name()->size() == 0)
+        return invalid(loader_->name() + ": operators[" + std::to_string(i) +
+                       "] has no name");
+  if (const auto *delegates = program_->delegates())
+    for (size_t i = 0; i < delegates->size(); ++i) {
+      const fb::Delegate *d = delegates->Get(i);
+      std::string where =
+          loader_->name() + ": delegates[" + std::to_string(i) + "]";
+      if (!d->backend() || d->backend()->size() == 0)
+        return invalid(where + ": no backend");
+      if (d->segment() >= 0) {
+        Result<ByteSpan> seg = segment(static_cast<size_t>(d->segment()));
+        if (!seg.ok())
+          return invalid(where + ".segment: " + seg.error().message());
+      } else if (d->segment() != -1) {
+        return invalid(where + ": segment " + std::to_string(d->segment()) +
+                       " is negative");
+      }
+      Result<Params> specs = detail::convertParams(d->compile_specs(), where);
+      if (!specs.ok())
+        return specs.takeError();
+    }
+  return Error::success();
+}
+
+Error Program::verifyMethod(const fb::Method *method) const {
+  Result<detail::MethodLayout> layout =
+      detail::layoutMethod(*this, method, loader_->name());
+  return layout.ok() ? Error::success() : layout.takeError();
+}
+
+} // namespace strata::runtime

@@ -1,0 +1,59 @@
+//===- ProgramInternal.h - loader helpers shared by Program and Method ----===//
+#ifndef STRATA_LIB_RUNTIME_PROGRAMINTERNAL_H
+#define STRATA_LIB_RUNTIME_PROGRAMINTERNAL_H
+
+#include "strata/Runtime/Program.h"
+#include "strata/Runtime/Schema/program_generated.h"
+
+#include <string>
+#include <vector>
+
+namespace strata::runtime::detail {
+
+/// An InvalidProgram error.
+Error invalid(const std::string &message);
+
+/// Checks a TensorType (known dtype, sane rank and dimensions) and fills
+/// `view`'s dtype and shape.
+Error checkTensorType(const fb::TensorType *type, const std::string &where,
+                      TensorView &view);
+
+/// Converts schema params (kernel params or compile specs).
+Result<Params>
+convertParams(const flatbuffers::Vector<flatbuffers::Offset<fb::Param>> *params,
+              const std::string &where);
+
+/// A method value after verification.
+struct ValueLayout {
+  TensorView view; ///< data set for constants, null for arena values.
+  bool isConstant = false;
+  uint32_t memoryId = 0;
+  uint64_t offset = 0;
+};
+
+/// An instruction after verification.
+struct InstructionLayout {
+  enum class Kind { Kernel, Delegate, Move } kind = Kind::Kernel;
+  uint32_t index = 0; ///< Operator or delegate index.
+  std::vector<uint32_t> ins, outs;
+  Params params;
+  std::vector<std::string> nodeNames;
+};
+
+/// A method after every semantic check.
+struct MethodLayout {
+  std::string name;
+  std::vector<uint64_t> arenaSizes;
+  std::vector<ValueLayout> values;
+  std::vector<uint32_t> inputs, outputs;
+  std::vector<InstructionLayout> instructions;
+};
+
+/// Checks every index, size and offset of `method` and returns its layout.
+Result<MethodLayout> layoutMethod(const Program &program,
+                                  const fb::Method *method,
+                                  const std::string &file);
+
+} // namespace strata::runtime::detail
+
+#endif // STRATA_LIB_RUNTIME_PROGRAMINTERNAL_H

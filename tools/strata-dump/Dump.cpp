@@ -1,0 +1,338 @@
+//===- Dump.cpp - readable and JSON listings of a .strata program ---------===//
+#include "Dump.h"
+
+#include "strata/Runtime/Schema/program_generated.h"
+
+#include <cstdio>
+
+using namespace strata::runtime;
+namespace fbs = strata::fb;
+
+namespace strata::tools {
+
+namespace {
+
+std::string quote(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+template <typename T> std::string list(const T *vec, bool /*json*/) {
+  std::string s = "[";
+  if (vec)
+    for (size_t i = 0; i < vec->size(); ++i)
+      s += (i ? ", " : "") + std::to_string(vec->Get(i));
+  return s + "]";
+}
+
+std::string valueList(const flatbuffers::Vector<uint32_t> *vec, bool json) {
+  if (json)
+    return list(vec, true);
+  std::string s;
+  if (vec)
+    for (size_t i = 0; i < vec->size(); ++i)
+      s += (i ? ", %" : "%") + std::to_string(vec->Get(i));
+  return s;
+}
+
+std::string typeOf(const fbs::TensorType *type, bool json) {
+  std::string dtype = dtypeName(static_cast<DType>(type->dtype()));
+  if (json)
+    return "\"dtype\": " + quote(dtype) + ", \"shape\": " +
+           list(type->shape(), true);
+  std::string shape;
+  if (type->shape())
+    for (size_t i = 0; i < type->shape()->size(); ++i)
+      shape += (i ? "x" : "") + std::to_string(type->shape()->Get(i));
+  return dtype + "[" + shape + "]";
+}
+
+/// Params as a JSON object or `{a = 1, b = [1, 2]}`.
+std::string params(const flatbuffers::Vector<flatbuffers::Offset<fbs::Param>> *ps,
+                   bool json) {
+  std::string s = "{";
+  if (ps)
+    for (size_t i = 0; i < ps->size(); ++i) {
+      const fbs::Param *p = ps->Get(i);
+      std::string name = p->name() ? p->name()->str() : "";
+      s += i ? ", " : "";
+      s += json ? quote(name) + ": " : name + " = ";
+      switch (p->kind()) {
+      case fbs::ParamKind::Int:
+        s += std::to_string(p->int_value());
+        break;
+      case fbs::ParamKind::Bool:
+        s += p->int_value() ? "true" : "false";
+        break;
+      case fbs::ParamKind::Float:
+        s += number(p->float_value());
+        break;
+      case fbs::ParamKind::String:
+        s += quote(p->string_value() ? p->string_value()->str() : "");
+        break;
+      case fbs::ParamKind::IntList:
+        s += list(p->ints(), json);
+        break;
+      case fbs::ParamKind::FloatList: {
+        s += "[";
+        if (p->floats())
+          for (size_t j = 0; j < p->floats()->size(); ++j)
+            s += (j ? ", " : "") + number(p->floats()->Get(j));
+        s += "]";
+        break;
+      }
+      default:
+        s += "null";
+      }
+    }
+  return s + "}";
+}
+
+std::string strings(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *v) {
+  std::string s = "[";
+  if (v)
+    for (size_t i = 0; i < v->size(); ++i)
+      s += (i ? ", " : "") + quote(v->Get(i)->str());
+  return s + "]";
+}
+
+const char *opName(const fbs::Program *root, uint32_t op) {
+  return root->operators() && op < root->operators()->size()
+             ? root->operators()->Get(op)->name()->c_str()
+             : "?";
+}
+
+const char *delegateName(const fbs::Program *root, uint32_t d) {
+  return root->delegates() && d < root->delegates()->size() &&
+                 root->delegates()->Get(d)->name()
+             ? root->delegates()->Get(d)->name()->c_str()
+             : "?";
+}
+
+/// Node names per instruction index.
+const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *
+nodesOf(const fbs::Method *method, size_t instruction) {
+  if (method->debug_handles())
+    for (const fbs::DebugHandle *h : *method->debug_handles())
+      if (h->instruction() == instruction)
+        return h->node_names();
+  return nullptr;
+}
+
+} // namespace
+
+std::string dumpText(const Program &program, size_t fileSize) {
+  const fbs::Program *root = program.flatbuffer();
+  const FileHeader &h = program.header();
+  std::string s = "program @" + program.name() + " (format version " +
+                  std::to_string(root->version()) + ", " +
+                  std::to_string(fileSize) + " bytes: flatbuffer " +
+                  std::to_string(h.flatbufferSize) + " at " +
+                  std::to_string(h.flatbufferOffset) + ", segment data " +
+                  std::to_string(h.segmentDataSize) + " at " +
+                  std::to_string(h.segmentBaseOffset) + ", alignment " +
+                  std::to_string(h.segmentAlignment) + ")\n";
+  if (root->segments()) {
+    s += "segments:\n";
+    for (size_t i = 0; i < root->segments()->size(); ++i) {
+      const fbs::Segment *seg = root->segments()->Get(i);
+      s += "  #" + std::to_string(i) + " offset " +
+           std::to_string(seg->offset()) + " size " +
+           std::to_string(seg->size()) + "\n";
+    }
+  }
+  if (root->constants() && root->constants()->size()) {
+    s += "constants:\n";
+    for (size_t i = 0; i < root->constants()->size(); ++i) {
+      const fbs::Constant *c = root->constants()->Get(i);
+      s += "  #" + std::to_string(i) + " @" + program.constantName(i) + " " +
+           typeOf(c->type(), false) + " segment " +
+           std::to_string(c->segment()) + " offset " +
+           std::to_string(c->offset()) + " size " + std::to_string(c->size()) +
+           "\n";
+    }
+  }
+  if (root->delegates() && root->delegates()->size()) {
+    s += "delegates:\n";
+    for (size_t i = 0; i < root->delegates()->size(); ++i) {
+      const fbs::Delegate *d = root->delegates()->Get(i);
+      s += "  #" + std::to_string(i) + " @" + delegateName(root, i) +
+           " backend " + d->backend()->str() + " specs " +
+           params(d->compile_specs(), false);
+      if (d->segment() >= 0)
+        s += " blob in segment " + std::to_string(d->segment());
+      else
+        s += " blob inline (" +
+             std::to_string(d->inline_blob() ? d->inline_blob()->size() : 0) +
+             " bytes)";
+      s += "\n";
+    }
+  }
+  s += "operators:";
+  if (root->operators())
+    for (size_t i = 0; i < root->operators()->size(); ++i)
+      s += " #" + std::to_string(i) + " " + opName(root, i);
+  s += "\n";
+  if (root->methods())
+    for (const fbs::Method *m : *root->methods()) {
+      s += "method @" + m->name()->str() + "\n  arenas: " +
+           list(m->memory_plan() ? m->memory_plan()->arena_sizes() : nullptr,
+                false) +
+           "\n  inputs: " + valueList(m->inputs(), false) +
+           "\n  outputs: " + valueList(m->outputs(), false) + "\n  values:\n";
+      if (m->values())
+        for (size_t i = 0; i < m->values()->size(); ++i) {
+          const fbs::Value *v = m->values()->Get(i);
+          s += "    %" + std::to_string(i) + " " + typeOf(v->type(), false);
+          if (v->kind() == fbs::ValueKind::Constant)
+            s += " constant #" + std::to_string(v->constant()) + " @" +
+                 program.constantName(v->constant());
+          else
+            s += " arena " + std::to_string(v->memory_id()) + " offset " +
+                 std::to_string(v->offset());
+          s += "\n";
+        }
+      s += "  instructions:\n";
+      if (m->instructions())
+        for (size_t i = 0; i < m->instructions()->size(); ++i) {
+          const fbs::Instruction *inst = m->instructions()->Get(i);
+          s += "    " + std::to_string(i) + ": ";
+          if (auto *k = inst->args_as_KernelCall()) {
+            s += "kernel " + std::string(opName(root, k->op())) + "(" +
+                 valueList(k->ins(), false) + ") -> (" +
+                 valueList(k->outs(), false) + ")";
+            if (k->params() && k->params()->size())
+              s += " " + params(k->params(), false);
+          } else if (auto *d = inst->args_as_DelegateCall()) {
+            s += "delegate @" + std::string(delegateName(root, d->delegate())) +
+                 "(" + valueList(d->ins(), false) + ") -> (" +
+                 valueList(d->outs(), false) + ")";
+          } else if (auto *mv = inst->args_as_Move()) {
+            s += "move %" + std::to_string(mv->source()) + " -> %" +
+                 std::to_string(mv->target());
+          }
+          if (auto *nodes = nodesOf(m, i))
+            s += "  # nodes " + strings(nodes);
+          s += "\n";
+        }
+    }
+  return s;
+}
+
+std::string dumpJson(const Program &program, size_t fileSize) {
+  const fbs::Program *root = program.flatbuffer();
+  const FileHeader &h = program.header();
+  std::string s = "{\n  \"name\": " + quote(program.name()) +
+                  ",\n  \"version\": " + std::to_string(root->version()) +
+                  ",\n  \"file_size\": " + std::to_string(fileSize) +
+                  ",\n  \"header\": {\"flatbuffer_offset\": " +
+                  std::to_string(h.flatbufferOffset) +
+                  ", \"flatbuffer_size\": " + std::to_string(h.flatbufferSize) +
+                  ", \"segment_base_offset\": " +
+                  std::to_string(h.segmentBaseOffset) +
+                  ", \"segment_data_size\": " +
+                  std::to_string(h.segmentDataSize) +
+                  ", \"segment_alignment\": " +
+                  std::to_string(h.segmentAlignment) + "},\n";
+  s += "  \"segments\": [";
+  if (root->segments())
+    for (size_t i = 0; i < root->segments()->size(); ++i)
+      s += std::string(i ? "," : "") + "\n    {\"offset\": " +
+           std::to_string(root->segments()->Get(i)->offset()) +
+           ", \"size\": " + std::to_string(root->segments()->Get(i)->size()) +
+           "}";
+  s += "\n  ],\n  \"constants\": [";
+  if (root->constants())
+    for (size_t i = 0; i < root->constants()->size(); ++i) {
+      const fbs::Constant *c = root->constants()->Get(i);
+      s += std::string(i ? "," : "") + "\n    {\"name\": " +
+           quote(program.constantName(i)) + ", " + typeOf(c->type(), true) +
+           ", \"segment\": " + std::to_string(c->segment()) +
+           ", \"offset\": " + std::to_string(c->offset()) +
+           ", \"size\": " + std::to_string(c->size()) + "}";
+    }
+  s += "\n  ],\n  \"delegates\": [";
+  if (root->delegates())
+    for (size_t i = 0; i < root->delegates()->size(); ++i) {
+      const fbs::Delegate *d = root->delegates()->Get(i);
+      s += std::string(i ? "," : "") + "\n    {\"name\": " +
+           quote(delegateName(root, i)) +
+           ", \"backend\": " + quote(d->backend()->str()) +
+           ", \"compile_specs\": " + params(d->compile_specs(), true) +
+           ", \"segment\": " + std::to_string(d->segment()) +
+           ", \"inline_size\": " +
+           std::to_string(d->inline_blob() ? d->inline_blob()->size() : 0) +
+           "}";
+    }
+  s += "\n  ],\n  \"operators\": [";
+  if (root->operators())
+    for (size_t i = 0; i < root->operators()->size(); ++i)
+      s += (i ? ", " : "") + quote(opName(root, i));
+  s += "],\n  \"methods\": [";
+  if (root->methods())
+    for (size_t mi = 0; mi < root->methods()->size(); ++mi) {
+      const fbs::Method *m = root->methods()->Get(mi);
+      s += std::string(mi ? "," : "") + "\n    {\n      \"name\": " +
+           quote(m->name()->str()) + ",\n      \"arena_sizes\": " +
+           list(m->memory_plan() ? m->memory_plan()->arena_sizes() : nullptr,
+                true) +
+           ",\n      \"inputs\": " + valueList(m->inputs(), true) +
+           ",\n      \"outputs\": " + valueList(m->outputs(), true) +
+           ",\n      \"values\": [";
+      if (m->values())
+        for (size_t i = 0; i < m->values()->size(); ++i) {
+          const fbs::Value *v = m->values()->Get(i);
+          s += std::string(i ? "," : "") + "\n        {\"id\": " +
+               std::to_string(i) + ", " + typeOf(v->type(), true);
+          if (v->kind() == fbs::ValueKind::Constant)
+            s += ", \"constant\": " + std::to_string(v->constant());
+          else
+            s += ", \"memory_id\": " + std::to_string(v->memory_id()) +
+                 ", \"offset\": " + std::to_string(v->offset());
+          s += "}";
+        }
+      s += "\n      ],\n      \"instructions\": [";
+      if (m->instructions())
+        for (size_t i = 0; i < m->instructions()->size(); ++i) {
+          const fbs::Instruction *inst = m->instructions()->Get(i);
+          s += std::string(i ? "," : "") + "\n        {";
+          if (auto *k = inst->args_as_KernelCall())
+            s += "\"kernel\": " + quote(opName(root, k->op())) +
+                 ", \"ins\": " + valueList(k->ins(), true) +
+                 ", \"outs\": " + valueList(k->outs(), true) +
+                 ", \"params\": " + params(k->params(), true);
+          else if (auto *d = inst->args_as_DelegateCall())
+            s += "\"delegate\": " + quote(delegateName(root, d->delegate())) +
+                 ", \"ins\": " + valueList(d->ins(), true) +
+                 ", \"outs\": " + valueList(d->outs(), true);
+          else if (auto *mv = inst->args_as_Move())
+            s += "\"move\": {\"source\": " + std::to_string(mv->source()) +
+                 ", \"target\": " + std::to_string(mv->target()) + "}";
+          s += ", \"nodes\": " + strings(nodesOf(m, i)) + "}";
+        }
+      s += "\n      ]\n    }";
+    }
+  s += "\n  ]\n}\n";
+  return s;
+}
+
+} // namespace strata::tools

@@ -1,0 +1,421 @@
+//===- RunDriver.cpp - strata-run: load, feed, execute, compare, time -----===//
+#include "RunDriver.h"
+
+#include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Program.h"
+#include "strata/Runtime/TensorIO.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <memory>
+#include <random>
+#include <sys/stat.h>
+
+using namespace strata::runtime;
+
+namespace strata::tools {
+
+void printRunUsage() {
+  std::printf(
+      "usage: strata-run model.strata [options]\n"
+      "  --input FILE      an input (.pb TensorProto or .npy); repeat in input "
+      "order\n"
+      "  --inputs DIR      inputs from DIR/input_N.pb (a test_data_set_N "
+      "folder)\n"
+      "  --seed N          seed of the random inputs used when none are given "
+      "(0)\n"
+      "  --output-dir DIR  write output_N.npy and output_N.pb to DIR\n"
+      "  --expect DIR      compare with DIR/output_N.pb; exit 1 on mismatch\n"
+      "  --atol A --rtol R each element: |got - want| <= A + R * |want| "
+      "(1e-4, 1e-3)\n"
+      "  --rel-l2 L        and ||got - want|| / ||want|| <= L (1e-3)\n"
+      "  --bench N         time N runs after warm-up: median, p10, p90 ms\n"
+      "  --profile         time each instruction, with its ONNX node names\n"
+      "  --method NAME     the method to run (default: forward, else the "
+      "first)\n"
+      "  --no-mmap         read the file instead of mapping it\n");
+}
+
+static bool parseNumber(const char *flag, const char *text, double &out) {
+  char *end = nullptr;
+  out = std::strtod(text, &end);
+  if (!*text || *end) {
+    std::fprintf(stderr, "strata-run: %s takes a number, got '%s'\n", flag,
+                 text);
+    return false;
+  }
+  return true;
+}
+
+bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *&out) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "strata-run: %s needs a value\n", arg.c_str());
+        return false;
+      }
+      out = argv[++i];
+      return true;
+    };
+    const char *v = nullptr;
+    double number = 0;
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+    } else if (arg == "--input") {
+      if (!value(v))
+        return false;
+      options.inputs.push_back(v);
+    } else if (arg == "--inputs") {
+      if (!value(v))
+        return false;
+      options.inputsDir = v;
+    } else if (arg == "--output-dir") {
+      if (!value(v))
+        return false;
+      options.outputDir = v;
+    } else if (arg == "--expect") {
+      if (!value(v))
+        return false;
+      options.expectDir = v;
+    } else if (arg == "--method") {
+      if (!value(v))
+        return false;
+      options.method = v;
+    } else if (arg == "--atol" || arg == "--rtol" || arg == "--rel-l2" ||
+               arg == "--bench" || arg == "--seed") {
+      if (!value(v) || !parseNumber(arg.c_str(), v, number))
+        return false;
+      if (arg == "--atol")
+        options.atol = number;
+      else if (arg == "--rtol")
+        options.rtol = number;
+      else if (arg == "--rel-l2")
+        options.relL2 = number;
+      else if (arg == "--bench")
+        options.bench = static_cast<int>(number);
+      else
+        options.seed = static_cast<uint64_t>(number);
+    } else if (arg == "--profile") {
+      options.profile = true;
+    } else if (arg == "--no-mmap") {
+      options.useFileLoader = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      std::fprintf(stderr, "strata-run: unknown option '%s' (see --help)\n",
+                   arg.c_str());
+      return false;
+    } else if (options.model.empty()) {
+      options.model = arg;
+    } else {
+      std::fprintf(stderr, "strata-run: unexpected argument '%s'\n",
+                   arg.c_str());
+      return false;
+    }
+  }
+  if (!help && options.model.empty()) {
+    std::fprintf(stderr, "strata-run: no model given (see --help)\n");
+    return false;
+  }
+  if (!options.inputs.empty() && !options.inputsDir.empty()) {
+    std::fprintf(stderr, "strata-run: --input and --inputs exclude each other\n");
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+int fail(const Error &error) {
+  std::fprintf(stderr, "strata-run: %s\n", error.toString().c_str());
+  return 1;
+}
+
+/// Files `prefix<N>.pb` of `dir`, ordered by N; fails when none or a gap.
+Result<std::vector<std::string>> numberedFiles(const std::string &dir,
+                                               const std::string &prefix) {
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    return Error(ErrorCode::IOError,
+                 dir + ": cannot open folder: " + std::strerror(errno));
+  std::vector<std::pair<long, std::string>> found;
+  while (dirent *entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.size() <= prefix.size() + 3 || name.compare(0, prefix.size(), prefix) ||
+        name.compare(name.size() - 3, 3, ".pb"))
+      continue;
+    std::string digits =
+        name.substr(prefix.size(), name.size() - prefix.size() - 3);
+    if (digits.empty() ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    found.emplace_back(std::atol(digits.c_str()), dir + "/" + name);
+  }
+  ::closedir(d);
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> files;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (found[i].first != static_cast<long>(i))
+      return Error(ErrorCode::InvalidArgument,
+                   dir + ": " + prefix + std::to_string(i) + ".pb is missing");
+    files.push_back(found[i].second);
+  }
+  if (files.empty())
+    return Error(ErrorCode::NotFound,
+                 dir + ": no " + prefix + "N.pb files");
+  return files;
+}
+
+/// Fills `view` with seeded random values (uniform [-1, 1) for floats).
+void fillRandom(const TensorView &view, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(-8, 8);
+  int64_t n = view.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (view.dtype) {
+    case DType::F32:
+      view.as<float>()[i] = real(rng);
+      break;
+    case DType::F64:
+      view.as<double>()[i] = real(rng);
+      break;
+    case DType::I32:
+      view.as<int32_t>()[i] = small(rng);
+      break;
+    case DType::I64:
+      view.as<int64_t>()[i] = small(rng);
+      break;
+    case DType::I8:
+      view.as<int8_t>()[i] = static_cast<int8_t>(small(rng));
+      break;
+    case DType::U8:
+      view.as<uint8_t>()[i] = static_cast<uint8_t>(small(rng) + 8);
+      break;
+    case DType::Bool:
+      view.as<uint8_t>()[i] = small(rng) > 0;
+      break;
+    default:
+      std::memset(view.data, 0, view.nbytes());
+      return;
+    }
+  }
+}
+
+double toDouble(const TensorView &view, int64_t i) {
+  switch (view.dtype) {
+  case DType::F32: return view.as<float>()[i];
+  case DType::F64: return view.as<double>()[i];
+  case DType::I32: return view.as<int32_t>()[i];
+  case DType::I64: return static_cast<double>(view.as<int64_t>()[i]);
+  case DType::I8: return view.as<int8_t>()[i];
+  case DType::U8: return view.as<uint8_t>()[i];
+  case DType::Bool: return view.as<uint8_t>()[i];
+  case DType::I16: return view.as<int16_t>()[i];
+  default: return NAN;
+  }
+}
+
+/// Compares one output; prints a line; returns whether it passed.
+bool compare(size_t index, const TensorView &got, OwnedTensor &want,
+             const RunOptions &options) {
+  TensorView expected = want.view();
+  if (got.dtype != expected.dtype || got.shape != expected.shape) {
+    std::printf("output %zu: FAIL type %s, expected %s\n", index,
+                got.typeString().c_str(), expected.typeString().c_str());
+    return false;
+  }
+  double maxAbs = 0, diff2 = 0, ref2 = 0;
+  int64_t violations = 0, n = got.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    double a = toDouble(got, i), b = toDouble(expected, i);
+    double d = std::fabs(a - b);
+    if (std::isnan(a) != std::isnan(b) ||
+        (!std::isnan(d) && d > options.atol + options.rtol * std::fabs(b)))
+      ++violations;
+    if (!std::isnan(d)) {
+      maxAbs = std::max(maxAbs, d);
+      diff2 += d * d;
+    }
+    ref2 += b * b;
+  }
+  double relL2 = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  bool pass = violations == 0 && relL2 <= options.relL2;
+  std::printf("output %zu: %s %s max_abs %.3e rel_l2 %.3e (%lld of %lld "
+              "elements outside atol %.1e + rtol %.1e; rel-l2 limit %.1e)\n",
+              index, pass ? "PASS" : "FAIL", got.typeString().c_str(), maxAbs,
+              relL2, static_cast<long long>(violations),
+              static_cast<long long>(n), options.atol, options.rtol,
+              options.relL2);
+  return pass;
+}
+
+double percentile(std::vector<double> sorted, double p) {
+  if (sorted.empty())
+    return 0;
+  double pos = p * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(pos);
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+} // namespace
+
+int runProgram(const RunOptions &options) {
+  std::unique_ptr<DataLoader> loader;
+  if (options.useFileLoader) {
+    auto opened = FileDataLoader::open(options.model);
+    if (!opened.ok())
+      return fail(opened.error());
+    loader = std::move(*opened);
+  } else {
+    auto opened = MmapDataLoader::open(options.model);
+    if (!opened.ok())
+      return fail(opened.error());
+    loader = std::move(*opened);
+  }
+  Result<Program> program = Program::load(*loader, Verification::Full);
+  if (!program.ok())
+    return fail(program.error());
+  std::string methodName = options.method;
+  if (methodName.empty()) {
+    methodName = program->methodCount() ? program->methodName(0) : "";
+    for (size_t i = 0; i < program->methodCount(); ++i)
+      if (program->methodName(i) == "forward")
+        methodName = "forward";
+  }
+  Result<Method> method = program->loadMethod(methodName);
+  if (!method.ok())
+    return fail(method.error());
+
+  // Inputs.
+  std::vector<std::string> inputFiles = options.inputs;
+  if (!options.inputsDir.empty()) {
+    auto files = numberedFiles(options.inputsDir, "input_");
+    if (!files.ok())
+      return fail(files.error());
+    inputFiles = *files;
+  }
+  if (!inputFiles.empty() && inputFiles.size() != method->inputCount())
+    return fail(Error(ErrorCode::InvalidArgument,
+                      "method '" + methodName + "' takes " +
+                          std::to_string(method->inputCount()) +
+                          " inputs, " + std::to_string(inputFiles.size()) +
+                          " given"));
+  std::mt19937_64 rng(options.seed);
+  for (size_t i = 0; i < method->inputCount(); ++i) {
+    if (inputFiles.empty()) {
+      Result<TensorView> slot = method->input(i);
+      if (!slot.ok())
+        return fail(slot.error());
+      fillRandom(*slot, rng);
+      continue;
+    }
+    Result<OwnedTensor> tensor = readTensorFile(inputFiles[i]);
+    if (!tensor.ok())
+      return fail(tensor.error());
+    Error error = method->setInput(i, tensor->view());
+    if (!error.ok())
+      return fail(Error(error.code(), inputFiles[i] + ": " + error.message()));
+  }
+  if (inputFiles.empty() && method->inputCount())
+    std::printf("inputs: random (seed %llu)\n",
+                static_cast<unsigned long long>(options.seed));
+
+  method->setProfiling(options.profile);
+  Error error = method->execute();
+  if (!error.ok())
+    return fail(error);
+
+  for (size_t i = 0; i < method->outputCount(); ++i) {
+    Result<TensorView> out = method->output(i);
+    if (!out.ok())
+      return fail(out.error());
+    double sum = 0;
+    for (int64_t j = 0; j < out->numel(); ++j)
+      sum += toDouble(*out, j);
+    std::printf("output %zu: %s sum %.6g\n", i, out->typeString().c_str(),
+                sum);
+  }
+
+  if (options.profile) {
+    uint64_t total = 0;
+    for (uint64_t t : method->instructionTimesNs())
+      total += t;
+    std::printf("profile: %zu instructions, %.3f ms\n",
+                method->instructionCount(), total / 1e6);
+    for (size_t i = 0; i < method->instructionCount(); ++i) {
+      std::string nodes;
+      for (const std::string &n : method->instructionNodeNames(i))
+        nodes += (nodes.empty() ? "" : ", ") + n;
+      uint64_t t = method->instructionTimesNs()[i];
+      std::printf("  %4zu %-24s %9.3f ms %5.1f%%  %s\n", i,
+                  method->instructionLabel(i).c_str(), t / 1e6,
+                  total ? 100.0 * t / total : 0.0, nodes.c_str());
+    }
+  }
+
+  if (!options.outputDir.empty()) {
+    ::mkdir(options.outputDir.c_str(), 0755);
+    for (size_t i = 0; i < method->outputCount(); ++i) {
+      TensorView out = *method->output(i);
+      std::string base = options.outputDir + "/output_" + std::to_string(i);
+      Error npy = writeFileAtomic(base + ".npy", serializeNpy(out));
+      if (!npy.ok())
+        return fail(npy);
+      Error pb = writeFileAtomic(
+          base + ".pb", serializeTensorProto(out, "output_" + std::to_string(i)));
+      if (!pb.ok())
+        return fail(pb);
+    }
+  }
+
+  bool passed = true;
+  if (!options.expectDir.empty()) {
+    auto files = numberedFiles(options.expectDir, "output_");
+    if (!files.ok())
+      return fail(files.error());
+    if (files->size() != method->outputCount())
+      return fail(Error(ErrorCode::InvalidArgument,
+                        options.expectDir + ": " +
+                            std::to_string(files->size()) +
+                            " expected outputs, the method has " +
+                            std::to_string(method->outputCount())));
+    for (size_t i = 0; i < files->size(); ++i) {
+      Result<OwnedTensor> want = readTensorFile((*files)[i]);
+      if (!want.ok())
+        return fail(want.error());
+      passed &= compare(i, *method->output(i), *want, options);
+    }
+    std::printf("%s\n", passed ? "PASS" : "FAIL");
+  }
+
+  if (options.bench > 0) {
+    method->setProfiling(false);
+    using Clock = std::chrono::steady_clock;
+    int warmup = std::max(1, options.bench / 10);
+    for (int i = 0; i < warmup; ++i)
+      if (Error e = method->execute(); !e.ok())
+        return fail(e);
+    std::vector<double> ms;
+    for (int i = 0; i < options.bench; ++i) {
+      auto start = Clock::now();
+      if (Error e = method->execute(); !e.ok())
+        return fail(e);
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(Clock::now() - start)
+              .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("bench: %d runs after %d warm-up: median %.3f ms, p10 %.3f "
+                "ms, p90 %.3f ms\n",
+                options.bench, warmup, percentile(ms, 0.5),
+                percentile(ms, 0.1), percentile(ms, 0.9));
+  }
+  return passed ? 0 : 1;
+}
+
+} // namespace strata::tools

@@ -1,0 +1,34 @@
+//===- RunDriver.h - strata-run's options and driver ------------*- C++ -*-===//
+#ifndef STRATA_TOOLS_STRATA_RUN_RUNDRIVER_H
+#define STRATA_TOOLS_STRATA_RUN_RUNDRIVER_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata::tools {
+
+struct RunOptions {
+  std::string model;
+  std::string method;            ///< Empty: "forward", else the first.
+  std::vector<std::string> inputs; ///< --input files, in input order.
+  std::string inputsDir;         ///< --inputs DIR (input_*.pb).
+  std::string outputDir;         ///< --output-dir.
+  std::string expectDir;         ///< --expect.
+  double atol = 1e-4, rtol = 1e-3, relL2 = 1e-3;
+  int bench = 0;
+  bool profile = false;
+  uint64_t seed = 0;
+  bool useFileLoader = false;    ///< --no-mmap.
+};
+
+/// Parses argv; returns false (after printing why) on a usage error.
+bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help);
+/// Prints the usage text.
+void printRunUsage();
+/// Runs the program; returns the process exit status (0 pass, 1 fail).
+int runProgram(const RunOptions &options);
+
+} // namespace strata::tools
+
+#endif // STRATA_TOOLS_STRATA_RUN_RUNDRIVER_H
