@@ -1,0 +1,95 @@
+//===- Compiler.h - the ONNX -> .strata compilation driver ------*- C++ -*-===//
+//
+// Assembles the stages (import, lowering to edge, lowering to exec, memory
+// planning, emission) into one call, times each stage and counts ops, so
+// that strata-compile, the conformance runner and tests share one driver.
+// The driver only assembles pipelines; every transformation is a pass.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_COMPILER_COMPILER_H
+#define STRATA_COMPILER_COMPILER_H
+
+#include "Exec/Transforms/Passes.h"
+#include "strata/Emit/ProgramEmitter.h"
+#include "strata/Import/ONNXImporter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+/// What the driver writes.
+enum class EmitKind {
+  /// The imported hl module, as MLIR text.
+  MLIRHL,
+  /// After legalization to edge, as MLIR text.
+  MLIREdge,
+  /// The planned exec program, as MLIR text.
+  MLIRExec,
+  /// The .strata program buffer.
+  Program,
+};
+
+/// Parses "mlir-hl", "mlir-edge", "mlir-exec" or "program".
+std::optional<EmitKind> parseEmitKind(llvm::StringRef text);
+
+/// Options of one compilation.
+struct CompileOptions {
+  ImportOptions import;
+  EmitKind emit = EmitKind::Program;
+  /// Byte alignment of planned buffers.
+  int64_t bufferAlignment = 64;
+  /// Layout of the program file.
+  EmitOptions emitOptions;
+  /// Name of the exec.program.
+  std::string programName = "program";
+  /// Print the IR after every pass (to stderr).
+  bool printIRAfterAll = false;
+};
+
+/// Figures of one compilation, for --report.
+struct CompileReport {
+  struct Stage {
+    std::string name;
+    double milliseconds = 0;
+  };
+  struct MethodPlan {
+    std::string method;
+    exec::MemoryPlanSummary summary;
+  };
+  std::string model;
+  std::vector<Stage> stages;
+  /// After each stage: dialect namespace -> number of ops.
+  std::map<std::string, std::map<std::string, int64_t>> opCounts;
+  std::vector<MethodPlan> memoryPlans;
+  /// Size of the artifact written, in bytes.
+  uint64_t outputBytes = 0;
+
+  llvm::json::Value toJSON() const;
+};
+
+/// Compiles the ONNX model at `modelPath` into the artifact `options.emit`
+/// asks for. Errors are reported as diagnostics on `context`.
+mlir::LogicalResult compileONNXFile(llvm::StringRef modelPath,
+                                    const CompileOptions &options,
+                                    mlir::MLIRContext &context,
+                                    std::string &artifact,
+                                    CompileReport &report);
+
+/// Lowers an imported hl module to a planned exec program in place, recording
+/// stage timings and the memory plan in `report`.
+mlir::LogicalResult lowerToExec(mlir::ModuleOp module,
+                                const CompileOptions &options,
+                                CompileReport &report, EmitKind stopAfter);
+
+/// Registers the dialects the driver needs on `context`.
+void loadCompilerDialects(mlir::MLIRContext &context);
+
+} // namespace strata
+
+#endif // STRATA_COMPILER_COMPILER_H

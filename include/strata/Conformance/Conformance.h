@@ -1,0 +1,65 @@
+//===- Conformance.h - the ONNX backend node-test runner --------*- C++ -*-===//
+//
+// Runs ONNX backend node tests (model.onnx + test_data_set_N/{input,output}
+// _N.pb, written by the ONNX project) through the whole pipeline: import,
+// lower, emit, load, execute, compare. Each test runs in a child process with
+// a time limit, so a crash or hang is a classified failure, not the end of
+// the run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_CONFORMANCE_CONFORMANCE_H
+#define STRATA_CONFORMANCE_CONFORMANCE_H
+
+#include "llvm/Support/JSON.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+/// One test's outcome.
+struct ConformanceRecord {
+  std::string name;
+  /// "passed", "failed" or "skipped".
+  std::string status;
+  /// Failure class: "import", "lower", "kernel-missing", "run-error",
+  /// "mismatch", "crash", "timeout"; for skips "out-of-scope".
+  std::string failureClass;
+  std::string message;
+};
+
+struct ConformanceOptions {
+  /// Folder holding test_* folders.
+  std::string root;
+  /// Only tests whose name matches (llvm::Regex); empty: all.
+  std::string filter;
+  /// Op types out of scope (training, sequence, string, random, ...): a test
+  /// whose model uses one is skipped.
+  std::set<std::string> outOfScopeOps;
+  /// Tests skipped by name, each with a documented reason.
+  std::set<std::string> skippedTests;
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  /// Seconds a single test may take.
+  unsigned timeoutSeconds = 60;
+};
+
+/// Reads a list file: one entry per line, '#' starts a comment; the first
+/// word of a line is the entry.
+std::set<std::string> readListFile(const std::string &path);
+
+/// Runs one test folder in-process (no child process).
+ConformanceRecord runConformanceTest(const std::string &testDir,
+                                     const ConformanceOptions &options);
+
+/// Runs every matching test, each in a child process.
+std::vector<ConformanceRecord>
+runConformanceSuite(const ConformanceOptions &options);
+
+/// The JSON array of records.
+llvm::json::Value toJSON(const std::vector<ConformanceRecord> &records);
+
+} // namespace strata
+
+#endif // STRATA_CONFORMANCE_CONFORMANCE_H

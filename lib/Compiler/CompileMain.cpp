@@ -1,0 +1,263 @@
+//===- CompileMain.cpp - strata-compile's command line --------------------===//
+//
+// strata-compile model.onnx -o model.strata [--emit ...] [--input-shape ...]
+//   [--report report.json] [--verify [--verify-data DIR]]
+//
+// Outputs are written atomically (temporary file, then rename): a failed
+// compile leaves no file behind and never a partial one.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Compiler/CompileMain.h"
+
+#include "strata/Compiler/Compiler.h"
+#include "strata/Compiler/Execute.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace llvm;
+
+namespace strata {
+namespace {
+
+cl::OptionCategory category("strata-compile options");
+cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
+                               cl::Required, cl::cat(category));
+cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
+                                cl::value_desc("file"), cl::Required,
+                                cl::cat(category));
+cl::opt<std::string>
+    emitKind("emit",
+             cl::desc("What to write: program (default), mlir-hl, mlir-edge "
+                      "or mlir-exec"),
+             cl::init("program"), cl::cat(category));
+cl::list<std::string>
+    inputShapes("input-shape",
+                cl::desc("Fix an input's shape: NAME=DIMS, e.g. "
+                         "input=1x3x224x224 (repeatable)"),
+                cl::cat(category));
+cl::opt<bool> printIRAfterAll("print-ir-after-all",
+                              cl::desc("Print the IR after every pass"),
+                              cl::cat(category));
+cl::opt<std::string> reportPath(
+    "report",
+    cl::desc("Write a JSON report: stage timings, op counts per dialect, "
+             "memory plan figures"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<bool> verifyOutput(
+    "verify",
+    cl::desc("Run the compiled program against the untransformed reference "
+             "(and --verify-data) and fail above tolerance"),
+    cl::cat(category));
+cl::opt<std::string> verifyData(
+    "verify-data",
+    cl::desc("A test_data_set folder (input_N.pb, output_N.pb) to verify "
+             "against"),
+    cl::value_desc("dir"), cl::cat(category));
+cl::opt<double> verifyRelL2("verify-rel-l2",
+                            cl::desc("Largest rel-L2 error --verify accepts"),
+                            cl::init(1e-5), cl::cat(category));
+cl::opt<unsigned> verifySeed("verify-seed",
+                             cl::desc("Seed of --verify's random inputs"),
+                             cl::init(0), cl::cat(category));
+cl::opt<uint64_t> segmentAlignment("segment-alignment",
+                                   cl::desc("Alignment of file segments"),
+                                   cl::init(4096), cl::cat(category));
+cl::opt<uint64_t> constantAlignment(
+    "constant-alignment", cl::desc("Alignment of constants in their segment"),
+    cl::init(64), cl::cat(category));
+cl::opt<int64_t> bufferAlignment("buffer-alignment",
+                                 cl::desc("Alignment of planned buffers"),
+                                 cl::init(64), cl::cat(category));
+
+/// Parses NAME=1x3x224x224.
+LogicalResult parseInputShape(StringRef text, ImportOptions &options) {
+  auto [name, dims] = text.split('=');
+  if (name.empty() || dims.empty())
+    return failure();
+  SmallVector<int64_t> shape;
+  SmallVector<StringRef> parts;
+  dims.split(parts, 'x');
+  for (StringRef part : parts) {
+    int64_t extent;
+    if (part.getAsInteger(10, extent) || extent < 0)
+      return failure();
+    shape.push_back(extent);
+  }
+  options.inputShapes[name] = shape;
+  return success();
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+bool writeAtomically(StringRef path, StringRef bytes) {
+  if (path == "-") {
+    outs() << bytes;
+    return true;
+  }
+  Error error = writeToOutput(path, [&](raw_ostream &os) {
+    os << bytes;
+    return Error::success();
+  });
+  if (error) {
+    errs() << "strata-compile: cannot write '" << path
+           << "': " << toString(std::move(error)) << "\n";
+    return false;
+  }
+  return true;
+}
+
+/// Compares `actual` with `expected` output by output; prints one line each.
+bool reportComparison(StringRef what,
+                      const std::vector<runtime::OwnedTensor> &actual,
+                      const std::vector<runtime::OwnedTensor> &expected) {
+  if (actual.size() != expected.size()) {
+    errs() << "verify (" << what << "): " << actual.size() << " outputs vs "
+           << expected.size() << " expected\n";
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    Comparison c = compareTensors(actual[i], expected[i], 0, 0);
+    if (!c.typeMismatch.empty()) {
+      errs() << "verify (" << what << "): output " << i << ": "
+             << c.typeMismatch << "\n";
+      ok = false;
+      continue;
+    }
+    bool pass = c.relL2 <= verifyRelL2;
+    outs() << "verify (" << what << "): output " << i << " max_abs "
+           << format("%.3g", c.maxAbs) << " rel_l2 "
+           << format("%.3g", c.relL2) << (pass ? " ok" : " FAIL") << "\n";
+    ok &= pass;
+  }
+  return ok;
+}
+
+/// --verify: the program against the untransformed reference (the same
+/// model compiled with no backend rewrites) on seeded random inputs, and
+/// against --verify-data's expected outputs.
+bool verifyProgram(const std::string &program, const std::string &reference) {
+  auto inputs = makeRandomInputs(program, verifySeed);
+  if (!inputs.ok()) {
+    errs() << "verify: " << inputs.error().toString() << "\n";
+    return false;
+  }
+  auto actual = runProgram(program, *inputs);
+  auto expected = runProgram(reference, *inputs);
+  if (!actual.ok() || !expected.ok()) {
+    errs() << "verify: "
+           << (actual.ok() ? expected.error() : actual.error()).toString()
+           << "\n";
+    return false;
+  }
+  bool ok = reportComparison("reference", *actual, *expected);
+  if (verifyData.empty())
+    return ok;
+  std::vector<runtime::OwnedTensor> dataInputs, dataOutputs;
+  for (auto [prefix, list] : {std::pair{"input_", &dataInputs},
+                              std::pair{"output_", &dataOutputs}}) {
+    for (int i = 0;; ++i) {
+      SmallString<256> path(verifyData);
+      sys::path::append(path, prefix + std::to_string(i) + ".pb");
+      if (!sys::fs::exists(path))
+        break;
+      auto tensor = runtime::readTensorFile(path.str().str());
+      if (!tensor.ok()) {
+        errs() << "verify: " << tensor.error().toString() << "\n";
+        return false;
+      }
+      list->push_back(std::move(*tensor));
+    }
+  }
+  auto onData = runProgram(program, dataInputs);
+  if (!onData.ok()) {
+    errs() << "verify: " << onData.error().toString() << "\n";
+    return false;
+  }
+  return reportComparison(verifyData, *onData, dataOutputs) && ok;
+}
+
+} // namespace
+
+int strataCompileMain(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "strata-compile: ONNX model -> .strata program (or MLIR at a stage)\n");
+
+  CompileOptions options;
+  std::optional<EmitKind> kind = parseEmitKind(emitKind);
+  if (!kind) {
+    errs() << "strata-compile: unknown --emit '" << emitKind
+           << "' (program, mlir-hl, mlir-edge, mlir-exec)\n";
+    return 2;
+  }
+  options.emit = *kind;
+  for (const std::string &shape : inputShapes)
+    if (failed(parseInputShape(shape, options.import))) {
+      errs() << "strata-compile: bad --input-shape '" << shape
+             << "' (expected NAME=DIMS such as input=1x3x224x224)\n";
+      return 2;
+    }
+  options.printIRAfterAll = printIRAfterAll;
+  options.emitOptions.segmentAlignment = segmentAlignment;
+  options.emitOptions.constantAlignment = constantAlignment;
+  options.bufferAlignment = bufferAlignment;
+  options.programName =
+      sys::path::stem(sys::path::parent_path(inputPath).empty()
+                          ? StringRef(inputPath)
+                          : sys::path::filename(sys::path::parent_path(
+                                inputPath)))
+          .str();
+  if (options.programName.empty() || options.programName == ".")
+    options.programName = "program";
+
+  MLIRContext context;
+  loadCompilerDialects(context);
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  std::string artifact;
+  CompileReport report;
+  if (failed(compileONNXFile(inputPath, options, context, artifact, report))) {
+    errs() << "strata-compile: compiling '" << inputPath << "' failed\n";
+    return 1;
+  }
+  bool ok = true;
+  if (verifyOutput) {
+    std::string program = artifact, reference;
+    CompileOptions plain = options;
+    plain.emit = EmitKind::Program;
+    plain.printIRAfterAll = false;
+    CompileReport ignored;
+    if (options.emit != EmitKind::Program &&
+        failed(compileONNXFile(inputPath, plain, context, program, ignored)))
+      return 1;
+    if (failed(compileONNXFile(inputPath, plain, context, reference, ignored)))
+      return 1;
+    ok = verifyProgram(program, reference);
+  }
+  if (!ok) {
+    errs() << "strata-compile: --verify failed; no output written\n";
+    return 1;
+  }
+  if (!writeAtomically(outputPath, artifact))
+    return 1;
+  if (!reportPath.empty()) {
+    std::string json;
+    raw_string_ostream os(json);
+    os << formatv("{0:2}", report.toJSON()) << "\n";
+    if (!writeAtomically(reportPath, os.str()))
+      return 1;
+  }
+  return 0;
+}
+
+} // namespace strata

@@ -1,0 +1,186 @@
+//===- Compiler.cpp - the ONNX -> .strata compilation driver --------------===//
+#include "strata/Compiler/Compiler.h"
+
+#include "strata/InitAll.h"
+#include "strata/Pipelines/Pipelines.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+namespace strata {
+
+std::optional<EmitKind> parseEmitKind(StringRef text) {
+  return llvm::StringSwitch<std::optional<EmitKind>>(text)
+      .Case("mlir-hl", EmitKind::MLIRHL)
+      .Case("mlir-edge", EmitKind::MLIREdge)
+      .Case("mlir-exec", EmitKind::MLIRExec)
+      .Case("program", EmitKind::Program)
+      .Default(std::nullopt);
+}
+
+void loadCompilerDialects(MLIRContext &context) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}
+
+llvm::json::Value CompileReport::toJSON() const {
+  llvm::json::Array stageArray;
+  double total = 0;
+  for (const Stage &stage : stages) {
+    stageArray.push_back(llvm::json::Object{
+        {"name", stage.name}, {"milliseconds", stage.milliseconds}});
+    total += stage.milliseconds;
+  }
+  llvm::json::Object counts;
+  for (const auto &[stage, dialects] : opCounts) {
+    llvm::json::Object perDialect;
+    for (const auto &[dialect, count] : dialects)
+      perDialect[dialect] = count;
+    counts[stage] = std::move(perDialect);
+  }
+  llvm::json::Array plans;
+  for (const MethodPlan &plan : memoryPlans) {
+    const exec::MemoryPlanSummary &s = plan.summary;
+    plans.push_back(llvm::json::Object{
+        {"method", plan.method},
+        {"arena_bytes", s.arenaBytes},
+        {"lower_bound_bytes", s.lowerBoundBytes},
+        {"naive_bytes", s.naiveBytes},
+        {"arena_over_lower_bound",
+         s.lowerBoundBytes ? double(s.arenaBytes) / s.lowerBoundBytes : 1.0}});
+  }
+  return llvm::json::Object{{"model", model},
+                            {"stages", std::move(stageArray)},
+                            {"total_milliseconds", total},
+                            {"op_counts", std::move(counts)},
+                            {"memory_plans", std::move(plans)},
+                            {"output_bytes", static_cast<int64_t>(outputBytes)}};
+}
+
+namespace {
+
+/// Times a stage into `report` when it goes out of scope.
+class StageTimer {
+public:
+  StageTimer(CompileReport &report, std::string name)
+      : report(report), name(std::move(name)),
+        start(std::chrono::steady_clock::now()) {}
+  ~StageTimer() {
+    std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    report.stages.push_back({name, elapsed.count()});
+  }
+
+private:
+  CompileReport &report;
+  std::string name;
+  std::chrono::steady_clock::time_point start;
+};
+
+void countOps(ModuleOp module, CompileReport &report, StringRef stage) {
+  std::map<std::string, int64_t> &counts = report.opCounts[stage.str()];
+  module.walk([&](Operation *op) {
+    if (op != module.getOperation())
+      ++counts[op->getName().getDialectNamespace().str()];
+  });
+}
+
+LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
+                          function_ref<void(OpPassManager &)> build) {
+  PassManager pm(module.getContext());
+  if (options.printIRAfterAll) {
+    module.getContext()->disableMultithreading();
+    pm.enableIRPrinting(
+        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  }
+  build(pm);
+  return pm.run(module);
+}
+
+} // namespace
+
+LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
+                          CompileReport &report, EmitKind stopAfter) {
+  if (stopAfter == EmitKind::MLIRHL)
+    return success();
+  {
+    StageTimer timer(report, "lower-to-edge");
+    if (failed(runPipeline(module, options, [](OpPassManager &pm) {
+          buildLowerToEdgePipeline(pm);
+        })))
+      return failure();
+  }
+  countOps(module, report, "edge");
+  if (stopAfter == EmitKind::MLIREdge)
+    return success();
+  {
+    StageTimer timer(report, "lower-to-exec");
+    if (failed(runPipeline(module, options, [&](OpPassManager &pm) {
+          ConvertEdgeToExecOptions convert;
+          convert.programName = options.programName;
+          pm.addPass(createConvertEdgeToExec(convert));
+        })))
+      return failure();
+  }
+  {
+    // Planning runs through the same function the pass uses, so that the
+    // report gets each method's figures.
+    StageTimer timer(report, "plan-memory");
+    WalkResult walk = module.walk([&](exec::MethodOp method) {
+      FailureOr<exec::MemoryPlanSummary> summary =
+          exec::planMemory(method, options.bufferAlignment);
+      if (failed(summary))
+        return WalkResult::interrupt();
+      report.memoryPlans.push_back({method.getSymName().str(), *summary});
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted() || failed(verify(module)))
+      return failure();
+  }
+  countOps(module, report, "exec");
+  return success();
+}
+
+LogicalResult compileONNXFile(StringRef modelPath,
+                              const CompileOptions &options,
+                              MLIRContext &context, std::string &artifact,
+                              CompileReport &report) {
+  report.model = modelPath.str();
+  OwningOpRef<ModuleOp> module;
+  {
+    StageTimer timer(report, "import");
+    module = importONNXFile(modelPath, &context, options.import);
+    if (!module)
+      return failure();
+  }
+  countOps(*module, report, "hl");
+  if (failed(lowerToExec(*module, options, report, options.emit)))
+    return failure();
+
+  artifact.clear();
+  llvm::raw_string_ostream os(artifact);
+  if (options.emit != EmitKind::Program) {
+    module->print(os);
+  } else {
+    StageTimer timer(report, "emit");
+    auto programs = module->getOps<exec::ProgramOp>();
+    if (programs.empty())
+      return module->emitError("lowering produced no exec.program");
+    if (failed(emitProgram(*programs.begin(), os, options.emitOptions)))
+      return failure();
+  }
+  os.flush();
+  report.outputBytes = artifact.size();
+  return success();
+}
+
+} // namespace strata

@@ -1,0 +1,237 @@
+//===- Conformance.cpp - the ONNX backend node-test runner ----------------===//
+#include "strata/Conformance/Conformance.h"
+
+#include "strata/Compiler/Compiler.h"
+#include "strata/Compiler/Execute.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace strata {
+
+std::set<std::string> readListFile(const std::string &path) {
+  std::set<std::string> entries;
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line)) {
+    StringRef text = StringRef(line).split('#').first.trim();
+    if (!text.empty())
+      entries.insert(text.split(' ').first.split('\t').first.str());
+  }
+  return entries;
+}
+
+namespace {
+
+ConformanceRecord failed(const std::string &name, std::string failureClass,
+                         std::string message) {
+  return {name, "failed", std::move(failureClass), std::move(message)};
+}
+
+/// The numbered files `prefix`N.pb of `dir`, in order.
+runtime::Result<std::vector<runtime::OwnedTensor>>
+readNumbered(const std::string &dir, StringRef prefix) {
+  std::vector<runtime::OwnedTensor> tensors;
+  for (int i = 0;; ++i) {
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, prefix + Twine(i) + ".pb");
+    if (!llvm::sys::fs::exists(path))
+      return tensors;
+    auto tensor = runtime::readTensorFile(path.str().str());
+    if (!tensor.ok())
+      return tensor.takeError();
+    tensors.push_back(std::move(*tensor));
+  }
+}
+
+} // namespace
+
+ConformanceRecord runConformanceTest(const std::string &testDir,
+                                     const ConformanceOptions &options) {
+  std::string name = llvm::sys::path::filename(testDir).str();
+  if (options.skippedTests.count(name))
+    return {name, "skipped", "out-of-scope", "listed as skipped"};
+  SmallString<256> modelPath(testDir);
+  llvm::sys::path::append(modelPath, "model.onnx");
+
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  loadCompilerDialects(context);
+  // Keep the first error as the record's message.
+  std::string firstError;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+      firstError = diag.str();
+    return success();
+  });
+
+  auto coverage = getONNXCoverage(modelPath, &context);
+  if (failed(coverage))
+    return failed(name, "import", firstError);
+  for (const OpCoverage &op : *coverage)
+    if (options.outOfScopeOps.count(op.opType))
+      return {name, "skipped", "out-of-scope",
+              "uses out-of-scope op " + op.opType};
+
+  CompileOptions compile;
+  CompileReport report;
+  OwningOpRef<ModuleOp> module =
+      importONNXFile(modelPath, &context, compile.import);
+  if (!module)
+    return failed(name, "import", firstError);
+  if (mlir::failed(lowerToExec(*module, compile, report, EmitKind::Program)))
+    return failed(name, "lower", firstError);
+  std::string program;
+  llvm::raw_string_ostream os(program);
+  auto programs = module->getOps<exec::ProgramOp>();
+  if (programs.empty() ||
+      mlir::failed(emitProgram(*programs.begin(), os, compile.emitOptions)))
+    return failed(name, "lower", "emission: " + firstError);
+  os.flush();
+
+  std::error_code ec;
+  std::vector<std::string> dataSets;
+  for (llvm::sys::fs::directory_iterator it(testDir, ec), end;
+       it != end && !ec; it.increment(ec))
+    if (StringRef(llvm::sys::path::filename(it->path()))
+            .starts_with("test_data_set_"))
+      dataSets.push_back(it->path());
+  llvm::sort(dataSets);
+  for (const std::string &dataSet : dataSets) {
+    auto inputs = readNumbered(dataSet, "input_");
+    auto expected = readNumbered(dataSet, "output_");
+    if (!inputs.ok() || !expected.ok())
+      return failed(name, "run-error",
+                    (inputs.ok() ? expected.error() : inputs.error())
+                        .toString());
+    auto outputs = runProgram(program, *inputs);
+    if (!outputs.ok()) {
+      bool missing = outputs.error().code() == runtime::ErrorCode::NotFound;
+      return failed(name, missing ? "kernel-missing" : "run-error",
+                    outputs.error().toString());
+    }
+    if (outputs->size() != expected->size())
+      return failed(name, "mismatch",
+                    std::to_string(outputs->size()) + " outputs, expected " +
+                        std::to_string(expected->size()));
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      Comparison c = compareTensors((*outputs)[i], (*expected)[i],
+                                    options.atol, options.rtol);
+      if (!c.typeMismatch.empty())
+        return failed(name, "mismatch",
+                      "output " + std::to_string(i) + ": " + c.typeMismatch);
+      if (c.mismatches)
+        return failed(name, "mismatch",
+                      llvm::formatv("{0}: output {1}: {2} elements outside "
+                                    "tolerance, max_abs {3:e}, rel_l2 {4:e}",
+                                    llvm::sys::path::filename(dataSet), i,
+                                    c.mismatches, c.maxAbs, c.relL2)
+                          .str());
+    }
+  }
+  return {name, "passed", "", ""};
+}
+
+namespace {
+
+/// Runs `testDir` in a child process; the child sends the record back as
+/// JSON through a pipe.
+ConformanceRecord runIsolated(const std::string &testDir,
+                              const ConformanceOptions &options) {
+  std::string name = llvm::sys::path::filename(testDir).str();
+  int fds[2];
+  if (pipe(fds) != 0)
+    return runConformanceTest(testDir, options);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(options.timeoutSeconds);
+    ConformanceRecord record = runConformanceTest(testDir, options);
+    std::string json;
+    llvm::raw_string_ostream os(json);
+    os << toJSON({record});
+    os.flush();
+    for (size_t written = 0; written < json.size();) {
+      ssize_t n = write(fds[1], json.data() + written, json.size() - written);
+      if (n <= 0)
+        break;
+      written += n;
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string json;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof(buffer))) > 0;)
+    json.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) {
+    int signal = WTERMSIG(status);
+    if (signal == SIGALRM)
+      return failed(name, "timeout",
+                    "exceeded " + std::to_string(options.timeoutSeconds) +
+                        " s");
+    return failed(name, "crash", "killed by signal " + std::to_string(signal));
+  }
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return failed(name, "crash", "no result from the test process");
+  }
+  const llvm::json::Object *object =
+      parsed->getAsArray() && !parsed->getAsArray()->empty()
+          ? parsed->getAsArray()->front().getAsObject()
+          : nullptr;
+  if (!object)
+    return failed(name, "crash", "malformed result from the test process");
+  auto get = [&](StringRef key) {
+    return object->getString(key).value_or("").str();
+  };
+  return {get("name"), get("status"), get("class"), get("message")};
+}
+
+} // namespace
+
+std::vector<ConformanceRecord>
+runConformanceSuite(const ConformanceOptions &options) {
+  std::vector<std::string> tests;
+  std::error_code ec;
+  llvm::Regex filter(options.filter);
+  for (llvm::sys::fs::directory_iterator it(options.root, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.starts_with("test_"))
+      continue;
+    if (!options.filter.empty() && !filter.match(name))
+      continue;
+    tests.push_back(it->path());
+  }
+  llvm::sort(tests);
+  std::vector<ConformanceRecord> records;
+  for (const std::string &test : tests)
+    records.push_back(runIsolated(test, options));
+  return records;
+}
+
+llvm::json::Value toJSON(const std::vector<ConformanceRecord> &records) {
+  llvm::json::Array array;
+  for (const ConformanceRecord &record : records)
+    array.push_back(llvm::json::Object{{"name", record.name},
+                                       {"status", record.status},
+                                       {"class", record.failureClass},
+                                       {"message", record.message}});
+  return array;
+}
+
+} // namespace strata

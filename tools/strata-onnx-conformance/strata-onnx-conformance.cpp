@@ -1,0 +1,74 @@
+//===- strata-onnx-conformance.cpp - run the ONNX node tests --------------===//
+//
+// strata-onnx-conformance DIR [--json out.json] [--filter REGEX]
+//   [--out-of-scope FILE] [--skip FILE] [--min-passed N]
+// Prints a line per failure and closes with "N passed, M failed, K skipped".
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Conformance/Conformance.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+using namespace llvm;
+
+static cl::opt<std::string> root(cl::Positional, cl::Required,
+                                 cl::desc("<node test folder>"));
+static cl::opt<std::string> jsonPath("json", cl::desc("Write records as JSON"));
+static cl::opt<std::string> filter("filter", cl::desc("Only matching tests"));
+static cl::opt<std::string> outOfScope("out-of-scope",
+                                       cl::desc("File of out-of-scope ops"));
+static cl::opt<std::string> skipList("skip", cl::desc("File of skipped tests"));
+static cl::opt<unsigned> minPassed(
+    "min-passed", cl::desc("Fail when fewer tests pass (the CI floor)"),
+    cl::init(0));
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "ONNX backend node-test runner\n");
+  strata::ConformanceOptions options;
+  options.root = root;
+  options.filter = filter;
+  if (!outOfScope.empty())
+    options.outOfScopeOps = strata::readListFile(outOfScope);
+  if (!skipList.empty())
+    options.skippedTests = strata::readListFile(skipList);
+  std::vector<strata::ConformanceRecord> records =
+      strata::runConformanceSuite(options);
+
+  std::map<std::string, int> counts, classes;
+  for (const strata::ConformanceRecord &record : records) {
+    ++counts[record.status];
+    if (record.status == "failed") {
+      ++classes[record.failureClass];
+      outs() << "FAILED " << record.name << " [" << record.failureClass
+             << "] " << StringRef(record.message).split('\n').first << "\n";
+    }
+  }
+  for (const auto &[failureClass, count] : classes)
+    outs() << "failure class " << failureClass << ": " << count << "\n";
+  if (!jsonPath.empty()) {
+    Error error = writeToOutput(jsonPath, [&](raw_ostream &os) {
+      os << formatv("{0:2}", strata::toJSON(records)) << "\n";
+      return Error::success();
+    });
+    if (error) {
+      errs() << "cannot write " << jsonPath << ": " << toString(std::move(error))
+             << "\n";
+      return 1;
+    }
+  }
+  outs() << "conformance: " << counts["passed"] << " passed, "
+         << counts["failed"] << " failed, " << counts["skipped"]
+         << " skipped\n";
+  if (unsigned(counts["passed"]) < minPassed) {
+    errs() << "conformance: " << counts["passed"]
+           << " passed is below the floor of " << minPassed << "\n";
+    return 1;
+  }
+  return 0;
+}
