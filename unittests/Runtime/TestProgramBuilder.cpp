@@ -65,8 +65,8 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
     values.push_back(v.constant
                          ? fbs::CreateValue(fbb, type, fbs::ValueKind::Constant,
                                             0, 0, v.constantIndex)
-                         : fbs::CreateValue(fbb, type, fbs::ValueKind::Arena, 0,
-                                            v.offset));
+                         : fbs::CreateValue(fbb, type, fbs::ValueKind::Arena,
+                                            v.memoryId, v.offset));
   }
   std::vector<flatbuffers::Offset<fbs::Instruction>> instructions;
   std::vector<flatbuffers::Offset<fbs::DebugHandle>> handles;
@@ -79,7 +79,8 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
       if (inserted)
         operators.push_back(fbs::CreateOperatorDirect(fbb, inst.kernel.c_str()));
       auto params = buildParams(fbb, inst.params);
-      auto call = fbs::CreateKernelCall(fbb, it->second, fbb.CreateVector(ins),
+      auto call = fbs::CreateKernelCall(fbb, it->second + operatorIndexBias,
+                                        fbb.CreateVector(ins),
                                         fbb.CreateVector(outs), params);
       instructions.push_back(fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::KernelCall, call.Union()));
@@ -100,7 +101,14 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
           fbs::CreateDebugHandle(fbb, i, fbb.CreateVector(names)));
     }
   }
-  std::vector<uint64_t> arenas = {std::max<uint64_t>(arenaSize_, 64)};
+  for (const auto &[instruction, name] : extraDebugHandles) {
+    std::vector<flatbuffers::Offset<flatbuffers::String>> names = {
+        fbb.CreateString(name)};
+    handles.push_back(
+        fbs::CreateDebugHandle(fbb, instruction, fbb.CreateVector(names)));
+  }
+  std::vector<uint64_t> arenas = {
+      arenaSizeOverride ? arenaSizeOverride : std::max<uint64_t>(arenaSize_, 64)};
   std::vector<uint32_t> inputs(inputs_.begin(), inputs_.end());
   std::vector<uint32_t> outputs(outputs_.begin(), outputs_.end());
   auto method = fbs::CreateMethodDirect(
@@ -116,7 +124,7 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
     segs.push_back(fbs::CreateSegment(fbb, off, s.size()));
     end = off + s.size();
   }
-  auto root = fbs::CreateProgramDirect(fbb, kProgramVersion, "test", &methods,
+  auto root = fbs::CreateProgramDirect(fbb, version, "test", &methods,
                                        &operators, &constants, &delegates,
                                        &segs);
   fbs::FinishProgramBuffer(fbb, root);

@@ -29,7 +29,7 @@ public:
   }
   /// A temporary arena buffer.
   int addBuffer(DType dtype, std::vector<int64_t> shape) {
-    Value v{dtype, std::move(shape), false, 0, 0};
+    Value v{dtype, std::move(shape), false, 0, 0, 0};
     v.offset = arenaSize_;
     arenaSize_ = alignTo(arenaSize_ + bytes(v), 64);
     values_.push_back(v);
@@ -45,7 +45,7 @@ public:
                       numElements(shape) * dtypeSize(dtype));
     constants_.push_back(c);
     Value v{dtype, std::move(shape), true, 0,
-            static_cast<uint64_t>(constants_.size() - 1)};
+            static_cast<uint64_t>(constants_.size() - 1), 0};
     values_.push_back(v);
     return static_cast<int>(values_.size() - 1);
   }
@@ -70,6 +70,26 @@ public:
     instructions_.push_back({2, "", {source}, {target}, {}, {}, 0});
   }
   void setOutputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
+
+  // Hooks that write what a damaged or hostile file would hold.
+  /// An arena value at an explicit memory id and offset.
+  int addArenaValue(DType dtype, std::vector<int64_t> shape, uint32_t memoryId,
+                    uint64_t offset) {
+    values_.push_back({dtype, std::move(shape), false, offset, 0, memoryId});
+    return static_cast<int>(values_.size() - 1);
+  }
+  /// A constant value referring to constant `index` (which may not exist).
+  int addConstantRef(DType dtype, std::vector<int64_t> shape, uint64_t index) {
+    values_.push_back({dtype, std::move(shape), true, 0, index, 0});
+    return static_cast<int>(values_.size() - 1);
+  }
+  /// Added to every operator index of kernel calls.
+  uint32_t operatorIndexBias = 0;
+  /// A debug handle for instruction `first` (which may not exist).
+  std::vector<std::pair<uint32_t, std::string>> extraDebugHandles;
+  uint32_t version = kProgramVersion;
+  /// Method arena size (0: what the buffers need).
+  uint64_t arenaSizeOverride = 0;
   /// The file bytes.
   std::vector<uint8_t> build(uint64_t segmentAlignment = 4096) const;
 
@@ -80,6 +100,7 @@ private:
     bool constant;
     uint64_t offset;
     uint64_t constantIndex;
+    uint32_t memoryId;
   };
   struct Constant {
     std::string name;
