@@ -51,13 +51,16 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
   std::string where = file + ": method '" + layout.name + "'";
   const fb::Program *root = program.flatbuffer();
 
-  if (method->memory_plan() && method->memory_plan()->arena_sizes())
+  if (method->memory_plan() && method->memory_plan()->arena_sizes()) {
+    if (!detail::isAligned(method->memory_plan()->arena_sizes()))
+      return invalid(where + ": misaligned memory_plan.arena_sizes");
     for (uint64_t size : *method->memory_plan()->arena_sizes()) {
       if (size > (uint64_t(1) << 40))
         return invalid(where + ": memory_plan arena of " +
                        std::to_string(size) + " bytes is too large");
       layout.arenaSizes.push_back(size);
     }
+  }
 
   if (const auto *values = method->values())
     for (size_t i = 0; i < values->size(); ++i) {

@@ -19,40 +19,7 @@ using namespace strata::runtime::testing;
 
 namespace {
 
-/// conv2d (constant weights and bias) -> relu -> max_pool2d -> reshape ->
-/// matmul (constant) -> softmax: every kind of value and several kernels.
-std::vector<uint8_t> buildSmallNet() {
-  TestProgramBuilder b;
-  int x = b.addInput(DType::F32, {1, 1, 4, 4});
-  std::vector<float> w(2 * 9);
-  for (size_t i = 0; i < w.size(); ++i)
-    w[i] = (i % 3 == 0) ? 1.0f : -0.5f;
-  int wc = b.addConstant(DType::F32, {2, 1, 3, 3}, w.data(), "conv.weight");
-  float bias[2] = {0.5f, -0.25f};
-  int bc = b.addConstant(DType::F32, {2}, bias, "conv.bias");
-  int c = b.addBuffer(DType::F32, {1, 2, 4, 4});
-  b.addKernel("conv2d", {x, wc, bc}, {c},
-              {intsParam("pads", {1, 1, 1, 1}), intsParam("strides", {1, 1})},
-              {"Conv_0"});
-  int r = b.addBuffer(DType::F32, {1, 2, 4, 4});
-  b.addKernel("relu", {c}, {r}, {}, {"Relu_1"});
-  int p = b.addBuffer(DType::F32, {1, 2, 2, 2});
-  b.addKernel("max_pool2d", {r}, {p},
-              {intsParam("kernel", {2, 2}), intsParam("strides", {2, 2})},
-              {"MaxPool_2"});
-  int f = b.addBuffer(DType::F32, {1, 8});
-  b.addKernel("reshape", {p}, {f}, {}, {"Flatten_3"});
-  std::vector<float> m(8 * 3);
-  for (size_t i = 0; i < m.size(); ++i)
-    m[i] = static_cast<float>(i % 5) * 0.1f - 0.2f;
-  int mc = b.addConstant(DType::F32, {8, 3}, m.data(), "fc.weight");
-  int l = b.addBuffer(DType::F32, {1, 3});
-  b.addKernel("matmul", {f, mc}, {l}, {}, {"MatMul_4"});
-  int s = b.addBuffer(DType::F32, {1, 3});
-  b.addKernel("softmax", {l}, {s}, {intParam("axis", 1)}, {"Softmax_5"});
-  b.setOutputs({s});
-  return b.build();
-}
+std::vector<uint8_t> buildSmallNet() { return buildSampleNetwork(); }
 
 std::string writeTemp(const std::vector<uint8_t> &bytes) {
   char path[] = "/tmp/strata-program-XXXXXX";

@@ -133,6 +133,11 @@ private:
   uint64_t arenaSize_ = 0;
 };
 
+/// conv2d (constant weights and bias) -> relu -> max_pool2d -> reshape ->
+/// matmul (constant weights) -> softmax on a [1, 1, 4, 4] input: every kind
+/// of value and several kernels, with debug handles.
+std::vector<uint8_t> buildSampleNetwork();
+
 /// Shorthands for kernel params.
 inline Param intsParam(const std::string &name, std::vector<int64_t> v) {
   Param p;
