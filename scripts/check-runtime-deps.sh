@@ -3,9 +3,9 @@
 #
 # Usage: check-runtime-deps.sh SOURCE_DIR BUILD_DIR
 # Configures SOURCE_DIR with the compiler off and MLIR_DIR pointing nowhere,
-# builds the runtime and strata-run, then fails if strata-run needs a shared
-# library of MLIR or LLVM or if the runtime archive refers to an mlir:: or
-# llvm:: symbol.
+# builds the runtime, strata-run and strata-dump, then fails if either tool
+# needs a shared library of MLIR or LLVM or if a runtime archive refers to an
+# mlir:: or llvm:: symbol. Prints the stripped sizes.
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -16,23 +16,32 @@ cmake -G Ninja -S "$src" -B "$build" -DSTRATA_BUILD_COMPILER=OFF \
   -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCHMARKS=OFF \
   -DMLIR_DIR=/nonexistent -DLLVM_DIR=/nonexistent >"$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
-cmake --build "$build" --target strata-run StrataRuntime >"$build.build.log" 2>&1 ||
+cmake --build "$build" --target strata-run strata-dump StrataRuntime StrataRuntimeIO >"$build.build.log" 2>&1 ||
   { cat "$build.build.log"; exit 1; }
 
 status=0
-needed=$(readelf -d "$build/bin/strata-run" | awk '/NEEDED/ {print $5}' | tr -d '[]')
-echo "strata-run needs: $(echo $needed)"
-if echo "$needed" | grep -Ei 'mlir|llvm'; then
-  echo "FAIL: strata-run links an MLIR/LLVM shared library"
-  status=1
-fi
-archive="$build/lib/libStrataRuntime.a"
-if nm -C "$archive" 2>/dev/null | grep -E ' [UTW] (mlir|llvm)::' | head -5 | grep .; then
-  echo "FAIL: $archive refers to mlir:: or llvm:: symbols"
-  status=1
-fi
-size=$(stat -c %s "$build/bin/strata-run")
-strip -o "$build/strata-run.stripped" "$build/bin/strata-run"
-echo "strata-run: $size bytes, $(stat -c %s "$build/strata-run.stripped") stripped"
+for tool in strata-run strata-dump; do
+  needed=$(readelf -d "$build/bin/$tool" | awk '/NEEDED/ {print $5}' | tr -d '[]')
+  echo "$tool needs: $(echo $needed)"
+  if echo "$needed" | grep -Ei 'mlir|llvm'; then
+    echo "FAIL: $tool links an MLIR/LLVM shared library"
+    status=1
+  fi
+  if nm -C "$build/bin/$tool" 2>/dev/null | grep -E ' [TtWU] (mlir|llvm)::' | head -5 | grep .; then
+    echo "FAIL: $tool holds mlir:: or llvm:: symbols"
+    status=1
+  fi
+  size=$(stat -c %s "$build/bin/$tool")
+  strip -o "$build/$tool.stripped" "$build/bin/$tool"
+  echo "$tool: $size bytes, $(stat -c %s "$build/$tool.stripped") stripped"
+done
+for archive in "$build/lib/libStrataRuntime.a" "$build/lib/libStrataRuntimeIO.a"; do
+  if nm -C "$archive" 2>/dev/null | grep -E ' [UTW] (mlir|llvm)::' | head -5 | grep .; then
+    echo "FAIL: $archive refers to mlir:: or llvm:: symbols"
+    status=1
+  fi
+  strip --strip-unneeded -o "$archive.stripped" "$archive"
+  echo "$(basename "$archive"): $(stat -c %s "$archive") bytes, $(stat -c %s "$archive.stripped") stripped"
+done
 [ $status -eq 0 ] && echo "PASS: the runtime links no MLIR and no LLVM"
 exit $status

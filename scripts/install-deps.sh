@@ -15,6 +15,7 @@ PACKAGES=(
   libxnnpack-dev libpthreadpool-dev libdnnl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   ccache lld
+  clang-14 libclang-rt-14-dev
   libonnx-testdata
 )
 

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <sys/mman.h>
+#include <utility>
 
 namespace strata::runtime {
 
@@ -49,13 +51,16 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
   std::string where = file + ": method '" + layout.name + "'";
   const fb::Program *root = program.flatbuffer();
 
-  if (method->memory_plan() && method->memory_plan()->arena_sizes())
+  if (method->memory_plan() && method->memory_plan()->arena_sizes()) {
+    if (!detail::isAligned(method->memory_plan()->arena_sizes()))
+      return invalid(where + ": misaligned memory_plan.arena_sizes");
     for (uint64_t size : *method->memory_plan()->arena_sizes()) {
       if (size > (uint64_t(1) << 40))
         return invalid(where + ": memory_plan arena of " +
                        std::to_string(size) + " bytes is too large");
       layout.arenaSizes.push_back(size);
     }
+  }
 
   if (const auto *values = method->values())
     for (size_t i = 0; i < values->size(); ++i) {
@@ -118,6 +123,8 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       switch (inst->args_type()) {
       case fb::InstructionArgs::KernelCall: {
         const fb::KernelCall *call = inst->args_as_KernelCall();
+        if (!call)
+          return invalid(at + ": kernel call without arguments");
         out.kind = InstructionLayout::Kind::Kernel;
         out.index = call->op();
         if (out.index >= operatorCount)
@@ -140,6 +147,8 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       }
       case fb::InstructionArgs::DelegateCall: {
         const fb::DelegateCall *call = inst->args_as_DelegateCall();
+        if (!call)
+          return invalid(at + ": delegate call without arguments");
         out.kind = InstructionLayout::Kind::Delegate;
         out.index = call->delegate();
         if (out.index >= delegateCount)
@@ -154,6 +163,8 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       }
       case fb::InstructionArgs::Move: {
         const fb::Move *move = inst->args_as_Move();
+        if (!move)
+          return invalid(at + ": move without arguments");
         out.kind = InstructionLayout::Kind::Move;
         uint32_t source = move->source(), target = move->target();
         if (source >= layout.values.size() || target >= layout.values.size())
@@ -197,8 +208,38 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
+/// An arena: anonymous pages, zeroed lazily by the kernel, page aligned.
+class Arena {
+public:
+  static Result<Arena> allocate(size_t size) {
+    Arena arena;
+    arena.size_ = size ? size : 1;
+    void *p = ::mmap(nullptr, arena.size_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      return Error(ErrorCode::OutOfMemory,
+                   "cannot map an arena of " + std::to_string(size) +
+                       " bytes");
+    arena.data_ = static_cast<uint8_t *>(p);
+    return arena;
+  }
+  Arena() = default;
+  Arena(Arena &&other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(other.size_) {}
+  Arena &operator=(Arena &&other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    return *this;
+  }
+  ~Arena() {
+    if (data_)
+      ::munmap(data_, size_);
+  }
+  uint8_t *data() const { return data_; }
+
+private:
+  uint8_t *data_ = nullptr;
+  size_t size_ = 0;
 };
 
 struct DelegateInstance {
@@ -219,7 +260,7 @@ struct Instruction {
 
 struct Method::Impl {
   std::string name;
-  std::vector<std::unique_ptr<uint8_t, FreeDeleter>> arenas;
+  std::vector<Arena> arenas;
   std::vector<size_t> arenaSizes;
   std::vector<TensorView> values;
   std::vector<uint32_t> inputs, outputs;
@@ -270,18 +311,16 @@ Result<Method> Program::loadMethod(const std::string &name,
   auto impl = std::make_unique<Method::Impl>();
   impl->name = name;
   for (uint64_t size : layout->arenaSizes) {
-    void *arena = nullptr;
-    if (::posix_memalign(&arena, 64, size ? size : 1) != 0 || !arena)
+    Result<Arena> arena = Arena::allocate(size);
+    if (!arena.ok())
       return Error(ErrorCode::OutOfMemory,
-                   where + ": cannot allocate an arena of " +
-                       std::to_string(size) + " bytes");
-    std::memset(arena, 0, size);
-    impl->arenas.emplace_back(static_cast<uint8_t *>(arena));
+                   where + ": " + arena.error().message());
+    impl->arenas.push_back(std::move(*arena));
     impl->arenaSizes.push_back(size);
   }
   for (ValueLayout &value : layout->values) {
     if (!value.isConstant)
-      value.view.data = impl->arenas[value.memoryId].get() + value.offset;
+      value.view.data = impl->arenas[value.memoryId].data() + value.offset;
     impl->values.push_back(value.view);
   }
   impl->inputs = layout->inputs;

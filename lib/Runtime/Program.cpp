@@ -16,6 +16,7 @@
 namespace strata::runtime {
 
 using detail::invalid;
+using detail::isAligned;
 
 //===----------------------------------------------------------------------===//
 // Shared checks
@@ -41,6 +42,8 @@ Error detail::checkTensorType(const fb::TensorType *type,
   view.shape.clear();
   uint64_t bytes = dtypeSize(view.dtype);
   if (const auto *shape = type->shape()) {
+    if (!isAligned(shape))
+      return invalid(where + ": misaligned shape");
     if (shape->size() > kMaxRank)
       return invalid(where + ": rank " + std::to_string(shape->size()) +
                      " exceeds " + std::to_string(kMaxRank));
@@ -67,6 +70,8 @@ Result<Params> detail::convertParams(
     std::string at = where + " param " + std::to_string(i);
     if (!p->name())
       return invalid(at + ": missing name");
+    if (!isAligned(p->ints()) || !isAligned(p->floats()))
+      return invalid(at + ": misaligned list");
     Param param;
     param.name = p->name()->str();
     switch (p->kind()) {

@@ -13,6 +13,16 @@ namespace strata::runtime::detail {
 /// An InvalidProgram error.
 Error invalid(const std::string &message);
 
+/// Whether the elements of `vector` are aligned for T. The FlatBuffers 2.0
+/// verifier aligns only a vector's length prefix (4 bytes), so a damaged
+/// offset can leave 8-byte elements misaligned; every [long], [ulong] and
+/// [double] is checked before it is read. (Empty vectors are never aligned
+/// by the builder, and nothing is read from them.)
+template <typename T> bool isAligned(const flatbuffers::Vector<T> *vector) {
+  return !vector || vector->size() == 0 ||
+         reinterpret_cast<uintptr_t>(vector->data()) % alignof(T) == 0;
+}
+
 /// Checks a TensorType (known dtype, sane rank and dimensions) and fills
 /// `view`'s dtype and shape.
 Error checkTensorType(const fb::TensorType *type, const std::string &where,

@@ -1,0 +1,22 @@
+// RUN: strata-translate --emit-program %s -split-input-file -verify-diagnostics -o /dev/null
+
+// Tests that an unplanned buffer is refused.
+exec.program @unplanned {
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{buffer is not placed; run --strata-exec-plan-memory before emission}}
+    %a = exec.alloc : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a kernel parameter of an unsupported kind is refused.
+exec.program @badparam {
+  exec.method @forward : () -> () attributes {arena_sizes = array<i64: 64>} {
+    %a = exec.alloc {memory_id = 0 : i64, offset = 0 : i64} : memref<4xf32>
+    // expected-error @+1 {{parameter 'p' has unsupported attribute}}
+    exec.kernel "relu" ins(%a : memref<4xf32>) outs(%a : memref<4xf32>) {params = {p = {nested = 1 : i64}}}
+    exec.return
+  }
+}

@@ -1,0 +1,53 @@
+//===- FuzzSeeds.cpp - write seed programs for the fuzzer ------------------===//
+//
+// strata-fuzz-seeds DIR: writes programs made with TestProgramBuilder (no
+// MLIR needed) into DIR; the sanitizer script adds programs emitted by
+// strata-translate when the compiler is built.
+//
+//===----------------------------------------------------------------------===//
+#include "TestProgramBuilder.h"
+
+#include <cstdio>
+#include <string>
+
+using namespace strata::runtime;
+using namespace strata::runtime::testing;
+
+static bool write(const std::string &path, const std::vector<uint8_t> &bytes) {
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    return false;
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: strata-fuzz-seeds DIR\n");
+    return 2;
+  }
+  std::string dir = argv[1];
+  bool ok = write(dir + "/sample-network.strata", buildSampleNetwork()) &&
+            write(dir + "/sample-network-64.strata", [] {
+              // Small segment alignment keeps the seed short.
+              TestProgramBuilder b;
+              int x = b.addInput(DType::F32, {2, 3});
+              int y = b.addBuffer(DType::F32, {3, 2});
+              b.addKernel("transpose", {x}, {y},
+                          {intsParam("permutation", {1, 0})}, {"T"});
+              int z = b.addBuffer(DType::F32, {3, 2});
+              b.addMove(y, z);
+              float c[6] = {1, 2, 3, 4, 5, 6};
+              int k = b.addConstant(DType::F32, {3, 2}, c);
+              int w = b.addBuffer(DType::F32, {3, 2});
+              b.addKernel("add", {z, k}, {w});
+              b.setOutputs({w});
+              return b.build(64);
+            }());
+  if (!ok) {
+    std::fprintf(stderr, "strata-fuzz-seeds: cannot write to %s\n",
+                 dir.c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,184 @@
+//===- TestProgramBuilder.cpp - build .strata buffers in tests ------------===//
+#include "TestProgramBuilder.h"
+
+#include <map>
+
+namespace strata::runtime::testing {
+
+namespace fbs = strata::fb;
+
+static flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>
+buildParams(flatbuffers::FlatBufferBuilder &fbb,
+            const std::vector<Param> &params) {
+  std::vector<flatbuffers::Offset<fbs::Param>> out;
+  for (const Param &p : params) {
+    auto name = fbb.CreateString(p.name);
+    flatbuffers::Offset<flatbuffers::String> str;
+    flatbuffers::Offset<flatbuffers::Vector<int64_t>> ints;
+    flatbuffers::Offset<flatbuffers::Vector<double>> floats;
+    if (p.kind == Param::Kind::String)
+      str = fbb.CreateString(p.stringValue);
+    if (p.kind == Param::Kind::IntList)
+      ints = fbb.CreateVector(p.ints);
+    if (p.kind == Param::Kind::FloatList)
+      floats = fbb.CreateVector(p.floats);
+    out.push_back(fbs::CreateParam(fbb, name,
+                                   static_cast<fbs::ParamKind>(p.kind),
+                                   p.intValue, p.floatValue, str, ints,
+                                   floats));
+  }
+  return fbb.CreateVector(out);
+}
+
+std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
+  flatbuffers::FlatBufferBuilder fbb;
+  // Segment 0: constants; then one segment per delegate blob.
+  std::vector<std::vector<uint8_t>> segments;
+  std::vector<flatbuffers::Offset<fbs::Constant>> constants;
+  if (!constants_.empty()) {
+    std::vector<uint8_t> seg;
+    for (const Constant &c : constants_) {
+      seg.resize(alignTo(seg.size(), 64));
+      uint64_t offset = seg.size();
+      seg.insert(seg.end(), c.data.begin(), c.data.end());
+      auto type = fbs::CreateTensorTypeDirect(
+          fbb, static_cast<fbs::ScalarType>(c.dtype), &c.shape);
+      constants.push_back(fbs::CreateConstantDirect(fbb, c.name.c_str(), type,
+                                                    0, offset, c.data.size()));
+    }
+    segments.push_back(std::move(seg));
+  }
+  std::vector<flatbuffers::Offset<fbs::Delegate>> delegates;
+  for (const Delegate &d : delegates_) {
+    segments.push_back(d.blob);
+    delegates.push_back(fbs::CreateDelegate(
+        fbb, fbb.CreateString(d.name), fbb.CreateString(d.backend),
+        buildParams(fbb, d.specs), 0,
+        static_cast<int32_t>(segments.size() - 1)));
+  }
+  std::map<std::string, uint32_t> opIndex;
+  std::vector<flatbuffers::Offset<fbs::Operator>> operators;
+  std::vector<flatbuffers::Offset<fbs::Value>> values;
+  for (const Value &v : values_) {
+    auto type = fbs::CreateTensorTypeDirect(
+        fbb, static_cast<fbs::ScalarType>(v.dtype), &v.shape);
+    values.push_back(v.constant
+                         ? fbs::CreateValue(fbb, type, fbs::ValueKind::Constant,
+                                            0, 0, v.constantIndex)
+                         : fbs::CreateValue(fbb, type, fbs::ValueKind::Arena,
+                                            v.memoryId, v.offset));
+  }
+  std::vector<flatbuffers::Offset<fbs::Instruction>> instructions;
+  std::vector<flatbuffers::Offset<fbs::DebugHandle>> handles;
+  for (size_t i = 0; i < instructions_.size(); ++i) {
+    const Instruction &inst = instructions_[i];
+    std::vector<uint32_t> ins(inst.ins.begin(), inst.ins.end());
+    std::vector<uint32_t> outs(inst.outs.begin(), inst.outs.end());
+    if (inst.kind == 0) {
+      auto [it, inserted] = opIndex.emplace(inst.kernel, opIndex.size());
+      if (inserted)
+        operators.push_back(fbs::CreateOperatorDirect(fbb, inst.kernel.c_str()));
+      auto params = buildParams(fbb, inst.params);
+      auto call = fbs::CreateKernelCall(fbb, it->second + operatorIndexBias,
+                                        fbb.CreateVector(ins),
+                                        fbb.CreateVector(outs), params);
+      instructions.push_back(fbs::CreateInstruction(
+          fbb, fbs::InstructionArgs::KernelCall, call.Union()));
+    } else if (inst.kind == 1) {
+      auto call = fbs::CreateDelegateCallDirect(fbb, inst.delegate, &ins, &outs);
+      instructions.push_back(fbs::CreateInstruction(
+          fbb, fbs::InstructionArgs::DelegateCall, call.Union()));
+    } else {
+      auto move = fbs::CreateMove(fbb, ins[0], outs[0]);
+      instructions.push_back(fbs::CreateInstruction(
+          fbb, fbs::InstructionArgs::Move, move.Union()));
+    }
+    if (!inst.nodes.empty()) {
+      std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+      for (const std::string &n : inst.nodes)
+        names.push_back(fbb.CreateString(n));
+      handles.push_back(
+          fbs::CreateDebugHandle(fbb, i, fbb.CreateVector(names)));
+    }
+  }
+  for (const auto &[instruction, name] : extraDebugHandles) {
+    std::vector<flatbuffers::Offset<flatbuffers::String>> names = {
+        fbb.CreateString(name)};
+    handles.push_back(
+        fbs::CreateDebugHandle(fbb, instruction, fbb.CreateVector(names)));
+  }
+  std::vector<uint64_t> arenas = {
+      arenaSizeOverride ? arenaSizeOverride : std::max<uint64_t>(arenaSize_, 64)};
+  std::vector<uint32_t> inputs(inputs_.begin(), inputs_.end());
+  std::vector<uint32_t> outputs(outputs_.begin(), outputs_.end());
+  auto method = fbs::CreateMethodDirect(
+      fbb, "forward", &inputs, &outputs, &values, &instructions,
+      fbs::CreateMemoryPlanDirect(fbb, &arenas), &handles);
+  std::vector<flatbuffers::Offset<fbs::Method>> methods = {method};
+  std::vector<flatbuffers::Offset<fbs::Segment>> segs;
+  uint64_t end = 0;
+  std::vector<uint64_t> offsets;
+  for (const auto &s : segments) {
+    uint64_t off = alignTo(end, alignment);
+    offsets.push_back(off);
+    segs.push_back(fbs::CreateSegment(fbb, off, s.size()));
+    end = off + s.size();
+  }
+  auto root = fbs::CreateProgramDirect(fbb, version, "test", &methods,
+                                       &operators, &constants, &delegates,
+                                       &segs);
+  fbs::FinishProgramBuffer(fbb, root);
+
+  FileHeader h{};
+  std::memcpy(h.magic, kFileMagic, 8);
+  h.headerSize = sizeof(FileHeader);
+  h.headerVersion = kFileHeaderVersion;
+  h.flatbufferOffset = sizeof(FileHeader);
+  h.flatbufferSize = fbb.GetSize();
+  h.segmentBaseOffset = alignTo(h.flatbufferOffset + h.flatbufferSize, alignment);
+  h.segmentDataSize = end;
+  h.segmentAlignment = alignment;
+  std::vector<uint8_t> file(h.segmentBaseOffset + end, 0);
+  std::memcpy(file.data(), &h, sizeof(h));
+  std::memcpy(file.data() + h.flatbufferOffset, fbb.GetBufferPointer(),
+              fbb.GetSize());
+  for (size_t i = 0; i < segments.size(); ++i)
+    std::memcpy(file.data() + h.segmentBaseOffset + offsets[i],
+                segments[i].data(), segments[i].size());
+  return file;
+}
+
+std::vector<uint8_t> buildSampleNetwork() {
+  TestProgramBuilder b;
+  int x = b.addInput(DType::F32, {1, 1, 4, 4});
+  std::vector<float> w(2 * 9);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = (i % 3 == 0) ? 1.0f : -0.5f;
+  int wc = b.addConstant(DType::F32, {2, 1, 3, 3}, w.data(), "conv.weight");
+  float bias[2] = {0.5f, -0.25f};
+  int bc = b.addConstant(DType::F32, {2}, bias, "conv.bias");
+  int c = b.addBuffer(DType::F32, {1, 2, 4, 4});
+  b.addKernel("conv2d", {x, wc, bc}, {c},
+              {intsParam("pads", {1, 1, 1, 1}), intsParam("strides", {1, 1})},
+              {"Conv_0"});
+  int r = b.addBuffer(DType::F32, {1, 2, 4, 4});
+  b.addKernel("relu", {c}, {r}, {}, {"Relu_1"});
+  int p = b.addBuffer(DType::F32, {1, 2, 2, 2});
+  b.addKernel("max_pool2d", {r}, {p},
+              {intsParam("kernel", {2, 2}), intsParam("strides", {2, 2})},
+              {"MaxPool_2"});
+  int f = b.addBuffer(DType::F32, {1, 8});
+  b.addKernel("reshape", {p}, {f}, {}, {"Flatten_3"});
+  std::vector<float> m(8 * 3);
+  for (size_t i = 0; i < m.size(); ++i)
+    m[i] = static_cast<float>(i % 5) * 0.1f - 0.2f;
+  int mc = b.addConstant(DType::F32, {8, 3}, m.data(), "fc.weight");
+  int l = b.addBuffer(DType::F32, {1, 3});
+  b.addKernel("matmul", {f, mc}, {l}, {}, {"MatMul_4"});
+  int s = b.addBuffer(DType::F32, {1, 3});
+  b.addKernel("softmax", {l}, {s}, {intParam("axis", 1)}, {"Softmax_5"});
+  b.setOutputs({s});
+  return b.build();
+}
+
+} // namespace strata::runtime::testing

@@ -1,0 +1,171 @@
+//===- TestProgramBuilder.h - build .strata buffers in tests ----*- C++ -*-===//
+//
+// Writes program buffers directly with the FlatBuffers API, so runtime tests
+// need no MLIR (they run in the runtime-only and sanitizer builds too). Every
+// arena buffer gets its own 64-byte-aligned slot: no memory reuse.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_UNITTESTS_RUNTIME_TESTPROGRAMBUILDER_H
+#define STRATA_UNITTESTS_RUNTIME_TESTPROGRAMBUILDER_H
+
+#include "strata/Runtime/Format.h"
+#include "strata/Runtime/Kernel.h"
+#include "strata/Runtime/Schema/program_generated.h"
+#include "strata/Runtime/Tensor.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace strata::runtime::testing {
+
+class TestProgramBuilder {
+public:
+  /// A method input (an arena buffer bound to the next input index).
+  int addInput(DType dtype, std::vector<int64_t> shape) {
+    int id = addBuffer(dtype, std::move(shape));
+    inputs_.push_back(id);
+    return id;
+  }
+  /// A temporary arena buffer.
+  int addBuffer(DType dtype, std::vector<int64_t> shape) {
+    Value v{dtype, std::move(shape), false, 0, 0, 0};
+    v.offset = arenaSize_;
+    arenaSize_ = alignTo(arenaSize_ + bytes(v), 64);
+    values_.push_back(v);
+    return static_cast<int>(values_.size() - 1);
+  }
+  /// A constant with `data` (its size must match the type).
+  int addConstant(DType dtype, std::vector<int64_t> shape, const void *data,
+                  const std::string &name = "") {
+    Constant c{name.empty() ? "c" + std::to_string(constants_.size()) : name,
+               dtype, shape, {}};
+    c.data.assign(static_cast<const uint8_t *>(data),
+                  static_cast<const uint8_t *>(data) +
+                      numElements(shape) * dtypeSize(dtype));
+    constants_.push_back(c);
+    Value v{dtype, std::move(shape), true, 0,
+            static_cast<uint64_t>(constants_.size() - 1), 0};
+    values_.push_back(v);
+    return static_cast<int>(values_.size() - 1);
+  }
+  void addKernel(const std::string &kernel, std::vector<int> ins,
+                 std::vector<int> outs, std::vector<Param> params = {},
+                 std::vector<std::string> nodes = {}) {
+    instructions_.push_back({0, kernel, std::move(ins), std::move(outs),
+                             std::move(params), std::move(nodes), 0});
+  }
+  /// A delegate (blob in a segment) and a call of it.
+  int addDelegate(const std::string &name, const std::string &backend,
+                  std::vector<uint8_t> blob, std::vector<Param> specs = {}) {
+    delegates_.push_back({name, backend, std::move(blob), std::move(specs)});
+    return static_cast<int>(delegates_.size() - 1);
+  }
+  void addDelegateCall(int delegate, std::vector<int> ins,
+                       std::vector<int> outs) {
+    instructions_.push_back(
+        {1, "", std::move(ins), std::move(outs), {}, {}, delegate});
+  }
+  void addMove(int source, int target) {
+    instructions_.push_back({2, "", {source}, {target}, {}, {}, 0});
+  }
+  void setOutputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
+
+  // Hooks that write what a damaged or hostile file would hold.
+  /// An arena value at an explicit memory id and offset.
+  int addArenaValue(DType dtype, std::vector<int64_t> shape, uint32_t memoryId,
+                    uint64_t offset) {
+    values_.push_back({dtype, std::move(shape), false, offset, 0, memoryId});
+    return static_cast<int>(values_.size() - 1);
+  }
+  /// A constant value referring to constant `index` (which may not exist).
+  int addConstantRef(DType dtype, std::vector<int64_t> shape, uint64_t index) {
+    values_.push_back({dtype, std::move(shape), true, 0, index, 0});
+    return static_cast<int>(values_.size() - 1);
+  }
+  /// Added to every operator index of kernel calls.
+  uint32_t operatorIndexBias = 0;
+  /// A debug handle for instruction `first` (which may not exist).
+  std::vector<std::pair<uint32_t, std::string>> extraDebugHandles;
+  uint32_t version = kProgramVersion;
+  /// Method arena size (0: what the buffers need).
+  uint64_t arenaSizeOverride = 0;
+  /// The file bytes.
+  std::vector<uint8_t> build(uint64_t segmentAlignment = 4096) const;
+
+private:
+  struct Value {
+    DType dtype;
+    std::vector<int64_t> shape;
+    bool constant;
+    uint64_t offset;
+    uint64_t constantIndex;
+    uint32_t memoryId;
+  };
+  struct Constant {
+    std::string name;
+    DType dtype;
+    std::vector<int64_t> shape;
+    std::vector<uint8_t> data;
+  };
+  struct Instruction {
+    int kind;
+    std::string kernel;
+    std::vector<int> ins, outs;
+    std::vector<Param> params;
+    std::vector<std::string> nodes;
+    int delegate;
+  };
+  struct Delegate {
+    std::string name, backend;
+    std::vector<uint8_t> blob;
+    std::vector<Param> specs;
+  };
+  static uint64_t bytes(const Value &v) {
+    return numElements(v.shape) * dtypeSize(v.dtype);
+  }
+
+  std::vector<Value> values_;
+  std::vector<Constant> constants_;
+  std::vector<Instruction> instructions_;
+  std::vector<Delegate> delegates_;
+  std::vector<int> inputs_, outputs_;
+  uint64_t arenaSize_ = 0;
+};
+
+/// conv2d (constant weights and bias) -> relu -> max_pool2d -> reshape ->
+/// matmul (constant weights) -> softmax on a [1, 1, 4, 4] input: every kind
+/// of value and several kernels, with debug handles.
+std::vector<uint8_t> buildSampleNetwork();
+
+/// Shorthands for kernel params.
+inline Param intsParam(const std::string &name, std::vector<int64_t> v) {
+  Param p;
+  p.name = name;
+  p.kind = Param::Kind::IntList;
+  p.ints = std::move(v);
+  return p;
+}
+inline Param intParam(const std::string &name, int64_t v) {
+  Param p;
+  p.name = name;
+  p.kind = Param::Kind::Int;
+  p.intValue = v;
+  return p;
+}
+inline Param boolParam(const std::string &name, bool v) {
+  Param p = intParam(name, v);
+  p.kind = Param::Kind::Bool;
+  return p;
+}
+inline Param floatParam(const std::string &name, double v) {
+  Param p;
+  p.name = name;
+  p.kind = Param::Kind::Float;
+  p.floatValue = v;
+  return p;
+}
+
+} // namespace strata::runtime::testing
+
+#endif // STRATA_UNITTESTS_RUNTIME_TESTPROGRAMBUILDER_H
