@@ -11,6 +11,7 @@
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
 #include "HL/IR/HLOps.h"
+#include "strata/Import/ONNXImporter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,7 +39,7 @@ inline void registerAllPasses() {
 
 /// Registers Strata's translations (ONNX import, program emission) with
 /// mlir-translate's registry.
-inline void registerAllTranslations() {}
+inline void registerAllTranslations() { registerONNXImportTranslation(); }
 
 } // namespace strata
 
