@@ -13,6 +13,7 @@
 #include "HL/IR/HLOps.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Emit/ProgramEmitter.h"
+#include "strata/Import/ONNXImporter.h"
 #include "strata/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -43,7 +44,10 @@ inline void registerAllPasses() {
 
 /// Registers Strata's translations (ONNX import, program emission) with
 /// mlir-translate's registry.
-inline void registerAllTranslations() { registerProgramEmitTranslation(); }
+inline void registerAllTranslations() {
+  registerONNXImportTranslation();
+  registerProgramEmitTranslation();
+}
 
 } // namespace strata
 

@@ -5,6 +5,9 @@
 include "mlir/IR/OpBase.td"
 include "mlir/Dialect/Quant/QuantOpsBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def HL_Dialect : Dialect {
   let name = "hl";
@@ -37,5 +40,107 @@ def HL_Tensor : TensorOf<[AnyFloat, AnySignlessInteger, AnyUnsignedInteger,
                           I1, quant_QuantizedType]>;
 def HL_FloatTensor : TensorOf<[AnyFloat]>;
 def HL_I64Tensor : TensorOf<[I64]>;
+
+def HL_IntTensor : TensorOf<[AnySignlessInteger, AnyUnsignedInteger]>;
+def HL_BoolTensor : TensorOf<[I1]>;
+/// Index tensors (ONNX `tensor(int32)` or `tensor(int64)`).
+def HL_IndexTensor : TensorOf<[I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Shared op classes
+//===----------------------------------------------------------------------===//
+
+/// Elementwise op of one operand, result type equal to the operand's. The
+/// description is generated from `onnxName` and `formula`.
+class HL_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : HL_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins HL_Tensor:$input);
+  let results = (outs HL_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+/// A unary elementwise op on floats: `summary` is `formula (ONNX name)`.
+class HL_UnaryFloatOp<string mnemonic, string onnxName, string formula,
+                      list<Trait> traits = []>
+    : HL_UnaryElementwiseOp<mnemonic, traits> {
+  let summary = formula # " elementwise (ONNX " # onnxName # ")";
+  let description = "ONNX `" # onnxName # "`: " # formula # [{ on each
+    element; the result has the operand's type.
+
+    ```mlir
+    %y = hl.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins HL_FloatTensor:$input);
+  let results = (outs HL_FloatTensor:$output);
+}
+
+/// Elementwise op of two operands with ONNX multidirectional broadcasting.
+class HL_BinaryBroadcastOp<string mnemonic, list<Trait> traits = []>
+    : HL_Op<mnemonic, !listconcat(traits, [Pure, ResultsBroadcastableShape,
+                                            SameOperandsAndResultElementType])> {
+  let arguments = (ins HL_Tensor:$lhs, HL_Tensor:$rhs);
+  let results = (outs HL_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+/// A broadcasting binary op with a generated description.
+class HL_BinaryOp<string mnemonic, string onnxName, string formula,
+                  list<Trait> traits = []>
+    : HL_BinaryBroadcastOp<mnemonic, traits> {
+  let summary = formula # " elementwise with broadcasting (ONNX " # onnxName # ")";
+  let description = "ONNX `" # onnxName # "`: " # formula # [{ with NumPy
+    multidirectional broadcasting; both operands have one element type.
+
+    ```mlir
+    %y = hl.}] # mnemonic # [{ %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+/// A broadcasting comparison or logical op: operands share an element type,
+/// the result is `i1`.
+class HL_CompareOp<string mnemonic, string onnxName, string formula,
+                   list<Trait> traits = []>
+    : HL_Op<mnemonic, !listconcat(traits, [Pure, ResultsBroadcastableShape,
+                                            SameTypeOperands])> {
+  let summary = formula # " elementwise, boolean result (ONNX " # onnxName # ")";
+  let description = "ONNX `" # onnxName # "`: " # formula # [{ with NumPy
+    multidirectional broadcasting; the result is a boolean tensor.
+
+    ```mlir
+    %y = hl.}] # mnemonic # [{ %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins HL_Tensor:$lhs, HL_Tensor:$rhs);
+  let results = (outs HL_BoolTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+/// Reduction over `axes` (an optional 1-D i64 operand, the opset-18 form; the
+/// attribute form of older opsets is normalised to it at import).
+class HL_ReduceOp<string mnemonic, string onnxName, string formula>
+    : HL_Op<mnemonic, [Pure, AllElementTypesMatch<["data", "output"]>]> {
+  let summary = formula # " over axes (ONNX " # onnxName # ")";
+  let description = "ONNX `" # onnxName # "`: " # formula # [{ over the
+    dimensions listed in `axes` (all when absent, unless
+    `noop_with_empty_axes` is 1); reduced dimensions stay as 1 when
+    `keepdims` is 1.
+
+    ```mlir
+    %y = hl.}] # mnemonic # [{ %x, %axes : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    ```
+  }];
+  let arguments = (ins HL_Tensor:$data, Optional<HL_I64Tensor>:$axes,
+                       DefaultValuedAttr<I64Attr, "1">:$keepdims,
+                       DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
+  let results = (outs HL_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
 
 #endif // STRATA_HL_BASE

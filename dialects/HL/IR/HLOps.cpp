@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HL/IR/HLOps.h"
+#include "HL/IR/HLOpUtils.h"
 
 #include "strata/Support/ShapeInference.h"
 
@@ -15,47 +16,7 @@
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl;
-
-/// Rank of `value`'s type, or std::nullopt when unranked.
-static std::optional<int64_t> rankOf(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type)
-    return std::nullopt;
-  return type.getRank();
-}
-
-/// Checks the shared attributes of a sliding-window op whose input is `input`.
-static LogicalResult verifyWindowOp(Operation *op, Value input,
-                                    StringRef autoPad,
-                                    ArrayRef<int64_t> kernelShape,
-                                    std::optional<ArrayRef<int64_t>> strides,
-                                    std::optional<ArrayRef<int64_t>> dilations,
-                                    std::optional<ArrayRef<int64_t>> pads) {
-  if (!llvm::is_contained({"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"},
-                          autoPad))
-    return op->emitOpError("'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER "
-                           "or VALID, got '")
-           << autoPad << "'";
-  if (autoPad != "NOTSET" && pads)
-    return op->emitOpError("'pads' cannot be given with auto_pad = ")
-           << autoPad;
-  std::optional<int64_t> rank = rankOf(input);
-  if (!rank)
-    return success();
-  if (*rank < 3)
-    return op->emitOpError("input must have rank >= 3 ([N, C, D1, ...]), got ")
-           << *rank;
-  return verifyWindowAttributes([&] { return op->emitOpError(); }, *rank - 2,
-                                kernelShape, strides.value_or(std::nullopt),
-                                dilations.value_or(std::nullopt),
-                                pads.value_or(std::nullopt));
-}
-
-//===----------------------------------------------------------------------===//
-// ConstantOp
-//===----------------------------------------------------------------------===//
-
-OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+using namespace strata::hl::detail;
 
 //===----------------------------------------------------------------------===//
 // ConvOp
@@ -217,59 +178,217 @@ LogicalResult GlobalAveragePoolOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// FlattenOp
+// ConvTransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult FlattenOp::verify() {
-  auto outputType = dyn_cast<RankedTensorType>(getOutput().getType());
-  if (outputType && outputType.getRank() != 2)
-    return emitOpError("result must have rank 2, got ")
-           << outputType.getRank();
+LogicalResult ConvTransposeOp::verify() {
+  ArrayRef<int64_t> kernelShape;
+  if (auto attr = getKernelShape())
+    kernelShape = *attr;
+  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), kernelShape,
+                            getStrides(), getDilations(), getPads())))
+    return failure();
+  int64_t group = static_cast<int64_t>(getGroup());
+  if (group < 1)
+    return emitOpError("'group' must be positive, got ") << group;
+  auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
+  auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
+  if (inputType && weightType) {
+    if (inputType.getRank() != weightType.getRank())
+      return emitOpError("weight rank ")
+             << weightType.getRank() << " differs from input rank "
+             << inputType.getRank();
+    if (!isCompatibleShape({inputType.getDimSize(1)},
+                           {weightType.getDimSize(0)}))
+      return emitOpError("input channels ")
+             << inputType.getDimSize(1) << " differ from weight dimension 0 ("
+             << weightType.getDimSize(0) << ")";
+  }
+  for (auto attr : {getOutputPadding(), getOutputShape()}) {
+    if (attr && inputType &&
+        static_cast<int64_t>(attr->size()) != inputType.getRank() - 2)
+      return emitOpError("'output_padding'/'output_shape' need one entry per "
+                         "spatial dimension (")
+             << inputType.getRank() - 2 << "), got " << attr->size();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult AveragePoolOp::verify() {
+  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), getKernelShape(),
+                            getStrides(), getDilations(), getPads())))
+    return failure();
+  if (getKernelShape().empty())
+    return emitOpError("'kernel_shape' must not be empty");
+  if (getCeilMode() > 1 || getCountIncludePad() > 1)
+    return emitOpError("'ceil_mode' and 'count_include_pad' must be 0 or 1");
+  if (std::optional<int64_t> rank = rankOf(getInput()))
+    if (static_cast<int64_t>(getKernelShape().size()) != *rank - 2)
+      return emitOpError("'kernel_shape' has ")
+             << getKernelShape().size() << " entries, expected " << *rank - 2
+             << " (one per spatial dimension)";
+  return success();
+}
+
+LogicalResult GlobalMaxPoolOp::verify() {
   std::optional<int64_t> rank = rankOf(getInput());
-  if (rank && (getAxis() < -*rank || getAxis() > *rank))
-    return emitOpError("'axis' ")
-           << getAxis() << " is outside [" << -*rank << ", " << *rank << "]";
+  if (rank && *rank < 3)
+    return emitOpError("input must have rank >= 3 ([N, C, D1, ...]), got ")
+           << *rank;
   return success();
 }
 
 //===----------------------------------------------------------------------===//
-// ReshapeOp
+// Normalisation
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReshapeOp::verify() {
-  std::optional<int64_t> shapeRank = rankOf(getShape());
-  if (shapeRank && *shapeRank != 1)
-    return emitOpError("shape operand must be 1-D, got rank ") << *shapeRank;
-  if (getAllowzero() != 0 && getAllowzero() != 1)
-    return emitOpError("'allowzero' must be 0 or 1");
-  auto shapeType = dyn_cast<RankedTensorType>(getShape().getType());
-  auto outputType = dyn_cast<RankedTensorType>(getOutput().getType());
-  if (shapeType && outputType && shapeType.hasStaticShape() &&
-      shapeType.getDimSize(0) != outputType.getRank())
-    return emitOpError("result rank ")
-           << outputType.getRank() << " differs from the shape operand's "
-           << shapeType.getDimSize(0) << " entries";
-  auto inputType = dyn_cast<RankedTensorType>(getData().getType());
-  if (inputType && outputType && inputType.hasStaticShape() &&
-      outputType.hasStaticShape() &&
-      inputType.getNumElements() != outputType.getNumElements())
-    return emitOpError("result has ")
-           << outputType.getNumElements() << " elements, input has "
-           << inputType.getNumElements();
+/// Checks that each of `params` is 1-D with the channel extent of `input`.
+static LogicalResult verifyChannelParams(Operation *op, Value input,
+                                         ValueRange params) {
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  if (inputType && inputType.getRank() < 2)
+    return op->emitOpError("input must have rank >= 2 ([N, C, ...]), got ")
+           << inputType.getRank();
+  int64_t channels =
+      inputType ? inputType.getDimSize(1) : ShapedType::kDynamic;
+  for (Value param : params) {
+    auto type = dyn_cast<RankedTensorType>(param.getType());
+    if (type && (type.getRank() != 1 ||
+                 !isCompatibleShape(type.getShape(), {channels})))
+      return op->emitOpError("per-channel operands must have shape [")
+             << formatShape({channels}) << "], got ["
+             << formatShape(type.getShape()) << "]";
+  }
+  return success();
+}
+
+LogicalResult BatchNormalizationOp::verify() {
+  if (getEpsilon().isNegative())
+    return emitOpError("'epsilon' must not be negative");
+  return verifyChannelParams(*this, getInput(),
+                             {getScale(), getBias(), getMean(), getVar()});
+}
+
+LogicalResult InstanceNormalizationOp::verify() {
+  return verifyChannelParams(*this, getInput(), {getScale(), getBias()});
+}
+
+LogicalResult LayerNormalizationOp::verify() {
+  std::optional<int64_t> rank = rankOf(getInput());
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (failed(verifyAxis(*this, axis, rank)))
+    return failure();
+  if (getEpsilon().isNegative())
+    return emitOpError("'epsilon' must not be negative");
+  auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
+  if (!inputType)
+    return success();
+  ArrayRef<int64_t> normShape =
+      inputType.getShape().drop_front(axis < 0 ? axis + *rank : axis);
+  for (Value param : {getScale(), getBias()}) {
+    if (!param)
+      continue;
+    auto type = dyn_cast<RankedTensorType>(param.getType());
+    if (!type)
+      continue;
+    auto shape = broadcastShapes(type.getShape(), normShape);
+    if (type.getRank() > static_cast<int64_t>(normShape.size()) ||
+        failed(shape) || !isCompatibleShape(*shape, normShape))
+      return emitOpError("scale/bias of shape [")
+             << formatShape(type.getShape())
+             << "] do not broadcast to the normalised shape ["
+             << formatShape(normShape) << "]";
+  }
+  return success();
+}
+
+LogicalResult LRNOp::verify() {
+  if (static_cast<int64_t>(getSize()) < 1)
+    return emitOpError("'size' must be positive");
+  std::optional<int64_t> rank = rankOf(getInput());
+  if (rank && *rank < 3)
+    return emitOpError("input must have rank >= 3 ([N, C, D1, ...]), got ")
+           << *rank;
+  return success();
+}
+
+LogicalResult MeanVarianceNormalizationOp::verify() {
+  std::optional<int64_t> rank = rankOf(getInput());
+  for (int64_t axis : getAxes())
+    if (failed(verifyAxis(*this, axis, rank, "axes")))
+      return failure();
   return success();
 }
 
 //===----------------------------------------------------------------------===//
-// SoftmaxOp
+// Softmax family
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxOp::verify() {
   std::optional<int64_t> rank = rankOf(getInput());
-  if (rank && failed(normalizeAxis(getAxis(), std::max<int64_t>(*rank, 1))))
-    return emitOpError("'axis' ")
-           << getAxis() << " is outside [" << -*rank << ", " << *rank - 1
-           << "]";
+  return verifyAxis(*this, getAxis(),
+                    rank ? std::optional<int64_t>(std::max<int64_t>(*rank, 1))
+                         : std::nullopt);
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  std::optional<int64_t> rank = rankOf(getInput());
+  return verifyAxis(*this, getAxis(),
+                    rank ? std::optional<int64_t>(std::max<int64_t>(*rank, 1))
+                         : std::nullopt);
+}
+
+LogicalResult HardmaxOp::verify() {
+  std::optional<int64_t> rank = rankOf(getInput());
+  return verifyAxis(*this, getAxis(),
+                    rank ? std::optional<int64_t>(std::max<int64_t>(*rank, 1))
+                         : std::nullopt);
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Checks scale and zero point of a (de)quantize op: scalar or 1-D along
+/// `axis`, one shape, and the zero point's element type matching `intType`.
+static LogicalResult verifyQuantParams(Operation *op, Value input, Value scale,
+                                       Value zeroPoint, int64_t axis,
+                                       Type intType) {
+  auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
+  if (scaleType && scaleType.getRank() > 1)
+    return op->emitOpError("scale must be a scalar or 1-D, got rank ")
+           << scaleType.getRank();
+  if (zeroPoint) {
+    auto zpType = cast<ShapedType>(zeroPoint.getType());
+    if (zpType.getElementType() != getElementTypeOrSelf(intType))
+      return op->emitOpError("zero point element type ")
+             << zpType.getElementType()
+             << " differs from the quantized element type "
+             << getElementTypeOrSelf(intType);
+    if (scaleType && zpType.hasRank() &&
+        !isCompatibleShape(zpType.getShape(), scaleType.getShape()))
+      return op->emitOpError("zero point and scale shapes differ");
+  }
+  if (scaleType && scaleType.getRank() == 1 &&
+      failed(verifyAxis(op, axis, rankOf(input))))
+    return failure();
   return success();
+}
+
+LogicalResult QuantizeLinearOp::verify() {
+  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
+                           static_cast<int64_t>(getAxis()),
+                           getOutput().getType());
+}
+
+LogicalResult DequantizeLinearOp::verify() {
+  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
+                           static_cast<int64_t>(getAxis()),
+                           getInput().getType());
 }
 
 #define GET_OP_CLASSES

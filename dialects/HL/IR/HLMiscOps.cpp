@@ -1,0 +1,122 @@
+//===- HLMiscOps.cpp - verifiers of block, sort, scan and resize ops ------===//
+#include "HL/IR/HLOpUtils.h"
+#include "HL/IR/HLOps.h"
+
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl;
+using namespace strata::hl::detail;
+
+/// Shared checks of DepthToSpace/SpaceToDepth.
+static LogicalResult verifyBlockOp(Operation *op, Value input,
+                                   int64_t blocksize, bool depthToSpace) {
+  if (blocksize < 1)
+    return op->emitOpError("'blocksize' must be positive, got ") << blocksize;
+  if (failed(verifyRank(op, input, 4, "input")))
+    return failure();
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type)
+    return success();
+  int64_t channels = type.getDimSize(1);
+  if (depthToSpace && !ShapedType::isDynamic(channels) &&
+      channels % (blocksize * blocksize) != 0)
+    return op->emitOpError("channels ")
+           << channels << " are not divisible by blocksize^2";
+  for (int64_t d : {2, 3})
+    if (!depthToSpace && !type.isDynamicDim(d) &&
+        type.getDimSize(d) % blocksize != 0)
+      return op->emitOpError("spatial extent ")
+             << type.getDimSize(d) << " is not divisible by blocksize";
+  return success();
+}
+
+LogicalResult DepthToSpaceOp::verify() {
+  if (getMode() != "DCR" && getMode() != "CRD")
+    return emitOpError("'mode' must be DCR or CRD, got '") << getMode() << "'";
+  return verifyBlockOp(*this, getInput(),
+                       static_cast<int64_t>(getBlocksize()), true);
+}
+
+LogicalResult SpaceToDepthOp::verify() {
+  return verifyBlockOp(*this, getInput(),
+                       static_cast<int64_t>(getBlocksize()), false);
+}
+
+LogicalResult ReverseSequenceOp::verify() {
+  uint64_t batch = getBatchAxis(), time = getTimeAxis();
+  if (batch > 1 || time > 1 || batch == time)
+    return emitOpError("'batch_axis' and 'time_axis' must be 0 and 1 in "
+                       "some order");
+  std::optional<int64_t> rank = rankOf(getInput());
+  if (rank && *rank < 2)
+    return emitOpError("input must have rank >= 2, got ") << *rank;
+  return success();
+}
+
+LogicalResult TopKOp::verify() {
+  if (failed(verifyRank(*this, getK(), 1, "k")))
+    return failure();
+  auto kType = dyn_cast<RankedTensorType>(getK().getType());
+  if (kType && !kType.isDynamicDim(0) && kType.getDimSize(0) != 1)
+    return emitOpError("'k' must hold one element");
+  if (getLargest() > 1 || getSorted() > 1)
+    return emitOpError("'largest' and 'sorted' must be 0 or 1");
+  auto valuesType = dyn_cast<RankedTensorType>(getValues().getType());
+  auto indicesType = dyn_cast<RankedTensorType>(getIndices().getType());
+  if (valuesType && indicesType &&
+      !isCompatibleShape(valuesType.getShape(), indicesType.getShape()))
+    return emitOpError("values and indices must have one shape");
+  return verifyAxis(*this, static_cast<int64_t>(getAxis()),
+                    rankOf(getInput()));
+}
+
+LogicalResult CumSumOp::verify() {
+  auto axisType = dyn_cast<RankedTensorType>(getAxis().getType());
+  if (axisType && axisType.hasStaticShape() && axisType.getNumElements() != 1)
+    return emitOpError("'axis' must be a scalar");
+  if (getExclusive() > 1 || getReverse() > 1)
+    return emitOpError("'exclusive' and 'reverse' must be 0 or 1");
+  if (auto axis = getConstantInts(getAxis()))
+    return verifyAxis(*this, axis->front(), rankOf(getInput()));
+  return success();
+}
+
+LogicalResult EinsumOp::verify() {
+  StringRef equation = getEquation();
+  StringRef lhs = equation.split("->").first;
+  size_t terms = lhs.count(',') + 1;
+  if (terms != getInputs().size())
+    return emitOpError("equation '")
+           << equation << "' has " << terms << " input terms for "
+           << getInputs().size() << " operands";
+  for (char c : equation)
+    if (!llvm::isAlpha(c) && !llvm::is_contained(",->. ", c))
+      return emitOpError("invalid character '")
+             << c << "' in equation '" << equation << "'";
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  if (!llvm::is_contained({"nearest", "linear", "cubic"}, getMode()))
+    return emitOpError("'mode' must be nearest, linear or cubic, got '")
+           << getMode() << "'";
+  if (getScales() && getSizes())
+    return emitOpError("only one of scales and sizes may be given");
+  if (!getScales() && !getSizes())
+    return emitOpError("one of scales and sizes must be given");
+  std::optional<int64_t> rank = rankOf(getInput());
+  Value given = getScales() ? getScales() : getSizes();
+  if (failed(verifyRank(*this, given, 1, "scales/sizes")))
+    return failure();
+  auto type = dyn_cast<RankedTensorType>(given.getType());
+  if (rank && type && !type.isDynamicDim(0) && type.getDimSize(0) != *rank)
+    return emitOpError("scales/sizes have ")
+           << type.getDimSize(0) << " entries, expected " << *rank;
+  return success();
+}

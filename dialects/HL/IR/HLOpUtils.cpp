@@ -1,0 +1,86 @@
+//===- HLOpUtils.cpp - helpers shared by hl verifiers and folders ---------===//
+#include "HL/IR/HLOpUtils.h"
+#include "HL/IR/HLOps.h"
+
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace strata::hl::detail {
+
+std::optional<int64_t> rankOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  return type.getRank();
+}
+
+LogicalResult verifyAxis(Operation *op, int64_t axis,
+                         std::optional<int64_t> rank, StringRef name,
+                         int64_t extra) {
+  if (!rank)
+    return success();
+  int64_t hi = *rank + extra;
+  if (axis < -hi || axis >= hi)
+    return op->emitOpError("'")
+           << name << "' " << axis << " is outside [" << -hi << ", " << hi - 1
+           << "]";
+  return success();
+}
+
+std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
+  if (!value)
+    return std::nullopt;
+  DenseIntElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<int64_t> result;
+  for (const APInt &v : attr.getValues<APInt>())
+    result.push_back(v.getSExtValue());
+  return result;
+}
+
+LogicalResult verifyWindowOp(Operation *op, Value input, StringRef autoPad,
+                             ArrayRef<int64_t> kernelShape,
+                             std::optional<ArrayRef<int64_t>> strides,
+                             std::optional<ArrayRef<int64_t>> dilations,
+                             std::optional<ArrayRef<int64_t>> pads) {
+  if (!llvm::is_contained({"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"},
+                          autoPad))
+    return op->emitOpError("'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER "
+                           "or VALID, got '")
+           << autoPad << "'";
+  if (autoPad != "NOTSET" && pads)
+    return op->emitOpError("'pads' cannot be given with auto_pad = ")
+           << autoPad;
+  std::optional<int64_t> rank = rankOf(input);
+  if (!rank)
+    return success();
+  if (*rank < 3)
+    return op->emitOpError("input must have rank >= 3 ([N, C, D1, ...]), got ")
+           << *rank;
+  return verifyWindowAttributes([&] { return op->emitOpError(); }, *rank - 2,
+                                kernelShape, strides.value_or(std::nullopt),
+                                dilations.value_or(std::nullopt),
+                                pads.value_or(std::nullopt));
+}
+
+LogicalResult verifyRank(Operation *op, Value value, int64_t rank,
+                         StringRef what) {
+  std::optional<int64_t> actual = rankOf(value);
+  if (actual && *actual != rank)
+    return op->emitOpError() << what << " must have rank " << rank << ", got "
+                             << *actual;
+  return success();
+}
+
+} // namespace strata::hl::detail
+
+std::optional<SmallVector<int64_t>>
+strata::hl::getConstantIntValues(Value value) {
+  return detail::getConstantInts(value);
+}

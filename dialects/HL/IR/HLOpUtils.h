@@ -1,0 +1,45 @@
+//===- HLOpUtils.h - helpers shared by hl verifiers and folders -*- C++ -*-===//
+//
+// Private to dialects/HL/IR: small queries that several op families' verifiers
+// and folders need.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DIALECTS_HL_IR_HLOPUTILS_H
+#define STRATA_DIALECTS_HL_IR_HLOPUTILS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace strata::hl::detail {
+
+/// Rank of `value`'s type, or std::nullopt when unranked.
+std::optional<int64_t> rankOf(mlir::Value value);
+
+/// Checks that `axis` lies in [-rank, rank + extra) when `rank` is known;
+/// `name` is the attribute or operand named in the diagnostic.
+mlir::LogicalResult verifyAxis(mlir::Operation *op, int64_t axis,
+                               std::optional<int64_t> rank,
+                               llvm::StringRef name = "axis",
+                               int64_t extra = 0);
+
+/// The integer elements of `value` when it is produced by a constant.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+
+/// Checks the shared attributes of a sliding-window op whose input is `input`.
+mlir::LogicalResult
+verifyWindowOp(mlir::Operation *op, mlir::Value input, llvm::StringRef autoPad,
+               llvm::ArrayRef<int64_t> kernelShape,
+               std::optional<llvm::ArrayRef<int64_t>> strides,
+               std::optional<llvm::ArrayRef<int64_t>> dilations,
+               std::optional<llvm::ArrayRef<int64_t>> pads);
+
+/// Checks that `value` (when ranked) has rank `rank`; `what` names it.
+mlir::LogicalResult verifyRank(mlir::Operation *op, mlir::Value value,
+                               int64_t rank, llvm::StringRef what);
+
+} // namespace strata::hl::detail
+
+#endif // STRATA_DIALECTS_HL_IR_HLOPUTILS_H

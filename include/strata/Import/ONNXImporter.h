@@ -1,0 +1,85 @@
+//===- ONNXImporter.h - ONNX model to hl dialect ----------------*- C++ -*-===//
+//
+// Public API of the ONNX importer: a model file (or bytes) becomes a module
+// with one `func.func @main` in the `hl` dialect. Before conversion the ONNX
+// library's own checker and shape inference run; their failures, and every
+// unsupported operator, are reported as MLIR diagnostics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_IMPORT_ONNXIMPORTER_H
+#define STRATA_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace strata {
+
+/// Options of an ONNX import.
+struct ImportOptions {
+  /// Fixes input dimensions: input name -> full shape (e.g. "input" ->
+  /// {1,3,224,224}). ONNX shape inference then propagates them.
+  llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// Runs `onnx::checker::check_model` before conversion (errors are fatal).
+  bool runChecker = true;
+  /// Runs `onnx::shape_inference::InferShapes` (with data propagation).
+  bool runShapeInference = true;
+  /// Initializers with at least this many bytes become `dense_resource`
+  /// blobs; smaller ones are inline `dense<...>` so that folders see them.
+  int64_t resourceThresholdBytes = 64;
+};
+
+/// Imports an ONNX model file; external data is resolved relative to the
+/// file. Emits diagnostics (with node names) and returns null on failure.
+mlir::OwningOpRef<mlir::ModuleOp>
+importONNXFile(llvm::StringRef path, mlir::MLIRContext *context,
+               const ImportOptions &options = {});
+
+/// Same from bytes in memory; `bufferName` is the file name used in
+/// locations and, when it names a file, the base of external data paths.
+mlir::OwningOpRef<mlir::ModuleOp>
+importONNXBytes(llvm::StringRef bytes, llvm::StringRef bufferName,
+                mlir::MLIRContext *context, const ImportOptions &options = {});
+
+/// One line of a coverage report: an op type of the model, supported or not,
+/// with the names of the nodes using it.
+struct OpCoverage {
+  std::string domain, opType;
+  int64_t opsetVersion;
+  bool supported;
+  std::vector<std::string> nodeNames;
+};
+
+/// Coverage report: every op type in the model (sub-graphs included),
+/// supported or not, with counts and node names. Runs no checker and converts
+/// nothing; fails only when the file cannot be read or parsed.
+mlir::FailureOr<std::vector<OpCoverage>>
+getONNXCoverage(llvm::StringRef path, mlir::MLIRContext *context);
+
+/// Same as getONNXCoverage from bytes in memory.
+mlir::FailureOr<std::vector<OpCoverage>>
+getONNXCoverageFromBytes(llvm::StringRef bytes, llvm::StringRef bufferName,
+                         mlir::MLIRContext *context);
+
+/// Parses `name=1x3x224x224` into `options.inputShapes`; `?` is not allowed.
+mlir::LogicalResult parseInputShape(llvm::StringRef spec,
+                                    ImportOptions &options,
+                                    std::string &error);
+
+/// Registers the `--import-onnx` translation (with `--input-shape` and
+/// `--coverage`) with mlir-translate's registry.
+void registerONNXImportTranslation();
+
+} // namespace strata
+
+#endif // STRATA_IMPORT_ONNXIMPORTER_H

@@ -1,0 +1,168 @@
+//===- NN.cpp - ONNX convolution, pooling and normalisation to hl ---------===//
+//
+// Normalisations here: BatchNormalization keeps only its inference form,
+// Softmax/LogSoftmax/Hardmax before opset 13 (2-D coercion at `axis`) become
+// flatten + op + reshape, Dropout in inference is the identity.
+//
+//===----------------------------------------------------------------------===//
+#include "../ImportContext.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace strata::importer {
+
+/// BatchNormalization in inference mode.
+static LogicalResult convertBatchNorm(NodeContext &ctx) {
+  if (ctx.getInt("training_mode", 0) != 0)
+    return ctx.emitError() << "training mode is not supported";
+  for (unsigned i = 1; i < ctx.numOutputs(); ++i)
+    if (ctx.hasOutput(i))
+      return ctx.emitError()
+             << "running statistics outputs (training) are not supported";
+  if (ctx.opset() < 9 && ctx.getInt("spatial", 1) != 1)
+    return ctx.emitError() << "spatial = 0 is not supported";
+  ctx.setOutput(0, ctx.create<hl::BatchNormalizationOp>(
+                       ctx.outputType(0), ctx.input(0), ctx.input(1),
+                       ctx.input(2), ctx.input(3), ctx.input(4),
+                       ctx.builder().getF32FloatAttr(
+                           ctx.getFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+/// LayerNormalization with its optional mean/inv-std-dev results.
+static LogicalResult convertLayerNorm(NodeContext &ctx) {
+  SmallVector<Type> types = {ctx.outputType(0)};
+  SmallVector<int32_t> segments = {1, 0, 0};
+  for (unsigned i = 1; i < 3; ++i)
+    if (ctx.hasOutput(i)) {
+      types.push_back(ctx.outputType(i));
+      segments[i] = 1;
+    }
+  OpBuilder &b = ctx.builder();
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("axis", b.getI64IntegerAttr(ctx.getInt("axis", -1))),
+      b.getNamedAttr("epsilon",
+                     b.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f))),
+      b.getNamedAttr("stash_type",
+                     b.getI64IntegerAttr(ctx.getInt("stash_type", 1))),
+      b.getNamedAttr("resultSegmentSizes",
+                     b.getDenseI32ArrayAttr(segments))};
+  auto op = ctx.builder().create<hl::LayerNormalizationOp>(
+      ctx.loc(), types, ctx.presentInputs(), attrs);
+  ctx.setOutput(0, op.getOutput());
+  if (segments[1])
+    ctx.setOutput(1, op.getMean());
+  if (segments[2])
+    ctx.setOutput(2, op.getInvStdDev());
+  return success();
+}
+
+/// Softmax, LogSoftmax, Hardmax. Opset 13 takes one axis; earlier opsets
+/// coerce the input to 2-D at `axis` (default 1), which is the same as the
+/// opset-13 form when `axis` is the last dimension and otherwise becomes
+/// flatten -> op(axis = 1) -> reshape.
+template <typename OpTy>
+static LogicalResult convertSoftmax(NodeContext &ctx) {
+  Value input = ctx.input(0);
+  Type resultType = ctx.outputType(0);
+  OpBuilder &b = ctx.builder();
+  if (ctx.opset() >= 13) {
+    ctx.setOutput(0, ctx.create<OpTy>(resultType, input,
+                                      getSI64Attr(b, 
+                                          ctx.getInt("axis", -1))));
+    return success();
+  }
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  if (!inputType)
+    return ctx.emitError() << "needs a ranked input before opset 13";
+  int64_t rank = inputType.getRank();
+  int64_t axis = ctx.getInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis == rank - 1 || rank == 0) {
+    ctx.setOutput(0, ctx.create<OpTy>(resultType, input,
+                                      getSI64Attr(b, -1)));
+    return success();
+  }
+  auto product = [&](ArrayRef<int64_t> dims) {
+    int64_t p = 1;
+    for (int64_t d : dims) {
+      if (ShapedType::isDynamic(d))
+        return ShapedType::kDynamic;
+      p *= d;
+    }
+    return p;
+  };
+  ArrayRef<int64_t> shape = inputType.getShape();
+  auto flatType = RankedTensorType::get(
+      {product(shape.take_front(axis)), product(shape.drop_front(axis))},
+      inputType.getElementType());
+  Value flat = ctx.create<hl::FlattenOp>(flatType, input,
+                                         getSI64Attr(b, axis));
+  Value soft = ctx.create<OpTy>(flatType, flat, getSI64Attr(b, -1));
+  Value targetShape =
+      inputType.hasStaticShape()
+          ? ctx.constI64(shape)
+          : ctx.create<hl::ShapeOp>(
+                RankedTensorType::get({rank}, b.getI64Type()), input,
+                b.getI64IntegerAttr(0), IntegerAttr());
+  ctx.setOutput(0, ctx.create<hl::ReshapeOp>(resultType, soft, targetShape,
+                                             b.getI64IntegerAttr(0)));
+  return success();
+}
+
+/// Dropout at inference: the identity; the optional mask is all true.
+static LogicalResult convertDropout(NodeContext &ctx) {
+  if (Value training = ctx.input(2)) {
+    DenseIntElementsAttr value;
+    if (!matchPattern(training, m_Constant(&value)) ||
+        llvm::any_of(value.getValues<APInt>(),
+                     [](const APInt &v) { return !v.isZero(); }))
+      return ctx.emitError() << "only inference (training_mode = false) is "
+                                "supported";
+  }
+  Value input = ctx.input(0);
+  ctx.setOutput(0, ctx.create<hl::IdentityOp>(input.getType(), input));
+  if (ctx.hasOutput(1)) {
+    Type maskType = ctx.outputType(1, ctx.builder().getI1Type());
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!inputType)
+      return ctx.emitError() << "the mask output needs a ranked input";
+    Value shape = ctx.create<hl::ShapeOp>(
+        RankedTensorType::get({inputType.getRank()},
+                              ctx.builder().getI64Type()),
+        input, ctx.builder().getI64IntegerAttr(0), IntegerAttr());
+    auto one = DenseElementsAttr::get(
+        RankedTensorType::get({1}, ctx.builder().getI1Type()), true);
+    ctx.setOutput(1, ctx.create<hl::ConstantOfShapeOp>(maskType, shape, one));
+  }
+  return success();
+}
+
+void populateNNHandlers(OpTable &t) {
+  t.on("Conv", 1, generic<hl::ConvOp>());
+  t.on("ConvTranspose", 1, generic<hl::ConvTransposeOp>());
+  t.on("Gemm", 7, generic<hl::GemmOp>());
+  t.on("MatMul", 1, generic<hl::MatMulOp>());
+  t.on("MaxPool", 1, generic<hl::MaxPoolOp>());
+  t.on("AveragePool", 1, generic<hl::AveragePoolOp>());
+  t.on("GlobalAveragePool", 1, generic<hl::GlobalAveragePoolOp>());
+  t.on("GlobalMaxPool", 1, generic<hl::GlobalMaxPoolOp>());
+  t.on("BatchNormalization", 7, convertBatchNorm);
+  t.on("InstanceNormalization", 6, generic<hl::InstanceNormalizationOp>());
+  t.on("LayerNormalization", 17, convertLayerNorm);
+  t.on("LRN", 1, generic<hl::LRNOp>());
+  t.on("MeanVarianceNormalization", 9,
+       generic<hl::MeanVarianceNormalizationOp>());
+  t.on("Softmax", 1, convertSoftmax<hl::SoftmaxOp>);
+  t.on("LogSoftmax", 1, convertSoftmax<hl::LogSoftmaxOp>);
+  t.on("Hardmax", 1, convertSoftmax<hl::HardmaxOp>);
+  t.on("Dropout", 7, convertDropout);
+  t.on("QuantizeLinear", 10, generic<hl::QuantizeLinearOp>());
+  t.on("DequantizeLinear", 10, generic<hl::DequantizeLinearOp>());
+}
+
+} // namespace strata::importer

@@ -1,0 +1,195 @@
+//===- ImportContext.h - what ONNX op handlers see --------------*- C++ -*-===//
+//
+// Private to lib/Import. The importer walks the graph and hands each node to
+// the handler that the one op table (OpTable) names for its (domain,
+// op_type, since_version). A handler reads the node through NodeContext and
+// builds hl ops; opset normalisation happens in handlers and nowhere else.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_LIB_IMPORT_IMPORTCONTEXT_H
+#define STRATA_LIB_IMPORT_IMPORTCONTEXT_H
+
+#include "HL/IR/HLOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace strata::importer {
+
+class NodeContext;
+
+/// A handler converts one node; it emits an error and fails when it cannot.
+using Handler = std::function<mlir::LogicalResult(NodeContext &)>;
+
+/// The one table from (domain, op_type, since_version) to handlers. A model
+/// whose operator schema has since_version V uses the entry with the largest
+/// registered since_version <= V.
+class OpTable {
+public:
+  /// Registers `handler` for `opType` from opset `sinceVersion` on.
+  void on(llvm::StringRef opType, int64_t sinceVersion, Handler handler,
+          llvm::StringRef domain = "");
+  /// The handler for an operator whose schema has `sinceVersion`, or null.
+  const Handler *lookup(llvm::StringRef domain, llvm::StringRef opType,
+                        int64_t sinceVersion) const;
+
+private:
+  std::map<std::pair<std::string, std::string>, std::map<int64_t, Handler>>
+      handlers;
+};
+
+/// The table, populated on first use by the populate* functions below.
+const OpTable &getOpTable();
+
+/// Per-family registration (lib/Import/Handlers/*.cpp).
+void populateElementwiseHandlers(OpTable &table);
+void populateNNHandlers(OpTable &table);
+void populateReductionHandlers(OpTable &table);
+void populateTensorHandlers(OpTable &table);
+void populateShapeHandlers(OpTable &table);
+
+/// Converts an ONNX element type to MLIR, or null for unsupported ones
+/// (strings, complex).
+mlir::Type convertElementType(int32_t onnxType, mlir::MLIRContext *context);
+
+/// Converts a tensor type proto; `dimParams` (if given) receives the
+/// dim_param names ("" for other dimensions). Null for non-tensor types.
+mlir::Type convertType(const onnx::TypeProto &type, mlir::MLIRContext *context,
+                       llvm::SmallVectorImpl<std::string> *dimParams = nullptr);
+
+/// How tensors are converted to attributes.
+struct TensorOptions {
+  /// Directory against which external data paths resolve.
+  std::string baseDir;
+  /// Tensors of at least this many bytes become dense_resource blobs.
+  int64_t resourceThresholdBytes = 64;
+};
+
+/// Converts a TensorProto to an ElementsAttr. Large tensors become
+/// dense_resource blobs; when `tensor` is mutable its raw_data is moved into
+/// the blob rather than copied. Emits an error at `loc` on failure.
+mlir::FailureOr<mlir::ElementsAttr>
+convertTensor(onnx::TensorProto &tensor, mlir::Location loc,
+              const TensorOptions &options);
+
+/// Shared state of one graph conversion that handlers reach through
+/// NodeContext.
+struct GraphState {
+  mlir::OpBuilder &builder;
+  llvm::StringMap<mlir::Value> &values;
+  llvm::StringMap<const onnx::TypeProto *> &valueTypes;
+  const TensorOptions &tensorOptions;
+};
+
+/// One node as a handler sees it: inputs as Values, attributes with ONNX
+/// defaults, inferred result types, and helpers to build hl ops.
+class NodeContext {
+public:
+  NodeContext(GraphState &state, onnx::NodeProto &node, int64_t opset,
+              mlir::Location loc)
+      : state(state), node(node), opsetVersion(opset), location(loc) {}
+
+  /// The node's op type and the since_version of its schema.
+  llvm::StringRef opType() const { return node.op_type(); }
+  int64_t opset() const { return opsetVersion; }
+  mlir::Location loc() const { return location; }
+  mlir::OpBuilder &builder() { return state.builder; }
+  mlir::MLIRContext *getContext() { return state.builder.getContext(); }
+
+  /// Emits an error naming the node.
+  mlir::InFlightDiagnostic emitError();
+
+  /// Number of inputs as listed (absent optional inputs included).
+  unsigned numInputs() const { return node.input_size(); }
+  /// Input `i`, or null when absent (empty name or past the end).
+  mlir::Value input(unsigned i);
+  /// Every present input, in order.
+  llvm::SmallVector<mlir::Value> presentInputs();
+  /// Number of outputs as listed.
+  unsigned numOutputs() const { return node.output_size(); }
+  /// Whether output `i` is used (listed with a non-empty name).
+  bool hasOutput(unsigned i) const {
+    return i < static_cast<unsigned>(node.output_size()) &&
+           !node.output(i).empty();
+  }
+  /// The inferred type of output `i`; an unranked tensor of `fallback`'s
+  /// element type (or the first input's) when ONNX inferred none.
+  mlir::Type outputType(unsigned i, mlir::Type fallbackElement = {});
+
+  /// Attribute queries; defaults are ONNX's defaults given by the caller.
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t defaultValue) const;
+  float getFloat(llvm::StringRef name, float defaultValue) const;
+  std::string getString(llvm::StringRef name,
+                        llvm::StringRef defaultValue) const;
+  std::optional<llvm::SmallVector<int64_t>>
+  getInts(llvm::StringRef name) const;
+  std::optional<llvm::SmallVector<float>> getFloats(llvm::StringRef name) const;
+
+  /// Binds output `i` to `value` (its type is refined to the inferred one
+  /// only by the op that built it).
+  void setOutput(unsigned i, mlir::Value value);
+  /// Binds outputs in order; absent outputs are skipped.
+  void setOutputs(mlir::ValueRange values);
+
+  /// Builds an i64 constant: 1-D of `values`, or a scalar when `scalar`.
+  mlir::Value constI64(llvm::ArrayRef<int64_t> values, bool scalar = false);
+  /// Builds a scalar (rank 0) constant of `elementType` holding `value`.
+  mlir::Value constScalar(mlir::Type elementType, double value);
+  /// Converts a tensor attribute into a constant.
+  mlir::FailureOr<mlir::Value> constFromTensorAttr(llvm::StringRef name);
+
+  /// Builds `OpTy` with `resultType` and folds it when its folder allows.
+  template <typename OpTy, typename... Args>
+  mlir::Value create(mlir::Type resultType, Args &&...args) {
+    return builder().createOrFold<OpTy>(location, resultType,
+                                        std::forward<Args>(args)...);
+  }
+
+  /// Builds the op named `opName` from the present inputs, the node's
+  /// attributes (converted generically and renamed by `renames`, those in
+  /// `skip` dropped) and the inferred output types, and binds the results.
+  /// Unknown attributes are an error.
+  mlir::LogicalResult
+  convertGeneric(llvm::StringRef opName,
+                 llvm::ArrayRef<llvm::StringRef> skip = {},
+                 llvm::ArrayRef<mlir::NamedAttribute> extraAttrs = {});
+
+  /// The underlying node.
+  const onnx::NodeProto &proto() const { return node; }
+
+private:
+  GraphState &state;
+  onnx::NodeProto &node;
+  int64_t opsetVersion;
+  mlir::Location location;
+};
+
+/// A signed 64-bit integer attribute (hl's `axis` of Softmax and Flatten).
+inline mlir::IntegerAttr getSI64Attr(mlir::Builder &b, int64_t value) {
+  return b.getIntegerAttr(b.getIntegerType(64, /*isSigned=*/true), value);
+}
+
+/// Registers a handler that builds `OpTy` generically (convertGeneric).
+template <typename OpTy>
+Handler generic(llvm::ArrayRef<llvm::StringRef> skip = {}) {
+  std::vector<std::string> skipped(skip.begin(), skip.end());
+  return [skipped](NodeContext &ctx) {
+    llvm::SmallVector<llvm::StringRef> refs(skipped.begin(), skipped.end());
+    return ctx.convertGeneric(OpTy::getOperationName(), refs);
+  };
+}
+
+} // namespace strata::importer
+
+#endif // STRATA_LIB_IMPORT_IMPORTCONTEXT_H

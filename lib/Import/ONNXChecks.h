@@ -1,0 +1,36 @@
+//===- ONNXChecks.h - libonnx checker and shape inference -------*- C++ -*-===//
+//
+// Private to lib/Import. The only place that calls into libonnx code that
+// throws: ONNXChecks.cpp is compiled with -fexceptions and turns every
+// exception into an error string, so none crosses into MLIR code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_LIB_IMPORT_ONNXCHECKS_H
+#define STRATA_LIB_IMPORT_ONNXCHECKS_H
+
+#include "onnx/onnx_pb.h"
+
+#include <optional>
+#include <string>
+
+namespace strata::importer {
+
+/// Runs onnx::checker::check_model; returns the error message on failure.
+std::optional<std::string> runONNXChecker(const onnx::ModelProto &model);
+
+/// Runs onnx::shape_inference::InferShapes (strict, with data propagation)
+/// in place; returns the error message on failure.
+std::optional<std::string> runONNXShapeInference(onnx::ModelProto &model);
+
+/// The since_version of the schema of `opType` in `domain` at `opset`, or
+/// std::nullopt when libonnx knows no such operator.
+std::optional<int> getSchemaSinceVersion(const std::string &domain,
+                                         const std::string &opType,
+                                         int opset);
+
+/// The newest opset of `domain` that libonnx knows.
+int getMaxKnownOpset(const std::string &domain);
+
+} // namespace strata::importer
+
+#endif // STRATA_LIB_IMPORT_ONNXCHECKS_H

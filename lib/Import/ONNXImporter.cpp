@@ -1,0 +1,384 @@
+//===- ONNXImporter.cpp - ONNX ModelProto to an hl module -----------------===//
+//
+// The driver: parse, apply --input-shape, run the ONNX checker and shape
+// inference, list unsupported operators all at once, then convert the graph
+// node by node through the op table into one `func.func @main`.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Import/ONNXImporter.h"
+
+#include "ImportContext.h"
+#include "ONNXChecks.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace strata::importer;
+
+namespace strata {
+
+namespace {
+
+/// Converts one parsed model. Owns the proto so that initializer data can be
+/// moved into resource blobs.
+class ModelImporter {
+public:
+  ModelImporter(MLIRContext *context, StringRef fileName,
+                const ImportOptions &options)
+      : context(context), builder(context), fileName(fileName.str()),
+        options(options) {
+    tensorOptions.baseDir = llvm::sys::path::parent_path(fileName).str();
+    tensorOptions.resourceThresholdBytes = options.resourceThresholdBytes;
+  }
+
+  OwningOpRef<ModuleOp> run(onnx::ModelProto &model);
+
+private:
+  Location fileLoc() { return FileLineColLoc::get(context, fileName, 0, 0); }
+  Location nodeLoc(StringRef name) {
+    return NameLoc::get(StringAttr::get(context, name), fileLoc());
+  }
+  LogicalResult checkOpsets(const onnx::ModelProto &model);
+  LogicalResult applyInputShapes(onnx::GraphProto &graph);
+  LogicalResult reportUnsupported(const onnx::ModelProto &model);
+  LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
+
+  MLIRContext *context;
+  OpBuilder builder;
+  std::string fileName;
+  const ImportOptions &options;
+  TensorOptions tensorOptions;
+  std::map<std::string, int> opsets;
+};
+
+} // namespace
+
+LogicalResult ModelImporter::checkOpsets(const onnx::ModelProto &model) {
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import()) {
+    std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
+    opsets[domain] = opset.version();
+    int known = getMaxKnownOpset(domain);
+    if (known > 0 && opset.version() > known)
+      return emitError(fileLoc())
+             << "opset " << opset.version() << " of domain '"
+             << (domain.empty() ? "ai.onnx" : domain)
+             << "' is newer than the newest the importer knows (" << known
+             << ")";
+    if (opset.version() < 1)
+      return emitError(fileLoc()) << "invalid opset version "
+                                  << opset.version();
+  }
+  if (!opsets.count(""))
+    return emitError(fileLoc()) << "the model imports no ai.onnx opset";
+  return success();
+}
+
+LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
+  llvm::StringSet<> seen;
+  for (onnx::ValueInfoProto &input : *graph.mutable_input()) {
+    auto it = options.inputShapes.find(input.name());
+    if (it == options.inputShapes.end())
+      continue;
+    seen.insert(input.name());
+    onnx::TypeProto_Tensor *tensor =
+        input.mutable_type()->mutable_tensor_type();
+    onnx::TensorShapeProto *shape = tensor->mutable_shape();
+    if (shape->dim_size() != 0 &&
+        shape->dim_size() != static_cast<int>(it->second.size()))
+      return emitError(fileLoc())
+             << "--input-shape for '" << input.name() << "' has "
+             << it->second.size() << " dimensions, the input has "
+             << shape->dim_size();
+    for (auto [i, extent] : llvm::enumerate(it->second)) {
+      if (static_cast<int>(i) >= shape->dim_size())
+        shape->add_dim();
+      onnx::TensorShapeProto::Dimension *dim = shape->mutable_dim(i);
+      if (dim->has_dim_value() && dim->dim_value() != extent)
+        return emitError(fileLoc())
+               << "--input-shape for '" << input.name() << "' sets dimension "
+               << i << " to " << extent << ", the model fixes it to "
+               << dim->dim_value();
+      dim->set_dim_value(extent);
+    }
+  }
+  for (const auto &entry : options.inputShapes)
+    if (!seen.contains(entry.getKey()))
+      return emitError(fileLoc())
+             << "--input-shape names '" << entry.getKey()
+             << "', which is not a graph input";
+  return success();
+}
+
+/// Collects coverage of `graph` and its sub-graphs into `table`.
+static void collectCoverage(
+    const onnx::GraphProto &graph, const std::map<std::string, int> &opsets,
+    std::map<std::tuple<std::string, std::string, int64_t>, size_t> &index,
+    std::vector<OpCoverage> &table) {
+  for (const onnx::NodeProto &node : graph.node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    auto opset = opsets.find(domain);
+    int64_t version = opset == opsets.end() ? 0 : opset->second;
+    std::optional<int> since =
+        opset == opsets.end()
+            ? std::nullopt
+            : getSchemaSinceVersion(domain, node.op_type(), version);
+    int64_t key = since ? *since : version;
+    bool hasSubgraph = false;
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      for (const onnx::GraphProto &g : a.graphs())
+        collectCoverage(g, opsets, index, table), hasSubgraph = true;
+      if (a.has_g())
+        collectCoverage(a.g(), opsets, index, table), hasSubgraph = true;
+    }
+    auto [it, inserted] =
+        index.try_emplace({domain, node.op_type(), key}, table.size());
+    if (inserted)
+      table.emplace_back();
+    OpCoverage &entry = table[it->second];
+    if (entry.nodeNames.empty()) {
+      entry.domain = domain.empty() ? "ai.onnx" : domain;
+      entry.opType = node.op_type();
+      entry.opsetVersion = key;
+      entry.supported =
+          since && !hasSubgraph &&
+          getOpTable().lookup(domain, node.op_type(), *since) != nullptr;
+    }
+    entry.nodeNames.push_back(node.name());
+  }
+}
+
+/// Coverage of a whole model.
+static std::vector<OpCoverage> modelCoverage(const onnx::ModelProto &model) {
+  std::map<std::string, int> opsets;
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] =
+        opset.version();
+  std::map<std::tuple<std::string, std::string, int64_t>, size_t> index;
+  std::vector<OpCoverage> result;
+  collectCoverage(model.graph(), opsets, index, result);
+  return result;
+}
+
+LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
+  bool ok = true;
+  for (const OpCoverage &entry : modelCoverage(model)) {
+    if (entry.supported)
+      continue;
+    ok = false;
+    InFlightDiagnostic diag = emitError(fileLoc());
+    diag << "unsupported ONNX operator '" << entry.opType << "' (domain '"
+         << entry.domain << "', opset " << entry.opsetVersion << ") in "
+         << entry.nodeNames.size() << " node(s): ";
+    llvm::interleaveComma(entry.nodeNames, diag,
+                          [&](const std::string &n) { diag << "'" << n << "'"; });
+  }
+  return success(ok);
+}
+
+LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
+                                          ModuleOp module) {
+  llvm::StringMap<Value> values;
+  llvm::StringMap<const onnx::TypeProto *> valueTypes;
+  // Pointers into the graph, which outlives this conversion.
+  auto addTypes = [&](const auto &list) {
+    for (const onnx::ValueInfoProto &info : list)
+      valueTypes[info.name()] = &info.type();
+  };
+  addTypes(graph.input());
+  addTypes(graph.output());
+  addTypes(graph.value_info());
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializerNames.insert(init.name());
+
+  // Signature: the non-initializer inputs, in order.
+  SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  SmallVector<const onnx::ValueInfoProto *> args;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializerNames.contains(input.name()))
+      continue;
+    SmallVector<std::string> dimParams;
+    Type type = convertType(input.type(), context, &dimParams);
+    if (!type)
+      return emitError(fileLoc()) << "graph input '" << input.name()
+                                  << "' is not a tensor of a supported type";
+    NamedAttrList attrs;
+    attrs.append("hl.name", builder.getStringAttr(input.name()));
+    if (llvm::any_of(dimParams, [](const std::string &p) { return !p.empty(); }))
+      attrs.append("hl.dim_params",
+                   builder.getStrArrayAttr(SmallVector<StringRef>(
+                       dimParams.begin(), dimParams.end())));
+    argTypes.push_back(type);
+    argAttrs.push_back(attrs.getDictionary(context));
+    args.push_back(&input);
+  }
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = builder.create<func::FuncOp>(
+      fileLoc(), "main", builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, attrs] : llvm::enumerate(argAttrs)) {
+    func.setArgAttrs(i, attrs);
+    values[args[i]->name()] = entry->getArgument(i);
+  }
+  builder.setInsertionPointToStart(entry);
+
+  GraphState state{builder, values, valueTypes, tensorOptions};
+  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
+    Location loc = nodeLoc(init.name());
+    FailureOr<ElementsAttr> value = convertTensor(init, loc, tensorOptions);
+    if (failed(value))
+      return failure();
+    values[init.name()] = builder.create<hl::ConstantOp>(loc, *value);
+  }
+
+  const OpTable &table = getOpTable();
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    int64_t since =
+        *getSchemaSinceVersion(domain, node.op_type(), opsets[domain]);
+    Location loc = nodeLoc(node.name());
+    for (const std::string &input : node.input())
+      if (!input.empty() && !values.count(input))
+        return emitError(loc) << "node '" << node.name() << "' ("
+                              << node.op_type() << "): input '" << input
+                              << "' is not produced by any earlier node, "
+                                 "initializer or graph input";
+    NodeContext ctx(state, node, since, loc);
+    if (failed((*table.lookup(domain, node.op_type(), since))(ctx)))
+      return failure();
+    for (int i = 0; i < node.output_size(); ++i)
+      if (ctx.hasOutput(i) && !values.count(node.output(i)))
+        return ctx.emitError() << "internal error: output '" << node.output(i)
+                               << "' was not produced";
+  }
+
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value v = values.lookup(output.name());
+    if (!v)
+      return emitError(fileLoc()) << "graph output '" << output.name()
+                                  << "' is not produced by any node";
+    results.push_back(v);
+    resultAttrs.push_back(builder.getDictionaryAttr(
+        builder.getNamedAttr("hl.name", builder.getStringAttr(output.name()))));
+  }
+  builder.create<func::ReturnOp>(fileLoc(), results);
+  func.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, attrs] : llvm::enumerate(resultAttrs))
+    func.setResultAttrs(i, attrs);
+  return success();
+}
+
+OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
+  context->loadDialect<hl::HLDialect, func::FuncDialect>();
+  if (!model.has_graph())
+    return emitError(fileLoc()) << "the model has no graph", nullptr;
+  if (failed(checkOpsets(model)) ||
+      failed(applyInputShapes(*model.mutable_graph())))
+    return nullptr;
+  if (options.runChecker)
+    if (std::optional<std::string> error = runONNXChecker(model))
+      return emitError(fileLoc()) << "ONNX checker: " << *error, nullptr;
+  if (options.runShapeInference)
+    if (std::optional<std::string> error = runONNXShapeInference(model))
+      return emitError(fileLoc()) << "ONNX shape inference: " << *error,
+             nullptr;
+  // Every node gets a name: diagnostics and locations refer to it.
+  for (auto [i, node] : llvm::enumerate(*model.mutable_graph()->mutable_node()))
+    if (node.name().empty())
+      node.set_name(node.op_type() + "_" + std::to_string(i));
+  if (failed(reportUnsupported(model)))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
+  if (!model.graph().name().empty())
+    (*module)->setAttr("hl.graph_name",
+                       builder.getStringAttr(model.graph().name()));
+  if (failed(convertGraph(*model.mutable_graph(), *module)) ||
+      failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+/// Parses a model from a protobuf stream; emits an error on failure.
+static LogicalResult parseModel(google::protobuf::io::ZeroCopyInputStream &in,
+                                onnx::ModelProto &model, Location loc) {
+  google::protobuf::io::CodedInputStream coded(&in);
+  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    return emitError(loc) << "cannot parse the file as an ONNX ModelProto "
+                             "(truncated, corrupt or not an ONNX model)";
+  return success();
+}
+
+OwningOpRef<ModuleOp> importONNXFile(StringRef path, MLIRContext *context,
+                                     const ImportOptions &options) {
+  Location loc = FileLineColLoc::get(context, path, 0, 0);
+  int fd = ::open(path.str().c_str(), O_RDONLY);
+  if (fd < 0)
+    return emitError(loc) << "cannot open '" << path << "'", nullptr;
+  onnx::ModelProto model;
+  LogicalResult parsed = [&] {
+    // Streamed: the file is never held in memory next to the proto.
+    google::protobuf::io::FileInputStream in(fd, /*block_size=*/1 << 20);
+    return parseModel(in, model, loc);
+  }();
+  ::close(fd);
+  if (failed(parsed))
+    return nullptr;
+  return ModelImporter(context, path, options).run(model);
+}
+
+OwningOpRef<ModuleOp> importONNXBytes(StringRef bytes, StringRef bufferName,
+                                      MLIRContext *context,
+                                      const ImportOptions &options) {
+  Location loc = FileLineColLoc::get(context, bufferName, 0, 0);
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream in(bytes.data(), bytes.size());
+  if (failed(parseModel(in, model, loc)))
+    return nullptr;
+  return ModelImporter(context, bufferName, options).run(model);
+}
+
+FailureOr<std::vector<OpCoverage>>
+getONNXCoverageFromBytes(StringRef bytes, StringRef bufferName,
+                         MLIRContext *context) {
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream in(bytes.data(), bytes.size());
+  if (failed(parseModel(in, model,
+                        FileLineColLoc::get(context, bufferName, 0, 0))))
+    return failure();
+  return modelCoverage(model);
+}
+
+FailureOr<std::vector<OpCoverage>> getONNXCoverage(StringRef path,
+                                                   MLIRContext *context) {
+  Location loc = FileLineColLoc::get(context, path, 0, 0);
+  int fd = ::open(path.str().c_str(), O_RDONLY);
+  if (fd < 0)
+    return emitError(loc) << "cannot open '" << path << "'", failure();
+  onnx::ModelProto model;
+  google::protobuf::io::FileInputStream in(fd, 1 << 20);
+  LogicalResult parsed = parseModel(in, model, loc);
+  ::close(fd);
+  if (failed(parsed))
+    return failure();
+  return modelCoverage(model);
+}
+
+} // namespace strata

@@ -1,0 +1,102 @@
+//===- Translation.cpp - the --import-onnx translation --------------------===//
+//
+// `strata-translate --import-onnx model.onnx [--input-shape name=1x3x8x8]
+// [--coverage]`. With --coverage the report goes to stdout before any
+// conversion, and the translation fails when an op type is unsupported.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Import/ONNXImporter.h"
+
+#include "HL/IR/HLOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace strata {
+
+LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
+                              std::string &error) {
+  auto [name, dims] = spec.rsplit('=');
+  if (name.empty() || dims.empty()) {
+    error = "expected name=DxDx..., got '" + spec.str() + "'";
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  SmallVector<StringRef> parts;
+  dims.split(parts, 'x');
+  for (StringRef part : parts) {
+    int64_t extent;
+    if (part.getAsInteger(10, extent) || extent < 0) {
+      error = "bad extent '" + part.str() + "' in '" + spec.str() + "'";
+      return failure();
+    }
+    shape.push_back(extent);
+  }
+  options.inputShapes[name] = shape;
+  return success();
+}
+
+/// Prints a coverage report; returns whether every op type is supported.
+static bool printCoverage(ArrayRef<OpCoverage> coverage,
+                          llvm::raw_ostream &os) {
+  bool all = true;
+  for (const OpCoverage &entry : coverage) {
+    all &= entry.supported;
+    os << (entry.supported ? "supported   " : "UNSUPPORTED ") << entry.domain
+       << "::" << entry.opType << "-" << entry.opsetVersion << " x"
+       << entry.nodeNames.size() << ":";
+    for (const std::string &name : entry.nodeNames)
+      os << " " << name;
+    os << "\n";
+  }
+  os << (all ? "all op types supported\n" : "some op types are unsupported\n");
+  return all;
+}
+
+void registerONNXImportTranslation() {
+  static llvm::cl::list<std::string> inputShapes(
+      "input-shape",
+      llvm::cl::desc("Fix an input's shape: name=1x3x224x224 (repeatable)"));
+  static llvm::cl::opt<bool> coverage(
+      "coverage",
+      llvm::cl::desc("With --import-onnx: print which op types are "
+                     "supported, convert nothing; fail if any is not"));
+  static TranslateToMLIRRegistration registration(
+      "import-onnx", "Import an ONNX model into the hl dialect",
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        if (coverage) {
+          auto report = getONNXCoverageFromBytes(
+              buffer->getBuffer(), buffer->getBufferIdentifier(), context);
+          if (failed(report) || !printCoverage(*report, llvm::outs()))
+            return nullptr;
+          return ModuleOp::create(UnknownLoc::get(context)).getOperation();
+        }
+        ImportOptions options;
+        for (const std::string &spec : inputShapes) {
+          std::string error;
+          if (failed(parseInputShape(spec, options, error))) {
+            emitError(UnknownLoc::get(context)) << "--input-shape: " << error;
+            return nullptr;
+          }
+        }
+        OwningOpRef<ModuleOp> module =
+            importONNXBytes(buffer->getBuffer(), buffer->getBufferIdentifier(),
+                            context, options);
+        if (!module)
+          return nullptr;
+        return module.release().getOperation();
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<hl::HLDialect, func::FuncDialect>();
+      });
+}
+
+} // namespace strata
