@@ -10,6 +10,7 @@
 #include "strata/Compiler/CompileMain.h"
 
 #include "strata/Compiler/Compiler.h"
+#include "strata/Compiler/Diagnostics.h"
 #include "strata/Compiler/Execute.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -17,7 +18,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -66,6 +66,10 @@ cl::opt<double> verifyRelL2("verify-rel-l2",
 cl::opt<unsigned> verifySeed("verify-seed",
                              cl::desc("Seed of --verify's random inputs"),
                              cl::init(0), cl::cat(category));
+cl::opt<bool> verboseDiagnostics(
+    "verbose-diagnostics",
+    cl::desc("Print the whole op with each error (for compiler engineers)"),
+    cl::cat(category));
 cl::opt<uint64_t> segmentAlignment("segment-alignment",
                                    cl::desc("Alignment of file segments"),
                                    cl::init(4096), cl::cat(category));
@@ -221,8 +225,7 @@ int strataCompileMain(int argc, char **argv) {
 
   MLIRContext context;
   loadCompilerDialects(context);
-  SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  NodeDiagnosticHandler diagnostics(&context, errs(), verboseDiagnostics);
 
   std::string artifact;
   CompileReport report;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Conversion/Passes.h"
+#include "strata/Support/Locations.h"
 
 #include "mlir/IR/SymbolTable.h"
 
@@ -43,17 +44,6 @@ struct KernelCallLowering : public ConversionPattern {
   }
 };
 
-/// The ONNX node or initializer name carried by `loc`, if any.
-std::string nameFromLocation(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nameFromLocation(inner); !name.empty())
-        return name;
-  return "";
-}
-
 /// edge.constant -> exec.constant (program level, named after the value's
 /// location) + exec.constant_ref at the use site.
 struct ConstantLowering : public OpConversionPattern<edge::ConstantOp> {
@@ -69,7 +59,7 @@ struct ConstantLowering : public OpConversionPattern<edge::ConstantOp> {
     Type bufferType = getTypeConverter()->convertType(op.getType());
     if (!bufferType)
       return rewriter.notifyMatchFailure(op, "type does not convert");
-    std::string base = nameFromLocation(op.getLoc());
+    std::string base = getNodeName(op.getLoc());
     if (base.empty())
       base = "constant";
     std::string name = base;
