@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
 
+#include "Edge/IR/EdgeConstants.h"
+
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/Builders.h"
@@ -146,6 +148,7 @@ LogicalResult AddOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult SubOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult MulOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult DivOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult PowOp::verify() { return verifyExplicitBroadcast(*this); }
 
 //===----------------------------------------------------------------------===//
 // ClipOp
@@ -258,20 +261,6 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-/// The raw bytes of a constant, when it has an addressable, byte-aligned
-/// storage (dense non-splat or resource); empty otherwise.
-static std::optional<ArrayRef<char>> getRawConstantData(Attribute attr) {
-  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(attr)) {
-    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
-      return blob->getData();
-    return std::nullopt;
-  }
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || dense.isSplat() || dense.getElementType().isInteger(1))
-    return std::nullopt;
-  return dense.getRawData();
-}
-
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getOutput().getType())
     return getInput();
@@ -346,6 +335,33 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
         HeapAsmResourceBlob::allocateAndCopyWithAlign(
             out, resource.getRawHandle().getBlob()->getDataAlignment()));
   return DenseElementsAttr::getFromRawBuffer(type, out);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> output = shapeOf(getOutput());
+  ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
+  if (output.size() != input.size() || starts.size() != input.size() ||
+      steps.size() != input.size())
+    return emitOpError("'starts', 'steps' and the result need the input's "
+                       "rank ")
+           << input.size();
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (steps[d] == 0)
+      return emitOpError("step of dimension ") << d << " is zero";
+    if (output[d] == 0)
+      continue;
+    int64_t last = starts[d] + (output[d] - 1) * steps[d];
+    if (starts[d] < 0 || starts[d] >= input[d] || last < 0 || last >= input[d])
+      return emitOpError("dimension ")
+             << d << " reads indices " << starts[d] << ".." << last
+             << " outside [0, " << input[d] << ")";
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

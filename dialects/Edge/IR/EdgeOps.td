@@ -33,6 +33,7 @@ class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -96,6 +97,7 @@ def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface]> {
 }
 
 def Edge_AddOp : Edge_BinaryElementwiseOp<"add", [Commutative]> {
+  let hasCanonicalizer = 1;
   let summary = "Elementwise addition";
   let description = [{
     ```mlir
@@ -215,6 +217,7 @@ def Edge_SubOp : Edge_BinaryElementwiseOp<"sub"> {
 }
 
 def Edge_MulOp : Edge_BinaryElementwiseOp<"mul", [Commutative]> {
+  let hasCanonicalizer = 1;
   let summary = "Elementwise multiplication";
   let description = [{
     ```mlir
@@ -234,6 +237,7 @@ def Edge_DivOp : Edge_BinaryElementwiseOp<"div"> {
 
 class Edge_FloatUnaryOp<string mnemonic, string formula>
     : Edge_UnaryElementwiseOp<mnemonic> {
+  let hasFolder = 1;
   let summary = "Elementwise " # formula;
   let description = !strconcat("`", formula, "` elementwise.\n\n```mlir\n%y = edge.",
                                mnemonic, " %x : tensor<1x4xf32>\n```");
@@ -302,6 +306,37 @@ def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
     ```
   }];
   let arguments = (ins Variadic<Edge_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_PowOp : Edge_BinaryElementwiseOp<"pow"> {
+  let summary = "Elementwise power";
+  let description = [{
+    ```mlir
+    %y = edge.pow %a, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$lhs, Edge_FloatTensor:$rhs);
+  let results = (outs Edge_FloatTensor:$output);
+}
+
+def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
+                                     Edge_KernelOpInterface]> {
+  let summary = "Strided slice with explicit starts and steps";
+  let description = [{
+    Result element `i` along dimension `d` is input element
+    `starts[d] + i * steps[d]`; the result shape gives the counts. Steps are
+    non-zero and may be negative; every index read lies inside the input.
+
+    ```mlir
+    %y = edge.slice %x {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>}
+        : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$steps);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

@@ -3,6 +3,8 @@
 
 #include "HL/IR/HLOps.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
@@ -47,11 +49,64 @@ struct UnaryLowering : public OpConversionPattern<HLOp> {
   }
 };
 
+/// hl.identity forwards its operand.
+struct IdentityLowering : public OpConversionPattern<hl::IdentityOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::IdentityOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
+/// hl.clip with constant (or absent) bounds -> edge.clip.
+struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ClipOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    if (!type || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+    double lo = -std::numeric_limits<float>::infinity();
+    double hi = std::numeric_limits<float>::infinity();
+    if (Value min = adaptor.getMin()) {
+      std::optional<double> value = getConstantScalar(min);
+      if (!value)
+        return rewriter.notifyMatchFailure(op, "min must be a constant");
+      lo = *value;
+    }
+    if (Value max = adaptor.getMax()) {
+      std::optional<double> value = getConstantScalar(max);
+      if (!value)
+        return rewriter.notifyMatchFailure(op, "max must be a constant");
+      hi = *value;
+    }
+    rewriter.replaceOpWithNewOp<edge::ClipOp>(
+        op, adaptor.getInput(), rewriter.getF32FloatAttr(lo),
+        rewriter.getF32FloatAttr(hi));
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateElementwisePatterns(
     TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<BinaryLowering<hl::AddOp, edge::AddOp>,
-               UnaryLowering<hl::ReluOp, edge::ReluOp>>(converter,
-                                                        patterns.getContext());
+               BinaryLowering<hl::SubOp, edge::SubOp>,
+               BinaryLowering<hl::MulOp, edge::MulOp>,
+               BinaryLowering<hl::DivOp, edge::DivOp>,
+               BinaryLowering<hl::PowOp, edge::PowOp>,
+               UnaryLowering<hl::ReluOp, edge::ReluOp>,
+               UnaryLowering<hl::SigmoidOp, edge::SigmoidOp>,
+               UnaryLowering<hl::TanhOp, edge::TanhOp>,
+               UnaryLowering<hl::ExpOp, edge::ExpOp>,
+               UnaryLowering<hl::SqrtOp, edge::SqrtOp>,
+               UnaryLowering<hl::NegOp, edge::NegOp>,
+               UnaryLowering<hl::AbsOp, edge::AbsOp>, IdentityLowering,
+               ClipLowering>(converter, patterns.getContext());
 }

@@ -36,6 +36,8 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateElementwisePatterns(typeConverter, patterns);
   hl_to_edge::populatePoolingPatterns(typeConverter, patterns);
   hl_to_edge::populateShapePatterns(typeConverter, patterns);
+  hl_to_edge::populateReductionPatterns(typeConverter, patterns);
+  hl_to_edge::populateNormalizationPatterns(typeConverter, patterns);
 }
 
 namespace {

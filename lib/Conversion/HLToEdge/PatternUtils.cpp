@@ -3,6 +3,11 @@
 
 #include "strata/Support/ShapeInference.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
+
 using namespace mlir;
 
 namespace strata::hl_to_edge {
@@ -37,6 +42,55 @@ Value splatConstant(OpBuilder &builder, Location loc, Type elementType,
   return builder.create<edge::ConstantOp>(
       loc, DenseElementsAttr::get(type, builder.getFloatAttr(floatType, value)
                                             .getValue()));
+}
+
+std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
+  ElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  auto intType = dyn_cast<IntegerType>(attr.getElementType());
+  if (!intType || (intType.getWidth() != 32 && intType.getWidth() != 64))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+    return llvm::map_to_vector(dense.getValues<APInt>(), [](const APInt &v) {
+      return v.getSExtValue();
+    });
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob)
+    return std::nullopt;
+  ArrayRef<char> data = blob->getData();
+  int64_t bytes = intType.getWidth() / 8;
+  if (static_cast<int64_t>(data.size()) != attr.getNumElements() * bytes)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (int64_t i = 0, n = attr.getNumElements(); i < n; ++i) {
+    if (bytes == 8) {
+      int64_t v;
+      std::memcpy(&v, data.data() + i * 8, 8);
+      values.push_back(v);
+    } else {
+      int32_t v;
+      std::memcpy(&v, data.data() + i * 4, 4);
+      values.push_back(v);
+    }
+  }
+  return values;
+}
+
+std::optional<double> getConstantScalar(Value value) {
+  ElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
+    return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || !attr.getElementType().isF32() || blob->getData().size() != 4)
+    return std::nullopt;
+  float v;
+  std::memcpy(&v, blob->getData().data(), 4);
+  return v;
 }
 
 FailureOr<Window> resolveWindow(ArrayRef<int64_t> spatial,

@@ -24,6 +24,12 @@ mlir::Value alignRank(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value splatConstant(mlir::OpBuilder &builder, mlir::Location loc,
                           mlir::Type elementType, int64_t rank, double value);
 
+/// The integer values of a constant operand (dense or resource, i32/i64).
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+
+/// The single value of a constant scalar (or one-element) float operand.
+std::optional<double> getConstantScalar(mlir::Value value);
+
 /// Explicit window attributes of an ONNX conv/pool on `spatial` input
 /// extents: missing strides and dilations become 1, `auto_pad` becomes pads
 /// (begin..., end...).
@@ -50,6 +56,10 @@ void populatePoolingPatterns(mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
+void populateNormalizationPatterns(mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 
 } // namespace strata::hl_to_edge
 

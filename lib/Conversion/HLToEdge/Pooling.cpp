@@ -35,6 +35,31 @@ struct MaxPoolLowering : public OpConversionPattern<hl::MaxPoolOp> {
   }
 };
 
+/// hl.average_pool (2-d) -> edge.avg_pool2d.
+struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::AveragePoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!inputType || !resultType || inputType.getRank() != 4 ||
+        !inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs a static 2-d f32 input");
+    FailureOr<Window> window = resolveWindow(
+        inputType.getShape().drop_front(2), op.getKernelShape(),
+        op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
+    if (failed(window))
+      return rewriter.notifyMatchFailure(op, "inconsistent window attributes");
+    rewriter.replaceOpWithNewOp<edge::AvgPool2DOp>(
+        op, resultType, adaptor.getInput(), window->kernel, window->strides,
+        window->dilations, window->pads, op.getCeilMode() != 0,
+        op.getCountIncludePad() != 0);
+    return success();
+  }
+};
+
 /// hl.global_average_pool -> edge.reduce_mean over the spatial axes.
 struct GlobalAveragePoolLowering
     : public OpConversionPattern<hl::GlobalAveragePoolOp> {
@@ -60,6 +85,6 @@ struct GlobalAveragePoolLowering
 
 void strata::hl_to_edge::populatePoolingPatterns(TypeConverter &converter,
                                                  RewritePatternSet &patterns) {
-  patterns.add<MaxPoolLowering, GlobalAveragePoolLowering>(
+  patterns.add<MaxPoolLowering, AveragePoolLowering, GlobalAveragePoolLowering>(
       converter, patterns.getContext());
 }

@@ -60,11 +60,125 @@ struct SoftmaxLowering : public OpConversionPattern<hl::SoftmaxOp> {
   }
 };
 
+/// hl.transpose (perm defaults to reversing the dimensions).
+struct TransposeLowering : public OpConversionPattern<hl::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getData());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    SmallVector<int64_t> perm;
+    if (auto given = op.getPerm())
+      perm.assign(given->begin(), given->end());
+    else
+      for (int64_t d = type.getRank() - 1; d >= 0; --d)
+        perm.push_back(d);
+    rewriter.replaceOpWithNewOp<edge::TransposeOp>(op, resultType,
+                                                   adaptor.getData(), perm);
+    return success();
+  }
+};
+
+struct ConcatLowering : public OpConversionPattern<hl::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType ||
+        llvm::any_of(adaptor.getInputs(), [](Value v) { return !getStaticType(v); }))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), resultType.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    // ONNX allows empty inputs; they contribute nothing.
+    SmallVector<Value> inputs;
+    for (Value input : adaptor.getInputs())
+      if (getStaticType(input).getNumElements() > 0)
+        inputs.push_back(input);
+    if (inputs.empty())
+      return rewriter.notifyMatchFailure(op, "all inputs are empty");
+    rewriter.replaceOpWithNewOp<edge::ConcatOp>(op, resultType, inputs, *axis);
+    return success();
+  }
+};
+
+/// hl.squeeze / hl.unsqueeze -> edge.reshape to the static result type.
+template <typename HLOp>
+struct AxesReshapeLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getData()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getData(),
+                                     resultType.getShape()));
+    return success();
+  }
+};
+
+/// hl.slice with constant starts/ends/axes/steps -> edge.slice with the
+/// ONNX clamping rules applied.
+struct SliceLowering : public OpConversionPattern<hl::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getData());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    auto starts = getConstantInts(adaptor.getStarts());
+    auto ends = getConstantInts(adaptor.getEnds());
+    auto axes = getConstantInts(adaptor.getAxes());
+    auto steps = getConstantInts(adaptor.getSteps());
+    if (!starts || !ends || !axes || !steps || starts->size() != ends->size() ||
+        starts->size() != axes->size() || starts->size() != steps->size())
+      return rewriter.notifyMatchFailure(op, "needs constant slice bounds");
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> begin(rank, 0), step(rank, 1);
+    for (size_t i = 0; i < starts->size(); ++i) {
+      FailureOr<int64_t> axis = normalizeAxis((*axes)[i], rank);
+      if (failed(axis) || (*steps)[i] == 0)
+        return rewriter.notifyMatchFailure(op, "bad axis or zero step");
+      int64_t extent = type.getDimSize(*axis);
+      int64_t start = (*starts)[i];
+      if (start < 0)
+        start += extent;
+      // Clamp as the ONNX spec says: [0, extent] for positive steps,
+      // [0, extent - 1] for negative ones.
+      start = (*steps)[i] > 0 ? std::clamp<int64_t>(start, 0, extent)
+                              : std::clamp<int64_t>(start, 0, extent - 1);
+      begin[*axis] = start;
+      step[*axis] = (*steps)[i];
+    }
+    if (resultType.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "empty slices are not supported");
+    rewriter.replaceOpWithNewOp<edge::SliceOp>(op, resultType,
+                                               adaptor.getData(), begin, step);
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateShapePatterns(TypeConverter &converter,
                                                RewritePatternSet &patterns) {
   patterns.add<ConstantLowering, ReshapeLikeLowering<hl::FlattenOp>,
-               ReshapeLikeLowering<hl::ReshapeOp>, SoftmaxLowering>(
+               ReshapeLikeLowering<hl::ReshapeOp>, SoftmaxLowering,
+               TransposeLowering, ConcatLowering,
+               AxesReshapeLowering<hl::SqueezeOp>,
+               AxesReshapeLowering<hl::UnsqueezeOp>, SliceLowering>(
       converter, patterns.getContext());
 }

@@ -15,7 +15,7 @@ namespace strata::runtime::kernels {
 
 namespace {
 
-enum class BinaryOp { Add, Sub, Mul, Div };
+enum class BinaryOp { Add, Sub, Mul, Div, Pow };
 
 template <BinaryOp Op> inline float apply(float a, float b) {
   if constexpr (Op == BinaryOp::Add)
@@ -24,8 +24,10 @@ template <BinaryOp Op> inline float apply(float a, float b) {
     return a - b;
   else if constexpr (Op == BinaryOp::Mul)
     return a * b;
-  else
+  else if constexpr (Op == BinaryOp::Div)
     return a / b;
+  else
+    return std::pow(a, b);
 }
 
 /// out[i] = a[i * sa] op b[i * sb] for i < n (sa, sb are 0 or 1).
@@ -133,6 +135,7 @@ Error addKernel(KernelContext &ctx) { return binary<BinaryOp::Add>(ctx); }
 Error subKernel(KernelContext &ctx) { return binary<BinaryOp::Sub>(ctx); }
 Error mulKernel(KernelContext &ctx) { return binary<BinaryOp::Mul>(ctx); }
 Error divKernel(KernelContext &ctx) { return binary<BinaryOp::Div>(ctx); }
+Error powKernel(KernelContext &ctx) { return binary<BinaryOp::Pow>(ctx); }
 
 Error reluKernel(KernelContext &ctx) {
   return unary(ctx, [](float x) { return x > 0.0f ? x : 0.0f; });

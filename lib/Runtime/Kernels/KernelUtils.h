@@ -44,6 +44,7 @@ Error addKernel(KernelContext &ctx);
 Error subKernel(KernelContext &ctx);
 Error mulKernel(KernelContext &ctx);
 Error divKernel(KernelContext &ctx);
+Error powKernel(KernelContext &ctx);
 Error reluKernel(KernelContext &ctx);
 Error sigmoidKernel(KernelContext &ctx);
 Error tanhKernel(KernelContext &ctx);
@@ -62,6 +63,7 @@ Error reshapeKernel(KernelContext &ctx);
 Error copyKernel(KernelContext &ctx);
 Error transposeKernel(KernelContext &ctx);
 Error concatKernel(KernelContext &ctx);
+Error sliceKernel(KernelContext &ctx);
 
 } // namespace strata::runtime::kernels
 

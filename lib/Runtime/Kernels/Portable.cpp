@@ -51,6 +51,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"sub", subKernel},
       {"mul", mulKernel},
       {"div", divKernel},
+      {"pow", powKernel},
       {"relu", reluKernel},
       {"sigmoid", sigmoidKernel},
       {"tanh", tanhKernel},
@@ -69,6 +70,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"copy", copyKernel},
       {"transpose", transposeKernel},
       {"concat", concatKernel},
+      {"slice", sliceKernel},
   };
   for (const auto &[name, fn] : table)
     STRATA_RETURN_IF_ERROR(registry.add(name, fn));

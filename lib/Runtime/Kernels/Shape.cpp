@@ -164,4 +164,58 @@ Error concatKernel(KernelContext &ctx) {
   return Error::success();
 }
 
+
+/// out[i...] = in[starts + i * steps] per dimension (steps may be negative).
+Error sliceKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  STRATA_RETURN_IF_ERROR(checkSameDType(ctx));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  size_t rank = in.rank();
+  STRATA_KERNEL_ASSIGN(starts, ctx.params.getInts("starts", {}));
+  STRATA_KERNEL_ASSIGN(steps, ctx.params.getInts("steps", {}));
+  if (starts.size() != rank || steps.size() != rank || out.rank() != rank)
+    return ctx.fail("'starts' and 'steps' must have one entry per dimension "
+                    "of " + in.typeString() + " -> " + out.typeString());
+  for (size_t d = 0; d < rank; ++d) {
+    if (steps[d] == 0)
+      return ctx.fail("step of dimension " + std::to_string(d) + " is zero");
+    if (out.shape[d] == 0)
+      continue;
+    int64_t last = starts[d] + (out.shape[d] - 1) * steps[d];
+    if (starts[d] < 0 || starts[d] >= in.shape[d] || last < 0 ||
+        last >= in.shape[d])
+      return ctx.fail("dimension " + std::to_string(d) +
+                      " reads outside " + in.typeString());
+  }
+  if (ctx.validateOnly || out.numel() == 0)
+    return Error::success();
+  size_t esize = dtypeSize(in.dtype);
+  std::vector<int64_t> inStride(rank, 1);
+  for (size_t d = rank; d-- > 1;)
+    inStride[d - 1] = inStride[d] * in.shape[d];
+  const uint8_t *src = static_cast<const uint8_t *>(in.data);
+  uint8_t *dst = static_cast<uint8_t *>(out.data);
+  if (rank == 0) {
+    copyElement(dst, src, esize);
+    return Error::success();
+  }
+  std::vector<int64_t> index(rank, 0);
+  int64_t inner = out.shape[rank - 1];
+  for (int64_t base = 0, total = out.numel(); base < total; base += inner) {
+    int64_t off = 0;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      off += (starts[d] + index[d] * steps[d]) * inStride[d];
+    for (int64_t i = 0; i < inner; ++i)
+      copyElement(dst + (base + i) * esize,
+                  src + (off + starts[rank - 1] + i * steps[rank - 1]) * esize,
+                  esize);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++index[d] < out.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return Error::success();
+}
+
 } // namespace strata::runtime::kernels

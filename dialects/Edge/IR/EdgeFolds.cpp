@@ -1,0 +1,162 @@
+//===- EdgeFolds.cpp - constant folding of edge elementwise ops -----------===//
+//
+// Elementwise ops on f32 constants fold (BatchNormalization's coefficients,
+// Gemm's scaled bias, LayerNorm's epsilon), with the edge broadcasting rule:
+// equal ranks, each operand extent equal to the result's or 1.
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/IR/EdgeConstants.h"
+#include "Edge/IR/EdgeOps.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace strata::edge;
+
+namespace strata::edge {
+
+std::optional<ArrayRef<char>> getRawConstantData(Attribute attr) {
+  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(attr)) {
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+    return std::nullopt;
+  }
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || dense.isSplat() || dense.getElementType().isInteger(1))
+    return std::nullopt;
+  return dense.getRawData();
+}
+
+std::optional<std::vector<float>> readF32Constant(Attribute attr) {
+  auto elements = dyn_cast_or_null<ElementsAttr>(attr);
+  if (!elements || !elements.getElementType().isF32())
+    return std::nullopt;
+  int64_t count = elements.getNumElements();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
+    return std::vector<float>(count, dense.getSplatValue<float>());
+  std::optional<ArrayRef<char>> raw = getRawConstantData(attr);
+  if (!raw || static_cast<int64_t>(raw->size()) != count * 4)
+    return std::nullopt;
+  std::vector<float> values(count);
+  std::memcpy(values.data(), raw->data(), raw->size());
+  return values;
+}
+
+ElementsAttr makeF32Constant(ShapedType type, ArrayRef<float> values,
+                             StringRef name) {
+  if (!values.empty() &&
+      llvm::all_of(values, [&](float v) { return v == values.front(); }))
+    return DenseElementsAttr::get(type, values.front());
+  if (values.size() <= 4096)
+    return DenseElementsAttr::get(type, values);
+  return DenseResourceElementsAttr::get(
+      type, name,
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
+}
+
+} // namespace strata::edge
+
+namespace {
+
+/// Folds `fn` over two constant operands with edge broadcasting.
+template <typename Fn>
+OpFoldResult foldBinary(Operation *op, Attribute lhsAttr, Attribute rhsAttr,
+                        Fn fn) {
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  if (!type.getElementType().isF32() || !lhsAttr || !rhsAttr)
+    return {};
+  std::optional<std::vector<float>> lhs = readF32Constant(lhsAttr);
+  std::optional<std::vector<float>> rhs = readF32Constant(rhsAttr);
+  if (!lhs || !rhs)
+    return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  ArrayRef<int64_t> lhsShape = cast<ShapedType>(op->getOperand(0).getType()).getShape();
+  ArrayRef<int64_t> rhsShape = cast<ShapedType>(op->getOperand(1).getType()).getShape();
+  int64_t rank = shape.size();
+  // Strides of each operand, 0 along broadcast dimensions.
+  auto strides = [&](ArrayRef<int64_t> in) {
+    SmallVector<int64_t> result(rank, 0);
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      result[d] = in[d] == 1 && shape[d] != 1 ? 0 : stride;
+      stride *= in[d];
+    }
+    return result;
+  };
+  SmallVector<int64_t> lhsStrides = strides(lhsShape);
+  SmallVector<int64_t> rhsStrides = strides(rhsShape);
+  std::vector<float> out(type.getNumElements());
+  SmallVector<int64_t> index(rank, 0);
+  for (size_t linear = 0; linear < out.size(); ++linear) {
+    int64_t l = 0, r = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      l += index[d] * lhsStrides[d];
+      r += index[d] * rhsStrides[d];
+    }
+    out[linear] = fn((*lhs)[l], (*rhs)[r]);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == shape[d]; --d)
+      index[d] = 0;
+  }
+  return makeF32Constant(type, out, "folded");
+}
+
+template <typename Fn>
+OpFoldResult foldUnary(Operation *op, Attribute inputAttr, Fn fn) {
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  if (!type.getElementType().isF32() || !inputAttr)
+    return {};
+  std::optional<std::vector<float>> input = readF32Constant(inputAttr);
+  if (!input)
+    return {};
+  for (float &value : *input)
+    value = fn(value);
+  return makeF32Constant(type, *input, "folded");
+}
+
+} // namespace
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                    [](float a, float b) { return a + b; });
+}
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                    [](float a, float b) { return a - b; });
+}
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                    [](float a, float b) { return a * b; });
+}
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                    [](float a, float b) { return a / b; });
+}
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                    [](float a, float b) { return std::pow(a, b); });
+}
+OpFoldResult SigmoidOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(*this, adaptor.getInput(),
+                   [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+}
+OpFoldResult TanhOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(*this, adaptor.getInput(),
+                   [](float x) { return std::tanh(x); });
+}
+OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(*this, adaptor.getInput(),
+                   [](float x) { return std::exp(x); });
+}
+OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(*this, adaptor.getInput(),
+                   [](float x) { return std::sqrt(x); });
+}
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(*this, adaptor.getInput(), [](float x) { return -x; });
+}
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(*this, adaptor.getInput(),
+                   [](float x) { return std::fabs(x); });
+}
