@@ -57,6 +57,9 @@ void populateNNHandlers(OpTable &table);
 void populateReductionHandlers(OpTable &table);
 void populateTensorHandlers(OpTable &table);
 void populateShapeHandlers(OpTable &table);
+void populateQuantHandlers(OpTable &table);
+void populateSignalHandlers(OpTable &table);
+void populateVisionHandlers(OpTable &table);
 
 /// Converts an ONNX element type to MLIR, or null for unsupported ones
 /// (strings, complex).
@@ -157,13 +160,15 @@ public:
   }
 
   /// Builds the op named `opName` from the present inputs, the node's
-  /// attributes (converted generically and renamed by `renames`, those in
-  /// `skip` dropped) and the inferred output types, and binds the results.
-  /// Unknown attributes are an error.
+  /// attributes (converted generically, those in `skip` dropped) and the
+  /// inferred output types, and binds the results. Unknown attributes are an
+  /// error. For ops with AttrSizedOperandSegments/AttrSizedResultSegments,
+  /// `operandGroups`/`resultGroups` give the ODS operand/result count and
+  /// the segment sizes follow from which inputs/outputs the node lists.
   mlir::LogicalResult
   convertGeneric(llvm::StringRef opName,
                  llvm::ArrayRef<llvm::StringRef> skip = {},
-                 llvm::ArrayRef<mlir::NamedAttribute> extraAttrs = {});
+                 unsigned operandGroups = 0, unsigned resultGroups = 0);
 
   /// The underlying node.
   const onnx::NodeProto &proto() const { return node; }
@@ -182,11 +187,13 @@ inline mlir::IntegerAttr getSI64Attr(mlir::Builder &b, int64_t value) {
 
 /// Registers a handler that builds `OpTy` generically (convertGeneric).
 template <typename OpTy>
-Handler generic(llvm::ArrayRef<llvm::StringRef> skip = {}) {
+Handler generic(llvm::ArrayRef<llvm::StringRef> skip = {},
+                unsigned operandGroups = 0, unsigned resultGroups = 0) {
   std::vector<std::string> skipped(skip.begin(), skip.end());
-  return [skipped](NodeContext &ctx) {
+  return [skipped, operandGroups, resultGroups](NodeContext &ctx) {
     llvm::SmallVector<llvm::StringRef> refs(skipped.begin(), skipped.end());
-    return ctx.convertGeneric(OpTy::getOperationName(), refs);
+    return ctx.convertGeneric(OpTy::getOperationName(), refs, operandGroups,
+                              resultGroups);
   };
 }
 

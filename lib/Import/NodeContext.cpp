@@ -39,6 +39,9 @@ const OpTable &getOpTable() {
     populateReductionHandlers(t);
     populateTensorHandlers(t);
     populateShapeHandlers(t);
+    populateQuantHandlers(t);
+    populateSignalHandlers(t);
+    populateVisionHandlers(t);
     return t;
   }();
   return table;
@@ -181,6 +184,9 @@ static FailureOr<Attribute> convertAttribute(NodeContext &ctx,
   case onnx::AttributeProto::INTS:
     return Attribute(b.getDenseI64ArrayAttr(
         SmallVector<int64_t>(a.ints().begin(), a.ints().end())));
+  case onnx::AttributeProto::STRINGS:
+    return Attribute(b.getStrArrayAttr(
+        SmallVector<StringRef>(a.strings().begin(), a.strings().end())));
   case onnx::AttributeProto::FLOATS:
     return Attribute(b.getDenseF32ArrayAttr(
         SmallVector<float>(a.floats().begin(), a.floats().end())));
@@ -200,7 +206,8 @@ static FailureOr<Attribute> convertAttribute(NodeContext &ctx,
 
 LogicalResult NodeContext::convertGeneric(StringRef opName,
                                           ArrayRef<StringRef> skip,
-                                          ArrayRef<NamedAttribute> extraAttrs) {
+                                          unsigned operandGroups,
+                                          unsigned resultGroups) {
   std::optional<RegisteredOperationName> info =
       RegisteredOperationName::lookup(opName, getContext());
   if (!info)
@@ -221,11 +228,32 @@ LogicalResult NodeContext::convertGeneric(StringRef opName,
       return failure();
     op.addAttribute(a.name(), *value);
   }
-  op.addAttributes(extraAttrs);
-  unsigned numResults = numOutputs();
-  while (numResults > 0 && !hasOutput(numResults - 1))
-    --numResults;
-  for (unsigned i = 0; i < numResults; ++i)
+  Builder &b = builder();
+  if (operandGroups) {
+    if (numInputs() > operandGroups)
+      return emitError() << "too many inputs";
+    SmallVector<int32_t> sizes;
+    for (unsigned i = 0; i < operandGroups; ++i)
+      sizes.push_back(input(i) ? 1 : 0);
+    op.addAttribute("operandSegmentSizes", b.getDenseI32ArrayAttr(sizes));
+  }
+  SmallVector<unsigned> resultIndices;
+  if (resultGroups) {
+    SmallVector<int32_t> sizes;
+    for (unsigned i = 0; i < resultGroups; ++i) {
+      sizes.push_back(hasOutput(i) ? 1 : 0);
+      if (hasOutput(i))
+        resultIndices.push_back(i);
+    }
+    op.addAttribute("resultSegmentSizes", b.getDenseI32ArrayAttr(sizes));
+  } else {
+    unsigned numResults = numOutputs();
+    while (numResults > 0 && !hasOutput(numResults - 1))
+      --numResults;
+    for (unsigned i = 0; i < numResults; ++i)
+      resultIndices.push_back(i);
+  }
+  for (unsigned i : resultIndices)
     op.addTypes(outputType(i));
   Operation *created = builder().create(op);
   SmallVector<Value> results(created->getResults());
@@ -238,13 +266,17 @@ LogicalResult NodeContext::convertGeneric(StringRef opName,
       }
       Operation *c = created->getDialect()->materializeConstant(
           builder(), cast<Attribute>(f), results[i].getType(), location);
-      if (!c)
-        return setOutputs(created->getResults()), success();
+      if (!c) {
+        results.assign(created->result_begin(), created->result_end());
+        break;
+      }
       results[i] = c->getResult(0);
     }
-    created->erase();
+    if (created->use_empty() && results[0] != created->getResult(0))
+      created->erase();
   }
-  setOutputs(results);
+  for (auto [index, value] : llvm::zip(resultIndices, results))
+    setOutput(index, value);
   return success();
 }
 

@@ -105,7 +105,7 @@ class HL_BinaryOp<string mnemonic, string onnxName, string formula,
 class HL_CompareOp<string mnemonic, string onnxName, string formula,
                    list<Trait> traits = []>
     : HL_Op<mnemonic, !listconcat(traits, [Pure, ResultsBroadcastableShape,
-                                            SameTypeOperands])> {
+                                            AllElementTypesMatch<["lhs", "rhs"]>])> {
   let summary = formula # " elementwise, boolean result (ONNX " # onnxName # ")";
   let description = "ONNX `" # onnxName # "`: " # formula # [{ with NumPy
     multidirectional broadcasting; the result is a boolean tensor.

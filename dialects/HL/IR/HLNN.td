@@ -1,7 +1,7 @@
 //===- HLNN.td - hl neural-network operations ------------*- tablegen -*-===//
 //
-// Convolution, matrix products, pooling, normalisation, softmax family and
-// linear quantisation.
+// Convolution, matrix products, pooling, normalisation and the softmax
+// family.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_HL_NN
@@ -324,45 +324,5 @@ def HL_SoftmaxOp : HL_Op<"softmax", [Pure, SameOperandsAndResultType]> {
 
 def HL_LogSoftmaxOp : HL_AxisSoftmaxOp<"log_softmax", "LogSoftmax">;
 def HL_HardmaxOp : HL_AxisSoftmaxOp<"hardmax", "Hardmax">;
-
-//===----------------------------------------------------------------------===//
-// Quantization
-//===----------------------------------------------------------------------===//
-
-def HL_QuantizeLinearOp : HL_Op<"quantize_linear", [Pure]> {
-  let summary = "Float to 8-bit integer quantisation (ONNX QuantizeLinear)";
-  let description = [{
-    `saturate(round(x / scale) + zero_point)`; per-tensor when `scale` is a
-    scalar, per-axis along `axis` when 1-D. Without a zero point the result
-    is `ui8`.
-
-    ```mlir
-    %q = hl.quantize_linear %x, %s, %z : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
-    ```
-  }];
-  let arguments = (ins HL_Tensor:$input, HL_FloatTensor:$scale,
-                       Optional<HL_IntTensor>:$zero_point,
-                       DefaultValuedAttr<I64Attr, "1">:$axis);
-  let results = (outs HL_IntTensor:$output);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
-}
-
-def HL_DequantizeLinearOp : HL_Op<"dequantize_linear", [Pure]> {
-  let summary = "Integer to float dequantisation (ONNX DequantizeLinear)";
-  let description = [{
-    `(x - zero_point) * scale`, per tensor or per axis.
-
-    ```mlir
-    %x = hl.dequantize_linear %q, %s, %z : (tensor<4xui8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
-    ```
-  }];
-  let arguments = (ins HL_IntTensor:$input, HL_FloatTensor:$scale,
-                       Optional<HL_IntTensor>:$zero_point,
-                       DefaultValuedAttr<I64Attr, "1">:$axis);
-  let results = (outs HL_FloatTensor:$output);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
-}
 
 #endif // STRATA_HL_NN

@@ -349,47 +349,5 @@ LogicalResult HardmaxOp::verify() {
                          : std::nullopt);
 }
 
-//===----------------------------------------------------------------------===//
-// Quantization
-//===----------------------------------------------------------------------===//
-
-/// Checks scale and zero point of a (de)quantize op: scalar or 1-D along
-/// `axis`, one shape, and the zero point's element type matching `intType`.
-static LogicalResult verifyQuantParams(Operation *op, Value input, Value scale,
-                                       Value zeroPoint, int64_t axis,
-                                       Type intType) {
-  auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
-  if (scaleType && scaleType.getRank() > 1)
-    return op->emitOpError("scale must be a scalar or 1-D, got rank ")
-           << scaleType.getRank();
-  if (zeroPoint) {
-    auto zpType = cast<ShapedType>(zeroPoint.getType());
-    if (zpType.getElementType() != getElementTypeOrSelf(intType))
-      return op->emitOpError("zero point element type ")
-             << zpType.getElementType()
-             << " differs from the quantized element type "
-             << getElementTypeOrSelf(intType);
-    if (scaleType && zpType.hasRank() &&
-        !isCompatibleShape(zpType.getShape(), scaleType.getShape()))
-      return op->emitOpError("zero point and scale shapes differ");
-  }
-  if (scaleType && scaleType.getRank() == 1 &&
-      failed(verifyAxis(op, axis, rankOf(input))))
-    return failure();
-  return success();
-}
-
-LogicalResult QuantizeLinearOp::verify() {
-  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
-                           static_cast<int64_t>(getAxis()),
-                           getOutput().getType());
-}
-
-LogicalResult DequantizeLinearOp::verify() {
-  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
-                           static_cast<int64_t>(getAxis()),
-                           getInput().getType());
-}
-
 #define GET_OP_CLASSES
 #include "HL/IR/HLOps.cpp.inc"

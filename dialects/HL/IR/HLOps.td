@@ -10,7 +10,11 @@
 include "HL/IR/HLBase.td"
 include "HL/IR/HLElementwise.td"
 include "HL/IR/HLNN.td"
+include "HL/IR/HLQuant.td"
+include "HL/IR/HLRecurrent.td"
 include "HL/IR/HLReduction.td"
+include "HL/IR/HLSignal.td"
 include "HL/IR/HLTensor.td"
+include "HL/IR/HLVision.td"
 
 #endif // STRATA_HL_OPS

@@ -215,7 +215,8 @@ def HL_GatherNDOp : HL_Op<"gather_nd", [Pure,
 }
 
 def HL_ScatterElementsOp : HL_Op<"scatter_elements", [Pure,
-    AllTypesMatch<["data", "updates", "output"]>]> {
+    AllTypesMatch<["data", "output"]>,
+    AllElementTypesMatch<["data", "updates"]>]> {
   let summary = "Scatter single elements along an axis (ONNX ScatterElements)";
   let description = [{
     The deprecated `Scatter` is normalised to this op at import.
@@ -236,7 +237,8 @@ def HL_ScatterElementsOp : HL_Op<"scatter_elements", [Pure,
 }
 
 def HL_ScatterNDOp : HL_Op<"scatter_nd", [Pure,
-    AllTypesMatch<["data", "output"]>]> {
+    AllTypesMatch<["data", "output"]>,
+    AllElementTypesMatch<["data", "updates"]>]> {
   let summary = "Scatter slices by index tuples (ONNX ScatterND)";
   let description = [{
     ```mlir

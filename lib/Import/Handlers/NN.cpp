@@ -161,8 +161,10 @@ void populateNNHandlers(OpTable &t) {
   t.on("LogSoftmax", 1, convertSoftmax<hl::LogSoftmaxOp>);
   t.on("Hardmax", 1, convertSoftmax<hl::HardmaxOp>);
   t.on("Dropout", 7, convertDropout);
-  t.on("QuantizeLinear", 10, generic<hl::QuantizeLinearOp>());
-  t.on("DequantizeLinear", 10, generic<hl::DequantizeLinearOp>());
+  // Recurrent layers: optional operands and results become segment sizes.
+  t.on("RNN", 7, generic<hl::RNNOp>({}, 6, 2));
+  t.on("GRU", 7, generic<hl::GRUOp>({}, 6, 2));
+  t.on("LSTM", 7, generic<hl::LSTMOp>({}, 8, 3));
 }
 
 } // namespace strata::importer

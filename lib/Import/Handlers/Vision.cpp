@@ -1,0 +1,58 @@
+//===- Vision.cpp - ONNX detection, sampling and set operators to hl ------===//
+//
+// Normalisations: NonMaxSuppression's absent max_output_boxes_per_class and
+// iou_threshold become constants with ONNX's defaults; Unique always has its
+// four results.
+//
+//===----------------------------------------------------------------------===//
+#include "../ImportContext.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace strata::importer {
+
+static LogicalResult convertNMS(NodeContext &ctx) {
+  OpBuilder &b = ctx.builder();
+  Value maxBoxes = ctx.input(2) ? ctx.input(2) : ctx.constI64({0});
+  Value iou = ctx.input(3);
+  if (!iou)
+    iou = ctx.constScalar(b.getF32Type(), 0.0);
+  SmallVector<Value> operands = {ctx.input(0), ctx.input(1), maxBoxes, iou};
+  if (Value score = ctx.input(4))
+    operands.push_back(score);
+  ctx.setOutput(0, ctx.create<hl::NonMaxSuppressionOp>(
+                       ctx.outputType(0), operands,
+                       b.getNamedAttr("center_point_box",
+                                      b.getI64IntegerAttr(ctx.getInt(
+                                          "center_point_box", 0)))));
+  return success();
+}
+
+static LogicalResult convertUnique(NodeContext &ctx) {
+  OpBuilder &b = ctx.builder();
+  auto indexType = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
+  SmallVector<Type> types = {ctx.outputType(0)};
+  for (unsigned i = 1; i < 4; ++i)
+    types.push_back(ctx.hasOutput(i) ? ctx.outputType(i) : Type(indexType));
+  SmallVector<NamedAttribute> attrs = {b.getNamedAttr(
+      "sorted", b.getI64IntegerAttr(ctx.getInt("sorted", 1)))};
+  if (ctx.attr("axis"))
+    attrs.push_back(
+        b.getNamedAttr("axis", b.getI64IntegerAttr(ctx.getInt("axis", 0))));
+  auto op = b.create<hl::UniqueOp>(ctx.loc(), types, ctx.input(0), attrs);
+  ctx.setOutputs(op.getResults());
+  return success();
+}
+
+void populateVisionHandlers(OpTable &t) {
+  t.on("NonMaxSuppression", 10, convertNMS);
+  t.on("RoiAlign", 10, generic<hl::RoiAlignOp>());
+  t.on("GridSample", 16, generic<hl::GridSampleOp>());
+  t.on("MaxUnpool", 9, generic<hl::MaxUnpoolOp>());
+  t.on("Unique", 11, convertUnique);
+  t.on("Det", 11, generic<hl::DetOp>());
+}
+
+} // namespace strata::importer
