@@ -28,6 +28,7 @@ if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 
 tools = ["strata-opt", "strata-translate", "strata-run", "strata-dump",
+         "strata-compile", "strata-eval", "strata-onnx-conformance",
          "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.strata_tools_dir,
                                            config.llvm_tools_dir])
