@@ -19,15 +19,17 @@ set(LLVM_RUNTIME_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/bin)
 set(LLVM_LIBRARY_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/lib)
 set(MLIR_BINARY_DIR ${CMAKE_BINARY_DIR})
 
+# With LLVM 19, CMP0116 NEW makes Ninja rerun every TableGen step on each
+# build. Functions keep the policies in force where they are defined, so
+# this must precede include(TableGen).
+if(LLVM_VERSION_MAJOR LESS 20)
+  cmake_policy(SET CMP0116 OLD)
+endif()
 include(TableGen)
 include(AddLLVM)
 include(AddMLIR)
 include(HandleLLVMOptions)
 
-# With LLVM 19, CMP0116 NEW makes Ninja rerun every TableGen step each build.
-if(LLVM_VERSION_MAJOR LESS 20)
-  cmake_policy(SET CMP0116 OLD)
-endif()
 
 include_directories(SYSTEM ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 include_directories(${STRATA_SOURCE_DIR}/include ${STRATA_BINARY_DIR}/include)
