@@ -200,30 +200,40 @@ Error conv2dKernel(KernelContext &ctx) {
   int64_t spatial = g.oh * g.ow, kSize = cg * g.kh * g.kw;
 
   if (cg == 1 && ocg == 1) {
-    // Depthwise: one filter per channel, computed directly.
+    // Depthwise: one filter per channel. Each (ky, kx) tap adds a scaled,
+    // shifted input row to the output row over the range of ox whose input
+    // column is inside the image, so the inner loop has no bounds checks.
     for (int64_t b = 0; b < g.n; ++b)
       for (int64_t ch = 0; ch < g.c; ++ch) {
         const float *xc = x + (b * g.c + ch) * g.h * g.w;
         const float *wc = wt + ch * g.kh * g.kw;
         float *yc = y + (b * g.oc + ch) * spatial;
-        float bv = bias ? bias[ch] : 0.0f;
-        for (int64_t oy = 0; oy < g.oh; ++oy)
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            float acc = bv;
-            int64_t iy0 = oy * g.strideH - g.padT,
-                    ix0 = ox * g.strideW - g.padL;
+        std::fill(yc, yc + spatial, bias ? bias[ch] : 0.0f);
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          int64_t shift = kx * g.dilW - g.padL; // ix = ox * stride + shift
+          int64_t lo = shift >= 0 ? 0 : (-shift + g.strideW - 1) / g.strideW;
+          int64_t hi = g.w - 1 - shift < 0
+                           ? -1
+                           : std::min(g.ow - 1, (g.w - 1 - shift) / g.strideW);
+          if (lo > hi)
+            continue;
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            float *yrow = yc + oy * g.ow;
             for (int64_t ky = 0; ky < g.kh; ++ky) {
-              int64_t iy = iy0 + ky * g.dilH;
+              int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
               if (iy < 0 || iy >= g.h)
                 continue;
-              for (int64_t kx = 0; kx < g.kw; ++kx) {
-                int64_t ix = ix0 + kx * g.dilW;
-                if (ix >= 0 && ix < g.w)
-                  acc += xc[iy * g.w + ix] * wc[ky * g.kw + kx];
-              }
+              float wv = wc[ky * g.kw + kx];
+              const float *xrow = xc + iy * g.w + shift;
+              if (g.strideW == 1)
+                for (int64_t ox = lo; ox <= hi; ++ox)
+                  yrow[ox] += wv * xrow[ox];
+              else
+                for (int64_t ox = lo; ox <= hi; ++ox)
+                  yrow[ox] += wv * xrow[ox * g.strideW];
             }
-            yc[oy * g.ow + ox] = acc;
           }
+        }
       }
     return Error::success();
   }
