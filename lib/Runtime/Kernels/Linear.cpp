@@ -13,6 +13,17 @@
 
 namespace strata::runtime::kernels {
 
+// The GEMM is compiled for baseline x86-64 and for AVX2+FMA / AVX-512 and
+// picked at load time (GCC/Clang function multiversioning), so the portable
+// binary uses the wide registers where the CPU has them.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define STRATA_GEMM_CLONES                                                    \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define STRATA_GEMM_CLONES
+#endif
+
+STRATA_GEMM_CLONES
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc) {
   constexpr int64_t kBlockK = 256, kBlockN = 512;
