@@ -291,6 +291,10 @@ int runProgram(const RunOptions &options) {
   if (!method.ok())
     return fail(method.error());
 
+  std::printf("method '%s': %zu inputs, %zu outputs, %zu instructions\n",
+              methodName.c_str(), method->inputCount(), method->outputCount(),
+              method->instructionCount());
+
   // Inputs.
   std::vector<std::string> inputFiles = options.inputs;
   if (!options.inputsDir.empty()) {

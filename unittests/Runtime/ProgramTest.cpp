@@ -399,8 +399,10 @@ private:
   BackendConfig config_;
 };
 
-std::vector<uint8_t> buildDelegated(const std::string &backend) {
+std::vector<uint8_t> buildDelegated(const std::string &backend,
+                                    bool inlineBlob = false) {
   TestProgramBuilder b;
+  b.inlineBlobs = inlineBlob;
   int x = b.addInput(DType::F32, {4});
   int y = b.addBuffer(DType::F32, {4});
   int z = b.addBuffer(DType::F32, {4});
@@ -454,6 +456,22 @@ TEST(DelegateTest, LifecycleInitOnceExecuteDestroy) {
     EXPECT_EQ(method->instructionLabel(0), "delegate fake_0");
   }
   EXPECT_EQ(fake.destroys, 1);
+}
+
+TEST(DelegateTest, InlineBlobReachesInit) {
+  std::vector<uint8_t> bytes = buildDelegated("fake", /*inlineBlob=*/true);
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(loader);
+  ASSERT_TRUE(program.ok()) << program.error().toString();
+  FakeBackend fake;
+  BackendRegistry backends;
+  ASSERT_TRUE(backends.add(&fake).ok());
+  Result<Method> method = program->loadMethod("forward", nullptr, &backends);
+  ASSERT_TRUE(method.ok()) << method.error().toString();
+  OwnedTensor x = f32Tensor({4}, {1, 1, 1, 1});
+  ASSERT_TRUE(method->setInput(0, x.view()).ok());
+  ASSERT_TRUE(method->execute().ok());
+  EXPECT_FLOAT_EQ(method->output(0)->as<float>()[0], 9.0f);
 }
 
 TEST(DelegateTest, UnavailableBackendFailsAtLoad) {
