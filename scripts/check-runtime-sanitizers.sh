@@ -6,7 +6,8 @@
 # runs the runtime gtests (loader corruption, kernels, delegates) so that any
 # out-of-bounds read fails them, then runs the libFuzzer target for
 # Program::load for FUZZ_SECONDS (default 5) on a seed corpus: programs
-# written by strata-fuzz-seeds plus, when TOOLS_DIR holds strata-opt and
+# written by strata-fuzz-seeds, past crashes
+# (unittests/Runtime/Inputs/fuzz-regressions) plus, when TOOLS_DIR holds strata-opt and
 # strata-translate, the exec MLIR lit inputs emitted as programs.
 #
 #===----------------------------------------------------------------------===//
@@ -39,6 +40,8 @@ corpus="$build/fuzz-corpus"
 rm -rf "$corpus"
 mkdir -p "$corpus"
 "$build/bin/strata-fuzz-seeds" "$corpus"
+# Inputs that once crashed the loader stay in the corpus as regressions.
+cp "$src"/unittests/Runtime/Inputs/fuzz-regressions/* "$corpus"/ 2>/dev/null || true
 if [ -n "$tools" ] && [ -x "$tools/strata-translate" ]; then
   for f in "$src"/test/Emit/*.mlir "$src"/test/Runtime/*.mlir; do
     out="$corpus/$(basename "$f" .mlir).strata"

@@ -219,6 +219,15 @@ TEST(ProgramTest, RejectsBufferPastItsArena) {
   expectInvalid(b.build(), "16 bytes at offset 60 lie outside arena 0");
 }
 
+TEST(ProgramTest, RejectsShapesWhoseElementCountOverflows) {
+  // 2^33 * 2^32 elements wrap a 64-bit product to 0 (found by the fuzzer).
+  TestProgramBuilder b;
+  int x = b.addArenaValue(DType::F32, {int64_t(1) << 33, int64_t(1) << 32}, 0,
+                          0);
+  b.setOutputs({x});
+  expectInvalid(b.build(), "tensor of more than 2^40 bytes");
+}
+
 TEST(ProgramTest, RejectsHugeArena) {
   TestProgramBuilder b;
   b.arenaSizeOverride = uint64_t(1) << 50;

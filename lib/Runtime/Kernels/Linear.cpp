@@ -141,10 +141,11 @@ getPairParam(const Params &params, const char *name, int64_t fallback) {
       params.getInts(name, {fallback, fallback});
   if (!values.ok())
     return values.takeError();
-  if (values->size() != 2 || (*values)[0] < 1 || (*values)[1] < 1)
+  if (values->size() != 2 || (*values)[0] < 1 || (*values)[1] < 1 ||
+      (*values)[0] > kMaxWindowParam || (*values)[1] > kMaxWindowParam)
     return Error(ErrorCode::InvalidArgument,
                  std::string("parameter '") + name +
-                     "' must be two positive integers");
+                     "' must be two integers in [1, 2^20]");
   return std::make_pair((*values)[0], (*values)[1]);
 }
 
@@ -154,9 +155,11 @@ Result<std::vector<int64_t>> getPadsParam(const Params &params) {
   if (!pads.ok())
     return pads.takeError();
   if (pads->size() != 4 ||
-      std::any_of(pads->begin(), pads->end(), [](int64_t p) { return p < 0; }))
+      std::any_of(pads->begin(), pads->end(), [](int64_t p) {
+        return p < 0 || p > kMaxWindowParam;
+      }))
     return Error(ErrorCode::InvalidArgument,
-                 "parameter 'pads' must be four non-negative integers "
+                 "parameter 'pads' must be four integers in [0, 2^20] "
                  "[top, left, bottom, right]");
   return pads;
 }
@@ -180,8 +183,8 @@ Error conv2dKernel(KernelContext &ctx) {
   std::tie(g.strideH, g.strideW) = strides;
   std::tie(g.dilH, g.dilW) = dilations;
   g.padT = pads[0], g.padL = pads[1], g.padB = pads[2], g.padR = pads[3];
-  if (g.group < 1 || g.c % g.group || g.oc % g.group ||
-      weight.shape[1] * g.group != g.c)
+  if (g.group < 1 || g.group > g.c || g.c % g.group || g.oc % g.group ||
+      weight.shape[1] != g.c / g.group)
     return ctx.fail("group " + std::to_string(g.group) + " does not fit input " +
                     in.typeString() + " and weight " + weight.typeString());
   if (out.shape[0] != g.n || out.shape[1] != g.oc)
@@ -202,6 +205,12 @@ Error conv2dKernel(KernelContext &ctx) {
                       std::to_string(g.oc) + "]");
     bias = ctx.ins[2].as<float>();
   }
+  // im2col scratch: (C/group * KH * KW) x (OH * OW) floats.
+  double scratchFloats = static_cast<double>(g.c / g.group) * g.kh * g.kw *
+                         static_cast<double>(g.oh) * g.ow;
+  if (scratchFloats > static_cast<double>(kMaxScratchFloats))
+    return ctx.fail("the im2col buffer of " + out.typeString() +
+                    " would exceed 2^32 floats");
   if (ctx.validateOnly)
     return Error::success();
 
