@@ -83,6 +83,29 @@ TEST(TensorIOTest, RejectsDamagedFilesNamingThem) {
   EXPECT_EQ(missing.error().code(), ErrorCode::IOError);
 }
 
+TEST(TensorIOTest, RejectsShapesLargerThanTheirData) {
+  std::string npy = serializeNpy(sample().view());
+  size_t at = npy.find("(2, 3)");
+  ASSERT_NE(at, std::string::npos);
+  std::string huge = npy;
+  huge.replace(at, 6, "(4294967296, 4294967296)");
+  EXPECT_FALSE(parseNpy(huge, "a.npy").ok());
+  huge = npy;
+  huge.replace(at, 6, "(99999999999999999999999,)");
+  EXPECT_FALSE(parseNpy(huge, "a.npy").ok());
+  // dims [2^40, 2^40] (packed varints), FLOAT, no data.
+  std::string pb = {0x0a, 0x0c};
+  for (int i = 0; i < 2; ++i) {
+    const unsigned char v[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x20};
+    pb.append(reinterpret_cast<const char *>(v), sizeof(v));
+  }
+  pb += {0x10, 0x01};
+  Result<OwnedTensor> t = parseTensorProto(pb, "big.pb");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message().find("does not fit"), std::string::npos)
+      << t.error().toString();
+}
+
 TEST(TensorIOTest, WritesAtomically) {
   std::string dir = "/tmp/strata-io-XXXXXX";
   ASSERT_NE(::mkdtemp(dir.data()), nullptr);
