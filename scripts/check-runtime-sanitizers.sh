@@ -17,16 +17,17 @@ build=$2
 tools=${3:-}
 seconds=${FUZZ_SECONDS:-5}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# Coverage instrumentation of everything (the runtime library included), so
+# that libFuzzer is guided by the loader's branches, not only the target's.
+cov="-fsanitize=fuzzer-no-link"
 
 mkdir -p "$build"
-if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -G Ninja -S "$src" -B "$build" \
-    -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_BENCHMARKS=OFF \
-    -DSTRATA_BUILD_FUZZER=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
-    -DMLIR_DIR=/nonexistent -DLLVM_DIR=/nonexistent \
-    >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
-fi
+CC=clang CXX=clang++ cmake -G Ninja -S "$src" -B "$build" \
+  -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_BENCHMARKS=OFF \
+  -DSTRATA_BUILD_FUZZER=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$san $cov" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+  -DMLIR_DIR=/nonexistent -DLLVM_DIR=/nonexistent \
+  >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j2 --target StrataRuntimeTests strata-program-fuzzer \
   strata-fuzz-seeds >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
 
