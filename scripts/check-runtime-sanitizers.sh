@@ -6,7 +6,8 @@
 # runs the runtime gtests (loader corruption, kernels, delegates) so that any
 # out-of-bounds read fails them, then runs the libFuzzer target for
 # Program::load for FUZZ_SECONDS (default 5) on a seed corpus: programs
-# written by strata-fuzz-seeds plus, when TOOLS_DIR holds strata-opt and
+# written by strata-fuzz-seeds, past crashes
+# (unittests/Runtime/Inputs/fuzz-regressions) plus, when TOOLS_DIR holds strata-opt and
 # strata-translate, the exec MLIR lit inputs emitted as programs.
 #
 #===----------------------------------------------------------------------===//
@@ -16,16 +17,17 @@ build=$2
 tools=${3:-}
 seconds=${FUZZ_SECONDS:-5}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# Coverage instrumentation of everything (the runtime library included), so
+# that libFuzzer is guided by the loader's branches, not only the target's.
+cov="-fsanitize=fuzzer-no-link"
 
 mkdir -p "$build"
-if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -G Ninja -S "$src" -B "$build" \
-    -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_BENCHMARKS=OFF \
-    -DSTRATA_BUILD_FUZZER=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
-    -DMLIR_DIR=/nonexistent -DLLVM_DIR=/nonexistent \
-    >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
-fi
+CC=clang CXX=clang++ cmake -G Ninja -S "$src" -B "$build" \
+  -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_BENCHMARKS=OFF \
+  -DSTRATA_BUILD_FUZZER=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$san $cov" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+  -DMLIR_DIR=/nonexistent -DLLVM_DIR=/nonexistent \
+  >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j2 --target StrataRuntimeTests strata-program-fuzzer \
   strata-fuzz-seeds >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
 
@@ -39,6 +41,8 @@ corpus="$build/fuzz-corpus"
 rm -rf "$corpus"
 mkdir -p "$corpus"
 "$build/bin/strata-fuzz-seeds" "$corpus"
+# Inputs that once crashed the loader stay in the corpus as regressions.
+cp "$src"/unittests/Runtime/Inputs/fuzz-regressions/* "$corpus"/ 2>/dev/null || true
 if [ -n "$tools" ] && [ -x "$tools/strata-translate" ]; then
   for f in "$src"/test/Emit/*.mlir "$src"/test/Runtime/*.mlir; do
     out="$corpus/$(basename "$f" .mlir).strata"

@@ -31,7 +31,8 @@ namespace fbs = strata::fb;
 
 namespace {
 
-/// Maps an element type to the schema's ScalarType.
+/// Maps an element type to the schema's ScalarType. (Quantized values reach
+/// exec as their storage type, e.g. i8, with scales in kernel params.)
 std::optional<fbs::ScalarType> getScalarType(Type type) {
   if (type.isF32())
     return fbs::ScalarType::F32;
@@ -160,6 +161,11 @@ Emitter::emitType(Operation *op, ShapedType type) {
            << type.getElementType() << " for the program buffer";
   if (!type.hasStaticShape())
     return op->emitError("buffer type ") << type << " is not static";
+  if (auto memref = dyn_cast<MemRefType>(type))
+    if (!memref.getLayout().isIdentity())
+      return op->emitError("buffer type ")
+             << type << " has a non-identity layout (the runtime reads "
+             << "dense row-major buffers)";
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   return fbs::CreateTensorTypeDirect(fbb, *scalar, &shape);
 }

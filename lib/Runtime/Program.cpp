@@ -51,9 +51,12 @@ Error detail::checkTensorType(const fb::TensorType *type,
       if (dim < 0 || static_cast<uint64_t>(dim) > kMaxBytes)
         return invalid(where + ": bad dimension " + std::to_string(dim));
       view.shape.push_back(dim);
-      bytes *= static_cast<uint64_t>(dim == 0 ? 1 : dim);
-      if (bytes > kMaxBytes)
+      // Zero extents are skipped so that every prefix product of the
+      // shape (numElements) stays below 2^40 too.
+      uint64_t extent = static_cast<uint64_t>(dim == 0 ? 1 : dim);
+      if (extent > kMaxBytes / bytes)
         return invalid(where + ": tensor of more than 2^40 bytes");
+      bytes *= extent;
     }
   }
   return Error::success();

@@ -20,3 +20,25 @@ exec.program @badparam {
     exec.return
   }
 }
+
+// -----
+
+// Tests that a strided buffer layout is refused.
+exec.program @strided {
+  exec.method @forward : () -> () attributes {arena_sizes = array<i64: 256>} {
+    // expected-error @+1 {{has a non-identity layout}}
+    %a = exec.alloc {memory_id = 0 : i64, offset = 0 : i64} : memref<4xf32, strided<[2]>>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that an element type the format has no storage for is refused.
+exec.program @complex {
+  exec.method @forward : () -> () attributes {arena_sizes = array<i64: 256>} {
+    // expected-error @+1 {{unsupported element type 'complex<f32>'}}
+    %a = exec.alloc {memory_id = 0 : i64, offset = 0 : i64} : memref<4xcomplex<f32>>
+    exec.return
+  }
+}

@@ -1,6 +1,8 @@
 // RUN: strata-translate --emit-program %s -o %t.strata
 // RUN: strata-dump --json %t.strata | FileCheck %s
 // RUN: strata-dump %t.strata | FileCheck %s --check-prefix=TEXT
+// RUN: not strata-run %t.strata 2>&1 | FileCheck %s --check-prefix=BACKEND
+// RUN: strata-run %t.strata --method init | FileCheck %s --check-prefix=INIT
 
 // Tests that every exec construct round-trips through the program buffer:
 // constants in an aligned segment, a delegate blob in its own segment,
@@ -34,6 +36,13 @@
 // CHECK-NEXT: {"move": {"source": 4, "target": 5}, "nodes": []}
 // CHECK-NEXT: {"kernel": "relu", "ins": [5], "outs": [5], "params": {}, "nodes": ["Relu_3"]}
 
+// CHECK: "name": "init"
+// CHECK-NEXT: "arena_sizes": []
+
+// BACKEND: strata-run: not_found: {{.*}}: method 'forward': delegate 'onednn_0' needs backend 'onednn', which is not registered (registered: none)
+// INIT: method 'init': 0 inputs, 0 outputs, 0 instructions
+// INIT-NOT: output 0
+
 // TEXT: program @model (format version 1
 // TEXT: #0 @w f32[4] segment 0 offset 0 size 16
 // TEXT: #0 @onednn_0 backend onednn specs {fast = true, threads = 2} blob in segment 1
@@ -56,5 +65,8 @@ exec.program @model {
     exec.move %c to %d : memref<4xf32>
     exec.kernel "relu" ins(%d : memref<4xf32>) outs(%d : memref<4xf32>) loc("Relu_3")
     exec.return %d : memref<4xf32>
+  }
+  exec.method @init : () -> () attributes {arena_sizes = array<i64>} {
+    exec.return
   }
 }

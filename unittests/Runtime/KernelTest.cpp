@@ -217,6 +217,34 @@ TEST(KernelTest, ParameterErrorsNameTheParameter) {
             std::string::npos);
 }
 
+TEST(KernelTest, HostileParamsAreRefusedBeforeAnyArithmetic) {
+  auto conv = [](std::vector<Param> params) {
+    std::vector<OwnedTensor> ins;
+    ins.push_back(f32Tensor({1, 2, 4, 4}, ramp(32)));
+    ins.push_back(f32Tensor({2, 1, 3, 3}, ramp(18)));
+    return runKernel("conv2d", ins, DType::F32, {1, 2, 2, 2},
+                     std::move(params));
+  };
+  int64_t huge = int64_t(1) << 62;
+  Result<OwnedTensor> got = conv({intsParam("pads", {huge, 0, huge, 0})});
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().message().find("'pads' must be four integers"),
+            std::string::npos);
+  got = conv({intsParam("strides", {huge, 1})});
+  ASSERT_FALSE(got.ok());
+  got = conv({intParam("group", huge)});
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().message().find("group"), std::string::npos);
+  got = conv({intParam("group", 2)}); // depthwise: valid
+  EXPECT_TRUE(got.ok()) << got.error().toString();
+  std::vector<OwnedTensor> one;
+  one.push_back(f32Tensor({2}, {-1e30f, 1e30f}));
+  got = runKernel("clip", one, DType::F32, {2},
+                  {floatParam("min", -1e300), floatParam("max", 1e300)});
+  ASSERT_TRUE(got.ok());
+  expectClose(*got, f32Tensor({2}, {-1e30f, 1e30f}));
+}
+
 TEST(KernelTest, ShapeKernelsMoveAnyDType) {
   std::vector<OwnedTensor> ins;
   OwnedTensor t{"", DType::I64, {2, 3}, std::vector<uint8_t>(48)};

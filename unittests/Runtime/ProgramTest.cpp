@@ -219,6 +219,15 @@ TEST(ProgramTest, RejectsBufferPastItsArena) {
   expectInvalid(b.build(), "16 bytes at offset 60 lie outside arena 0");
 }
 
+TEST(ProgramTest, RejectsShapesWhoseElementCountOverflows) {
+  // 2^33 * 2^32 elements wrap a 64-bit product to 0 (found by the fuzzer).
+  TestProgramBuilder b;
+  int x = b.addArenaValue(DType::F32, {int64_t(1) << 33, int64_t(1) << 32}, 0,
+                          0);
+  b.setOutputs({x});
+  expectInvalid(b.build(), "tensor of more than 2^40 bytes");
+}
+
 TEST(ProgramTest, RejectsHugeArena) {
   TestProgramBuilder b;
   b.arenaSizeOverride = uint64_t(1) << 50;
@@ -399,8 +408,10 @@ private:
   BackendConfig config_;
 };
 
-std::vector<uint8_t> buildDelegated(const std::string &backend) {
+std::vector<uint8_t> buildDelegated(const std::string &backend,
+                                    bool inlineBlob = false) {
   TestProgramBuilder b;
+  b.inlineBlobs = inlineBlob;
   int x = b.addInput(DType::F32, {4});
   int y = b.addBuffer(DType::F32, {4});
   int z = b.addBuffer(DType::F32, {4});
@@ -454,6 +465,22 @@ TEST(DelegateTest, LifecycleInitOnceExecuteDestroy) {
     EXPECT_EQ(method->instructionLabel(0), "delegate fake_0");
   }
   EXPECT_EQ(fake.destroys, 1);
+}
+
+TEST(DelegateTest, InlineBlobReachesInit) {
+  std::vector<uint8_t> bytes = buildDelegated("fake", /*inlineBlob=*/true);
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(loader);
+  ASSERT_TRUE(program.ok()) << program.error().toString();
+  FakeBackend fake;
+  BackendRegistry backends;
+  ASSERT_TRUE(backends.add(&fake).ok());
+  Result<Method> method = program->loadMethod("forward", nullptr, &backends);
+  ASSERT_TRUE(method.ok()) << method.error().toString();
+  OwnedTensor x = f32Tensor({4}, {1, 1, 1, 1});
+  ASSERT_TRUE(method->setInput(0, x.view()).ok());
+  ASSERT_TRUE(method->execute().ok());
+  EXPECT_FLOAT_EQ(method->output(0)->as<float>()[0], 9.0f);
 }
 
 TEST(DelegateTest, UnavailableBackendFailsAtLoad) {

@@ -50,6 +50,12 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
   }
   std::vector<flatbuffers::Offset<fbs::Delegate>> delegates;
   for (const Delegate &d : delegates_) {
+    if (inlineBlobs) {
+      delegates.push_back(fbs::CreateDelegate(
+          fbb, fbb.CreateString(d.name), fbb.CreateString(d.backend),
+          buildParams(fbb, d.specs), fbb.CreateVector(d.blob), -1));
+      continue;
+    }
     segments.push_back(d.blob);
     delegates.push_back(fbs::CreateDelegate(
         fbb, fbb.CreateString(d.name), fbb.CreateString(d.backend),

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -183,6 +184,30 @@ bool readFixed(WireReader &r, int wireType, size_t size,
   return true;
 }
 
+/// Element count of `shape`, or false when a dimension is negative or the
+/// byte size would exceed `limit` (the file holding the data is smaller).
+bool checkedBytes(const std::vector<int64_t> &shape, size_t elementSize,
+                  uint64_t limit, uint64_t &bytes) {
+  bytes = elementSize;
+  bool zero = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return false;
+    if (d == 0) {
+      zero = true;
+      continue;
+    }
+    if (static_cast<uint64_t>(d) > limit / bytes + 1)
+      return false;
+    bytes *= static_cast<uint64_t>(d);
+    if (bytes > limit)
+      return false;
+  }
+  if (zero)
+    bytes = 0;
+  return true;
+}
+
 void putVarint(std::string &out, uint64_t v) {
   while (v >= 0x80) {
     out += static_cast<char>((v & 0x7f) | 0x80);
@@ -256,11 +281,13 @@ Result<OwnedTensor> parseTensorProto(const std::string &bytes,
   }
   if (!onnxToDType(dataType, tensor.dtype))
     return bad("unsupported data_type " + std::to_string(dataType));
-  for (int64_t d : tensor.shape)
-    if (d < 0)
-      return bad("negative dimension");
   size_t esize = dtypeSize(tensor.dtype);
-  size_t count = static_cast<size_t>(numElements(tensor.shape));
+  uint64_t expected = 0;
+  // Typed fields take at least one byte per element on the wire.
+  if (!checkedBytes(tensor.shape, esize, bytes.size() * 8 + esize, expected))
+    return bad("shape " + shapeToString(tensor.shape) +
+               " does not fit the data");
+  size_t count = expected / esize;
   if (hasRaw) {
     tensor.bytes = std::move(raw);
   } else if (tensor.dtype == DType::F32) {
@@ -389,13 +416,16 @@ Result<OwnedTensor> parseNpy(const std::string &bytes,
     size_t next = pos;
     while (next < dims.size() && dims[next] >= '0' && dims[next] <= '9')
       ++next;
-    if (next == pos)
+    if (next == pos || next - pos > 15)
       return bad("bad shape");
-    tensor.shape.push_back(std::stoll(dims.substr(pos, next - pos)));
+    tensor.shape.push_back(std::strtoll(dims.c_str() + pos, nullptr, 10));
     pos = next;
   }
-  size_t nbytes =
-      static_cast<size_t>(numElements(tensor.shape)) * dtypeSize(tensor.dtype);
+  uint64_t nbytes = 0;
+  if (!checkedBytes(tensor.shape, dtypeSize(tensor.dtype), bytes.size(),
+                    nbytes))
+    return bad("shape " + shapeToString(tensor.shape) +
+               " does not fit the file");
   if (bytes.size() - start - headerLen != nbytes)
     return bad("holds " + std::to_string(bytes.size() - start - headerLen) +
                " data bytes, shape needs " + std::to_string(nbytes));

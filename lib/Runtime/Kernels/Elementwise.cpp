@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace strata::runtime::kernels {
 
@@ -168,7 +169,14 @@ Error absKernel(KernelContext &ctx) {
 Error clipKernel(KernelContext &ctx) {
   STRATA_KERNEL_ASSIGN(lo, ctx.params.getFloat("min", -INFINITY));
   STRATA_KERNEL_ASSIGN(hi, ctx.params.getFloat("max", INFINITY));
-  float minV = static_cast<float>(lo), maxV = static_cast<float>(hi);
+  // Clamp to float's range first: converting an out-of-range double is UB.
+  auto toFloat = [](double v) {
+    constexpr double big = std::numeric_limits<float>::max();
+    return std::isnan(v) ? NAN
+                         : static_cast<float>(std::min(std::max(v, -big), big));
+  };
+  float minV = std::isinf(lo) ? static_cast<float>(lo) : toFloat(lo);
+  float maxV = std::isinf(hi) ? static_cast<float>(hi) : toFloat(hi);
   return unary(ctx, [minV, maxV](float x) {
     return std::min(std::max(x, minV), maxV);
   });

@@ -28,6 +28,12 @@ Error checkSameShape(const KernelContext &ctx, const TensorView &a,
 /// Normalises a possibly negative axis against `rank`; -1 when invalid.
 int64_t normalizeAxis(int64_t axis, size_t rank);
 
+/// Largest stride, dilation, kernel extent or pad a kernel accepts: keeps
+/// every index computation of the window kernels far from overflow.
+constexpr int64_t kMaxWindowParam = int64_t(1) << 20;
+/// Largest scratch area a kernel asks for, in floats.
+constexpr size_t kMaxScratchFloats = size_t(1) << 32;
+
 /// Reads a two-element positive int list parameter (strides, kernel, ...).
 Result<std::pair<int64_t, int64_t>>
 getPairParam(const Params &params, const char *name, int64_t fallback);

@@ -13,6 +13,17 @@
 
 namespace strata::runtime::kernels {
 
+// The GEMM is compiled for baseline x86-64 and for AVX2+FMA / AVX-512 and
+// picked at load time (GCC/Clang function multiversioning), so the portable
+// binary uses the wide registers where the CPU has them.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define STRATA_GEMM_CLONES                                                    \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define STRATA_GEMM_CLONES
+#endif
+
+STRATA_GEMM_CLONES
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc) {
   constexpr int64_t kBlockK = 256, kBlockN = 512;
@@ -130,10 +141,11 @@ getPairParam(const Params &params, const char *name, int64_t fallback) {
       params.getInts(name, {fallback, fallback});
   if (!values.ok())
     return values.takeError();
-  if (values->size() != 2 || (*values)[0] < 1 || (*values)[1] < 1)
+  if (values->size() != 2 || (*values)[0] < 1 || (*values)[1] < 1 ||
+      (*values)[0] > kMaxWindowParam || (*values)[1] > kMaxWindowParam)
     return Error(ErrorCode::InvalidArgument,
                  std::string("parameter '") + name +
-                     "' must be two positive integers");
+                     "' must be two integers in [1, 2^20]");
   return std::make_pair((*values)[0], (*values)[1]);
 }
 
@@ -143,9 +155,11 @@ Result<std::vector<int64_t>> getPadsParam(const Params &params) {
   if (!pads.ok())
     return pads.takeError();
   if (pads->size() != 4 ||
-      std::any_of(pads->begin(), pads->end(), [](int64_t p) { return p < 0; }))
+      std::any_of(pads->begin(), pads->end(), [](int64_t p) {
+        return p < 0 || p > kMaxWindowParam;
+      }))
     return Error(ErrorCode::InvalidArgument,
-                 "parameter 'pads' must be four non-negative integers "
+                 "parameter 'pads' must be four integers in [0, 2^20] "
                  "[top, left, bottom, right]");
   return pads;
 }
@@ -169,8 +183,8 @@ Error conv2dKernel(KernelContext &ctx) {
   std::tie(g.strideH, g.strideW) = strides;
   std::tie(g.dilH, g.dilW) = dilations;
   g.padT = pads[0], g.padL = pads[1], g.padB = pads[2], g.padR = pads[3];
-  if (g.group < 1 || g.c % g.group || g.oc % g.group ||
-      weight.shape[1] * g.group != g.c)
+  if (g.group < 1 || g.group > g.c || g.c % g.group || g.oc % g.group ||
+      weight.shape[1] != g.c / g.group)
     return ctx.fail("group " + std::to_string(g.group) + " does not fit input " +
                     in.typeString() + " and weight " + weight.typeString());
   if (out.shape[0] != g.n || out.shape[1] != g.oc)
@@ -191,6 +205,12 @@ Error conv2dKernel(KernelContext &ctx) {
                       std::to_string(g.oc) + "]");
     bias = ctx.ins[2].as<float>();
   }
+  // im2col scratch: (C/group * KH * KW) x (OH * OW) floats.
+  double scratchFloats = static_cast<double>(g.c / g.group) * g.kh * g.kw *
+                         static_cast<double>(g.oh) * g.ow;
+  if (scratchFloats > static_cast<double>(kMaxScratchFloats))
+    return ctx.fail("the im2col buffer of " + out.typeString() +
+                    " would exceed 2^32 floats");
   if (ctx.validateOnly)
     return Error::success();
 
@@ -200,30 +220,40 @@ Error conv2dKernel(KernelContext &ctx) {
   int64_t spatial = g.oh * g.ow, kSize = cg * g.kh * g.kw;
 
   if (cg == 1 && ocg == 1) {
-    // Depthwise: one filter per channel, computed directly.
+    // Depthwise: one filter per channel. Each (ky, kx) tap adds a scaled,
+    // shifted input row to the output row over the range of ox whose input
+    // column is inside the image, so the inner loop has no bounds checks.
     for (int64_t b = 0; b < g.n; ++b)
       for (int64_t ch = 0; ch < g.c; ++ch) {
         const float *xc = x + (b * g.c + ch) * g.h * g.w;
         const float *wc = wt + ch * g.kh * g.kw;
         float *yc = y + (b * g.oc + ch) * spatial;
-        float bv = bias ? bias[ch] : 0.0f;
-        for (int64_t oy = 0; oy < g.oh; ++oy)
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            float acc = bv;
-            int64_t iy0 = oy * g.strideH - g.padT,
-                    ix0 = ox * g.strideW - g.padL;
+        std::fill(yc, yc + spatial, bias ? bias[ch] : 0.0f);
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          int64_t shift = kx * g.dilW - g.padL; // ix = ox * stride + shift
+          int64_t lo = shift >= 0 ? 0 : (-shift + g.strideW - 1) / g.strideW;
+          int64_t hi = g.w - 1 - shift < 0
+                           ? -1
+                           : std::min(g.ow - 1, (g.w - 1 - shift) / g.strideW);
+          if (lo > hi)
+            continue;
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            float *yrow = yc + oy * g.ow;
             for (int64_t ky = 0; ky < g.kh; ++ky) {
-              int64_t iy = iy0 + ky * g.dilH;
+              int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
               if (iy < 0 || iy >= g.h)
                 continue;
-              for (int64_t kx = 0; kx < g.kw; ++kx) {
-                int64_t ix = ix0 + kx * g.dilW;
-                if (ix >= 0 && ix < g.w)
-                  acc += xc[iy * g.w + ix] * wc[ky * g.kw + kx];
-              }
+              float wv = wc[ky * g.kw + kx];
+              const float *xrow = xc + iy * g.w + shift;
+              if (g.strideW == 1)
+                for (int64_t ox = lo; ox <= hi; ++ox)
+                  yrow[ox] += wv * xrow[ox];
+              else
+                for (int64_t ox = lo; ox <= hi; ++ox)
+                  yrow[ox] += wv * xrow[ox * g.strideW];
             }
-            yc[oy * g.ow + ox] = acc;
           }
+        }
       }
     return Error::success();
   }
