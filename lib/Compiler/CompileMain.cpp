@@ -127,7 +127,9 @@ bool reportComparison(StringRef what,
   }
   bool ok = true;
   for (size_t i = 0; i < actual.size(); ++i) {
-    Comparison c = compareTensors(actual[i], expected[i], 0, 0);
+    runtime::OwnedTensor got = actual[i], want = expected[i];
+    runtime::TensorComparison c =
+        runtime::compareTensors(got.view(), want.view(), 0, 0);
     if (!c.typeMismatch.empty()) {
       errs() << "verify (" << what << "): output " << i << ": "
              << c.typeMismatch << "\n";

@@ -5,7 +5,6 @@
 #include "strata/Runtime/Kernel.h"
 #include "strata/Runtime/Program.h"
 
-#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -34,32 +33,6 @@ OwnedTensor copyOf(const TensorView &view) {
   if (!tensor.bytes.empty())
     std::memcpy(tensor.bytes.data(), view.data, view.nbytes());
   return tensor;
-}
-
-/// Element `i` of `tensor` as a double.
-double elementAt(const OwnedTensor &tensor, int64_t i) {
-  const uint8_t *p = tensor.bytes.data();
-  switch (tensor.dtype) {
-  case DType::F32:
-    return reinterpret_cast<const float *>(p)[i];
-  case DType::F64:
-    return reinterpret_cast<const double *>(p)[i];
-  case DType::I8:
-    return reinterpret_cast<const int8_t *>(p)[i];
-  case DType::U8:
-    return p[i];
-  case DType::I16:
-    return reinterpret_cast<const int16_t *>(p)[i];
-  case DType::I32:
-    return reinterpret_cast<const int32_t *>(p)[i];
-  case DType::I64:
-    return static_cast<double>(reinterpret_cast<const int64_t *>(p)[i]);
-  case DType::Bool:
-    return p[i] != 0;
-  case DType::F16:
-    break;
-  }
-  return std::nan("");
 }
 
 } // namespace
@@ -133,38 +106,6 @@ Result<std::vector<OwnedTensor>> makeRandomInputs(const std::string &bytes,
     inputs.push_back(std::move(tensor));
   }
   return inputs;
-}
-
-Comparison compareTensors(const OwnedTensor &actual,
-                          const OwnedTensor &expected, double atol,
-                          double rtol) {
-  Comparison result;
-  if (actual.dtype != expected.dtype || actual.shape != expected.shape) {
-    result.typeMismatch = std::string(dtypeName(actual.dtype)) +
-                          shapeToString(actual.shape) + " vs expected " +
-                          dtypeName(expected.dtype) +
-                          shapeToString(expected.shape);
-    return result;
-  }
-  double diffSquares = 0, refSquares = 0;
-  for (int64_t i = 0, n = numElements(actual.shape); i < n; ++i) {
-    double a = elementAt(actual, i), e = elementAt(expected, i);
-    if (std::isnan(a) && std::isnan(e))
-      continue;
-    if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0))
-      continue;
-    double diff = std::fabs(a - e);
-    if (std::isnan(diff))
-      diff = INFINITY;
-    result.maxAbs = std::max(result.maxAbs, diff);
-    diffSquares += diff * diff;
-    refSquares += e * e;
-    if (!(diff <= atol + rtol * std::fabs(e)))
-      ++result.mismatches;
-  }
-  result.relL2 = refSquares > 0 ? std::sqrt(diffSquares / refSquares)
-                                : std::sqrt(diffSquares);
-  return result;
 }
 
 } // namespace strata

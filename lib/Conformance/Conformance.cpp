@@ -123,8 +123,9 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
                     std::to_string(outputs->size()) + " outputs, expected " +
                         std::to_string(expected->size()));
     for (size_t i = 0; i < outputs->size(); ++i) {
-      Comparison c = compareTensors((*outputs)[i], (*expected)[i],
-                                    options.atol, options.rtol);
+      runtime::TensorComparison c = runtime::compareTensors(
+          (*outputs)[i].view(), (*expected)[i].view(), options.atol,
+          options.rtol);
       if (!c.typeMismatch.empty())
         return failed(name, "mismatch",
                       "output " + std::to_string(i) + ": " + c.typeMismatch);

@@ -1,6 +1,8 @@
 //===- RunDriver.cpp - strata-run: load, feed, execute, compare, time -----===//
 #include "RunDriver.h"
 
+#include "strata/Runtime/TensorCompare.h"
+
 #include "strata/Runtime/DataLoader.h"
 #include "strata/Runtime/Program.h"
 #include "strata/Runtime/TensorIO.h"
@@ -205,44 +207,18 @@ void fillRandom(const TensorView &view, std::mt19937_64 &rng) {
   }
 }
 
-double toDouble(const TensorView &view, int64_t i) {
-  switch (view.dtype) {
-  case DType::F32: return view.as<float>()[i];
-  case DType::F64: return view.as<double>()[i];
-  case DType::I32: return view.as<int32_t>()[i];
-  case DType::I64: return static_cast<double>(view.as<int64_t>()[i]);
-  case DType::I8: return view.as<int8_t>()[i];
-  case DType::U8: return view.as<uint8_t>()[i];
-  case DType::Bool: return view.as<uint8_t>()[i];
-  case DType::I16: return view.as<int16_t>()[i];
-  default: return NAN;
-  }
-}
-
 /// Compares one output; prints a line; returns whether it passed.
 bool compare(size_t index, const TensorView &got, OwnedTensor &want,
              const RunOptions &options) {
   TensorView expected = want.view();
-  if (got.dtype != expected.dtype || got.shape != expected.shape) {
-    std::printf("output %zu: FAIL type %s, expected %s\n", index,
-                got.typeString().c_str(), expected.typeString().c_str());
+  TensorComparison c =
+      compareTensors(got, expected, options.atol, options.rtol);
+  if (!c.typeMismatch.empty()) {
+    std::printf("output %zu: FAIL type %s\n", index, c.typeMismatch.c_str());
     return false;
   }
-  double maxAbs = 0, diff2 = 0, ref2 = 0;
-  int64_t violations = 0, n = got.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    double a = toDouble(got, i), b = toDouble(expected, i);
-    double d = std::fabs(a - b);
-    if (std::isnan(a) != std::isnan(b) ||
-        (!std::isnan(d) && d > options.atol + options.rtol * std::fabs(b)))
-      ++violations;
-    if (!std::isnan(d)) {
-      maxAbs = std::max(maxAbs, d);
-      diff2 += d * d;
-    }
-    ref2 += b * b;
-  }
-  double relL2 = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  double maxAbs = c.maxAbs, relL2 = c.relL2;
+  int64_t violations = c.mismatches, n = got.numel();
   bool pass = violations == 0 && relL2 <= options.relL2;
   std::printf("output %zu: %s %s max_abs %.3e rel_l2 %.3e (%lld of %lld "
               "elements outside atol %.1e + rtol %.1e; rel-l2 limit %.1e)\n",
@@ -339,7 +315,7 @@ int runProgram(const RunOptions &options) {
       return fail(out.error());
     double sum = 0;
     for (int64_t j = 0; j < out->numel(); ++j)
-      sum += toDouble(*out, j);
+      sum += elementAsDouble(*out, j);
     std::printf("output %zu: %s sum %.6g\n", i, out->typeString().c_str(),
                 sum);
   }

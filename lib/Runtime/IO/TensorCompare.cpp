@@ -1,0 +1,65 @@
+//===- TensorCompare.cpp - compare outputs with expected tensors ----------===//
+#include "strata/Runtime/TensorCompare.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace strata::runtime {
+
+double elementAsDouble(const TensorView &view, int64_t i) {
+  switch (view.dtype) {
+  case DType::F32:
+    return view.as<float>()[i];
+  case DType::F64:
+    return view.as<double>()[i];
+  case DType::I32:
+    return view.as<int32_t>()[i];
+  case DType::I64:
+    return static_cast<double>(view.as<int64_t>()[i]);
+  case DType::I8:
+    return view.as<int8_t>()[i];
+  case DType::U8:
+    return view.as<uint8_t>()[i];
+  case DType::Bool:
+    return view.as<uint8_t>()[i] != 0;
+  case DType::I16:
+    return view.as<int16_t>()[i];
+  case DType::F16:
+    break;
+  }
+  return std::nan("");
+}
+
+TensorComparison compareTensors(const TensorView &actual,
+                                const TensorView &expected, double atol,
+                                double rtol) {
+  TensorComparison result;
+  if (actual.dtype != expected.dtype || actual.shape != expected.shape) {
+    result.typeMismatch = actual.typeString() + " vs expected " +
+                          expected.typeString();
+    return result;
+  }
+  double diffSquares = 0, refSquares = 0;
+  for (int64_t i = 0, n = actual.numel(); i < n; ++i) {
+    double a = elementAsDouble(actual, i), e = elementAsDouble(expected, i);
+    if (std::isnan(a) || std::isnan(e)) {
+      result.mismatches += std::isnan(a) != std::isnan(e);
+      continue;
+    }
+    if (std::isinf(a) || std::isinf(e)) {
+      result.mismatches += a != e;
+      continue;
+    }
+    double diff = std::fabs(a - e);
+    result.maxAbs = std::max(result.maxAbs, diff);
+    diffSquares += diff * diff;
+    refSquares += e * e;
+    if (diff > atol + rtol * std::fabs(e))
+      ++result.mismatches;
+  }
+  result.relL2 = refSquares > 0 ? std::sqrt(diffSquares / refSquares)
+                                : std::sqrt(diffSquares);
+  return result;
+}
+
+} // namespace strata::runtime
