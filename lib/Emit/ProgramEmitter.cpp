@@ -12,6 +12,7 @@
 
 #include "strata/Runtime/Format.h"
 #include "strata/Runtime/Schema/program_generated.h"
+#include "strata/Support/Locations.h"
 
 #include "Exec/IR/ExecOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -63,21 +64,6 @@ std::optional<fbs::ScalarType> getScalarType(Type type) {
 /// Bytes per element in the file (bool is one byte).
 uint64_t storageBytes(Type type) {
   return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
-}
-
-/// Collects the NameLoc names inside `loc` (fused and call-site locations
-/// included), in order, without duplicates.
-void collectNames(Location loc, llvm::SetVector<StringRef> &names) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    names.insert(name.getName().getValue());
-    collectNames(name.getChildLoc(), names);
-  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    for (Location inner : fused.getLocations())
-      collectNames(inner, names);
-  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
-    collectNames(callSite.getCallee(), names);
-    collectNames(callSite.getCaller(), names);
-  }
 }
 
 class Emitter {
@@ -346,7 +332,7 @@ Emitter::emitMethod(exec::MethodOp method) {
       return op.emitError("cannot be emitted to the program buffer");
     }
     llvm::SetVector<StringRef> names;
-    collectNames(op.getLoc(), names);
+    collectNodeNames(op.getLoc(), names);
     if (!names.empty()) {
       std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
       for (StringRef name : names)
