@@ -80,24 +80,6 @@ cl::opt<int64_t> bufferAlignment("buffer-alignment",
                                  cl::desc("Alignment of planned buffers"),
                                  cl::init(64), cl::cat(category));
 
-/// Parses NAME=1x3x224x224.
-LogicalResult parseInputShape(StringRef text, ImportOptions &options) {
-  auto [name, dims] = text.split('=');
-  if (name.empty() || dims.empty())
-    return failure();
-  SmallVector<int64_t> shape;
-  SmallVector<StringRef> parts;
-  dims.split(parts, 'x');
-  for (StringRef part : parts) {
-    int64_t extent;
-    if (part.getAsInteger(10, extent) || extent < 0)
-      return failure();
-    shape.push_back(extent);
-  }
-  options.inputShapes[name] = shape;
-  return success();
-}
-
 /// Writes `bytes` to `path` through a temporary file and a rename.
 bool writeAtomically(StringRef path, StringRef bytes) {
   if (path == "-") {
@@ -206,12 +188,13 @@ int strataCompileMain(int argc, char **argv) {
     return 2;
   }
   options.emit = *kind;
-  for (const std::string &shape : inputShapes)
-    if (failed(parseInputShape(shape, options.import))) {
-      errs() << "strata-compile: bad --input-shape '" << shape
-             << "' (expected NAME=DIMS such as input=1x3x224x224)\n";
+  for (const std::string &shape : inputShapes) {
+    std::string error;
+    if (failed(parseInputShape(shape, options.import, error))) {
+      errs() << "strata-compile: bad --input-shape: " << error << "\n";
       return 2;
     }
+  }
   options.printIRAfterAll = printIRAfterAll;
   options.emitOptions.segmentAlignment = segmentAlignment;
   options.emitOptions.constantAlignment = constantAlignment;

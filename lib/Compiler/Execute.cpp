@@ -14,15 +14,26 @@ namespace strata {
 
 namespace {
 
-Result<Method> loadFirstOrNamed(const Program &program,
-                                const std::string &method) {
+/// Loads `bytes` and method `method` (the first when empty), then calls
+/// `fn` with the method; the loader and program live for the call.
+template <typename T, typename Fn>
+Result<T> withMethod(const std::string &bytes, const std::string &method,
+                     Fn fn) {
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(loader, Verification::Full);
+  if (!program.ok())
+    return program.takeError();
   std::string name = method;
   if (name.empty()) {
-    if (program.methodCount() == 0)
+    if (program->methodCount() == 0)
       return Error(ErrorCode::InvalidProgram, "the program has no method");
-    name = program.methodName(0);
+    name = program->methodName(0);
   }
-  return program.loadMethod(name, &portableKernelRegistry());
+  Result<Method> loaded =
+      program->loadMethod(name, &portableKernelRegistry());
+  if (!loaded.ok())
+    return loaded.takeError();
+  return fn(*loaded);
 }
 
 OwnedTensor copyOf(const TensorView &view) {
@@ -40,72 +51,63 @@ OwnedTensor copyOf(const TensorView &view) {
 Result<std::vector<OwnedTensor>>
 runProgram(const std::string &bytes, const std::vector<OwnedTensor> &inputs,
            const std::string &method) {
-  BufferDataLoader loader(bytes.data(), bytes.size());
-  Result<Program> program = Program::load(loader, Verification::Full);
-  if (!program.ok())
-    return program.takeError();
-  Result<Method> loaded = loadFirstOrNamed(*program, method);
-  if (!loaded.ok())
-    return loaded.takeError();
-  Method &m = *loaded;
-  if (inputs.size() != m.inputCount())
-    return Error(ErrorCode::InvalidArgument,
-                 "method '" + m.name() + "' takes " +
-                     std::to_string(m.inputCount()) + " inputs, got " +
-                     std::to_string(inputs.size()));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    OwnedTensor input = inputs[i];
-    STRATA_RETURN_IF_ERROR(m.setInput(i, input.view()));
-  }
-  STRATA_RETURN_IF_ERROR(m.execute());
-  std::vector<OwnedTensor> outputs;
-  for (size_t i = 0; i < m.outputCount(); ++i) {
-    Result<TensorView> output = m.output(i);
-    if (!output.ok())
-      return output.takeError();
-    outputs.push_back(copyOf(*output));
-  }
-  return outputs;
+  using Outputs = std::vector<OwnedTensor>;
+  return withMethod<Outputs>(bytes, method, [&](Method &m) -> Result<Outputs> {
+    if (inputs.size() != m.inputCount())
+      return Error(ErrorCode::InvalidArgument,
+                   "method '" + m.name() + "' takes " +
+                       std::to_string(m.inputCount()) + " inputs, got " +
+                       std::to_string(inputs.size()));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      OwnedTensor input = inputs[i];
+      STRATA_RETURN_IF_ERROR(m.setInput(i, input.view()));
+    }
+    STRATA_RETURN_IF_ERROR(m.execute());
+    Outputs outputs;
+    for (size_t i = 0; i < m.outputCount(); ++i) {
+      Result<TensorView> output = m.output(i);
+      if (!output.ok())
+        return output.takeError();
+      outputs.push_back(copyOf(*output));
+    }
+    return outputs;
+  });
 }
 
 Result<std::vector<OwnedTensor>> makeRandomInputs(const std::string &bytes,
                                                   uint64_t seed,
                                                   const std::string &method) {
-  BufferDataLoader loader(bytes.data(), bytes.size());
-  Result<Program> program = Program::load(loader, Verification::Full);
-  if (!program.ok())
-    return program.takeError();
-  Result<Method> loaded = loadFirstOrNamed(*program, method);
-  if (!loaded.ok())
-    return loaded.takeError();
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<OwnedTensor> inputs;
-  for (size_t i = 0; i < loaded->inputCount(); ++i) {
-    Result<TensorView> view = loaded->input(i);
-    if (!view.ok())
-      return view.takeError();
-    OwnedTensor tensor = copyOf(*view);
-    for (int64_t e = 0, n = view->numel(); e < n; ++e) {
+  using Inputs = std::vector<OwnedTensor>;
+  return withMethod<Inputs>(bytes, method, [&](Method &m) -> Result<Inputs> {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    Inputs inputs;
+    for (size_t i = 0; i < m.inputCount(); ++i) {
+      Result<TensorView> view = m.input(i);
+      if (!view.ok())
+        return view.takeError();
+      OwnedTensor tensor = copyOf(*view);
       uint8_t *p = tensor.bytes.data();
-      switch (tensor.dtype) {
-      case DType::F32:
-        reinterpret_cast<float *>(p)[e] = uniform(rng);
-        break;
-      case DType::I64:
-        reinterpret_cast<int64_t *>(p)[e] = rng() % 10;
-        break;
-      case DType::I32:
-        reinterpret_cast<int32_t *>(p)[e] = rng() % 10;
-        break;
-      default:
-        p[e * dtypeSize(tensor.dtype)] = rng() % 10;
-        break;
+      for (int64_t e = 0, n = view->numel(); e < n; ++e) {
+        switch (tensor.dtype) {
+        case DType::F32:
+          reinterpret_cast<float *>(p)[e] = uniform(rng);
+          break;
+        case DType::I64:
+          reinterpret_cast<int64_t *>(p)[e] = rng() % 10;
+          break;
+        case DType::I32:
+          reinterpret_cast<int32_t *>(p)[e] = rng() % 10;
+          break;
+        default:
+          p[e * dtypeSize(tensor.dtype)] = rng() % 10;
+          break;
+        }
       }
+      inputs.push_back(std::move(tensor));
     }
-    inputs.push_back(std::move(tensor));
-  }
-  return inputs;
+    return inputs;
+  });
 }
 
 } // namespace strata

@@ -166,33 +166,26 @@ LogicalResult ClipOp::verify() {
 // MaxPool2DOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult MaxPool2DOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  if (getKernel().size() != 2)
-    return emitOpError("'kernel' must have 2 entries");
+/// Pooling keeps the channel count; its window attributes imply the rest.
+template <typename PoolOp> static LogicalResult verifyPool2D(PoolOp op) {
+  ArrayRef<int64_t> input = shapeOf(op.getInput());
+  if (op.getKernel().size() != 2)
+    return op.emitOpError("'kernel' must have 2 entries");
   auto shape = inferWindowShape(
-      *this, input, input.size() > 1 ? input[1] : 0, getKernel(), getStrides(),
-      getDilations(), getPads(), getCeilMode());
+      op, input, input.size() > 1 ? input[1] : 0, op.getKernel(),
+      op.getStrides(), op.getDilations(), op.getPads(), op.getCeilMode());
   if (failed(shape))
     return failure();
-  return verifyResultShape(*this, *shape);
+  return verifyResultShape(op, *shape);
 }
+
+LogicalResult MaxPool2DOp::verify() { return verifyPool2D(*this); }
 
 //===----------------------------------------------------------------------===//
 // AvgPool2DOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AvgPool2DOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  if (getKernel().size() != 2)
-    return emitOpError("'kernel' must have 2 entries");
-  auto shape = inferWindowShape(
-      *this, input, input.size() > 1 ? input[1] : 0, getKernel(), getStrides(),
-      getDilations(), getPads(), getCeilMode());
-  if (failed(shape))
-    return failure();
-  return verifyResultShape(*this, *shape);
-}
+LogicalResult AvgPool2DOp::verify() { return verifyPool2D(*this); }
 
 //===----------------------------------------------------------------------===//
 // ConcatOp
