@@ -52,6 +52,7 @@ private:
   LogicalResult checkOpsets(const onnx::ModelProto &model);
   LogicalResult applyInputShapes(onnx::GraphProto &graph);
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
+  LogicalResult checkDataflow(const onnx::GraphProto &graph);
   LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
 
   MLIRContext *context;
@@ -117,6 +118,41 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
       return emitError(fileLoc())
              << "--input-shape names '" << entry.getKey()
              << "', which is not a graph input";
+  return success();
+}
+
+/// Reports, before the ONNX checker, the two dataflow defects that its
+/// message does not tell apart: an input nothing produces, and an input a
+/// later node produces (a cycle, or nodes out of topological order).
+LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
+  llvm::StringMap<size_t> producer;
+  for (auto [i, node] : llvm::enumerate(graph.node()))
+    for (const std::string &output : node.output())
+      producer.try_emplace(output, i);
+  llvm::StringSet<> available;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    available.insert(input.name());
+  for (const onnx::TensorProto &init : graph.initializer())
+    available.insert(init.name());
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &input : node.input()) {
+      if (input.empty() || available.contains(input))
+        continue;
+      auto it = producer.find(input);
+      if (it == producer.end())
+        return emitError(nodeLoc(node.name()))
+               << "node '" << node.name() << "' (" << node.op_type()
+               << "): input '" << input
+               << "' is not produced by any node, initializer or graph input";
+      return emitError(nodeLoc(node.name()))
+             << "node '" << node.name() << "' (" << node.op_type()
+             << "): input '" << input << "' comes from the later node '"
+             << graph.node(it->second).name()
+             << "': the graph has a cycle or is not topologically sorted";
+    }
+    for (const std::string &output : node.output())
+      available.insert(output);
+  }
   return success();
 }
 
@@ -291,6 +327,12 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(checkOpsets(model)) ||
       failed(applyInputShapes(*model.mutable_graph())))
     return nullptr;
+  // Every node gets a name: diagnostics and locations refer to it.
+  for (auto [i, node] : llvm::enumerate(*model.mutable_graph()->mutable_node()))
+    if (node.name().empty())
+      node.set_name(node.op_type() + "_" + std::to_string(i));
+  if (failed(checkDataflow(model.graph())))
+    return nullptr;
   if (options.runChecker)
     if (std::optional<std::string> error = runONNXChecker(model))
       return emitError(fileLoc()) << "ONNX checker: " << *error, nullptr;
@@ -298,10 +340,6 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     if (std::optional<std::string> error = runONNXShapeInference(model))
       return emitError(fileLoc()) << "ONNX shape inference: " << *error,
              nullptr;
-  // Every node gets a name: diagnostics and locations refer to it.
-  for (auto [i, node] : llvm::enumerate(*model.mutable_graph()->mutable_node()))
-    if (node.name().empty())
-      node.set_name(node.op_type() + "_" + std::to_string(i));
   if (failed(reportUnsupported(model)))
     return nullptr;
 
