@@ -128,6 +128,11 @@ public:
   /// The inferred type of output `i`; an unranked tensor of `fallback`'s
   /// element type (or the first input's) when ONNX inferred none.
   mlir::Type outputType(unsigned i, mlir::Type fallbackElement = {});
+  /// Offers a static shape for output `i`, used when ONNX shape inference
+  /// left that output without a static shape (it cannot resolve every shape
+  /// computation; hl's folders need static result types).
+  void refineOutputShape(unsigned i, llvm::ArrayRef<int64_t> shape,
+                         mlir::Type elementType = {});
 
   /// Attribute queries; defaults are ONNX's defaults given by the caller.
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -178,6 +183,7 @@ private:
   onnx::NodeProto &node;
   int64_t opsetVersion;
   mlir::Location location;
+  llvm::SmallVector<mlir::Type> refined;
 };
 
 /// A signed 64-bit integer attribute (hl's `axis` of Softmax and Flatten).

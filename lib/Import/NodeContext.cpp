@@ -71,7 +71,22 @@ SmallVector<Value> NodeContext::presentInputs() {
   return result;
 }
 
+void NodeContext::refineOutputShape(unsigned i, ArrayRef<int64_t> shape,
+                                    Type elementType) {
+  Type inferred = outputType(i, elementType);
+  auto ranked = dyn_cast<RankedTensorType>(inferred);
+  if (ranked && ranked.hasStaticShape())
+    return;
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return;
+  if (refined.size() <= i)
+    refined.resize(i + 1);
+  refined[i] = RankedTensorType::get(shape, getElementTypeOrSelf(inferred));
+}
+
 Type NodeContext::outputType(unsigned i, Type fallbackElement) {
+  if (i < refined.size() && refined[i])
+    return refined[i];
   if (hasOutput(i))
     if (const onnx::TypeProto *type = state.valueTypes.lookup(node.output(i)))
       if (Type converted = convertType(*type, getContext()))

@@ -313,6 +313,13 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
         builder.getNamedAttr("hl.name", builder.getStringAttr(output.name()))));
   }
   builder.create<func::ReturnOp>(fileLoc(), results);
+  // Folding shape chains leaves intermediate constants without users.
+  SmallVector<Operation *> dead;
+  for (Operation &op : *entry)
+    if (isa<hl::ConstantOp>(op) && op.use_empty())
+      dead.push_back(&op);
+  for (Operation *op : dead)
+    op->erase();
   func.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, attrs] : llvm::enumerate(resultAttrs))

@@ -96,6 +96,8 @@ static LogicalResult convertCast(NodeContext &ctx) {
     if (!element)
       return ctx.emitError() << "unsupported target type " << ctx.getInt("to", 0);
   }
+  if (auto type = dyn_cast<RankedTensorType>(ctx.input(0).getType()))
+    ctx.refineOutputShape(0, type.getShape(), element);
   Type resultType = ctx.outputType(0, element);
   ctx.setOutput(0, ctx.create<hl::CastOp>(resultType, ctx.input(0)));
   return success();

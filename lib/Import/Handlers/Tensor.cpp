@@ -212,10 +212,8 @@ static LogicalResult convertResize(NodeContext &ctx) {
 
 void populateTensorHandlers(OpTable &t) {
   t.on("Transpose", 1, generic<hl::TransposeOp>());
-  t.on("Concat", 4, generic<hl::ConcatOp>());
   t.on("Split", 2, convertSplit);
   t.on("Slice", 1, convertSlice);
-  t.on("Gather", 1, generic<hl::GatherOp>());
   t.on("GatherElements", 11, generic<hl::GatherElementsOp>());
   t.on("GatherND", 11, generic<hl::GatherNDOp>());
   t.on("Scatter", 9, generic<hl::ScatterElementsOp>());
