@@ -16,7 +16,11 @@
 namespace strata::importer {
 
 /// Runs onnx::checker::check_model; returns the error message on failure.
-std::optional<std::string> runONNXChecker(const onnx::ModelProto &model);
+/// `modelDir` is where external data paths resolve (the library's
+/// check_model(ModelProto) would resolve them against the working
+/// directory).
+std::optional<std::string> runONNXChecker(const onnx::ModelProto &model,
+                                          const std::string &modelDir);
 
 /// Runs onnx::shape_inference::InferShapes (strict, with data propagation)
 /// in place; returns the error message on failure.

@@ -341,7 +341,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(checkDataflow(model.graph())))
     return nullptr;
   if (options.runChecker)
-    if (std::optional<std::string> error = runONNXChecker(model))
+    if (std::optional<std::string> error = runONNXChecker(model, tensorOptions.baseDir))
       return emitError(fileLoc()) << "ONNX checker: " << *error, nullptr;
   if (options.runShapeInference)
     if (std::optional<std::string> error = runONNXShapeInference(model))
