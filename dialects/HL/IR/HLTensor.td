@@ -533,7 +533,7 @@ def HL_ResizeOp : HL_Op<"resize", [Pure, AttrSizedOperandSegments,
     "tf_crop_and_resize"`. `Upsample` is normalised to this op.
 
     ```mlir
-    %y = hl.resize %x, scales %s {mode = "nearest"}
+    %y = hl.resize %x scales %s {mode = "nearest"}
         : (tensor<1x1x2x2xf32>, tensor<4xf32>) -> tensor<1x1x4x4xf32>
     ```
   }];
@@ -548,7 +548,7 @@ def HL_ResizeOp : HL_Op<"resize", [Pure, AttrSizedOperandSegments,
                        DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode);
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = [{
-    $input (`,` `roi` $roi^)? (`,` `scales` $scales^)? (`,` `sizes` $sizes^)?
+    $input (`roi` $roi^)? (`scales` $scales^)? (`sizes` $sizes^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
