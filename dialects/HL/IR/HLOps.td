@@ -9,6 +9,7 @@
 
 include "HL/IR/HLBase.td"
 include "HL/IR/HLElementwise.td"
+include "HL/IR/HLIndexing.td"
 include "HL/IR/HLNN.td"
 include "HL/IR/HLQuant.td"
 include "HL/IR/HLRecurrent.td"
