@@ -60,6 +60,7 @@ void populateShapeHandlers(OpTable &table);
 void populateQuantHandlers(OpTable &table);
 void populateSignalHandlers(OpTable &table);
 void populateVisionHandlers(OpTable &table);
+void populateControlFlowHandlers(OpTable &table);
 
 /// Converts an ONNX element type to MLIR, or null for unsupported ones
 /// (strings, complex).
@@ -85,6 +86,14 @@ mlir::FailureOr<mlir::ElementsAttr>
 convertTensor(onnx::TensorProto &tensor, mlir::Location loc,
               const TensorOptions &options);
 
+struct GraphState;
+
+/// Converts a sub-graph into a region's single block (see NodeContext::
+/// convertSubgraph).
+using SubgraphConverter = std::function<mlir::LogicalResult(
+    onnx::GraphProto &, mlir::Region &, llvm::ArrayRef<mlir::Type>,
+    GraphState &)>;
+
 /// Shared state of one graph conversion that handlers reach through
 /// NodeContext.
 struct GraphState {
@@ -92,6 +101,7 @@ struct GraphState {
   llvm::StringMap<mlir::Value> &values;
   llvm::StringMap<const onnx::TypeProto *> &valueTypes;
   const TensorOptions &tensorOptions;
+  SubgraphConverter convertSubgraph;
 };
 
 /// One node as a handler sees it: inputs as Values, attributes with ONNX
@@ -174,6 +184,13 @@ public:
   convertGeneric(llvm::StringRef opName,
                  llvm::ArrayRef<llvm::StringRef> skip = {},
                  unsigned operandGroups = 0, unsigned resultGroups = 0);
+
+  /// Converts the graph attribute `name` into `region` (a new block whose
+  /// arguments are the sub-graph's inputs, typed by `argTypes` where the
+  /// graph leaves them open, ending in hl.yield of its outputs).
+  mlir::LogicalResult convertSubgraph(llvm::StringRef name,
+                                      mlir::Region &region,
+                                      llvm::ArrayRef<mlir::Type> argTypes = {});
 
   /// The underlying node.
   const onnx::NodeProto &proto() const { return node; }

@@ -42,6 +42,7 @@ const OpTable &getOpTable() {
     populateQuantHandlers(t);
     populateSignalHandlers(t);
     populateVisionHandlers(t);
+    populateControlFlowHandlers(t);
     return t;
   }();
   return table;
@@ -146,6 +147,14 @@ void NodeContext::setOutput(unsigned i, Value value) {
 void NodeContext::setOutputs(ValueRange values) {
   for (auto [i, v] : llvm::enumerate(values))
     setOutput(i, v);
+}
+
+LogicalResult NodeContext::convertSubgraph(StringRef name, Region &region,
+                                           ArrayRef<Type> argTypes) {
+  for (onnx::AttributeProto &a : *node.mutable_attribute())
+    if (a.name() == name && a.has_g())
+      return state.convertSubgraph(*a.mutable_g(), region, argTypes, state);
+  return emitError() << "missing graph attribute '" << name << "'";
 }
 
 Value NodeContext::constI64(ArrayRef<int64_t> values, bool scalar) {

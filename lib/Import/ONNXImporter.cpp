@@ -54,6 +54,9 @@ private:
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
   LogicalResult checkDataflow(const onnx::GraphProto &graph);
   LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
+  LogicalResult convertBody(onnx::GraphProto &graph, GraphState &state);
+  LogicalResult convertSubgraph(onnx::GraphProto &graph, Region &region,
+                                ArrayRef<Type> argTypes, GraphState &parent);
 
   MLIRContext *context;
   OpBuilder builder;
@@ -170,12 +173,11 @@ static void collectCoverage(
             ? std::nullopt
             : getSchemaSinceVersion(domain, node.op_type(), version);
     int64_t key = since ? *since : version;
-    bool hasSubgraph = false;
     for (const onnx::AttributeProto &a : node.attribute()) {
       for (const onnx::GraphProto &g : a.graphs())
-        collectCoverage(g, opsets, index, table), hasSubgraph = true;
+        collectCoverage(g, opsets, index, table);
       if (a.has_g())
-        collectCoverage(a.g(), opsets, index, table), hasSubgraph = true;
+        collectCoverage(a.g(), opsets, index, table);
     }
     auto [it, inserted] =
         index.try_emplace({domain, node.op_type(), key}, table.size());
@@ -187,7 +189,7 @@ static void collectCoverage(
       entry.opType = node.op_type();
       entry.opsetVersion = key;
       entry.supported =
-          since && !hasSubgraph &&
+          since &&
           getOpTable().lookup(domain, node.op_type(), *since) != nullptr;
     }
     entry.nodeNames.push_back(node.name());
@@ -220,6 +222,93 @@ LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
                           [&](const std::string &n) { diag << "'" << n << "'"; });
   }
   return success(ok);
+}
+
+/// Converts the initializers and nodes of `graph` at the builder's insertion
+/// point; values (graph inputs included) are in `state.values`.
+LogicalResult ModelImporter::convertBody(onnx::GraphProto &graph,
+                                         GraphState &state) {
+  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
+    Location loc = nodeLoc(init.name());
+    FailureOr<ElementsAttr> value = convertTensor(init, loc, tensorOptions);
+    if (failed(value))
+      return failure();
+    state.values[init.name()] = builder.create<hl::ConstantOp>(loc, *value);
+  }
+  const OpTable &table = getOpTable();
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    int64_t since =
+        *getSchemaSinceVersion(domain, node.op_type(), opsets[domain]);
+    Location loc = nodeLoc(node.name());
+    for (const std::string &input : node.input())
+      if (!input.empty() && !state.values.count(input))
+        return emitError(loc) << "node '" << node.name() << "' ("
+                              << node.op_type() << "): input '" << input
+                              << "' is not produced by any earlier node, "
+                                 "initializer or graph input";
+    NodeContext ctx(state, node, since, loc);
+    if (failed((*table.lookup(domain, node.op_type(), since))(ctx)))
+      return failure();
+    for (int i = 0; i < node.output_size(); ++i)
+      if (ctx.hasOutput(i) && !state.values.count(node.output(i)))
+        return ctx.emitError() << "internal error: output '" << node.output(i)
+                               << "' was not produced";
+  }
+  return success();
+}
+
+/// Converts a sub-graph (If branch, Loop or Scan body) into the single block
+/// of `region`: its inputs become block arguments (typed from the graph, or
+/// from `argTypes` where the graph gives none), its outputs an hl.yield.
+/// Values of the enclosing graphs stay visible (ONNX outer-scope names).
+LogicalResult ModelImporter::convertSubgraph(onnx::GraphProto &graph,
+                                             Region &region,
+                                             ArrayRef<Type> argTypes,
+                                             GraphState &parent) {
+  auto addTypes = [&](const auto &list) {
+    for (const onnx::ValueInfoProto &info : list)
+      parent.valueTypes[info.name()] = &info.type();
+  };
+  addTypes(graph.input());
+  addTypes(graph.output());
+  addTypes(graph.value_info());
+  for (auto [i, node] : llvm::enumerate(*graph.mutable_node()))
+    if (node.name().empty())
+      node.set_name(graph.name() + "/" + node.op_type() + "_" +
+                    std::to_string(i));
+
+  llvm::StringMap<Value> values = parent.values;
+  Block *block = new Block();
+  region.push_back(block);
+  for (auto [i, input] : llvm::enumerate(graph.input())) {
+    Type type = convertType(input.type(), context);
+    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    if ((!type || (!ranked && i < argTypes.size())) && i < argTypes.size())
+      type = argTypes[i];
+    if (!type)
+      return emitError(fileLoc()) << "sub-graph '" << graph.name()
+                                  << "': input '" << input.name()
+                                  << "' has no tensor type";
+    values[input.name()] = block->addArgument(type, fileLoc());
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  GraphState state{builder, values, parent.valueTypes, tensorOptions,
+                   parent.convertSubgraph};
+  if (failed(convertBody(graph, state)))
+    return failure();
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value v = values.lookup(output.name());
+    if (!v)
+      return emitError(fileLoc()) << "sub-graph '" << graph.name()
+                                  << "': output '" << output.name()
+                                  << "' is not produced";
+    results.push_back(v);
+  }
+  builder.create<hl::YieldOp>(fileLoc(), results);
+  return success();
 }
 
 LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
@@ -271,35 +360,13 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
   }
   builder.setInsertionPointToStart(entry);
 
-  GraphState state{builder, values, valueTypes, tensorOptions};
-  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
-    Location loc = nodeLoc(init.name());
-    FailureOr<ElementsAttr> value = convertTensor(init, loc, tensorOptions);
-    if (failed(value))
-      return failure();
-    values[init.name()] = builder.create<hl::ConstantOp>(loc, *value);
-  }
-
-  const OpTable &table = getOpTable();
-  for (onnx::NodeProto &node : *graph.mutable_node()) {
-    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    int64_t since =
-        *getSchemaSinceVersion(domain, node.op_type(), opsets[domain]);
-    Location loc = nodeLoc(node.name());
-    for (const std::string &input : node.input())
-      if (!input.empty() && !values.count(input))
-        return emitError(loc) << "node '" << node.name() << "' ("
-                              << node.op_type() << "): input '" << input
-                              << "' is not produced by any earlier node, "
-                                 "initializer or graph input";
-    NodeContext ctx(state, node, since, loc);
-    if (failed((*table.lookup(domain, node.op_type(), since))(ctx)))
-      return failure();
-    for (int i = 0; i < node.output_size(); ++i)
-      if (ctx.hasOutput(i) && !values.count(node.output(i)))
-        return ctx.emitError() << "internal error: output '" << node.output(i)
-                               << "' was not produced";
-  }
+  GraphState state{builder, values, valueTypes, tensorOptions,
+                   [&](onnx::GraphProto &body, Region &region,
+                       ArrayRef<Type> argTypes, GraphState &parent) {
+                     return convertSubgraph(body, region, argTypes, parent);
+                   }};
+  if (failed(convertBody(graph, state)))
+    return failure();
 
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;

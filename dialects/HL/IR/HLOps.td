@@ -8,6 +8,7 @@
 #define STRATA_HL_OPS
 
 include "HL/IR/HLBase.td"
+include "HL/IR/HLControlFlow.td"
 include "HL/IR/HLElementwise.td"
 include "HL/IR/HLIndexing.td"
 include "HL/IR/HLNN.td"

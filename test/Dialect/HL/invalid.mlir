@@ -1136,3 +1136,78 @@ func.func @shapes(%x: tensor<2x3xf32>) {
   %0 = hl.shape %x : (tensor<2x3xf32>) -> tensor<1x2xi64>
   return
 }
+
+// -----
+
+// Tests that each branch of hl.if yields one value per result.
+func.func @if_count(%c: tensor<i1>, %x: tensor<2xf32>) {
+  // expected-error @+1 {{each branch must yield 1 values, one yields 0}}
+  %0 = hl.if %c : (tensor<i1>) -> tensor<2xf32> {
+    hl.yield %x : tensor<2xf32>
+  } else {
+    hl.yield
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.if's branches yield the results' element types.
+func.func @if_type(%c: tensor<i1>, %x: tensor<2xf32>, %y: tensor<2xi32>) {
+  // expected-error @+1 {{a branch yields element type 'i32' for a result of element type 'f32'}}
+  %0 = hl.if %c : (tensor<i1>) -> tensor<2xf32> {
+    hl.yield %x : tensor<2xf32>
+  } else {
+    hl.yield %y : tensor<2xi32>
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.loop's body takes the iteration number, the condition and
+// the carried values.
+func.func @loop_args(%c: tensor<i1>, %x: tensor<2xf32>) {
+  // expected-error @+1 {{body must take the iteration number, the condition and 1 carried values, it takes 2 arguments}}
+  %0 = hl.loop cond %c init(%x) : (tensor<i1>, tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>):
+    hl.yield %cond, %x : tensor<i1>, tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.loop has one result per carried value and scan output.
+func.func @loop_results(%c: tensor<i1>, %x: tensor<2xf32>) {
+  // expected-error @+1 {{expected 2 results (carried values and scan outputs), got 1}}
+  %0 = hl.loop cond %c init(%x) : (tensor<i1>, tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %a: tensor<2xf32>):
+    hl.yield %cond, %a, %a : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.scan scans at least one of its operands.
+func.func @scan_inputs(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'num_scan_inputs' must be in [1, 1], got 2}}
+  %0 = hl.scan %x {num_scan_inputs = 2 : i64} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%e: tensor<2xf32>):
+    hl.yield %e : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.scan has one result per yielded value.
+func.func @scan_results(%s: tensor<2xf32>, %x: tensor<3x2xf32>) {
+  // expected-error @+1 {{expected one result per yielded value (2), got 1}}
+  %0 = hl.scan %s, %x {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>, %e: tensor<2xf32>):
+    hl.yield %a, %e : tensor<2xf32>, tensor<2xf32>
+  }
+  return
+}

@@ -426,3 +426,32 @@ func.func @vision_ops(%boxes: tensor<1x6x4xf32>, %scores: tensor<1x1x6xf32>, %m:
   %5 = hl.det %mat : (tensor<2x3x3xf32>) -> tensor<2xf32>
   return
 }
+
+// CHECK-LABEL: func @control_flow
+func.func @control_flow(%c: tensor<i1>, %n: tensor<i64>, %x: tensor<2xf32>, %xs: tensor<3x2xf32>) -> (tensor<?xf32>, tensor<2xf32>, tensor<3x2xf32>, tensor<2xf32>) {
+  // CHECK: hl.if %{{.*}} : (tensor<i1>) -> tensor<?xf32> {
+  // CHECK-NEXT: hl.yield %{{.*}} : tensor<2xf32>
+  // CHECK-NEXT: } else {
+  // CHECK-NEXT: hl.yield %{{.*}} : tensor<3x2xf32>
+  %0 = hl.if %c : (tensor<i1>) -> tensor<?xf32> {
+    hl.yield %x : tensor<2xf32>
+  } else {
+    hl.yield %xs : tensor<3x2xf32>
+  }
+  // CHECK: hl.loop max %{{.*}} cond %{{.*}} init(%{{.*}}) : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<i1>, %{{.*}}: tensor<2xf32>):
+  // CHECK: hl.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  %1:2 = hl.loop max %n cond %c init(%x) : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<2xf32>):
+    %next = hl.add %acc, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    hl.yield %cond, %next, %next : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  }
+  // CHECK: hl.scan %{{.*}}, %{{.*}} {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<2xf32>, %{{.*}}: tensor<2xf32>):
+  %2:2 = hl.scan %x, %xs {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  ^bb0(%s: tensor<2xf32>, %e: tensor<2xf32>):
+    %sum = hl.add %s, %e : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    hl.yield %sum, %sum : tensor<2xf32>, tensor<2xf32>
+  }
+  return %0, %1#0, %2#1, %2#0 : tensor<?xf32>, tensor<2xf32>, tensor<3x2xf32>, tensor<2xf32>
+}
