@@ -168,11 +168,12 @@ static void collectCoverage(
     std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
     auto opset = opsets.find(domain);
     int64_t version = opset == opsets.end() ? 0 : opset->second;
-    std::optional<int> since =
-        opset == opsets.end()
-            ? std::nullopt
-            : getSchemaSinceVersion(domain, node.op_type(), version);
-    int64_t key = since ? *since : version;
+    // The schema's since_version; -1 when libonnx knows no such operator.
+    int64_t since = -1;
+    if (opset != opsets.end())
+      since = getSchemaSinceVersion(domain, node.op_type(), version)
+                  .value_or(-1);
+    int64_t key = since >= 0 ? since : version;
     for (const onnx::AttributeProto &a : node.attribute()) {
       for (const onnx::GraphProto &g : a.graphs())
         collectCoverage(g, opsets, index, table);
@@ -189,8 +190,8 @@ static void collectCoverage(
       entry.opType = node.op_type();
       entry.opsetVersion = key;
       entry.supported =
-          since &&
-          getOpTable().lookup(domain, node.op_type(), *since) != nullptr;
+          since >= 0 &&
+          getOpTable().lookup(domain, node.op_type(), since) != nullptr;
     }
     entry.nodeNames.push_back(node.name());
   }

@@ -1,4 +1,4 @@
-//===- HLOps.cpp - hl operation verifiers and folders ---------------------===//
+//===- HLOps.cpp - hl op definitions and the NN family verifiers ---------===//
 //
 // Verifiers check what ONNX makes an invariant; shape rules come from
 // strata/Support/ShapeInference.h so that `hl` and `edge` agree. Dynamic

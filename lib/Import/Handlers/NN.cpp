@@ -63,7 +63,7 @@ static LogicalResult convertLayerNorm(NodeContext &ctx) {
 /// Softmax, LogSoftmax, Hardmax. Opset 13 takes one axis; earlier opsets
 /// coerce the input to 2-D at `axis` (default 1), which is the same as the
 /// opset-13 form when `axis` is the last dimension and otherwise becomes
-/// flatten -> op(axis = 1) -> reshape.
+/// flatten -> op(axis = -1) -> reshape.
 template <typename OpTy>
 static LogicalResult convertSoftmax(NodeContext &ctx) {
   Value input = ctx.input(0);
