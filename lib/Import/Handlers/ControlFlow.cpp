@@ -1,8 +1,9 @@
 //===- ControlFlow.cpp - ONNX If, Loop and Scan to hl region ops ----------===//
 //
 // Sub-graphs become the regions of hl.if / hl.loop / hl.scan; their bodies
-// are converted by the same op table and may use outer values. Scan-8 (with
-// its batch axis and sequence_lens) is not supported; Scan-9 is the form.
+// are converted by the same op table and may use outer values. hl.scan has
+// the opset-9 form; Scan-8 (leading batch axis) becomes a scan over the batch
+// around it.
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportContext.h"
@@ -129,9 +130,73 @@ static LogicalResult convertScan(NodeContext &ctx) {
   return success();
 }
 
+/// `type` without its leading (batch) dimension; unranked stays unranked.
+static Type dropLeadingDim(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || ranked.getRank() == 0)
+    return UnrankedTensorType::get(getElementTypeOrSelf(type));
+  return RankedTensorType::get(ranked.getShape().drop_front(),
+                               ranked.getElementType());
+}
+
+/// Scan-8: every operand has a leading batch axis and the body runs per
+/// batch element. The exact opset-9 equivalent is an outer hl.scan over the
+/// batch axis (no states, every operand scanned) whose body runs the
+/// opset-9 hl.scan on one batch element. `sequence_lens` is not supported.
+static LogicalResult convertScan8(NodeContext &ctx) {
+  if (ctx.input(0))
+    return ctx.emitError() << "the sequence_lens input is not supported";
+  OpBuilder &b = ctx.builder();
+  SmallVector<Value> inputs;
+  for (unsigned i = 1; i < ctx.numInputs(); ++i)
+    inputs.push_back(ctx.input(i));
+  int64_t scanInputs = ctx.getInt("num_scan_inputs", 0);
+  int64_t all = inputs.size();
+  OperationState outer(ctx.loc(), hl::ScanOp::getOperationName());
+  outer.addOperands(inputs);
+  outer.addAttribute("num_scan_inputs", b.getI64IntegerAttr(all));
+  Block *batchBody = new Block();
+  outer.addRegion()->push_back(batchBody);
+  SmallVector<Type> sliceTypes;
+  for (Value v : inputs)
+    sliceTypes.push_back(dropLeadingDim(v.getType()));
+  for (Type t : sliceTypes)
+    batchBody->addArgument(t, ctx.loc());
+  SmallVector<Type> resultTypes, sliceResultTypes;
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
+    resultTypes.push_back(ctx.outputType(i));
+    sliceResultTypes.push_back(dropLeadingDim(resultTypes.back()));
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(batchBody);
+    OperationState inner(ctx.loc(), hl::ScanOp::getOperationName());
+    inner.addOperands(batchBody->getArguments());
+    inner.addAttribute("num_scan_inputs", b.getI64IntegerAttr(scanInputs));
+    if (auto directions = ctx.getInts("directions"))
+      inner.addAttribute("scan_input_directions",
+                         b.getDenseI64ArrayAttr(*directions));
+    SmallVector<Type> argTypes;
+    for (auto [i, t] : llvm::enumerate(sliceTypes))
+      argTypes.push_back(static_cast<int64_t>(i) < all - scanInputs
+                             ? t
+                             : dropLeadingDim(t));
+    if (failed(ctx.convertSubgraph("body", *inner.addRegion(), argTypes)))
+      return failure();
+    inner.addTypes(sliceResultTypes);
+    Operation *innerOp = b.create(inner);
+    b.create<hl::YieldOp>(ctx.loc(), innerOp->getResults());
+  }
+  outer.addTypes(resultTypes);
+  Operation *op = b.create(outer);
+  ctx.setOutputs(op->getResults());
+  return success();
+}
+
 void populateControlFlowHandlers(OpTable &t) {
   t.on("If", 1, convertIf);
   t.on("Loop", 1, convertLoop);
+  t.on("Scan", 8, convertScan8);
   t.on("Scan", 9, convertScan);
 }
 
