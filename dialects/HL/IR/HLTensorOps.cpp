@@ -109,8 +109,7 @@ LogicalResult TransposeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError("needs at least one operand");
+  // At least one operand: SameOperandsAndResultElementType checks it.
   int64_t axis = static_cast<int64_t>(getAxis());
   std::optional<int64_t> rank;
   for (Value input : getInputs())

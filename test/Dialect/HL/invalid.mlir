@@ -1211,3 +1211,578 @@ func.func @scan_results(%s: tensor<2xf32>, %x: tensor<3x2xf32>) {
   }
   return
 }
+
+// -----
+
+// Tests that conv_transpose's weight has the input's rank.
+func.func @conv_transposes(%x: tensor<1x2x4x4xf32>, %w: tensor<2x4x3xf32>) {
+  // expected-error @+1 {{weight rank 3 differs from input rank 4}}
+  %0 = hl.conv_transpose %x, %w : (tensor<1x2x4x4xf32>, tensor<2x4x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose checks its window attributes.
+func.func @conv_transpose(%x: tensor<1x2x4x4xf32>, %w: tensor<2x4x3x3xf32>) {
+  // expected-error @+1 {{'pads' has 2 entries, expected 4}}
+  %0 = hl.conv_transpose %x, %w {pads = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Tests that average_pool's kernel_shape is not empty.
+func.func @average_pool(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+1 {{'kernel_shape' must not be empty}}
+  %0 = hl.average_pool %x {kernel_shape = array<i64>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that layer_normalization's epsilon is not negative.
+func.func @layer_normalizations(%x: tensor<2x8xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{'epsilon' must not be negative}}
+  %0 = hl.layer_normalization %x, %s {epsilon = -1.0 : f32, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+// Tests that lrn needs a spatial dimension.
+func.func @lrn(%x: tensor<1x4xf32>) {
+  // expected-error @+1 {{input must have rank >= 3 ([N, C, D1, ...]), got 2}}
+  %0 = hl.lrn %x {size = 3 : i64} : tensor<1x4xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul_integer's zero points are scalars or 1-D.
+func.func @matmul_integers(%a: tensor<4x3xui8>, %b: tensor<3x2xui8>, %z: tensor<1x1xui8>) {
+  // expected-error @+1 {{'a_zero_point' must be a scalar or 1-D}}
+  %0 = hl.matmul_integer %a, %b a_zero_point %z : (tensor<4x3xui8>, tensor<3x2xui8>, tensor<1x1xui8>) -> tensor<4x2xi32>
+  return
+}
+
+// -----
+
+// Tests that conv_integer's group is positive.
+func.func @conv_integers(%x: tensor<1x1x4x4xui8>, %w: tensor<1x1x2x2xui8>) {
+  // expected-error @+1 {{'group' must be positive}}
+  %0 = hl.conv_integer %x, %w {group = 0 : i64} : (tensor<1x1x4x4xui8>, tensor<1x1x2x2xui8>) -> tensor<1x1x3x3xi32>
+  return
+}
+
+// -----
+
+// Tests that recurrent ops' layout is 0 or 1.
+func.func @recurrent(%x: tensor<5x3x2xf32>, %w: tensor<1x4x2xf32>, %r: tensor<1x4x4xf32>) {
+  // expected-error @+1 {{'layout' must be 0 or 1}}
+  %0 = hl.rnn %x, %w, %r {layout = 2 : i64, resultSegmentSizes = array<i32: 1, 0>} : (tensor<5x3x2xf32>, tensor<1x4x2xf32>, tensor<1x4x4xf32>) -> tensor<5x1x3x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dft's flags are 0 or 1.
+func.func @dfts(%x: tensor<1x8x1xf32>) {
+  // expected-error @+1 {{'inverse' and 'onesided' must be 0 or 1}}
+  %0 = hl.dft %x {inverse = 2 : i64} : (tensor<1x8x1xf32>) -> tensor<1x8x2xf32>
+  return
+}
+
+// -----
+
+// Tests that dft needs a signal and a complex dimension.
+func.func @dft(%x: tensor<8xf32>) {
+  // expected-error @+1 {{input must have rank >= 2, got 1}}
+  %0 = hl.dft %x : (tensor<8xf32>) -> tensor<8x2xf32>
+  return
+}
+
+// -----
+
+// Tests that stft's window is 1-D.
+func.func @stfts(%x: tensor<1x128x1xf32>, %s: tensor<i64>, %w: tensor<4x4xf32>) {
+  // expected-error @+1 {{window must have rank 1, got 2}}
+  %0 = hl.stft %x, %s window %w : (tensor<1x128x1xf32>, tensor<i64>, tensor<4x4xf32>) -> tensor<1x15x9x2xf32>
+  return
+}
+
+// -----
+
+// Tests that stft's onesided is 0 or 1.
+func.func @stfts(%x: tensor<1x128x1xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'onesided' must be 0 or 1}}
+  %0 = hl.stft %x, %s {onesided = 2 : i64} : (tensor<1x128x1xf32>, tensor<i64>) -> tensor<1x15x9x2xf32>
+  return
+}
+
+// -----
+
+// Tests that non_max_suppression's center_point_box is 0 or 1.
+func.func @non_max_suppressions(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>, %m: tensor<1xi64>, %t: tensor<1xf32>) {
+  // expected-error @+1 {{'center_point_box' must be 0 or 1}}
+  %0 = hl.non_max_suppression %b, %s, %m, %t {center_point_box = 2 : i64} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>, tensor<1xf32>) -> tensor<?x3xi64>
+  return
+}
+
+// -----
+
+// Tests that non_max_suppression's scores have rank 3.
+func.func @non_max_suppressions(%b: tensor<1x6x4xf32>, %s: tensor<6xf32>, %m: tensor<1xi64>, %t: tensor<1xf32>) {
+  // expected-error @+1 {{scores must have rank 3, got 1}}
+  %0 = hl.non_max_suppression %b, %s, %m, %t : (tensor<1x6x4xf32>, tensor<6xf32>, tensor<1xi64>, tensor<1xf32>) -> tensor<?x3xi64>
+  return
+}
+
+// -----
+
+// Tests that roi_align's coordinate mode is known.
+func.func @roi_aligns(%x: tensor<1x1x8x8xf32>, %r: tensor<3x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'coordinate_transformation_mode' must be half_pixel or output_half_pixel}}
+  %0 = hl.roi_align %x, %r, %i {coordinate_transformation_mode = "asymmetric"} : (tensor<1x1x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x1x1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that roi_align's output extents are positive.
+func.func @roi_aligns(%x: tensor<1x1x8x8xf32>, %r: tensor<3x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{output extents must be positive}}
+  %0 = hl.roi_align %x, %r, %i {output_height = 0 : i64} : (tensor<1x1x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x1x1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that roi_align's rois are 2-D.
+func.func @roi_aligns(%x: tensor<1x1x8x8xf32>, %r: tensor<4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{rois must have rank 2, got 1}}
+  %0 = hl.roi_align %x, %r, %i : (tensor<1x1x8x8xf32>, tensor<4xf32>, tensor<3xi64>) -> tensor<3x1x1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that grid_sample's mode is known.
+func.func @grid_samples(%x: tensor<1x1x8x8xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{'mode' must be bilinear, nearest or bicubic, got 'area'}}
+  %0 = hl.grid_sample %x, %g {mode = "area"} : (tensor<1x1x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that grid_sample's padding mode is known.
+func.func @grid_samples(%x: tensor<1x1x8x8xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{'padding_mode' must be zeros, border or reflection}}
+  %0 = hl.grid_sample %x, %g {padding_mode = "wrap"} : (tensor<1x1x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that grid_sample's align_corners is 0 or 1.
+func.func @grid_samples(%x: tensor<1x1x8x8xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{'align_corners' must be 0 or 1}}
+  %0 = hl.grid_sample %x, %g {align_corners = 2 : i64} : (tensor<1x1x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that grid_sample's input has rank 4.
+func.func @grid_samples(%x: tensor<1x8x8xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{input must have rank 4, got 3}}
+  %0 = hl.grid_sample %x, %g : (tensor<1x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that max_unpool needs a spatial dimension.
+func.func @max_unpool(%x: tensor<1x2xf32>, %i: tensor<1x2xi64>) {
+  // expected-error @+1 {{input must have rank >= 3 ([N, C, D1, ...]), got 2}}
+  %0 = hl.max_unpool %x, %i {kernel_shape = array<i64: 2>} : (tensor<1x2xf32>, tensor<1x2xi64>) -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+// Tests that max_unpool's kernel_shape matches the spatial rank.
+func.func @max_unpools(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>) {
+  // expected-error @+1 {{'kernel_shape' has 1 entries, expected 2}}
+  %0 = hl.max_unpool %x, %i {kernel_shape = array<i64: 2>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that unique's sorted is 0 or 1.
+func.func @uniques(%x: tensor<6xf32>) {
+  // expected-error @+1 {{'sorted' must be 0 or 1}}
+  %0:4 = hl.unique %x {sorted = 2 : i64} : (tensor<6xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<6xi64>, tensor<?xi64>)
+  return
+}
+
+// -----
+
+// Tests that det needs matrices.
+func.func @det(%x: tensor<3xf32>) {
+  // expected-error @+1 {{input must have rank >= 2, got 1}}
+  %0 = hl.det %x : (tensor<3xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// Tests that det's result drops the matrix dimensions.
+func.func @dets(%x: tensor<2x3x3xf32>) {
+  // expected-error @+1 {{result rank 2 should be 1}}
+  %0 = hl.det %x : (tensor<2x3x3xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// Tests that transpose's perm has one entry per dimension.
+func.func @transposes(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'perm' has 1 entries, expected 2}}
+  %0 = hl.transpose %x {perm = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that concat's axis is in range.
+func.func @concats(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [-2, 1]}}
+  %0 = hl.concat %a, %a {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+// Tests that concat needs an operand.
+func.func @concat() {
+  // expected-error @+1 {{expected 1 or more operands, but found 0}}
+  %0 = hl.concat {axis = 0 : i64} : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that split's axis is in range.
+func.func @splits(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'axis' 1 is outside [-1, 0]}}
+  %0:2 = hl.split %x {axis = 1 : i64} : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return
+}
+
+// -----
+
+// Tests that split's entries are not negative.
+func.func @splits(%x: tensor<4xf32>) {
+  %s = hl.constant dense<[5, -1]> : tensor<2xi64>
+  // expected-error @+1 {{'split' entries must not be negative}}
+  %0:2 = hl.split %x, %s : (tensor<4xf32>, tensor<2xi64>) -> (tensor<5xf32>, tensor<?xf32>)
+  return
+}
+
+// -----
+
+// Tests that split's split operand is 1-D.
+func.func @splits(%x: tensor<4xf32>, %s: tensor<1x2xi64>) {
+  // expected-error @+1 {{split must have rank 1, got 2}}
+  %0:2 = hl.split %x, %s : (tensor<4xf32>, tensor<1x2xi64>) -> (tensor<2xf32>, tensor<2xf32>)
+  return
+}
+
+// -----
+
+// Tests that slice's axes are in range.
+func.func @slices(%x: tensor<8xf32>, %s: tensor<1xi64>) {
+  %a = hl.constant dense<1> : tensor<1xi64>
+  // expected-error @+1 {{'axes' 1 is outside [-1, 0]}}
+  %0 = hl.slice %x, %s, %s, %a, %s : (tensor<8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// Tests that slice's index operands are 1-D.
+func.func @slices(%x: tensor<8xf32>, %s: tensor<1xi64>, %t: tensor<1x1xi64>) {
+  // expected-error @+1 {{starts/ends/axes/steps must have rank 1, got 2}}
+  %0 = hl.slice %x, %t, %s, %s, %s : (tensor<8xf32>, tensor<1x1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// Tests that gather's data is not a scalar.
+func.func @gathers(%x: tensor<f32>, %i: tensor<i64>) {
+  // expected-error @+1 {{data must have rank >= 1}}
+  %0 = hl.gather %x, %i : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// Tests that gather's axis is in range.
+func.func @gathers(%x: tensor<2x3xf32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'axis' 2 is outside [-2, 1]}}
+  %0 = hl.gather %x, %i {axis = 2 : i64} : (tensor<2x3xf32>, tensor<i64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_elements' axis is in range.
+func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{'axis' -3 is outside [-2, 1]}}
+  %0 = hl.gather_elements %x, %i {axis = -3 : i64} : (tensor<2x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' operands have one rank.
+func.func @scatter_elements(%x: tensor<2x3xf32>, %i: tensor<6xi64>, %u: tensor<6xf32>) {
+  // expected-error @+1 {{data and indices must have one rank}}
+  %0 = hl.scatter_elements %x, %i, %u : (tensor<2x3xf32>, tensor<6xi64>, tensor<6xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that squeeze's axes are in range.
+func.func @squeezes(%x: tensor<2x1xf32>) {
+  %a = hl.constant dense<2> : tensor<1xi64>
+  // expected-error @+1 {{'axes' 2 is outside [-2, 1]}}
+  %0 = hl.squeeze %x, %a : (tensor<2x1xf32>, tensor<1xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that squeeze's axes are 1-D.
+func.func @squeezes(%x: tensor<2x1xf32>, %a: tensor<1x1xi64>) {
+  // expected-error @+1 {{axes must have rank 1, got 2}}
+  %0 = hl.squeeze %x, %a : (tensor<2x1xf32>, tensor<1x1xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that unsqueeze's axes index the result.
+func.func @unsqueezes(%x: tensor<3xf32>) {
+  %a = hl.constant dense<2> : tensor<1xi64>
+  // expected-error @+1 {{'axes' 2 is outside [-2, 1]}}
+  %0 = hl.unsqueeze %x, %a : (tensor<3xf32>, tensor<1xi64>) -> tensor<3x1xf32>
+  return
+}
+
+// -----
+
+// Tests that pad's constant value is a scalar.
+func.func @pads(%x: tensor<3xf32>, %p: tensor<2xi64>, %v: tensor<2xf32>) {
+  // expected-error @+1 {{'constant_value' must be a scalar}}
+  %0 = hl.pad %x, %p, %v : (tensor<3xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// Tests that constant_of_shape's shape operand is 1-D.
+func.func @constant_of_shapes(%s: tensor<1x2xi64>) {
+  // expected-error @+1 {{shape operand must have rank 1, got 2}}
+  %0 = hl.constant_of_shape %s {value = dense<1.0> : tensor<1xf32>} : (tensor<1x2xi64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that range's result is 1-D.
+func.func @ranges(%a: tensor<f32>) {
+  // expected-error @+1 {{result must have rank 1, got 2}}
+  %0 = hl.range %a, %a, %a : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that trilu's upper is 0 or 1.
+func.func @trilus(%x: tensor<3x3xf32>) {
+  // expected-error @+1 {{'upper' must be 0 or 1}}
+  %0 = hl.trilu %x {upper = 2 : i64} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that one_hot's depth is a scalar.
+func.func @one_hots(%i: tensor<3xi64>, %d: tensor<2xi64>, %v: tensor<2xf32>) {
+  // expected-error @+1 {{'depth' must be a scalar}}
+  %0 = hl.one_hot %i, %d, %v : (tensor<3xi64>, tensor<2xi64>, tensor<2xf32>) -> tensor<3x?xf32>
+  return
+}
+
+// -----
+
+// Tests that one_hot's axis is in range.
+func.func @one_hots(%i: tensor<3xi64>, %d: tensor<i64>, %v: tensor<2xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [-2, 1]}}
+  %0 = hl.one_hot %i, %d, %v {axis = 2 : i64} : (tensor<3xi64>, tensor<i64>, tensor<2xf32>) -> tensor<3x?xf32>
+  return
+}
+
+// -----
+
+// Tests that depth_to_space's blocksize is positive.
+func.func @depth_to_spaces(%x: tensor<1x8x2x2xf32>) {
+  // expected-error @+1 {{'blocksize' must be positive, got 0}}
+  %0 = hl.depth_to_space %x {blocksize = 0 : i64} : (tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that space_to_depth's input has rank 4.
+func.func @space_to_depths(%x: tensor<1x4x4xf32>) {
+  // expected-error @+1 {{input must have rank 4, got 3}}
+  %0 = hl.space_to_depth %x {blocksize = 2 : i64} : (tensor<1x4x4xf32>) -> tensor<1x4x2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that reverse_sequence needs a batch and a time axis.
+func.func @reverse_sequence(%x: tensor<4xf32>, %l: tensor<4xi64>) {
+  // expected-error @+1 {{input must have rank >= 2, got 1}}
+  %0 = hl.reverse_sequence %x, %l : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that top_k's flags are 0 or 1.
+func.func @top_ks(%x: tensor<3x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'largest' and 'sorted' must be 0 or 1}}
+  %0:2 = hl.top_k %x, %k {largest = 2 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x1xf32>, tensor<3x1xi64>)
+  return
+}
+
+// -----
+
+// Tests that top_k's axis is in range.
+func.func @top_ks(%x: tensor<3x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'axis' 2 is outside [-2, 1]}}
+  %0:2 = hl.top_k %x, %k {axis = 2 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x1xf32>, tensor<3x1xi64>)
+  return
+}
+
+// -----
+
+// Tests that top_k's k is 1-D.
+func.func @top_ks(%x: tensor<3x4xf32>, %k: tensor<i64>) {
+  // expected-error @+1 {{k must have rank 1, got 0}}
+  %0:2 = hl.top_k %x, %k : (tensor<3x4xf32>, tensor<i64>) -> (tensor<3x1xf32>, tensor<3x1xi64>)
+  return
+}
+
+// -----
+
+// Tests that cum_sum's flags are 0 or 1.
+func.func @cum_sums(%x: tensor<5xf32>, %a: tensor<i32>) {
+  // expected-error @+1 {{'exclusive' and 'reverse' must be 0 or 1}}
+  %0 = hl.cum_sum %x, %a {reverse = 2 : i64} : (tensor<5xf32>, tensor<i32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// Tests that cum_sum's constant axis is in range.
+func.func @cum_sums(%x: tensor<5xf32>) {
+  %a = hl.constant dense<1> : tensor<i32>
+  // expected-error @+1 {{'axis' 1 is outside [-1, 0]}}
+  %0 = hl.cum_sum %x, %a : (tensor<5xf32>, tensor<i32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// Tests that einsum's equation uses letters only.
+func.func @einsums(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{invalid character '1' in equation 'i1->i'}}
+  %0 = hl.einsum %a {equation = "i1->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that resize needs scales or sizes.
+func.func @resize(%x: tensor<1x1x2x2xf32>) {
+  // expected-error @+1 {{one of scales and sizes must be given}}
+  %0 = hl.resize %x : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that resize's sizes are 1-D.
+func.func @resizes(%x: tensor<1x1x2x2xf32>, %z: tensor<2x2xi64>) {
+  // expected-error @+1 {{scales/sizes must have rank 1, got 2}}
+  %0 = hl.resize %x sizes %z : (tensor<1x1x2x2xf32>, tensor<2x2xi64>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that hl.loop's body yields the condition and the carried values.
+func.func @hl_loops(%c: tensor<i1>, %x: tensor<2xf32>) {
+  // expected-error @+1 {{body must yield the condition and 1 carried values}}
+  %0 = hl.loop cond %c init(%x) : (tensor<i1>, tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %a: tensor<2xf32>):
+    hl.yield %cond : tensor<i1>
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.scan's body takes one argument per operand.
+func.func @hl_scans(%s: tensor<2xf32>, %x: tensor<3x2xf32>) {
+  // expected-error @+1 {{body must take one argument per operand}}
+  %0:2 = hl.scan %s, %x {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  ^bb0(%a: tensor<2xf32>):
+    hl.yield %a, %a : tensor<2xf32>, tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.scan's scan_input_axes has one entry per scanned operand.
+func.func @hl_scans(%s: tensor<2xf32>, %x: tensor<3x2xf32>) {
+  // expected-error @+1 {{'scan_input_axes' needs one entry per scan input}}
+  %0:2 = hl.scan %s, %x {num_scan_inputs = 1 : i64, scan_input_axes = array<i64: 0, 1>} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  ^bb0(%a: tensor<2xf32>, %e: tensor<2xf32>):
+    hl.yield %a, %e : tensor<2xf32>, tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that hl.scan's body yields its states first.
+func.func @hl_scans(%s: tensor<2xf32>, %t: tensor<2xf32>, %x: tensor<3x2xf32>) {
+  // expected-error @+1 {{body must yield the 2 states first}}
+  %0 = hl.scan %s, %t, %x {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<2xf32>, tensor<3x2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>, %b: tensor<2xf32>, %e: tensor<2xf32>):
+    hl.yield %a : tensor<2xf32>
+  }
+  return
+}
