@@ -59,9 +59,9 @@ void importModel(benchmark::State &state, const std::string &name) {
       }
       benchmark::DoNotOptimize(module.get());
     }
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     double extra = (statusKB("VmHWM") - before) * 1024.0;
     worstExtra = std::max(worstExtra, extra);
     worstSeconds = std::max(worstSeconds, seconds);

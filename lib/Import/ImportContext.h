@@ -24,9 +24,25 @@
 #include <optional>
 #include <string>
 
+namespace google::protobuf::io {
+class ZeroCopyInputStream;
+} // namespace google::protobuf::io
+
+namespace strata {
+struct OpCoverage;
+} // namespace strata
+
 namespace strata::importer {
 
 class NodeContext;
+
+/// Parses a ModelProto from `in`; emits an error at `loc` on failure.
+mlir::LogicalResult parseModel(google::protobuf::io::ZeroCopyInputStream &in,
+                               onnx::ModelProto &model, mlir::Location loc);
+
+/// Every (domain, op_type, since_version) of `model` (sub-graphs included)
+/// with its node names and whether the op table supports it.
+std::vector<OpCoverage> modelCoverage(const onnx::ModelProto &model);
 
 /// A handler converts one node; it emits an error and fails when it cannot.
 using Handler = std::function<mlir::LogicalResult(NodeContext &)>;
@@ -82,9 +98,9 @@ struct TensorOptions {
 /// Converts a TensorProto to an ElementsAttr. Large tensors become
 /// dense_resource blobs; when `tensor` is mutable its raw_data is moved into
 /// the blob rather than copied. Emits an error at `loc` on failure.
-mlir::FailureOr<mlir::ElementsAttr>
-convertTensor(onnx::TensorProto &tensor, mlir::Location loc,
-              const TensorOptions &options);
+mlir::FailureOr<mlir::ElementsAttr> convertTensor(onnx::TensorProto &tensor,
+                                                  mlir::Location loc,
+                                                  const TensorOptions &options);
 
 struct GraphState;
 
@@ -150,8 +166,7 @@ public:
   float getFloat(llvm::StringRef name, float defaultValue) const;
   std::string getString(llvm::StringRef name,
                         llvm::StringRef defaultValue) const;
-  std::optional<llvm::SmallVector<int64_t>>
-  getInts(llvm::StringRef name) const;
+  std::optional<llvm::SmallVector<int64_t>> getInts(llvm::StringRef name) const;
   std::optional<llvm::SmallVector<float>> getFloats(llvm::StringRef name) const;
 
   /// Binds output `i` to `value` (its type is refined to the inferred one
@@ -180,10 +195,10 @@ public:
   /// error. For ops with AttrSizedOperandSegments/AttrSizedResultSegments,
   /// `operandGroups`/`resultGroups` give the ODS operand/result count and
   /// the segment sizes follow from which inputs/outputs the node lists.
-  mlir::LogicalResult
-  convertGeneric(llvm::StringRef opName,
-                 llvm::ArrayRef<llvm::StringRef> skip = {},
-                 unsigned operandGroups = 0, unsigned resultGroups = 0);
+  mlir::LogicalResult convertGeneric(llvm::StringRef opName,
+                                     llvm::ArrayRef<llvm::StringRef> skip = {},
+                                     unsigned operandGroups = 0,
+                                     unsigned resultGroups = 0);
 
   /// Converts the graph attribute `name` into `region` (a new block whose
   /// arguments are the sub-graph's inputs, typed by `argTypes` where the

@@ -124,8 +124,7 @@ std::string NodeContext::getString(StringRef name,
   return a ? a->s() : defaultValue.str();
 }
 
-std::optional<SmallVector<int64_t>>
-NodeContext::getInts(StringRef name) const {
+std::optional<SmallVector<int64_t>> NodeContext::getInts(StringRef name) const {
   const onnx::AttributeProto *a = attr(name);
   if (!a)
     return std::nullopt;
@@ -158,10 +157,10 @@ LogicalResult NodeContext::convertSubgraph(StringRef name, Region &region,
 }
 
 Value NodeContext::constI64(ArrayRef<int64_t> values, bool scalar) {
-  auto type = scalar ? RankedTensorType::get({}, builder().getI64Type())
-                     : RankedTensorType::get(
-                           {static_cast<int64_t>(values.size())},
-                           builder().getI64Type());
+  auto type = scalar
+                  ? RankedTensorType::get({}, builder().getI64Type())
+                  : RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                          builder().getI64Type());
   return builder().create<hl::ConstantOp>(
       location, DenseIntElementsAttr::get(type, values));
 }
@@ -222,8 +221,7 @@ static FailureOr<Attribute> convertAttribute(NodeContext &ctx,
     return Attribute(*value);
   }
   default:
-    ctx.emitError() << "attribute '" << a.name()
-                    << "' has an unsupported type";
+    ctx.emitError() << "attribute '" << a.name() << "' has an unsupported type";
     return failure();
   }
 }
@@ -247,7 +245,8 @@ LogicalResult NodeContext::convertGeneric(StringRef opName,
                       [&](StringAttr n) { return n.getValue() == a.name(); }))
       return emitError() << "attribute '" << a.name()
                          << "' is not supported by the importer";
-    FailureOr<Attribute> value = convertAttribute(*this, a, state.tensorOptions);
+    FailureOr<Attribute> value =
+        convertAttribute(*this, a, state.tensorOptions);
     if (failed(value))
       return failure();
     op.addAttribute(a.name(), *value);

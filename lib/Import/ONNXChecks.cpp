@@ -27,9 +27,11 @@ static void checkModelInDir(const onnx::ModelProto &model,
                             const std::string &modelDir) {
   using onnx::checker::ValidationError;
   if (!model.ir_version())
-    throw ValidationError("The model does not have an ir_version set properly.");
+    throw ValidationError(
+        "The model does not have an ir_version set properly.");
   if (model.ir_version() > onnx::IR_VERSION)
-    throw ValidationError("Your model ir_version is higher than the checker's.");
+    throw ValidationError(
+        "Your model ir_version is higher than the checker's.");
   onnx::checker::CheckerContext ctx;
   ctx.set_ir_version(static_cast<int>(model.ir_version()));
   ctx.set_model_dir(modelDir);
@@ -77,8 +79,7 @@ std::optional<std::string> runONNXShapeInference(onnx::ModelProto &model) {
 }
 
 std::optional<int> getSchemaSinceVersion(const std::string &domain,
-                                         const std::string &opType,
-                                         int opset) {
+                                         const std::string &opType, int opset) {
   try {
     const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
         opType, opset, domain == "ai.onnx" ? "" : domain);
@@ -92,7 +93,8 @@ std::optional<int> getSchemaSinceVersion(const std::string &domain,
 
 int getMaxKnownOpset(const std::string &domain) {
   try {
-    const auto &map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const auto &map =
+        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
     auto it = map.find(domain == "ai.onnx" ? "" : domain);
     return it == map.end() ? 0 : it->second.second;
   } catch (...) {

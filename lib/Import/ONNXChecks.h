@@ -29,8 +29,7 @@ std::optional<std::string> runONNXShapeInference(onnx::ModelProto &model);
 /// The since_version of the schema of `opType` in `domain` at `opset`, or
 /// std::nullopt when libonnx knows no such operator.
 std::optional<int> getSchemaSinceVersion(const std::string &domain,
-                                         const std::string &opType,
-                                         int opset);
+                                         const std::string &opType, int opset);
 
 /// The newest opset of `domain` that libonnx knows.
 int getMaxKnownOpset(const std::string &domain);

@@ -80,8 +80,8 @@ LogicalResult ModelImporter::checkOpsets(const onnx::ModelProto &model) {
              << "' is newer than the newest the importer knows (" << known
              << ")";
     if (opset.version() < 1)
-      return emitError(fileLoc()) << "invalid opset version "
-                                  << opset.version();
+      return emitError(fileLoc())
+             << "invalid opset version " << opset.version();
   }
   if (!opsets.count(""))
     return emitError(fileLoc()) << "the model imports no ai.onnx opset";
@@ -118,9 +118,8 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
   }
   for (const auto &entry : options.inputShapes)
     if (!seen.contains(entry.getKey()))
-      return emitError(fileLoc())
-             << "--input-shape names '" << entry.getKey()
-             << "', which is not a graph input";
+      return emitError(fileLoc()) << "--input-shape names '" << entry.getKey()
+                                  << "', which is not a graph input";
   return success();
 }
 
@@ -159,56 +158,6 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
   return success();
 }
 
-/// Collects coverage of `graph` and its sub-graphs into `table`.
-static void collectCoverage(
-    const onnx::GraphProto &graph, const std::map<std::string, int> &opsets,
-    std::map<std::tuple<std::string, std::string, int64_t>, size_t> &index,
-    std::vector<OpCoverage> &table) {
-  for (const onnx::NodeProto &node : graph.node()) {
-    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    auto opset = opsets.find(domain);
-    int64_t version = opset == opsets.end() ? 0 : opset->second;
-    // The schema's since_version; -1 when libonnx knows no such operator.
-    int64_t since = -1;
-    if (opset != opsets.end())
-      since = getSchemaSinceVersion(domain, node.op_type(), version)
-                  .value_or(-1);
-    int64_t key = since >= 0 ? since : version;
-    for (const onnx::AttributeProto &a : node.attribute()) {
-      for (const onnx::GraphProto &g : a.graphs())
-        collectCoverage(g, opsets, index, table);
-      if (a.has_g())
-        collectCoverage(a.g(), opsets, index, table);
-    }
-    auto [it, inserted] =
-        index.try_emplace({domain, node.op_type(), key}, table.size());
-    if (inserted)
-      table.emplace_back();
-    OpCoverage &entry = table[it->second];
-    if (entry.nodeNames.empty()) {
-      entry.domain = domain.empty() ? "ai.onnx" : domain;
-      entry.opType = node.op_type();
-      entry.opsetVersion = key;
-      entry.supported =
-          since >= 0 &&
-          getOpTable().lookup(domain, node.op_type(), since) != nullptr;
-    }
-    entry.nodeNames.push_back(node.name());
-  }
-}
-
-/// Coverage of a whole model.
-static std::vector<OpCoverage> modelCoverage(const onnx::ModelProto &model) {
-  std::map<std::string, int> opsets;
-  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
-    opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] =
-        opset.version();
-  std::map<std::tuple<std::string, std::string, int64_t>, size_t> index;
-  std::vector<OpCoverage> result;
-  collectCoverage(model.graph(), opsets, index, result);
-  return result;
-}
-
 LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
   bool ok = true;
   for (const OpCoverage &entry : modelCoverage(model)) {
@@ -219,8 +168,9 @@ LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
     diag << "unsupported ONNX operator '" << entry.opType << "' (domain '"
          << entry.domain << "', opset " << entry.opsetVersion << ") in "
          << entry.nodeNames.size() << " node(s): ";
-    llvm::interleaveComma(entry.nodeNames, diag,
-                          [&](const std::string &n) { diag << "'" << n << "'"; });
+    llvm::interleaveComma(entry.nodeNames, diag, [&](const std::string &n) {
+      diag << "'" << n << "'";
+    });
   }
   return success(ok);
 }
@@ -288,9 +238,9 @@ LogicalResult ModelImporter::convertSubgraph(onnx::GraphProto &graph,
     if ((!type || (!ranked && i < argTypes.size())) && i < argTypes.size())
       type = argTypes[i];
     if (!type)
-      return emitError(fileLoc()) << "sub-graph '" << graph.name()
-                                  << "': input '" << input.name()
-                                  << "' has no tensor type";
+      return emitError(fileLoc())
+             << "sub-graph '" << graph.name() << "': input '" << input.name()
+             << "' has no tensor type";
     values[input.name()] = block->addArgument(type, fileLoc());
   }
   OpBuilder::InsertionGuard guard(builder);
@@ -303,9 +253,9 @@ LogicalResult ModelImporter::convertSubgraph(onnx::GraphProto &graph,
   for (const onnx::ValueInfoProto &output : graph.output()) {
     Value v = values.lookup(output.name());
     if (!v)
-      return emitError(fileLoc()) << "sub-graph '" << graph.name()
-                                  << "': output '" << output.name()
-                                  << "' is not produced";
+      return emitError(fileLoc())
+             << "sub-graph '" << graph.name() << "': output '" << output.name()
+             << "' is not produced";
     results.push_back(v);
   }
   builder.create<hl::YieldOp>(fileLoc(), results);
@@ -342,7 +292,8 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
                                   << "' is not a tensor of a supported type";
     NamedAttrList attrs;
     attrs.append("hl.name", builder.getStringAttr(input.name()));
-    if (llvm::any_of(dimParams, [](const std::string &p) { return !p.empty(); }))
+    if (llvm::any_of(dimParams,
+                     [](const std::string &p) { return !p.empty(); }))
       attrs.append("hl.dim_params",
                    builder.getStrArrayAttr(SmallVector<StringRef>(
                        dimParams.begin(), dimParams.end())));
@@ -409,7 +360,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(checkDataflow(model.graph())))
     return nullptr;
   if (options.runChecker)
-    if (std::optional<std::string> error = runONNXChecker(model, tensorOptions.baseDir))
+    if (std::optional<std::string> error =
+            runONNXChecker(model, tensorOptions.baseDir))
       return emitError(fileLoc()) << "ONNX checker: " << *error, nullptr;
   if (options.runShapeInference)
     if (std::optional<std::string> error = runONNXShapeInference(model))
@@ -426,17 +378,6 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       failed(verify(*module)))
     return nullptr;
   return module;
-}
-
-/// Parses a model from a protobuf stream; emits an error on failure.
-static LogicalResult parseModel(google::protobuf::io::ZeroCopyInputStream &in,
-                                onnx::ModelProto &model, Location loc) {
-  google::protobuf::io::CodedInputStream coded(&in);
-  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    return emitError(loc) << "cannot parse the file as an ONNX ModelProto "
-                             "(truncated, corrupt or not an ONNX model)";
-  return success();
 }
 
 OwningOpRef<ModuleOp> importONNXFile(StringRef path, MLIRContext *context,
@@ -466,32 +407,6 @@ OwningOpRef<ModuleOp> importONNXBytes(StringRef bytes, StringRef bufferName,
   if (failed(parseModel(in, model, loc)))
     return nullptr;
   return ModelImporter(context, bufferName, options).run(model);
-}
-
-FailureOr<std::vector<OpCoverage>>
-getONNXCoverageFromBytes(StringRef bytes, StringRef bufferName,
-                         MLIRContext *context) {
-  onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream in(bytes.data(), bytes.size());
-  if (failed(parseModel(in, model,
-                        FileLineColLoc::get(context, bufferName, 0, 0))))
-    return failure();
-  return modelCoverage(model);
-}
-
-FailureOr<std::vector<OpCoverage>> getONNXCoverage(StringRef path,
-                                                   MLIRContext *context) {
-  Location loc = FileLineColLoc::get(context, path, 0, 0);
-  int fd = ::open(path.str().c_str(), O_RDONLY);
-  if (fd < 0)
-    return emitError(loc) << "cannot open '" << path << "'", failure();
-  onnx::ModelProto model;
-  google::protobuf::io::FileInputStream in(fd, 1 << 20);
-  LogicalResult parsed = parseModel(in, model, loc);
-  ::close(fd);
-  if (failed(parsed))
-    return failure();
-  return modelCoverage(model);
 }
 
 } // namespace strata

@@ -222,8 +222,8 @@ FailureOr<ElementsAttr> convertTensor(onnx::TensorProto &tensor, Location loc,
       c = '_';
   if (llvm::isDigit(key.front()))
     key.insert(key.begin(), '_');
-  return ElementsAttr(DenseResourceElementsAttr::get(
-      type, key, std::move(blob)));
+  return ElementsAttr(
+      DenseResourceElementsAttr::get(type, key, std::move(blob)));
 }
 
 } // namespace strata::importer

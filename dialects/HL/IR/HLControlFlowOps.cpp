@@ -35,8 +35,8 @@ LogicalResult LoopOp::verify() {
   if (body.getNumArguments() != carried + 2)
     return emitOpError("body must take the iteration number, the condition "
                        "and ")
-           << carried << " carried values, it takes "
-           << body.getNumArguments() << " arguments";
+           << carried << " carried values, it takes " << body.getNumArguments()
+           << " arguments";
   YieldOp yield = yieldOf(getBody());
   if (yield.getValues().size() < carried + 1)
     return emitOpError("body must yield the condition and ")

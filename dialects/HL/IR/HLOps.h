@@ -25,7 +25,8 @@
 namespace strata::hl {
 /// The integer elements of `value` when a constant produces it (shape
 /// operands, axes, slice bounds), std::nullopt otherwise.
-std::optional<llvm::SmallVector<int64_t>> getConstantIntValues(mlir::Value value);
+std::optional<llvm::SmallVector<int64_t>>
+getConstantIntValues(mlir::Value value);
 } // namespace strata::hl
 
 #endif // STRATA_DIALECTS_HL_IR_HLOPS_H

@@ -23,10 +23,10 @@ static ValueRange yielded(Region &region) {
 /// (`yieldIndex` into `values`) when it is the more precise.
 static Type resultType(NodeContext &ctx, unsigned i, ValueRange values,
                        unsigned yieldIndex) {
-  Type fallback = yieldIndex < values.size() ? values[yieldIndex].getType()
-                                              : Type();
-  Type inferred = ctx.outputType(i, fallback ? getElementTypeOrSelf(fallback)
-                                             : Type());
+  Type fallback =
+      yieldIndex < values.size() ? values[yieldIndex].getType() : Type();
+  Type inferred =
+      ctx.outputType(i, fallback ? getElementTypeOrSelf(fallback) : Type());
   if (isa<UnrankedTensorType>(inferred) && fallback &&
       isa<RankedTensorType>(fallback))
     return fallback;
@@ -73,10 +73,10 @@ static LogicalResult convertLoop(NodeContext &ctx) {
   if (cond)
     state.addOperands(cond);
   state.addOperands(initial);
-  state.addAttribute("operandSegmentSizes",
-                     b.getDenseI32ArrayAttr({maxTrip ? 1 : 0, cond ? 1 : 0,
-                                             static_cast<int32_t>(
-                                                 initial.size())}));
+  state.addAttribute(
+      "operandSegmentSizes",
+      b.getDenseI32ArrayAttr({maxTrip ? 1 : 0, cond ? 1 : 0,
+                              static_cast<int32_t>(initial.size())}));
   SmallVector<Type> argTypes = {RankedTensorType::get({}, b.getI64Type()),
                                 RankedTensorType::get({}, b.getI1Type())};
   for (Value v : initial)
@@ -114,10 +114,10 @@ static LogicalResult convertScan(NodeContext &ctx) {
   SmallVector<Type> argTypes;
   int64_t states = static_cast<int64_t>(inputs.size()) - scanInputs;
   for (auto [i, v] : llvm::enumerate(inputs))
-    argTypes.push_back(static_cast<int64_t>(i) < states
-                           ? v.getType()
-                           : Type(UnrankedTensorType::get(
-                                 getElementTypeOrSelf(v.getType()))));
+    argTypes.push_back(
+        static_cast<int64_t>(i) < states
+            ? v.getType()
+            : Type(UnrankedTensorType::get(getElementTypeOrSelf(v.getType()))));
   Region *body = state.addRegion();
   if (failed(ctx.convertSubgraph("body", *body, argTypes)))
     return failure();
@@ -178,9 +178,8 @@ static LogicalResult convertScan8(NodeContext &ctx) {
                          b.getDenseI64ArrayAttr(*directions));
     SmallVector<Type> argTypes;
     for (auto [i, t] : llvm::enumerate(sliceTypes))
-      argTypes.push_back(static_cast<int64_t>(i) < all - scanInputs
-                             ? t
-                             : dropLeadingDim(t));
+      argTypes.push_back(
+          static_cast<int64_t>(i) < all - scanInputs ? t : dropLeadingDim(t));
     if (failed(ctx.convertSubgraph("body", *inner.addRegion(), argTypes)))
       return failure();
     inner.addTypes(sliceResultTypes);

@@ -93,10 +93,10 @@ static LogicalResult convertReshape(NodeContext &ctx) {
     if (llvm::all_of(result, [](int64_t e) { return e >= 0; }))
       ctx.refineOutputShape(0, result);
   }
-  ctx.setOutput(0, ctx.create<hl::ReshapeOp>(
-                       ctx.outputType(0), ctx.input(0), shape,
-                       ctx.builder().getI64IntegerAttr(
-                           ctx.getInt("allowzero", 0))));
+  ctx.setOutput(
+      0, ctx.create<hl::ReshapeOp>(
+             ctx.outputType(0), ctx.input(0), shape,
+             ctx.builder().getI64IntegerAttr(ctx.getInt("allowzero", 0))));
   return success();
 }
 
@@ -109,8 +109,7 @@ static LogicalResult convertFlatten(NodeContext &ctx) {
 }
 
 /// Squeeze and Unsqueeze: `axes` attribute before opset 13, input after.
-template <typename OpTy>
-static LogicalResult convertSqueeze(NodeContext &ctx) {
+template <typename OpTy> static LogicalResult convertSqueeze(NodeContext &ctx) {
   Value axes = ctx.input(1);
   if (auto attr = ctx.getInts("axes"))
     axes = ctx.constI64(*attr);
@@ -166,9 +165,9 @@ static LogicalResult convertConstantOfShape(NodeContext &ctx) {
     value = DenseElementsAttr::get(
         RankedTensorType::get({1}, ctx.builder().getF32Type()), 0.0f);
   }
-  ctx.setOutput(0, ctx.create<hl::ConstantOfShapeOp>(
-                       ctx.outputType(0, value.getElementType()),
-                       ctx.input(0), value));
+  ctx.setOutput(
+      0, ctx.create<hl::ConstantOfShapeOp>(
+             ctx.outputType(0, value.getElementType()), ctx.input(0), value));
   return success();
 }
 
