@@ -24,9 +24,25 @@
 #include <optional>
 #include <string>
 
+namespace google::protobuf::io {
+class ZeroCopyInputStream;
+} // namespace google::protobuf::io
+
+namespace strata {
+struct OpCoverage;
+} // namespace strata
+
 namespace strata::importer {
 
 class NodeContext;
+
+/// Parses a ModelProto from `in`; emits an error at `loc` on failure.
+mlir::LogicalResult parseModel(google::protobuf::io::ZeroCopyInputStream &in,
+                               onnx::ModelProto &model, mlir::Location loc);
+
+/// Every (domain, op_type, since_version) of `model` (sub-graphs included)
+/// with its node names and whether the op table supports it.
+std::vector<OpCoverage> modelCoverage(const onnx::ModelProto &model);
 
 /// A handler converts one node; it emits an error and fails when it cannot.
 using Handler = std::function<mlir::LogicalResult(NodeContext &)>;
@@ -60,6 +76,7 @@ void populateShapeHandlers(OpTable &table);
 void populateQuantHandlers(OpTable &table);
 void populateSignalHandlers(OpTable &table);
 void populateVisionHandlers(OpTable &table);
+void populateControlFlowHandlers(OpTable &table);
 
 /// Converts an ONNX element type to MLIR, or null for unsupported ones
 /// (strings, complex).
@@ -81,9 +98,17 @@ struct TensorOptions {
 /// Converts a TensorProto to an ElementsAttr. Large tensors become
 /// dense_resource blobs; when `tensor` is mutable its raw_data is moved into
 /// the blob rather than copied. Emits an error at `loc` on failure.
-mlir::FailureOr<mlir::ElementsAttr>
-convertTensor(onnx::TensorProto &tensor, mlir::Location loc,
-              const TensorOptions &options);
+mlir::FailureOr<mlir::ElementsAttr> convertTensor(onnx::TensorProto &tensor,
+                                                  mlir::Location loc,
+                                                  const TensorOptions &options);
+
+struct GraphState;
+
+/// Converts a sub-graph into a region's single block (see NodeContext::
+/// convertSubgraph).
+using SubgraphConverter = std::function<mlir::LogicalResult(
+    onnx::GraphProto &, mlir::Region &, llvm::ArrayRef<mlir::Type>,
+    GraphState &)>;
 
 /// Shared state of one graph conversion that handlers reach through
 /// NodeContext.
@@ -92,6 +117,7 @@ struct GraphState {
   llvm::StringMap<mlir::Value> &values;
   llvm::StringMap<const onnx::TypeProto *> &valueTypes;
   const TensorOptions &tensorOptions;
+  SubgraphConverter convertSubgraph;
 };
 
 /// One node as a handler sees it: inputs as Values, attributes with ONNX
@@ -128,6 +154,11 @@ public:
   /// The inferred type of output `i`; an unranked tensor of `fallback`'s
   /// element type (or the first input's) when ONNX inferred none.
   mlir::Type outputType(unsigned i, mlir::Type fallbackElement = {});
+  /// Offers a static shape for output `i`, used when ONNX shape inference
+  /// left that output without a static shape (it cannot resolve every shape
+  /// computation; hl's folders need static result types).
+  void refineOutputShape(unsigned i, llvm::ArrayRef<int64_t> shape,
+                         mlir::Type elementType = {});
 
   /// Attribute queries; defaults are ONNX's defaults given by the caller.
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -135,8 +166,7 @@ public:
   float getFloat(llvm::StringRef name, float defaultValue) const;
   std::string getString(llvm::StringRef name,
                         llvm::StringRef defaultValue) const;
-  std::optional<llvm::SmallVector<int64_t>>
-  getInts(llvm::StringRef name) const;
+  std::optional<llvm::SmallVector<int64_t>> getInts(llvm::StringRef name) const;
   std::optional<llvm::SmallVector<float>> getFloats(llvm::StringRef name) const;
 
   /// Binds output `i` to `value` (its type is refined to the inferred one
@@ -165,10 +195,17 @@ public:
   /// error. For ops with AttrSizedOperandSegments/AttrSizedResultSegments,
   /// `operandGroups`/`resultGroups` give the ODS operand/result count and
   /// the segment sizes follow from which inputs/outputs the node lists.
-  mlir::LogicalResult
-  convertGeneric(llvm::StringRef opName,
-                 llvm::ArrayRef<llvm::StringRef> skip = {},
-                 unsigned operandGroups = 0, unsigned resultGroups = 0);
+  mlir::LogicalResult convertGeneric(llvm::StringRef opName,
+                                     llvm::ArrayRef<llvm::StringRef> skip = {},
+                                     unsigned operandGroups = 0,
+                                     unsigned resultGroups = 0);
+
+  /// Converts the graph attribute `name` into `region` (a new block whose
+  /// arguments are the sub-graph's inputs, typed by `argTypes` where the
+  /// graph leaves them open, ending in hl.yield of its outputs).
+  mlir::LogicalResult convertSubgraph(llvm::StringRef name,
+                                      mlir::Region &region,
+                                      llvm::ArrayRef<mlir::Type> argTypes = {});
 
   /// The underlying node.
   const onnx::NodeProto &proto() const { return node; }
@@ -178,6 +215,7 @@ private:
   onnx::NodeProto &node;
   int64_t opsetVersion;
   mlir::Location location;
+  llvm::SmallVector<mlir::Type> refined;
 };
 
 /// A signed 64-bit integer attribute (hl's `axis` of Softmax and Flatten).

@@ -42,6 +42,7 @@ const OpTable &getOpTable() {
     populateQuantHandlers(t);
     populateSignalHandlers(t);
     populateVisionHandlers(t);
+    populateControlFlowHandlers(t);
     return t;
   }();
   return table;
@@ -71,7 +72,22 @@ SmallVector<Value> NodeContext::presentInputs() {
   return result;
 }
 
+void NodeContext::refineOutputShape(unsigned i, ArrayRef<int64_t> shape,
+                                    Type elementType) {
+  Type inferred = outputType(i, elementType);
+  auto ranked = dyn_cast<RankedTensorType>(inferred);
+  if (ranked && ranked.hasStaticShape())
+    return;
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return;
+  if (refined.size() <= i)
+    refined.resize(i + 1);
+  refined[i] = RankedTensorType::get(shape, getElementTypeOrSelf(inferred));
+}
+
 Type NodeContext::outputType(unsigned i, Type fallbackElement) {
+  if (i < refined.size() && refined[i])
+    return refined[i];
   if (hasOutput(i))
     if (const onnx::TypeProto *type = state.valueTypes.lookup(node.output(i)))
       if (Type converted = convertType(*type, getContext()))
@@ -108,8 +124,7 @@ std::string NodeContext::getString(StringRef name,
   return a ? a->s() : defaultValue.str();
 }
 
-std::optional<SmallVector<int64_t>>
-NodeContext::getInts(StringRef name) const {
+std::optional<SmallVector<int64_t>> NodeContext::getInts(StringRef name) const {
   const onnx::AttributeProto *a = attr(name);
   if (!a)
     return std::nullopt;
@@ -133,11 +148,19 @@ void NodeContext::setOutputs(ValueRange values) {
     setOutput(i, v);
 }
 
+LogicalResult NodeContext::convertSubgraph(StringRef name, Region &region,
+                                           ArrayRef<Type> argTypes) {
+  for (onnx::AttributeProto &a : *node.mutable_attribute())
+    if (a.name() == name && a.has_g())
+      return state.convertSubgraph(*a.mutable_g(), region, argTypes, state);
+  return emitError() << "missing graph attribute '" << name << "'";
+}
+
 Value NodeContext::constI64(ArrayRef<int64_t> values, bool scalar) {
-  auto type = scalar ? RankedTensorType::get({}, builder().getI64Type())
-                     : RankedTensorType::get(
-                           {static_cast<int64_t>(values.size())},
-                           builder().getI64Type());
+  auto type = scalar
+                  ? RankedTensorType::get({}, builder().getI64Type())
+                  : RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                          builder().getI64Type());
   return builder().create<hl::ConstantOp>(
       location, DenseIntElementsAttr::get(type, values));
 }
@@ -198,8 +221,7 @@ static FailureOr<Attribute> convertAttribute(NodeContext &ctx,
     return Attribute(*value);
   }
   default:
-    ctx.emitError() << "attribute '" << a.name()
-                    << "' has an unsupported type";
+    ctx.emitError() << "attribute '" << a.name() << "' has an unsupported type";
     return failure();
   }
 }
@@ -223,7 +245,8 @@ LogicalResult NodeContext::convertGeneric(StringRef opName,
                       [&](StringAttr n) { return n.getValue() == a.name(); }))
       return emitError() << "attribute '" << a.name()
                          << "' is not supported by the importer";
-    FailureOr<Attribute> value = convertAttribute(*this, a, state.tensorOptions);
+    FailureOr<Attribute> value =
+        convertAttribute(*this, a, state.tensorOptions);
     if (failed(value))
       return failure();
     op.addAttribute(a.name(), *value);

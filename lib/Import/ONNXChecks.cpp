@@ -12,9 +12,49 @@
 
 namespace strata::importer {
 
-std::optional<std::string> runONNXChecker(const onnx::ModelProto &model) {
+/// Whether any initializer of the main graph keeps its data externally.
+static bool hasExternalData(const onnx::ModelProto &model) {
+  for (const onnx::TensorProto &tensor : model.graph().initializer())
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+      return true;
+  return false;
+}
+
+/// onnx::checker::check_model(ModelProto) with the model directory set: the
+/// same steps as the library's (ir_version, opset imports, graph, local
+/// functions), calling the library's public checks.
+static void checkModelInDir(const onnx::ModelProto &model,
+                            const std::string &modelDir) {
+  using onnx::checker::ValidationError;
+  if (!model.ir_version())
+    throw ValidationError(
+        "The model does not have an ir_version set properly.");
+  if (model.ir_version() > onnx::IR_VERSION)
+    throw ValidationError(
+        "Your model ir_version is higher than the checker's.");
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(model.ir_version()));
+  ctx.set_model_dir(modelDir);
+  std::unordered_map<std::string, int> opsets;
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    opsets[opset.domain()] = static_cast<int>(opset.version());
+  if (opsets.empty())
+    throw ValidationError("model with IR version >= 3 must specify "
+                          "opset_import for ONNX");
+  ctx.set_opset_imports(opsets);
+  onnx::checker::LexicalScopeContext lex;
+  onnx::checker::check_graph(model.graph(), ctx, lex);
+  if (ctx.get_ir_version() >= 8)
+    onnx::checker::check_model_local_functions(model, ctx, lex);
+}
+
+std::optional<std::string> runONNXChecker(const onnx::ModelProto &model,
+                                          const std::string &modelDir) {
   try {
-    onnx::checker::check_model(model);
+    if (hasExternalData(model))
+      checkModelInDir(model, modelDir.empty() ? "." : modelDir);
+    else
+      onnx::checker::check_model(model);
   } catch (const std::exception &e) {
     return std::string(e.what());
   } catch (...) {
@@ -39,8 +79,7 @@ std::optional<std::string> runONNXShapeInference(onnx::ModelProto &model) {
 }
 
 std::optional<int> getSchemaSinceVersion(const std::string &domain,
-                                         const std::string &opType,
-                                         int opset) {
+                                         const std::string &opType, int opset) {
   try {
     const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
         opType, opset, domain == "ai.onnx" ? "" : domain);
@@ -54,7 +93,8 @@ std::optional<int> getSchemaSinceVersion(const std::string &domain,
 
 int getMaxKnownOpset(const std::string &domain) {
   try {
-    const auto &map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const auto &map =
+        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
     auto it = map.find(domain == "ai.onnx" ? "" : domain);
     return it == map.end() ? 0 : it->second.second;
   } catch (...) {

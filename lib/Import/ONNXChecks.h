@@ -16,7 +16,11 @@
 namespace strata::importer {
 
 /// Runs onnx::checker::check_model; returns the error message on failure.
-std::optional<std::string> runONNXChecker(const onnx::ModelProto &model);
+/// `modelDir` is where external data paths resolve (the library's
+/// check_model(ModelProto) would resolve them against the working
+/// directory).
+std::optional<std::string> runONNXChecker(const onnx::ModelProto &model,
+                                          const std::string &modelDir);
 
 /// Runs onnx::shape_inference::InferShapes (strict, with data propagation)
 /// in place; returns the error message on failure.
@@ -25,8 +29,7 @@ std::optional<std::string> runONNXShapeInference(onnx::ModelProto &model);
 /// The since_version of the schema of `opType` in `domain` at `opset`, or
 /// std::nullopt when libonnx knows no such operator.
 std::optional<int> getSchemaSinceVersion(const std::string &domain,
-                                         const std::string &opType,
-                                         int opset);
+                                         const std::string &opType, int opset);
 
 /// The newest opset of `domain` that libonnx knows.
 int getMaxKnownOpset(const std::string &domain);

@@ -52,7 +52,11 @@ private:
   LogicalResult checkOpsets(const onnx::ModelProto &model);
   LogicalResult applyInputShapes(onnx::GraphProto &graph);
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
+  LogicalResult checkDataflow(const onnx::GraphProto &graph);
   LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
+  LogicalResult convertBody(onnx::GraphProto &graph, GraphState &state);
+  LogicalResult convertSubgraph(onnx::GraphProto &graph, Region &region,
+                                ArrayRef<Type> argTypes, GraphState &parent);
 
   MLIRContext *context;
   OpBuilder builder;
@@ -76,8 +80,8 @@ LogicalResult ModelImporter::checkOpsets(const onnx::ModelProto &model) {
              << "' is newer than the newest the importer knows (" << known
              << ")";
     if (opset.version() < 1)
-      return emitError(fileLoc()) << "invalid opset version "
-                                  << opset.version();
+      return emitError(fileLoc())
+             << "invalid opset version " << opset.version();
   }
   if (!opsets.count(""))
     return emitError(fileLoc()) << "the model imports no ai.onnx opset";
@@ -114,60 +118,44 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
   }
   for (const auto &entry : options.inputShapes)
     if (!seen.contains(entry.getKey()))
-      return emitError(fileLoc())
-             << "--input-shape names '" << entry.getKey()
-             << "', which is not a graph input";
+      return emitError(fileLoc()) << "--input-shape names '" << entry.getKey()
+                                  << "', which is not a graph input";
   return success();
 }
 
-/// Collects coverage of `graph` and its sub-graphs into `table`.
-static void collectCoverage(
-    const onnx::GraphProto &graph, const std::map<std::string, int> &opsets,
-    std::map<std::tuple<std::string, std::string, int64_t>, size_t> &index,
-    std::vector<OpCoverage> &table) {
+/// Reports, before the ONNX checker, the two dataflow defects that its
+/// message does not tell apart: an input nothing produces, and an input a
+/// later node produces (a cycle, or nodes out of topological order).
+LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
+  llvm::StringMap<size_t> producer;
+  for (auto [i, node] : llvm::enumerate(graph.node()))
+    for (const std::string &output : node.output())
+      producer.try_emplace(output, i);
+  llvm::StringSet<> available;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    available.insert(input.name());
+  for (const onnx::TensorProto &init : graph.initializer())
+    available.insert(init.name());
   for (const onnx::NodeProto &node : graph.node()) {
-    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    auto opset = opsets.find(domain);
-    int64_t version = opset == opsets.end() ? 0 : opset->second;
-    std::optional<int> since =
-        opset == opsets.end()
-            ? std::nullopt
-            : getSchemaSinceVersion(domain, node.op_type(), version);
-    int64_t key = since ? *since : version;
-    bool hasSubgraph = false;
-    for (const onnx::AttributeProto &a : node.attribute()) {
-      for (const onnx::GraphProto &g : a.graphs())
-        collectCoverage(g, opsets, index, table), hasSubgraph = true;
-      if (a.has_g())
-        collectCoverage(a.g(), opsets, index, table), hasSubgraph = true;
+    for (const std::string &input : node.input()) {
+      if (input.empty() || available.contains(input))
+        continue;
+      auto it = producer.find(input);
+      if (it == producer.end())
+        return emitError(nodeLoc(node.name()))
+               << "node '" << node.name() << "' (" << node.op_type()
+               << "): input '" << input
+               << "' is not produced by any node, initializer or graph input";
+      return emitError(nodeLoc(node.name()))
+             << "node '" << node.name() << "' (" << node.op_type()
+             << "): input '" << input << "' comes from the later node '"
+             << graph.node(it->second).name()
+             << "': the graph has a cycle or is not topologically sorted";
     }
-    auto [it, inserted] =
-        index.try_emplace({domain, node.op_type(), key}, table.size());
-    if (inserted)
-      table.emplace_back();
-    OpCoverage &entry = table[it->second];
-    if (entry.nodeNames.empty()) {
-      entry.domain = domain.empty() ? "ai.onnx" : domain;
-      entry.opType = node.op_type();
-      entry.opsetVersion = key;
-      entry.supported =
-          since && !hasSubgraph &&
-          getOpTable().lookup(domain, node.op_type(), *since) != nullptr;
-    }
-    entry.nodeNames.push_back(node.name());
+    for (const std::string &output : node.output())
+      available.insert(output);
   }
-}
-
-/// Coverage of a whole model.
-static std::vector<OpCoverage> modelCoverage(const onnx::ModelProto &model) {
-  std::map<std::string, int> opsets;
-  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
-    opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] =
-        opset.version();
-  std::map<std::tuple<std::string, std::string, int64_t>, size_t> index;
-  std::vector<OpCoverage> result;
-  collectCoverage(model.graph(), opsets, index, result);
-  return result;
+  return success();
 }
 
 LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
@@ -180,10 +168,98 @@ LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
     diag << "unsupported ONNX operator '" << entry.opType << "' (domain '"
          << entry.domain << "', opset " << entry.opsetVersion << ") in "
          << entry.nodeNames.size() << " node(s): ";
-    llvm::interleaveComma(entry.nodeNames, diag,
-                          [&](const std::string &n) { diag << "'" << n << "'"; });
+    llvm::interleaveComma(entry.nodeNames, diag, [&](const std::string &n) {
+      diag << "'" << n << "'";
+    });
   }
   return success(ok);
+}
+
+/// Converts the initializers and nodes of `graph` at the builder's insertion
+/// point; values (graph inputs included) are in `state.values`.
+LogicalResult ModelImporter::convertBody(onnx::GraphProto &graph,
+                                         GraphState &state) {
+  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
+    Location loc = nodeLoc(init.name());
+    FailureOr<ElementsAttr> value = convertTensor(init, loc, tensorOptions);
+    if (failed(value))
+      return failure();
+    state.values[init.name()] = builder.create<hl::ConstantOp>(loc, *value);
+  }
+  const OpTable &table = getOpTable();
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    int64_t since =
+        *getSchemaSinceVersion(domain, node.op_type(), opsets[domain]);
+    Location loc = nodeLoc(node.name());
+    for (const std::string &input : node.input())
+      if (!input.empty() && !state.values.count(input))
+        return emitError(loc) << "node '" << node.name() << "' ("
+                              << node.op_type() << "): input '" << input
+                              << "' is not produced by any earlier node, "
+                                 "initializer or graph input";
+    NodeContext ctx(state, node, since, loc);
+    if (failed((*table.lookup(domain, node.op_type(), since))(ctx)))
+      return failure();
+    for (int i = 0; i < node.output_size(); ++i)
+      if (ctx.hasOutput(i) && !state.values.count(node.output(i)))
+        return ctx.emitError() << "internal error: output '" << node.output(i)
+                               << "' was not produced";
+  }
+  return success();
+}
+
+/// Converts a sub-graph (If branch, Loop or Scan body) into the single block
+/// of `region`: its inputs become block arguments (typed from the graph, or
+/// from `argTypes` where the graph gives none), its outputs an hl.yield.
+/// Values of the enclosing graphs stay visible (ONNX outer-scope names).
+LogicalResult ModelImporter::convertSubgraph(onnx::GraphProto &graph,
+                                             Region &region,
+                                             ArrayRef<Type> argTypes,
+                                             GraphState &parent) {
+  auto addTypes = [&](const auto &list) {
+    for (const onnx::ValueInfoProto &info : list)
+      parent.valueTypes[info.name()] = &info.type();
+  };
+  addTypes(graph.input());
+  addTypes(graph.output());
+  addTypes(graph.value_info());
+  for (auto [i, node] : llvm::enumerate(*graph.mutable_node()))
+    if (node.name().empty())
+      node.set_name(graph.name() + "/" + node.op_type() + "_" +
+                    std::to_string(i));
+
+  llvm::StringMap<Value> values = parent.values;
+  Block *block = new Block();
+  region.push_back(block);
+  for (auto [i, input] : llvm::enumerate(graph.input())) {
+    Type type = convertType(input.type(), context);
+    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    if ((!type || (!ranked && i < argTypes.size())) && i < argTypes.size())
+      type = argTypes[i];
+    if (!type)
+      return emitError(fileLoc())
+             << "sub-graph '" << graph.name() << "': input '" << input.name()
+             << "' has no tensor type";
+    values[input.name()] = block->addArgument(type, fileLoc());
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  GraphState state{builder, values, parent.valueTypes, tensorOptions,
+                   parent.convertSubgraph};
+  if (failed(convertBody(graph, state)))
+    return failure();
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value v = values.lookup(output.name());
+    if (!v)
+      return emitError(fileLoc())
+             << "sub-graph '" << graph.name() << "': output '" << output.name()
+             << "' is not produced";
+    results.push_back(v);
+  }
+  builder.create<hl::YieldOp>(fileLoc(), results);
+  return success();
 }
 
 LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
@@ -216,7 +292,8 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
                                   << "' is not a tensor of a supported type";
     NamedAttrList attrs;
     attrs.append("hl.name", builder.getStringAttr(input.name()));
-    if (llvm::any_of(dimParams, [](const std::string &p) { return !p.empty(); }))
+    if (llvm::any_of(dimParams,
+                     [](const std::string &p) { return !p.empty(); }))
       attrs.append("hl.dim_params",
                    builder.getStrArrayAttr(SmallVector<StringRef>(
                        dimParams.begin(), dimParams.end())));
@@ -235,35 +312,13 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
   }
   builder.setInsertionPointToStart(entry);
 
-  GraphState state{builder, values, valueTypes, tensorOptions};
-  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
-    Location loc = nodeLoc(init.name());
-    FailureOr<ElementsAttr> value = convertTensor(init, loc, tensorOptions);
-    if (failed(value))
-      return failure();
-    values[init.name()] = builder.create<hl::ConstantOp>(loc, *value);
-  }
-
-  const OpTable &table = getOpTable();
-  for (onnx::NodeProto &node : *graph.mutable_node()) {
-    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    int64_t since =
-        *getSchemaSinceVersion(domain, node.op_type(), opsets[domain]);
-    Location loc = nodeLoc(node.name());
-    for (const std::string &input : node.input())
-      if (!input.empty() && !values.count(input))
-        return emitError(loc) << "node '" << node.name() << "' ("
-                              << node.op_type() << "): input '" << input
-                              << "' is not produced by any earlier node, "
-                                 "initializer or graph input";
-    NodeContext ctx(state, node, since, loc);
-    if (failed((*table.lookup(domain, node.op_type(), since))(ctx)))
-      return failure();
-    for (int i = 0; i < node.output_size(); ++i)
-      if (ctx.hasOutput(i) && !values.count(node.output(i)))
-        return ctx.emitError() << "internal error: output '" << node.output(i)
-                               << "' was not produced";
-  }
+  GraphState state{builder, values, valueTypes, tensorOptions,
+                   [&](onnx::GraphProto &body, Region &region,
+                       ArrayRef<Type> argTypes, GraphState &parent) {
+                     return convertSubgraph(body, region, argTypes, parent);
+                   }};
+  if (failed(convertBody(graph, state)))
+    return failure();
 
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;
@@ -277,6 +332,13 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
         builder.getNamedAttr("hl.name", builder.getStringAttr(output.name()))));
   }
   builder.create<func::ReturnOp>(fileLoc(), results);
+  // Folding shape chains leaves intermediate constants without users.
+  SmallVector<Operation *> dead;
+  for (Operation &op : *entry)
+    if (isa<hl::ConstantOp>(op) && op.use_empty())
+      dead.push_back(&op);
+  for (Operation *op : dead)
+    op->erase();
   func.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, attrs] : llvm::enumerate(resultAttrs))
@@ -291,17 +353,20 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(checkOpsets(model)) ||
       failed(applyInputShapes(*model.mutable_graph())))
     return nullptr;
+  // Every node gets a name: diagnostics and locations refer to it.
+  for (auto [i, node] : llvm::enumerate(*model.mutable_graph()->mutable_node()))
+    if (node.name().empty())
+      node.set_name(node.op_type() + "_" + std::to_string(i));
+  if (failed(checkDataflow(model.graph())))
+    return nullptr;
   if (options.runChecker)
-    if (std::optional<std::string> error = runONNXChecker(model))
+    if (std::optional<std::string> error =
+            runONNXChecker(model, tensorOptions.baseDir))
       return emitError(fileLoc()) << "ONNX checker: " << *error, nullptr;
   if (options.runShapeInference)
     if (std::optional<std::string> error = runONNXShapeInference(model))
       return emitError(fileLoc()) << "ONNX shape inference: " << *error,
              nullptr;
-  // Every node gets a name: diagnostics and locations refer to it.
-  for (auto [i, node] : llvm::enumerate(*model.mutable_graph()->mutable_node()))
-    if (node.name().empty())
-      node.set_name(node.op_type() + "_" + std::to_string(i));
   if (failed(reportUnsupported(model)))
     return nullptr;
 
@@ -313,17 +378,6 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       failed(verify(*module)))
     return nullptr;
   return module;
-}
-
-/// Parses a model from a protobuf stream; emits an error on failure.
-static LogicalResult parseModel(google::protobuf::io::ZeroCopyInputStream &in,
-                                onnx::ModelProto &model, Location loc) {
-  google::protobuf::io::CodedInputStream coded(&in);
-  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    return emitError(loc) << "cannot parse the file as an ONNX ModelProto "
-                             "(truncated, corrupt or not an ONNX model)";
-  return success();
 }
 
 OwningOpRef<ModuleOp> importONNXFile(StringRef path, MLIRContext *context,
@@ -353,32 +407,6 @@ OwningOpRef<ModuleOp> importONNXBytes(StringRef bytes, StringRef bufferName,
   if (failed(parseModel(in, model, loc)))
     return nullptr;
   return ModelImporter(context, bufferName, options).run(model);
-}
-
-FailureOr<std::vector<OpCoverage>>
-getONNXCoverageFromBytes(StringRef bytes, StringRef bufferName,
-                         MLIRContext *context) {
-  onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream in(bytes.data(), bytes.size());
-  if (failed(parseModel(in, model,
-                        FileLineColLoc::get(context, bufferName, 0, 0))))
-    return failure();
-  return modelCoverage(model);
-}
-
-FailureOr<std::vector<OpCoverage>> getONNXCoverage(StringRef path,
-                                                   MLIRContext *context) {
-  Location loc = FileLineColLoc::get(context, path, 0, 0);
-  int fd = ::open(path.str().c_str(), O_RDONLY);
-  if (fd < 0)
-    return emitError(loc) << "cannot open '" << path << "'", failure();
-  onnx::ModelProto model;
-  google::protobuf::io::FileInputStream in(fd, 1 << 20);
-  LogicalResult parsed = parseModel(in, model, loc);
-  ::close(fd);
-  if (failed(parsed))
-    return failure();
-  return modelCoverage(model);
 }
 
 } // namespace strata

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -212,9 +213,17 @@ FailureOr<ElementsAttr> convertTensor(onnx::TensorProto &tensor, Location loc,
       ArrayRef<char>(storage->data(), storage->size()), alignof(max_align_t),
       [storage](void *, size_t, size_t) { delete storage; },
       /*dataIsMutable=*/true);
+  // Resource keys must parse back as identifiers: ONNX names such as
+  // "onnx::Conv_538" or "/enc/w" are mapped onto [A-Za-z0-9_.]; MLIR makes
+  // colliding keys unique.
   std::string key = tensor.name().empty() ? "onnx_tensor" : tensor.name();
-  return ElementsAttr(DenseResourceElementsAttr::get(
-      type, key, std::move(blob)));
+  for (char &c : key)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (llvm::isDigit(key.front()))
+    key.insert(key.begin(), '_');
+  return ElementsAttr(
+      DenseResourceElementsAttr::get(type, key, std::move(blob)));
 }
 
 } // namespace strata::importer

@@ -94,9 +94,8 @@ TEST_F(ImporterTest, ImportsSignatureNamesAndLocations) {
   auto dimParams = main.getArgAttrOfType<mlir::ArrayAttr>(0, "hl.dim_params");
   ASSERT_TRUE(dimParams);
   EXPECT_EQ(mlir::cast<mlir::StringAttr>(dimParams[0]).getValue(), "N");
-  EXPECT_EQ(
-      main.getResultAttrOfType<mlir::StringAttr>(0, "hl.name").getValue(),
-      "y");
+  EXPECT_EQ(main.getResultAttrOfType<mlir::StringAttr>(0, "hl.name").getValue(),
+            "y");
   auto type = mlir::cast<mlir::RankedTensorType>(main.getArgumentTypes()[0]);
   EXPECT_TRUE(type.isDynamicDim(0));
   // Every hl op carries the node name fused with the file location.
@@ -157,8 +156,7 @@ TEST_F(ImporterTest, UnsupportedOpsAreAllListed) {
 
 TEST_F(ImporterTest, CoverageListsEveryOpType) {
   std::string bytes = makeModel().SerializeAsString();
-  auto coverage =
-      strata::getONNXCoverageFromBytes(bytes, "m.onnx", &context);
+  auto coverage = strata::getONNXCoverageFromBytes(bytes, "m.onnx", &context);
   ASSERT_TRUE(succeeded(coverage));
   ASSERT_EQ(coverage->size(), 2u);
   EXPECT_EQ((*coverage)[0].opType, "Relu");

@@ -88,8 +88,7 @@ bool inScope(const std::string &name, const onnx::ModelProto &model,
 TEST(NodeTests, InScopeModelsImportAndVerify) {
   if (!llvm::sys::fs::is_directory(kNodeTestDir))
     GTEST_SKIP() << "libonnx-testdata is not installed";
-  Scope scope =
-      readScope(STRATA_SOURCE_DIR "/test/Import/out-of-scope.txt");
+  Scope scope = readScope(STRATA_SOURCE_DIR "/test/Import/out-of-scope.txt");
   ASSERT_FALSE(scope.opTypes.empty()) << "cannot read out-of-scope.txt";
 
   std::vector<std::string> names;
@@ -120,12 +119,12 @@ TEST(NodeTests, InScopeModelsImportAndVerify) {
     ++inScopeCount;
     mlir::MLIRContext context(registry);
     std::string firstError;
-    mlir::ScopedDiagnosticHandler handler(
-        &context, [&](mlir::Diagnostic &diag) {
-          if (firstError.empty())
-            firstError = diag.str();
-          return mlir::success();
-        });
+    mlir::ScopedDiagnosticHandler handler(&context,
+                                          [&](mlir::Diagnostic &diag) {
+                                            if (firstError.empty())
+                                              firstError = diag.str();
+                                            return mlir::success();
+                                          });
     mlir::OwningOpRef<mlir::ModuleOp> module =
         strata::importONNXFile(path, &context);
     if (module)
@@ -136,8 +135,8 @@ TEST(NodeTests, InScopeModelsImportAndVerify) {
 
   double rate = inScopeCount ? double(passed) / inScopeCount : 0;
   std::cout << "ONNX node tests: " << total << " total, " << inScopeCount
-            << " in scope, " << passed << " import and verify ("
-            << 100.0 * rate << "%)\n";
+            << " in scope, " << passed << " import and verify (" << 100.0 * rate
+            << "%)\n";
   for (const std::string &failure : failures)
     std::cout << "  FAILED " << failure << "\n";
   EXPECT_GE(rate, 0.98) << failures.size() << " in-scope node tests fail";

@@ -269,15 +269,16 @@ def HL_ClipOp : HL_Op<"clip", [Pure, AttrSizedOperandSegments,
     6 attribute bounds are turned into constants at import.
 
     ```mlir
-    %y = hl.clip %x, %lo, %hi : tensor<1x8xf32>, tensor<f32>, tensor<f32>
+    %y = hl.clip %x min %lo max %hi
+        : (tensor<1x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8xf32>
     ```
   }];
   let arguments = (ins HL_Tensor:$input, Optional<HL_Tensor>:$min,
                        Optional<HL_Tensor>:$max);
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = [{
-    $input (`,` `min` $min^)? (`,` `max` $max^)? attr-dict `:` type($input)
-    (`,` type($min)^)? (`,` type($max)^)?
+    $input (`min` $min^)? (`max` $max^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -39,13 +39,13 @@ static LogicalResult verifyBlockOp(Operation *op, Value input,
 LogicalResult DepthToSpaceOp::verify() {
   if (getMode() != "DCR" && getMode() != "CRD")
     return emitOpError("'mode' must be DCR or CRD, got '") << getMode() << "'";
-  return verifyBlockOp(*this, getInput(),
-                       static_cast<int64_t>(getBlocksize()), true);
+  return verifyBlockOp(*this, getInput(), static_cast<int64_t>(getBlocksize()),
+                       true);
 }
 
 LogicalResult SpaceToDepthOp::verify() {
-  return verifyBlockOp(*this, getInput(),
-                       static_cast<int64_t>(getBlocksize()), false);
+  return verifyBlockOp(*this, getInput(), static_cast<int64_t>(getBlocksize()),
+                       false);
 }
 
 LogicalResult ReverseSequenceOp::verify() {
@@ -72,8 +72,7 @@ LogicalResult TopKOp::verify() {
   if (valuesType && indicesType &&
       !isCompatibleShape(valuesType.getShape(), indicesType.getShape()))
     return emitOpError("values and indices must have one shape");
-  return verifyAxis(*this, static_cast<int64_t>(getAxis()),
-                    rankOf(getInput()));
+  return verifyAxis(*this, static_cast<int64_t>(getAxis()), rankOf(getInput()));
 }
 
 LogicalResult CumSumOp::verify() {

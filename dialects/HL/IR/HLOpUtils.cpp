@@ -26,9 +26,8 @@ LogicalResult verifyAxis(Operation *op, int64_t axis,
     return success();
   int64_t hi = *rank + extra;
   if (axis < -hi || axis >= hi)
-    return op->emitOpError("'")
-           << name << "' " << axis << " is outside [" << -hi << ", " << hi - 1
-           << "]";
+    return op->emitOpError("'") << name << "' " << axis << " is outside ["
+                                << -hi << ", " << hi - 1 << "]";
   return success();
 }
 
@@ -73,8 +72,8 @@ LogicalResult verifyRank(Operation *op, Value value, int64_t rank,
                          StringRef what) {
   std::optional<int64_t> actual = rankOf(value);
   if (actual && *actual != rank)
-    return op->emitOpError() << what << " must have rank " << rank << ", got "
-                             << *actual;
+    return op->emitOpError()
+           << what << " must have rank " << rank << ", got " << *actual;
   return success();
 }
 

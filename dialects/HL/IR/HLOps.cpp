@@ -1,4 +1,4 @@
-//===- HLOps.cpp - hl operation verifiers and folders ---------------------===//
+//===- HLOps.cpp - hl op definitions and the NN family verifiers ---------===//
 //
 // Verifiers check what ONNX makes an invariant; shape rules come from
 // strata/Support/ShapeInference.h so that `hl` and `edge` agree. Dynamic
@@ -100,8 +100,8 @@ LogicalResult GemmOp::verify() {
       if (cType.getRank() > 2 || failed(shape) ||
           !isCompatibleShape(*shape, {m, n}))
         return emitOpError("C of shape [")
-               << formatShape(cType.getShape())
-               << "] does not broadcast to [" << formatShape({m, n}) << "]";
+               << formatShape(cType.getShape()) << "] does not broadcast to ["
+               << formatShape({m, n}) << "]";
     }
   }
   return success();
@@ -253,8 +253,7 @@ static LogicalResult verifyChannelParams(Operation *op, Value input,
   if (inputType && inputType.getRank() < 2)
     return op->emitOpError("input must have rank >= 2 ([N, C, ...]), got ")
            << inputType.getRank();
-  int64_t channels =
-      inputType ? inputType.getDimSize(1) : ShapedType::kDynamic;
+  int64_t channels = inputType ? inputType.getDimSize(1) : ShapedType::kDynamic;
   for (Value param : params) {
     auto type = dyn_cast<RankedTensorType>(param.getType());
     if (type && (type.getRank() != 1 ||

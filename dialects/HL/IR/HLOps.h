@@ -13,6 +13,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -24,7 +25,8 @@
 namespace strata::hl {
 /// The integer elements of `value` when a constant produces it (shape
 /// operands, axes, slice bounds), std::nullopt otherwise.
-std::optional<llvm::SmallVector<int64_t>> getConstantIntValues(mlir::Value value);
+std::optional<llvm::SmallVector<int64_t>>
+getConstantIntValues(mlir::Value value);
 } // namespace strata::hl
 
 #endif // STRATA_DIALECTS_HL_IR_HLOPS_H

@@ -8,7 +8,9 @@
 #define STRATA_HL_OPS
 
 include "HL/IR/HLBase.td"
+include "HL/IR/HLControlFlow.td"
 include "HL/IR/HLElementwise.td"
+include "HL/IR/HLIndexing.td"
 include "HL/IR/HLNN.td"
 include "HL/IR/HLQuant.td"
 include "HL/IR/HLRecurrent.td"

@@ -72,7 +72,7 @@ def HL_MatMulIntegerOp : HL_Op<"matmul_integer", [Pure,
     i32 result.
 
     ```mlir
-    %y = hl.matmul_integer %a, %b, a_zero_point %za
+    %y = hl.matmul_integer %a, %b a_zero_point %za
         : (tensor<4x3xui8>, tensor<3x2xui8>, tensor<ui8>) -> tensor<4x2xi32>
     ```
   }];
@@ -81,8 +81,8 @@ def HL_MatMulIntegerOp : HL_Op<"matmul_integer", [Pure,
                        Optional<HL_IntTensor>:$b_zero_point);
   let results = (outs TensorOf<[I32]>:$output);
   let assemblyFormat = [{
-    $a `,` $b (`,` `a_zero_point` $a_zero_point^)?
-    (`,` `b_zero_point` $b_zero_point^)? attr-dict `:`
+    $a `,` $b (`a_zero_point` $a_zero_point^)?
+    (`b_zero_point` $b_zero_point^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
@@ -92,7 +92,7 @@ def HL_ConvIntegerOp : HL_Op<"conv_integer", [Pure, AttrSizedOperandSegments]> {
   let summary = "Integer convolution with zero points (ONNX ConvInteger)";
   let description = [{
     ```mlir
-    %y = hl.conv_integer %x, %w, x_zero_point %z
+    %y = hl.conv_integer %x, %w x_zero_point %z
         : (tensor<1x1x3x3xui8>, tensor<1x1x2x2xui8>, tensor<ui8>) -> tensor<1x1x2x2xi32>
     ```
   }];
@@ -107,8 +107,8 @@ def HL_ConvIntegerOp : HL_Op<"conv_integer", [Pure, AttrSizedOperandSegments]> {
                        OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs TensorOf<[I32]>:$output);
   let assemblyFormat = [{
-    $input `,` $weight (`,` `x_zero_point` $x_zero_point^)?
-    (`,` `w_zero_point` $w_zero_point^)? attr-dict `:`
+    $input `,` $weight (`x_zero_point` $x_zero_point^)?
+    (`w_zero_point` $w_zero_point^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -54,7 +54,6 @@ LogicalResult DequantizeLinearOp::verify() {
                            getInput().getType());
 }
 
-
 /// Checks that an optional zero point matches its tensor's element type and
 /// is a scalar or 1-D.
 static LogicalResult verifyZeroPoint(Operation *op, Value zeroPoint,
@@ -96,8 +95,8 @@ LogicalResult ConvIntegerOp::verify() {
     return failure();
   if (static_cast<int64_t>(getGroup()) < 1)
     return emitOpError("'group' must be positive");
-  if (failed(verifyZeroPoint(*this, getXZeroPoint(), getInput(),
-                             "x_zero_point")))
+  if (failed(
+          verifyZeroPoint(*this, getXZeroPoint(), getInput(), "x_zero_point")))
     return failure();
   return verifyZeroPoint(*this, getWZeroPoint(), getWeight(), "w_zero_point");
 }
@@ -105,8 +104,8 @@ LogicalResult ConvIntegerOp::verify() {
 LogicalResult QLinearMatMulOp::verify() {
   if (failed(verifyZeroPoint(*this, getAZeroPoint(), getA(), "a_zero_point")) ||
       failed(verifyZeroPoint(*this, getBZeroPoint(), getB(), "b_zero_point")) ||
-      failed(verifyZeroPoint(*this, getYZeroPoint(), getOutput(),
-                             "y_zero_point")))
+      failed(
+          verifyZeroPoint(*this, getYZeroPoint(), getOutput(), "y_zero_point")))
     return failure();
   return success();
 }
@@ -122,8 +121,8 @@ LogicalResult QLinearConvOp::verify() {
                              "x_zero_point")) ||
       failed(verifyZeroPoint(*this, getWZeroPoint(), getWeight(),
                              "w_zero_point")) ||
-      failed(verifyZeroPoint(*this, getYZeroPoint(), getOutput(),
-                             "y_zero_point")))
+      failed(
+          verifyZeroPoint(*this, getYZeroPoint(), getOutput(), "y_zero_point")))
     return failure();
   return success();
 }

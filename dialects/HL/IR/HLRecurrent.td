@@ -26,8 +26,8 @@ class HL_RecurrentOp<string mnemonic, string onnxName> : HL_Op<mnemonic, [Pure,
     ```
   }];
   let assemblyFormat = [{
-    $X `,` $W `,` $R (`,` `B` $B^)? (`,` `sequence_lens` $sequence_lens^)?
-    (`,` `initial_h` $initial_h^)? attr-dict `:` functional-type(operands, results)
+    $X `,` $W `,` $R (`B` $B^)? (`sequence_lens` $sequence_lens^)?
+    (`initial_h` $initial_h^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -75,9 +75,9 @@ def HL_LSTMOp : HL_RecurrentOp<"lstm", "LSTM"> {
                       Optional<HL_FloatTensor>:$Y_h,
                       Optional<HL_FloatTensor>:$Y_c);
   let assemblyFormat = [{
-    $X `,` $W `,` $R (`,` `B` $B^)? (`,` `sequence_lens` $sequence_lens^)?
-    (`,` `initial_h` $initial_h^)? (`,` `initial_c` $initial_c^)?
-    (`,` `P` $P^)? attr-dict `:` functional-type(operands, results)
+    $X `,` $W `,` $R (`B` $B^)? (`sequence_lens` $sequence_lens^)?
+    (`initial_h` $initial_h^)? (`initial_c` $initial_c^)?
+    (`P` $P^)? attr-dict `:` functional-type(operands, results)
   }];
 }
 

@@ -37,9 +37,8 @@ static LogicalResult verifyRecurrent(Operation *op, Value x, Value w, Value r,
       wType.getDimSize(1) != gates * static_cast<int64_t>(*hiddenSize))
     return op->emitOpError("W's gate dimension ")
            << wType.getDimSize(1) << " should be " << gates << " x hidden_size";
-  if (activations &&
-      static_cast<int64_t>(activations->size()) !=
-          activationsPerDirection * directions)
+  if (activations && static_cast<int64_t>(activations->size()) !=
+                         activationsPerDirection * directions)
     return op->emitOpError("'activations' has ")
            << activations->size() << " entries, expected "
            << activationsPerDirection * directions;

@@ -73,4 +73,3 @@ LogicalResult ArgMinOp::verify() {
   return verifyArgReduce(*this, getData(), getAxis(), getKeepdims(),
                          getSelectLastIndex());
 }
-

@@ -32,7 +32,7 @@ def HL_STFTOp : HL_Op<"stft", [Pure, AttrSizedOperandSegments]> {
   let summary = "Short-time Fourier transform (ONNX STFT)";
   let description = [{
     ```mlir
-    %y = hl.stft %x, %step, window %w
+    %y = hl.stft %x, %step window %w
         : (tensor<1x128x1xf32>, tensor<i64>, tensor<16xf32>) -> tensor<1x15x9x2xf32>
     ```
   }];
@@ -42,8 +42,8 @@ def HL_STFTOp : HL_Op<"stft", [Pure, AttrSizedOperandSegments]> {
                        DefaultValuedAttr<I64Attr, "1">:$onesided);
   let results = (outs HL_FloatTensor:$output);
   let assemblyFormat = [{
-    $signal `,` $frame_step (`,` `window` $window^)?
-    (`,` `frame_length` $frame_length^)? attr-dict `:`
+    $signal `,` $frame_step (`window` $window^)?
+    (`frame_length` $frame_length^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;

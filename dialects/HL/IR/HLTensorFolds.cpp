@@ -158,11 +158,9 @@ OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
 /// Folds an integer binary op over constants whose shapes are equal or one
 /// of which is a splat (the shape-arithmetic cases); `fn` fails on division
 /// by zero.
-static OpFoldResult
-foldIntBinary(Operation *op, Attribute lhs, Attribute rhs,
-              llvm::function_ref<std::optional<APInt>(const APInt &,
-                                                      const APInt &)>
-                  fn) {
+static OpFoldResult foldIntBinary(
+    Operation *op, Attribute lhs, Attribute rhs,
+    llvm::function_ref<std::optional<APInt>(const APInt &, const APInt &)> fn) {
   RankedTensorType resultType = staticResultType(op);
   auto l = dyn_cast_or_null<DenseIntElementsAttr>(lhs);
   auto r = dyn_cast_or_null<DenseIntElementsAttr>(rhs);
@@ -205,8 +203,7 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  bool isUnsigned =
-      getElementTypeOrSelf(getType()).isUnsignedInteger();
+  bool isUnsigned = getElementTypeOrSelf(getType()).isUnsignedInteger();
   return foldIntBinary(
       *this, adaptor.getLhs(), adaptor.getRhs(),
       [&](const APInt &a, const APInt &b) -> std::optional<APInt> {

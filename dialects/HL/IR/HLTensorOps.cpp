@@ -27,8 +27,7 @@ using namespace strata::hl::detail;
 LogicalResult FlattenOp::verify() {
   auto outputType = dyn_cast<RankedTensorType>(getOutput().getType());
   if (outputType && outputType.getRank() != 2)
-    return emitOpError("result must have rank 2, got ")
-           << outputType.getRank();
+    return emitOpError("result must have rank 2, got ") << outputType.getRank();
   std::optional<int64_t> rank = rankOf(getInput());
   if (rank && (getAxis() < -*rank || getAxis() > *rank))
     return emitOpError("'axis' ")
@@ -86,8 +85,7 @@ LogicalResult TransposeOp::verify() {
   SmallVector<bool> seen(*rank, false);
   for (int64_t p : *perm) {
     if (p < 0 || p >= *rank || seen[p])
-      return emitOpError("'perm' is not a permutation of [0, ")
-             << *rank << ")";
+      return emitOpError("'perm' is not a permutation of [0, ") << *rank << ")";
     seen[p] = true;
   }
   auto inputType = cast<RankedTensorType>(getData().getType());
@@ -109,8 +107,7 @@ LogicalResult TransposeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError("needs at least one operand");
+  // At least one operand: SameOperandsAndResultElementType checks it.
   int64_t axis = static_cast<int64_t>(getAxis());
   std::optional<int64_t> rank;
   for (Value input : getInputs())
@@ -151,9 +148,8 @@ LogicalResult SplitOp::verify() {
     return failure();
   if (auto split = getConstantInts(getSplit())) {
     if (split->size() != getOutputs().size())
-      return emitOpError("'split' has ")
-             << split->size() << " entries for " << getOutputs().size()
-             << " results";
+      return emitOpError("'split' has ") << split->size() << " entries for "
+                                         << getOutputs().size() << " results";
     if (llvm::any_of(*split, [](int64_t v) { return v < 0; }))
       return emitOpError("'split' entries must not be negative");
   }
@@ -290,8 +286,8 @@ LogicalResult UnsqueezeOp::verify() {
     if (failed(verifyAxis(*this, axis, expected, "axes")))
       return failure();
   if (resultRank && *resultRank != expected)
-    return emitOpError("result rank ") << *resultRank << " should be "
-                                       << expected;
+    return emitOpError("result rank ")
+           << *resultRank << " should be " << expected;
   return success();
 }
 

@@ -73,8 +73,7 @@ getONNXCoverageFromBytes(llvm::StringRef bytes, llvm::StringRef bufferName,
 
 /// Parses `name=1x3x224x224` into `options.inputShapes`; `?` is not allowed.
 mlir::LogicalResult parseInputShape(llvm::StringRef spec,
-                                    ImportOptions &options,
-                                    std::string &error);
+                                    ImportOptions &options, std::string &error);
 
 /// Registers the `--import-onnx` translation (with `--input-shape` and
 /// `--coverage`) with mlir-translate's registry.

@@ -28,8 +28,7 @@ static Type broadcastType(Value lhs, Value rhs, Type element) {
 
 /// Folds the variadic inputs of Sum/Max/Min/Mean into a chain of `OpTy`; the
 /// last op gets the inferred output type.
-template <typename OpTy>
-static FailureOr<Value> chain(NodeContext &ctx) {
+template <typename OpTy> static FailureOr<Value> chain(NodeContext &ctx) {
   SmallVector<Value> inputs = ctx.presentInputs();
   if (inputs.empty())
     return ctx.emitError() << "needs at least one input", failure();
@@ -94,8 +93,11 @@ static LogicalResult convertCast(NodeContext &ctx) {
   } else {
     element = convertElementType(ctx.getInt("to", 0), ctx.getContext());
     if (!element)
-      return ctx.emitError() << "unsupported target type " << ctx.getInt("to", 0);
+      return ctx.emitError()
+             << "unsupported target type " << ctx.getInt("to", 0);
   }
+  if (auto type = dyn_cast<RankedTensorType>(ctx.input(0).getType()))
+    ctx.refineOutputShape(0, type.getShape(), element);
   Type resultType = ctx.outputType(0, element);
   ctx.setOutput(0, ctx.create<hl::CastOp>(resultType, ctx.input(0)));
   return success();

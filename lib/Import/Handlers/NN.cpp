@@ -24,11 +24,11 @@ static LogicalResult convertBatchNorm(NodeContext &ctx) {
              << "running statistics outputs (training) are not supported";
   if (ctx.opset() < 9 && ctx.getInt("spatial", 1) != 1)
     return ctx.emitError() << "spatial = 0 is not supported";
-  ctx.setOutput(0, ctx.create<hl::BatchNormalizationOp>(
-                       ctx.outputType(0), ctx.input(0), ctx.input(1),
-                       ctx.input(2), ctx.input(3), ctx.input(4),
-                       ctx.builder().getF32FloatAttr(
-                           ctx.getFloat("epsilon", 1e-5f))));
+  ctx.setOutput(
+      0, ctx.create<hl::BatchNormalizationOp>(
+             ctx.outputType(0), ctx.input(0), ctx.input(1), ctx.input(2),
+             ctx.input(3), ctx.input(4),
+             ctx.builder().getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f))));
   return success();
 }
 
@@ -48,8 +48,7 @@ static LogicalResult convertLayerNorm(NodeContext &ctx) {
                      b.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f))),
       b.getNamedAttr("stash_type",
                      b.getI64IntegerAttr(ctx.getInt("stash_type", 1))),
-      b.getNamedAttr("resultSegmentSizes",
-                     b.getDenseI32ArrayAttr(segments))};
+      b.getNamedAttr("resultSegmentSizes", b.getDenseI32ArrayAttr(segments))};
   auto op = ctx.builder().create<hl::LayerNormalizationOp>(
       ctx.loc(), types, ctx.presentInputs(), attrs);
   ctx.setOutput(0, op.getOutput());
@@ -63,16 +62,14 @@ static LogicalResult convertLayerNorm(NodeContext &ctx) {
 /// Softmax, LogSoftmax, Hardmax. Opset 13 takes one axis; earlier opsets
 /// coerce the input to 2-D at `axis` (default 1), which is the same as the
 /// opset-13 form when `axis` is the last dimension and otherwise becomes
-/// flatten -> op(axis = 1) -> reshape.
-template <typename OpTy>
-static LogicalResult convertSoftmax(NodeContext &ctx) {
+/// flatten -> op(axis = -1) -> reshape.
+template <typename OpTy> static LogicalResult convertSoftmax(NodeContext &ctx) {
   Value input = ctx.input(0);
   Type resultType = ctx.outputType(0);
   OpBuilder &b = ctx.builder();
   if (ctx.opset() >= 13) {
     ctx.setOutput(0, ctx.create<OpTy>(resultType, input,
-                                      getSI64Attr(b, 
-                                          ctx.getInt("axis", -1))));
+                                      getSI64Attr(b, ctx.getInt("axis", -1))));
     return success();
   }
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
@@ -83,8 +80,7 @@ static LogicalResult convertSoftmax(NodeContext &ctx) {
   if (axis < 0)
     axis += rank;
   if (axis == rank - 1 || rank == 0) {
-    ctx.setOutput(0, ctx.create<OpTy>(resultType, input,
-                                      getSI64Attr(b, -1)));
+    ctx.setOutput(0, ctx.create<OpTy>(resultType, input, getSI64Attr(b, -1)));
     return success();
   }
   auto product = [&](ArrayRef<int64_t> dims) {
@@ -100,15 +96,13 @@ static LogicalResult convertSoftmax(NodeContext &ctx) {
   auto flatType = RankedTensorType::get(
       {product(shape.take_front(axis)), product(shape.drop_front(axis))},
       inputType.getElementType());
-  Value flat = ctx.create<hl::FlattenOp>(flatType, input,
-                                         getSI64Attr(b, axis));
+  Value flat = ctx.create<hl::FlattenOp>(flatType, input, getSI64Attr(b, axis));
   Value soft = ctx.create<OpTy>(flatType, flat, getSI64Attr(b, -1));
-  Value targetShape =
-      inputType.hasStaticShape()
-          ? ctx.constI64(shape)
-          : ctx.create<hl::ShapeOp>(
-                RankedTensorType::get({rank}, b.getI64Type()), input,
-                b.getI64IntegerAttr(0), IntegerAttr());
+  Value targetShape = inputType.hasStaticShape()
+                          ? ctx.constI64(shape)
+                          : ctx.create<hl::ShapeOp>(
+                                RankedTensorType::get({rank}, b.getI64Type()),
+                                input, b.getI64IntegerAttr(0), IntegerAttr());
   ctx.setOutput(0, ctx.create<hl::ReshapeOp>(resultType, soft, targetShape,
                                              b.getI64IntegerAttr(0)));
   return success();

@@ -11,8 +11,7 @@ using namespace mlir;
 namespace strata::importer {
 
 /// Converts a ReduceX node of any opset to `OpTy`.
-template <typename OpTy>
-static LogicalResult convertReduce(NodeContext &ctx) {
+template <typename OpTy> static LogicalResult convertReduce(NodeContext &ctx) {
   Value axes = ctx.input(1);
   if (auto attr = ctx.getInts("axes"))
     axes = ctx.constI64(*attr);
@@ -21,9 +20,10 @@ static LogicalResult convertReduce(NodeContext &ctx) {
   if (axes)
     operands.push_back(axes);
   SmallVector<NamedAttribute> attrs = {
-      b.getNamedAttr("keepdims", b.getI64IntegerAttr(ctx.getInt("keepdims", 1))),
-      b.getNamedAttr("noop_with_empty_axes",
-                     b.getI64IntegerAttr(ctx.getInt("noop_with_empty_axes", 0)))};
+      b.getNamedAttr("keepdims",
+                     b.getI64IntegerAttr(ctx.getInt("keepdims", 1))),
+      b.getNamedAttr("noop_with_empty_axes", b.getI64IntegerAttr(ctx.getInt(
+                                                 "noop_with_empty_axes", 0)))};
   ctx.setOutput(0, ctx.create<OpTy>(ctx.outputType(0), operands, attrs));
   return success();
 }

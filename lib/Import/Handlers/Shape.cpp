@@ -1,7 +1,9 @@
 //===- Shape.cpp - ONNX constants and shape operators to hl ---------------===//
 //
-// Constant nodes, Shape/Size, Reshape, Flatten, Squeeze/Unsqueeze and
-// Expand: the ops of exporters' shape arithmetic. Every op is built with
+// Constant nodes, Shape/Size, Reshape, Flatten, Squeeze/Unsqueeze, Concat,
+// Gather and Expand: the ops of exporters' shape arithmetic. Where ONNX
+// shape inference left a result without a static shape, these handlers
+// compute it. Every op is built with
 // createOrFold, so static shape chains become constants during import.
 // Normalisations: Reshape-1 and Squeeze/Unsqueeze before 13 take their
 // shape/axes from attributes, which become constant operands.
@@ -14,6 +16,21 @@
 using namespace mlir;
 
 namespace strata::importer {
+
+/// The static shape of `value`, if it has one.
+static std::optional<ArrayRef<int64_t>> staticShape(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return type.getShape();
+}
+
+/// Normalises a possibly negative axis; std::nullopt when out of range.
+static std::optional<int64_t> axisIn(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
 
 /// Constant: one of value (tensor), value_float(s), value_int(s).
 static LogicalResult convertConstant(NodeContext &ctx) {
@@ -52,10 +69,34 @@ static LogicalResult convertReshape(NodeContext &ctx) {
       return ctx.emitError() << "missing 'shape' attribute";
     shape = ctx.constI64(*attr);
   }
-  ctx.setOutput(0, ctx.create<hl::ReshapeOp>(
-                       ctx.outputType(0), ctx.input(0), shape,
-                       ctx.builder().getI64IntegerAttr(
-                           ctx.getInt("allowzero", 0))));
+  auto input = staticShape(ctx.input(0));
+  auto target = hl::getConstantIntValues(shape);
+  bool allowZero = ctx.getInt("allowzero", 0) != 0;
+  if (input && target) {
+    // ONNX Reshape: 0 copies the input extent (unless allowzero), one -1 is
+    // inferred from the element count.
+    int64_t total = 1, known = 1, inferred = -1;
+    for (int64_t e : *input)
+      total *= e;
+    SmallVector<int64_t> result;
+    for (auto [i, e] : llvm::enumerate(*target)) {
+      if (e == 0 && !allowZero && i < input->size())
+        e = (*input)[i];
+      if (e == -1)
+        inferred = i;
+      else
+        known *= e;
+      result.push_back(e);
+    }
+    if (inferred >= 0 && known != 0)
+      result[inferred] = total / known;
+    if (llvm::all_of(result, [](int64_t e) { return e >= 0; }))
+      ctx.refineOutputShape(0, result);
+  }
+  ctx.setOutput(
+      0, ctx.create<hl::ReshapeOp>(
+             ctx.outputType(0), ctx.input(0), shape,
+             ctx.builder().getI64IntegerAttr(ctx.getInt("allowzero", 0))));
   return success();
 }
 
@@ -68,8 +109,7 @@ static LogicalResult convertFlatten(NodeContext &ctx) {
 }
 
 /// Squeeze and Unsqueeze: `axes` attribute before opset 13, input after.
-template <typename OpTy>
-static LogicalResult convertSqueeze(NodeContext &ctx) {
+template <typename OpTy> static LogicalResult convertSqueeze(NodeContext &ctx) {
   Value axes = ctx.input(1);
   if (auto attr = ctx.getInts("axes"))
     axes = ctx.constI64(*attr);
@@ -78,6 +118,34 @@ static LogicalResult convertSqueeze(NodeContext &ctx) {
     operands.push_back(axes);
   else if (std::is_same_v<OpTy, hl::UnsqueezeOp>)
     return ctx.emitError() << "missing axes";
+  auto input = staticShape(ctx.input(0));
+  auto axisValues = hl::getConstantIntValues(axes);
+  if (input && (axisValues || !axes)) {
+    bool unsqueeze = std::is_same_v<OpTy, hl::UnsqueezeOp>;
+    int64_t rank = input->size() + (unsqueeze ? axisValues->size() : 0);
+    SmallVector<bool> marked(rank, false);
+    bool valid = true;
+    if (axisValues) {
+      for (int64_t a : *axisValues) {
+        std::optional<int64_t> axis = axisIn(a, rank);
+        valid &= axis.has_value();
+        if (axis)
+          marked[*axis] = true;
+      }
+    } else {
+      for (auto [i, e] : llvm::enumerate(*input))
+        marked[i] = e == 1;
+    }
+    SmallVector<int64_t> result;
+    for (int64_t d = 0, next = 0; valid && d < rank; ++d) {
+      if (unsqueeze)
+        result.push_back(marked[d] ? 1 : (*input)[next++]);
+      else if (!marked[d])
+        result.push_back((*input)[d]);
+    }
+    if (valid)
+      ctx.refineOutputShape(0, result);
+  }
   ctx.setOutput(0, ctx.create<OpTy>(ctx.outputType(0), operands,
                                     ArrayRef<NamedAttribute>{}));
   return success();
@@ -97,15 +165,68 @@ static LogicalResult convertConstantOfShape(NodeContext &ctx) {
     value = DenseElementsAttr::get(
         RankedTensorType::get({1}, ctx.builder().getF32Type()), 0.0f);
   }
-  ctx.setOutput(0, ctx.create<hl::ConstantOfShapeOp>(
-                       ctx.outputType(0, value.getElementType()),
-                       ctx.input(0), value));
+  ctx.setOutput(
+      0, ctx.create<hl::ConstantOfShapeOp>(
+             ctx.outputType(0, value.getElementType()), ctx.input(0), value));
   return success();
 }
 
+/// Shape: the result has end - start entries.
+static LogicalResult convertShape(NodeContext &ctx) {
+  if (auto type = dyn_cast<RankedTensorType>(ctx.input(0).getType())) {
+    int64_t rank = type.getRank();
+    auto clampIndex = [&](int64_t i) {
+      return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+    };
+    int64_t start = clampIndex(ctx.getInt("start", 0));
+    int64_t end = clampIndex(ctx.getInt("end", rank));
+    ctx.refineOutputShape(0, {std::max<int64_t>(end - start, 0)});
+  }
+  return ctx.convertGeneric(hl::ShapeOp::getOperationName());
+}
+
+/// Concat of static shapes.
+static LogicalResult convertConcat(NodeContext &ctx) {
+  SmallVector<Value> inputs = ctx.presentInputs();
+  std::optional<SmallVector<int64_t>> result;
+  for (Value v : inputs) {
+    auto shape = staticShape(v);
+    std::optional<int64_t> axis =
+        shape ? axisIn(ctx.getInt("axis", 0), shape->size()) : std::nullopt;
+    if (!shape || !axis) {
+      result.reset();
+      break;
+    }
+    if (!result)
+      result = SmallVector<int64_t>(*shape);
+    else if (result->size() == shape->size())
+      (*result)[*axis] += (*shape)[*axis];
+  }
+  if (result)
+    ctx.refineOutputShape(0, *result);
+  return ctx.convertGeneric(hl::ConcatOp::getOperationName());
+}
+
+/// Gather of static shapes.
+static LogicalResult convertGather(NodeContext &ctx) {
+  auto data = staticShape(ctx.input(0));
+  auto indices = staticShape(ctx.input(1));
+  std::optional<int64_t> axis =
+      data ? axisIn(ctx.getInt("axis", 0), data->size()) : std::nullopt;
+  if (data && indices && axis) {
+    SmallVector<int64_t> result(data->take_front(*axis));
+    llvm::append_range(result, *indices);
+    llvm::append_range(result, data->drop_front(*axis + 1));
+    ctx.refineOutputShape(0, result);
+  }
+  return ctx.convertGeneric(hl::GatherOp::getOperationName());
+}
+
 void populateShapeHandlers(OpTable &t) {
+  t.on("Concat", 4, convertConcat);
+  t.on("Gather", 1, convertGather);
   t.on("Constant", 1, convertConstant);
-  t.on("Shape", 1, generic<hl::ShapeOp>());
+  t.on("Shape", 1, convertShape);
   t.on("Size", 1, generic<hl::SizeOp>());
   t.on("Reshape", 1, convertReshape);
   t.on("Flatten", 1, convertFlatten);

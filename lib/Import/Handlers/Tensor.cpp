@@ -35,8 +35,8 @@ static LogicalResult convertSplit(NodeContext &ctx) {
 
 /// The static result type of a slice when ONNX inferred none but the data
 /// shape and every index operand are known.
-static Type refineSliceType(Type inferred, Value data, Value starts,
-                            Value ends, Value axes, Value steps) {
+static Type refineSliceType(Type inferred, Value data, Value starts, Value ends,
+                            Value axes, Value steps) {
   auto resultType = dyn_cast<RankedTensorType>(inferred);
   auto dataType = dyn_cast<RankedTensorType>(data.getType());
   if ((resultType && resultType.hasStaticShape()) || !dataType)
@@ -135,7 +135,8 @@ static LogicalResult convertPad(NodeContext &ctx) {
 
 /// TopK: `k` attribute in opset 1.
 static LogicalResult convertTopK(NodeContext &ctx) {
-  Value k = ctx.opset() < 10 ? ctx.constI64({ctx.getInt("k", 0)}) : ctx.input(1);
+  Value k =
+      ctx.opset() < 10 ? ctx.constI64({ctx.getInt("k", 0)}) : ctx.input(1);
   OpBuilder &b = ctx.builder();
   auto op = b.create<hl::TopKOp>(
       ctx.loc(), TypeRange{ctx.outputType(0), ctx.outputType(1)},
@@ -186,13 +187,16 @@ static LogicalResult convertResize(NodeContext &ctx) {
     sizes = isEmpty(ctx.input(3)) ? Value() : ctx.input(3);
     for (StringRef name : {"coordinate_transformation_mode", "nearest_mode"})
       if (ctx.attr(name))
-        attrs.push_back(b.getNamedAttr(name, b.getStringAttr(ctx.getString(name, ""))));
+        attrs.push_back(
+            b.getNamedAttr(name, b.getStringAttr(ctx.getString(name, ""))));
     for (StringRef name : {"cubic_coeff_a", "extrapolation_value"})
       if (ctx.attr(name))
-        attrs.push_back(b.getNamedAttr(name, b.getF32FloatAttr(ctx.getFloat(name, 0))));
+        attrs.push_back(
+            b.getNamedAttr(name, b.getF32FloatAttr(ctx.getFloat(name, 0))));
     if (ctx.attr("exclude_outside"))
       attrs.push_back(b.getNamedAttr(
-          "exclude_outside", b.getI64IntegerAttr(ctx.getInt("exclude_outside", 0))));
+          "exclude_outside",
+          b.getI64IntegerAttr(ctx.getInt("exclude_outside", 0))));
   }
   std::string mode = ctx.getString("mode", "nearest");
   if (mode == "bilinear" || mode == "trilinear")
@@ -205,17 +209,15 @@ static LogicalResult convertResize(NodeContext &ctx) {
   attrs.push_back(b.getNamedAttr(
       "operandSegmentSizes",
       b.getDenseI32ArrayAttr({1, roi ? 1 : 0, scales ? 1 : 0, sizes ? 1 : 0})));
-  ctx.setOutput(0, ctx.create<hl::ResizeOp>(ctx.outputType(0), operands,
-                                            attrs));
+  ctx.setOutput(0,
+                ctx.create<hl::ResizeOp>(ctx.outputType(0), operands, attrs));
   return success();
 }
 
 void populateTensorHandlers(OpTable &t) {
   t.on("Transpose", 1, generic<hl::TransposeOp>());
-  t.on("Concat", 4, generic<hl::ConcatOp>());
   t.on("Split", 2, convertSplit);
   t.on("Slice", 1, convertSlice);
-  t.on("Gather", 1, generic<hl::GatherOp>());
   t.on("GatherElements", 11, generic<hl::GatherElementsOp>());
   t.on("GatherND", 11, generic<hl::GatherNDOp>());
   t.on("Scatter", 9, generic<hl::ScatterElementsOp>());

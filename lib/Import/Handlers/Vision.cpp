@@ -22,22 +22,23 @@ static LogicalResult convertNMS(NodeContext &ctx) {
   SmallVector<Value> operands = {ctx.input(0), ctx.input(1), maxBoxes, iou};
   if (Value score = ctx.input(4))
     operands.push_back(score);
-  ctx.setOutput(0, ctx.create<hl::NonMaxSuppressionOp>(
-                       ctx.outputType(0), operands,
-                       b.getNamedAttr("center_point_box",
-                                      b.getI64IntegerAttr(ctx.getInt(
-                                          "center_point_box", 0)))));
+  ctx.setOutput(
+      0, ctx.create<hl::NonMaxSuppressionOp>(
+             ctx.outputType(0), operands,
+             b.getNamedAttr("center_point_box", b.getI64IntegerAttr(ctx.getInt(
+                                                    "center_point_box", 0)))));
   return success();
 }
 
 static LogicalResult convertUnique(NodeContext &ctx) {
   OpBuilder &b = ctx.builder();
-  auto indexType = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
+  auto indexType =
+      RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
   SmallVector<Type> types = {ctx.outputType(0)};
   for (unsigned i = 1; i < 4; ++i)
     types.push_back(ctx.hasOutput(i) ? ctx.outputType(i) : Type(indexType));
-  SmallVector<NamedAttribute> attrs = {b.getNamedAttr(
-      "sorted", b.getI64IntegerAttr(ctx.getInt("sorted", 1)))};
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("sorted", b.getI64IntegerAttr(ctx.getInt("sorted", 1)))};
   if (ctx.attr("axis"))
     attrs.push_back(
         b.getNamedAttr("axis", b.getI64IntegerAttr(ctx.getInt("axis", 0))));

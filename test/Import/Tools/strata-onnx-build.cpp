@@ -36,7 +36,8 @@ int main(int argc, char **argv) {
   std::stringstream text;
   text << in.rdbuf();
   onnx::ModelProto model;
-  if (!in || !google::protobuf::TextFormat::ParseFromString(text.str(), &model)) {
+  if (!in ||
+      !google::protobuf::TextFormat::ParseFromString(text.str(), &model)) {
     std::cerr << "strata-onnx-build: cannot parse " << input << "\n";
     return 1;
   }
