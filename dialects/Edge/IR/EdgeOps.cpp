@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cstring>
 
@@ -137,11 +138,14 @@ static LogicalResult verifyExplicitBroadcast(Operation *op) {
                << "result's " << res << " nor is 1";
     }
   }
-  auto expected = broadcastShapes(shapeOf(op->getOperand(0)),
-                                  shapeOf(op->getOperand(1)));
-  if (failed(expected))
-    return op->emitOpError("operands do not broadcast");
-  return verifyResultShape(op, *expected);
+  SmallVector<int64_t> expected(shapeOf(op->getOperand(0)));
+  for (Value operand : op->getOperands().drop_front()) {
+    auto broadcast = broadcastShapes(expected, shapeOf(operand));
+    if (failed(broadcast))
+      return op->emitOpError("operands do not broadcast");
+    expected = *broadcast;
+  }
+  return verifyResultShape(op, expected);
 }
 
 LogicalResult AddOp::verify() { return verifyExplicitBroadcast(*this); }
@@ -149,6 +153,15 @@ LogicalResult SubOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult MulOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult DivOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult PowOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult MaximumOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult MinimumOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult EqualOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LessOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LessEqualOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LogicalAndOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LogicalOrOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LogicalXorOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult SelectOp::verify() { return verifyExplicitBroadcast(*this); }
 
 //===----------------------------------------------------------------------===//
 // ClipOp
@@ -225,26 +238,91 @@ LogicalResult ConcatOp::verify() {
 // ReduceMeanOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReduceMeanOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  ArrayRef<int64_t> axes = getAxes();
+/// Shared by every reduction: sorted, unique axes inside the input's rank
+/// and the result shape they imply.
+static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
+                                     bool keepDims) {
+  ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
   if (axes.empty())
-    return emitOpError("'axes' must not be empty");
+    return op->emitOpError("'axes' must not be empty");
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
-      return emitOpError("axis ") << axis << " is outside [0, "
-                                  << input.size() << ")";
+      return op->emitOpError("axis ") << axis << " is outside [0, "
+                                      << input.size() << ")";
     if (i > 0 && axis <= axes[i - 1])
-      return emitOpError("'axes' must be sorted and unique");
+      return op->emitOpError("'axes' must be sorted and unique");
   }
   SmallVector<int64_t> expected;
   for (auto [dim, extent] : llvm::enumerate(input)) {
     if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
       expected.push_back(extent);
-    else if (getKeepDims())
+    else if (keepDims)
       expected.push_back(1);
   }
-  return verifyResultShape(*this, expected);
+  return verifyResultShape(op, expected);
+}
+
+LogicalResult ReduceMeanOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceSumOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceMaxOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceMinOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceProdOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+
+//===----------------------------------------------------------------------===//
+// ArgMaxOp, ArgMinOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyArgReduction(Operation *op, int64_t axis,
+                                        bool keepDims) {
+  ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
+  int64_t rank = input.size();
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("'axis' ") << axis << " is outside [0, " << rank
+                                      << ")";
+  if (input[axis] == 0)
+    return op->emitOpError("axis ") << axis << " is empty";
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis)
+      expected.push_back(input[d]);
+    else if (keepDims)
+      expected.push_back(1);
+  }
+  return verifyResultShape(op, expected);
+}
+
+LogicalResult ArgMaxOp::verify() {
+  return verifyArgReduction(*this, static_cast<int64_t>(getAxis()),
+                            getKeepDims());
+}
+LogicalResult ArgMinOp::verify() {
+  return verifyArgReduction(*this, static_cast<int64_t>(getAxis()),
+                            getKeepDims());
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto isQuantized = [](Value value) {
+    return isa<quant::QuantizedType>(
+        cast<ShapedType>(value.getType()).getElementType());
+  };
+  if (isQuantized(getInput()) || isQuantized(getOutput()))
+    return emitOpError("does not take quantized types: use quantize and "
+                       "dequantize");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -342,4 +342,210 @@ def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Elementwise math (f32 and f64 kernels)
+//===----------------------------------------------------------------------===//
+
+/// A unary float op without a folder; f32 and f64 kernels.
+class Edge_FloatMathOp<string mnemonic, string formula>
+    : Edge_UnaryElementwiseOp<mnemonic> {
+  let summary = "Elementwise " # formula;
+  let description = !strconcat("`", formula, "` elementwise.\n\n```mlir\n%y = edge.",
+                               mnemonic, " %x : tensor<1x4xf32>\n```");
+  let arguments = (ins Edge_AnyFloatTensor:$input);
+  let results = (outs Edge_AnyFloatTensor:$output);
+}
+
+def Edge_LogOp : Edge_FloatMathOp<"log", "ln(x)">;
+def Edge_SinOp : Edge_FloatMathOp<"sin", "sin(x)">;
+def Edge_CosOp : Edge_FloatMathOp<"cos", "cos(x)">;
+def Edge_TanOp : Edge_FloatMathOp<"tan", "tan(x)">;
+def Edge_AsinOp : Edge_FloatMathOp<"asin", "asin(x)">;
+def Edge_AcosOp : Edge_FloatMathOp<"acos", "acos(x)">;
+def Edge_AtanOp : Edge_FloatMathOp<"atan", "atan(x)">;
+def Edge_SinhOp : Edge_FloatMathOp<"sinh", "sinh(x)">;
+def Edge_CoshOp : Edge_FloatMathOp<"cosh", "cosh(x)">;
+def Edge_AsinhOp : Edge_FloatMathOp<"asinh", "asinh(x)">;
+def Edge_AcoshOp : Edge_FloatMathOp<"acosh", "acosh(x)">;
+def Edge_AtanhOp : Edge_FloatMathOp<"atanh", "atanh(x)">;
+def Edge_FloorOp : Edge_FloatMathOp<"floor", "floor(x)">;
+def Edge_CeilOp : Edge_FloatMathOp<"ceil", "ceil(x)">;
+def Edge_RoundOp : Edge_FloatMathOp<"round", "round half to even(x)">;
+def Edge_ErfOp : Edge_FloatMathOp<"erf", "erf(x)">;
+def Edge_SignOp : Edge_FloatMathOp<"sign", "sign(x) (-1, 0 or 1)">;
+
+/// Binary elementwise op over any element type, without a folder.
+class Edge_BinaryAnyTypeOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure,
+                                             SameOperandsAndResultElementType,
+                                             SameOperandsAndResultRank,
+                                             Edge_KernelOpInterface])> {
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Edge_MaximumOp : Edge_BinaryAnyTypeOp<"maximum", [Commutative]> {
+  let summary = "Elementwise maximum (NaN propagates)";
+  let description = [{
+    Broadcasting as `add`. Float and integer element types.
+
+    ```mlir
+    %y = edge.maximum %a, %b : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi32>
+    ```
+  }];
+}
+
+def Edge_MinimumOp : Edge_BinaryAnyTypeOp<"minimum", [Commutative]> {
+  let summary = "Elementwise minimum (NaN propagates)";
+  let description = [{
+    Broadcasting as `add`. Float and integer element types.
+
+    ```mlir
+    %y = edge.minimum %a, %b : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+    ```
+  }];
+}
+
+def Edge_CastOp : Edge_Op<"cast", [Pure, SameOperandsAndResultShape,
+                                   Edge_KernelOpInterface]> {
+  let summary = "Element type conversion";
+  let description = [{
+    Converts each element to the result's element type: floats to integers
+    truncate toward zero, anything to `i1` tests for non-zero, float to
+    narrower float rounds to nearest even.
+
+    ```mlir
+    %y = edge.cast %x : (tensor<2x3xf32>) -> tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Reduction over sorted, unique, non-negative `axes`; shares reduce_mean's
+/// verifier.
+class Edge_ReduceOp<string mnemonic, string what>
+    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface,
+                         SameOperandsAndResultElementType]> {
+  let summary = what # " over a set of axes";
+  let description = !strconcat(
+      "`axes` is sorted, unique and non-negative. With `keep_dims` the ",
+      "reduced extents become 1, otherwise they are dropped.\n\n```mlir\n",
+      "%y = edge.", mnemonic, " %x {axes = array<i64: 1>, keep_dims = true}\n",
+      "    : (tensor<2x3xf32>) -> tensor<2x1xf32>\n```");
+  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$axes,
+                       BoolAttr:$keep_dims);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ReduceSumOp : Edge_ReduceOp<"reduce_sum", "Sum">;
+def Edge_ReduceMaxOp : Edge_ReduceOp<"reduce_max", "Maximum">;
+def Edge_ReduceMinOp : Edge_ReduceOp<"reduce_min", "Minimum">;
+def Edge_ReduceProdOp : Edge_ReduceOp<"reduce_prod", "Product">;
+
+/// Index of the extreme element along one axis.
+class Edge_ArgReduceOp<string mnemonic, string what>
+    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface]> {
+  let summary = "Index (i64) of the " # what # " along one axis";
+  let description = !strconcat(
+      "`axis` is non-negative; with `keep_dims` the axis becomes 1, otherwise ",
+      "it is dropped. Ties pick the first index, or the last with ",
+      "`select_last_index`.\n\n```mlir\n",
+      "%i = edge.", mnemonic, " %x {axis = 1 : i64, keep_dims = true, ",
+      "select_last_index = false}\n",
+      "    : (tensor<2x3xf32>) -> tensor<2x1xi64>\n```");
+  let arguments = (ins Edge_Tensor:$input, I64Attr:$axis, BoolAttr:$keep_dims,
+                       BoolAttr:$select_last_index);
+  let results = (outs Edge_IndexTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ArgMaxOp : Edge_ArgReduceOp<"arg_max", "maximum">;
+def Edge_ArgMinOp : Edge_ArgReduceOp<"arg_min", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Comparisons, logic and select
+//===----------------------------------------------------------------------===//
+
+/// Comparison with rank-explicit broadcasting; the result is i1. `greater`
+/// and `greater_equal` are `less` and `less_equal` with swapped operands.
+class Edge_CompareOp<string mnemonic, string formula>
+    : Edge_Op<mnemonic, [Pure, SameOperandsElementType, SameOperandsAndResultRank,
+                         Edge_KernelOpInterface]> {
+  let summary = "Elementwise comparison `" # formula # "`";
+  let description = !strconcat(
+      "Broadcasting as `add`; operands share one element type.\n\n```mlir\n",
+      "%y = edge.", mnemonic, " %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) ",
+      "-> tensor<2x3xi1>\n```");
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_BoolTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Edge_EqualOp : Edge_CompareOp<"equal", "a == b">;
+def Edge_LessOp : Edge_CompareOp<"less", "a < b">;
+def Edge_LessEqualOp : Edge_CompareOp<"less_equal", "a <= b">;
+
+/// Logical op on i1 with rank-explicit broadcasting.
+class Edge_LogicalOp<string mnemonic, string formula>
+    : Edge_BinaryAnyTypeOp<mnemonic, [Commutative]> {
+  let summary = "Elementwise logical `" # formula # "` of i1 tensors";
+  let description = !strconcat(
+      "Broadcasting as `add`.\n\n```mlir\n%y = edge.", mnemonic,
+      " %a, %b : (tensor<2x3xi1>, tensor<1x3xi1>) -> tensor<2x3xi1>\n```");
+  let arguments = (ins Edge_BoolTensor:$lhs, Edge_BoolTensor:$rhs);
+  let results = (outs Edge_BoolTensor:$output);
+}
+
+def Edge_LogicalAndOp : Edge_LogicalOp<"logical_and", "a and b">;
+def Edge_LogicalOrOp : Edge_LogicalOp<"logical_or", "a or b">;
+def Edge_LogicalXorOp : Edge_LogicalOp<"logical_xor", "a xor b">;
+
+def Edge_LogicalNotOp : Edge_UnaryElementwiseOp<"logical_not"> {
+  let summary = "Elementwise logical negation of an i1 tensor";
+  let description = [{
+    ```mlir
+    %y = edge.logical_not %x : tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins Edge_BoolTensor:$input);
+  let results = (outs Edge_BoolTensor:$output);
+}
+
+def Edge_SelectOp : Edge_Op<"select", [Pure, SameOperandsAndResultRank,
+                                       AllElementTypesMatch<["on_true", "on_false", "output"]>,
+                                       Edge_KernelOpInterface]> {
+  let summary = "Elementwise choice: condition ? on_true : on_false";
+  let description = [{
+    All three operands have the result's rank; each extent equals the
+    result's or is 1.
+
+    ```mlir
+    %y = edge.select %c, %a, %b
+        : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_BoolTensor:$condition, Edge_Tensor:$on_true,
+                       Edge_Tensor:$on_false);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

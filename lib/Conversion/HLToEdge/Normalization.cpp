@@ -4,7 +4,8 @@
 // sqrt(var + eps) and b = bias - mean * a, written as edge ops on the
 // constant statistics so that canonicalization folds them to two constants
 // (and, after a convolution, into its weight and bias). LayerNormalization
-// becomes its mean / variance arithmetic over the normalised axes.
+// becomes its mean / variance arithmetic over the normalised axes; its
+// optional mean and inverse deviation results come from the same values.
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -67,9 +68,6 @@ struct LayerNormalizationLowering
   LogicalResult
   matchAndRewrite(hl::LayerNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getMean() || op.getInvStdDev())
-      return rewriter.notifyMatchFailure(op, "mean/inv_std_dev results are "
-                                             "not supported");
     RankedTensorType type = getStaticType(adaptor.getInput());
     if (!type || !type.getElementType().isF32() ||
         !getStaticType(adaptor.getScale()))
@@ -87,6 +85,10 @@ struct LayerNormalizationLowering
       reducedShape[d] = 1;
     }
     auto reducedType = RankedTensorType::get(reducedShape, f32);
+    for (Value statistic : {op.getMean(), op.getInvStdDev()})
+      if (statistic && statistic.getType() != reducedType)
+        return rewriter.notifyMatchFailure(op, "statistics must have the "
+                                               "input's reduced type");
     Value x = adaptor.getInput();
     Value mean = rewriter.create<edge::ReduceMeanOp>(loc, reducedType, x, axes,
                                                      /*keep_dims=*/true);
@@ -105,7 +107,16 @@ struct LayerNormalizationLowering
     if (Value bias = adaptor.getBias())
       result = rewriter.create<edge::AddOp>(loc, type, result,
                                             alignRank(rewriter, loc, bias, rank));
-    rewriter.replaceOp(op, {result, Value(), Value()});
+    // The optional statistics results: the mean and 1 / deviation, with
+    // the normalised axes kept as unit extents.
+    SmallVector<Value> results = {result};
+    if (op.getMean())
+      results.push_back(mean);
+    if (op.getInvStdDev())
+      results.push_back(rewriter.create<edge::DivOp>(
+          loc, reducedType, splatConstant(rewriter, loc, f32, rank, 1.0),
+          deviation));
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
