@@ -162,6 +162,11 @@ LogicalResult LogicalAndOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult LogicalOrOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult LogicalXorOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult SelectOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult ModOp::verify() {
+  if (!getFmod() && isa<FloatType>(getElementTypeOrSelf(getOutput())))
+    return emitOpError("float remainders need 'fmod'");
+  return verifyExplicitBroadcast(*this);
+}
 
 //===----------------------------------------------------------------------===//
 // ClipOp
@@ -308,6 +313,23 @@ LogicalResult ArgMaxOp::verify() {
 LogicalResult ArgMinOp::verify() {
   return verifyArgReduction(*this, static_cast<int64_t>(getAxis()),
                             getKeepDims());
+}
+
+//===----------------------------------------------------------------------===//
+// GatherElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherElementsOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  if (static_cast<int64_t>(indices.size()) != rank)
+    return emitOpError("indices have rank ")
+           << indices.size() << ", input has " << rank;
+  return verifyResultShape(*this, indices);
 }
 
 //===----------------------------------------------------------------------===//

@@ -548,4 +548,47 @@ def Edge_SelectOp : Edge_Op<"select", [Pure, SameOperandsAndResultRank,
   let hasVerifier = 1;
 }
 
+def Edge_ModOp : Edge_BinaryAnyTypeOp<"mod"> {
+  let summary = "Elementwise remainder";
+  let description = [{
+    With `fmod` the remainder takes the dividend's sign (C `fmod`);
+    without it, the divisor's (Python `%`, integers only). Broadcasting as
+    `add`.
+
+    ```mlir
+    %y = edge.mod %a, %b {fmod = false}
+        : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs, BoolAttr:$fmod);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+def Edge_GatherElementsOp : Edge_Op<"gather_elements",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather along one axis with a full index tensor";
+  let description = [{
+    `output[i...]` is `input[i...]` with the `axis` coordinate replaced by
+    `indices[i...]` (negative indices count from the end). Input, indices
+    and result share one rank; the result has the indices' shape.
+
+    ```mlir
+    %y = edge.gather_elements %x, %i {axis = 1 : i64}
+        : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

@@ -1,15 +1,19 @@
-//===- Indexing.cpp - hl trilu and constant_of_shape to edge --------------===//
+//===- Indexing.cpp - hl indexing and constant-like ops to edge -----------===//
 //
-// Both become constants or selects once shapes are static:
+// With static shapes these become constants, slices, selects or gathers:
+//   split             -> edge.slice per result
+//   gather_elements   -> edge.gather_elements
 //   constant_of_shape -> edge.constant splat of the result type
-//   trilu(x, k)       -> select(mask, x, 0) with a constant i1 mask over the
-//                        last two dimensions (kept where j - i >= k for the
-//                        upper triangle, j - i <= k for the lower)
+//   trilu(x, k)       -> select(mask, x, 0) with an i1 mask over the last
+//                        two dimensions (kept where j - i >= k for the
+//                        upper triangle, j - i <= k for the lower); the mask
+//                        is constant when k is, less_equal(k, j - i) else
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
 
 #include "HL/IR/HLOps.h"
+#include "strata/Support/ShapeInference.h"
 
 using namespace mlir;
 using namespace strata;
@@ -40,7 +44,7 @@ struct ConstantOfShapeLowering
   }
 };
 
-/// hl.trilu with a constant (or absent) k -> edge.select with a mask.
+/// hl.trilu -> edge.select with a mask (constant when k is).
 struct TriluLowering : public OpConversionPattern<hl::TriluOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -51,28 +55,45 @@ struct TriluLowering : public OpConversionPattern<hl::TriluOp> {
     if (!type || type.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "needs a static input of rank "
                                              ">= 2");
-    int64_t k = 0;
-    if (Value kOperand = adaptor.getK()) {
-      auto values = getConstantInts(kOperand);
-      if (!values || values->size() != 1)
-        return rewriter.notifyMatchFailure(op, "k must be a constant");
-      k = values->front();
-    }
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
     int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
     bool upper = op.getUpper() != 0;
-    SmallVector<bool> mask;
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j)
-        mask.push_back(upper ? j - i >= k : j - i <= k);
     SmallVector<int64_t> maskShape(rank, 1);
     maskShape[rank - 2] = rows;
     maskShape[rank - 1] = cols;
-    Value maskValue = rewriter.create<edge::ConstantOp>(
-        loc, DenseElementsAttr::get(
-                 RankedTensorType::get(maskShape, rewriter.getI1Type()),
-                 ArrayRef<bool>(mask)));
+    auto maskType = RankedTensorType::get(maskShape, rewriter.getI1Type());
+    Value maskValue;
+    std::optional<SmallVector<int64_t>> k =
+        adaptor.getK() ? getConstantInts(adaptor.getK())
+                       : std::optional(SmallVector<int64_t>{0});
+    if (k && k->size() == 1) {
+      // A constant k: a constant mask.
+      SmallVector<bool> mask;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+          mask.push_back(upper ? j - i >= k->front() : j - i <= k->front());
+      maskValue = rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
+    } else {
+      // k known at run time: compare it with the constant j - i.
+      if (!getStaticType(adaptor.getK()))
+        return rewriter.notifyMatchFailure(op, "k needs a static type");
+      SmallVector<int64_t> diagonal;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+          diagonal.push_back(j - i);
+      Value offsets = rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   RankedTensorType::get(maskShape, rewriter.getI64Type()),
+                   ArrayRef<int64_t>(diagonal)));
+      Value kValue = reshapeTo(rewriter, loc, adaptor.getK(),
+                               SmallVector<int64_t>(rank, 1));
+      maskValue = upper ? rewriter.create<edge::LessEqualOp>(loc, maskType,
+                                                             kValue, offsets)
+                        : rewriter.create<edge::LessEqualOp>(loc, maskType,
+                                                             offsets, kValue);
+    }
     auto zeroType = RankedTensorType::get(SmallVector<int64_t>(rank, 1),
                                           type.getElementType());
     Value zero = rewriter.create<edge::ConstantOp>(
@@ -84,10 +105,72 @@ struct TriluLowering : public OpConversionPattern<hl::TriluOp> {
   }
 };
 
+/// hl.split -> one edge.slice per result, at consecutive offsets given by
+/// the (static) result extents.
+struct SplitLowering : public OpConversionPattern<hl::SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::SplitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a static input");
+    int64_t rank = type.getRank();
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    int64_t total = 0;
+    for (Value result : op.getOutputs()) {
+      RankedTensorType resultType = getStaticType(result);
+      if (!resultType || resultType.getRank() != rank)
+        return rewriter.notifyMatchFailure(op, "needs static results");
+      total += resultType.getDimSize(*axis);
+    }
+    if (total != type.getDimSize(*axis))
+      return rewriter.notifyMatchFailure(op, "results do not cover the axis");
+    SmallVector<Value> slices;
+    int64_t offset = 0;
+    for (Value result : op.getOutputs()) {
+      auto resultType = cast<RankedTensorType>(result.getType());
+      SmallVector<int64_t> starts(rank, 0), steps(rank, 1);
+      starts[*axis] = offset;
+      offset += resultType.getDimSize(*axis);
+      slices.push_back(rewriter.create<edge::SliceOp>(
+          op.getLoc(), resultType, adaptor.getInput(), starts, steps));
+    }
+    rewriter.replaceOp(op, slices);
+    return success();
+  }
+};
+
+/// hl.gather_elements -> edge.gather_elements.
+struct GatherElementsLowering
+    : public OpConversionPattern<hl::GatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::GatherElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getData());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType || !getStaticType(adaptor.getIndices()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    rewriter.replaceOpWithNewOp<edge::GatherElementsOp>(
+        op, resultType, adaptor.getData(), adaptor.getIndices(), *axis);
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
                                                   RewritePatternSet &patterns) {
-  patterns.add<ConstantOfShapeLowering, TriluLowering>(converter,
-                                                       patterns.getContext());
+  patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
+               GatherElementsLowering>(converter, patterns.getContext());
 }

@@ -77,6 +77,32 @@ struct MinMaxLowering : public OpConversionPattern<HLOp> {
   }
 };
 
+/// hl.mod -> edge.mod on rank-aligned operands.
+struct ModLowering : public OpConversionPattern<hl::ModOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ModOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getLhs()) ||
+        !getStaticType(adaptor.getRhs()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Type element = resultType.getElementType();
+    if (!isRuntimeElementType(element) || element.isF16() ||
+        element.isInteger(1))
+      return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    bool fmod = op.getFmod() != 0;
+    if (!fmod && isa<FloatType>(element))
+      return rewriter.notifyMatchFailure(op, "float mod needs fmod");
+    int64_t rank = resultType.getRank();
+    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
+    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
+    rewriter.replaceOpWithNewOp<edge::ModOp>(op, resultType, lhs, rhs, fmod);
+    return success();
+  }
+};
+
 /// hl.cast -> edge.cast between runtime element types.
 struct CastLowering : public OpConversionPattern<hl::CastOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -223,7 +249,7 @@ void strata::hl_to_edge::populateMathPatterns(TypeConverter &converter,
                MathLowering<hl::ErfOp, edge::ErfOp>,
                MathLowering<hl::SignOp, edge::SignOp>,
                MinMaxLowering<hl::MaxOp, edge::MaximumOp>,
-               MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering,
+               MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering, ModLowering,
                LeakyReluLowering, EluLowering, SeluLowering, CeluLowering,
                HardSigmoidLowering, HardSwishLowering, SoftplusLowering,
                SoftsignLowering, ReciprocalLowering>(converter,

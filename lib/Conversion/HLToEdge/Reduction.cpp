@@ -8,7 +8,8 @@
 //   reduce_log_sum    = log(reduce_sum(x))
 //   reduce_log_sum_exp = log(reduce_sum(exp(x - m))) + m, m = reduce_max(x)
 // LogSoftmax is x - m - log(reduce_sum(exp(x - m))) along its axis, and
-// ArgMax/ArgMin map onto edge.arg_max/arg_min.
+// ArgMax/ArgMin map onto edge.arg_max/arg_min; Hardmax is the one-hot of
+// arg_max (equal against a constant iota, cast to the input type).
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -178,6 +179,45 @@ struct LogSoftmaxLowering : public OpConversionPattern<hl::LogSoftmaxOp> {
   }
 };
 
+/// hl.hardmax -> cast(arg_max(x) == iota) along the axis: 1 at the first
+/// maximum, 0 elsewhere.
+struct HardmaxLowering : public OpConversionPattern<hl::HardmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::HardmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    if (!type || type.getRank() == 0 ||
+        !(type.getElementType().isF32() || type.getElementType().isF64()))
+      return rewriter.notifyMatchFailure(op, "needs a static float input");
+    int64_t rank = type.getRank();
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
+    if (failed(axis) || type.getDimSize(*axis) == 0)
+      return rewriter.notifyMatchFailure(op, "axis out of range or empty");
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    SmallVector<int64_t> keptShape(type.getShape());
+    keptShape[*axis] = 1;
+    Value argMax = rewriter.create<edge::ArgMaxOp>(
+        loc, RankedTensorType::get(keptShape, i64), adaptor.getInput(), *axis,
+        /*keep_dims=*/true, /*select_last_index=*/false);
+    SmallVector<int64_t> iotaShape(rank, 1);
+    iotaShape[*axis] = type.getDimSize(*axis);
+    Value iota = rewriter.create<edge::ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 RankedTensorType::get(iotaShape, i64),
+                 ArrayRef<int64_t>(llvm::to_vector(
+                     llvm::seq<int64_t>(0, type.getDimSize(*axis))))));
+    Value hit = rewriter.create<edge::EqualOp>(
+        loc, RankedTensorType::get(type.getShape(), rewriter.getI1Type()),
+        argMax, iota);
+    rewriter.replaceOpWithNewOp<edge::CastOp>(op, type, hit);
+    return success();
+  }
+};
+
 /// hl.arg_max / hl.arg_min -> edge.arg_max / edge.arg_min.
 template <typename HLOp, typename EdgeOp>
 struct ArgReduceLowering : public OpConversionPattern<HLOp> {
@@ -220,7 +260,7 @@ void strata::hl_to_edge::populateReductionPatterns(
                ReduceLowering<hl::ReduceSumSquareOp, Kind::SumSquare>,
                ReduceLowering<hl::ReduceLogSumOp, Kind::LogSum>,
                ReduceLowering<hl::ReduceLogSumExpOp, Kind::LogSumExp>,
-               LogSoftmaxLowering,
+               LogSoftmaxLowering, HardmaxLowering,
                ArgReduceLowering<hl::ArgMaxOp, edge::ArgMaxOp>,
                ArgReduceLowering<hl::ArgMinOp, edge::ArgMinOp>>(
       converter, patterns.getContext());

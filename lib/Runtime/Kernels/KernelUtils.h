@@ -65,7 +65,8 @@ Error transposeKernel(KernelContext &ctx);
 Error concatKernel(KernelContext &ctx);
 Error sliceKernel(KernelContext &ctx);
 
-// dtype-generic kernels (Math.cpp, GenericReduction.cpp, Logic.cpp).
+// dtype-generic kernels (Math.cpp, GenericReduction.cpp, Logic.cpp,
+// Indexing.cpp).
 Error logKernel(KernelContext &ctx);
 Error sinKernel(KernelContext &ctx);
 Error cosKernel(KernelContext &ctx);
@@ -100,6 +101,8 @@ Error logicalOrKernel(KernelContext &ctx);
 Error logicalXorKernel(KernelContext &ctx);
 Error logicalNotKernel(KernelContext &ctx);
 Error selectKernel(KernelContext &ctx);
+Error modKernel(KernelContext &ctx);
+Error gatherElementsKernel(KernelContext &ctx);
 
 } // namespace strata::runtime::kernels
 

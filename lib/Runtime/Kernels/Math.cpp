@@ -198,6 +198,35 @@ Error minimumKernel(KernelContext &ctx) {
   });
 }
 
+Error modKernel(KernelContext &ctx) {
+  STRATA_KERNEL_ASSIGN(fmod, ctx.params.getBool("fmod", false));
+  if (fmod)
+    return numericBinary(ctx, [](auto a, auto b) {
+      using T = decltype(a);
+      if constexpr (std::is_floating_point_v<T>)
+        return static_cast<T>(std::fmod(a, b));
+      else
+        return b == 0 ? T(0) : static_cast<T>(a % b);
+    });
+  if (!ctx.ins.empty() &&
+      (ctx.ins[0].dtype == DType::F32 || ctx.ins[0].dtype == DType::F64))
+    return ctx.fail("float remainders need 'fmod'");
+  return numericBinary(ctx, [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_floating_point_v<T>) {
+      return a; // Rejected above.
+    } else {
+      if (b == 0)
+        return T(0);
+      // The remainder takes the divisor's sign (Python's %).
+      T r = static_cast<T>(a % b);
+      if (r != 0 && ((r < 0) != (b < 0)))
+        r = static_cast<T>(r + b);
+      return r;
+    }
+  });
+}
+
 Error castKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];

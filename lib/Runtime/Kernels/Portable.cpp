@@ -105,6 +105,8 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"logical_xor", logicalXorKernel},
       {"logical_not", logicalNotKernel},
       {"select", selectKernel},
+      {"mod", modKernel},
+      {"gather_elements", gatherElementsKernel},
   };
   for (const auto &[name, fn] : table)
     STRATA_RETURN_IF_ERROR(registry.add(name, fn));

@@ -1,0 +1,69 @@
+//===- Indexing.cpp - gather_elements -------------------------------------===//
+//
+// Index-driven data movement over any element type: elements are copied by
+// size, never interpreted. Indices are i32 or i64; negative ones count from
+// the end of the axis, and any index outside it fails the call.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelUtils.h"
+
+#include <cstring>
+
+namespace strata::runtime::kernels {
+
+namespace {
+
+/// Reads index `i` of an i32 or i64 tensor.
+int64_t readIndex(const TensorView &indices, int64_t i) {
+  return indices.dtype == DType::I64 ? indices.as<const int64_t>()[i]
+                                     : indices.as<const int32_t>()[i];
+}
+
+} // namespace
+
+Error gatherElementsKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
+  const TensorView &in = ctx.ins[0], &indices = ctx.ins[1], &out = ctx.outs[0];
+  if (in.dtype != out.dtype ||
+      (indices.dtype != DType::I64 && indices.dtype != DType::I32))
+    return ctx.fail("takes data of the result's type and i32/i64 indices, "
+                    "got " + in.typeString() + ", " + indices.typeString() +
+                    " -> " + out.typeString());
+  STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
+  int64_t axis = normalizeAxis(axisParam, in.rank());
+  if (axis < 0 || indices.rank() != in.rank())
+    return ctx.fail("axis " + std::to_string(axisParam) + " or indices " +
+                    indices.typeString() + " do not fit " + in.typeString());
+  STRATA_RETURN_IF_ERROR(checkSameShape(ctx, indices, out, "indices and result"));
+  if (ctx.validateOnly)
+    return Error::success();
+  size_t rank = in.rank(), size = dtypeSize(in.dtype);
+  std::vector<int64_t> inStrides(rank, 1);
+  for (size_t d = rank; d-- > 1;)
+    inStrides[d - 1] = inStrides[d] * in.shape[d];
+  const char *x = in.as<const char>();
+  char *y = out.as<char>();
+  int64_t extent = in.shape[axis];
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+    int64_t at = readIndex(indices, i);
+    if (at < 0)
+      at += extent;
+    if (at < 0 || at >= extent)
+      return ctx.fail("index " + std::to_string(readIndex(indices, i)) +
+                      " is outside axis " + std::to_string(axis) + " of " +
+                      in.typeString());
+    int64_t source = 0;
+    for (size_t d = 0; d < rank; ++d)
+      source += (static_cast<int64_t>(d) == axis ? at : index[d]) * inStrides[d];
+    std::memcpy(y + i * size, x + source * size, size);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < out.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return Error::success();
+}
+
+} // namespace strata::runtime::kernels
