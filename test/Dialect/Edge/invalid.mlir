@@ -357,3 +357,129 @@ func.func @concat_result(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
   %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x6xf32>
   return
 }
+
+// -----
+
+// Tests that a reduction's axes are non-empty.
+func.func @reduce_no_axes(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axes' must not be empty}}
+  %0 = edge.reduce_sum %x {axes = array<i64>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that a reduction's axes lie inside the input's rank.
+func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 2 is outside [0, 2)}}
+  %0 = edge.reduce_max %x {axes = array<i64: 2>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that a reduction's axes are sorted and unique.
+func.func @reduce_axes_sorted(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axes' must be sorted and unique}}
+  %0 = edge.reduce_min %x {axes = array<i64: 1, 0>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that a reduction's result shape is the implied one.
+func.func @reduce_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  %0 = edge.reduce_prod %x {axes = array<i64: 1>, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// Tests that arg_max's axis lies inside the input's rank.
+func.func @arg_max_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.arg_max %x {axis = 2 : i64, keep_dims = true, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_min does not reduce an empty axis.
+func.func @arg_min_empty(%x: tensor<2x0xf32>) {
+  // expected-error @+1 {{axis 1 is empty}}
+  %0 = edge.arg_min %x {axis = 1 : i64, keep_dims = true, select_last_index = false} : (tensor<2x0xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_max's result shape is the implied one.
+func.func @arg_max_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  %0 = edge.arg_max %x {axis = 1 : i64, keep_dims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// Tests that maximum follows rank-explicit broadcasting.
+func.func @maximum_broadcast(%a: tensor<2x3xi32>, %b: tensor<2x2xi32>) {
+  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  %0 = edge.maximum %a, %b : (tensor<2x3xi32>, tensor<2x2xi32>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+// Tests that a comparison's result has the broadcast shape.
+func.func @equal_result(%a: tensor<2x1xf32>, %b: tensor<1x1xf32>) {
+  // expected-error @+1 {{result shape [2x3] should be [2x1]}}
+  %0 = edge.equal %a, %b : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+// Tests that select broadcasts all three operands.
+func.func @select_broadcast(%c: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<4x1xf32>) {
+  // expected-error @+1 {{operand extent 4 at dimension 0 neither equals the result's 2 nor is 1}}
+  %0 = edge.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<4x1xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that a float mod needs fmod.
+func.func @mod_float(%a: tensor<2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{float remainders need 'fmod'}}
+  %0 = edge.mod %a, %b {fmod = false} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_elements' axis lies inside the input's rank.
+func.func @gather_elements_axis(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.gather_elements %x, %i {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_elements' indices have the input's rank.
+func.func @gather_elements_rank(%x: tensor<2x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{indices have rank 1, input has 2}}
+  %0 = edge.gather_elements %x, %i {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_elements' result has the indices' shape.
+func.func @gather_elements_result(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+  // expected-error @+1 {{result shape [2x3] should be [2x2]}}
+  %0 = edge.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
+  return
+}
