@@ -247,7 +247,10 @@ class Edge_FloatUnaryOp<string mnemonic, string formula>
 
 def Edge_SigmoidOp : Edge_FloatUnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Edge_TanhOp : Edge_FloatUnaryOp<"tanh", "tanh(x)">;
-def Edge_ExpOp : Edge_FloatUnaryOp<"exp", "exp(x)">;
+def Edge_ExpOp : Edge_FloatUnaryOp<"exp", "exp(x)"> {
+  let arguments = (ins Edge_AnyFloatTensor:$input);
+  let results = (outs Edge_AnyFloatTensor:$output);
+}
 def Edge_SqrtOp : Edge_FloatUnaryOp<"sqrt", "sqrt(x)">;
 def Edge_NegOp : Edge_FloatUnaryOp<"neg", "-x">;
 def Edge_AbsOp : Edge_FloatUnaryOp<"abs", "|x|">;
@@ -314,12 +317,13 @@ def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
 def Edge_PowOp : Edge_BinaryElementwiseOp<"pow"> {
   let summary = "Elementwise power";
   let description = [{
+    Both operands share the result's element type; integer powers are
+    computed in double and truncated.
+
     ```mlir
     %y = edge.pow %a, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
     ```
   }];
-  let arguments = (ins Edge_FloatTensor:$lhs, Edge_FloatTensor:$rhs);
-  let results = (outs Edge_FloatTensor:$output);
 }
 
 def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,

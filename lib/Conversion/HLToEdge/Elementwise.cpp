@@ -119,7 +119,6 @@ void strata::hl_to_edge::populateElementwisePatterns(
                BinaryLowering<hl::SubOp, edge::SubOp>,
                BinaryLowering<hl::MulOp, edge::MulOp>,
                BinaryLowering<hl::DivOp, edge::DivOp>,
-               BinaryLowering<hl::PowOp, edge::PowOp>,
                UnaryLowering<hl::ReluOp, edge::ReluOp>,
                UnaryLowering<hl::SigmoidOp, edge::SigmoidOp>,
                UnaryLowering<hl::TanhOp, edge::TanhOp>,

@@ -103,6 +103,48 @@ struct ModLowering : public OpConversionPattern<hl::ModOp> {
   }
 };
 
+/// hl.pow -> edge.pow. A float base casts the exponent to its type; an
+/// integer base with a float exponent computes in f64 and casts back.
+struct PowLowering : public OpConversionPattern<hl::PowOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::PowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    RankedTensorType lhsType = getStaticType(adaptor.getLhs());
+    RankedTensorType rhsType = getStaticType(adaptor.getRhs());
+    if (!resultType || !lhsType || !rhsType)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    for (Type element : {lhsType.getElementType(), rhsType.getElementType()})
+      if (!isRuntimeElementType(element) || element.isInteger(1))
+        return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    Location loc = op.getLoc();
+    int64_t rank = resultType.getRank();
+    Value lhs = alignRank(rewriter, loc, adaptor.getLhs(), rank);
+    Value rhs = alignRank(rewriter, loc, adaptor.getRhs(), rank);
+    auto castTo = [&](Value value, Type element) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (type.getElementType() == element)
+        return value;
+      return rewriter.create<edge::CastOp>(
+          loc, RankedTensorType::get(type.getShape(), element), value);
+    };
+    Type base = lhsType.getElementType();
+    if (isa<FloatType>(base) || !isa<FloatType>(rhsType.getElementType())) {
+      rewriter.replaceOpWithNewOp<edge::PowOp>(op, resultType, lhs,
+                                               castTo(rhs, base));
+      return success();
+    }
+    Type f64 = rewriter.getF64Type();
+    Value power = rewriter.create<edge::PowOp>(
+        loc, RankedTensorType::get(resultType.getShape(), f64),
+        castTo(lhs, f64), castTo(rhs, f64));
+    rewriter.replaceOp(op, castTo(power, base));
+    return success();
+  }
+};
+
 /// hl.cast -> edge.cast between runtime element types.
 struct CastLowering : public OpConversionPattern<hl::CastOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -250,6 +292,7 @@ void strata::hl_to_edge::populateMathPatterns(TypeConverter &converter,
                MathLowering<hl::SignOp, edge::SignOp>,
                MinMaxLowering<hl::MaxOp, edge::MaximumOp>,
                MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering, ModLowering,
+               PowLowering,
                LeakyReluLowering, EluLowering, SeluLowering, CeluLowering,
                HardSigmoidLowering, HardSwishLowering, SoftplusLowering,
                SoftsignLowering, ReciprocalLowering>(converter,

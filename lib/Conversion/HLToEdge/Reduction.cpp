@@ -78,7 +78,8 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
     if (!type || !resultType)
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     Type element = type.getElementType();
-    bool isFloat32 = element.isF32();
+    // log_sum_exp's decomposition has f64 kernels throughout.
+    bool isFloat32 = element.isF32() || (K == Kind::LogSumExp && element.isF64());
     if (!isFloat32 && !(isDirect && (element.isF64() || element.isInteger(8) ||
                                      element.isInteger(32) ||
                                      element.isInteger(64))))

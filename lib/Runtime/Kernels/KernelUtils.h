@@ -103,6 +103,11 @@ Error logicalNotKernel(KernelContext &ctx);
 Error selectKernel(KernelContext &ctx);
 Error modKernel(KernelContext &ctx);
 Error gatherElementsKernel(KernelContext &ctx);
+/// add/sub/mul/div/pow (op 0..4) on any numeric type; the f32 kernels
+/// forward other types here.
+Error genericArithmeticKernel(KernelContext &ctx, int op);
+/// exp on f32 or f64.
+Error genericExpKernel(KernelContext &ctx);
 
 } // namespace strata::runtime::kernels
 

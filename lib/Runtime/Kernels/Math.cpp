@@ -227,6 +227,41 @@ Error modKernel(KernelContext &ctx) {
   });
 }
 
+Error genericArithmeticKernel(KernelContext &ctx, int op) {
+  switch (op) {
+  case 0:
+    return numericBinary(ctx, [](auto a, auto b) {
+      return static_cast<decltype(a)>(a + b);
+    });
+  case 1:
+    return numericBinary(ctx, [](auto a, auto b) {
+      return static_cast<decltype(a)>(a - b);
+    });
+  case 2:
+    return numericBinary(ctx, [](auto a, auto b) {
+      return static_cast<decltype(a)>(a * b);
+    });
+  case 3:
+    return numericBinary(ctx, [](auto a, auto b) {
+      using T = decltype(a);
+      if constexpr (std::is_floating_point_v<T>)
+        return a / b;
+      else // Truncating; division by zero yields 0 rather than trapping.
+        return b == 0 ? T(0) : static_cast<T>(a / b);
+    });
+  default:
+    return numericBinary(ctx, [](auto a, auto b) {
+      using T = decltype(a);
+      return static_cast<T>(std::pow(static_cast<double>(a),
+                                     static_cast<double>(b)));
+    });
+  }
+}
+
+Error genericExpKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::exp(x); });
+}
+
 Error castKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
