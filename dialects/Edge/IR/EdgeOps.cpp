@@ -333,6 +333,22 @@ LogicalResult GatherElementsOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  SmallVector<int64_t> expected(input.take_front(axis));
+  llvm::append_range(expected, shapeOf(getIndices()));
+  llvm::append_range(expected, input.drop_front(axis + 1));
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

@@ -595,4 +595,25 @@ def Edge_GatherElementsOp : Edge_Op<"gather_elements",
   let hasVerifier = 1;
 }
 
+def Edge_GatherOp : Edge_Op<"gather",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather slices along one axis";
+  let description = [{
+    The result shape is `input[:axis] ++ indices ++ input[axis+1:]`; each
+    index (negative ones count from the end) picks one slice of the input
+    along `axis`.
+
+    ```mlir
+    %y = edge.gather %x, %i {axis = 0 : i64}
+        : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

@@ -2,7 +2,9 @@
 //
 // With static shapes these become constants, slices, selects or gathers:
 //   split             -> edge.slice per result
-//   gather_elements   -> edge.gather_elements
+//   gather(_elements) -> edge.gather(_elements)
+//   eye_like          -> constant
+//   expand            -> add of a zero splat of the result shape
 //   constant_of_shape -> edge.constant splat of the result type
 //   trilu(x, k)       -> select(mask, x, 0) with an i1 mask over the last
 //                        two dimensions (kept where j - i >= k for the
@@ -167,10 +169,93 @@ struct GatherElementsLowering
   }
 };
 
+/// hl.gather -> edge.gather.
+struct GatherLowering : public OpConversionPattern<hl::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getData());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType || !getStaticType(adaptor.getIndices()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    rewriter.replaceOpWithNewOp<edge::GatherOp>(
+        op, resultType, adaptor.getData(), adaptor.getIndices(), *axis);
+    return success();
+  }
+};
+
+/// hl.eye_like -> a constant with ones where j - i == k.
+struct EyeLikeLowering : public OpConversionPattern<hl::EyeLikeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::EyeLikeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || resultType.getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "needs a static 2-d result");
+    Type element = resultType.getElementType();
+    Attribute zero = rewriter.getZeroAttr(element), one;
+    if (auto floatType = dyn_cast<FloatType>(element))
+      one = rewriter.getFloatAttr(floatType, 1.0);
+    else if (auto intType = dyn_cast<IntegerType>(element))
+      one = rewriter.getIntegerAttr(intType, 1);
+    if (!zero || !one)
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    int64_t k = static_cast<int64_t>(op.getK());
+    SmallVector<Attribute> values;
+    for (int64_t i = 0; i < resultType.getDimSize(0); ++i)
+      for (int64_t j = 0; j < resultType.getDimSize(1); ++j)
+        values.push_back(j - i == k ? one : zero);
+    rewriter.replaceOpWithNewOp<edge::ConstantOp>(
+        op, DenseElementsAttr::get(resultType, values));
+    return success();
+  }
+};
+
+/// hl.expand with a static result -> broadcast by adding a zero splat of
+/// the result's shape (logical_or with false for i1).
+struct ExpandLowering : public OpConversionPattern<hl::ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getInput()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Type element = resultType.getElementType();
+    if (!element.isIntOrFloat() || element.isF16() || element.isBF16())
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    Location loc = op.getLoc();
+    Value input =
+        alignRank(rewriter, loc, adaptor.getInput(), resultType.getRank());
+    if (cast<RankedTensorType>(input.getType()) == resultType) {
+      rewriter.replaceOp(op, input);
+      return success();
+    }
+    Value zero = rewriter.create<edge::ConstantOp>(
+        loc, DenseElementsAttr::get(resultType, rewriter.getZeroAttr(element)));
+    if (element.isInteger(1))
+      rewriter.replaceOpWithNewOp<edge::LogicalOrOp>(op, resultType, input,
+                                                     zero);
+    else
+      rewriter.replaceOpWithNewOp<edge::AddOp>(op, resultType, input, zero);
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
                                                   RewritePatternSet &patterns) {
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
-               GatherElementsLowering>(converter, patterns.getContext());
+               GatherElementsLowering, GatherLowering, EyeLikeLowering,
+               ExpandLowering>(converter, patterns.getContext());
 }

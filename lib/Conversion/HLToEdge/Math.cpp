@@ -10,6 +10,8 @@
 //   hard_sigmoid  = clip(alpha * x + beta, 0, 1); hard_swish = x * that
 //   softplus      = log(exp(x) + 1); softsign = x / (1 + |x|)
 //   reciprocal    = 1 / x
+//   shrink        = x < -l ? x + bias : (x > l ? x - bias : 0) (selects)
+//   prelu         = select(x < 0, x * slope, x)
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -189,6 +191,14 @@ public:
   Value min(Value a, Value b) {
     return builder.create<edge::MinimumOp>(loc, type, a, b);
   }
+  /// a < b as i1.
+  Value less(Value a, Value b) {
+    return builder.create<edge::LessOp>(
+        loc, RankedTensorType::get(type.getShape(), builder.getI1Type()), a, b);
+  }
+  Value select(Value c, Value a, Value b) {
+    return builder.create<edge::SelectOp>(loc, type, c, a, b);
+  }
   Value exp(Value a) { return builder.create<edge::ExpOp>(loc, a); }
   Value log(Value a) { return builder.create<edge::LogOp>(loc, a); }
   Value abs(Value a) { return builder.create<edge::AbsOp>(loc, a); }
@@ -267,7 +277,38 @@ STRATA_ACTIVATION(SoftsignLowering, hl::SoftsignOp,
 STRATA_ACTIVATION(ReciprocalLowering, hl::ReciprocalOp,
                   { return a.div(a.scalar(1.0), x); })
 
+STRATA_ACTIVATION(ShrinkLowering, hl::ShrinkOp, {
+  double lambd = op.getLambd().convertToFloat();
+  double bias = op.getBias().convertToFloat();
+  Value inner = a.select(a.less(a.scalar(lambd), x),
+                         a.sub(x, a.scalar(bias)), a.scalar(0.0));
+  return a.select(a.less(x, a.scalar(-lambd)), a.add(x, a.scalar(bias)),
+                  inner);
+})
+
 #undef STRATA_ACTIVATION
+
+/// hl.prelu -> select(x < 0, x * slope, x), the slope broadcast to x.
+struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::PReluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || type != resultType || !type.getElementType().isF32() ||
+        !getStaticType(adaptor.getSlope()))
+      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    Arith a(rewriter, op.getLoc(), type);
+    Value x = adaptor.getInput();
+    Value slope = alignRank(rewriter, op.getLoc(), adaptor.getSlope(),
+                            type.getRank());
+    rewriter.replaceOp(op, a.select(a.less(x, a.scalar(0.0)), a.mul(x, slope),
+                                    x));
+    return success();
+  }
+};
 
 } // namespace
 
@@ -295,6 +336,7 @@ void strata::hl_to_edge::populateMathPatterns(TypeConverter &converter,
                PowLowering,
                LeakyReluLowering, EluLowering, SeluLowering, CeluLowering,
                HardSigmoidLowering, HardSwishLowering, SoftplusLowering,
-               SoftsignLowering, ReciprocalLowering>(converter,
+               SoftsignLowering, ReciprocalLowering, ShrinkLowering,
+               PReluLowering>(converter,
                                                      patterns.getContext());
 }

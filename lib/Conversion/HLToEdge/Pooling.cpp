@@ -61,12 +61,14 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
 };
 
 /// hl.global_average_pool -> edge.reduce_mean over the spatial axes.
-struct GlobalAveragePoolLowering
-    : public OpConversionPattern<hl::GlobalAveragePoolOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// Global pooling is a reduction over the spatial axes with kept dims.
+template <typename HLOp, typename EdgeOp>
+struct GlobalPoolLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
 
   LogicalResult
-  matchAndRewrite(hl::GlobalAveragePoolOp op, OpAdaptor adaptor,
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
@@ -75,8 +77,10 @@ struct GlobalAveragePoolLowering
     SmallVector<int64_t> axes;
     for (int64_t axis = 2; axis < inputType.getRank(); ++axis)
       axes.push_back(axis);
-    rewriter.replaceOpWithNewOp<edge::ReduceMeanOp>(
-        op, resultType, adaptor.getInput(), axes, /*keep_dims=*/true);
+    if (axes.empty())
+      return rewriter.notifyMatchFailure(op, "no spatial axes");
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, adaptor.getInput(),
+                                        axes, /*keep_dims=*/true);
     return success();
   }
 };
@@ -85,6 +89,8 @@ struct GlobalAveragePoolLowering
 
 void strata::hl_to_edge::populatePoolingPatterns(TypeConverter &converter,
                                                  RewritePatternSet &patterns) {
-  patterns.add<MaxPoolLowering, AveragePoolLowering, GlobalAveragePoolLowering>(
+  patterns.add<MaxPoolLowering, AveragePoolLowering,
+               GlobalPoolLowering<hl::GlobalAveragePoolOp, edge::ReduceMeanOp>,
+               GlobalPoolLowering<hl::GlobalMaxPoolOp, edge::ReduceMaxOp>>(
       converter, patterns.getContext());
 }

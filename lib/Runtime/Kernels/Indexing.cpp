@@ -1,4 +1,4 @@
-//===- Indexing.cpp - gather_elements -------------------------------------===//
+//===- Indexing.cpp - gather and gather_elements --------------------------===//
 //
 // Index-driven data movement over any element type: elements are copied by
 // size, never interpreted. Indices are i32 or i64; negative ones count from
@@ -63,6 +63,53 @@ Error gatherElementsKernel(KernelContext &ctx) {
       index[d] = 0;
     }
   }
+  return Error::success();
+}
+
+Error gatherKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
+  const TensorView &in = ctx.ins[0], &indices = ctx.ins[1], &out = ctx.outs[0];
+  if (in.dtype != out.dtype ||
+      (indices.dtype != DType::I64 && indices.dtype != DType::I32))
+    return ctx.fail("takes data of the result's type and i32/i64 indices, "
+                    "got " + in.typeString() + ", " + indices.typeString() +
+                    " -> " + out.typeString());
+  STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
+  int64_t axis = normalizeAxis(axisParam, in.rank());
+  if (axis < 0)
+    return ctx.fail("axis " + std::to_string(axisParam) +
+                    " is out of range for " + in.typeString());
+  std::vector<int64_t> expected(in.shape.begin(), in.shape.begin() + axis);
+  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
+  expected.insert(expected.end(), in.shape.begin() + axis + 1, in.shape.end());
+  if (out.shape != expected)
+    return ctx.fail("result " + out.typeString() + " does not match gathering " +
+                    indices.typeString() + " from " + in.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  int64_t outer = 1, inner = 1, extent = in.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= in.shape[d];
+  for (size_t d = axis + 1; d < in.rank(); ++d)
+    inner *= in.shape[d];
+  size_t block = static_cast<size_t>(inner) * dtypeSize(in.dtype);
+  int64_t count = indices.numel();
+  const char *x = in.as<const char>();
+  char *y = out.as<char>();
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t at = readIndex(indices, k);
+    if (at < -extent || at >= extent)
+      return ctx.fail("index " + std::to_string(at) + " is outside axis " +
+                      std::to_string(axis) + " of " + in.typeString());
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t at = readIndex(indices, k);
+      if (at < 0)
+        at += extent;
+      std::memcpy(y + (o * count + k) * block, x + (o * extent + at) * block,
+                  block);
+    }
   return Error::success();
 }
 

@@ -107,6 +107,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"select", selectKernel},
       {"mod", modKernel},
       {"gather_elements", gatherElementsKernel},
+      {"gather", gatherKernel},
   };
   for (const auto &[name, fn] : table)
     STRATA_RETURN_IF_ERROR(registry.add(name, fn));
