@@ -5,6 +5,7 @@
 //   gather(_elements) -> edge.gather(_elements)
 //   eye_like          -> constant
 //   expand            -> add of a zero splat of the result shape
+//   one_hot           -> select(indices == iota, on, off)
 //   constant_of_shape -> edge.constant splat of the result type
 //   trilu(x, k)       -> select(mask, x, 0) with an i1 mask over the last
 //                        two dimensions (kept where j - i >= k for the
@@ -251,11 +252,79 @@ struct ExpandLowering : public OpConversionPattern<hl::ExpandOp> {
   }
 };
 
+/// hl.one_hot with a static result -> select(hit, on, off), where `hit`
+/// compares the indices (with a unit axis inserted) against constants
+/// 0..depth-1 and, for negative indices, -depth..-1. The depth is the
+/// result's extent along the axis.
+struct OneHotLowering : public OpConversionPattern<hl::OneHotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::OneHotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType indicesType = getStaticType(adaptor.getIndices());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    RankedTensorType valuesType = getStaticType(adaptor.getValues());
+    if (!indicesType || !resultType || !valuesType ||
+        valuesType.getNumElements() != 2 ||
+        resultType.getRank() != indicesType.getRank() + 1)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    int64_t rank = resultType.getRank();
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Type indexElement = indicesType.getElementType();
+    if (!(indexElement.isF32() || indexElement.isF64() ||
+          indexElement.isInteger(32) || indexElement.isInteger(64)))
+      return rewriter.notifyMatchFailure(op, "unsupported index type");
+    int64_t depth = resultType.getDimSize(*axis);
+    Location loc = op.getLoc();
+    // Constants k + offset for k in [0, depth) along the axis.
+    SmallVector<int64_t> iotaShape(rank, 1);
+    iotaShape[*axis] = depth;
+    auto iotaType = RankedTensorType::get(iotaShape, indexElement);
+    auto iota = [&](int64_t offset) -> Value {
+      SmallVector<Attribute> values;
+      for (int64_t k = 0; k < depth; ++k) {
+        if (auto floatType = dyn_cast<FloatType>(indexElement))
+          values.push_back(rewriter.getFloatAttr(floatType, k + offset));
+        else
+          values.push_back(rewriter.getIntegerAttr(indexElement, k + offset));
+      }
+      return rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(iotaType, values));
+    };
+    SmallVector<int64_t> expandedShape(indicesType.getShape());
+    expandedShape.insert(expandedShape.begin() + *axis, 1);
+    Value indices = reshapeTo(rewriter, loc, adaptor.getIndices(),
+                              expandedShape);
+    auto hitType = RankedTensorType::get(resultType.getShape(),
+                                         rewriter.getI1Type());
+    Value hit = rewriter.create<edge::LogicalOrOp>(
+        loc, hitType,
+        rewriter.create<edge::EqualOp>(loc, hitType, indices, iota(0)),
+        rewriter.create<edge::EqualOp>(loc, hitType, indices, iota(-depth)));
+    // values = [off, on], each reshaped to [1, ..., 1].
+    Value values = reshapeTo(rewriter, loc, adaptor.getValues(), {2});
+    auto pick = [&](int64_t index) {
+      Value one = rewriter.create<edge::SliceOp>(
+          loc, RankedTensorType::get({1}, valuesType.getElementType()), values,
+          ArrayRef<int64_t>{index}, ArrayRef<int64_t>{1});
+      return reshapeTo(rewriter, loc, one, SmallVector<int64_t>(rank, 1));
+    };
+    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, resultType, hit, pick(1),
+                                                pick(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
                                                   RewritePatternSet &patterns) {
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
                GatherElementsLowering, GatherLowering, EyeLikeLowering,
-               ExpandLowering>(converter, patterns.getContext());
+               ExpandLowering, OneHotLowering>(converter,
+                                               patterns.getContext());
 }
