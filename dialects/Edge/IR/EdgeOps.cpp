@@ -100,6 +100,45 @@ LogicalResult Conv2DOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ConvTranspose2DOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvTranspose2DOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput()), weight = shapeOf(getWeight());
+  if (input.size() != 4 || weight.size() != 4)
+    return emitOpError("input and weight must have rank 4 (NCHW, IOHW)");
+  int64_t group = static_cast<int64_t>(getGroup());
+  if (group < 1 || input[1] % group != 0 || input[1] != weight[0])
+    return emitOpError("input channels ")
+           << input[1] << " must equal the weight's " << weight[0]
+           << " and divide by group " << group;
+  ArrayRef<int64_t> strides = getStrides(), dilations = getDilations();
+  ArrayRef<int64_t> pads = getPads(), outputPadding = getOutputPadding();
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
+      outputPadding.size() != 2)
+    return emitOpError("needs 2 strides, dilations and output paddings and "
+                       "4 pads");
+  for (int64_t i = 0; i < 2; ++i)
+    if (strides[i] < 1 || dilations[i] < 1 || outputPadding[i] < 0 ||
+        pads[i] < 0 || pads[2 + i] < 0)
+      return emitOpError("strides and dilations must be positive, paddings "
+                         "non-negative");
+  int64_t channels = weight[1] * group;
+  if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(channels))
+    return emitOpError("bias must have shape [") << channels << "]";
+  SmallVector<int64_t> expected = {input[0], channels};
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t extent = (input[2 + i] - 1) * strides[i] +
+                     (weight[2 + i] - 1) * dilations[i] + 1 - pads[i] -
+                     pads[2 + i] + outputPadding[i];
+    if (extent < 0)
+      return emitOpError("pads exceed spatial dimension ") << i;
+    expected.push_back(extent);
+  }
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
 // MatMulOp
 //===----------------------------------------------------------------------===//
 

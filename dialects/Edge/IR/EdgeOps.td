@@ -616,4 +616,35 @@ def Edge_GatherOp : Edge_Op<"gather",
   let hasVerifier = 1;
 }
 
+def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
+    [Pure, Edge_KernelOpInterface]> {
+  let summary = "2-d transposed convolution, NCHW input, IOHW weight";
+  let description = [{
+    Input `[N, C, H, W]`, weight `[C, M/group, KH, KW]`, optional bias `[M]`.
+    Each output extent is `(in - 1) * stride + (k - 1) * dilation + 1 -
+    pad_begin - pad_end + output_padding`; `pads` is
+    `[top, left, bottom, right]` (cropped from the full output) and
+    `output_padding` `[bottom, right]` (zeros added at the end).
+
+    ```mlir
+    %y = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>,
+                                       group = 1 : i64,
+                                       output_padding = array<i64: 0, 0>,
+                                       pads = array<i64: 0, 0, 0, 0>,
+                                       strides = array<i64: 2, 2>}
+        : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input, Edge_FloatTensor:$weight,
+                       Optional<Edge_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$output_padding,
+                       I64Attr:$group);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

@@ -108,6 +108,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"mod", modKernel},
       {"gather_elements", gatherElementsKernel},
       {"gather", gatherKernel},
+      {"conv_transpose2d", convTranspose2dKernel},
   };
   for (const auto &[name, fn] : table)
     STRATA_RETURN_IF_ERROR(registry.add(name, fn));
