@@ -41,8 +41,8 @@ struct ConstantOfShapeLowering
       return rewriter.notifyMatchFailure(op, "value must be one element of "
                                              "the result's type");
     rewriter.replaceOpWithNewOp<edge::ConstantOp>(
-        op, DenseElementsAttr::get(resultType,
-                                   value.getValues<Attribute>()[0]));
+        op,
+        DenseElementsAttr::get(resultType, value.getValues<Attribute>()[0]));
     return success();
   }
 };
@@ -297,10 +297,10 @@ struct OneHotLowering : public OpConversionPattern<hl::OneHotOp> {
     };
     SmallVector<int64_t> expandedShape(indicesType.getShape());
     expandedShape.insert(expandedShape.begin() + *axis, 1);
-    Value indices = reshapeTo(rewriter, loc, adaptor.getIndices(),
-                              expandedShape);
-    auto hitType = RankedTensorType::get(resultType.getShape(),
-                                         rewriter.getI1Type());
+    Value indices =
+        reshapeTo(rewriter, loc, adaptor.getIndices(), expandedShape);
+    auto hitType =
+        RankedTensorType::get(resultType.getShape(), rewriter.getI1Type());
     Value hit = rewriter.create<edge::LogicalOrOp>(
         loc, hitType,
         rewriter.create<edge::EqualOp>(loc, hitType, indices, iota(0)),

@@ -150,8 +150,8 @@ struct ThresholdedReluLowering
   matchAndRewrite(hl::ThresholdedReluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || !(type.getElementType().isF32() ||
-                   type.getElementType().isF64()))
+    if (!type ||
+        !(type.getElementType().isF32() || type.getElementType().isF64()))
       return rewriter.notifyMatchFailure(op, "needs a static f32/f64 input");
     Location loc = op.getLoc();
     Type element = type.getElementType();

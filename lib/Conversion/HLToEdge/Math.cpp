@@ -46,8 +46,8 @@ struct MathLowering : public OpConversionPattern<HLOp> {
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || !(type.getElementType().isF32() ||
-                   type.getElementType().isF64()))
+    if (!type ||
+        !(type.getElementType().isF32() || type.getElementType().isF64()))
       return rewriter.notifyMatchFailure(op, "needs a static f32/f64 input");
     rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getInput());
     return success();
@@ -181,10 +181,18 @@ public:
     return splatConstant(builder, loc, type.getElementType(), type.getRank(),
                          value);
   }
-  Value add(Value a, Value b) { return builder.create<edge::AddOp>(loc, type, a, b); }
-  Value sub(Value a, Value b) { return builder.create<edge::SubOp>(loc, type, a, b); }
-  Value mul(Value a, Value b) { return builder.create<edge::MulOp>(loc, type, a, b); }
-  Value div(Value a, Value b) { return builder.create<edge::DivOp>(loc, type, a, b); }
+  Value add(Value a, Value b) {
+    return builder.create<edge::AddOp>(loc, type, a, b);
+  }
+  Value sub(Value a, Value b) {
+    return builder.create<edge::SubOp>(loc, type, a, b);
+  }
+  Value mul(Value a, Value b) {
+    return builder.create<edge::MulOp>(loc, type, a, b);
+  }
+  Value div(Value a, Value b) {
+    return builder.create<edge::DivOp>(loc, type, a, b);
+  }
   Value max(Value a, Value b) {
     return builder.create<edge::MaximumOp>(loc, type, a, b);
   }
@@ -230,15 +238,15 @@ LogicalResult decompose(HLOp op, Value input,
   return success();
 }
 
-#define STRATA_ACTIVATION(NAME, HLOP, BODY)                                   \
-  struct NAME : public OpConversionPattern<HLOP> {                            \
-    using OpConversionPattern::OpConversionPattern;                           \
-    LogicalResult                                                             \
-    matchAndRewrite(HLOP op, OpAdaptor adaptor,                               \
-                    ConversionPatternRewriter &rewriter) const override {     \
-      return decompose(op, adaptor.getInput(), rewriter,                      \
-                       [&](Arith &a, Value x) -> Value { BODY });             \
-    }                                                                         \
+#define STRATA_ACTIVATION(NAME, HLOP, BODY)                                    \
+  struct NAME : public OpConversionPattern<HLOP> {                             \
+    using OpConversionPattern::OpConversionPattern;                            \
+    LogicalResult                                                              \
+    matchAndRewrite(HLOP op, OpAdaptor adaptor,                                \
+                    ConversionPatternRewriter &rewriter) const override {      \
+      return decompose(op, adaptor.getInput(), rewriter,                       \
+                       [&](Arith &a, Value x) -> Value { BODY });              \
+    }                                                                          \
   };
 
 STRATA_ACTIVATION(LeakyReluLowering, hl::LeakyReluOp, {
@@ -280,10 +288,9 @@ STRATA_ACTIVATION(ReciprocalLowering, hl::ReciprocalOp,
 STRATA_ACTIVATION(ShrinkLowering, hl::ShrinkOp, {
   double lambd = op.getLambd().convertToFloat();
   double bias = op.getBias().convertToFloat();
-  Value inner = a.select(a.less(a.scalar(lambd), x),
-                         a.sub(x, a.scalar(bias)), a.scalar(0.0));
-  return a.select(a.less(x, a.scalar(-lambd)), a.add(x, a.scalar(bias)),
-                  inner);
+  Value inner = a.select(a.less(a.scalar(lambd), x), a.sub(x, a.scalar(bias)),
+                         a.scalar(0.0));
+  return a.select(a.less(x, a.scalar(-lambd)), a.add(x, a.scalar(bias)), inner);
 })
 
 #undef STRATA_ACTIVATION
@@ -302,10 +309,10 @@ struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
       return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
     Arith a(rewriter, op.getLoc(), type);
     Value x = adaptor.getInput();
-    Value slope = alignRank(rewriter, op.getLoc(), adaptor.getSlope(),
-                            type.getRank());
-    rewriter.replaceOp(op, a.select(a.less(x, a.scalar(0.0)), a.mul(x, slope),
-                                    x));
+    Value slope =
+        alignRank(rewriter, op.getLoc(), adaptor.getSlope(), type.getRank());
+    rewriter.replaceOp(op,
+                       a.select(a.less(x, a.scalar(0.0)), a.mul(x, slope), x));
     return success();
   }
 };
@@ -332,11 +339,10 @@ void strata::hl_to_edge::populateMathPatterns(TypeConverter &converter,
                MathLowering<hl::ErfOp, edge::ErfOp>,
                MathLowering<hl::SignOp, edge::SignOp>,
                MinMaxLowering<hl::MaxOp, edge::MaximumOp>,
-               MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering, ModLowering,
-               PowLowering,
-               LeakyReluLowering, EluLowering, SeluLowering, CeluLowering,
-               HardSigmoidLowering, HardSwishLowering, SoftplusLowering,
-               SoftsignLowering, ReciprocalLowering, ShrinkLowering,
-               PReluLowering>(converter,
-                                                     patterns.getContext());
+               MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering,
+               ModLowering, PowLowering, LeakyReluLowering, EluLowering,
+               SeluLowering, CeluLowering, HardSigmoidLowering,
+               HardSwishLowering, SoftplusLowering, SoftsignLowering,
+               ReciprocalLowering, ShrinkLowering, PReluLowering>(
+      converter, patterns.getContext());
 }

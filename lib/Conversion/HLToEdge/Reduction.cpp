@@ -24,7 +24,18 @@ using namespace strata::hl_to_edge;
 namespace {
 
 /// How an hl reduction lowers.
-enum class Kind { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
+enum class Kind {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  L1,
+  L2,
+  SumSquare,
+  LogSum,
+  LogSumExp
+};
 
 /// The reduced type of `type` over sorted `axes`.
 RankedTensorType reducedType(RankedTensorType type, ArrayRef<int64_t> axes,
@@ -79,10 +90,11 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     Type element = type.getElementType();
     // log_sum_exp's decomposition has f64 kernels throughout.
-    bool isFloat32 = element.isF32() || (K == Kind::LogSumExp && element.isF64());
-    if (!isFloat32 && !(isDirect && (element.isF64() || element.isInteger(8) ||
-                                     element.isInteger(32) ||
-                                     element.isInteger(64))))
+    bool isFloat32 =
+        element.isF32() || (K == Kind::LogSumExp && element.isF64());
+    if (!isFloat32 &&
+        !(isDirect && (element.isF64() || element.isInteger(8) ||
+                       element.isInteger(32) || element.isInteger(64))))
       return rewriter.notifyMatchFailure(op, "element type not supported");
     SmallVector<int64_t> axes;
     if (Value axesOperand = adaptor.getAxes()) {

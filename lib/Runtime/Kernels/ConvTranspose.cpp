@@ -31,10 +31,10 @@ Error convTranspose2dKernel(KernelContext &ctx) {
   int64_t perGroupOut = weight.shape[1], m = perGroupOut * group;
   auto [sh, sw] = strides;
   auto [dh, dw] = dilations;
-  int64_t oh = (h - 1) * sh + (kh - 1) * dh + 1 - pads[0] - pads[2] +
-               outputPadding[0];
-  int64_t ow = (w - 1) * sw + (kw - 1) * dw + 1 - pads[1] - pads[3] +
-               outputPadding[1];
+  int64_t oh =
+      (h - 1) * sh + (kh - 1) * dh + 1 - pads[0] - pads[2] + outputPadding[0];
+  int64_t ow =
+      (w - 1) * sw + (kw - 1) * dw + 1 - pads[1] - pads[3] + outputPadding[1];
   if (out.shape != std::vector<int64_t>{n, m, oh, ow})
     return ctx.fail("result " + out.typeString() + " does not match input " +
                     in.typeString() + " and weight " + weight.typeString());

@@ -1,4 +1,5 @@
-//===- Dispatch.h - element type dispatch for dtype-generic kernels -*- C++ -*-===//
+//===- Dispatch.h - element type dispatch for dtype-generic kernels -*- C++
+//-*-===//
 //
 // Kernels written as templates over the element type call `dispatchNumeric`
 // (or `dispatchFloat`) with a generic lambda; the lambda receives a value of
@@ -125,7 +126,8 @@ template <typename Fn> bool dispatchFloat(DType dtype, Fn &&fn) {
 }
 
 /// Row-major strides of `shape` with 0 where the extent is 1 (broadcast).
-inline std::vector<int64_t> broadcastStridesOf(const std::vector<int64_t> &shape) {
+inline std::vector<int64_t>
+broadcastStridesOf(const std::vector<int64_t> &shape) {
   std::vector<int64_t> strides(shape.size(), 0);
   int64_t stride = 1;
   for (size_t i = shape.size(); i-- > 0;) {

@@ -21,7 +21,8 @@ enum class ReduceKind { Sum, Max, Min, Prod };
 /// Float types accumulate sums and products in double; others in their own
 /// type (integer overflow wraps as ONNX Runtime's does).
 template <typename T>
-using AccumulatorOf = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+using AccumulatorOf =
+    std::conditional_t<std::is_floating_point_v<T>, double, T>;
 
 template <ReduceKind Kind, typename T> AccumulatorOf<T> identity() {
   using Acc = AccumulatorOf<T>;
@@ -65,8 +66,8 @@ Error checkReduce(KernelContext &ctx, std::vector<bool> &reduced) {
   for (int64_t axis : axes) {
     int64_t a = normalizeAxis(axis, rank);
     if (a < 0)
-      return ctx.fail("axis " + std::to_string(axis) +
-                      " is out of range for " + in.typeString());
+      return ctx.fail("axis " + std::to_string(axis) + " is out of range for " +
+                      in.typeString());
     reduced[a] = true;
   }
   std::vector<int64_t> expected;
@@ -77,8 +78,8 @@ Error checkReduce(KernelContext &ctx, std::vector<bool> &reduced) {
       expected.push_back(1);
   }
   if (out.shape != expected)
-    return ctx.fail("result " + out.typeString() +
-                    " does not match reducing " + in.typeString());
+    return ctx.fail("result " + out.typeString() + " does not match reducing " +
+                    in.typeString());
   return Error::success();
 }
 
@@ -142,8 +143,8 @@ template <bool Greater> Error argReduce(KernelContext &ctx) {
       expected.push_back(1);
   }
   if (out.shape != expected)
-    return ctx.fail("result " + out.typeString() +
-                    " does not match reducing " + in.typeString());
+    return ctx.fail("result " + out.typeString() + " does not match reducing " +
+                    in.typeString());
   if (ctx.validateOnly)
     return Error::success();
   int64_t outer = 1, inner = 1, dim = in.shape[axis];

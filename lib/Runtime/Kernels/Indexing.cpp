@@ -27,14 +27,16 @@ Error gatherElementsKernel(KernelContext &ctx) {
   if (in.dtype != out.dtype ||
       (indices.dtype != DType::I64 && indices.dtype != DType::I32))
     return ctx.fail("takes data of the result's type and i32/i64 indices, "
-                    "got " + in.typeString() + ", " + indices.typeString() +
-                    " -> " + out.typeString());
+                    "got " +
+                    in.typeString() + ", " + indices.typeString() + " -> " +
+                    out.typeString());
   STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
   int64_t axis = normalizeAxis(axisParam, in.rank());
   if (axis < 0 || indices.rank() != in.rank())
     return ctx.fail("axis " + std::to_string(axisParam) + " or indices " +
                     indices.typeString() + " do not fit " + in.typeString());
-  STRATA_RETURN_IF_ERROR(checkSameShape(ctx, indices, out, "indices and result"));
+  STRATA_RETURN_IF_ERROR(
+      checkSameShape(ctx, indices, out, "indices and result"));
   if (ctx.validateOnly)
     return Error::success();
   size_t rank = in.rank(), size = dtypeSize(in.dtype);
@@ -55,7 +57,8 @@ Error gatherElementsKernel(KernelContext &ctx) {
                       in.typeString());
     int64_t source = 0;
     for (size_t d = 0; d < rank; ++d)
-      source += (static_cast<int64_t>(d) == axis ? at : index[d]) * inStrides[d];
+      source +=
+          (static_cast<int64_t>(d) == axis ? at : index[d]) * inStrides[d];
     std::memcpy(y + i * size, x + source * size, size);
     for (size_t d = rank; d-- > 0;) {
       if (++index[d] < out.shape[d])
@@ -72,8 +75,9 @@ Error gatherKernel(KernelContext &ctx) {
   if (in.dtype != out.dtype ||
       (indices.dtype != DType::I64 && indices.dtype != DType::I32))
     return ctx.fail("takes data of the result's type and i32/i64 indices, "
-                    "got " + in.typeString() + ", " + indices.typeString() +
-                    " -> " + out.typeString());
+                    "got " +
+                    in.typeString() + ", " + indices.typeString() + " -> " +
+                    out.typeString());
   STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
   int64_t axis = normalizeAxis(axisParam, in.rank());
   if (axis < 0)
@@ -83,8 +87,9 @@ Error gatherKernel(KernelContext &ctx) {
   expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
   expected.insert(expected.end(), in.shape.begin() + axis + 1, in.shape.end());
   if (out.shape != expected)
-    return ctx.fail("result " + out.typeString() + " does not match gathering " +
-                    indices.typeString() + " from " + in.typeString());
+    return ctx.fail("result " + out.typeString() +
+                    " does not match gathering " + indices.typeString() +
+                    " from " + in.typeString());
   if (ctx.validateOnly)
     return Error::success();
   int64_t outer = 1, inner = 1, extent = in.shape[axis];

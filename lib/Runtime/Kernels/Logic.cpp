@@ -29,7 +29,8 @@ template <typename F> Error compare(KernelContext &ctx, F f) {
   if (a.dtype != b.dtype || out.dtype != DType::Bool ||
       !dispatchComparable(a.dtype, [](auto) {}))
     return ctx.fail("compares two operands of one numeric type into bool, "
-                    "got " + a.typeString() + ", " + b.typeString() + " -> " +
+                    "got " +
+                    a.typeString() + ", " + b.typeString() + " -> " +
                     out.typeString());
   if (!broadcastsTo(ctx.ins, out))
     return ctx.fail("operands do not broadcast to " + out.typeString());
@@ -108,8 +109,9 @@ Error selectKernel(KernelContext &ctx) {
   const TensorView &out = ctx.outs[0];
   if (c.dtype != DType::Bool || a.dtype != out.dtype || b.dtype != out.dtype)
     return ctx.fail("takes a bool condition and two operands of the result's "
-                    "type, got " + c.typeString() + ", " + a.typeString() +
-                    ", " + b.typeString() + " -> " + out.typeString());
+                    "type, got " +
+                    c.typeString() + ", " + a.typeString() + ", " +
+                    b.typeString() + " -> " + out.typeString());
   if (!broadcastsTo(ctx.ins, out))
     return ctx.fail("operands do not broadcast to " + out.typeString());
   if (ctx.validateOnly)
@@ -120,8 +122,8 @@ Error selectKernel(KernelContext &ctx) {
   const char *pa = a.as<const char>(), *pb = b.as<const char>();
   char *y = out.as<char>();
   forEachBroadcast(ctx.ins, out, [&](int64_t i, const int64_t *offsets) {
-    const char *from = pc[offsets[0]] ? pa + offsets[1] * size
-                                      : pb + offsets[2] * size;
+    const char *from =
+        pc[offsets[0]] ? pa + offsets[1] * size : pb + offsets[2] * size;
     std::memcpy(y + i * size, from, size);
   });
   return Error::success();

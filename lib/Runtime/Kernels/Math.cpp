@@ -60,9 +60,8 @@ template <typename F> Error numericBinary(KernelContext &ctx, F f) {
   for (size_t i = 0; i < rank; ++i)
     if ((a.shape[i] != out.shape[i] && a.shape[i] != 1) ||
         (b.shape[i] != out.shape[i] && b.shape[i] != 1))
-      return ctx.fail("operands " + a.typeString() + " and " +
-                      b.typeString() + " do not broadcast to " +
-                      out.typeString());
+      return ctx.fail("operands " + a.typeString() + " and " + b.typeString() +
+                      " do not broadcast to " + out.typeString());
   if (ctx.validateOnly)
     return Error::success();
   int64_t total = out.numel();
@@ -230,17 +229,14 @@ Error modKernel(KernelContext &ctx) {
 Error genericArithmeticKernel(KernelContext &ctx, int op) {
   switch (op) {
   case 0:
-    return numericBinary(ctx, [](auto a, auto b) {
-      return static_cast<decltype(a)>(a + b);
-    });
+    return numericBinary(
+        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a + b); });
   case 1:
-    return numericBinary(ctx, [](auto a, auto b) {
-      return static_cast<decltype(a)>(a - b);
-    });
+    return numericBinary(
+        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a - b); });
   case 2:
-    return numericBinary(ctx, [](auto a, auto b) {
-      return static_cast<decltype(a)>(a * b);
-    });
+    return numericBinary(
+        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a * b); });
   case 3:
     return numericBinary(ctx, [](auto a, auto b) {
       using T = decltype(a);
@@ -252,8 +248,8 @@ Error genericArithmeticKernel(KernelContext &ctx, int op) {
   default:
     return numericBinary(ctx, [](auto a, auto b) {
       using T = decltype(a);
-      return static_cast<T>(std::pow(static_cast<double>(a),
-                                     static_cast<double>(b)));
+      return static_cast<T>(
+          std::pow(static_cast<double>(a), static_cast<double>(b)));
     });
   }
 }

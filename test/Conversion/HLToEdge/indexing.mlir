@@ -56,3 +56,41 @@ func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) -> tensor<2
   %0 = hl.gather_elements %x, %i {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+// Tests that gather becomes edge.gather with a non-negative axis.
+// CHECK-LABEL: func @gather
+func.func @gather(%x: tensor<5x4xf32>, %i: tensor<3xi64>) -> tensor<5x3xf32> {
+  // CHECK: edge.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<5x3xf32>
+  // CHECK-NOT: hl.gather
+  %0 = hl.gather %x, %i {axis = -1 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+// Tests that eye_like becomes a constant with the shifted diagonal.
+// CHECK-LABEL: func @eye_like
+func.func @eye_like(%x: tensor<2x3xf32>) -> tensor<2x3xi32> {
+  // CHECK: edge.constant dense<{{\[\[}}0, 1, 0], [0, 0, 1]]> : tensor<2x3xi32>
+  %0 = hl.eye_like %x {k = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+// Tests that one_hot selects between the sliced on/off values.
+// CHECK-LABEL: func @one_hot
+func.func @one_hot(%i: tensor<2xi64>, %d: tensor<i64>, %v: tensor<2xf32>) -> tensor<2x3xf32> {
+  // CHECK-DAG: %[[I:.*]] = edge.reshape %{{.*}} : (tensor<2xi64>) -> tensor<2x1xi64>
+  // CHECK-DAG: %[[POS:.*]] = edge.constant dense<{{\[\[}}0, 1, 2]]> : tensor<1x3xi64>
+  // CHECK-DAG: %[[NEG:.*]] = edge.constant dense<{{\[\[}}-3, -2, -1]]> : tensor<1x3xi64>
+  // CHECK-DAG: edge.equal %[[I]], %[[POS]]
+  // CHECK-DAG: edge.equal %[[I]], %[[NEG]]
+  // CHECK: %[[HIT:.*]] = edge.logical_or
+  // CHECK: edge.select %[[HIT]]
+  // CHECK-NOT: hl.one_hot
+  %0 = hl.one_hot %i, %d, %v {axis = -1 : i64} : (tensor<2xi64>, tensor<i64>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

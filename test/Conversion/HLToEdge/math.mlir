@@ -80,3 +80,29 @@ func.func @clip_dynamic_bounds(%x: tensor<4xi32>, %lo: tensor<i32>, %hi: tensor<
   %0 = hl.clip %x, min %lo, max %hi : tensor<4xi32>, tensor<i32>, tensor<i32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+// Tests that an integer base with a float exponent computes in f64.
+// CHECK-LABEL: func @pow_int_float
+func.func @pow_int_float(%a: tensor<3xi64>, %b: tensor<3xf32>) -> tensor<3xi64> {
+  // CHECK-DAG: %[[A:.*]] = edge.cast %{{.*}} : (tensor<3xi64>) -> tensor<3xf64>
+  // CHECK-DAG: %[[B:.*]] = edge.cast %{{.*}} : (tensor<3xf32>) -> tensor<3xf64>
+  // CHECK: %[[P:.*]] = edge.pow %[[A]], %[[B]] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  // CHECK: edge.cast %[[P]] : (tensor<3xf64>) -> tensor<3xi64>
+  %0 = hl.pow %a, %b : (tensor<3xi64>, tensor<3xf32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
+// Tests that prelu selects x * slope where x is negative.
+// CHECK-LABEL: func @prelu
+func.func @prelu(%x: tensor<2x3xf32>, %s: tensor<3xf32>) -> tensor<2x3xf32> {
+  // CHECK-DAG: %[[NEG:.*]] = edge.less %[[X:.*]], %{{.*}} : (tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xi1>
+  // CHECK-DAG: %[[S:.*]] = edge.reshape %{{.*}} : (tensor<3xf32>) -> tensor<1x3xf32>
+  // CHECK-DAG: %[[M:.*]] = edge.mul %{{.*}}, %[[S]]
+  // CHECK: edge.select %[[NEG]], %[[M]], %{{.*}}
+  %0 = hl.prelu %x, %s : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -483,3 +483,84 @@ func.func @gather_elements_result(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
   %0 = edge.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+// Tests that gather's axis lies inside the input's rank.
+func.func @gather_axis(%x: tensor<5x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.gather %x, %i {axis = 2 : i64} : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that gather's result splices the indices' shape in at the axis.
+func.func @gather_result(%x: tensor<5x4xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{result shape [2x4] should be [2x3x4]}}
+  %0 = edge.gather %x, %i {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's operands are 4-d.
+func.func @conv_transpose_rank(%x: tensor<1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{input and weight must have rank 4 (NCHW, IOHW)}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's input channels match the weight's.
+func.func @conv_transpose_channels(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{input channels 2 must equal the weight's 1 and divide by group 1}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d has one stride, dilation and output padding per spatial dimension.
+func.func @conv_transpose_attrs(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{needs 2 strides, dilations and output paddings and 4 pads}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's strides are positive.
+func.func @conv_transpose_stride(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{strides and dilations must be positive, paddings non-negative}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 0, 1>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's bias has one entry per output channel.
+func.func @conv_transpose_bias(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{bias must have shape [2]}}
+  %0 = edge.conv_transpose2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>, tensor<3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's pads cannot crop more than the full output.
+func.func @conv_transpose_crop(%x: tensor<1x1x1x1xf32>, %w: tensor<1x2x1x1xf32>) {
+  // expected-error @+1 {{pads exceed spatial dimension 0}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x1x1xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's result shape is the implied one.
+func.func @conv_transpose_result(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{result shape [1x2x5x5] should be [1x2x7x7]}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}

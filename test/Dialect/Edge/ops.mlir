@@ -146,3 +146,13 @@ func.func @logic(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>, %i: tensor<2x2xi64>) 
   %8 = edge.gather_elements %a, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return %7, %8 : tensor<2x3xf32>, tensor<2x2xf32>
 }
+
+// Tests that gather and conv_transpose2d round-trip.
+// CHECK-LABEL: func @gather_and_conv_transpose
+func.func @gather_and_conv_transpose(%x: tensor<5x4xf32>, %i: tensor<2x3xi64>, %img: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) -> (tensor<2x3x4xf32>, tensor<1x2x7x7xf32>) {
+  // CHECK: edge.gather %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  %0 = edge.gather %x, %i {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  // CHECK: edge.conv_transpose2d %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  %1 = edge.conv_transpose2d %img, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  return %0, %1 : tensor<2x3x4xf32>, tensor<1x2x7x7xf32>
+}
