@@ -388,6 +388,28 @@ LogicalResult GatherOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ScatterElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterElementsOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  if (static_cast<int64_t>(indices.size()) != rank)
+    return emitOpError("indices have rank ")
+           << indices.size() << ", input has " << rank;
+  if (shapeOf(getUpdates()) != indices)
+    return emitOpError("updates and indices differ in shape");
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"},
+                          getReduction()))
+    return emitOpError("unknown reduction '") << getReduction() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

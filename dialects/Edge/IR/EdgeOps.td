@@ -647,4 +647,30 @@ def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
   let hasVerifier = 1;
 }
 
+def Edge_ScatterElementsOp : Edge_Op<"scatter_elements",
+    [Pure, AllTypesMatch<["input", "output"]>,
+     AllElementTypesMatch<["input", "updates"]>, Edge_KernelOpInterface]> {
+  let summary = "Scatter updates along one axis into a copy of the input";
+  let description = [{
+    The result is the input with, for every position `i...` of `indices`
+    (negative ones count from the end), the element at `i...` with the
+    `axis` coordinate replaced by `indices[i...]` set to (`none`) or
+    combined with (`add`, `mul`, `max`, `min`) `updates[i...]`, in row-major
+    order. Input, indices and updates share one rank; indices and updates
+    one shape.
+
+    ```mlir
+    %y = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"}
+        : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       Edge_Tensor:$updates, I64Attr:$axis,
+                       StrAttr:$reduction);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

@@ -6,6 +6,7 @@
 //   eye_like          -> constant
 //   expand            -> add of a zero splat of the result shape
 //   one_hot           -> select(indices == iota, on, off)
+//   scatter_elements  -> edge.scatter_elements
 //   constant_of_shape -> edge.constant splat of the result type
 //   trilu(x, k)       -> select(mask, x, 0) with an i1 mask over the last
 //                        two dimensions (kept where j - i >= k for the
@@ -319,12 +320,37 @@ struct OneHotLowering : public OpConversionPattern<hl::OneHotOp> {
   }
 };
 
+/// hl.scatter_elements (ONNX Scatter too) -> edge.scatter_elements.
+struct ScatterElementsLowering
+    : public OpConversionPattern<hl::ScatterElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ScatterElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getData());
+    if (!type || type != getStaticType(op.getOutput()) ||
+        !getStaticType(adaptor.getIndices()) ||
+        !getStaticType(adaptor.getUpdates()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    rewriter.replaceOpWithNewOp<edge::ScatterElementsOp>(
+        op, type, adaptor.getData(), adaptor.getIndices(),
+        adaptor.getUpdates(), *axis, op.getReduction());
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
                                                   RewritePatternSet &patterns) {
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
                GatherElementsLowering, GatherLowering, EyeLikeLowering,
-               ExpandLowering, OneHotLowering>(converter,
+               ExpandLowering, OneHotLowering,
+               ScatterElementsLowering>(converter,
                                                patterns.getContext());
 }

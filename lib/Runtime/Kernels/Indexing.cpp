@@ -1,10 +1,11 @@
-//===- Indexing.cpp - gather and gather_elements --------------------------===//
+//===- Indexing.cpp - gather, gather_elements and scatter_elements --------===//
 //
 // Index-driven data movement over any element type: elements are copied by
 // size, never interpreted. Indices are i32 or i64; negative ones count from
 // the end of the axis, and any index outside it fails the call.
 //
 //===----------------------------------------------------------------------===//
+#include "Dispatch.h"
 #include "KernelUtils.h"
 
 #include <cstring>
@@ -66,6 +67,94 @@ Error gatherElementsKernel(KernelContext &ctx) {
       index[d] = 0;
     }
   }
+  return Error::success();
+}
+
+Error scatterElementsKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
+  const TensorView &in = ctx.ins[0], &indices = ctx.ins[1];
+  const TensorView &updates = ctx.ins[2], &out = ctx.outs[0];
+  if (in.dtype != out.dtype || updates.dtype != out.dtype ||
+      (indices.dtype != DType::I64 && indices.dtype != DType::I32))
+    return ctx.fail("takes data and updates of the result's type and "
+                    "i32/i64 indices");
+  STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
+  const Param *reductionParam = ctx.params.find("reduction");
+  std::string reduction = reductionParam ? reductionParam->stringValue : "none";
+  int64_t axis = normalizeAxis(axisParam, in.rank());
+  if (axis < 0 || indices.rank() != in.rank())
+    return ctx.fail("axis " + std::to_string(axisParam) + " or indices " +
+                    indices.typeString() + " do not fit " + in.typeString());
+  STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
+  STRATA_RETURN_IF_ERROR(
+      checkSameShape(ctx, indices, updates, "indices and updates"));
+  int kind = reduction == "none"  ? 0
+             : reduction == "add" ? 1
+             : reduction == "mul" ? 2
+             : reduction == "max" ? 3
+             : reduction == "min" ? 4
+                                  : -1;
+  if (kind < 0 || (kind > 0 && !dispatchNumeric(in.dtype, [](auto) {})))
+    return ctx.fail("reduction '" + reduction + "' is not supported for " +
+                    in.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  size_t rank = in.rank(), size = dtypeSize(in.dtype);
+  std::memcpy(out.data, in.data, in.nbytes());
+  std::vector<int64_t> outStrides(rank, 1);
+  for (size_t d = rank; d-- > 1;)
+    outStrides[d - 1] = outStrides[d] * out.shape[d];
+  int64_t extent = in.shape[axis];
+  // Element offsets of every update first, so bad indices fail cleanly.
+  std::vector<int64_t> targets(updates.numel());
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0, n = updates.numel(); i < n; ++i) {
+    int64_t at = readIndex(indices, i);
+    if (at < -extent || at >= extent)
+      return ctx.fail("index " + std::to_string(at) + " is outside axis " +
+                      std::to_string(axis) + " of " + in.typeString());
+    if (at < 0)
+      at += extent;
+    int64_t target = 0;
+    for (size_t d = 0; d < rank; ++d)
+      target += (static_cast<int64_t>(d) == axis ? at : index[d]) *
+                outStrides[d];
+    targets[i] = target;
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < indices.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  if (kind == 0) {
+    const char *u = updates.as<const char>();
+    char *y = out.as<char>();
+    for (size_t i = 0; i < targets.size(); ++i)
+      std::memcpy(y + targets[i] * size, u + i * size, size);
+    return Error::success();
+  }
+  dispatchNumeric(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *u = updates.as<const T>();
+    T *y = out.as<T>();
+    for (size_t i = 0; i < targets.size(); ++i) {
+      T &slot = y[targets[i]];
+      switch (kind) {
+      case 1:
+        slot = static_cast<T>(slot + u[i]);
+        break;
+      case 2:
+        slot = static_cast<T>(slot * u[i]);
+        break;
+      case 3:
+        slot = slot < u[i] ? u[i] : slot;
+        break;
+      default:
+        slot = u[i] < slot ? u[i] : slot;
+        break;
+      }
+    }
+  });
   return Error::success();
 }
 

@@ -108,6 +108,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"mod", modKernel},
       {"gather_elements", gatherElementsKernel},
       {"gather", gatherKernel},
+      {"scatter_elements", scatterElementsKernel},
       {"conv_transpose2d", convTranspose2dKernel},
   };
   for (const auto &[name, fn] : table)

@@ -94,3 +94,14 @@ func.func @one_hot(%i: tensor<2xi64>, %d: tensor<i64>, %v: tensor<2xf32>) -> ten
   %0 = hl.one_hot %i, %d, %v {axis = -1 : i64} : (tensor<2xi64>, tensor<i64>, tensor<2xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Tests that scatter_elements keeps its reduction and normalises the axis.
+// CHECK-LABEL: func @scatter_elements
+func.func @scatter_elements(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<2x5xf32> {
+  // CHECK: edge.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, reduction = "max"}
+  // CHECK-NOT: hl.scatter_elements
+  %0 = hl.scatter_elements %x, %i, %u {axis = -1 : i64, reduction = "max"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}

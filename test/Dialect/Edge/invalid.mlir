@@ -564,3 +564,39 @@ func.func @conv_transpose_result(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32
   %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
   return
 }
+
+// -----
+
+// Tests that scatter_elements' axis lies inside the input's rank.
+func.func @scatter_axis(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 2 : i64, reduction = "none"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' indices have the input's rank.
+func.func @scatter_rank(%x: tensor<2x5xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
+  // expected-error @+1 {{indices have rank 1, input has 2}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<2x5xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' updates have the indices' shape.
+func.func @scatter_updates(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x3xf32>) {
+  // expected-error @+1 {{updates and indices differ in shape}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "none"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x3xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' reduction is a known one.
+func.func @scatter_reduction(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) {
+  // expected-error @+1 {{unknown reduction 'mean'}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "mean"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return
+}

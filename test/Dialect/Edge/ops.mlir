@@ -156,3 +156,11 @@ func.func @gather_and_conv_transpose(%x: tensor<5x4xf32>, %i: tensor<2x3xi64>, %
   %1 = edge.conv_transpose2d %img, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
   return %0, %1 : tensor<2x3x4xf32>, tensor<1x2x7x7xf32>
 }
+
+// Tests that scatter_elements round-trips.
+// CHECK-LABEL: func @scatter_elements
+func.func @scatter_elements(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<2x5xf32> {
+  // CHECK: edge.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, reduction = "add"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
