@@ -410,6 +410,25 @@ LogicalResult ScatterElementsOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ArgTopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArgTopKOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> output = shapeOf(getOutput());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  if (static_cast<int64_t>(output.size()) != rank || output[axis] > input[axis])
+    return emitOpError("result must have the input's rank and at most ")
+           << input[axis] << " entries along the axis";
+  SmallVector<int64_t> expected(input);
+  expected[axis] = output[axis];
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

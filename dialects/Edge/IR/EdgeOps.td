@@ -673,4 +673,23 @@ def Edge_ScatterElementsOp : Edge_Op<"scatter_elements",
   let hasVerifier = 1;
 }
 
+def Edge_ArgTopKOp : Edge_Op<"arg_top_k", [Pure, Edge_KernelOpInterface]> {
+  let summary = "Indices (i64) of the k largest or smallest elements along an axis";
+  let description = [{
+    The result has the input's shape with extent `k` along `axis`; its
+    entries are sorted by value (descending with `largest`, else ascending),
+    equal values by index. The values themselves are a `gather_elements`
+    of these indices (ONNX TopK is the pair).
+
+    ```mlir
+    %i = edge.arg_top_k %x {axis = 1 : i64, largest = true}
+        : (tensor<3x4xf32>) -> tensor<3x2xi64>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, I64Attr:$axis, BoolAttr:$largest);
+  let results = (outs Edge_IndexTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

@@ -9,7 +9,8 @@
 //   reduce_log_sum_exp = log(reduce_sum(exp(x - m))) + m, m = reduce_max(x)
 // LogSoftmax is x - m - log(reduce_sum(exp(x - m))) along its axis, and
 // ArgMax/ArgMin map onto edge.arg_max/arg_min; Hardmax is the one-hot of
-// arg_max (equal against a constant iota, cast to the input type).
+// arg_max (equal against a constant iota, cast to the input type); TopK is
+// arg_top_k plus a gather_elements of its indices.
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -231,6 +232,38 @@ struct HardmaxLowering : public OpConversionPattern<hl::HardmaxOp> {
   }
 };
 
+/// hl.top_k with static results -> indices = edge.arg_top_k (k is the
+/// result's extent), values = gather_elements(x, indices). Only sorted
+/// results are produced, which ONNX allows for sorted = 0 too.
+struct TopKLowering : public OpConversionPattern<hl::TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::TopKOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType valuesType = getStaticType(op.getValues());
+    RankedTensorType indicesType = getStaticType(op.getIndices());
+    if (!type || !valuesType || !indicesType || type.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Type element = type.getElementType();
+    if (!(element.isF32() || element.isF64() || element.isInteger(32) ||
+          element.isInteger(64)))
+      return rewriter.notifyMatchFailure(op, "element type not supported");
+    FailureOr<int64_t> axis =
+        normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Location loc = op.getLoc();
+    Value indices = rewriter.create<edge::ArgTopKOp>(
+        loc, indicesType, adaptor.getInput(), *axis, op.getLargest() != 0);
+    Value values = rewriter.create<edge::GatherElementsOp>(
+        loc, valuesType, adaptor.getInput(), indices, *axis);
+    rewriter.replaceOp(op, {values, indices});
+    return success();
+  }
+};
+
 /// hl.arg_max / hl.arg_min -> edge.arg_max / edge.arg_min.
 template <typename HLOp, typename EdgeOp>
 struct ArgReduceLowering : public OpConversionPattern<HLOp> {
@@ -273,7 +306,7 @@ void strata::hl_to_edge::populateReductionPatterns(
                ReduceLowering<hl::ReduceSumSquareOp, Kind::SumSquare>,
                ReduceLowering<hl::ReduceLogSumOp, Kind::LogSum>,
                ReduceLowering<hl::ReduceLogSumExpOp, Kind::LogSumExp>,
-               LogSoftmaxLowering, HardmaxLowering,
+               LogSoftmaxLowering, HardmaxLowering, TopKLowering,
                ArgReduceLowering<hl::ArgMaxOp, edge::ArgMaxOp>,
                ArgReduceLowering<hl::ArgMinOp, edge::ArgMinOp>>(
       converter, patterns.getContext());

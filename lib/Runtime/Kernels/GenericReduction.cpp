@@ -2,13 +2,14 @@
 //
 // reduce_sum / reduce_max / reduce_min / reduce_prod over any numeric type
 // (float sums and products accumulate in double), and arg_max / arg_min
-// writing i64 indices. An empty reduction yields the identity: 0, 1, -inf
+// writing i64 indices, and arg_top_k. An empty reduction yields the identity: 0, 1, -inf
 // (lowest) for max, +inf (highest) for min.
 //
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
 #include "KernelUtils.h"
 
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -174,6 +175,56 @@ template <bool Greater> Error argReduce(KernelContext &ctx) {
 }
 
 } // namespace
+
+Error argTopKKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (!dispatchNumeric(in.dtype, [](auto) {}) || out.dtype != DType::I64)
+    return ctx.fail("takes a numeric type and writes i64, got " +
+                    in.typeString() + " -> " + out.typeString());
+  STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", -1));
+  STRATA_KERNEL_ASSIGN(largest, ctx.params.getBool("largest", true));
+  int64_t axis = normalizeAxis(axisParam, in.rank());
+  if (axis < 0 || out.rank() != in.rank())
+    return ctx.fail("axis " + std::to_string(axisParam) +
+                    " is out of range for " + in.typeString());
+  for (size_t d = 0; d < in.rank(); ++d)
+    if (static_cast<int64_t>(d) != axis ? out.shape[d] != in.shape[d]
+                                        : out.shape[d] > in.shape[d])
+      return ctx.fail("result " + out.typeString() + " does not fit " +
+                      in.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  int64_t outer = 1, inner = 1, dim = in.shape[axis], k = out.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= in.shape[d];
+  for (size_t d = axis + 1; d < in.rank(); ++d)
+    inner *= in.shape[d];
+  int64_t *y = out.as<int64_t>();
+  std::vector<int64_t> order(dim);
+  dispatchNumeric(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *x = in.as<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const T *run = x + o * dim * inner + i;
+        for (int64_t j = 0; j < dim; ++j)
+          order[j] = j;
+        // Equal values keep index order (the comparison is strict).
+        auto before = [&](int64_t a, int64_t b) {
+          T va = run[a * inner], vb = run[b * inner];
+          if (va != vb)
+            return largest ? va > vb : va < vb;
+          return a < b;
+        };
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          before);
+        for (int64_t j = 0; j < k; ++j)
+          y[(o * k + j) * inner + i] = order[j];
+      }
+  });
+  return Error::success();
+}
 
 Error reduceSumKernel(KernelContext &ctx) {
   return reduce<ReduceKind::Sum>(ctx);

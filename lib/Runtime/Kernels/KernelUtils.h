@@ -105,6 +105,7 @@ Error modKernel(KernelContext &ctx);
 Error gatherElementsKernel(KernelContext &ctx);
 Error gatherKernel(KernelContext &ctx);
 Error scatterElementsKernel(KernelContext &ctx);
+Error argTopKKernel(KernelContext &ctx);
 Error convTranspose2dKernel(KernelContext &ctx);
 /// add/sub/mul/div/pow (op 0..4) on any numeric type; the f32 kernels
 /// forward other types here.

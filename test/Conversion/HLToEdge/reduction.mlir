@@ -60,3 +60,15 @@ func.func @hardmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = hl.hardmax %x {axis = 1 : si64} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Tests that top_k is arg_top_k plus a gather_elements of its indices.
+// CHECK-LABEL: func @top_k
+func.func @top_k(%x: tensor<3x4xf32>, %k: tensor<1xi64>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
+  // CHECK: %[[I:.*]] = edge.arg_top_k %[[X:.*]] {axis = 1 : i64, largest = false} : (tensor<3x4xf32>) -> tensor<3x2xi64>
+  // CHECK: %[[V:.*]] = edge.gather_elements %[[X]], %[[I]] {axis = 1 : i64}
+  // CHECK: return %[[V]], %[[I]]
+  %v, %i = hl.top_k %x, %k {axis = -1 : i64, largest = 0 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+  return %v, %i : tensor<3x2xf32>, tensor<3x2xi64>
+}

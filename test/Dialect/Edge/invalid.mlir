@@ -600,3 +600,30 @@ func.func @scatter_reduction(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tenso
   %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "mean"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
   return
 }
+
+// -----
+
+// Tests that arg_top_k's axis lies inside the input's rank.
+func.func @arg_top_k_axis(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.arg_top_k %x {axis = 2 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x2xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_top_k takes at most the axis' extent.
+func.func @arg_top_k_k(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{result must have the input's rank and at most 4 entries along the axis}}
+  %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x5xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_top_k keeps the other extents.
+func.func @arg_top_k_result(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{result shape [2x2] should be [3x2]}}
+  %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<2x2xi64>
+  return
+}

@@ -164,3 +164,11 @@ func.func @scatter_elements(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor
   %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// Tests that arg_top_k round-trips.
+// CHECK-LABEL: func @arg_top_k
+func.func @arg_top_k(%x: tensor<3x4xf32>) -> tensor<3x2xi64> {
+  // CHECK: edge.arg_top_k %{{.*}} {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x2xi64>
+  %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x2xi64>
+  return %0 : tensor<3x2xi64>
+}
