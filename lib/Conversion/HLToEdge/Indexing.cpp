@@ -7,6 +7,7 @@
 //   expand            -> add of a zero splat of the result shape
 //   one_hot           -> select(indices == iota, on, off)
 //   scatter_elements  -> edge.scatter_elements
+//   tile              -> concat of copies per repeated axis
 //   constant_of_shape -> edge.constant splat of the result type
 //   trilu(x, k)       -> select(mask, x, 0) with an i1 mask over the last
 //                        two dimensions (kept where j - i >= k for the
@@ -344,6 +345,38 @@ struct ScatterElementsLowering
   }
 };
 
+/// hl.tile -> concat of copies along every repeated axis. The repeats
+/// follow from the static shapes (result = input * repeats per dimension),
+/// so they need not be constant.
+struct TileLowering : public OpConversionPattern<hl::TileOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::TileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType || type.getRank() != resultType.getRank())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    Value result = adaptor.getInput();
+    SmallVector<int64_t> shape(type.getShape());
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t in = type.getDimSize(d), out = resultType.getDimSize(d);
+      if (in == out)
+        continue;
+      if (in == 0 || out % in != 0)
+        return rewriter.notifyMatchFailure(op, "result is not a multiple");
+      shape[d] = out;
+      SmallVector<Value> copies(out / in, result);
+      result = rewriter.create<edge::ConcatOp>(
+          loc, RankedTensorType::get(shape, type.getElementType()), copies, d);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
@@ -351,6 +384,6 @@ void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
                GatherElementsLowering, GatherLowering, EyeLikeLowering,
                ExpandLowering, OneHotLowering,
-               ScatterElementsLowering>(converter,
+               ScatterElementsLowering, TileLowering>(converter,
                                                patterns.getContext());
 }

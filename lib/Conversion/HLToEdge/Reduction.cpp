@@ -98,10 +98,33 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
                        element.isInteger(32) || element.isInteger(64))))
       return rewriter.notifyMatchFailure(op, "element type not supported");
     SmallVector<int64_t> axes;
-    if (Value axesOperand = adaptor.getAxes()) {
-      auto values = getConstantInts(axesOperand);
-      if (!values)
-        return rewriter.notifyMatchFailure(op, "axes must be constant");
+    Value axesOperand = adaptor.getAxes();
+    std::optional<SmallVector<int64_t>> values;
+    if (axesOperand && !(values = getConstantInts(axesOperand))) {
+      // Axes known only at run time: with keepdims the static result shape
+      // fixes the result. Every dimension whose extent changed is reduced;
+      // whether an extent-1 dimension is reduced does not change a value,
+      // so any run-time axes consistent with the result type agree.
+      if (!op.getKeepdims() || resultType.getRank() != type.getRank())
+        return rewriter.notifyMatchFailure(op, "run-time axes need keepdims");
+      SmallVector<int64_t> changed;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (resultType.getDimSize(d) == type.getDimSize(d))
+          continue;
+        if (resultType.getDimSize(d) != 1)
+          return rewriter.notifyMatchFailure(op, "inconsistent result type");
+        changed.push_back(d);
+      }
+      if (changed.empty()) {
+        if (!isDirect && K != Kind::Mean)
+          return rewriter.notifyMatchFailure(op, "composite reduction of "
+                                                 "unit extents");
+        rewriter.replaceOp(op, adaptor.getData());
+        return success();
+      }
+      values = changed;
+    }
+    if (values) {
       for (int64_t axis : *values) {
         FailureOr<int64_t> normalized = normalizeAxis(axis, type.getRank());
         if (failed(normalized))

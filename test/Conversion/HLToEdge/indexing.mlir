@@ -105,3 +105,14 @@ func.func @scatter_elements(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor
   %0 = hl.scatter_elements %x, %i, %u {axis = -1 : i64, reduction = "max"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// -----
+
+// Tests that tile concatenates copies along each repeated axis.
+// CHECK-LABEL: func @tile
+func.func @tile(%x: tensor<2x3xf32>, %r: tensor<2xi64>) -> tensor<4x3xf32> {
+  // CHECK: edge.concat %[[X:.*]], %[[X]] {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  // CHECK-NOT: hl.tile
+  %0 = hl.tile %x, %r : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}

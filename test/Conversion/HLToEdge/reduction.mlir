@@ -72,3 +72,14 @@ func.func @top_k(%x: tensor<3x4xf32>, %k: tensor<1xi64>) -> (tensor<3x2xf32>, te
   %v, %i = hl.top_k %x, %k {axis = -1 : i64, largest = 0 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
   return %v, %i : tensor<3x2xf32>, tensor<3x2xi64>
 }
+
+// -----
+
+// Tests that run-time axes with keepdims follow from the result type.
+// CHECK-LABEL: func @reduce_sum_runtime_axes
+func.func @reduce_sum_runtime_axes(%x: tensor<3x2x2xf32>, %axes: tensor<1xi64>) -> tensor<3x1x2xf32> {
+  // CHECK: edge.reduce_sum %{{.*}} {axes = array<i64: 1>, keep_dims = true} : (tensor<3x2x2xf32>) -> tensor<3x1x2xf32>
+  // CHECK-NOT: hl.reduce_sum
+  %0 = hl.reduce_sum %x, %axes : (tensor<3x2x2xf32>, tensor<1xi64>) -> tensor<3x1x2xf32>
+  return %0 : tensor<3x1x2xf32>
+}
