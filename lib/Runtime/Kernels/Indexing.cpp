@@ -99,6 +99,8 @@ Error scatterElementsKernel(KernelContext &ctx) {
                     in.typeString());
   if (ctx.validateOnly)
     return Error::success();
+  if (out.numel() == 0)
+    return Error::success();
   size_t rank = in.rank(), size = dtypeSize(in.dtype);
   std::memcpy(out.data, in.data, in.nbytes());
   std::vector<int64_t> outStrides(rank, 1);
@@ -186,6 +188,8 @@ Error gatherKernel(KernelContext &ctx) {
     outer *= in.shape[d];
   for (size_t d = axis + 1; d < in.rank(); ++d)
     inner *= in.shape[d];
+  if (out.numel() == 0)
+    return Error::success();
   size_t block = static_cast<size_t>(inner) * dtypeSize(in.dtype);
   int64_t count = indices.numel();
   const char *x = in.as<const char>();
