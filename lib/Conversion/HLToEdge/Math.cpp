@@ -68,8 +68,7 @@ struct MinMaxLowering : public OpConversionPattern<HLOp> {
         !getStaticType(adaptor.getRhs()))
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     Type element = resultType.getElementType();
-    if (!isRuntimeElementType(element) || element.isF16() ||
-        element.isInteger(1))
+    if (!isRuntimeElementType(element) || element.isInteger(1))
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     int64_t rank = resultType.getRank();
     Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
@@ -91,8 +90,7 @@ struct ModLowering : public OpConversionPattern<hl::ModOp> {
         !getStaticType(adaptor.getRhs()))
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     Type element = resultType.getElementType();
-    if (!isRuntimeElementType(element) || element.isF16() ||
-        element.isInteger(1))
+    if (!isRuntimeElementType(element) || element.isInteger(1))
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     bool fmod = op.getFmod() != 0;
     if (!fmod && isa<FloatType>(element))

@@ -1,7 +1,8 @@
 //===- Math.cpp - float math, maximum/minimum and cast kernels ------------===//
 //
 // dtype-generic kernels: unary math on f32/f64, broadcasting maximum/minimum
-// on every numeric type, and cast between any two supported types.
+// on every numeric type (f16 through float), and cast between any two
+// supported types.
 //
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
@@ -48,8 +49,9 @@ template <typename F> Error floatUnary(KernelContext &ctx, F f) {
 template <typename F> Error numericBinary(KernelContext &ctx, F f) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
   const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
+  bool isHalf = out.dtype == DType::F16;
   if (a.dtype != out.dtype || b.dtype != out.dtype ||
-      !dispatchNumeric(out.dtype, [](auto) {}))
+      (!isHalf && !dispatchNumeric(out.dtype, [](auto) {})))
     return ctx.fail("operands " + a.typeString() + " and " + b.typeString() +
                     " must share the result's numeric type " +
                     out.typeString());
@@ -69,6 +71,16 @@ template <typename F> Error numericBinary(KernelContext &ctx, F f) {
     return Error::success();
   std::vector<int64_t> sa = broadcastStridesOf(a.shape);
   std::vector<int64_t> sb = broadcastStridesOf(b.shape);
+  if (isHalf) {
+    // f16 computes in float and rounds back.
+    const Half *pa = a.as<const Half>(), *pb = b.as<const Half>();
+    Half *po = out.as<Half>();
+    forEachBroadcast(ctx.ins, out, [&](int64_t i, const int64_t *offsets) {
+      po[i] = floatToHalf(
+          f(halfToFloat(pa[offsets[0]]), halfToFloat(pb[offsets[1]])));
+    });
+    return Error::success();
+  }
   dispatchNumeric(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.as<T>(), *pb = b.as<T>();
@@ -208,7 +220,8 @@ Error modKernel(KernelContext &ctx) {
         return b == 0 ? T(0) : static_cast<T>(a % b);
     });
   if (!ctx.ins.empty() &&
-      (ctx.ins[0].dtype == DType::F32 || ctx.ins[0].dtype == DType::F64))
+      (ctx.ins[0].dtype == DType::F32 || ctx.ins[0].dtype == DType::F64 ||
+       ctx.ins[0].dtype == DType::F16))
     return ctx.fail("float remainders need 'fmod'");
   return numericBinary(ctx, [](auto a, auto b) {
     using T = decltype(a);
