@@ -37,19 +37,19 @@ TEST(GenericKernelTest, CastF32ToF16RoundsToNearestEven) {
   // 1 + 2^-11 is halfway between 1 and the next half (1 + 2^-10): ties go
   // to the even mantissa (1.0); 1 + 3 * 2^-11 rounds up to 1 + 2^-9.
   // 2^-24 is the smallest subnormal; 65520 overflows to infinity.
-  std::vector<float> in = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 0x1p-24f,
-                           65520.0f, -2.0f, 0.0f};
+  std::vector<float> in = {
+      1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 0x1p-24f, 65520.0f, -2.0f, 0.0f};
   std::vector<OwnedTensor> inputs = {f32Tensor({6}, in)};
   Result<OwnedTensor> out = runKernel("cast", inputs, DType::F16, {6});
   ASSERT_TRUE(out.ok()) << out.error().message();
   std::vector<uint16_t> bits = valuesOf<uint16_t>(*out);
-  EXPECT_EQ(bits, (std::vector<uint16_t>{0x3c00, 0x3c02, 0x0001, 0x7c00,
-                                         0xc000, 0x0000}));
+  EXPECT_EQ(bits, (std::vector<uint16_t>{0x3c00, 0x3c02, 0x0001, 0x7c00, 0xc000,
+                                         0x0000}));
 }
 
 TEST(GenericKernelTest, CastF16ToF32IsExact) {
-  std::vector<OwnedTensor> inputs = {tensorOf<uint16_t>(
-      DType::F16, {4}, {0x0001, 0x3555, 0xfc00, 0x7bff})};
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<uint16_t>(DType::F16, {4}, {0x0001, 0x3555, 0xfc00, 0x7bff})};
   Result<OwnedTensor> out = runKernel("cast", inputs, DType::F32, {4});
   ASSERT_TRUE(out.ok()) << out.error().message();
   std::vector<float> v = values(*out);
@@ -63,8 +63,8 @@ TEST(GenericKernelTest, IntegerModTakesTheDivisorsSign) {
   std::vector<OwnedTensor> inputs = {
       tensorOf<int32_t>(DType::I32, {5}, {7, -7, 7, -7, 5}),
       tensorOf<int32_t>(DType::I32, {5}, {3, 3, -3, -3, 0})};
-  Result<OwnedTensor> out = runKernel("mod", inputs, DType::I32, {5},
-                                      {boolParam("fmod", false)});
+  Result<OwnedTensor> out =
+      runKernel("mod", inputs, DType::I32, {5}, {boolParam("fmod", false)});
   ASSERT_TRUE(out.ok()) << out.error().message();
   EXPECT_EQ(valuesOf<int32_t>(*out), (std::vector<int32_t>{1, 2, -2, -1, 0}));
 }
@@ -73,13 +73,13 @@ TEST(GenericKernelTest, ArgMaxTiesPickFirstOrLast) {
   for (bool last : {false, true}) {
     std::vector<OwnedTensor> inputs = {
         f32Tensor({2, 3}, {1.0f, 5.0f, 5.0f, 2.0f, 2.0f, 2.0f})};
-    Result<OwnedTensor> out = runKernel(
-        "arg_max", inputs, DType::I64, {2},
-        {intParam("axis", 1), boolParam("keep_dims", false),
-         boolParam("select_last_index", last)});
+    Result<OwnedTensor> out =
+        runKernel("arg_max", inputs, DType::I64, {2},
+                  {intParam("axis", 1), boolParam("keep_dims", false),
+                   boolParam("select_last_index", last)});
     ASSERT_TRUE(out.ok()) << out.error().message();
-    EXPECT_EQ(valuesOf<int64_t>(*out),
-              last ? (std::vector<int64_t>{2, 2}) : (std::vector<int64_t>{1, 0}));
+    EXPECT_EQ(valuesOf<int64_t>(*out), last ? (std::vector<int64_t>{2, 2})
+                                            : (std::vector<int64_t>{1, 0}));
   }
 }
 
@@ -116,8 +116,8 @@ TEST(GenericKernelTest, GatherRejectsOutOfRangeIndices) {
   std::vector<OwnedTensor> inputs = {
       f32Tensor({3, 2}, {0, 1, 2, 3, 4, 5}),
       tensorOf<int64_t>(DType::I64, {2}, {-1, 3})};
-  Result<OwnedTensor> out = runKernel("gather", inputs, DType::F32, {2, 2},
-                                      {intParam("axis", 0)});
+  Result<OwnedTensor> out =
+      runKernel("gather", inputs, DType::F32, {2, 2}, {intParam("axis", 0)});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.error().message().find("index 3 is outside axis 0"),
             std::string::npos)
@@ -128,8 +128,8 @@ TEST(GenericKernelTest, GatherReadsNegativeIndicesFromTheEnd) {
   std::vector<OwnedTensor> inputs = {
       f32Tensor({3, 2}, {0, 1, 2, 3, 4, 5}),
       tensorOf<int64_t>(DType::I64, {2}, {-1, 0})};
-  Result<OwnedTensor> out = runKernel("gather", inputs, DType::F32, {2, 2},
-                                      {intParam("axis", 0)});
+  Result<OwnedTensor> out =
+      runKernel("gather", inputs, DType::F32, {2, 2}, {intParam("axis", 0)});
   ASSERT_TRUE(out.ok()) << out.error().message();
   EXPECT_EQ(values(*out), (std::vector<float>{4, 5, 0, 1}));
 }

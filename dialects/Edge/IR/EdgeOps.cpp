@@ -429,6 +429,29 @@ LogicalResult ArgTopKOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// GatherNDOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherNDOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  int64_t batch = static_cast<int64_t>(getBatchDims());
+  int64_t rank = input.size(), indexRank = indices.size();
+  if (indexRank < 1 || batch < 0 || batch >= indexRank || batch >= rank)
+    return emitOpError("'batch_dims' ")
+           << batch << " must be below both ranks and indices need rank >= 1";
+  int64_t tuple = indices.back();
+  if (tuple < 1 || batch + tuple > rank)
+    return emitOpError("index tuples of length ")
+           << tuple << " do not fit the input's rank " << rank;
+  if (input.take_front(batch) != indices.take_front(batch))
+    return emitOpError("batch dimensions of input and indices differ");
+  SmallVector<int64_t> expected(indices.drop_back());
+  llvm::append_range(expected, input.drop_front(batch + tuple));
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

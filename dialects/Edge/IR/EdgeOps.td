@@ -692,4 +692,25 @@ def Edge_ArgTopKOp : Edge_Op<"arg_top_k", [Pure, Edge_KernelOpInterface]> {
   let hasVerifier = 1;
 }
 
+def Edge_GatherNDOp : Edge_Op<"gather_nd",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather slices addressed by index tuples";
+  let description = [{
+    The last extent `K` of `indices` is the tuple length; the first
+    `batch_dims` dimensions of input and indices are shared batch dimensions.
+    The result shape is `indices[:-1] ++ input[batch_dims + K:]` (negative
+    indices count from the end).
+
+    ```mlir
+    %y = edge.gather_nd %x, %i {batch_dims = 0 : i64}
+        : (tensor<2x2xi32>, tensor<2x2xi64>) -> tensor<2xi32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$indices,
+                       I64Attr:$batch_dims);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

@@ -2,7 +2,7 @@
 //
 // With static shapes these become constants, slices, selects or gathers:
 //   split             -> edge.slice per result
-//   gather(_elements) -> edge.gather(_elements)
+//   gather(_elements, _nd) -> edge.gather(_elements, _nd)
 //   eye_like          -> constant
 //   expand            -> add of a zero splat of the result shape
 //   one_hot           -> select(indices == iota, on, off)
@@ -193,6 +193,24 @@ struct GatherLowering : public OpConversionPattern<hl::GatherOp> {
   }
 };
 
+/// hl.gather_nd -> edge.gather_nd.
+struct GatherNDLowering : public OpConversionPattern<hl::GatherNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::GatherNDOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getData()) ||
+        !getStaticType(adaptor.getIndices()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    rewriter.replaceOpWithNewOp<edge::GatherNDOp>(
+        op, resultType, adaptor.getData(), adaptor.getIndices(),
+        op.getBatchDims());
+    return success();
+  }
+};
+
 /// hl.eye_like -> a constant with ones where j - i == k.
 struct EyeLikeLowering : public OpConversionPattern<hl::EyeLikeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -339,8 +357,8 @@ struct ScatterElementsLowering
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
     rewriter.replaceOpWithNewOp<edge::ScatterElementsOp>(
-        op, type, adaptor.getData(), adaptor.getIndices(),
-        adaptor.getUpdates(), *axis, op.getReduction());
+        op, type, adaptor.getData(), adaptor.getIndices(), adaptor.getUpdates(),
+        *axis, op.getReduction());
     return success();
   }
 };
@@ -382,8 +400,8 @@ struct TileLowering : public OpConversionPattern<hl::TileOp> {
 void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
                                                   RewritePatternSet &patterns) {
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
-               GatherElementsLowering, GatherLowering, EyeLikeLowering,
-               ExpandLowering, OneHotLowering,
+               GatherElementsLowering, GatherLowering, GatherNDLowering,
+               EyeLikeLowering, ExpandLowering, OneHotLowering,
                ScatterElementsLowering, TileLowering>(converter,
-                                               patterns.getContext());
+                                                      patterns.getContext());
 }

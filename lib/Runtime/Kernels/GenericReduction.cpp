@@ -2,8 +2,8 @@
 //
 // reduce_sum / reduce_max / reduce_min / reduce_prod over any numeric type
 // (float sums and products accumulate in double), and arg_max / arg_min
-// writing i64 indices, and arg_top_k. An empty reduction yields the identity: 0, 1, -inf
-// (lowest) for max, +inf (highest) for min.
+// writing i64 indices, and arg_top_k. An empty reduction yields the identity:
+// 0, 1, -inf (lowest) for max, +inf (highest) for min.
 //
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"

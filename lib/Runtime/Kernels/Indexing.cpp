@@ -1,4 +1,4 @@
-//===- Indexing.cpp - gather, gather_elements and scatter_elements --------===//
+//===- Indexing.cpp - gathers and scatter_elements ------------------------===//
 //
 // Index-driven data movement over any element type: elements are copied by
 // size, never interpreted. Indices are i32 or i64; negative ones count from
@@ -8,6 +8,7 @@
 #include "Dispatch.h"
 #include "KernelUtils.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace strata::runtime::kernels {
@@ -119,8 +120,8 @@ Error scatterElementsKernel(KernelContext &ctx) {
       at += extent;
     int64_t target = 0;
     for (size_t d = 0; d < rank; ++d)
-      target += (static_cast<int64_t>(d) == axis ? at : index[d]) *
-                outStrides[d];
+      target +=
+          (static_cast<int64_t>(d) == axis ? at : index[d]) * outStrides[d];
     targets[i] = target;
     for (size_t d = rank; d-- > 0;) {
       if (++index[d] < indices.shape[d])
@@ -157,6 +158,63 @@ Error scatterElementsKernel(KernelContext &ctx) {
       }
     }
   });
+  return Error::success();
+}
+
+Error gatherNdKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
+  const TensorView &in = ctx.ins[0], &indices = ctx.ins[1], &out = ctx.outs[0];
+  if (in.dtype != out.dtype || indices.dtype != DType::I64)
+    return ctx.fail("takes data of the result's type and i64 indices");
+  STRATA_KERNEL_ASSIGN(batch, ctx.params.getInt("batch_dims", 0));
+  int64_t rank = in.rank(), indexRank = indices.rank();
+  if (indexRank < 1 || batch < 0 || batch >= indexRank || batch >= rank)
+    return ctx.fail("batch_dims " + std::to_string(batch) + " does not fit " +
+                    in.typeString() + " and " + indices.typeString());
+  int64_t tuple = indices.shape.back();
+  if (tuple < 1 || batch + tuple > rank ||
+      !std::equal(in.shape.begin(), in.shape.begin() + batch,
+                  indices.shape.begin()))
+    return ctx.fail("indices " + indices.typeString() + " do not fit " +
+                    in.typeString());
+  std::vector<int64_t> expected(indices.shape.begin(), indices.shape.end() - 1);
+  expected.insert(expected.end(), in.shape.begin() + batch + tuple,
+                  in.shape.end());
+  if (out.shape != expected)
+    return ctx.fail("result " + out.typeString() + " does not match " +
+                    in.typeString() + " and " + indices.typeString());
+  if (ctx.validateOnly || out.numel() == 0)
+    return Error::success();
+  int64_t batches = 1, slice = 1, perBatchIn = 1;
+  for (int64_t d = 0; d < batch; ++d)
+    batches *= in.shape[d];
+  for (int64_t d = batch + tuple; d < rank; ++d)
+    slice *= in.shape[d];
+  for (int64_t d = batch; d < rank; ++d)
+    perBatchIn *= in.shape[d];
+  // Element strides of the tuple's dimensions inside one batch.
+  std::vector<int64_t> strides(tuple, slice);
+  for (int64_t j = tuple - 1; j-- > 0;)
+    strides[j] = strides[j + 1] * in.shape[batch + j + 1];
+  int64_t tuplesPerBatch = indices.numel() / tuple / batches;
+  size_t size = dtypeSize(in.dtype), block = slice * size;
+  const int64_t *idx = indices.as<const int64_t>();
+  const char *x = in.as<const char>();
+  char *y = out.as<char>();
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t t = 0; t < tuplesPerBatch; ++t) {
+      const int64_t *at = idx + (b * tuplesPerBatch + t) * tuple;
+      int64_t offset = b * perBatchIn;
+      for (int64_t j = 0; j < tuple; ++j) {
+        int64_t extent = in.shape[batch + j], v = at[j];
+        if (v < -extent || v >= extent)
+          return ctx.fail("index " + std::to_string(v) + " is outside " +
+                          in.typeString());
+        offset += (v < 0 ? v + extent : v) * strides[j];
+      }
+      std::memcpy(y + (b * tuplesPerBatch + t) * block, x + offset * size,
+                  block);
+    }
   return Error::success();
 }
 

@@ -104,6 +104,7 @@ Error selectKernel(KernelContext &ctx);
 Error modKernel(KernelContext &ctx);
 Error gatherElementsKernel(KernelContext &ctx);
 Error gatherKernel(KernelContext &ctx);
+Error gatherNdKernel(KernelContext &ctx);
 Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error convTranspose2dKernel(KernelContext &ctx);

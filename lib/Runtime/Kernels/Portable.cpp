@@ -108,6 +108,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"mod", modKernel},
       {"gather_elements", gatherElementsKernel},
       {"gather", gatherKernel},
+      {"gather_nd", gatherNdKernel},
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},

@@ -116,3 +116,14 @@ func.func @tile(%x: tensor<2x3xf32>, %r: tensor<2xi64>) -> tensor<4x3xf32> {
   %0 = hl.tile %x, %r : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+// Tests that gather_nd keeps batch_dims.
+// CHECK-LABEL: func @gather_nd
+func.func @gather_nd(%x: tensor<2x2xf32>, %i: tensor<2x2xi64>) -> tensor<2xf32> {
+  // CHECK: edge.gather_nd %{{.*}}, %{{.*}} {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+  // CHECK-NOT: hl.gather_nd
+  %0 = hl.gather_nd %x, %i : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -627,3 +627,39 @@ func.func @arg_top_k_result(%x: tensor<3x4xf32>) {
   %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<2x2xi64>
   return
 }
+
+// -----
+
+// Tests that gather_nd's batch dimensions lie below both ranks.
+func.func @gather_nd_batch(%x: tensor<2x2xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'batch_dims' 1 must be below both ranks and indices need rank >= 1}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's index tuples fit the input's rank.
+func.func @gather_nd_tuple(%x: tensor<2x2xf32>, %i: tensor<1x3xi64>) {
+  // expected-error @+1 {{index tuples of length 3 do not fit the input's rank 2}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<1x3xi64>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's batch dimensions agree.
+func.func @gather_nd_batch_extent(%x: tensor<2x2xf32>, %i: tensor<3x1xi64>) {
+  // expected-error @+1 {{batch dimensions of input and indices differ}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2xf32>, tensor<3x1xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's result shape is the implied one.
+func.func @gather_nd_result(%x: tensor<2x2xf32>, %i: tensor<2x1xi64>) {
+  // expected-error @+1 {{result shape [2] should be [2x2]}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return
+}

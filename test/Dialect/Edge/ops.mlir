@@ -172,3 +172,11 @@ func.func @arg_top_k(%x: tensor<3x4xf32>) -> tensor<3x2xi64> {
   %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x2xi64>
   return %0 : tensor<3x2xi64>
 }
+
+// Tests that gather_nd round-trips.
+// CHECK-LABEL: func @gather_nd
+func.func @gather_nd(%x: tensor<2x2x3xi32>, %i: tensor<2x1xi64>) -> tensor<2x3xi32> {
+  // CHECK: edge.gather_nd %{{.*}}, %{{.*}} {batch_dims = 1 : i64} : (tensor<2x2x3xi32>, tensor<2x1xi64>) -> tensor<2x3xi32>
+  %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2x3xi32>, tensor<2x1xi64>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
