@@ -34,10 +34,15 @@ class Edge_Op<string mnemonic, list<Trait> traits = []>
     : Op<Edge_Dialect, mnemonic, traits>;
 
 /// Element types the core op set carries.
-def Edge_ElementType : AnyTypeOf<[F32, F16, BF16, I8, UI8, I32, I64, I1,
+def Edge_ElementType : AnyTypeOf<[F32, F16, BF16, F64, I8, UI8, I16, I32, I64,
+                                  I1,
                                   quant_QuantizedType]>;
 /// Every `edge` tensor has a static shape.
 def Edge_Tensor : StaticShapeTensorOf<[Edge_ElementType]>;
 def Edge_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
+/// Floating-point tensors including f64 (math ops with f64 kernels).
+def Edge_AnyFloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
+def Edge_IndexTensor : StaticShapeTensorOf<[I64]>;
+def Edge_BoolTensor : StaticShapeTensorOf<[I1]>;
 
 #endif // STRATA_EDGE_BASE

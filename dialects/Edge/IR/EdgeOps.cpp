@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cstring>
 
@@ -99,6 +100,45 @@ LogicalResult Conv2DOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ConvTranspose2DOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvTranspose2DOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput()), weight = shapeOf(getWeight());
+  if (input.size() != 4 || weight.size() != 4)
+    return emitOpError("input and weight must have rank 4 (NCHW, IOHW)");
+  int64_t group = static_cast<int64_t>(getGroup());
+  if (group < 1 || input[1] % group != 0 || input[1] != weight[0])
+    return emitOpError("input channels ")
+           << input[1] << " must equal the weight's " << weight[0]
+           << " and divide by group " << group;
+  ArrayRef<int64_t> strides = getStrides(), dilations = getDilations();
+  ArrayRef<int64_t> pads = getPads(), outputPadding = getOutputPadding();
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
+      outputPadding.size() != 2)
+    return emitOpError("needs 2 strides, dilations and output paddings and "
+                       "4 pads");
+  for (int64_t i = 0; i < 2; ++i)
+    if (strides[i] < 1 || dilations[i] < 1 || outputPadding[i] < 0 ||
+        pads[i] < 0 || pads[2 + i] < 0)
+      return emitOpError("strides and dilations must be positive, paddings "
+                         "non-negative");
+  int64_t channels = weight[1] * group;
+  if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(channels))
+    return emitOpError("bias must have shape [") << channels << "]";
+  SmallVector<int64_t> expected = {input[0], channels};
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t extent = (input[2 + i] - 1) * strides[i] +
+                     (weight[2 + i] - 1) * dilations[i] + 1 - pads[i] -
+                     pads[2 + i] + outputPadding[i];
+    if (extent < 0)
+      return emitOpError("pads exceed spatial dimension ") << i;
+    expected.push_back(extent);
+  }
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
 // MatMulOp
 //===----------------------------------------------------------------------===//
 
@@ -137,11 +177,14 @@ static LogicalResult verifyExplicitBroadcast(Operation *op) {
                << "result's " << res << " nor is 1";
     }
   }
-  auto expected = broadcastShapes(shapeOf(op->getOperand(0)),
-                                  shapeOf(op->getOperand(1)));
-  if (failed(expected))
-    return op->emitOpError("operands do not broadcast");
-  return verifyResultShape(op, *expected);
+  SmallVector<int64_t> expected(shapeOf(op->getOperand(0)));
+  for (Value operand : op->getOperands().drop_front()) {
+    auto broadcast = broadcastShapes(expected, shapeOf(operand));
+    if (failed(broadcast))
+      return op->emitOpError("operands do not broadcast");
+    expected = *broadcast;
+  }
+  return verifyResultShape(op, expected);
 }
 
 LogicalResult AddOp::verify() { return verifyExplicitBroadcast(*this); }
@@ -149,6 +192,20 @@ LogicalResult SubOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult MulOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult DivOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult PowOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult MaximumOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult MinimumOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult EqualOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LessOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LessEqualOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LogicalAndOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LogicalOrOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult LogicalXorOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult SelectOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult ModOp::verify() {
+  if (!getFmod() && isa<FloatType>(getElementTypeOrSelf(getOutput())))
+    return emitOpError("float remainders need 'fmod'");
+  return verifyExplicitBroadcast(*this);
+}
 
 //===----------------------------------------------------------------------===//
 // ClipOp
@@ -218,26 +275,188 @@ LogicalResult ConcatOp::verify() {
 // ReduceMeanOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReduceMeanOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  ArrayRef<int64_t> axes = getAxes();
+/// Shared by every reduction: sorted, unique axes inside the input's rank
+/// and the result shape they imply.
+static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
+                                     bool keepDims) {
+  ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
   if (axes.empty())
-    return emitOpError("'axes' must not be empty");
+    return op->emitOpError("'axes' must not be empty");
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
-      return emitOpError("axis ") << axis << " is outside [0, "
-                                  << input.size() << ")";
+      return op->emitOpError("axis ") << axis << " is outside [0, "
+                                      << input.size() << ")";
     if (i > 0 && axis <= axes[i - 1])
-      return emitOpError("'axes' must be sorted and unique");
+      return op->emitOpError("'axes' must be sorted and unique");
   }
   SmallVector<int64_t> expected;
   for (auto [dim, extent] : llvm::enumerate(input)) {
     if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
       expected.push_back(extent);
-    else if (getKeepDims())
+    else if (keepDims)
       expected.push_back(1);
   }
+  return verifyResultShape(op, expected);
+}
+
+LogicalResult ReduceMeanOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceSumOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceMaxOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceMinOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceProdOp::verify() {
+  return verifyReduction(*this, getAxes(), getKeepDims());
+}
+
+//===----------------------------------------------------------------------===//
+// ArgMaxOp, ArgMinOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyArgReduction(Operation *op, int64_t axis,
+                                        bool keepDims) {
+  ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
+  int64_t rank = input.size();
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("'axis' ") << axis << " is outside [0, " << rank
+                                      << ")";
+  if (input[axis] == 0)
+    return op->emitOpError("axis ") << axis << " is empty";
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis)
+      expected.push_back(input[d]);
+    else if (keepDims)
+      expected.push_back(1);
+  }
+  return verifyResultShape(op, expected);
+}
+
+LogicalResult ArgMaxOp::verify() {
+  return verifyArgReduction(*this, static_cast<int64_t>(getAxis()),
+                            getKeepDims());
+}
+LogicalResult ArgMinOp::verify() {
+  return verifyArgReduction(*this, static_cast<int64_t>(getAxis()),
+                            getKeepDims());
+}
+
+//===----------------------------------------------------------------------===//
+// GatherElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherElementsOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  if (static_cast<int64_t>(indices.size()) != rank)
+    return emitOpError("indices have rank ")
+           << indices.size() << ", input has " << rank;
+  return verifyResultShape(*this, indices);
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  SmallVector<int64_t> expected(input.take_front(axis));
+  llvm::append_range(expected, shapeOf(getIndices()));
+  llvm::append_range(expected, input.drop_front(axis + 1));
   return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterElementsOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  if (static_cast<int64_t>(indices.size()) != rank)
+    return emitOpError("indices have rank ")
+           << indices.size() << ", input has " << rank;
+  if (shapeOf(getUpdates()) != indices)
+    return emitOpError("updates and indices differ in shape");
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"},
+                          getReduction()))
+    return emitOpError("unknown reduction '") << getReduction() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ArgTopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArgTopKOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> output = shapeOf(getOutput());
+  int64_t rank = input.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  if (static_cast<int64_t>(output.size()) != rank || output[axis] > input[axis])
+    return emitOpError("result must have the input's rank and at most ")
+           << input[axis] << " entries along the axis";
+  SmallVector<int64_t> expected(input);
+  expected[axis] = output[axis];
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// GatherNDOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherNDOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  int64_t batch = static_cast<int64_t>(getBatchDims());
+  int64_t rank = input.size(), indexRank = indices.size();
+  if (indexRank < 1 || batch < 0 || batch >= indexRank || batch >= rank)
+    return emitOpError("'batch_dims' ")
+           << batch << " must be below both ranks and indices need rank >= 1";
+  int64_t tuple = indices.back();
+  if (tuple < 1 || batch + tuple > rank)
+    return emitOpError("index tuples of length ")
+           << tuple << " do not fit the input's rank " << rank;
+  if (input.take_front(batch) != indices.take_front(batch))
+    return emitOpError("batch dimensions of input and indices differ");
+  SmallVector<int64_t> expected(indices.drop_back());
+  llvm::append_range(expected, input.drop_front(batch + tuple));
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto isQuantized = [](Value value) {
+    return isa<quant::QuantizedType>(
+        cast<ShapedType>(value.getType()).getElementType());
+  };
+  if (isQuantized(getInput()) || isQuantized(getOutput()))
+    return emitOpError("does not take quantized types: use quantize and "
+                       "dequantize");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

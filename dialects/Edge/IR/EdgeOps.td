@@ -247,7 +247,10 @@ class Edge_FloatUnaryOp<string mnemonic, string formula>
 
 def Edge_SigmoidOp : Edge_FloatUnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Edge_TanhOp : Edge_FloatUnaryOp<"tanh", "tanh(x)">;
-def Edge_ExpOp : Edge_FloatUnaryOp<"exp", "exp(x)">;
+def Edge_ExpOp : Edge_FloatUnaryOp<"exp", "exp(x)"> {
+  let arguments = (ins Edge_AnyFloatTensor:$input);
+  let results = (outs Edge_AnyFloatTensor:$output);
+}
 def Edge_SqrtOp : Edge_FloatUnaryOp<"sqrt", "sqrt(x)">;
 def Edge_NegOp : Edge_FloatUnaryOp<"neg", "-x">;
 def Edge_AbsOp : Edge_FloatUnaryOp<"abs", "|x|">;
@@ -314,12 +317,13 @@ def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
 def Edge_PowOp : Edge_BinaryElementwiseOp<"pow"> {
   let summary = "Elementwise power";
   let description = [{
+    Both operands share the result's element type; integer powers are
+    computed in double and truncated.
+
     ```mlir
     %y = edge.pow %a, %b : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
     ```
   }];
-  let arguments = (ins Edge_FloatTensor:$lhs, Edge_FloatTensor:$rhs);
-  let results = (outs Edge_FloatTensor:$output);
 }
 
 def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
@@ -337,6 +341,373 @@ def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
   }];
   let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$starts,
                        DenseI64ArrayAttr:$steps);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise math (f32 and f64 kernels)
+//===----------------------------------------------------------------------===//
+
+/// A unary float op without a folder; f32 and f64 kernels.
+class Edge_FloatMathOp<string mnemonic, string formula>
+    : Edge_UnaryElementwiseOp<mnemonic> {
+  let summary = "Elementwise " # formula;
+  let description = !strconcat("`", formula, "` elementwise.\n\n```mlir\n%y = edge.",
+                               mnemonic, " %x : tensor<1x4xf32>\n```");
+  let arguments = (ins Edge_AnyFloatTensor:$input);
+  let results = (outs Edge_AnyFloatTensor:$output);
+}
+
+def Edge_LogOp : Edge_FloatMathOp<"log", "ln(x)">;
+def Edge_SinOp : Edge_FloatMathOp<"sin", "sin(x)">;
+def Edge_CosOp : Edge_FloatMathOp<"cos", "cos(x)">;
+def Edge_TanOp : Edge_FloatMathOp<"tan", "tan(x)">;
+def Edge_AsinOp : Edge_FloatMathOp<"asin", "asin(x)">;
+def Edge_AcosOp : Edge_FloatMathOp<"acos", "acos(x)">;
+def Edge_AtanOp : Edge_FloatMathOp<"atan", "atan(x)">;
+def Edge_SinhOp : Edge_FloatMathOp<"sinh", "sinh(x)">;
+def Edge_CoshOp : Edge_FloatMathOp<"cosh", "cosh(x)">;
+def Edge_AsinhOp : Edge_FloatMathOp<"asinh", "asinh(x)">;
+def Edge_AcoshOp : Edge_FloatMathOp<"acosh", "acosh(x)">;
+def Edge_AtanhOp : Edge_FloatMathOp<"atanh", "atanh(x)">;
+def Edge_FloorOp : Edge_FloatMathOp<"floor", "floor(x)">;
+def Edge_CeilOp : Edge_FloatMathOp<"ceil", "ceil(x)">;
+def Edge_RoundOp : Edge_FloatMathOp<"round", "round half to even(x)">;
+def Edge_ErfOp : Edge_FloatMathOp<"erf", "erf(x)">;
+def Edge_SignOp : Edge_FloatMathOp<"sign", "sign(x) (-1, 0 or 1)">;
+
+/// Binary elementwise op over any element type, without a folder.
+class Edge_BinaryAnyTypeOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure,
+                                             SameOperandsAndResultElementType,
+                                             SameOperandsAndResultRank,
+                                             Edge_KernelOpInterface])> {
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Edge_MaximumOp : Edge_BinaryAnyTypeOp<"maximum", [Commutative]> {
+  let summary = "Elementwise maximum (NaN propagates)";
+  let description = [{
+    Broadcasting as `add`. Float and integer element types.
+
+    ```mlir
+    %y = edge.maximum %a, %b : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi32>
+    ```
+  }];
+}
+
+def Edge_MinimumOp : Edge_BinaryAnyTypeOp<"minimum", [Commutative]> {
+  let summary = "Elementwise minimum (NaN propagates)";
+  let description = [{
+    Broadcasting as `add`. Float and integer element types.
+
+    ```mlir
+    %y = edge.minimum %a, %b : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+    ```
+  }];
+}
+
+def Edge_CastOp : Edge_Op<"cast", [Pure, SameOperandsAndResultShape,
+                                   Edge_KernelOpInterface]> {
+  let summary = "Element type conversion";
+  let description = [{
+    Converts each element to the result's element type: floats to integers
+    truncate toward zero, anything to `i1` tests for non-zero, float to
+    narrower float rounds to nearest even.
+
+    ```mlir
+    %y = edge.cast %x : (tensor<2x3xf32>) -> tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Reduction over sorted, unique, non-negative `axes`; shares reduce_mean's
+/// verifier.
+class Edge_ReduceOp<string mnemonic, string what>
+    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface,
+                         SameOperandsAndResultElementType]> {
+  let summary = what # " over a set of axes";
+  let description = !strconcat(
+      "`axes` is sorted, unique and non-negative. With `keep_dims` the ",
+      "reduced extents become 1, otherwise they are dropped.\n\n```mlir\n",
+      "%y = edge.", mnemonic, " %x {axes = array<i64: 1>, keep_dims = true}\n",
+      "    : (tensor<2x3xf32>) -> tensor<2x1xf32>\n```");
+  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$axes,
+                       BoolAttr:$keep_dims);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ReduceSumOp : Edge_ReduceOp<"reduce_sum", "Sum">;
+def Edge_ReduceMaxOp : Edge_ReduceOp<"reduce_max", "Maximum">;
+def Edge_ReduceMinOp : Edge_ReduceOp<"reduce_min", "Minimum">;
+def Edge_ReduceProdOp : Edge_ReduceOp<"reduce_prod", "Product">;
+
+/// Index of the extreme element along one axis.
+class Edge_ArgReduceOp<string mnemonic, string what>
+    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface]> {
+  let summary = "Index (i64) of the " # what # " along one axis";
+  let description = !strconcat(
+      "`axis` is non-negative; with `keep_dims` the axis becomes 1, otherwise ",
+      "it is dropped. Ties pick the first index, or the last with ",
+      "`select_last_index`.\n\n```mlir\n",
+      "%i = edge.", mnemonic, " %x {axis = 1 : i64, keep_dims = true, ",
+      "select_last_index = false}\n",
+      "    : (tensor<2x3xf32>) -> tensor<2x1xi64>\n```");
+  let arguments = (ins Edge_Tensor:$input, I64Attr:$axis, BoolAttr:$keep_dims,
+                       BoolAttr:$select_last_index);
+  let results = (outs Edge_IndexTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ArgMaxOp : Edge_ArgReduceOp<"arg_max", "maximum">;
+def Edge_ArgMinOp : Edge_ArgReduceOp<"arg_min", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Comparisons, logic and select
+//===----------------------------------------------------------------------===//
+
+/// Comparison with rank-explicit broadcasting; the result is i1. `greater`
+/// and `greater_equal` are `less` and `less_equal` with swapped operands.
+class Edge_CompareOp<string mnemonic, string formula>
+    : Edge_Op<mnemonic, [Pure, SameOperandsElementType, SameOperandsAndResultRank,
+                         Edge_KernelOpInterface]> {
+  let summary = "Elementwise comparison `" # formula # "`";
+  let description = !strconcat(
+      "Broadcasting as `add`; operands share one element type.\n\n```mlir\n",
+      "%y = edge.", mnemonic, " %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) ",
+      "-> tensor<2x3xi1>\n```");
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_BoolTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Edge_EqualOp : Edge_CompareOp<"equal", "a == b">;
+def Edge_LessOp : Edge_CompareOp<"less", "a < b">;
+def Edge_LessEqualOp : Edge_CompareOp<"less_equal", "a <= b">;
+
+/// Logical op on i1 with rank-explicit broadcasting.
+class Edge_LogicalOp<string mnemonic, string formula>
+    : Edge_BinaryAnyTypeOp<mnemonic, [Commutative]> {
+  let summary = "Elementwise logical `" # formula # "` of i1 tensors";
+  let description = !strconcat(
+      "Broadcasting as `add`.\n\n```mlir\n%y = edge.", mnemonic,
+      " %a, %b : (tensor<2x3xi1>, tensor<1x3xi1>) -> tensor<2x3xi1>\n```");
+  let arguments = (ins Edge_BoolTensor:$lhs, Edge_BoolTensor:$rhs);
+  let results = (outs Edge_BoolTensor:$output);
+}
+
+def Edge_LogicalAndOp : Edge_LogicalOp<"logical_and", "a and b">;
+def Edge_LogicalOrOp : Edge_LogicalOp<"logical_or", "a or b">;
+def Edge_LogicalXorOp : Edge_LogicalOp<"logical_xor", "a xor b">;
+
+def Edge_LogicalNotOp : Edge_UnaryElementwiseOp<"logical_not"> {
+  let summary = "Elementwise logical negation of an i1 tensor";
+  let description = [{
+    ```mlir
+    %y = edge.logical_not %x : tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins Edge_BoolTensor:$input);
+  let results = (outs Edge_BoolTensor:$output);
+}
+
+def Edge_SelectOp : Edge_Op<"select", [Pure, SameOperandsAndResultRank,
+                                       AllElementTypesMatch<["on_true", "on_false", "output"]>,
+                                       Edge_KernelOpInterface]> {
+  let summary = "Elementwise choice: condition ? on_true : on_false";
+  let description = [{
+    All three operands have the result's rank; each extent equals the
+    result's or is 1.
+
+    ```mlir
+    %y = edge.select %c, %a, %b
+        : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_BoolTensor:$condition, Edge_Tensor:$on_true,
+                       Edge_Tensor:$on_false);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ModOp : Edge_BinaryAnyTypeOp<"mod"> {
+  let summary = "Elementwise remainder";
+  let description = [{
+    With `fmod` the remainder takes the dividend's sign (C `fmod`);
+    without it, the divisor's (Python `%`, integers only). Broadcasting as
+    `add`.
+
+    ```mlir
+    %y = edge.mod %a, %b {fmod = false}
+        : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs, BoolAttr:$fmod);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+def Edge_GatherElementsOp : Edge_Op<"gather_elements",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather along one axis with a full index tensor";
+  let description = [{
+    `output[i...]` is `input[i...]` with the `axis` coordinate replaced by
+    `indices[i...]` (negative indices count from the end). Input, indices
+    and result share one rank; the result has the indices' shape.
+
+    ```mlir
+    %y = edge.gather_elements %x, %i {axis = 1 : i64}
+        : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_GatherOp : Edge_Op<"gather",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather slices along one axis";
+  let description = [{
+    The result shape is `input[:axis] ++ indices ++ input[axis+1:]`; each
+    index (negative ones count from the end) picks one slice of the input
+    along `axis`.
+
+    ```mlir
+    %y = edge.gather %x, %i {axis = 0 : i64}
+        : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
+    [Pure, Edge_KernelOpInterface]> {
+  let summary = "2-d transposed convolution, NCHW input, IOHW weight";
+  let description = [{
+    Input `[N, C, H, W]`, weight `[C, M/group, KH, KW]`, optional bias `[M]`.
+    Each output extent is `(in - 1) * stride + (k - 1) * dilation + 1 -
+    pad_begin - pad_end + output_padding`; `pads` is
+    `[top, left, bottom, right]` (cropped from the full output) and
+    `output_padding` `[bottom, right]` (zeros added at the end).
+
+    ```mlir
+    %y = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>,
+                                       group = 1 : i64,
+                                       output_padding = array<i64: 0, 0>,
+                                       pads = array<i64: 0, 0, 0, 0>,
+                                       strides = array<i64: 2, 2>}
+        : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input, Edge_FloatTensor:$weight,
+                       Optional<Edge_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$output_padding,
+                       I64Attr:$group);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ScatterElementsOp : Edge_Op<"scatter_elements",
+    [Pure, AllTypesMatch<["input", "output"]>,
+     AllElementTypesMatch<["input", "updates"]>, Edge_KernelOpInterface]> {
+  let summary = "Scatter updates along one axis into a copy of the input";
+  let description = [{
+    The result is the input with, for every position `i...` of `indices`
+    (negative ones count from the end), the element at `i...` with the
+    `axis` coordinate replaced by `indices[i...]` set to (`none`) or
+    combined with (`add`, `mul`, `max`, `min`) `updates[i...]`, in row-major
+    order. Input, indices and updates share one rank; indices and updates
+    one shape.
+
+    ```mlir
+    %y = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"}
+        : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       Edge_Tensor:$updates, I64Attr:$axis,
+                       StrAttr:$reduction);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ArgTopKOp : Edge_Op<"arg_top_k", [Pure, Edge_KernelOpInterface]> {
+  let summary = "Indices (i64) of the k largest or smallest elements along an axis";
+  let description = [{
+    The result has the input's shape with extent `k` along `axis`; its
+    entries are sorted by value (descending with `largest`, else ascending),
+    equal values by index. The values themselves are a `gather_elements`
+    of these indices (ONNX TopK is the pair).
+
+    ```mlir
+    %i = edge.arg_top_k %x {axis = 1 : i64, largest = true}
+        : (tensor<3x4xf32>) -> tensor<3x2xi64>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, I64Attr:$axis, BoolAttr:$largest);
+  let results = (outs Edge_IndexTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_GatherNDOp : Edge_Op<"gather_nd",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather slices addressed by index tuples";
+  let description = [{
+    The last extent `K` of `indices` is the tuple length; the first
+    `batch_dims` dimensions of input and indices are shared batch dimensions.
+    The result shape is `indices[:-1] ++ input[batch_dims + K:]` (negative
+    indices count from the end).
+
+    ```mlir
+    %y = edge.gather_nd %x, %i {batch_dims = 0 : i64}
+        : (tensor<2x2xi32>, tensor<2x2xi64>) -> tensor<2xi32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$indices,
+                       I64Attr:$batch_dims);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

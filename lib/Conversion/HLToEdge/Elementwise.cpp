@@ -61,7 +61,9 @@ struct IdentityLowering : public OpConversionPattern<hl::IdentityOp> {
   }
 };
 
-/// hl.clip with constant (or absent) bounds -> edge.clip.
+/// hl.clip: f32 with constant (or absent) bounds -> edge.clip; otherwise
+/// (integer types, bounds computed at run time) minimum(maximum(x, lo), hi)
+/// with the bounds reshaped to the input's rank.
 struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -69,25 +71,42 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
   matchAndRewrite(hl::ClipOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
-    double lo = -std::numeric_limits<float>::infinity();
-    double hi = std::numeric_limits<float>::infinity();
-    if (Value min = adaptor.getMin()) {
-      std::optional<double> value = getConstantScalar(min);
-      if (!value)
-        return rewriter.notifyMatchFailure(op, "min must be a constant");
-      lo = *value;
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a static input");
+    Value min = adaptor.getMin(), max = adaptor.getMax();
+    std::optional<double> lo = min ? getConstantScalar(min) : std::nullopt;
+    std::optional<double> hi = max ? getConstantScalar(max) : std::nullopt;
+    if (type.getElementType().isF32() && (!min || lo) && (!max || hi)) {
+      rewriter.replaceOpWithNewOp<edge::ClipOp>(
+          op, adaptor.getInput(),
+          rewriter.getF32FloatAttr(
+              lo.value_or(-std::numeric_limits<float>::infinity())),
+          rewriter.getF32FloatAttr(
+              hi.value_or(std::numeric_limits<float>::infinity())));
+      return success();
     }
-    if (Value max = adaptor.getMax()) {
-      std::optional<double> value = getConstantScalar(max);
-      if (!value)
-        return rewriter.notifyMatchFailure(op, "max must be a constant");
-      hi = *value;
-    }
-    rewriter.replaceOpWithNewOp<edge::ClipOp>(
-        op, adaptor.getInput(), rewriter.getF32FloatAttr(lo),
-        rewriter.getF32FloatAttr(hi));
+    Type element = type.getElementType();
+    bool numeric = element.isF32() || element.isF64() ||
+                   (isa<IntegerType>(element) && !element.isInteger(1) &&
+                    (!element.isUnsignedInteger() || element.isInteger(8)));
+    if (!numeric)
+      return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    for (Value bound : {min, max})
+      if (bound && (!getStaticType(bound) ||
+                    getStaticType(bound).getNumElements() != 1))
+        return rewriter.notifyMatchFailure(op, "bounds must be static scalars");
+    Location loc = op.getLoc();
+    int64_t rank = type.getRank();
+    Value result = adaptor.getInput();
+    if (min)
+      result = rewriter.create<edge::MaximumOp>(
+          loc, type, result, reshapeTo(rewriter, loc, min,
+                                       SmallVector<int64_t>(rank, 1)));
+    if (max)
+      result = rewriter.create<edge::MinimumOp>(
+          loc, type, result, reshapeTo(rewriter, loc, max,
+                                       SmallVector<int64_t>(rank, 1)));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -100,7 +119,6 @@ void strata::hl_to_edge::populateElementwisePatterns(
                BinaryLowering<hl::SubOp, edge::SubOp>,
                BinaryLowering<hl::MulOp, edge::MulOp>,
                BinaryLowering<hl::DivOp, edge::DivOp>,
-               BinaryLowering<hl::PowOp, edge::PowOp>,
                UnaryLowering<hl::ReluOp, edge::ReluOp>,
                UnaryLowering<hl::SigmoidOp, edge::SigmoidOp>,
                UnaryLowering<hl::TanhOp, edge::TanhOp>,

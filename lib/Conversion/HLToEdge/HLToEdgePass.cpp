@@ -38,6 +38,9 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateShapePatterns(typeConverter, patterns);
   hl_to_edge::populateReductionPatterns(typeConverter, patterns);
   hl_to_edge::populateNormalizationPatterns(typeConverter, patterns);
+  hl_to_edge::populateMathPatterns(typeConverter, patterns);
+  hl_to_edge::populateLogicPatterns(typeConverter, patterns);
+  hl_to_edge::populateIndexingPatterns(typeConverter, patterns);
 }
 
 namespace {

@@ -54,6 +54,88 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
   }
 };
 
+/// hl.conv_transpose (1-d or 2-d) -> edge.conv_transpose2d. Explicit pads
+/// are used as given; with auto_pad SAME_* or an output_shape the total
+/// padding follows from the (static) result extent, its smaller half at the
+/// beginning for SAME_UPPER and NOTSET, at the end for SAME_LOWER.
+struct ConvTransposeLowering : public OpConversionPattern<hl::ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    RankedTensorType weightType = getStaticType(adaptor.getWeight());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!inputType || !weightType || !resultType ||
+        !inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    int64_t rank = inputType.getRank();
+    if ((rank != 3 && rank != 4) || weightType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "only 1-d and 2-d");
+    int64_t spatial = rank - 2;
+    auto orDefault = [&](std::optional<ArrayRef<int64_t>> values,
+                         int64_t fallback) {
+      return values ? SmallVector<int64_t>(*values)
+                    : SmallVector<int64_t>(spatial, fallback);
+    };
+    SmallVector<int64_t> strides = orDefault(op.getStrides(), 1);
+    SmallVector<int64_t> dilations = orDefault(op.getDilations(), 1);
+    SmallVector<int64_t> outputPadding = orDefault(op.getOutputPadding(), 0);
+    if (static_cast<int64_t>(strides.size()) != spatial ||
+        static_cast<int64_t>(dilations.size()) != spatial ||
+        static_cast<int64_t>(outputPadding.size()) != spatial)
+      return rewriter.notifyMatchFailure(op, "inconsistent attributes");
+    StringRef autoPad = op.getAutoPad();
+    SmallVector<int64_t> pads(2 * spatial, 0);
+    if (autoPad == "NOTSET" && !op.getOutputShape()) {
+      if (auto given = op.getPads()) {
+        if (static_cast<int64_t>(given->size()) != 2 * spatial)
+          return rewriter.notifyMatchFailure(op, "inconsistent pads");
+        pads.assign(given->begin(), given->end());
+      }
+    } else if (autoPad != "VALID") {
+      for (int64_t i = 0; i < spatial; ++i) {
+        int64_t full = (inputType.getDimSize(2 + i) - 1) * strides[i] +
+                       (weightType.getDimSize(2 + i) - 1) * dilations[i] + 1 +
+                       outputPadding[i];
+        int64_t total = full - resultType.getDimSize(2 + i);
+        if (total < 0) {
+          // A larger requested output: zeros appended at the end.
+          outputPadding[i] -= total;
+          continue;
+        }
+        int64_t small = total / 2, large = total - small;
+        pads[i] = autoPad == "SAME_LOWER" ? large : small;
+        pads[spatial + i] = autoPad == "SAME_LOWER" ? small : large;
+      }
+    }
+    Location loc = op.getLoc();
+    auto to4D = [&](Value value, RankedTensorType type) {
+      if (type.getRank() == 4)
+        return value;
+      ArrayRef<int64_t> s = type.getShape();
+      return reshapeTo(rewriter, loc, value, {s[0], s[1], 1, s[2]});
+    };
+    ArrayRef<int64_t> out = resultType.getShape();
+    SmallVector<int64_t> out4D(out);
+    if (rank == 3) {
+      strides.insert(strides.begin(), 1);
+      dilations.insert(dilations.begin(), 1);
+      outputPadding.insert(outputPadding.begin(), 0);
+      pads = {0, pads[0], 0, pads[1]};
+      out4D = {out[0], out[1], 1, out[2]};
+    }
+    Value conv = rewriter.create<edge::ConvTranspose2DOp>(
+        loc, RankedTensorType::get(out4D, resultType.getElementType()),
+        to4D(adaptor.getInput(), inputType),
+        to4D(adaptor.getWeight(), weightType), adaptor.getBias(), strides,
+        dilations, pads, outputPadding, op.getGroup());
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, conv, out));
+    return success();
+  }
+};
+
 /// hl.gemm -> [transpose] + matmul [* alpha] [+ beta * C].
 struct GemmLowering : public OpConversionPattern<hl::GemmOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -146,6 +228,7 @@ struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
 
 void strata::hl_to_edge::populateLinearPatterns(TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, GemmLowering, MatMulLowering>(
+  patterns.add<ConvLowering, GemmLowering, MatMulLowering,
+               ConvTransposeLowering>(
       converter, patterns.getContext());
 }

@@ -58,6 +58,12 @@ void populateShapePatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
+void populateMathPatterns(mlir::TypeConverter &converter,
+                          mlir::RewritePatternSet &patterns);
+void populateLogicPatterns(mlir::TypeConverter &converter,
+                           mlir::RewritePatternSet &patterns);
+void populateIndexingPatterns(mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
 void populateNormalizationPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 

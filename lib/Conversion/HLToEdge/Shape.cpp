@@ -4,6 +4,8 @@
 #include "HL/IR/HLOps.h"
 #include "strata/Support/ShapeInference.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
@@ -171,6 +173,59 @@ struct SliceLowering : public OpConversionPattern<hl::SliceOp> {
   }
 };
 
+/// hl.depth_to_space / hl.space_to_depth -> reshape, transpose, reshape
+/// (NCHW):
+///   DCR: [N, b, b, C', H, W] permuted (0, 3, 4, 1, 5, 2)
+///   CRD: [N, C', b, b, H, W] permuted (0, 1, 4, 2, 5, 3)
+///   space_to_depth: [N, C, H', b, W', b] permuted (0, 3, 5, 1, 2, 4)
+template <typename HLOp>
+struct BlockRearrangeLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType || type.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "needs a static NCHW input");
+    int64_t b = static_cast<int64_t>(op.getBlocksize());
+    int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+    int64_t h = type.getDimSize(2), w = type.getDimSize(3);
+    SmallVector<int64_t> split, permutation;
+    if constexpr (std::is_same_v<HLOp, hl::DepthToSpaceOp>) {
+      if (b < 1 || c % (b * b) != 0)
+        return rewriter.notifyMatchFailure(op, "channels not divisible");
+      if (op.getMode() == "DCR") {
+        split = {n, b, b, c / (b * b), h, w};
+        permutation = {0, 3, 4, 1, 5, 2};
+      } else if (op.getMode() == "CRD") {
+        split = {n, c / (b * b), b, b, h, w};
+        permutation = {0, 1, 4, 2, 5, 3};
+      } else {
+        return rewriter.notifyMatchFailure(op, "unknown mode");
+      }
+    } else {
+      if (b < 1 || h % b != 0 || w % b != 0)
+        return rewriter.notifyMatchFailure(op, "spatial dims not divisible");
+      split = {n, c, h / b, b, w / b, b};
+      permutation = {0, 3, 5, 1, 2, 4};
+    }
+    Location loc = op.getLoc();
+    Value blocks = reshapeTo(rewriter, loc, adaptor.getInput(), split);
+    SmallVector<int64_t> permuted;
+    for (int64_t d : permutation)
+      permuted.push_back(split[d]);
+    Value transposed = rewriter.create<edge::TransposeOp>(
+        loc, RankedTensorType::get(permuted, type.getElementType()), blocks,
+        permutation);
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, transposed,
+                                     resultType.getShape()));
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateShapePatterns(TypeConverter &converter,
@@ -179,6 +234,8 @@ void strata::hl_to_edge::populateShapePatterns(TypeConverter &converter,
                ReshapeLikeLowering<hl::ReshapeOp>, SoftmaxLowering,
                TransposeLowering, ConcatLowering,
                AxesReshapeLowering<hl::SqueezeOp>,
-               AxesReshapeLowering<hl::UnsqueezeOp>, SliceLowering>(
+               AxesReshapeLowering<hl::UnsqueezeOp>, SliceLowering,
+               BlockRearrangeLowering<hl::DepthToSpaceOp>,
+               BlockRearrangeLowering<hl::SpaceToDepthOp>>(
       converter, patterns.getContext());
 }

@@ -62,7 +62,9 @@ std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape) {
 
 template <BinaryOp Op> Error binary(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
-  STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
+  // Other element types take the dtype-generic path (Math.cpp).
+  if (!checkAllF32(ctx).ok())
+    return genericArithmeticKernel(ctx, static_cast<int>(Op));
   const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
   size_t rank = out.rank();
   if (a.rank() != rank || b.rank() != rank)
@@ -154,6 +156,8 @@ Error tanhKernel(KernelContext &ctx) {
   return unary(ctx, [](float x) { return std::tanh(x); });
 }
 Error expKernel(KernelContext &ctx) {
+  if (ctx.ins.size() == 1 && ctx.ins[0].dtype == DType::F64)
+    return genericExpKernel(ctx);
   return unary(ctx, [](float x) { return std::exp(x); });
 }
 Error sqrtKernel(KernelContext &ctx) {

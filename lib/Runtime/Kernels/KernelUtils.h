@@ -71,6 +71,55 @@ Error transposeKernel(KernelContext &ctx);
 Error concatKernel(KernelContext &ctx);
 Error sliceKernel(KernelContext &ctx);
 
+// dtype-generic kernels (Math.cpp, GenericReduction.cpp, Logic.cpp,
+// Indexing.cpp).
+Error logKernel(KernelContext &ctx);
+Error sinKernel(KernelContext &ctx);
+Error cosKernel(KernelContext &ctx);
+Error tanKernel(KernelContext &ctx);
+Error asinKernel(KernelContext &ctx);
+Error acosKernel(KernelContext &ctx);
+Error atanKernel(KernelContext &ctx);
+Error sinhKernel(KernelContext &ctx);
+Error coshKernel(KernelContext &ctx);
+Error asinhKernel(KernelContext &ctx);
+Error acoshKernel(KernelContext &ctx);
+Error atanhKernel(KernelContext &ctx);
+Error floorKernel(KernelContext &ctx);
+Error ceilKernel(KernelContext &ctx);
+Error roundKernel(KernelContext &ctx);
+Error erfKernel(KernelContext &ctx);
+Error signKernel(KernelContext &ctx);
+Error maximumKernel(KernelContext &ctx);
+Error minimumKernel(KernelContext &ctx);
+Error castKernel(KernelContext &ctx);
+Error reduceSumKernel(KernelContext &ctx);
+Error reduceMaxKernel(KernelContext &ctx);
+Error reduceMinKernel(KernelContext &ctx);
+Error reduceProdKernel(KernelContext &ctx);
+Error argMaxKernel(KernelContext &ctx);
+Error argMinKernel(KernelContext &ctx);
+Error equalKernel(KernelContext &ctx);
+Error lessKernel(KernelContext &ctx);
+Error lessEqualKernel(KernelContext &ctx);
+Error logicalAndKernel(KernelContext &ctx);
+Error logicalOrKernel(KernelContext &ctx);
+Error logicalXorKernel(KernelContext &ctx);
+Error logicalNotKernel(KernelContext &ctx);
+Error selectKernel(KernelContext &ctx);
+Error modKernel(KernelContext &ctx);
+Error gatherElementsKernel(KernelContext &ctx);
+Error gatherKernel(KernelContext &ctx);
+Error gatherNdKernel(KernelContext &ctx);
+Error scatterElementsKernel(KernelContext &ctx);
+Error argTopKKernel(KernelContext &ctx);
+Error convTranspose2dKernel(KernelContext &ctx);
+/// add/sub/mul/div/pow (op 0..4) on any numeric type; the f32 kernels
+/// forward other types here.
+Error genericArithmeticKernel(KernelContext &ctx, int op);
+/// exp on f32 or f64.
+Error genericExpKernel(KernelContext &ctx);
+
 } // namespace strata::runtime::kernels
 
 #endif // STRATA_LIB_RUNTIME_KERNELS_KERNELUTILS_H

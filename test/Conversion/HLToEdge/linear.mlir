@@ -94,3 +94,27 @@ func.func @matmul_vector(%a: tensor<4xf32>, %b: tensor<4x5xf32>) -> tensor<5xf32
   %0 = hl.matmul %a, %b : (tensor<4xf32>, tensor<4x5xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// -----
+
+// Tests that a 1-d conv_transpose runs as 2-d with a unit height.
+// CHECK-LABEL: func @conv_transpose_1d
+func.func @conv_transpose_1d(%x: tensor<1x1x3xf32>, %w: tensor<1x2x3xf32>) -> tensor<1x2x5xf32> {
+  // CHECK-DAG: %[[X:.*]] = edge.reshape %{{.*}} : (tensor<1x1x3xf32>) -> tensor<1x1x1x3xf32>
+  // CHECK-DAG: %[[W:.*]] = edge.reshape %{{.*}} : (tensor<1x2x3xf32>) -> tensor<1x2x1x3xf32>
+  // CHECK: %[[Y:.*]] = edge.conv_transpose2d %[[X]], %[[W]] {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+  // CHECK: edge.reshape %[[Y]] : (tensor<1x2x1x5xf32>) -> tensor<1x2x5xf32>
+  // CHECK-NOT: hl.conv_transpose
+  %0 = hl.conv_transpose %x, %w : (tensor<1x1x3xf32>, tensor<1x2x3xf32>) -> tensor<1x2x5xf32>
+  return %0 : tensor<1x2x5xf32>
+}
+
+// -----
+
+// Tests that SAME_UPPER padding follows from the result extent.
+// CHECK-LABEL: func @conv_transpose_same_upper
+func.func @conv_transpose_same_upper(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) -> tensor<1x2x6x6xf32> {
+  // CHECK: edge.conv_transpose2d %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>}
+  %0 = hl.conv_transpose %x, %w {auto_pad = "SAME_UPPER", strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  return %0 : tensor<1x2x6x6xf32>
+}

@@ -17,3 +17,13 @@ func.func @global_average_pool(%x: tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32> {
   %0 = hl.global_average_pool %x : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
   return %0 : tensor<1x4x1x1xf32>
 }
+
+// -----
+
+// Tests that global_max_pool is reduce_max over the spatial axes.
+// CHECK-LABEL: func @global_max_pool
+func.func @global_max_pool(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x1x1xf32> {
+  // CHECK: edge.reduce_max %{{.*}} {axes = array<i64: 2, 3>, keep_dims = true} : (tensor<1x3x4x4xf32>) -> tensor<1x3x1x1xf32>
+  %0 = hl.global_max_pool %x : (tensor<1x3x4x4xf32>) -> tensor<1x3x1x1xf32>
+  return %0 : tensor<1x3x1x1xf32>
+}

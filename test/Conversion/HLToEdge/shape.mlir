@@ -21,3 +21,15 @@ func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
   %0 = hl.softmax %x : tensor<2x10xf32>
   return %0 : tensor<2x10xf32>
 }
+
+// -----
+
+// Tests that depth_to_space (DCR) is reshape, transpose and reshape.
+// CHECK-LABEL: func @depth_to_space
+func.func @depth_to_space(%x: tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32> {
+  // CHECK: %[[R:.*]] = edge.reshape %{{.*}} : (tensor<1x8x2x3xf32>) -> tensor<1x2x2x2x2x3xf32>
+  // CHECK: %[[T:.*]] = edge.transpose %[[R]] {permutation = array<i64: 0, 3, 4, 1, 5, 2>}
+  // CHECK: edge.reshape %[[T]] : (tensor<1x2x2x2x3x2xf32>) -> tensor<1x2x4x6xf32>
+  %0 = hl.depth_to_space %x {blocksize = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+  return %0 : tensor<1x2x4x6xf32>
+}

@@ -357,3 +357,309 @@ func.func @concat_result(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
   %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x6xf32>
   return
 }
+
+// -----
+
+// Tests that a reduction's axes are non-empty.
+func.func @reduce_no_axes(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axes' must not be empty}}
+  %0 = edge.reduce_sum %x {axes = array<i64>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that a reduction's axes lie inside the input's rank.
+func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 2 is outside [0, 2)}}
+  %0 = edge.reduce_max %x {axes = array<i64: 2>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that a reduction's axes are sorted and unique.
+func.func @reduce_axes_sorted(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axes' must be sorted and unique}}
+  %0 = edge.reduce_min %x {axes = array<i64: 1, 0>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that a reduction's result shape is the implied one.
+func.func @reduce_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  %0 = edge.reduce_prod %x {axes = array<i64: 1>, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// Tests that arg_max's axis lies inside the input's rank.
+func.func @arg_max_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.arg_max %x {axis = 2 : i64, keep_dims = true, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_min does not reduce an empty axis.
+func.func @arg_min_empty(%x: tensor<2x0xf32>) {
+  // expected-error @+1 {{axis 1 is empty}}
+  %0 = edge.arg_min %x {axis = 1 : i64, keep_dims = true, select_last_index = false} : (tensor<2x0xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_max's result shape is the implied one.
+func.func @arg_max_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  %0 = edge.arg_max %x {axis = 1 : i64, keep_dims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// Tests that maximum follows rank-explicit broadcasting.
+func.func @maximum_broadcast(%a: tensor<2x3xi32>, %b: tensor<2x2xi32>) {
+  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  %0 = edge.maximum %a, %b : (tensor<2x3xi32>, tensor<2x2xi32>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+// Tests that a comparison's result has the broadcast shape.
+func.func @equal_result(%a: tensor<2x1xf32>, %b: tensor<1x1xf32>) {
+  // expected-error @+1 {{result shape [2x3] should be [2x1]}}
+  %0 = edge.equal %a, %b : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+// Tests that select broadcasts all three operands.
+func.func @select_broadcast(%c: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<4x1xf32>) {
+  // expected-error @+1 {{operand extent 4 at dimension 0 neither equals the result's 2 nor is 1}}
+  %0 = edge.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<4x1xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that a float mod needs fmod.
+func.func @mod_float(%a: tensor<2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{float remainders need 'fmod'}}
+  %0 = edge.mod %a, %b {fmod = false} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_elements' axis lies inside the input's rank.
+func.func @gather_elements_axis(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.gather_elements %x, %i {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_elements' indices have the input's rank.
+func.func @gather_elements_rank(%x: tensor<2x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{indices have rank 1, input has 2}}
+  %0 = edge.gather_elements %x, %i {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_elements' result has the indices' shape.
+func.func @gather_elements_result(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+  // expected-error @+1 {{result shape [2x3] should be [2x2]}}
+  %0 = edge.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that gather's axis lies inside the input's rank.
+func.func @gather_axis(%x: tensor<5x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.gather %x, %i {axis = 2 : i64} : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that gather's result splices the indices' shape in at the axis.
+func.func @gather_result(%x: tensor<5x4xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{result shape [2x4] should be [2x3x4]}}
+  %0 = edge.gather %x, %i {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's operands are 4-d.
+func.func @conv_transpose_rank(%x: tensor<1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{input and weight must have rank 4 (NCHW, IOHW)}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's input channels match the weight's.
+func.func @conv_transpose_channels(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{input channels 2 must equal the weight's 1 and divide by group 1}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d has one stride, dilation and output padding per spatial dimension.
+func.func @conv_transpose_attrs(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{needs 2 strides, dilations and output paddings and 4 pads}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's strides are positive.
+func.func @conv_transpose_stride(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{strides and dilations must be positive, paddings non-negative}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 0, 1>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's bias has one entry per output channel.
+func.func @conv_transpose_bias(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{bias must have shape [2]}}
+  %0 = edge.conv_transpose2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>, tensor<3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's pads cannot crop more than the full output.
+func.func @conv_transpose_crop(%x: tensor<1x1x1x1xf32>, %w: tensor<1x2x1x1xf32>) {
+  // expected-error @+1 {{pads exceed spatial dimension 0}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x1x1xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return
+}
+
+// -----
+
+// Tests that conv_transpose2d's result shape is the implied one.
+func.func @conv_transpose_result(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+1 {{result shape [1x2x5x5] should be [1x2x7x7]}}
+  %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' axis lies inside the input's rank.
+func.func @scatter_axis(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 2 : i64, reduction = "none"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' indices have the input's rank.
+func.func @scatter_rank(%x: tensor<2x5xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
+  // expected-error @+1 {{indices have rank 1, input has 2}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<2x5xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' updates have the indices' shape.
+func.func @scatter_updates(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x3xf32>) {
+  // expected-error @+1 {{updates and indices differ in shape}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "none"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x3xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that scatter_elements' reduction is a known one.
+func.func @scatter_reduction(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) {
+  // expected-error @+1 {{unknown reduction 'mean'}}
+  %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "mean"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// Tests that arg_top_k's axis lies inside the input's rank.
+func.func @arg_top_k_axis(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.arg_top_k %x {axis = 2 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x2xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_top_k takes at most the axis' extent.
+func.func @arg_top_k_k(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{result must have the input's rank and at most 4 entries along the axis}}
+  %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x5xi64>
+  return
+}
+
+// -----
+
+// Tests that arg_top_k keeps the other extents.
+func.func @arg_top_k_result(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{result shape [2x2] should be [3x2]}}
+  %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<2x2xi64>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's batch dimensions lie below both ranks.
+func.func @gather_nd_batch(%x: tensor<2x2xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'batch_dims' 1 must be below both ranks and indices need rank >= 1}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's index tuples fit the input's rank.
+func.func @gather_nd_tuple(%x: tensor<2x2xf32>, %i: tensor<1x3xi64>) {
+  // expected-error @+1 {{index tuples of length 3 do not fit the input's rank 2}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<1x3xi64>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's batch dimensions agree.
+func.func @gather_nd_batch_extent(%x: tensor<2x2xf32>, %i: tensor<3x1xi64>) {
+  // expected-error @+1 {{batch dimensions of input and indices differ}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2xf32>, tensor<3x1xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's result shape is the implied one.
+func.func @gather_nd_result(%x: tensor<2x2xf32>, %i: tensor<2x1xi64>) {
+  // expected-error @+1 {{result shape [2] should be [2x2]}}
+  %0 = edge.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return
+}

@@ -86,3 +86,97 @@ func.func @avg_pool_concat(%x: tensor<1x4x8x8xf32>, %y: tensor<1x2x4x4xf32>) -> 
   %1 = edge.concat %0, %y {axis = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x6x4x4xf32>
   return %1 : tensor<1x6x4x4xf32>
 }
+
+// Tests that the math, min/max, cast and mod ops round-trip.
+// CHECK-LABEL: func @math
+func.func @math(%x: tensor<2x3xf64>, %a: tensor<2x3xi32>, %b: tensor<1x3xi32>) -> (tensor<2x3xf64>, tensor<2x3xi32>, tensor<2x3xi64>, tensor<2x3xi32>) {
+  // CHECK: %[[L:.*]] = edge.log %{{.*}} : tensor<2x3xf64>
+  %0 = edge.log %x : tensor<2x3xf64>
+  // CHECK: edge.erf %[[L]] : tensor<2x3xf64>
+  %1 = edge.erf %0 : tensor<2x3xf64>
+  // CHECK: %[[M:.*]] = edge.maximum %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+  %2 = edge.maximum %a, %b : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+  // CHECK: edge.minimum %[[M]], %{{.*}} : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+  %3 = edge.minimum %2, %b : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+  // CHECK: edge.cast %[[M]] : (tensor<2x3xi32>) -> tensor<2x3xi64>
+  %4 = edge.cast %2 : (tensor<2x3xi32>) -> tensor<2x3xi64>
+  // CHECK: edge.mod %{{.*}}, %{{.*}} {fmod = false} : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+  %5 = edge.mod %a, %b {fmod = false} : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+  return %1, %3, %4, %5 : tensor<2x3xf64>, tensor<2x3xi32>, tensor<2x3xi64>, tensor<2x3xi32>
+}
+
+// Tests that the reductions and arg-reductions round-trip.
+// CHECK-LABEL: func @reductions
+func.func @reductions(%x: tensor<2x3x4xf32>) -> (tensor<2x1x4xf32>, tensor<4xf32>, tensor<2x3xi64>) {
+  // CHECK: edge.reduce_sum %{{.*}} {axes = array<i64: 1>, keep_dims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  %0 = edge.reduce_sum %x {axes = array<i64: 1>, keep_dims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  // CHECK: edge.reduce_max %{{.*}} {axes = array<i64: 0, 1>, keep_dims = false} : (tensor<2x3x4xf32>) -> tensor<4xf32>
+  %1 = edge.reduce_max %x {axes = array<i64: 0, 1>, keep_dims = false} : (tensor<2x3x4xf32>) -> tensor<4xf32>
+  // CHECK: edge.reduce_min
+  %2 = edge.reduce_min %x {axes = array<i64: 1>, keep_dims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  // CHECK: edge.reduce_prod
+  %3 = edge.reduce_prod %x {axes = array<i64: 1>, keep_dims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  // CHECK: edge.arg_max %{{.*}} {axis = 2 : i64, keep_dims = false, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x3xi64>
+  %4 = edge.arg_max %x {axis = 2 : i64, keep_dims = false, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x3xi64>
+  // CHECK: edge.arg_min
+  %5 = edge.arg_min %x {axis = 2 : i64, keep_dims = false, select_last_index = false} : (tensor<2x3x4xf32>) -> tensor<2x3xi64>
+  return %0, %1, %4 : tensor<2x1x4xf32>, tensor<4xf32>, tensor<2x3xi64>
+}
+
+// Tests that comparisons, logic, select and gather_elements round-trip.
+// CHECK-LABEL: func @logic
+func.func @logic(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>, %i: tensor<2x2xi64>) -> (tensor<2x3xf32>, tensor<2x2xf32>) {
+  // CHECK: %[[E:.*]] = edge.equal %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xi1>
+  %0 = edge.equal %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xi1>
+  // CHECK: %[[L:.*]] = edge.less %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xi1>
+  %1 = edge.less %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xi1>
+  // CHECK: edge.less_equal
+  %2 = edge.less_equal %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xi1>
+  // CHECK: %[[O:.*]] = edge.logical_or %[[E]], %[[L]] : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %3 = edge.logical_or %0, %1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK: edge.logical_and
+  %4 = edge.logical_and %3, %2 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK: edge.logical_xor
+  %5 = edge.logical_xor %4, %2 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK: %[[N:.*]] = edge.logical_not %{{.*}} : tensor<2x3xi1>
+  %6 = edge.logical_not %5 : tensor<2x3xi1>
+  // CHECK: edge.select %[[N]], %{{.*}}, %{{.*}} : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  %7 = edge.select %6, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: edge.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  %8 = edge.gather_elements %a, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  return %7, %8 : tensor<2x3xf32>, tensor<2x2xf32>
+}
+
+// Tests that gather and conv_transpose2d round-trip.
+// CHECK-LABEL: func @gather_and_conv_transpose
+func.func @gather_and_conv_transpose(%x: tensor<5x4xf32>, %i: tensor<2x3xi64>, %img: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) -> (tensor<2x3x4xf32>, tensor<1x2x7x7xf32>) {
+  // CHECK: edge.gather %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  %0 = edge.gather %x, %i {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  // CHECK: edge.conv_transpose2d %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  %1 = edge.conv_transpose2d %img, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  return %0, %1 : tensor<2x3x4xf32>, tensor<1x2x7x7xf32>
+}
+
+// Tests that scatter_elements round-trips.
+// CHECK-LABEL: func @scatter_elements
+func.func @scatter_elements(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<2x5xf32> {
+  // CHECK: edge.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, reduction = "add"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  %0 = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// Tests that arg_top_k round-trips.
+// CHECK-LABEL: func @arg_top_k
+func.func @arg_top_k(%x: tensor<3x4xf32>) -> tensor<3x2xi64> {
+  // CHECK: edge.arg_top_k %{{.*}} {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x2xi64>
+  %0 = edge.arg_top_k %x {axis = 1 : i64, largest = true} : (tensor<3x4xf32>) -> tensor<3x2xi64>
+  return %0 : tensor<3x2xi64>
+}
+
+// Tests that gather_nd round-trips.
+// CHECK-LABEL: func @gather_nd
+func.func @gather_nd(%x: tensor<2x2x3xi32>, %i: tensor<2x1xi64>) -> tensor<2x3xi32> {
+  // CHECK: edge.gather_nd %{{.*}}, %{{.*}} {batch_dims = 1 : i64} : (tensor<2x2x3xi32>, tensor<2x1xi64>) -> tensor<2x3xi32>
+  %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2x3xi32>, tensor<2x1xi64>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}

@@ -1,0 +1,346 @@
+//===- Math.cpp - hl math, min/max, cast and activations to edge ----------===//
+//
+// Unary math maps one to one onto edge ops with f32/f64 kernels. Activations
+// with a closed form over existing edge ops decompose (f32 only, the type of
+// the edge arithmetic kernels):
+//   leaky_relu(x) = max(x, 0) + alpha * min(x, 0)
+//   elu(x)        = max(x, 0) + alpha * (exp(min(x, 0)) - 1)
+//   selu(x)       = gamma * elu_alpha(x)
+//   celu(x)       = max(x, 0) + min(0, alpha * (exp(x / alpha) - 1))
+//   hard_sigmoid  = clip(alpha * x + beta, 0, 1); hard_swish = x * that
+//   softplus      = log(exp(x) + 1); softsign = x / (1 + |x|)
+//   reciprocal    = 1 / x
+//   shrink        = x < -l ? x + bias : (x > l ? x - bias : 0) (selects)
+//   prelu         = select(x < 0, x * slope, x)
+//
+//===----------------------------------------------------------------------===//
+#include "PatternUtils.h"
+
+#include "HL/IR/HLOps.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl_to_edge;
+
+namespace {
+
+/// True for the element types the portable runtime's generic kernels read.
+bool isRuntimeElementType(Type type) {
+  if (type.isF32() || type.isF16() || type.isF64())
+    return true;
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType)
+    return false;
+  if (intType.isUnsigned())
+    return intType.getWidth() == 8;
+  return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
+}
+
+/// A unary hl float op -> the edge op of the same meaning (f32 or f64).
+template <typename HLOp, typename EdgeOp>
+struct MathLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    if (!type ||
+        !(type.getElementType().isF32() || type.getElementType().isF64()))
+      return rewriter.notifyMatchFailure(op, "needs a static f32/f64 input");
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getInput());
+    return success();
+  }
+};
+
+/// hl.max / hl.min (binary after import) -> edge.maximum / edge.minimum.
+template <typename HLOp, typename EdgeOp>
+struct MinMaxLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getLhs()) ||
+        !getStaticType(adaptor.getRhs()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Type element = resultType.getElementType();
+    if (!isRuntimeElementType(element) || element.isInteger(1))
+      return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    int64_t rank = resultType.getRank();
+    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
+    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, lhs, rhs);
+    return success();
+  }
+};
+
+/// hl.mod -> edge.mod on rank-aligned operands.
+struct ModLowering : public OpConversionPattern<hl::ModOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ModOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getLhs()) ||
+        !getStaticType(adaptor.getRhs()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Type element = resultType.getElementType();
+    if (!isRuntimeElementType(element) || element.isInteger(1))
+      return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    bool fmod = op.getFmod() != 0;
+    if (!fmod && isa<FloatType>(element))
+      return rewriter.notifyMatchFailure(op, "float mod needs fmod");
+    int64_t rank = resultType.getRank();
+    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
+    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
+    rewriter.replaceOpWithNewOp<edge::ModOp>(op, resultType, lhs, rhs, fmod);
+    return success();
+  }
+};
+
+/// hl.pow -> edge.pow. A float base casts the exponent to its type; an
+/// integer base with a float exponent computes in f64 and casts back.
+struct PowLowering : public OpConversionPattern<hl::PowOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::PowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    RankedTensorType lhsType = getStaticType(adaptor.getLhs());
+    RankedTensorType rhsType = getStaticType(adaptor.getRhs());
+    if (!resultType || !lhsType || !rhsType)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    for (Type element : {lhsType.getElementType(), rhsType.getElementType()})
+      if (!isRuntimeElementType(element) || element.isInteger(1))
+        return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    Location loc = op.getLoc();
+    int64_t rank = resultType.getRank();
+    Value lhs = alignRank(rewriter, loc, adaptor.getLhs(), rank);
+    Value rhs = alignRank(rewriter, loc, adaptor.getRhs(), rank);
+    auto castTo = [&](Value value, Type element) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (type.getElementType() == element)
+        return value;
+      return rewriter.create<edge::CastOp>(
+          loc, RankedTensorType::get(type.getShape(), element), value);
+    };
+    Type base = lhsType.getElementType();
+    if (isa<FloatType>(base) || !isa<FloatType>(rhsType.getElementType())) {
+      rewriter.replaceOpWithNewOp<edge::PowOp>(op, resultType, lhs,
+                                               castTo(rhs, base));
+      return success();
+    }
+    Type f64 = rewriter.getF64Type();
+    Value power = rewriter.create<edge::PowOp>(
+        loc, RankedTensorType::get(resultType.getShape(), f64),
+        castTo(lhs, f64), castTo(rhs, f64));
+    rewriter.replaceOp(op, castTo(power, base));
+    return success();
+  }
+};
+
+/// hl.cast -> edge.cast between runtime element types.
+struct CastLowering : public OpConversionPattern<hl::CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType inType = getStaticType(adaptor.getInput());
+    RankedTensorType outType = getStaticType(op.getOutput());
+    if (!inType || !outType)
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (!isRuntimeElementType(inType.getElementType()) ||
+        !isRuntimeElementType(outType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "no kernel for these types");
+    if (inType == outType) {
+      rewriter.replaceOp(op, adaptor.getInput());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<edge::CastOp>(op, outType, adaptor.getInput());
+    return success();
+  }
+};
+
+/// Builds edge arithmetic on f32 tensors of one type, with scalars
+/// broadcast as [1, ..., 1] constants.
+class Arith {
+public:
+  Arith(OpBuilder &builder, Location loc, RankedTensorType type)
+      : builder(builder), loc(loc), type(type) {}
+
+  Value scalar(double value) {
+    return splatConstant(builder, loc, type.getElementType(), type.getRank(),
+                         value);
+  }
+  Value add(Value a, Value b) {
+    return builder.create<edge::AddOp>(loc, type, a, b);
+  }
+  Value sub(Value a, Value b) {
+    return builder.create<edge::SubOp>(loc, type, a, b);
+  }
+  Value mul(Value a, Value b) {
+    return builder.create<edge::MulOp>(loc, type, a, b);
+  }
+  Value div(Value a, Value b) {
+    return builder.create<edge::DivOp>(loc, type, a, b);
+  }
+  Value max(Value a, Value b) {
+    return builder.create<edge::MaximumOp>(loc, type, a, b);
+  }
+  Value min(Value a, Value b) {
+    return builder.create<edge::MinimumOp>(loc, type, a, b);
+  }
+  /// a < b as i1.
+  Value less(Value a, Value b) {
+    return builder.create<edge::LessOp>(
+        loc, RankedTensorType::get(type.getShape(), builder.getI1Type()), a, b);
+  }
+  Value select(Value c, Value a, Value b) {
+    return builder.create<edge::SelectOp>(loc, type, c, a, b);
+  }
+  Value exp(Value a) { return builder.create<edge::ExpOp>(loc, a); }
+  Value log(Value a) { return builder.create<edge::LogOp>(loc, a); }
+  Value abs(Value a) { return builder.create<edge::AbsOp>(loc, a); }
+  Value clip(Value a, float lo, float hi) {
+    return builder.create<edge::ClipOp>(loc, a, builder.getF32FloatAttr(lo),
+                                        builder.getF32FloatAttr(hi));
+  }
+  /// alpha * (exp(min(x, 0)) - 1): the negative branch of elu.
+  Value eluNegative(Value x, double alpha) {
+    Value expm1 = sub(exp(min(x, scalar(0.0))), scalar(1.0));
+    return mul(scalar(alpha), expm1);
+  }
+
+private:
+  OpBuilder &builder;
+  Location loc;
+  RankedTensorType type;
+};
+
+/// Decomposes a unary f32 activation with `build(arith, x, op)`.
+template <typename HLOp, typename Build>
+LogicalResult decompose(HLOp op, Value input,
+                        ConversionPatternRewriter &rewriter, Build build) {
+  RankedTensorType type = getStaticType(input);
+  if (!type || !type.getElementType().isF32())
+    return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+  Arith arith(rewriter, op.getLoc(), type);
+  rewriter.replaceOp(op, build(arith, input));
+  return success();
+}
+
+#define STRATA_ACTIVATION(NAME, HLOP, BODY)                                    \
+  struct NAME : public OpConversionPattern<HLOP> {                             \
+    using OpConversionPattern::OpConversionPattern;                            \
+    LogicalResult                                                              \
+    matchAndRewrite(HLOP op, OpAdaptor adaptor,                                \
+                    ConversionPatternRewriter &rewriter) const override {      \
+      return decompose(op, adaptor.getInput(), rewriter,                       \
+                       [&](Arith &a, Value x) -> Value { BODY });              \
+    }                                                                          \
+  };
+
+STRATA_ACTIVATION(LeakyReluLowering, hl::LeakyReluOp, {
+  double alpha = op.getAlpha().convertToFloat();
+  return a.add(a.max(x, a.scalar(0.0)),
+               a.mul(a.scalar(alpha), a.min(x, a.scalar(0.0))));
+})
+STRATA_ACTIVATION(EluLowering, hl::EluOp, {
+  return a.add(a.max(x, a.scalar(0.0)),
+               a.eluNegative(x, op.getAlpha().convertToFloat()));
+})
+STRATA_ACTIVATION(SeluLowering, hl::SeluOp, {
+  Value elu = a.add(a.max(x, a.scalar(0.0)),
+                    a.eluNegative(x, op.getAlpha().convertToFloat()));
+  return a.mul(a.scalar(op.getGamma().convertToFloat()), elu);
+})
+STRATA_ACTIVATION(CeluLowering, hl::CeluOp, {
+  double alpha = op.getAlpha().convertToFloat();
+  Value scaled = a.div(x, a.scalar(alpha));
+  Value negative = a.mul(a.scalar(alpha), a.sub(a.exp(scaled), a.scalar(1.0)));
+  return a.add(a.max(x, a.scalar(0.0)), a.min(negative, a.scalar(0.0)));
+})
+STRATA_ACTIVATION(HardSigmoidLowering, hl::HardSigmoidOp, {
+  Value linear = a.add(a.mul(a.scalar(op.getAlpha().convertToFloat()), x),
+                       a.scalar(op.getBeta().convertToFloat()));
+  return a.clip(linear, 0.0f, 1.0f);
+})
+STRATA_ACTIVATION(HardSwishLowering, hl::HardSwishOp, {
+  Value linear = a.add(a.mul(a.scalar(1.0 / 6.0), x), a.scalar(0.5));
+  return a.mul(x, a.clip(linear, 0.0f, 1.0f));
+})
+STRATA_ACTIVATION(SoftplusLowering, hl::SoftplusOp,
+                  { return a.log(a.add(a.exp(x), a.scalar(1.0))); })
+STRATA_ACTIVATION(SoftsignLowering, hl::SoftsignOp,
+                  { return a.div(x, a.add(a.scalar(1.0), a.abs(x))); })
+STRATA_ACTIVATION(ReciprocalLowering, hl::ReciprocalOp,
+                  { return a.div(a.scalar(1.0), x); })
+
+STRATA_ACTIVATION(ShrinkLowering, hl::ShrinkOp, {
+  double lambd = op.getLambd().convertToFloat();
+  double bias = op.getBias().convertToFloat();
+  Value inner = a.select(a.less(a.scalar(lambd), x), a.sub(x, a.scalar(bias)),
+                         a.scalar(0.0));
+  return a.select(a.less(x, a.scalar(-lambd)), a.add(x, a.scalar(bias)), inner);
+})
+
+#undef STRATA_ACTIVATION
+
+/// hl.prelu -> select(x < 0, x * slope, x), the slope broadcast to x.
+struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::PReluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || type != resultType || !type.getElementType().isF32() ||
+        !getStaticType(adaptor.getSlope()))
+      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    Arith a(rewriter, op.getLoc(), type);
+    Value x = adaptor.getInput();
+    Value slope =
+        alignRank(rewriter, op.getLoc(), adaptor.getSlope(), type.getRank());
+    rewriter.replaceOp(op,
+                       a.select(a.less(x, a.scalar(0.0)), a.mul(x, slope), x));
+    return success();
+  }
+};
+
+} // namespace
+
+void strata::hl_to_edge::populateMathPatterns(TypeConverter &converter,
+                                              RewritePatternSet &patterns) {
+  patterns.add<MathLowering<hl::LogOp, edge::LogOp>,
+               MathLowering<hl::SinOp, edge::SinOp>,
+               MathLowering<hl::CosOp, edge::CosOp>,
+               MathLowering<hl::TanOp, edge::TanOp>,
+               MathLowering<hl::AsinOp, edge::AsinOp>,
+               MathLowering<hl::AcosOp, edge::AcosOp>,
+               MathLowering<hl::AtanOp, edge::AtanOp>,
+               MathLowering<hl::SinhOp, edge::SinhOp>,
+               MathLowering<hl::CoshOp, edge::CoshOp>,
+               MathLowering<hl::AsinhOp, edge::AsinhOp>,
+               MathLowering<hl::AcoshOp, edge::AcoshOp>,
+               MathLowering<hl::AtanhOp, edge::AtanhOp>,
+               MathLowering<hl::FloorOp, edge::FloorOp>,
+               MathLowering<hl::CeilOp, edge::CeilOp>,
+               MathLowering<hl::RoundOp, edge::RoundOp>,
+               MathLowering<hl::ErfOp, edge::ErfOp>,
+               MathLowering<hl::SignOp, edge::SignOp>,
+               MinMaxLowering<hl::MaxOp, edge::MaximumOp>,
+               MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering,
+               ModLowering, PowLowering, LeakyReluLowering, EluLowering,
+               SeluLowering, CeluLowering, HardSigmoidLowering,
+               HardSwishLowering, SoftplusLowering, SoftsignLowering,
+               ReciprocalLowering, ShrinkLowering, PReluLowering>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,244 @@
+//===- GenericReduction.cpp - dtype-generic reductions and arg-reductions -===//
+//
+// reduce_sum / reduce_max / reduce_min / reduce_prod over any numeric type
+// (float sums and products accumulate in double), and arg_max / arg_min
+// writing i64 indices, and arg_top_k. An empty reduction yields the identity:
+// 0, 1, -inf (lowest) for max, +inf (highest) for min.
+//
+//===----------------------------------------------------------------------===//
+#include "Dispatch.h"
+#include "KernelUtils.h"
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+namespace strata::runtime::kernels {
+
+namespace {
+
+enum class ReduceKind { Sum, Max, Min, Prod };
+
+/// Float types accumulate sums and products in double; others in their own
+/// type (integer overflow wraps as ONNX Runtime's does).
+template <typename T>
+using AccumulatorOf =
+    std::conditional_t<std::is_floating_point_v<T>, double, T>;
+
+template <ReduceKind Kind, typename T> AccumulatorOf<T> identity() {
+  using Acc = AccumulatorOf<T>;
+  if constexpr (Kind == ReduceKind::Sum)
+    return Acc(0);
+  else if constexpr (Kind == ReduceKind::Prod)
+    return Acc(1);
+  else if constexpr (Kind == ReduceKind::Max)
+    return std::numeric_limits<T>::has_infinity
+               ? -std::numeric_limits<Acc>::infinity()
+               : std::numeric_limits<Acc>::lowest();
+  else
+    return std::numeric_limits<T>::has_infinity
+               ? std::numeric_limits<Acc>::infinity()
+               : std::numeric_limits<Acc>::max();
+}
+
+template <ReduceKind Kind, typename Acc> Acc combine(Acc acc, Acc value) {
+  if constexpr (Kind == ReduceKind::Sum)
+    return acc + value;
+  else if constexpr (Kind == ReduceKind::Prod)
+    return acc * value;
+  else if constexpr (Kind == ReduceKind::Max)
+    return value > acc || value != value ? value : acc; // NaN propagates.
+  else
+    return value < acc || value != value ? value : acc;
+}
+
+/// Reads `axes` and `keep_dims` and checks the result shape; fills
+/// `reduced` with one flag per input dimension.
+Error checkReduce(KernelContext &ctx, std::vector<bool> &reduced) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (in.dtype != out.dtype || !dispatchNumeric(in.dtype, [](auto) {}))
+    return ctx.fail("takes and writes one numeric type, got " +
+                    in.typeString() + " -> " + out.typeString());
+  size_t rank = in.rank();
+  STRATA_KERNEL_ASSIGN(axes, ctx.params.getInts("axes", {}));
+  STRATA_KERNEL_ASSIGN(keepDims, ctx.params.getBool("keep_dims", true));
+  reduced.assign(rank, axes.empty());
+  for (int64_t axis : axes) {
+    int64_t a = normalizeAxis(axis, rank);
+    if (a < 0)
+      return ctx.fail("axis " + std::to_string(axis) + " is out of range for " +
+                      in.typeString());
+    reduced[a] = true;
+  }
+  std::vector<int64_t> expected;
+  for (size_t d = 0; d < rank; ++d) {
+    if (!reduced[d])
+      expected.push_back(in.shape[d]);
+    else if (keepDims)
+      expected.push_back(1);
+  }
+  if (out.shape != expected)
+    return ctx.fail("result " + out.typeString() + " does not match reducing " +
+                    in.typeString());
+  return Error::success();
+}
+
+template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
+  std::vector<bool> reduced;
+  STRATA_RETURN_IF_ERROR(checkReduce(ctx, reduced));
+  if (ctx.validateOnly)
+    return Error::success();
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  size_t rank = in.rank();
+  // Stride of each input dimension in the result (0 along reduced ones).
+  std::vector<int64_t> outStride(rank, 0);
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    outStride[d] = reduced[d] ? 0 : stride;
+    stride *= reduced[d] ? 1 : in.shape[d];
+  }
+  dispatchNumeric(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using Acc = AccumulatorOf<T>;
+    std::vector<Acc> acc(out.numel(), identity<Kind, T>());
+    const T *x = in.as<T>();
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0, n = in.numel(); i < n; ++i) {
+      int64_t o = 0;
+      for (size_t d = 0; d < rank; ++d)
+        o += index[d] * outStride[d];
+      acc[o] = combine<Kind, Acc>(acc[o], static_cast<Acc>(x[i]));
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < in.shape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    T *y = out.as<T>();
+    for (size_t o = 0; o < acc.size(); ++o)
+      y[o] = static_cast<T>(acc[o]);
+  });
+  return Error::success();
+}
+
+/// arg_max (`Greater`) or arg_min along `axis`.
+template <bool Greater> Error argReduce(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (!dispatchNumeric(in.dtype, [](auto) {}) || out.dtype != DType::I64)
+    return ctx.fail("takes a numeric type and writes i64, got " +
+                    in.typeString() + " -> " + out.typeString());
+  STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
+  STRATA_KERNEL_ASSIGN(keepDims, ctx.params.getBool("keep_dims", true));
+  STRATA_KERNEL_ASSIGN(last, ctx.params.getBool("select_last_index", false));
+  int64_t axis = normalizeAxis(axisParam, in.rank());
+  if (axis < 0 || in.shape[axis] == 0)
+    return ctx.fail("axis " + std::to_string(axisParam) +
+                    " is out of range or empty for " + in.typeString());
+  std::vector<int64_t> expected;
+  for (size_t d = 0; d < in.rank(); ++d) {
+    if (static_cast<int64_t>(d) != axis)
+      expected.push_back(in.shape[d]);
+    else if (keepDims)
+      expected.push_back(1);
+  }
+  if (out.shape != expected)
+    return ctx.fail("result " + out.typeString() + " does not match reducing " +
+                    in.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  int64_t outer = 1, inner = 1, dim = in.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= in.shape[d];
+  for (size_t d = axis + 1; d < in.rank(); ++d)
+    inner *= in.shape[d];
+  int64_t *y = out.as<int64_t>();
+  dispatchNumeric(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *x = in.as<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const T *run = x + o * dim * inner + i;
+        int64_t best = 0;
+        for (int64_t j = 1; j < dim; ++j) {
+          T v = run[j * inner], b = run[best * inner];
+          bool better = Greater ? (v > b || (last && v == b))
+                                : (v < b || (last && v == b));
+          if (better)
+            best = j;
+        }
+        y[o * inner + i] = best;
+      }
+  });
+  return Error::success();
+}
+
+} // namespace
+
+Error argTopKKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (!dispatchNumeric(in.dtype, [](auto) {}) || out.dtype != DType::I64)
+    return ctx.fail("takes a numeric type and writes i64, got " +
+                    in.typeString() + " -> " + out.typeString());
+  STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", -1));
+  STRATA_KERNEL_ASSIGN(largest, ctx.params.getBool("largest", true));
+  int64_t axis = normalizeAxis(axisParam, in.rank());
+  if (axis < 0 || out.rank() != in.rank())
+    return ctx.fail("axis " + std::to_string(axisParam) +
+                    " is out of range for " + in.typeString());
+  for (size_t d = 0; d < in.rank(); ++d)
+    if (static_cast<int64_t>(d) != axis ? out.shape[d] != in.shape[d]
+                                        : out.shape[d] > in.shape[d])
+      return ctx.fail("result " + out.typeString() + " does not fit " +
+                      in.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  int64_t outer = 1, inner = 1, dim = in.shape[axis], k = out.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= in.shape[d];
+  for (size_t d = axis + 1; d < in.rank(); ++d)
+    inner *= in.shape[d];
+  int64_t *y = out.as<int64_t>();
+  std::vector<int64_t> order(dim);
+  dispatchNumeric(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *x = in.as<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const T *run = x + o * dim * inner + i;
+        for (int64_t j = 0; j < dim; ++j)
+          order[j] = j;
+        // Equal values keep index order (the comparison is strict).
+        auto before = [&](int64_t a, int64_t b) {
+          T va = run[a * inner], vb = run[b * inner];
+          if (va != vb)
+            return largest ? va > vb : va < vb;
+          return a < b;
+        };
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          before);
+        for (int64_t j = 0; j < k; ++j)
+          y[(o * k + j) * inner + i] = order[j];
+      }
+  });
+  return Error::success();
+}
+
+Error reduceSumKernel(KernelContext &ctx) {
+  return reduce<ReduceKind::Sum>(ctx);
+}
+Error reduceMaxKernel(KernelContext &ctx) {
+  return reduce<ReduceKind::Max>(ctx);
+}
+Error reduceMinKernel(KernelContext &ctx) {
+  return reduce<ReduceKind::Min>(ctx);
+}
+Error reduceProdKernel(KernelContext &ctx) {
+  return reduce<ReduceKind::Prod>(ctx);
+}
+Error argMaxKernel(KernelContext &ctx) { return argReduce<true>(ctx); }
+Error argMinKernel(KernelContext &ctx) { return argReduce<false>(ctx); }
+
+} // namespace strata::runtime::kernels

@@ -1,0 +1,298 @@
+//===- Math.cpp - float math, maximum/minimum and cast kernels ------------===//
+//
+// dtype-generic kernels: unary math on f32/f64, broadcasting maximum/minimum
+// on every numeric type (f16 through float), and cast between any two
+// supported types.
+//
+//===----------------------------------------------------------------------===//
+#include "Dispatch.h"
+#include "KernelUtils.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace strata::runtime::kernels {
+
+namespace {
+
+/// Checks one input and one output of the same float (f32/f64) type and
+/// shape.
+Error checkFloatUnary(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if ((in.dtype != DType::F32 && in.dtype != DType::F64) ||
+      out.dtype != in.dtype)
+    return ctx.fail("takes and writes one f32 or f64 type, got " +
+                    in.typeString() + " -> " + out.typeString());
+  return checkSameShape(ctx, in, out, "input and result");
+}
+
+/// out[i] = f(in[i]) in the input's float type; `f` is generic.
+template <typename F> Error floatUnary(KernelContext &ctx, F f) {
+  STRATA_RETURN_IF_ERROR(checkFloatUnary(ctx));
+  if (ctx.validateOnly)
+    return Error::success();
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  dispatchFloat(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *x = in.as<T>();
+    T *y = out.as<T>();
+    for (int64_t i = 0, n = out.numel(); i < n; ++i)
+      y[i] = static_cast<T>(f(x[i]));
+  });
+  return Error::success();
+}
+
+/// Broadcasting binary kernel over every numeric type (edge contract: equal
+/// ranks, extents equal to the result's or 1).
+template <typename F> Error numericBinary(KernelContext &ctx, F f) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
+  const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
+  bool isHalf = out.dtype == DType::F16;
+  if (a.dtype != out.dtype || b.dtype != out.dtype ||
+      (!isHalf && !dispatchNumeric(out.dtype, [](auto) {})))
+    return ctx.fail("operands " + a.typeString() + " and " + b.typeString() +
+                    " must share the result's numeric type " +
+                    out.typeString());
+  size_t rank = out.rank();
+  if (a.rank() != rank || b.rank() != rank)
+    return ctx.fail("operands must have the result's rank " +
+                    std::to_string(rank));
+  for (size_t i = 0; i < rank; ++i)
+    if ((a.shape[i] != out.shape[i] && a.shape[i] != 1) ||
+        (b.shape[i] != out.shape[i] && b.shape[i] != 1))
+      return ctx.fail("operands " + a.typeString() + " and " + b.typeString() +
+                      " do not broadcast to " + out.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  int64_t total = out.numel();
+  if (total == 0)
+    return Error::success();
+  std::vector<int64_t> sa = broadcastStridesOf(a.shape);
+  std::vector<int64_t> sb = broadcastStridesOf(b.shape);
+  if (isHalf) {
+    // f16 computes in float and rounds back.
+    const Half *pa = a.as<const Half>(), *pb = b.as<const Half>();
+    Half *po = out.as<Half>();
+    forEachBroadcast(ctx.ins, out, [&](int64_t i, const int64_t *offsets) {
+      po[i] = floatToHalf(
+          f(halfToFloat(pa[offsets[0]]), halfToFloat(pb[offsets[1]])));
+    });
+    return Error::success();
+  }
+  dispatchNumeric(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *pa = a.as<T>(), *pb = b.as<T>();
+    T *po = out.as<T>();
+    if (a.shape == out.shape && b.shape == out.shape) {
+      for (int64_t i = 0; i < total; ++i)
+        po[i] = f(pa[i], pb[i]);
+      return;
+    }
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t offA = 0, offB = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        offA += index[d] * sa[d];
+        offB += index[d] * sb[d];
+      }
+      po[i] = f(pa[offA], pb[offB]);
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < out.shape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+  });
+  return Error::success();
+}
+
+template <typename T> bool isNaN(T value) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(value);
+  else
+    return false;
+}
+
+/// Calls `fn(T{})` for every type a cast reads or writes.
+template <typename Fn> bool dispatchCastType(DType dtype, Fn &&fn) {
+  if (dtype == DType::Bool) {
+    fn(bool{});
+    return true;
+  }
+  if (dtype == DType::F16) {
+    fn(Half{});
+    return true;
+  }
+  return dispatchNumeric(dtype, fn);
+}
+
+/// Converts one element; half goes through float, bool tests non-zero.
+template <typename To, typename From> To convertElement(From value) {
+  if constexpr (std::is_same_v<From, Half>)
+    return convertElement<To>(halfToFloat(value));
+  else if constexpr (std::is_same_v<To, Half>)
+    return floatToHalf(static_cast<float>(value));
+  else if constexpr (std::is_same_v<To, bool>)
+    return value != From{};
+  else
+    return static_cast<To>(value);
+}
+
+} // namespace
+
+Error logKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::log(x); });
+}
+Error sinKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::sin(x); });
+}
+Error cosKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::cos(x); });
+}
+Error tanKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::tan(x); });
+}
+Error asinKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::asin(x); });
+}
+Error acosKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::acos(x); });
+}
+Error atanKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::atan(x); });
+}
+Error sinhKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::sinh(x); });
+}
+Error coshKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::cosh(x); });
+}
+Error asinhKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::asinh(x); });
+}
+Error acoshKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::acosh(x); });
+}
+Error atanhKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::atanh(x); });
+}
+Error floorKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::floor(x); });
+}
+Error ceilKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::ceil(x); });
+}
+Error roundKernel(KernelContext &ctx) {
+  // The default floating-point environment rounds half to even.
+  return floatUnary(ctx, [](auto x) { return std::nearbyint(x); });
+}
+Error erfKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::erf(x); });
+}
+Error signKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) {
+    using T = decltype(x);
+    return std::isnan(x) ? x : static_cast<T>((x > T(0)) - (x < T(0)));
+  });
+}
+
+Error maximumKernel(KernelContext &ctx) {
+  return numericBinary(ctx, [](auto a, auto b) {
+    return isNaN(a) ? a : isNaN(b) ? b : (a < b ? b : a);
+  });
+}
+Error minimumKernel(KernelContext &ctx) {
+  return numericBinary(ctx, [](auto a, auto b) {
+    return isNaN(a) ? a : isNaN(b) ? b : (b < a ? b : a);
+  });
+}
+
+Error modKernel(KernelContext &ctx) {
+  STRATA_KERNEL_ASSIGN(fmod, ctx.params.getBool("fmod", false));
+  if (fmod)
+    return numericBinary(ctx, [](auto a, auto b) {
+      using T = decltype(a);
+      if constexpr (std::is_floating_point_v<T>)
+        return static_cast<T>(std::fmod(a, b));
+      else
+        return b == 0 ? T(0) : static_cast<T>(a % b);
+    });
+  if (!ctx.ins.empty() &&
+      (ctx.ins[0].dtype == DType::F32 || ctx.ins[0].dtype == DType::F64 ||
+       ctx.ins[0].dtype == DType::F16))
+    return ctx.fail("float remainders need 'fmod'");
+  return numericBinary(ctx, [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_floating_point_v<T>) {
+      return a; // Rejected above.
+    } else {
+      if (b == 0)
+        return T(0);
+      // The remainder takes the divisor's sign (Python's %).
+      T r = static_cast<T>(a % b);
+      if (r != 0 && ((r < 0) != (b < 0)))
+        r = static_cast<T>(r + b);
+      return r;
+    }
+  });
+}
+
+Error genericArithmeticKernel(KernelContext &ctx, int op) {
+  switch (op) {
+  case 0:
+    return numericBinary(
+        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a + b); });
+  case 1:
+    return numericBinary(
+        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a - b); });
+  case 2:
+    return numericBinary(
+        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a * b); });
+  case 3:
+    return numericBinary(ctx, [](auto a, auto b) {
+      using T = decltype(a);
+      if constexpr (std::is_floating_point_v<T>)
+        return a / b;
+      else // Truncating; division by zero yields 0 rather than trapping.
+        return b == 0 ? T(0) : static_cast<T>(a / b);
+    });
+  default:
+    return numericBinary(ctx, [](auto a, auto b) {
+      using T = decltype(a);
+      return static_cast<T>(
+          std::pow(static_cast<double>(a), static_cast<double>(b)));
+    });
+  }
+}
+
+Error genericExpKernel(KernelContext &ctx) {
+  return floatUnary(ctx, [](auto x) { return std::exp(x); });
+}
+
+Error castKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
+  if (!dispatchCastType(in.dtype, [](auto) {}) ||
+      !dispatchCastType(out.dtype, [](auto) {}))
+    return ctx.fail("cannot cast " + in.typeString() + " to " +
+                    out.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  int64_t n = out.numel();
+  dispatchCastType(in.dtype, [&](auto fromTag) {
+    using From = decltype(fromTag);
+    dispatchCastType(out.dtype, [&](auto toTag) {
+      using To = decltype(toTag);
+      const From *x = in.as<From>();
+      To *y = out.as<To>();
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = convertElement<To>(x[i]);
+    });
+  });
+  return Error::success();
+}
+
+} // namespace strata::runtime::kernels
