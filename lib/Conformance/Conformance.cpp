@@ -63,6 +63,12 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
   SmallString<256> modelPath(testDir);
   llvm::sys::path::append(modelPath, "model.onnx");
 
+  if (options.scope) {
+    std::string reason = options.scope->outOfScopeReason(name, modelPath);
+    if (!reason.empty())
+      return {name, "skipped", "out-of-scope", reason};
+  }
+
   MLIRContext context(MLIRContext::Threading::DISABLED);
   loadCompilerDialects(context);
   // Keep the first error as the record's message.
@@ -72,14 +78,6 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
       firstError = diag.str();
     return success();
   });
-
-  auto coverage = getONNXCoverage(modelPath, &context);
-  if (failed(coverage))
-    return failed(name, "import", firstError);
-  for (const OpCoverage &op : *coverage)
-    if (options.outOfScopeOps.count(op.opType))
-      return {name, "skipped", "out-of-scope",
-              "uses out-of-scope op " + op.opType};
 
   CompileOptions compile;
   CompileReport report;

@@ -21,7 +21,7 @@ static cl::opt<std::string> root(cl::Positional, cl::Required,
 static cl::opt<std::string> jsonPath("json", cl::desc("Write records as JSON"));
 static cl::opt<std::string> filter("filter", cl::desc("Only matching tests"));
 static cl::opt<std::string> outOfScope("out-of-scope",
-                                       cl::desc("File of out-of-scope ops"));
+                                       cl::desc("Out-of-scope list (test/Import/out-of-scope.txt)"));
 static cl::opt<std::string> skipList("skip", cl::desc("File of skipped tests"));
 static cl::opt<unsigned> minPassed(
     "min-passed", cl::desc("Fail when fewer tests pass (the CI floor)"),
@@ -33,8 +33,15 @@ int main(int argc, char **argv) {
   strata::ConformanceOptions options;
   options.root = root;
   options.filter = filter;
-  if (!outOfScope.empty())
-    options.outOfScopeOps = strata::readListFile(outOfScope);
+  if (!outOfScope.empty()) {
+    auto scope = strata::NodeTestScope::read(outOfScope);
+    if (!scope) {
+      errs() << "strata-onnx-conformance: " << toString(scope.takeError())
+             << "\n";
+      return 1;
+    }
+    options.scope = std::move(*scope);
+  }
   if (!skipList.empty())
     options.skippedTests = strata::readListFile(skipList);
   std::vector<strata::ConformanceRecord> records =

@@ -6,12 +6,12 @@
 // every failure with its first diagnostic.
 //
 //===----------------------------------------------------------------------===//
+#include "strata/Conformance/NodeTestScope.h"
 #include "strata/Import/ONNXImporter.h"
 #include "strata/InitAll.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -28,68 +28,12 @@ namespace {
 
 constexpr const char *kNodeTestDir = "/usr/share/libonnx-testdata/data/node";
 
-/// The parsed out-of-scope list: op types and test-name prefixes.
-struct Scope {
-  llvm::StringSet<> opTypes;
-  std::vector<std::string> testPrefixes;
-};
-
-Scope readScope(const std::string &path) {
-  Scope scope;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::string entry = line.substr(0, line.find('#'));
-    entry.erase(std::remove_if(entry.begin(), entry.end(), ::isspace),
-                entry.end());
-    if (entry.empty())
-      continue;
-    if (llvm::StringRef(entry).starts_with("test_"))
-      scope.testPrefixes.push_back(entry);
-    else
-      scope.opTypes.insert(entry);
-  }
-  return scope;
-}
-
-bool usesOpType(const onnx::GraphProto &graph, const llvm::StringSet<> &ops) {
-  for (const onnx::NodeProto &node : graph.node()) {
-    if (ops.contains(node.op_type()))
-      return true;
-    for (const onnx::AttributeProto &a : node.attribute()) {
-      if (a.has_g() && usesOpType(a.g(), ops))
-        return true;
-      for (const onnx::GraphProto &g : a.graphs())
-        if (usesOpType(g, ops))
-          return true;
-    }
-  }
-  return false;
-}
-
-bool isPlainTensor(const onnx::ValueInfoProto &info) {
-  return info.type().has_tensor_type() &&
-         info.type().tensor_type().elem_type() != onnx::TensorProto::STRING;
-}
-
-/// Whether the test named `name` with `model` is in scope.
-bool inScope(const std::string &name, const onnx::ModelProto &model,
-             const Scope &scope) {
-  for (const std::string &prefix : scope.testPrefixes)
-    if (llvm::StringRef(name).starts_with(prefix))
-      return false;
-  for (const auto &list : {&model.graph().input(), &model.graph().output()})
-    for (const onnx::ValueInfoProto &info : *list)
-      if (!isPlainTensor(info))
-        return false;
-  return !usesOpType(model.graph(), scope.opTypes);
-}
-
 TEST(NodeTests, InScopeModelsImportAndVerify) {
   if (!llvm::sys::fs::is_directory(kNodeTestDir))
     GTEST_SKIP() << "libonnx-testdata is not installed";
-  Scope scope = readScope(STRATA_SOURCE_DIR "/test/Import/out-of-scope.txt");
-  ASSERT_FALSE(scope.opTypes.empty()) << "cannot read out-of-scope.txt";
+  auto scope = strata::NodeTestScope::read(STRATA_SOURCE_DIR
+                                           "/test/Import/out-of-scope.txt");
+  ASSERT_TRUE(bool(scope)) << llvm::toString(scope.takeError());
 
   std::vector<std::string> names;
   std::error_code ec;
@@ -114,7 +58,7 @@ TEST(NodeTests, InScopeModelsImportAndVerify) {
       ++inScopeCount;
       continue;
     }
-    if (!inScope(name, model, scope))
+    if (!scope->outOfScopeReason(name, model).empty())
       continue;
     ++inScopeCount;
     mlir::MLIRContext context(registry);

@@ -10,8 +10,11 @@
 #ifndef STRATA_CONFORMANCE_CONFORMANCE_H
 #define STRATA_CONFORMANCE_CONFORMANCE_H
 
+#include "strata/Conformance/NodeTestScope.h"
+
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,9 +37,9 @@ struct ConformanceOptions {
   std::string root;
   /// Only tests whose name matches (llvm::Regex); empty: all.
   std::string filter;
-  /// Op types out of scope (training, sequence, string, random, ...): a test
-  /// whose model uses one is skipped.
-  std::set<std::string> outOfScopeOps;
+  /// Tests out of scope (training, sequence/optional, string, random, ...)
+  /// are skipped; none when unset.
+  std::optional<NodeTestScope> scope;
   /// Tests skipped by name, each with a documented reason.
   std::set<std::string> skippedTests;
   double rtol = 1e-3;
