@@ -713,4 +713,81 @@ def Edge_GatherNDOp : Edge_Op<"gather_nd",
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Data movement with run-time index operands
+//
+// The result shape is static, but the indices that produce it (pads, slice
+// bounds, a scan axis) are operands: a constant when the model fixes them,
+// otherwise values computed or fed at run time. The verifier checks what
+// constants decide; the kernel checks the rest before touching memory and
+// fails the call when the run-time values disagree with the compiled shape.
+//===----------------------------------------------------------------------===//
+
+def Edge_PadOp : Edge_Op<"pad",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Pad (or crop) with a constant, reflection, edge or wrap values";
+  let description = [{
+    `pads` holds `2 * rank` i64 values: the begin extents of every dimension,
+    then the end extents (ONNX order); negative values crop. Result extent
+    `d` is `input[d] + pads[d] + pads[rank + d]`. `mode` is `constant`
+    (padding with the one-element `value`, zero when absent), `reflect`
+    (mirror without repeating the border; needs extent >= 2 where padded),
+    `edge` (repeat the border) or `wrap` (periodic).
+
+    ```mlir
+    %y = edge.pad %x, %pads {mode = "reflect"}
+        : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$pads,
+                       Optional<Edge_Tensor>:$value, StrAttr:$mode);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_DynamicSliceOp : Edge_Op<"dynamic_slice",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Strided slice with ONNX Slice semantics on run-time bounds";
+  let description = [{
+    `starts`, `ends`, `axes` and `steps` are 1-D i64 tensors of one length,
+    read at run time with ONNX Slice semantics: negative values count from
+    the end, bounds are clamped, unlisted axes are taken whole. The element
+    counts they produce must equal the static result shape. With constant
+    bounds the lowering emits `edge.slice` instead.
+
+    ```mlir
+    %y = edge.dynamic_slice %x, %starts, %ends, %axes, %steps
+        : (tensor<20x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>,
+           tensor<1xi64>) -> tensor<3x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$starts,
+                       Edge_IndexTensor:$ends, Edge_IndexTensor:$axes,
+                       Edge_IndexTensor:$steps);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_CumSumOp : Edge_Op<"cum_sum",
+    [Pure, AllTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Cumulative sum along an axis given as a one-element operand";
+  let description = [{
+    `axis` is a one-element i64 tensor (negative counts from the end). With
+    `exclusive` element `i` sums the elements before `i`, otherwise up to and
+    including it; with `reverse` the sums run from the end of the axis.
+
+    ```mlir
+    %y = edge.cum_sum %x, %axis {exclusive = false, reverse = true}
+        : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$axis,
+                       BoolAttr:$exclusive, BoolAttr:$reverse);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

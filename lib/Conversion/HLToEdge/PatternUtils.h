@@ -66,6 +66,8 @@ void populateIndexingPatterns(mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
 void populateNormalizationPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+void populateIndexOperandPatterns(mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
 
 } // namespace strata::hl_to_edge
 

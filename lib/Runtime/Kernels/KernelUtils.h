@@ -71,6 +71,11 @@ Error transposeKernel(KernelContext &ctx);
 Error concatKernel(KernelContext &ctx);
 Error sliceKernel(KernelContext &ctx);
 
+// Kernels with run-time index operands (IndexOperands.cpp).
+Error padKernel(KernelContext &ctx);
+Error dynamicSliceKernel(KernelContext &ctx);
+Error cumSumKernel(KernelContext &ctx);
+
 // dtype-generic kernels (Math.cpp, GenericReduction.cpp, Logic.cpp,
 // Indexing.cpp).
 Error logKernel(KernelContext &ctx);

@@ -77,7 +77,7 @@ func.func @clip_dynamic_bounds(%x: tensor<4xi32>, %lo: tensor<i32>, %hi: tensor<
   // CHECK: %[[HI:.*]] = edge.reshape %{{.*}} : (tensor<i32>) -> tensor<1xi32>
   // CHECK: edge.minimum %[[MAX]], %[[HI]]
   // CHECK-NOT: edge.clip
-  %0 = hl.clip %x, min %lo, max %hi : tensor<4xi32>, tensor<i32>, tensor<i32>
+  %0 = hl.clip %x min %lo max %hi : (tensor<4xi32>, tensor<i32>, tensor<i32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
 

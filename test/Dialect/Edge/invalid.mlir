@@ -663,3 +663,68 @@ func.func @gather_nd_result(%x: tensor<2x2xf32>, %i: tensor<2x1xi64>) {
   %0 = edge.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x1xi64>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+// Tests that pad names the modes it knows.
+func.func @pad_mode(%x: tensor<3x2xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{'mode' is "mirror"; expected constant, reflect, edge or wrap}}
+  %0 = edge.pad %x, %p {mode = "mirror"} : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// Tests that pads hold a begin and an end per dimension.
+func.func @pad_length(%x: tensor<3x2xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'pads' should have shape [4] (begins then ends), got [2]}}
+  %0 = edge.pad %x, %p {mode = "edge"} : (tensor<3x2xf32>, tensor<2xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// Tests that constant pads must produce the result shape.
+func.func @pad_constant_pads(%x: tensor<3x2xf32>) {
+  %p = edge.constant dense<[0, 1, 0, 0]> : tensor<4xi64>
+  // expected-error @+1 {{result shape [3x4] should be [3x3] for the constant pads}}
+  %0 = edge.pad %x, %p {mode = "edge"} : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// Tests that only constant mode takes a padding value.
+func.func @pad_value_mode(%x: tensor<3x2xf32>, %p: tensor<4xi64>, %v: tensor<f32>) {
+  // expected-error @+1 {{a padding value needs mode "constant"}}
+  %0 = edge.pad %x, %p, %v {mode = "reflect"} : (tensor<3x2xf32>, tensor<4xi64>, tensor<f32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dynamic_slice bounds have one length.
+func.func @dynamic_slice_bounds(%x: tensor<4x4xf32>, %a: tensor<1xi64>, %b: tensor<2xi64>) {
+  // expected-error @+1 {{'starts', 'ends', 'axes' and 'steps' should be 1-D tensors of one length}}
+  %0 = edge.dynamic_slice %x, %a, %b, %a, %a : (tensor<4x4xf32>, tensor<1xi64>, tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dynamic_slice keeps the rank.
+func.func @dynamic_slice_rank(%x: tensor<4x4xf32>, %a: tensor<1xi64>) {
+  // expected-error @+1 {{result rank 1 differs from the input rank 2}}
+  %0 = edge.dynamic_slice %x, %a, %a, %a, %a : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that a constant cum_sum axis lies inside the rank.
+func.func @cum_sum_axis(%x: tensor<2x3xf32>) {
+  %a = edge.constant dense<2> : tensor<i64>
+  // expected-error @+1 {{'axis' 2 is outside [-2, 2)}}
+  %0 = edge.cum_sum %x, %a {exclusive = false, reverse = false} : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+  return
+}

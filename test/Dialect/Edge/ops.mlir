@@ -180,3 +180,27 @@ func.func @gather_nd(%x: tensor<2x2x3xi32>, %i: tensor<2x1xi64>) -> tensor<2x3xi
   %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2x3xi32>, tensor<2x1xi64>) -> tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
 }
+
+// Tests that pad with run-time pads and a padding value round-trips.
+// CHECK-LABEL: func @pad
+func.func @pad(%x: tensor<3x2xf32>, %p: tensor<4xi64>, %v: tensor<f32>) -> tensor<3x4xf32> {
+  // CHECK: edge.pad %{{.*}}, %{{.*}}, %{{.*}} {mode = "constant"} : (tensor<3x2xf32>, tensor<4xi64>, tensor<f32>) -> tensor<3x4xf32>
+  %0 = edge.pad %x, %p, %v {mode = "constant"} : (tensor<3x2xf32>, tensor<4xi64>, tensor<f32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// Tests that dynamic_slice round-trips.
+// CHECK-LABEL: func @dynamic_slice
+func.func @dynamic_slice(%x: tensor<20x10xf32>, %b: tensor<1xi64>) -> tensor<3x10xf32> {
+  // CHECK: edge.dynamic_slice %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<20x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x10xf32>
+  %0 = edge.dynamic_slice %x, %b, %b, %b, %b : (tensor<20x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x10xf32>
+  return %0 : tensor<3x10xf32>
+}
+
+// Tests that cum_sum round-trips.
+// CHECK-LABEL: func @cum_sum
+func.func @cum_sum(%x: tensor<2x3xf64>, %a: tensor<i64>) -> tensor<2x3xf64> {
+  // CHECK: edge.cum_sum %{{.*}}, %{{.*}} {exclusive = true, reverse = false} : (tensor<2x3xf64>, tensor<i64>) -> tensor<2x3xf64>
+  %0 = edge.cum_sum %x, %a {exclusive = true, reverse = false} : (tensor<2x3xf64>, tensor<i64>) -> tensor<2x3xf64>
+  return %0 : tensor<2x3xf64>
+}
