@@ -42,6 +42,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateLogicPatterns(typeConverter, patterns);
   hl_to_edge::populateIndexingPatterns(typeConverter, patterns);
   hl_to_edge::populateIndexOperandPatterns(typeConverter, patterns);
+  hl_to_edge::populateRecurrentPatterns(typeConverter, patterns);
 }
 
 namespace {

@@ -68,6 +68,8 @@ void populateNormalizationPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateIndexOperandPatterns(mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+void populateRecurrentPatterns(mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
 
 } // namespace strata::hl_to_edge
 

@@ -17,3 +17,12 @@ func.func @indices(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xi64> {
   %0:2 = hl.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
   return %0#1 : tensor<1x1x2x2xi64>
 }
+
+// -----
+
+// Tests that unsupported activations leave the layer unconverted.
+func.func @rnn_unsupported_activation(%x: tensor<1x3x2xf32>, %w: tensor<1x4x2xf32>, %r: tensor<1x4x4xf32>) -> tensor<1x3x4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'hl.rnn'}}
+  %h = hl.rnn %x, %w, %r {activations = ["Softsign"], hidden_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 1>} : (tensor<1x3x2xf32>, tensor<1x4x2xf32>, tensor<1x4x4xf32>) -> tensor<1x3x4xf32>
+  return %h : tensor<1x3x4xf32>
+}
