@@ -70,6 +70,8 @@ void populateIndexOperandPatterns(mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateRecurrentPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
+void populateSignalPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 
 } // namespace strata::hl_to_edge
 

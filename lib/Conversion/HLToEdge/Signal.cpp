@@ -1,0 +1,134 @@
+//===- Signal.cpp - hl.dft -> a matmul by the DFT matrix ------------------===//
+//
+// With static lengths the DFT is linear in the input: one matmul by a
+// constant real matrix of [n_in * c, k * 2] (c = 1 real or 2 complex
+// components in, interleaved real/imaginary out) computes it. The signal
+// axis and the component axis move last, the other axes fold into the rows:
+//
+//   y_re[k] = sum_j  x_re[j] cos(t) + x_im[j] sin(t)
+//   y_im[k] = sum_j -x_re[j] sin(t) + x_im[j] cos(t),   t = 2 pi k j / n
+//
+// (inverse: t -> -t and a factor 1 / n). `dft_length` n shorter than the
+// axis ignores the samples past n; longer zero-pads them (zero rows).
+// `onesided` keeps frequencies 0 .. n / 2. This is how accelerators without a
+// DFT unit run it, and for the short transforms of inference models the
+// matmul is as fast as an FFT would be.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternUtils.h"
+
+#include "Edge/IR/EdgeConstants.h"
+#include "HL/IR/HLOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl_to_edge;
+
+namespace {
+
+struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::DFTOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    int64_t components = type.getDimSize(rank - 1);
+    if (rank < 3 || axis < 1 || axis >= rank - 1 ||
+        (components != 1 && components != 2))
+      return rewriter.notifyMatchFailure(
+          op, "needs [batch, ..., signal, 1 or 2] with the axis on a signal "
+              "dimension");
+    int64_t samples = type.getDimSize(axis), length = samples;
+    if (Value dftLength = adaptor.getDftLength()) {
+      auto values = getConstantInts(dftLength);
+      if (!values || values->size() != 1 || (*values)[0] < 1)
+        return rewriter.notifyMatchFailure(op,
+                                           "needs a constant dft_length >= 1");
+      length = (*values)[0];
+    }
+    bool inverse = op.getInverse() != 0;
+    int64_t frequencies = op.getOnesided() ? length / 2 + 1 : length;
+    if (resultType.getDimSize(axis) != frequencies ||
+        resultType.getDimSize(rank - 1) != 2)
+      return rewriter.notifyMatchFailure(op, "unexpected result shape");
+    if (samples * components * frequencies * 2 > (int64_t(1) << 26))
+      return rewriter.notifyMatchFailure(op, "DFT matrix too large");
+
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    // Move the signal axis next to the component axis: [rest..., n, c].
+    SmallVector<int64_t> permutation, rest;
+    for (int64_t d = 0; d < rank - 1; ++d)
+      if (d != axis) {
+        permutation.push_back(d);
+        rest.push_back(type.getDimSize(d));
+      }
+    permutation.push_back(axis);
+    permutation.push_back(rank - 1);
+    Value x = adaptor.getInput();
+    bool identity = llvm::equal(permutation, llvm::seq<int64_t>(0, rank));
+    SmallVector<int64_t> permuted(rest);
+    permuted.append({samples, components});
+    if (!identity)
+      x = rewriter.create<edge::TransposeOp>(
+          loc, RankedTensorType::get(permuted, f32), x, permutation);
+    int64_t rows = 1;
+    for (int64_t r : rest)
+      rows *= r;
+    x = reshapeTo(rewriter, loc, x, {rows, samples * components});
+
+    // The DFT matrix, [samples * components, frequencies * 2].
+    std::vector<float> matrix(samples * components * frequencies * 2, 0.0f);
+    double sign = inverse ? -1.0 : 1.0, scale = inverse ? 1.0 / length : 1.0;
+    for (int64_t j = 0; j < std::min(samples, length); ++j)
+      for (int64_t k = 0; k < frequencies; ++k) {
+        // (k * j) mod n keeps the angle small and exact.
+        double t = sign * 2.0 * M_PI * static_cast<double>((k * j) % length) /
+                   static_cast<double>(length);
+        double c = std::cos(t) * scale, s = std::sin(t) * scale;
+        float *re = &matrix[(j * components) * frequencies * 2];
+        re[k * 2] = static_cast<float>(c);
+        re[k * 2 + 1] = static_cast<float>(-s);
+        if (components == 2) {
+          float *im = &matrix[(j * components + 1) * frequencies * 2];
+          im[k * 2] = static_cast<float>(s);
+          im[k * 2 + 1] = static_cast<float>(c);
+        }
+      }
+    auto matrixType =
+        RankedTensorType::get({samples * components, frequencies * 2}, f32);
+    Value dft = rewriter.create<edge::ConstantOp>(
+        loc, edge::makeF32Constant(matrixType, matrix, "dft_matrix"));
+    Value y = rewriter.create<edge::MatMulOp>(
+        loc, RankedTensorType::get({rows, frequencies * 2}, f32), x, dft);
+
+    // Back to the input's axis order.
+    SmallVector<int64_t> outPermuted(rest);
+    outPermuted.append({frequencies, 2});
+    y = reshapeTo(rewriter, loc, y, outPermuted);
+    if (!identity) {
+      SmallVector<int64_t> inversePermutation(rank);
+      for (int64_t d = 0; d < rank; ++d)
+        inversePermutation[permutation[d]] = d;
+      y = rewriter.create<edge::TransposeOp>(loc, resultType, y,
+                                             inversePermutation);
+    }
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
+
+void hl_to_edge::populateSignalPatterns(TypeConverter &converter,
+                                        RewritePatternSet &patterns) {
+  patterns.add<DFTLowering>(converter, patterns.getContext());
+}
