@@ -44,6 +44,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateIndexOperandPatterns(typeConverter, patterns);
   hl_to_edge::populateRecurrentPatterns(typeConverter, patterns);
   hl_to_edge::populateSignalPatterns(typeConverter, patterns);
+  hl_to_edge::populateControlFlowPatterns(typeConverter, patterns);
 }
 
 namespace {

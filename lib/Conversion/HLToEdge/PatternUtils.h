@@ -72,6 +72,8 @@ void populateRecurrentPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateSignalPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
+void populateControlFlowPatterns(mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
 
 } // namespace strata::hl_to_edge
 

@@ -1,0 +1,149 @@
+//===- ControlFlow.cpp - hl.scan unrolled over its static trip count ------===//
+//
+// A Scan over statically shaped inputs runs a known number of iterations, so
+// it unrolls: per iteration, each scanned input contributes the slice at the
+// iteration's index (from the end for reverse directions), the body's ops are
+// cloned with the states and slices substituted for its arguments (the
+// conversion then legalizes the clones, nested scans included), and each
+// scan output slice gains its unit axis back; the slices are concatenated
+// at the end. Iteration counts above kMaxUnroll are refused.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternUtils.h"
+
+#include "HL/IR/HLOps.h"
+
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl_to_edge;
+
+namespace {
+
+constexpr int64_t kMaxUnroll = 4096;
+
+/// Attribute `attr` (one entry per scan input or output) or zeros.
+SmallVector<int64_t> entriesOr0(std::optional<ArrayRef<int64_t>> attr,
+                                size_t count) {
+  if (attr && attr->size() == count)
+    return SmallVector<int64_t>(*attr);
+  return SmallVector<int64_t>(count, 0);
+}
+
+struct ScanUnrolling : public OpConversionPattern<hl::ScanOp> {
+  ScanUnrolling(TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context) {
+    // Nested scans unroll through this same pattern; each level is a
+    // strictly smaller region, so the recursion ends.
+    setHasBoundedRewriteRecursion();
+  }
+
+  LogicalResult
+  matchAndRewrite(hl::ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange inputs = adaptor.getInputs();
+    int64_t numScanned = op.getNumScanInputs();
+    int64_t numStates = static_cast<int64_t>(inputs.size()) - numScanned;
+    int64_t numScanOutputs =
+        static_cast<int64_t>(op.getNumResults()) - numStates;
+    if (numStates < 0 || numScanOutputs < 0)
+      return rewriter.notifyMatchFailure(op, "operand/result counts");
+    for (Value v : inputs)
+      if (!getStaticType(v))
+        return rewriter.notifyMatchFailure(op, "needs static shapes");
+    for (Value v : op.getResults())
+      if (!getStaticType(v))
+        return rewriter.notifyMatchFailure(op, "needs static result shapes");
+    SmallVector<int64_t> inAxes =
+        entriesOr0(op.getScanInputAxes(), numScanned);
+    SmallVector<int64_t> inDirections =
+        entriesOr0(op.getScanInputDirections(), numScanned);
+    SmallVector<int64_t> outAxes =
+        entriesOr0(op.getScanOutputAxes(), numScanOutputs);
+    SmallVector<int64_t> outDirections =
+        entriesOr0(op.getScanOutputDirections(), numScanOutputs);
+
+    // The trip count: the scanned extent, equal for every scanned input.
+    int64_t trips = -1;
+    for (int64_t i = 0; i < numScanned; ++i) {
+      RankedTensorType type = getStaticType(inputs[numStates + i]);
+      int64_t axis = inAxes[i] < 0 ? inAxes[i] + type.getRank() : inAxes[i];
+      if (axis < 0 || axis >= type.getRank())
+        return rewriter.notifyMatchFailure(op, "scan input axis out of range");
+      inAxes[i] = axis;
+      if (trips >= 0 && type.getDimSize(axis) != trips)
+        return rewriter.notifyMatchFailure(op, "scanned extents differ");
+      trips = type.getDimSize(axis);
+    }
+    if (trips < 1 || trips > kMaxUnroll)
+      return rewriter.notifyMatchFailure(op, "trip count outside [1, 4096]");
+    for (int64_t j = 0; j < numScanOutputs; ++j) {
+      int64_t rank = getStaticType(op.getResult(numStates + j)).getRank();
+      if (outAxes[j] < 0)
+        outAxes[j] += rank;
+      if (outAxes[j] < 0 || outAxes[j] >= rank)
+        return rewriter.notifyMatchFailure(op, "scan output axis out of range");
+    }
+
+    Block &body = op.getBody().front();
+    SmallVector<Value> states(inputs.take_front(numStates));
+    SmallVector<SmallVector<Value>> slices(numScanOutputs);
+    for (int64_t t = 0; t < trips; ++t) {
+      IRMapping mapping;
+      for (int64_t s = 0; s < numStates; ++s)
+        mapping.map(body.getArgument(s), states[s]);
+      for (int64_t i = 0; i < numScanned; ++i) {
+        Value input = inputs[numStates + i];
+        RankedTensorType type = getStaticType(input);
+        int64_t axis = inAxes[i];
+        int64_t index = inDirections[i] ? trips - 1 - t : t;
+        SmallVector<int64_t> starts(type.getRank(), 0),
+            steps(type.getRank(), 1);
+        SmallVector<int64_t> sliceShape(type.getShape());
+        starts[axis] = index;
+        sliceShape[axis] = 1;
+        Value slice = rewriter.create<edge::SliceOp>(
+            loc, type.clone(sliceShape), input, starts, steps);
+        sliceShape.erase(sliceShape.begin() + axis);
+        mapping.map(body.getArgument(numStates + i),
+                    reshapeTo(rewriter, loc, slice, sliceShape));
+      }
+      for (Operation &bodyOp : body.without_terminator())
+        rewriter.clone(bodyOp, mapping);
+      Operation *yield = body.getTerminator();
+      for (int64_t s = 0; s < numStates; ++s)
+        states[s] = mapping.lookupOrDefault(yield->getOperand(s));
+      for (int64_t j = 0; j < numScanOutputs; ++j) {
+        Value value = mapping.lookupOrDefault(yield->getOperand(numStates + j));
+        auto type = cast<RankedTensorType>(value.getType());
+        SmallVector<int64_t> withAxis(type.getShape());
+        withAxis.insert(withAxis.begin() + outAxes[j], 1);
+        slices[j].push_back(reshapeTo(rewriter, loc, value, withAxis));
+      }
+    }
+
+    SmallVector<Value> results(states);
+    for (int64_t j = 0; j < numScanOutputs; ++j) {
+      if (outDirections[j])
+        std::reverse(slices[j].begin(), slices[j].end());
+      RankedTensorType type = getStaticType(op.getResult(numStates + j));
+      results.push_back(
+          slices[j].size() == 1
+              ? reshapeTo(rewriter, loc, slices[j][0], type.getShape())
+              : rewriter.create<edge::ConcatOp>(loc, type, slices[j],
+                                                outAxes[j])
+                    .getResult());
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void hl_to_edge::populateControlFlowPatterns(TypeConverter &converter,
+                                             RewritePatternSet &patterns) {
+  patterns.add<ScanUnrolling>(converter, patterns.getContext());
+}
