@@ -1,4 +1,10 @@
-//===- ControlFlow.cpp - hl.scan unrolled over its static trip count ------===//
+//===- ControlFlow.cpp - hl.scan unrolled, hl.if inlined ------------------===//
+//
+// hl.if with a constant condition inlines the branch taken. With a run-time
+// condition both branches are inlined (hl ops have no side effects) and
+// each result is a `select` on the condition: the price is running both
+// branches, which is small for the shape-plumbing and constant branches
+// exported models carry; an exec-level conditional is future work.
 //
 // A Scan over statically shaped inputs runs a known number of iterations, so
 // it unrolls: per iteration, each scanned input contributes the slice at the
@@ -14,6 +20,7 @@
 #include "HL/IR/HLOps.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace strata;
@@ -141,9 +148,64 @@ struct ScanUnrolling : public OpConversionPattern<hl::ScanOp> {
   }
 };
 
+/// Clones the ops of `region`'s single block before the rewriter's insertion
+/// point and returns the values it yields.
+SmallVector<Value> inlineBranch(ConversionPatternRewriter &rewriter,
+                                Region &region) {
+  IRMapping mapping;
+  Block &block = region.front();
+  for (Operation &op : block.without_terminator())
+    rewriter.clone(op, mapping);
+  return llvm::map_to_vector(block.getTerminator()->getOperands(),
+                             [&](Value v) { return mapping.lookupOrDefault(v); });
+}
+
+struct IfInlining : public OpConversionPattern<hl::IfOp> {
+  IfInlining(TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context) {
+    // Branches may hold further ifs; each level is a smaller region.
+    setHasBoundedRewriteRecursion();
+  }
+
+  LogicalResult
+  matchAndRewrite(hl::IfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    for (Value v : op.getResults())
+      if (!getStaticType(v))
+        return rewriter.notifyMatchFailure(op, "needs static result shapes");
+    Value condition = adaptor.getCondition();
+    auto conditionType = getStaticType(condition);
+    if (!conditionType || conditionType.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "needs a one-element condition");
+    DenseElementsAttr constant;
+    if (matchPattern(condition, m_Constant(&constant))) {
+      bool taken = constant.getValues<bool>()[0];
+      rewriter.replaceOp(op, inlineBranch(rewriter, taken ? op.getThenBranch()
+                                                           : op.getElseBranch()));
+      return success();
+    }
+    SmallVector<Value> thenValues = inlineBranch(rewriter, op.getThenBranch());
+    SmallVector<Value> elseValues = inlineBranch(rewriter, op.getElseBranch());
+    SmallVector<Value> results;
+    for (auto [result, onTrue, onFalse] :
+         llvm::zip_equal(op.getResults(), thenValues, elseValues)) {
+      auto type = getStaticType(result);
+      if (onTrue.getType() != type || onFalse.getType() != type)
+        return rewriter.notifyMatchFailure(
+            op, "branches yield types other than the results'");
+      Value mask = reshapeTo(rewriter, op.getLoc(), condition,
+                             SmallVector<int64_t>(type.getRank(), 1));
+      results.push_back(rewriter.create<edge::SelectOp>(op.getLoc(), type,
+                                                        mask, onTrue, onFalse));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void hl_to_edge::populateControlFlowPatterns(TypeConverter &converter,
                                              RewritePatternSet &patterns) {
-  patterns.add<ScanUnrolling>(converter, patterns.getContext());
+  patterns.add<ScanUnrolling, IfInlining>(converter, patterns.getContext());
 }

@@ -55,3 +55,43 @@ func.func @scan_nested(%a: tensor<1x2xf32>, %b: tensor<1x3x2xf32>) -> (tensor<1x
   }
   return %0#0, %0#1 : tensor<1x2xf32>, tensor<1x3x2xf32>
 }
+
+// -----
+
+// Tests that an if on a run-time condition runs both branches and selects.
+// CHECK-LABEL: func @if_runtime
+func.func @if_runtime(%c: tensor<i1>, %x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-DAG: %[[T:.*]] = edge.relu %{{.*}} : tensor<2x3xf32>
+  // CHECK-DAG: %[[E:.*]] = edge.neg %{{.*}} : tensor<2x3xf32>
+  // CHECK-DAG: %[[M:.*]] = edge.reshape %{{.*}} : (tensor<i1>) -> tensor<1x1xi1>
+  // CHECK: edge.select %[[M]], %[[T]], %[[E]] : (tensor<1x1xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NOT: hl.if
+  %0 = hl.if %c : (tensor<i1>) -> tensor<2x3xf32> {
+    %1 = hl.relu %x : tensor<2x3xf32>
+    hl.yield %1 : tensor<2x3xf32>
+  } else {
+    %1 = hl.neg %x : tensor<2x3xf32>
+    hl.yield %1 : tensor<2x3xf32>
+  }
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Tests that an if on a constant condition inlines the branch taken only.
+// CHECK-LABEL: func @if_constant
+func.func @if_constant(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = hl.constant dense<false> : tensor<i1>
+  // CHECK: %[[E:.*]] = edge.neg %{{.*}} : tensor<2x3xf32>
+  // CHECK-NOT: edge.relu
+  // CHECK-NOT: edge.select
+  // CHECK: return %[[E]]
+  %0 = hl.if %c : (tensor<i1>) -> tensor<2x3xf32> {
+    %1 = hl.relu %x : tensor<2x3xf32>
+    hl.yield %1 : tensor<2x3xf32>
+  } else {
+    %1 = hl.neg %x : tensor<2x3xf32>
+    hl.yield %1 : tensor<2x3xf32>
+  }
+  return %0 : tensor<2x3xf32>
+}
