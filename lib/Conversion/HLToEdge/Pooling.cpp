@@ -112,11 +112,80 @@ struct GlobalPoolLowering : public OpConversionPattern<HLOp> {
   }
 };
 
+/// hl.max_unpool -> a scatter of the values into zeros. MaxPool's indices
+/// are flat positions in the (N, C, spatial...) tensor the pool read, whose
+/// spatial extents are (in - 1) * stride + kernel - pads: the scatter runs
+/// on that tensor flattened (zeros[numel], values[i] at indices[i]). A larger
+/// `output_shape` pads it with zeros at the end of each spatial axis, as the
+/// ONNX reference does.
+struct MaxUnpoolLowering : public OpConversionPattern<hl::MaxUnpoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::MaxUnpoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    RankedTensorType indicesType = getStaticType(adaptor.getIndices());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!inputType || !indicesType || !resultType ||
+        inputType.getShape() != indicesType.getShape() ||
+        resultType.getRank() != inputType.getRank())
+      return rewriter.notifyMatchFailure(
+          op, "needs static shapes, indices shaped like the input");
+    int64_t rank = inputType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    SmallVector<int64_t> strides(spatial, 1), pads(2 * spatial, 0);
+    if (auto s = op.getStrides())
+      strides.assign(s->begin(), s->end());
+    if (auto p = op.getPads())
+      pads.assign(p->begin(), p->end());
+    if (static_cast<int64_t>(kernel.size()) != spatial ||
+        static_cast<int64_t>(strides.size()) != spatial ||
+        static_cast<int64_t>(pads.size()) != 2 * spatial)
+      return rewriter.notifyMatchFailure(op, "window attributes do not fit");
+    SmallVector<int64_t> unpooled(inputType.getShape().take_front(2));
+    for (int64_t d = 0; d < spatial; ++d)
+      unpooled.push_back((inputType.getDimSize(d + 2) - 1) * strides[d] +
+                         kernel[d] - pads[d] - pads[spatial + d]);
+    SmallVector<int64_t> padding(2 * rank, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      padding[rank + d] = resultType.getDimSize(d) - unpooled[d];
+      if (padding[rank + d] < 0 || (d < 2 && padding[rank + d] != 0))
+        return rewriter.notifyMatchFailure(
+            op, "output_shape is smaller than the unpooled shape");
+    }
+
+    Location loc = op.getLoc();
+    Type elementType = resultType.getElementType();
+    int64_t count = inputType.getNumElements();
+    auto unpooledType = RankedTensorType::get(unpooled, elementType);
+    auto flatType =
+        RankedTensorType::get({unpooledType.getNumElements()}, elementType);
+    Value values = reshapeTo(rewriter, loc, adaptor.getInput(), {count});
+    Value indices = reshapeTo(rewriter, loc, adaptor.getIndices(), {count});
+    Value zeros = rewriter.create<edge::ConstantOp>(
+        loc, DenseElementsAttr::get(flatType, rewriter.getZeroAttr(elementType)));
+    Value result = rewriter.create<edge::ScatterElementsOp>(
+        loc, flatType, zeros, indices, values, /*axis=*/0, "none");
+    result = reshapeTo(rewriter, loc, result, unpooled);
+    if (unpooledType != resultType) {
+      auto padsType =
+          RankedTensorType::get({2 * rank}, rewriter.getI64Type());
+      Value padsValue = rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(padsType, ArrayRef<int64_t>(padding)));
+      result = rewriter.create<edge::PadOp>(loc, resultType, result, padsValue,
+                                            Value(), "constant");
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populatePoolingPatterns(TypeConverter &converter,
                                                  RewritePatternSet &patterns) {
-  patterns.add<MaxPoolLowering, AveragePoolLowering,
+  patterns.add<MaxPoolLowering, AveragePoolLowering, MaxUnpoolLowering,
                GlobalPoolLowering<hl::GlobalAveragePoolOp, edge::ReduceMeanOp>,
                GlobalPoolLowering<hl::GlobalMaxPoolOp, edge::ReduceMaxOp>>(
       converter, patterns.getContext());

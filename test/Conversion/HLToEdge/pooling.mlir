@@ -27,3 +27,19 @@ func.func @global_max_pool(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x1x1xf32> {
   %0 = hl.global_max_pool %x : (tensor<1x3x4x4xf32>) -> tensor<1x3x1x1xf32>
   return %0 : tensor<1x3x1x1xf32>
 }
+
+// -----
+
+// Tests that max_unpool scatters the values into the flattened unpooled
+// tensor ((2 - 1) * 2 + 2 = 4 per spatial axis) and pads it at the end to a
+// larger output_shape (5x5).
+// CHECK-LABEL: func @max_unpool
+func.func @max_unpool(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>, %s: tensor<4xi64>) -> tensor<1x1x5x5xf32> {
+  // CHECK: %[[Z:.*]] = edge.constant dense<0.000000e+00> : tensor<16xf32>
+  // CHECK: %[[S:.*]] = edge.scatter_elements %[[Z]], %{{.*}}, %{{.*}} {axis = 0 : i64, reduction = "none"} : (tensor<16xf32>, tensor<4xi64>, tensor<4xf32>) -> tensor<16xf32>
+  // CHECK: %[[U:.*]] = edge.reshape %[[S]] : (tensor<16xf32>) -> tensor<1x1x4x4xf32>
+  // CHECK: %[[P:.*]] = edge.constant dense<[0, 0, 0, 0, 0, 0, 1, 1]> : tensor<8xi64>
+  // CHECK: edge.pad %[[U]], %[[P]] {mode = "constant"} : (tensor<1x1x4x4xf32>, tensor<8xi64>) -> tensor<1x1x5x5xf32>
+  %0 = hl.max_unpool %x, %i, %s {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<1x1x5x5xf32>
+  return %0 : tensor<1x1x5x5xf32>
+}
