@@ -728,3 +728,48 @@ func.func @cum_sum_axis(%x: tensor<2x3xf32>) {
   %0 = edge.cum_sum %x, %a {exclusive = false, reverse = false} : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+// Tests that pad keeps the rank.
+func.func @pad_rank(%x: tensor<3x2xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{result rank 1 differs from the input rank 2}}
+  %0 = edge.pad %x, %p {mode = "edge"} : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<6xf32>
+  return
+}
+
+// -----
+
+// Tests that the padding value is one element.
+func.func @pad_value_size(%x: tensor<3x2xf32>, %p: tensor<4xi64>, %v: tensor<2xf32>) {
+  // expected-error @+1 {{'value' should hold one element}}
+  %0 = edge.pad %x, %p, %v {mode = "constant"} : (tensor<3x2xf32>, tensor<4xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dynamic_slice lists at most one bound per input axis.
+func.func @dynamic_slice_count(%x: tensor<4xf32>, %a: tensor<2xi64>) {
+  // expected-error @+1 {{slices 2 axes of a rank-1 input}}
+  %0 = edge.dynamic_slice %x, %a, %a, %a, %a : (tensor<4xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that the cum_sum axis is one element.
+func.func @cum_sum_axis_size(%x: tensor<2x3xf32>, %a: tensor<2xi64>) {
+  // expected-error @+1 {{'axis' should hold one element}}
+  %0 = edge.cum_sum %x, %a {exclusive = false, reverse = false} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that cum_sum needs an axis to run along.
+func.func @cum_sum_scalar(%x: tensor<f32>, %a: tensor<i64>) {
+  // expected-error @+1 {{needs an input of rank 1 or more}}
+  %0 = edge.cum_sum %x, %a {exclusive = false, reverse = false} : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}
