@@ -20,6 +20,15 @@ def RefineShapes : Pass<"strata-hl-refine-shapes", "mlir::func::FuncOp"> {
       with constant shape operands, elementwise and broadcasting ops with
       static operands, reductions with constant axes).
 
+    Ops whose 1-d result length comes from run-time scalars and whose
+    lowering checks that length at run time (`hl.range`, which becomes
+    `edge.range`, and the window generators, which lower through it) may
+    stay dynamic after that. When their uses demand a length (a static type
+    reached through elementwise, cast and broadcasting ops, or the declared
+    type of the graph output they feed), the pass assumes it and refines
+    again: the compiled program then rejects operands that give another
+    length, with an error naming both lengths.
+
     Refinement only makes types more static: an inferred shape that
     contradicts a static extent already in the IR is an error. Returned
     values that became static update the function's result types when the
@@ -46,6 +55,8 @@ def RefineShapes : Pass<"strata-hl-refine-shapes", "mlir::func::FuncOp"> {
   let dependentDialects = ["strata::hl::HLDialect"];
   let statistics = [
     Statistic<"numRefined", "num-refined", "Results whose type was refined">,
+    Statistic<"numAssumed", "num-assumed",
+              "Checked-length results given the length their uses demand">,
   ];
 }
 

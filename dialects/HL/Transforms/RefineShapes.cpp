@@ -93,6 +93,46 @@ LogicalResult updateResultTypes(func::FuncOp func) {
   return success();
 }
 
+/// Ops with a 1-d result whose length follows from run-time scalars and
+/// whose lowering checks that length at run time (edge.range fails the call
+/// on any other count), so a length demanded downstream may be assumed.
+bool isCheckedLengthSource(Operation *op) {
+  return isa<RangeOp, HannWindowOp, HammingWindowOp, BlackmanWindowOp>(op);
+}
+
+/// Whether `op`'s result has the extents of its operands (elementwise ops,
+/// casts, broadcasting ops).
+bool keepsOperandExtents(Operation *op) {
+  return op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+         op->hasTrait<OpTrait::SameOperandsAndResultShape>() ||
+         op->hasTrait<OpTrait::ResultsBroadcastableShape>();
+}
+
+/// The length that the uses of the 1-d `value` demand: the first static
+/// 1-d type reached through ops that keep their operands' extents (a graph
+/// output's declared static type reaches the value through the cast or op
+/// that produces it). Through a
+/// broadcasting op a demanded L != 1 could also be met by a length of 1;
+/// the run-time check of the source catches that case.
+std::optional<int64_t> demandedLength(Value value, DenseSet<Value> &visited) {
+  if (!visited.insert(value).second)
+    return std::nullopt;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (!isa_and_nonnull<HLDialect>(user->getDialect()) ||
+        user->getNumResults() != 1 || !keepsOperandExtents(user))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (!type || type.getRank() != 1)
+      continue;
+    if (!type.isDynamicDim(0))
+      return type.getDimSize(0);
+    if (auto length = demandedLength(user->getResult(0), visited))
+      return length;
+  }
+  return std::nullopt;
+}
+
 struct RefineShapesPass
     : public strata::hl::impl::RefineShapesBase<RefineShapesPass> {
   void runOnOperation() override {
@@ -100,14 +140,42 @@ struct RefineShapesPass
     bool conflict = false;
     RewritePatternSet patterns(&getContext());
     patterns.add<RefineResultType>(&getContext(), conflict, numRefined);
+    FrozenRewritePatternSet frozen(std::move(patterns));
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;
     // Refinement only turns dynamic extents static and folding only shrinks
     // the IR, so the driver reaches a fixpoint; no iteration bound needed.
     config.maxIterations = GreedyRewriteConfig::kNoLimit;
-    if (failed(applyPatternsAndFoldGreedily(func, std::move(patterns),
-                                            config)) ||
-        conflict || failed(updateResultTypes(func)))
+    // Forward refinement to a fixpoint; then give checked-length sources
+    // that stayed dynamic the length their uses demand, and go again. Each
+    // round makes one more source static, so this ends.
+    while (true) {
+      if (failed(applyPatternsAndFoldGreedily(func, frozen, config)) ||
+          conflict)
+        return signalPassFailure();
+      Operation *assumed = nullptr;
+      func.walk([&](Operation *op) {
+        if (!isCheckedLengthSource(op))
+          return WalkResult::advance();
+        auto type = dyn_cast<TensorType>(op->getResult(0).getType());
+        if (!type || (type.hasRank() && type.getRank() != 1) ||
+            type.hasStaticShape())
+          return WalkResult::advance();
+        DenseSet<Value> visited;
+        std::optional<int64_t> length =
+            demandedLength(op->getResult(0), visited);
+        if (!length || *length < 0)
+          return WalkResult::advance();
+        op->getResult(0).setType(
+            RankedTensorType::get({*length}, type.getElementType()));
+        assumed = op;
+        return WalkResult::interrupt();
+      });
+      if (!assumed)
+        break;
+      ++numAssumed;
+    }
+    if (failed(updateResultTypes(func)))
       return signalPassFailure();
   }
 };

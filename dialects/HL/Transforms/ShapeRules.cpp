@@ -109,6 +109,14 @@ std::optional<Shape> inferRange(RangeOp op) {
   return succeeded(count) ? std::optional<Shape>(Shape{*count}) : std::nullopt;
 }
 
+/// Window generators with a constant size.
+std::optional<Shape> inferWindow(Value size) {
+  auto value = getConstantIntValues(size);
+  if (!value || value->size() != 1 || (*value)[0] < 0)
+    return std::nullopt;
+  return Shape{(*value)[0]};
+}
+
 std::optional<Shape> inferShape(ShapeOp op) {
   auto type = dyn_cast<RankedTensorType>(op.getData().getType());
   if (!type)
@@ -292,6 +300,8 @@ std::optional<SmallVector<int64_t>> inferStaticResultShape(Operation *op) {
       .Case([](ConstantOfShapeOp op) { return inferConstantOfShape(op); })
       .Case([](RangeOp op) { return inferRange(op); })
       .Case([](ShapeOp op) { return inferShape(op); })
+      .Case<HannWindowOp, HammingWindowOp, BlackmanWindowOp>(
+          [](auto op) { return inferWindow(op.getSize()); })
       .Case([](ConcatOp op) { return inferConcat(op); })
       .Case([](GatherOp op) { return inferGather(op); })
       .Case([](SliceOp op) { return inferSlice(op); })

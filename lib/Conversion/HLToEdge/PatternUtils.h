@@ -64,6 +64,8 @@ void populateLogicPatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
+void populateSignalPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 void populateNormalizationPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 

@@ -663,3 +663,30 @@ func.func @gather_nd_result(%x: tensor<2x2xf32>, %i: tensor<2x1xi64>) {
   %0 = edge.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x1xi64>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+// Tests that range's operands hold one element.
+func.func @range_operands(%s: tensor<2xf32>) {
+  // expected-error @+1 {{start, limit and delta must hold one element, got 'tensor<2xf32>'}}
+  %0 = edge.range %s, %s, %s : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that range's result is 1-d.
+func.func @range_result(%s: tensor<i64>) {
+  // expected-error @+1 {{result must be 1-d, got 'tensor<2x2xi64>'}}
+  %0 = edge.range %s, %s, %s : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2x2xi64>
+  return
+}
+
+// -----
+
+// Tests that range's operands and result share one element type.
+func.func @range_types(%s: tensor<i64>) {
+  // expected-error @+1 {{failed to verify that all of {start, output} have same element type}}
+  %0 = edge.range %s, %s, %s : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2xf32>
+  return
+}

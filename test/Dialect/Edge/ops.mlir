@@ -180,3 +180,11 @@ func.func @gather_nd(%x: tensor<2x2x3xi32>, %i: tensor<2x1xi64>) -> tensor<2x3xi
   %0 = edge.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x2x3xi32>, tensor<2x1xi64>) -> tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
 }
+
+// Tests that range round-trips.
+// CHECK-LABEL: func @range
+func.func @range(%s: tensor<f32>, %l: tensor<f32>, %d: tensor<f32>) -> tensor<2xf32> {
+  // CHECK: edge.range %{{.*}}, %{{.*}}, %{{.*}} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
+  %0 = edge.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -175,3 +175,39 @@ func.func @range_count_mismatch() -> tensor<2xi64> {
   %0 = hl.range %s, %l, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+// Tests that window generators of a constant size fold (ONNX formulas,
+// N = size periodic, size - 1 symmetric):
+// Hann(4):       0.5 - 0.5 cos(2 pi n / 4)            = [0, 0.5, 1, 0.5]
+// Hamming(2):    25/46 - 21/46 cos(pi n)              = [4/46, 1]
+// Blackman(3, symmetric): 0.42 - 0.5 cos(pi n) + 0.08 cos(2 pi n) at n = 1
+//                = 0.42 + 0.5 + 0.08 = 1 (the ends are 0 up to rounding).
+// CHECK-LABEL: func @windows
+func.func @windows() -> (tensor<4xf32>, tensor<2xf32>, tensor<3xf32>) {
+  // CHECK-DAG: %[[HANN:.*]] = hl.constant dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 5.000000e-01]> : tensor<4xf32>
+  // CHECK-DAG: %[[HAMMING:.*]] = hl.constant dense<[{{(0\.08695652|8\.695652)[0-9]*(E-2)?}}, 1.000000e+00]> : tensor<2xf32>
+  // CHECK-DAG: %[[BLACKMAN:.*]] = hl.constant dense<[{{[^,]*}}, 1.000000e+00, {{[^,]*}}]> : tensor<3xf32>
+  // CHECK-NOT: _window
+  // CHECK: return %[[HANN]], %[[HAMMING]], %[[BLACKMAN]]
+  %c4 = hl.constant dense<4> : tensor<i64>
+  %c2 = hl.constant dense<2> : tensor<i32>
+  %c3 = hl.constant dense<3> : tensor<i64>
+  %0 = hl.hann_window %c4 : (tensor<i64>) -> tensor<4xf32>
+  %1 = hl.hamming_window %c2 : (tensor<i32>) -> tensor<2xf32>
+  %2 = hl.blackman_window %c3 {periodic = 0 : i64} : (tensor<i64>) -> tensor<3xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<2xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Tests that a window does not fold when its constant size disagrees with
+// its static result.
+// CHECK-LABEL: func @window_size_mismatch
+func.func @window_size_mismatch() -> tensor<4xf32> {
+  // CHECK: hl.hann_window
+  %c5 = hl.constant dense<5> : tensor<i64>
+  %0 = hl.hann_window %c5 : (tensor<i64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -119,3 +119,52 @@ func.func @contradiction(%x: tensor<2x3xf32>) -> tensor<?x5xf32> {
   %y = hl.reshape %x, %t : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x5xf32>
   return %y : tensor<?x5xf32>
 }
+
+// -----
+
+// Tests the expanded HannWindow body with a run-time size: the range over
+// the size stays dynamic under forward rules, so its length is taken from
+// the declared static output reached through mul, cos and cast (checked at
+// run time by edge.range), and everything between becomes static.
+// CHECK-LABEL: func @range_length_from_output
+func.func @range_length_from_output(%n: tensor<i32>) -> tensor<10xf32> {
+  // CHECK: hl.range {{.*}} -> tensor<10xf32>
+  // CHECK: hl.mul {{.*}} -> tensor<10xf32>
+  // CHECK: hl.cos %{{.*}} : tensor<10xf32>
+  // CHECK-NOT: tensor<?xf32>
+  %zero = hl.constant dense<0.0> : tensor<f32>
+  %one = hl.constant dense<1.0> : tensor<f32>
+  %nf = hl.cast %n : (tensor<i32>) -> tensor<f32>
+  %r = hl.range %zero, %nf, %one : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  %k = hl.constant dense<0.5> : tensor<f32>
+  %m = hl.mul %r, %k : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %c = hl.cos %m : tensor<?xf32>
+  %y = hl.cast %c : (tensor<?xf32>) -> tensor<10xf32>
+  return %y : tensor<10xf32>
+}
+
+// -----
+
+// Tests that a range over run-time operands stays dynamic when nothing
+// downstream fixes its length.
+// CHECK-LABEL: func @range_no_demand
+// CHECK-SAME: -> tensor<?xf32>
+func.func @range_no_demand(%s: tensor<f32>, %l: tensor<f32>, %d: tensor<f32>) -> tensor<?xf32> {
+  // CHECK: hl.range {{.*}} -> tensor<?xf32>
+  %r = hl.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Tests that a window with a constant size gets the static result [size]
+// and folds.
+// CHECK-LABEL: func @window_constant_size
+// CHECK-SAME: -> tensor<3xf32>
+func.func @window_constant_size() -> tensor<?xf32> {
+  // CHECK: %[[W:.*]] = hl.constant dense<{{.*}}> : tensor<3xf32>
+  // CHECK: return %[[W]] : tensor<3xf32>
+  %c3 = hl.constant dense<3> : tensor<i64>
+  %0 = hl.hann_window %c3 : (tensor<i64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
