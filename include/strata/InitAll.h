@@ -11,6 +11,7 @@
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
 #include "HL/IR/HLOps.h"
+#include "HL/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Emit/ProgramEmitter.h"
 #include "strata/Import/ONNXImporter.h"
@@ -37,6 +38,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 /// transforms (canonicalize, cse, inline, ...) pipelines are built from.
 inline void registerAllPasses() {
   mlir::registerTransformsPasses();
+  hl::registerHLPasses();
   exec::registerExecPasses();
   registerConversionPasses();
   registerPipelines();

@@ -2,6 +2,7 @@
 #include "strata/Pipelines/Pipelines.h"
 
 #include "Exec/Transforms/Passes.h"
+#include "HL/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -12,6 +13,9 @@ using namespace mlir;
 namespace strata {
 
 void buildLowerToEdgePipeline(OpPassManager &pm) {
+  // Shape arithmetic left by exporters and expanded function bodies folds
+  // away here, so that hl->edge sees static types.
+  pm.addNestedPass<func::FuncOp>(hl::createRefineShapes());
   pm.addPass(createConvertHLToEdge());
   pm.addPass(createCanonicalizerPass());
 }
@@ -35,7 +39,7 @@ void buildLowerToExecPipeline(OpPassManager &pm,
 void registerPipelines() {
   PassPipelineRegistration<>(
       "strata-lower-to-edge",
-      "Legalize hl to edge and fold what became constant",
+      "Refine hl shapes, legalize hl to edge and fold what became constant",
       [](OpPassManager &pm) { buildLowerToEdgePipeline(pm); });
   PassPipelineRegistration<LowerToExecOptions>(
       "strata-edge-to-exec",

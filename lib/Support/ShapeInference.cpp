@@ -3,6 +3,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace strata {
@@ -85,6 +87,52 @@ bool isCompatibleShape(ArrayRef<int64_t> actual, ArrayRef<int64_t> expected) {
     if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
       return false;
   return true;
+}
+
+FailureOr<SmallVector<int64_t>> inferReshapeShape(ArrayRef<int64_t> input,
+                                                  ArrayRef<int64_t> target,
+                                                  bool allowZero) {
+  if (llvm::any_of(input, ShapedType::isDynamic))
+    return failure();
+  int64_t total = 1, known = 1;
+  std::optional<size_t> inferred;
+  for (int64_t e : input)
+    total *= e;
+  SmallVector<int64_t> result;
+  for (auto [i, extent] : llvm::enumerate(target)) {
+    int64_t e = extent;
+    if (e == 0 && !allowZero) {
+      if (i >= input.size())
+        return failure();
+      e = input[i];
+    }
+    if (e == -1) {
+      if (inferred)
+        return failure();
+      inferred = i;
+    } else if (e < 0) {
+      return failure();
+    } else {
+      known *= e;
+    }
+    result.push_back(e);
+  }
+  if (inferred) {
+    if (known == 0 || total % known != 0)
+      return failure();
+    result[*inferred] = total / known;
+  } else if (known != total) {
+    return failure();
+  }
+  return result;
+}
+
+FailureOr<int64_t> rangeElementCount(double start, double limit,
+                                     double delta) {
+  if (delta == 0)
+    return failure();
+  return std::max<int64_t>(
+      static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
 }
 
 FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {

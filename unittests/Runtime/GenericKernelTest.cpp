@@ -3,7 +3,8 @@
 // Cases the ONNX node tests leave out: f16 rounding at the edges (ties to
 // even, subnormals, overflow), Python-style integer mod with mixed signs
 // and a zero divisor, arg_max ties, integer reductions,
-// broadcasting select and out-of-range gather indices.
+// broadcasting select, out-of-range gather indices, and range's run-time
+// check of the compiled length.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTestUtils.h"
@@ -132,6 +133,58 @@ TEST(GenericKernelTest, GatherReadsNegativeIndicesFromTheEnd) {
       runKernel("gather", inputs, DType::F32, {2, 2}, {intParam("axis", 0)});
   ASSERT_TRUE(out.ok()) << out.error().message();
   EXPECT_EQ(values(*out), (std::vector<float>{4, 5, 0, 1}));
+}
+
+TEST(GenericKernelTest, RangeFillsStartPlusIDelta) {
+  // ONNX Range example: Range(10, 4, -3) = [10, 7] (ceil(-6 / -3) = 2).
+  std::vector<OwnedTensor> inputs = {tensorOf<int32_t>(DType::I32, {}, {10}),
+                                     tensorOf<int32_t>(DType::I32, {}, {4}),
+                                     tensorOf<int32_t>(DType::I32, {}, {-3})};
+  Result<OwnedTensor> out = runKernel("range", inputs, DType::I32, {2}, {});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<int32_t>(*out), (std::vector<int32_t>{10, 7}));
+}
+
+TEST(GenericKernelTest, RangeCountsAPartialStepAsAnElement) {
+  // Range(1, 5.5, 2): ceil(4.5 / 2) = 3 elements, 1, 3, 5.
+  std::vector<OwnedTensor> inputs = {f32Tensor({}, {1}), f32Tensor({}, {5.5}),
+                                     f32Tensor({}, {2})};
+  Result<OwnedTensor> out = runKernel("range", inputs, DType::F32, {3}, {});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(values(*out), (std::vector<float>{1, 3, 5}));
+}
+
+TEST(GenericKernelTest, RangeRejectsOperandsForAnotherLength) {
+  // Range(0, 7, 1) has 7 elements; the program was compiled for 10.
+  std::vector<OwnedTensor> inputs = {tensorOf<int64_t>(DType::I64, {}, {0}),
+                                     tensorOf<int64_t>(DType::I64, {}, {7}),
+                                     tensorOf<int64_t>(DType::I64, {}, {1})};
+  Result<OwnedTensor> out = runKernel("range", inputs, DType::I64, {10}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find(
+                "give 7 elements, but the program was compiled for 10"),
+            std::string::npos)
+      << out.error().message();
+}
+
+TEST(GenericKernelTest, RangeRejectsAZeroDelta) {
+  std::vector<OwnedTensor> inputs = {f32Tensor({}, {0}), f32Tensor({}, {1}),
+                                     f32Tensor({}, {0})};
+  Result<OwnedTensor> out = runKernel("range", inputs, DType::F32, {1}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find("gives no valid range"),
+            std::string::npos)
+      << out.error().message();
+}
+
+TEST(GenericKernelTest, RangeRejectsOperandsOfAnotherType) {
+  std::vector<OwnedTensor> inputs = {f32Tensor({}, {0}), f32Tensor({}, {2}),
+                                     f32Tensor({}, {1})};
+  Result<OwnedTensor> out = runKernel("range", inputs, DType::I64, {2}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find("of the result's type"),
+            std::string::npos)
+      << out.error().message();
 }
 
 } // namespace

@@ -445,6 +445,24 @@ LogicalResult GatherNDOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// RangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RangeOp::verify() {
+  auto type = cast<ShapedType>(getStart().getType());
+  if (type.getNumElements() != 1)
+    return emitOpError("start, limit and delta must hold one element, got ")
+           << type;
+  if (!isa<IntegerType, FloatType>(type.getElementType()) ||
+      type.getElementType().isInteger(1))
+    return emitOpError("needs a numeric element type, got ")
+           << type.getElementType();
+  if (shapeOf(getOutput()).size() != 1)
+    return emitOpError("result must be 1-d, got ") << getOutput().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

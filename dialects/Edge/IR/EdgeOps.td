@@ -785,6 +785,24 @@ def Edge_CumSumOp : Edge_Op<"cum_sum",
   }];
   let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$axis,
                        BoolAttr:$exclusive, BoolAttr:$reverse);
+def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
+    AllTypesMatch<["start", "limit", "delta"]>,
+    AllElementTypesMatch<["start", "output"]>]> {
+  let summary = "Arithmetic sequence of a compiled length, checked at run time";
+  let description = [{
+    `output[i] = start + i * delta`. The operands are one-element run-time
+    values; the result's static extent is the length the program was
+    compiled for, and the kernel fails the call when
+    `max(ceil((limit - start) / delta), 0)` differs from it (or `delta` is
+    0). ONNX Range with operands that are not constants lowers to it.
+
+    ```mlir
+    %y = edge.range %start, %limit, %delta
+        : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$start, Edge_Tensor:$limit,
+                       Edge_Tensor:$delta);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

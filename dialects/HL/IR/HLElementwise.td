@@ -51,6 +51,8 @@ def HL_NegOp : HL_UnaryElementwiseOp<"neg"> {
     %y = hl.neg %x : tensor<4xf32>
     ```
   }];
+  // Folds on integer constants (shape arithmetic such as Neg(axis)).
+  let hasFolder = 1;
 }
 
 def HL_SignOp : HL_UnaryElementwiseOp<"sign"> {

@@ -17,6 +17,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <array>
+
 #include "HL/IR/HLOpsDialect.h.inc"
 
 #define GET_OP_CLASSES

@@ -49,11 +49,16 @@ def HL_STFTOp : HL_Op<"stft", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-/// Window generators: a 1-D window of `size` samples.
-class HL_WindowOp<string mnemonic, string onnxName> : HL_Op<mnemonic, [Pure]> {
+/// Window generators: a 1-D window of `size` samples, the cosine sum
+/// `a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N)` with N = size (periodic)
+/// or size - 1 (symmetric); `coefficients` is the C++ initializer of
+/// {a0, a1, a2}.
+class HL_WindowOp<string mnemonic, string onnxName, string coefficients>
+    : HL_Op<mnemonic, [Pure]> {
   let summary = onnxName # " of a given size (ONNX " # onnxName # ")";
   let description = [{
-    The result's element type is ONNX's `output_datatype`.
+    The result's element type is ONNX's `output_datatype`. Folds to a
+    constant when `size` is a constant equal to the static result extent.
 
     ```mlir
     %w = hl.}] # mnemonic # [{ %n : (tensor<i64>) -> tensor<10xf32>
@@ -63,11 +68,22 @@ class HL_WindowOp<string mnemonic, string onnxName> : HL_Op<mnemonic, [Pure]> {
                        DefaultValuedAttr<I64Attr, "1">:$periodic);
   let results = (outs 1DTensorOf<[AnyType]>:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// {a0, a1, a2} of w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N).
+    static std::array<double, 3> getCoefficients() {
+      return }] # coefficients # [{;
+    }
+  }];
 }
 
-def HL_HannWindowOp : HL_WindowOp<"hann_window", "HannWindow">;
-def HL_HammingWindowOp : HL_WindowOp<"hamming_window", "HammingWindow">;
-def HL_BlackmanWindowOp : HL_WindowOp<"blackman_window", "BlackmanWindow">;
+// Coefficients from the ONNX operator definitions.
+def HL_HannWindowOp : HL_WindowOp<"hann_window", "HannWindow",
+                                  "{0.5, 0.5, 0.0}">;
+def HL_HammingWindowOp : HL_WindowOp<"hamming_window", "HammingWindow",
+                                     "{25.0 / 46.0, 21.0 / 46.0, 0.0}">;
+def HL_BlackmanWindowOp : HL_WindowOp<"blackman_window", "BlackmanWindow",
+                                      "{0.42, 0.5, 0.08}">;
 
 def HL_MelWeightMatrixOp : HL_Op<"mel_weight_matrix", [Pure]> {
   let summary = "Mel filter bank matrix (ONNX MelWeightMatrix)";

@@ -1,10 +1,12 @@
-//===- HLSignalVisionOps.cpp - verifiers of signal and vision ops ---------===//
+//===- HLSignalVisionOps.cpp - verifiers and folders of signal and vision ops//
 #include "HL/IR/HLOpUtils.h"
 #include "HL/IR/HLOps.h"
 
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace strata;
@@ -14,6 +16,44 @@ using namespace strata::hl::detail;
 //===----------------------------------------------------------------------===//
 // Signal
 //===----------------------------------------------------------------------===//
+
+/// Folds a window op whose `size` is a constant equal to its static result
+/// extent: w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N = size
+/// (periodic) or size - 1 (symmetric), evaluated in double and rounded once
+/// to the result's float type.
+template <typename WindowOp>
+static OpFoldResult foldWindow(WindowOp op, Attribute sizeAttr) {
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  auto size = dyn_cast_or_null<DenseIntElementsAttr>(sizeAttr);
+  if (!type || !type.hasStaticShape() || !size || size.getNumElements() != 1 ||
+      !isa<FloatType>(type.getElementType()))
+    return {};
+  int64_t length = (*size.value_begin<APInt>()).getSExtValue();
+  double period = static_cast<double>(op.getPeriodic() ? length : length - 1);
+  if (length != type.getDimSize(0) || period <= 0)
+    return {};
+  auto [a0, a1, a2] = WindowOp::getCoefficients();
+  SmallVector<Attribute> values;
+  for (int64_t n = 0; n < length; ++n) {
+    double phase = 2.0 * M_PI * static_cast<double>(n) / period;
+    values.push_back(FloatAttr::get(
+        type.getElementType(),
+        a0 - a1 * std::cos(phase) + a2 * std::cos(2.0 * phase)));
+  }
+  return DenseElementsAttr::get(type, values);
+}
+
+OpFoldResult HannWindowOp::fold(FoldAdaptor adaptor) {
+  return foldWindow(*this, adaptor.getSize());
+}
+
+OpFoldResult HammingWindowOp::fold(FoldAdaptor adaptor) {
+  return foldWindow(*this, adaptor.getSize());
+}
+
+OpFoldResult BlackmanWindowOp::fold(FoldAdaptor adaptor) {
+  return foldWindow(*this, adaptor.getSize());
+}
 
 LogicalResult DFTOp::verify() {
   if (getInverse() > 1 || getOnesided() > 1)

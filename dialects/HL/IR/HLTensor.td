@@ -61,6 +61,7 @@ def HL_ReshapeOp : HL_Op<"reshape", [Pure,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def HL_ShapeOp : HL_Op<"shape", [Pure]> {
@@ -252,6 +253,7 @@ def HL_ConstantOfShapeOp : HL_Op<"constant_of_shape", [Pure]> {
   let summary = "Tensor of a given shape filled with one value (ONNX ConstantOfShape)";
   let description = [{
     `value` is a one-element tensor giving the fill value and element type.
+    Folds to a splat constant once the result type is static.
 
     ```mlir
     %y = hl.constant_of_shape %s {value = dense<1.0> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<2x3xf32>
@@ -261,11 +263,16 @@ def HL_ConstantOfShapeOp : HL_Op<"constant_of_shape", [Pure]> {
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def HL_RangeOp : HL_Op<"range", [Pure, AllTypesMatch<["start", "limit", "delta"]>]> {
   let summary = "Arithmetic sequence (ONNX Range)";
   let description = [{
+    `start + i * delta` for `i` in `[0, max(ceil((limit - start) / delta), 0))`.
+    Folds to a constant when all three operands are constants and the result
+    type is static.
+
     ```mlir
     %y = hl.range %a, %b, %c : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
     ```
@@ -274,6 +281,7 @@ def HL_RangeOp : HL_Op<"range", [Pure, AllTypesMatch<["start", "limit", "delta"]
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 /// DepthToSpace / SpaceToDepth.

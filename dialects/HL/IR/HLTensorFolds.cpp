@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "strata/Support/ShapeInference.h"
 
 using namespace mlir;
 using namespace strata::hl;
@@ -211,4 +212,70 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
           return std::nullopt;
         return isUnsigned ? a.udiv(b) : a.sdiv(b);
       });
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
+  if (!resultType || !input || !isa<IntegerType>(resultType.getElementType()))
+    return {};
+  return input.mapValues(resultType.getElementType(),
+                         [](const APInt &v) { return -v; });
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getData().getType() == getType() &&
+      cast<RankedTensorType>(getType()).hasStaticShape())
+    return getData();
+  return reshapeConstant(*this, adaptor.getData());
+}
+
+OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto value = dyn_cast<DenseElementsAttr>(getValue());
+  if (!resultType || !value || value.getNumElements() != 1 ||
+      value.getElementType() != resultType.getElementType())
+    return {};
+  return DenseElementsAttr::get(resultType,
+                                *value.getValues<Attribute>().begin());
+}
+
+/// The scalar value of a one-element integer or float constant as a double.
+static std::optional<double> scalarValue(Attribute attr) {
+  if (auto ints = dyn_cast_or_null<DenseIntElementsAttr>(attr)) {
+    if (ints.getNumElements() != 1)
+      return std::nullopt;
+    return static_cast<double>((*ints.value_begin<APInt>()).getSExtValue());
+  }
+  if (auto floats = dyn_cast_or_null<DenseFPElementsAttr>(attr)) {
+    if (floats.getNumElements() != 1)
+      return std::nullopt;
+    return (*floats.value_begin<APFloat>()).convertToDouble();
+  }
+  return std::nullopt;
+}
+
+OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  std::optional<double> start = scalarValue(adaptor.getStart());
+  std::optional<double> limit = scalarValue(adaptor.getLimit());
+  std::optional<double> delta = scalarValue(adaptor.getDelta());
+  if (!resultType || resultType.getRank() != 1 || !start || !limit || !delta)
+    return {};
+  FailureOr<int64_t> count = strata::rangeElementCount(*start, *limit, *delta);
+  if (failed(count) || *count != resultType.getDimSize(0))
+    return {};
+  // ONNX defines element i as start + i * delta, computed in the element type.
+  Type elementType = resultType.getElementType();
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < *count; ++i) {
+    double v = *start + static_cast<double>(i) * *delta;
+    if (auto intType = dyn_cast<IntegerType>(elementType))
+      values.push_back(IntegerAttr::get(intType, static_cast<int64_t>(v)));
+    else if (auto floatType = dyn_cast<FloatType>(elementType))
+      values.push_back(FloatAttr::get(floatType, v));
+    else
+      return {};
+  }
+  return DenseElementsAttr::get(resultType, values);
 }

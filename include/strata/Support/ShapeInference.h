@@ -49,6 +49,19 @@ broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 bool isCompatibleShape(llvm::ArrayRef<int64_t> actual,
                        llvm::ArrayRef<int64_t> expected);
 
+/// The static result shape of ONNX Reshape of `input` (static) to `target`:
+/// a 0 copies the input extent unless `allowZero`, one -1 is inferred from
+/// the element count. Fails when the target does not describe a static shape
+/// of the input's element count.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferReshapeShape(llvm::ArrayRef<int64_t> input,
+                  llvm::ArrayRef<int64_t> target, bool allowZero);
+
+/// The element count of ONNX Range(start, limit, delta):
+/// max(ceil((limit - start) / delta), 0). Fails when `delta` is 0.
+mlir::FailureOr<int64_t> rangeElementCount(double start, double limit,
+                                           double delta);
+
 /// Normalises an axis in [-rank, rank) to [0, rank); fails when outside.
 mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 

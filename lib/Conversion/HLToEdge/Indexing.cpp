@@ -49,6 +49,26 @@ struct ConstantOfShapeLowering
   }
 };
 
+/// hl.range with a static result -> edge.range, which checks at run time
+/// that the operands give that many elements (constant operands have been
+/// folded away by shape refinement).
+struct RangeLowering : public OpConversionPattern<hl::RangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::RangeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getStart()))
+      return rewriter.notifyMatchFailure(op, "needs a static result");
+    rewriter.replaceOpWithNewOp<edge::RangeOp>(op, resultType,
+                                               adaptor.getStart(),
+                                               adaptor.getLimit(),
+                                               adaptor.getDelta());
+    return success();
+  }
+};
+
 /// hl.trilu -> edge.select with a mask (constant when k is).
 struct TriluLowering : public OpConversionPattern<hl::TriluOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -402,6 +422,6 @@ void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
                GatherElementsLowering, GatherLowering, GatherNDLowering,
                EyeLikeLowering, ExpandLowering, OneHotLowering,
-               ScatterElementsLowering, TileLowering>(converter,
+               RangeLowering, ScatterElementsLowering, TileLowering>(converter,
                                                       patterns.getContext());
 }

@@ -64,14 +64,14 @@ void populateLogicPatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
+void populateSignalPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 void populateNormalizationPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateIndexOperandPatterns(mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateRecurrentPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
-void populateSignalPatterns(mlir::TypeConverter &converter,
-                            mlir::RewritePatternSet &patterns);
 void populateControlFlowPatterns(mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 

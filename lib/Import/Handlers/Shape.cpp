@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportContext.h"
+#include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -73,25 +74,9 @@ static LogicalResult convertReshape(NodeContext &ctx) {
   auto target = hl::getConstantIntValues(shape);
   bool allowZero = ctx.getInt("allowzero", 0) != 0;
   if (input && target) {
-    // ONNX Reshape: 0 copies the input extent (unless allowzero), one -1 is
-    // inferred from the element count.
-    int64_t total = 1, known = 1, inferred = -1;
-    for (int64_t e : *input)
-      total *= e;
-    SmallVector<int64_t> result;
-    for (auto [i, e] : llvm::enumerate(*target)) {
-      if (e == 0 && !allowZero && i < input->size())
-        e = (*input)[i];
-      if (e == -1)
-        inferred = i;
-      else
-        known *= e;
-      result.push_back(e);
-    }
-    if (inferred >= 0 && known != 0)
-      result[inferred] = total / known;
-    if (llvm::all_of(result, [](int64_t e) { return e >= 0; }))
-      ctx.refineOutputShape(0, result);
+    auto result = inferReshapeShape(*input, *target, allowZero);
+    if (succeeded(result))
+      ctx.refineOutputShape(0, *result);
   }
   ctx.setOutput(
       0, ctx.create<hl::ReshapeOp>(

@@ -116,6 +116,7 @@ Error modKernel(KernelContext &ctx);
 Error gatherElementsKernel(KernelContext &ctx);
 Error gatherKernel(KernelContext &ctx);
 Error gatherNdKernel(KernelContext &ctx);
+Error rangeKernel(KernelContext &ctx);
 Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error convTranspose2dKernel(KernelContext &ctx);

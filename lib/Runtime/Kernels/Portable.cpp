@@ -112,6 +112,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"gather_elements", gatherElementsKernel},
       {"gather", gatherKernel},
       {"gather_nd", gatherNdKernel},
+      {"range", rangeKernel},
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},

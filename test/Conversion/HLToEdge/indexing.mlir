@@ -127,3 +127,15 @@ func.func @gather_nd(%x: tensor<2x2xf32>, %i: tensor<2x2xi64>) -> tensor<2xf32> 
   %0 = hl.gather_nd %x, %i : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Tests that range with run-time operands and a static result becomes
+// edge.range (which checks the element count when the program runs).
+// CHECK-LABEL: func @range_runtime_operands
+func.func @range_runtime_operands(%s: tensor<i32>, %l: tensor<i32>, %d: tensor<i32>) -> tensor<2xi32> {
+  // CHECK: %[[R:.*]] = edge.range %arg0, %arg1, %arg2 : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<2xi32>
+  // CHECK: return %[[R]]
+  %0 = hl.range %s, %l, %d : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}

@@ -1,0 +1,63 @@
+//===- Passes.td - hl transformation passes --------------*- tablegen -*-===//
+#ifndef STRATA_HL_PASSES
+#define STRATA_HL_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def RefineShapes : Pass<"strata-hl-refine-shapes", "mlir::func::FuncOp"> {
+  let summary = "Make hl result types static where operands determine them";
+  let description = [{
+    Exporters and expanded ONNX function bodies compute shapes at run time
+    (Shape -> Gather -> Unsqueeze -> Concat -> Reshape, ConstantOfShape,
+    Range over sizes). Once the inputs have static shapes, such chains are
+    constant, but the ops downstream still carry the dynamic types the
+    importer gave them. This pass alternates, until nothing changes:
+
+    - folding (the hl folders turn shape arithmetic on static shapes and
+      constants into `hl.constant`s), and
+    - refinement: an op whose result type is not static gets the static type
+      its operands imply (Reshape/Expand/Tile/ConstantOfShape/Range/Slice/...
+      with constant shape operands, elementwise and broadcasting ops with
+      static operands, reductions with constant axes).
+
+    Ops whose 1-d result length comes from run-time scalars and whose
+    lowering checks that length at run time (`hl.range`, which becomes
+    `edge.range`, and the window generators, which lower through it) may
+    stay dynamic after that. When their uses demand a length (a static type
+    reached through elementwise, cast and broadcasting ops, or the declared
+    type of the graph output they feed), the pass assumes it and refines
+    again: the compiled program then rejects operands that give another
+    length, with an error naming both lengths.
+
+    Refinement only makes types more static: an inferred shape that
+    contradicts a static extent already in the IR is an error. Returned
+    values that became static update the function's result types when the
+    declared ones are not static; a declared static result type is never
+    changed (a refined value that disagrees with it is an error).
+
+    Precondition: hl ops in a function. Postcondition: every result whose
+    shape is determined by static operands has a static type.
+
+    Before:
+    ```mlir
+    %s = hl.shape %x : (tensor<2x3x4xf32>) -> tensor<3xi64>
+    %d = hl.gather %s, %c0 {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+    %u = hl.unsqueeze %d, %c0a : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+    %t = hl.concat %u, %m1 {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+    %y = hl.reshape %x, %t : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+    ```
+    After:
+    ```mlir
+    %t = hl.constant dense<[2, -1]> : tensor<2xi64>
+    %y = hl.reshape %x, %t : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<2x12xf32>
+    ```
+  }];
+  let dependentDialects = ["strata::hl::HLDialect"];
+  let statistics = [
+    Statistic<"numRefined", "num-refined", "Results whose type was refined">,
+    Statistic<"numAssumed", "num-assumed",
+              "Checked-length results given the length their uses demand">,
+  ];
+}
+
+#endif // STRATA_HL_PASSES

@@ -1,0 +1,183 @@
+//===- RefineShapes.cpp - make hl result types static by folding ----------===//
+//
+// Greedy folding plus a refinement pattern that gives an op the static result
+// type its operands imply (ShapeRules.cpp), run to a fixpoint; then the
+// function's result types follow the returned values where the declared
+// types leave room. See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "HL/Transforms/Passes.h"
+#include "HL/Transforms/ShapeRules.h"
+
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace strata::hl {
+#define GEN_PASS_DEF_REFINESHAPES
+#include "HL/Transforms/Passes.h.inc"
+} // namespace strata::hl
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl;
+
+namespace {
+
+/// Gives an hl op whose first result is not statically shaped the static
+/// type its operands imply. Records (and reports) an inferred shape that
+/// contradicts a static extent the result already has.
+struct RefineResultType : public RewritePattern {
+  RefineResultType(MLIRContext *context, bool &conflict,
+                   llvm::Statistic &numRefined)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
+        conflict(conflict), numRefined(numRefined) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<HLDialect>(op->getDialect()) ||
+        op->getNumResults() == 0)
+      return rewriter.notifyMatchFailure(op, "not an hl op with a result");
+    Value result = op->getResult(0);
+    auto type = dyn_cast<TensorType>(result.getType());
+    if (!type || type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "result is already static");
+    std::optional<SmallVector<int64_t>> shape = inferStaticResultShape(op);
+    if (!shape)
+      return rewriter.notifyMatchFailure(op, "operands imply no shape yet");
+    if (type.hasRank() && !isCompatibleShape(type.getShape(), *shape)) {
+      if (!conflict)
+        op->emitOpError("operands imply the result shape ")
+            << formatShape(*shape) << ", which contradicts its type "
+            << result.getType();
+      conflict = true;
+      return failure();
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      result.setType(RankedTensorType::get(*shape, type.getElementType()));
+    });
+    ++numRefined;
+    return success();
+  }
+
+  bool &conflict;
+  llvm::Statistic &numRefined;
+};
+
+/// Sets `func`'s result types to the returned values' types where those are
+/// refinements of the declared ones. A declared static type stays.
+LogicalResult updateResultTypes(func::FuncOp func) {
+  if (func.isExternal())
+    return success();
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  if (!ret)
+    return success();
+  SmallVector<Type> results(func.getResultTypes());
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    Type actual = value.getType();
+    if (actual == results[i])
+      continue;
+    auto declared = dyn_cast<TensorType>(results[i]);
+    auto refined = dyn_cast<RankedTensorType>(actual);
+    if (!declared || !refined || declared.hasStaticShape() ||
+        (declared.hasRank() &&
+         !isCompatibleShape(refined.getShape(), declared.getShape())))
+      return ret.emitOpError("result ")
+             << i << " has type " << actual
+             << ", which contradicts the declared result type " << results[i];
+    results[i] = refined;
+  }
+  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                 results));
+  return success();
+}
+
+/// Ops with a 1-d result whose length follows from run-time scalars and
+/// whose lowering checks that length at run time (edge.range fails the call
+/// on any other count), so a length demanded downstream may be assumed.
+bool isCheckedLengthSource(Operation *op) {
+  return isa<RangeOp, HannWindowOp, HammingWindowOp, BlackmanWindowOp>(op);
+}
+
+/// Whether `op`'s result has the extents of its operands (elementwise ops,
+/// casts, broadcasting ops).
+bool keepsOperandExtents(Operation *op) {
+  return op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+         op->hasTrait<OpTrait::SameOperandsAndResultShape>() ||
+         op->hasTrait<OpTrait::ResultsBroadcastableShape>();
+}
+
+/// The length that the uses of the 1-d `value` demand: the first static
+/// 1-d type reached through ops that keep their operands' extents (a graph
+/// output's declared static type reaches the value through the cast or op
+/// that produces it). Through a
+/// broadcasting op a demanded L != 1 could also be met by a length of 1;
+/// the run-time check of the source catches that case.
+std::optional<int64_t> demandedLength(Value value, DenseSet<Value> &visited) {
+  if (!visited.insert(value).second)
+    return std::nullopt;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (!isa_and_nonnull<HLDialect>(user->getDialect()) ||
+        user->getNumResults() != 1 || !keepsOperandExtents(user))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (!type || type.getRank() != 1)
+      continue;
+    if (!type.isDynamicDim(0))
+      return type.getDimSize(0);
+    if (auto length = demandedLength(user->getResult(0), visited))
+      return length;
+  }
+  return std::nullopt;
+}
+
+struct RefineShapesPass
+    : public strata::hl::impl::RefineShapesBase<RefineShapesPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    bool conflict = false;
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RefineResultType>(&getContext(), conflict, numRefined);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    GreedyRewriteConfig config;
+    config.useTopDownTraversal = true;
+    // Refinement only turns dynamic extents static and folding only shrinks
+    // the IR, so the driver reaches a fixpoint; no iteration bound needed.
+    config.maxIterations = GreedyRewriteConfig::kNoLimit;
+    // Forward refinement to a fixpoint; then give checked-length sources
+    // that stayed dynamic the length their uses demand, and go again. Each
+    // round makes one more source static, so this ends.
+    while (true) {
+      if (failed(applyPatternsAndFoldGreedily(func, frozen, config)) ||
+          conflict)
+        return signalPassFailure();
+      Operation *assumed = nullptr;
+      func.walk([&](Operation *op) {
+        if (!isCheckedLengthSource(op))
+          return WalkResult::advance();
+        auto type = dyn_cast<TensorType>(op->getResult(0).getType());
+        if (!type || (type.hasRank() && type.getRank() != 1) ||
+            type.hasStaticShape())
+          return WalkResult::advance();
+        DenseSet<Value> visited;
+        std::optional<int64_t> length =
+            demandedLength(op->getResult(0), visited);
+        if (!length || *length < 0)
+          return WalkResult::advance();
+        op->getResult(0).setType(
+            RankedTensorType::get({*length}, type.getElementType()));
+        assumed = op;
+        return WalkResult::interrupt();
+      });
+      if (!assumed)
+        break;
+      ++numAssumed;
+    }
+    if (failed(updateResultTypes(func)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

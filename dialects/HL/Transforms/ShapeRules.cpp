@@ -1,0 +1,327 @@
+//===- ShapeRules.cpp - static result shapes of hl ops from their operands ===//
+//
+// The forward shape rules the refinement pass applies: for an op whose result
+// type is not static, the static shape its operands imply once they are
+// static (or constant, for shape-bearing operands such as Reshape's target).
+// Rules return std::nullopt when the operands do not determine a shape yet;
+// the ops' verifiers still judge whether the refined IR is well formed.
+//
+//===----------------------------------------------------------------------===//
+#include "HL/Transforms/ShapeRules.h"
+
+#include "HL/IR/HLOps.h"
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace strata::hl {
+namespace {
+
+using Shape = SmallVector<int64_t>;
+
+/// The shape of `value` when it is a statically shaped tensor.
+std::optional<Shape> staticShape(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return Shape(type.getShape());
+}
+
+/// The elements of `value` as a double when it is a one-element constant.
+std::optional<double> constantScalar(Value value) {
+  DenseElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      attr.getNumElements() != 1)
+    return std::nullopt;
+  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr))
+    return static_cast<double>((*ints.value_begin<APInt>()).getSExtValue());
+  if (auto floats = dyn_cast<DenseFPElementsAttr>(attr))
+    return (*floats.value_begin<APFloat>()).convertToDouble();
+  return std::nullopt;
+}
+
+std::optional<Shape> inferReshape(ReshapeOp op) {
+  auto input = staticShape(op.getData());
+  auto target = getConstantIntValues(op.getShape());
+  if (!input || !target)
+    return std::nullopt;
+  auto result = inferReshapeShape(*input, *target, op.getAllowzero() != 0);
+  return succeeded(result) ? std::optional<Shape>(*result) : std::nullopt;
+}
+
+std::optional<Shape> inferFlatten(FlattenOp op) {
+  auto input = staticShape(op.getInput());
+  if (!input)
+    return std::nullopt;
+  int64_t rank = input->size(), axis = op.getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return std::nullopt;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < axis ? outer : inner) *= (*input)[d];
+  return Shape{outer, inner};
+}
+
+std::optional<Shape> inferExpand(ExpandOp op) {
+  auto input = staticShape(op.getInput());
+  auto target = getConstantIntValues(op.getShape());
+  if (!input || !target || llvm::any_of(*target, [](int64_t e) {
+        return e < 0;
+      }))
+    return std::nullopt;
+  auto result = broadcastShapes(*input, *target);
+  return succeeded(result) ? std::optional<Shape>(*result) : std::nullopt;
+}
+
+std::optional<Shape> inferTile(TileOp op) {
+  auto input = staticShape(op.getInput());
+  auto repeats = getConstantIntValues(op.getRepeats());
+  if (!input || !repeats || repeats->size() != input->size())
+    return std::nullopt;
+  Shape result;
+  for (auto [extent, repeat] : llvm::zip_equal(*input, *repeats)) {
+    if (repeat < 0)
+      return std::nullopt;
+    result.push_back(extent * repeat);
+  }
+  return result;
+}
+
+std::optional<Shape> inferConstantOfShape(ConstantOfShapeOp op) {
+  auto shape = getConstantIntValues(op.getInput());
+  if (!shape || llvm::any_of(*shape, [](int64_t e) { return e < 0; }))
+    return std::nullopt;
+  return shape;
+}
+
+std::optional<Shape> inferRange(RangeOp op) {
+  auto start = constantScalar(op.getStart());
+  auto limit = constantScalar(op.getLimit());
+  auto delta = constantScalar(op.getDelta());
+  if (!start || !limit || !delta)
+    return std::nullopt;
+  auto count = rangeElementCount(*start, *limit, *delta);
+  return succeeded(count) ? std::optional<Shape>(Shape{*count}) : std::nullopt;
+}
+
+/// Window generators with a constant size.
+std::optional<Shape> inferWindow(Value size) {
+  auto value = getConstantIntValues(size);
+  if (!value || value->size() != 1 || (*value)[0] < 0)
+    return std::nullopt;
+  return Shape{(*value)[0]};
+}
+
+std::optional<Shape> inferShape(ShapeOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type)
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+  };
+  int64_t start = clampIndex(op.getStart());
+  int64_t end = op.getEnd() ? clampIndex(*op.getEnd()) : rank;
+  return Shape{std::max<int64_t>(end - start, 0)};
+}
+
+std::optional<Shape> inferConcat(ConcatOp op) {
+  std::optional<Shape> result;
+  for (Value input : op.getInputs()) {
+    auto shape = staticShape(input);
+    if (!shape)
+      return std::nullopt;
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), shape->size());
+    if (failed(axis))
+      return std::nullopt;
+    if (!result)
+      result = *shape;
+    else if (result->size() == shape->size())
+      (*result)[*axis] += (*shape)[*axis];
+    else
+      return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<Shape> inferGather(GatherOp op) {
+  auto data = staticShape(op.getData());
+  auto indices = staticShape(op.getIndices());
+  if (!data || !indices)
+    return std::nullopt;
+  FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), data->size());
+  if (failed(axis))
+    return std::nullopt;
+  Shape result(ArrayRef<int64_t>(*data).take_front(*axis));
+  llvm::append_range(result, *indices);
+  llvm::append_range(result, ArrayRef<int64_t>(*data).drop_front(*axis + 1));
+  return result;
+}
+
+std::optional<Shape> inferSlice(SliceOp op) {
+  auto data = staticShape(op.getData());
+  auto starts = getConstantIntValues(op.getStarts());
+  auto ends = getConstantIntValues(op.getEnds());
+  auto axes = getConstantIntValues(op.getAxes());
+  auto steps = getConstantIntValues(op.getSteps());
+  if (!data || !starts || !ends || !axes || !steps ||
+      ends->size() != starts->size() || axes->size() != starts->size() ||
+      steps->size() != starts->size())
+    return std::nullopt;
+  Shape result = *data;
+  for (size_t i = 0; i < starts->size(); ++i) {
+    FailureOr<int64_t> axis = normalizeAxis((*axes)[i], data->size());
+    int64_t step = (*steps)[i];
+    if (failed(axis) || step == 0)
+      return std::nullopt;
+    int64_t n = (*data)[*axis];
+    int64_t start = (*starts)[i], end = (*ends)[i];
+    // ONNX clamps starts/ends to [0, n] for positive steps, [-1, n-1]
+    // otherwise, after adding n to negative values.
+    if (start < 0)
+      start += n;
+    if (end < 0)
+      end += n;
+    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+    start = std::clamp(start, lo, hi);
+    end = std::clamp(end, lo, hi);
+    int64_t span = step > 0 ? end - start : start - end;
+    int64_t magnitude = step > 0 ? step : -step;
+    result[*axis] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+  }
+  return result;
+}
+
+/// Squeeze and Unsqueeze with constant (or, for Squeeze, absent) axes.
+std::optional<Shape> inferSqueeze(Value data, Value axesValue,
+                                  bool unsqueeze) {
+  auto input = staticShape(data);
+  std::optional<Shape> axes;
+  if (axesValue) {
+    axes = getConstantIntValues(axesValue);
+    if (!axes)
+      return std::nullopt;
+  }
+  if (!input)
+    return std::nullopt;
+  int64_t rank = input->size() + (unsqueeze ? axes->size() : 0);
+  SmallVector<bool> marked(rank, false);
+  if (axes) {
+    for (int64_t a : *axes) {
+      FailureOr<int64_t> axis = normalizeAxis(a, rank);
+      if (failed(axis))
+        return std::nullopt;
+      marked[*axis] = true;
+    }
+  } else {
+    for (auto [i, e] : llvm::enumerate(*input))
+      marked[i] = e == 1;
+  }
+  Shape result;
+  for (int64_t d = 0, next = 0; d < rank; ++d) {
+    if (unsqueeze)
+      result.push_back(marked[d] ? 1 : (*input)[next++]);
+    else if (!marked[d])
+      result.push_back((*input)[d]);
+  }
+  return result;
+}
+
+/// Reductions with constant (or absent) axes.
+template <typename OpTy> std::optional<Shape> inferReduce(OpTy op) {
+  auto input = staticShape(op.getData());
+  if (!input)
+    return std::nullopt;
+  std::optional<Shape> axes;
+  if (op.getAxes()) {
+    axes = getConstantIntValues(op.getAxes());
+    if (!axes)
+      return std::nullopt;
+  }
+  int64_t rank = input->size();
+  SmallVector<bool> reduced(rank, !axes || axes->empty());
+  if ((!axes || axes->empty()) && op.getNoopWithEmptyAxes())
+    return input;
+  if (axes)
+    for (int64_t a : *axes) {
+      FailureOr<int64_t> axis = normalizeAxis(a, rank);
+      if (failed(axis))
+        return std::nullopt;
+      reduced[*axis] = true;
+    }
+  Shape result;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d])
+      result.push_back((*input)[d]);
+    else if (op.getKeepdims())
+      result.push_back(1);
+  }
+  return result;
+}
+
+/// Ops whose traits say how the result shape follows the operands'.
+std::optional<Shape> inferFromTraits(Operation *op) {
+  if (op->getNumOperands() == 0)
+    return std::nullopt;
+  if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+      op->hasTrait<OpTrait::SameOperandsAndResultShape>())
+    return staticShape(op->getOperand(0));
+  if (op->hasTrait<OpTrait::ResultsBroadcastableShape>()) {
+    Shape result;
+    for (Value operand : op->getOperands()) {
+      auto shape = staticShape(operand);
+      if (!shape)
+        return std::nullopt;
+      auto broadcast = broadcastShapes(result, *shape);
+      if (failed(broadcast))
+        return std::nullopt;
+      result = *broadcast;
+    }
+    return result;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<SmallVector<int64_t>> inferStaticResultShape(Operation *op) {
+  if (op->getNumResults() == 0)
+    return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<Shape>>(op)
+      .Case([](ReshapeOp op) { return inferReshape(op); })
+      .Case([](FlattenOp op) { return inferFlatten(op); })
+      .Case([](ExpandOp op) { return inferExpand(op); })
+      .Case([](TileOp op) { return inferTile(op); })
+      .Case([](ConstantOfShapeOp op) { return inferConstantOfShape(op); })
+      .Case([](RangeOp op) { return inferRange(op); })
+      .Case([](ShapeOp op) { return inferShape(op); })
+      .Case<HannWindowOp, HammingWindowOp, BlackmanWindowOp>(
+          [](auto op) { return inferWindow(op.getSize()); })
+      .Case([](ConcatOp op) { return inferConcat(op); })
+      .Case([](GatherOp op) { return inferGather(op); })
+      .Case([](SliceOp op) { return inferSlice(op); })
+      .Case([](SqueezeOp op) {
+        return inferSqueeze(op.getData(), op.getAxes(), /*unsqueeze=*/false);
+      })
+      .Case([](UnsqueezeOp op) {
+        return inferSqueeze(op.getData(), op.getAxes(), /*unsqueeze=*/true);
+      })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+            ReduceL1Op, ReduceL2Op, ReduceLogSumOp, ReduceLogSumExpOp,
+            ReduceSumSquareOp>([](auto op) { return inferReduce(op); })
+      // Ops whose verifier ties the (first) result's type to the first
+      // operand's (AllTypesMatch in ODS, which leaves no C++ trait).
+      .Case<ClipOp, TriluOp, CumSumOp, ScatterElementsOp, ScatterNDOp,
+            ReverseSequenceOp, BatchNormalizationOp,
+            InstanceNormalizationOp, LayerNormalizationOp>(
+          [](Operation *op) { return staticShape(op->getOperand(0)); })
+      .Case([](SizeOp) { return Shape{}; })
+      .Default([](Operation *op) { return inferFromTraits(op); });
+}
+
+} // namespace strata::hl

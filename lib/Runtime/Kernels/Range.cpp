@@ -1,0 +1,94 @@
+//===- Range.cpp - arithmetic sequences of a compiled length --------------===//
+//
+// `range` computes start + i * delta for a result whose length was fixed at
+// compile time. Its operands are run-time scalars, so the kernel checks on
+// every call that they describe exactly that many elements
+// (max(ceil((limit - start) / delta), 0), as ONNX Range) and fails the call
+// otherwise: a program never writes a sequence of the wrong length.
+//
+//===----------------------------------------------------------------------===//
+#include "Dispatch.h"
+#include "KernelUtils.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+namespace strata::runtime::kernels {
+
+namespace {
+
+/// The ONNX Range element count; std::nullopt when delta is 0 or the count
+/// does not fit an int64.
+template <typename T>
+std::optional<int64_t> rangeCount(T start, T limit, T delta) {
+  if (delta == T(0))
+    return std::nullopt;
+  if constexpr (std::is_floating_point_v<T>) {
+    double count = std::ceil((static_cast<double>(limit) -
+                              static_cast<double>(start)) /
+                             static_cast<double>(delta));
+    if (!(count < 9.2e18)) // Also rejects NaN.
+      return std::nullopt;
+    return count > 0 ? static_cast<int64_t>(count) : 0;
+  } else {
+    // Exact integer ceil division of (limit - start) by delta.
+    int64_t span = static_cast<int64_t>(limit) - static_cast<int64_t>(start);
+    int64_t step = static_cast<int64_t>(delta);
+    int64_t quotient = span / step;
+    if (span % step != 0 && ((span < 0) == (step < 0)))
+      ++quotient;
+    return quotient > 0 ? quotient : 0;
+  }
+}
+
+template <typename T> std::string scalarText(T value) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::to_string(static_cast<double>(value));
+  else
+    return std::to_string(static_cast<int64_t>(value));
+}
+
+} // namespace
+
+Error rangeKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
+  const TensorView &out = ctx.outs[0];
+  for (const TensorView &v : ctx.ins)
+    if (v.dtype != out.dtype || v.numel() != 1)
+      return ctx.fail("takes one-element start, limit and delta of the "
+                      "result's type, got " +
+                      v.typeString() + " -> " + out.typeString());
+  if (out.rank() != 1)
+    return ctx.fail("writes a 1-d result, got " + out.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  Error error = Error::success();
+  bool supported = dispatchNumeric(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    T start = ctx.ins[0].as<const T>()[0], limit = ctx.ins[1].as<const T>()[0],
+      delta = ctx.ins[2].as<const T>()[0];
+    std::optional<int64_t> count = rangeCount(start, limit, delta);
+    if (!count) {
+      error = ctx.fail("delta " + scalarText(delta) + " gives no valid range");
+      return;
+    }
+    if (*count != out.shape[0]) {
+      error = ctx.fail("start " + scalarText(start) + ", limit " +
+                       scalarText(limit) + ", delta " + scalarText(delta) +
+                       " give " + std::to_string(*count) +
+                       " elements, but the program was compiled for " +
+                       std::to_string(out.shape[0]));
+      return;
+    }
+    T *y = out.as<T>();
+    for (int64_t i = 0; i < *count; ++i)
+      y[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+  });
+  if (!supported)
+    return ctx.fail("does not support " + out.typeString());
+  return error;
+}
+
+} // namespace strata::runtime::kernels

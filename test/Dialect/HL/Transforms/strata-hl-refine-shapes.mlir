@@ -1,0 +1,170 @@
+// RUN: strata-opt %s -split-input-file --strata-hl-refine-shapes -verify-diagnostics | FileCheck %s
+
+// Tests the PyTorch x.view(x.shape[0], -1) plumbing: shape -> gather ->
+// unsqueeze -> concat -> reshape becomes a reshape by the constant [2, -1]
+// with the static result 2x12 (2*3*4 = 24 elements, 24/2 = 12), and the
+// function result type follows.
+// CHECK-LABEL: func @torch_view_flatten
+// CHECK-SAME: -> tensor<2x12xf32>
+func.func @torch_view_flatten(%x: tensor<2x3x4xf32>) -> tensor<?x?xf32> {
+  // CHECK: %[[T:.*]] = hl.constant dense<[2, -1]> : tensor<2xi64>
+  // CHECK-NOT: hl.shape
+  // CHECK-NOT: hl.gather
+  // CHECK-NOT: hl.concat
+  // CHECK: %[[Y:.*]] = hl.reshape %arg0, %[[T]] : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<2x12xf32>
+  // CHECK: return %[[Y]] : tensor<2x12xf32>
+  %s = hl.shape %x : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %i = hl.constant dense<0> : tensor<i64>
+  %d = hl.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %a = hl.constant dense<0> : tensor<1xi64>
+  %u = hl.unsqueeze %d, %a : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %m = hl.constant dense<-1> : tensor<1xi64>
+  %t = hl.concat %u, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %y = hl.reshape %x, %t : (tensor<2x3x4xf32>, tensor<?xi64>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// Tests the expanded LayerNormalization plumbing: constant_of_shape of
+// neg([-2]) = [2] ones becomes the constant [1, 1], concat with [2, 3] gives
+// [2, 3, 1, 1], and the reshape result (declared static) is kept.
+// CHECK-LABEL: func @constant_of_shape_concat
+func.func @constant_of_shape_concat(%x: tensor<6x1xf32>) -> tensor<2x3x1x1xf32> {
+  // CHECK: %[[T:.*]] = hl.constant dense<[2, 3, 1, 1]> : tensor<4xi64>
+  // CHECK: hl.reshape %arg0, %[[T]] : (tensor<6x1xf32>, tensor<4xi64>) -> tensor<2x3x1x1xf32>
+  %n = hl.constant dense<-2> : tensor<1xi64>
+  %k = hl.neg %n : tensor<1xi64>
+  %ones = hl.constant_of_shape %k {value = dense<1> : tensor<1xi64>} : (tensor<1xi64>) -> tensor<?xi64>
+  %lead = hl.constant dense<[2, 3]> : tensor<2xi64>
+  %t = hl.concat %lead, %ones {axis = 0 : i64} : (tensor<2xi64>, tensor<?xi64>) -> tensor<?xi64>
+  %y = hl.reshape %x, %t : (tensor<6x1xf32>, tensor<?xi64>) -> tensor<2x3x1x1xf32>
+  return %y : tensor<2x3x1x1xf32>
+}
+
+// -----
+
+// Tests that refinement flows downstream through elementwise ops
+// (SameOperandsAndResultType), broadcasting ops and casts: Range(0, 4, 1)
+// has 4 elements, times a scalar stays 4, cos keeps its operand's type.
+// CHECK-LABEL: func @range_downstream
+// CHECK-SAME: -> tensor<4xf32>
+func.func @range_downstream() -> tensor<?xf32> {
+  // CHECK-NOT: tensor<?xf32>
+  // CHECK: return %{{.*}} : tensor<4xf32>
+  %s = hl.constant dense<0> : tensor<i64>
+  %l = hl.constant dense<4> : tensor<i64>
+  %d = hl.constant dense<1> : tensor<i64>
+  %r = hl.range %s, %l, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %f = hl.cast %r : (tensor<?xi64>) -> tensor<?xf32>
+  %k = hl.constant dense<0.5> : tensor<f32>
+  %m = hl.mul %f, %k : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %c = hl.cos %m : tensor<?xf32>
+  return %c : tensor<?xf32>
+}
+
+// -----
+
+// Tests expand, tile and constant_of_shape with constant shape operands:
+// expand 3x1 to [2, 1, 4] broadcasts to 2x3x4, tile 2x3 by [2, 1] gives 4x3.
+// CHECK-LABEL: func @expand_tile
+// CHECK-SAME: -> (tensor<2x3x4xf32>, tensor<4x3xf32>)
+func.func @expand_tile(%x: tensor<3x1xf32>, %y: tensor<2x3xf32>) -> (tensor<*xf32>, tensor<?x?xf32>) {
+  // CHECK: hl.expand {{.*}} -> tensor<2x3x4xf32>
+  // CHECK: hl.tile {{.*}} -> tensor<4x3xf32>
+  %s = hl.constant dense<[2, 1, 4]> : tensor<3xi64>
+  %e = hl.expand %x, %s : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<*xf32>
+  %r = hl.constant dense<[2, 1]> : tensor<2xi64>
+  %t = hl.tile %y, %r : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %e, %t : tensor<*xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// Tests slice with constant bounds on a static operand (ONNX clamps the end
+// 100 to the extent 10; [2:100:3] picks 2, 5, 8) and a reduction with
+// constant axes and keepdims.
+// CHECK-LABEL: func @slice_reduce
+func.func @slice_reduce(%x: tensor<10x4xf32>) -> (tensor<?x4xf32>, tensor<?x?xf32>) {
+  // CHECK: hl.slice {{.*}} -> tensor<3x4xf32>
+  // CHECK: hl.reduce_sum {{.*}} -> tensor<10x1xf32>
+  %b = hl.constant dense<2> : tensor<1xi64>
+  %e = hl.constant dense<100> : tensor<1xi64>
+  %a = hl.constant dense<0> : tensor<1xi64>
+  %st = hl.constant dense<3> : tensor<1xi64>
+  %s = hl.slice %x, %b, %e, %a, %st : (tensor<10x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x4xf32>
+  %ax = hl.constant dense<1> : tensor<1xi64>
+  %r = hl.reduce_sum %x, %ax : (tensor<10x4xf32>, tensor<1xi64>) -> tensor<?x?xf32>
+  return %s, %r : tensor<?x4xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// Tests that a shape that depends on a run-time value stays dynamic.
+// CHECK-LABEL: func @runtime_shape
+func.func @runtime_shape(%x: tensor<2x3xf32>, %t: tensor<2xi64>) -> tensor<?x?xf32> {
+  // CHECK: hl.reshape {{.*}} -> tensor<?x?xf32>
+  %y = hl.reshape %x, %t : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// Tests that an inferred shape that contradicts a static extent already in
+// the IR is an error rather than a silent retype (2*3 elements reshaped to
+// [3, -1] is 3x2, not ?x5).
+func.func @contradiction(%x: tensor<2x3xf32>) -> tensor<?x5xf32> {
+  %t = hl.constant dense<[3, -1]> : tensor<2xi64>
+  // expected-error @+1 {{operands imply the result shape 3x2, which contradicts its type 'tensor<?x5xf32>'}}
+  %y = hl.reshape %x, %t : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x5xf32>
+  return %y : tensor<?x5xf32>
+}
+
+// -----
+
+// Tests the expanded HannWindow body with a run-time size: the range over
+// the size stays dynamic under forward rules, so its length is taken from
+// the declared static output reached through mul, cos and cast (checked at
+// run time by edge.range), and everything between becomes static.
+// CHECK-LABEL: func @range_length_from_output
+func.func @range_length_from_output(%n: tensor<i32>) -> tensor<10xf32> {
+  // CHECK: hl.range {{.*}} -> tensor<10xf32>
+  // CHECK: hl.mul {{.*}} -> tensor<10xf32>
+  // CHECK: hl.cos %{{.*}} : tensor<10xf32>
+  // CHECK-NOT: tensor<?xf32>
+  %zero = hl.constant dense<0.0> : tensor<f32>
+  %one = hl.constant dense<1.0> : tensor<f32>
+  %nf = hl.cast %n : (tensor<i32>) -> tensor<f32>
+  %r = hl.range %zero, %nf, %one : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  %k = hl.constant dense<0.5> : tensor<f32>
+  %m = hl.mul %r, %k : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %c = hl.cos %m : tensor<?xf32>
+  %y = hl.cast %c : (tensor<?xf32>) -> tensor<10xf32>
+  return %y : tensor<10xf32>
+}
+
+// -----
+
+// Tests that a range over run-time operands stays dynamic when nothing
+// downstream fixes its length.
+// CHECK-LABEL: func @range_no_demand
+// CHECK-SAME: -> tensor<?xf32>
+func.func @range_no_demand(%s: tensor<f32>, %l: tensor<f32>, %d: tensor<f32>) -> tensor<?xf32> {
+  // CHECK: hl.range {{.*}} -> tensor<?xf32>
+  %r = hl.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Tests that a window with a constant size gets the static result [size]
+// and folds.
+// CHECK-LABEL: func @window_constant_size
+// CHECK-SAME: -> tensor<3xf32>
+func.func @window_constant_size() -> tensor<?xf32> {
+  // CHECK: %[[W:.*]] = hl.constant dense<{{.*}}> : tensor<3xf32>
+  // CHECK: return %[[W]] : tensor<3xf32>
+  %c3 = hl.constant dense<3> : tensor<i64>
+  %0 = hl.hann_window %c3 : (tensor<i64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

@@ -1,0 +1,213 @@
+// RUN: strata-opt %s -split-input-file --canonicalize | FileCheck %s
+
+// Tests that hl.shape of a statically shaped operand folds to its extents,
+// honouring start/end (ONNX Shape-15: end -1 drops the last extent).
+// CHECK-LABEL: func @shape_static
+func.func @shape_static(%x: tensor<2x3x4xf32>) -> (tensor<3xi64>, tensor<2xi64>) {
+  // CHECK-DAG: %[[ALL:.*]] = hl.constant dense<[2, 3, 4]> : tensor<3xi64>
+  // CHECK-DAG: %[[HEAD:.*]] = hl.constant dense<[2, 3]> : tensor<2xi64>
+  // CHECK-NOT: hl.shape
+  // CHECK: return %[[ALL]], %[[HEAD]]
+  %0 = hl.shape %x : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %1 = hl.shape %x {end = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2xi64>
+  return %0, %1 : tensor<3xi64>, tensor<2xi64>
+}
+
+// -----
+
+// Tests that hl.shape keeps a dynamic extent it cannot know.
+// CHECK-LABEL: func @shape_dynamic
+func.func @shape_dynamic(%x: tensor<?x3xf32>) -> tensor<2xi64> {
+  // CHECK: hl.shape
+  %0 = hl.shape %x : (tensor<?x3xf32>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// Tests that hl.size of a static operand folds to its element count (2*3*4).
+// CHECK-LABEL: func @size_static
+func.func @size_static(%x: tensor<2x3x4xf32>) -> tensor<i64> {
+  // CHECK: %[[N:.*]] = hl.constant dense<24> : tensor<i64>
+  // CHECK: return %[[N]]
+  %0 = hl.size %x : (tensor<2x3x4xf32>) -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+// Tests that gather (negative index counts from the end), unsqueeze and
+// concat of constants fold: [2, 3, 4][-1] = 4, then [4] ++ [-1].
+// CHECK-LABEL: func @gather_unsqueeze_concat
+func.func @gather_unsqueeze_concat() -> tensor<2xi64> {
+  // CHECK: %[[C:.*]] = hl.constant dense<[4, -1]> : tensor<2xi64>
+  // CHECK-NOT: hl.gather
+  // CHECK-NOT: hl.concat
+  // CHECK: return %[[C]]
+  %s = hl.constant dense<[2, 3, 4]> : tensor<3xi64>
+  %i = hl.constant dense<-1> : tensor<i64>
+  %g = hl.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %a = hl.constant dense<0> : tensor<1xi64>
+  %u = hl.unsqueeze %g, %a : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %m = hl.constant dense<-1> : tensor<1xi64>
+  %c = hl.concat %u, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  return %c : tensor<2xi64>
+}
+
+// -----
+
+// Tests that a slice of a constant folds: [10, 20, 30, 40][1:3] = [20, 30],
+// and that squeeze of a constant folds to the reshaped data.
+// CHECK-LABEL: func @slice_squeeze
+func.func @slice_squeeze() -> (tensor<2xi64>, tensor<i64>) {
+  // CHECK-DAG: %[[S:.*]] = hl.constant dense<[20, 30]> : tensor<2xi64>
+  // CHECK-DAG: %[[Q:.*]] = hl.constant dense<7> : tensor<i64>
+  // CHECK: return %[[S]], %[[Q]]
+  %d = hl.constant dense<[10, 20, 30, 40]> : tensor<4xi64>
+  %b = hl.constant dense<1> : tensor<1xi64>
+  %e = hl.constant dense<3> : tensor<1xi64>
+  %ax = hl.constant dense<0> : tensor<1xi64>
+  %st = hl.constant dense<1> : tensor<1xi64>
+  %s = hl.slice %d, %b, %e, %ax, %st : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %one = hl.constant dense<7> : tensor<1xi64>
+  %q = hl.squeeze %one, %ax : (tensor<1xi64>, tensor<1xi64>) -> tensor<i64>
+  return %s, %q : tensor<2xi64>, tensor<i64>
+}
+
+// -----
+
+// Tests that integer shape arithmetic folds: neg([-1]) = [1],
+// [6] + [2] = [8], [6] - [2] = [4], [6] * [2] = [12], [6] / [2] = [3].
+// CHECK-LABEL: func @int_arithmetic
+func.func @int_arithmetic() -> (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) {
+  // CHECK-DAG: %[[NEG:.*]] = hl.constant dense<1> : tensor<1xi64>
+  // CHECK-DAG: %[[ADD:.*]] = hl.constant dense<8> : tensor<1xi64>
+  // CHECK-DAG: %[[SUB:.*]] = hl.constant dense<4> : tensor<1xi64>
+  // CHECK-DAG: %[[MUL:.*]] = hl.constant dense<12> : tensor<1xi64>
+  // CHECK-DAG: %[[DIV:.*]] = hl.constant dense<3> : tensor<1xi64>
+  // CHECK: return %[[NEG]], %[[ADD]], %[[SUB]], %[[MUL]], %[[DIV]]
+  %m1 = hl.constant dense<-1> : tensor<1xi64>
+  %a = hl.constant dense<6> : tensor<1xi64>
+  %b = hl.constant dense<2> : tensor<1xi64>
+  %0 = hl.neg %m1 : tensor<1xi64>
+  %1 = hl.add %a, %b : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %2 = hl.sub %a, %b : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %3 = hl.mul %a, %b : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %4 = hl.div %a, %b : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %0, %1, %2, %3, %4 : tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>
+}
+
+// -----
+
+// Tests that neg of a float operand does not fold (only shape arithmetic
+// on integers folds).
+// CHECK-LABEL: func @neg_float
+func.func @neg_float() -> tensor<1xf32> {
+  // CHECK: hl.neg
+  %a = hl.constant dense<1.5> : tensor<1xf32>
+  %0 = hl.neg %a : tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+// Tests that constant_of_shape with a static result folds to a splat of its
+// fill value.
+// CHECK-LABEL: func @constant_of_shape
+func.func @constant_of_shape() -> tensor<2x3xi64> {
+  // CHECK: %[[C:.*]] = hl.constant dense<1> : tensor<2x3xi64>
+  // CHECK-NOT: hl.constant_of_shape
+  // CHECK: return %[[C]]
+  %s = hl.constant dense<[2, 3]> : tensor<2xi64>
+  %0 = hl.constant_of_shape %s {value = dense<1> : tensor<1xi64>} : (tensor<2xi64>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+// Tests that a reshape of a constant folds to the reshaped data, and that a
+// reshape to the operand's own static type folds to the operand.
+// CHECK-LABEL: func @reshape
+func.func @reshape(%x: tensor<2x3xf32>) -> (tensor<2x2xi64>, tensor<2x3xf32>) {
+  // CHECK-DAG: %[[C:.*]] = hl.constant dense<{{\[}}[1, 2], [3, 4]]> : tensor<2x2xi64>
+  // CHECK-NOT: hl.reshape
+  // CHECK: return %[[C]], %arg0
+  %d = hl.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+  %s = hl.constant dense<[2, 2]> : tensor<2xi64>
+  %0 = hl.reshape %d, %s : (tensor<4xi64>, tensor<2xi64>) -> tensor<2x2xi64>
+  %t = hl.constant dense<[2, 3]> : tensor<2xi64>
+  %1 = hl.reshape %x, %t : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x2xi64>, tensor<2x3xf32>
+}
+
+// -----
+
+// Tests that range folds on constant operands (ONNX Range examples):
+// Range(3, 9, 3) = [3, 6] and Range(10, 4, -3) = [10, 7] (i32), and the
+// float form Range(1, 5, 2) = [1, 3].
+// CHECK-LABEL: func @range
+func.func @range() -> (tensor<2xi32>, tensor<2xf32>) {
+  // CHECK-DAG: %[[I:.*]] = hl.constant dense<[10, 7]> : tensor<2xi32>
+  // CHECK-DAG: %[[F:.*]] = hl.constant dense<[1.000000e+00, 3.000000e+00]> : tensor<2xf32>
+  // CHECK-NOT: hl.range
+  // CHECK: return %[[I]], %[[F]]
+  %s = hl.constant dense<10> : tensor<i32>
+  %l = hl.constant dense<4> : tensor<i32>
+  %d = hl.constant dense<-3> : tensor<i32>
+  %0 = hl.range %s, %l, %d : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<2xi32>
+  %fs = hl.constant dense<1.0> : tensor<f32>
+  %fl = hl.constant dense<5.0> : tensor<f32>
+  %fd = hl.constant dense<2.0> : tensor<f32>
+  %1 = hl.range %fs, %fl, %fd : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
+  return %0, %1 : tensor<2xi32>, tensor<2xf32>
+}
+
+// -----
+
+// Tests that range does not fold when its static result type disagrees with
+// the element count of its operands (Range(0, 3, 1) has 3 elements, not 2).
+// CHECK-LABEL: func @range_count_mismatch
+func.func @range_count_mismatch() -> tensor<2xi64> {
+  // CHECK: hl.range
+  %s = hl.constant dense<0> : tensor<i64>
+  %l = hl.constant dense<3> : tensor<i64>
+  %d = hl.constant dense<1> : tensor<i64>
+  %0 = hl.range %s, %l, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// Tests that window generators of a constant size fold (ONNX formulas,
+// N = size periodic, size - 1 symmetric):
+// Hann(4):       0.5 - 0.5 cos(2 pi n / 4)            = [0, 0.5, 1, 0.5]
+// Hamming(2):    25/46 - 21/46 cos(pi n)              = [4/46, 1]
+// Blackman(3, symmetric): 0.42 - 0.5 cos(pi n) + 0.08 cos(2 pi n) at n = 1
+//                = 0.42 + 0.5 + 0.08 = 1 (the ends are 0 up to rounding).
+// CHECK-LABEL: func @windows
+func.func @windows() -> (tensor<4xf32>, tensor<2xf32>, tensor<3xf32>) {
+  // CHECK-DAG: %[[HANN:.*]] = hl.constant dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 5.000000e-01]> : tensor<4xf32>
+  // CHECK-DAG: %[[HAMMING:.*]] = hl.constant dense<[{{(0\.08695652|8\.695652)[0-9]*(E-2)?}}, 1.000000e+00]> : tensor<2xf32>
+  // CHECK-DAG: %[[BLACKMAN:.*]] = hl.constant dense<[{{[^,]*}}, 1.000000e+00, {{[^,]*}}]> : tensor<3xf32>
+  // CHECK-NOT: _window
+  // CHECK: return %[[HANN]], %[[HAMMING]], %[[BLACKMAN]]
+  %c4 = hl.constant dense<4> : tensor<i64>
+  %c2 = hl.constant dense<2> : tensor<i32>
+  %c3 = hl.constant dense<3> : tensor<i64>
+  %0 = hl.hann_window %c4 : (tensor<i64>) -> tensor<4xf32>
+  %1 = hl.hamming_window %c2 : (tensor<i32>) -> tensor<2xf32>
+  %2 = hl.blackman_window %c3 {periodic = 0 : i64} : (tensor<i64>) -> tensor<3xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<2xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Tests that a window does not fold when its constant size disagrees with
+// its static result.
+// CHECK-LABEL: func @window_size_mismatch
+func.func @window_size_mismatch() -> tensor<4xf32> {
+  // CHECK: hl.hann_window
+  %c5 = hl.constant dense<5> : tensor<i64>
+  %0 = hl.hann_window %c5 : (tensor<i64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
