@@ -785,6 +785,11 @@ def Edge_CumSumOp : Edge_Op<"cum_sum",
   }];
   let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$axis,
                        BoolAttr:$exclusive, BoolAttr:$reverse);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
     AllTypesMatch<["start", "limit", "delta"]>,
     AllElementTypesMatch<["start", "output"]>]> {

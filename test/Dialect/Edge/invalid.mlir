@@ -670,10 +670,6 @@ func.func @gather_nd_result(%x: tensor<2x2xf32>, %i: tensor<2x1xi64>) {
 func.func @pad_mode(%x: tensor<3x2xf32>, %p: tensor<4xi64>) {
   // expected-error @+1 {{'mode' is "mirror"; expected constant, reflect, edge or wrap}}
   %0 = edge.pad %x, %p {mode = "mirror"} : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<3x4xf32>
-// Tests that range's operands hold one element.
-func.func @range_operands(%s: tensor<2xf32>) {
-  // expected-error @+1 {{start, limit and delta must hold one element, got 'tensor<2xf32>'}}
-  %0 = edge.range %s, %s, %s : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return
 }
 
@@ -683,10 +679,6 @@ func.func @range_operands(%s: tensor<2xf32>) {
 func.func @pad_length(%x: tensor<3x2xf32>, %p: tensor<2xi64>) {
   // expected-error @+1 {{'pads' should have shape [4] (begins then ends), got [2]}}
   %0 = edge.pad %x, %p {mode = "edge"} : (tensor<3x2xf32>, tensor<2xi64>) -> tensor<3x4xf32>
-// Tests that range's result is 1-d.
-func.func @range_result(%s: tensor<i64>) {
-  // expected-error @+1 {{result must be 1-d, got 'tensor<2x2xi64>'}}
-  %0 = edge.range %s, %s, %s : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2x2xi64>
   return
 }
 
@@ -779,6 +771,29 @@ func.func @cum_sum_axis_size(%x: tensor<2x3xf32>, %a: tensor<2xi64>) {
 func.func @cum_sum_scalar(%x: tensor<f32>, %a: tensor<i64>) {
   // expected-error @+1 {{needs an input of rank 1 or more}}
   %0 = edge.cum_sum %x, %a {exclusive = false, reverse = false} : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// Tests that range's operands hold one element.
+func.func @range_operands(%s: tensor<2xf32>) {
+  // expected-error @+1 {{start, limit and delta must hold one element, got 'tensor<2xf32>'}}
+  %0 = edge.range %s, %s, %s : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that range's result is 1-d.
+func.func @range_result(%s: tensor<i64>) {
+  // expected-error @+1 {{result must be 1-d, got 'tensor<2x2xi64>'}}
+  %0 = edge.range %s, %s, %s : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2x2xi64>
+  return
+}
+
+// -----
+
 // Tests that range's operands and result share one element type.
 func.func @range_types(%s: tensor<i64>) {
   // expected-error @+1 {{failed to verify that all of {start, output} have same element type}}

@@ -203,6 +203,8 @@ func.func @cum_sum(%x: tensor<2x3xf64>, %a: tensor<i64>) -> tensor<2x3xf64> {
   // CHECK: edge.cum_sum %{{.*}}, %{{.*}} {exclusive = true, reverse = false} : (tensor<2x3xf64>, tensor<i64>) -> tensor<2x3xf64>
   %0 = edge.cum_sum %x, %a {exclusive = true, reverse = false} : (tensor<2x3xf64>, tensor<i64>) -> tensor<2x3xf64>
   return %0 : tensor<2x3xf64>
+}
+
 // Tests that range round-trips.
 // CHECK-LABEL: func @range
 func.func @range(%s: tensor<f32>, %l: tensor<f32>, %d: tensor<f32>) -> tensor<2xf32> {
