@@ -88,8 +88,8 @@ LogicalResult updateResultTypes(func::FuncOp func) {
              << ", which contradicts the declared result type " << results[i];
     results[i] = refined;
   }
-  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
-                                 results));
+  func.setType(
+      FunctionType::get(func.getContext(), func.getArgumentTypes(), results));
   return success();
 }
 
