@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -127,8 +128,108 @@ FailureOr<SmallVector<int64_t>> inferReshapeShape(ArrayRef<int64_t> input,
   return result;
 }
 
-FailureOr<int64_t> rangeElementCount(double start, double limit,
-                                     double delta) {
+FailureOr<SmallVector<int64_t>>
+inferSqueezeShape(ArrayRef<int64_t> input,
+                  std::optional<ArrayRef<int64_t>> axes) {
+  int64_t rank = input.size();
+  SmallVector<bool> removed(rank, false);
+  if (axes) {
+    for (int64_t a : *axes) {
+      FailureOr<int64_t> axis = normalizeAxis(a, rank);
+      if (failed(axis))
+        return failure();
+      removed[*axis] = true;
+    }
+  } else {
+    for (auto [i, e] : llvm::enumerate(input))
+      removed[i] = e == 1;
+  }
+  SmallVector<int64_t> result;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!removed[d])
+      result.push_back(input[d]);
+  return result;
+}
+
+FailureOr<SmallVector<int64_t>> inferUnsqueezeShape(ArrayRef<int64_t> input,
+                                                    ArrayRef<int64_t> axes) {
+  int64_t rank = input.size() + axes.size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : axes) {
+    FailureOr<int64_t> axis = normalizeAxis(a, rank);
+    if (failed(axis) || inserted[*axis])
+      return failure();
+    inserted[*axis] = true;
+  }
+  SmallVector<int64_t> result;
+  for (int64_t d = 0, next = 0; d < rank; ++d)
+    result.push_back(inserted[d] ? 1 : input[next++]);
+  return result;
+}
+
+FailureOr<SmallVector<int64_t>> inferGatherShape(ArrayRef<int64_t> data,
+                                                 ArrayRef<int64_t> indices,
+                                                 int64_t axis) {
+  FailureOr<int64_t> normalized = normalizeAxis(axis, data.size());
+  if (failed(normalized))
+    return failure();
+  SmallVector<int64_t> result(data.take_front(*normalized));
+  llvm::append_range(result, indices);
+  llvm::append_range(result, data.drop_front(*normalized + 1));
+  return result;
+}
+
+FailureOr<SmallVector<int64_t>>
+inferConcatShape(ArrayRef<SmallVector<int64_t>> inputs, int64_t axis) {
+  if (inputs.empty())
+    return failure();
+  SmallVector<int64_t> result(inputs.front());
+  FailureOr<int64_t> normalized = normalizeAxis(axis, result.size());
+  if (failed(normalized))
+    return failure();
+  for (ArrayRef<int64_t> shape : inputs.drop_front()) {
+    if (shape.size() != result.size())
+      return failure();
+    int64_t &extent = result[*normalized];
+    extent = ShapedType::isDynamic(extent) ||
+                     ShapedType::isDynamic(shape[*normalized])
+                 ? ShapedType::kDynamic
+                 : extent + shape[*normalized];
+  }
+  return result;
+}
+
+FailureOr<SmallVector<int64_t>> inferSliceShape(ArrayRef<int64_t> data,
+                                                ArrayRef<int64_t> starts,
+                                                ArrayRef<int64_t> ends,
+                                                ArrayRef<int64_t> axes,
+                                                ArrayRef<int64_t> steps) {
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size() ||
+      llvm::any_of(data, ShapedType::isDynamic))
+    return failure();
+  SmallVector<int64_t> result(data);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    FailureOr<int64_t> axis = normalizeAxis(axes[i], data.size());
+    int64_t step = steps[i];
+    if (failed(axis) || step == 0)
+      return failure();
+    int64_t n = data[*axis], start = starts[i], end = ends[i];
+    if (start < 0)
+      start += n;
+    if (end < 0)
+      end += n;
+    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+    start = std::clamp(start, lo, hi);
+    end = std::clamp(end, lo, hi);
+    int64_t span = step > 0 ? end - start : start - end;
+    int64_t magnitude = step > 0 ? step : -step;
+    result[*axis] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+  }
+  return result;
+}
+
+FailureOr<int64_t> rangeElementCount(double start, double limit, double delta) {
   if (delta == 0)
     return failure();
   return std::max<int64_t>(

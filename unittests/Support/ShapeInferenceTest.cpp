@@ -63,4 +63,62 @@ TEST(FormatShape, DynamicAsQuestionMark) {
   EXPECT_EQ(formatShape({}), "");
 }
 
+// Expected shapes below follow the ONNX operator definitions by hand.
+using Shape = llvm::SmallVector<int64_t>;
+
+TEST(InferReshapeShape, ZeroCopiesAndMinusOneInfers) {
+  // [2, 3, 4] to [0, -1]: 0 copies 2, -1 is 24 / 2 = 12.
+  EXPECT_EQ(*inferReshapeShape({2, 3, 4}, {0, -1}, false), (Shape{2, 12}));
+  // With allowzero a 0 stays 0 (and then the counts differ).
+  EXPECT_TRUE(mlir::failed(inferReshapeShape({2, 3}, {0, 6}, true)));
+  EXPECT_TRUE(mlir::failed(inferReshapeShape({2, 3}, {-1, -1}, false)));
+  EXPECT_TRUE(mlir::failed(inferReshapeShape({2, 3}, {4, -1}, false)));
+  EXPECT_TRUE(mlir::failed(inferReshapeShape({2, 3}, {5}, false)));
+}
+
+TEST(InferSqueezeShape, AxesOrAllUnitExtents) {
+  EXPECT_EQ(*inferSqueezeShape({1, 3, 1}, llvm::ArrayRef<int64_t>{-1}),
+            (Shape{1, 3}));
+  EXPECT_EQ(*inferSqueezeShape({1, 3, 1}, std::nullopt), (Shape{3}));
+  EXPECT_TRUE(
+      mlir::failed(inferSqueezeShape({1, 3}, llvm::ArrayRef<int64_t>{2})));
+}
+
+TEST(InferUnsqueezeShape, AxesIndexTheResult) {
+  // Unsqueeze([3, 4], axes [0, -1]) has rank 4: [1, 3, 4, 1].
+  EXPECT_EQ(*inferUnsqueezeShape({3, 4}, {0, -1}), (Shape{1, 3, 4, 1}));
+  EXPECT_EQ(*inferUnsqueezeShape({}, {0}), (Shape{1}));
+  EXPECT_TRUE(mlir::failed(inferUnsqueezeShape({3}, {0, 0})));
+  EXPECT_TRUE(mlir::failed(inferUnsqueezeShape({3}, {2})));
+}
+
+TEST(InferGatherShape, IndicesReplaceTheAxis) {
+  EXPECT_EQ(*inferGatherShape({5, 4}, {2, 3}, 0), (Shape{2, 3, 4}));
+  EXPECT_EQ(*inferGatherShape({3}, {}, -1), (Shape{}));
+  EXPECT_TRUE(mlir::failed(inferGatherShape({3}, {1}, 1)));
+}
+
+TEST(InferConcatShape, SumsTheAxis) {
+  EXPECT_EQ(*inferConcatShape({Shape{1, 2}, Shape{1, 3}}, -1), (Shape{1, 5}));
+  EXPECT_TRUE(mlir::failed(inferConcatShape({Shape{1, 2}, Shape{2}}, 0)));
+}
+
+TEST(InferSliceShape, ClampsLikeOnnx) {
+  // [2:100:3] of 10 picks 2, 5, 8; [-1:-11:-1] of 4 (end clamped to -1)
+  // walks 3, 2, 1, 0.
+  EXPECT_EQ(*inferSliceShape({10, 4}, {2}, {100}, {0}, {3}), (Shape{3, 4}));
+  EXPECT_EQ(*inferSliceShape({4}, {-1}, {-11}, {0}, {-1}), (Shape{4}));
+  EXPECT_EQ(*inferSliceShape({4}, {3}, {1}, {0}, {1}), (Shape{0}));
+  EXPECT_TRUE(mlir::failed(inferSliceShape({4}, {0}, {1}, {0}, {0})));
+}
+
+TEST(RangeElementCount, CeilOfSpanOverDelta) {
+  // ONNX Range examples: (3, 9, 3) -> 2, (10, 4, -3) -> 2; (0, 4.5, 2) -> 3.
+  EXPECT_EQ(*rangeElementCount(3, 9, 3), 2);
+  EXPECT_EQ(*rangeElementCount(10, 4, -3), 2);
+  EXPECT_EQ(*rangeElementCount(0, 4.5, 2), 3);
+  EXPECT_EQ(*rangeElementCount(5, 1, 1), 0);
+  EXPECT_TRUE(mlir::failed(rangeElementCount(0, 1, 0)));
+}
+
 } // namespace

@@ -36,9 +36,9 @@ static OpFoldResult foldWindow(WindowOp op, Attribute sizeAttr) {
   SmallVector<Attribute> values;
   for (int64_t n = 0; n < length; ++n) {
     double phase = 2.0 * M_PI * static_cast<double>(n) / period;
-    values.push_back(FloatAttr::get(
-        type.getElementType(),
-        a0 - a1 * std::cos(phase) + a2 * std::cos(2.0 * phase)));
+    values.push_back(
+        FloatAttr::get(type.getElementType(),
+                       a0 - a1 * std::cos(phase) + a2 * std::cos(2.0 * phase)));
   }
   return DenseElementsAttr::get(type, values);
 }

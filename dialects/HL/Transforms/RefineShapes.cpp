@@ -88,8 +88,8 @@ LogicalResult updateResultTypes(func::FuncOp func) {
              << ", which contradicts the declared result type " << results[i];
     results[i] = refined;
   }
-  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
-                                 results));
+  func.setType(
+      FunctionType::get(func.getContext(), func.getArgumentTypes(), results));
   return success();
 }
 
@@ -111,9 +111,8 @@ bool keepsOperandExtents(Operation *op) {
 /// The length that the uses of the 1-d `value` demand: the first static
 /// 1-d type reached through ops that keep their operands' extents (a graph
 /// output's declared static type reaches the value through the cast or op
-/// that produces it). Through a
-/// broadcasting op a demanded L != 1 could also be met by a length of 1;
-/// the run-time check of the source catches that case.
+/// that produces it). Through a broadcasting op a demanded L != 1 could also
+/// be met by a length of 1; the run-time check of the source catches that.
 std::optional<int64_t> demandedLength(Value value, DenseSet<Value> &visited) {
   if (!visited.insert(value).second)
     return std::nullopt;

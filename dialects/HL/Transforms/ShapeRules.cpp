@@ -43,13 +43,18 @@ std::optional<double> constantScalar(Value value) {
   return std::nullopt;
 }
 
+/// `result` as an optional (the Support rules report a misfit as failure).
+std::optional<Shape> toOptional(FailureOr<Shape> result) {
+  return succeeded(result) ? std::optional<Shape>(std::move(*result))
+                           : std::nullopt;
+}
+
 std::optional<Shape> inferReshape(ReshapeOp op) {
   auto input = staticShape(op.getData());
   auto target = getConstantIntValues(op.getShape());
   if (!input || !target)
     return std::nullopt;
-  auto result = inferReshapeShape(*input, *target, op.getAllowzero() != 0);
-  return succeeded(result) ? std::optional<Shape>(*result) : std::nullopt;
+  return toOptional(inferReshapeShape(*input, *target, op.getAllowzero() != 0));
 }
 
 std::optional<Shape> inferFlatten(FlattenOp op) {
@@ -70,12 +75,10 @@ std::optional<Shape> inferFlatten(FlattenOp op) {
 std::optional<Shape> inferExpand(ExpandOp op) {
   auto input = staticShape(op.getInput());
   auto target = getConstantIntValues(op.getShape());
-  if (!input || !target || llvm::any_of(*target, [](int64_t e) {
-        return e < 0;
-      }))
+  if (!input || !target ||
+      llvm::any_of(*target, [](int64_t e) { return e < 0; }))
     return std::nullopt;
-  auto result = broadcastShapes(*input, *target);
-  return succeeded(result) ? std::optional<Shape>(*result) : std::nullopt;
+  return toOptional(broadcastShapes(*input, *target));
 }
 
 std::optional<Shape> inferTile(TileOp op) {
@@ -131,22 +134,14 @@ std::optional<Shape> inferShape(ShapeOp op) {
 }
 
 std::optional<Shape> inferConcat(ConcatOp op) {
-  std::optional<Shape> result;
+  SmallVector<Shape> shapes;
   for (Value input : op.getInputs()) {
     auto shape = staticShape(input);
     if (!shape)
       return std::nullopt;
-    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), shape->size());
-    if (failed(axis))
-      return std::nullopt;
-    if (!result)
-      result = *shape;
-    else if (result->size() == shape->size())
-      (*result)[*axis] += (*shape)[*axis];
-    else
-      return std::nullopt;
+    shapes.push_back(*shape);
   }
-  return result;
+  return toOptional(inferConcatShape(shapes, op.getAxis()));
 }
 
 std::optional<Shape> inferGather(GatherOp op) {
@@ -154,13 +149,7 @@ std::optional<Shape> inferGather(GatherOp op) {
   auto indices = staticShape(op.getIndices());
   if (!data || !indices)
     return std::nullopt;
-  FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), data->size());
-  if (failed(axis))
-    return std::nullopt;
-  Shape result(ArrayRef<int64_t>(*data).take_front(*axis));
-  llvm::append_range(result, *indices);
-  llvm::append_range(result, ArrayRef<int64_t>(*data).drop_front(*axis + 1));
-  return result;
+  return toOptional(inferGatherShape(*data, *indices, op.getAxis()));
 }
 
 std::optional<Shape> inferSlice(SliceOp op) {
@@ -169,67 +158,29 @@ std::optional<Shape> inferSlice(SliceOp op) {
   auto ends = getConstantIntValues(op.getEnds());
   auto axes = getConstantIntValues(op.getAxes());
   auto steps = getConstantIntValues(op.getSteps());
-  if (!data || !starts || !ends || !axes || !steps ||
-      ends->size() != starts->size() || axes->size() != starts->size() ||
-      steps->size() != starts->size())
+  if (!data || !starts || !ends || !axes || !steps)
     return std::nullopt;
-  Shape result = *data;
-  for (size_t i = 0; i < starts->size(); ++i) {
-    FailureOr<int64_t> axis = normalizeAxis((*axes)[i], data->size());
-    int64_t step = (*steps)[i];
-    if (failed(axis) || step == 0)
-      return std::nullopt;
-    int64_t n = (*data)[*axis];
-    int64_t start = (*starts)[i], end = (*ends)[i];
-    // ONNX clamps starts/ends to [0, n] for positive steps, [-1, n-1]
-    // otherwise, after adding n to negative values.
-    if (start < 0)
-      start += n;
-    if (end < 0)
-      end += n;
-    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
-    start = std::clamp(start, lo, hi);
-    end = std::clamp(end, lo, hi);
-    int64_t span = step > 0 ? end - start : start - end;
-    int64_t magnitude = step > 0 ? step : -step;
-    result[*axis] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
-  }
-  return result;
+  return toOptional(inferSliceShape(*data, *starts, *ends, *axes, *steps));
 }
 
-/// Squeeze and Unsqueeze with constant (or, for Squeeze, absent) axes.
-std::optional<Shape> inferSqueeze(Value data, Value axesValue,
-                                  bool unsqueeze) {
-  auto input = staticShape(data);
-  std::optional<Shape> axes;
-  if (axesValue) {
-    axes = getConstantIntValues(axesValue);
-    if (!axes)
-      return std::nullopt;
-  }
+std::optional<Shape> inferSqueeze(SqueezeOp op) {
+  auto input = staticShape(op.getData());
   if (!input)
     return std::nullopt;
-  int64_t rank = input->size() + (unsqueeze ? axes->size() : 0);
-  SmallVector<bool> marked(rank, false);
-  if (axes) {
-    for (int64_t a : *axes) {
-      FailureOr<int64_t> axis = normalizeAxis(a, rank);
-      if (failed(axis))
-        return std::nullopt;
-      marked[*axis] = true;
-    }
-  } else {
-    for (auto [i, e] : llvm::enumerate(*input))
-      marked[i] = e == 1;
-  }
-  Shape result;
-  for (int64_t d = 0, next = 0; d < rank; ++d) {
-    if (unsqueeze)
-      result.push_back(marked[d] ? 1 : (*input)[next++]);
-    else if (!marked[d])
-      result.push_back((*input)[d]);
-  }
-  return result;
+  if (!op.getAxes())
+    return toOptional(inferSqueezeShape(*input, std::nullopt));
+  auto axes = getConstantIntValues(op.getAxes());
+  if (!axes)
+    return std::nullopt;
+  return toOptional(inferSqueezeShape(*input, ArrayRef<int64_t>(*axes)));
+}
+
+std::optional<Shape> inferUnsqueeze(UnsqueezeOp op) {
+  auto input = staticShape(op.getData());
+  auto axes = getConstantIntValues(op.getAxes());
+  if (!input || !axes)
+    return std::nullopt;
+  return toOptional(inferUnsqueezeShape(*input, *axes));
 }
 
 /// Reductions with constant (or absent) axes.
@@ -305,20 +256,16 @@ std::optional<SmallVector<int64_t>> inferStaticResultShape(Operation *op) {
       .Case([](ConcatOp op) { return inferConcat(op); })
       .Case([](GatherOp op) { return inferGather(op); })
       .Case([](SliceOp op) { return inferSlice(op); })
-      .Case([](SqueezeOp op) {
-        return inferSqueeze(op.getData(), op.getAxes(), /*unsqueeze=*/false);
-      })
-      .Case([](UnsqueezeOp op) {
-        return inferSqueeze(op.getData(), op.getAxes(), /*unsqueeze=*/true);
-      })
+      .Case([](SqueezeOp op) { return inferSqueeze(op); })
+      .Case([](UnsqueezeOp op) { return inferUnsqueeze(op); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
             ReduceL1Op, ReduceL2Op, ReduceLogSumOp, ReduceLogSumExpOp,
             ReduceSumSquareOp>([](auto op) { return inferReduce(op); })
       // Ops whose verifier ties the (first) result's type to the first
       // operand's (AllTypesMatch in ODS, which leaves no C++ trait).
       .Case<ClipOp, TriluOp, CumSumOp, ScatterElementsOp, ScatterNDOp,
-            ReverseSequenceOp, BatchNormalizationOp,
-            InstanceNormalizationOp, LayerNormalizationOp>(
+            ReverseSequenceOp, BatchNormalizationOp, InstanceNormalizationOp,
+            LayerNormalizationOp>(
           [](Operation *op) { return staticShape(op->getOperand(0)); })
       .Case([](SizeOp) { return Shape{}; })
       .Default([](Operation *op) { return inferFromTraits(op); });

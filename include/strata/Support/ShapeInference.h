@@ -54,8 +54,40 @@ bool isCompatibleShape(llvm::ArrayRef<int64_t> actual,
 /// the element count. Fails when the target does not describe a static shape
 /// of the input's element count.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
-inferReshapeShape(llvm::ArrayRef<int64_t> input,
-                  llvm::ArrayRef<int64_t> target, bool allowZero);
+inferReshapeShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> target,
+                  bool allowZero);
+
+/// The result shape of ONNX Squeeze: the dimensions listed in `axes`
+/// (negative ones count from the end) removed, or every extent-1 dimension
+/// when `axes` is std::nullopt. Fails on an axis outside the rank.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferSqueezeShape(llvm::ArrayRef<int64_t> input,
+                  std::optional<llvm::ArrayRef<int64_t>> axes);
+
+/// The result shape of ONNX Unsqueeze: extent-1 dimensions inserted at
+/// `axes`, which index the result. Fails on an axis outside the result rank.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferUnsqueezeShape(llvm::ArrayRef<int64_t> input,
+                    llvm::ArrayRef<int64_t> axes);
+
+/// The result shape of ONNX Gather: data[:axis] ++ indices ++ data[axis+1:].
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferGatherShape(llvm::ArrayRef<int64_t> data, llvm::ArrayRef<int64_t> indices,
+                 int64_t axis);
+
+/// The result shape of ONNX Concat of operands of one rank along `axis`.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferConcatShape(llvm::ArrayRef<llvm::SmallVector<int64_t>> inputs,
+                 int64_t axis);
+
+/// The result shape of ONNX Slice (opset 10 form) of a static `data` shape:
+/// starts/ends clamped to [0, n] for positive steps, [-1, n-1] for negative
+/// ones, after adding n to negative values. Fails on mismatched lengths, an
+/// axis outside the rank or a zero step.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferSliceShape(llvm::ArrayRef<int64_t> data, llvm::ArrayRef<int64_t> starts,
+                llvm::ArrayRef<int64_t> ends, llvm::ArrayRef<int64_t> axes,
+                llvm::ArrayRef<int64_t> steps);
 
 /// The element count of ONNX Range(start, limit, delta):
 /// max(ceil((limit - start) / delta), 0). Fails when `delta` is 0.

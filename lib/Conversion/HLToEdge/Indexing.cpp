@@ -61,10 +61,9 @@ struct RangeLowering : public OpConversionPattern<hl::RangeOp> {
     RankedTensorType resultType = getStaticType(op.getOutput());
     if (!resultType || !getStaticType(adaptor.getStart()))
       return rewriter.notifyMatchFailure(op, "needs a static result");
-    rewriter.replaceOpWithNewOp<edge::RangeOp>(op, resultType,
-                                               adaptor.getStart(),
-                                               adaptor.getLimit(),
-                                               adaptor.getDelta());
+    rewriter.replaceOpWithNewOp<edge::RangeOp>(
+        op, resultType, adaptor.getStart(), adaptor.getLimit(),
+        adaptor.getDelta());
     return success();
   }
 };
@@ -421,7 +420,7 @@ void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
                                                   RewritePatternSet &patterns) {
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
                GatherElementsLowering, GatherLowering, GatherNDLowering,
-               EyeLikeLowering, ExpandLowering, OneHotLowering,
-               RangeLowering, ScatterElementsLowering, TileLowering>(converter,
+               EyeLikeLowering, ExpandLowering, OneHotLowering, RangeLowering,
+               ScatterElementsLowering, TileLowering>(converter,
                                                       patterns.getContext());
 }

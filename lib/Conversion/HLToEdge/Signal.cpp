@@ -69,9 +69,8 @@ struct WindowLowering : public OpConversionPattern<WindowOp> {
     if (!op.getPeriodic())
       period =
           rewriter.create<edge::SubOp>(loc, scalarType, sizeF, constant(1.0));
-    Value step =
-        rewriter.create<edge::DivOp>(loc, scalarType, constant(2.0 * M_PI),
-                                     period);
+    Value step = rewriter.create<edge::DivOp>(loc, scalarType,
+                                              constant(2.0 * M_PI), period);
     Value phase = rewriter.create<edge::MulOp>(loc, vectorType, n, step);
     auto [a0, a1, a2] = WindowOp::getCoefficients();
     auto cosineTerm = [&](Value angle, double coefficient) -> Value {

@@ -26,13 +26,6 @@ static std::optional<ArrayRef<int64_t>> staticShape(Value value) {
   return type.getShape();
 }
 
-/// Normalises a possibly negative axis; std::nullopt when out of range.
-static std::optional<int64_t> axisIn(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
-
 /// Constant: one of value (tensor), value_float(s), value_int(s).
 static LogicalResult convertConstant(NodeContext &ctx) {
   OpBuilder &b = ctx.builder();
@@ -106,30 +99,15 @@ template <typename OpTy> static LogicalResult convertSqueeze(NodeContext &ctx) {
   auto input = staticShape(ctx.input(0));
   auto axisValues = hl::getConstantIntValues(axes);
   if (input && (axisValues || !axes)) {
-    bool unsqueeze = std::is_same_v<OpTy, hl::UnsqueezeOp>;
-    int64_t rank = input->size() + (unsqueeze ? axisValues->size() : 0);
-    SmallVector<bool> marked(rank, false);
-    bool valid = true;
-    if (axisValues) {
-      for (int64_t a : *axisValues) {
-        std::optional<int64_t> axis = axisIn(a, rank);
-        valid &= axis.has_value();
-        if (axis)
-          marked[*axis] = true;
-      }
-    } else {
-      for (auto [i, e] : llvm::enumerate(*input))
-        marked[i] = e == 1;
-    }
-    SmallVector<int64_t> result;
-    for (int64_t d = 0, next = 0; valid && d < rank; ++d) {
-      if (unsqueeze)
-        result.push_back(marked[d] ? 1 : (*input)[next++]);
-      else if (!marked[d])
-        result.push_back((*input)[d]);
-    }
-    if (valid)
-      ctx.refineOutputShape(0, result);
+    FailureOr<SmallVector<int64_t>> result =
+        std::is_same_v<OpTy, hl::UnsqueezeOp>
+            ? inferUnsqueezeShape(*input, *axisValues)
+            : inferSqueezeShape(
+                  *input, axisValues
+                              ? std::optional<ArrayRef<int64_t>>(*axisValues)
+                              : std::nullopt);
+    if (succeeded(result))
+      ctx.refineOutputShape(0, *result);
   }
   ctx.setOutput(0, ctx.create<OpTy>(ctx.outputType(0), operands,
                                     ArrayRef<NamedAttribute>{}));
@@ -172,22 +150,15 @@ static LogicalResult convertShape(NodeContext &ctx) {
 
 /// Concat of static shapes.
 static LogicalResult convertConcat(NodeContext &ctx) {
-  SmallVector<Value> inputs = ctx.presentInputs();
-  std::optional<SmallVector<int64_t>> result;
-  for (Value v : inputs) {
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (Value v : ctx.presentInputs()) {
     auto shape = staticShape(v);
-    std::optional<int64_t> axis =
-        shape ? axisIn(ctx.getInt("axis", 0), shape->size()) : std::nullopt;
-    if (!shape || !axis) {
-      result.reset();
-      break;
-    }
-    if (!result)
-      result = SmallVector<int64_t>(*shape);
-    else if (result->size() == shape->size())
-      (*result)[*axis] += (*shape)[*axis];
+    if (!shape)
+      return ctx.convertGeneric(hl::ConcatOp::getOperationName());
+    shapes.emplace_back(*shape);
   }
-  if (result)
+  auto result = inferConcatShape(shapes, ctx.getInt("axis", 0));
+  if (succeeded(result))
     ctx.refineOutputShape(0, *result);
   return ctx.convertGeneric(hl::ConcatOp::getOperationName());
 }
@@ -196,13 +167,10 @@ static LogicalResult convertConcat(NodeContext &ctx) {
 static LogicalResult convertGather(NodeContext &ctx) {
   auto data = staticShape(ctx.input(0));
   auto indices = staticShape(ctx.input(1));
-  std::optional<int64_t> axis =
-      data ? axisIn(ctx.getInt("axis", 0), data->size()) : std::nullopt;
-  if (data && indices && axis) {
-    SmallVector<int64_t> result(data->take_front(*axis));
-    llvm::append_range(result, *indices);
-    llvm::append_range(result, data->drop_front(*axis + 1));
-    ctx.refineOutputShape(0, result);
+  if (data && indices) {
+    auto result = inferGatherShape(*data, *indices, ctx.getInt("axis", 0));
+    if (succeeded(result))
+      ctx.refineOutputShape(0, *result);
   }
   return ctx.convertGeneric(hl::GatherOp::getOperationName());
 }

@@ -26,9 +26,9 @@ std::optional<int64_t> rangeCount(T start, T limit, T delta) {
   if (delta == T(0))
     return std::nullopt;
   if constexpr (std::is_floating_point_v<T>) {
-    double count = std::ceil((static_cast<double>(limit) -
-                              static_cast<double>(start)) /
-                             static_cast<double>(delta));
+    double count =
+        std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
+                  static_cast<double>(delta));
     if (!(count < 9.2e18)) // Also rejects NaN.
       return std::nullopt;
     return count > 0 ? static_cast<int64_t>(count) : 0;
