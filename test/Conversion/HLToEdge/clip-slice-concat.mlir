@@ -6,7 +6,7 @@ func.func @relu6(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
   // CHECK: edge.clip %{{.*}} {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<1x4xf32>
   %lo = hl.constant dense<0.0> : tensor<f32>
   %hi = hl.constant dense<6.0> : tensor<f32>
-  %0 = hl.clip %x, min %lo, max %hi : tensor<1x4xf32>, tensor<f32>, tensor<f32>
+  %0 = hl.clip %x min %lo max %hi : (tensor<1x4xf32>, tensor<f32>, tensor<f32>) -> tensor<1x4xf32>
   return %0 : tensor<1x4xf32>
 }
 
