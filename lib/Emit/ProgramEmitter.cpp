@@ -39,24 +39,25 @@ std::optional<fbs::ScalarType> getScalarType(Type type) {
     return fbs::ScalarType::F32;
   if (type.isF16())
     return fbs::ScalarType::F16;
+  if (type.isBF16())
+    return fbs::ScalarType::BF16;
   if (type.isF64())
     return fbs::ScalarType::F64;
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    switch (intType.getWidth()) {
-    case 1:
-      return fbs::ScalarType::Bool;
-    case 8:
-      return intType.isUnsigned() ? fbs::ScalarType::U8 : fbs::ScalarType::I8;
-    case 16:
-      return intType.isUnsigned() ? std::nullopt
-                                  : std::optional(fbs::ScalarType::I16);
-    case 32:
-      return intType.isUnsigned() ? std::nullopt
-                                  : std::optional(fbs::ScalarType::I32);
-    case 64:
-      return intType.isUnsigned() ? std::nullopt
-                                  : std::optional(fbs::ScalarType::I64);
-    }
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType)
+    return std::nullopt;
+  bool isUnsigned = intType.isUnsigned();
+  switch (intType.getWidth()) {
+  case 1:
+    return fbs::ScalarType::Bool;
+  case 8:
+    return isUnsigned ? fbs::ScalarType::U8 : fbs::ScalarType::I8;
+  case 16:
+    return isUnsigned ? fbs::ScalarType::U16 : fbs::ScalarType::I16;
+  case 32:
+    return isUnsigned ? fbs::ScalarType::U32 : fbs::ScalarType::I32;
+  case 64:
+    return isUnsigned ? fbs::ScalarType::U64 : fbs::ScalarType::I64;
   }
   return std::nullopt;
 }

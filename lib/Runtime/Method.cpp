@@ -440,7 +440,8 @@ Error Method::setInput(size_t index, const TensorView &value) {
                  "input " + std::to_string(index) + " of method '" +
                      impl_->name + "' must be " + target->typeString() +
                      ", got " + value.typeString());
-  if (value.data != target->data)
+  // An empty tensor may come with a null pointer: memmove must not see it.
+  if (value.data != target->data && target->nbytes())
     std::memmove(target->data, value.data, target->nbytes());
   return Error::success();
 }
@@ -479,7 +480,8 @@ Error Method::execute() {
       break;
     }
     case InstructionLayout::Kind::Move:
-      if (inst.ctx.outs[0].data != inst.ctx.ins[0].data)
+      if (inst.ctx.outs[0].data != inst.ctx.ins[0].data &&
+          inst.ctx.outs[0].nbytes())
         std::memmove(inst.ctx.outs[0].data, inst.ctx.ins[0].data,
                      inst.ctx.outs[0].nbytes());
       break;

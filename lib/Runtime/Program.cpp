@@ -31,6 +31,17 @@ Error detail::invalid(const std::string &message) {
 static constexpr uint64_t kMaxBytes = uint64_t(1) << 40;
 static constexpr size_t kMaxRank = 16;
 
+// DType mirrors the schema's ScalarType value for value.
+static_assert(static_cast<int>(fb::ScalarType::MAX) == kLastDType,
+              "DType and fb::ScalarType must list the same values");
+static_assert(static_cast<int>(fb::ScalarType::BF16) ==
+                  static_cast<int>(DType::BF16) &&
+              static_cast<int>(fb::ScalarType::U16) ==
+                  static_cast<int>(DType::U16) &&
+              static_cast<int>(fb::ScalarType::I16) ==
+                  static_cast<int>(DType::I16),
+              "DType numbering must match fb::ScalarType");
+
 Error detail::checkTensorType(const fb::TensorType *type,
                               const std::string &where, TensorView &view) {
   if (!type)

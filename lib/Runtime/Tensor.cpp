@@ -7,16 +7,20 @@ size_t dtypeSize(DType dtype) {
   switch (dtype) {
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::I8:
   case DType::U8:
   case DType::Bool:
     return 1;
   case DType::I64:
+  case DType::U64:
   case DType::F64:
     return 8;
   case DType::F16:
+  case DType::BF16:
   case DType::I16:
+  case DType::U16:
     return 2;
   }
   return 0;
@@ -42,11 +46,19 @@ const char *dtypeName(DType dtype) {
     return "f64";
   case DType::I16:
     return "i16";
+  case DType::U16:
+    return "u16";
+  case DType::U32:
+    return "u32";
+  case DType::U64:
+    return "u64";
+  case DType::BF16:
+    return "bf16";
   }
   return "?";
 }
 
-bool isValidDType(int value) { return value >= 0 && value <= 8; }
+bool isValidDType(int value) { return value >= 0 && value <= kLastDType; }
 
 int64_t numElements(const std::vector<int64_t> &shape) {
   int64_t n = 1;

@@ -4,6 +4,7 @@
 #include "strata/Runtime/TensorCompare.h"
 
 #include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/HalfFloat.h"
 #include "strata/Runtime/Program.h"
 #include "strata/Runtime/TensorIO.h"
 
@@ -199,6 +200,24 @@ void fillRandom(const TensorView &view, std::mt19937_64 &rng) {
       break;
     case DType::Bool:
       view.as<uint8_t>()[i] = small(rng) > 0;
+      break;
+    case DType::I16:
+      view.as<int16_t>()[i] = static_cast<int16_t>(small(rng));
+      break;
+    case DType::U16:
+      view.as<uint16_t>()[i] = static_cast<uint16_t>(small(rng) + 8);
+      break;
+    case DType::U32:
+      view.as<uint32_t>()[i] = static_cast<uint32_t>(small(rng) + 8);
+      break;
+    case DType::U64:
+      view.as<uint64_t>()[i] = static_cast<uint64_t>(small(rng) + 8);
+      break;
+    case DType::F16:
+      view.as<Half>()[i] = floatToHalf(real(rng));
+      break;
+    case DType::BF16:
+      view.as<BFloat16>()[i] = floatToBFloat16(real(rng));
       break;
     default:
       std::memset(view.data, 0, view.nbytes());

@@ -60,6 +60,127 @@ TEST(GenericKernelTest, CastF16ToF32IsExact) {
   EXPECT_EQ(v[3], 65504.0f);
 }
 
+TEST(GenericKernelTest, CastF32ToBF16TruncatesAndKeepsNaN) {
+  // bf16 keeps the high 16 bits of the binary32. 1.00390625 = 1 + 2^-8 is
+  // 0x3f808000, halfway between bf16 1.0 (0x3f80) and 1 + 2^-7 (0x3f81):
+  // ties-to-even and truncation agree on 0x3f80. 1 + 3 * 2^-8 (0x3f818000)
+  // separates them: truncation keeps 0x3f81 where ties-to-even would give
+  // 0x3f82. The ONNX Cast test data truncates (0x3ef5eeb0 -> 0x3ef5), so
+  // the kernel does. A NaN whose payload sits only in the low half
+  // (0x7f800001) stays a NaN (quiet bit set) instead of becoming +inf.
+  std::vector<uint32_t> bits = {0x3f808000, 0x3f818000, 0x7f800001,
+                                0xff800000, 0xbf800000, 0x00000000};
+  std::vector<float> in(bits.size());
+  std::memcpy(in.data(), bits.data(), bits.size() * 4);
+  std::vector<OwnedTensor> inputs = {f32Tensor({6}, in)};
+  Result<OwnedTensor> out = runKernel("cast", inputs, DType::BF16, {6});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<uint16_t>(*out), (std::vector<uint16_t>{
+                                          0x3f80, 0x3f81, 0x7fc0, 0xff80,
+                                          0xbf80, 0x0000}));
+}
+
+TEST(GenericKernelTest, CastBF16ToF32IsExact) {
+  // 0x3ef5 -> 0x3ef50000 = 0.478515625; 0x0001 is the smallest subnormal
+  // 2^-133; 0xff80 is -inf.
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<uint16_t>(DType::BF16, {3}, {0x3ef5, 0x0001, 0xff80})};
+  Result<OwnedTensor> out = runKernel("cast", inputs, DType::F32, {3});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  std::vector<float> v = values(*out);
+  EXPECT_EQ(v[0], 0.478515625f);
+  EXPECT_EQ(v[1], 0x1p-133f);
+  EXPECT_EQ(v[2], -INFINITY);
+}
+
+TEST(GenericKernelTest, U64ValuesAboveTwoToThe63AreUnsigned) {
+  // 2^63 + 5 is above every int64: max/min/mod must compare it unsigned.
+  // (2^63 + 5) mod 10 = 9223372036854775813 mod 10 = 3.
+  uint64_t big = (uint64_t(1) << 63) + 5;
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<uint64_t>(DType::U64, {2}, {big, 7}),
+      tensorOf<uint64_t>(DType::U64, {2}, {10, big})};
+  Result<OwnedTensor> max = runKernel("maximum", inputs, DType::U64, {2});
+  ASSERT_TRUE(max.ok()) << max.error().message();
+  EXPECT_EQ(valuesOf<uint64_t>(*max), (std::vector<uint64_t>{big, big}));
+  Result<OwnedTensor> min = runKernel("minimum", inputs, DType::U64, {2});
+  ASSERT_TRUE(min.ok()) << min.error().message();
+  EXPECT_EQ(valuesOf<uint64_t>(*min), (std::vector<uint64_t>{10, 7}));
+  Result<OwnedTensor> mod =
+      runKernel("mod", inputs, DType::U64, {2}, {boolParam("fmod", false)});
+  ASSERT_TRUE(mod.ok()) << mod.error().message();
+  EXPECT_EQ(valuesOf<uint64_t>(*mod), (std::vector<uint64_t>{3, 7}));
+}
+
+TEST(GenericKernelTest, U16ArithmeticWrapsModulo65536) {
+  // 65535 * 65535 = 4294836225 = 65534 * 65536 + 1 -> 1 (in C++ the
+  // operands promote to int, where the product overflows); 1 * 2 = 2.
+  // 65535 - 65535 = 0; 1 - 2 wraps to 65535.
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<uint16_t>(DType::U16, {2}, {65535, 1}),
+      tensorOf<uint16_t>(DType::U16, {2}, {65535, 2})};
+  Result<OwnedTensor> mul = runKernel("mul", inputs, DType::U16, {2});
+  ASSERT_TRUE(mul.ok()) << mul.error().message();
+  EXPECT_EQ(valuesOf<uint16_t>(*mul), (std::vector<uint16_t>{1, 2}));
+  Result<OwnedTensor> sub = runKernel("sub", inputs, DType::U16, {2});
+  ASSERT_TRUE(sub.ok()) << sub.error().message();
+  EXPECT_EQ(valuesOf<uint16_t>(*sub), (std::vector<uint16_t>{0, 65535}));
+}
+
+TEST(GenericKernelTest, BitShiftByTheWidthOrMoreGivesZero) {
+  // u8: 1 << 7 = 128; 1 << 8 and 255 >> 8 leave the type: 0 (numpy);
+  // 0x81 << 1 drops the carry: 0x02. u64: 1 << 63 = 2^63, 1 << 64 = 0.
+  std::vector<OwnedTensor> bytes = {
+      tensorOf<uint8_t>(DType::U8, {4}, {1, 1, 255, 0x81}),
+      tensorOf<uint8_t>(DType::U8, {4}, {7, 8, 8, 1})};
+  Result<OwnedTensor> left = runKernel("bit_shift", bytes, DType::U8, {4},
+                                       {stringParam("direction", "left")});
+  ASSERT_TRUE(left.ok()) << left.error().message();
+  EXPECT_EQ(valuesOf<uint8_t>(*left), (std::vector<uint8_t>{128, 0, 0, 2}));
+  Result<OwnedTensor> right = runKernel("bit_shift", bytes, DType::U8, {4},
+                                        {stringParam("direction", "right")});
+  ASSERT_TRUE(right.ok()) << right.error().message();
+  EXPECT_EQ(valuesOf<uint8_t>(*right), (std::vector<uint8_t>{0, 0, 0, 0x40}));
+  std::vector<OwnedTensor> wide = {
+      tensorOf<uint64_t>(DType::U64, {3}, {1, 1, ~uint64_t(0)}),
+      tensorOf<uint64_t>(DType::U64, {3}, {63, 64, 200})};
+  Result<OwnedTensor> wideLeft = runKernel(
+      "bit_shift", wide, DType::U64, {3}, {stringParam("direction", "left")});
+  ASSERT_TRUE(wideLeft.ok()) << wideLeft.error().message();
+  EXPECT_EQ(valuesOf<uint64_t>(*wideLeft),
+            (std::vector<uint64_t>{uint64_t(1) << 63, 0, 0}));
+}
+
+TEST(GenericKernelTest, BitShiftRejectsBadParamsAndTypes) {
+  std::vector<OwnedTensor> bytes = {tensorOf<uint8_t>(DType::U8, {1}, {1}),
+                                    tensorOf<uint8_t>(DType::U8, {1}, {1})};
+  Result<OwnedTensor> noDirection = runKernel("bit_shift", bytes, DType::U8, {1});
+  ASSERT_FALSE(noDirection.ok());
+  EXPECT_NE(noDirection.error().message().find("direction"), std::string::npos);
+  std::vector<OwnedTensor> ints = {tensorOf<int32_t>(DType::I32, {1}, {1}),
+                                   tensorOf<int32_t>(DType::I32, {1}, {1})};
+  Result<OwnedTensor> signedShift = runKernel(
+      "bit_shift", ints, DType::I32, {1}, {stringParam("direction", "left")});
+  ASSERT_FALSE(signedShift.ok());
+  EXPECT_NE(signedShift.error().message().find("u8, u16, u32 or u64"),
+            std::string::npos);
+}
+
+TEST(GenericKernelTest, MaxPoolOnU8) {
+  // A 2x2 window with stride 2 on a 4x4 u8 plane: the maxima of the four
+  // quadrants. 200 exceeds int8's range, so the comparison must be
+  // unsigned.
+  std::vector<OwnedTensor> inputs = {tensorOf<uint8_t>(
+      DType::U8, {1, 1, 4, 4},
+      {1, 2, 3, 4, 5, 200, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})};
+  Result<OwnedTensor> out = runKernel(
+      "max_pool2d", inputs, DType::U8, {1, 1, 2, 2},
+      {intsParam("kernel", {2, 2}), intsParam("strides", {2, 2}),
+       intsParam("pads", {0, 0, 0, 0})});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<uint8_t>(*out), (std::vector<uint8_t>{200, 8, 14, 16}));
+}
+
 TEST(GenericKernelTest, IntegerModTakesTheDivisorsSign) {
   std::vector<OwnedTensor> inputs = {
       tensorOf<int32_t>(DType::I32, {5}, {7, -7, 7, -7, 5}),

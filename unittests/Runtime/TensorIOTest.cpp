@@ -1,4 +1,5 @@
 //===- TensorIOTest.cpp - TensorProto and .npy readers and writers --------===//
+#include "strata/Runtime/TensorCompare.h"
 #include "strata/Runtime/TensorIO.h"
 
 #include <gtest/gtest.h>
@@ -65,6 +66,91 @@ TEST(TensorIOTest, ReadsTypedRepeatedFields) {
   EXPECT_EQ(v[0], 1);
   EXPECT_EQ(v[1], -2);
   EXPECT_EQ(v[2], 300);
+}
+
+TEST(TensorIOTest, ReadsUnsignedFieldsAndEmptyTensors) {
+  // dims [2], data_type UINT64 (13), uint64_data (field 11) packed:
+  // 2^63 + 1 as a 10-byte varint, then 5.
+  std::string pb = {0x0a, 0x01, 0x02, 0x10, 0x0d, 0x5a, 0x0b};
+  const unsigned char big[] = {0x81, 0x80, 0x80, 0x80, 0x80,
+                               0x80, 0x80, 0x80, 0x80, 0x01};
+  pb.append(reinterpret_cast<const char *>(big), sizeof(big));
+  pb += static_cast<char>(0x05);
+  Result<OwnedTensor> u64 = parseTensorProto(pb, "mem");
+  ASSERT_TRUE(u64.ok()) << u64.error().toString();
+  EXPECT_EQ(u64->dtype, DType::U64);
+  uint64_t v[2];
+  std::memcpy(v, u64->bytes.data(), 16);
+  EXPECT_EQ(v[0], (uint64_t(1) << 63) + 1);
+  EXPECT_EQ(v[1], 5u);
+
+  // dims [2], data_type UINT32 (12), uint64_data [4294967295, 7].
+  std::string pb32 = {0x0a, 0x01, 0x02, 0x10, 0x0c, 0x5a, 0x06,
+                      static_cast<char>(0xff), static_cast<char>(0xff),
+                      static_cast<char>(0xff), static_cast<char>(0xff),
+                      0x0f, 0x07};
+  Result<OwnedTensor> u32 = parseTensorProto(pb32, "mem");
+  ASSERT_TRUE(u32.ok()) << u32.error().toString();
+  EXPECT_EQ(u32->dtype, DType::U32);
+  uint32_t w[2];
+  std::memcpy(w, u32->bytes.data(), 8);
+  EXPECT_EQ(w[0], 4294967295u);
+  EXPECT_EQ(w[1], 7u);
+
+  // dims [1], data_type UINT16 (4), int32_data [65535]; BFLOAT16 (16) too.
+  std::string pb16 = {0x0a, 0x01, 0x01, 0x10, 0x04, 0x2a, 0x03,
+                      static_cast<char>(0xff), static_cast<char>(0xff), 0x03};
+  Result<OwnedTensor> u16 = parseTensorProto(pb16, "mem");
+  ASSERT_TRUE(u16.ok()) << u16.error().toString();
+  EXPECT_EQ(u16->dtype, DType::U16);
+  EXPECT_EQ(u16->bytes, (std::vector<uint8_t>{0xff, 0xff}));
+  pb16[4] = 0x10;
+  Result<OwnedTensor> bf16 = parseTensorProto(pb16, "mem");
+  ASSERT_TRUE(bf16.ok()) << bf16.error().toString();
+  EXPECT_EQ(bf16->dtype, DType::BF16);
+
+  // dims [3, 0, 5] (ONNX test_tril_zero), INT64, no data: an empty tensor,
+  // whatever the other extents.
+  std::string empty = {0x0a, 0x03, 0x03, 0x00, 0x05, 0x10, 0x07};
+  Result<OwnedTensor> e = parseTensorProto(empty, "mem");
+  ASSERT_TRUE(e.ok()) << e.error().toString();
+  EXPECT_EQ(e->shape, (std::vector<int64_t>{3, 0, 5}));
+  EXPECT_TRUE(e->bytes.empty());
+  // An empty tensor serializes (no data pointer) and reads back.
+  Result<OwnedTensor> again =
+      parseTensorProto(serializeTensorProto(e->view(), "e"), "mem");
+  ASSERT_TRUE(again.ok()) << again.error().toString();
+  EXPECT_EQ(again->shape, e->shape);
+  // Extents whose product overflows are refused even next to a zero.
+  std::string huge = {0x0a, 0x15, 0x00};
+  for (int i = 0; i < 2; ++i)
+    huge.append({static_cast<char>(0xff), static_cast<char>(0xff),
+                 static_cast<char>(0xff), static_cast<char>(0xff),
+                 static_cast<char>(0xff), static_cast<char>(0xff),
+                 static_cast<char>(0xff), static_cast<char>(0xff), 0x7f, 0x00});
+  huge[1] = static_cast<char>(huge.size() - 2);
+  huge.append({0x10, 0x07});
+  EXPECT_FALSE(parseTensorProto(huge, "mem").ok());
+}
+
+TEST(TensorIOTest, ComparesHalfFloatsAndWideIntegersByValue) {
+  // f16 0x3c00 = 1.0 against 0x4000 = 2.0: one mismatch (f16 used to read
+  // as NaN on both sides and match anything).
+  uint16_t one = 0x3c00, two = 0x4000;
+  TensorView a{DType::F16, {1}, &one}, b{DType::F16, {1}, &two};
+  EXPECT_EQ(compareTensors(a, b, 0, 0).mismatches, 1);
+  EXPECT_EQ(compareTensors(a, a, 0, 0).mismatches, 0);
+  // bf16 0x3f80 = 1.0 against 0x3f81 = 1.0078125.
+  uint16_t bOne = 0x3f80, bNext = 0x3f81;
+  TensorView c{DType::BF16, {1}, &bOne}, d{DType::BF16, {1}, &bNext};
+  EXPECT_EQ(compareTensors(c, d, 0, 0).maxAbs, 0.0078125);
+  // u64 2^63 + 1 against 2^63: doubles cannot tell them apart; the
+  // distance is exactly 1.
+  uint64_t big = (uint64_t(1) << 63) + 1, bigger = uint64_t(1) << 63;
+  TensorView e{DType::U64, {1}, &big}, f{DType::U64, {1}, &bigger};
+  TensorComparison c64 = compareTensors(e, f, 0, 0);
+  EXPECT_EQ(c64.maxAbs, 1.0);
+  EXPECT_EQ(c64.mismatches, 1);
 }
 
 TEST(TensorIOTest, RejectsDamagedFilesNamingThem) {

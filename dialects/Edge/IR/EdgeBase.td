@@ -34,8 +34,8 @@ class Edge_Op<string mnemonic, list<Trait> traits = []>
     : Op<Edge_Dialect, mnemonic, traits>;
 
 /// Element types the core op set carries.
-def Edge_ElementType : AnyTypeOf<[F32, F16, BF16, F64, I8, UI8, I16, I32, I64,
-                                  I1,
+def Edge_ElementType : AnyTypeOf<[F32, F16, BF16, F64, I8, UI8, I16, UI16,
+                                  I32, UI32, I64, UI64, I1,
                                   quant_QuantizedType]>;
 /// Every `edge` tensor has a static shape.
 def Edge_Tensor : StaticShapeTensorOf<[Edge_ElementType]>;

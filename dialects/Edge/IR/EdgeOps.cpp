@@ -208,6 +208,17 @@ LogicalResult ModOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// BitShiftOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BitShiftOp::verify() {
+  if (getDirection() != "left" && getDirection() != "right")
+    return emitOpError("direction must be \"left\" or \"right\", got \"")
+           << getDirection() << "\"";
+  return verifyExplicitBroadcast(*this);
+}
+
+//===----------------------------------------------------------------------===//
 // ClipOp
 //===----------------------------------------------------------------------===//
 

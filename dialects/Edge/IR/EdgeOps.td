@@ -570,6 +570,30 @@ def Edge_ModOp : Edge_BinaryAnyTypeOp<"mod"> {
   }];
 }
 
+def Edge_BitShiftOp : Edge_Op<"bit_shift", [Pure,
+    SameOperandsAndResultElementType, SameOperandsAndResultRank,
+    Edge_KernelOpInterface]> {
+  let summary = "Elementwise logical shift of unsigned integers";
+  let description = [{
+    `lhs << rhs` (`direction = "left"`) or `lhs >> rhs` (`"right"`) on
+    unsigned integers; a shift by the bit width or more gives 0 (numpy's
+    rule, which the ONNX reference follows). Broadcasting as `add`.
+
+    ```mlir
+    %y = edge.bit_shift %a, %b {direction = "left"}
+        : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[UI8, UI16, UI32, UI64]>:$lhs,
+                       StaticShapeTensorOf<[UI8, UI16, UI32, UI64]>:$rhs,
+                       StrAttr:$direction);
+  let results = (outs StaticShapeTensorOf<[UI8, UI16, UI32, UI64]>:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Indexing
 //===----------------------------------------------------------------------===//

@@ -26,7 +26,14 @@ enum class DType : int8_t {
   F16 = 6,
   F64 = 7,
   I16 = 8,
+  U16 = 9,
+  U32 = 10,
+  U64 = 11,
+  /// bfloat16: the high half of an IEEE binary32.
+  BF16 = 12,
 };
+/// The largest DType value (the loader rejects anything above).
+constexpr int kLastDType = static_cast<int>(DType::BF16);
 
 /// Bytes per element of `dtype` (0 for an unknown value).
 size_t dtypeSize(DType dtype);

@@ -86,9 +86,8 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
       return success();
     }
     Type element = type.getElementType();
-    bool numeric = element.isF32() || element.isF64() ||
-                   (isa<IntegerType>(element) && !element.isInteger(1) &&
-                    (!element.isUnsignedInteger() || element.isInteger(8)));
+    bool numeric = isRuntimeElementType(element) && !element.isF16() &&
+                   !element.isInteger(1);
     if (!numeric)
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     for (Value bound : {min, max})

@@ -20,16 +20,9 @@ using namespace strata::hl_to_edge;
 
 namespace {
 
-/// Element types the comparison kernels read.
+/// Element types the comparison kernels read (every runtime type but f16).
 bool isComparable(Type type) {
-  if (type.isF32() || type.isF64())
-    return true;
-  auto intType = dyn_cast<IntegerType>(type);
-  if (!intType)
-    return false;
-  if (intType.isUnsigned())
-    return intType.getWidth() == 8;
-  return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
+  return isRuntimeElementType(type) && !type.isF16();
 }
 
 /// A binary hl op -> `EdgeOp` on rank-aligned operands, swapped with

@@ -24,18 +24,6 @@ using namespace strata::hl_to_edge;
 
 namespace {
 
-/// True for the element types the portable runtime's generic kernels read.
-bool isRuntimeElementType(Type type) {
-  if (type.isF32() || type.isF16() || type.isF64())
-    return true;
-  auto intType = dyn_cast<IntegerType>(type);
-  if (!intType)
-    return false;
-  if (intType.isUnsigned())
-    return intType.getWidth() == 8;
-  return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
-}
-
 /// A unary hl float op -> the edge op of the same meaning (f32 or f64).
 template <typename HLOp, typename EdgeOp>
 struct MathLowering : public OpConversionPattern<HLOp> {
@@ -103,6 +91,30 @@ struct ModLowering : public OpConversionPattern<hl::ModOp> {
   }
 };
 
+/// hl.bit_shift -> edge.bit_shift on rank-aligned unsigned operands.
+struct BitShiftLowering : public OpConversionPattern<hl::BitShiftOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::BitShiftOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getLhs()) ||
+        !getStaticType(adaptor.getRhs()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (!resultType.getElementType().isUnsignedInteger() ||
+        resultType.getElementType().isUnsignedInteger(1))
+      return rewriter.notifyMatchFailure(op, "shifts unsigned integers only");
+    int64_t rank = resultType.getRank();
+    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
+    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
+    // hl keeps ONNX's LEFT/RIGHT; edge spells them in lower case.
+    rewriter.replaceOpWithNewOp<edge::BitShiftOp>(
+        op, resultType, lhs, rhs, op.getDirection().lower());
+    return success();
+  }
+};
+
 /// hl.pow -> edge.pow. A float base casts the exponent to its type; an
 /// integer base with a float exponent computes in f64 and casts back.
 struct PowLowering : public OpConversionPattern<hl::PowOp> {
@@ -156,8 +168,11 @@ struct CastLowering : public OpConversionPattern<hl::CastOp> {
     RankedTensorType outType = getStaticType(op.getOutput());
     if (!inType || !outType)
       return rewriter.notifyMatchFailure(op, "needs static shapes");
-    if (!isRuntimeElementType(inType.getElementType()) ||
-        !isRuntimeElementType(outType.getElementType()))
+    auto isCastable = [](Type element) {
+      return isRuntimeElementType(element) || element.isBF16();
+    };
+    if (!isCastable(inType.getElementType()) ||
+        !isCastable(outType.getElementType()))
       return rewriter.notifyMatchFailure(op, "no kernel for these types");
     if (inType == outType) {
       rewriter.replaceOp(op, adaptor.getInput());
@@ -338,8 +353,8 @@ void strata::hl_to_edge::populateMathPatterns(TypeConverter &converter,
                MathLowering<hl::SignOp, edge::SignOp>,
                MinMaxLowering<hl::MaxOp, edge::MaximumOp>,
                MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering,
-               ModLowering, PowLowering, LeakyReluLowering, EluLowering,
-               SeluLowering, CeluLowering, HardSigmoidLowering,
+               ModLowering, BitShiftLowering, PowLowering, LeakyReluLowering,
+               EluLowering, SeluLowering, CeluLowering, HardSigmoidLowering,
                HardSwishLowering, SoftplusLowering, SoftsignLowering,
                ReciprocalLowering, ShrinkLowering, PReluLowering>(
       converter, patterns.getContext());

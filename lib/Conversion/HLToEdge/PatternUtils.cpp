@@ -17,6 +17,17 @@ RankedTensorType getStaticType(Value value) {
   return type && type.hasStaticShape() ? type : RankedTensorType();
 }
 
+bool isRuntimeElementType(Type type) {
+  if (type.isF32() || type.isF16() || type.isF64())
+    return true;
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType)
+    return false;
+  if (intType.isUnsigned())
+    return llvm::is_contained({8u, 16u, 32u, 64u}, intType.getWidth());
+  return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
+}
+
 Value reshapeTo(OpBuilder &builder, Location loc, Value value,
                 ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(value.getType());

@@ -11,6 +11,11 @@ namespace strata::hl_to_edge {
 /// The static tensor type of `value`, or null when it is not one.
 mlir::RankedTensorType getStaticType(mlir::Value value);
 
+/// True for the element types the portable runtime's dtype-generic kernels
+/// read: f32, f16, f64, bool, signless i8-i64 and unsigned ui8-ui64 (bf16
+/// only through cast, which callers allow themselves).
+bool isRuntimeElementType(mlir::Type type);
+
 /// Reshapes `value` to `shape` (same element type) unless it already has it.
 mlir::Value reshapeTo(mlir::OpBuilder &builder, mlir::Location loc,
                       mlir::Value value, llvm::ArrayRef<int64_t> shape);

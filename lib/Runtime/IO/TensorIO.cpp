@@ -71,8 +71,9 @@ Error writeFileAtomic(const std::string &path, const std::string &bytes) {
 namespace {
 /// ONNX TensorProto.DataType values.
 enum OnnxType {
-  kFloat = 1, kUint8 = 2, kInt8 = 3, kInt16 = 5, kInt32 = 6, kInt64 = 7,
-  kBool = 9, kFloat16 = 10, kDouble = 11,
+  kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6,
+  kInt64 = 7, kBool = 9, kFloat16 = 10, kDouble = 11, kUint32 = 12,
+  kUint64 = 13, kBFloat16 = 16,
 };
 
 bool onnxToDType(int64_t type, DType &dtype) {
@@ -86,6 +87,10 @@ bool onnxToDType(int64_t type, DType &dtype) {
   case kBool: dtype = DType::Bool; return true;
   case kFloat16: dtype = DType::F16; return true;
   case kDouble: dtype = DType::F64; return true;
+  case kUint16: dtype = DType::U16; return true;
+  case kUint32: dtype = DType::U32; return true;
+  case kUint64: dtype = DType::U64; return true;
+  case kBFloat16: dtype = DType::BF16; return true;
   default: return false;
   }
 }
@@ -101,6 +106,10 @@ int dtypeToOnnx(DType dtype) {
   case DType::Bool: return kBool;
   case DType::F16: return kFloat16;
   case DType::F64: return kDouble;
+  case DType::U16: return kUint16;
+  case DType::U32: return kUint32;
+  case DType::U64: return kUint64;
+  case DType::BF16: return kBFloat16;
   }
   return 0;
 }
@@ -184,12 +193,16 @@ bool readFixed(WireReader &r, int wireType, size_t size,
   return true;
 }
 
-/// Element count of `shape`, or false when a dimension is negative or the
-/// byte size would exceed `limit` (the file holding the data is smaller).
+/// Byte size of `shape` with `elementSize`-byte elements, or false when a
+/// dimension is negative or the size would exceed `limit` (the file holding
+/// the data is smaller). A zero extent makes an empty tensor whatever the
+/// other extents; their product must still stay far from overflowing the
+/// int64 element counts computed later.
 bool checkedBytes(const std::vector<int64_t> &shape, size_t elementSize,
                   uint64_t limit, uint64_t &bytes) {
-  bytes = elementSize;
+  constexpr uint64_t kMaxElements = uint64_t(1) << 48;
   bool zero = false;
+  uint64_t nonZero = 1;
   for (int64_t d : shape) {
     if (d < 0)
       return false;
@@ -197,14 +210,17 @@ bool checkedBytes(const std::vector<int64_t> &shape, size_t elementSize,
       zero = true;
       continue;
     }
-    if (static_cast<uint64_t>(d) > limit / bytes + 1)
+    if (static_cast<uint64_t>(d) > kMaxElements / nonZero)
       return false;
-    bytes *= static_cast<uint64_t>(d);
-    if (bytes > limit)
-      return false;
+    nonZero *= static_cast<uint64_t>(d);
   }
-  if (zero)
+  if (zero) {
     bytes = 0;
+    return true;
+  }
+  if (nonZero > limit / elementSize)
+    return false;
+  bytes = nonZero * elementSize;
   return true;
 }
 
@@ -228,7 +244,7 @@ Result<OwnedTensor> parseTensorProto(const std::string &bytes,
   OwnedTensor tensor;
   int64_t dataType = 0;
   std::vector<uint8_t> raw, floats, doubles;
-  std::vector<int64_t> int32s, int64s;
+  std::vector<int64_t> int32s, int64s, uint64s;
   bool hasRaw = false;
   while (!r.done()) {
     uint64_t key;
@@ -268,6 +284,9 @@ Result<OwnedTensor> parseTensorProto(const std::string &bytes,
     case 10:
       ok = readFixed(r, wire, 8, doubles);
       break;
+    case 11:
+      ok = readInts(r, wire, uint64s);
+      break;
     case 14:
       ok = wire == 0 && r.varint(v);
       if (ok && v != 0)
@@ -287,18 +306,24 @@ Result<OwnedTensor> parseTensorProto(const std::string &bytes,
   if (!checkedBytes(tensor.shape, esize, bytes.size() * 8 + esize, expected))
     return bad("shape " + shapeToString(tensor.shape) +
                " does not fit the data");
-  size_t count = expected / esize;
+  size_t count = esize ? expected / esize : 0;
   if (hasRaw) {
     tensor.bytes = std::move(raw);
   } else if (tensor.dtype == DType::F32) {
     tensor.bytes = std::move(floats);
   } else if (tensor.dtype == DType::F64) {
     tensor.bytes = std::move(doubles);
-  } else if (tensor.dtype == DType::I64) {
-    tensor.bytes.resize(int64s.size() * 8);
-    std::memcpy(tensor.bytes.data(), int64s.data(), tensor.bytes.size());
+  } else if (tensor.dtype == DType::I64 || tensor.dtype == DType::U64 ||
+             tensor.dtype == DType::U32) {
+    // int64_data carries int64; uint64_data carries uint32 and uint64.
+    const std::vector<int64_t> &values =
+        tensor.dtype == DType::I64 ? int64s : uint64s;
+    tensor.bytes.resize(values.size() * esize);
+    for (size_t i = 0; i < values.size(); ++i)
+      std::memcpy(tensor.bytes.data() + i * esize, &values[i], esize);
   } else {
-    // int32_data carries int32, int16, int8, uint8, bool and float16 bits.
+    // int32_data carries int32, int16, uint16, int8, uint8, bool, float16
+    // and bfloat16 bits.
     tensor.bytes.resize(int32s.size() * esize);
     for (size_t i = 0; i < int32s.size(); ++i) {
       int32_t value = static_cast<int32_t>(int32s[i]);
@@ -330,7 +355,8 @@ std::string serializeTensorProto(const TensorView &tensor,
   out += name;
   out += static_cast<char>((9 << 3) | 2);
   putVarint(out, tensor.nbytes());
-  out.append(static_cast<const char *>(tensor.data), tensor.nbytes());
+  if (tensor.nbytes())
+    out.append(static_cast<const char *>(tensor.data), tensor.nbytes());
   return out;
 }
 
@@ -350,6 +376,11 @@ const char *npyDescr(DType dtype) {
   case DType::I32: return "<i4";
   case DType::I64: return "<i8";
   case DType::Bool: return "|b1";
+  case DType::U16: return "<u2";
+  case DType::U32: return "<u4";
+  case DType::U64: return "<u8";
+  // numpy has no bfloat16; ml_dtypes arrays save as two raw bytes.
+  case DType::BF16: return "|V2";
   }
   return "?";
 }
@@ -393,7 +424,7 @@ Result<OwnedTensor> parseNpy(const std::string &bytes,
     return bad("bad descr");
   std::string d = header.substr(q1 + 1, q2 - q1 - 1);
   bool found = false;
-  for (int t = 0; t <= 8 && !found; ++t)
+  for (int t = 0; t <= kLastDType && !found; ++t)
     if (d == npyDescr(static_cast<DType>(t)) ||
         (d.size() == 3 && d[0] == '=' &&
          d.substr(1) == std::string(npyDescr(static_cast<DType>(t))).substr(1)))
@@ -451,7 +482,8 @@ std::string serializeNpy(const TensorView &tensor) {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>(header.size() >> 8);
   out += header;
-  out.append(static_cast<const char *>(tensor.data), tensor.nbytes());
+  if (tensor.nbytes())
+    out.append(static_cast<const char *>(tensor.data), tensor.nbytes());
   return out;
 }
 

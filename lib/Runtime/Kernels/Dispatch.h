@@ -10,79 +10,18 @@
 #ifndef STRATA_LIB_RUNTIME_KERNELS_DISPATCH_H
 #define STRATA_LIB_RUNTIME_KERNELS_DISPATCH_H
 
+#include "strata/Runtime/HalfFloat.h"
 #include "strata/Runtime/Tensor.h"
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace strata::runtime::kernels {
 
-/// IEEE binary16 storage; arithmetic goes through float.
-struct Half {
-  uint16_t bits;
-};
-
-/// binary16 -> float (exact).
-inline float halfToFloat(Half h) {
-  uint32_t sign = static_cast<uint32_t>(h.bits & 0x8000) << 16;
-  uint32_t exponent = (h.bits >> 10) & 0x1f;
-  uint32_t mantissa = h.bits & 0x3ff;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000 | (mantissa << 13);
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {
-    // Subnormal: normalise.
-    int shift = 0;
-    while (!(mantissa & 0x400)) {
-      mantissa <<= 1;
-      ++shift;
-    }
-    bits = sign | ((113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
-  }
-  float result;
-  std::memcpy(&result, &bits, sizeof(result));
-  return result;
-}
-
-/// float -> binary16, rounding to nearest even.
-inline Half floatToHalf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
-  uint32_t exponent = (bits >> 23) & 0xff;
-  uint32_t mantissa = bits & 0x7fffff;
-  if (exponent == 0xff) // Inf or NaN (keep NaN quiet).
-    return {static_cast<uint16_t>(sign | 0x7c00 | (mantissa ? 0x200 : 0))};
-  int32_t e = static_cast<int32_t>(exponent) - 127 + 15;
-  if (e >= 0x1f)
-    return {static_cast<uint16_t>(sign | 0x7c00)};
-  if (e <= 0) {
-    if (e < -10)
-      return {sign};
-    // Subnormal result: shift the implicit bit in, round to nearest even.
-    mantissa |= 0x800000;
-    uint32_t shift = static_cast<uint32_t>(14 - e);
-    uint32_t half = mantissa >> shift;
-    uint32_t rest = mantissa & ((1u << shift) - 1);
-    uint32_t midpoint = 1u << (shift - 1);
-    if (rest > midpoint || (rest == midpoint && (half & 1)))
-      ++half;
-    return {static_cast<uint16_t>(sign | half)};
-  }
-  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-    ++half; // May carry into the exponent, up to infinity: correct.
-  return {static_cast<uint16_t>(sign | half)};
-}
-
 /// Calls `fn(T{})` with T the C++ element type of `dtype` for the real
-/// numeric types (no bool, no half); returns false for any other dtype.
+/// numeric types (no bool, no f16/bf16); returns false for any other dtype.
 template <typename Fn> bool dispatchNumeric(DType dtype, Fn &&fn) {
   switch (dtype) {
   case DType::F32:
@@ -106,6 +45,15 @@ template <typename Fn> bool dispatchNumeric(DType dtype, Fn &&fn) {
   case DType::I64:
     fn(int64_t{});
     return true;
+  case DType::U16:
+    fn(uint16_t{});
+    return true;
+  case DType::U32:
+    fn(uint32_t{});
+    return true;
+  case DType::U64:
+    fn(uint64_t{});
+    return true;
   default:
     return false;
   }
@@ -122,6 +70,18 @@ template <typename Fn> bool dispatchFloat(DType dtype, Fn &&fn) {
     return true;
   default:
     return false;
+  }
+}
+
+/// f(a, b) for +, - or * with two's-complement wrap-around for integers:
+/// computed in the unsigned type both promote to, so overflow (u16 * u16
+/// promotes to int) is defined.
+template <typename T, typename F> T wrapping(T a, T b, F f) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<decltype(a + b)>;
+    return static_cast<T>(f(static_cast<U>(a), static_cast<U>(b)));
+  } else {
+    return static_cast<T>(f(a, b));
   }
 }
 

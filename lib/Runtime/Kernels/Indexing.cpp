@@ -144,10 +144,10 @@ Error scatterElementsKernel(KernelContext &ctx) {
       T &slot = y[targets[i]];
       switch (kind) {
       case 1:
-        slot = static_cast<T>(slot + u[i]);
+        slot = wrapping(slot, u[i], [](auto a, auto b) { return a + b; });
         break;
       case 2:
-        slot = static_cast<T>(slot * u[i]);
+        slot = wrapping(slot, u[i], [](auto a, auto b) { return a * b; });
         break;
       case 3:
         slot = slot < u[i] ? u[i] : slot;

@@ -113,6 +113,7 @@ Error logicalXorKernel(KernelContext &ctx);
 Error logicalNotKernel(KernelContext &ctx);
 Error selectKernel(KernelContext &ctx);
 Error modKernel(KernelContext &ctx);
+Error bitShiftKernel(KernelContext &ctx);
 Error gatherElementsKernel(KernelContext &ctx);
 Error gatherKernel(KernelContext &ctx);
 Error gatherNdKernel(KernelContext &ctx);

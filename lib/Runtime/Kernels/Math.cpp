@@ -108,6 +108,14 @@ template <typename F> Error numericBinary(KernelContext &ctx, F f) {
   return Error::success();
 }
 
+/// True for a signed integer -1 (whose quotient can overflow).
+template <typename T> bool isMinusOne(T value) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return value == T(-1);
+  else
+    return false;
+}
+
 template <typename T> bool isNaN(T value) {
   if constexpr (std::is_floating_point_v<T>)
     return std::isnan(value);
@@ -125,15 +133,24 @@ template <typename Fn> bool dispatchCastType(DType dtype, Fn &&fn) {
     fn(Half{});
     return true;
   }
+  if (dtype == DType::BF16) {
+    fn(BFloat16{});
+    return true;
+  }
   return dispatchNumeric(dtype, fn);
 }
 
-/// Converts one element; half goes through float, bool tests non-zero.
+/// Converts one element; f16 and bf16 go through float, bool tests
+/// non-zero.
 template <typename To, typename From> To convertElement(From value) {
   if constexpr (std::is_same_v<From, Half>)
     return convertElement<To>(halfToFloat(value));
+  else if constexpr (std::is_same_v<From, BFloat16>)
+    return convertElement<To>(bfloat16ToFloat(value));
   else if constexpr (std::is_same_v<To, Half>)
     return floatToHalf(static_cast<float>(value));
+  else if constexpr (std::is_same_v<To, BFloat16>)
+    return floatToBFloat16(static_cast<float>(value));
   else if constexpr (std::is_same_v<To, bool>)
     return value != From{};
   else
@@ -217,7 +234,8 @@ Error modKernel(KernelContext &ctx) {
       if constexpr (std::is_floating_point_v<T>)
         return static_cast<T>(std::fmod(a, b));
       else
-        return b == 0 ? T(0) : static_cast<T>(a % b);
+        // x % -1 is 0; computing it traps for the most negative x.
+        return b == 0 || isMinusOne(b) ? T(0) : static_cast<T>(a % b);
     });
   if (!ctx.ins.empty() &&
       (ctx.ins[0].dtype == DType::F32 || ctx.ins[0].dtype == DType::F64 ||
@@ -228,13 +246,43 @@ Error modKernel(KernelContext &ctx) {
     if constexpr (std::is_floating_point_v<T>) {
       return a; // Rejected above.
     } else {
-      if (b == 0)
+      if (b == 0 || isMinusOne(b))
         return T(0);
-      // The remainder takes the divisor's sign (Python's %).
       T r = static_cast<T>(a % b);
-      if (r != 0 && ((r < 0) != (b < 0)))
-        r = static_cast<T>(r + b);
+      // The remainder takes the divisor's sign (Python's %).
+      if constexpr (std::is_signed_v<T>)
+        if (r != 0 && ((r < 0) != (b < 0)))
+          r = static_cast<T>(r + b);
       return r;
+    }
+  });
+}
+
+Error bitShiftKernel(KernelContext &ctx) {
+  const Param *directionParam = ctx.params.find("direction");
+  std::string direction = directionParam ? directionParam->stringValue : "";
+  if (direction != "left" && direction != "right")
+    return ctx.fail("direction must be 'left' or 'right', got '" + direction +
+                    "'");
+  DType dtype = ctx.outs.empty() ? DType::F32 : ctx.outs[0].dtype;
+  if (dtype != DType::U8 && dtype != DType::U16 && dtype != DType::U32 &&
+      dtype != DType::U64)
+    return ctx.fail("shifts u8, u16, u32 or u64, got " +
+                    std::string(dtypeName(dtype)));
+  bool left = direction == "left";
+  // A shift by the bit width or more gives 0 (numpy's rule); in C++ it
+  // would be undefined.
+  return numericBinary(ctx, [left](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
+      if (b >= sizeof(T) * 8)
+        return T(0);
+      // Shift in (at least) unsigned int: T may promote to signed int.
+      using U = std::common_type_t<T, unsigned>;
+      return static_cast<T>(left ? static_cast<U>(a) << b
+                                 : static_cast<U>(a) >> b);
+    } else {
+      return a; // Rejected above.
     }
   });
 }
@@ -242,21 +290,28 @@ Error modKernel(KernelContext &ctx) {
 Error genericArithmeticKernel(KernelContext &ctx, int op) {
   switch (op) {
   case 0:
-    return numericBinary(
-        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a + b); });
+    return numericBinary(ctx, [](auto a, auto b) {
+      return wrapping(a, b, [](auto x, auto y) { return x + y; });
+    });
   case 1:
-    return numericBinary(
-        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a - b); });
+    return numericBinary(ctx, [](auto a, auto b) {
+      return wrapping(a, b, [](auto x, auto y) { return x - y; });
+    });
   case 2:
-    return numericBinary(
-        ctx, [](auto a, auto b) { return static_cast<decltype(a)>(a * b); });
+    return numericBinary(ctx, [](auto a, auto b) {
+      return wrapping(a, b, [](auto x, auto y) { return x * y; });
+    });
   case 3:
     return numericBinary(ctx, [](auto a, auto b) {
       using T = decltype(a);
       if constexpr (std::is_floating_point_v<T>)
         return a / b;
-      else // Truncating; division by zero yields 0 rather than trapping.
-        return b == 0 ? T(0) : static_cast<T>(a / b);
+      else if (b == 0) // Truncating; x / 0 yields 0 rather than trapping.
+        return T(0);
+      else if (isMinusOne(b)) // Wraps for the most negative x.
+        return wrapping(T(0), a, [](auto x, auto y) { return x - y; });
+      else
+        return static_cast<T>(a / b);
     });
   default:
     return numericBinary(ctx, [](auto a, auto b) {

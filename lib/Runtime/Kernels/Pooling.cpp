@@ -1,4 +1,5 @@
-//===- Pooling.cpp - max_pool2d and avg_pool2d (f32, NCHW) ----------------===//
+//===- Pooling.cpp - max_pool2d (numeric types) and avg_pool2d (f32), NCHW ===//
+#include "Dispatch.h"
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -30,10 +31,16 @@ int64_t pooledExtent(int64_t in, int64_t padBegin, int64_t padEnd,
   return out;
 }
 
-Error poolGeometry(KernelContext &ctx, PoolGeometry &g) {
+/// Checks the operands (f32 unless `anyNumeric`, which admits every type
+/// dispatchNumeric knows, input and result alike) and reads the window.
+Error poolGeometry(KernelContext &ctx, PoolGeometry &g, bool anyNumeric) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
-  STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (!anyNumeric)
+    STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
+  else if (in.dtype != out.dtype || !dispatchNumeric(in.dtype, [](auto) {}))
+    return ctx.fail("takes and writes one numeric type, got " +
+                    in.typeString() + " -> " + out.typeString());
   if (in.rank() != 4 || out.rank() != 4 || in.shape[0] != out.shape[0] ||
       in.shape[1] != out.shape[1])
     return ctx.fail("input " + in.typeString() + " and result " +
@@ -65,37 +72,44 @@ Error poolGeometry(KernelContext &ctx, PoolGeometry &g) {
 
 Error maxPool2dKernel(KernelContext &ctx) {
   PoolGeometry g;
-  STRATA_RETURN_IF_ERROR(poolGeometry(ctx, g));
+  STRATA_RETURN_IF_ERROR(poolGeometry(ctx, g, /*anyNumeric=*/true));
   if (ctx.validateOnly)
     return Error::success();
-  const float *x = ctx.ins[0].as<float>();
-  float *y = ctx.outs[0].as<float>();
-  for (int64_t p = 0; p < g.planes; ++p) {
-    const float *xp = x + p * g.h * g.w;
-    float *yp = y + p * g.oh * g.ow;
-    for (int64_t oy = 0; oy < g.oh; ++oy)
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        float best = -std::numeric_limits<float>::infinity();
-        int64_t iy0 = oy * g.sh - g.padT, ix0 = ox * g.sw - g.padL;
-        for (int64_t ky = 0; ky < g.kh; ++ky) {
-          int64_t iy = iy0 + ky * g.dh;
-          if (iy < 0 || iy >= g.h)
-            continue;
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            int64_t ix = ix0 + kx * g.dw;
-            if (ix >= 0 && ix < g.w)
-              best = std::max(best, xp[iy * g.w + ix]);
+  dispatchNumeric(ctx.ins[0].dtype, [&](auto tag) {
+    using T = decltype(tag);
+    // A window entirely in the padding yields the type's lowest value.
+    constexpr T lowest = std::numeric_limits<T>::has_infinity
+                             ? -std::numeric_limits<T>::infinity()
+                             : std::numeric_limits<T>::lowest();
+    const T *x = ctx.ins[0].as<const T>();
+    T *y = ctx.outs[0].as<T>();
+    for (int64_t p = 0; p < g.planes; ++p) {
+      const T *xp = x + p * g.h * g.w;
+      T *yp = y + p * g.oh * g.ow;
+      for (int64_t oy = 0; oy < g.oh; ++oy)
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          T best = lowest;
+          int64_t iy0 = oy * g.sh - g.padT, ix0 = ox * g.sw - g.padL;
+          for (int64_t ky = 0; ky < g.kh; ++ky) {
+            int64_t iy = iy0 + ky * g.dh;
+            if (iy < 0 || iy >= g.h)
+              continue;
+            for (int64_t kx = 0; kx < g.kw; ++kx) {
+              int64_t ix = ix0 + kx * g.dw;
+              if (ix >= 0 && ix < g.w)
+                best = std::max(best, xp[iy * g.w + ix]);
+            }
           }
+          yp[oy * g.ow + ox] = best;
         }
-        yp[oy * g.ow + ox] = best;
-      }
-  }
+    }
+  });
   return Error::success();
 }
 
 Error avgPool2dKernel(KernelContext &ctx) {
   PoolGeometry g;
-  STRATA_RETURN_IF_ERROR(poolGeometry(ctx, g));
+  STRATA_RETURN_IF_ERROR(poolGeometry(ctx, g, /*anyNumeric=*/false));
   STRATA_KERNEL_ASSIGN(includePad,
                        ctx.params.getBool("count_include_pad", false));
   if (ctx.validateOnly)

@@ -109,6 +109,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"logical_not", logicalNotKernel},
       {"select", selectKernel},
       {"mod", modKernel},
+      {"bit_shift", bitShiftKernel},
       {"gather_elements", gatherElementsKernel},
       {"gather", gatherKernel},
       {"gather_nd", gatherNdKernel},

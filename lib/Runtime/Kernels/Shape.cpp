@@ -28,7 +28,7 @@ Error byteCopy(KernelContext &ctx) {
                     " differ in element count");
   if (ctx.validateOnly)
     return Error::success();
-  if (ctx.ins[0].data != ctx.outs[0].data)
+  if (ctx.ins[0].data != ctx.outs[0].data && ctx.outs[0].nbytes())
     std::memmove(ctx.outs[0].data, ctx.ins[0].data, ctx.outs[0].nbytes());
   return Error::success();
 }

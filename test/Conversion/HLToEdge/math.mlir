@@ -33,6 +33,45 @@ func.func @cast(%x: tensor<4xf32>) -> tensor<4xf16> {
 
 // -----
 
+// Tests that bit_shift aligns ranks and spells the direction in lower case.
+// CHECK-LABEL: func @bit_shift
+func.func @bit_shift(%a: tensor<2x3xui32>, %b: tensor<3xui32>) -> tensor<2x3xui32> {
+  // CHECK: %[[B:.*]] = edge.reshape %{{.*}} : (tensor<3xui32>) -> tensor<1x3xui32>
+  // CHECK: edge.bit_shift %{{.*}}, %[[B]] {direction = "right"} : (tensor<2x3xui32>, tensor<1x3xui32>) -> tensor<2x3xui32>
+  // CHECK-NOT: hl.bit_shift
+  %0 = hl.bit_shift %a, %b {direction = "RIGHT"} : (tensor<2x3xui32>, tensor<3xui32>) -> tensor<2x3xui32>
+  return %0 : tensor<2x3xui32>
+}
+
+// -----
+
+// Tests that max, min and mod lower on the wide unsigned types.
+// CHECK-LABEL: func @unsigned_binary
+func.func @unsigned_binary(%a: tensor<4xui64>, %b: tensor<4xui64>) -> (tensor<4xui64>, tensor<4xui64>, tensor<4xui64>) {
+  // CHECK: edge.maximum %{{.*}}, %{{.*}} : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  // CHECK: edge.minimum %{{.*}}, %{{.*}} : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  // CHECK: edge.mod %{{.*}}, %{{.*}} {fmod = false} : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  %0 = hl.max %a, %b : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  %1 = hl.min %a, %b : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  %2 = hl.mod %a, %b : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  return %0, %1, %2 : tensor<4xui64>, tensor<4xui64>, tensor<4xui64>
+}
+
+// -----
+
+// Tests that casts to and from bf16 lower to edge.cast.
+// CHECK-LABEL: func @cast_bf16
+func.func @cast_bf16(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[B:.*]] = edge.cast %{{.*}} : (tensor<4xf32>) -> tensor<4xbf16>
+  // CHECK: edge.cast %[[B]] : (tensor<4xbf16>) -> tensor<4xf32>
+  // CHECK-NOT: hl.cast
+  %0 = hl.cast %x : (tensor<4xf32>) -> tensor<4xbf16>
+  %1 = hl.cast %0 : (tensor<4xbf16>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
 // Tests that mod carries fmod.
 // CHECK-LABEL: func @mod
 func.func @mod(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi64> {

@@ -800,3 +800,30 @@ func.func @range_types(%s: tensor<i64>) {
   %0 = edge.range %s, %s, %s : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+// Tests that bit_shift's direction is left or right (lower case).
+func.func @bit_shift_direction(%a: tensor<3xui8>) {
+  // expected-error @+1 {{direction must be "left" or "right", got "LEFT"}}
+  %0 = edge.bit_shift %a, %a {direction = "LEFT"} : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+  return
+}
+
+// -----
+
+// Tests that bit_shift rejects signless integers.
+func.func @bit_shift_signless(%a: tensor<3xi8>) {
+  // expected-error @+1 {{must be statically shaped tensor of 8-bit unsigned integer or 16-bit unsigned integer}}
+  %0 = edge.bit_shift %a, %a {direction = "left"} : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  return
+}
+
+// -----
+
+// Tests that bit_shift operands broadcast to the result.
+func.func @bit_shift_broadcast(%a: tensor<2x3xui32>, %b: tensor<2x2xui32>) {
+  // expected-error @+1 {{}}
+  %0 = edge.bit_shift %a, %b {direction = "left"} : (tensor<2x3xui32>, tensor<2x2xui32>) -> tensor<2x3xui32>
+  return
+}

@@ -212,3 +212,23 @@ func.func @range(%s: tensor<f32>, %l: tensor<f32>, %d: tensor<f32>) -> tensor<2x
   %0 = edge.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// Tests that bit_shift round-trips on the unsigned types, with broadcasting.
+// CHECK-LABEL: func @bit_shift
+func.func @bit_shift(%a: tensor<2x3xui16>, %b: tensor<1x3xui16>, %c: tensor<4xui64>) -> (tensor<2x3xui16>, tensor<4xui64>) {
+  // CHECK: edge.bit_shift %{{.*}}, %{{.*}} {direction = "left"} : (tensor<2x3xui16>, tensor<1x3xui16>) -> tensor<2x3xui16>
+  %0 = edge.bit_shift %a, %b {direction = "left"} : (tensor<2x3xui16>, tensor<1x3xui16>) -> tensor<2x3xui16>
+  // CHECK: edge.bit_shift %{{.*}}, %{{.*}} {direction = "right"} : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  %1 = edge.bit_shift %c, %c {direction = "right"} : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  return %0, %1 : tensor<2x3xui16>, tensor<4xui64>
+}
+
+// Tests that casts to and from bf16 and the wide unsigned types round-trip.
+// CHECK-LABEL: func @cast_new_types
+func.func @cast_new_types(%x: tensor<3xf32>, %u: tensor<3xui32>) -> (tensor<3xbf16>, tensor<3xui64>) {
+  // CHECK: edge.cast %{{.*}} : (tensor<3xf32>) -> tensor<3xbf16>
+  %0 = edge.cast %x : (tensor<3xf32>) -> tensor<3xbf16>
+  // CHECK: edge.cast %{{.*}} : (tensor<3xui32>) -> tensor<3xui64>
+  %1 = edge.cast %u : (tensor<3xui32>) -> tensor<3xui64>
+  return %0, %1 : tensor<3xbf16>, tensor<3xui64>
+}
