@@ -41,6 +41,9 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateMathPatterns(typeConverter, patterns);
   hl_to_edge::populateLogicPatterns(typeConverter, patterns);
   hl_to_edge::populateIndexingPatterns(typeConverter, patterns);
+  hl_to_edge::populateQuantizationPatterns(typeConverter, patterns);
+  hl_to_edge::populateIntegerLinearPatterns(typeConverter, patterns);
+  hl_to_edge::populateEinsumPatterns(typeConverter, patterns);
 }
 
 namespace {
