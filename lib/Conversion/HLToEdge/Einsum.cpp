@@ -15,6 +15,7 @@
 
 #include "HL/IR/HLOps.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -266,6 +267,20 @@ struct EinsumLowering : public OpConversionPattern<hl::EinsumOp> {
       return op.emitOpError("equation '")
              << op.getEquation() << "' is not supported: " << error;
     auto &[inputLabels, output] = *parsed;
+    // A letter has one extent everywhere; ellipsis dimensions broadcast.
+    llvm::DenseMap<char, int64_t> extents;
+    for (auto [value, labels] : llvm::zip(adaptor.getInputs(), inputLabels))
+      for (auto [c, extent] : llvm::zip(
+               labels, cast<RankedTensorType>(value.getType()).getShape())) {
+        auto [it, inserted] = extents.try_emplace(c, extent);
+        bool broadcasts = llvm::isDigit(c) && (it->second == 1 || extent == 1);
+        if (!inserted && it->second != extent && !broadcasts)
+          return op.emitOpError("equation '")
+                 << op.getEquation() << "' is not supported: label '" << c
+                 << "' has extents " << it->second << " and " << extent;
+        if (llvm::isDigit(c))
+          it->second = std::max(it->second, extent);
+      }
 
     EinsumBuilder builder(rewriter, op.getLoc(), resultType.getElementType());
     SmallVector<Term> terms;

@@ -250,7 +250,7 @@ struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
 
 void strata::hl_to_edge::populateLinearPatterns(TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns
-      .add<ConvLowering, GemmLowering, MatMulLowering, ConvTransposeLowering>(
-          converter, patterns.getContext());
+  patterns.add<ConvLowering, GemmLowering, MatMulLowering,
+               ConvTransposeLowering>(
+      converter, patterns.getContext());
 }

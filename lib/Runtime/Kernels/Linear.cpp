@@ -25,7 +25,7 @@ namespace strata::runtime::kernels {
 // picked at load time (GCC/Clang function multiversioning), so the portable
 // binary uses the wide registers where the CPU has them.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define STRATA_GEMM_CLONES                                                     \
+#define STRATA_GEMM_CLONES                                                    \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define STRATA_GEMM_CLONES
@@ -209,8 +209,9 @@ Result<std::vector<int64_t>> getPadsParam(const Params &params) {
   if (!pads.ok())
     return pads.takeError();
   if (pads->size() != 4 ||
-      std::any_of(pads->begin(), pads->end(),
-                  [](int64_t p) { return p < 0 || p > kMaxWindowParam; }))
+      std::any_of(pads->begin(), pads->end(), [](int64_t p) {
+        return p < 0 || p > kMaxWindowParam;
+      }))
     return Error(ErrorCode::InvalidArgument,
                  "parameter 'pads' must be four integers in [0, 2^20] "
                  "[top, left, bottom, right]");
@@ -270,9 +271,8 @@ Error conv2dKernel(KernelContext &ctx) {
   g.padT = pads[0], g.padL = pads[1], g.padB = pads[2], g.padR = pads[3];
   if (g.group < 1 || g.group > g.c || g.c % g.group || g.oc % g.group ||
       weight.shape[1] != g.c / g.group)
-    return ctx.fail("group " + std::to_string(g.group) +
-                    " does not fit input " + in.typeString() + " and weight " +
-                    weight.typeString());
+    return ctx.fail("group " + std::to_string(g.group) + " does not fit input " +
+                    in.typeString() + " and weight " + weight.typeString());
   if (out.shape[0] != g.n || out.shape[1] != g.oc)
     return ctx.fail("result " + out.typeString() + " does not match input " +
                     in.typeString() + " and weight " + weight.typeString());
@@ -351,8 +351,9 @@ Error conv2dKernel(KernelContext &ctx) {
     return Error::success();
   }
 
-  bool pointwise = g.kh == 1 && g.kw == 1 && g.strideH == 1 && g.strideW == 1 &&
-                   g.padT == 0 && g.padL == 0 && g.padB == 0 && g.padR == 0;
+  bool pointwise = g.kh == 1 && g.kw == 1 && g.strideH == 1 &&
+                   g.strideW == 1 && g.padT == 0 && g.padL == 0 &&
+                   g.padB == 0 && g.padR == 0;
   float *col = pointwise ? nullptr
                          : ctx.scratchFloats(static_cast<size_t>(kSize) *
                                              static_cast<size_t>(spatial));
@@ -385,8 +386,8 @@ Error conv2dKernel(KernelContext &ctx) {
         cols = col;
       }
       float *yg = y + (b * g.oc + gi * ocg) * spatial;
-      gemm(ocg, spatial, kSize, wt + gi * ocg * kSize, kSize, cols, spatial, yg,
-           spatial);
+      gemm(ocg, spatial, kSize, wt + gi * ocg * kSize, kSize, cols, spatial,
+           yg, spatial);
       if (bias)
         for (int64_t o = 0; o < ocg; ++o) {
           float bv = bias[gi * ocg + o];

@@ -60,10 +60,41 @@ func.func @einsum_batch_diagonal(%x: tensor<3x2x2xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// Tests that three operands contract left to right.
+// CHECK-LABEL: func @einsum_chain
+func.func @einsum_chain(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // CHECK: %[[AB:.*]] = edge.matmul %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  // CHECK: edge.matmul %[[AB]], %{{.*}} : (tensor<2x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  %0 = hl.einsum %a, %b, %c {equation = "ij,jk,kl->il"} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// Tests that ellipsis dimensions broadcast as matmul batch dimensions.
+// CHECK-LABEL: func @einsum_ellipsis_broadcast
+func.func @einsum_ellipsis_broadcast(%a: tensor<1x2x3xf32>, %b: tensor<4x3x5xf32>) -> tensor<4x2x5xf32> {
+  // CHECK: edge.matmul %{{.*}}, %{{.*}} : (tensor<1x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+  %0 = hl.einsum %a, %b {equation = "...ij,...jk"} : (tensor<1x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+  return %0 : tensor<4x2x5xf32>
+}
+
+// -----
+
 // Tests that an equation that does not fit its operands fails, naming it.
 func.func @einsum_bad_rank(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   // expected-error @+2 {{equation 'ijk->i' is not supported: term 'ijk' does not fit an operand of rank 2}}
   // expected-error @+1 {{failed to legalize operation 'hl.einsum'}}
   %0 = hl.einsum %x {equation = "ijk->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Tests that a label with two extents fails, naming the equation.
+func.func @einsum_extent_mismatch(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+2 {{equation 'ij,jk->ik' is not supported: label 'j' has extents 3 and 4}}
+  // expected-error @+1 {{failed to legalize operation 'hl.einsum'}}
+  %0 = hl.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
 }

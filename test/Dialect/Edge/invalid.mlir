@@ -757,3 +757,22 @@ func.func @dequantize_type_axis(%q: tensor<3x3x!quant.uniform<u8:f32:0, {0.5, 0.
   %0 = edge.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<3x3x!quant.uniform<u8:f32:0, {0.5, 0.5, 0.5}>>, tensor<3xf32>, tensor<3xui8>) -> tensor<3x3xf32>
   return
 }
+
+// -----
+
+// Tests that matmul operands share the result's element type (no implicit
+// widening of integer operands).
+func.func @matmul_mixed_types(%a: tensor<2x3xi8>, %b: tensor<3x2xi32>) {
+  // expected-error @+1 {{operand element type 'i8' differs from the result's 'i32'}}
+  %0 = edge.matmul %a, %b : (tensor<2x3xi8>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+// Tests that conv2d operands share the result's element type.
+func.func @conv2d_mixed_types(%x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>, %b: tensor<1xf32>) {
+  // expected-error @+1 {{operand element type 'f32' differs from the result's 'i32'}}
+  %0 = edge.conv2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>, tensor<1xf32>) -> tensor<1x1x2x2xi32>
+  return
+}

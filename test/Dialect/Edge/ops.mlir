@@ -211,3 +211,13 @@ func.func @quantize_to_quant_type(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %y = edge.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<2x3x!quant.uniform<i8:f32:1, {0.5, 0.25:-3, 1.0:7}>>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }
+
+// Tests that matmul and conv2d take i32 operands (integer accumulation).
+// CHECK-LABEL: func @integer_linear
+func.func @integer_linear(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>, %x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>) -> (tensor<2x2xi32>, tensor<1x1x2x2xi32>) {
+  // CHECK: edge.matmul %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  %0 = edge.matmul %a, %b : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  // CHECK: edge.conv2d %{{.*}}, %{{.*}} {{.*}} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  %1 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  return %0, %1 : tensor<2x2xi32>, tensor<1x1x2x2xi32>
+}
