@@ -165,6 +165,16 @@ TEST(GenericKernelTest, I32Conv2dWithPaddingAndBias) {
   EXPECT_EQ(valuesOf<int32_t>(*out), (std::vector<int32_t>{11, 13, 14, 20}));
 }
 
+TEST(GenericKernelTest, F64MatMulKeepsDoublePrecision) {
+  // [1, 2] x [2, 1]: 2^52 * 1 + 1 * 1 = 2^52 + 1, exact in f64 only.
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<double>(DType::F64, {1, 2}, {4503599627370496.0, 1.0}),
+      tensorOf<double>(DType::F64, {2, 1}, {1.0, 1.0})};
+  Result<OwnedTensor> out = runKernel("matmul", inputs, DType::F64, {1, 1});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<double>(*out), (std::vector<double>{4503599627370497.0}));
+}
+
 TEST(GenericKernelTest, MatMulRejectsMixedTypes) {
   std::vector<OwnedTensor> inputs = {
       tensorOf<int32_t>(DType::I32, {1, 1}, {1}), f32Tensor({1, 1}, {1})};
