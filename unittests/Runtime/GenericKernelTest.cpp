@@ -309,3 +309,54 @@ TEST(GenericKernelTest, RangeRejectsOperandsOfAnotherType) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(GenericKernelTest, I32MatMulAccumulatesExactly) {
+  // [1, 3] x [3, 1]: 2^24 + 1 + 255 * 255 - 1 = 16842241, which f32
+  // accumulation could not hold (2^24 + 1 is not an f32).
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<int32_t>(DType::I32, {1, 3}, {16777217, 255, -1}),
+      tensorOf<int32_t>(DType::I32, {3, 1}, {1, 255, 1})};
+  Result<OwnedTensor> out = runKernel("matmul", inputs, DType::I32, {1, 1});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<int32_t>(*out), (std::vector<int32_t>{16842241}));
+}
+
+TEST(GenericKernelTest, I32Conv2dWithPaddingAndBias) {
+  // 1x1x2x2 input [[1, 2], [3, 4]], one 2x2 filter of ones, pad 1 on the
+  // top and left only, bias 10: the 2x2 output windows hold
+  // {1}, {1, 2}, {1, 3}, {1, 2, 3, 4} -> 11, 13, 14, 20.
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<int32_t>(DType::I32, {1, 1, 2, 2}, {1, 2, 3, 4}),
+      tensorOf<int32_t>(DType::I32, {1, 1, 2, 2}, {1, 1, 1, 1}),
+      tensorOf<int32_t>(DType::I32, {1}, {10})};
+  Result<OwnedTensor> out = runKernel(
+      "conv2d", inputs, DType::I32, {1, 1, 2, 2},
+      {intsParam("strides", {1, 1}), intsParam("dilations", {1, 1}),
+       intsParam("pads", {1, 1, 0, 0}), intParam("group", 1)});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<int32_t>(*out), (std::vector<int32_t>{11, 13, 14, 20}));
+}
+
+TEST(GenericKernelTest, F64MatMulKeepsDoublePrecision) {
+  // [1, 2] x [2, 1]: 2^52 * 1 + 1 * 1 = 2^52 + 1, exact in f64 only.
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<double>(DType::F64, {1, 2}, {4503599627370496.0, 1.0}),
+      tensorOf<double>(DType::F64, {2, 1}, {1.0, 1.0})};
+  Result<OwnedTensor> out = runKernel("matmul", inputs, DType::F64, {1, 1});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<double>(*out), (std::vector<double>{4503599627370497.0}));
+}
+
+TEST(GenericKernelTest, MatMulRejectsMixedTypes) {
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<int32_t>(DType::I32, {1, 1}, {1}), f32Tensor({1, 1}, {1})};
+  Result<OwnedTensor> out = runKernel("matmul", inputs, DType::I32, {1, 1});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find("or all-i32 operands"),
+            std::string::npos)
+      << out.error().message();
+}
+
+} // namespace

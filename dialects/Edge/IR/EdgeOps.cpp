@@ -75,7 +75,21 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 // Conv2DOp
 //===----------------------------------------------------------------------===//
 
+/// Checks that every operand and the result share one element type (the
+/// conv2d and matmul kernels take all-f32 or all-i32 operands).
+static LogicalResult verifySameElementTypes(Operation *op) {
+  Type expected = getElementTypeOrSelf(op->getResult(0));
+  for (Value operand : op->getOperands())
+    if (getElementTypeOrSelf(operand) != expected)
+      return op->emitOpError("operand element type ")
+             << getElementTypeOrSelf(operand) << " differs from the result's "
+             << expected;
+  return success();
+}
+
 LogicalResult Conv2DOp::verify() {
+  if (failed(verifySameElementTypes(*this)))
+    return failure();
   ArrayRef<int64_t> weight = shapeOf(getWeight());
   if (weight.size() != 4)
     return emitOpError("weight must have rank 4 (OIHW), got ")
@@ -143,6 +157,8 @@ LogicalResult ConvTranspose2DOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatMulOp::verify() {
+  if (failed(verifySameElementTypes(*this)))
+    return failure();
   ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
   ArrayRef<int64_t> out = shapeOf(getOutput());
   if (lhs.size() < 2 || lhs.size() != rhs.size() || lhs.size() != out.size())

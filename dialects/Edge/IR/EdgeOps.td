@@ -837,4 +837,64 @@ def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Integer storage of quantized values: the plain integer types, or MLIR's
+/// `!quant.uniform` types whose storage type is one of them.
+def Edge_QuantStorageTensor : StaticShapeTensorOf<[I8, UI8, I16,
+                                                   quant_QuantizedType]>;
+/// Zero points: the plain storage types.
+def Edge_ZeroPointTensor : StaticShapeTensorOf<[I8, UI8, I16]>;
+
+def Edge_QuantizeLinearOp : Edge_Op<"quantize_linear",
+    [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Affine quantization of f32 to 8- or 16-bit integers";
+  let description = [{
+    `saturate(round_half_to_even(input / scale) + zero_point)` into the
+    range of the result's storage type (`i8`, `ui8` or `i16`). Per tensor
+    when `scale` and `zero_point` are scalars (`axis` is then 0), per axis
+    when they are 1-D with the input's extent at `axis`. Scale and zero
+    point are operands, so they may be computed at run time
+    (DynamicQuantizeLinear); the zero point always has the storage type.
+
+    The result may carry a `!quant.uniform` type (per tensor or per axis)
+    instead of its plain storage type: its storage type, axis and number of
+    scales must then agree with the operands, and constant operands with
+    the type's scales and zero points. That is the form quantization passes
+    produce; kernels see only the storage.
+
+    ```mlir
+    %q = edge.quantize_linear %x, %s, %z {axis = 0 : i64}
+        : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input, Edge_FloatTensor:$scale,
+                       Edge_ZeroPointTensor:$zero_point, I64Attr:$axis);
+  let results = (outs Edge_QuantStorageTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_DequantizeLinearOp : Edge_Op<"dequantize_linear",
+    [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Affine dequantization of 8- or 16-bit integers to f32";
+  let description = [{
+    `(input - zero_point) * scale`, per tensor or per axis as
+    `quantize_linear`; the input may carry a `!quant.uniform` type that
+    agrees with the operands.
+
+    ```mlir
+    %x = edge.dequantize_linear %q, %s, %z {axis = 1 : i64}
+        : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_QuantStorageTensor:$input, Edge_FloatTensor:$scale,
+                       Edge_ZeroPointTensor:$zero_point, I64Attr:$axis);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

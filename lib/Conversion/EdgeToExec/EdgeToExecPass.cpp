@@ -11,6 +11,7 @@
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace strata {
@@ -21,12 +22,20 @@ namespace strata {
 using namespace mlir;
 using namespace strata;
 
-/// tensor<...> -> memref<...> with the same static shape and element type.
+/// tensor<...> -> memref<...> with the same static shape and element type;
+/// a `!quant.uniform` element becomes its storage integer (`i8` signed,
+/// `ui8` unsigned): scales and zero points are kernel operands by then.
 static Type toBuffer(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return Type();
-  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  Type element = tensor.getElementType();
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element))
+    element = IntegerType::get(type.getContext(),
+                               quantized.getStorageTypeIntegralWidth(),
+                               quantized.isSigned() ? IntegerType::Signless
+                                                    : IntegerType::Unsigned);
+  return MemRefType::get(tensor.getShape(), element);
 }
 
 static Value castTo(OpBuilder &builder, Location loc, Type type, Value value) {

@@ -45,6 +45,9 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateRecurrentPatterns(typeConverter, patterns);
   hl_to_edge::populateSignalPatterns(typeConverter, patterns);
   hl_to_edge::populateControlFlowPatterns(typeConverter, patterns);
+  hl_to_edge::populateQuantizationPatterns(typeConverter, patterns);
+  hl_to_edge::populateIntegerLinearPatterns(typeConverter, patterns);
+  hl_to_edge::populateEinsumPatterns(typeConverter, patterns);
 }
 
 namespace {

@@ -7,6 +7,70 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
 
+namespace strata::hl_to_edge {
+
+FailureOr<Value> buildConv(OpBuilder &builder, Location loc, Value input,
+                           Value weight, Value bias,
+                           RankedTensorType resultType,
+                           const ConvAttributes &attrs) {
+  RankedTensorType inputType = getStaticType(input);
+  RankedTensorType weightType = getStaticType(weight);
+  if (!inputType || !weightType)
+    return failure();
+  int64_t rank = inputType.getRank();
+  if (rank != 3 && rank != 4)
+    return failure();
+  FailureOr<Window> window = resolveWindow(
+      inputType.getShape().drop_front(2), weightType.getShape().drop_front(2),
+      attrs.strides, attrs.dilations, attrs.pads, attrs.autoPad);
+  if (failed(window))
+    return failure();
+  Window window2D = liftWindowTo2D(*window);
+  auto to4D = [&](Value value, RankedTensorType type) {
+    if (type.getRank() == 4)
+      return value;
+    ArrayRef<int64_t> s = type.getShape();
+    return reshapeTo(builder, loc, value, {s[0], s[1], 1, s[2]});
+  };
+  ArrayRef<int64_t> out = resultType.getShape();
+  SmallVector<int64_t> out4D(out);
+  if (rank == 3)
+    out4D = {out[0], out[1], 1, out[2]};
+  Value input4D = to4D(input, inputType);
+  Value weight4D = to4D(weight, weightType);
+  Value conv = builder.create<edge::Conv2DOp>(
+      loc, RankedTensorType::get(out4D, resultType.getElementType()), input4D,
+      weight4D, bias, window2D.strides, window2D.dilations, window2D.pads,
+      attrs.group);
+  return reshapeTo(builder, loc, conv, out);
+}
+
+Value buildMatMul(OpBuilder &builder, Location loc, Value lhs, Value rhs,
+                  RankedTensorType resultType) {
+  // 1-d operands are promoted and the promoted dimension reshaped away.
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  if (lhsType.getRank() == 1)
+    lhs = reshapeTo(builder, loc, lhs, {1, lhsType.getDimSize(0)});
+  if (rhsType.getRank() == 1)
+    rhs = reshapeTo(builder, loc, rhs, {rhsType.getDimSize(0), 1});
+  int64_t rank = std::max(cast<RankedTensorType>(lhs.getType()).getRank(),
+                          cast<RankedTensorType>(rhs.getType()).getRank());
+  lhs = alignRank(builder, loc, lhs, rank);
+  rhs = alignRank(builder, loc, rhs, rank);
+  ArrayRef<int64_t> l = cast<RankedTensorType>(lhs.getType()).getShape();
+  ArrayRef<int64_t> r = cast<RankedTensorType>(rhs.getType()).getShape();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    shape.push_back(std::max(l[i], r[i]));
+  shape.append({l[rank - 2], r[rank - 1]});
+  Value product = builder.create<edge::MatMulOp>(
+      loc, RankedTensorType::get(shape, resultType.getElementType()), lhs, rhs);
+  return reshapeTo(builder, loc, product, resultType.getShape());
+}
+
+} // namespace strata::hl_to_edge
+
 namespace {
 
 /// hl.conv (1-d or 2-d) -> edge.conv2d with explicit window attributes; a
@@ -17,39 +81,18 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
   LogicalResult
   matchAndRewrite(hl::ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType inputType = getStaticType(adaptor.getInput());
-    RankedTensorType weightType = getStaticType(adaptor.getWeight());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !weightType || !resultType)
+    if (!resultType)
       return rewriter.notifyMatchFailure(op, "needs static shapes");
-    int64_t rank = inputType.getRank();
-    if (rank != 3 && rank != 4)
-      return rewriter.notifyMatchFailure(op, "only 1-d and 2-d convolutions");
-    FailureOr<Window> window = resolveWindow(
-        inputType.getShape().drop_front(2), weightType.getShape().drop_front(2),
-        op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
-    if (failed(window))
-      return rewriter.notifyMatchFailure(op, "inconsistent window attributes");
-    Window window2D = liftWindowTo2D(*window);
-
-    Location loc = op.getLoc();
-    auto to4D = [&](Value value, RankedTensorType type) {
-      if (type.getRank() == 4)
-        return value;
-      ArrayRef<int64_t> s = type.getShape();
-      return reshapeTo(rewriter, loc, value, {s[0], s[1], 1, s[2]});
-    };
-    Value input = to4D(adaptor.getInput(), inputType);
-    Value weight = to4D(adaptor.getWeight(), weightType);
-    ArrayRef<int64_t> out = resultType.getShape();
-    SmallVector<int64_t> out4D(out);
-    if (rank == 3)
-      out4D = {out[0], out[1], 1, out[2]};
-    Value conv = rewriter.create<edge::Conv2DOp>(
-        loc, RankedTensorType::get(out4D, resultType.getElementType()), input,
-        weight, adaptor.getBias(), window2D.strides, window2D.dilations,
-        window2D.pads, op.getGroup());
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, conv, out));
+    FailureOr<Value> conv =
+        buildConv(rewriter, op.getLoc(), adaptor.getInput(),
+                  adaptor.getWeight(), adaptor.getBias(), resultType,
+                  {op.getStrides(), op.getDilations(), op.getPads(),
+                   op.getAutoPad(), static_cast<int64_t>(op.getGroup())});
+    if (failed(conv))
+      return rewriter.notifyMatchFailure(
+          op, "needs static 1-d or 2-d shapes and consistent attributes");
+    rewriter.replaceOp(op, *conv);
     return success();
   }
 };
@@ -186,40 +229,19 @@ struct GemmLowering : public OpConversionPattern<hl::GemmOp> {
   }
 };
 
-/// hl.matmul (NumPy semantics) -> edge.matmul on equal ranks >= 2; 1-d
-/// operands are promoted and the promoted dimension reshaped away.
+/// hl.matmul (NumPy semantics) -> edge.matmul.
 struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(hl::MatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType lhsType = getStaticType(adaptor.getLhs());
-    RankedTensorType rhsType = getStaticType(adaptor.getRhs());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!lhsType || !rhsType || !resultType)
+    if (!getStaticType(adaptor.getLhs()) || !getStaticType(adaptor.getRhs()) ||
+        !resultType)
       return rewriter.notifyMatchFailure(op, "needs static shapes");
-    Location loc = op.getLoc();
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    if (lhsType.getRank() == 1)
-      lhs = reshapeTo(rewriter, loc, lhs, {1, lhsType.getDimSize(0)});
-    if (rhsType.getRank() == 1)
-      rhs = reshapeTo(rewriter, loc, rhs, {rhsType.getDimSize(0), 1});
-    int64_t rank = std::max(cast<RankedTensorType>(lhs.getType()).getRank(),
-                            cast<RankedTensorType>(rhs.getType()).getRank());
-    lhs = alignRank(rewriter, loc, lhs, rank);
-    rhs = alignRank(rewriter, loc, rhs, rank);
-    ArrayRef<int64_t> l = cast<RankedTensorType>(lhs.getType()).getShape();
-    ArrayRef<int64_t> r = cast<RankedTensorType>(rhs.getType()).getShape();
-    SmallVector<int64_t> shape;
-    for (int64_t i = 0; i + 2 < rank; ++i)
-      shape.push_back(std::max(l[i], r[i]));
-    shape.append({l[rank - 2], r[rank - 1]});
-    Value product = rewriter.create<edge::MatMulOp>(
-        loc, RankedTensorType::get(shape, resultType.getElementType()), lhs,
-        rhs);
-    rewriter.replaceOp(op,
-                       reshapeTo(rewriter, loc, product, resultType.getShape()));
+    rewriter.replaceOp(op, buildMatMul(rewriter, op.getLoc(), adaptor.getLhs(),
+                                       adaptor.getRhs(), resultType));
     return success();
   }
 };

@@ -52,6 +52,42 @@ resolveWindow(llvm::ArrayRef<int64_t> spatial, llvm::ArrayRef<int64_t> kernel,
 /// pads (begin..., end...) to edge's [top, left, bottom, right].
 Window liftWindowTo2D(const Window &window);
 
+/// ONNX convolution attributes (before defaults and auto_pad resolve).
+struct ConvAttributes {
+  std::optional<llvm::ArrayRef<int64_t>> strides, dilations, pads;
+  llvm::StringRef autoPad;
+  int64_t group;
+};
+/// An ONNX 1-d or 2-d convolution of static `input` by `weight` (optional
+/// `bias`) as edge.conv2d (1-d ones with unit height) producing
+/// `resultType`; fails on other ranks or inconsistent attributes.
+mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &builder,
+                                       mlir::Location loc, mlir::Value input,
+                                       mlir::Value weight, mlir::Value bias,
+                                       mlir::RankedTensorType resultType,
+                                       const ConvAttributes &attrs);
+
+/// NumPy-style matmul of static `lhs` and `rhs` (1-d operands promoted,
+/// batch ranks aligned) as edge.matmul, reshaped to `resultType`.
+mlir::Value buildMatMul(mlir::OpBuilder &builder, mlir::Location loc,
+                        mlir::Value lhs, mlir::Value rhs,
+                        mlir::RankedTensorType resultType);
+
+/// Scale, zero point and axis of an affine (de)quantization in edge's form:
+/// scalars per tensor (a one-element 1-D scale counts as one, axis 0), 1-D
+/// per axis with a non-negative axis; a missing zero point becomes zeros of
+/// the storage type.
+struct AffineParams {
+  mlir::Value scale, zeroPoint;
+  int64_t axis;
+};
+/// Resolves ONNX's scale / optional zero point / axis for a tensor of rank
+/// `rank` stored as `storage`; fails on non-f32 or non-static scales.
+mlir::FailureOr<AffineParams>
+resolveAffineParams(mlir::OpBuilder &builder, mlir::Location loc,
+                    mlir::Value scale, mlir::Value zeroPoint,
+                    mlir::Type storage, int64_t axis, int64_t rank);
+
 /// Pattern families (one file each).
 void populateLinearPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
@@ -79,6 +115,12 @@ void populateRecurrentPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateControlFlowPatterns(mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+void populateQuantizationPatterns(mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateIntegerLinearPatterns(mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+void populateEinsumPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 
 } // namespace strata::hl_to_edge
 

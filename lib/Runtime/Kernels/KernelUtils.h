@@ -121,6 +121,11 @@ Error rangeKernel(KernelContext &ctx);
 Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error convTranspose2dKernel(KernelContext &ctx);
+Error quantizeLinearKernel(KernelContext &ctx);
+Error dequantizeLinearKernel(KernelContext &ctx);
+/// Rounds to the nearest integer, ties to even, whatever the floating-point
+/// environment's rounding mode (ONNX QuantizeLinear's rounding).
+double roundHalfToEven(double value);
 /// add/sub/mul/div/pow (op 0..4) on any numeric type; the f32 kernels
 /// forward other types here.
 Error genericArithmeticKernel(KernelContext &ctx, int op);

@@ -1,15 +1,23 @@
-//===- Linear.cpp - GEMM, matmul and conv2d (f32) -------------------------===//
+//===- Linear.cpp - GEMM, matmul and conv2d (f32 and i32) -----------------===//
 //
 // conv2d is im2col + GEMM per (batch, group), skipping im2col for 1x1
 // stride-1 unpadded convolutions, with a direct loop for depthwise ones.
 // The GEMM is blocked over K and N and updates four rows of C per pass over
 // a row of B, so the inner loop is a contiguous, vectorisable AXPY.
 //
+// On i32 operands (ONNX MatMulInteger / ConvInteger after zero-point
+// subtraction) both accumulate exactly in 32-bit integers, wrapping modulo
+// 2^32 as ONNX's int32 accumulation does; f32 accumulation would be exact
+// only while partial sums stay below 2^24, which k * 255 * 255 exceeds
+// from k = 259 on. matmul also runs f64 (accumulating in double) for
+// einsum and matmul on double models.
+//
 //===----------------------------------------------------------------------===//
 #include "KernelUtils.h"
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace strata::runtime::kernels {
 
@@ -65,13 +73,50 @@ void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   }
 }
 
+/// C[M,N] = A[M,K] * B[K,N] accumulating in `Acc`: uint32_t for int32
+/// operands (wrapping modulo 2^32, defined for unsigned types), double for
+/// f64 ones. A plain row-by-row loop: these types are off the hot path.
+template <typename T, typename Acc>
+static void gemmRowwise(int64_t m, int64_t n, int64_t k, const T *a,
+                        int64_t lda, const T *b, int64_t ldb, T *c,
+                        int64_t ldc) {
+  std::vector<Acc> row(n);
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(row.begin(), row.end(), Acc(0));
+    for (int64_t p = 0; p < k; ++p) {
+      Acc av = static_cast<Acc>(a[i * lda + p]);
+      const T *bp = b + p * ldb;
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += av * static_cast<Acc>(bp[j]);
+    }
+    for (int64_t j = 0; j < n; ++j)
+      c[i * ldc + j] = static_cast<T>(row[j]);
+  }
+}
+
+/// Checks that every operand is f32, or every operand i32 (or, with
+/// `allowF64`, every operand f64).
+static Error checkAllF32OrI32(const KernelContext &ctx, bool allowF64 = false) {
+  DType dtype = ctx.outs[0].dtype;
+  bool ok = dtype == DType::F32 || dtype == DType::I32 ||
+            (allowF64 && dtype == DType::F64);
+  for (const TensorView &v : ctx.ins)
+    ok = ok && v.dtype == dtype;
+  if (!ok)
+    return ctx.fail(std::string("takes all-f32") +
+                    (allowF64 ? ", all-f64" : "") +
+                    " or all-i32 operands, got " + ctx.ins[0].typeString() +
+                    " -> " + ctx.outs[0].typeString());
+  return Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // matmul
 //===----------------------------------------------------------------------===//
 
 Error matmulKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
-  STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
+  STRATA_RETURN_IF_ERROR(checkAllF32OrI32(ctx, /*allowF64=*/true));
   const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
   size_t rank = out.rank();
   if (rank < 2 || a.rank() != rank || b.rank() != rank)
@@ -112,8 +157,17 @@ Error matmulKernel(KernelContext &ctx) {
       offA += index[d] * sa[d];
       offB += index[d] * sb[d];
     }
-    gemm(m, n, k, a.as<float>() + offA, k, b.as<float>() + offB, n,
-         out.as<float>() + batch * m * n, n);
+    if (out.dtype == DType::I32)
+      gemmRowwise<int32_t, uint32_t>(m, n, k, a.as<int32_t>() + offA, k,
+                                     b.as<int32_t>() + offB, n,
+                                     out.as<int32_t>() + batch * m * n, n);
+    else if (out.dtype == DType::F64)
+      gemmRowwise<double, double>(m, n, k, a.as<double>() + offA, k,
+                                  b.as<double>() + offB, n,
+                                  out.as<double>() + batch * m * n, n);
+    else
+      gemm(m, n, k, a.as<float>() + offA, k, b.as<float>() + offB, n,
+           out.as<float>() + batch * m * n, n);
     for (size_t d = batchRank; d-- > 0;) {
       if (++index[d] < out.shape[d])
         break;
@@ -164,9 +218,41 @@ Result<std::vector<int64_t>> getPadsParam(const Params &params) {
   return pads;
 }
 
+/// Direct int32 convolution accumulating modulo 2^32; `g` is validated.
+static void conv2dI32(const Conv2dGeometry &g, const int32_t *x,
+                      const int32_t *wt, const int32_t *bias, int32_t *y) {
+  int64_t cg = g.c / g.group, ocg = g.oc / g.group;
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t o = 0; o < g.oc; ++o) {
+      int64_t firstChannel = (o / ocg) * cg;
+      const int32_t *wo = wt + o * cg * g.kh * g.kw;
+      for (int64_t oy = 0; oy < g.oh; ++oy)
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          uint32_t acc = bias ? static_cast<uint32_t>(bias[o]) : 0u;
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            const int32_t *xc = x + (b * g.c + firstChannel + ci) * g.h * g.w;
+            for (int64_t ky = 0; ky < g.kh; ++ky) {
+              int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
+              if (iy < 0 || iy >= g.h)
+                continue;
+              for (int64_t kx = 0; kx < g.kw; ++kx) {
+                int64_t ix = ox * g.strideW - g.padL + kx * g.dilW;
+                if (ix < 0 || ix >= g.w)
+                  continue;
+                acc += static_cast<uint32_t>(xc[iy * g.w + ix]) *
+                       static_cast<uint32_t>(wo[(ci * g.kh + ky) * g.kw + kx]);
+              }
+            }
+          }
+          y[((b * g.oc + o) * g.oh + oy) * g.ow + ox] =
+              static_cast<int32_t>(acc);
+        }
+    }
+}
+
 Error conv2dKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 3, 1));
-  STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
+  STRATA_RETURN_IF_ERROR(checkAllF32OrI32(ctx));
   const TensorView &in = ctx.ins[0], &weight = ctx.ins[1], &out = ctx.outs[0];
   if (in.rank() != 4 || weight.rank() != 4 || out.rank() != 4)
     return ctx.fail("input, weight and result must be 4-d (NCHW, OIHW), got " +
@@ -204,6 +290,13 @@ Error conv2dKernel(KernelContext &ctx) {
       return ctx.fail("bias " + ctx.ins[2].typeString() + " must be [" +
                       std::to_string(g.oc) + "]");
     bias = ctx.ins[2].as<float>();
+  }
+  if (in.dtype == DType::I32) {
+    if (!ctx.validateOnly)
+      conv2dI32(g, in.as<int32_t>(), weight.as<int32_t>(),
+                ctx.ins.size() == 3 ? ctx.ins[2].as<int32_t>() : nullptr,
+                out.as<int32_t>());
+    return Error::success();
   }
   // im2col scratch: (C/group * KH * KW) x (OH * OW) floats.
   double scratchFloats = static_cast<double>(g.c / g.group) * g.kh * g.kw *

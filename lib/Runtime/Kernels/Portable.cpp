@@ -117,6 +117,8 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},
+      {"quantize_linear", quantizeLinearKernel},
+      {"dequantize_linear", dequantizeLinearKernel},
   };
   for (const auto &[name, fn] : table)
     STRATA_RETURN_IF_ERROR(registry.add(name, fn));

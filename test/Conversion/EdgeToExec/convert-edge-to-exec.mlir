@@ -58,3 +58,25 @@ func.func @second(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = edge.neg %x : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Tests that !quant.uniform values become buffers of their storage type
+// (signed i8 as i8, unsigned as ui8); scales stay kernel operands.
+// CHECK-LABEL: exec.program @program
+// CHECK: exec.method @quantized : (memref<4xf32>) -> memref<4xf32> {
+// CHECK: %[[Q:.*]] = exec.alloc : memref<4xi8>
+// CHECK: exec.kernel "quantize_linear" ins({{.*}}) outs(%[[Q]] : memref<4xi8>) {params = {axis = 0 : i64}}
+// CHECK: %[[U:.*]] = exec.alloc : memref<4xui8>
+// CHECK: exec.kernel "quantize_linear" ins({{.*}}) outs(%[[U]] : memref<4xui8>)
+// CHECK: exec.kernel "dequantize_linear" ins(%[[Q]], {{.*}} : memref<4xi8>, memref<f32>, memref<i8>)
+// CHECK-NOT: quant.uniform
+func.func @quantized(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = edge.constant dense<5.000000e-01> : tensor<f32>
+  %z = edge.constant dense<3> : tensor<i8>
+  %zu = edge.constant dense<3> : tensor<ui8>
+  %q = edge.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4x!quant.uniform<i8:f32, 0.5:3>>
+  %u = edge.quantize_linear %x, %s, %zu {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x!quant.uniform<u8:f32, 0.5:3>>
+  %y = edge.dequantize_linear %q, %s, %z {axis = 0 : i64} : (tensor<4x!quant.uniform<i8:f32, 0.5:3>>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -827,3 +827,116 @@ func.func @bit_shift_broadcast(%a: tensor<2x3xui32>, %b: tensor<2x2xui32>) {
   %0 = edge.bit_shift %a, %b {direction = "left"} : (tensor<2x3xui32>, tensor<2x2xui32>) -> tensor<2x3xui32>
   return
 }
+
+// -----
+
+// Tests that quantize_linear's zero point has the result's storage type.
+func.func @quantize_zero_point_type(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{zero point element type 'i8' differs from the storage type 'ui8'}}
+  %0 = edge.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xui8>
+  return
+}
+
+// -----
+
+// Tests that scale and zero point share one shape.
+func.func @quantize_param_shapes(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<ui8>) {
+  // expected-error @+1 {{scale shape [3] and zero point shape [] differ}}
+  %0 = edge.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<ui8>) -> tensor<2x3xui8>
+  return
+}
+
+// -----
+
+// Tests that a per-axis scale has the extent of the input at axis.
+func.func @quantize_axis_extent(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xui8>) {
+  // expected-error @+1 {{per-axis scale has 3 elements but axis 0 has extent 2}}
+  %0 = edge.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>
+  return
+}
+
+// -----
+
+// Tests that the per-axis axis lies inside the input's rank.
+func.func @dequantize_axis_range(%q: tensor<2x3xi8>, %s: tensor<3xf32>, %z: tensor<3xi8>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.dequantize_linear %q, %s, %z {axis = 2 : i64} : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that per-tensor quantization has the canonical axis 0.
+func.func @dequantize_per_tensor_axis(%q: tensor<2x3xi8>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{per-tensor quantization takes 'axis' 0, got 1}}
+  %0 = edge.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that scale and zero point are at most 1-D.
+func.func @dequantize_param_rank(%q: tensor<2x3xi8>, %s: tensor<2x3xf32>, %z: tensor<2x3xi8>) {
+  // expected-error @+1 {{scale and zero point must be scalars or 1-D, got rank 2}}
+  %0 = edge.dequantize_linear %q, %s, %z {axis = 0 : i64} : (tensor<2x3xi8>, tensor<2x3xf32>, tensor<2x3xi8>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that the float side is f32.
+func.func @dequantize_f16(%q: tensor<4xi8>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{float values and scale must be f32}}
+  %0 = edge.dequantize_linear %q, %s, %z {axis = 0 : i64} : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+// Tests that a !quant.uniform result agrees with constant scales.
+func.func @quantize_type_scale(%x: tensor<4xf32>) {
+  %s = edge.constant dense<5.000000e-01> : tensor<f32>
+  %z = edge.constant dense<3> : tensor<i8>
+  // expected-error @+1 {{constant scale 5.000000e-01 at 0 differs from the quantized type's 2.500000e-01}}
+  %0 = edge.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4x!quant.uniform<i8:f32, 0.25:3>>
+  return
+}
+
+// -----
+
+// Tests that a !quant.uniform result agrees with constant zero points.
+func.func @quantize_type_zero_point(%x: tensor<4xf32>) {
+  %s = edge.constant dense<2.500000e-01> : tensor<f32>
+  %z = edge.constant dense<2> : tensor<i8>
+  // expected-error @+1 {{constant zero point 2 at 0 differs from the quantized type's 3}}
+  %0 = edge.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4x!quant.uniform<i8:f32, 0.25:3>>
+  return
+}
+
+// -----
+
+// Tests that a per-axis !quant.uniform type names the op's axis.
+func.func @dequantize_type_axis(%q: tensor<3x3x!quant.uniform<u8:f32:0, {0.5, 0.5, 0.5}>>, %s: tensor<3xf32>, %z: tensor<3xui8>) {
+  // expected-error @+1 {{per-axis quantized type '!quant.uniform<u8:f32:0, {5.000000e-01,5.000000e-01,5.000000e-01}>' disagrees with 'axis' 1}}
+  %0 = edge.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<3x3x!quant.uniform<u8:f32:0, {0.5, 0.5, 0.5}>>, tensor<3xf32>, tensor<3xui8>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul operands share the result's element type (no implicit
+// widening of integer operands).
+func.func @matmul_mixed_types(%a: tensor<2x3xi8>, %b: tensor<3x2xi32>) {
+  // expected-error @+1 {{operand element type 'i8' differs from the result's 'i32'}}
+  %0 = edge.matmul %a, %b : (tensor<2x3xi8>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+// Tests that conv2d operands share the result's element type.
+func.func @conv2d_mixed_types(%x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>, %b: tensor<1xf32>) {
+  // expected-error @+1 {{operand element type 'f32' differs from the result's 'i32'}}
+  %0 = edge.conv2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>, tensor<1xf32>) -> tensor<1x1x2x2xi32>
+  return
+}

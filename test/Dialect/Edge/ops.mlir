@@ -232,3 +232,44 @@ func.func @cast_new_types(%x: tensor<3xf32>, %u: tensor<3xui32>) -> (tensor<3xbf
   %1 = edge.cast %u : (tensor<3xui32>) -> tensor<3xui64>
   return %0, %1 : tensor<3xbf16>, tensor<3xui64>
 }
+
+// Tests that per-tensor quantize_linear and dequantize_linear round-trip.
+// CHECK-LABEL: func @quantize_per_tensor
+func.func @quantize_per_tensor(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4xf32> {
+  // CHECK: %[[Q:.*]] = edge.quantize_linear %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  // CHECK: edge.dequantize_linear %[[Q]], %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<4xui8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
+  %q = edge.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  %y = edge.dequantize_linear %q, %s, %z {axis = 0 : i64} : (tensor<4xui8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// Tests that per-axis quantize_linear round-trips with i16 storage.
+// CHECK-LABEL: func @quantize_per_axis
+func.func @quantize_per_axis(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xi16>) -> tensor<2x3xi16> {
+  // CHECK: edge.quantize_linear %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi16>) -> tensor<2x3xi16>
+  %q = edge.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi16>) -> tensor<2x3xi16>
+  return %q : tensor<2x3xi16>
+}
+
+// Tests that the quantized side may carry a !quant.uniform type matching
+// constant scale and zero point.
+// CHECK-LABEL: func @quantize_to_quant_type
+func.func @quantize_to_quant_type(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %s = edge.constant dense<[5.000000e-01, 2.500000e-01, 1.000000e+00]> : tensor<3xf32>
+  %z = edge.constant dense<[0, -3, 7]> : tensor<3xi8>
+  // CHECK: edge.quantize_linear {{.*}} -> tensor<2x3x!quant.uniform<i8:f32:1, {5.000000e-01,2.500000e-01:-3,1.000000e+00:7}>>
+  %q = edge.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3x!quant.uniform<i8:f32:1, {0.5, 0.25:-3, 1.0:7}>>
+  // CHECK: edge.dequantize_linear {{.*}} : (tensor<2x3x!quant.uniform<i8:f32:1, {5.000000e-01,2.500000e-01:-3,1.000000e+00:7}>>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+  %y = edge.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<2x3x!quant.uniform<i8:f32:1, {0.5, 0.25:-3, 1.0:7}>>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// Tests that matmul and conv2d take i32 operands (integer accumulation).
+// CHECK-LABEL: func @integer_linear
+func.func @integer_linear(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>, %x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>) -> (tensor<2x2xi32>, tensor<1x1x2x2xi32>) {
+  // CHECK: edge.matmul %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  %0 = edge.matmul %a, %b : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  // CHECK: edge.conv2d %{{.*}}, %{{.*}} {{.*}} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  %1 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  return %0, %1 : tensor<2x2xi32>, tensor<1x1x2x2xi32>
+}

@@ -1,0 +1,143 @@
+//===- Quantize.cpp - affine quantize_linear / dequantize_linear ----------===//
+//
+// ONNX QuantizeLinear / DequantizeLinear on f32 with i8, u8 or i16 storage,
+// per tensor (scalar scale and zero point) or per axis (1-D along `axis`).
+// Quantization divides in f32 as the ONNX reference does, rounds half to
+// even independently of the floating-point environment and saturates to the
+// storage range; NaN maps to the zero point.
+//
+//===----------------------------------------------------------------------===//
+#include "Dispatch.h"
+#include "KernelUtils.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace strata::runtime::kernels {
+
+double roundHalfToEven(double value) {
+  double floor = std::floor(value);
+  double fraction = value - floor;
+  if (fraction > 0.5)
+    return floor + 1.0;
+  if (fraction < 0.5)
+    return floor;
+  return std::fmod(floor, 2.0) == 0.0 ? floor : floor + 1.0;
+}
+
+namespace {
+
+/// How scale index follows element index: channel = (i / inner) % channels.
+struct AffineLayout {
+  int64_t channels = 1, inner = 1;
+};
+
+/// Checks the operands of a (de)quantization between `real` (f32) and
+/// `stored` (i8/u8/i16) and returns the per-axis layout.
+Result<AffineLayout> checkAffineOperands(const KernelContext &ctx,
+                                         const TensorView &real,
+                                         const TensorView &stored) {
+  const TensorView &scale = ctx.ins[1], &zeroPoint = ctx.ins[2];
+  if (real.dtype != DType::F32 || scale.dtype != DType::F32)
+    return Error(ErrorCode::InvalidArgument,
+                 "takes f32 values and scale, got " + real.typeString() +
+                     " and " + scale.typeString());
+  if (stored.dtype != DType::I8 && stored.dtype != DType::U8 &&
+      stored.dtype != DType::I16)
+    return Error(ErrorCode::InvalidArgument,
+                 "stores i8, u8 or i16, got " + stored.typeString());
+  if (zeroPoint.dtype != stored.dtype || zeroPoint.shape != scale.shape)
+    return Error(ErrorCode::InvalidArgument,
+                 "zero point " + zeroPoint.typeString() +
+                     " must have the scale's shape and the storage type " +
+                     dtypeName(stored.dtype));
+  if (real.shape != stored.shape)
+    return Error(ErrorCode::InvalidArgument, "shapes of " + real.typeString() +
+                                                 " and " + stored.typeString() +
+                                                 " differ");
+  AffineLayout layout;
+  layout.inner = std::max<int64_t>(real.numel(), 1);
+  if (scale.rank() == 0)
+    return layout;
+  Result<int64_t> axisParam = ctx.params.getInt("axis", 0);
+  if (!axisParam.ok())
+    return axisParam.takeError();
+  int64_t axis = *axisParam;
+  if (scale.rank() != 1 || axis < 0 ||
+      axis >= static_cast<int64_t>(real.rank()) ||
+      scale.shape[0] != real.shape[axis])
+    return Error(ErrorCode::InvalidArgument,
+                 "scale " + scale.typeString() + " is neither a scalar nor " +
+                     "1-D along axis " + std::to_string(axis) + " of " +
+                     real.typeString());
+  layout.channels = scale.shape[0];
+  layout.inner = 1;
+  for (size_t d = axis + 1; d < real.rank(); ++d)
+    layout.inner *= real.shape[d];
+  return layout;
+}
+
+/// Calls `fn(T{})` with T the storage type of a quantized dtype.
+template <typename Fn> void dispatchStorage(DType dtype, Fn &&fn) {
+  switch (dtype) {
+  case DType::I8:
+    fn(int8_t{});
+    break;
+  case DType::U8:
+    fn(uint8_t{});
+    break;
+  default:
+    fn(int16_t{});
+    break;
+  }
+}
+
+} // namespace
+
+Error quantizeLinearKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  STRATA_KERNEL_ASSIGN(layout, checkAffineOperands(ctx, in, out));
+  if (ctx.validateOnly)
+    return Error::success();
+  const float *x = in.as<const float>(), *scale = ctx.ins[1].as<const float>();
+  dispatchStorage(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T *zeroPoint = ctx.ins[2].as<const T>();
+    T *y = out.as<T>();
+    constexpr double lo = std::numeric_limits<T>::min();
+    constexpr double hi = std::numeric_limits<T>::max();
+    for (int64_t i = 0, n = in.numel(); i < n; ++i) {
+      int64_t c = (i / layout.inner) % layout.channels;
+      float scaled = x[i] / scale[c]; // f32 division, as ONNX's reference.
+      double q = std::isnan(scaled) ? 0.0 : roundHalfToEven(scaled);
+      q = std::clamp(q + static_cast<double>(zeroPoint[c]), lo, hi);
+      y[i] = static_cast<T>(q);
+    }
+  });
+  return Error::success();
+}
+
+Error dequantizeLinearKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  STRATA_KERNEL_ASSIGN(layout, checkAffineOperands(ctx, out, in));
+  if (ctx.validateOnly)
+    return Error::success();
+  const float *scale = ctx.ins[1].as<const float>();
+  float *y = out.as<float>();
+  dispatchStorage(in.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T *q = in.as<const T>(), *zeroPoint = ctx.ins[2].as<const T>();
+    for (int64_t i = 0, n = in.numel(); i < n; ++i) {
+      int64_t c = (i / layout.inner) % layout.channels;
+      // Exact in f32: the difference of two 16-bit integers.
+      y[i] = (static_cast<float>(q[i]) - static_cast<float>(zeroPoint[c])) *
+             scale[c];
+    }
+  });
+  return Error::success();
+}
+
+} // namespace strata::runtime::kernels
