@@ -41,6 +41,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateMathPatterns(typeConverter, patterns);
   hl_to_edge::populateLogicPatterns(typeConverter, patterns);
   hl_to_edge::populateIndexingPatterns(typeConverter, patterns);
+  hl_to_edge::populateResizePatterns(typeConverter, patterns);
 }
 
 namespace {

@@ -114,6 +114,7 @@ Error gatherNdKernel(KernelContext &ctx);
 Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error convTranspose2dKernel(KernelContext &ctx);
+Error resizeKernel(KernelContext &ctx);
 /// add/sub/mul/div/pow (op 0..4) on any numeric type; the f32 kernels
 /// forward other types here.
 Error genericArithmeticKernel(KernelContext &ctx, int op);

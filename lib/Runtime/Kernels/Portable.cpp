@@ -109,6 +109,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"gather_elements", gatherElementsKernel},
       {"gather", gatherKernel},
       {"gather_nd", gatherNdKernel},
+      {"resize", resizeKernel},
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},
