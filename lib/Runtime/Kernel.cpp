@@ -56,6 +56,28 @@ Params::getInts(const std::string &name, std::vector<int64_t> fallback) const {
   return param->ints;
 }
 
+Result<std::vector<double>>
+Params::getFloats(const std::string &name, std::vector<double> fallback) const {
+  const Param *param = find(name);
+  if (!param)
+    return fallback;
+  if (param->kind == Param::Kind::FloatList)
+    return param->floats;
+  if (param->kind == Param::Kind::IntList)
+    return std::vector<double>(param->ints.begin(), param->ints.end());
+  return wrongKind(name, "a float list");
+}
+
+Result<std::string> Params::getString(const std::string &name,
+                                      std::string fallback) const {
+  const Param *param = find(name);
+  if (!param)
+    return fallback;
+  if (param->kind != Param::Kind::String)
+    return wrongKind(name, "a string");
+  return param->stringValue;
+}
+
 Error KernelContext::fail(const std::string &message) const {
   return Error(ErrorCode::InvalidArgument,
                "kernel '" + kernelName + "' (instruction " +

@@ -167,6 +167,13 @@ inline Param floatParam(const std::string &name, double v) {
   p.floatValue = v;
   return p;
 }
+inline Param floatsParam(const std::string &name, std::vector<double> v) {
+  Param p;
+  p.name = name;
+  p.kind = Param::Kind::FloatList;
+  p.floats = std::move(v);
+  return p;
+}
 inline Param stringParam(const std::string &name, std::string v) {
   Param p;
   p.name = name;

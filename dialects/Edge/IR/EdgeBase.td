@@ -42,6 +42,8 @@ def Edge_Tensor : StaticShapeTensorOf<[Edge_ElementType]>;
 def Edge_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 /// Floating-point tensors including f64 (math ops with f64 kernels).
 def Edge_AnyFloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
+/// f32 only (kernels without other float variants).
+def Edge_F32Tensor : StaticShapeTensorOf<[F32]>;
 def Edge_IndexTensor : StaticShapeTensorOf<[I64]>;
 def Edge_BoolTensor : StaticShapeTensorOf<[I1]>;
 

@@ -897,4 +897,48 @@ def Edge_DequantizeLinearOp : Edge_Op<"dequantize_linear",
   let hasVerifier = 1;
 }
 
+def Edge_ResizeOp : Edge_Op<"resize", [Pure, AttrSizedOperandSegments,
+    AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "N-d separable interpolation (ONNX Resize semantics)";
+  let description = [{
+    Every axis is resampled by its own 1-d filter (nearest, linear or cubic
+    with coefficient `cubic_coeff_a`); `antialias` stretches the linear and
+    cubic filters by 1/scale when downsampling. Output coordinate `x` of an
+    axis maps to an input coordinate by `coordinate_transformation_mode`,
+    using the axis' scale (`scales`, one per dimension). The scales are the
+    `scales` attribute when the lowering knows them, or else the run-time
+    f32 operand `scales` (then the kernel checks them against the static
+    result shape). `tf_crop_and_resize` reads the region of interest
+    (starts..., ends..., normalised) from the `roi` attribute or operand;
+    outside it the result is `extrapolation_value`.
+
+    ```mlir
+    %y = edge.resize %x {mode = "linear",
+        coordinate_transformation_mode = "half_pixel",
+        nearest_mode = "round_prefer_floor", cubic_coeff_a = -7.5e-01 : f32,
+        exclude_outside = false, extrapolation_value = 0.0 : f32,
+        antialias = false, scales = array<f64: 1.0, 1.0, 2.0, 2.0>}
+        : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input,
+                       Optional<Edge_F32Tensor>:$dynamic_roi,
+                       Optional<Edge_F32Tensor>:$dynamic_scales,
+                       StrAttr:$mode,
+                       StrAttr:$coordinate_transformation_mode,
+                       StrAttr:$nearest_mode,
+                       F32Attr:$cubic_coeff_a,
+                       BoolAttr:$exclude_outside,
+                       F32Attr:$extrapolation_value,
+                       BoolAttr:$antialias,
+                       OptionalAttr<DenseF64ArrayAttr>:$scales,
+                       OptionalAttr<DenseF64ArrayAttr>:$roi);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input (`roi` $dynamic_roi^)? (`scales` $dynamic_scales^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_OPS

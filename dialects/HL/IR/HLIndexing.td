@@ -258,11 +258,14 @@ def HL_EinsumOp : HL_Op<"einsum", [Pure]> {
 
 def HL_ResizeOp : HL_Op<"resize", [Pure, AttrSizedOperandSegments,
     AllElementTypesMatch<["input", "output"]>]> {
-  let summary = "Resize by interpolation (ONNX Resize, opset 13 form)";
+  let summary = "Resize by interpolation (ONNX Resize, opset 19 form)";
   let description = [{
-    One of `scales` (f32, one per dimension) or `sizes` (i64) gives the
-    result shape; `roi` is used with `coordinate_transformation_mode =
-    "tf_crop_and_resize"`. `Upsample` is normalised to this op.
+    One of `scales` (f32) or `sizes` (i64) gives the result shape, one entry
+    per dimension or, with `axes`, per listed axis; `roi` is used with
+    `coordinate_transformation_mode = "tf_crop_and_resize"`.
+    `keep_aspect_ratio_policy` (stretch, not_larger, not_smaller) applies to
+    `sizes`; `antialias` widens linear/cubic filters when downsampling.
+    Older opsets and `Upsample` are normalised to this op.
 
     ```mlir
     %y = hl.resize %x scales %s {mode = "nearest"}
@@ -277,7 +280,10 @@ def HL_ResizeOp : HL_Op<"resize", [Pure, AttrSizedOperandSegments,
                        DefaultValuedAttr<I64Attr, "0">:$exclude_outside,
                        DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value,
                        DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
-                       DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode);
+                       DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode,
+                       DefaultValuedAttr<I64Attr, "0">:$antialias,
+                       OptionalAttr<DenseI64ArrayAttr>:$axes,
+                       DefaultValuedStrAttr<StrAttr, "stretch">:$keep_aspect_ratio_policy);
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = [{
     $input (`roi` $roi^)? (`scales` $scales^)? (`sizes` $sizes^)?

@@ -113,9 +113,25 @@ LogicalResult ResizeOp::verify() {
   Value given = getScales() ? getScales() : getSizes();
   if (failed(verifyRank(*this, given, 1, "scales/sizes")))
     return failure();
+  if (!llvm::is_contained({"stretch", "not_larger", "not_smaller"},
+                          getKeepAspectRatioPolicy()))
+    return emitOpError("'keep_aspect_ratio_policy' must be stretch, "
+                       "not_larger or not_smaller, got '")
+           << getKeepAspectRatioPolicy() << "'";
+  std::optional<int64_t> entries = rank;
+  if (std::optional<ArrayRef<int64_t>> axes = getAxes()) {
+    entries = axes->size();
+    llvm::SmallDenseSet<int64_t> seen;
+    for (int64_t axis : *axes)
+      if (rank && (axis < -*rank || axis >= *rank ||
+                   !seen.insert(axis < 0 ? axis + *rank : axis).second))
+        return emitOpError("'axes' entry ")
+               << axis << " is out of range or repeated for rank " << *rank;
+  }
   auto type = dyn_cast<RankedTensorType>(given.getType());
-  if (rank && type && !type.isDynamicDim(0) && type.getDimSize(0) != *rank)
+  if (entries && type && !type.isDynamicDim(0) &&
+      type.getDimSize(0) != *entries)
     return emitOpError("scales/sizes have ")
-           << type.getDimSize(0) << " entries, expected " << *rank;
+           << type.getDimSize(0) << " entries, expected " << *entries;
   return success();
 }

@@ -53,6 +53,14 @@ public:
   Result<std::vector<int64_t>>
   getInts(const std::string &name, std::vector<int64_t> fallback) const;
 
+  /// Float list `name` (an integer list is accepted), or `fallback` when
+  /// absent.
+  Result<std::vector<double>> getFloats(const std::string &name,
+                                        std::vector<double> fallback) const;
+  /// String `name`, or `fallback` when absent.
+  Result<std::string> getString(const std::string &name,
+                                std::string fallback) const;
+
   const std::vector<Param> &all() const { return params_; }
 
 private:

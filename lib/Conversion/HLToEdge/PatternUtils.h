@@ -32,6 +32,10 @@ mlir::Value splatConstant(mlir::OpBuilder &builder, mlir::Location loc,
 /// The integer values of a constant operand (dense or resource, i32/i64).
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
 
+/// The values of a constant float operand (dense of any float type, or an
+/// f32 resource).
+std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
+
 /// The single value of a constant scalar (or one-element) float operand.
 std::optional<double> getConstantScalar(mlir::Value value);
 
@@ -120,6 +124,8 @@ void populateQuantizationPatterns(mlir::TypeConverter &converter,
 void populateIntegerLinearPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateEinsumPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populateResizePatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 
 } // namespace strata::hl_to_edge

@@ -160,7 +160,8 @@ static bool isEmpty(Value value) {
   return type && type.hasStaticShape() && type.getNumElements() == 0;
 }
 
-/// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample.
+/// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes; 18+: antialias,
+/// axes, keep_aspect_ratio_policy) and Upsample.
 static LogicalResult convertResize(NodeContext &ctx) {
   OpBuilder &b = ctx.builder();
   Value roi, scales, sizes;
@@ -185,7 +186,8 @@ static LogicalResult convertResize(NodeContext &ctx) {
     roi = isEmpty(ctx.input(1)) ? Value() : ctx.input(1);
     scales = isEmpty(ctx.input(2)) ? Value() : ctx.input(2);
     sizes = isEmpty(ctx.input(3)) ? Value() : ctx.input(3);
-    for (StringRef name : {"coordinate_transformation_mode", "nearest_mode"})
+    for (StringRef name : {"coordinate_transformation_mode", "nearest_mode",
+                           "keep_aspect_ratio_policy"})
       if (ctx.attr(name))
         attrs.push_back(
             b.getNamedAttr(name, b.getStringAttr(ctx.getString(name, ""))));
@@ -193,10 +195,12 @@ static LogicalResult convertResize(NodeContext &ctx) {
       if (ctx.attr(name))
         attrs.push_back(
             b.getNamedAttr(name, b.getF32FloatAttr(ctx.getFloat(name, 0))));
-    if (ctx.attr("exclude_outside"))
-      attrs.push_back(b.getNamedAttr(
-          "exclude_outside",
-          b.getI64IntegerAttr(ctx.getInt("exclude_outside", 0))));
+    for (StringRef name : {"exclude_outside", "antialias"})
+      if (ctx.attr(name))
+        attrs.push_back(
+            b.getNamedAttr(name, b.getI64IntegerAttr(ctx.getInt(name, 0))));
+    if (std::optional<SmallVector<int64_t>> axes = ctx.getInts("axes"))
+      attrs.push_back(b.getNamedAttr("axes", b.getDenseI64ArrayAttr(*axes)));
   }
   std::string mode = ctx.getString("mode", "nearest");
   if (mode == "bilinear" || mode == "trilinear")

@@ -114,6 +114,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"gather", gatherKernel},
       {"gather_nd", gatherNdKernel},
       {"range", rangeKernel},
+      {"resize", resizeKernel},
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},

@@ -940,3 +940,48 @@ func.func @conv2d_mixed_types(%x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>, 
   %0 = edge.conv2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>, tensor<1xf32>) -> tensor<1x1x2x2xi32>
   return
 }
+
+// -----
+
+// Tests that resize's coordinate transformation is known.
+func.func @resize_transform(%x: tensor<2x2xf32>) {
+  // expected-error @+1 {{'coordinate_transformation_mode' must be one of half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize, got 'corner'}}
+  %0 = edge.resize %x {antialias = false, coordinate_transformation_mode = "corner", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", scales = array<f64: 2.0, 2.0>} : (tensor<2x2xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that resize antialiases only linear and cubic filters.
+func.func @resize_antialias_nearest(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'antialias' needs linear or cubic mode}}
+  %0 = edge.resize %x {antialias = true, coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "nearest", nearest_mode = "round_prefer_floor", scales = array<f64: 0.5>} : (tensor<4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that resize's scales give the result shape.
+func.func @resize_scales_shape(%x: tensor<2x2xf32>) {
+  // expected-error @+1 {{result extent 4 of axis 1 does not match scale 3.000000e+00 times input extent 2}}
+  %0 = edge.resize %x {antialias = false, coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", scales = array<f64: 2.0, 3.0>} : (tensor<2x2xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that resize takes its scales from an attribute or an operand, not both.
+func.func @resize_two_scales(%x: tensor<2x2xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{needs exactly one of the 'scales' attribute and the 'scales' operand}}
+  %0 = edge.resize %x scales %s {antialias = false, coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", scales = array<f64: 2.0, 2.0>} : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that tf_crop_and_resize needs a full-rank roi.
+func.func @resize_roi(%x: tensor<2x2xf32>) {
+  // expected-error @+1 {{'roi' has 2 entries, expected 4}}
+  %0 = edge.resize %x {antialias = false, coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", roi = array<f64: 0.0, 1.0>, scales = array<f64: 2.0, 2.0>} : (tensor<2x2xf32>) -> tensor<4x4xf32>
+  return
+}

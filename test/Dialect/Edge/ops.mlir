@@ -273,3 +273,14 @@ func.func @integer_linear(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>, %x: tensor<1
   %1 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
   return %0, %1 : tensor<2x2xi32>, tensor<1x1x2x2xi32>
 }
+
+// Tests that resize round-trips with static scales and with run-time
+// scales and roi.
+// CHECK-LABEL: func @resize
+func.func @resize(%x: tensor<1x1x2x2xf32>, %r: tensor<8xf32>, %s: tensor<4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) {
+  // CHECK: edge.resize %{{.*}} {antialias = false, coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  %0 = edge.resize %x {antialias = false, coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", scales = array<f64: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  // CHECK: edge.resize %{{.*}} roi %{{.*}} scales %{{.*}} {{{.*}}coordinate_transformation_mode = "tf_crop_and_resize"{{.*}}} : (tensor<1x1x2x2xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<1x1x3x3xf32>
+  %1 = edge.resize %x roi %r scales %s {antialias = false, coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor"} : (tensor<1x1x2x2xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<1x1x3x3xf32>
+  return %0, %1 : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>
+}

@@ -1786,3 +1786,30 @@ func.func @hl_scans(%s: tensor<2xf32>, %t: tensor<2xf32>, %x: tensor<3x2xf32>) {
   }
   return
 }
+
+// -----
+
+// Tests that resize's scales have one entry per listed axis.
+func.func @resize_axes_entries(%x: tensor<1x1x2x2xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{scales/sizes have 4 entries, expected 2}}
+  %0 = hl.resize %x scales %s {axes = array<i64: 2, 3>} : (tensor<1x1x2x2xf32>, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that resize's axes are distinct.
+func.func @resize_axes_repeated(%x: tensor<1x1x2x2xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'axes' entry -1 is out of range or repeated for rank 4}}
+  %0 = hl.resize %x scales %s {axes = array<i64: 3, -1>} : (tensor<1x1x2x2xf32>, tensor<2xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that resize's keep_aspect_ratio_policy is known.
+func.func @resize_policy(%x: tensor<1x1x2x2xf32>, %z: tensor<4xi64>) {
+  // expected-error @+1 {{'keep_aspect_ratio_policy' must be stretch, not_larger or not_smaller, got 'fit'}}
+  %0 = hl.resize %x sizes %z {keep_aspect_ratio_policy = "fit"} : (tensor<1x1x2x2xf32>, tensor<4xi64>) -> tensor<1x1x4x4xf32>
+  return
+}

@@ -1,0 +1,168 @@
+//===- ResizeKernelTest.cpp - resize kernel vs the ONNX spec examples -----===//
+//
+// Expected values are the documented outputs of the ONNX Resize examples
+// (onnx/backend/test/case/node/resize.py) or worked out by hand from the
+// spec's formulas in the comments.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelTestUtils.h"
+
+#include <algorithm>
+
+using namespace strata::runtime;
+using namespace strata::runtime::testing;
+
+namespace {
+
+/// The resize parameters with ONNX's defaults, overridden by `extra`.
+std::vector<Param> resizeParams(const std::string &mode,
+                                const std::string &transform,
+                                std::vector<Param> extra) {
+  std::vector<Param> params = {
+      stringParam("mode", mode),
+      stringParam("coordinate_transformation_mode", transform),
+      stringParam("nearest_mode", "round_prefer_floor"),
+      floatParam("cubic_coeff_a", -0.75),
+      boolParam("exclude_outside", false),
+      floatParam("extrapolation_value", 0.0),
+      boolParam("antialias", false)};
+  for (Param &p : extra) {
+    auto same = [&](const Param &q) { return q.name == p.name; };
+    params.erase(std::remove_if(params.begin(), params.end(), same),
+                 params.end());
+    params.push_back(p);
+  }
+  return params;
+}
+
+void expectNear(const std::vector<float> &actual,
+                const std::vector<float> &expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i], 1e-5) << "at " << i;
+}
+
+TEST(ResizeKernelTest, UpsampleLinearHalfPixelMatchesSpecExample) {
+  // resize_upsample_scales_linear: scales [1, 1, 2, 2].
+  std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 2, 2}, {1, 2, 3, 4})};
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 1, 4, 4},
+                resizeParams("linear", "half_pixel",
+                             {floatsParam("scales", {1, 1, 2, 2})}));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  expectNear(values(*out), {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75,
+                            3.25, 3.5, 3, 3.25, 3.75, 4});
+}
+
+TEST(ResizeKernelTest, UpsampleNearestMatchesSpecExample) {
+  // resize_upsample_scales_nearest: scales [1, 1, 2, 3].
+  std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 2, 2}, {1, 2, 3, 4})};
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 1, 4, 6},
+                resizeParams("nearest", "half_pixel",
+                             {floatsParam("scales", {1, 1, 2, 3})}));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  expectNear(values(*out), {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
+                            3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
+}
+
+TEST(ResizeKernelTest, DownsampleLinearAntialiasMatchesSpecExample) {
+  // resize_downsample_scales_linear_antialias (Resize-18): 4x4 of 1..16,
+  // scales 0.6 -> 2x2 [[2.875, 4.5], [9.375, 11]]. By hand per axis:
+  // x_ori = 1/3 and 2; the filter is stretched to 1/0.6, giving weights
+  // (0.625, 0.375) on inputs (0, 1) and (2/9, 5/9, 2/9) on (1, 2, 3).
+  std::vector<float> in(16);
+  for (int i = 0; i < 16; ++i)
+    in[i] = static_cast<float>(i + 1);
+  std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 4, 4}, in)};
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 1, 2, 2},
+                resizeParams("linear", "half_pixel",
+                             {floatsParam("scales", {1, 1, 0.6, 0.6}),
+                              boolParam("antialias", true)}));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  expectNear(values(*out), {2.875, 4.5, 9.375, 11});
+}
+
+TEST(ResizeKernelTest, CropAndResizeExtrapolatesWithRunTimeRoi) {
+  // resize_tf_crop_and_resize_extrapolation_value: roi
+  // [0, 0, 0.4, 0.6, 1, 1, 1.2, 1.7], 3x3, extrapolation 10. Rows map to
+  // 1.2, 2.4, 3.6 (outside) and columns to 1.8, 3.45, 5.1 (both outside);
+  // the input is 1 + col + 4 * row.
+  std::vector<float> in(16);
+  for (int i = 0; i < 16; ++i)
+    in[i] = static_cast<float>(i + 1);
+  std::vector<OwnedTensor> inputs = {
+      f32Tensor({1, 1, 4, 4}, in),
+      f32Tensor({8}, {0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f})};
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 1, 3, 3},
+                resizeParams("linear", "tf_crop_and_resize",
+                             {floatsParam("scales", {1, 1, 0.75, 0.75}),
+                              floatParam("extrapolation_value", 10)}));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  expectNear(values(*out), {7.6f, 10, 10, 12.4f, 10, 10, 10, 10, 10});
+}
+
+TEST(ResizeKernelTest, CubicAsymmetricWeightsAndExcludeOutside) {
+  // [2, 8, 0, 0] upsampled x2, asymmetric: x_ori = x / 2. With A = -0.75,
+  // the weights at ratio 0.5 are (-0.09375, 0.59375, 0.59375, -0.09375) on
+  // inputs left-1..left+2, clamped to the edge; an integral x_ori reads one
+  // input. x = 1 (x_ori 0.5) reads inputs 0, 0, 1, 2:
+  //   2 * -0.09375 + 2 * 0.59375 + 8 * 0.59375 = 5.75;
+  // x = 3 reads 0..3: 2 * -0.09375 + 8 * 0.59375 = 4.5625;
+  // x = 5 reads 1, 2, 3, 3: 8 * -0.09375 = -0.75.
+  std::vector<OwnedTensor> inputs = {f32Tensor({1, 4}, {2, 8, 0, 0})};
+  Result<OwnedTensor> out = runKernel(
+      "resize", inputs, DType::F32, {1, 8},
+      resizeParams("cubic", "asymmetric", {floatsParam("scales", {1, 2})}));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  expectNear(values(*out), {2, 5.75, 8, 4.5625, 0, -0.75, 0, 0});
+
+  // exclude_outside drops tap -1 at x = 1 and renormalises the others by
+  // their sum 1.09375: (2 + 8) * 0.59375 / 1.09375.
+  out = runKernel("resize", inputs, DType::F32, {1, 8},
+                  resizeParams("cubic", "asymmetric",
+                               {floatsParam("scales", {1, 2}),
+                                boolParam("exclude_outside", true)}));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  std::vector<float> v = values(*out);
+  EXPECT_NEAR(v[0], 2, 1e-5);
+  EXPECT_NEAR(v[1], 10 * 0.59375 / 1.09375, 1e-5);
+  EXPECT_NEAR(v[2], 8, 1e-5);
+}
+
+TEST(ResizeKernelTest, RejectsScalesThatDoNotGiveTheResultShape) {
+  std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 2, 2}, {1, 2, 3, 4})};
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 1, 4, 4},
+                resizeParams("linear", "half_pixel",
+                             {floatsParam("scales", {1, 1, 3, 2})}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find("does not map"), std::string::npos)
+      << out.error().message();
+}
+
+TEST(ResizeKernelTest, RejectsRunTimeScalesThatDoNotGiveTheResultShape) {
+  // Without a `scales` parameter the last input holds them.
+  std::vector<OwnedTensor> inputs = {f32Tensor({1, 2}, {1, 2}),
+                                     f32Tensor({2}, {1, 0.5f})};
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 4},
+                resizeParams("nearest", "asymmetric", {}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find("does not map"), std::string::npos)
+      << out.error().message();
+}
+
+TEST(ResizeKernelTest, RejectsUnknownModes) {
+  std::vector<OwnedTensor> inputs = {f32Tensor({2}, {1, 2})};
+  Result<OwnedTensor> out = runKernel(
+      "resize", inputs, DType::F32, {4},
+      resizeParams("bilinear", "half_pixel", {floatsParam("scales", {2})}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find("unknown mode"), std::string::npos)
+      << out.error().message();
+}
+
+} // namespace
