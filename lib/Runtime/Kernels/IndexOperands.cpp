@@ -40,6 +40,15 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
   return strides;
 }
 
+/// Steps the row-major coordinate `index` to the next element of `shape`.
+void advance(std::vector<int64_t> &index, const std::vector<int64_t> &shape) {
+  for (size_t d = index.size(); d-- > 0;) {
+    if (++index[d] < shape[d])
+      return;
+    index[d] = 0;
+  }
+}
+
 /// Maps output coordinate `i` of a padded axis of `extent` elements with
 /// `begin` leading pad elements to the input coordinate it reads; -1 for the
 /// constant value. `extent` >= 1 (>= 2 for reflect) wherever the axis is
@@ -123,11 +132,7 @@ Error padKernel(KernelContext &ctx) {
     }
     std::memcpy(y + i * size, source < 0 ? fill.data() : x + source * size,
                 size);
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < out.shape[d])
-        break;
-      index[d] = 0;
-    }
+    advance(index, out.shape);
   }
   return Error::success();
 }
@@ -206,11 +211,7 @@ Error dynamicSliceKernel(KernelContext &ctx) {
     for (size_t d = 0; d < rank; ++d)
       source += (first[d] + index[d] * step[d]) * inStrides[d];
     std::memcpy(y + i * size, x + source * size, size);
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < out.shape[d])
-        break;
-      index[d] = 0;
-    }
+    advance(index, out.shape);
   }
   return Error::success();
 }
