@@ -10,6 +10,7 @@
 #include "Edge/IR/EdgeOps.h"
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
+#include "strata/Backends/Passes.h"
 #include "HL/IR/HLOps.h"
 #include "HL/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
@@ -41,6 +42,7 @@ inline void registerAllPasses() {
   hl::registerHLPasses();
   exec::registerExecPasses();
   registerConversionPasses();
+  registerBackendsPasses();
   registerPipelines();
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Compiler/CompileMain.h"
 
+#include "strata/Backends/Backend.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
 #include "strata/Compiler/Execute.h"
@@ -28,10 +29,26 @@ namespace {
 
 cl::OptionCategory category("strata-compile options");
 cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
-                               cl::Required, cl::cat(category));
+                               cl::cat(category));
 cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
-                                cl::value_desc("file"), cl::Required,
-                                cl::cat(category));
+                                cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string>
+    backendName("backend",
+                cl::desc("Backend whose patterns transform the model "
+                         "(--list-backends shows them)"),
+                cl::init("portable"), cl::cat(category));
+cl::opt<bool> listBackends("list-backends",
+                           cl::desc("List the backends and their patterns"),
+                           cl::cat(category));
+cl::opt<std::string> planOut(
+    "plan-out",
+    cl::desc("Write the transformation plan (every pattern match, with its "
+             "apply flag) as JSON; without -o, only the plan is written"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string>
+    planIn("plan-in",
+           cl::desc("Apply the matches a (possibly edited) plan enables"),
+           cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string>
     emitKind("emit",
              cl::desc("What to write: program (default), mlir-hl, mlir-edge "
@@ -171,6 +188,32 @@ bool verifyProgram(const std::string &program, const std::string &reference) {
   return reportComparison(verifyData, *onData, dataOutputs) && ok;
 }
 
+/// --list-backends: each backend with its patterns per phase.
+bool printBackends(raw_ostream &os) {
+  Expected<const std::vector<Backend> &> backends = discoverBackends();
+  if (!backends) {
+    errs() << "strata-compile: " << toString(backends.takeError()) << "\n";
+    return false;
+  }
+  for (const Backend &backend : *backends) {
+    os << backend.getName() << " (" << backend.getSource() << "): "
+       << backend.getDescription() << "\n";
+    for (auto [phase, list] :
+         {std::pair{"conversion", backend.getConversionPatterns()},
+          std::pair{"fusion", backend.getFusionPatterns()},
+          std::pair{"smooth", backend.getSmoothPatterns()},
+          std::pair{"quantized", backend.getQuantizedPatterns()}}) {
+      if (list.empty())
+        continue;
+      os << "  " << phase << ":\n";
+      for (const PatternDescriptor &d : list)
+        os << "    " << d.info.name << " [" << d.info.priority << "] "
+           << d.info.description << "\n";
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 int strataCompileMain(int argc, char **argv) {
@@ -180,7 +223,25 @@ int strataCompileMain(int argc, char **argv) {
       argc, argv,
       "strata-compile: ONNX model -> .strata program (or MLIR at a stage)\n");
 
+  if (listBackends)
+    return printBackends(outs()) ? 0 : 1;
+  if (inputPath.empty() || (outputPath.empty() && planOut.empty())) {
+    errs() << "strata-compile: needs a model and -o (or --plan-out); see "
+              "--help\n";
+    return 2;
+  }
   CompileOptions options;
+  if (Error e = setBackend(backendName)) {
+    errs() << "strata-compile: " << toString(std::move(e)) << "\n";
+    return 2;
+  }
+  Expected<const Backend &> backend = getBackend();
+  if (!backend) {
+    errs() << "strata-compile: " << toString(backend.takeError()) << "\n";
+    return 2;
+  }
+  options.patterns = backend->getPatterns();
+  options.planIn = planIn;
   std::optional<EmitKind> kind = parseEmitKind(emitKind);
   if (!kind) {
     errs() << "strata-compile: unknown --emit '" << emitKind
@@ -214,6 +275,17 @@ int strataCompileMain(int argc, char **argv) {
 
   std::string artifact;
   CompileReport report;
+  if (outputPath.empty()) {
+    // --plan-out alone: plan, write the plan, stop.
+    options.planOut = planOut;
+    options.emit = EmitKind::MLIRHL;
+    if (failed(compileONNXFile(inputPath, options, context, artifact, report))) {
+      errs() << "strata-compile: planning '" << inputPath << "' failed\n";
+      return 1;
+    }
+    return 0;
+  }
+  options.planOut = planOut;
   if (failed(compileONNXFile(inputPath, options, context, artifact, report))) {
     errs() << "strata-compile: compiling '" << inputPath << "' failed\n";
     return 1;
@@ -224,10 +296,14 @@ int strataCompileMain(int argc, char **argv) {
     CompileOptions plain = options;
     plain.emit = EmitKind::Program;
     plain.printIRAfterAll = false;
+    plain.planOut.clear();
     CompileReport ignored;
     if (options.emit != EmitKind::Program &&
         failed(compileONNXFile(inputPath, plain, context, program, ignored)))
       return 1;
+    // The reference is the untransformed model: no backend patterns.
+    plain.patterns.clear();
+    plain.planIn.clear();
     if (failed(compileONNXFile(inputPath, plain, context, reference, ignored)))
       return 1;
     ok = verifyProgram(program, reference);

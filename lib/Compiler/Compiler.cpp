@@ -56,12 +56,15 @@ llvm::json::Value CompileReport::toJSON() const {
         {"arena_over_lower_bound",
          s.lowerBoundBytes ? double(s.arenaBytes) / s.lowerBoundBytes : 1.0}});
   }
-  return llvm::json::Object{{"model", model},
+  llvm::json::Object object{{"model", model},
                             {"stages", std::move(stageArray)},
                             {"total_milliseconds", total},
                             {"op_counts", std::move(counts)},
                             {"memory_plans", std::move(plans)},
                             {"output_bytes", static_cast<int64_t>(outputBytes)}};
+  if (transform)
+    object["transform"] = transform->toJSON();
+  return object;
 }
 
 namespace {
@@ -163,6 +166,22 @@ LogicalResult compileONNXFile(StringRef modelPath,
       return failure();
   }
   countOps(*module, report, "hl");
+  if (!options.patterns.empty() || !options.planIn.empty() ||
+      !options.planOut.empty()) {
+    StageTimer timer(report, "backend-patterns");
+    // Patterns match static shapes: fold the exporters' shape arithmetic
+    // first (lower-to-edge runs this again, finding nothing left).
+    if (failed(runPipeline(*module, options, [](OpPassManager &pm) {
+          pm.addNestedPass<func::FuncOp>(hl::createRefineShapes());
+        })))
+      return failure();
+    FailureOr<TransformReport> transformed = transformInPlace(
+        *module, options.patterns, options.planIn, options.planOut);
+    if (failed(transformed))
+      return failure();
+    report.transform = std::move(*transformed);
+    countOps(*module, report, "hl-transformed");
+  }
   if (failed(lowerToExec(*module, options, report, options.emit)))
     return failure();
 

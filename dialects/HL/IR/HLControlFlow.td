@@ -12,7 +12,7 @@ include "HL/IR/HLBase.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 def HL_YieldOp : HL_Op<"yield", [Pure, ReturnLike, Terminator,
-    ParentOneOf<["IfOp", "LoopOp", "ScanOp"]>]> {
+    ParentOneOf<["IfOp", "LoopOp", "ScanOp", "FusedOp"]>]> {
   let summary = "Ends an hl region with its values (ONNX sub-graph outputs)";
   let description = [{
     ```mlir

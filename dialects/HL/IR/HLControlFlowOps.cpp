@@ -70,3 +70,44 @@ LogicalResult ScanOp::verify() {
            << yield.getValues().size() << "), got " << getNumResults();
   return success();
 }
+
+YieldOp FusedOp::getYield() { return yieldOf(getBody()); }
+
+LogicalResult FusedOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body must take one argument per operand (")
+           << getInputs().size() << "), it takes " << body.getNumArguments();
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(getInputs(), body.getArguments())))
+    if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
+      return emitOpError("body argument ")
+             << index << " has type " << std::get<1>(pair).getType()
+             << ", its operand " << std::get<0>(pair).getType();
+  if (!isa<YieldOp>(body.getTerminator()))
+    return emitOpError("body must end with hl.yield");
+  YieldOp yield = getYield();
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError("body yields ")
+           << yield.getValues().size() << " values for " << getNumResults()
+           << " results";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(yield.getValues(), getResults())))
+    if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
+      return emitOpError("body yields ")
+             << std::get<0>(pair).getType() << " for result " << index
+             << " of type " << std::get<1>(pair).getType();
+  if (getKind().empty())
+    return emitOpError("needs a non-empty kind");
+  if (std::optional<ArrayAttr> points = getQdqPoints())
+    for (Attribute point : *points) {
+      auto dict = dyn_cast<DictionaryAttr>(point);
+      auto input = dict ? dict.getAs<IntegerAttr>("input") : IntegerAttr();
+      if (!input || input.getInt() < 0 ||
+          input.getInt() >= static_cast<int64_t>(getInputs().size()))
+        return emitOpError("qdq_points entries must be dictionaries with "
+                           "an 'input' index below ")
+               << getInputs().size();
+    }
+  return success();
+}

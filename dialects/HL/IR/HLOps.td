@@ -10,6 +10,7 @@
 include "HL/IR/HLBase.td"
 include "HL/IR/HLControlFlow.td"
 include "HL/IR/HLElementwise.td"
+include "HL/IR/HLFused.td"
 include "HL/IR/HLIndexing.td"
 include "HL/IR/HLNN.td"
 include "HL/IR/HLQuant.td"

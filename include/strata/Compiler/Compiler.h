@@ -12,6 +12,7 @@
 #include "Exec/Transforms/Passes.h"
 #include "strata/Emit/ProgramEmitter.h"
 #include "strata/Import/ONNXImporter.h"
+#include "strata/Patterns/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -50,6 +51,11 @@ struct CompileOptions {
   std::string programName = "program";
   /// Print the IR after every pass (to stderr).
   bool printIRAfterAll = false;
+  /// The backend patterns run on hl before lowering (none: the model is
+  /// lowered as imported).
+  std::vector<PatternDescriptor> patterns;
+  /// A plan JSON whose apply flags are taken, and where the plan is written.
+  std::string planIn, planOut;
 };
 
 /// Figures of one compilation, for --report.
@@ -69,6 +75,8 @@ struct CompileReport {
   std::vector<MethodPlan> memoryPlans;
   /// Size of the artifact written, in bytes.
   uint64_t outputBytes = 0;
+  /// What the backend patterns did, when any ran.
+  std::optional<TransformReport> transform;
 
   llvm::json::Value toJSON() const;
 };

@@ -49,6 +49,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateIntegerLinearPatterns(typeConverter, patterns);
   hl_to_edge::populateEinsumPatterns(typeConverter, patterns);
   hl_to_edge::populateResizePatterns(typeConverter, patterns);
+  hl_to_edge::populateFusedPatterns(typeConverter, patterns);
 }
 
 namespace {

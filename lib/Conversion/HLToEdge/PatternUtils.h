@@ -125,6 +125,8 @@ void populateIntegerLinearPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateEinsumPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
+void populateFusedPatterns(mlir::TypeConverter &converter,
+                           mlir::RewritePatternSet &patterns);
 void populateResizePatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 

@@ -1,0 +1,69 @@
+//===- Matchers.h - building blocks of backend patterns on hl ---*- C++ -*-===//
+//
+// Structural matchers shared by backend patterns: they match op classes and
+// constants, never op names, and return the ops they would claim so that a
+// pattern's matchOps can be assembled from them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_PATTERNS_MATCHERS_H
+#define STRATA_PATTERNS_MATCHERS_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace strata::patterns {
+
+/// Whether `value` has exactly one use (an intermediate a group may claim).
+bool hasSingleUse(mlir::Value value);
+
+/// Whether `value` is produced by an hl.constant.
+bool isConstant(mlir::Value value);
+
+/// The value of a one-element (or splat) f32 constant.
+std::optional<float> getScalarConstant(mlir::Value value);
+
+/// The op producing `value` when it is an `OpTy` with `value` as its only
+/// use (so a group may absorb it).
+template <typename OpTy>
+OpTy producerWithSingleUse(mlir::Value value) {
+  if (!value || !hasSingleUse(value))
+    return nullptr;
+  return value.getDefiningOp<OpTy>();
+}
+
+/// An activation ending at a root op.
+struct ActivationMatch {
+  /// What it reads.
+  mlir::Value input;
+  /// Its ops in program order (the root last).
+  llvm::SmallVector<mlir::Operation *> ops;
+  /// "relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "hard_swish" or
+  /// "hard_sigmoid".
+  std::string kind;
+};
+
+/// Matches the activations TensorRT fuses into a preceding conv or linear
+/// layer, ending at `root`: Relu, Clip(0, 6) as ReLU6, LeakyRelu, Elu,
+/// HardSwish, HardSigmoid, x * Sigmoid(x) (SiLU) and the exporters' erf
+/// form of GELU, x * 0.5 * (1 + erf(x / sqrt(2))).
+std::optional<ActivationMatch> matchActivation(mlir::Operation *root);
+
+/// A convolution with its optional BatchNormalization, ending at `value`'s
+/// producer; every inner result single-use.
+struct ConvBNMatch {
+  llvm::SmallVector<mlir::Operation *> ops; // conv[, bn]
+  bool hasBN = false;
+};
+std::optional<ConvBNMatch> matchConvBN(mlir::Value value);
+
+/// A linear layer ending at `value`'s producer: hl.gemm, or hl.matmul by a
+/// constant weight optionally followed by the add of a constant bias.
+std::optional<llvm::SmallVector<mlir::Operation *>>
+matchLinear(mlir::Value value);
+
+} // namespace strata::patterns
+
+#endif // STRATA_PATTERNS_MATCHERS_H

@@ -1,0 +1,153 @@
+//===- Matchers.cpp - building blocks of backend patterns on hl -----------===//
+#include "strata/Patterns/Matchers.h"
+
+#include "Edge/IR/EdgeConstants.h"
+#include "HL/IR/HLOps.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace strata::patterns {
+
+bool hasSingleUse(Value value) { return value && value.hasOneUse(); }
+
+bool isConstant(Value value) {
+  return value && value.getDefiningOp<hl::ConstantOp>();
+}
+
+std::optional<float> getScalarConstant(Value value) {
+  auto constant = value ? value.getDefiningOp<hl::ConstantOp>() : nullptr;
+  if (!constant)
+    return std::nullopt;
+  auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+  if (!elements || elements.getNumElements() < 1)
+    return std::nullopt;
+  std::optional<std::vector<float>> values =
+      edge::readF32Constant(constant.getValue());
+  if (!values)
+    return std::nullopt;
+  if (!llvm::all_of(*values, [&](float v) { return v == values->front(); }))
+    return std::nullopt;
+  return values->front();
+}
+
+static bool near(float a, float b) {
+  return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b));
+}
+
+/// For a binary op `op` with one operand a scalar constant equal to
+/// `expected`, the other operand.
+template <typename OpTy>
+static Value otherThanScalar(Operation *op, float expected,
+                             bool commutative = true) {
+  auto binary = dyn_cast_or_null<OpTy>(op);
+  if (!binary)
+    return nullptr;
+  Value lhs = binary->getOperand(0), rhs = binary->getOperand(1);
+  if (auto c = getScalarConstant(rhs); c && near(*c, expected))
+    return lhs;
+  if (commutative)
+    if (auto c = getScalarConstant(lhs); c && near(*c, expected))
+      return rhs;
+  return nullptr;
+}
+
+/// x * 0.5 * (1 + erf(x / sqrt(2))) ending at `root` (either association of
+/// the two multiplications).
+static std::optional<ActivationMatch> matchGelu(Operation *root) {
+  auto outer = dyn_cast<hl::MulOp>(root);
+  if (!outer)
+    return std::nullopt;
+  // (x * (1 + erf)) * 0.5
+  Value inner = otherThanScalar<hl::MulOp>(root, 0.5f);
+  auto mul = inner ? producerWithSingleUse<hl::MulOp>(inner) : nullptr;
+  if (!mul)
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    Value x = mul->getOperand(side);
+    auto plusOne = producerWithSingleUse<hl::AddOp>(mul->getOperand(1 - side));
+    if (!plusOne)
+      continue;
+    Value erfValue = otherThanScalar<hl::AddOp>(plusOne, 1.0f);
+    auto erf = erfValue ? producerWithSingleUse<hl::ErfOp>(erfValue) : nullptr;
+    if (!erf)
+      continue;
+    auto div = producerWithSingleUse<hl::DivOp>(erf.getInput());
+    if (!div || div.getOperand(0) != x ||
+        !otherThanScalar<hl::DivOp>(div, std::sqrt(2.0f), false))
+      continue;
+    return ActivationMatch{x, {div, erf, plusOne, mul, root}, "gelu"};
+  }
+  return std::nullopt;
+}
+
+std::optional<ActivationMatch> matchActivation(Operation *root) {
+  if (!root || root->getNumResults() != 1)
+    return std::nullopt;
+  auto single = [&](StringRef kind) {
+    return ActivationMatch{root->getOperand(0), {root}, kind.str()};
+  };
+  if (isa<hl::ReluOp>(root))
+    return single("relu");
+  if (isa<hl::LeakyReluOp>(root))
+    return single("leaky_relu");
+  if (isa<hl::EluOp>(root))
+    return single("elu");
+  if (isa<hl::HardSwishOp>(root))
+    return single("hard_swish");
+  if (isa<hl::HardSigmoidOp>(root))
+    return single("hard_sigmoid");
+  if (auto clip = dyn_cast<hl::ClipOp>(root)) {
+    std::optional<float> lo = getScalarConstant(clip.getMin());
+    std::optional<float> hi = getScalarConstant(clip.getMax());
+    if (lo && hi && *lo == 0.0f && *hi == 6.0f)
+      return single("relu6");
+    return std::nullopt;
+  }
+  if (auto mul = dyn_cast<hl::MulOp>(root)) {
+    for (int side = 0; side < 2; ++side) {
+      auto sigmoid =
+          producerWithSingleUse<hl::SigmoidOp>(mul->getOperand(1 - side));
+      if (sigmoid && sigmoid.getInput() == mul->getOperand(side))
+        return ActivationMatch{mul->getOperand(side), {sigmoid, root}, "silu"};
+    }
+    return matchGelu(root);
+  }
+  return std::nullopt;
+}
+
+std::optional<ConvBNMatch> matchConvBN(Value value) {
+  if (auto bn = producerWithSingleUse<hl::BatchNormalizationOp>(value)) {
+    if (bn->getNumResults() != 1)
+      return std::nullopt;
+    if (auto conv = producerWithSingleUse<hl::ConvOp>(bn->getOperand(0)))
+      return ConvBNMatch{{conv, bn}, true};
+    return std::nullopt;
+  }
+  if (auto conv = producerWithSingleUse<hl::ConvOp>(value))
+    return ConvBNMatch{{conv}, false};
+  return std::nullopt;
+}
+
+std::optional<SmallVector<Operation *>> matchLinear(Value value) {
+  if (auto gemm = producerWithSingleUse<hl::GemmOp>(value))
+    return SmallVector<Operation *>{gemm};
+  if (auto add = producerWithSingleUse<hl::AddOp>(value)) {
+    for (int side = 0; side < 2; ++side) {
+      auto matmul = producerWithSingleUse<hl::MatMulOp>(add->getOperand(side));
+      if (matmul && isConstant(matmul.getRhs()) &&
+          isConstant(add->getOperand(1 - side)))
+        return SmallVector<Operation *>{matmul, add};
+    }
+    return std::nullopt;
+  }
+  if (auto matmul = producerWithSingleUse<hl::MatMulOp>(value))
+    if (isConstant(matmul.getRhs()))
+      return SmallVector<Operation *>{matmul};
+  return std::nullopt;
+}
+
+} // namespace strata::patterns

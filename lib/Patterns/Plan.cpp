@@ -1,0 +1,450 @@
+//===- Plan.cpp - the pattern engine: plans, phases and reports -----------===//
+#include "strata/Patterns/Plan.h"
+
+#include "HL/IR/HLOps.h"
+#include "strata/Support/Locations.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace strata {
+namespace {
+
+/// The key of an op in plans: its ONNX node name, or "<op>@<n>" (n counts
+/// the module's ops in walk order) for an op without one.
+class NodeNamer {
+public:
+  explicit NodeNamer(ModuleOp module) {
+    int64_t index = 0;
+    module.walk([&](Operation *op) { order[op] = index++; });
+  }
+  std::string operator()(Operation *op) const {
+    std::string name = getNodeName(op->getLoc());
+    if (!name.empty())
+      return name;
+    auto it = order.find(op);
+    return op->getName().getStringRef().str() + "@" +
+           std::to_string(it == order.end() ? -1 : it->second);
+  }
+
+private:
+  llvm::DenseMap<Operation *, int64_t> order;
+};
+
+/// The patterns of one phase, built, by decreasing priority (stable).
+SmallVector<std::unique_ptr<StrataPattern>>
+buildPhase(MLIRContext *context, ArrayRef<PatternDescriptor> patterns,
+           PatternPhase phase) {
+  SmallVector<std::unique_ptr<StrataPattern>> built;
+  for (const PatternDescriptor &d : patterns)
+    if (d.info.phase == phase)
+      built.push_back(d.build(context, d.info));
+  std::stable_sort(built.begin(), built.end(), [](auto &a, auto &b) {
+    return a->getInfo().priority > b->getInfo().priority;
+  });
+  return built;
+}
+
+/// Where the engine is: making a plan (record everything) or applying one.
+struct EngineState {
+  const TransformationPlan *plan = nullptr; // null while planning
+  std::vector<PlannedMatch> *found = nullptr;
+  TransformReport *report = nullptr;
+  std::set<std::pair<std::string, std::string>> skipped;
+
+  void countApplied(StringRef pattern) {
+    for (auto &count : report->patterns)
+      if (count.name == pattern)
+        ++count.applied;
+    ++report->appliedCount;
+  }
+  void countSkipped(const std::string &node, const std::string &pattern,
+                    std::string reason) {
+    if (!skipped.insert({node, pattern}).second)
+      return;
+    for (auto &count : report->patterns)
+      if (count.name == pattern)
+        ++count.skipped;
+    ++report->skippedCount;
+    report->skips.push_back({node, pattern, std::move(reason)});
+  }
+};
+
+std::vector<std::string> namesOf(ArrayRef<Operation *> ops,
+                                 const NodeNamer &namer) {
+  std::vector<std::string> names;
+  for (Operation *op : ops)
+    names.push_back(namer(op));
+  return names;
+}
+
+/// Conversions go through MLIR's greedy driver; the gate lets the plan
+/// switch matches off and records what was rewritten.
+class ConversionGate : public MatchGate {
+public:
+  ConversionGate(EngineState &state, ModuleOp module)
+      : state(state), module(module) {}
+  bool allow(const StrataPattern &pattern, Operation *root,
+             ArrayRef<Operation *>) override {
+    if (!state.plan)
+      return true;
+    std::string node = NodeNamer(module)(root);
+    const PlannedMatch *entry = state.plan->find(node, pattern.getInfo().name);
+    if (entry && !entry->apply) {
+      state.countSkipped(node, pattern.getInfo().name,
+                         "switched off in the plan");
+      return false;
+    }
+    return true;
+  }
+  void rewritten(const StrataPattern &pattern, Operation *root,
+                 ArrayRef<Operation *> ops) override {
+    NodeNamer namer(module);
+    if (state.found)
+      state.found->push_back({namer(root), pattern.getInfo().name,
+                              PatternPhase::Conversion, true,
+                              namesOf(ops, namer), ""});
+    if (state.report)
+      state.countApplied(pattern.getInfo().name);
+  }
+
+private:
+  EngineState &state;
+  ModuleOp module;
+};
+
+LogicalResult runConversions(ModuleOp module,
+                             ArrayRef<PatternDescriptor> descriptors,
+                             EngineState &state) {
+  auto built =
+      buildPhase(module.getContext(), descriptors, PatternPhase::Conversion);
+  if (built.empty())
+    return success();
+  ConversionGate gate(state, module);
+  RewritePatternSet set(module.getContext());
+  for (auto &pattern : built) {
+    pattern->setGate(&gate);
+    set.add(std::move(pattern));
+  }
+  FrozenRewritePatternSet frozen(std::move(set));
+  GreedyRewriteConfig config;
+  config.maxIterations = 64;
+  bool changed = false;
+  if (failed(applyPatternsAndFoldGreedily(module.getOperation(), frozen,
+                                          config, &changed)))
+    return module.emitError("conversion patterns did not reach a fixed "
+                            "point in ")
+           << config.maxIterations << " iterations";
+  return success();
+}
+
+/// One single-pass phase: every match of every pattern (by priority), each
+/// claiming its ops; then the rewrites.
+LogicalResult runSinglePass(ModuleOp module,
+                            ArrayRef<PatternDescriptor> descriptors,
+                            PatternPhase phase, EngineState &state) {
+  auto built = buildPhase(module.getContext(), descriptors, phase);
+  if (built.empty())
+    return success();
+  NodeNamer namer(module);
+  struct Found {
+    StrataPattern *pattern;
+    Operation *root;
+    SmallVector<Operation *> ops;
+  };
+  std::vector<Found> matches;
+  for (auto &pattern : built) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == module.getOperation())
+        return WalkResult::advance();
+      FailureOr<SmallVector<Operation *>> ops = pattern->matchOps(op);
+      if (succeeded(ops))
+        matches.push_back({pattern.get(), op, std::move(*ops)});
+      // Fused groups are claimed as a whole; their bodies are not matched.
+      return isa<hl::FusedOp>(op) ? WalkResult::skip()
+                                  : WalkResult::advance();
+    });
+  }
+
+  llvm::DenseMap<Operation *, std::pair<std::string, std::string>> claimedBy;
+  std::vector<Found *> toRewrite;
+  for (Found &match : matches) {
+    const std::string &name = match.pattern->getInfo().name;
+    std::string node = namer(match.root);
+    std::string reason;
+    for (Operation *op : match.ops)
+      if (auto it = claimedBy.find(op); it != claimedBy.end()) {
+        reason = "overlaps " + it->second.second + " at '" +
+                 it->second.first + "'";
+        break;
+      }
+    bool apply = reason.empty();
+    if (state.plan) {
+      const PlannedMatch *entry = state.plan->find(node, name);
+      if (!entry)
+        reason = "not in the plan (conversions switched off changed the "
+                 "module)";
+      else if (!entry->apply)
+        reason = entry->reason.empty() ? "switched off in the plan"
+                                       : entry->reason;
+      apply = reason.empty();
+      if (!apply)
+        state.countSkipped(node, name, reason);
+    }
+    if (state.found)
+      state.found->push_back(
+          {node, name, phase, apply, namesOf(match.ops, namer), reason});
+    if (!apply)
+      continue;
+    for (Operation *op : match.ops)
+      claimedBy[op] = {node, name};
+    toRewrite.push_back(&match);
+  }
+
+  if (!state.plan)
+    return success();
+  PatternRewriter rewriter(module.getContext());
+  for (Found *match : toRewrite) {
+    std::string node = namer(match->root);
+    rewriter.setInsertionPoint(match->root);
+    if (failed(match->pattern->rewriteMatch(match->root, match->ops,
+                                            rewriter))) {
+      state.countSkipped(node, match->pattern->getInfo().name,
+                         "the rewrite failed (values the group needs are "
+                         "not available where it goes)");
+      continue;
+    }
+    state.countApplied(match->pattern->getInfo().name);
+  }
+  return success();
+}
+
+constexpr PatternPhase kSinglePassPhases[] = {
+    PatternPhase::Fusion, PatternPhase::Smooth, PatternPhase::Quantized};
+
+/// Runs every phase on `module` in place.
+LogicalResult runPhases(ModuleOp module,
+                        ArrayRef<PatternDescriptor> descriptors,
+                        EngineState &state) {
+  if (failed(runConversions(module, descriptors, state)))
+    return failure();
+  for (PatternPhase phase : kSinglePassPhases)
+    if (failed(runSinglePass(module, descriptors, phase, state)))
+      return failure();
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// TransformationPlan
+//===----------------------------------------------------------------------===//
+
+PlannedMatch *TransformationPlan::find(StringRef node, StringRef pattern) {
+  for (PlannedMatch &match : matches)
+    if (match.node == node && match.pattern == pattern)
+      return &match;
+  return nullptr;
+}
+
+const PlannedMatch *TransformationPlan::find(StringRef node,
+                                             StringRef pattern) const {
+  return const_cast<TransformationPlan *>(this)->find(node, pattern);
+}
+
+llvm::json::Value TransformationPlan::toJSON() const {
+  llvm::json::Array patternArray;
+  for (const PatternDescriptor &d : patterns)
+    patternArray.push_back(
+        llvm::json::Object{{"name", d.info.name},
+                           {"phase", stringifyPatternPhase(d.info.phase)},
+                           {"priority", d.info.priority}});
+  llvm::json::Object byNode;
+  for (const PlannedMatch &match : matches) {
+    llvm::json::Object entry{{"apply", match.apply},
+                             {"phase", stringifyPatternPhase(match.phase)},
+                             {"nodes", llvm::json::Array(match.nodes)}};
+    if (!match.reason.empty())
+      entry["reason"] = match.reason;
+    llvm::json::Value &slot = byNode[match.node];
+    if (!slot.getAsObject())
+      slot = llvm::json::Object{};
+    (*slot.getAsObject())[match.pattern] = std::move(entry);
+  }
+  return llvm::json::Object{{"patterns", std::move(patternArray)},
+                            {"matches", std::move(byNode)}};
+}
+
+LogicalResult TransformationPlan::updateFromJSON(const llvm::json::Value &json,
+                                                 std::string &error) {
+  const llvm::json::Object *root = json.getAsObject();
+  const llvm::json::Object *byNode =
+      root ? root->getObject("matches") : nullptr;
+  if (!byNode) {
+    error = "a plan is an object with a 'matches' object";
+    return failure();
+  }
+  // Validate everything before changing anything.
+  std::vector<std::pair<PlannedMatch *, bool>> updates;
+  for (const auto &[node, patternsValue] : *byNode) {
+    const llvm::json::Object *byPattern = patternsValue.getAsObject();
+    if (!byPattern) {
+      error = "matches['" + node.str() + "'] is not an object";
+      return failure();
+    }
+    for (const auto &[pattern, entryValue] : *byPattern) {
+      const llvm::json::Object *entry = entryValue.getAsObject();
+      std::optional<bool> apply =
+          entry ? entry->getBoolean("apply") : std::nullopt;
+      if (!apply) {
+        error = "matches['" + node.str() + "']['" + pattern.str() +
+                "'] needs a boolean 'apply'";
+        return failure();
+      }
+      PlannedMatch *match = find(node, pattern);
+      if (!match) {
+        error = "the model has no match of pattern '" + pattern.str() +
+                "' at node '" + node.str() + "'";
+        return failure();
+      }
+      updates.push_back({match, *apply});
+    }
+  }
+  for (auto [match, apply] : updates)
+    match->apply = apply;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransformReport
+//===----------------------------------------------------------------------===//
+
+llvm::json::Value TransformReport::toJSON() const {
+  llvm::json::Array patternArray, skipArray;
+  for (const PatternCount &count : patterns)
+    patternArray.push_back(
+        llvm::json::Object{{"name", count.name},
+                           {"phase", stringifyPatternPhase(count.phase)},
+                           {"applied", count.applied},
+                           {"skipped", count.skipped}});
+  for (const Skip &skip : skips)
+    skipArray.push_back(llvm::json::Object{{"node", skip.node},
+                                           {"pattern", skip.pattern},
+                                           {"reason", skip.reason}});
+  return llvm::json::Object{{"applied_count", appliedCount},
+                            {"skipped_count", skippedCount},
+                            {"patterns", std::move(patternArray)},
+                            {"skips", std::move(skipArray)}};
+}
+
+int64_t TransformReport::applied(StringRef name) const {
+  for (const PatternCount &count : patterns)
+    if (count.name == name)
+      return count.applied;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+FailureOr<TransformationPlan>
+getTransformationPlan(ModuleOp module, ArrayRef<PatternDescriptor> patterns) {
+  TransformationPlan plan;
+  plan.module = module.clone();
+  plan.patterns.assign(patterns.begin(), patterns.end());
+  OwningOpRef<ModuleOp> scratch = module.clone();
+  EngineState state;
+  state.found = &plan.matches;
+  if (failed(runPhases(*scratch, patterns, state)))
+    return failure();
+  return plan;
+}
+
+FailureOr<TransformResult>
+applyTransformationPlan(const TransformationPlan &plan) {
+  TransformResult result;
+  result.module = const_cast<TransformationPlan &>(plan).module->clone();
+  for (const PatternDescriptor &d : plan.patterns)
+    result.report.patterns.push_back({d.info.name, d.info.phase, 0, 0});
+  EngineState state;
+  state.plan = &plan;
+  state.report = &result.report;
+  if (failed(runPhases(*result.module, plan.patterns, state)))
+    return failure();
+  return result;
+}
+
+FailureOr<TransformResult> transform(ModuleOp module,
+                                     ArrayRef<PatternDescriptor> patterns) {
+  FailureOr<TransformationPlan> plan = getTransformationPlan(module, patterns);
+  if (failed(plan))
+    return failure();
+  return applyTransformationPlan(*plan);
+}
+
+LogicalResult writeJSONFile(StringRef path, const llvm::json::Value &json,
+                            std::string &error) {
+  std::string text = llvm::formatv("{0:2}", json).str() + "\n";
+  if (path == "-") {
+    llvm::outs() << text;
+    return success();
+  }
+  if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << text;
+        return llvm::Error::success();
+      })) {
+    error = "cannot write '" + path.str() + "': " + toString(std::move(e));
+    return failure();
+  }
+  return success();
+}
+
+FailureOr<llvm::json::Value> readJSONFile(StringRef path, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = "cannot read '" + path.str() + "': " + buffer.getError().message();
+    return failure();
+  }
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json) {
+    error = "'" + path.str() + "' is not JSON: " + toString(json.takeError());
+    return failure();
+  }
+  return std::move(*json);
+}
+
+FailureOr<TransformReport> transformInPlace(ModuleOp module,
+                                            ArrayRef<PatternDescriptor> patterns,
+                                            StringRef planIn,
+                                            StringRef planOut) {
+  FailureOr<TransformationPlan> plan = getTransformationPlan(module, patterns);
+  if (failed(plan))
+    return failure();
+  std::string error;
+  if (!planIn.empty()) {
+    FailureOr<llvm::json::Value> json = readJSONFile(planIn, error);
+    if (failed(json) || failed(plan->updateFromJSON(*json, error)))
+      return module.emitError("plan '") << planIn << "': " << error;
+  }
+  if (!planOut.empty() && failed(writeJSONFile(planOut, plan->toJSON(), error)))
+    return module.emitError(error);
+  FailureOr<TransformResult> result = applyTransformationPlan(*plan);
+  if (failed(result))
+    return failure();
+  module.getBodyRegion().takeBody(result->module->getBodyRegion());
+  return std::move(result->report);
+}
+
+} // namespace strata
