@@ -119,23 +119,36 @@ std::optional<ActivationMatch> matchActivation(Operation *root) {
   return std::nullopt;
 }
 
-std::optional<ConvBNMatch> matchConvBN(Value value) {
-  if (auto bn = producerWithSingleUse<hl::BatchNormalizationOp>(value)) {
+bool usedOnlyBy(Value value, ArrayRef<Operation *> users) {
+  return value && !value.use_empty() &&
+         llvm::all_of(value.getUsers(), [&](Operation *user) {
+           return llvm::is_contained(users, user);
+         });
+}
+
+std::optional<ConvBNMatch> matchConvBN(Value value,
+                                       ArrayRef<Operation *> users) {
+  if (!usedOnlyBy(value, users))
+    return std::nullopt;
+  if (auto bn = value.getDefiningOp<hl::BatchNormalizationOp>()) {
     if (bn->getNumResults() != 1)
       return std::nullopt;
     if (auto conv = producerWithSingleUse<hl::ConvOp>(bn->getOperand(0)))
       return ConvBNMatch{{conv, bn}, true};
     return std::nullopt;
   }
-  if (auto conv = producerWithSingleUse<hl::ConvOp>(value))
+  if (auto conv = value.getDefiningOp<hl::ConvOp>())
     return ConvBNMatch{{conv}, false};
   return std::nullopt;
 }
 
-std::optional<SmallVector<Operation *>> matchLinear(Value value) {
-  if (auto gemm = producerWithSingleUse<hl::GemmOp>(value))
+std::optional<SmallVector<Operation *>>
+matchLinear(Value value, ArrayRef<Operation *> users) {
+  if (!usedOnlyBy(value, users))
+    return std::nullopt;
+  if (auto gemm = value.getDefiningOp<hl::GemmOp>())
     return SmallVector<Operation *>{gemm};
-  if (auto add = producerWithSingleUse<hl::AddOp>(value)) {
+  if (auto add = value.getDefiningOp<hl::AddOp>()) {
     for (int side = 0; side < 2; ++side) {
       auto matmul = producerWithSingleUse<hl::MatMulOp>(add->getOperand(side));
       if (matmul && isConstant(matmul.getRhs()) &&
@@ -144,7 +157,7 @@ std::optional<SmallVector<Operation *>> matchLinear(Value value) {
     }
     return std::nullopt;
   }
-  if (auto matmul = producerWithSingleUse<hl::MatMulOp>(value))
+  if (auto matmul = value.getDefiningOp<hl::MatMulOp>())
     if (isConstant(matmul.getRhs()))
       return SmallVector<Operation *>{matmul};
   return std::nullopt;

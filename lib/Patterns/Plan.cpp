@@ -63,6 +63,8 @@ struct EngineState {
   std::set<std::pair<std::string, std::string>> skipped;
 
   void countApplied(StringRef pattern) {
+    if (!report)
+      return;
     for (auto &count : report->patterns)
       if (count.name == pattern)
         ++count.applied;
@@ -70,7 +72,7 @@ struct EngineState {
   }
   void countSkipped(const std::string &node, const std::string &pattern,
                     std::string reason) {
-    if (!skipped.insert({node, pattern}).second)
+    if (!report || !skipped.insert({node, pattern}).second)
       return;
     for (auto &count : report->patterns)
       if (count.name == pattern)
@@ -211,8 +213,8 @@ LogicalResult runSinglePass(ModuleOp module,
     toRewrite.push_back(&match);
   }
 
-  if (!state.plan)
-    return success();
+  // While planning, the scratch copy is rewritten too, so that later phases
+  // (quantized patterns claim fused groups) see what this one produces.
   PatternRewriter rewriter(module.getContext());
   for (Found *match : toRewrite) {
     std::string node = namer(match->root);

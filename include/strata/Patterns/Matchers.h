@@ -51,18 +51,24 @@ struct ActivationMatch {
 /// form of GELU, x * 0.5 * (1 + erf(x / sqrt(2))).
 std::optional<ActivationMatch> matchActivation(mlir::Operation *root);
 
+/// Whether every use of `value` is by one of `users` (an activation that
+/// reads its input twice, like x * sigmoid(x), claims both uses).
+bool usedOnlyBy(mlir::Value value, llvm::ArrayRef<mlir::Operation *> users);
+
 /// A convolution with its optional BatchNormalization, ending at `value`'s
-/// producer; every inner result single-use.
+/// producer, whose uses must all be by `users`; inner results single-use.
 struct ConvBNMatch {
   llvm::SmallVector<mlir::Operation *> ops; // conv[, bn]
   bool hasBN = false;
 };
-std::optional<ConvBNMatch> matchConvBN(mlir::Value value);
+std::optional<ConvBNMatch>
+matchConvBN(mlir::Value value, llvm::ArrayRef<mlir::Operation *> users);
 
-/// A linear layer ending at `value`'s producer: hl.gemm, or hl.matmul by a
-/// constant weight optionally followed by the add of a constant bias.
+/// A linear layer ending at `value`'s producer (uses all by `users`):
+/// hl.gemm, or hl.matmul by a constant weight optionally followed by the
+/// add of a constant bias.
 std::optional<llvm::SmallVector<mlir::Operation *>>
-matchLinear(mlir::Value value);
+matchLinear(mlir::Value value, llvm::ArrayRef<mlir::Operation *> users);
 
 } // namespace strata::patterns
 

@@ -160,7 +160,8 @@ struct MHAInProjection : FusionPattern {
     auto reshape = producerWithSingleUse<hl::ReshapeOp>(transpose.getData());
     if (!reshape || !isConstant(reshape.getShape()))
       return failure();
-    std::optional<OpList> linear = matchLinear(reshape.getData());
+    std::optional<OpList> linear =
+        matchLinear(reshape.getData(), {reshape.getOperation()});
     if (!linear || !isa<hl::MatMulOp>(linear->front()))
       return failure();
     OpList ops = *linear;

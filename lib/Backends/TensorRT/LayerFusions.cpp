@@ -36,7 +36,7 @@ struct StemConvBNReLUMaxPool : FusionPattern {
     std::optional<ActivationMatch> act = matchActivation(actOp);
     if (!act)
       return failure();
-    std::optional<ConvBNMatch> conv = matchConvBN(act->input);
+    std::optional<ConvBNMatch> conv = matchConvBN(act->input, act->ops);
     if (!conv)
       return failure();
     OpList ops = conv->ops;
@@ -64,7 +64,8 @@ struct ConvBNAddReLU : FusionPattern {
     // The main path is the add's first operand where both qualify (PyTorch
     // writes `out += identity`); the other operand is the residual input.
     for (int side = 0; side < 2; ++side) {
-      std::optional<ConvBNMatch> conv = matchConvBN(add->getOperand(side));
+      std::optional<ConvBNMatch> conv =
+          matchConvBN(add->getOperand(side), {add.getOperation()});
       if (!conv || add->getOperand(side) == add->getOperand(1 - side))
         continue;
       OpList ops = conv->ops;
@@ -87,7 +88,7 @@ struct ConvBNReLU : FusionPattern {
     std::optional<ActivationMatch> act = matchActivation(root);
     if (!act)
       return failure();
-    std::optional<ConvBNMatch> conv = matchConvBN(act->input);
+    std::optional<ConvBNMatch> conv = matchConvBN(act->input, act->ops);
     if (!conv)
       return failure();
     OpList ops = conv->ops;
@@ -107,7 +108,7 @@ struct LinearReLU : FusionPattern {
     std::optional<ActivationMatch> act = matchActivation(root);
     if (!act)
       return failure();
-    std::optional<OpList> linear = matchLinear(act->input);
+    std::optional<OpList> linear = matchLinear(act->input, act->ops);
     if (!linear)
       return failure();
     OpList ops = *linear;
@@ -198,6 +199,13 @@ struct LayerNorm : FusionPattern {
     auto div = dyn_cast<hl::DivOp>(divOp);
     if (!div)
       return failure();
+    // A chain with an affine tail is matched at the tail's add.
+    if (affine.empty() && div->hasOneUse())
+      if (auto mul = dyn_cast<hl::MulOp>(*div->getUsers().begin()))
+        if (mul->hasOneUse())
+          if (auto add = dyn_cast<hl::AddOp>(*mul->getUsers().begin()))
+            if (succeeded(matchOps(add)))
+              return failure();
     auto sqrt = producerWithSingleUse<hl::SqrtOp>(div.getOperand(1));
     auto addEps = sqrt ? producerWithSingleUse<hl::AddOp>(sqrt.getInput())
                        : nullptr;
