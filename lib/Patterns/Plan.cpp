@@ -192,13 +192,19 @@ LogicalResult runSinglePass(ModuleOp module,
       }
     bool apply = reason.empty();
     if (state.plan) {
+      // An overlap with a match applied in this run is the reason first;
+      // otherwise the plan decides.
       const PlannedMatch *entry = state.plan->find(node, name);
-      if (!entry)
+      if (!reason.empty())
+        ;
+      else if (!entry)
         reason = "not in the plan (conversions switched off changed the "
                  "module)";
       else if (!entry->apply)
-        reason = entry->reason.empty() ? "switched off in the plan"
-                                       : entry->reason;
+        reason = entry->reason.empty()
+                     ? "switched off in the plan"
+                     : "switched off in the plan (planned: " + entry->reason +
+                           ")";
       apply = reason.empty();
       if (!apply)
         state.countSkipped(node, name, reason);

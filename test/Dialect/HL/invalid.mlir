@@ -1813,3 +1813,56 @@ func.func @resize_policy(%x: tensor<1x1x2x2xf32>, %z: tensor<4xi64>) {
   %0 = hl.resize %x sizes %z {keep_aspect_ratio_policy = "fit"} : (tensor<1x1x2x2xf32>, tensor<4xi64>) -> tensor<1x1x4x4xf32>
   return
 }
+
+// -----
+
+// Tests that a fused group's body takes one argument per operand.
+func.func @fused_arg_count(%x: tensor<2xf32>) {
+  // expected-error @+1 {{body must take one argument per operand (1), it takes 2}}
+  %0 = hl.fused "relu"(%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>, %b: tensor<2xf32>):
+    %r = hl.relu %a : tensor<2xf32>
+    hl.yield %r : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that a fused group yields its result types.
+func.func @fused_yield_type(%x: tensor<2xf32>) {
+  // expected-error @+1 {{body yields 'tensor<2xf32>' for result 0 of type 'tensor<3xf32>'}}
+  %0 = hl.fused "relu"(%x) : (tensor<2xf32>) -> tensor<3xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    %r = hl.relu %a : tensor<2xf32>
+    hl.yield %r : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that QDQ points name operands of the group.
+func.func @fused_qdq_point(%x: tensor<2xf32>) {
+  // expected-error @+1 {{qdq_points entries must be dictionaries with an 'input' index below 1}}
+  %0 = hl.fused "relu"(%x) {qdq_points = [{input = 3 : i64}]} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    %r = hl.relu %a : tensor<2xf32>
+    hl.yield %r : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that a fused group is isolated: its body reads operands only.
+func.func @fused_isolated(%x: tensor<2xf32>) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = hl.fused "relu"(%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    // expected-error @+1 {{using value defined outside the region}}
+    %r = hl.relu %x : tensor<2xf32>
+    hl.yield %r : tensor<2xf32>
+  }
+  return
+}
