@@ -150,6 +150,17 @@ LogicalResult runConversions(ModuleOp module,
   return success();
 }
 
+/// Whether `op` is of the root kind, interface or trait `pattern` declares.
+bool rootMatches(const StrataPattern &pattern, Operation *op) {
+  if (std::optional<OperationName> kind = pattern.getRootKind())
+    return op->getName() == *kind;
+  if (std::optional<TypeID> iface = pattern.getRootInterfaceID())
+    return op->getName().hasInterface(*iface);
+  if (std::optional<TypeID> trait = pattern.getRootTraitID())
+    return op->getName().hasTrait(*trait);
+  return true;
+}
+
 /// One single-pass phase: every match of every pattern (by priority), each
 /// claiming its ops; then the rewrites.
 LogicalResult runSinglePass(ModuleOp module,
@@ -169,6 +180,10 @@ LogicalResult runSinglePass(ModuleOp module,
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op == module.getOperation())
         return WalkResult::advance();
+      // A pattern sees only the roots it declares, as in MLIR's drivers.
+      if (!rootMatches(*pattern, op))
+        return isa<hl::FusedOp>(op) ? WalkResult::skip()
+                                    : WalkResult::advance();
       FailureOr<SmallVector<Operation *>> ops = pattern->matchOps(op);
       if (succeeded(ops))
         matches.push_back({pattern.get(), op, std::move(*ops)});

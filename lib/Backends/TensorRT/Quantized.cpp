@@ -34,7 +34,8 @@ int64_t weightAxis(Operation *op) {
   if (auto gemm = dyn_cast<hl::GemmOp>(op))
     return gemm.getTransB() ? 0 : 1;
   if (isa<hl::MatMulOp>(op))
-    return cast<RankedTensorType>(op->getOperand(1).getType()).getRank() - 1;
+    if (auto type = dyn_cast<RankedTensorType>(op->getOperand(1).getType()))
+      return type.getRank() - 1;
   return 0; // conv: [M, C/group, k...]
 }
 
@@ -74,10 +75,12 @@ struct QuantizedGroup : StrataPattern {
       }
     for (const QDQPoint &point : getInfo().qdqPoints) {
       switch (point.role) {
-      case QDQRole::Activation:
-        add(argIndex((linear ? linear : &body.front())->getOperand(0)), point,
-            -1);
+      case QDQRole::Activation: {
+        Operation *first = linear ? linear : &body.front();
+        if (first->getNumOperands() > 0)
+          add(argIndex(first->getOperand(0)), point, -1);
         break;
+      }
       case QDQRole::Weight:
         if (linear)
           add(argIndex(linear->getOperand(1)), point,
