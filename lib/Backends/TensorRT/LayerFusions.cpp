@@ -23,6 +23,25 @@ using OpList = SmallVector<Operation *>;
 
 std::string convKind(bool hasBN) { return hasBN ? "conv_bn" : "conv"; }
 
+/// What `producer` matches on an activation's input, then the activation
+/// ending at `root`.
+template <typename Matcher>
+FailureOr<OpList> withActivation(Operation *root, Matcher producer) {
+  std::optional<ActivationMatch> act = matchActivation(root);
+  if (!act)
+    return failure();
+  std::optional<OpList> ops = producer(act->input, act->ops);
+  if (!ops)
+    return failure();
+  ops->append(act->ops);
+  return *ops;
+}
+
+std::optional<OpList> convBNOps(Value value, ArrayRef<Operation *> users) {
+  std::optional<ConvBNMatch> conv = matchConvBN(value, users);
+  return conv ? std::optional<OpList>(conv->ops) : std::nullopt;
+}
+
 /// Conv [-> BN] -> activation -> MaxPool, at the stem.
 struct StemConvBNReLUMaxPool : FusionPattern {
   using FusionPattern::FusionPattern;
@@ -33,15 +52,10 @@ struct StemConvBNReLUMaxPool : FusionPattern {
     Operation *actOp = pool.getInput().getDefiningOp();
     if (!actOp || !hasSingleUse(pool.getInput()))
       return failure();
-    std::optional<ActivationMatch> act = matchActivation(actOp);
-    if (!act)
+    FailureOr<OpList> ops = withActivation(actOp, convBNOps);
+    if (failed(ops))
       return failure();
-    std::optional<ConvBNMatch> conv = matchConvBN(act->input, act->ops);
-    if (!conv)
-      return failure();
-    OpList ops = conv->ops;
-    ops.append(act->ops);
-    ops.push_back(root);
+    ops->push_back(root);
     return ops;
   }
   std::string getKind(ArrayRef<Operation *> ops) const override {
@@ -85,15 +99,7 @@ struct ConvBNAddReLU : FusionPattern {
 struct ConvBNReLU : FusionPattern {
   using FusionPattern::FusionPattern;
   FailureOr<OpList> matchOps(Operation *root) const override {
-    std::optional<ActivationMatch> act = matchActivation(root);
-    if (!act)
-      return failure();
-    std::optional<ConvBNMatch> conv = matchConvBN(act->input, act->ops);
-    if (!conv)
-      return failure();
-    OpList ops = conv->ops;
-    ops.append(act->ops);
-    return ops;
+    return withActivation(root, convBNOps);
   }
   std::string getKind(ArrayRef<Operation *> ops) const override {
     bool bn = isa<hl::BatchNormalizationOp>(ops[1]);
@@ -105,15 +111,7 @@ struct ConvBNReLU : FusionPattern {
 struct LinearReLU : FusionPattern {
   using FusionPattern::FusionPattern;
   FailureOr<OpList> matchOps(Operation *root) const override {
-    std::optional<ActivationMatch> act = matchActivation(root);
-    if (!act)
-      return failure();
-    std::optional<OpList> linear = matchLinear(act->input, act->ops);
-    if (!linear)
-      return failure();
-    OpList ops = *linear;
-    ops.append(act->ops);
-    return ops;
+    return withActivation(root, matchLinear);
   }
   std::string getKind(ArrayRef<Operation *> ops) const override {
     return "linear_" + matchActivation(ops.back())->kind;
