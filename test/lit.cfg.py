@@ -23,6 +23,7 @@ llvm_config.with_environment("PATH", config.strata_tools_dir, append_path=True)
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%strata_src", config.strata_src_root))
 config.substitutions.append(("%shared", config.strata_shared_dir))
+config.substitutions.append(("%strata_build", config.strata_obj_root))
 config.substitutions.append(("%onnx_node", "/usr/share/libonnx-testdata/data/node"))
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")

@@ -71,3 +71,18 @@ func.func @not_packed(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<1x6xf32>)
   %r = hl.slice %1, %s0, %s1, %axis0, %step : (tensor<3x6xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x6xf32>
   return %q, %r : tensor<3x2xf32>, tensor<1x6xf32>
 }
+
+// -----
+
+// Tests that softmax(s) @ v is no attention when the scores are not a
+// product Q @ K (s is an argument here), and that a
+// transpose without a projection and head split before it is no
+// MHAInProjection.
+// CHECK-LABEL: func @not_attention
+// CHECK-NOT: hl.fused
+func.func @not_attention(%s: tensor<1x3x3xf32>, %x: tensor<3x1x2xf32>, %v: tensor<1x3x2xf32>) -> (tensor<1x3x2xf32>, tensor<1x3x2xf32>) {
+  %p = hl.softmax %s : tensor<1x3x3xf32>
+  %o = hl.matmul %p, %v : (tensor<1x3x3xf32>, tensor<1x3x2xf32>) -> tensor<1x3x2xf32>
+  %t = hl.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<3x1x2xf32>) -> tensor<1x3x2xf32>
+  return %o, %t : tensor<1x3x2xf32>, tensor<1x3x2xf32>
+}
