@@ -72,10 +72,10 @@ LogicalResult StrataPattern::matchAndRewrite(Operation *op,
     return failure();
   if (gate && !gate->allow(*this, op, *ops))
     return rewriter.notifyMatchFailure(op, "switched off in the plan");
-  // The gate hears of the rewrite before it happens: the ops are gone after.
+  LogicalResult result = rewriteMatch(op, *ops, rewriter);
   if (gate)
-    gate->rewritten(*this, op, *ops);
-  return rewriteMatch(op, *ops, rewriter);
+    gate->finished(*this, succeeded(result));
+  return result;
 }
 
 LogicalResult FusionPattern::rewriteMatch(Operation *root,

@@ -24,20 +24,23 @@ namespace {
 /// the module's ops in walk order) for an op without one.
 class NodeNamer {
 public:
-  explicit NodeNamer(ModuleOp module) {
-    int64_t index = 0;
-    module.walk([&](Operation *op) { order[op] = index++; });
-  }
-  std::string operator()(Operation *op) const {
+  explicit NodeNamer(ModuleOp module) : module(module) {}
+  std::string operator()(Operation *op) {
     std::string name = getNodeName(op->getLoc());
     if (!name.empty())
       return name;
+    // Only unnamed ops need the walk order; most ops carry their name.
+    if (order.empty()) {
+      int64_t index = 0;
+      module.walk([&](Operation *each) { order[each] = index++; });
+    }
     auto it = order.find(op);
     return op->getName().getStringRef().str() + "@" +
            std::to_string(it == order.end() ? -1 : it->second);
   }
 
 private:
+  ModuleOp module;
   llvm::DenseMap<Operation *, int64_t> order;
 };
 
@@ -83,7 +86,7 @@ struct EngineState {
 };
 
 std::vector<std::string> namesOf(ArrayRef<Operation *> ops,
-                                 const NodeNamer &namer) {
+                                 NodeNamer &namer) {
   std::vector<std::string> names;
   for (Operation *op : ops)
     names.push_back(namer(op));
@@ -97,32 +100,35 @@ public:
   ConversionGate(EngineState &state, ModuleOp module)
       : state(state), module(module) {}
   bool allow(const StrataPattern &pattern, Operation *root,
-             ArrayRef<Operation *>) override {
-    if (!state.plan)
-      return true;
-    std::string node = NodeNamer(module)(root);
-    const PlannedMatch *entry = state.plan->find(node, pattern.getInfo().name);
-    if (entry && !entry->apply) {
-      state.countSkipped(node, pattern.getInfo().name,
-                         "switched off in the plan");
-      return false;
+             ArrayRef<Operation *> ops) override {
+    NodeNamer namer(module);
+    std::string node = namer(root);
+    if (state.plan) {
+      const PlannedMatch *entry =
+          state.plan->find(node, pattern.getInfo().name);
+      if (entry && !entry->apply) {
+        state.countSkipped(node, pattern.getInfo().name,
+                           "switched off in the plan");
+        return false;
+      }
     }
+    // Names are taken now: the ops may be gone once rewritten.
+    pending = {node, pattern.getInfo().name, PatternPhase::Conversion, true,
+               namesOf(ops, namer), ""};
     return true;
   }
-  void rewritten(const StrataPattern &pattern, Operation *root,
-                 ArrayRef<Operation *> ops) override {
-    NodeNamer namer(module);
+  void finished(const StrataPattern &pattern, bool rewritten) override {
+    if (!rewritten)
+      return;
     if (state.found)
-      state.found->push_back({namer(root), pattern.getInfo().name,
-                              PatternPhase::Conversion, true,
-                              namesOf(ops, namer), ""});
-    if (state.report)
-      state.countApplied(pattern.getInfo().name);
+      state.found->push_back(pending);
+    state.countApplied(pattern.getInfo().name);
   }
 
 private:
   EngineState &state;
   ModuleOp module;
+  PlannedMatch pending;
 };
 
 LogicalResult runConversions(ModuleOp module,
@@ -141,6 +147,8 @@ LogicalResult runConversions(ModuleOp module,
   FrozenRewritePatternSet frozen(std::move(set));
   GreedyRewriteConfig config;
   config.maxIterations = 64;
+  // Patterns rewrite ops; regions (hl.if, hl.loop bodies) keep their shape.
+  config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
   bool changed = false;
   if (failed(applyPatternsAndFoldGreedily(module.getOperation(), frozen,
                                           config, &changed)))
@@ -174,6 +182,7 @@ LogicalResult runSinglePass(ModuleOp module,
     StrataPattern *pattern;
     Operation *root;
     SmallVector<Operation *> ops;
+    std::string node;
   };
   std::vector<Found> matches;
   for (auto &pattern : built) {
@@ -186,7 +195,7 @@ LogicalResult runSinglePass(ModuleOp module,
                                     : WalkResult::advance();
       FailureOr<SmallVector<Operation *>> ops = pattern->matchOps(op);
       if (succeeded(ops))
-        matches.push_back({pattern.get(), op, std::move(*ops)});
+        matches.push_back({pattern.get(), op, std::move(*ops), namer(op)});
       // Fused groups are claimed as a whole; their bodies are not matched.
       return isa<hl::FusedOp>(op) ? WalkResult::skip()
                                   : WalkResult::advance();
@@ -197,7 +206,7 @@ LogicalResult runSinglePass(ModuleOp module,
   std::vector<Found *> toRewrite;
   for (Found &match : matches) {
     const std::string &name = match.pattern->getInfo().name;
-    std::string node = namer(match.root);
+    const std::string &node = match.node;
     std::string reason;
     for (Operation *op : match.ops)
       if (auto it = claimedBy.find(op); it != claimedBy.end()) {
@@ -238,7 +247,7 @@ LogicalResult runSinglePass(ModuleOp module,
   // (quantized patterns claim fused groups) see what this one produces.
   PatternRewriter rewriter(module.getContext());
   for (Found *match : toRewrite) {
-    std::string node = namer(match->root);
+    const std::string &node = match->node;
     rewriter.setInsertionPoint(match->root);
     if (failed(match->pattern->rewriteMatch(match->root, match->ops,
                                             rewriter))) {

@@ -84,9 +84,9 @@ LogicalResult FusedOp::verify() {
       return emitOpError("body argument ")
              << index << " has type " << std::get<1>(pair).getType()
              << ", its operand " << std::get<0>(pair).getType();
-  if (!isa<YieldOp>(body.getTerminator()))
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
     return emitOpError("body must end with hl.yield");
-  YieldOp yield = getYield();
   if (yield.getValues().size() != getNumResults())
     return emitOpError("body yields ")
            << yield.getValues().size() << " values for " << getNumResults()

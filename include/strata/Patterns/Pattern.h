@@ -95,14 +95,14 @@ PatternDescriptor describePattern(PatternInfo info) {
 }
 
 /// Decides, for the pattern engine, whether a match may be rewritten (a plan
-/// can switch matches off) and hears about each rewrite.
+/// can switch matches off) and hears whether the rewrite succeeded. `allow`
+/// sees the ops before they change; `finished` follows every allowed match.
 class MatchGate {
 public:
   virtual ~MatchGate();
   virtual bool allow(const StrataPattern &pattern, mlir::Operation *root,
                      llvm::ArrayRef<mlir::Operation *> ops) = 0;
-  virtual void rewritten(const StrataPattern &pattern, mlir::Operation *root,
-                         llvm::ArrayRef<mlir::Operation *> ops) = 0;
+  virtual void finished(const StrataPattern &pattern, bool rewritten) = 0;
 };
 
 /// Base class of every backend pattern.

@@ -40,6 +40,7 @@ struct FlattenGemmToConv : StrataPattern {
     auto resultType = dyn_cast<RankedTensorType>(gemm.getType());
     if (!inputType || !inputType.hasStaticShape() || inputType.getRank() != 4 ||
         !inputType.getElementType().isF32() || !weightType ||
+        !weightType.getElementType().isF32() ||
         !weightType.hasStaticShape() || weightType.getRank() != 2 ||
         !resultType || !resultType.hasStaticShape())
       return failure();
@@ -51,8 +52,9 @@ struct FlattenGemmToConv : StrataPattern {
     if (k != features || m != outputs)
       return failure();
     if (Value c = gemm.getC()) {
-      auto cType = cast<RankedTensorType>(c.getType());
-      if (!cType.hasStaticShape() ||
+      auto cType = dyn_cast<RankedTensorType>(c.getType());
+      if (!cType || !cType.hasStaticShape() ||
+          !cType.getElementType().isF32() ||
           (cType.getNumElements() != m && cType.getNumElements() != 1))
         return failure();
     }
