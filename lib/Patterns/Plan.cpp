@@ -215,12 +215,10 @@ LogicalResult runSinglePass(ModuleOp module,
       // An overlap with a match applied in this run is the reason first;
       // otherwise the plan decides.
       const PlannedMatch *entry = state.plan->find(node, name);
-      if (!reason.empty())
-        ;
-      else if (!entry)
+      if (reason.empty() && !entry)
         reason = "not in the plan (conversions switched off changed the "
                  "module)";
-      else if (!entry->apply)
+      else if (reason.empty() && !entry->apply)
         reason = entry->reason.empty()
                      ? "switched off in the plan"
                      : "switched off in the plan (planned: " + entry->reason +
