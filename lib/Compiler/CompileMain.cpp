@@ -242,6 +242,7 @@ int strataCompileMain(int argc, char **argv) {
   }
   options.patterns = backend->getPatterns();
   options.planIn = planIn;
+  options.planOut = planOut;
   std::optional<EmitKind> kind = parseEmitKind(emitKind);
   if (!kind) {
     errs() << "strata-compile: unknown --emit '" << emitKind
@@ -277,7 +278,6 @@ int strataCompileMain(int argc, char **argv) {
   CompileReport report;
   if (outputPath.empty()) {
     // --plan-out alone: plan, write the plan, stop.
-    options.planOut = planOut;
     options.emit = EmitKind::MLIRHL;
     if (failed(compileONNXFile(inputPath, options, context, artifact, report))) {
       errs() << "strata-compile: planning '" << inputPath << "' failed\n";
@@ -285,7 +285,6 @@ int strataCompileMain(int argc, char **argv) {
     }
     return 0;
   }
-  options.planOut = planOut;
   if (failed(compileONNXFile(inputPath, options, context, artifact, report))) {
     errs() << "strata-compile: compiling '" << inputPath << "' failed\n";
     return 1;

@@ -7,6 +7,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 
@@ -23,15 +24,27 @@ std::optional<float> getScalarConstant(Value value) {
   if (!constant)
     return std::nullopt;
   auto elements = dyn_cast<ElementsAttr>(constant.getValue());
-  if (!elements || elements.getNumElements() < 1)
+  if (!elements || elements.getNumElements() < 1 ||
+      !elements.getElementType().isF32())
     return std::nullopt;
-  std::optional<std::vector<float>> values =
-      edge::readF32Constant(constant.getValue());
-  if (!values)
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements); dense && dense.isSplat())
+    return dense.getSplatValue<float>();
+  // Compared in place: this runs on every Mul/Div operand a matcher looks
+  // at, weights included, and usually stops at the second element.
+  std::optional<ArrayRef<char>> raw = edge::getRawConstantData(elements);
+  int64_t count = elements.getNumElements();
+  if (!raw || static_cast<int64_t>(raw->size()) != count * 4)
     return std::nullopt;
-  if (!llvm::all_of(*values, [&](float v) { return v == values->front(); }))
-    return std::nullopt;
-  return values->front();
+  auto at = [&](int64_t i) {
+    float v;
+    std::memcpy(&v, raw->data() + i * 4, 4);
+    return v;
+  };
+  float first = at(0);
+  for (int64_t i = 1; i < count; ++i)
+    if (at(i) != first)
+      return std::nullopt;
+  return first;
 }
 
 static bool near(float a, float b) {
@@ -126,19 +139,19 @@ bool usedOnlyBy(Value value, ArrayRef<Operation *> users) {
          });
 }
 
-std::optional<ConvBNMatch> matchConvBN(Value value,
-                                       ArrayRef<Operation *> users) {
+std::optional<SmallVector<Operation *>>
+matchConvBN(Value value, ArrayRef<Operation *> users) {
   if (!usedOnlyBy(value, users))
     return std::nullopt;
   if (auto bn = value.getDefiningOp<hl::BatchNormalizationOp>()) {
     if (bn->getNumResults() != 1)
       return std::nullopt;
     if (auto conv = producerWithSingleUse<hl::ConvOp>(bn->getOperand(0)))
-      return ConvBNMatch{{conv, bn}, true};
+      return SmallVector<Operation *>{conv, bn};
     return std::nullopt;
   }
   if (auto conv = value.getDefiningOp<hl::ConvOp>())
-    return ConvBNMatch{{conv}, false};
+    return SmallVector<Operation *>{conv};
   return std::nullopt;
 }
 

@@ -6,7 +6,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -24,15 +23,6 @@ StringRef stringifyPatternPhase(PatternPhase phase) {
     return "quantized";
   }
   return "?";
-}
-
-std::optional<PatternPhase> parsePatternPhase(StringRef text) {
-  return llvm::StringSwitch<std::optional<PatternPhase>>(text)
-      .Case("conversion", PatternPhase::Conversion)
-      .Case("fusion", PatternPhase::Fusion)
-      .Case("smooth", PatternPhase::Smooth)
-      .Case("quantized", PatternPhase::Quantized)
-      .Default(std::nullopt);
 }
 
 StringRef stringifyQDQRole(QDQRole role) {

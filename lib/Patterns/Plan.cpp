@@ -8,7 +8,6 @@
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-
 #include <set>
 
 using namespace mlir;
@@ -145,9 +144,8 @@ LogicalResult runConversions(ModuleOp module,
   config.maxIterations = 64;
   // Patterns rewrite ops; regions (hl.if, hl.loop bodies) keep their shape.
   config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
-  bool changed = false;
   if (failed(applyPatternsAndFoldGreedily(module.getOperation(), frozen,
-                                          config, &changed)))
+                                          config)))
     return module.emitError("conversion patterns did not reach a fixed "
                             "point in ")
            << config.maxIterations << " iterations";

@@ -124,7 +124,6 @@ public:
   llvm::Expected<const Backend &> get();
   /// Forgets the discovered backends and the selection.
   void reset();
-  void setSearchPath(std::string path) { searchPath = std::move(path); }
   /// How many times discovery ran (for tests of the cache).
   int getDiscoveryCount() const { return discoveries; }
 

@@ -55,13 +55,10 @@ std::optional<ActivationMatch> matchActivation(mlir::Operation *root);
 /// reads its input twice, like x * sigmoid(x), claims both uses).
 bool usedOnlyBy(mlir::Value value, llvm::ArrayRef<mlir::Operation *> users);
 
-/// A convolution with its optional BatchNormalization, ending at `value`'s
-/// producer, whose uses must all be by `users`; inner results single-use.
-struct ConvBNMatch {
-  llvm::SmallVector<mlir::Operation *> ops; // conv[, bn]
-  bool hasBN = false;
-};
-std::optional<ConvBNMatch>
+/// A convolution with its optional BatchNormalization ([conv] or [conv,
+/// bn]), ending at `value`'s producer, whose uses must all be by `users`;
+/// inner results single-use.
+std::optional<llvm::SmallVector<mlir::Operation *>>
 matchConvBN(mlir::Value value, llvm::ArrayRef<mlir::Operation *> users);
 
 /// A linear layer ending at `value`'s producer (uses all by `users`):

@@ -37,7 +37,6 @@ enum class PatternPhase {
 
 /// "conversion", "fusion", "smooth" or "quantized".
 llvm::StringRef stringifyPatternPhase(PatternPhase phase);
-std::optional<PatternPhase> parsePatternPhase(llvm::StringRef text);
 
 /// Which value of a fused group a quantize/dequantize pair goes on.
 enum class QDQRole {

@@ -37,11 +37,6 @@ FailureOr<OpList> withActivation(Operation *root, Matcher producer) {
   return *ops;
 }
 
-std::optional<OpList> convBNOps(Value value, ArrayRef<Operation *> users) {
-  std::optional<ConvBNMatch> conv = matchConvBN(value, users);
-  return conv ? std::optional<OpList>(conv->ops) : std::nullopt;
-}
-
 /// Conv [-> BN] -> activation -> MaxPool, at the stem.
 struct StemConvBNReLUMaxPool : FusionPattern {
   using FusionPattern::FusionPattern;
@@ -52,7 +47,7 @@ struct StemConvBNReLUMaxPool : FusionPattern {
     Operation *actOp = pool.getInput().getDefiningOp();
     if (!actOp || !hasSingleUse(pool.getInput()))
       return failure();
-    FailureOr<OpList> ops = withActivation(actOp, convBNOps);
+    FailureOr<OpList> ops = withActivation(actOp, matchConvBN);
     if (failed(ops))
       return failure();
     ops->push_back(root);
@@ -78,11 +73,11 @@ struct ConvBNAddReLU : FusionPattern {
     // The main path is the add's first operand where both qualify (PyTorch
     // writes `out += identity`); the other operand is the residual input.
     for (int side = 0; side < 2; ++side) {
-      std::optional<ConvBNMatch> conv =
+      std::optional<OpList> conv =
           matchConvBN(add->getOperand(side), {add.getOperation()});
       if (!conv || add->getOperand(side) == add->getOperand(1 - side))
         continue;
-      OpList ops = conv->ops;
+      OpList ops = *conv;
       ops.push_back(add);
       ops.append(act->ops);
       return ops;
@@ -99,7 +94,7 @@ struct ConvBNAddReLU : FusionPattern {
 struct ConvBNReLU : FusionPattern {
   using FusionPattern::FusionPattern;
   FailureOr<OpList> matchOps(Operation *root) const override {
-    return withActivation(root, convBNOps);
+    return withActivation(root, matchConvBN);
   }
   std::string getKind(ArrayRef<Operation *> ops) const override {
     bool bn = isa<hl::BatchNormalizationOp>(ops[1]);
