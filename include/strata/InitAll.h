@@ -11,6 +11,7 @@
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
 #include "strata/Backends/Passes.h"
+#include "strata/Delegation/Delegation.h"
 #include "HL/IR/HLOps.h"
 #include "HL/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
@@ -43,6 +44,7 @@ inline void registerAllPasses() {
   exec::registerExecPasses();
   registerConversionPasses();
   registerBackendsPasses();
+  registerDelegationPasses();
   registerPipelines();
 }
 

@@ -1,4 +1,5 @@
-//===- Builtin.cpp - the built-in backends: portable and tensorrt ---------===//
+//===- Builtin.cpp - the built-in backends: portable, tensorrt, onednn ----===//
+#include "OneDNN/OneDNNBackend.h"
 #include "TensorRT/TensorRTPatterns.h"
 #include "strata/Backends/Backend.h"
 
@@ -28,10 +29,29 @@ Backend makeTensorRTBackend() {
       "is the QDQ ONNX export)"));
 }
 
+Backend makeOneDNNBackend() {
+  BackendHooks hooks;
+  hooks.supportsOp = onednn::supportsOp;
+  hooks.preprocess = onednn::preprocess;
+  hooks.runtimeDelegate = "onednn";
+  hooks.compileSpecs = {
+      {"winograd", "false",
+       "let 3x3 convolutions use Winograd (faster, not bit-exact)"},
+      {"keep_plain_weights", "false",
+       "also store plain weights, so that init on another CPU can repack "
+       "them (runtime option repack_on_isa_mismatch)"}};
+  return checked(Backend::create(
+      "onednn", {}, {}, {}, {}, std::move(hooks),
+      "x86 CPU delegate on oneDNN: convolutions, matmuls, pooling, "
+      "element-wise and layout ops with fused post-ops, weights pre-packed "
+      "at compile time"));
+}
+
 std::vector<Backend> getBuiltinBackends() {
   std::vector<Backend> backends;
   backends.push_back(makePortableBackend());
   backends.push_back(makeTensorRTBackend());
+  backends.push_back(makeOneDNNBackend());
   return backends;
 }
 

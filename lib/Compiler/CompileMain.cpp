@@ -2,6 +2,8 @@
 //
 // strata-compile model.onnx -o model.strata [--emit ...] [--input-shape ...]
 //   [--report report.json] [--verify [--verify-data DIR]]
+//   [--backend NAME [--backend-option K=V]... [--require-delegated]]
+//   [--target-kernels FILE]
 //
 // Outputs are written atomically (temporary file, then rename): a failed
 // compile leaves no file behind and never a partial one.
@@ -18,6 +20,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -37,6 +40,26 @@ cl::opt<std::string>
                 cl::desc("Backend whose patterns transform the model "
                          "(--list-backends shows them)"),
                 cl::init("portable"), cl::cat(category));
+cl::list<std::string> backendOptions(
+    "backend-option",
+    cl::desc("A compile spec of the backend's delegate: KEY=VALUE, e.g. "
+             "winograd=true (repeatable; --list-backends shows them)"),
+    cl::cat(category));
+cl::opt<bool> requireDelegated(
+    "require-delegated",
+    cl::desc("Fail when any op falls back to the portable kernels"),
+    cl::cat(category));
+cl::opt<std::string> targetKernels(
+    "target-kernels",
+    cl::desc("The target runtime's kernel set (one name per line, "
+             "'delegate:NAME' for delegates; `strata-run --list-kernels` "
+             "prints it): refuse programs that need anything else"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<bool> delegateBlobsInline(
+    "delegate-blobs-inline",
+    cl::desc("Store delegate blobs inside the flatbuffer instead of in "
+             "segments"),
+    cl::cat(category));
 cl::opt<bool> listBackends("list-backends",
                            cl::desc("List the backends and their patterns"),
                            cl::cat(category));
@@ -210,6 +233,13 @@ bool printBackends(raw_ostream &os) {
         os << "    " << d.info.name << " [" << d.info.priority << "] "
            << d.info.description << "\n";
     }
+    const BackendHooks &hooks = backend.getHooks();
+    if (hooks.delegates()) {
+      os << "  delegate: " << hooks.runtimeDelegate << "\n";
+      for (const CompileSpecInfo &spec : hooks.compileSpecs)
+        os << "    --backend-option " << spec.name << "=" << spec.defaultValue
+           << "  " << spec.description << "\n";
+    }
   }
   return true;
 }
@@ -241,6 +271,45 @@ int strataCompileMain(int argc, char **argv) {
     return 2;
   }
   options.patterns = backend->getPatterns();
+  if (backend->getHooks().delegates())
+    options.delegateBackend = &*backend;
+  else if (!backendOptions.empty() || requireDelegated) {
+    errs() << "strata-compile: backend '" << backendName
+           << "' has no delegate (--backend-option and --require-delegated "
+              "need one)\n";
+    return 2;
+  }
+  {
+    std::string error;
+    FailureOr<CompileSpecs> specs =
+        parseCompileSpecs(std::vector<std::string>(backendOptions.begin(),
+                                                   backendOptions.end()),
+                          error);
+    if (failed(specs)) {
+      errs() << "strata-compile: bad --backend-option: " << error << "\n";
+      return 2;
+    }
+    options.compileSpecs = std::move(*specs);
+  }
+  options.requireDelegated = requireDelegated;
+  if (!targetKernels.empty()) {
+    auto file = MemoryBuffer::getFile(targetKernels);
+    if (!file) {
+      errs() << "strata-compile: cannot read --target-kernels '"
+             << targetKernels << "': " << file.getError().message() << "\n";
+      return 2;
+    }
+    std::set<std::string> names;
+    SmallVector<StringRef> lines;
+    (*file)->getBuffer().split(lines, '\n');
+    for (StringRef line : lines) {
+      line = line.split('#').first.trim();
+      if (!line.empty())
+        names.insert(line.str());
+    }
+    options.targetKernels = std::move(names);
+  }
+  options.emitOptions.delegateBlobsInline = delegateBlobsInline;
   options.planIn = planIn;
   options.planOut = planOut;
   std::optional<EmitKind> kind = parseEmitKind(emitKind);
@@ -300,9 +369,12 @@ int strataCompileMain(int argc, char **argv) {
     if (options.emit != EmitKind::Program &&
         failed(compileONNXFile(inputPath, plain, context, program, ignored)))
       return 1;
-    // The reference is the untransformed model: no backend patterns.
+    // The reference is the untransformed model: no backend patterns, no
+    // delegate.
     plain.patterns.clear();
     plain.planIn.clear();
+    plain.delegateBackend = nullptr;
+    plain.targetKernels.reset();
     if (failed(compileONNXFile(inputPath, plain, context, reference, ignored)))
       return 1;
     ok = verifyProgram(program, reference);

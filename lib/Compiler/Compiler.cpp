@@ -3,6 +3,7 @@
 
 #include "strata/InitAll.h"
 #include "strata/Pipelines/Pipelines.h"
+#include "strata/Support/Locations.h"
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -64,6 +65,8 @@ llvm::json::Value CompileReport::toJSON() const {
                             {"output_bytes", static_cast<int64_t>(outputBytes)}};
   if (transform)
     object["transform"] = transform->toJSON();
+  if (delegation)
+    object["delegation"] = delegation->toJSON();
   return object;
 }
 
@@ -109,6 +112,37 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   return pm.run(module);
 }
 
+/// Refuses a program that needs a kernel or delegate the target runtime
+/// lacks, naming each and the ONNX nodes that need it.
+LogicalResult checkTargetKernels(ModuleOp module,
+                                 const std::set<std::string> &available) {
+  std::map<std::string, std::vector<std::string>> missing;
+  module.walk([&](Operation *op) {
+    std::string need;
+    if (auto kernel = dyn_cast<exec::KernelOp>(op))
+      need = kernel.getKernel().str();
+    else if (auto delegate = dyn_cast<exec::DelegateOp>(op))
+      need = "delegate:" + delegate.getBackend().str();
+    if (need.empty() || available.count(need))
+      return;
+    std::string node = getNodeName(op->getLoc());
+    missing[need].push_back(node.empty() ? "?" : node);
+  });
+  if (missing.empty())
+    return success();
+  InFlightDiagnostic diag =
+      module.emitError("the target runtime lacks what this program needs:");
+  for (const auto &[name, nodes] : missing) {
+    diag << " " << name << " (";
+    for (size_t i = 0; i < nodes.size() && i < 3; ++i)
+      diag << (i ? ", " : "") << "'" << nodes[i] << "'";
+    if (nodes.size() > 3)
+      diag << ", " << nodes.size() - 3 << " more";
+    diag << ");";
+  }
+  return failure();
+}
+
 } // namespace
 
 LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
@@ -123,6 +157,32 @@ LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
       return failure();
   }
   countOps(module, report, "edge");
+  if (options.delegateBackend) {
+    {
+      StageTimer timer(report, "partition");
+      FailureOr<DelegationReport> placed =
+          partition(module, *options.delegateBackend);
+      if (failed(placed))
+        return failure();
+      report.delegation = std::move(*placed);
+    }
+    if (options.requireDelegated && report.delegation->fallbackCount()) {
+      InFlightDiagnostic diag = module.emitError()
+                                << report.delegation->fallbackCount()
+                                << " ops fall back to the portable kernels "
+                                   "(--require-delegated):";
+      for (const DelegationReport::Placement &p : report.delegation->ops)
+        if (p.partition.empty())
+          diag << " " << p.op << (p.node.empty() ? "" : " '" + p.node + "'")
+               << ";";
+      return failure();
+    }
+    StageTimer timer(report, "to-backend");
+    if (failed(toBackend(module, *options.delegateBackend,
+                         options.compileSpecs)))
+      return failure();
+    countOps(module, report, "edge-delegated");
+  }
   if (stopAfter == EmitKind::MLIREdge)
     return success();
   {
@@ -150,6 +210,8 @@ LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
       return failure();
   }
   countOps(module, report, "exec");
+  if (options.targetKernels)
+    return checkTargetKernels(module, *options.targetKernels);
   return success();
 }
 

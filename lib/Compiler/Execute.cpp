@@ -2,6 +2,7 @@
 #include "strata/Compiler/Execute.h"
 
 #include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Delegates/OneDNN.h"
 #include "strata/Runtime/Kernel.h"
 #include "strata/Runtime/Program.h"
 
@@ -29,8 +30,13 @@ Result<T> withMethod(const std::string &bytes, const std::string &method,
       return Error(ErrorCode::InvalidProgram, "the program has no method");
     name = program->methodName(0);
   }
+  static const BackendRegistry delegates = [] {
+    BackendRegistry registry;
+    (void)onednn::registerBackend(registry);
+    return registry;
+  }();
   Result<Method> loaded =
-      program->loadMethod(name, &portableKernelRegistry());
+      program->loadMethod(name, &portableKernelRegistry(), &delegates);
   if (!loaded.ok())
     return loaded.takeError();
   return fn(*loaded);

@@ -25,6 +25,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace strata;
@@ -364,6 +365,9 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
   std::string constantSegment;
   std::vector<flatbuffers::Offset<fbs::Constant>> constants;
   std::vector<flatbuffers::Offset<fbs::Delegate>> delegates;
+  std::vector<flatbuffers::Offset<fbs::NamedData>> namedData;
+  llvm::StringMap<uint32_t> namedDataSegment;
+  llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> segmentsByHash;
   for (auto constant : program.getBody().getOps<exec::ConstantOp>()) {
     FailureOr<std::string> bytes = getBytes(constant, constant.getValue());
     auto type =
@@ -403,9 +407,52 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
           reinterpret_cast<const uint8_t *>(blob.data()), blob.size());
     else if (delegate.getProcessed())
       segment = static_cast<int32_t>(addSegment(std::move(blob)));
+    for (NamedAttribute entry : delegate.getNamedData()) {
+      FailureOr<std::string> bytes =
+          getBytes(delegate, cast<ElementsAttr>(entry.getValue()));
+      if (failed(bytes))
+        return failure();
+      StringRef key = entry.getName().getValue();
+      if (auto seen = namedDataSegment.find(key);
+          seen != namedDataSegment.end()) {
+        if (segmentBytes[seen->second] != *bytes)
+          return delegate.emitError("named data '")
+                 << key << "' is stored twice with different bytes";
+        continue;
+      }
+      // Equal contents share one segment.
+      uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(*bytes));
+      std::optional<uint32_t> segment;
+      for (uint32_t candidate : segmentsByHash[hash])
+        if (segmentBytes[candidate] == *bytes)
+          segment = candidate;
+      if (!segment) {
+        segment = addSegment(std::move(*bytes));
+        segmentsByHash[hash].push_back(*segment);
+      }
+      namedDataSegment[key] = *segment;
+      namedData.push_back(
+          fbs::CreateNamedDataDirect(fbb, key.str().c_str(), *segment));
+    }
+    std::vector<flatbuffers::Offset<fbs::DebugHandle>> handles;
+    for (NamedAttribute entry : delegate.getDebugHandles()) {
+      unsigned index = 0;
+      auto nodes = dyn_cast<ArrayAttr>(entry.getValue());
+      if (entry.getName().getValue().getAsInteger(10, index) || !nodes)
+        return delegate.emitError("debug handle '")
+               << entry.getName().getValue()
+               << "' must be an op index mapping to node names";
+      std::vector<std::string> names;
+      for (Attribute node : nodes)
+        if (auto str = dyn_cast<StringAttr>(node))
+          names.push_back(str.str());
+      handles.push_back(fbs::CreateDebugHandle(
+          fbb, index, fbb.CreateVectorOfStrings(names)));
+    }
     delegateIndex[delegate.getSymName()] = delegates.size();
-    delegates.push_back(
-        fbs::CreateDelegate(fbb, name, backend, *specs, inlineBlob, segment));
+    delegates.push_back(fbs::CreateDelegate(fbb, name, backend, *specs,
+                                            inlineBlob, segment,
+                                            fbb.CreateVector(handles)));
   }
 
   std::vector<flatbuffers::Offset<fbs::Method>> methods;
@@ -433,7 +480,7 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
 
   auto root = fbs::CreateProgramDirect(
       fbb, runtime::kProgramVersion, program.getSymName().str().c_str(),
-      &methods, &operators, &constants, &delegates, &segments);
+      &methods, &operators, &constants, &delegates, &segments, &namedData);
   fbs::FinishProgramBuffer(fbb, root);
 
   runtime::FileHeader header{};

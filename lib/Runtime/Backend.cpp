@@ -6,6 +6,7 @@
 
 namespace strata::runtime {
 
+NamedDataMap::~NamedDataMap() = default;
 DelegateHandle::~DelegateHandle() = default;
 Backend::~Backend() = default;
 

@@ -242,6 +242,18 @@ private:
   size_t size_ = 0;
 };
 
+/// The program's named data, as delegates see it.
+class ProgramNamedData final : public NamedDataMap {
+public:
+  explicit ProgramNamedData(const Program &program) : program(program) {}
+  Result<ByteSpan> get(const std::string &key) const override {
+    return program.namedData(key);
+  }
+
+private:
+  const Program &program;
+};
+
 struct DelegateInstance {
   Backend *backend = nullptr;
   DelegateHandle *handle = nullptr;
@@ -393,7 +405,8 @@ Result<Method> Program::loadMethod(const std::string &name,
             d->compile_specs(), where + " delegate '" + delegateName + "'");
         if (!specs.ok())
           return specs.takeError();
-        Result<DelegateHandle *> handle = backend->init(blob, *specs);
+        Result<DelegateHandle *> handle =
+            backend->init(blob, *specs, ProgramNamedData(*this));
         if (!handle.ok())
           return Error(handle.error().code(),
                        where + ": backend '" + backendName +

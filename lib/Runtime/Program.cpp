@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
 
 namespace strata::runtime {
 
@@ -208,6 +209,7 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
         return invalid(file + ": methods[" + std::to_string(i) +
                        "] has no name");
   }
+  STRATA_RETURN_IF_ERROR(program.verifyNamedData());
   if (verification == Verification::Full) {
     STRATA_RETURN_IF_ERROR(program.verifyConstants());
     if (const auto *methods = program.program_->methods())
@@ -312,6 +314,38 @@ Error Program::verifyConstants() const {
       if (!specs.ok())
         return specs.takeError();
     }
+  return Error::success();
+}
+
+Result<ByteSpan> Program::namedData(const std::string &key) const {
+  if (const auto *entries = program_->named_data())
+    for (size_t i = 0; i < entries->size(); ++i) {
+      const fb::NamedData *entry = entries->Get(i);
+      if (entry->key() && entry->key()->str() == key)
+        return segment(entry->segment());
+    }
+  return Error(ErrorCode::NotFound,
+               loader_->name() + ": no named data '" + key + "'");
+}
+
+Error Program::verifyNamedData() const {
+  const auto *entries = program_->named_data();
+  if (!entries)
+    return Error::success();
+  std::set<std::string> keys;
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const fb::NamedData *entry = entries->Get(i);
+    std::string where =
+        loader_->name() + ": named_data[" + std::to_string(i) + "]";
+    if (!entry->key() || entry->key()->size() == 0)
+      return invalid(where + ": no key");
+    if (!keys.insert(entry->key()->str()).second)
+      return invalid(where + ": key '" + entry->key()->str() +
+                     "' appears twice");
+    Result<ByteSpan> seg = segment(entry->segment());
+    if (!seg.ok())
+      return invalid(where + ".segment: " + seg.error().message());
+  }
   return Error::success();
 }
 

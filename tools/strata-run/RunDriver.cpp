@@ -4,6 +4,7 @@
 #include "strata/Runtime/TensorCompare.h"
 
 #include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Delegates/OneDNN.h"
 #include "strata/Runtime/HalfFloat.h"
 #include "strata/Runtime/Program.h"
 #include "strata/Runtime/TensorIO.h"
@@ -41,7 +42,11 @@ void printRunUsage() {
       "  --profile         time each instruction, with its ONNX node names\n"
       "  --method NAME     the method to run (default: forward, else the "
       "first)\n"
-      "  --no-mmap         read the file instead of mapping it\n");
+      "  --no-mmap         read the file instead of mapping it\n"
+      "  --threads N       threads of the delegates (oneDNN: OpenMP)\n"
+      "  --delegate-option KEY=VALUE  a delegate config option (JSON value),\n"
+      "                    e.g. repack_on_isa_mismatch=true\n"
+      "  --list-kernels    print this runtime's kernels and delegates\n");
 }
 
 static bool parseNumber(const char *flag, const char *text, double &out) {
@@ -104,6 +109,16 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         options.bench = static_cast<int>(number);
       else
         options.seed = static_cast<uint64_t>(number);
+    } else if (arg == "--threads") {
+      if (!value(v) || !parseNumber(arg.c_str(), v, number))
+        return false;
+      options.threads = static_cast<int>(number);
+    } else if (arg == "--delegate-option") {
+      if (!value(v))
+        return false;
+      options.delegateOptions.push_back(v);
+    } else if (arg == "--list-kernels") {
+      options.listKernels = true;
     } else if (arg == "--profile") {
       options.profile = true;
     } else if (arg == "--no-mmap") {
@@ -120,7 +135,7 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
       return false;
     }
   }
-  if (!help && options.model.empty()) {
+  if (!help && options.model.empty() && !options.listKernels) {
     std::fprintf(stderr, "strata-run: no model given (see --help)\n");
     return false;
   }
@@ -259,7 +274,53 @@ double percentile(std::vector<double> sorted, double p) {
 
 } // namespace
 
+/// The delegates this runtime links, configured from the options.
+static Result<BackendRegistry> makeDelegates(const RunOptions &options) {
+  BackendRegistry registry;
+  STRATA_RETURN_IF_ERROR(onednn::registerBackend(registry));
+  for (const std::string &name : registry.names()) {
+    BackendConfig &config = registry.lookup(name)->config();
+    if (options.threads > 0 && config.get("threads"))
+      STRATA_RETURN_IF_ERROR(
+          config.set("threads", std::to_string(options.threads)));
+    for (const std::string &item : options.delegateOptions) {
+      size_t eq = item.find('=');
+      if (eq == std::string::npos)
+        return Error(ErrorCode::InvalidArgument,
+                     "--delegate-option '" + item + "' is not KEY=VALUE");
+      if (config.get(item.substr(0, eq)))
+        STRATA_RETURN_IF_ERROR(
+            config.set(item.substr(0, eq), item.substr(eq + 1)));
+    }
+  }
+  return registry;
+}
+
+int listKernels() {
+  for (const std::string &name : portableKernelRegistry().names())
+    std::printf("%s\n", name.c_str());
+  RunOptions none;
+  Result<BackendRegistry> delegates = makeDelegates(none);
+  if (!delegates.ok())
+    return fail(delegates.error());
+  for (const std::string &name : delegates->names())
+    if (delegates->lookup(name)->isAvailable())
+      std::printf("delegate:%s\n", name.c_str());
+  return 0;
+}
+
 int runProgram(const RunOptions &options) {
+  if (options.listKernels)
+    return listKernels();
+  Result<BackendRegistry> delegates = makeDelegates(options);
+  if (!delegates.ok())
+    return fail(delegates.error());
+  using Clock = std::chrono::steady_clock;
+  auto msSince = [](Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start)
+        .count();
+  };
+  Clock::time_point loadStart = Clock::now();
   std::unique_ptr<DataLoader> loader;
   if (options.useFileLoader) {
     auto opened = FileDataLoader::open(options.model);
@@ -282,13 +343,18 @@ int runProgram(const RunOptions &options) {
       if (program->methodName(i) == "forward")
         methodName = "forward";
   }
-  Result<Method> method = program->loadMethod(methodName);
+  double loadMs = msSince(loadStart);
+  Clock::time_point initStart = Clock::now();
+  Result<Method> method =
+      program->loadMethod(methodName, &portableKernelRegistry(), &*delegates);
   if (!method.ok())
     return fail(method.error());
+  double initMs = msSince(initStart);
 
   std::printf("method '%s': %zu inputs, %zu outputs, %zu instructions\n",
               methodName.c_str(), method->inputCount(), method->outputCount(),
               method->instructionCount());
+  std::printf("load: %.3f ms, init: %.3f ms\n", loadMs, initMs);
 
   // Inputs.
   std::vector<std::string> inputFiles = options.inputs;

@@ -20,6 +20,10 @@ struct RunOptions {
   bool profile = false;
   uint64_t seed = 0;
   bool useFileLoader = false;    ///< --no-mmap.
+  int threads = 0;               ///< --threads (0: each delegate's default).
+  /// --delegate-option KEY=VALUE: set on every delegate that declares KEY.
+  std::vector<std::string> delegateOptions;
+  bool listKernels = false;      ///< --list-kernels.
 };
 
 /// Parses argv; returns false (after printing why) on a usage error.
@@ -28,6 +32,9 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help);
 void printRunUsage();
 /// Runs the program; returns the process exit status (0 pass, 1 fail).
 int runProgram(const RunOptions &options);
+/// Prints the kernels and delegates this runtime has, one per line (the
+/// format strata-compile --target-kernels reads).
+int listKernels();
 
 } // namespace strata::tools
 

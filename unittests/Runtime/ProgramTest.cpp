@@ -375,8 +375,8 @@ public:
   }
   const std::string &name() const override { return name_; }
   bool isAvailable() const override { return available; }
-  Result<DelegateHandle *> init(ByteSpan processed,
-                                const Params &specs) override {
+  Result<DelegateHandle *> init(ByteSpan processed, const Params &specs,
+                                const NamedDataMap &) override {
     ++inits;
     if (processed.size < 1)
       return Error(ErrorCode::InvalidArgument, "empty blob");

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -633,6 +634,27 @@ LogicalResult SoftmaxOp::verify() {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= rank)
     return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DelegateCallOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+DelegateCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto callee = symbolTable.lookupNearestSymbolFrom<FunctionOpInterface>(
+      *this, getCalleeAttr());
+  if (!callee)
+    return emitOpError("calls @") << getCallee() << ", which is no function";
+  if (!callee->hasAttr("strata.delegate"))
+    return emitOpError("calls @")
+           << getCallee() << ", which is no delegate (no strata.delegate)";
+  auto type = dyn_cast<FunctionType>(callee.getFunctionType());
+  if (!type || TypeRange(type.getInputs()) != getInputs().getTypes() ||
+      TypeRange(type.getResults()) != getResultTypes())
+    return emitOpError("types do not match @")
+           << getCallee() << "'s " << callee.getFunctionType();
   return success();
 }
 

@@ -4,6 +4,7 @@
 
 include "Edge/IR/EdgeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "Edge/IR/EdgeInterfaces.td"
@@ -939,6 +940,30 @@ def Edge_ResizeOp : Edge_Op<"resize", [Pure, AttrSizedOperandSegments,
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Delegation
+//===----------------------------------------------------------------------===//
+
+def Edge_DelegateCallOp : Edge_Op<"delegate_call",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Runs a partition a backend claimed";
+  let description = [{
+    `callee` names a function marked `strata.delegate = "<backend>"`: the
+    partition outlined from the caller (with its body, before the backend's
+    preprocess step ran) or its compiled form (a declaration carrying
+    `strata.processed` and the other products of preprocess, after).
+
+    ```mlir
+    %y = edge.delegate_call @onednn_0(%x) : (tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Edge_Tensor>:$inputs);
+  let results = (outs Variadic<Edge_Tensor>:$outputs);
+  let assemblyFormat = [{
+    $callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
+  }];
 }
 
 #endif // STRATA_EDGE_OPS

@@ -60,6 +60,12 @@ LogicalResult DelegateOp::verify() {
       return emitOpError("compile spec '")
              << spec.getName().getValue()
              << "' must be a string, integer, float or bool";
+  for (NamedAttribute entry : getNamedData())
+    if (!isa<ElementsAttr>(entry.getValue()))
+      return emitOpError("named data '")
+             << entry.getName().getValue() << "' must be an elements attribute";
+  if (getScratchBytes() < 0)
+    return emitOpError("'scratch_bytes' must not be negative");
   return success();
 }
 
@@ -180,6 +186,17 @@ DelegateCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                                                        getDelegateAttr()))
     return emitOpError("'") << getDelegate()
                             << "' does not name an exec.delegate";
+  auto delegate = symbolTable.lookupNearestSymbolFrom<DelegateOp>(
+      *this, getDelegateAttr());
+  if (int64_t scratch = delegate.getScratchBytes()) {
+    auto last = dyn_cast<MemRefType>(getOuts().back().getType());
+    if (!last || last.getRank() != 1 || !last.getElementType().isInteger(8) ||
+        last.getNumElements() < scratch)
+      return emitOpError("'")
+             << getDelegate() << "' needs " << scratch
+             << " bytes of working memory as its last output (a 1-d i8 "
+             << "buffer)";
+  }
   return success();
 }
 

@@ -52,7 +52,11 @@ def Exec_DelegateOp : Exec_Op<"delegate", [Symbol, HasParent<"ProgramOp">]> {
   let description = [{
     `backend` names the runtime delegate that executes it; `compile_specs`
     are the key/value options it was compiled with; `processed` holds the
-    bytes the backend's preprocess step returned.
+    bytes the backend's preprocess step returned; `named_data` the data it
+    asked to store apart (pre-packed weights: key -> bytes, each emitted as
+    its own aligned segment, equal contents once); `scratch_bytes` the
+    working memory its calls get as their last output; `debug_handles`
+    maps delegate-internal nodes to the ONNX nodes they came from.
 
     ```mlir
     exec.delegate @onednn_0 {backend = "onednn", compile_specs = {threads = "1"},
@@ -61,7 +65,10 @@ def Exec_DelegateOp : Exec_Op<"delegate", [Symbol, HasParent<"ProgramOp">]> {
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$backend,
                        DefaultValuedAttr<DictionaryAttr, "{}">:$compile_specs,
-                       OptionalAttr<ElementsAttr>:$processed);
+                       OptionalAttr<ElementsAttr>:$processed,
+                       DefaultValuedAttr<DictionaryAttr, "{}">:$named_data,
+                       DefaultValuedAttr<I64Attr, "0">:$scratch_bytes,
+                       DefaultValuedAttr<DictionaryAttr, "{}">:$debug_handles);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
 }

@@ -36,26 +36,49 @@
 
 namespace strata {
 
+/// Backend-specific compile options (`--backend-option key=value`).
+using CompileSpecs = std::map<std::string, std::string>;
+
+/// A compile spec a backend understands.
+struct CompileSpecInfo {
+  std::string name;
+  std::string defaultValue;
+  std::string description;
+};
+
 /// What a backend's preprocess step returns for one outlined partition.
 struct PreprocessResult {
   /// The backend's compiled form of the partition.
   std::vector<uint8_t> processedBytes;
   /// Delegate-internal node -> ONNX node names it came from.
   std::map<std::string, std::vector<std::string>> debugHandles;
-  /// Data the backend wants stored as separate, deduplicated segments.
+  /// Data the backend wants stored as separate, deduplicated segments (by
+  /// key; the runtime delegate's init gets them back by key).
   std::map<std::string, std::vector<uint8_t>> namedData;
+  /// Working memory the delegate needs at execute: the lowering passes a
+  /// planned u8 buffer of this size as the call's last output.
+  uint64_t scratchBytes = 0;
 };
 
 /// The hooks of the delegation stage; empty for pattern-only backends.
 struct BackendHooks {
-  /// Tags the edge ops this backend claims.
-  std::function<mlir::LogicalResult(mlir::ModuleOp)> partitioner;
+  /// Whether the delegate runs `op` (an edge op: its kind, shapes, element
+  /// types and attributes). The default partitioner claims exactly these.
+  std::function<bool(mlir::Operation *)> supportsOp;
+  /// Replaces the default partitioner: marks the ops of `func` it claims
+  /// with the attribute `strata.backend = "<backend name>"`. Partitions are
+  /// then formed from the marks without creating cycles.
+  std::function<mlir::LogicalResult(mlir::func::FuncOp)> partitioner;
   /// Compiles one outlined partition with the given compile specs.
-  std::function<mlir::FailureOr<PreprocessResult>(
-      mlir::func::FuncOp, const std::map<std::string, std::string> &)>
+  std::function<mlir::FailureOr<PreprocessResult>(mlir::func::FuncOp,
+                                                  const CompileSpecs &)>
       preprocess;
+  /// The compile specs preprocess understands (others are rejected).
+  std::vector<CompileSpecInfo> compileSpecs;
   /// Name of the runtime delegate that executes what preprocess produced.
   std::string runtimeDelegate;
+
+  bool delegates() const { return static_cast<bool>(preprocess); }
 };
 
 /// A compile-time backend. Construct with Backend::create, which checks
@@ -135,8 +158,8 @@ private:
   int discoveries = 0;
 };
 
-/// The process-wide registry: the built-in `portable` and `tensorrt`
-/// backends plus plugins from $STRATA_BACKEND_PATH.
+/// The process-wide registry: the built-in `portable`, `tensorrt` and
+/// `onednn` backends plus plugins from $STRATA_BACKEND_PATH.
 BackendRegistry &getBackendRegistry();
 llvm::Error setBackend(llvm::StringRef name);
 llvm::Expected<const Backend &> getBackend();
@@ -146,6 +169,7 @@ void resetBackends();
 /// The built-in backends.
 Backend makePortableBackend();
 Backend makeTensorRTBackend();
+Backend makeOneDNNBackend();
 std::vector<Backend> getBuiltinBackends();
 
 } // namespace strata

@@ -10,6 +10,7 @@
 #define STRATA_COMPILER_COMPILER_H
 
 #include "Exec/Transforms/Passes.h"
+#include "strata/Delegation/Delegation.h"
 #include "strata/Emit/ProgramEmitter.h"
 #include "strata/Import/ONNXImporter.h"
 #include "strata/Patterns/Plan.h"
@@ -19,6 +20,8 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,16 @@ struct CompileOptions {
   std::vector<PatternDescriptor> patterns;
   /// A plan JSON whose apply flags are taken, and where the plan is written.
   std::string planIn, planOut;
+  /// The backend whose delegate takes the ops it supports (null: every op
+  /// runs on the portable kernels).
+  const Backend *delegateBackend = nullptr;
+  /// Its compile specs (--backend-option).
+  CompileSpecs compileSpecs;
+  /// Fail when an op falls back to the portable kernels.
+  bool requireDelegated = false;
+  /// The kernels and delegates the target runtime has (none: unchecked);
+  /// a program needing anything else is refused at compile time.
+  std::optional<std::set<std::string>> targetKernels;
 };
 
 /// Figures of one compilation, for --report.
@@ -77,6 +90,8 @@ struct CompileReport {
   uint64_t outputBytes = 0;
   /// What the backend patterns did, when any ran.
   std::optional<TransformReport> transform;
+  /// Where each op runs, when a delegate backend partitioned the model.
+  std::optional<DelegationReport> delegation;
 
   llvm::json::Value toJSON() const;
 };

@@ -5,6 +5,7 @@
 #include "Edge/IR/EdgeOps.h"
 #include "Exec/IR/ExecOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -25,6 +26,15 @@ void populateHLToEdgeTypeConversions(mlir::TypeConverter &typeConverter);
 /// Adds the edge -> exec patterns (kernel calls and constants).
 void populateEdgeToExecPatterns(mlir::TypeConverter &typeConverter,
                                 mlir::RewritePatternSet &patterns);
+
+/// edge.delegate_call -> allocations + exec.delegate_call.
+void populateDelegateCallPatterns(mlir::TypeConverter &typeConverter,
+                                  mlir::RewritePatternSet &patterns);
+
+/// Turns a preprocessed partition (external function marked
+/// strata.delegate) into an exec.delegate of `program` and erases it.
+mlir::LogicalResult buildDelegate(mlir::func::FuncOp func,
+                                  exec::ProgramOp program);
 
 #define GEN_PASS_REGISTRATION
 #include "strata/Conversion/Passes.h.inc"

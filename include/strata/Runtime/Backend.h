@@ -54,6 +54,16 @@ private:
   std::vector<ConfigOption> options_;
 };
 
+/// The program's named data (key -> bytes in a segment of the mapped file),
+/// handed to a delegate's init so that it can use pre-packed weights in
+/// place.
+class NamedDataMap {
+public:
+  virtual ~NamedDataMap();
+  /// The bytes stored under `key`; fails naming the key when absent.
+  virtual Result<ByteSpan> get(const std::string &key) const = 0;
+};
+
 /// Opaque per-delegate state a backend returns from init.
 struct DelegateHandle {
   virtual ~DelegateHandle();
@@ -67,10 +77,13 @@ public:
   virtual const std::string &name() const = 0;
   /// False when the backend cannot run here (missing hardware, library).
   virtual bool isAvailable() const = 0;
-  /// Prepares a processed blob for execution.
+  /// Prepares a processed blob for execution; `namedData` serves the
+  /// segments its preprocess step asked for (valid while the program is).
   virtual Result<DelegateHandle *> init(ByteSpan processed,
-                                        const Params &compileSpecs) = 0;
-  /// Runs the blob on `ins`, writing `outs`.
+                                        const Params &compileSpecs,
+                                        const NamedDataMap &namedData) = 0;
+  /// Runs the blob on `ins`, writing `outs` (a delegate that declared
+  /// working memory gets it as the last of `outs`, a u8 buffer).
   virtual Error execute(DelegateHandle *handle,
                         const std::vector<TensorView> &ins,
                         const std::vector<TensorView> &outs) = 0;

@@ -73,11 +73,14 @@ public:
   ByteSpan segmentData() const { return segments_; }
   /// Bytes of segment `index`; fails when out of range.
   Result<ByteSpan> segment(size_t index) const;
+  /// The named data stored under `key` (delegates' pre-packed weights).
+  Result<ByteSpan> namedData(const std::string &key) const;
 
 private:
   Program() = default;
   Error verifyMethod(const fb::Method *method) const;
   Error verifyConstants() const;
+  Error verifyNamedData() const;
 
   DataLoader *loader_ = nullptr;
   FileHeader header_{};

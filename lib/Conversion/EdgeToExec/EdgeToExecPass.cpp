@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Conversion/Passes.h"
+#include "strata/Delegation/Delegation.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -113,7 +114,10 @@ struct ConvertEdgeToExecPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    SmallVector<func::FuncOp> funcs, delegates;
+    for (auto func : module.getOps<func::FuncOp>())
+      (func->hasAttr(delegation::kDelegateAttr) ? delegates : funcs)
+          .push_back(func);
     if (funcs.empty())
       return;
     OpBuilder builder(module.getContext());
@@ -121,6 +125,9 @@ struct ConvertEdgeToExecPass
     auto program = builder.create<exec::ProgramOp>(module.getLoc(),
                                                    programName);
     program.getBody().emplaceBlock();
+    for (func::FuncOp func : delegates)
+      if (failed(buildDelegate(func, program)))
+        return signalPassFailure();
     for (func::FuncOp func : funcs)
       if (failed(buildMethod(func, program)))
         return signalPassFailure();
@@ -147,6 +154,7 @@ struct ConvertEdgeToExecPass
     target.addLegalOp<UnrealizedConversionCastOp>();
     RewritePatternSet patterns(&getContext());
     populateEdgeToExecPatterns(typeConverter, patterns);
+    populateDelegateCallPatterns(typeConverter, patterns);
     if (failed(applyPartialConversion(program, target, std::move(patterns))))
       return signalPassFailure();
 

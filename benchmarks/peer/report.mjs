@@ -1,0 +1,172 @@
+// report.mjs - turn run-peers.sh's manifest and logs into results.json and
+// the markdown page docs/performance.md.
+//
+//   node report.mjs --manifest manifest.tsv --json results.json --md out.md
+//
+// Manifest rows (tab-separated), written by run-peers.sh:
+//   meta    KEY    VALUE
+//   ort     MODEL  THREADS  -       ok|failed       ort-bench JSON | stderr
+//   strata  MODEL  THREADS  CONFIG  ok|failed|no-threads  strata-run log | -
+//   compile MODEL  -        CONFIG  failed          strata-compile log
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const args = {};
+for (let i = 2; i + 1 < process.argv.length; i += 2)
+  args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+
+const CONFIGS = ['portable', 'onednn', 'winograd'];
+
+// The line that says why a tool failed: the first that looks like an error,
+// else the last one; without tool and location prefixes, short.
+function reason(file) {
+  let lines = [];
+  try { lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean); }
+  catch { return 'no log'; }
+  const line = lines.find((l) => /error|unknown|unsupported|not supported|cannot|failed/i.test(l))
+    ?? lines.at(-1) ?? `exited with no output`;
+  const short = line.replace(/^.*?error:\s*/i, '').replace(/^[\w-]+:\s*/, '')
+    .replace(/\s+Try:.*$/, '').replace(/\s+/g, ' ').replace(/\.$/, '');
+  const shorter = short.length > 50 ? short.replace(/\s*\([^()]*\)$/, '') : short;
+  return shorter.length > 50 ? `${shorter.slice(0, 47)}...` : shorter;
+}
+
+// strata-run prints `bench: N runs after W warm-up: median X ms, p10 Y ms,
+// p90 Z ms` and `load: A ms, init: B ms`.
+function parseStrataLog(file) {
+  const text = readFileSync(file, 'utf8');
+  const bench = text.match(/bench:\s*(\d+)\s+runs after\s+(\d+)\s+warm-up:\s*median\s+([\d.]+)\s*ms,\s*p10\s+([\d.]+)\s*ms,\s*p90\s+([\d.]+)\s*ms/);
+  if (!bench) return { error: reason(file) };
+  const result = { runs: +bench[1], warmup: +bench[2], median_ms: +bench[3], p10_ms: +bench[4], p90_ms: +bench[5] };
+  const load = text.match(/load:\s*([\d.]+)\s*ms,\s*init:\s*([\d.]+)\s*ms/);
+  if (load) Object.assign(result, { load_ms: +load[1], init_ms: +load[2], load_init_ms: +load[1] + +load[2] });
+  return result;
+}
+
+// CPU model, family/model numbers and the vector extensions that matter here.
+function cpuDescription() {
+  let info = '';
+  try { info = readFileSync('/proc/cpuinfo', 'utf8'); } catch { return os.cpus()[0]?.model ?? 'unknown'; }
+  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1]?.trim();
+  const flags = new Set((field('flags') ?? '').split(/\s+/));
+  const isa = ['avx2', 'avx512f', 'avx512_vnni', 'avx512_bf16', 'amx_tile'].filter((f) => flags.has(f));
+  return `${field('model name') ?? 'unknown CPU'} (family ${field('cpu family')}, model ${field('model')}; ${isa.join(', ') || 'no AVX2'})`;
+}
+
+// --- Collect.
+const meta = {};
+const rows = new Map();   // "model\tthreads" -> row
+const compileErrors = {}; // "model/config" -> reason
+const rowFor = (model, threads) => {
+  const key = `${model}\t${threads}`;
+  if (!rows.has(key)) rows.set(key, { model, threads: +threads, ort: null, portable: null, onednn: null, winograd: null });
+  return rows.get(key);
+};
+for (const line of readFileSync(args.manifest, 'utf8').split('\n').filter(Boolean)) {
+  const [kind, a, b, c, d, e] = line.split('\t');
+  if (kind === 'meta') meta[a] = b;
+  else if (kind === 'compile') compileErrors[`${a}/${c}`] = `compile: ${reason(e)}`;
+  else if (kind === 'ort') rowFor(a, b).ort = d === 'ok' ? JSON.parse(readFileSync(e, 'utf8')) : { error: reason(e) };
+  else if (kind === 'strata') {
+    rowFor(a, b)[c] = d === 'ok' ? parseStrataLog(e)
+      : d === 'no-threads' ? { error: 'strata-run has no --threads' } : { error: reason(e) };
+  }
+}
+for (const row of rows.values())
+  for (const config of CONFIGS)
+    if (!row[config] && compileErrors[`${row.model}/${config}`])
+      row[config] = { error: compileErrors[`${row.model}/${config}`] };
+
+const rowList = [...rows.values()];
+const ortVersion = rowList.find((r) => r.ort?.ort_version)?.ort.ort_version ?? 'unknown';
+meta.ort_version = ortVersion;
+meta.cpu = cpuDescription();
+meta.cores = os.cpus().length;
+meta.memory_gib = +(os.totalmem() / 2 ** 30).toFixed(1);
+meta.node = process.version;
+meta.os = `${os.type()} ${os.release()}`;
+mkdirSync(path.dirname(args.json), { recursive: true });
+writeFileSync(args.json, JSON.stringify({ meta, rows: rowList }, null, 2) + '\n');
+
+// --- Markdown.
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
+const na = (r) => `n/a (${(r?.error ?? 'not run').replace(/\|/g, '\\|')})`;
+const latency = (r) => (r && r.median_ms !== undefined ? `${fmt(r.median_ms)} (${fmt(r.p10_ms)}–${fmt(r.p90_ms)})` : na(r));
+const ratio = (x, y) => (x !== undefined && y !== undefined && y > 0 ? `${(x / y).toFixed(2)}x` : '—');
+
+const table = [
+  '| model | threads | ORT ms | portable ms | portable / ORT | onednn ms | onednn / ORT | onednn + Winograd ms | Winograd / ORT | ORT session creation ms (first) | strata load + init ms (onednn) | load + init / ORT |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+];
+for (const r of rowList) {
+  const ort = r.ort ?? { error: 'not run' };
+  const ortMs = ort.median_ms;
+  const wino = r.winograd === null ? '—' : latency(r.winograd);
+  // load + init of the onednn program; the portable one when onednn has none.
+  let li = r.onednn?.load_init_ms, liNote = '';
+  if (li === undefined && r.portable?.load_init_ms !== undefined) { li = r.portable.load_init_ms; liNote = ' (portable)'; }
+  const liCell = li !== undefined ? `${fmt(li)}${liNote}`
+    : r.onednn?.median_ms !== undefined || r.portable?.median_ms !== undefined ? 'n/a (strata-run prints no load/init)'
+    : na(r.onednn);
+  table.push(`| ${r.model} | ${r.threads} | ${latency(ort)} | ${latency(r.portable)} | ${ratio(r.portable?.median_ms, ortMs)} `
+    + `| ${latency(r.onednn)} | ${ratio(r.onednn?.median_ms, ortMs)} | ${wino} | ${ratio(r.winograd?.median_ms, ortMs)} `
+    + `| ${ort.session_ms !== undefined ? `${fmt(ort.session_ms)} (${fmt(ort.session_first_ms)})` : na(ort)} `
+    + `| ${liCell} | ${ratio(li, ort.session_ms)} |`);
+}
+
+const runs = meta.runs ?? '?';
+const md = `# Performance against ONNX Runtime
+
+Generated by \`benchmarks/peer/run-peers.sh\` (see \`benchmarks/peer/README.md\`);
+do not edit by hand: rerun the script. Raw figures: \`$BUILD_DIR/peer/results.json\`.
+
+## Method
+
+- **Same run, same files.** For each model the harness compiles \`model.onnx\`
+  with \`strata-compile\` (portable; \`--backend onednn\`; onednn with Winograd
+  convolutions, for models that have convolutions), then for each thread count
+  runs ONNX Runtime and each Strata program one after the other, never two at
+  once, on the same input (\`test_data_set_0/input_0.pb\`), batch 1.
+- **ONNX Runtime**: npm \`onnxruntime-node\` ${ortVersion} (CPU execution provider,
+  the library shipped in the package), \`graphOptimizationLevel: 'all'\`,
+  \`executionMode: 'sequential'\`, \`intraOpNumThreads\` = threads,
+  \`interOpNumThreads: 1\`; timed with \`performance.now()\` around each awaited
+  \`session.run\` (which includes the node binding's per-call cost, some
+  10 µs: it dominates the digits models' figures).
+- **Strata**: \`strata-run X.strata --inputs test_data_set_0 --bench ${runs} --threads T\`,
+  timed with \`steady_clock\` around each \`Method::execute\`.
+- **Runs**: max(1, N/10) untimed warm-up runs, then N = ${runs} timed runs per
+  configuration; cells give the median and, in parentheses, p10–p90 (linear
+  interpolation between sorted samples, the same definition on both sides).
+  \`strata-run\` prints milliseconds with 3 decimals, so sub-10 µs figures
+  (the digits models) are coarse.
+- **Ratios** are Strata / ORT medians: below 1.00x Strata is faster.
+- **Load + init.** Strata: \`load\` (\`Program::load\`: mmap of the \`.strata\`
+  file and full verification) plus \`init\` (\`Program::loadMethod\`: arena
+  allocation and backend delegate initialisation, e.g. oneDNN primitive
+  creation), as printed by \`strata-run\` in a fresh process. ORT:
+  \`InferenceSession.create(path)\` (protobuf parse, graph optimisation, kernel
+  creation, weight prepacking); created 6 times in one process, the median of
+  the last 5 is given, the first one (which also pays ORT's one-time
+  environment set-up) in parentheses. The model files are in the page cache on
+  both sides.
+- **n/a (reason)**: that configuration failed to compile or run; the reason is
+  the tool's first error line. "—": not applicable (Winograd for models
+  without convolutions) or no figure to divide.
+
+## Machine
+
+${meta.cpu}, ${meta.cores} cores, ${meta.memory_gib} GiB, ${meta.os}; node ${meta.node}.
+Strata commit ${meta.commit ?? 'unknown'}. Run ${meta.started ?? '?'} to ${meta.finished ?? '?'},
+load average ${meta.loadavg ?? '?'} at start, ${meta.loadavg_end ?? '?'} at the end
+(the machine is shared: figures move by a few percent between runs, more at
+2 threads when anything else runs).${meta.threads_flag === 'no'
+  ? '\nThis \`strata-run\` had no \`--threads\` option: Strata ran on its default (one\nthread) and only at 1 thread.' : ''}
+
+## Results
+
+${table.join('\n')}
+`;
+mkdirSync(path.dirname(args.md), { recursive: true });
+writeFileSync(args.md, md);

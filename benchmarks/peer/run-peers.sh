@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+#===- run-peers.sh - Strata vs ONNX Runtime on the same ONNX files ---------===//
+#
+# Usage: benchmarks/peer/run-peers.sh [--runs N] [--threads "1 2"] [--smoke]
+#                                     [--out FILE] [model ...]
+#
+# For each model (default list below; names are folders of $MODELS_DIR), in
+# one sequential run:
+#   - compiles model.onnx with strata-compile for each configuration
+#     (portable, onednn, onednn + Winograd for models with convolutions);
+#   - for each thread count: ONNX Runtime (npm onnxruntime-node, pinned in
+#     package.json / package-lock.json, installed with --ignore-scripts into
+#     $BUILD_DIR/peer/npm) via ort-bench.mjs, then `strata-run --bench N
+#     --threads T` on each compiled program, both on test_data_set_0/input_0.pb;
+#   - writes the raw figures to $BUILD_DIR/peer/results.json and a markdown
+#     table with Strata/ORT ratios to docs/performance.md (report.mjs).
+# A configuration that fails to compile or run becomes an "n/a (reason)" cell.
+#
+#   --runs N       timed runs per configuration after max(1, N/10) warm-up (100)
+#   --threads L    thread counts, space-separated ("1 2")
+#   --smoke        digits_cnn only, 3 runs, 1 thread; writes
+#                  $BUILD_DIR/peer/performance-smoke.md, not docs/
+#   --out FILE     where the markdown goes (docs/performance.md)
+# Environment: BUILD_DIR (build), MODELS_DIR (../shared/models).
+#
+# Not part of any test suite: it measures, it does not check.
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+
+# Compiler flags of each Strata configuration (spellings may still change).
+PORTABLE_FLAGS=()
+ONEDNN_FLAGS=(--backend onednn)
+WINOGRAD_FLAGS=(--backend onednn --backend-option winograd=true)
+DEFAULT_MODELS=(resnet18_bn mobilenet_v2_bn transformer_encoder squeezenet1_1
+                digits_cnn digits_mlp)
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+models_dir=${MODELS_DIR:-$root/../shared/models}
+peer=$build/peer
+
+runs=100
+threads="1 2"
+out=$root/docs/performance.md
+models=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --smoke) models=(digits_cnn); runs=3; threads=1
+             out=$peer/performance-smoke.md; shift ;;
+    -h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run-peers.sh: unknown option $1" >&2; exit 2 ;;
+    *) models+=("$1"); shift ;;
+  esac
+done
+[ ${#models[@]} -gt 0 ] || models=("${DEFAULT_MODELS[@]}")
+
+for tool in strata-compile strata-run; do
+  [ -x "$build/bin/$tool" ] || { echo "run-peers.sh: no $build/bin/$tool (build it first)" >&2; exit 1; }
+done
+command -v node >/dev/null || { echo "run-peers.sh: node (>= 20) is required" >&2; exit 1; }
+
+# ONNX Runtime: install the pinned version once (lock file => same tree).
+npm_dir=$peer/npm
+want=$(node -p "require('$here/package.json').dependencies['onnxruntime-node']")
+have=$(node -p "try { require('$npm_dir/node_modules/onnxruntime-node/package.json').version } catch { '' }")
+if [ "$have" != "$want" ] || ! cmp -s "$here/package-lock.json" "$npm_dir/package-lock.json"; then
+  echo "installing onnxruntime-node $want into $npm_dir"
+  mkdir -p "$npm_dir"
+  cp "$here/package.json" "$here/package-lock.json" "$npm_dir/"
+  npm ci --ignore-scripts --no-audit --no-fund --prefix "$npm_dir" >/dev/null
+fi
+
+# Does strata-run take --threads yet? Without it, only 1 thread is run.
+threads_flag=no
+"$build/bin/strata-run" --help 2>&1 | grep -q -- '--threads' && threads_flag=yes
+
+work=$peer/work
+rm -rf "$work"
+mkdir -p "$work"
+manifest=$peer/manifest.tsv
+{
+  printf 'meta\tstarted\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  printf 'meta\tloadavg\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+  printf 'meta\truns\t%s\n' "$runs"
+  printf 'meta\tthreads_flag\t%s\n' "$threads_flag"
+  printf 'meta\tcommit\t%s\n' "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+    [ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ] && echo ' (with uncommitted changes)')"
+} >"$manifest"
+row() { (IFS=$'\t'; echo "$*") >>"$manifest"; }
+
+for model in "${models[@]}"; do
+  onnx=$models_dir/$model/model.onnx
+  input=$models_dir/$model/test_data_set_0/input_0.pb
+  if [ ! -f "$onnx" ]; then
+    echo "run-peers.sh: no $onnx, skipped" >&2
+    continue
+  fi
+  dir=$work/$model
+  mkdir -p "$dir"
+  ort_input=() strata_input=()
+  if [ -f "$input" ]; then
+    ort_input=(--input "$input")
+    strata_input=(--inputs "$(dirname "$input")")
+  fi
+
+  # Compile every configuration first (compiles are not timed here).
+  configs=(portable onednn)
+  LC_ALL=C grep -qa Conv "$onnx" && configs+=(winograd)
+  compiled=()
+  for config in "${configs[@]}"; do
+    case $config in
+      portable) flags=("${PORTABLE_FLAGS[@]}") ;;
+      onednn) flags=("${ONEDNN_FLAGS[@]}") ;;
+      winograd) flags=("${WINOGRAD_FLAGS[@]}") ;;
+    esac
+    echo "$model: compile $config"
+    if "$build/bin/strata-compile" "$onnx" -o "$dir/$config.strata" "${flags[@]}" \
+        >"$dir/$config.compile.log" 2>&1; then
+      compiled+=("$config")
+    else
+      row compile "$model" - "$config" failed "$dir/$config.compile.log"
+    fi
+  done
+
+  for t in $threads; do
+    echo "$model: onnxruntime, $t thread(s)"
+    if node "$here/ort-bench.mjs" --ort-dir "$npm_dir" --model "$onnx" \
+        "${ort_input[@]}" --threads "$t" --runs "$runs" \
+        >"$dir/ort-t$t.json" 2>"$dir/ort-t$t.err"; then
+      row ort "$model" "$t" - ok "$dir/ort-t$t.json"
+    else
+      row ort "$model" "$t" - failed "$dir/ort-t$t.err"
+    fi
+    for config in "${compiled[@]}"; do
+      log=$dir/$config-t$t.log
+      thread_arg=()
+      if [ "$threads_flag" = yes ]; then
+        thread_arg=(--threads "$t")
+      elif [ "$t" != 1 ]; then
+        row strata "$model" "$t" "$config" no-threads -
+        continue
+      fi
+      echo "$model: strata $config, $t thread(s)"
+      if "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" \
+          --bench "$runs" "${thread_arg[@]}" >"$log" 2>&1; then
+        row strata "$model" "$t" "$config" ok "$log"
+      else
+        row strata "$model" "$t" "$config" failed "$log"
+      fi
+    done
+  done
+done
+{
+  printf 'meta\tfinished\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  printf 'meta\tloadavg_end\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+} >>"$manifest"
+
+node "$here/report.mjs" --manifest "$manifest" --json "$peer/results.json" --md "$out"
+echo "wrote $out and $peer/results.json"

@@ -1,0 +1,82 @@
+//===- Delegation.h - partitions, outlining and to_backend -------*- C++ -*-===//
+//
+// The delegation stage between edge and exec (DESIGN.md): a backend's
+// partitioner claims edge ops, claimed ops are grouped into cycle-free
+// partitions, each partition is outlined into a function called through
+// `edge.delegate_call`, and the backend's preprocess step turns each
+// outlined function into its compiled form (blob, named data, working
+// memory, debug handles).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DELEGATION_DELEGATION_H
+#define STRATA_DELEGATION_DELEGATION_H
+
+#include "strata/Backends/Backend.h"
+
+#include "Edge/IR/EdgeOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace strata {
+
+/// Attribute names of the delegation stage.
+namespace delegation {
+/// On an edge op: the backend that claimed it.
+inline constexpr llvm::StringLiteral kBackendAttr = "strata.backend";
+/// On an outlined function: the backend it is delegated to.
+inline constexpr llvm::StringLiteral kDelegateAttr = "strata.delegate";
+inline constexpr llvm::StringLiteral kProcessedAttr = "strata.processed";
+inline constexpr llvm::StringLiteral kNamedDataAttr = "strata.named_data";
+inline constexpr llvm::StringLiteral kScratchAttr = "strata.scratch_bytes";
+inline constexpr llvm::StringLiteral kDebugHandlesAttr =
+    "strata.debug_handles";
+inline constexpr llvm::StringLiteral kCompileSpecsAttr =
+    "strata.compile_specs";
+} // namespace delegation
+
+/// Where each op of the model runs, for --report and --require-delegated.
+struct DelegationReport {
+  struct Placement {
+    std::string op;      ///< "edge.conv2d"
+    std::string node;    ///< The ONNX node name (may be empty).
+    std::string backend; ///< The backend, or "portable".
+    std::string partition; ///< The outlined function ("" when portable).
+  };
+  std::string backend;
+  std::vector<Placement> ops;
+  int partitions = 0;
+
+  int delegatedCount() const;
+  int fallbackCount() const;
+  llvm::json::Value toJSON() const;
+};
+
+/// Claims, groups and outlines the ops `backend` supports in every function
+/// of `module`. Fails when the backend has no delegate.
+mlir::FailureOr<DelegationReport> partition(mlir::ModuleOp module,
+                                            const Backend &backend);
+
+/// Runs `backend`'s preprocess on each of its outlined partitions. Unknown
+/// compile spec names fail, listing the known ones.
+mlir::LogicalResult toBackend(mlir::ModuleOp module, const Backend &backend,
+                              const CompileSpecs &specs);
+
+/// Parses "key=value" items into compile specs.
+mlir::FailureOr<CompileSpecs> parseCompileSpecs(
+    llvm::ArrayRef<std::string> items, std::string &error);
+
+#define GEN_PASS_DECL
+#include "strata/Delegation/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "strata/Delegation/Passes.h.inc"
+
+} // namespace strata
+
+#endif // STRATA_DELEGATION_DELEGATION_H

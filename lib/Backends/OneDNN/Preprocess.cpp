@@ -1,0 +1,445 @@
+//===- Preprocess.cpp - an outlined partition as a oneDNN graph blob ------===//
+//
+// Writes the partition as the delegate's plain graph (onednn_graph.fbs):
+// one tensor per value, constants as named data, one op per edge op except
+// where a chain fuses into post-ops:
+//
+//   conv2d -> add(residual) -> relu/clip   convolution + sum + eltwise
+//   conv2d -> relu/clip                    convolution + eltwise
+//   matmul -> add(constant [.., N]) -> relu   matmul + bias + eltwise
+//   add -> relu                             binary + eltwise
+//
+// A link fuses only when the intermediate value has that single use. Then
+// the delegate's prepare step (oneDNN itself) picks layouts and pre-packs
+// the weights; see lib/Runtime/Delegates/OneDNN.
+//
+//===----------------------------------------------------------------------===//
+#include "OneDNNBackend.h"
+
+#include "Edge/IR/EdgeConstants.h"
+#include "Edge/IR/EdgeOps.h"
+#include "strata/Runtime/Delegates/OneDNN.h"
+#include "strata/Runtime/Delegates/Schema/onednn_graph_generated.h"
+#include "strata/Support/Locations.h"
+
+#include <cstring>
+
+using namespace mlir;
+namespace fbs = strata::onednn::fb;
+
+namespace strata::onednn {
+namespace {
+
+/// Serves the plain constants to the delegate's prepare step.
+class ConstantMap final : public runtime::NamedDataMap {
+public:
+  std::map<std::string, std::vector<uint8_t>> bytes;
+  runtime::Result<runtime::ByteSpan> get(const std::string &key) const override {
+    auto it = bytes.find(key);
+    if (it == bytes.end())
+      return runtime::Error(runtime::ErrorCode::NotFound,
+                            "no constant '" + key + "'");
+    return runtime::ByteSpan{it->second.data(), it->second.size()};
+  }
+};
+
+class GraphWriter {
+public:
+  GraphWriter(func::FuncOp func) : func(func) {}
+  LogicalResult write();
+
+  fbs::GraphT graph;
+  ConstantMap constants;
+  std::map<std::string, std::vector<std::string>> debugHandles;
+
+private:
+  FailureOr<uint32_t> tensor(Value value);
+  uint32_t newTensor(Value value);
+  LogicalResult writeOp(Operation *op);
+  fbs::OpT &addOp(fbs::OpKind kind, ArrayRef<Operation *> from);
+  /// The single user of `value`, when it has exactly one use.
+  Operation *soleUser(Value value) const {
+    return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+  }
+  /// Appends an eltwise post-op for `op` (relu or clip) when it is one.
+  bool eltwisePostOp(Operation *op, fbs::OpT &target);
+
+  func::FuncOp func;
+  llvm::DenseMap<Value, uint32_t> tensors;
+  llvm::DenseSet<Operation *> fused;
+};
+
+uint32_t GraphWriter::newTensor(Value value) {
+  auto t = std::make_unique<fbs::TensorT>();
+  for (int64_t d : cast<RankedTensorType>(value.getType()).getShape())
+    t->dims.push_back(d);
+  graph.tensors.push_back(std::move(t));
+  uint32_t index = graph.tensors.size() - 1;
+  tensors[value] = index;
+  return index;
+}
+
+FailureOr<uint32_t> GraphWriter::tensor(Value value) {
+  auto it = tensors.find(value);
+  if (it != tensors.end())
+    return it->second;
+  auto constant = value.getDefiningOp<edge::ConstantOp>();
+  if (!constant)
+    return func.emitError("value used before it is defined");
+  std::optional<std::vector<float>> values =
+      edge::readF32Constant(constant.getValue());
+  if (!values)
+    return constant.emitError("the oneDNN delegate takes f32 constants");
+  uint32_t index = newTensor(value);
+  std::string key = func.getSymName().str() + "/t" + std::to_string(index);
+  graph.tensors[index]->constant_key = key;
+  std::vector<uint8_t> &bytes = constants.bytes[key];
+  bytes.resize(values->size() * sizeof(float));
+  std::memcpy(bytes.data(), values->data(), bytes.size());
+  return index;
+}
+
+fbs::OpT &GraphWriter::addOp(fbs::OpKind kind, ArrayRef<Operation *> from) {
+  auto op = std::make_unique<fbs::OpT>();
+  op->kind = kind;
+  std::vector<std::string> names;
+  for (Operation *o : from) {
+    fused.insert(o);
+    std::string name = getNodeName(o->getLoc());
+    if (!name.empty())
+      names.push_back(name);
+  }
+  op->node_names = names;
+  debugHandles[std::to_string(graph.ops.size())] = names;
+  graph.ops.push_back(std::move(op));
+  return *graph.ops.back();
+}
+
+bool GraphWriter::eltwisePostOp(Operation *op, fbs::OpT &target) {
+  auto post = std::make_unique<fbs::PostOpT>();
+  if (isa<edge::ReluOp>(op)) {
+    post->eltwise = fbs::EltwiseKind::Relu;
+  } else if (auto clip = dyn_cast<edge::ClipOp>(op)) {
+    post->eltwise = fbs::EltwiseKind::Clip;
+    post->alpha = clip.getMin().convertToFloat();
+    post->beta = clip.getMax().convertToFloat();
+  } else {
+    return false;
+  }
+  target.post_ops.push_back(std::move(post));
+  return true;
+}
+
+static std::vector<int64_t> vec(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+LogicalResult GraphWriter::writeOp(Operation *op) {
+  auto in = [&](unsigned i) { return tensor(op->getOperand(i)); };
+  SmallVector<Operation *> chain{op};
+  Value result = op->getResult(0);
+
+  if (auto conv = dyn_cast<edge::Conv2DOp>(op)) {
+    FailureOr<uint32_t> x = in(0), w = in(1);
+    if (failed(x) || failed(w))
+      return failure();
+    std::vector<uint32_t> inputs{*x, *w};
+    if (conv.getBias()) {
+      FailureOr<uint32_t> b = tensor(conv.getBias());
+      if (failed(b))
+        return failure();
+      inputs.push_back(*b);
+    }
+    std::unique_ptr<fbs::PostOpT> sum;
+    Operation *next = soleUser(result);
+    if (next && isa<edge::AddOp>(next) &&
+        next->getOperand(0).getType() == next->getOperand(1).getType()) {
+      Value residual = next->getOperand(0) == result ? next->getOperand(1)
+                                                     : next->getOperand(0);
+      // The residual must already exist when the convolution runs.
+      bool ready = tensors.count(residual) ||
+                   residual.getDefiningOp<edge::ConstantOp>();
+      if (residual != result && ready) {
+        FailureOr<uint32_t> r = tensor(residual);
+        if (failed(r))
+          return failure();
+        sum = std::make_unique<fbs::PostOpT>();
+        sum->is_sum = true;
+        sum->sum_input = static_cast<int32_t>(*r);
+        chain.push_back(next);
+        result = next->getResult(0);
+        next = soleUser(result);
+      }
+    }
+    fbs::OpT &out = addOp(fbs::OpKind::Convolution, chain);
+    out.inputs = inputs;
+    auto pads = conv.getPads();
+    out.strides = vec(conv.getStrides());
+    out.dilations = vec(conv.getDilations());
+    out.pads_begin = {pads[0], pads[1]};
+    out.pads_end = {pads[2], pads[3]};
+    out.groups = conv.getGroup();
+    if (sum)
+      out.post_ops.push_back(std::move(sum));
+    if (next && eltwisePostOp(next, out)) {
+      fused.insert(next);
+      result = next->getResult(0);
+      out.node_names.push_back(getNodeName(next->getLoc()));
+      debugHandles[std::to_string(graph.ops.size() - 1)] = out.node_names;
+    }
+    out.outputs = {newTensor(result)};
+    return success();
+  }
+
+  if (auto matmul = dyn_cast<edge::MatMulOp>(op)) {
+    FailureOr<uint32_t> a = in(0), b = in(1);
+    if (failed(a) || failed(b))
+      return failure();
+    std::vector<uint32_t> inputs{*a, *b};
+    Operation *next = soleUser(result);
+    if (next && isa<edge::AddOp>(next)) {
+      Value bias = next->getOperand(0) == result ? next->getOperand(1)
+                                                 : next->getOperand(0);
+      ArrayRef<int64_t> shape = cast<RankedTensorType>(bias.getType()).getShape();
+      ArrayRef<int64_t> outShape =
+          cast<RankedTensorType>(result.getType()).getShape();
+      bool rowVector =
+          bias.getDefiningOp<edge::ConstantOp>() && !shape.empty() &&
+          shape.back() == outShape.back() &&
+          llvm::all_of(shape.drop_back(), [](int64_t d) { return d == 1; }) &&
+          next->getResult(0).getType() == result.getType();
+      if (rowVector) {
+        FailureOr<uint32_t> t = tensor(bias);
+        if (failed(t))
+          return failure();
+        inputs.push_back(*t);
+        chain.push_back(next);
+        result = next->getResult(0);
+        next = soleUser(result);
+      }
+    }
+    fbs::OpT &out = addOp(fbs::OpKind::MatMul, chain);
+    out.inputs = inputs;
+    if (next && eltwisePostOp(next, out)) {
+      fused.insert(next);
+      result = next->getResult(0);
+    }
+    out.outputs = {newTensor(result)};
+    return success();
+  }
+
+  if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op)) {
+    FailureOr<uint32_t> x = in(0);
+    if (failed(x))
+      return failure();
+    auto avg = dyn_cast<edge::AvgPool2DOp>(op);
+    fbs::OpT &out =
+        addOp(avg ? fbs::OpKind::AvgPool : fbs::OpKind::MaxPool, chain);
+    auto pads = op->getAttrOfType<DenseI64ArrayAttr>("pads").asArrayRef();
+    auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel").asArrayRef();
+    auto strides = op->getAttrOfType<DenseI64ArrayAttr>("strides").asArrayRef();
+    auto dil = op->getAttrOfType<DenseI64ArrayAttr>("dilations").asArrayRef();
+    ArrayRef<int64_t> inShape =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+    ArrayRef<int64_t> outShape =
+        cast<RankedTensorType>(result.getType()).getShape();
+    out.inputs = {*x};
+    out.kernel = vec(kernel);
+    out.strides = vec(strides);
+    out.dilations = vec(dil);
+    out.pads_begin = {pads[0], pads[1]};
+    out.pads_end = {
+        poolPadEnd(inShape[2], outShape[2], kernel[0], strides[0], dil[0],
+                   pads[0], pads[2]),
+        poolPadEnd(inShape[3], outShape[3], kernel[1], strides[1], dil[1],
+                   pads[1], pads[3])};
+    out.count_include_pad = avg && avg.getCountIncludePad();
+    out.outputs = {newTensor(result)};
+    return success();
+  }
+
+  std::optional<fbs::EltwiseKind> eltwise;
+  float alpha = 0, beta = 0;
+  if (isa<edge::ReluOp>(op))
+    eltwise = fbs::EltwiseKind::Relu;
+  else if (auto clip = dyn_cast<edge::ClipOp>(op))
+    eltwise = fbs::EltwiseKind::Clip, alpha = clip.getMin().convertToFloat(),
+    beta = clip.getMax().convertToFloat();
+  else if (isa<edge::SigmoidOp>(op))
+    eltwise = fbs::EltwiseKind::Sigmoid;
+  else if (isa<edge::TanhOp>(op))
+    eltwise = fbs::EltwiseKind::Tanh;
+  else if (isa<edge::ExpOp>(op))
+    eltwise = fbs::EltwiseKind::Exp;
+  else if (isa<edge::SqrtOp>(op))
+    eltwise = fbs::EltwiseKind::Sqrt;
+  else if (isa<edge::AbsOp>(op))
+    eltwise = fbs::EltwiseKind::Abs;
+  else if (isa<edge::LogOp>(op))
+    eltwise = fbs::EltwiseKind::Log;
+  else if (isa<edge::NegOp>(op))
+    eltwise = fbs::EltwiseKind::Linear, alpha = -1;
+  else if (isa<edge::PowOp>(op))
+    eltwise = getScalarConstant(op->getOperand(1)) == 2.f
+                  ? fbs::EltwiseKind::Square
+                  : fbs::EltwiseKind::Sqrt;
+  if (eltwise) {
+    FailureOr<uint32_t> x = in(0);
+    if (failed(x))
+      return failure();
+    fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain);
+    out.inputs = {*x};
+    out.eltwise = *eltwise;
+    out.alpha = alpha;
+    out.beta = beta;
+    out.outputs = {newTensor(result)};
+    return success();
+  }
+
+  std::optional<fbs::BinaryKind> binary;
+  if (isa<edge::AddOp>(op))
+    binary = fbs::BinaryKind::Add;
+  else if (isa<edge::SubOp>(op))
+    binary = fbs::BinaryKind::Sub;
+  else if (isa<edge::MulOp>(op))
+    binary = fbs::BinaryKind::Mul;
+  else if (isa<edge::DivOp>(op))
+    binary = fbs::BinaryKind::Div;
+  else if (isa<edge::MaximumOp>(op))
+    binary = fbs::BinaryKind::Max;
+  else if (isa<edge::MinimumOp>(op))
+    binary = fbs::BinaryKind::Min;
+  if (binary) {
+    bool swap = binaryOperandsSwap(op);
+    FailureOr<uint32_t> a = in(swap ? 1 : 0), b = in(swap ? 0 : 1);
+    if (failed(a) || failed(b))
+      return failure();
+    Operation *next = soleUser(result);
+    fbs::OpT &out = addOp(fbs::OpKind::Binary, chain);
+    out.inputs = {*a, *b};
+    out.binary = *binary;
+    if (next && eltwisePostOp(next, out)) {
+      fused.insert(next);
+      result = next->getResult(0);
+    }
+    out.outputs = {newTensor(result)};
+    return success();
+  }
+
+  auto unary = [&](fbs::OpKind kind) -> FailureOr<fbs::OpT *> {
+    FailureOr<uint32_t> x = in(0);
+    if (failed(x))
+      return failure();
+    fbs::OpT &out = addOp(kind, chain);
+    out.inputs = {*x};
+    out.outputs = {newTensor(result)};
+    return &out;
+  };
+  if (auto softmax = dyn_cast<edge::SoftmaxOp>(op)) {
+    FailureOr<fbs::OpT *> out = unary(fbs::OpKind::Softmax);
+    if (succeeded(out))
+      (*out)->axis = softmax.getAxis();
+    return out;
+  }
+  if (auto reduce = dyn_cast<edge::ReduceMeanOp>(op)) {
+    FailureOr<fbs::OpT *> out = unary(fbs::OpKind::ReduceMean);
+    if (succeeded(out))
+      (*out)->axes = vec(reduce.getAxes());
+    return out;
+  }
+  if (auto transpose = dyn_cast<edge::TransposeOp>(op)) {
+    FailureOr<fbs::OpT *> out = unary(fbs::OpKind::Transpose);
+    if (succeeded(out))
+      (*out)->axes = vec(transpose.getPermutation());
+    return out;
+  }
+  if (auto slice = dyn_cast<edge::SliceOp>(op)) {
+    FailureOr<fbs::OpT *> out = unary(fbs::OpKind::Slice);
+    if (succeeded(out))
+      (*out)->axes = vec(slice.getStarts());
+    return out;
+  }
+  if (isa<edge::ReshapeOp>(op))
+    return unary(fbs::OpKind::Reshape);
+  if (auto concat = dyn_cast<edge::ConcatOp>(op)) {
+    std::vector<uint32_t> inputs;
+    for (Value v : concat.getInputs()) {
+      FailureOr<uint32_t> t = tensor(v);
+      if (failed(t))
+        return failure();
+      inputs.push_back(*t);
+    }
+    fbs::OpT &out = addOp(fbs::OpKind::Concat, chain);
+    out.inputs = inputs;
+    out.axis = concat.getAxis();
+    out.outputs = {newTensor(result)};
+    return success();
+  }
+  return op->emitError("the oneDNN delegate does not run '")
+         << op->getName() << "'";
+}
+
+LogicalResult GraphWriter::write() {
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    graph.inputs.push_back(newTensor(arg));
+  for (Operation &op : body) {
+    if (isa<edge::ConstantOp, func::ReturnOp>(op) || fused.contains(&op))
+      continue;
+    if (failed(writeOp(&op)))
+      return failure();
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (Value v : ret.getOperands()) {
+    FailureOr<uint32_t> t = tensor(v);
+    if (failed(t))
+      return failure();
+    graph.outputs.push_back(*t);
+  }
+  return success();
+}
+
+/// Parses a boolean compile spec.
+FailureOr<bool> flag(func::FuncOp func, const CompileSpecs &specs,
+                     StringRef name) {
+  auto it = specs.find(name.str());
+  if (it == specs.end() || it->second == "false" || it->second == "0")
+    return false;
+  if (it->second == "true" || it->second == "1")
+    return true;
+  return func.emitError("compile spec '")
+         << name << "' takes true or false, got '" << it->second << "'";
+}
+
+} // namespace
+
+FailureOr<PreprocessResult> preprocess(func::FuncOp func,
+                                       const CompileSpecs &specs) {
+  GraphWriter writer(func);
+  if (failed(writer.write()))
+    return failure();
+  runtime::onednn::PrepareOptions options;
+  FailureOr<bool> winograd = flag(func, specs, "winograd");
+  FailureOr<bool> keepPlain = flag(func, specs, "keep_plain_weights");
+  if (failed(winograd) || failed(keepPlain))
+    return failure();
+  options.winograd = *winograd;
+  options.keepPlainWeights = *keepPlain;
+
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &writer.graph), fbs::GraphIdentifier());
+  runtime::Result<runtime::onednn::PreparedGraph> prepared =
+      runtime::onednn::prepareGraph(
+          {fbb.GetBufferPointer(), fbb.GetSize()}, writer.constants, options);
+  if (!prepared.ok())
+    return func.emitError("oneDNN could not prepare partition @")
+           << func.getSymName() << ": " << prepared.error().message();
+  PreprocessResult result;
+  result.processedBytes = std::move(prepared->blob);
+  result.namedData = std::move(prepared->namedData);
+  result.scratchBytes = prepared->scratchBytes;
+  result.debugHandles = std::move(writer.debugHandles);
+  return result;
+}
+
+} // namespace strata::onednn

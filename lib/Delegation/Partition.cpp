@@ -1,0 +1,271 @@
+//===- Partition.cpp - claim, group and outline delegate partitions -------===//
+//
+// Grouping walks each function's block in order. A claimed op joins the
+// partition of one of its claimed producers unless one of its other
+// operands depends on that partition through an unclaimed op (joining
+// would make a cycle: partition -> outside op -> partition); otherwise it
+// opens a new partition. `reach[v]` is the set of partitions a value
+// depends on, so the check is one bit test per operand.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Delegation/Delegation.h"
+
+#include "Edge/IR/EdgeOps.h"
+#include "strata/Support/Locations.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace strata {
+
+int DelegationReport::delegatedCount() const {
+  return llvm::count_if(ops, [](const Placement &p) {
+    return !p.partition.empty();
+  });
+}
+
+int DelegationReport::fallbackCount() const {
+  return static_cast<int>(ops.size()) - delegatedCount();
+}
+
+llvm::json::Value DelegationReport::toJSON() const {
+  llvm::json::Array placements;
+  std::map<std::string, int64_t> perOp;
+  for (const Placement &p : ops) {
+    placements.push_back(llvm::json::Object{{"op", p.op},
+                                            {"node", p.node},
+                                            {"backend", p.backend},
+                                            {"partition", p.partition}});
+    if (p.partition.empty())
+      ++perOp[p.op];
+  }
+  llvm::json::Object fallback;
+  for (const auto &[op, count] : perOp)
+    fallback[op] = count;
+  return llvm::json::Object{{"backend", backend},
+                            {"partitions", partitions},
+                            {"delegated_ops", delegatedCount()},
+                            {"portable_ops", fallbackCount()},
+                            {"portable_by_op", std::move(fallback)},
+                            {"ops", std::move(placements)}};
+}
+
+namespace {
+
+bool isConstant(Operation *op) { return isa<edge::ConstantOp>(op); }
+
+/// Ops that take part in partitioning (everything but constants and the
+/// terminator).
+bool isCandidate(Operation *op) {
+  return !isConstant(op) && !op->hasTrait<OpTrait::IsTerminator>();
+}
+
+/// Marks with kBackendAttr every op `backend` supports.
+LogicalResult tag(func::FuncOp func, const Backend &backend) {
+  const BackendHooks &hooks = backend.getHooks();
+  if (hooks.partitioner)
+    return hooks.partitioner(func);
+  if (!hooks.supportsOp)
+    return func.emitError("backend '")
+           << backend.getName() << "' has neither a partitioner nor a "
+           << "support check";
+  auto name = StringAttr::get(func.getContext(), backend.getName());
+  func.walk([&](Operation *op) {
+    if (op != func && isCandidate(op) && hooks.supportsOp(op))
+      op->setAttr(delegation::kBackendAttr, name);
+  });
+  return success();
+}
+
+/// Partition index of each claimed op of `block`, cycle-free.
+llvm::MapVector<Operation *, int> group(Block &block, StringRef backend,
+                                        int &count) {
+  llvm::MapVector<Operation *, int> partOf;
+  llvm::DenseMap<Operation *, llvm::BitVector> reach;
+  count = 0;
+  auto reachOf = [&](Value v) -> llvm::BitVector {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &block)
+      return llvm::BitVector(count);
+    llvm::BitVector r = reach.lookup(def);
+    r.resize(count);
+    auto it = partOf.find(def);
+    if (it != partOf.end())
+      r.set(it->second);
+    return r;
+  };
+  for (Operation &op : block) {
+    auto claimed = op.getAttrOfType<StringAttr>(delegation::kBackendAttr);
+    if (claimed && claimed.getValue() == backend && isCandidate(&op)) {
+      int chosen = -1;
+      for (Value operand : op.getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        auto it = def ? partOf.find(def) : partOf.end();
+        if (it == partOf.end())
+          continue;
+        int candidate = it->second;
+        // Joining is a cycle when another operand depends on the candidate
+        // through an op outside it.
+        bool cycle = llvm::any_of(op.getOperands(), [&](Value other) {
+          Operation *otherDef = other.getDefiningOp();
+          auto in = otherDef ? partOf.find(otherDef) : partOf.end();
+          if (in != partOf.end() && in->second == candidate)
+            return false;
+          llvm::BitVector r = reachOf(other);
+          return r.size() > static_cast<unsigned>(candidate) &&
+                 r.test(candidate);
+        });
+        if (!cycle) {
+          chosen = candidate;
+          break;
+        }
+      }
+      if (chosen < 0)
+        chosen = count++;
+      partOf[&op] = chosen;
+    }
+    llvm::BitVector r(count);
+    for (Value operand : op.getOperands()) {
+      llvm::BitVector o = reachOf(operand);
+      o.resize(count);
+      r |= o;
+    }
+    reach[&op] = std::move(r);
+  }
+  return partOf;
+}
+
+/// Outlines `ops` (in block order) into `@name` and calls it.
+LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
+                      StringRef name, StringRef backend) {
+  llvm::SmallPtrSet<Operation *, 32> inside(ops.begin(), ops.end());
+  llvm::SetVector<Value> inputs, outputs;
+  llvm::SetVector<Operation *> constants;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && inside.contains(def))
+        continue;
+      if (def && isConstant(def))
+        constants.insert(def);
+      else
+        inputs.insert(operand);
+    }
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !inside.contains(user);
+          }))
+        outputs.insert(result);
+
+  MLIRContext *context = parent.getContext();
+  OpBuilder builder(context);
+  builder.setInsertionPointAfter(parent);
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  Location loc = FusedLoc::get(context, locs);
+  auto type = builder.getFunctionType(
+      llvm::map_to_vector(inputs, [](Value v) { return v.getType(); }),
+      llvm::map_to_vector(outputs, [](Value v) { return v.getType(); }));
+  auto func = builder.create<func::FuncOp>(loc, name, type);
+  func.setPrivate();
+  func->setAttr(delegation::kDelegateAttr, builder.getStringAttr(backend));
+  Block *body = func.addEntryBlock();
+  IRMapping mapping;
+  mapping.map(inputs.getArrayRef(), body->getArguments());
+  builder.setInsertionPointToStart(body);
+  for (Operation *c : constants)
+    builder.clone(*c, mapping);
+  for (Operation *op : ops) {
+    Operation *clone = builder.clone(*op, mapping);
+    clone->removeAttr(delegation::kBackendAttr);
+  }
+  builder.create<func::ReturnOp>(
+      loc, llvm::map_to_vector(outputs, [&](Value v) {
+        return mapping.lookup(v);
+      }));
+
+  builder.setInsertionPointAfter(ops.back());
+  auto call = builder.create<edge::DelegateCallOp>(
+      loc, type.getResults(), name, inputs.getArrayRef());
+  for (auto [output, result] : llvm::zip(outputs, call.getResults()))
+    Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !inside.contains(use.getOwner());
+    });
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+  // Users of early partition results may precede the call.
+  if (!sortTopologically(call->getBlock()))
+    return parent.emitError("outlining '") << name << "' made a cycle";
+  for (Operation *c : constants)
+    if (c->use_empty())
+      c->erase();
+  return success();
+}
+
+std::string opNodeName(Operation *op) { return getNodeName(op->getLoc()); }
+
+} // namespace
+
+FailureOr<DelegationReport> partition(ModuleOp module,
+                                      const Backend &backend) {
+  if (!backend.getHooks().delegates())
+    return module.emitError("backend '")
+           << backend.getName() << "' has no delegate to partition for";
+  DelegationReport report;
+  report.backend = backend.getName();
+  SymbolTable symbols(module);
+  SmallVector<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && !func->hasAttr(delegation::kDelegateAttr))
+      funcs.push_back(func);
+  for (func::FuncOp func : funcs) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitError("partitioning needs a single-block function");
+    if (failed(tag(func, backend)))
+      return failure();
+    Block &block = func.getBody().front();
+    int count = 0;
+    llvm::MapVector<Operation *, int> partOf =
+        group(block, backend.getName(), count);
+    std::vector<std::string> names;
+    for (int i = 0; i < count; ++i) {
+      std::string base = backend.getName() + "_" +
+                         std::to_string(report.partitions + i);
+      std::string name = base;
+      for (int n = 1; symbols.lookup(name); ++n)
+        name = base + "_" + std::to_string(n);
+      names.push_back(name);
+    }
+    for (Operation &op : block) {
+      if (!isCandidate(&op))
+        continue;
+      auto it = partOf.find(&op);
+      bool delegated = it != partOf.end();
+      report.ops.push_back({op.getName().getStringRef().str(),
+                            opNodeName(&op),
+                            delegated ? backend.getName() : "portable",
+                            delegated ? names[it->second] : ""});
+    }
+    std::vector<SmallVector<Operation *>> members(count);
+    for (auto [op, index] : partOf)
+      members[index].push_back(op);
+    for (int i = 0; i < count; ++i) {
+      if (failed(outline(func, members[i], names[i], backend.getName())))
+        return failure();
+      symbols.insert(module.lookupSymbol(names[i]));
+    }
+    func.walk([](Operation *op) { op->removeAttr(delegation::kBackendAttr); });
+    report.partitions += count;
+  }
+  return report;
+}
+
+} // namespace strata

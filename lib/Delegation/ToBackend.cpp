@@ -1,0 +1,96 @@
+//===- ToBackend.cpp - outlined partitions through their preprocess step --===//
+//
+// The body of each outlined partition is handed to its backend's
+// preprocess step; the function keeps only its signature and the products,
+// as attributes that the edge-to-exec lowering turns into an exec.delegate.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Delegation/Delegation.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace strata {
+
+static DenseElementsAttr bytesAttr(MLIRContext *context,
+                                   ArrayRef<uint8_t> bytes) {
+  auto type = RankedTensorType::get(
+      {static_cast<int64_t>(bytes.size())},
+      IntegerType::get(context, 8, IntegerType::Unsigned));
+  return DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(reinterpret_cast<const char *>(bytes.data()),
+                           bytes.size()));
+}
+
+FailureOr<CompileSpecs> parseCompileSpecs(ArrayRef<std::string> items,
+                                          std::string &error) {
+  CompileSpecs specs;
+  for (const std::string &item : items) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = "compile spec '" + item + "' is not key=value";
+      return failure();
+    }
+    specs[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return specs;
+}
+
+LogicalResult toBackend(ModuleOp module, const Backend &backend,
+                        const CompileSpecs &specs) {
+  const BackendHooks &hooks = backend.getHooks();
+  CompileSpecs full;
+  for (const CompileSpecInfo &info : hooks.compileSpecs)
+    full[info.name] = info.defaultValue;
+  for (const auto &[key, value] : specs) {
+    if (!full.count(key)) {
+      std::string known;
+      for (const CompileSpecInfo &info : hooks.compileSpecs)
+        known += (known.empty() ? "" : ", ") + info.name;
+      return module.emitError("backend '")
+             << backend.getName() << "' has no compile spec '" << key
+             << "' (known: " << (known.empty() ? "none" : known) << ")";
+    }
+    full[key] = value;
+  }
+  MLIRContext *context = module.getContext();
+  Builder builder(context);
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    auto target = func->getAttrOfType<StringAttr>(delegation::kDelegateAttr);
+    if (!target || target.getValue() != backend.getName() || func.isExternal())
+      continue;
+    if (!hooks.preprocess)
+      return func.emitError("backend '")
+             << backend.getName() << "' has no preprocess step";
+    FailureOr<PreprocessResult> result = hooks.preprocess(func, full);
+    if (failed(result))
+      return failure();
+    func.getBody().getBlocks().clear();
+    func->setAttr(delegation::kProcessedAttr,
+                  bytesAttr(context, result->processedBytes));
+    SmallVector<NamedAttribute> named, handles, specAttrs;
+    for (const auto &[key, bytes] : result->namedData)
+      named.push_back(builder.getNamedAttr(key, bytesAttr(context, bytes)));
+    for (const auto &[key, nodes] : result->debugHandles)
+      handles.push_back(builder.getNamedAttr(
+          key, builder.getStrArrayAttr(llvm::map_to_vector(
+                   nodes, [](const std::string &s) { return StringRef(s); }))));
+    for (const auto &[key, value] : full)
+      specAttrs.push_back(
+          builder.getNamedAttr(key, builder.getStringAttr(value)));
+    func->setAttr(delegation::kNamedDataAttr,
+                  builder.getDictionaryAttr(named));
+    func->setAttr(delegation::kDebugHandlesAttr,
+                  builder.getDictionaryAttr(handles));
+    func->setAttr(delegation::kCompileSpecsAttr,
+                  builder.getDictionaryAttr(specAttrs));
+    func->setAttr(delegation::kScratchAttr,
+                  builder.getI64IntegerAttr(
+                      static_cast<int64_t>(result->scratchBytes)));
+  }
+  return success();
+}
+
+} // namespace strata

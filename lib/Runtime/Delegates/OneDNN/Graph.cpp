@@ -1,0 +1,1149 @@
+//===- Graph.cpp - building and running a partition on oneDNN -------------===//
+#include "Graph.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+namespace strata::runtime::onednn {
+
+namespace fbs = strata::onednn::fb;
+using dnnl::memory;
+using Desc = memory::desc;
+using Dims = memory::dims;
+
+std::vector<uint8_t> descBytes(const Desc &desc) {
+  const auto *bytes = reinterpret_cast<const uint8_t *>(&desc.data);
+  return std::vector<uint8_t>(bytes, bytes + sizeof(desc.data));
+}
+
+static Desc plainDesc(const Dims &dims) {
+  Dims strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(dims[i + 1], 1);
+  return Desc(dims, memory::data_type::f32, strides);
+}
+
+static bool isPlain(const Desc &desc) {
+  return desc == plainDesc(desc.dims());
+}
+
+static uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+static dnnl::algorithm eltwiseAlgorithm(fbs::EltwiseKind kind) {
+  using dnnl::algorithm;
+  switch (kind) {
+  case fbs::EltwiseKind::Relu:
+    return algorithm::eltwise_relu;
+  case fbs::EltwiseKind::Clip:
+    return algorithm::eltwise_clip;
+  case fbs::EltwiseKind::Sigmoid:
+    return algorithm::eltwise_logistic;
+  case fbs::EltwiseKind::Tanh:
+    return algorithm::eltwise_tanh;
+  case fbs::EltwiseKind::Exp:
+    return algorithm::eltwise_exp;
+  case fbs::EltwiseKind::Sqrt:
+    return algorithm::eltwise_sqrt;
+  case fbs::EltwiseKind::Abs:
+    return algorithm::eltwise_abs;
+  case fbs::EltwiseKind::Log:
+    return algorithm::eltwise_log;
+  case fbs::EltwiseKind::Square:
+    return algorithm::eltwise_square;
+  case fbs::EltwiseKind::Linear:
+    return algorithm::eltwise_linear;
+  }
+  return algorithm::undef;
+}
+
+static dnnl::algorithm binaryAlgorithm(fbs::BinaryKind kind) {
+  using dnnl::algorithm;
+  switch (kind) {
+  case fbs::BinaryKind::Add:
+    return algorithm::binary_add;
+  case fbs::BinaryKind::Sub:
+    return algorithm::binary_sub;
+  case fbs::BinaryKind::Mul:
+    return algorithm::binary_mul;
+  case fbs::BinaryKind::Div:
+    return algorithm::binary_div;
+  case fbs::BinaryKind::Max:
+    return algorithm::binary_max;
+  case fbs::BinaryKind::Min:
+    return algorithm::binary_min;
+  }
+  return algorithm::undef;
+}
+
+/// A tensor's placement: its layout and the buffer holding it.
+struct Placement {
+  Desc desc;
+  int buffer = -1;
+};
+
+class GraphBuilder {
+public:
+  GraphBuilder(const fbs::Graph &graph, const NamedDataMap &named,
+               const CompiledGraph::BuildOptions &options, CompiledGraph &out)
+      : graph(graph), named(named), options(options), out(out) {}
+
+  Error build();
+
+private:
+  using Buffer = CompiledGraph::Buffer;
+
+  Error fail(const std::string &message) const {
+    return Error(ErrorCode::InvalidArgument,
+                 "op " + std::to_string(opIndex) + ": " + message);
+  }
+  Result<uint32_t> tensorAt(const flatbuffers::Vector<uint32_t> *list,
+                            size_t i, const char *field) const;
+  Dims dimsOf(uint32_t tensor) const;
+  bool isOutput(uint32_t tensor) const {
+    return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
+  }
+
+  int addBuffer(BufferKind kind, size_t bytes, void *data = nullptr,
+                size_t index = 0) {
+    Buffer buffer;
+    buffer.kind = kind;
+    buffer.bytes = bytes;
+    buffer.data = data;
+    buffer.index = index;
+    out.buffers_.push_back(buffer);
+    bufferTensors.emplace_back();
+    return static_cast<int>(out.buffers_.size()) - 1;
+  }
+  int addMem(const Desc &desc, int buffer) {
+    out.mems_.push_back({memory(desc, out.engine_, DNNL_MEMORY_NONE), buffer});
+    return static_cast<int>(out.mems_.size()) - 1;
+  }
+  void addStep(dnnl::primitive primitive,
+               std::initializer_list<std::pair<int, int>> args,
+               const dnnl::primitive_desc_base &pd) {
+    CompiledGraph::Step step{std::move(primitive), {}};
+    int index = static_cast<int>(out.steps_.size());
+    for (auto [arg, mem] : args) {
+      step.args[arg] = mem;
+      touch(out.mems_[mem].buffer, index);
+    }
+    size_t pad = pd.scratchpad_desc().get_size();
+    if (pad) {
+      scratchpadBytes = std::max(scratchpadBytes, pad);
+      step.args[DNNL_ARG_SCRATCHPAD] =
+          addMem(pd.scratchpad_desc(), kScratchpadBuffer);
+    }
+    out.steps_.push_back(std::move(step));
+  }
+  void addArgs(int arg, int mem) {
+    out.steps_.back().args[arg] = mem;
+    touch(out.mems_[mem].buffer, static_cast<int>(out.steps_.size()) - 1);
+  }
+  void touch(int buffer, int step) {
+    if (buffer < 0)
+      return;
+    Buffer &b = out.buffers_[buffer];
+    if (b.first < 0)
+      b.first = step;
+    b.last = std::max(b.last, step);
+  }
+
+  /// The tensor's placement in its original layout.
+  Result<Placement> placement(uint32_t tensor);
+  /// The tensor in layout `want` (reordered into a new buffer if needed).
+  Result<Placement> as(uint32_t tensor, const Desc &want);
+  /// The tensor, row-major, viewed with `dims` (same element count).
+  Result<Placement> plainView(uint32_t tensor, const Dims &dims);
+  /// Where op result `tensor` goes when its layout is `desc`: the caller's
+  /// output buffer when the tensor is a graph output in plain layout, else
+  /// working memory.
+  Placement define(uint32_t tensor, const Desc &desc);
+  /// Weights of a convolution or matmul in the layout the primitive picked.
+  Result<int> weights(uint32_t tensor, const Desc &want, const Dims &plain);
+  void defineView(uint32_t tensor, const Placement &placement) {
+    placements[tensor] = {placement};
+    bufferTensors[placement.buffer].push_back(tensor);
+  }
+
+  Error buildConvolution(const fbs::Op &op);
+  Error buildMatMul(const fbs::Op &op);
+  Error buildPool(const fbs::Op &op);
+  Error buildEltwise(const fbs::Op &op);
+  Error buildBinary(const fbs::Op &op);
+  Error buildSoftmax(const fbs::Op &op);
+  Error buildReduceMean(const fbs::Op &op);
+  Error buildTranspose(const fbs::Op &op);
+  Error buildSlice(const fbs::Op &op);
+  Error buildReshape(const fbs::Op &op);
+  Error buildConcat(const fbs::Op &op);
+  Result<dnnl::post_ops> postOps(const fbs::Op &op, int *sumInput);
+  /// A buffer the op may write in place over `tensor` (its last reader).
+  Result<Placement> inPlace(uint32_t tensor, const Desc &want);
+  void planScratch();
+
+  static constexpr int kScratchpadBuffer = -2;
+
+  const fbs::Graph &graph;
+  const NamedDataMap &named;
+  CompiledGraph::BuildOptions options;
+  CompiledGraph &out;
+  size_t opIndex = 0;
+  std::vector<uint32_t> inputs, outputs;
+  std::vector<std::vector<Placement>> placements; ///< [0] is the original.
+  std::vector<std::vector<uint32_t>> bufferTensors;
+  std::vector<int> remainingUses;
+  size_t scratchpadBytes = 0;
+};
+
+Result<uint32_t> GraphBuilder::tensorAt(const flatbuffers::Vector<uint32_t> *list,
+                                        size_t i, const char *field) const {
+  if (!list || i >= list->size())
+    return fail(std::string("missing ") + field + "[" + std::to_string(i) +
+                "]");
+  uint32_t t = list->Get(i);
+  if (t >= placements.size())
+    return fail(std::string(field) + "[" + std::to_string(i) + "] = " +
+                std::to_string(t) + " is out of range");
+  return t;
+}
+
+Dims GraphBuilder::dimsOf(uint32_t tensor) const {
+  const fbs::Tensor *t = graph.tensors()->Get(tensor);
+  Dims dims;
+  if (t->dims())
+    dims.assign(t->dims()->begin(), t->dims()->end());
+  return dims;
+}
+
+Result<Placement> GraphBuilder::placement(uint32_t tensor) {
+  if (!placements[tensor].empty())
+    return placements[tensor].front();
+  const fbs::Tensor *t = graph.tensors()->Get(tensor);
+  if (!t->constant_key() || t->constant_key()->size() == 0)
+    return fail("tensor " + std::to_string(tensor) +
+                " is read before it is written");
+  Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  Desc desc = plainDesc(dimsOf(tensor));
+  if (bytes->size != desc.get_size())
+    return fail("constant '" + t->constant_key()->str() + "' has " +
+                std::to_string(bytes->size) + " bytes, its shape needs " +
+                std::to_string(desc.get_size()));
+  int buffer = addBuffer(BufferKind::Constant, bytes->size,
+                         const_cast<uint8_t *>(bytes->data));
+  out.plainConstants_.insert(tensor);
+  Placement p{desc, buffer};
+  placements[tensor].push_back(p);
+  return p;
+}
+
+Result<Placement> GraphBuilder::as(uint32_t tensor, const Desc &want) {
+  Result<Placement> original = placement(tensor);
+  if (!original.ok())
+    return original;
+  for (const Placement &p : placements[tensor])
+    if (p.desc == want)
+      return p;
+  int buffer = addBuffer(BufferKind::Scratch, want.get_size());
+  Placement p{want, buffer};
+  dnnl::reorder::primitive_desc pd(out.engine_, original->desc, out.engine_,
+                                   want);
+  int from = addMem(original->desc, original->buffer);
+  int to = addMem(want, buffer);
+  addStep(dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, pd);
+  placements[tensor].push_back(p);
+  bufferTensors[buffer].push_back(tensor);
+  return p;
+}
+
+Result<Placement> GraphBuilder::plainView(uint32_t tensor, const Dims &dims) {
+  Result<Placement> p = as(tensor, plainDesc(dimsOf(tensor)));
+  if (!p.ok())
+    return p;
+  Desc view = plainDesc(dims);
+  if (view.get_size() != p->desc.get_size())
+    return fail("cannot view tensor " + std::to_string(tensor) +
+                " with another element count");
+  return Placement{view, p->buffer};
+}
+
+Placement GraphBuilder::define(uint32_t tensor, const Desc &desc) {
+  int buffer = -1;
+  auto it = std::find(outputs.begin(), outputs.end(), tensor);
+  bool claimed = false;
+  for (const Buffer &b : out.buffers_)
+    if (b.kind == BufferKind::Output && it != outputs.end() &&
+        b.index == static_cast<size_t>(it - outputs.begin()))
+      claimed = true;
+  if (it != outputs.end() && !claimed && isPlain(desc) &&
+      desc.dims() == dimsOf(tensor))
+    buffer = addBuffer(BufferKind::Output, desc.get_size(), nullptr,
+                       it - outputs.begin());
+  else
+    buffer = addBuffer(BufferKind::Scratch, desc.get_size());
+  Placement p{desc, buffer};
+  placements[tensor] = {p};
+  bufferTensors[buffer].push_back(tensor);
+  return p;
+}
+
+Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
+                                  const Dims &plainDims) {
+  const fbs::Tensor *t = graph.tensors()->Get(tensor);
+  if (!t->constant_key() || t->constant_key()->size() == 0) {
+    // Activations as weights (attention's matmuls): plain.
+    Result<Placement> p = plainView(tensor, plainDims);
+    if (!p.ok())
+      return p.takeError();
+    if (!(p->desc == want))
+      return fail("non-constant weights in a packed layout");
+    return addMem(p->desc, p->buffer);
+  }
+  Desc plain = plainDesc(plainDims);
+  auto packedFrom = [&](ByteSpan bytes) -> Result<int> {
+    if (bytes.size != plain.get_size())
+      return fail("constant '" + t->constant_key()->str() + "' has " +
+                  std::to_string(bytes.size) + " bytes, expected " +
+                  std::to_string(plain.get_size()));
+    memory src(plain, out.engine_, const_cast<uint8_t *>(bytes.data));
+    std::vector<uint8_t> packed(want.get_size());
+    memory dst(want, out.engine_, packed.data());
+    dnnl::reorder(src, dst).execute(out.stream_, src, dst);
+    out.stream_.wait();
+    if (options.mode == CompiledGraph::Mode::Prepare)
+      out.packed_[tensor] = {packed, descBytes(want)};
+    out.owned_.push_back(std::move(packed));
+    int buffer = addBuffer(BufferKind::Owned, want.get_size(),
+                           out.owned_.back().data());
+    return addMem(want, buffer);
+  };
+  if (options.mode == CompiledGraph::Mode::Prepare) {
+    Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+    if (!bytes.ok())
+      return bytes.takeError();
+    return packedFrom(*bytes);
+  }
+  // Init: bind the stored packed bytes when oneDNN still wants that layout.
+  if (t->packed_key() && t->packed_desc() &&
+      t->packed_desc()->size() == sizeof(dnnl_memory_desc_t)) {
+    dnnl_memory_desc_t stored;
+    std::memcpy(&stored, t->packed_desc()->data(), sizeof(stored));
+    if (Desc(stored) == want) {
+      Result<ByteSpan> bytes = named.get(t->packed_key()->str());
+      if (!bytes.ok())
+        return bytes.takeError();
+      if (bytes->size != want.get_size())
+        return fail("packed weights '" + t->packed_key()->str() + "' have " +
+                    std::to_string(bytes->size) + " bytes, the layout needs " +
+                    std::to_string(want.get_size()));
+      int buffer = addBuffer(BufferKind::Constant, bytes->size,
+                             const_cast<uint8_t *>(bytes->data));
+      return addMem(want, buffer);
+    }
+  }
+  std::string packedFor =
+      graph.isa() ? graph.isa()->str() : std::string("unknown ISA");
+  if (!options.repackOnMismatch)
+    return fail("weights were packed for " + packedFor + " (oneDNN " +
+                (graph.onednn_version() ? graph.onednn_version()->str()
+                                        : std::string("?")) +
+                ") and this CPU (" + hostISA() +
+                ") wants another layout; recompile for this CPU or set "
+                "repack_on_isa_mismatch (needs keep_plain_weights at "
+                "compile time)");
+  Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+  if (!bytes.ok())
+    return fail("weights were packed for " + packedFor +
+                " and cannot be repacked: the program holds no plain copy "
+                "(compile with keep_plain_weights=true)");
+  return packedFrom(*bytes);
+}
+
+Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
+  Result<Placement> original = placement(tensor);
+  if (!original.ok())
+    return original;
+  Result<Placement> p = as(tensor, want);
+  if (!p.ok())
+    return p;
+  bool isCopy = p->buffer != original->buffer;
+  bool free = out.buffers_[p->buffer].kind == BufferKind::Scratch &&
+              remainingUses[tensor] == 1;
+  for (uint32_t other : bufferTensors[p->buffer])
+    if (other != tensor && remainingUses[other] > 0)
+      free = false;
+  if (isCopy || free)
+    return p;
+  // Someone still reads it: accumulate into a copy.
+  int buffer = addBuffer(BufferKind::Scratch, want.get_size());
+  dnnl::reorder::primitive_desc pd(out.engine_, p->desc, out.engine_, want);
+  int from = addMem(p->desc, p->buffer);
+  int to = addMem(want, buffer);
+  addStep(dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, pd);
+  return Placement{want, buffer};
+}
+
+Result<dnnl::post_ops> GraphBuilder::postOps(const fbs::Op &op,
+                                             int *sumInput) {
+  dnnl::post_ops ops;
+  *sumInput = -1;
+  if (!op.post_ops())
+    return ops;
+  for (const fbs::PostOp *p : *op.post_ops()) {
+    if (p->is_sum()) {
+      if (*sumInput >= 0 || p->sum_input() < 0 ||
+          static_cast<size_t>(p->sum_input()) >= placements.size())
+        return fail("bad sum post-op");
+      *sumInput = p->sum_input();
+      ops.append_sum(1.f);
+    } else {
+      ops.append_eltwise(1.f, eltwiseAlgorithm(p->eltwise()), p->alpha(),
+                         p->beta());
+    }
+  }
+  return ops;
+}
+
+static Dims longs(const flatbuffers::Vector<int64_t> *v, size_t n,
+                  int64_t fallback) {
+  Dims out(n, fallback);
+  if (v)
+    for (size_t i = 0; i < n && i < v->size(); ++i)
+      out[i] = v->Get(i);
+  return out;
+}
+
+Error GraphBuilder::buildConvolution(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> w = src.ok() ? tensorAt(op.inputs(), 1, "inputs") : src;
+  Result<uint32_t> dst = w.ok() ? tensorAt(op.outputs(), 0, "outputs") : w;
+  if (!dst.ok())
+    return dst.takeError();
+  int bias = -1;
+  if (op.inputs()->size() > 2) {
+    Result<uint32_t> b = tensorAt(op.inputs(), 2, "inputs");
+    if (!b.ok())
+      return b.takeError();
+    bias = static_cast<int>(*b);
+  }
+  Dims srcDims = dimsOf(*src), wDims = dimsOf(*w), dstDims = dimsOf(*dst);
+  if (srcDims.size() != 4 || wDims.size() != 4 || dstDims.size() != 4)
+    return fail("convolution needs 4-D tensors");
+  int64_t groups = op.groups();
+  if (groups < 1 || wDims[0] % groups)
+    return fail("bad group count");
+  Dims wPlain = wDims;
+  if (groups > 1)
+    wPlain = {groups, wDims[0] / groups, wDims[1], wDims[2], wDims[3]};
+  Dims strides = longs(op.strides(), 2, 1), dil = longs(op.dilations(), 2, 1),
+       pb = longs(op.pads_begin(), 2, 0), pe = longs(op.pads_end(), 2, 0);
+  for (int64_t &d : dil)
+    d -= 1;
+  int sumInput = -1;
+  Result<dnnl::post_ops> po = postOps(op, &sumInput);
+  if (!po.ok())
+    return po.takeError();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_post_ops(*po);
+  using tag = memory::format_tag;
+  Desc srcAny(srcDims, memory::data_type::f32, tag::any);
+  Desc wAny(wPlain, memory::data_type::f32, tag::any);
+  Desc dstAny(dstDims, memory::data_type::f32,
+              isOutput(*dst) && sumInput < 0 ? tag::abcd : tag::any);
+  Desc biasDesc = bias >= 0 ? plainDesc({wDims[0]}) : Desc();
+  auto make = [&](dnnl::algorithm alg) {
+    dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, alg, srcAny, wAny, biasDesc,
+        dstAny, strides, dil, pb, pe);
+    return dnnl::convolution_forward::primitive_desc(d, attr, out.engine_);
+  };
+  dnnl::convolution_forward::primitive_desc pd;
+  bool made = false;
+  if (graph.winograd() && groups == 1) {
+    try {
+      pd = make(dnnl::algorithm::convolution_winograd);
+      made = true;
+    } catch (const dnnl::error &) {
+    }
+  }
+  if (!made)
+    pd = make(dnnl::algorithm::convolution_direct);
+
+  Result<Placement> in = as(*src, pd.src_desc());
+  if (!in.ok())
+    return in.takeError();
+  int srcMem = addMem(pd.src_desc(), in->buffer);
+  Result<int> wMem = weights(*w, pd.weights_desc(), wPlain);
+  if (!wMem.ok())
+    return wMem.takeError();
+  Placement outP;
+  if (sumInput >= 0) {
+    Result<Placement> acc = inPlace(sumInput, pd.dst_desc());
+    if (!acc.ok())
+      return acc.takeError();
+    outP = *acc;
+    placements[*dst] = {outP};
+    bufferTensors[outP.buffer].push_back(*dst);
+  } else {
+    outP = define(*dst, pd.dst_desc());
+  }
+  int dstMem = addMem(pd.dst_desc(), outP.buffer);
+  addStep(dnnl::convolution_forward(pd),
+          {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, *wMem},
+           {DNNL_ARG_DST, dstMem}},
+          pd);
+  if (bias >= 0) {
+    Result<Placement> b = plainView(bias, {wDims[0]});
+    if (!b.ok())
+      return b.takeError();
+    addArgs(DNNL_ARG_BIAS, addMem(b->desc, b->buffer));
+  }
+  return Error::success();
+}
+
+Error GraphBuilder::buildMatMul(const fbs::Op &op) {
+  Result<uint32_t> a = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> b = a.ok() ? tensorAt(op.inputs(), 1, "inputs") : a;
+  Result<uint32_t> dst = b.ok() ? tensorAt(op.outputs(), 0, "outputs") : b;
+  if (!dst.ok())
+    return dst.takeError();
+  Dims dstDims = dimsOf(*dst);
+  size_t rank = dstDims.size();
+  auto padded = [&](uint32_t t) {
+    Dims d = dimsOf(t);
+    d.insert(d.begin(), rank - std::min(rank, d.size()), 1);
+    return d;
+  };
+  Dims aDims = padded(*a), bDims = padded(*b);
+  if (rank < 2 || aDims.size() != rank || bDims.size() != rank)
+    return fail("matmul ranks do not line up");
+  int sumInput = -1;
+  Result<dnnl::post_ops> po = postOps(op, &sumInput);
+  if (!po.ok())
+    return po.takeError();
+  if (sumInput >= 0)
+    return fail("matmul has no sum post-op");
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_post_ops(*po);
+  const fbs::Tensor *bt = graph.tensors()->Get(*b);
+  bool constantB = bt->constant_key() && bt->constant_key()->size();
+  Desc aDesc = plainDesc(aDims), dstDesc = plainDesc(dstDims);
+  Desc bDesc = constantB ? Desc(bDims, memory::data_type::f32,
+                                memory::format_tag::any)
+                         : plainDesc(bDims);
+  int bias = -1;
+  Desc biasDesc;
+  if (op.inputs()->size() > 2) {
+    Result<uint32_t> bi = tensorAt(op.inputs(), 2, "inputs");
+    if (!bi.ok())
+      return bi.takeError();
+    bias = static_cast<int>(*bi);
+    biasDesc = plainDesc(padded(bias));
+  }
+  dnnl::matmul::desc d = bias >= 0
+                             ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
+                             : dnnl::matmul::desc(aDesc, bDesc, dstDesc);
+  dnnl::matmul::primitive_desc pd(d, attr, out.engine_);
+  Result<Placement> ap = plainView(*a, aDims);
+  if (!ap.ok())
+    return ap.takeError();
+  Result<int> bMem = weights(*b, pd.weights_desc(), bDims);
+  if (!bMem.ok())
+    return bMem.takeError();
+  int aMem = addMem(ap->desc, ap->buffer);
+  Placement o = define(*dst, pd.dst_desc());
+  int dMem = addMem(o.desc, o.buffer);
+  addStep(dnnl::matmul(pd),
+          {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, *bMem},
+           {DNNL_ARG_DST, dMem}},
+          pd);
+  if (bias >= 0) {
+    Result<Placement> bp = plainView(bias, biasDesc.dims());
+    if (!bp.ok())
+      return bp.takeError();
+    addArgs(DNNL_ARG_BIAS, addMem(bp->desc, bp->buffer));
+  }
+  return Error::success();
+}
+
+Error GraphBuilder::buildPool(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
+  if (!dst.ok())
+    return dst.takeError();
+  Dims dstDims = dimsOf(*dst);
+  if (dimsOf(*src).size() != 4 || dstDims.size() != 4)
+    return fail("pooling needs 4-D tensors");
+  Dims strides = longs(op.strides(), 2, 1), kernel = longs(op.kernel(), 2, 1),
+       dil = longs(op.dilations(), 2, 1), pb = longs(op.pads_begin(), 2, 0),
+       pe = longs(op.pads_end(), 2, 0);
+  for (int64_t &d : dil)
+    d -= 1;
+  dnnl::algorithm alg =
+      op.kind() == fbs::OpKind::MaxPool ? dnnl::algorithm::pooling_max
+      : op.count_include_pad() ? dnnl::algorithm::pooling_avg_include_padding
+                               : dnnl::algorithm::pooling_avg_exclude_padding;
+  Result<Placement> in = placement(*src);
+  if (!in.ok())
+    return in.takeError();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  auto make = [&](const Desc &srcDesc) {
+    Desc dstDesc(dstDims, memory::data_type::f32,
+                 isOutput(*dst) ? memory::format_tag::abcd
+                                : memory::format_tag::any);
+    dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg,
+                                     srcDesc, dstDesc, strides, kernel, dil,
+                                     pb, pe);
+    return dnnl::pooling_v2_forward::primitive_desc(d, attr, out.engine_);
+  };
+  dnnl::pooling_v2_forward::primitive_desc pd;
+  try {
+    pd = make(in->desc);
+  } catch (const dnnl::error &) {
+    pd = make(plainDesc(in->desc.dims()));
+  }
+  Result<Placement> from = as(*src, pd.src_desc());
+  if (!from.ok())
+    return from.takeError();
+  int srcMem = addMem(from->desc, from->buffer);
+  Placement o = define(*dst, pd.dst_desc());
+  addStep(dnnl::pooling_v2_forward(pd),
+          {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildEltwise(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
+  if (!dst.ok())
+    return dst.takeError();
+  Result<Placement> in = placement(*src);
+  if (!in.ok())
+    return in.takeError();
+  Desc desc = in->desc;
+  if (isOutput(*dst) || desc.dims() != dimsOf(*dst))
+    desc = plainDesc(dimsOf(*dst));
+  Result<Placement> from = as(*src, desc);
+  if (!from.ok())
+    return from.takeError();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
+                                eltwiseAlgorithm(op.eltwise()), desc,
+                                op.alpha(), op.beta());
+  dnnl::eltwise_forward::primitive_desc pd(d, attr, out.engine_);
+  int srcMem = addMem(desc, from->buffer);
+  Placement o = define(*dst, pd.dst_desc());
+  addStep(dnnl::eltwise_forward(pd),
+          {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildBinary(const fbs::Op &op) {
+  Result<uint32_t> a = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> b = a.ok() ? tensorAt(op.inputs(), 1, "inputs") : a;
+  Result<uint32_t> dst = b.ok() ? tensorAt(op.outputs(), 0, "outputs") : b;
+  if (!dst.ok())
+    return dst.takeError();
+  Dims dstDims = dimsOf(*dst);
+  size_t rank = dstDims.size();
+  auto padded = [&](uint32_t t) {
+    Dims d = dimsOf(t);
+    d.insert(d.begin(), rank - std::min(rank, d.size()), 1);
+    return d;
+  };
+  Dims aDims = padded(*a), bDims = padded(*b);
+  if (aDims != dstDims)
+    return fail("the first operand of a binary op must have the result's "
+                "shape");
+  int sumInput = -1;
+  Result<dnnl::post_ops> po = postOps(op, &sumInput);
+  if (!po.ok())
+    return po.takeError();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_post_ops(*po);
+  Result<Placement> ap = placement(*a);
+  if (!ap.ok())
+    return ap.takeError();
+  Desc aDesc = ap->desc;
+  if (isOutput(*dst) || aDesc.dims() != dstDims)
+    aDesc = plainDesc(dstDims);
+  auto make = [&](const Desc &a0, const Desc &b0) {
+    dnnl::binary::desc d(binaryAlgorithm(op.binary()), a0, b0, a0);
+    return dnnl::binary::primitive_desc(d, attr, out.engine_);
+  };
+  Desc bDesc = bDims == dstDims ? aDesc : plainDesc(bDims);
+  dnnl::binary::primitive_desc pd;
+  try {
+    pd = make(aDesc, bDesc);
+  } catch (const dnnl::error &) {
+    aDesc = plainDesc(dstDims);
+    bDesc = plainDesc(bDims);
+    pd = make(aDesc, bDesc);
+  }
+  Result<Placement> aIn = as(*a, aDesc);
+  if (!aIn.ok())
+    return aIn.takeError();
+  Result<Placement> bIn = bDims == dstDims ? as(*b, bDesc)
+                                           : plainView(*b, bDims);
+  if (!bIn.ok())
+    return bIn.takeError();
+  int aMem = addMem(aDesc, aIn->buffer);
+  int bMem = addMem(bDesc, bIn->buffer);
+  Placement o = define(*dst, pd.dst_desc());
+  addStep(dnnl::binary(pd),
+          {{DNNL_ARG_SRC_0, aMem}, {DNNL_ARG_SRC_1, bMem},
+           {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildSoftmax(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
+  if (!dst.ok())
+    return dst.takeError();
+  Dims dims = dimsOf(*dst);
+  if (op.axis() < 0 || op.axis() >= static_cast<int64_t>(dims.size()))
+    return fail("softmax axis out of range");
+  Result<Placement> in = plainView(*src, dims);
+  if (!in.ok())
+    return in.takeError();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, in->desc,
+                                static_cast<int>(op.axis()));
+  dnnl::softmax_forward::primitive_desc pd(d, attr, out.engine_);
+  int srcMem = addMem(in->desc, in->buffer);
+  Placement o = define(*dst, pd.dst_desc());
+  addStep(dnnl::softmax_forward(pd),
+          {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
+  if (!dst.ok())
+    return dst.takeError();
+  Dims srcDims = dimsOf(*src), kept = srcDims;
+  if (op.axes())
+    for (int64_t axis : *op.axes()) {
+      if (axis < 0 || axis >= static_cast<int64_t>(kept.size()))
+        return fail("reduce axis out of range");
+      kept[axis] = 1;
+    }
+  if (plainDesc(kept).get_size() != plainDesc(dimsOf(*dst)).get_size())
+    return fail("reduce result shape does not match its axes");
+  Result<Placement> in = placement(*src);
+  if (!in.ok())
+    return in.takeError();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  auto make = [&](const Desc &s) {
+    dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s,
+                            plainDesc(kept), 0.f, 0.f);
+    return dnnl::reduction::primitive_desc(d, attr, out.engine_);
+  };
+  dnnl::reduction::primitive_desc pd;
+  try {
+    pd = make(in->desc);
+  } catch (const dnnl::error &) {
+    pd = make(plainDesc(srcDims));
+  }
+  Result<Placement> from = as(*src, pd.src_desc());
+  if (!from.ok())
+    return from.takeError();
+  int srcMem = addMem(from->desc, from->buffer);
+  // Written row-major with kept dims, then seen with the result's dims.
+  Placement o = define(*dst, plainDesc(dimsOf(*dst)));
+  addStep(dnnl::reduction(pd),
+          {{DNNL_ARG_SRC, srcMem},
+           {DNNL_ARG_DST, addMem(plainDesc(kept), o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildTranspose(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
+  if (!dst.ok())
+    return dst.takeError();
+  Dims srcDims = dimsOf(*src), dstDims = dimsOf(*dst);
+  size_t rank = srcDims.size();
+  if (!op.axes() || op.axes()->size() != rank || dstDims.size() != rank)
+    return fail("transpose permutation does not match the rank");
+  Desc srcPlain = plainDesc(srcDims);
+  Dims srcStrides(rank, 1);
+  for (int i = static_cast<int>(rank) - 2; i >= 0; --i)
+    srcStrides[i] = srcStrides[i + 1] * srcDims[i + 1];
+  Dims viewStrides(rank);
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t p = op.axes()->Get(i);
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p] ||
+        dstDims[i] != srcDims[p])
+      return fail("bad transpose permutation");
+    seen[p] = true;
+    viewStrides[i] = srcStrides[p];
+  }
+  Result<Placement> in = as(*src, srcPlain);
+  if (!in.ok())
+    return in.takeError();
+  Desc view(dstDims, memory::data_type::f32, viewStrides);
+  Placement o = define(*dst, plainDesc(dstDims));
+  dnnl::reorder::primitive_desc pd(out.engine_, view, out.engine_, o.desc);
+  addStep(dnnl::reorder(pd),
+          {{DNNL_ARG_FROM, addMem(view, in->buffer)},
+           {DNNL_ARG_TO, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildSlice(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
+  if (!dst.ok())
+    return dst.takeError();
+  Dims srcDims = dimsOf(*src), dstDims = dimsOf(*dst);
+  size_t rank = srcDims.size();
+  if (!op.axes() || op.axes()->size() != rank || dstDims.size() != rank)
+    return fail("slice starts do not match the rank");
+  Dims starts(op.axes()->begin(), op.axes()->end());
+  for (size_t i = 0; i < rank; ++i)
+    if (starts[i] < 0 || starts[i] + dstDims[i] > srcDims[i])
+      return fail("slice lies outside its input");
+  Result<Placement> in = as(*src, plainDesc(srcDims));
+  if (!in.ok())
+    return in.takeError();
+  Desc view = in->desc.submemory_desc(dstDims, starts);
+  Placement o = define(*dst, plainDesc(dstDims));
+  dnnl::reorder::primitive_desc pd(out.engine_, view, out.engine_, o.desc);
+  addStep(dnnl::reorder(pd),
+          {{DNNL_ARG_FROM, addMem(view, in->buffer)},
+           {DNNL_ARG_TO, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildReshape(const fbs::Op &op) {
+  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
+  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
+  if (!dst.ok())
+    return dst.takeError();
+  Result<Placement> view = plainView(*src, dimsOf(*dst));
+  if (!view.ok())
+    return view.takeError();
+  defineView(*dst, *view);
+  return Error::success();
+}
+
+Error GraphBuilder::buildConcat(const fbs::Op &op) {
+  Result<uint32_t> dst = tensorAt(op.outputs(), 0, "outputs");
+  if (!dst.ok())
+    return dst.takeError();
+  Dims dstDims = dimsOf(*dst);
+  if (!op.inputs() || op.inputs()->size() == 0 || op.axis() < 0 ||
+      op.axis() >= static_cast<int64_t>(dstDims.size()))
+    return fail("bad concat");
+  std::vector<Desc> srcDescs;
+  std::vector<int> srcMems;
+  for (size_t i = 0; i < op.inputs()->size(); ++i) {
+    Result<uint32_t> t = tensorAt(op.inputs(), i, "inputs");
+    if (!t.ok())
+      return t.takeError();
+    Result<Placement> p = as(*t, plainDesc(dimsOf(*t)));
+    if (!p.ok())
+      return p.takeError();
+    srcDescs.push_back(p->desc);
+    srcMems.push_back(addMem(p->desc, p->buffer));
+  }
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::concat::primitive_desc pd(plainDesc(dstDims),
+                                  static_cast<int>(op.axis()), srcDescs,
+                                  out.engine_, attr);
+  Placement o = define(*dst, pd.dst_desc());
+  addStep(dnnl::concat(pd), {{DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, pd);
+  for (size_t i = 0; i < srcMems.size(); ++i)
+    addArgs(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcMems[i]);
+  return Error::success();
+}
+
+void GraphBuilder::planScratch() {
+  // Greedy by size: each buffer at the lowest offset that does not overlap
+  // a placed buffer whose lifetime intersects its own.
+  std::vector<int> order;
+  for (size_t i = 0; i < out.buffers_.size(); ++i)
+    if (out.buffers_[i].kind == BufferKind::Scratch &&
+        out.buffers_[i].first >= 0)
+      order.push_back(static_cast<int>(i));
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return out.buffers_[a].bytes > out.buffers_[b].bytes;
+  });
+  const uint64_t kAlign = 64;
+  uint64_t base = alignUp(scratchpadBytes, kAlign), end = base;
+  std::vector<int> placed;
+  for (int index : order) {
+    Buffer &buffer = out.buffers_[index];
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (int other : placed) {
+      const Buffer &o = out.buffers_[other];
+      if (o.first <= buffer.last && buffer.first <= o.last)
+        busy.push_back({o.offset, o.offset + alignUp(o.bytes, kAlign)});
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t offset = base;
+    for (auto [from, to] : busy) {
+      if (offset + buffer.bytes <= from)
+        break;
+      offset = std::max(offset, to);
+    }
+    buffer.offset = offset;
+    end = std::max(end, offset + alignUp(buffer.bytes, kAlign));
+    placed.push_back(index);
+  }
+  out.scratchBytes_ = end;
+}
+
+Error GraphBuilder::build() {
+  if (!graph.tensors() || !graph.ops() || !graph.inputs() || !graph.outputs())
+    return Error(ErrorCode::InvalidArgument,
+                 "the graph lacks tensors, ops, inputs or outputs");
+  size_t tensorCount = graph.tensors()->size();
+  placements.resize(tensorCount);
+  remainingUses.assign(tensorCount, 0);
+  for (uint32_t t : *graph.inputs()) {
+    if (t >= tensorCount)
+      return Error(ErrorCode::InvalidArgument, "graph input out of range");
+    inputs.push_back(t);
+  }
+  for (uint32_t t : *graph.outputs()) {
+    if (t >= tensorCount)
+      return Error(ErrorCode::InvalidArgument, "graph output out of range");
+    outputs.push_back(t);
+  }
+  for (size_t i = 0; i < tensorCount; ++i) {
+    Dims dims = dimsOf(static_cast<uint32_t>(i));
+    if (dims.empty() || dims.size() > 6)
+      return Error(ErrorCode::InvalidArgument,
+                   "tensor " + std::to_string(i) + " has rank " +
+                       std::to_string(dims.size()) + " (1 to 6 supported)");
+    for (int64_t d : dims)
+      if (d < 1 || d > (int64_t(1) << 31))
+        return Error(ErrorCode::InvalidArgument,
+                     "tensor " + std::to_string(i) + " has a bad dimension");
+  }
+  for (const fbs::Op *op : *graph.ops()) {
+    if (op->inputs())
+      for (uint32_t t : *op->inputs())
+        if (t < tensorCount)
+          ++remainingUses[t];
+    if (op->post_ops())
+      for (const fbs::PostOp *p : *op->post_ops())
+        if (p->is_sum() && p->sum_input() >= 0 &&
+            static_cast<size_t>(p->sum_input()) < tensorCount)
+          ++remainingUses[p->sum_input()];
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Desc desc = plainDesc(dimsOf(inputs[i]));
+    int buffer = addBuffer(BufferKind::Input, desc.get_size(), nullptr, i);
+    placements[inputs[i]] = {{desc, buffer}};
+    bufferTensors[buffer].push_back(inputs[i]);
+    out.inputDims_.push_back(desc.dims());
+  }
+  for (uint32_t t : outputs)
+    out.outputDims_.push_back(dimsOf(t));
+
+  for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
+    const fbs::Op &op = *graph.ops()->Get(opIndex);
+    if (!op.outputs() || op.outputs()->size() != 1)
+      return fail("ops have exactly one output");
+    uint32_t result = op.outputs()->Get(0);
+    if (result >= tensorCount || !placements[result].empty())
+      return fail("output tensor is out of range or written twice");
+    Error error = Error::success();
+    switch (op.kind()) {
+    case fbs::OpKind::Convolution:
+      error = buildConvolution(op);
+      break;
+    case fbs::OpKind::MatMul:
+      error = buildMatMul(op);
+      break;
+    case fbs::OpKind::MaxPool:
+    case fbs::OpKind::AvgPool:
+      error = buildPool(op);
+      break;
+    case fbs::OpKind::Eltwise:
+      error = buildEltwise(op);
+      break;
+    case fbs::OpKind::Binary:
+      error = buildBinary(op);
+      break;
+    case fbs::OpKind::Softmax:
+      error = buildSoftmax(op);
+      break;
+    case fbs::OpKind::ReduceMean:
+      error = buildReduceMean(op);
+      break;
+    case fbs::OpKind::Transpose:
+      error = buildTranspose(op);
+      break;
+    case fbs::OpKind::Slice:
+      error = buildSlice(op);
+      break;
+    case fbs::OpKind::Reshape:
+      error = buildReshape(op);
+      break;
+    case fbs::OpKind::Concat:
+      error = buildConcat(op);
+      break;
+    default:
+      return fail("unknown op kind " +
+                  std::to_string(static_cast<int>(op.kind())));
+    }
+    if (!error.ok())
+      return error;
+    if (op.inputs())
+      for (uint32_t t : *op.inputs())
+        --remainingUses[t];
+    if (op.post_ops())
+      for (const fbs::PostOp *p : *op.post_ops())
+        if (p->is_sum())
+          --remainingUses[p->sum_input()];
+  }
+  opIndex = graph.ops()->size();
+  // Outputs not written in place get a final copy into the caller's buffer.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    bool written = false;
+    for (const Buffer &b : out.buffers_)
+      if (b.kind == BufferKind::Output && b.index == j)
+        written = true;
+    if (written)
+      continue;
+    Result<Placement> p = placement(outputs[j]);
+    if (!p.ok())
+      return p.takeError();
+    Desc plain = plainDesc(dimsOf(outputs[j]));
+    int buffer = addBuffer(BufferKind::Output, plain.get_size(), nullptr, j);
+    dnnl::reorder::primitive_desc pd(out.engine_, p->desc, out.engine_, plain);
+    addStep(dnnl::reorder(pd),
+            {{DNNL_ARG_FROM, addMem(p->desc, p->buffer)},
+             {DNNL_ARG_TO, addMem(plain, buffer)}},
+            pd);
+  }
+  planScratch();
+  return Error::success();
+}
+
+Result<std::unique_ptr<CompiledGraph>>
+CompiledGraph::build(const fbs::Graph &graph, const NamedDataMap &named,
+                     const BuildOptions &options) {
+  auto compiled = std::unique_ptr<CompiledGraph>(new CompiledGraph);
+  try {
+    compiled->engine_ = dnnl::engine(dnnl::engine::kind::cpu, 0);
+    compiled->stream_ = dnnl::stream(compiled->engine_);
+    GraphBuilder builder(graph, named, options, *compiled);
+    Error error = builder.build();
+    if (!error.ok())
+      return error;
+  } catch (const dnnl::error &e) {
+    return Error(ErrorCode::NotSupported,
+                 std::string("oneDNN rejected the graph: ") + e.what());
+  }
+  if (options.mode == Mode::Init && graph.scratch_bytes() <
+                                        compiled->scratchBytes_)
+    compiled->ownScratch_.resize(compiled->scratchBytes_ + 64);
+  compiled->args_.resize(compiled->steps_.size());
+  for (size_t i = 0; i < compiled->steps_.size(); ++i)
+    for (auto [arg, mem] : compiled->steps_[i].args)
+      compiled->args_[i][arg] = compiled->mems_[mem].memory;
+  return compiled;
+}
+
+Error CompiledGraph::execute(const std::vector<TensorView> &ins,
+                             const std::vector<TensorView> &outs) {
+  size_t wantOuts = outputDims_.size() + (scratchBytes_ ? 1 : 0);
+  if (ins.size() != inputDims_.size() || outs.size() < outputDims_.size() ||
+      outs.size() > outputDims_.size() + 1)
+    return Error(ErrorCode::InvalidArgument,
+                 "expected " + std::to_string(inputDims_.size()) +
+                     " inputs and " + std::to_string(wantOuts) +
+                     " outputs, got " + std::to_string(ins.size()) + " and " +
+                     std::to_string(outs.size()));
+  for (size_t i = 0; i < ins.size(); ++i)
+    if (ins[i].dtype != DType::F32 || ins[i].shape != inputDims_[i])
+      return Error(ErrorCode::InvalidArgument,
+                   "input " + std::to_string(i) + " is " +
+                       ins[i].typeString() + ", expected f32" +
+                       shapeToString(inputDims_[i]));
+  for (size_t i = 0; i < outputDims_.size(); ++i)
+    if (outs[i].dtype != DType::F32 ||
+        static_cast<int64_t>(outs[i].nbytes()) !=
+            numElements(outputDims_[i]) * 4)
+      return Error(ErrorCode::InvalidArgument,
+                   "output " + std::to_string(i) + " is " +
+                       outs[i].typeString() + ", expected f32" +
+                       shapeToString(outputDims_[i]));
+  uint8_t *scratch = nullptr;
+  if (scratchBytes_) {
+    if (!ownScratch_.empty()) {
+      scratch = reinterpret_cast<uint8_t *>(
+          alignUp(reinterpret_cast<uintptr_t>(ownScratch_.data()), 64));
+    } else {
+      if (outs.size() != outputDims_.size() + 1 ||
+          outs.back().nbytes() < scratchBytes_)
+        return Error(ErrorCode::InvalidArgument,
+                     "the working-memory buffer holds fewer than " +
+                         std::to_string(scratchBytes_) + " bytes");
+      scratch = static_cast<uint8_t *>(outs.back().data);
+    }
+  }
+  try {
+    for (Mem &m : mems_) {
+      void *ptr = nullptr;
+      if (m.buffer == -2) {
+        ptr = scratch;
+      } else {
+        const Buffer &b = buffers_[m.buffer];
+        switch (b.kind) {
+        case BufferKind::Input:
+          ptr = ins[b.index].data;
+          break;
+        case BufferKind::Output:
+          ptr = outs[b.index].data;
+          break;
+        case BufferKind::Scratch:
+          ptr = scratch + b.offset;
+          break;
+        case BufferKind::Constant:
+        case BufferKind::Owned:
+          ptr = b.data;
+          break;
+        }
+      }
+      if (m.memory.get_data_handle() != ptr)
+        m.memory.set_data_handle(ptr);
+    }
+    for (size_t i = 0; i < steps_.size(); ++i)
+      steps_[i].primitive.execute(stream_, args_[i]);
+    stream_.wait();
+  } catch (const dnnl::error &e) {
+    return Error(ErrorCode::ExecutionFailed,
+                 std::string("oneDNN failed: ") + e.what());
+  }
+  return Error::success();
+}
+
+} // namespace strata::runtime::onednn

@@ -1,0 +1,108 @@
+//===- Graph.h - a partition as oneDNN primitives ----------------*- C++ -*-===//
+//
+// CompiledGraph turns a blob (onednn_graph.fbs) into oneDNN primitives over
+// planned memory. The same builder runs at compile time (Mode::Prepare:
+// weights are reordered into the layouts the primitives pick and returned
+// for storage) and at init (Mode::Init: the stored packed weights are bound
+// in place after checking that oneDNN still picks the recorded layout).
+//
+// Memory: graph inputs and outputs are the caller's buffers; constants are
+// the program's named data; every intermediate lives in one working-memory
+// buffer, at offsets planned from the intermediates' lifetimes (a
+// convolution with a sum post-op writes in place into its residual's
+// storage when nothing else still reads it).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPH_H
+#define STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPH_H
+
+#include "strata/Runtime/Backend.h"
+#include "strata/Runtime/Delegates/OneDNN.h"
+
+#include "strata/Runtime/Delegates/Schema/onednn_graph_generated.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+namespace strata::runtime::onednn {
+
+/// Where a memory object's bytes live.
+enum class BufferKind { Input, Output, Scratch, Constant, Owned };
+
+class CompiledGraph {
+public:
+  enum class Mode { Prepare, Init };
+  struct BuildOptions {
+    Mode mode = Mode::Init;
+    bool repackOnMismatch = false;
+  };
+
+  /// Builds the primitives of `graph`. In Prepare mode, `packed` receives
+  /// the packed bytes and layouts of every weight (by tensor index).
+  static Result<std::unique_ptr<CompiledGraph>>
+  build(const strata::onednn::fb::Graph &graph, const NamedDataMap &named,
+        const BuildOptions &options);
+
+  /// Runs the graph: `ins` are the graph inputs, `outs` its outputs plus,
+  /// when scratchBytes() > 0, the working memory.
+  Error execute(const std::vector<TensorView> &ins,
+                const std::vector<TensorView> &outs);
+
+  uint64_t scratchBytes() const { return scratchBytes_; }
+
+  struct PackedWeight {
+    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> desc;
+  };
+  /// Prepare mode: tensor index -> packed weight.
+  const std::map<uint32_t, PackedWeight> &packedWeights() const {
+    return packed_;
+  }
+
+  /// Constants read in their plain layout (their bytes must be stored).
+  const std::set<uint32_t> &plainConstants() const { return plainConstants_; }
+
+private:
+  friend class GraphBuilder;
+  struct Buffer {
+    BufferKind kind = BufferKind::Scratch;
+    size_t index = 0; ///< Input or output index.
+    size_t bytes = 0;
+    void *data = nullptr; ///< Constant and Owned buffers.
+    int first = -1, last = -1;
+    uint64_t offset = 0; ///< Scratch buffers, into the working memory.
+  };
+  struct Mem {
+    dnnl::memory memory;
+    int buffer = -1;
+  };
+  struct Step {
+    dnnl::primitive primitive;
+    std::unordered_map<int, int> args; ///< DNNL_ARG_* -> mems index.
+  };
+
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  std::vector<Buffer> buffers_;
+  std::vector<Mem> mems_;
+  std::vector<Step> steps_;
+  std::vector<std::vector<uint8_t>> owned_;
+  std::vector<std::unordered_map<int, dnnl::memory>> args_;
+  std::vector<std::vector<int64_t>> inputDims_, outputDims_;
+  uint64_t scratchBytes_ = 0;
+  /// Working memory allocated at init when the program's is too small
+  /// (weights repacked for another CPU may pick other layouts).
+  std::vector<uint8_t> ownScratch_;
+  std::map<uint32_t, PackedWeight> packed_;
+  std::set<uint32_t> plainConstants_;
+};
+
+/// Bytes of a memory descriptor, as stored in Tensor.packed_desc.
+std::vector<uint8_t> descBytes(const dnnl::memory::desc &desc);
+
+} // namespace strata::runtime::onednn
+
+#endif // STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPH_H

@@ -1,0 +1,179 @@
+//===- OneDNNBackend.cpp - the onednn runtime delegate and prepare step ---===//
+#include "Graph.h"
+
+#include <omp.h>
+
+#include <cstdlib>
+
+namespace strata::runtime::onednn {
+
+namespace fbs = strata::onednn::fb;
+
+const char *const kBackendName = "onednn";
+
+std::string hostISA() {
+  switch (dnnl::get_effective_cpu_isa()) {
+  case dnnl::cpu_isa::sse41:
+    return "sse41";
+  case dnnl::cpu_isa::avx:
+    return "avx";
+  case dnnl::cpu_isa::avx2:
+    return "avx2";
+  case dnnl::cpu_isa::avx2_vnni:
+    return "avx2_vnni";
+  case dnnl::cpu_isa::avx512_core:
+    return "avx512_core";
+  case dnnl::cpu_isa::avx512_core_vnni:
+    return "avx512_core_vnni";
+  case dnnl::cpu_isa::avx512_core_bf16:
+    return "avx512_core_bf16";
+  case dnnl::cpu_isa::avx512_core_amx:
+    return "avx512_core_amx";
+  default:
+    return "isa-" + std::to_string(static_cast<int>(
+                        dnnl::get_effective_cpu_isa()));
+  }
+}
+
+static std::string libraryVersion() {
+  const dnnl_version_t *v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch);
+}
+
+/// Verifies and returns the graph in `bytes`.
+static Result<const fbs::Graph *> verifiedGraph(ByteSpan bytes) {
+  if (!bytes.data || bytes.size < 8 ||
+      !fbs::GraphBufferHasIdentifier(bytes.data))
+    return Error(ErrorCode::InvalidArgument,
+                 "the blob is not a oneDNN graph (identifier 'SDNN' missing)");
+  flatbuffers::Verifier verifier(bytes.data, bytes.size);
+  if (!fbs::VerifyGraphBuffer(verifier))
+    return Error(ErrorCode::InvalidArgument,
+                 "the oneDNN graph blob does not verify");
+  return fbs::GetGraph(bytes.data);
+}
+
+Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
+                                   const NamedDataMap &plainConstants,
+                                   const PrepareOptions &options) {
+  Result<const fbs::Graph *> graph = verifiedGraph(plainBlob);
+  if (!graph.ok())
+    return graph.takeError();
+  fbs::GraphT object;
+  (*graph)->UnPackTo(&object);
+  object.winograd = options.winograd;
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
+  const fbs::Graph *withOptions = fbs::GetGraph(fbb.GetBufferPointer());
+
+  CompiledGraph::BuildOptions build;
+  build.mode = CompiledGraph::Mode::Prepare;
+  Result<std::unique_ptr<CompiledGraph>> compiled =
+      CompiledGraph::build(*withOptions, plainConstants, build);
+  if (!compiled.ok())
+    return compiled.takeError();
+
+  PreparedGraph prepared;
+  object.onednn_version = libraryVersion();
+  object.isa = hostISA();
+  object.scratch_bytes = (*compiled)->scratchBytes();
+  for (size_t i = 0; i < object.tensors.size(); ++i) {
+    fbs::TensorT &tensor = *object.tensors[i];
+    if (tensor.constant_key.empty())
+      continue;
+    auto packed = (*compiled)->packedWeights().find(i);
+    bool plainNeeded = (*compiled)->plainConstants().count(i) ||
+                       packed == (*compiled)->packedWeights().end() ||
+                       options.keepPlainWeights;
+    if (plainNeeded) {
+      Result<ByteSpan> bytes = plainConstants.get(tensor.constant_key);
+      if (!bytes.ok())
+        return bytes.takeError();
+      prepared.namedData[tensor.constant_key].assign(
+          bytes->data, bytes->data + bytes->size);
+    }
+    if (packed != (*compiled)->packedWeights().end()) {
+      tensor.packed_key = tensor.constant_key + ".packed";
+      tensor.packed_desc = packed->second.desc;
+      prepared.namedData[tensor.packed_key] = packed->second.bytes;
+    }
+  }
+  fbb.Clear();
+  fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
+  prepared.blob.assign(fbb.GetBufferPointer(),
+                       fbb.GetBufferPointer() + fbb.GetSize());
+  prepared.scratchBytes = object.scratch_bytes;
+  return prepared;
+}
+
+namespace {
+
+struct Handle final : DelegateHandle {
+  std::unique_ptr<CompiledGraph> graph;
+  int threads = 1;
+};
+
+class OneDNNDelegate final : public Backend {
+public:
+  OneDNNDelegate() {
+    config_.declare("threads", ConfigOption::Type::Int, "1",
+                    "OpenMP threads oneDNN runs on");
+    config_.declare("repack_on_isa_mismatch", ConfigOption::Type::Bool,
+                    "false",
+                    "on a CPU other than the one the weights were packed "
+                    "for, repack them from the plain copy (compile with "
+                    "keep_plain_weights) instead of failing");
+  }
+  const std::string &name() const override { return name_; }
+  bool isAvailable() const override {
+    return dnnl::engine::get_count(dnnl::engine::kind::cpu) > 0;
+  }
+
+  Result<DelegateHandle *> init(ByteSpan processed, const Params &,
+                                const NamedDataMap &named) override {
+    Result<const fbs::Graph *> graph = verifiedGraph(processed);
+    if (!graph.ok())
+      return graph.takeError();
+    auto handle = std::make_unique<Handle>();
+    handle->threads = std::max(1, std::atoi(config_.get("threads")->c_str()));
+    omp_set_num_threads(handle->threads);
+    CompiledGraph::BuildOptions options;
+    options.mode = CompiledGraph::Mode::Init;
+    options.repackOnMismatch = *config_.get("repack_on_isa_mismatch") == "true";
+    Result<std::unique_ptr<CompiledGraph>> compiled =
+        CompiledGraph::build(**graph, named, options);
+    if (!compiled.ok())
+      return compiled.takeError();
+    handle->graph = std::move(*compiled);
+    return static_cast<DelegateHandle *>(handle.release());
+  }
+
+  Error execute(DelegateHandle *handle, const std::vector<TensorView> &ins,
+                const std::vector<TensorView> &outs) override {
+    auto *h = static_cast<Handle *>(handle);
+    if (omp_get_max_threads() != h->threads)
+      omp_set_num_threads(h->threads);
+    return h->graph->execute(ins, outs);
+  }
+
+  void destroy(DelegateHandle *handle) override { delete handle; }
+  BackendConfig &config() override { return config_; }
+
+private:
+  std::string name_ = kBackendName;
+  BackendConfig config_;
+};
+
+} // namespace
+
+Backend &getBackend() {
+  static OneDNNDelegate delegate;
+  return delegate;
+}
+
+Error registerBackend(BackendRegistry &registry) {
+  return registry.add(&getBackend());
+}
+
+} // namespace strata::runtime::onednn
