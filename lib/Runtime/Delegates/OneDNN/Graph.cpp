@@ -2,6 +2,7 @@
 #include "Graph.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <set>
 
@@ -169,6 +170,7 @@ private:
   }
 
   Error buildConvolution(const fbs::Op &op);
+  double timeOf(const dnnl::convolution_forward::primitive_desc &pd);
   Error buildMatMul(const fbs::Op &op);
   Error buildPool(const fbs::Op &op);
   Error buildEltwise(const fbs::Op &op);
@@ -272,23 +274,25 @@ Result<Placement> GraphBuilder::plainView(uint32_t tensor, const Dims &dims) {
 }
 
 Placement GraphBuilder::define(uint32_t tensor, const Desc &desc) {
-  int buffer = -1;
+  // A row-major result of another shape with the same bytes (kept reduce
+  // dims, a flattened matmul) is the tensor itself, seen row-major.
+  Desc own = plainDesc(dimsOf(tensor));
+  bool rowMajor = isPlain(desc) && desc.get_size() == own.get_size();
   auto it = std::find(outputs.begin(), outputs.end(), tensor);
   bool claimed = false;
   for (const Buffer &b : out.buffers_)
     if (b.kind == BufferKind::Output && it != outputs.end() &&
         b.index == static_cast<size_t>(it - outputs.begin()))
       claimed = true;
-  if (it != outputs.end() && !claimed && isPlain(desc) &&
-      desc.dims() == dimsOf(tensor))
+  int buffer = -1;
+  if (it != outputs.end() && !claimed && rowMajor)
     buffer = addBuffer(BufferKind::Output, desc.get_size(), nullptr,
                        it - outputs.begin());
   else
     buffer = addBuffer(BufferKind::Scratch, desc.get_size());
-  Placement p{desc, buffer};
-  placements[tensor] = {p};
+  placements[tensor] = {{rowMajor ? own : desc, buffer}};
   bufferTensors[buffer].push_back(tensor);
-  return p;
+  return {desc, buffer};
 }
 
 Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
@@ -417,6 +421,35 @@ static Dims longs(const flatbuffers::Vector<int64_t> *v, size_t n,
   return out;
 }
 
+/// Best of a few runs of a convolution on scratch memory, in seconds (the
+/// prepare step's choice between Winograd and direct convolution).
+double GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
+  std::vector<memory> mems;
+  std::unordered_map<int, memory> args;
+  for (auto [arg, desc] : {std::pair{DNNL_ARG_SRC, pd.src_desc()},
+                           {DNNL_ARG_WEIGHTS, pd.weights_desc()},
+                           {DNNL_ARG_BIAS, pd.bias_desc()},
+                           {DNNL_ARG_DST, pd.dst_desc()},
+                           {DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc()}}) {
+    memory m(desc, out.engine_);
+    if (desc.get_size())
+      std::memset(m.get_data_handle(), 0, desc.get_size());
+    args[arg] = m;
+  }
+  dnnl::convolution_forward conv(pd);
+  double best = 1e30;
+  for (int i = 0; i < 4; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    conv.execute(out.stream_, args);
+    out.stream_.wait();
+    std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - start;
+    if (i)
+      best = std::min(best, took.count());
+  }
+  return best;
+}
+
 Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
   Result<uint32_t> w = src.ok() ? tensorAt(op.inputs(), 1, "inputs") : src;
@@ -452,6 +485,11 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   attr.set_post_ops(*po);
   using tag = memory::format_tag;
   Desc srcAny(srcDims, memory::data_type::f32, tag::any);
+  // Few input channels (a stem): read the row-major input as it is rather
+  // than reorder it.
+  if (srcDims[1] <= 4 && !placements[*src].empty() &&
+      isPlain(placements[*src].front().desc))
+    srcAny = placements[*src].front().desc;
   Desc wAny(wPlain, memory::data_type::f32, tag::any);
   Desc dstAny(dstDims, memory::data_type::f32,
               isOutput(*dst) && sumInput < 0 ? tag::abcd : tag::any);
@@ -462,17 +500,22 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
         dstAny, strides, dil, pb, pe);
     return dnnl::convolution_forward::primitive_desc(d, attr, out.engine_);
   };
-  dnnl::convolution_forward::primitive_desc pd;
-  bool made = false;
-  if (graph.winograd() && groups == 1) {
+  dnnl::convolution_forward::primitive_desc pd =
+      make(dnnl::algorithm::convolution_direct);
+  bool prepare = options.mode == CompiledGraph::Mode::Prepare;
+  if (prepare ? graph.winograd() && groups == 1 : op.winograd()) {
     try {
-      pd = make(dnnl::algorithm::convolution_winograd);
-      made = true;
+      auto wino = make(dnnl::algorithm::convolution_winograd);
+      if (!prepare || timeOf(wino) < timeOf(pd)) {
+        pd = wino;
+        if (prepare)
+          out.winogradOps_.insert(opIndex);
+      }
     } catch (const dnnl::error &) {
+      if (!prepare)
+        return fail("oneDNN has no Winograd convolution for this shape here");
     }
   }
-  if (!made)
-    pd = make(dnnl::algorithm::convolution_direct);
 
   Result<Placement> in = as(*src, pd.src_desc());
   if (!in.ok())
@@ -522,6 +565,21 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
   Dims aDims = padded(*a), bDims = padded(*b);
   if (rank < 2 || aDims.size() != rank || bDims.size() != rank)
     return fail("matmul ranks do not line up");
+  const fbs::Tensor *bt = graph.tensors()->Get(*b);
+  bool constantB = bt->constant_key() && bt->constant_key()->size();
+  // Constant weights shared by every batch: one 2-D product over all rows
+  // (packed weights, one large GEMM instead of many thin ones).
+  if (constantB && rank > 2 &&
+      std::all_of(bDims.begin(), bDims.end() - 2,
+                  [](int64_t d) { return d == 1; })) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < rank; ++i)
+      rows *= aDims[i];
+    aDims = {rows, aDims[rank - 1]};
+    bDims = {bDims[rank - 2], bDims[rank - 1]};
+    dstDims = {rows, dstDims[rank - 1]};
+    rank = 2;
+  }
   int sumInput = -1;
   Result<dnnl::post_ops> po = postOps(op, &sumInput);
   if (!po.ok())
@@ -531,8 +589,6 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(*po);
-  const fbs::Tensor *bt = graph.tensors()->Get(*b);
-  bool constantB = bt->constant_key() && bt->constant_key()->size();
   Desc aDesc = plainDesc(aDims), dstDesc = plainDesc(dstDims);
   Desc bDesc = constantB ? Desc(bDims, memory::data_type::f32,
                                 memory::format_tag::any)
@@ -544,7 +600,10 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
     if (!bi.ok())
       return bi.takeError();
     bias = static_cast<int>(*bi);
-    biasDesc = plainDesc(padded(bias));
+    Dims biasDims(rank, 1);
+    Dims given = dimsOf(bias);
+    biasDims.back() = given.back();
+    biasDesc = plainDesc(biasDims);
   }
   dnnl::matmul::desc d = bias >= 0
                              ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
@@ -751,6 +810,23 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
     return in.takeError();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (srcDims.size() == 4 && kept[0] == srcDims[0] && kept[1] == srcDims[1] &&
+      kept[2] == 1 && kept[3] == 1) {
+    // Global average pooling: the pooling kernels read blocked layouts
+    // (and are only fast writing the layout they read).
+    Desc dstDesc(kept, memory::data_type::f32, memory::format_tag::any);
+    dnnl::pooling_v2_forward::desc d(
+        dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::pooling_avg_exclude_padding, in->desc, dstDesc,
+        {1, 1}, {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
+    dnnl::pooling_v2_forward::primitive_desc pd(d, attr, out.engine_);
+    int srcMem = addMem(in->desc, in->buffer);
+    Placement o = define(*dst, pd.dst_desc());
+    addStep(dnnl::pooling_v2_forward(pd),
+            {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+            pd);
+    return Error::success();
+  }
   auto make = [&](const Desc &s) {
     dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s,
                             plainDesc(kept), 0.f, 0.f);
@@ -767,10 +843,9 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
     return from.takeError();
   int srcMem = addMem(from->desc, from->buffer);
   // Written row-major with kept dims, then seen with the result's dims.
-  Placement o = define(*dst, plainDesc(dimsOf(*dst)));
+  Placement o = define(*dst, plainDesc(kept));
   addStep(dnnl::reduction(pd),
-          {{DNNL_ARG_SRC, srcMem},
-           {DNNL_ARG_DST, addMem(plainDesc(kept), o.buffer)}},
+          {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           pd);
   return Error::success();
 }

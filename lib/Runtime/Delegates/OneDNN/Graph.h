@@ -62,6 +62,8 @@ public:
     return packed_;
   }
 
+  /// Prepare mode: the convolutions (by op index) that run Winograd.
+  const std::set<size_t> &winogradOps() const { return winogradOps_; }
   /// Constants read in their plain layout (their bytes must be stored).
   const std::set<uint32_t> &plainConstants() const { return plainConstants_; }
 
@@ -98,6 +100,7 @@ private:
   std::vector<uint8_t> ownScratch_;
   std::map<uint32_t, PackedWeight> packed_;
   std::set<uint32_t> plainConstants_;
+  std::set<size_t> winogradOps_;
 };
 
 /// Bytes of a memory descriptor, as stored in Tensor.packed_desc.
