@@ -143,7 +143,8 @@ llvm::MapVector<Operation *, int> group(Block &block, StringRef backend,
 
 /// Outlines `ops` (in block order) into `@name` and calls it.
 LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
-                      StringRef name, StringRef backend) {
+                      StringRef name, StringRef backend,
+                      Operation *&insertAfter) {
   llvm::SmallPtrSet<Operation *, 32> inside(ops.begin(), ops.end());
   llvm::SetVector<Value> inputs, outputs;
   llvm::SetVector<Operation *> constants;
@@ -166,7 +167,7 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
 
   MLIRContext *context = parent.getContext();
   OpBuilder builder(context);
-  builder.setInsertionPointAfter(parent);
+  builder.setInsertionPointAfter(insertAfter);
   SmallVector<Location> locs;
   for (Operation *op : ops)
     locs.push_back(op->getLoc());
@@ -177,6 +178,7 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
   auto func = builder.create<func::FuncOp>(loc, name, type);
   func.setPrivate();
   func->setAttr(delegation::kDelegateAttr, builder.getStringAttr(backend));
+  insertAfter = func;
   Block *body = func.addEntryBlock();
   IRMapping mapping;
   mapping.map(inputs.getArrayRef(), body->getArguments());
@@ -257,8 +259,10 @@ FailureOr<DelegationReport> partition(ModuleOp module,
     std::vector<SmallVector<Operation *>> members(count);
     for (auto [op, index] : partOf)
       members[index].push_back(op);
+    Operation *insertAfter = func;
     for (int i = 0; i < count; ++i) {
-      if (failed(outline(func, members[i], names[i], backend.getName())))
+      if (failed(outline(func, members[i], names[i], backend.getName(),
+                         insertAfter)))
         return failure();
       symbols.insert(module.lookupSymbol(names[i]));
     }

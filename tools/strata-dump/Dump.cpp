@@ -184,7 +184,19 @@ std::string dumpText(const Program &program, size_t fileSize) {
         s += " blob inline (" +
              std::to_string(d->inline_blob() ? d->inline_blob()->size() : 0) +
              " bytes)";
+      if (d->debug_handles() && d->debug_handles()->size())
+        s += ", " + std::to_string(d->debug_handles()->size()) +
+             " debug handles";
       s += "\n";
+    }
+  }
+  if (root->named_data() && root->named_data()->size()) {
+    s += "named data:\n";
+    for (const fbs::NamedData *n : *root->named_data()) {
+      Result<ByteSpan> bytes = program.segment(n->segment());
+      s += "  " + (n->key() ? n->key()->str() : std::string("?")) +
+           " segment " + std::to_string(n->segment()) + " (" +
+           std::to_string(bytes.ok() ? bytes->size : 0) + " bytes)\n";
     }
   }
   s += "operators:";
@@ -282,6 +294,14 @@ std::string dumpJson(const Program &program, size_t fileSize) {
            ", \"inline_size\": " +
            std::to_string(d->inline_blob() ? d->inline_blob()->size() : 0) +
            "}";
+    }
+  s += "\n  ],\n  \"named_data\": [";
+  if (root->named_data())
+    for (size_t i = 0; i < root->named_data()->size(); ++i) {
+      const fbs::NamedData *n = root->named_data()->Get(i);
+      s += std::string(i ? "," : "") + "\n    {\"key\": " +
+           quote(n->key() ? n->key()->str() : "") +
+           ", \"segment\": " + std::to_string(n->segment()) + "}";
     }
   s += "\n  ],\n  \"operators\": [";
   if (root->operators())

@@ -1,0 +1,50 @@
+// The whole delegation path on a small model: partition, the oneDNN
+// preprocess step, lowering to exec (the delegate table), the program
+// buffer (delegate, named data segments) and the runtime.
+// RUN: strata-opt %s --strata-partition="backend=onednn" --strata-to-backend | FileCheck %s --check-prefix=EDGE
+// RUN: strata-opt %s --strata-partition="backend=onednn" --strata-to-backend --strata-edge-to-exec | FileCheck %s --check-prefix=EXEC
+// RUN: strata-opt %s --mlir-print-debuginfo --strata-partition="backend=onednn" --strata-to-backend="specs=keep_plain_weights=true" --strata-edge-to-exec | strata-translate --emit-program -o %t.strata
+// RUN: strata-dump %t.strata | FileCheck %s --check-prefix=DUMP
+// RUN: strata-run %t.strata | FileCheck %s --check-prefix=EXECUTE
+// RUN: not strata-opt %s --strata-partition="backend=onednn" --strata-to-backend="specs=wingrad=true" 2>&1 | FileCheck %s --check-prefix=SPEC
+// RUN: not strata-opt %s --strata-partition="backend=onednn" --strata-edge-to-exec 2>&1 | FileCheck %s --check-prefix=UNCOMPILED
+// RUN: not strata-opt %s --strata-partition="backend=portable" 2>&1 | FileCheck %s --check-prefix=NODELEGATE
+
+// EDGE: func.func private @onednn_0(tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>
+// EDGE-SAME: strata.compile_specs = {keep_plain_weights = "false", winograd = "false"}
+// EDGE-SAME: strata.debug_handles = {"0" = ["conv", "relu"]}
+// EDGE-SAME: strata.delegate = "onednn"
+// EDGE-SAME: strata.named_data = {"onednn_0/t1.packed" = dense<{{.*}}> : tensor<432xui8>, "onednn_0/t2" = dense<{{.*}}> : tensor<16xui8>}
+// EDGE-SAME: strata.processed = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>
+// EDGE-SAME: strata.scratch_bytes = {{[0-9]+}} : i64
+
+// EXEC: exec.delegate @onednn_0 {backend = "onednn"
+// EXEC: exec.method @main
+// EXEC: %[[IN:.*]] = exec.input 0
+// EXEC: %[[OUT:.*]] = exec.alloc {{.*}} : memref<1x4x6x6xf32>
+// EXEC: %[[WORK:.*]] = exec.alloc {{.*}} : memref<{{[0-9]+}}xi8>
+// EXEC: exec.delegate_call @onednn_0 ins(%[[IN]] : memref<1x3x8x8xf32>) outs(%[[OUT]], %[[WORK]] : memref<1x4x6x6xf32>, memref<{{[0-9]+}}xi8>)
+
+// DUMP: delegates:
+// DUMP-NEXT: #0 @onednn_0 backend onednn specs {keep_plain_weights = "true", winograd = "false"} blob in segment 0, 1 debug handles
+// DUMP-NEXT: named data:
+// Plain and packed weights have the same bytes here: one segment.
+// DUMP-NEXT: onednn_0/t1 segment 1 (432 bytes)
+// DUMP-NEXT: onednn_0/t1.packed segment 1 (432 bytes)
+// DUMP-NEXT: onednn_0/t2 segment 2 (16 bytes)
+// DUMP: 0: delegate @onednn_0(%0) -> (%1, %2)  # nodes ["conv", "relu"]
+
+// EXECUTE: load: {{.*}} ms, init: {{.*}} ms
+// EXECUTE: output 0: f32[1, 4, 6, 6]
+
+// SPEC: backend 'onednn' has no compile spec 'wingrad' (known: winograd, keep_plain_weights)
+// UNCOMPILED: is a partition for 'onednn' that its backend has not compiled yet (run --strata-to-backend)
+// NODELEGATE: backend 'portable' has no delegate to partition for
+
+func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32> {
+  %w = edge.constant dense<0.25> : tensor<4x3x3x3xf32> loc("conv.weight")
+  %b = edge.constant dense<0.5> : tensor<4xf32> loc("conv.bias")
+  %c = edge.conv2d %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32> loc("conv")
+  %r = edge.relu %c : tensor<1x4x6x6xf32> loc("relu")
+  return %r : tensor<1x4x6x6xf32>
+}
