@@ -25,9 +25,8 @@ using namespace mlir;
 namespace strata {
 
 int DelegationReport::delegatedCount() const {
-  return llvm::count_if(ops, [](const Placement &p) {
-    return !p.partition.empty();
-  });
+  return llvm::count_if(
+      ops, [](const Placement &p) { return !p.partition.empty(); });
 }
 
 int DelegationReport::fallbackCount() const {
@@ -160,9 +159,8 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
     }
   for (Operation *op : ops)
     for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !inside.contains(user);
-          }))
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !inside.contains(user); }))
         outputs.insert(result);
 
   MLIRContext *context = parent.getContext();
@@ -190,13 +188,12 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
     clone->removeAttr(delegation::kBackendAttr);
   }
   builder.create<func::ReturnOp>(
-      loc, llvm::map_to_vector(outputs, [&](Value v) {
-        return mapping.lookup(v);
-      }));
+      loc,
+      llvm::map_to_vector(outputs, [&](Value v) { return mapping.lookup(v); }));
 
   builder.setInsertionPointAfter(ops.back());
-  auto call = builder.create<edge::DelegateCallOp>(
-      loc, type.getResults(), name, inputs.getArrayRef());
+  auto call = builder.create<edge::DelegateCallOp>(loc, type.getResults(), name,
+                                                   inputs.getArrayRef());
   for (auto [output, result] : llvm::zip(outputs, call.getResults()))
     Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
       return !inside.contains(use.getOwner());
@@ -216,8 +213,7 @@ std::string opNodeName(Operation *op) { return getNodeName(op->getLoc()); }
 
 } // namespace
 
-FailureOr<DelegationReport> partition(ModuleOp module,
-                                      const Backend &backend) {
+FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend) {
   if (!backend.getHooks().delegates())
     return module.emitError("backend '")
            << backend.getName() << "' has no delegate to partition for";
@@ -239,8 +235,8 @@ FailureOr<DelegationReport> partition(ModuleOp module,
         group(block, backend.getName(), count);
     std::vector<std::string> names;
     for (int i = 0; i < count; ++i) {
-      std::string base = backend.getName() + "_" +
-                         std::to_string(report.partitions + i);
+      std::string base =
+          backend.getName() + "_" + std::to_string(report.partitions + i);
       std::string name = base;
       for (int n = 1; symbols.lookup(name); ++n)
         name = base + "_" + std::to_string(n);
@@ -251,8 +247,7 @@ FailureOr<DelegationReport> partition(ModuleOp module,
         continue;
       auto it = partOf.find(&op);
       bool delegated = it != partOf.end();
-      report.ops.push_back({op.getName().getStringRef().str(),
-                            opNodeName(&op),
+      report.ops.push_back({op.getName().getStringRef().str(), opNodeName(&op),
                             delegated ? backend.getName() : "portable",
                             delegated ? names[it->second] : ""});
     }

@@ -28,8 +28,7 @@ FailureOr<const Backend *> lookupBackend(ModuleOp module, StringRef name) {
   std::string known;
   for (const Backend &backend : *all)
     known += (known.empty() ? "" : ", ") + backend.getName();
-  module.emitError("unknown backend '") << name << "' (known: " << known
-                                        << ")";
+  module.emitError("unknown backend '") << name << "' (known: " << known << ")";
   return failure();
 }
 

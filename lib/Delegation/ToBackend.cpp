@@ -80,15 +80,14 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
     for (const auto &[key, value] : full)
       specAttrs.push_back(
           builder.getNamedAttr(key, builder.getStringAttr(value)));
-    func->setAttr(delegation::kNamedDataAttr,
-                  builder.getDictionaryAttr(named));
+    func->setAttr(delegation::kNamedDataAttr, builder.getDictionaryAttr(named));
     func->setAttr(delegation::kDebugHandlesAttr,
                   builder.getDictionaryAttr(handles));
     func->setAttr(delegation::kCompileSpecsAttr,
                   builder.getDictionaryAttr(specAttrs));
-    func->setAttr(delegation::kScratchAttr,
-                  builder.getI64IntegerAttr(
-                      static_cast<int64_t>(result->scratchBytes)));
+    func->setAttr(
+        delegation::kScratchAttr,
+        builder.getI64IntegerAttr(static_cast<int64_t>(result->scratchBytes)));
   }
   return success();
 }

@@ -1,4 +1,5 @@
-//===- Delegation.h - partitions, outlining and to_backend -------*- C++ -*-===//
+//===- Delegation.h - partitions, outlining and to_backend -------*- C++
+//-*-===//
 //
 // The delegation stage between edge and exec (DESIGN.md): a backend's
 // partitioner claims edge ops, claimed ops are grouped into cycle-free
@@ -34,18 +35,16 @@ inline constexpr llvm::StringLiteral kDelegateAttr = "strata.delegate";
 inline constexpr llvm::StringLiteral kProcessedAttr = "strata.processed";
 inline constexpr llvm::StringLiteral kNamedDataAttr = "strata.named_data";
 inline constexpr llvm::StringLiteral kScratchAttr = "strata.scratch_bytes";
-inline constexpr llvm::StringLiteral kDebugHandlesAttr =
-    "strata.debug_handles";
-inline constexpr llvm::StringLiteral kCompileSpecsAttr =
-    "strata.compile_specs";
+inline constexpr llvm::StringLiteral kDebugHandlesAttr = "strata.debug_handles";
+inline constexpr llvm::StringLiteral kCompileSpecsAttr = "strata.compile_specs";
 } // namespace delegation
 
 /// Where each op of the model runs, for --report and --require-delegated.
 struct DelegationReport {
   struct Placement {
-    std::string op;      ///< "edge.conv2d"
-    std::string node;    ///< The ONNX node name (may be empty).
-    std::string backend; ///< The backend, or "portable".
+    std::string op;        ///< "edge.conv2d"
+    std::string node;      ///< The ONNX node name (may be empty).
+    std::string backend;   ///< The backend, or "portable".
     std::string partition; ///< The outlined function ("" when portable).
   };
   std::string backend;
@@ -68,8 +67,8 @@ mlir::LogicalResult toBackend(mlir::ModuleOp module, const Backend &backend,
                               const CompileSpecs &specs);
 
 /// Parses "key=value" items into compile specs.
-mlir::FailureOr<CompileSpecs> parseCompileSpecs(
-    llvm::ArrayRef<std::string> items, std::string &error);
+mlir::FailureOr<CompileSpecs>
+parseCompileSpecs(llvm::ArrayRef<std::string> items, std::string &error);
 
 #define GEN_PASS_DECL
 #include "strata/Delegation/Passes.h.inc"

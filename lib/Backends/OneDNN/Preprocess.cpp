@@ -34,7 +34,8 @@ namespace {
 class ConstantMap final : public runtime::NamedDataMap {
 public:
   std::map<std::string, std::vector<uint8_t>> bytes;
-  runtime::Result<runtime::ByteSpan> get(const std::string &key) const override {
+  runtime::Result<runtime::ByteSpan>
+  get(const std::string &key) const override {
     auto it = bytes.find(key);
     if (it == bytes.end())
       return runtime::Error(runtime::ErrorCode::NotFound,
@@ -157,8 +158,8 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
       Value residual = next->getOperand(0) == result ? next->getOperand(1)
                                                      : next->getOperand(0);
       // The residual must already exist when the convolution runs.
-      bool ready = tensors.count(residual) ||
-                   residual.getDefiningOp<edge::ConstantOp>();
+      bool ready =
+          tensors.count(residual) || residual.getDefiningOp<edge::ConstantOp>();
       if (residual != result && ready) {
         FailureOr<uint32_t> r = tensor(residual);
         if (failed(r))
@@ -200,7 +201,8 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     if (next && isa<edge::AddOp>(next)) {
       Value bias = next->getOperand(0) == result ? next->getOperand(1)
                                                  : next->getOperand(0);
-      ArrayRef<int64_t> shape = cast<RankedTensorType>(bias.getType()).getShape();
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(bias.getType()).getShape();
       ArrayRef<int64_t> outShape =
           cast<RankedTensorType>(result.getType()).getShape();
       bool rowVector =
@@ -248,11 +250,10 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     out.strides = vec(strides);
     out.dilations = vec(dil);
     out.pads_begin = {pads[0], pads[1]};
-    out.pads_end = {
-        poolPadEnd(inShape[2], outShape[2], kernel[0], strides[0], dil[0],
-                   pads[0], pads[2]),
-        poolPadEnd(inShape[3], outShape[3], kernel[1], strides[1], dil[1],
-                   pads[1], pads[3])};
+    out.pads_end = {poolPadEnd(inShape[2], outShape[2], kernel[0], strides[0],
+                               dil[0], pads[0], pads[2]),
+                    poolPadEnd(inShape[3], outShape[3], kernel[1], strides[1],
+                               dil[1], pads[1], pads[3])};
     out.count_include_pad = avg && avg.getCountIncludePad();
     out.outputs = {newTensor(result)};
     return success();
@@ -429,8 +430,8 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(fbs::Graph::Pack(fbb, &writer.graph), fbs::GraphIdentifier());
   runtime::Result<runtime::onednn::PreparedGraph> prepared =
-      runtime::onednn::prepareGraph(
-          {fbb.GetBufferPointer(), fbb.GetSize()}, writer.constants, options);
+      runtime::onednn::prepareGraph({fbb.GetBufferPointer(), fbb.GetSize()},
+                                    writer.constants, options);
   if (!prepared.ok())
     return func.emitError("oneDNN could not prepare partition @")
            << func.getSymName() << ": " << prepared.error().message();

@@ -71,8 +71,7 @@ bool supportsOp(Operation *op) {
     ArrayRef<int64_t> a = shapeOf(matmul.getLhs()),
                       out = shapeOf(matmul.getOutput());
     // The left operand's batch extents must be the result's.
-    return a.size() == out.size() &&
-           a.drop_back(2) == out.drop_back(2);
+    return a.size() == out.size() && a.drop_back(2) == out.drop_back(2);
   }
   if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op)) {
     auto pads = op->getAttrOfType<DenseI64ArrayAttr>("pads").asArrayRef();
@@ -108,8 +107,8 @@ bool supportsOp(Operation *op) {
     return exponent && (*exponent == 2.f || *exponent == 0.5f) &&
            shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0));
   }
-  if (isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp,
-          edge::MaximumOp, edge::MinimumOp>(op))
+  if (isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp, edge::MaximumOp,
+          edge::MinimumOp>(op))
     return shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0)) ||
            binaryOperandsSwap(op);
   return false;

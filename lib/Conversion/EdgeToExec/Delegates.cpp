@@ -25,8 +25,8 @@ LogicalResult strata::buildDelegate(func::FuncOp func,
            << backend.getValue()
            << "' that its backend has not compiled yet (run "
               "--strata-to-backend)";
-  auto processed = func->getAttrOfType<ElementsAttr>(
-      delegation::kProcessedAttr);
+  auto processed =
+      func->getAttrOfType<ElementsAttr>(delegation::kProcessedAttr);
   if (!processed)
     return func.emitOpError("has no strata.processed blob");
   OpBuilder builder(func.getContext());
@@ -48,17 +48,16 @@ LogicalResult strata::buildDelegate(func::FuncOp func,
 
 namespace {
 
-struct DelegateCallLowering
-    : public OpConversionPattern<edge::DelegateCallOp> {
+struct DelegateCallLowering : public OpConversionPattern<edge::DelegateCallOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(edge::DelegateCallOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto program = op->getParentOfType<exec::ProgramOp>();
-    auto delegate = program ? program.lookupSymbol<exec::DelegateOp>(
-                                  op.getCallee())
-                            : exec::DelegateOp();
+    auto delegate = program
+                        ? program.lookupSymbol<exec::DelegateOp>(op.getCallee())
+                        : exec::DelegateOp();
     if (!delegate)
       return rewriter.notifyMatchFailure(op, "no exec.delegate for callee");
     Location loc = op.getLoc();

@@ -1,4 +1,5 @@
-//===- OneDNN.h - the oneDNN delegate (x86 CPU) ------------------*- C++ -*-===//
+//===- OneDNN.h - the oneDNN delegate (x86 CPU) ------------------*- C++
+//-*-===//
 //
 // The runtime half executes partitions the compiler handed to the `onednn`
 // backend: init rebuilds the primitives the blob describes and binds the

@@ -25,9 +25,7 @@ static Desc plainDesc(const Dims &dims) {
   return Desc(dims, memory::data_type::f32, strides);
 }
 
-static bool isPlain(const Desc &desc) {
-  return desc == plainDesc(desc.dims());
-}
+static bool isPlain(const Desc &desc) { return desc == plainDesc(desc.dims()); }
 
 static uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -100,8 +98,8 @@ private:
     return Error(ErrorCode::InvalidArgument,
                  "op " + std::to_string(opIndex) + ": " + message);
   }
-  Result<uint32_t> tensorAt(const flatbuffers::Vector<uint32_t> *list,
-                            size_t i, const char *field) const;
+  Result<uint32_t> tensorAt(const flatbuffers::Vector<uint32_t> *list, size_t i,
+                            const char *field) const;
   Dims dimsOf(uint32_t tensor) const;
   bool isOutput(uint32_t tensor) const {
     return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
@@ -200,15 +198,16 @@ private:
   size_t scratchpadBytes = 0;
 };
 
-Result<uint32_t> GraphBuilder::tensorAt(const flatbuffers::Vector<uint32_t> *list,
-                                        size_t i, const char *field) const {
+Result<uint32_t>
+GraphBuilder::tensorAt(const flatbuffers::Vector<uint32_t> *list, size_t i,
+                       const char *field) const {
   if (!list || i >= list->size())
     return fail(std::string("missing ") + field + "[" + std::to_string(i) +
                 "]");
   uint32_t t = list->Get(i);
   if (t >= placements.size())
-    return fail(std::string(field) + "[" + std::to_string(i) + "] = " +
-                std::to_string(t) + " is out of range");
+    return fail(std::string(field) + "[" + std::to_string(i) +
+                "] = " + std::to_string(t) + " is out of range");
   return t;
 }
 
@@ -321,8 +320,8 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
     if (options.mode == CompiledGraph::Mode::Prepare)
       out.packed_[tensor] = {packed, descBytes(want)};
     out.owned_.push_back(std::move(packed));
-    int buffer = addBuffer(BufferKind::Owned, want.get_size(),
-                           out.owned_.back().data());
+    int buffer =
+        addBuffer(BufferKind::Owned, want.get_size(), out.owned_.back().data());
     return addMem(want, buffer);
   };
   if (options.mode == CompiledGraph::Mode::Prepare) {
@@ -391,8 +390,7 @@ Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
   return Placement{want, buffer};
 }
 
-Result<dnnl::post_ops> GraphBuilder::postOps(const fbs::Op &op,
-                                             int *sumInput) {
+Result<dnnl::post_ops> GraphBuilder::postOps(const fbs::Op &op, int *sumInput) {
   dnnl::post_ops ops;
   *sumInput = -1;
   if (!op.post_ops())
@@ -423,7 +421,8 @@ static Dims longs(const flatbuffers::Vector<int64_t> *v, size_t n,
 
 /// Best of a few runs of a convolution on scratch memory, in seconds (the
 /// prepare step's choice between Winograd and direct convolution).
-double GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
+double
+GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
   std::vector<memory> mems;
   std::unordered_map<int, memory> args;
   for (auto [arg, desc] : {std::pair{DNNL_ARG_SRC, pd.src_desc()},
@@ -495,9 +494,9 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
               isOutput(*dst) && sumInput < 0 ? tag::abcd : tag::any);
   Desc biasDesc = bias >= 0 ? plainDesc({wDims[0]}) : Desc();
   auto make = [&](dnnl::algorithm alg) {
-    dnnl::convolution_forward::desc d(
-        dnnl::prop_kind::forward_inference, alg, srcAny, wAny, biasDesc,
-        dstAny, strides, dil, pb, pe);
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, alg,
+                                      srcAny, wAny, biasDesc, dstAny, strides,
+                                      dil, pb, pe);
     return dnnl::convolution_forward::primitive_desc(d, attr, out.engine_);
   };
   dnnl::convolution_forward::primitive_desc pd =
@@ -537,7 +536,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   }
   int dstMem = addMem(pd.dst_desc(), outP.buffer);
   addStep(dnnl::convolution_forward(pd),
-          {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, *wMem},
+          {{DNNL_ARG_SRC, srcMem},
+           {DNNL_ARG_WEIGHTS, *wMem},
            {DNNL_ARG_DST, dstMem}},
           pd);
   if (bias >= 0) {
@@ -590,9 +590,9 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(*po);
   Desc aDesc = plainDesc(aDims), dstDesc = plainDesc(dstDims);
-  Desc bDesc = constantB ? Desc(bDims, memory::data_type::f32,
-                                memory::format_tag::any)
-                         : plainDesc(bDims);
+  Desc bDesc =
+      constantB ? Desc(bDims, memory::data_type::f32, memory::format_tag::any)
+                : plainDesc(bDims);
   int bias = -1;
   Desc biasDesc;
   if (op.inputs()->size() > 2) {
@@ -605,9 +605,9 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
     biasDims.back() = given.back();
     biasDesc = plainDesc(biasDims);
   }
-  dnnl::matmul::desc d = bias >= 0
-                             ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
-                             : dnnl::matmul::desc(aDesc, bDesc, dstDesc);
+  dnnl::matmul::desc d =
+      bias >= 0 ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
+                : dnnl::matmul::desc(aDesc, bDesc, dstDesc);
   dnnl::matmul::primitive_desc pd(d, attr, out.engine_);
   Result<Placement> ap = plainView(*a, aDims);
   if (!ap.ok())
@@ -618,10 +618,10 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
   int aMem = addMem(ap->desc, ap->buffer);
   Placement o = define(*dst, pd.dst_desc());
   int dMem = addMem(o.desc, o.buffer);
-  addStep(dnnl::matmul(pd),
-          {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, *bMem},
-           {DNNL_ARG_DST, dMem}},
-          pd);
+  addStep(
+      dnnl::matmul(pd),
+      {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, *bMem}, {DNNL_ARG_DST, dMem}},
+      pd);
   if (bias >= 0) {
     Result<Placement> bp = plainView(bias, biasDesc.dims());
     if (!bp.ok())
@@ -658,8 +658,8 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
                  isOutput(*dst) ? memory::format_tag::abcd
                                 : memory::format_tag::any);
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg,
-                                     srcDesc, dstDesc, strides, kernel, dil,
-                                     pb, pe);
+                                     srcDesc, dstDesc, strides, kernel, dil, pb,
+                                     pe);
     return dnnl::pooling_v2_forward::primitive_desc(d, attr, out.engine_);
   };
   dnnl::pooling_v2_forward::primitive_desc pd;
@@ -753,15 +753,16 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
   Result<Placement> aIn = as(*a, aDesc);
   if (!aIn.ok())
     return aIn.takeError();
-  Result<Placement> bIn = bDims == dstDims ? as(*b, bDesc)
-                                           : plainView(*b, bDims);
+  Result<Placement> bIn =
+      bDims == dstDims ? as(*b, bDesc) : plainView(*b, bDims);
   if (!bIn.ok())
     return bIn.takeError();
   int aMem = addMem(aDesc, aIn->buffer);
   int bMem = addMem(bDesc, bIn->buffer);
   Placement o = define(*dst, pd.dst_desc());
   addStep(dnnl::binary(pd),
-          {{DNNL_ARG_SRC_0, aMem}, {DNNL_ARG_SRC_1, bMem},
+          {{DNNL_ARG_SRC_0, aMem},
+           {DNNL_ARG_SRC_1, bMem},
            {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           pd);
   return Error::success();
@@ -817,8 +818,8 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
     Desc dstDesc(kept, memory::data_type::f32, memory::format_tag::any);
     dnnl::pooling_v2_forward::desc d(
         dnnl::prop_kind::forward_inference,
-        dnnl::algorithm::pooling_avg_exclude_padding, in->desc, dstDesc,
-        {1, 1}, {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
+        dnnl::algorithm::pooling_avg_exclude_padding, in->desc, dstDesc, {1, 1},
+        {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
     dnnl::pooling_v2_forward::primitive_desc pd(d, attr, out.engine_);
     int srcMem = addMem(in->desc, in->buffer);
     Placement o = define(*dst, pd.dst_desc());
@@ -828,8 +829,8 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
     return Error::success();
   }
   auto make = [&](const Desc &s) {
-    dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s,
-                            plainDesc(kept), 0.f, 0.f);
+    dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s, plainDesc(kept),
+                            0.f, 0.f);
     return dnnl::reduction::primitive_desc(d, attr, out.engine_);
   };
   dnnl::reduction::primitive_desc pd;
@@ -1137,8 +1138,8 @@ CompiledGraph::build(const fbs::Graph &graph, const NamedDataMap &named,
     return Error(ErrorCode::NotSupported,
                  std::string("oneDNN rejected the graph: ") + e.what());
   }
-  if (options.mode == Mode::Init && graph.scratch_bytes() <
-                                        compiled->scratchBytes_)
+  if (options.mode == Mode::Init &&
+      graph.scratch_bytes() < compiled->scratchBytes_)
     compiled->ownScratch_.resize(compiled->scratchBytes_ + 64);
   compiled->args_.resize(compiled->steps_.size());
   for (size_t i = 0; i < compiled->steps_.size(); ++i)
@@ -1160,13 +1161,11 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
   for (size_t i = 0; i < ins.size(); ++i)
     if (ins[i].dtype != DType::F32 || ins[i].shape != inputDims_[i])
       return Error(ErrorCode::InvalidArgument,
-                   "input " + std::to_string(i) + " is " +
-                       ins[i].typeString() + ", expected f32" +
-                       shapeToString(inputDims_[i]));
+                   "input " + std::to_string(i) + " is " + ins[i].typeString() +
+                       ", expected f32" + shapeToString(inputDims_[i]));
   for (size_t i = 0; i < outputDims_.size(); ++i)
-    if (outs[i].dtype != DType::F32 ||
-        static_cast<int64_t>(outs[i].nbytes()) !=
-            numElements(outputDims_[i]) * 4)
+    if (outs[i].dtype != DType::F32 || static_cast<int64_t>(outs[i].nbytes()) !=
+                                           numElements(outputDims_[i]) * 4)
       return Error(ErrorCode::InvalidArgument,
                    "output " + std::to_string(i) + " is " +
                        outs[i].typeString() + ", expected f32" +

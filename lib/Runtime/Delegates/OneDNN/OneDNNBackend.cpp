@@ -30,8 +30,8 @@ std::string hostISA() {
   case dnnl::cpu_isa::avx512_core_amx:
     return "avx512_core_amx";
   default:
-    return "isa-" + std::to_string(static_cast<int>(
-                        dnnl::get_effective_cpu_isa()));
+    return "isa-" +
+           std::to_string(static_cast<int>(dnnl::get_effective_cpu_isa()));
   }
 }
 
@@ -92,8 +92,8 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
       Result<ByteSpan> bytes = plainConstants.get(tensor.constant_key);
       if (!bytes.ok())
         return bytes.takeError();
-      prepared.namedData[tensor.constant_key].assign(
-          bytes->data, bytes->data + bytes->size);
+      prepared.namedData[tensor.constant_key].assign(bytes->data,
+                                                     bytes->data + bytes->size);
     }
     if (packed != (*compiled)->packedWeights().end()) {
       tensor.packed_key = tensor.constant_key + ".packed";
@@ -121,8 +121,7 @@ public:
   OneDNNDelegate() {
     config_.declare("threads", ConfigOption::Type::Int, "1",
                     "OpenMP threads oneDNN runs on");
-    config_.declare("repack_on_isa_mismatch", ConfigOption::Type::Bool,
-                    "false",
+    config_.declare("repack_on_isa_mismatch", ConfigOption::Type::Bool, "false",
                     "on a CPU other than the one the weights were packed "
                     "for, repack them from the plain copy (compile with "
                     "keep_plain_weights) instead of failing");
