@@ -41,6 +41,8 @@ function parseStrataLog(file) {
   const result = { runs: +bench[1], warmup: +bench[2], median_ms: +bench[3], p10_ms: +bench[4], p90_ms: +bench[5] };
   const load = text.match(/load:\s*([\d.]+)\s*ms,\s*init:\s*([\d.]+)\s*ms/);
   if (load) Object.assign(result, { load_ms: +load[1], init_ms: +load[2], load_init_ms: +load[1] + +load[2] });
+  const again = text.match(/load\+init again:\s*([\d.]+)\s*ms/);
+  if (again) result.load_init_again_ms = +again[1];
   return result;
 }
 
@@ -96,8 +98,8 @@ const latency = (r) => (r && r.median_ms !== undefined ? `${fmt(r.median_ms)} ($
 const ratio = (x, y) => (x !== undefined && y !== undefined && y > 0 ? `${(x / y).toFixed(2)}x` : '—');
 
 const table = [
-  '| model | threads | ORT ms | portable ms | portable / ORT | onednn ms | onednn / ORT | onednn + Winograd ms | Winograd / ORT | ORT session creation ms (first) | strata load + init ms (onednn) | load + init / ORT |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| model | threads | ORT ms | portable ms | portable / ORT | onednn ms | onednn / ORT | onednn + Winograd ms | Winograd / ORT | ORT session creation ms (first) | strata load + init ms (onednn), fresh process (again) | fresh / ORT first | again / ORT again |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 for (const r of rowList) {
   const ort = r.ort ?? { error: 'not run' };
@@ -112,7 +114,8 @@ for (const r of rowList) {
   table.push(`| ${r.model} | ${r.threads} | ${latency(ort)} | ${latency(r.portable)} | ${ratio(r.portable?.median_ms, ortMs)} `
     + `| ${latency(r.onednn)} | ${ratio(r.onednn?.median_ms, ortMs)} | ${wino} | ${ratio(r.winograd?.median_ms, ortMs)} `
     + `| ${ort.session_ms !== undefined ? `${fmt(ort.session_ms)} (${fmt(ort.session_first_ms)})` : na(ort)} `
-    + `| ${liCell} | ${ratio(li, ort.session_ms)} |`);
+    + `| ${liCell}${r.onednn?.load_init_again_ms !== undefined ? ` (${fmt(r.onednn.load_init_again_ms)})` : ''} `
+    + `| ${ratio(li, ort.session_first_ms)} | ${ratio(r.onednn?.load_init_again_ms, ort.session_ms)} |`);
 }
 
 const runs = meta.runs ?? '?';
@@ -145,7 +148,10 @@ do not edit by hand: rerun the script. Raw figures: \`$BUILD_DIR/peer/results.js
 - **Load + init.** Strata: \`load\` (\`Program::load\`: mmap of the \`.strata\`
   file and full verification) plus \`init\` (\`Program::loadMethod\`: arena
   allocation and backend delegate initialisation, e.g. oneDNN primitive
-  creation), as printed by \`strata-run\` in a fresh process. ORT:
+  creation), as printed by \`strata-run\` in a fresh process; in parentheses
+  the same once more in that process (\`load+init again\`: oneDNN's
+  primitive cache is warm). Fresh is divided by ORT's first creation in its
+  fresh process, again by ORT's later creations. ORT:
   \`InferenceSession.create(path)\` (protobuf parse, graph optimisation, kernel
   creation, weight prepacking); created 6 times in one process, the median of
   the last 5 is given, the first one (which also pays ORT's one-time

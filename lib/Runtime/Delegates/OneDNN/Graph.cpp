@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <set>
 
 namespace strata::runtime::onednn {
@@ -933,23 +934,54 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
   if (!op.inputs() || op.inputs()->size() == 0 || op.axis() < 0 ||
       op.axis() >= static_cast<int64_t>(dstDims.size()))
     return fail("bad concat");
-  std::vector<Desc> srcDescs;
-  std::vector<int> srcMems;
+  // Concatenate in the inputs' own layout when they share one (the fire
+  // modules of SqueezeNet: NHWC convolutions), else row-major.
+  std::vector<uint32_t> srcs;
   for (size_t i = 0; i < op.inputs()->size(); ++i) {
     Result<uint32_t> t = tensorAt(op.inputs(), i, "inputs");
     if (!t.ok())
       return t.takeError();
-    Result<Placement> p = as(*t, plainDesc(dimsOf(*t)));
+    srcs.push_back(*t);
+  }
+  auto layoutOf = [&](uint32_t t) -> Result<Desc> {
+    Result<Placement> p = placement(t);
     if (!p.ok())
       return p.takeError();
-    srcDescs.push_back(p->desc);
-    srcMems.push_back(addMem(p->desc, p->buffer));
-  }
+    return p->desc;
+  };
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  dnnl::concat::primitive_desc pd(plainDesc(dstDims),
-                                  static_cast<int>(op.axis()), srcDescs,
-                                  out.engine_, attr);
+  auto make = [&](bool own) -> Result<dnnl::concat::primitive_desc> {
+    std::vector<Desc> descs;
+    for (uint32_t t : srcs) {
+      Result<Desc> d = layoutOf(t);
+      if (!d.ok())
+        return d.takeError();
+      descs.push_back(own ? *d : plainDesc(dimsOf(t)));
+    }
+    Desc dstDesc = own && !isOutput(*dst)
+                       ? Desc(dstDims, memory::data_type::f32,
+                              memory::format_tag::any)
+                       : plainDesc(dstDims);
+    return dnnl::concat::primitive_desc(dstDesc, static_cast<int>(op.axis()),
+                                        descs, out.engine_, attr);
+  };
+  std::optional<Result<dnnl::concat::primitive_desc>> made;
+  try {
+    made.emplace(make(true));
+  } catch (const dnnl::error &) {
+    made.emplace(make(false));
+  }
+  if (!made->ok())
+    return made->takeError();
+  dnnl::concat::primitive_desc pd = **made;
+  std::vector<int> srcMems;
+  for (size_t i = 0; i < srcs.size(); ++i) {
+    Result<Placement> p = as(srcs[i], pd.src_desc(static_cast<int>(i)));
+    if (!p.ok())
+      return p.takeError();
+    srcMems.push_back(addMem(p->desc, p->buffer));
+  }
   Placement o = define(*dst, pd.dst_desc());
   addStep(dnnl::concat(pd), {{DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, pd);
   for (size_t i = 0; i < srcMems.size(); ++i)
