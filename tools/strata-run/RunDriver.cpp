@@ -140,7 +140,8 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
     return false;
   }
   if (!options.inputs.empty() && !options.inputsDir.empty()) {
-    std::fprintf(stderr, "strata-run: --input and --inputs exclude each other\n");
+    std::fprintf(stderr,
+                 "strata-run: --input and --inputs exclude each other\n");
     return false;
   }
   return true;
@@ -163,7 +164,8 @@ Result<std::vector<std::string>> numberedFiles(const std::string &dir,
   std::vector<std::pair<long, std::string>> found;
   while (dirent *entry = ::readdir(d)) {
     std::string name = entry->d_name;
-    if (name.size() <= prefix.size() + 3 || name.compare(0, prefix.size(), prefix) ||
+    if (name.size() <= prefix.size() + 3 ||
+        name.compare(0, prefix.size(), prefix) ||
         name.compare(name.size() - 3, 3, ".pb"))
       continue;
     std::string digits =
@@ -183,8 +185,7 @@ Result<std::vector<std::string>> numberedFiles(const std::string &dir,
     files.push_back(found[i].second);
   }
   if (files.empty())
-    return Error(ErrorCode::NotFound,
-                 dir + ": no " + prefix + "N.pb files");
+    return Error(ErrorCode::NotFound, dir + ": no " + prefix + "N.pb files");
   return files;
 }
 
@@ -269,7 +270,8 @@ double percentile(std::vector<double> sorted, double p) {
   double pos = p * static_cast<double>(sorted.size() - 1);
   size_t lo = static_cast<size_t>(pos);
   size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+  return sorted[lo] +
+         (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
 } // namespace
@@ -367,9 +369,8 @@ int runProgram(const RunOptions &options) {
   if (!inputFiles.empty() && inputFiles.size() != method->inputCount())
     return fail(Error(ErrorCode::InvalidArgument,
                       "method '" + methodName + "' takes " +
-                          std::to_string(method->inputCount()) +
-                          " inputs, " + std::to_string(inputFiles.size()) +
-                          " given"));
+                          std::to_string(method->inputCount()) + " inputs, " +
+                          std::to_string(inputFiles.size()) + " given"));
   std::mt19937_64 rng(options.seed);
   for (size_t i = 0; i < method->inputCount(); ++i) {
     if (inputFiles.empty()) {
@@ -401,8 +402,7 @@ int runProgram(const RunOptions &options) {
     double sum = 0;
     for (int64_t j = 0; j < out->numel(); ++j)
       sum += elementAsDouble(*out, j);
-    std::printf("output %zu: %s sum %.6g\n", i, out->typeString().c_str(),
-                sum);
+    std::printf("output %zu: %s sum %.6g\n", i, out->typeString().c_str(), sum);
   }
 
   if (!options.outputDir.empty()) {
@@ -414,7 +414,8 @@ int runProgram(const RunOptions &options) {
       if (!npy.ok())
         return fail(npy);
       Error pb = writeFileAtomic(
-          base + ".pb", serializeTensorProto(out, "output_" + std::to_string(i)));
+          base + ".pb",
+          serializeTensorProto(out, "output_" + std::to_string(i)));
       if (!pb.ok())
         return fail(pb);
     }
@@ -482,8 +483,8 @@ int runProgram(const RunOptions &options) {
     std::sort(ms.begin(), ms.end());
     std::printf("bench: %d runs after %d warm-up: median %.3f ms, p10 %.3f "
                 "ms, p90 %.3f ms\n",
-                options.bench, warmup, percentile(ms, 0.5),
-                percentile(ms, 0.1), percentile(ms, 0.9));
+                options.bench, warmup, percentile(ms, 0.5), percentile(ms, 0.1),
+                percentile(ms, 0.9));
     // Load + init once more in this process (what a server reloading a
     // model pays; oneDNN's primitive cache is warm, as ONNX Runtime's
     // second session creation is).

@@ -500,23 +500,52 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
                                       dil, pb, pe);
     return dnnl::convolution_forward::primitive_desc(d, attr, out.engine_);
   };
-  dnnl::convolution_forward::primitive_desc pd =
-      make(dnnl::algorithm::convolution_direct);
-  bool prepare = options.mode == CompiledGraph::Mode::Prepare;
-  if (prepare ? graph.winograd() && groups == 1 : op.winograd()) {
-    try {
-      auto wino = make(dnnl::algorithm::convolution_winograd);
-      if (!prepare || timeOf(wino) < timeOf(pd)) {
-        pd = wino;
-        if (prepare)
-          out.winogradOps_.insert(opIndex);
+  // Prepare times every implementation oneDNN offers for this convolution
+  // (direct, and Winograd when allowed) and keeps the fastest; init
+  // recreates that one.
+  dnnl::convolution_forward::primitive_desc pd;
+  if (options.mode == CompiledGraph::Mode::Prepare) {
+    CompiledGraph::ConvChoice best;
+    double bestTime = 1e30;
+    std::vector<bool> algorithms{false};
+    if (graph.winograd() && groups == 1)
+      algorithms.push_back(true);
+    for (bool winograd : algorithms) {
+      dnnl::convolution_forward::primitive_desc candidate;
+      try {
+        candidate = make(winograd ? dnnl::algorithm::convolution_winograd
+                                  : dnnl::algorithm::convolution_direct);
+      } catch (const dnnl::error &) {
+        continue;
       }
-    } catch (const dnnl::error &) {
-      if (!prepare)
-        return fail("oneDNN has no Winograd convolution for this shape here");
+      int index = 0;
+      do {
+        std::string name = candidate.impl_info_str();
+        if (name.rfind("ref", 0) != 0 &&
+            name.find(":ref") == std::string::npos) {
+          double t = timeOf(candidate);
+          if (t < bestTime)
+            bestTime = t, best = {winograd, index, name};
+        }
+        ++index;
+      } while (index < 8 && candidate.next_impl());
     }
+    out.convChoices_[opIndex] = best;
+    pd = make(best.winograd ? dnnl::algorithm::convolution_winograd
+                            : dnnl::algorithm::convolution_direct);
+    for (int i = 0; i < best.index && pd.next_impl(); ++i) {
+    }
+  } else {
+    pd = make(op.winograd() ? dnnl::algorithm::convolution_winograd
+                            : dnnl::algorithm::convolution_direct);
+    for (int i = 0; i < op.impl_index() && pd.next_impl(); ++i) {
+    }
+    // Another CPU or library may list other implementations: fall back to
+    // oneDNN's first choice (the weights' layout check follows).
+    if (op.impl() && pd.impl_info_str() != op.impl()->str())
+      pd = make(op.winograd() ? dnnl::algorithm::convolution_winograd
+                              : dnnl::algorithm::convolution_direct);
   }
-
   Result<Placement> in = as(*src, pd.src_desc());
   if (!in.ok())
     return in.takeError();
@@ -959,10 +988,10 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
         return d.takeError();
       descs.push_back(own ? *d : plainDesc(dimsOf(t)));
     }
-    Desc dstDesc = own && !isOutput(*dst)
-                       ? Desc(dstDims, memory::data_type::f32,
-                              memory::format_tag::any)
-                       : plainDesc(dstDims);
+    Desc dstDesc =
+        own && !isOutput(*dst)
+            ? Desc(dstDims, memory::data_type::f32, memory::format_tag::any)
+            : plainDesc(dstDims);
     return dnnl::concat::primitive_desc(dstDesc, static_cast<int>(op.axis()),
                                         descs, out.engine_, attr);
   };

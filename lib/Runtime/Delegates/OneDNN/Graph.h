@@ -63,8 +63,15 @@ public:
     return packed_;
   }
 
-  /// Prepare mode: the convolutions (by op index) that run Winograd.
-  const std::set<size_t> &winogradOps() const { return winogradOps_; }
+  /// Prepare mode: the implementation chosen for each convolution.
+  struct ConvChoice {
+    bool winograd = false;
+    int index = 0;
+    std::string name;
+  };
+  const std::map<size_t, ConvChoice> &convChoices() const {
+    return convChoices_;
+  }
   /// Constants read in their plain layout (their bytes must be stored).
   const std::set<uint32_t> &plainConstants() const { return plainConstants_; }
 
@@ -101,7 +108,7 @@ private:
   std::vector<uint8_t> ownScratch_;
   std::map<uint32_t, PackedWeight> packed_;
   std::set<uint32_t> plainConstants_;
-  std::set<size_t> winogradOps_;
+  std::map<size_t, ConvChoice> convChoices_;
 };
 
 /// Bytes of a memory descriptor, as stored in Tensor.packed_desc.

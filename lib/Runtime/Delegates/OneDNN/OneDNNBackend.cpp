@@ -78,8 +78,11 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   object.onednn_version = libraryVersion();
   object.isa = hostISA();
   object.scratch_bytes = (*compiled)->scratchBytes();
-  for (size_t i = 0; i < object.ops.size(); ++i)
-    object.ops[i]->winograd = (*compiled)->winogradOps().count(i) > 0;
+  for (const auto &[index, choice] : (*compiled)->convChoices()) {
+    object.ops[index]->winograd = choice.winograd;
+    object.ops[index]->impl_index = choice.index;
+    object.ops[index]->impl = choice.name;
+  }
   for (size_t i = 0; i < object.tensors.size(); ++i) {
     fbs::TensorT &tensor = *object.tensors[i];
     if (tensor.constant_key.empty())
