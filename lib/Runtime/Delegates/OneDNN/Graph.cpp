@@ -28,6 +28,12 @@ static Desc plainDesc(const Dims &dims) {
 
 static bool isPlain(const Desc &desc) { return desc == plainDesc(desc.dims()); }
 
+/// `dims` with leading 1s up to `rank` (numpy-style broadcasting).
+static Dims padTo(Dims dims, size_t rank) {
+  dims.insert(dims.begin(), rank - std::min(rank, dims.size()), 1);
+  return dims;
+}
+
 static uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -101,6 +107,9 @@ private:
   }
   Result<uint32_t> tensorAt(const flatbuffers::Vector<uint32_t> *list, size_t i,
                             const char *field) const;
+  /// The op's leading inputs (into `ins`, in order) and its result.
+  Error operands(const fbs::Op &op, std::initializer_list<uint32_t *> ins,
+                 uint32_t &dst) const;
   Dims dimsOf(uint32_t tensor) const;
   bool isOutput(uint32_t tensor) const {
     return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
@@ -210,6 +219,23 @@ GraphBuilder::tensorAt(const flatbuffers::Vector<uint32_t> *list, size_t i,
     return fail(std::string(field) + "[" + std::to_string(i) +
                 "] = " + std::to_string(t) + " is out of range");
   return t;
+}
+
+Error GraphBuilder::operands(const fbs::Op &op,
+                             std::initializer_list<uint32_t *> ins,
+                             uint32_t &dst) const {
+  size_t i = 0;
+  for (uint32_t *in : ins) {
+    Result<uint32_t> t = tensorAt(op.inputs(), i++, "inputs");
+    if (!t.ok())
+      return t.takeError();
+    *in = *t;
+  }
+  Result<uint32_t> t = tensorAt(op.outputs(), 0, "outputs");
+  if (!t.ok())
+    return t.takeError();
+  dst = *t;
+  return Error::success();
 }
 
 Dims GraphBuilder::dimsOf(uint32_t tensor) const {
@@ -580,22 +606,16 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildMatMul(const fbs::Op &op) {
-  Result<uint32_t> a = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> b = a.ok() ? tensorAt(op.inputs(), 1, "inputs") : a;
-  Result<uint32_t> dst = b.ok() ? tensorAt(op.outputs(), 0, "outputs") : b;
-  if (!dst.ok())
-    return dst.takeError();
-  Dims dstDims = dimsOf(*dst);
+  uint32_t a = 0, b = 0, dst = 0;
+  if (Error e = operands(op, {&a, &b}, dst); !e.ok())
+    return e;
+  Dims dstDims = dimsOf(dst);
   size_t rank = dstDims.size();
-  auto padded = [&](uint32_t t) {
-    Dims d = dimsOf(t);
-    d.insert(d.begin(), rank - std::min(rank, d.size()), 1);
-    return d;
-  };
-  Dims aDims = padded(*a), bDims = padded(*b);
+  auto padded = [&](uint32_t t) { return padTo(dimsOf(t), rank); };
+  Dims aDims = padded(a), bDims = padded(b);
   if (rank < 2 || aDims.size() != rank || bDims.size() != rank)
     return fail("matmul ranks do not line up");
-  const fbs::Tensor *bt = graph.tensors()->Get(*b);
+  const fbs::Tensor *bt = graph.tensors()->Get(b);
   bool constantB = bt->constant_key() && bt->constant_key()->size();
   // Constant weights shared by every batch: one 2-D product over all rows
   // (packed weights, one large GEMM instead of many thin ones).
@@ -639,14 +659,14 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
       bias >= 0 ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
                 : dnnl::matmul::desc(aDesc, bDesc, dstDesc);
   dnnl::matmul::primitive_desc pd(d, attr, out.engine_);
-  Result<Placement> ap = plainView(*a, aDims);
+  Result<Placement> ap = plainView(a, aDims);
   if (!ap.ok())
     return ap.takeError();
-  Result<int> bMem = weights(*b, pd.weights_desc(), bDims);
+  Result<int> bMem = weights(b, pd.weights_desc(), bDims);
   if (!bMem.ok())
     return bMem.takeError();
   int aMem = addMem(ap->desc, ap->buffer);
-  Placement o = define(*dst, pd.dst_desc());
+  Placement o = define(dst, pd.dst_desc());
   int dMem = addMem(o.desc, o.buffer);
   addStep(
       dnnl::matmul(pd),
@@ -662,12 +682,11 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildPool(const fbs::Op &op) {
-  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
-  if (!dst.ok())
-    return dst.takeError();
-  Dims dstDims = dimsOf(*dst);
-  if (dimsOf(*src).size() != 4 || dstDims.size() != 4)
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  Dims dstDims = dimsOf(dst);
+  if (dimsOf(src).size() != 4 || dstDims.size() != 4)
     return fail("pooling needs 4-D tensors");
   Dims strides = longs(op.strides(), 2, 1), kernel = longs(op.kernel(), 2, 1),
        dil = longs(op.dilations(), 2, 1), pb = longs(op.pads_begin(), 2, 0),
@@ -678,15 +697,15 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
       op.kind() == fbs::OpKind::MaxPool ? dnnl::algorithm::pooling_max
       : op.count_include_pad() ? dnnl::algorithm::pooling_avg_include_padding
                                : dnnl::algorithm::pooling_avg_exclude_padding;
-  Result<Placement> in = placement(*src);
+  Result<Placement> in = placement(src);
   if (!in.ok())
     return in.takeError();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   auto make = [&](const Desc &srcDesc) {
     Desc dstDesc(dstDims, memory::data_type::f32,
-                 isOutput(*dst) ? memory::format_tag::abcd
-                                : memory::format_tag::any);
+                 isOutput(dst) ? memory::format_tag::abcd
+                               : memory::format_tag::any);
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg,
                                      srcDesc, dstDesc, strides, kernel, dil, pb,
                                      pe);
@@ -698,11 +717,11 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   } catch (const dnnl::error &) {
     pd = make(plainDesc(in->desc.dims()));
   }
-  Result<Placement> from = as(*src, pd.src_desc());
+  Result<Placement> from = as(src, pd.src_desc());
   if (!from.ok())
     return from.takeError();
   int srcMem = addMem(from->desc, from->buffer);
-  Placement o = define(*dst, pd.dst_desc());
+  Placement o = define(dst, pd.dst_desc());
   addStep(dnnl::pooling_v2_forward(pd),
           {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           pd);
@@ -710,17 +729,16 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildEltwise(const fbs::Op &op) {
-  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
-  if (!dst.ok())
-    return dst.takeError();
-  Result<Placement> in = placement(*src);
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  Result<Placement> in = placement(src);
   if (!in.ok())
     return in.takeError();
   Desc desc = in->desc;
-  if (isOutput(*dst) || desc.dims() != dimsOf(*dst))
-    desc = plainDesc(dimsOf(*dst));
-  Result<Placement> from = as(*src, desc);
+  if (isOutput(dst) || desc.dims() != dimsOf(dst))
+    desc = plainDesc(dimsOf(dst));
+  Result<Placement> from = as(src, desc);
   if (!from.ok())
     return from.takeError();
   dnnl::primitive_attr attr;
@@ -730,7 +748,7 @@ Error GraphBuilder::buildEltwise(const fbs::Op &op) {
                                 op.alpha(), op.beta());
   dnnl::eltwise_forward::primitive_desc pd(d, attr, out.engine_);
   int srcMem = addMem(desc, from->buffer);
-  Placement o = define(*dst, pd.dst_desc());
+  Placement o = define(dst, pd.dst_desc());
   addStep(dnnl::eltwise_forward(pd),
           {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           pd);
@@ -738,19 +756,13 @@ Error GraphBuilder::buildEltwise(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildBinary(const fbs::Op &op) {
-  Result<uint32_t> a = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> b = a.ok() ? tensorAt(op.inputs(), 1, "inputs") : a;
-  Result<uint32_t> dst = b.ok() ? tensorAt(op.outputs(), 0, "outputs") : b;
-  if (!dst.ok())
-    return dst.takeError();
-  Dims dstDims = dimsOf(*dst);
+  uint32_t a = 0, b = 0, dst = 0;
+  if (Error e = operands(op, {&a, &b}, dst); !e.ok())
+    return e;
+  Dims dstDims = dimsOf(dst);
   size_t rank = dstDims.size();
-  auto padded = [&](uint32_t t) {
-    Dims d = dimsOf(t);
-    d.insert(d.begin(), rank - std::min(rank, d.size()), 1);
-    return d;
-  };
-  Dims aDims = padded(*a), bDims = padded(*b);
+  auto padded = [&](uint32_t t) { return padTo(dimsOf(t), rank); };
+  Dims aDims = padded(a), bDims = padded(b);
   if (aDims != dstDims)
     return fail("the first operand of a binary op must have the result's "
                 "shape");
@@ -761,11 +773,11 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(*po);
-  Result<Placement> ap = placement(*a);
+  Result<Placement> ap = placement(a);
   if (!ap.ok())
     return ap.takeError();
   Desc aDesc = ap->desc;
-  if (isOutput(*dst) || aDesc.dims() != dstDims)
+  if (isOutput(dst) || aDesc.dims() != dstDims)
     aDesc = plainDesc(dstDims);
   auto make = [&](const Desc &a0, const Desc &b0) {
     dnnl::binary::desc d(binaryAlgorithm(op.binary()), a0, b0, a0);
@@ -780,16 +792,15 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
     bDesc = plainDesc(bDims);
     pd = make(aDesc, bDesc);
   }
-  Result<Placement> aIn = as(*a, aDesc);
+  Result<Placement> aIn = as(a, aDesc);
   if (!aIn.ok())
     return aIn.takeError();
-  Result<Placement> bIn =
-      bDims == dstDims ? as(*b, bDesc) : plainView(*b, bDims);
+  Result<Placement> bIn = bDims == dstDims ? as(b, bDesc) : plainView(b, bDims);
   if (!bIn.ok())
     return bIn.takeError();
   int aMem = addMem(aDesc, aIn->buffer);
   int bMem = addMem(bDesc, bIn->buffer);
-  Placement o = define(*dst, pd.dst_desc());
+  Placement o = define(dst, pd.dst_desc());
   addStep(dnnl::binary(pd),
           {{DNNL_ARG_SRC_0, aMem},
            {DNNL_ARG_SRC_1, bMem},
@@ -799,14 +810,13 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildSoftmax(const fbs::Op &op) {
-  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
-  if (!dst.ok())
-    return dst.takeError();
-  Dims dims = dimsOf(*dst);
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  Dims dims = dimsOf(dst);
   if (op.axis() < 0 || op.axis() >= static_cast<int64_t>(dims.size()))
     return fail("softmax axis out of range");
-  Result<Placement> in = plainView(*src, dims);
+  Result<Placement> in = plainView(src, dims);
   if (!in.ok())
     return in.takeError();
   dnnl::primitive_attr attr;
@@ -815,7 +825,7 @@ Error GraphBuilder::buildSoftmax(const fbs::Op &op) {
                                 static_cast<int>(op.axis()));
   dnnl::softmax_forward::primitive_desc pd(d, attr, out.engine_);
   int srcMem = addMem(in->desc, in->buffer);
-  Placement o = define(*dst, pd.dst_desc());
+  Placement o = define(dst, pd.dst_desc());
   addStep(dnnl::softmax_forward(pd),
           {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           pd);
@@ -823,20 +833,19 @@ Error GraphBuilder::buildSoftmax(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
-  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
-  if (!dst.ok())
-    return dst.takeError();
-  Dims srcDims = dimsOf(*src), kept = srcDims;
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  Dims srcDims = dimsOf(src), kept = srcDims;
   if (op.axes())
     for (int64_t axis : *op.axes()) {
       if (axis < 0 || axis >= static_cast<int64_t>(kept.size()))
         return fail("reduce axis out of range");
       kept[axis] = 1;
     }
-  if (plainDesc(kept).get_size() != plainDesc(dimsOf(*dst)).get_size())
+  if (plainDesc(kept).get_size() != plainDesc(dimsOf(dst)).get_size())
     return fail("reduce result shape does not match its axes");
-  Result<Placement> in = placement(*src);
+  Result<Placement> in = placement(src);
   if (!in.ok())
     return in.takeError();
   dnnl::primitive_attr attr;
@@ -852,7 +861,7 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
         {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
     dnnl::pooling_v2_forward::primitive_desc pd(d, attr, out.engine_);
     int srcMem = addMem(in->desc, in->buffer);
-    Placement o = define(*dst, pd.dst_desc());
+    Placement o = define(dst, pd.dst_desc());
     addStep(dnnl::pooling_v2_forward(pd),
             {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
             pd);
@@ -869,12 +878,12 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
   } catch (const dnnl::error &) {
     pd = make(plainDesc(srcDims));
   }
-  Result<Placement> from = as(*src, pd.src_desc());
+  Result<Placement> from = as(src, pd.src_desc());
   if (!from.ok())
     return from.takeError();
   int srcMem = addMem(from->desc, from->buffer);
   // Written row-major with kept dims, then seen with the result's dims.
-  Placement o = define(*dst, plainDesc(kept));
+  Placement o = define(dst, plainDesc(kept));
   addStep(dnnl::reduction(pd),
           {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           pd);
@@ -882,11 +891,10 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildTranspose(const fbs::Op &op) {
-  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
-  if (!dst.ok())
-    return dst.takeError();
-  Dims srcDims = dimsOf(*src), dstDims = dimsOf(*dst);
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
   size_t rank = srcDims.size();
   if (!op.axes() || op.axes()->size() != rank || dstDims.size() != rank)
     return fail("transpose permutation does not match the rank");
@@ -904,11 +912,11 @@ Error GraphBuilder::buildTranspose(const fbs::Op &op) {
     seen[p] = true;
     viewStrides[i] = srcStrides[p];
   }
-  Result<Placement> in = as(*src, srcPlain);
+  Result<Placement> in = as(src, srcPlain);
   if (!in.ok())
     return in.takeError();
   Desc view(dstDims, memory::data_type::f32, viewStrides);
-  Placement o = define(*dst, plainDesc(dstDims));
+  Placement o = define(dst, plainDesc(dstDims));
   dnnl::reorder::primitive_desc pd(out.engine_, view, out.engine_, o.desc);
   addStep(dnnl::reorder(pd),
           {{DNNL_ARG_FROM, addMem(view, in->buffer)},
@@ -918,11 +926,10 @@ Error GraphBuilder::buildTranspose(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildSlice(const fbs::Op &op) {
-  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
-  if (!dst.ok())
-    return dst.takeError();
-  Dims srcDims = dimsOf(*src), dstDims = dimsOf(*dst);
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
   size_t rank = srcDims.size();
   if (!op.axes() || op.axes()->size() != rank || dstDims.size() != rank)
     return fail("slice starts do not match the rank");
@@ -930,11 +937,11 @@ Error GraphBuilder::buildSlice(const fbs::Op &op) {
   for (size_t i = 0; i < rank; ++i)
     if (starts[i] < 0 || starts[i] + dstDims[i] > srcDims[i])
       return fail("slice lies outside its input");
-  Result<Placement> in = as(*src, plainDesc(srcDims));
+  Result<Placement> in = as(src, plainDesc(srcDims));
   if (!in.ok())
     return in.takeError();
   Desc view = in->desc.submemory_desc(dstDims, starts);
-  Placement o = define(*dst, plainDesc(dstDims));
+  Placement o = define(dst, plainDesc(dstDims));
   dnnl::reorder::primitive_desc pd(out.engine_, view, out.engine_, o.desc);
   addStep(dnnl::reorder(pd),
           {{DNNL_ARG_FROM, addMem(view, in->buffer)},
@@ -944,14 +951,13 @@ Error GraphBuilder::buildSlice(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildReshape(const fbs::Op &op) {
-  Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
-  Result<uint32_t> dst = src.ok() ? tensorAt(op.outputs(), 0, "outputs") : src;
-  if (!dst.ok())
-    return dst.takeError();
-  Result<Placement> view = plainView(*src, dimsOf(*dst));
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  Result<Placement> view = plainView(src, dimsOf(dst));
   if (!view.ok())
     return view.takeError();
-  defineView(*dst, *view);
+  defineView(dst, *view);
   return Error::success();
 }
 
