@@ -5,6 +5,7 @@
 #include "strata/Backends/Backend.h"
 
 #include <optional>
+#include <vector>
 
 namespace strata::onednn {
 
@@ -21,10 +22,14 @@ std::optional<float> getScalarConstant(mlir::Value value);
 /// True when a commutative binary op's right operand has the result shape
 /// and its left one does not (the delegate swaps them).
 bool binaryOperandsSwap(mlir::Operation *op);
-/// End padding that makes oneDNN's pooling output size equal `out` (-1:
-/// none does).
-int64_t poolPadEnd(int64_t in, int64_t out, int64_t kernel, int64_t stride,
-                   int64_t dilation, int64_t padBegin, int64_t padEnd);
+/// A 2-d max/avg pooling as oneDNN takes it: the model's geometry with the
+/// end padding for which oneDNN's output size formula gives the result's
+/// (more than the model's in ceil mode).
+struct PoolGeometry {
+  std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;
+};
+/// The geometry of `op`, or std::nullopt when oneDNN cannot express it.
+std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
 
 } // namespace strata::onednn
 

@@ -62,8 +62,9 @@ private:
   Operation *soleUser(Value value) const {
     return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
   }
-  /// Appends an eltwise post-op for `op` (relu or clip) when it is one.
-  bool eltwisePostOp(Operation *op, fbs::OpT &target);
+  /// Fuses `op` into `target` (the last op written) as an eltwise post-op
+  /// when it is a relu or clip; `result` becomes its result.
+  bool fuseActivation(Operation *op, fbs::OpT &target, Value &result);
 
   func::FuncOp func;
   llvm::DenseMap<Value, uint32_t> tensors;
@@ -116,18 +117,56 @@ fbs::OpT &GraphWriter::addOp(fbs::OpKind kind, ArrayRef<Operation *> from) {
   return *graph.ops.back();
 }
 
-bool GraphWriter::eltwisePostOp(Operation *op, fbs::OpT &target) {
-  auto post = std::make_unique<fbs::PostOpT>();
-  if (isa<edge::ReluOp>(op)) {
-    post->eltwise = fbs::EltwiseKind::Relu;
-  } else if (auto clip = dyn_cast<edge::ClipOp>(op)) {
-    post->eltwise = fbs::EltwiseKind::Clip;
-    post->alpha = clip.getMin().convertToFloat();
-    post->beta = clip.getMax().convertToFloat();
-  } else {
+/// An element-wise function with its parameters.
+struct Eltwise {
+  fbs::EltwiseKind kind;
+  float alpha = 0, beta = 0;
+};
+
+/// The oneDNN element-wise function an edge op computes, if any.
+static std::optional<Eltwise> eltwiseOf(Operation *op) {
+  if (isa<edge::ReluOp>(op))
+    return Eltwise{fbs::EltwiseKind::Relu};
+  if (auto clip = dyn_cast<edge::ClipOp>(op))
+    return Eltwise{fbs::EltwiseKind::Clip, clip.getMin().convertToFloat(),
+                   clip.getMax().convertToFloat()};
+  if (isa<edge::SigmoidOp>(op))
+    return Eltwise{fbs::EltwiseKind::Sigmoid};
+  if (isa<edge::TanhOp>(op))
+    return Eltwise{fbs::EltwiseKind::Tanh};
+  if (isa<edge::ExpOp>(op))
+    return Eltwise{fbs::EltwiseKind::Exp};
+  if (isa<edge::SqrtOp>(op))
+    return Eltwise{fbs::EltwiseKind::Sqrt};
+  if (isa<edge::AbsOp>(op))
+    return Eltwise{fbs::EltwiseKind::Abs};
+  if (isa<edge::LogOp>(op))
+    return Eltwise{fbs::EltwiseKind::Log};
+  if (isa<edge::NegOp>(op))
+    return Eltwise{fbs::EltwiseKind::Linear, -1};
+  if (isa<edge::PowOp>(op))
+    return Eltwise{getScalarConstant(op->getOperand(1)) == 2.f
+                       ? fbs::EltwiseKind::Square
+                       : fbs::EltwiseKind::Sqrt};
+  return std::nullopt;
+}
+
+bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
+                                 Value &result) {
+  if (!op || !isa<edge::ReluOp, edge::ClipOp>(op))
     return false;
-  }
+  Eltwise e = *eltwiseOf(op);
+  auto post = std::make_unique<fbs::PostOpT>();
+  post->eltwise = e.kind;
+  post->alpha = e.alpha;
+  post->beta = e.beta;
   target.post_ops.push_back(std::move(post));
+  fused.insert(op);
+  result = op->getResult(0);
+  std::string name = getNodeName(op->getLoc());
+  if (!name.empty())
+    target.node_names.push_back(name);
+  debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
   return true;
 }
 
@@ -182,12 +221,7 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     out.groups = conv.getGroup();
     if (sum)
       out.post_ops.push_back(std::move(sum));
-    if (next && eltwisePostOp(next, out)) {
-      fused.insert(next);
-      result = next->getResult(0);
-      out.node_names.push_back(getNodeName(next->getLoc()));
-      debugHandles[std::to_string(graph.ops.size() - 1)] = out.node_names;
-    }
+    fuseActivation(next, out, result);
     out.outputs = {newTensor(result)};
     return success();
   }
@@ -222,10 +256,7 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     }
     fbs::OpT &out = addOp(fbs::OpKind::MatMul, chain);
     out.inputs = inputs;
-    if (next && eltwisePostOp(next, out)) {
-      fused.insert(next);
-      result = next->getResult(0);
-    }
+    fuseActivation(next, out, result);
     out.outputs = {newTensor(result)};
     return success();
   }
@@ -234,65 +265,32 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     FailureOr<uint32_t> x = in(0);
     if (failed(x))
       return failure();
+    std::optional<PoolGeometry> geometry = getPoolGeometry(op);
+    if (!geometry)
+      return op->emitError("oneDNN cannot express this pooling's padding");
     auto avg = dyn_cast<edge::AvgPool2DOp>(op);
     fbs::OpT &out =
         addOp(avg ? fbs::OpKind::AvgPool : fbs::OpKind::MaxPool, chain);
-    auto pads = op->getAttrOfType<DenseI64ArrayAttr>("pads").asArrayRef();
-    auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel").asArrayRef();
-    auto strides = op->getAttrOfType<DenseI64ArrayAttr>("strides").asArrayRef();
-    auto dil = op->getAttrOfType<DenseI64ArrayAttr>("dilations").asArrayRef();
-    ArrayRef<int64_t> inShape =
-        cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
-    ArrayRef<int64_t> outShape =
-        cast<RankedTensorType>(result.getType()).getShape();
     out.inputs = {*x};
-    out.kernel = vec(kernel);
-    out.strides = vec(strides);
-    out.dilations = vec(dil);
-    out.pads_begin = {pads[0], pads[1]};
-    out.pads_end = {poolPadEnd(inShape[2], outShape[2], kernel[0], strides[0],
-                               dil[0], pads[0], pads[2]),
-                    poolPadEnd(inShape[3], outShape[3], kernel[1], strides[1],
-                               dil[1], pads[1], pads[3])};
+    out.kernel = geometry->kernel;
+    out.strides = geometry->strides;
+    out.dilations = geometry->dilations;
+    out.pads_begin = geometry->padsBegin;
+    out.pads_end = geometry->padsEnd;
     out.count_include_pad = avg && avg.getCountIncludePad();
     out.outputs = {newTensor(result)};
     return success();
   }
 
-  std::optional<fbs::EltwiseKind> eltwise;
-  float alpha = 0, beta = 0;
-  if (isa<edge::ReluOp>(op))
-    eltwise = fbs::EltwiseKind::Relu;
-  else if (auto clip = dyn_cast<edge::ClipOp>(op))
-    eltwise = fbs::EltwiseKind::Clip, alpha = clip.getMin().convertToFloat(),
-    beta = clip.getMax().convertToFloat();
-  else if (isa<edge::SigmoidOp>(op))
-    eltwise = fbs::EltwiseKind::Sigmoid;
-  else if (isa<edge::TanhOp>(op))
-    eltwise = fbs::EltwiseKind::Tanh;
-  else if (isa<edge::ExpOp>(op))
-    eltwise = fbs::EltwiseKind::Exp;
-  else if (isa<edge::SqrtOp>(op))
-    eltwise = fbs::EltwiseKind::Sqrt;
-  else if (isa<edge::AbsOp>(op))
-    eltwise = fbs::EltwiseKind::Abs;
-  else if (isa<edge::LogOp>(op))
-    eltwise = fbs::EltwiseKind::Log;
-  else if (isa<edge::NegOp>(op))
-    eltwise = fbs::EltwiseKind::Linear, alpha = -1;
-  else if (isa<edge::PowOp>(op))
-    eltwise = getScalarConstant(op->getOperand(1)) == 2.f
-                  ? fbs::EltwiseKind::Square
-                  : fbs::EltwiseKind::Sqrt;
-  if (eltwise) {
+  if (std::optional<Eltwise> eltwise = eltwiseOf(op)) {
     FailureOr<uint32_t> x = in(0);
     if (failed(x))
       return failure();
     fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain);
     out.inputs = {*x};
-    out.eltwise = *eltwise;
-    out.alpha = alpha;
-    out.beta = beta;
+    out.eltwise = eltwise->kind;
+    out.alpha = eltwise->alpha;
+    out.beta = eltwise->beta;
     out.outputs = {newTensor(result)};
     return success();
   }
@@ -319,10 +317,7 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     fbs::OpT &out = addOp(fbs::OpKind::Binary, chain);
     out.inputs = {*a, *b};
     out.binary = *binary;
-    if (next && eltwisePostOp(next, out)) {
-      fused.insert(next);
-      result = next->getResult(0);
-    }
+    fuseActivation(next, out, result);
     out.outputs = {newTensor(result)};
     return success();
   }

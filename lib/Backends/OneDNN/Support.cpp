@@ -50,14 +50,45 @@ bool binaryOperandsSwap(Operation *op) {
 
 /// End padding for which oneDNN's output size formula gives `out`: the
 /// model's own when it does, more in ceil mode; -1 when none does.
-int64_t poolPadEnd(int64_t in, int64_t out, int64_t kernel, int64_t stride,
-                   int64_t dilation, int64_t padBegin, int64_t padEnd) {
+static int64_t poolPadEnd(int64_t in, int64_t out, int64_t kernel,
+                          int64_t stride, int64_t dilation, int64_t padBegin,
+                          int64_t padEnd) {
   int64_t extent = (kernel - 1) * dilation + 1;
   int64_t needed = (out - 1) * stride + extent - in - padBegin;
   int64_t end = std::max(padEnd, needed);
   if (stride < 1 || (in + padBegin + end - extent) / stride + 1 != out)
     return -1;
   return end;
+}
+
+std::optional<PoolGeometry> getPoolGeometry(Operation *op) {
+  auto attr = [&](StringRef name) {
+    return op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
+  };
+  ArrayRef<int64_t> pads = attr("pads"), kernel = attr("kernel"),
+                    strides = attr("strides"), dil = attr("dilations");
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0)),
+                    out = shapeOf(op->getResult(0));
+  if (in.size() != 4 || out.size() != 4 || pads.size() != 4 ||
+      kernel.size() != 2 || strides.size() != 2 || dil.size() != 2)
+    return std::nullopt;
+  PoolGeometry g{{kernel.begin(), kernel.end()},
+                 {strides.begin(), strides.end()},
+                 {dil.begin(), dil.end()},
+                 {pads[0], pads[1]},
+                 {}};
+  for (int i = 0; i < 2; ++i) {
+    int64_t end = poolPadEnd(in[2 + i], out[2 + i], kernel[i], strides[i],
+                             dil[i], pads[i], pads[2 + i]);
+    if (end < 0)
+      return std::nullopt;
+    // Extra (ceil-mode) padding changes an average that counts padding.
+    if (auto avg = dyn_cast<edge::AvgPool2DOp>(op))
+      if (avg.getCountIncludePad() && end != pads[2 + i])
+        return std::nullopt;
+    g.padsEnd.push_back(end);
+  }
+  return g;
 }
 
 bool supportsOp(Operation *op) {
@@ -73,27 +104,8 @@ bool supportsOp(Operation *op) {
     // The left operand's batch extents must be the result's.
     return a.size() == out.size() && a.drop_back(2) == out.drop_back(2);
   }
-  if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op)) {
-    auto pads = op->getAttrOfType<DenseI64ArrayAttr>("pads").asArrayRef();
-    auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel").asArrayRef();
-    auto strides = op->getAttrOfType<DenseI64ArrayAttr>("strides").asArrayRef();
-    auto dil = op->getAttrOfType<DenseI64ArrayAttr>("dilations").asArrayRef();
-    ArrayRef<int64_t> in = shapeOf(op->getOperand(0)),
-                      out = shapeOf(op->getResult(0));
-    if (in.size() != 4 || pads.size() != 4 || kernel.size() != 2)
-      return false;
-    for (int i = 0; i < 2; ++i) {
-      int64_t end = poolPadEnd(in[2 + i], out[2 + i], kernel[i], strides[i],
-                               dil[i], pads[i], pads[2 + i]);
-      if (end < 0)
-        return false;
-      // Extra (ceil-mode) padding changes an average that counts padding.
-      if (auto avg = dyn_cast<edge::AvgPool2DOp>(op))
-        if (avg.getCountIncludePad() && end != pads[2 + i])
-          return false;
-    }
-    return true;
-  }
+  if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op))
+    return getPoolGeometry(op).has_value();
   if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
           edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
           edge::SoftmaxOp, edge::ReduceMeanOp, edge::TransposeOp,

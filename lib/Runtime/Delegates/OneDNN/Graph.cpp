@@ -205,6 +205,8 @@ private:
   std::vector<std::vector<Placement>> placements; ///< [0] is the original.
   std::vector<std::vector<uint32_t>> bufferTensors;
   std::vector<int> remainingUses;
+  /// Graph outputs some op writes directly into the caller's buffer.
+  std::vector<bool> outputWritten;
   size_t scratchpadBytes = 0;
 };
 
@@ -305,17 +307,14 @@ Placement GraphBuilder::define(uint32_t tensor, const Desc &desc) {
   Desc own = plainDesc(dimsOf(tensor));
   bool rowMajor = isPlain(desc) && desc.get_size() == own.get_size();
   auto it = std::find(outputs.begin(), outputs.end(), tensor);
-  bool claimed = false;
-  for (const Buffer &b : out.buffers_)
-    if (b.kind == BufferKind::Output && it != outputs.end() &&
-        b.index == static_cast<size_t>(it - outputs.begin()))
-      claimed = true;
+  size_t index = it - outputs.begin();
   int buffer = -1;
-  if (it != outputs.end() && !claimed && rowMajor)
-    buffer = addBuffer(BufferKind::Output, desc.get_size(), nullptr,
-                       it - outputs.begin());
-  else
+  if (it != outputs.end() && !outputWritten[index] && rowMajor) {
+    buffer = addBuffer(BufferKind::Output, desc.get_size(), nullptr, index);
+    outputWritten[index] = true;
+  } else {
     buffer = addBuffer(BufferKind::Scratch, desc.get_size());
+  }
   placements[tensor] = {{rowMajor ? own : desc, buffer}};
   bufferTensors[buffer].push_back(tensor);
   return {desc, buffer};
@@ -1077,6 +1076,7 @@ Error GraphBuilder::build() {
       return Error(ErrorCode::InvalidArgument, "graph output out of range");
     outputs.push_back(t);
   }
+  outputWritten.assign(outputs.size(), false);
   for (size_t i = 0; i < tensorCount; ++i) {
     Dims dims = dimsOf(static_cast<uint32_t>(i));
     if (dims.empty() || dims.size() > 6)
@@ -1169,11 +1169,7 @@ Error GraphBuilder::build() {
   opIndex = graph.ops()->size();
   // Outputs not written in place get a final copy into the caller's buffer.
   for (size_t j = 0; j < outputs.size(); ++j) {
-    bool written = false;
-    for (const Buffer &b : out.buffers_)
-      if (b.kind == BufferKind::Output && b.index == j)
-        written = true;
-    if (written)
+    if (outputWritten[j])
       continue;
     Result<Placement> p = placement(outputs[j]);
     if (!p.ok())
