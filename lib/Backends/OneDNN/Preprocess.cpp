@@ -108,7 +108,7 @@ fbs::OpT &GraphWriter::addOp(fbs::OpKind kind, ArrayRef<Operation *> from) {
   for (Operation *o : from) {
     fused.insert(o);
     std::string name = getNodeName(o->getLoc());
-    if (!name.empty())
+    if (!name.empty() && !llvm::is_contained(names, name))
       names.push_back(name);
   }
   op->node_names = names;
@@ -164,7 +164,7 @@ bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
   fused.insert(op);
   result = op->getResult(0);
   std::string name = getNodeName(op->getLoc());
-  if (!name.empty())
+  if (!name.empty() && !llvm::is_contained(target.node_names, name))
     target.node_names.push_back(name);
   debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
   return true;
