@@ -1204,6 +1204,17 @@ CompiledGraph::build(const fbs::Graph &graph, const NamedDataMap &named,
   if (options.mode == Mode::Init &&
       graph.scratch_bytes() < compiled->scratchBytes_)
     compiled->ownScratch_.resize(compiled->scratchBytes_ + 64);
+  // Weights and constants never move: bind them here, not per execute.
+  try {
+    for (Mem &m : compiled->mems_)
+      if (m.buffer >= 0 &&
+          (compiled->buffers_[m.buffer].kind == BufferKind::Constant ||
+           compiled->buffers_[m.buffer].kind == BufferKind::Owned))
+        m.memory.set_data_handle(compiled->buffers_[m.buffer].data);
+  } catch (const dnnl::error &e) {
+    return Error(ErrorCode::NotSupported,
+                 std::string("oneDNN rejected a constant: ") + e.what());
+  }
   compiled->args_.resize(compiled->steps_.size());
   for (size_t i = 0; i < compiled->steps_.size(); ++i)
     for (auto [arg, mem] : compiled->steps_[i].args)
@@ -1266,8 +1277,7 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
           break;
         case BufferKind::Constant:
         case BufferKind::Owned:
-          ptr = b.data;
-          break;
+          continue; // Bound once by build().
         }
       }
       if (m.memory.get_data_handle() != ptr)
