@@ -39,7 +39,10 @@ Backend makeOneDNNBackend() {
        "let 3x3 convolutions use Winograd (faster, not bit-exact)"},
       {"keep_plain_weights", "false",
        "also store plain weights, so that init on another CPU can repack "
-       "them (runtime option repack_on_isa_mismatch)"}};
+       "them (runtime option repack_on_isa_mismatch)"},
+      {"tune_threads", "1",
+       "OpenMP threads prepare times each convolution's implementations "
+       "with (the thread count the program will run on)"}};
   return checked(Backend::create(
       "onednn", {}, {}, {}, {}, std::move(hooks),
       "x86 CPU delegate on oneDNN: convolutions, matmuls, pooling, "

@@ -421,6 +421,14 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
     return failure();
   options.winograd = *winograd;
   options.keepPlainWeights = *keepPlain;
+  if (auto it = specs.find("tune_threads"); it != specs.end()) {
+    int threads = 0;
+    if (StringRef(it->second).getAsInteger(10, threads) || threads < 1)
+      return func.emitError("compile spec 'tune_threads' takes a positive "
+                            "integer, got '")
+             << it->second << "'";
+    options.tuneThreads = threads;
+  }
 
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(fbs::Graph::Pack(fbb, &writer.graph), fbs::GraphIdentifier());

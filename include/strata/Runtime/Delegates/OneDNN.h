@@ -42,6 +42,9 @@ struct PrepareOptions {
   bool winograd = false;
   /// Also keep the plain weights, so that init on another CPU can repack.
   bool keepPlainWeights = false;
+  /// OpenMP threads the implementations are timed with: tune for the
+  /// thread count the program will run on.
+  int tuneThreads = 1;
 };
 
 /// The compile-time product of one partition.

@@ -179,6 +179,8 @@ private:
 
   Error buildConvolution(const fbs::Op &op);
   double timeOf(const dnnl::convolution_forward::primitive_desc &pd);
+  /// Best of a few reorders from `from` to `to`, in seconds (0 when equal).
+  double reorderTime(const Desc &from, const Desc &to);
   Error buildMatMul(const fbs::Op &op);
   Error buildPool(const fbs::Op &op);
   Error buildEltwise(const fbs::Op &op);
@@ -475,6 +477,25 @@ GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
   return best;
 }
 
+double GraphBuilder::reorderTime(const Desc &from, const Desc &to) {
+  if (from == to)
+    return 0;
+  memory a(from, out.engine_), b(to, out.engine_);
+  std::memset(a.get_data_handle(), 0, from.get_size());
+  dnnl::reorder reorder(a, b);
+  double best = 1e30;
+  for (int i = 0; i < 4; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    reorder.execute(out.stream_, a, b);
+    out.stream_.wait();
+    std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - start;
+    if (i)
+      best = std::min(best, took.count());
+  }
+  return best;
+}
+
 Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   Result<uint32_t> src = tensorAt(op.inputs(), 0, "inputs");
   Result<uint32_t> w = src.ok() ? tensorAt(op.inputs(), 1, "inputs") : src;
@@ -510,24 +531,31 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   attr.set_post_ops(*po);
   using tag = memory::format_tag;
   Desc srcAny(srcDims, memory::data_type::f32, tag::any);
-  // Few input channels (a stem): read the row-major input as it is rather
-  // than reorder it.
-  if (srcDims[1] <= 4 && !placements[*src].empty() &&
-      isPlain(placements[*src].front().desc))
-    srcAny = placements[*src].front().desc;
   Desc wAny(wPlain, memory::data_type::f32, tag::any);
   Desc dstAny(dstDims, memory::data_type::f32,
               isOutput(*dst) && sumInput < 0 ? tag::abcd : tag::any);
   Desc biasDesc = bias >= 0 ? plainDesc({wDims[0]}) : Desc();
-  auto make = [&](dnnl::algorithm alg) {
-    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, alg,
-                                      srcAny, wAny, biasDesc, dstAny, strides,
-                                      dil, pb, pe);
+  // The layout the input already has (its producer's, or row-major for a
+  // graph input), which oneDNN might not pick itself: reading it as it is
+  // saves a reorder (a stem with three channels, a direct convolution
+  // after Winograd ones in nChw16c).
+  Desc placed;
+  if (!placements[*src].empty())
+    placed = placements[*src].front().desc;
+  auto make = [&](bool winograd, bool srcAsPlaced) {
+    dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference,
+        winograd ? dnnl::algorithm::convolution_winograd
+                 : dnnl::algorithm::convolution_direct,
+        srcAsPlaced && placed ? placed : srcAny, wAny, biasDesc, dstAny,
+        strides, dil, pb, pe);
     return dnnl::convolution_forward::primitive_desc(d, attr, out.engine_);
   };
   // Prepare times every implementation oneDNN offers for this convolution
-  // (direct, and Winograd when allowed) and keeps the fastest; init
-  // recreates that one.
+  // (direct, and Winograd when allowed), each both with the input in the
+  // layout oneDNN picks and in the layout it already has, and keeps the
+  // fastest counting the reorders of the input and of the residual it
+  // needs; init recreates that one.
   dnnl::convolution_forward::primitive_desc pd;
   if (options.mode == CompiledGraph::Mode::Prepare) {
     CompiledGraph::ConvChoice best;
@@ -535,41 +563,47 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     std::vector<bool> algorithms{false};
     if (graph.winograd() && groups == 1)
       algorithms.push_back(true);
-    for (bool winograd : algorithms) {
-      dnnl::convolution_forward::primitive_desc candidate;
-      try {
-        candidate = make(winograd ? dnnl::algorithm::convolution_winograd
-                                  : dnnl::algorithm::convolution_direct);
-      } catch (const dnnl::error &) {
-        continue;
-      }
-      int index = 0;
-      do {
-        std::string name = candidate.impl_info_str();
-        if (name.rfind("ref", 0) != 0 &&
-            name.find(":ref") == std::string::npos) {
-          double t = timeOf(candidate);
-          if (t < bestTime)
-            bestTime = t, best = {winograd, index, name};
+    std::vector<bool> srcChoices{false};
+    if (placed)
+      srcChoices.push_back(true);
+    for (bool winograd : algorithms)
+      for (bool srcAsPlaced : srcChoices) {
+        dnnl::convolution_forward::primitive_desc candidate;
+        try {
+          candidate = make(winograd, srcAsPlaced);
+        } catch (const dnnl::error &) {
+          continue;
         }
-        ++index;
-      } while (index < 8 && candidate.next_impl());
-    }
+        int index = 0;
+        do {
+          std::string name = candidate.impl_info_str();
+          if (name.rfind("ref", 0) != 0 &&
+              name.find(":ref") == std::string::npos) {
+            double t = timeOf(candidate);
+            if (!placements[*src].empty())
+              t += reorderTime(placements[*src].front().desc,
+                               candidate.src_desc());
+            if (sumInput >= 0 && !placements[sumInput].empty())
+              t += reorderTime(placements[sumInput].front().desc,
+                               candidate.dst_desc());
+            if (t < bestTime)
+              bestTime = t, best = {winograd, srcAsPlaced, index, name};
+          }
+          ++index;
+        } while (index < 8 && candidate.next_impl());
+      }
     out.convChoices_[opIndex] = best;
-    pd = make(best.winograd ? dnnl::algorithm::convolution_winograd
-                            : dnnl::algorithm::convolution_direct);
+    pd = make(best.winograd, best.srcAsPlaced);
     for (int i = 0; i < best.index && pd.next_impl(); ++i) {
     }
   } else {
-    pd = make(op.winograd() ? dnnl::algorithm::convolution_winograd
-                            : dnnl::algorithm::convolution_direct);
+    pd = make(op.winograd(), op.src_as_placed());
     for (int i = 0; i < op.impl_index() && pd.next_impl(); ++i) {
     }
     // Another CPU or library may list other implementations: fall back to
     // oneDNN's first choice (the weights' layout check follows).
     if (op.impl() && pd.impl_info_str() != op.impl()->str())
-      pd = make(op.winograd() ? dnnl::algorithm::convolution_winograd
-                              : dnnl::algorithm::convolution_direct);
+      pd = make(op.winograd(), op.src_as_placed());
   }
   Result<Placement> in = as(*src, pd.src_desc());
   if (!in.ok())

@@ -66,6 +66,7 @@ public:
   /// Prepare mode: the implementation chosen for each convolution.
   struct ConvChoice {
     bool winograd = false;
+    bool srcAsPlaced = false;
     int index = 0;
     std::string name;
   };

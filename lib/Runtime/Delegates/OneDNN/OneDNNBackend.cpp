@@ -69,8 +69,12 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
 
   CompiledGraph::BuildOptions build;
   build.mode = CompiledGraph::Mode::Prepare;
+  // Time the implementations on the thread count the program will use.
+  int previousThreads = omp_get_max_threads();
+  omp_set_num_threads(std::max(1, options.tuneThreads));
   Result<std::unique_ptr<CompiledGraph>> compiled =
       CompiledGraph::build(*withOptions, plainConstants, build);
+  omp_set_num_threads(previousThreads);
   if (!compiled.ok())
     return compiled.takeError();
 
@@ -81,6 +85,7 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   for (const auto &[index, choice] : (*compiled)->convChoices()) {
     object.ops[index]->winograd = choice.winograd;
     object.ops[index]->impl_index = choice.index;
+    object.ops[index]->src_as_placed = choice.srcAsPlaced;
     object.ops[index]->impl = choice.name;
   }
   for (size_t i = 0; i < object.tensors.size(); ++i) {
