@@ -18,6 +18,7 @@
 #include "strata/Emit/ProgramEmitter.h"
 #include "strata/Import/ONNXImporter.h"
 #include "strata/Pipelines/Pipelines.h"
+#include "strata/Quantization/Quantization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,6 +46,7 @@ inline void registerAllPasses() {
   registerConversionPasses();
   registerBackendsPasses();
   registerDelegationPasses();
+  registerQuantizationPasses();
   registerPipelines();
 }
 

@@ -10,6 +10,7 @@
 #include "strata/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
 
 namespace strata {
 #define GEN_PASS_DEF_CONVERTHLTOEDGE
@@ -95,7 +96,7 @@ struct ConvertHLToEdgePass
 
     ConversionTarget target(*context);
     target.addLegalDialect<edge::EdgeDialect>();
-    target.addIllegalDialect<hl::HLDialect>();
+    target.addIllegalDialect<hl::HLDialect, quant::QuantizationDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType());
     });

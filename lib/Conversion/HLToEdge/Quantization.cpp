@@ -11,6 +11,11 @@
 
 #include "HL/IR/HLOps.h"
 
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
@@ -168,10 +173,143 @@ struct DynamicQuantizeLinearLowering
   }
 };
 
+
+/// Scale and zero-point constants of a `!quant.uniform` element type, in
+/// edge's canonical form (scalars per tensor, 1-D per axis).
+struct QuantConstants {
+  Value scale, zeroPoint;
+  int64_t axis = 0;
+};
+FailureOr<QuantConstants> quantConstants(OpBuilder &builder, Location loc,
+                                         Type element) {
+  Type f32 = builder.getF32Type();
+  QuantConstants out;
+  SmallVector<float> scales;
+  SmallVector<int64_t> zeroPoints;
+  Type storage;
+  bool perAxis = false;
+  if (auto uniform = dyn_cast<quant::UniformQuantizedType>(element)) {
+    scales.push_back(uniform.getScale());
+    zeroPoints.push_back(uniform.getZeroPoint());
+    storage = uniform.getStorageType();
+  } else if (auto axis =
+                 dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
+    for (double s : axis.getScales())
+      scales.push_back(static_cast<float>(s));
+    zeroPoints.append(axis.getZeroPoints().begin(),
+                      axis.getZeroPoints().end());
+    storage = axis.getStorageType();
+    out.axis = axis.getQuantizedDimension();
+    perAxis = true;
+  } else {
+    return failure();
+  }
+  if (!storage.isInteger(8))
+    return failure();
+  SmallVector<int64_t> shape;
+  if (perAxis)
+    shape.push_back(static_cast<int64_t>(scales.size()));
+  auto scaleType = RankedTensorType::get(shape, f32);
+  auto zeroType = RankedTensorType::get(shape, storage);
+  SmallVector<APInt> zeros;
+  for (int64_t z : zeroPoints)
+    zeros.push_back(APInt(8, static_cast<uint64_t>(z), /*isSigned=*/true));
+  out.scale = builder.create<edge::ConstantOp>(
+      loc, DenseElementsAttr::get(scaleType, ArrayRef<float>(scales)));
+  out.zeroPoint = builder.create<edge::ConstantOp>(
+      loc, DenseElementsAttr::get(zeroType, zeros));
+  return out;
+}
+
+/// quant.qcast -> edge.quantize_linear with the `!quant.uniform` result.
+struct QuantizeCastLowering
+    : public OpConversionPattern<quant::QuantizeCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(quant::QuantizeCastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    RankedTensorType inputType = getStaticType(adaptor.getArg());
+    if (!resultType || !inputType || !inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs a static f32 tensor");
+    FailureOr<QuantConstants> params =
+        quantConstants(rewriter, op.getLoc(), resultType.getElementType());
+    if (failed(params))
+      return op.emitError("unsupported quantized type ") << resultType;
+    rewriter.replaceOpWithNewOp<edge::QuantizeLinearOp>(
+        op, resultType, adaptor.getArg(), params->scale, params->zeroPoint,
+        params->axis);
+    return success();
+  }
+};
+
+/// quant.dcast -> edge.dequantize_linear. A dequantized constant (a
+/// weight) is quantized here, at compile time, into an int8 constant.
+struct DequantizeCastLowering
+    : public OpConversionPattern<quant::DequantizeCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(quant::DequantizeCastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inputType = dyn_cast<RankedTensorType>(op.getArg().getType());
+    if (!inputType || !inputType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs a static tensor");
+    Location loc = op.getLoc();
+    Type element = inputType.getElementType();
+    FailureOr<QuantConstants> params = quantConstants(rewriter, loc, element);
+    if (failed(params))
+      return op.emitError("unsupported quantized type ") << inputType;
+    Value input = adaptor.getArg();
+    auto qcast = op.getArg().getDefiningOp<quant::QuantizeCastOp>();
+    std::optional<SmallVector<double>> constant =
+        qcast ? getConstantFloats(qcast.getArg()) : std::nullopt;
+    if (constant) {
+      auto storage = cast<quant::QuantizedType>(element);
+      SmallVector<double> scales;
+      SmallVector<int64_t> zeroPoints;
+      if (auto uniform = dyn_cast<quant::UniformQuantizedType>(storage)) {
+        scales.push_back(uniform.getScale());
+        zeroPoints.push_back(uniform.getZeroPoint());
+      } else {
+        auto axis = cast<quant::UniformQuantizedPerAxisType>(storage);
+        scales.assign(axis.getScales().begin(), axis.getScales().end());
+        zeroPoints.assign(axis.getZeroPoints().begin(),
+                          axis.getZeroPoints().end());
+      }
+      int64_t inner = 1, channels = static_cast<int64_t>(scales.size());
+      for (int64_t d = params->axis + 1; channels > 1 && d < inputType.getRank();
+           ++d)
+        inner *= inputType.getDimSize(d);
+      SmallVector<APInt> values;
+      values.reserve(constant->size());
+      for (size_t i = 0; i < constant->size(); ++i) {
+        int64_t c = channels > 1 ? (i / inner) % channels : 0;
+        double q = std::nearbyint((*constant)[i] / scales[c]) + zeroPoints[c];
+        q = std::clamp<double>(q, storage.getStorageTypeMin(),
+                               storage.getStorageTypeMax());
+        values.push_back(APInt(8, static_cast<uint64_t>(int64_t(q)), true));
+      }
+      auto type = RankedTensorType::get(inputType.getShape(),
+                                        storage.getStorageType());
+      input = rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(type, values));
+    }
+    rewriter.replaceOpWithNewOp<edge::DequantizeLinearOp>(
+        op, RankedTensorType::get(inputType.getShape(),
+                                  cast<quant::QuantizedType>(element)
+                                      .getExpressedType()),
+        input, params->scale, params->zeroPoint, params->axis);
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateQuantizationPatterns(
     TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
-               DynamicQuantizeLinearLowering>(converter, patterns.getContext());
+               DynamicQuantizeLinearLowering, QuantizeCastLowering,
+               DequantizeCastLowering>(converter, patterns.getContext());
 }

@@ -1,0 +1,61 @@
+//===- Passes.td - QDQ insertion ---------------------------*- tablegen -*-===//
+#ifndef STRATA_QUANTIZATION_PASSES
+#define STRATA_QUANTIZATION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def InsertQDQ : Pass<"strata-insert-qdq", "mlir::func::FuncOp"> {
+  let summary = "Insert quantize/dequantize pairs at the QDQ points of quantized groups";
+  let description = [{
+    For every `hl.fused` group whose quantized pattern recorded
+    `qdq_points`, the operand at each point is replaced by
+    `quant.dcast(quant.qcast(x))` with MLIR `quant` types:
+
+    - weights (constant operands): symmetric int8 per output channel
+      (`!quant.uniform<i8:f32:axis, {...}>`), scales max|w_c| / 127
+      computed here from the constant;
+    - activations, residual inputs and attention operands: int8 per tensor,
+      symmetric (zero point 0, what TensorRT requires) or, with
+      `activations=asymmetric`, with a zero point. Their scales come from
+      calibration: until then the `quant.qcast` carries
+      `strata.observe = <id>` and a placeholder scale of 1.
+    - A value reached through scale-keeping ops (max pooling, reshape,
+      flatten, transpose, squeeze, unsqueeze, identity) is observed at
+      their input: every point behind the same chain shares one id, so
+      one scale propagates instead of being requantized.
+    - A value produced by softmax or sigmoid has the fixed range [0, 1]:
+      its scale is set here (1/127, or 1/255 with zero point -128 when
+      asymmetric) and it is not observed.
+
+    One value quantized at several points gets one pair. Float fallback:
+    a group is left in float when one of its ONNX nodes is in `skip-nodes`,
+    one of its ops' ONNX types is in `skip-ops` (e.g. `Gemm`), or its
+    weight has fewer than `min-weight-elements` elements.
+
+    ```mlir
+    // qdq_points: input 0 an activation, input 1 a weight (axis 0)
+    %y = hl.fused "conv_relu" (%x, %w) {qdq_points = [...]} ...
+    ```
+    becomes
+    ```mlir
+    %q = quant.qcast %x {strata.observe = 0} : tensor<1x1x8x8xf32> to tensor<1x1x8x8x!quant.uniform<i8:f32, 1.0>>
+    %d = quant.dcast %q : ... to tensor<1x1x8x8xf32>
+    %qw = quant.qcast %w : ... to tensor<4x1x3x3x!quant.uniform<i8:f32:0, {...}>>
+    %dw = quant.dcast %qw : ...
+    %y = hl.fused "conv_relu" (%d, %dw) ...
+    ```
+  }];
+  let dependentDialects = ["mlir::quant::QuantizationDialect"];
+  let options = [
+    Option<"activations", "activations", "std::string", "\"symmetric\"",
+           "Activation quantization: symmetric or asymmetric">,
+    ListOption<"skipNodes", "skip-nodes", "std::string",
+               "ONNX node names whose groups stay in float">,
+    ListOption<"skipOps", "skip-ops", "std::string",
+               "ONNX op types (Conv, Gemm, MatMul, ...) whose groups stay in float">,
+    Option<"minWeightElements", "min-weight-elements", "int64_t", "0",
+           "Groups whose weight has fewer elements stay in float">,
+  ];
+}
+
+#endif // STRATA_QUANTIZATION_PASSES

@@ -1,0 +1,41 @@
+//===- Quantization.h - QDQ insertion and calibration hooks -----*- C++ -*-===//
+//
+// The quantize stage on hl: `strata-insert-qdq` puts quant.qcast /
+// quant.dcast pairs at the QDQ points of quantized groups; calibration
+// (strata/Compiler/Calibrate.h) then observes the float model and writes
+// each activation scale back into the quant types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_QUANTIZATION_QUANTIZATION_H
+#define STRATA_QUANTIZATION_QUANTIZATION_H
+
+#include "strata/Quantization/Observers.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace strata {
+
+#define GEN_PASS_DECL
+#include "strata/Quantization/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "strata/Quantization/Passes.h.inc"
+
+namespace quant {
+
+/// The value whose range decides the scale of a quantize at `value`: the
+/// start of the chain of scale-keeping ops (max pooling, reshape, ...)
+/// that ends at `value`.
+mlir::Value observedValue(mlir::Value value);
+
+/// Gives `qcast` (and so its dcast) the per-tensor int8 quantization
+/// `params`, dropping its observation marks.
+void setQuantParams(mlir::quant::QuantizeCastOp qcast,
+                    const QuantParams &params);
+
+} // namespace quant
+} // namespace strata
+
+#endif // STRATA_QUANTIZATION_QUANTIZATION_H
