@@ -60,6 +60,51 @@ cl::opt<bool> delegateBlobsInline(
     cl::desc("Store delegate blobs inside the flatbuffer instead of in "
              "segments"),
     cl::cat(category));
+cl::OptionCategory quantizeCategory("strata-compile quantization options");
+cl::opt<bool> quantize(
+    "quantize",
+    cl::desc("Quantize to int8 at the QDQ points of the backend's quantized "
+             "patterns, calibrated on --calibration-data"),
+    cl::cat(quantizeCategory));
+cl::opt<std::string> calibrationData(
+    "calibration-data",
+    cl::desc("Representative inputs: a .npy with one sample per leading "
+             "index, or a folder of .pb/.npy samples (or of folders with "
+             "input_N.pb)"),
+    cl::value_desc("dir|file.npy"), cl::cat(quantizeCategory));
+cl::opt<std::string> calibrationMethod(
+    "calibration-method",
+    cl::desc("minmax (default), percentile, entropy (KL) or mse"),
+    cl::init("minmax"), cl::cat(quantizeCategory));
+cl::opt<double> calibrationPercentile(
+    "calibration-percentile",
+    cl::desc("The percentile --calibration-method percentile keeps"),
+    cl::init(99.99), cl::cat(quantizeCategory));
+cl::opt<int64_t> calibrationSamples(
+    "calibration-samples",
+    cl::desc("Use at most N calibration samples (0: all)"), cl::init(0),
+    cl::cat(quantizeCategory));
+cl::opt<std::string> quantizeActivations(
+    "quantize-activations",
+    cl::desc("symmetric (default; zero point 0, as TensorRT requires) or "
+             "asymmetric"),
+    cl::init("symmetric"), cl::cat(quantizeCategory));
+cl::list<std::string> quantizeSkipNodes(
+    "quantize-skip-nodes",
+    cl::desc("ONNX node names kept in float (comma separated)"),
+    cl::CommaSeparated, cl::cat(quantizeCategory));
+cl::list<std::string> quantizeSkipOps(
+    "quantize-skip-ops",
+    cl::desc("ONNX op types kept in float, e.g. Gemm (comma separated)"),
+    cl::CommaSeparated, cl::cat(quantizeCategory));
+cl::opt<int64_t> quantizeMinWeightElements(
+    "quantize-min-weight-elements",
+    cl::desc("Keep in float the groups whose weight has fewer elements"),
+    cl::init(0), cl::cat(quantizeCategory));
+cl::opt<bool> noProgress("no-progress",
+                         cl::desc("No calibration progress bar"),
+                         cl::cat(quantizeCategory));
+
 cl::opt<bool> listBackends("list-backends",
                            cl::desc("List the backends and their patterns"),
                            cl::cat(category));
@@ -248,7 +293,7 @@ bool printBackends(raw_ostream &os) {
 
 int strataCompileMain(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &quantizeCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "strata-compile: ONNX model -> .strata program (or MLIR at a stage)\n");
@@ -270,7 +315,59 @@ int strataCompileMain(int argc, char **argv) {
     errs() << "strata-compile: " << toString(backend.takeError()) << "\n";
     return 2;
   }
-  options.patterns = backend->getPatterns();
+  options.patterns = backend->getPatterns(quantize);
+  if (quantize) {
+    if (backend->getQuantizedPatterns().empty()) {
+      errs() << "strata-compile: backend '" << backendName
+             << "' has no quantized patterns to say where QDQ pairs go "
+                "(--list-backends; tensorrt has them)\n";
+      return 2;
+    }
+    std::optional<quant::CalibrationMethod> method =
+        quant::parseCalibrationMethod(calibrationMethod.getValue());
+    if (!method) {
+      errs() << "strata-compile: unknown --calibration-method '"
+             << calibrationMethod
+             << "' (minmax, percentile, entropy, mse)\n";
+      return 2;
+    }
+    if (quantizeActivations != "symmetric" &&
+        quantizeActivations != "asymmetric") {
+      errs() << "strata-compile: --quantize-activations takes symmetric or "
+                "asymmetric, got '"
+             << quantizeActivations << "'\n";
+      return 2;
+    }
+    bool symmetric = quantizeActivations == "symmetric";
+    if (!symmetric && (*method == quant::CalibrationMethod::Entropy ||
+                       *method == quant::CalibrationMethod::MSE)) {
+      errs() << "strata-compile: --calibration-method " << calibrationMethod
+             << " picks a symmetric threshold; use minmax or percentile "
+                "with asymmetric activations\n";
+      return 2;
+    }
+    if (!(calibrationPercentile > 0 && calibrationPercentile <= 100)) {
+      errs() << "strata-compile: --calibration-percentile must be in (0, "
+                "100]\n";
+      return 2;
+    }
+    if (calibrationData.empty()) {
+      errs() << "strata-compile: --quantize needs --calibration-data\n";
+      return 2;
+    }
+    CompileOptions::Quantize q;
+    q.activations = quantizeActivations;
+    q.minWeightElements = quantizeMinWeightElements;
+    q.skipNodes.assign(quantizeSkipNodes.begin(), quantizeSkipNodes.end());
+    q.skipOps.assign(quantizeSkipOps.begin(), quantizeSkipOps.end());
+    q.calibration.dataPath = calibrationData;
+    q.calibration.method = *method;
+    q.calibration.percentile = calibrationPercentile;
+    q.calibration.symmetric = symmetric;
+    q.calibration.maxSamples = calibrationSamples;
+    q.calibration.progress = !noProgress;
+    options.quantize = std::move(q);
+  }
   if (backend->getHooks().delegates())
     options.delegateBackend = &*backend;
   else if (!backendOptions.empty() || requireDelegated) {
@@ -358,6 +455,8 @@ int strataCompileMain(int argc, char **argv) {
     errs() << "strata-compile: compiling '" << inputPath << "' failed\n";
     return 1;
   }
+  if (report.quantization)
+    report.quantization->print(errs());
   bool ok = true;
   if (verifyOutput) {
     std::string program = artifact, reference;
@@ -375,6 +474,7 @@ int strataCompileMain(int argc, char **argv) {
     plain.planIn.clear();
     plain.delegateBackend = nullptr;
     plain.targetKernels.reset();
+    plain.quantize.reset();
     if (failed(compileONNXFile(inputPath, plain, context, reference, ignored)))
       return 1;
     ok = verifyProgram(program, reference);

@@ -3,6 +3,7 @@
 
 #include "strata/InitAll.h"
 #include "strata/Pipelines/Pipelines.h"
+#include "strata/Quantization/Quantization.h"
 #include "strata/Support/Locations.h"
 
 #include "mlir/IR/Verifier.h"
@@ -67,6 +68,8 @@ llvm::json::Value CompileReport::toJSON() const {
     object["transform"] = transform->toJSON();
   if (delegation)
     object["delegation"] = delegation->toJSON();
+  if (quantization)
+    object["quantization"] = quantization->toJSON();
   return object;
 }
 
@@ -243,6 +246,28 @@ LogicalResult compileONNXFile(StringRef modelPath,
       return failure();
     report.transform = std::move(*transformed);
     countOps(*module, report, "hl-transformed");
+  }
+  if (options.quantize) {
+    {
+      StageTimer timer(report, "insert-qdq");
+      const CompileOptions::Quantize &q = *options.quantize;
+      InsertQDQOptions insert;
+      insert.activations = q.activations;
+      insert.skipNodes = q.skipNodes;
+      insert.skipOps = q.skipOps;
+      insert.minWeightElements = q.minWeightElements;
+      if (failed(runPipeline(*module, options, [&](OpPassManager &pm) {
+            pm.addNestedPass<func::FuncOp>(createInsertQDQ(insert));
+          })))
+        return failure();
+    }
+    StageTimer timer(report, "calibrate");
+    FailureOr<QuantizationReport> calibrated =
+        calibrate(*module, options.quantize->calibration, options);
+    if (failed(calibrated))
+      return failure();
+    report.quantization = std::move(*calibrated);
+    countOps(*module, report, "hl-quantized");
   }
   if (failed(lowerToExec(*module, options, report, options.emit)))
     return failure();

@@ -7,6 +7,7 @@
 #include "strata/Runtime/Program.h"
 
 #include <cstring>
+#include <optional>
 #include <random>
 
 using namespace strata::runtime;
@@ -14,6 +15,16 @@ using namespace strata::runtime;
 namespace strata {
 
 namespace {
+
+/// The delegates the compiler's runs can use.
+const BackendRegistry &compilerDelegates() {
+  static const BackendRegistry delegates = [] {
+    BackendRegistry registry;
+    (void)onednn::registerBackend(registry);
+    return registry;
+  }();
+  return delegates;
+}
 
 /// Loads `bytes` and method `method` (the first when empty), then calls
 /// `fn` with the method; the loader and program live for the call.
@@ -30,13 +41,8 @@ Result<T> withMethod(const std::string &bytes, const std::string &method,
       return Error(ErrorCode::InvalidProgram, "the program has no method");
     name = program->methodName(0);
   }
-  static const BackendRegistry delegates = [] {
-    BackendRegistry registry;
-    (void)onednn::registerBackend(registry);
-    return registry;
-  }();
-  Result<Method> loaded =
-      program->loadMethod(name, &portableKernelRegistry(), &delegates);
+  Result<Method> loaded = program->loadMethod(name, &portableKernelRegistry(),
+                                             &compilerDelegates());
   if (!loaded.ok())
     return loaded.takeError();
   return fn(*loaded);
@@ -53,6 +59,67 @@ OwnedTensor copyOf(const TensorView &view) {
 }
 
 } // namespace
+
+struct ProgramSession::State {
+  std::string bytes;
+  std::unique_ptr<BufferDataLoader> loader;
+  std::optional<Program> program;
+  std::optional<Method> method;
+};
+
+ProgramSession::ProgramSession() : state(std::make_unique<State>()) {}
+ProgramSession::~ProgramSession() = default;
+
+Result<std::unique_ptr<ProgramSession>>
+ProgramSession::open(std::string bytes, const std::string &method) {
+  std::unique_ptr<ProgramSession> session(new ProgramSession());
+  State &s = *session->state;
+  s.bytes = std::move(bytes);
+  s.loader = std::make_unique<BufferDataLoader>(s.bytes.data(), s.bytes.size());
+  Result<Program> program = Program::load(*s.loader, Verification::Full);
+  if (!program.ok())
+    return program.takeError();
+  s.program.emplace(std::move(*program));
+  std::string name = method;
+  if (name.empty()) {
+    if (s.program->methodCount() == 0)
+      return Error(ErrorCode::InvalidProgram, "the program has no method");
+    name = s.program->methodName(0);
+  }
+  Result<Method> loaded = s.program->loadMethod(name, &portableKernelRegistry(),
+                                                &compilerDelegates());
+  if (!loaded.ok())
+    return loaded.takeError();
+  s.method.emplace(std::move(*loaded));
+  return session;
+}
+
+size_t ProgramSession::inputCount() const {
+  return state->method->inputCount();
+}
+size_t ProgramSession::outputCount() const {
+  return state->method->outputCount();
+}
+Result<TensorView> ProgramSession::input(size_t index) {
+  return state->method->input(index);
+}
+Result<TensorView> ProgramSession::output(size_t index) {
+  return state->method->output(index);
+}
+
+Error ProgramSession::run(const std::vector<OwnedTensor> &inputs) {
+  Method &m = *state->method;
+  if (inputs.size() != m.inputCount())
+    return Error(ErrorCode::InvalidArgument,
+                 "method '" + m.name() + "' takes " +
+                     std::to_string(m.inputCount()) + " inputs, got " +
+                     std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    OwnedTensor input = inputs[i];
+    STRATA_RETURN_IF_ERROR(m.setInput(i, input.view()));
+  }
+  return m.execute();
+}
 
 Result<std::vector<OwnedTensor>>
 runProgram(const std::string &bytes, const std::vector<OwnedTensor> &inputs,

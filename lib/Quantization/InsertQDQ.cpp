@@ -286,6 +286,13 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
 
 Value observedValue(Value value) { return observedValueImpl(value); }
 
+std::optional<std::vector<float>> constantFloats(Value value) {
+  auto constant = value.getDefiningOp<hl::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  return floatsOf(constant.getValue());
+}
+
 void setQuantParams(mlir::quant::QuantizeCastOp qcast,
                     const QuantParams &params) {
   auto type = cast<RankedTensorType>(qcast.getType());

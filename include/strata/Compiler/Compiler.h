@@ -10,6 +10,7 @@
 #define STRATA_COMPILER_COMPILER_H
 
 #include "Exec/Transforms/Passes.h"
+#include "strata/Compiler/Calibrate.h"
 #include "strata/Delegation/Delegation.h"
 #include "strata/Emit/ProgramEmitter.h"
 #include "strata/Import/ONNXImporter.h"
@@ -69,6 +70,16 @@ struct CompileOptions {
   /// The kernels and delegates the target runtime has (none: unchecked);
   /// a program needing anything else is refused at compile time.
   std::optional<std::set<std::string>> targetKernels;
+  /// Quantize (the patterns must include the backend's quantized ones):
+  /// QDQ insertion with these options, then calibration.
+  struct Quantize {
+    /// strata-insert-qdq's options.
+    std::string activations = "symmetric";
+    std::vector<std::string> skipNodes, skipOps;
+    int64_t minWeightElements = 0;
+    CalibrationOptions calibration;
+  };
+  std::optional<Quantize> quantize;
 };
 
 /// Figures of one compilation, for --report.
@@ -92,6 +103,8 @@ struct CompileReport {
   std::optional<TransformReport> transform;
   /// Where each op runs, when a delegate backend partitioned the model.
   std::optional<DelegationReport> delegation;
+  /// Scales and SQNR of each quantized tensor, when quantizing.
+  std::optional<QuantizationReport> quantization;
 
   llvm::json::Value toJSON() const;
 };

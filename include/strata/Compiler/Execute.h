@@ -13,10 +13,35 @@
 #include "strata/Runtime/TensorIO.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace strata {
+
+/// A program loaded once and run many times (calibration streams samples
+/// through one).
+class ProgramSession {
+public:
+  ~ProgramSession();
+  /// Loads method `method` (the first when empty) of the program in
+  /// `bytes` (copied: the session owns them).
+  static runtime::Result<std::unique_ptr<ProgramSession>>
+  open(std::string bytes, const std::string &method = "");
+
+  size_t inputCount() const;
+  size_t outputCount() const;
+  /// The method's own input buffer `index` (its dtype and shape).
+  runtime::Result<runtime::TensorView> input(size_t index);
+  /// Runs on `inputs`; outputs stay readable until the next run.
+  runtime::Error run(const std::vector<runtime::OwnedTensor> &inputs);
+  runtime::Result<runtime::TensorView> output(size_t index);
+
+private:
+  ProgramSession();
+  struct State;
+  std::unique_ptr<State> state;
+};
 
 /// Runs method `method` (the first when empty) of the program in `bytes` on
 /// `inputs`; returns copies of its outputs.

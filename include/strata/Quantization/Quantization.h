@@ -15,6 +15,9 @@
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+#include <vector>
+
 namespace strata {
 
 #define GEN_PASS_DECL
@@ -29,6 +32,10 @@ namespace quant {
 /// start of the chain of scale-keeping ops (max pooling, reshape, ...)
 /// that ends at `value`.
 mlir::Value observedValue(mlir::Value value);
+
+/// The f32 values of a constant (dense or resource-backed), if `value` is
+/// one.
+std::optional<std::vector<float>> constantFloats(mlir::Value value);
 
 /// Gives `qcast` (and so its dcast) the per-tensor int8 quantization
 /// `params`, dropping its observation marks.

@@ -36,6 +36,18 @@ Result<OwnedTensor> parseTensorProto(const std::string &bytes,
 std::string serializeTensorProto(const TensorView &tensor,
                                  const std::string &name);
 
+/// The header of a .npy file: element type, shape and where the data
+/// starts (so that callers can map a large file and read it in slices).
+struct NpyLayout {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  size_t dataOffset = 0;
+};
+/// Parses and checks the header of the .npy bytes [data, data + size): the
+/// data that follows must hold exactly the shape.
+Result<NpyLayout> parseNpyHeader(const char *data, size_t size,
+                                 const std::string &where);
+
 /// Decodes a .npy file (little-endian, C order).
 Result<OwnedTensor> parseNpy(const std::string &bytes,
                              const std::string &where);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -386,13 +387,14 @@ const char *npyDescr(DType dtype) {
 }
 } // namespace
 
-Result<OwnedTensor> parseNpy(const std::string &bytes,
-                             const std::string &where) {
+Result<NpyLayout> parseNpyHeader(const char *data, size_t size,
+                                 const std::string &where) {
+  std::string_view bytes(data, size);
   auto bad = [&](const std::string &what) {
     return Error(ErrorCode::InvalidArgument,
                  where + ": not a supported .npy file (" + what + ")");
   };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+  if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY")
     return bad("missing magic");
   int major = static_cast<uint8_t>(bytes[6]);
   size_t headerLen, start;
@@ -413,8 +415,8 @@ Result<OwnedTensor> parseNpy(const std::string &bytes,
   }
   if (bytes.size() < start + headerLen)
     return bad("truncated header");
-  std::string header = bytes.substr(start, headerLen);
-  OwnedTensor tensor;
+  std::string header(bytes.substr(start, headerLen));
+  NpyLayout tensor;
   size_t descr = header.find("'descr'");
   if (descr == std::string::npos)
     return bad("no descr");
@@ -460,7 +462,19 @@ Result<OwnedTensor> parseNpy(const std::string &bytes,
   if (bytes.size() - start - headerLen != nbytes)
     return bad("holds " + std::to_string(bytes.size() - start - headerLen) +
                " data bytes, shape needs " + std::to_string(nbytes));
-  tensor.bytes.assign(bytes.begin() + start + headerLen, bytes.end());
+  tensor.dataOffset = start + headerLen;
+  return tensor;
+}
+
+Result<OwnedTensor> parseNpy(const std::string &bytes,
+                             const std::string &where) {
+  Result<NpyLayout> layout = parseNpyHeader(bytes.data(), bytes.size(), where);
+  if (!layout.ok())
+    return layout.takeError();
+  OwnedTensor tensor;
+  tensor.dtype = layout->dtype;
+  tensor.shape = layout->shape;
+  tensor.bytes.assign(bytes.begin() + layout->dataOffset, bytes.end());
   return tensor;
 }
 

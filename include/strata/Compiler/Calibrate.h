@@ -1,0 +1,77 @@
+//===- Calibrate.h - calibration of the inserted QDQ pairs ------*- C++ -*-===//
+//
+// Calibration inside the compiler: the QDQ pairs `strata-insert-qdq` left
+// for calibration are stripped from a copy of the module, every observed
+// value becomes an extra output, and that float program is compiled and
+// run by Strata's own runtime over the calibration samples, streaming them
+// (memory is constant in their number). Observers pick each scale, which
+// is written back into the quant types; a last pass measures each
+// quantized tensor's SQNR for the report.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_COMPILER_CALIBRATE_H
+#define STRATA_COMPILER_CALIBRATE_H
+
+#include "strata/Quantization/Observers.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace strata {
+
+struct CompileOptions;
+
+struct CalibrationOptions {
+  /// A .npy with one sample per leading index, one .pb/.npy sample file, or
+  /// a folder of sample files (or of test_data_set-style folders holding
+  /// input_N.pb for multi-input models).
+  std::string dataPath;
+  quant::CalibrationMethod method = quant::CalibrationMethod::MinMax;
+  double percentile = 99.99;
+  bool symmetric = true;
+  /// Use at most this many samples (0: all).
+  int64_t maxSamples = 0;
+  /// Draw a progress bar on stderr (when it is a terminal).
+  bool progress = true;
+};
+
+/// What calibration measured.
+struct QuantizationReport {
+  struct Tensor {
+    /// The ONNX node producing the tensor (or the graph input's name).
+    std::string tensor;
+    /// "activation" or "weight", and the groups reading it.
+    std::string role;
+    std::string consumers;
+    double scale = 0;
+    int64_t zeroPoint = 0;
+    /// Per-channel weights: the number of scales.
+    int64_t channels = 1;
+    double min = 0, max = 0;
+    /// 20 log10(||x|| / ||x - q(x)||) over the calibration data.
+    double sqnrDB = 0;
+  };
+  std::string method;
+  int64_t samples = 0;
+  /// Worst SQNR first.
+  std::vector<Tensor> tensors;
+
+  llvm::json::Value toJSON() const;
+  /// The `top` worst tensors as a table.
+  void print(llvm::raw_ostream &os, size_t top = 10) const;
+};
+
+/// Calibrates every `strata.observe` QDQ pair in `module` (hl, after
+/// strata-insert-qdq). `base` supplies the lowering options of the
+/// calibration program (its patterns and delegate are not used).
+mlir::FailureOr<QuantizationReport>
+calibrate(mlir::ModuleOp module, const CalibrationOptions &options,
+          const CompileOptions &base);
+
+} // namespace strata
+
+#endif // STRATA_COMPILER_CALIBRATE_H
