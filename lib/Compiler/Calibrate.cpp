@@ -85,6 +85,10 @@ public:
   LogicalResult open(StringRef path, std::vector<InputSpec> specs,
                      std::string &error) {
     inputs = std::move(specs);
+    if (!llvm::sys::fs::exists(path)) {
+      error = "cannot read '" + path.str() + "': no such file or folder";
+      return failure();
+    }
     if (llvm::sys::fs::is_directory(path))
       return openFolder(path, error);
     if (path.ends_with(".npy"))
@@ -178,7 +182,29 @@ private:
     return success();
   }
 
+  /// input_0.pb ... input_{n-1}.pb of a test_data_set-style folder.
+  LogicalResult addSampleFolder(StringRef folder, std::string &error) {
+    std::vector<std::string> set;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      llvm::SmallString<256> file(folder);
+      llvm::sys::path::append(file, "input_" + std::to_string(i) + ".pb");
+      if (!llvm::sys::fs::exists(file)) {
+        error = "calibration folder '" + folder.str() + "' lacks input_" +
+                std::to_string(i) + ".pb";
+        return failure();
+      }
+      set.push_back(file.str().str());
+    }
+    files.push_back(std::move(set));
+    return success();
+  }
+
   LogicalResult openFolder(StringRef path, std::string &error) {
+    // A test_data_set folder is one sample.
+    llvm::SmallString<256> first(path);
+    llvm::sys::path::append(first, "input_0.pb");
+    if (llvm::sys::fs::exists(first))
+      return addSampleFolder(path, error);
     std::vector<std::string> entries;
     std::error_code ec;
     for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec;
@@ -191,18 +217,8 @@ private:
     std::sort(entries.begin(), entries.end());
     for (const std::string &entry : entries) {
       if (llvm::sys::fs::is_directory(entry)) {
-        std::vector<std::string> set;
-        for (size_t i = 0; i < inputs.size(); ++i) {
-          llvm::SmallString<256> file(entry);
-          llvm::sys::path::append(file, "input_" + std::to_string(i) + ".pb");
-          if (!llvm::sys::fs::exists(file)) {
-            error = "calibration folder '" + entry + "' lacks input_" +
-                    std::to_string(i) + ".pb";
-            return failure();
-          }
-          set.push_back(file.str().str());
-        }
-        files.push_back(std::move(set));
+        if (failed(addSampleFolder(entry, error)))
+          return failure();
       } else if (StringRef(entry).ends_with(".pb") ||
                  StringRef(entry).ends_with(".npy")) {
         if (inputs.size() != 1) {
