@@ -309,39 +309,18 @@ weightReport(mlir::quant::QuantizeCastOp qcast) {
   t.tensor = describeValue(qcast.getArg());
   t.role = "weight";
   t.consumers = describeConsumers(qcast);
-  quant::SQNRAccumulator sqnr;
-  std::vector<quant::QuantParams> params;
-  int64_t axis = 0, inner = 1;
-  if (auto perAxis = dyn_cast<mlir::quant::UniformQuantizedPerAxisType>(
-          type.getElementType())) {
-    axis = perAxis.getQuantizedDimension();
-    for (size_t c = 0; c < perAxis.getScales().size(); ++c) {
-      quant::QuantParams p;
-      p.scale = perAxis.getScales()[c];
-      p.zeroPoint = perAxis.getZeroPoints()[c];
-      p.qmin = perAxis.getStorageTypeMin();
-      p.qmax = perAxis.getStorageTypeMax();
-      params.push_back(p);
-    }
-    for (int64_t d = axis + 1; d < type.getRank(); ++d)
-      inner *= type.getDimSize(d);
-  } else if (auto uniform = dyn_cast<mlir::quant::UniformQuantizedType>(
-                 type.getElementType())) {
-    quant::QuantParams p;
-    p.scale = uniform.getScale();
-    p.zeroPoint = uniform.getZeroPoint();
-    p.qmin = uniform.getStorageTypeMin();
-    p.qmax = uniform.getStorageTypeMax();
-    params.push_back(p);
-  } else {
+  std::optional<quant::TypeQuantization> q =
+      quant::getTypeQuantization(type.getElementType());
+  if (!q)
     return std::nullopt;
-  }
+  const std::vector<quant::QuantParams> &params = q->params;
+  quant::SQNRAccumulator sqnr;
   t.channels = static_cast<int64_t>(params.size());
   if (params.size() == 1)
     t.scale = params[0].scale, t.zeroPoint = params[0].zeroPoint;
   float lo = 0, hi = 0;
   for (size_t i = 0; i < values->size(); ++i) {
-    size_t c = params.size() > 1 ? (i / inner) % params.size() : 0;
+    size_t c = quant::channelOf(i, type.getShape(), q->axis);
     sqnr.add(&(*values)[i], 1, params[c]);
     lo = std::min(lo, (*values)[i]);
     hi = std::max(hi, (*values)[i]);

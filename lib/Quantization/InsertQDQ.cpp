@@ -173,7 +173,7 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
     if (!type || !type.getElementType().isF32())
       return success(); // Only f32 values are quantized.
     // Already quantized (by this pass, for another point or group).
-    if (auto dcast = value.getDefiningOp<mlir::quant::DequantizeCastOp>())
+    if (value.getDefiningOp<mlir::quant::DequantizeCastOp>())
       return success();
     auto it = pairs.find(value);
     if (it == pairs.end()) {
@@ -230,14 +230,11 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
                           -127, 127),
                       {});
     }
-    int64_t channels = type.getDimSize(axis), inner = 1;
-    for (int64_t d = axis + 1; d < type.getRank(); ++d)
-      inner *= type.getDimSize(d);
+    int64_t channels = type.getDimSize(axis);
     std::vector<float> amax(channels, 0.0f);
-    int64_t i = 0;
-    for (float v : *values) {
-      int64_t c = (i++ / inner) % channels;
-      amax[c] = std::max(amax[c], std::fabs(v));
+    for (size_t i = 0; i < values->size(); ++i) {
+      size_t c = channelOf(i, type.getShape(), axis);
+      amax[c] = std::max(amax[c], std::fabs((*values)[i]));
     }
     SmallVector<double> scales;
     for (float a : amax)
@@ -285,6 +282,43 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
 } // namespace
 
 Value observedValue(Value value) { return observedValueImpl(value); }
+
+std::optional<TypeQuantization> getTypeQuantization(Type element) {
+  TypeQuantization out;
+  auto fill = [](mlir::quant::QuantizedType type, double scale,
+                 int64_t zeroPoint) {
+    QuantParams p;
+    p.scale = scale;
+    p.zeroPoint = zeroPoint;
+    p.qmin = type.getStorageTypeMin();
+    p.qmax = type.getStorageTypeMax();
+    return p;
+  };
+  if (auto uniform = dyn_cast<mlir::quant::UniformQuantizedType>(element)) {
+    out.params.push_back(
+        fill(uniform, uniform.getScale(), uniform.getZeroPoint()));
+    out.storage = uniform.getStorageType();
+    return out;
+  }
+  auto perAxis = dyn_cast<mlir::quant::UniformQuantizedPerAxisType>(element);
+  if (!perAxis)
+    return std::nullopt;
+  for (size_t c = 0; c < perAxis.getScales().size(); ++c)
+    out.params.push_back(
+        fill(perAxis, perAxis.getScales()[c], perAxis.getZeroPoints()[c]));
+  out.axis = perAxis.getQuantizedDimension();
+  out.storage = perAxis.getStorageType();
+  return out;
+}
+
+size_t channelOf(size_t index, ArrayRef<int64_t> shape, int64_t axis) {
+  if (axis < 0)
+    return 0;
+  size_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  return (index / inner) % shape[axis];
+}
 
 std::optional<std::vector<float>> constantFloats(Value value) {
   auto constant = value.getDefiningOp<hl::ConstantOp>();

@@ -33,10 +33,13 @@ const char *stringifyCalibrationMethod(CalibrationMethod method) {
   return "?";
 }
 
-float QuantParams::fakeQuantize(float x) const {
+int64_t QuantParams::quantize(float x) const {
   double q = std::nearbyint(x / scale) + zeroPoint;
-  q = std::clamp<double>(q, qmin, qmax);
-  return static_cast<float>((q - zeroPoint) * scale);
+  return static_cast<int64_t>(std::clamp<double>(q, qmin, qmax));
+}
+
+float QuantParams::fakeQuantize(float x) const {
+  return static_cast<float>((quantize(x) - zeroPoint) * scale);
 }
 
 QuantParams symmetricParams(double amax) {

@@ -45,6 +45,8 @@ struct QuantParams {
   int64_t zeroPoint = 0;
   int64_t qmin = -128, qmax = 127;
 
+  /// The integer level of `x`: round half to even, then saturate.
+  int64_t quantize(float x) const;
   float fakeQuantize(float x) const;
 };
 

@@ -37,6 +37,19 @@ mlir::Value observedValue(mlir::Value value);
 /// one.
 std::optional<std::vector<float>> constantFloats(mlir::Value value);
 
+/// The parameters a `!quant.uniform` element type holds: one per tensor
+/// (`axis` -1) or one per slice along `axis`.
+struct TypeQuantization {
+  std::vector<QuantParams> params;
+  int64_t axis = -1;
+  mlir::Type storage;
+};
+std::optional<TypeQuantization> getTypeQuantization(mlir::Type element);
+
+/// The index into `params` of flat element `index` of a row-major tensor
+/// of `shape` quantized along `axis` (0 when per tensor).
+size_t channelOf(size_t index, llvm::ArrayRef<int64_t> shape, int64_t axis);
+
 /// Gives `qcast` (and so its dcast) the per-tensor int8 quantization
 /// `params`, dropping its observation marks.
 void setQuantParams(mlir::quant::QuantizeCastOp qcast,

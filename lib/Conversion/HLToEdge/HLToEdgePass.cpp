@@ -96,7 +96,7 @@ struct ConvertHLToEdgePass
 
     ConversionTarget target(*context);
     target.addLegalDialect<edge::EdgeDialect>();
-    target.addIllegalDialect<hl::HLDialect, quant::QuantizationDialect>();
+    target.addIllegalDialect<hl::HLDialect, mlir::quant::QuantizationDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType());
     });

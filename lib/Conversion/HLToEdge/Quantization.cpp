@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
+#include "strata/Quantization/Quantization.h"
 
 #include <cmath>
 
@@ -182,34 +183,23 @@ struct QuantConstants {
 };
 FailureOr<QuantConstants> quantConstants(OpBuilder &builder, Location loc,
                                          Type element) {
-  Type f32 = builder.getF32Type();
+  std::optional<strata::quant::TypeQuantization> q =
+      strata::quant::getTypeQuantization(element);
+  if (!q || !q->storage.isInteger(8))
+    return failure();
+  Type storage = q->storage;
   QuantConstants out;
+  out.axis = std::max<int64_t>(q->axis, 0);
   SmallVector<float> scales;
   SmallVector<int64_t> zeroPoints;
-  Type storage;
-  bool perAxis = false;
-  if (auto uniform = dyn_cast<quant::UniformQuantizedType>(element)) {
-    scales.push_back(uniform.getScale());
-    zeroPoints.push_back(uniform.getZeroPoint());
-    storage = uniform.getStorageType();
-  } else if (auto axis =
-                 dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
-    for (double s : axis.getScales())
-      scales.push_back(static_cast<float>(s));
-    zeroPoints.append(axis.getZeroPoints().begin(),
-                      axis.getZeroPoints().end());
-    storage = axis.getStorageType();
-    out.axis = axis.getQuantizedDimension();
-    perAxis = true;
-  } else {
-    return failure();
+  for (const strata::quant::QuantParams &p : q->params) {
+    scales.push_back(static_cast<float>(p.scale));
+    zeroPoints.push_back(p.zeroPoint);
   }
-  if (!storage.isInteger(8))
-    return failure();
   SmallVector<int64_t> shape;
-  if (perAxis)
+  if (q->axis >= 0)
     shape.push_back(static_cast<int64_t>(scales.size()));
-  auto scaleType = RankedTensorType::get(shape, f32);
+  auto scaleType = RankedTensorType::get(shape, builder.getF32Type());
   auto zeroType = RankedTensorType::get(shape, storage);
   SmallVector<APInt> zeros;
   for (int64_t z : zeroPoints)
@@ -223,11 +213,11 @@ FailureOr<QuantConstants> quantConstants(OpBuilder &builder, Location loc,
 
 /// quant.qcast -> edge.quantize_linear with the `!quant.uniform` result.
 struct QuantizeCastLowering
-    : public OpConversionPattern<quant::QuantizeCastOp> {
+    : public OpConversionPattern<mlir::quant::QuantizeCastOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(quant::QuantizeCastOp op, OpAdaptor adaptor,
+  matchAndRewrite(mlir::quant::QuantizeCastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = dyn_cast<RankedTensorType>(op.getType());
     RankedTensorType inputType = getStaticType(adaptor.getArg());
@@ -247,11 +237,11 @@ struct QuantizeCastLowering
 /// quant.dcast -> edge.dequantize_linear. A dequantized constant (a
 /// weight) is quantized here, at compile time, into an int8 constant.
 struct DequantizeCastLowering
-    : public OpConversionPattern<quant::DequantizeCastOp> {
+    : public OpConversionPattern<mlir::quant::DequantizeCastOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(quant::DequantizeCastOp op, OpAdaptor adaptor,
+  matchAndRewrite(mlir::quant::DequantizeCastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto inputType = dyn_cast<RankedTensorType>(op.getArg().getType());
     if (!inputType || !inputType.hasStaticShape())
@@ -262,43 +252,26 @@ struct DequantizeCastLowering
     if (failed(params))
       return op.emitError("unsupported quantized type ") << inputType;
     Value input = adaptor.getArg();
-    auto qcast = op.getArg().getDefiningOp<quant::QuantizeCastOp>();
+    auto qcast = op.getArg().getDefiningOp<mlir::quant::QuantizeCastOp>();
     std::optional<SmallVector<double>> constant =
         qcast ? getConstantFloats(qcast.getArg()) : std::nullopt;
     if (constant) {
-      auto storage = cast<quant::QuantizedType>(element);
-      SmallVector<double> scales;
-      SmallVector<int64_t> zeroPoints;
-      if (auto uniform = dyn_cast<quant::UniformQuantizedType>(storage)) {
-        scales.push_back(uniform.getScale());
-        zeroPoints.push_back(uniform.getZeroPoint());
-      } else {
-        auto axis = cast<quant::UniformQuantizedPerAxisType>(storage);
-        scales.assign(axis.getScales().begin(), axis.getScales().end());
-        zeroPoints.assign(axis.getZeroPoints().begin(),
-                          axis.getZeroPoints().end());
-      }
-      int64_t inner = 1, channels = static_cast<int64_t>(scales.size());
-      for (int64_t d = params->axis + 1; channels > 1 && d < inputType.getRank();
-           ++d)
-        inner *= inputType.getDimSize(d);
+      strata::quant::TypeQuantization q =
+          *strata::quant::getTypeQuantization(element);
       SmallVector<APInt> values;
       values.reserve(constant->size());
       for (size_t i = 0; i < constant->size(); ++i) {
-        int64_t c = channels > 1 ? (i / inner) % channels : 0;
-        double q = std::nearbyint((*constant)[i] / scales[c]) + zeroPoints[c];
-        q = std::clamp<double>(q, storage.getStorageTypeMin(),
-                               storage.getStorageTypeMax());
-        values.push_back(APInt(8, static_cast<uint64_t>(int64_t(q)), true));
+        size_t c = strata::quant::channelOf(i, inputType.getShape(), q.axis);
+        int64_t level = q.params[c].quantize(static_cast<float>((*constant)[i]));
+        values.push_back(APInt(8, static_cast<uint64_t>(level), true));
       }
-      auto type = RankedTensorType::get(inputType.getShape(),
-                                        storage.getStorageType());
+      auto type = RankedTensorType::get(inputType.getShape(), q.storage);
       input = rewriter.create<edge::ConstantOp>(
           loc, DenseElementsAttr::get(type, values));
     }
     rewriter.replaceOpWithNewOp<edge::DequantizeLinearOp>(
         op, RankedTensorType::get(inputType.getShape(),
-                                  cast<quant::QuantizedType>(element)
+                                  cast<mlir::quant::QuantizedType>(element)
                                       .getExpressedType()),
         input, params->scale, params->zeroPoint, params->axis);
     return success();
