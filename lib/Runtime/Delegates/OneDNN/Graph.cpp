@@ -179,6 +179,7 @@ private:
 
   Error buildConvolution(const fbs::Op &op);
   double timeOf(const dnnl::convolution_forward::primitive_desc &pd);
+  template <typename Run> double bestTime(Run run);
   /// Best of a few reorders from `from` to `to`, in seconds (0 when equal).
   double reorderTime(const Desc &from, const Desc &to);
   Error buildMatMul(const fbs::Op &op);
@@ -447,6 +448,21 @@ static Dims longs(const flatbuffers::Vector<int64_t> *v, size_t n,
   return out;
 }
 
+/// Best of three timed runs of `run` after one warm-up, in seconds.
+template <typename Run> double GraphBuilder::bestTime(Run run) {
+  double best = 1e30;
+  for (int i = 0; i < 4; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    out.stream_.wait();
+    std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - start;
+    if (i)
+      best = std::min(best, took.count());
+  }
+  return best;
+}
+
 /// Best of a few runs of a convolution on scratch memory, in seconds (the
 /// prepare step's choice between Winograd and direct convolution).
 double
@@ -464,17 +480,7 @@ GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
     args[arg] = m;
   }
   dnnl::convolution_forward conv(pd);
-  double best = 1e30;
-  for (int i = 0; i < 4; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    conv.execute(out.stream_, args);
-    out.stream_.wait();
-    std::chrono::duration<double> took =
-        std::chrono::steady_clock::now() - start;
-    if (i)
-      best = std::min(best, took.count());
-  }
-  return best;
+  return bestTime([&] { conv.execute(out.stream_, args); });
 }
 
 double GraphBuilder::reorderTime(const Desc &from, const Desc &to) {
@@ -483,17 +489,7 @@ double GraphBuilder::reorderTime(const Desc &from, const Desc &to) {
   memory a(from, out.engine_), b(to, out.engine_);
   std::memset(a.get_data_handle(), 0, from.get_size());
   dnnl::reorder reorder(a, b);
-  double best = 1e30;
-  for (int i = 0; i < 4; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    reorder.execute(out.stream_, a, b);
-    out.stream_.wait();
-    std::chrono::duration<double> took =
-        std::chrono::steady_clock::now() - start;
-    if (i)
-      best = std::min(best, took.count());
-  }
-  return best;
+  return bestTime([&] { reorder.execute(out.stream_, a, b); });
 }
 
 Error GraphBuilder::buildConvolution(const fbs::Op &op) {
