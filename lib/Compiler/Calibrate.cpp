@@ -21,6 +21,7 @@
 #include "llvm/Support/Process.h"
 
 #include <algorithm>
+#include <random>
 #include <cmath>
 #include <cstring>
 
@@ -82,9 +83,19 @@ public:
     }
   };
 
+  /// The default number of random samples.
+  static constexpr int64_t kRandomSamples = 16;
+
   LogicalResult open(StringRef path, std::vector<InputSpec> specs,
-                     std::string &error) {
+                     std::string &error, int64_t maxSamples = 0,
+                     uint64_t seed = 0) {
     inputs = std::move(specs);
+    if (path == "random" || path == "random-normal") {
+      randomNormal = path == "random-normal";
+      randomSamples = maxSamples > 0 ? maxSamples : kRandomSamples;
+      randomSeed = seed;
+      return success();
+    }
     if (!llvm::sys::fs::exists(path)) {
       error = "cannot read '" + path.str() + "': no such file or folder";
       return failure();
@@ -98,11 +109,42 @@ public:
   }
 
   int64_t size() const {
+    if (randomSamples)
+      return randomSamples;
     return npy ? npySamples : static_cast<int64_t>(files.size());
   }
 
   runtime::Result<std::vector<OwnedTensor>> get(int64_t index) {
     std::vector<OwnedTensor> out;
+    if (randomSamples) {
+      // Sample `index` depends only on (seed, index): every pass sees the
+      // same data.
+      std::mt19937_64 rng(randomSeed * 0x9E3779B97F4A7C15ull + index);
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+      for (const InputSpec &spec : inputs) {
+        OwnedTensor t;
+        t.dtype = spec.dtype;
+        t.shape = spec.shape;
+        t.bytes.resize(spec.numel() * runtime::dtypeSize(spec.dtype));
+        for (int64_t e = 0, n = spec.numel(); e < n; ++e) {
+          if (spec.dtype == DType::F32)
+            reinterpret_cast<float *>(t.bytes.data())[e] =
+                randomNormal ? normal(rng) : uniform(rng);
+          else if (spec.dtype == DType::I64)
+            reinterpret_cast<int64_t *>(t.bytes.data())[e] = rng() % 10;
+          else if (spec.dtype == DType::I32)
+            reinterpret_cast<int32_t *>(t.bytes.data())[e] = rng() % 10;
+          else
+            return Error(runtime::ErrorCode::InvalidArgument,
+                         "random calibration samples are f32, i32 or i64; "
+                         "this input is " +
+                             std::string(runtime::dtypeName(spec.dtype)));
+        }
+        out.push_back(std::move(t));
+      }
+      return out;
+    }
     if (npy) {
       const InputSpec &spec = inputs[0];
       OwnedTensor t;
@@ -238,6 +280,9 @@ private:
   }
 
   std::vector<InputSpec> inputs;
+  int64_t randomSamples = 0;
+  bool randomNormal = false;
+  uint64_t randomSeed = 0;
   std::unique_ptr<llvm::MemoryBuffer> npy;
   runtime::NpyLayout npyLayout;
   int64_t npySamples = 0;
@@ -419,7 +464,8 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
     }
     SampleSource source;
     std::string error;
-    if (failed(source.open(options.dataPath, specs, error)))
+    if (failed(source.open(options.dataPath, specs, error, options.maxSamples,
+                           options.seed)))
       return module.emitError("calibration data: ") << error;
     int64_t samples = source.size();
     if (options.maxSamples > 0)

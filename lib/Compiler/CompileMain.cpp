@@ -70,7 +70,8 @@ cl::opt<std::string> calibrationData(
     "calibration-data",
     cl::desc("Representative inputs: a .npy with one sample per leading "
              "index, or a folder of .pb/.npy samples (or of folders with "
-             "input_N.pb)"),
+             "input_N.pb); 'random' (uniform [0, 1)) or 'random-normal' "
+             "(N(0, 1)) draw seeded samples of the input's shape"),
     cl::value_desc("dir|file.npy"), cl::cat(quantizeCategory));
 cl::opt<std::string> calibrationMethod(
     "calibration-method",
@@ -83,6 +84,11 @@ cl::opt<double> calibrationPercentile(
 cl::opt<int64_t> calibrationSamples(
     "calibration-samples",
     cl::desc("Use at most N calibration samples (0: all)"), cl::init(0),
+    cl::cat(quantizeCategory));
+cl::opt<uint64_t> calibrationSeed(
+    "calibration-seed",
+    cl::desc("Seed of --calibration-data random|random-normal (0)"),
+    cl::init(0),
     cl::cat(quantizeCategory));
 cl::opt<std::string> quantizeActivations(
     "quantize-activations",
@@ -365,6 +371,7 @@ int strataCompileMain(int argc, char **argv) {
     q.calibration.percentile = calibrationPercentile;
     q.calibration.symmetric = symmetric;
     q.calibration.maxSamples = calibrationSamples;
+    q.calibration.seed = calibrationSeed;
     q.calibration.progress = !noProgress;
     options.quantize = std::move(q);
   }

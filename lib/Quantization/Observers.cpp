@@ -125,20 +125,29 @@ double Observer::clipSymmetric() const {
 double Observer::entropyThreshold() const {
   // TensorRT's entropy calibration: for each candidate threshold (a bin
   // edge from 128 bins up), the reference distribution P is the histogram
-  // clipped there (outliers added to the last bin), Q is P merged into the
-  // 128 positive int8 levels and spread back over P's non-empty bins; keep
-  // the threshold with the smallest KL(P || Q).
+  // clipped there (outliers added to the last bin), Q is the same bins
+  // without the outliers merged into the 128 positive int8 levels and
+  // spread back over the non-empty bins; keep the threshold with the
+  // smallest KL(P || Q), the largest on ties.
+  // As NVIDIA's reference implementation does, the zero bin takes its
+  // neighbour's count: after a ReLU half of all values are exactly zero,
+  // and that spike, smeared over a merged level in Q, would otherwise
+  // dominate the divergence and drive the threshold to the smallest
+  // candidate.
   constexpr int levels = 128;
+  std::vector<double> hist(histogram.begin(), histogram.end());
+  if (hist.size() > 1)
+    hist[0] = hist[1];
   double bestKL = std::numeric_limits<double>::infinity();
   int bestBins = kBins;
   std::vector<double> p(kBins), q(kBins);
   double tail = 0;
   for (int b = levels; b < kBins; ++b)
-    tail += histogram[b];
+    tail += hist[b];
   for (int bins = levels; bins <= kBins; ++bins) {
     if (bins > levels)
-      tail -= histogram[bins - 1];
-    std::copy(histogram.begin(), histogram.begin() + bins, p.begin());
+      tail -= hist[bins - 1];
+    std::copy(hist.begin(), hist.begin() + bins, p.begin());
     p[bins - 1] += tail;
     double merged = double(bins) / levels;
     std::fill(q.begin(), q.begin() + bins, 0.0);
@@ -148,13 +157,13 @@ double Observer::entropyThreshold() const {
       double total = 0;
       int nonzero = 0;
       for (int b = start; b < stop; ++b) {
-        total += histogram[b];
-        nonzero += histogram[b] != 0;
+        total += hist[b];
+        nonzero += hist[b] != 0;
       }
       if (nonzero == 0)
         continue;
       for (int b = start; b < stop; ++b)
-        if (histogram[b] != 0)
+        if (hist[b] != 0)
           q[b] = total / nonzero;
     }
     double pSum = 0, qSum = 0;
@@ -170,7 +179,7 @@ double Observer::entropyThreshold() const {
       double qb = q[b] > 0 ? q[b] / qSum : 1e-12;
       kl += pb * std::log(pb / qb);
     }
-    if (kl < bestKL)
+    if (kl <= bestKL) // ties: the larger threshold
       bestKL = kl, bestBins = bins;
   }
   return bestBins * binWidth;

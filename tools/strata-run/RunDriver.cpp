@@ -38,6 +38,9 @@ void printRunUsage() {
       "  --atol A --rtol R each element: |got - want| <= A + R * |want| "
       "(1e-4, 1e-3)\n"
       "  --rel-l2 L        and ||got - want|| / ||want|| <= L (1e-3)\n"
+      "  --min-sqnr DB     instead: pass when 20 log10(||want|| / ||got - "
+      "want||)\n"
+      "                    >= DB (quantized programs)\n"
       "  --bench N         time N runs after warm-up: median, p10, p90 ms\n"
       "  --profile         time each instruction, with its ONNX node names\n"
       "  --method NAME     the method to run (default: forward, else the "
@@ -96,7 +99,7 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         return false;
       options.method = v;
     } else if (arg == "--atol" || arg == "--rtol" || arg == "--rel-l2" ||
-               arg == "--bench" || arg == "--seed") {
+               arg == "--bench" || arg == "--seed" || arg == "--min-sqnr") {
       if (!value(v) || !parseNumber(arg.c_str(), v, number))
         return false;
       if (arg == "--atol")
@@ -105,6 +108,8 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         options.rtol = number;
       else if (arg == "--rel-l2")
         options.relL2 = number;
+      else if (arg == "--min-sqnr")
+        options.minSQNR = number;
       else if (arg == "--bench")
         options.bench = static_cast<int>(number);
       else
@@ -254,6 +259,15 @@ bool compare(size_t index, const TensorView &got, OwnedTensor &want,
   }
   double maxAbs = c.maxAbs, relL2 = c.relL2;
   int64_t violations = c.mismatches, n = got.numel();
+  double sqnr = relL2 > 0 ? -20.0 * std::log10(relL2) : INFINITY;
+  if (options.minSQNR) {
+    bool pass = sqnr >= *options.minSQNR;
+    std::printf("output %zu: %s %s sqnr %.2f dB max_abs %.3e rel_l2 %.3e "
+                "(limit %.2f dB)\n",
+                index, pass ? "PASS" : "FAIL", got.typeString().c_str(), sqnr,
+                maxAbs, relL2, *options.minSQNR);
+    return pass;
+  }
   bool pass = violations == 0 && relL2 <= options.relL2;
   std::printf("output %zu: %s %s max_abs %.3e rel_l2 %.3e (%lld of %lld "
               "elements outside atol %.1e + rtol %.1e; rel-l2 limit %.1e)\n",

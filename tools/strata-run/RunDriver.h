@@ -3,6 +3,7 @@
 #define STRATA_TOOLS_STRATA_RUN_RUNDRIVER_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct RunOptions {
   std::string outputDir;         ///< --output-dir.
   std::string expectDir;         ///< --expect.
   double atol = 1e-4, rtol = 1e-3, relL2 = 1e-3;
+  /// When set, an output passes on SQNR alone (20 log10 ||want|| /
+  /// ||got - want|| >= minSQNR dB): the check for quantized programs,
+  /// whose elements are off by up to a quantization step.
+  std::optional<double> minSQNR;
   int bench = 0;
   bool profile = false;
   uint64_t seed = 0;

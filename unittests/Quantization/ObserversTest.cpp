@@ -92,6 +92,20 @@ TEST(Observers, HistogramMethodsClipASingleOutlier) {
   EXPECT_NEAR(minmax.scale * 127, 30.0, 1e-4);
 }
 
+TEST(Observers, EntropyIgnoresTheZeroSpikeOfAReLU) {
+  // ReLU of a unit Gaussian: half exact zeros, half |N(0, 1)|. The spike
+  // at zero must not pull the threshold down towards the smallest
+  // candidate (it did: 1.9); the Gaussian's useful range is a few standard
+  // deviations.
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> data;
+  for (int i = 0; i < 200000; ++i)
+    data.push_back(std::max(0.0f, normal(rng)));
+  QuantParams p = observe(CalibrationMethod::Entropy, true, data).params();
+  EXPECT_GT(p.scale * 127, 3.0);
+}
+
 TEST(Observers, SQNROfAFullScaleUniformSignal) {
   // Uniform on [-A, A], step A/127: signal A^2/3, noise step^2/12, so
   // SQNR = 10 log10(4 * 127^2) = 48.1 dB.

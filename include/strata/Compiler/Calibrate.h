@@ -28,8 +28,12 @@ struct CompileOptions;
 struct CalibrationOptions {
   /// A .npy with one sample per leading index, one .pb/.npy sample file, or
   /// a folder of sample files (or of test_data_set-style folders holding
-  /// input_N.pb for multi-input models).
+  /// input_N.pb for multi-input models), or seeded random samples of each
+  /// input's shape (`maxSamples` of them, 16 by default): "random" draws
+  /// pixel values uniform in [0, 1), "random-normal" N(0, 1) (normalized
+  /// images).
   std::string dataPath;
+  uint64_t seed = 0;
   quant::CalibrationMethod method = quant::CalibrationMethod::MinMax;
   double percentile = 99.99;
   bool symmetric = true;
