@@ -25,6 +25,10 @@ floor=$(grep -v '^#' "$root/test/Conformance/floor.txt" | head -1)
 # counts known failures by design) for the suites' pass/fail summary.
 grep -E '^failure class|passed, ' "$build/conformance.log" |
   sed 's/^conformance: /node tests (floor '"$floor"'): /' || true
+echo "== ONNX Runtime for the exported-ONNX tests (npm onnxruntime-node)"
+# Without it those lit tests report UNSUPPORTED; say so loudly.
+BUILD_DIR=$build "$root/scripts/install-ort.sh" ||
+  echo "test: WARNING: onnxruntime-node could not be installed; the ONNX Runtime tests will be unsupported"
 echo "== lit suite (check-strata)"
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$build/test" || status=1
 echo "== ctest (gtest suites, link checks)"

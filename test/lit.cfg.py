@@ -28,6 +28,17 @@ config.substitutions.append(("%onnx_node", "/usr/share/libonnx-testdata/data/nod
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 
+# ONNX Runtime (npm onnxruntime-node), installed by scripts/test.sh through
+# scripts/install-ort.sh; the tests running exported ONNX files in it need it.
+ort_dir = os.path.join(config.strata_obj_root, "peer", "npm")
+if os.environ.get("STRATA_ORT_DIR"):
+    ort_dir = os.environ["STRATA_ORT_DIR"]
+config.substitutions.append(("%ort_dir", ort_dir))
+if os.path.isdir(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
+    config.available_features.add("onnxruntime")
+if "STRATA_ORT_DIR" in os.environ:
+    config.environment["STRATA_ORT_DIR"] = os.environ["STRATA_ORT_DIR"]
+
 tools = ["strata-opt", "strata-translate", "strata-run", "strata-dump",
          "strata-compile", "strata-eval", "strata-onnx-conformance",
          "FileCheck", "not", "count"]

@@ -19,9 +19,10 @@
 // it is reported as session_first_ms, and session_ms is the median of the
 // other K-1.
 import { createRequire } from 'node:module';
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { tensorFromPb } from './tensor-io.mjs';
 
 function parseArgs(argv) {
   const args = { threads: 1, runs: 50, sessions: 6 };
@@ -40,78 +41,6 @@ function percentile(sorted, p) {
   const lo = Math.floor(pos);
   const hi = Math.min(lo + 1, sorted.length - 1);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
-// --- Minimal ONNX TensorProto reader: dims (1), data_type (2), float_data (4),
-// --- int32_data (5), int64_data (7), name (8), raw_data (9). Enough for the
-// --- test_data_set_N/input_N.pb files of the shared models.
-function readVarint(buf, at) {
-  let value = 0n, shift = 0n, byte;
-  do {
-    byte = buf[at.pos++];
-    value |= BigInt(byte & 0x7f) << shift;
-    shift += 7n;
-  } while (byte & 0x80);
-  return value;
-}
-
-function parseTensorProto(buf) {
-  const t = { dims: [], dataType: 0, raw: null, floats: [], ints: [] };
-  const at = { pos: 0 };
-  while (at.pos < buf.length) {
-    const key = Number(readVarint(buf, at));
-    const field = key >> 3, wire = key & 7;
-    if (wire === 0) {                       // varint
-      const v = readVarint(buf, at);
-      if (field === 1) t.dims.push(Number(BigInt.asIntN(64, v)));
-      else if (field === 2) t.dataType = Number(v);
-      else if (field === 5 || field === 7) t.ints.push(BigInt.asIntN(64, v));
-    } else if (wire === 2) {                // length-delimited
-      const len = Number(readVarint(buf, at));
-      const bytes = buf.subarray(at.pos, at.pos + len);
-      at.pos += len;
-      if (field === 9) t.raw = bytes;
-      else if (field === 8) t.name = bytes.toString('utf8');
-      else if (field === 1 || field === 5 || field === 7) {   // packed varints
-        const sub = { pos: 0 };
-        while (sub.pos < bytes.length) {
-          const v = BigInt.asIntN(64, readVarint(bytes, sub));
-          if (field === 1) t.dims.push(Number(v)); else t.ints.push(v);
-        }
-      } else if (field === 4) {             // packed floats
-        const copy = Uint8Array.from(bytes);
-        t.floats.push(...new Float32Array(copy.buffer));
-      }
-    } else if (wire === 5) {                // fixed32 (unpacked float_data)
-      if (field === 4) t.floats.push(buf.readFloatLE(at.pos));
-      at.pos += 4;
-    } else if (wire === 1) {
-      at.pos += 8;
-    } else {
-      throw new Error(`unsupported protobuf wire type ${wire}`);
-    }
-  }
-  return t;
-}
-
-// ONNX data_type -> [ORT tensor type, typed array constructor].
-const TYPES = {
-  1: ['float32', Float32Array], 2: ['uint8', Uint8Array], 3: ['int8', Int8Array],
-  6: ['int32', Int32Array], 7: ['int64', BigInt64Array], 9: ['bool', Uint8Array],
-  11: ['float64', Float64Array],
-};
-
-function tensorFromPb(ort, file) {
-  const t = parseTensorProto(readFileSync(file));
-  const entry = TYPES[t.dataType];
-  if (!entry) throw new Error(`${file}: ONNX data_type ${t.dataType} not supported`);
-  const [type, Ctor] = entry;
-  let data;
-  if (t.raw) data = new Ctor(Uint8Array.from(t.raw).buffer);   // copy: aligned
-  else if (type === 'float32') data = Float32Array.from(t.floats);
-  else if (type === 'int64') data = BigInt64Array.from(t.ints);
-  else data = Ctor.from(t.ints.map(Number));
-  return new ort.Tensor(type, data, t.dims);
 }
 
 // Fallback when there is no .pb: random float32 data of the reported shape.

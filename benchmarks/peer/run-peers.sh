@@ -65,14 +65,7 @@ command -v node >/dev/null || { echo "run-peers.sh: node (>= 20) is required" >&
 
 # ONNX Runtime: install the pinned version once (lock file => same tree).
 npm_dir=$peer/npm
-want=$(node -p "require('$here/package.json').dependencies['onnxruntime-node']")
-have=$(node -p "try { require('$npm_dir/node_modules/onnxruntime-node/package.json').version } catch { '' }")
-if [ "$have" != "$want" ] || ! cmp -s "$here/package-lock.json" "$npm_dir/package-lock.json"; then
-  echo "installing onnxruntime-node $want into $npm_dir"
-  mkdir -p "$npm_dir"
-  cp "$here/package.json" "$here/package-lock.json" "$npm_dir/"
-  npm ci --ignore-scripts --no-audit --no-fund --prefix "$npm_dir" >/dev/null
-fi
+BUILD_DIR=$build "$root/scripts/install-ort.sh" "$npm_dir"
 
 # Does strata-run take --threads yet? Without it, only 1 thread is run.
 threads_flag=no

@@ -125,8 +125,10 @@ cl::opt<std::string>
            cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string>
     emitKind("emit",
-             cl::desc("What to write: program (default), mlir-hl, mlir-edge "
-                      "or mlir-exec"),
+             cl::desc("What to write: program (default), mlir-hl, mlir-edge, "
+                      "mlir-exec, or onnx-qdq (the transformed model as ONNX, "
+                      "with explicit QuantizeLinear/DequantizeLinear after "
+                      "--quantize)"),
              cl::init("program"), cl::cat(category));
 cl::list<std::string>
     inputShapes("input-shape",
@@ -419,7 +421,7 @@ int strataCompileMain(int argc, char **argv) {
   std::optional<EmitKind> kind = parseEmitKind(emitKind);
   if (!kind) {
     errs() << "strata-compile: unknown --emit '" << emitKind
-           << "' (program, mlir-hl, mlir-edge, mlir-exec)\n";
+           << "' (program, mlir-hl, mlir-edge, mlir-exec, onnx-qdq)\n";
     return 2;
   }
   options.emit = *kind;

@@ -1,5 +1,6 @@
 //===- Compiler.cpp - the ONNX -> .strata compilation driver --------------===//
 #include "strata/Compiler/Compiler.h"
+#include "strata/Export/ONNXExport.h"
 
 #include "strata/InitAll.h"
 #include "strata/Pipelines/Pipelines.h"
@@ -22,6 +23,7 @@ std::optional<EmitKind> parseEmitKind(StringRef text) {
       .Case("mlir-edge", EmitKind::MLIREdge)
       .Case("mlir-exec", EmitKind::MLIRExec)
       .Case("program", EmitKind::Program)
+      .Case("onnx-qdq", EmitKind::ONNXQDQ)
       .Default(std::nullopt);
 }
 
@@ -268,6 +270,13 @@ LogicalResult compileONNXFile(StringRef modelPath,
       return failure();
     report.quantization = std::move(*calibrated);
     countOps(*module, report, "hl-quantized");
+  }
+  if (options.emit == EmitKind::ONNXQDQ) {
+    StageTimer timer(report, "export-onnx");
+    if (failed(exportONNX(*module, ONNXExportOptions(), artifact)))
+      return failure();
+    report.outputBytes = artifact.size();
+    return success();
   }
   if (failed(lowerToExec(*module, options, report, options.emit)))
     return failure();

@@ -9,7 +9,7 @@
 #include "strata/Import/ONNXImporter.h"
 
 #include "ImportContext.h"
-#include "ONNXChecks.h"
+#include "strata/Import/ONNXChecks.h"
 
 #include "mlir/IR/Location.h"
 

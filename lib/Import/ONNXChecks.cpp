@@ -4,11 +4,14 @@
 // included here throw. Every entry point catches everything.
 //
 //===----------------------------------------------------------------------===//
-#include "ONNXChecks.h"
+#include "strata/Import/ONNXChecks.h"
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+
+#include <cctype>
+#include <map>
 
 namespace strata::importer {
 
@@ -99,6 +102,46 @@ int getMaxKnownOpset(const std::string &domain) {
     return it == map.end() ? 0 : it->second.second;
   } catch (...) {
     return 0;
+  }
+}
+
+
+std::optional<std::string> findONNXOpType(const std::string &key) {
+  static const std::map<std::string, std::string> *byKey = [] {
+    auto *map = new std::map<std::string, std::string>();
+    try {
+      for (const onnx::OpSchema &schema :
+           onnx::OpSchemaRegistry::get_all_schemas()) {
+        if (!schema.domain().empty() && schema.domain() != "ai.onnx")
+          continue;
+        std::string lowered;
+        for (char c : schema.Name())
+          lowered += static_cast<char>(std::tolower(c));
+        map->emplace(lowered, schema.Name());
+      }
+    } catch (...) {
+    }
+    return map;
+  }();
+  auto it = byKey->find(key);
+  if (it == byKey->end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::set<std::string>>
+getSchemaAttributeNames(const std::string &opType, int opset) {
+  try {
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(opType, opset, "");
+    if (!schema)
+      return std::nullopt;
+    std::set<std::string> names;
+    for (const auto &[name, attribute] : schema->attributes())
+      names.insert(name);
+    return names;
+  } catch (...) {
+    return std::nullopt;
   }
 }
 

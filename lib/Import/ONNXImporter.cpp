@@ -8,7 +8,7 @@
 #include "strata/Import/ONNXImporter.h"
 
 #include "ImportContext.h"
-#include "ONNXChecks.h"
+#include "strata/Import/ONNXChecks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

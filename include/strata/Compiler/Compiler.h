@@ -38,9 +38,12 @@ enum class EmitKind {
   MLIRExec,
   /// The .strata program buffer.
   Program,
+  /// The transformed (and, with quantize, calibrated) model as ONNX, with
+  /// explicit QuantizeLinear / DequantizeLinear (include/strata/Export).
+  ONNXQDQ,
 };
 
-/// Parses "mlir-hl", "mlir-edge", "mlir-exec" or "program".
+/// Parses "mlir-hl", "mlir-edge", "mlir-exec", "program" or "onnx-qdq".
 std::optional<EmitKind> parseEmitKind(llvm::StringRef text);
 
 /// Options of one compilation.

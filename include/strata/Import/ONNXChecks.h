@@ -1,16 +1,18 @@
 //===- ONNXChecks.h - libonnx checker and shape inference -------*- C++ -*-===//
 //
-// Private to lib/Import. The only place that calls into libonnx code that
-// throws: ONNXChecks.cpp is compiled with -fexceptions and turns every
-// exception into an error string, so none crosses into MLIR code.
+// The one place that calls into libonnx code that throws (the importer and
+// the ONNX exporter use it): ONNXChecks.cpp is compiled with -fexceptions
+// and turns every exception into an error string, so none crosses into
+// MLIR code.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STRATA_LIB_IMPORT_ONNXCHECKS_H
-#define STRATA_LIB_IMPORT_ONNXCHECKS_H
+#ifndef STRATA_IMPORT_ONNXCHECKS_H
+#define STRATA_IMPORT_ONNXCHECKS_H
 
 #include "onnx/onnx_pb.h"
 
 #include <optional>
+#include <set>
 #include <string>
 
 namespace strata::importer {
@@ -34,6 +36,16 @@ std::optional<int> getSchemaSinceVersion(const std::string &domain,
 /// The newest opset of `domain` that libonnx knows.
 int getMaxKnownOpset(const std::string &domain);
 
+/// The ONNX op type (default domain) whose name, lower-cased without
+/// underscores, is `key` ("maxpool" -> "MaxPool", "isnan" -> "IsNaN"), or
+/// std::nullopt.
+std::optional<std::string> findONNXOpType(const std::string &key);
+
+/// The attribute names of `opType`'s schema at `opset`, or std::nullopt
+/// when there is no such schema.
+std::optional<std::set<std::string>>
+getSchemaAttributeNames(const std::string &opType, int opset);
+
 } // namespace strata::importer
 
-#endif // STRATA_LIB_IMPORT_ONNXCHECKS_H
+#endif // STRATA_IMPORT_ONNXCHECKS_H
