@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Emit/ProgramEmitter.h"
+#include "strata/Support/ElementsBytes.h"
 
 #include "strata/Runtime/Format.h"
 #include "strata/Runtime/Schema/program_generated.h"
@@ -64,10 +65,6 @@ std::optional<fbs::ScalarType> getScalarType(Type type) {
 }
 
 /// Bytes per element in the file (bool is one byte).
-uint64_t storageBytes(Type type) {
-  return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
-}
-
 class Emitter {
 public:
   Emitter(exec::ProgramOp program, const EmitOptions &options)
@@ -103,42 +100,15 @@ uint32_t Emitter::addSegment(std::string bytes) {
 }
 
 FailureOr<std::string> Emitter::getBytes(Operation *op, ElementsAttr value) {
-  auto type = cast<ShapedType>(value.getType());
-  Type elementType = type.getElementType();
+  Type elementType = value.getElementType();
   if (!getScalarType(elementType))
     return op->emitError("unsupported element type ")
            << elementType << " for the program buffer";
-  uint64_t elementBytes = storageBytes(elementType);
-  uint64_t count = type.getNumElements();
-  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(value)) {
-    if (elementType.isInteger(1)) {
-      std::string bytes;
-      for (bool b : dense.getValues<bool>())
-        bytes.push_back(b ? 1 : 0);
-      return bytes;
-    }
-    ArrayRef<char> raw = dense.getRawData();
-    if (dense.isSplat()) {
-      std::string bytes;
-      bytes.reserve(count * elementBytes);
-      for (uint64_t i = 0; i < count; ++i)
-        bytes.append(raw.data(), elementBytes);
-      return bytes;
-    }
-    return std::string(raw.data(), raw.size());
-  }
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return op->emitError("dense resource has no data");
-    ArrayRef<char> raw = blob->getData();
-    if (raw.size() != count * elementBytes)
-      return op->emitError("dense resource holds ")
-             << raw.size() << " bytes, its type needs " << count * elementBytes;
-    return std::string(raw.data(), raw.size());
-  }
-  return op->emitError("unsupported constant attribute kind (expected dense "
-                       "or dense_resource elements)");
+  std::string error;
+  FailureOr<std::string> bytes = getElementsBytes(value, error);
+  if (failed(bytes))
+    return op->emitError(error);
+  return bytes;
 }
 
 FailureOr<flatbuffers::Offset<fbs::TensorType>>

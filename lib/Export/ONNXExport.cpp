@@ -15,6 +15,7 @@
 #include "HL/IR/HLOps.h"
 #include "strata/Import/ONNXChecks.h"
 #include "strata/Quantization/Quantization.h"
+#include "strata/Support/ElementsBytes.h"
 #include "strata/Support/Locations.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,38 +63,13 @@ int32_t onnxElementType(Type type) {
   return 0;
 }
 
-/// The little-endian bytes of `attr`, splats expanded, booleans one byte
-/// each; std::nullopt for element types ONNX cannot hold.
+/// The bytes of `attr` (getElementsBytes), std::nullopt when it has none.
 std::optional<std::string> rawBytes(ElementsAttr attr) {
-  Type element = attr.getElementType();
-  int64_t n = attr.getNumElements();
-  if (element.isInteger(1)) {
-    std::string bytes;
-    for (bool b : attr.getValues<bool>())
-      bytes.push_back(b ? 1 : 0);
-    return bytes;
-  }
-  if (!element.isIntOrFloat())
+  std::string error;
+  FailureOr<std::string> bytes = getElementsBytes(attr, error);
+  if (failed(bytes))
     return std::nullopt;
-  size_t width = element.getIntOrFloatBitWidth() / 8;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != n * width)
-      return std::nullopt;
-    return std::string(blob->getData().data(), blob->getData().size());
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense)
-    return std::nullopt;
-  ArrayRef<char> raw = dense.getRawData();
-  if (dense.isSplat()) {
-    std::string bytes;
-    bytes.reserve(n * width);
-    for (int64_t i = 0; i < n; ++i)
-      bytes.append(raw.data(), width);
-    return bytes;
-  }
-  return std::string(raw.data(), raw.size());
+  return std::move(*bytes);
 }
 
 class Exporter {
@@ -366,19 +342,27 @@ private:
       quantization[qcast.getResult()] = std::move(*q);
       return success();
     }
-    std::string scale, zero;
-    addQuantParams(*q, base, scale, zero);
-    onnx::NodeProto &node = addNode("QuantizeLinear", qcast);
-    node.add_input(names[qcast.getArg()]);
-    node.add_input(scale);
-    node.add_input(zero);
-    if (q->axis >= 0)
-      setInt(node, "axis", q->axis);
-    std::string out = nameFor(qcast.getResult(), base + "_quantized");
-    node.add_output(out);
-    names[qcast.getResult()] = out;
+    addQDQNode("QuantizeLinear", qcast, *q, base, "_quantized");
     quantization[qcast.getResult()] = std::move(*q);
     return success();
+  }
+
+  /// QuantizeLinear or DequantizeLinear of `op`'s operand with `q`'s
+  /// scale and zero point initializers; names `op`'s result.
+  void addQDQNode(StringRef opType, Operation *op,
+                  const quant::TypeQuantization &q, const std::string &base,
+                  StringRef suffix) {
+    std::string scale, zero;
+    addQuantParams(q, base, scale, zero);
+    onnx::NodeProto &node = addNode(opType, op);
+    node.add_input(names[op->getOperand(0)]);
+    node.add_input(scale);
+    node.add_input(zero);
+    if (q.axis >= 0)
+      setInt(node, "axis", q.axis);
+    std::string out = nameFor(op->getResult(0), base + suffix.str());
+    node.add_output(out);
+    names[op->getResult(0)] = out;
   }
 
   LogicalResult emitDequantize(mlir::quant::DequantizeCastOp dcast) {
@@ -392,17 +376,7 @@ private:
     if (!q)
       return dcast.emitError("cannot export the dequantization");
     std::string base = names[dcast.getArg()];
-    std::string scale, zero;
-    addQuantParams(*q, base, scale, zero);
-    onnx::NodeProto &node = addNode("DequantizeLinear", dcast);
-    node.add_input(names[dcast.getArg()]);
-    node.add_input(scale);
-    node.add_input(zero);
-    if (q->axis >= 0)
-      setInt(node, "axis", q->axis);
-    std::string out = nameFor(dcast.getResult(), base + "_dequantized");
-    node.add_output(out);
-    names[dcast.getResult()] = out;
+    addQDQNode("DequantizeLinear", dcast, *q, base, "_dequantized");
     return success();
   }
 
