@@ -29,6 +29,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <cstring>
+#include <tuple>
 
 using namespace mlir;
 
@@ -340,7 +341,7 @@ private:
       t.set_raw_data(std::move(bytes));
       names[qcast.getResult()] = name;
       quantization[qcast.getResult()] = std::move(*q);
-      return success();
+      return success(); // its DequantizeLinear writes the scales
     }
     addQDQNode("QuantizeLinear", qcast, *q, base, "_quantized");
     quantization[qcast.getResult()] = std::move(*q);
@@ -352,8 +353,15 @@ private:
   void addQDQNode(StringRef opType, Operation *op,
                   const quant::TypeQuantization &q, const std::string &base,
                   StringRef suffix) {
+    // A DequantizeLinear reuses its QuantizeLinear's initializers: one
+    // scale per pair, as TensorRT requires of the two.
     std::string scale, zero;
-    addQuantParams(q, base, scale, zero);
+    auto shared = paramNames.find(op->getOperand(0));
+    if (shared != paramNames.end())
+      std::tie(scale, zero) = shared->second;
+    else
+      addQuantParams(q, base, scale, zero);
+    paramNames[op->getResult(0)] = {scale, zero};
     onnx::NodeProto &node = addNode(opType, op);
     node.add_input(names[op->getOperand(0)]);
     node.add_input(scale);
@@ -566,6 +574,8 @@ private:
   std::vector<std::string> outputNames;
   llvm::StringSet<> taken, reserved, nodeNames;
   llvm::DenseMap<Value, quant::TypeQuantization> quantization;
+  /// Quantized value -> its scale and zero point initializers.
+  llvm::DenseMap<Value, std::pair<std::string, std::string>> paramNames;
   /// Body argument of a fused group -> the group's operand.
   llvm::DenseMap<Value, Value> groupInputs;
 };
