@@ -4,6 +4,7 @@
 #include "Exec/Transforms/Passes.h"
 #include "HL/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Quantization/Quantization.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -18,6 +19,9 @@ void buildLowerToEdgePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(hl::createRefineShapes());
   pm.addPass(createConvertHLToEdge());
   pm.addPass(createCanonicalizerPass());
+  // Quantized chains (after QDQ insertion, or from a QDQ model) become
+  // integer ops; what does not match stays the float chain.
+  pm.addNestedPass<func::FuncOp>(createFormQuantizedOps());
 }
 
 void buildEdgeToExecPipeline(OpPassManager &pm,

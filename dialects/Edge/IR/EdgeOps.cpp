@@ -181,6 +181,131 @@ LogicalResult MatMulOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// QuantizedConv2DOp / QuantizedMatMulOp
+//===----------------------------------------------------------------------===//
+
+/// The 8-bit integer type a tensor stores (a `!quant.uniform` type's storage
+/// as the plain `i8`/`ui8`), or null when it is not 8-bit.
+static Type eightBitStorage(Value value) {
+  Type element = getElementTypeOrSelf(value);
+  if (auto q = dyn_cast<quant::QuantizedType>(element)) {
+    if (q.getStorageTypeIntegralWidth() != 8)
+      return {};
+    return IntegerType::get(value.getContext(), 8,
+                            q.isSigned() ? IntegerType::Signless
+                                         : IntegerType::Unsigned);
+  }
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!integer || integer.getWidth() != 8 || integer.isSigned())
+    return {};
+  return integer;
+}
+
+/// Checks one (values, scale, zero point) triple: 8-bit values, scale and
+/// zero point of one shape, scalar or (when `channels` > 0) `[channels]`,
+/// and a zero point of the values' storage type.
+static LogicalResult verifyQuantOperand(Operation *op, StringRef what,
+                                        Value values, Value scale,
+                                        Value zeroPoint, int64_t channels) {
+  Type storage = eightBitStorage(values);
+  if (!storage)
+    return op->emitOpError() << what << " must hold i8 or ui8 values";
+  ArrayRef<int64_t> scaleShape = shapeOf(scale);
+  if (shapeOf(zeroPoint) != scaleShape)
+    return op->emitOpError() << what << " scale and zero point shapes differ";
+  if (getElementTypeOrSelf(zeroPoint) != storage)
+    return op->emitOpError()
+           << what << " zero point must have the storage type " << storage;
+  bool perChannel = scaleShape.size() == 1 && channels > 0 &&
+                    scaleShape[0] == channels;
+  if (!scaleShape.empty() && !perChannel)
+    return op->emitOpError()
+           << what << " scale must be a scalar"
+           << (channels > 0 ? " or have one element per output channel" : "");
+  return success();
+}
+
+/// The epilogue shared by the quantized ops: an f32 result without output
+/// quantization or an 8-bit one with it.
+static LogicalResult verifyQuantizedResult(Operation *op, Value result,
+                                           Value outputScale,
+                                           Value outputZeroPoint) {
+  if (getElementTypeOrSelf(result).isF32())
+    return outputScale ? op->emitOpError("an f32 result takes no "
+                                         "'output_scale'")
+                       : success();
+  if (!outputScale)
+    return op->emitOpError("an 8-bit result needs 'output_scale' and "
+                           "'output_zero_point'");
+  return verifyQuantOperand(op, "output", result, outputScale,
+                            outputZeroPoint, 0);
+}
+
+LogicalResult QuantizedConv2DOp::verify() {
+  ArrayRef<int64_t> weight = shapeOf(getWeight());
+  if (weight.size() != 4)
+    return emitOpError("weight must have rank 4 (OIHW), got ")
+           << weight.size();
+  int64_t group = static_cast<int64_t>(getGroup());
+  if (group < 1 || weight[0] % group != 0)
+    return emitOpError("output channels ")
+           << weight[0] << " are not divisible by group " << group;
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (input.size() == 4 && input[1] != weight[1] * group)
+    return emitOpError("input channels ")
+           << input[1] << " differ from weight channels " << weight[1]
+           << " x group " << group;
+  if (failed(verifyQuantOperand(*this, "input", getInput(), getInputScale(),
+                                getInputZeroPoint(), 0)) ||
+      failed(verifyQuantOperand(*this, "weight", getWeight(), getWeightScale(),
+                                getWeightZeroPoint(), weight[0])))
+    return failure();
+  if (shapeOf(getBias()) != ArrayRef(weight[0]))
+    return emitOpError("bias must have shape [") << weight[0] << "]";
+  if (failed(verifyQuantizedResult(*this, getOutput(), getOutputScale(),
+                                   getOutputZeroPoint())))
+    return failure();
+  if (Value residual = getResidual()) {
+    if (!getResidualScale() || !getResidualZeroPoint())
+      return emitOpError("a residual needs its scale and zero point");
+    if (failed(verifyQuantOperand(*this, "residual", residual,
+                                  getResidualScale(), getResidualZeroPoint(),
+                                  0)))
+      return failure();
+    if (shapeOf(residual) != shapeOf(getOutput()))
+      return emitOpError("residual must have the result's shape");
+  }
+  auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
+                                getStrides(), getDilations(), getPads(),
+                                /*ceilMode=*/false);
+  if (failed(shape))
+    return failure();
+  return verifyResultShape(*this, *shape);
+}
+
+LogicalResult QuantizedMatMulOp::verify() {
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  if (lhs.size() < 2 || rhs.size() != 2)
+    return emitOpError("lhs must have rank >= 2 and rhs rank 2");
+  if (lhs.back() != rhs[0])
+    return emitOpError("inner dimensions differ: ")
+           << lhs.back() << " vs " << rhs[0];
+  if (failed(verifyQuantOperand(*this, "lhs", getLhs(), getLhsScale(),
+                                getLhsZeroPoint(), 0)) ||
+      failed(verifyQuantOperand(*this, "rhs", getRhs(), getRhsScale(),
+                                getRhsZeroPoint(), rhs[1])))
+    return failure();
+  if (shapeOf(getBias()) != ArrayRef(rhs[1]))
+    return emitOpError("bias must have shape [") << rhs[1] << "]";
+  if (failed(verifyQuantizedResult(*this, getOutput(), getOutputScale(),
+                                   getOutputZeroPoint())))
+    return failure();
+  SmallVector<int64_t> expected(lhs.drop_back());
+  expected.push_back(rhs[1]);
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
 // Binary elementwise ops
 //===----------------------------------------------------------------------===//
 

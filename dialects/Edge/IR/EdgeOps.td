@@ -898,6 +898,113 @@ def Edge_DequantizeLinearOp : Edge_Op<"dequantize_linear",
   let hasVerifier = 1;
 }
 
+/// Integer convolution and matmul with their float epilogue fused: what
+/// `strata-form-quantized-ops` makes of a dequantize -> conv2d/matmul ->
+/// (per-channel scale and shift, dequantized residual add, relu/clip) ->
+/// quantize chain, and what int8 kernels execute.
+def Edge_QuantizedConv2DOp : Edge_Op<"quantized_conv2d",
+    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface]> {
+  let summary = "Integer 2-d convolution with int32 accumulation and a fused epilogue";
+  let description = [{
+    Input `[N, C, H, W]` and weight `[M, C/group, KH, KW]` hold 8-bit
+    integers (`i8` or `ui8`; the input may carry a `!quant.uniform` type).
+    With `acc[m]` the exact int32 sum of
+    `(input - input_zero_point) * (weight - weight_zero_point[m])` over the
+    window (padding contributes 0), the result is
+
+    ```
+    real = acc[m] * input_scale * weight_scale[m] + bias[m]
+           (+ (residual - residual_zero_point) * residual_scale)
+    real = clamp(real, clip_min, clip_max)
+    ```
+
+    and then either `real` itself (an f32 result) or
+    `saturate(round_half_to_even(real / output_scale) + output_zero_point)`
+    (an 8-bit result, which needs `output_scale` and `output_zero_point`).
+    `input_scale` and the zero points of input, residual and output are
+    scalars; `weight_scale` and `weight_zero_point` are scalars or `[M]`;
+    `bias` is `[M]` f32. `weight_scale` may be negative (a folded
+    batch-normalization factor). The geometry attributes are `conv2d`'s.
+
+    ```mlir
+    %y = edge.quantized_conv2d %x(%xs, %xz), %w(%ws, %wz), bias %b
+        requantize(%ys, %yz)
+        {dilations = array<i64: 1, 1>, group = 1 : i64,
+         pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>,
+         clip_min = 0.0 : f32}
+        : (tensor<1x3x8x8xi8>, tensor<f32>, tensor<i8>, tensor<4x3x3x3xi8>,
+           tensor<4xf32>, tensor<4xi8>, tensor<4xf32>, tensor<f32>,
+           tensor<i8>) -> tensor<1x4x8x8xi8>
+    ```
+  }];
+  let arguments = (ins Edge_QuantStorageTensor:$input,
+                       Edge_F32Tensor:$input_scale,
+                       Edge_ZeroPointTensor:$input_zero_point,
+                       Edge_QuantStorageTensor:$weight,
+                       Edge_F32Tensor:$weight_scale,
+                       Edge_ZeroPointTensor:$weight_zero_point,
+                       Edge_F32Tensor:$bias,
+                       Optional<Edge_F32Tensor>:$output_scale,
+                       Optional<Edge_ZeroPointTensor>:$output_zero_point,
+                       Optional<Edge_QuantStorageTensor>:$residual,
+                       Optional<Edge_F32Tensor>:$residual_scale,
+                       Optional<Edge_ZeroPointTensor>:$residual_zero_point,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       I64Attr:$group,
+                       OptionalAttr<F32Attr>:$clip_min,
+                       OptionalAttr<F32Attr>:$clip_max);
+  let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor]>:$output);
+  let assemblyFormat = [{
+    $input `(` $input_scale `,` $input_zero_point `)` `,`
+    $weight `(` $weight_scale `,` $weight_zero_point `)` `,` `bias` $bias
+    (`residual` $residual^ `(` $residual_scale `,` $residual_zero_point `)`)?
+    (`requantize` `(` $output_scale^ `,` $output_zero_point `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Edge_QuantizedMatMulOp : Edge_Op<"quantized_matmul",
+    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface]> {
+  let summary = "Integer matrix product with int32 accumulation and a fused epilogue";
+  let description = [{
+    `lhs [B..., M, K]` (8-bit, per-tensor) times the 2-d `rhs [K, N]`
+    (8-bit, scale and zero point scalars or `[N]`, one per column). With
+    `acc[n]` the exact int32 dot product of the zero-point-corrected row and
+    column, `real = acc[n] * lhs_scale * rhs_scale[n] + bias[n]`, clamped to
+    `[clip_min, clip_max]`, and the result is `real` (f32) or its
+    quantization by `output_scale` / `output_zero_point` (8-bit), as for
+    `quantized_conv2d`.
+
+    ```mlir
+    %y = edge.quantized_matmul %a(%as, %az), %b(%bs, %bz), bias %bias
+        : (tensor<1x64xi8>, tensor<f32>, tensor<i8>, tensor<64x10xi8>,
+           tensor<10xf32>, tensor<10xi8>, tensor<10xf32>) -> tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_QuantStorageTensor:$lhs,
+                       Edge_F32Tensor:$lhs_scale,
+                       Edge_ZeroPointTensor:$lhs_zero_point,
+                       Edge_QuantStorageTensor:$rhs,
+                       Edge_F32Tensor:$rhs_scale,
+                       Edge_ZeroPointTensor:$rhs_zero_point,
+                       Edge_F32Tensor:$bias,
+                       Optional<Edge_F32Tensor>:$output_scale,
+                       Optional<Edge_ZeroPointTensor>:$output_zero_point,
+                       OptionalAttr<F32Attr>:$clip_min,
+                       OptionalAttr<F32Attr>:$clip_max);
+  let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor]>:$output);
+  let assemblyFormat = [{
+    $lhs `(` $lhs_scale `,` $lhs_zero_point `)` `,`
+    $rhs `(` $rhs_scale `,` $rhs_zero_point `)` `,` `bias` $bias
+    (`requantize` `(` $output_scale^ `,` $output_zero_point `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Edge_ResizeOp : Edge_Op<"resize", [Pure, AttrSizedOperandSegments,
     AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
   let summary = "N-d separable interpolation (ONNX Resize semantics)";

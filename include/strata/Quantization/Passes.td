@@ -58,4 +58,42 @@ def InsertQDQ : Pass<"strata-insert-qdq", "mlir::func::FuncOp"> {
   ];
 }
 
+def FormQuantizedOps : Pass<"strata-form-quantized-ops", "mlir::func::FuncOp"> {
+  let summary = "Rewrite dequantize -> conv2d/matmul -> ... -> quantize chains on edge into integer ops";
+  let description = [{
+    Turns the float form that QDQ insertion leaves on edge into int8
+    execution. An `edge.conv2d` whose input is a per-tensor dequantized
+    8-bit value and whose weight is a dequantized 8-bit constant becomes
+    `edge.quantized_conv2d`, taking over the single-use float ops after it:
+
+    - `mul` / `add` by constants that are per output channel or scalar (a
+      batch normalization): folded into the per-channel scale and the bias;
+    - one `add` of a per-tensor dequantized value of the result's shape (a
+      residual input): the op's `residual` operands;
+    - one `relu` or `clip`: `clip_min` / `clip_max`;
+    - a per-tensor 8-bit `quantize_linear`: the requantization, so that the
+      op writes 8-bit values. Without one the op writes f32.
+
+    `edge.matmul` with a dequantized activation and a dequantized constant
+    weight (2-d, possibly transposed and reshaped with leading 1s, scales
+    per tensor or per column) becomes `edge.quantized_matmul` the same way
+    (without residual). Scales, zero points and weights must be constants;
+    everything else is left alone and runs in float.
+
+    ```mlir
+    %x = edge.dequantize_linear %xq, %xs, %xz ...
+    %w = edge.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} ...
+    %c = edge.conv2d %x, %w, %b ...
+    %r = edge.relu %c ...
+    %q = edge.quantize_linear %r, %ys, %yz ...
+    ```
+    becomes
+    ```mlir
+    %q = edge.quantized_conv2d %xq(%xs, %xz), %wq(%ws, %wz), bias %b
+        requantize(%ys, %yz) {clip_min = 0.0 : f32, ...} ...
+    ```
+  }];
+  let dependentDialects = ["strata::edge::EdgeDialect"];
+}
+
 #endif // STRATA_QUANTIZATION_PASSES

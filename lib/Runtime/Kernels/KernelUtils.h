@@ -40,6 +40,18 @@ getPairParam(const Params &params, const char *name, int64_t fallback);
 /// Reads `pads` as [top, left, bottom, right], non-negative.
 Result<std::vector<int64_t>> getPadsParam(const Params &params);
 
+/// The geometry of a 2-d convolution, NCHW input and OIHW weight.
+struct Conv2dGeometry {
+  int64_t n, c, h, w, oc, kh, kw, oh, ow, group;
+  int64_t strideH, strideW, dilH, dilW, padT, padL, padB, padR;
+};
+/// Reads strides, dilations, pads and group from `ctx.params` and checks
+/// them against the input, weight and result shapes.
+Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
+                                          const TensorView &in,
+                                          const TensorView &weight,
+                                          const TensorView &out);
+
 /// C[M,N] = A[M,K] * B[K,N] (row-major, leading dimensions lda/ldb/ldc),
 /// overwriting C. Blocked for cache reuse; inner loops vectorise.
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
@@ -122,6 +134,8 @@ Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error convTranspose2dKernel(KernelContext &ctx);
 Error quantizeLinearKernel(KernelContext &ctx);
+Error quantizedConv2dKernel(KernelContext &ctx);
+Error quantizedMatmulKernel(KernelContext &ctx);
 Error dequantizeLinearKernel(KernelContext &ctx);
 /// Rounds to the nearest integer, ties to even, whatever the floating-point
 /// environment's rounding mode (ONNX QuantizeLinear's rounding).

@@ -181,13 +181,6 @@ Error matmulKernel(KernelContext &ctx) {
 // conv2d
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct Conv2dGeometry {
-  int64_t n, c, h, w, oc, kh, kw, oh, ow, group;
-  int64_t strideH, strideW, dilH, dilW, padT, padL, padB, padR;
-};
-} // namespace
-
 /// Reads a 2-element int list parameter (strides, dilations, kernel).
 Result<std::pair<int64_t, int64_t>>
 getPairParam(const Params &params, const char *name, int64_t fallback) {
@@ -250,40 +243,59 @@ static void conv2dI32(const Conv2dGeometry &g, const int32_t *x,
     }
 }
 
-Error conv2dKernel(KernelContext &ctx) {
-  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 3, 1));
-  STRATA_RETURN_IF_ERROR(checkAllF32OrI32(ctx));
-  const TensorView &in = ctx.ins[0], &weight = ctx.ins[1], &out = ctx.outs[0];
+Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
+                                          const TensorView &in,
+                                          const TensorView &weight,
+                                          const TensorView &out) {
   if (in.rank() != 4 || weight.rank() != 4 || out.rank() != 4)
-    return ctx.fail("input, weight and result must be 4-d (NCHW, OIHW), got " +
+    return Error(ErrorCode::InvalidArgument, "input, weight and result must be 4-d (NCHW, OIHW), got " +
                     in.typeString() + ", " + weight.typeString() + ", " +
                     out.typeString());
   Conv2dGeometry g;
-  STRATA_KERNEL_ASSIGN(strides, getPairParam(ctx.params, "strides", 1));
-  STRATA_KERNEL_ASSIGN(dilations, getPairParam(ctx.params, "dilations", 1));
-  STRATA_KERNEL_ASSIGN(pads, getPadsParam(ctx.params));
-  STRATA_KERNEL_ASSIGN(group, ctx.params.getInt("group", 1));
+  Result<std::pair<int64_t, int64_t>> strides =
+      getPairParam(ctx.params, "strides", 1);
+  Result<std::pair<int64_t, int64_t>> dilations =
+      getPairParam(ctx.params, "dilations", 1);
+  Result<std::vector<int64_t>> pads = getPadsParam(ctx.params);
+  Result<int64_t> group = ctx.params.getInt("group", 1);
+  if (!strides.ok())
+    return strides.takeError();
+  if (!dilations.ok())
+    return dilations.takeError();
+  if (!pads.ok())
+    return pads.takeError();
+  if (!group.ok())
+    return group.takeError();
   g.n = in.shape[0], g.c = in.shape[1], g.h = in.shape[2], g.w = in.shape[3];
   g.oc = weight.shape[0], g.kh = weight.shape[2], g.kw = weight.shape[3];
-  g.oh = out.shape[2], g.ow = out.shape[3], g.group = group;
-  std::tie(g.strideH, g.strideW) = strides;
-  std::tie(g.dilH, g.dilW) = dilations;
-  g.padT = pads[0], g.padL = pads[1], g.padB = pads[2], g.padR = pads[3];
+  g.oh = out.shape[2], g.ow = out.shape[3], g.group = *group;
+  std::tie(g.strideH, g.strideW) = *strides;
+  std::tie(g.dilH, g.dilW) = *dilations;
+  g.padT = (*pads)[0], g.padL = (*pads)[1], g.padB = (*pads)[2],
+  g.padR = (*pads)[3];
   if (g.group < 1 || g.group > g.c || g.c % g.group || g.oc % g.group ||
       weight.shape[1] != g.c / g.group)
-    return ctx.fail("group " + std::to_string(g.group) + " does not fit input " +
+    return Error(ErrorCode::InvalidArgument, "group " + std::to_string(g.group) + " does not fit input " +
                     in.typeString() + " and weight " + weight.typeString());
   if (out.shape[0] != g.n || out.shape[1] != g.oc)
-    return ctx.fail("result " + out.typeString() + " does not match input " +
+    return Error(ErrorCode::InvalidArgument, "result " + out.typeString() + " does not match input " +
                     in.typeString() + " and weight " + weight.typeString());
   int64_t effH = g.dilH * (g.kh - 1) + 1, effW = g.dilW * (g.kw - 1) + 1;
   int64_t expectH = (g.h + g.padT + g.padB - effH) / g.strideH + 1;
   int64_t expectW = (g.w + g.padL + g.padR - effW) / g.strideW + 1;
   if (g.h + g.padT + g.padB < effH || g.w + g.padL + g.padR < effW ||
       expectH != g.oh || expectW != g.ow)
-    return ctx.fail("result " + out.typeString() +
+    return Error(ErrorCode::InvalidArgument, "result " + out.typeString() +
                     " does not match the convolution of " + in.typeString() +
                     " by " + weight.typeString());
+  return g;
+}
+
+Error conv2dKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 3, 1));
+  STRATA_RETURN_IF_ERROR(checkAllF32OrI32(ctx));
+  const TensorView &in = ctx.ins[0], &weight = ctx.ins[1], &out = ctx.outs[0];
+  STRATA_KERNEL_ASSIGN(g, readConv2dGeometry(ctx, in, weight, out));
   const float *bias = nullptr;
   if (ctx.ins.size() == 3) {
     if (ctx.ins[2].shape != std::vector<int64_t>{g.oc})

@@ -62,6 +62,8 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"clip", clipKernel},
       {"matmul", matmulKernel},
       {"conv2d", conv2dKernel},
+      {"quantized_conv2d", quantizedConv2dKernel},
+      {"quantized_matmul", quantizedMatmulKernel},
       {"max_pool2d", maxPool2dKernel},
       {"avg_pool2d", avgPool2dKernel},
       {"reduce_mean", reduceMeanKernel},
