@@ -34,6 +34,9 @@ Backend makeOneDNNBackend() {
   hooks.supportsOp = onednn::supportsOp;
   hooks.preprocess = onednn::preprocess;
   hooks.runtimeDelegate = "onednn";
+  // oneDNN's int8 convolutions want TensorRT's QDQ placement: input,
+  // per-channel weights and residual quantized.
+  hooks.quantizeWith = "tensorrt";
   hooks.compileSpecs = {
       {"winograd", "false",
        "let 3x3 convolutions use Winograd (faster, not bit-exact)"},
@@ -47,7 +50,8 @@ Backend makeOneDNNBackend() {
       "onednn", {}, {}, {}, {}, std::move(hooks),
       "x86 CPU delegate on oneDNN: convolutions, matmuls, pooling, "
       "element-wise and layout ops with fused post-ops, weights pre-packed "
-      "at compile time"));
+      "at compile time; int8 convolutions (VNNI) after --quantize, with "
+      "tensorrt's QDQ placement"));
 }
 
 std::vector<Backend> getBuiltinBackends() {

@@ -324,8 +324,21 @@ int strataCompileMain(int argc, char **argv) {
     return 2;
   }
   options.patterns = backend->getPatterns(quantize);
+  // A backend may take its QDQ placement from another one's patterns.
+  const Backend *placement = &*backend;
+  if (quantize && !backend->getHooks().quantizeWith.empty()) {
+    Expected<const std::vector<Backend> &> all = discoverBackends();
+    if (!all) {
+      errs() << "strata-compile: " << toString(all.takeError()) << "\n";
+      return 2;
+    }
+    for (const Backend &b : *all)
+      if (b.getName() == backend->getHooks().quantizeWith)
+        placement = &b;
+    options.patterns = placement->getPatterns(true);
+  }
   if (quantize) {
-    if (backend->getQuantizedPatterns().empty()) {
+    if (placement->getQuantizedPatterns().empty()) {
       errs() << "strata-compile: backend '" << backendName
              << "' has no quantized patterns to say where QDQ pairs go "
                 "(--list-backends; tensorrt has them)\n";

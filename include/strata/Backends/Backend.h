@@ -77,6 +77,11 @@ struct BackendHooks {
   std::vector<CompileSpecInfo> compileSpecs;
   /// Name of the runtime delegate that executes what preprocess produced.
   std::string runtimeDelegate;
+  /// With --quantize: the backend whose conversion, fusion and quantized
+  /// patterns place the QDQ pairs, when this one has no quantized patterns
+  /// of its own (a delegate whose int8 kernels want another backend's
+  /// placement rules). Empty: this backend's own patterns.
+  std::string quantizeWith;
 
   bool delegates() const { return static_cast<bool>(preprocess); }
 };

@@ -17,6 +17,11 @@ bool supportsOp(mlir::Operation *op);
 mlir::FailureOr<PreprocessResult> preprocess(mlir::func::FuncOp func,
                                              const CompileSpecs &specs);
 
+/// Whether an 8-bit tensor type is signed (oneDNN s8) or not (u8);
+/// nullopt for other types.
+std::optional<bool> isSigned8(mlir::Type type);
+/// The values of an f32 constant operand.
+std::optional<std::vector<float>> getFloatConstant(mlir::Value value);
 /// The value of a splat f32 constant operand.
 std::optional<float> getScalarConstant(mlir::Value value);
 /// True when a commutative binary op's right operand has the result shape

@@ -23,6 +23,7 @@
 #include "strata/Support/Locations.h"
 
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 namespace fbs = strata::onednn::fb;
@@ -56,6 +57,9 @@ public:
 private:
   FailureOr<uint32_t> tensor(Value value);
   uint32_t newTensor(Value value);
+  /// A new f32 constant tensor holding `values`.
+  uint32_t constantTensor(ArrayRef<int64_t> dims, ArrayRef<float> values);
+  LogicalResult writeQuantizedConv(edge::QuantizedConv2DOp conv);
   LogicalResult writeOp(Operation *op);
   fbs::OpT &addOp(fbs::OpKind kind, ArrayRef<Operation *> from);
   /// The single user of `value`, when it has exactly one use.
@@ -75,6 +79,8 @@ uint32_t GraphWriter::newTensor(Value value) {
   auto t = std::make_unique<fbs::TensorT>();
   for (int64_t d : cast<RankedTensorType>(value.getType()).getShape())
     t->dims.push_back(d);
+  if (std::optional<bool> isSigned = isSigned8(value.getType()))
+    t->dtype = *isSigned ? fbs::DataType::S8 : fbs::DataType::U8;
   graph.tensors.push_back(std::move(t));
   uint32_t index = graph.tensors.size() - 1;
   tensors[value] = index;
@@ -88,16 +94,47 @@ FailureOr<uint32_t> GraphWriter::tensor(Value value) {
   auto constant = value.getDefiningOp<edge::ConstantOp>();
   if (!constant)
     return func.emitError("value used before it is defined");
-  std::optional<std::vector<float>> values =
-      edge::readF32Constant(constant.getValue());
-  if (!values)
-    return constant.emitError("the oneDNN delegate takes f32 constants");
+  std::vector<uint8_t> bytes;
+  if (std::optional<std::vector<float>> values =
+          edge::readF32Constant(constant.getValue())) {
+    bytes.resize(values->size() * sizeof(float));
+    std::memcpy(bytes.data(), values->data(), bytes.size());
+  } else if (isSigned8(value.getType())) {
+    // int8 weights: their bytes as stored.
+    auto elements = cast<ElementsAttr>(constant.getValue());
+    auto dense = dyn_cast<DenseElementsAttr>(elements);
+    if (dense && dense.isSplat()) {
+      bytes.assign(elements.getNumElements(),
+                   static_cast<uint8_t>(dense.getRawData().front()));
+    } else {
+      std::optional<ArrayRef<char>> raw = edge::getRawConstantData(elements);
+      if (!raw ||
+          static_cast<int64_t>(raw->size()) != elements.getNumElements())
+        return constant.emitError("unreadable int8 constant");
+      bytes.assign(raw->begin(), raw->end());
+    }
+  } else {
+    return constant.emitError("the oneDNN delegate takes f32 or int8 "
+                              "constants");
+  }
   uint32_t index = newTensor(value);
   std::string key = func.getSymName().str() + "/t" + std::to_string(index);
   graph.tensors[index]->constant_key = key;
+  constants.bytes[key] = std::move(bytes);
+  return index;
+}
+
+uint32_t GraphWriter::constantTensor(ArrayRef<int64_t> dims,
+                                     ArrayRef<float> values) {
+  auto t = std::make_unique<fbs::TensorT>();
+  t->dims.assign(dims.begin(), dims.end());
+  graph.tensors.push_back(std::move(t));
+  uint32_t index = graph.tensors.size() - 1;
+  std::string key = func.getSymName().str() + "/t" + std::to_string(index);
+  graph.tensors[index]->constant_key = key;
   std::vector<uint8_t> &bytes = constants.bytes[key];
-  bytes.resize(values->size() * sizeof(float));
-  std::memcpy(bytes.data(), values->data(), bytes.size());
+  bytes.resize(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
   return index;
 }
 
@@ -178,6 +215,25 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
   auto in = [&](unsigned i) { return tensor(op->getOperand(i)); };
   SmallVector<Operation *> chain{op};
   Value result = op->getResult(0);
+
+  if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
+    return writeQuantizedConv(conv);
+  if (isa<edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op)) {
+    // A per-tensor (de)quantization: a reorder scaling by 1/scale (into
+    // int8) or by scale (into f32).
+    FailureOr<uint32_t> x = in(0);
+    std::optional<std::vector<float>> scale =
+        getFloatConstant(op->getOperand(1));
+    if (failed(x) || !scale || scale->size() != 1)
+      return op->emitError("the oneDNN delegate needs a constant scale");
+    fbs::OpT &out = addOp(fbs::OpKind::Reorder, chain);
+    out.inputs = {*x};
+    out.output_scales = {isa<edge::QuantizeLinearOp>(op)
+                             ? 1.0f / scale->front()
+                             : scale->front()};
+    out.outputs = {newTensor(result)};
+    return success();
+  }
 
   if (auto conv = dyn_cast<edge::Conv2DOp>(op)) {
     FailureOr<uint32_t> x = in(0), w = in(1);
@@ -373,6 +429,77 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
   }
   return op->emitError("the oneDNN delegate does not run '")
          << op->getName() << "'";
+}
+
+/// An int8 convolution: s8/u8 input, s8 weights, oneDNN's output scales
+/// (input scale x weight scale, divided by the result's scale when it is
+/// int8), the bias in accumulator units (oneDNN 2.x adds it to the int32
+/// sum before scaling), the residual as a sum post-op scaled into the
+/// result's units, and the clamp as a relu or clip post-op.
+LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
+  FailureOr<uint32_t> x = tensor(conv.getInput()),
+                      w = tensor(conv.getWeight());
+  if (failed(x) || failed(w))
+    return failure();
+  std::optional<std::vector<float>> inScale =
+      getFloatConstant(conv.getInputScale());
+  std::optional<std::vector<float>> wScale =
+      getFloatConstant(conv.getWeightScale());
+  std::optional<std::vector<float>> bias = getFloatConstant(conv.getBias());
+  int64_t channels =
+      cast<RankedTensorType>(conv.getWeight().getType()).getDimSize(0);
+  if (!inScale || !wScale || !bias)
+    return conv.emitError("the oneDNN delegate needs constant scales and "
+                          "bias");
+  if (wScale->size() == 1)
+    wScale->assign(channels, wScale->front());
+  float outScale = 1.0f;
+  if (Value s = conv.getOutputScale())
+    outScale = getFloatConstant(s)->front();
+  std::vector<float> scales(channels), accBias(channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    float multiplier = inScale->front() * (*wScale)[c];
+    scales[c] = multiplier / outScale;
+    accBias[c] = (*bias)[c] / multiplier;
+  }
+  SmallVector<Operation *> chain{conv};
+  fbs::OpT &out = addOp(fbs::OpKind::Convolution, chain);
+  out.inputs = {*x, *w, constantTensor({channels}, accBias)};
+  auto pads = conv.getPads();
+  out.strides = vec(conv.getStrides());
+  out.dilations = vec(conv.getDilations());
+  out.pads_begin = {pads[0], pads[1]};
+  out.pads_end = {pads[2], pads[3]};
+  out.groups = conv.getGroup();
+  out.output_scales = scales;
+  if (Value residual = conv.getResidual()) {
+    FailureOr<uint32_t> r = tensor(residual);
+    if (failed(r))
+      return failure();
+    auto sum = std::make_unique<fbs::PostOpT>();
+    sum->is_sum = true;
+    sum->sum_input = static_cast<int32_t>(*r);
+    sum->scale = getFloatConstant(conv.getResidualScale())->front() / outScale;
+    out.post_ops.push_back(std::move(sum));
+  }
+  std::optional<float> lo, hi;
+  if (FloatAttr a = conv.getClipMinAttr())
+    lo = a.getValueAsDouble();
+  if (FloatAttr a = conv.getClipMaxAttr())
+    hi = a.getValueAsDouble();
+  if (lo || hi) {
+    auto post = std::make_unique<fbs::PostOpT>();
+    if (lo == 0.0f && !hi) {
+      post->eltwise = fbs::EltwiseKind::Relu;
+    } else {
+      post->eltwise = fbs::EltwiseKind::Clip;
+      post->alpha = lo ? *lo / outScale : -std::numeric_limits<float>::max();
+      post->beta = hi ? *hi / outScale : std::numeric_limits<float>::max();
+    }
+    out.post_ops.push_back(std::move(post));
+  }
+  out.outputs = {newTensor(conv.getResult())};
+  return success();
 }
 
 LogicalResult GraphWriter::write() {

@@ -11,6 +11,7 @@
 #include "Edge/IR/EdgeOps.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
@@ -91,7 +92,91 @@ std::optional<PoolGeometry> getPoolGeometry(Operation *op) {
   return g;
 }
 
+/// The 8-bit storage of a tensor as oneDNN sees it: s8 for i8, u8 for ui8
+/// (plain or `!quant.uniform`); nullopt otherwise.
+std::optional<bool> isSigned8(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() || tensor.getRank() < 1 ||
+      tensor.getRank() > 6 || tensor.getNumElements() == 0)
+    return std::nullopt;
+  Type element = tensor.getElementType();
+  if (auto q = dyn_cast<quant::QuantizedType>(element)) {
+    if (q.getStorageTypeIntegralWidth() != 8)
+      return std::nullopt;
+    return q.isSigned();
+  }
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!integer || integer.getWidth() != 8 || integer.isSigned())
+    return std::nullopt;
+  return integer.isSignless();
+}
+
+std::optional<std::vector<float>> getFloatConstant(Value value) {
+  auto constant = value.getDefiningOp<edge::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  return edge::readF32Constant(constant.getValue());
+}
+
+/// Whether `value` is a constant whose every element is zero.
+static bool isZeroConstant(Value value) {
+  DenseElementsAttr dense;
+  if (!matchPattern(value, m_Constant(&dense)))
+    return false;
+  return llvm::all_of(dense.getValues<APInt>(),
+                      [](const APInt &v) { return v.isZero(); });
+}
+
+/// A per-tensor quantization oneDNN takes: constant positive scale, zero
+/// point 0.
+static bool isSymmetricPerTensor(Value scale, Value zeroPoint) {
+  std::optional<std::vector<float>> s = getFloatConstant(scale);
+  return s && s->size() == 1 && s->front() > 0.0f &&
+         cast<RankedTensorType>(scale.getType()).getRank() == 0 &&
+         isZeroConstant(zeroPoint);
+}
+
+/// int8 ops: convolution with zero points 0 (s8 weights, s8/u8 input and
+/// result, or an f32 result) and per-tensor quantize/dequantize reorders.
+static bool supportsQuantizedOp(Operation *op) {
+  if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op)) {
+    std::optional<std::vector<float>> scales =
+        getFloatConstant(conv.getWeightScale());
+    bool resultOk = getElementTypeOrSelf(conv.getType()).isF32()
+                        ? isF32Tensor(conv.getType())
+                        : isSigned8(conv.getType()) &&
+                              isSymmetricPerTensor(conv.getOutputScale(),
+                                                   conv.getOutputZeroPoint());
+    bool residualOk =
+        !conv.getResidual() ||
+        (!getElementTypeOrSelf(conv.getType()).isF32() &&
+         isSigned8(conv.getResidual().getType()) ==
+             isSigned8(conv.getType()) &&
+         isSymmetricPerTensor(conv.getResidualScale(),
+                              conv.getResidualZeroPoint()));
+    return isSigned8(conv.getInput().getType()) &&
+           isSigned8(conv.getWeight().getType()) == std::optional(true) &&
+           conv.getWeight().getDefiningOp<edge::ConstantOp>() &&
+           isSymmetricPerTensor(conv.getInputScale(),
+                                conv.getInputZeroPoint()) &&
+           isZeroConstant(conv.getWeightZeroPoint()) && scales &&
+           llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
+           getFloatConstant(conv.getBias()) && resultOk && residualOk;
+  }
+  if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
+    return isF32Tensor(q.getInput().getType()) && isSigned8(q.getType()) &&
+           isSymmetricPerTensor(q.getScale(), q.getZeroPoint());
+  if (auto dq = dyn_cast<edge::DequantizeLinearOp>(op))
+    return isF32Tensor(dq.getType()) && isSigned8(dq.getInput().getType()) &&
+           !dq.getInput().getDefiningOp<edge::ConstantOp>() &&
+           isSymmetricPerTensor(dq.getScale(), dq.getZeroPoint());
+  return false;
+}
+
 bool supportsOp(Operation *op) {
+  if (isa<edge::QuantizedConv2DOp, edge::QuantizeLinearOp,
+          edge::DequantizeLinearOp>(op))
+    return supportsQuantizedOp(op);
   if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
       !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
       op->getNumResults() != 1)

@@ -19,14 +19,40 @@ std::vector<uint8_t> descBytes(const Desc &desc) {
   return std::vector<uint8_t>(bytes, bytes + sizeof(desc.data));
 }
 
-static Desc plainDesc(const Dims &dims) {
+static Desc plainDesc(const Dims &dims,
+                      memory::data_type type = memory::data_type::f32) {
   Dims strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * std::max<int64_t>(dims[i + 1], 1);
-  return Desc(dims, memory::data_type::f32, strides);
+  return Desc(dims, type, strides);
 }
 
-static bool isPlain(const Desc &desc) { return desc == plainDesc(desc.dims()); }
+static bool isPlain(const Desc &desc) {
+  return desc == plainDesc(desc.dims(), desc.data_type());
+}
+
+static memory::data_type dataTypeOf(fbs::DataType type) {
+  switch (type) {
+  case fbs::DataType::S8:
+    return memory::data_type::s8;
+  case fbs::DataType::U8:
+    return memory::data_type::u8;
+  default:
+    return memory::data_type::f32;
+  }
+}
+
+/// `desc`'s layout with another element type.
+static Desc withType(const Desc &desc, memory::data_type type) {
+  if (desc.data_type() == type)
+    return desc;
+  if (isPlain(desc))
+    return plainDesc(desc.dims(), type);
+  dnnl_memory_desc_t data = desc.data;
+  data.data_type = static_cast<dnnl_data_type_t>(type);
+  data.extra = dnnl_memory_extra_desc_t{};
+  return Desc(data);
+}
 
 /// `dims` with leading 1s up to `rank` (numpy-style broadcasting).
 static Dims padTo(Dims dims, size_t rank) {
@@ -111,6 +137,13 @@ private:
   Error operands(const fbs::Op &op, std::initializer_list<uint32_t *> ins,
                  uint32_t &dst) const;
   Dims dimsOf(uint32_t tensor) const;
+  memory::data_type typeOf(uint32_t tensor) const {
+    return dataTypeOf(graph.tensors()->Get(tensor)->dtype());
+  }
+  /// The tensor's row-major layout.
+  Desc plainOf(uint32_t tensor) const {
+    return plainDesc(dimsOf(tensor), typeOf(tensor));
+  }
   bool isOutput(uint32_t tensor) const {
     return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
   }
@@ -192,6 +225,7 @@ private:
   Error buildSlice(const fbs::Op &op);
   Error buildReshape(const fbs::Op &op);
   Error buildConcat(const fbs::Op &op);
+  Error buildReorder(const fbs::Op &op);
   Result<dnnl::post_ops> postOps(const fbs::Op &op, int *sumInput);
   /// A buffer the op may write in place over `tensor` (its last reader).
   Result<Placement> inPlace(uint32_t tensor, const Desc &want);
@@ -261,7 +295,7 @@ Result<Placement> GraphBuilder::placement(uint32_t tensor) {
   Result<ByteSpan> bytes = named.get(t->constant_key()->str());
   if (!bytes.ok())
     return bytes.takeError();
-  Desc desc = plainDesc(dimsOf(tensor));
+  Desc desc = plainOf(tensor);
   if (bytes->size != desc.get_size())
     return fail("constant '" + t->constant_key()->str() + "' has " +
                 std::to_string(bytes->size) + " bytes, its shape needs " +
@@ -294,10 +328,10 @@ Result<Placement> GraphBuilder::as(uint32_t tensor, const Desc &want) {
 }
 
 Result<Placement> GraphBuilder::plainView(uint32_t tensor, const Dims &dims) {
-  Result<Placement> p = as(tensor, plainDesc(dimsOf(tensor)));
+  Result<Placement> p = as(tensor, plainOf(tensor));
   if (!p.ok())
     return p;
-  Desc view = plainDesc(dims);
+  Desc view = plainDesc(dims, typeOf(tensor));
   if (view.get_size() != p->desc.get_size())
     return fail("cannot view tensor " + std::to_string(tensor) +
                 " with another element count");
@@ -307,7 +341,7 @@ Result<Placement> GraphBuilder::plainView(uint32_t tensor, const Dims &dims) {
 Placement GraphBuilder::define(uint32_t tensor, const Desc &desc) {
   // A row-major result of another shape with the same bytes (kept reduce
   // dims, a flattened matmul) is the tensor itself, seen row-major.
-  Desc own = plainDesc(dimsOf(tensor));
+  Desc own = plainOf(tensor);
   bool rowMajor = isPlain(desc) && desc.get_size() == own.get_size();
   auto it = std::find(outputs.begin(), outputs.end(), tensor);
   size_t index = it - outputs.begin();
@@ -335,7 +369,7 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
       return fail("non-constant weights in a packed layout");
     return addMem(p->desc, p->buffer);
   }
-  Desc plain = plainDesc(plainDims);
+  Desc plain = plainDesc(plainDims, typeOf(tensor));
   auto packedFrom = [&](ByteSpan bytes) -> Result<int> {
     if (bytes.size != plain.get_size())
       return fail("constant '" + t->constant_key()->str() + "' has " +
@@ -430,7 +464,7 @@ Result<dnnl::post_ops> GraphBuilder::postOps(const fbs::Op &op, int *sumInput) {
           static_cast<size_t>(p->sum_input()) >= placements.size())
         return fail("bad sum post-op");
       *sumInput = p->sum_input();
-      ops.append_sum(1.f);
+      ops.append_sum(p->scale());
     } else {
       ops.append_eltwise(1.f, eltwiseAlgorithm(p->eltwise()), p->alpha(),
                          p->beta());
@@ -526,10 +560,18 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(*po);
   using tag = memory::format_tag;
-  Desc srcAny(srcDims, memory::data_type::f32, tag::any);
-  Desc wAny(wPlain, memory::data_type::f32, tag::any);
-  Desc dstAny(dstDims, memory::data_type::f32,
+  // int8: s8/u8 input and weights, s8/u8/f32 result, output scales.
+  Desc srcAny(srcDims, typeOf(*src), tag::any);
+  Desc wAny(wPlain, typeOf(*w), tag::any);
+  Desc dstAny(dstDims, typeOf(*dst),
               isOutput(*dst) && sumInput < 0 ? tag::abcd : tag::any);
+  if (op.output_scales() && op.output_scales()->size() > 0) {
+    std::vector<float> scales(op.output_scales()->begin(),
+                              op.output_scales()->end());
+    if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != wDims[0])
+      return fail("output scales must be one or one per output channel");
+    attr.set_output_scales(scales.size() == 1 ? 0 : 1 << 1, scales);
+  }
   Desc biasDesc = bias >= 0 ? plainDesc({wDims[0]}) : Desc();
   // The layout the input already has (its producer's, or row-major for a
   // graph input), which oneDNN might not pick itself: reading it as it is
@@ -1053,6 +1095,33 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
   return Error::success();
 }
 
+/// A conversion to the result's element type with one scale (quantize:
+/// 1 / scale into s8/u8, dequantize: scale into f32), in the input's layout
+/// so that no reorder of the layout is needed around it.
+Error GraphBuilder::buildReorder(const fbs::Op &op) {
+  uint32_t src = 0, dst = 0;
+  if (Error e = operands(op, {&src}, dst); !e.ok())
+    return e;
+  if (dimsOf(src) != dimsOf(dst))
+    return fail("a reorder keeps the shape");
+  if (!op.output_scales() || op.output_scales()->size() != 1)
+    return fail("a reorder takes one scale");
+  Result<Placement> in = placement(src);
+  if (!in.ok())
+    return in.takeError();
+  Desc dstDesc = withType(in->desc, typeOf(dst));
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(0, {op.output_scales()->Get(0)});
+  dnnl::reorder::primitive_desc pd(out.engine_, in->desc, out.engine_, dstDesc,
+                                   attr);
+  int from = addMem(in->desc, in->buffer);
+  Placement o = define(dst, dstDesc);
+  addStep(dnnl::reorder(pd),
+          {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, addMem(dstDesc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
 void GraphBuilder::planScratch() {
   // Greedy by size: each buffer at the lowest offset that does not overlap
   // a placed buffer whose lifetime intersects its own.
@@ -1130,14 +1199,17 @@ Error GraphBuilder::build() {
           ++remainingUses[p->sum_input()];
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Desc desc = plainDesc(dimsOf(inputs[i]));
+    Desc desc = plainOf(inputs[i]);
     int buffer = addBuffer(BufferKind::Input, desc.get_size(), nullptr, i);
     placements[inputs[i]] = {{desc, buffer}};
     bufferTensors[buffer].push_back(inputs[i]);
     out.inputDims_.push_back(desc.dims());
+    out.inputTypes_.push_back(typeOf(inputs[i]));
   }
-  for (uint32_t t : outputs)
+  for (uint32_t t : outputs) {
     out.outputDims_.push_back(dimsOf(t));
+    out.outputTypes_.push_back(typeOf(t));
+  }
 
   for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
     const fbs::Op &op = *graph.ops()->Get(opIndex);
@@ -1182,6 +1254,9 @@ Error GraphBuilder::build() {
     case fbs::OpKind::Concat:
       error = buildConcat(op);
       break;
+    case fbs::OpKind::Reorder:
+      error = buildReorder(op);
+      break;
     default:
       return fail("unknown op kind " +
                   std::to_string(static_cast<int>(op.kind())));
@@ -1204,7 +1279,7 @@ Error GraphBuilder::build() {
     Result<Placement> p = placement(outputs[j]);
     if (!p.ok())
       return p.takeError();
-    Desc plain = plainDesc(dimsOf(outputs[j]));
+    Desc plain = plainOf(outputs[j]);
     int buffer = addBuffer(BufferKind::Output, plain.get_size(), nullptr, j);
     dnnl::reorder::primitive_desc pd(out.engine_, p->desc, out.engine_, plain);
     addStep(dnnl::reorder(pd),
@@ -1262,17 +1337,27 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
                      " inputs and " + std::to_string(wantOuts) +
                      " outputs, got " + std::to_string(ins.size()) + " and " +
                      std::to_string(outs.size()));
+  auto runtimeType = [](memory::data_type t) {
+    return t == memory::data_type::s8   ? DType::I8
+           : t == memory::data_type::u8 ? DType::U8
+                                        : DType::F32;
+  };
   for (size_t i = 0; i < ins.size(); ++i)
-    if (ins[i].dtype != DType::F32 || ins[i].shape != inputDims_[i])
+    if (ins[i].dtype != runtimeType(inputTypes_[i]) ||
+        ins[i].shape != inputDims_[i])
       return Error(ErrorCode::InvalidArgument,
                    "input " + std::to_string(i) + " is " + ins[i].typeString() +
-                       ", expected f32" + shapeToString(inputDims_[i]));
+                       ", expected " + dtypeName(runtimeType(inputTypes_[i])) +
+                       shapeToString(inputDims_[i]));
   for (size_t i = 0; i < outputDims_.size(); ++i)
-    if (outs[i].dtype != DType::F32 || static_cast<int64_t>(outs[i].nbytes()) !=
-                                           numElements(outputDims_[i]) * 4)
+    if (outs[i].dtype != runtimeType(outputTypes_[i]) ||
+        static_cast<int64_t>(outs[i].nbytes()) !=
+            numElements(outputDims_[i]) *
+                static_cast<int64_t>(dtypeSize(outs[i].dtype)))
       return Error(ErrorCode::InvalidArgument,
                    "output " + std::to_string(i) + " is " +
-                       outs[i].typeString() + ", expected f32" +
+                       outs[i].typeString() + ", expected " +
+                       dtypeName(runtimeType(outputTypes_[i])) +
                        shapeToString(outputDims_[i]));
   uint8_t *scratch = nullptr;
   if (scratchBytes_) {

@@ -103,6 +103,7 @@ private:
   std::vector<std::vector<uint8_t>> owned_;
   std::vector<std::unordered_map<int, dnnl::memory>> args_;
   std::vector<std::vector<int64_t>> inputDims_, outputDims_;
+  std::vector<dnnl::memory::data_type> inputTypes_, outputTypes_;
   uint64_t scratchBytes_ = 0;
   /// Working memory allocated at init when the program's is too small
   /// (weights repacked for another CPU may pick other layouts).
