@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Delegates/OneDNN.h"
 #include "strata/Runtime/Kernel.h"
 #include "strata/Runtime/Program.h"
 #include "strata/Runtime/TensorIO.h"
@@ -46,8 +47,13 @@ int main(int argc, char **argv) {
   auto program = Program::load(**loader, Verification::Full);
   if (!program.ok())
     return fail(program.error().toString());
+  // The delegates this runtime links (a program compiled with
+  // --backend onednn needs its delegate).
+  BackendRegistry delegates;
+  if (Error e = onednn::registerBackend(delegates); !e.ok())
+    return fail(e.toString());
   auto method = program->loadMethod(program->methodName(0),
-                                    &portableKernelRegistry());
+                                    &portableKernelRegistry(), &delegates);
   if (!method.ok())
     return fail(method.error().toString());
   auto images = readTensorFile(imagesPath);
