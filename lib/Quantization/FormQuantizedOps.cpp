@@ -64,7 +64,8 @@ std::optional<Dequantized> matchDequantize(Value value) {
       !matchPattern(dq.getScale(), m_Constant()) ||
       !matchPattern(dq.getZeroPoint(), m_Constant()))
     return std::nullopt;
-  bool perTensor = cast<RankedTensorType>(dq.getScale().getType()).getRank() == 0;
+  bool perTensor =
+      cast<RankedTensorType>(dq.getScale().getType()).getRank() == 0;
   return Dequantized{dq.getInput(), dq.getScale(), dq.getZeroPoint(),
                      perTensor ? -1 : static_cast<int64_t>(dq.getAxis())};
 }
@@ -123,7 +124,7 @@ std::optional<std::vector<float>> perChannel(Value value, int64_t axis,
 
 /// The float tail of a quantized chain, folded into an epilogue.
 struct Epilogue {
-  std::vector<float> factor, bias;   // real = acc * sx * sw * factor + bias
+  std::vector<float> factor, bias; // real = acc * sx * sw * factor + bias
   std::optional<Dequantized> residual;
   std::optional<float> clipMin, clipMax;
   edge::QuantizeLinearOp requantize; // null: f32 result
@@ -164,8 +165,8 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
         cast<RankedTensorType>(user->getResult(0).getType()).getShape() !=
             resultShape)
       break;
-    Value other = user->getNumOperands() == 2 ? otherOperand(user, current)
-                                              : Value();
+    Value other =
+        user->getNumOperands() == 2 ? otherOperand(user, current) : Value();
     if (isa<edge::MulOp>(user) && stage == Affine) {
       std::optional<std::vector<float>> k = perChannel(other, axis, channels);
       if (!k)
@@ -174,11 +175,12 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
         e.factor[c] *= (*k)[c];
         e.bias[c] *= (*k)[c];
       }
-    } else if (isa<edge::AddOp>(user) && stage == Affine &&
-               perChannel(other, axis, channels)) {
-      std::vector<float> c = *perChannel(other, axis, channels);
+    } else if (std::optional<std::vector<float>> shift =
+                   isa<edge::AddOp>(user) && stage == Affine
+                       ? perChannel(other, axis, channels)
+                       : std::nullopt) {
       for (int64_t i = 0; i < channels; ++i)
-        e.bias[i] += c[i];
+        e.bias[i] += (*shift)[i];
     } else if (isa<edge::AddOp>(user) && stage < Residual) {
       std::optional<Dequantized> residual = matchDequantize(other);
       if (!residual || residual->axis >= 0 ||
@@ -213,9 +215,9 @@ Value f32Constant(OpBuilder &b, Location loc, ArrayRef<float> values) {
 /// The per-channel scale (weight scale times the folded factors) and the
 /// per-channel zero point of a weight dequantized per tensor or per
 /// `channels`.
-std::optional<std::pair<Value, Value>>
-channelScale(OpBuilder &b, Location loc, const Dequantized &w,
-             ArrayRef<float> factor) {
+std::optional<std::pair<Value, Value>> channelScale(OpBuilder &b, Location loc,
+                                                    const Dequantized &w,
+                                                    ArrayRef<float> factor) {
   std::optional<std::vector<float>> scales = constantFloats(w.scale);
   std::optional<std::vector<int64_t>> zeroPoints = constantInts(w.zeroPoint);
   if (!scales || !zeroPoints)
@@ -231,11 +233,13 @@ channelScale(OpBuilder &b, Location loc, const Dequantized &w,
   for (size_t c = 0; c < channels; ++c)
     combined[c] = (*scales)[c] * factor[c];
   Type storage = getElementTypeOrSelf(w.zeroPoint);
-  auto zpType = RankedTensorType::get({static_cast<int64_t>(channels)}, storage);
+  auto zpType =
+      RankedTensorType::get({static_cast<int64_t>(channels)}, storage);
   SmallVector<APInt> zps;
   for (int64_t z : *zeroPoints)
     zps.push_back(APInt(8, static_cast<uint64_t>(z), /*isSigned=*/true));
-  Value zp = b.create<edge::ConstantOp>(loc, DenseElementsAttr::get(zpType, zps));
+  Value zp =
+      b.create<edge::ConstantOp>(loc, DenseElementsAttr::get(zpType, zps));
   return std::make_pair(f32Constant(b, loc, combined), zp);
 }
 
@@ -247,10 +251,18 @@ void setClip(Operation *op, const Epilogue &e, Builder &b) {
     op->setAttr("clip_max", b.getF32FloatAttr(*e.clipMax));
 }
 
-/// The result type of the fused op and its requantization operands.
+/// The result type of the fused op.
 Type fusedResultType(const Epilogue &e) {
   return e.requantize ? e.requantize->getResult(0).getType()
                       : e.last->getResult(0).getType();
+}
+
+/// The output scale and zero point of the fused op (null for f32).
+std::pair<Value, Value> requantizeOperands(const Epilogue &e) {
+  if (!e.requantize)
+    return {};
+  edge::QuantizeLinearOp q = e.requantize;
+  return {q.getScale(), q.getZeroPoint()};
 }
 
 //===----------------------------------------------------------------------===//
@@ -284,11 +296,7 @@ struct FormQuantizedConv2D : public OpRewritePattern<edge::Conv2DOp> {
         channelScale(rewriter, loc, *w, e.factor);
     if (!scale)
       return rewriter.notifyMatchFailure(conv, "weight scale not constant");
-    Value outScale, outZeroPoint;
-    if (e.requantize) {
-      outScale = e.requantize.getScale();
-      outZeroPoint = e.requantize.getZeroPoint();
-    }
+    auto [outScale, outZeroPoint] = requantizeOperands(e);
     Value residual, residualScale, residualZeroPoint;
     if (e.residual) {
       residual = e.residual->values;
@@ -323,9 +331,8 @@ struct WeightMatrix {
 
 std::optional<WeightMatrix> matchWeightMatrix(Value rhs) {
   auto rhsType = cast<RankedTensorType>(rhs.getType());
-  if (rhsType.getRank() < 2 ||
-      llvm::any_of(rhsType.getShape().drop_back(2),
-                   [](int64_t e) { return e != 1; }))
+  if (rhsType.getRank() < 2 || llvm::any_of(rhsType.getShape().drop_back(2),
+                                            [](int64_t e) { return e != 1; }))
     return std::nullopt;
   Value v = rhs;
   if (auto reshape = v.getDefiningOp<edge::ReshapeOp>())
@@ -376,8 +383,8 @@ struct FormQuantizedMatMul : public OpRewritePattern<edge::MatMulOp> {
       return rewriter.notifyMatchFailure(
           matmul, "operands are not a dequantized activation and weight");
     int64_t rank = cast<RankedTensorType>(matmul.getType()).getRank();
-    Epilogue e = collectEpilogue(matmul, rank - 1, w->n,
-                                 std::vector<float>(w->n, 0.0f));
+    Epilogue e =
+        collectEpilogue(matmul, rank - 1, w->n, std::vector<float>(w->n, 0.0f));
     if (e.residual)
       return rewriter.notifyMatchFailure(matmul, "residual not supported");
     Location loc = e.last->getLoc();
@@ -394,11 +401,7 @@ struct FormQuantizedMatMul : public OpRewritePattern<edge::MatMulOp> {
       bytes.push_back(APInt(8, static_cast<uint64_t>(v), /*isSigned=*/true));
     Value weight = rewriter.create<edge::ConstantOp>(
         w->dq.values.getLoc(), DenseElementsAttr::get(weightType, bytes));
-    Value outScale, outZeroPoint;
-    if (e.requantize) {
-      outScale = e.requantize.getScale();
-      outZeroPoint = e.requantize.getZeroPoint();
-    }
+    auto [outScale, outZeroPoint] = requantizeOperands(e);
     auto fused = rewriter.create<edge::QuantizedMatMulOp>(
         loc, fusedResultType(e), a->values, a->scale, a->zeroPoint, weight,
         scale->first, scale->second, f32Constant(rewriter, loc, e.bias),
@@ -414,8 +417,8 @@ struct FormQuantizedOpsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FormQuantizedConv2D, FormQuantizedMatMul>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -91,22 +91,30 @@ static LogicalResult verifySameElementTypes(Operation *op) {
   return success();
 }
 
+/// The channel and group invariants of a 2-d convolution (OIHW weight).
+static LogicalResult verifyConvChannels(Operation *op, ArrayRef<int64_t> input,
+                                        ArrayRef<int64_t> weight,
+                                        int64_t group) {
+  if (weight.size() != 4)
+    return op->emitOpError("weight must have rank 4 (OIHW), got ")
+           << weight.size();
+  if (group < 1 || weight[0] % group != 0)
+    return op->emitOpError("output channels ")
+           << weight[0] << " are not divisible by group " << group;
+  if (input.size() == 4 && input[1] != weight[1] * group)
+    return op->emitOpError("input channels ")
+           << input[1] << " differ from weight channels " << weight[1]
+           << " x group " << group;
+  return success();
+}
+
 LogicalResult Conv2DOp::verify() {
   if (failed(verifySameElementTypes(*this)))
     return failure();
   ArrayRef<int64_t> weight = shapeOf(getWeight());
-  if (weight.size() != 4)
-    return emitOpError("weight must have rank 4 (OIHW), got ")
-           << weight.size();
-  int64_t group = static_cast<int64_t>(getGroup());
-  if (group < 1 || weight[0] % group != 0)
-    return emitOpError("output channels ")
-           << weight[0] << " are not divisible by group " << group;
   ArrayRef<int64_t> input = shapeOf(getInput());
-  if (input.size() == 4 && input[1] != weight[1] * group)
-    return emitOpError("input channels ")
-           << input[1] << " differ from weight channels " << weight[1]
-           << " x group " << group;
+  if (failed(verifyConvChannels(*this, input, weight, getGroup())))
+    return failure();
   if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(weight[0]))
     return emitOpError("bias must have shape [") << weight[0] << "]";
   auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
@@ -243,18 +251,9 @@ static LogicalResult verifyQuantizedResult(Operation *op, Value result,
 
 LogicalResult QuantizedConv2DOp::verify() {
   ArrayRef<int64_t> weight = shapeOf(getWeight());
-  if (weight.size() != 4)
-    return emitOpError("weight must have rank 4 (OIHW), got ")
-           << weight.size();
-  int64_t group = static_cast<int64_t>(getGroup());
-  if (group < 1 || weight[0] % group != 0)
-    return emitOpError("output channels ")
-           << weight[0] << " are not divisible by group " << group;
   ArrayRef<int64_t> input = shapeOf(getInput());
-  if (input.size() == 4 && input[1] != weight[1] * group)
-    return emitOpError("input channels ")
-           << input[1] << " differ from weight channels " << weight[1]
-           << " x group " << group;
+  if (failed(verifyConvChannels(*this, input, weight, getGroup())))
+    return failure();
   if (failed(verifyQuantOperand(*this, "input", getInput(), getInputScale(),
                                 getInputZeroPoint(), 0)) ||
       failed(verifyQuantOperand(*this, "weight", getWeight(), getWeightScale(),

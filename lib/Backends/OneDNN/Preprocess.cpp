@@ -211,6 +211,17 @@ static std::vector<int64_t> vec(ArrayRef<int64_t> values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
 
+/// Strides, dilations, pads and groups of a (float or int8) convolution.
+template <typename ConvOp>
+static void setConvGeometry(fbs::OpT &out, ConvOp conv) {
+  ArrayRef<int64_t> pads = conv.getPads();
+  out.strides = vec(conv.getStrides());
+  out.dilations = vec(conv.getDilations());
+  out.pads_begin = {pads[0], pads[1]};
+  out.pads_end = {pads[2], pads[3]};
+  out.groups = conv.getGroup();
+}
+
 LogicalResult GraphWriter::writeOp(Operation *op) {
   auto in = [&](unsigned i) { return tensor(op->getOperand(i)); };
   SmallVector<Operation *> chain{op};
@@ -269,12 +280,7 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     }
     fbs::OpT &out = addOp(fbs::OpKind::Convolution, chain);
     out.inputs = inputs;
-    auto pads = conv.getPads();
-    out.strides = vec(conv.getStrides());
-    out.dilations = vec(conv.getDilations());
-    out.pads_begin = {pads[0], pads[1]};
-    out.pads_end = {pads[2], pads[3]};
-    out.groups = conv.getGroup();
+    setConvGeometry(out, conv);
     if (sum)
       out.post_ops.push_back(std::move(sum));
     fuseActivation(next, out, result);
@@ -465,12 +471,7 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
   SmallVector<Operation *> chain{conv};
   fbs::OpT &out = addOp(fbs::OpKind::Convolution, chain);
   out.inputs = {*x, *w, constantTensor({channels}, accBias)};
-  auto pads = conv.getPads();
-  out.strides = vec(conv.getStrides());
-  out.dilations = vec(conv.getDilations());
-  out.pads_begin = {pads[0], pads[1]};
-  out.pads_end = {pads[2], pads[3]};
-  out.groups = conv.getGroup();
+  setConvGeometry(out, conv);
   out.output_scales = scales;
   if (Value residual = conv.getResidual()) {
     FailureOr<uint32_t> r = tensor(residual);

@@ -28,12 +28,15 @@ static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-std::optional<float> getScalarConstant(Value value) {
+std::optional<std::vector<float>> getFloatConstant(Value value) {
   auto constant = value.getDefiningOp<edge::ConstantOp>();
   if (!constant)
     return std::nullopt;
-  std::optional<std::vector<float>> values =
-      edge::readF32Constant(constant.getValue());
+  return edge::readF32Constant(constant.getValue());
+}
+
+std::optional<float> getScalarConstant(Value value) {
+  std::optional<std::vector<float>> values = getFloatConstant(value);
   if (!values || values->empty())
     return std::nullopt;
   for (float v : *values)
@@ -109,13 +112,6 @@ std::optional<bool> isSigned8(Type type) {
   if (!integer || integer.getWidth() != 8 || integer.isSigned())
     return std::nullopt;
   return integer.isSignless();
-}
-
-std::optional<std::vector<float>> getFloatConstant(Value value) {
-  auto constant = value.getDefiningOp<edge::ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  return edge::readF32Constant(constant.getValue());
 }
 
 /// Whether `value` is a constant whose every element is zero.

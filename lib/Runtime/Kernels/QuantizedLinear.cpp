@@ -26,7 +26,7 @@
 namespace strata::runtime::kernels {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define STRATA_IGEMM_CLONES                                                   \
+#define STRATA_IGEMM_CLONES                                                    \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define STRATA_IGEMM_CLONES
@@ -131,8 +131,8 @@ void clampRun(float *real, int64_t count, float lo, float hi) {
 /// point). Rounding adds and subtracts 1.5 * 2^23, which rounds half to
 /// even under the default rounding mode for the clamped |v| <= 2^9.
 STRATA_IGEMM_CLONES
-void requantizeRun(float *real, int64_t count, float scale,
-                   int32_t zeroPoint, int32_t qmin, int32_t qmax) {
+void requantizeRun(float *real, int64_t count, float scale, int32_t zeroPoint,
+                   int32_t qmin, int32_t qmax) {
   const float magic = 12582912.0f;
   float zp = static_cast<float>(zeroPoint), lo = static_cast<float>(qmin),
         hi = static_cast<float>(qmax);
@@ -176,19 +176,19 @@ Result<QuantOperand> readQuantOperand(const KernelContext &ctx, size_t index,
   if (!isEightBit(values.dtype) || scale.dtype != DType::F32 ||
       zeroPoint.dtype != values.dtype || zeroPoint.shape != scale.shape)
     return Error(ErrorCode::InvalidArgument,
-                 std::string(what) + " must be i8 or u8 with an f32 scale and "
-                                     "a zero point of its type and shape, got " +
+                 std::string(what) +
+                     " must be i8 or u8 with an f32 scale and "
+                     "a zero point of its type and shape, got " +
                      values.typeString() + ", " + scale.typeString() + ", " +
                      zeroPoint.typeString());
   int64_t count = scale.numel();
-  if (scale.rank() > 1 ||
-      (count != 1 && (channels <= 0 || count != channels)))
+  if (scale.rank() > 1 || (count != 1 && (channels <= 0 || count != channels)))
     return Error(ErrorCode::InvalidArgument,
                  std::string(what) + " scale " + scale.typeString() +
                      " must be a scalar" +
-                     (channels > 0 ? " or have " + std::to_string(channels) +
-                                         " elements"
-                                   : std::string()));
+                     (channels > 0
+                          ? " or have " + std::to_string(channels) + " elements"
+                          : std::string()));
   QuantOperand q;
   q.values = &values;
   int64_t n = std::max<int64_t>(channels, 1);
@@ -214,16 +214,15 @@ struct Epilogue {
 
   /// Writes `count` outputs of channel `c` from contiguous accumulators,
   /// starting at flat output index `index` with stride `stride`; `real`
-  /// is scratch for `count` floats.
-  void storeRun(const TensorView &out, int64_t index, int64_t stride,
-                int64_t c, const int32_t *acc, int64_t count,
-                float *real) const {
+  /// and `widened` are scratch for `count` values each.
+  void storeRun(const TensorView &out, int64_t index, int64_t stride, int64_t c,
+                const int32_t *acc, int64_t count, float *real,
+                int16_t *widened) const {
     applyEpilogue(acc, count, multiplier[c], bias[c], real);
     if (residual) {
-      std::vector<int16_t> r(count);
       widen(*residual->values, index, stride, count, residual->zeroPoint[0],
-            r.data());
-      addScaled(real, r.data(), count, residual->scale[0]);
+            widened);
+      addScaled(real, widened, count, residual->scale[0]);
     }
     clampRun(real, count, clipMin, clipMax);
     if (!requantize) {
@@ -252,8 +251,7 @@ Result<Epilogue> readEpilogue(const KernelContext &ctx,
                               const QuantOperand &weight, int64_t channels,
                               bool allowResidual) {
   const TensorView &bias = ctx.ins[6], &out = ctx.outs[0];
-  if (bias.dtype != DType::F32 ||
-      bias.shape != std::vector<int64_t>{channels})
+  if (bias.dtype != DType::F32 || bias.shape != std::vector<int64_t>{channels})
     return Error(ErrorCode::InvalidArgument,
                  "bias " + bias.typeString() + " must be f32 [" +
                      std::to_string(channels) + "]");
@@ -353,10 +351,10 @@ Error quantizedConv2dKernel(KernelContext &ctx) {
 
   int32_t xz = x.zeroPoint[0];
   std::vector<float> real(spatial);
+  std::vector<int16_t> widened(e.residual ? spatial : 0);
   // Columns: the im2col matrix, or (depthwise) one widened input plane.
   Scratch s = carveScratch(ctx, g.oc * kSize,
-                           std::max(kSize * spatial, g.h * g.w),
-                           ocg * spatial);
+                           std::max(kSize * spatial, g.h * g.w), ocg * spatial);
   for (int64_t o = 0; o < g.oc; ++o)
     for (int64_t k = 0; k < kSize; ++k)
       s.weights[o * kSize + k] =
@@ -393,7 +391,7 @@ Error quantizedConv2dKernel(KernelContext &ctx) {
           }
         }
         e.storeRun(out, (b * g.oc + ch) * spatial, 1, ch, acc, spatial,
-                   real.data());
+                   real.data(), widened.data());
       }
     return Error::success();
   }
@@ -406,8 +404,7 @@ Error quantizedConv2dKernel(KernelContext &ctx) {
       for (int64_t ci = 0; ci < cg; ++ci)
         for (int64_t ky = 0; ky < g.kh; ++ky)
           for (int64_t kx = 0; kx < g.kw; ++kx) {
-            int16_t *dst =
-                s.columns + ((ci * g.kh + ky) * g.kw + kx) * spatial;
+            int16_t *dst = s.columns + ((ci * g.kh + ky) * g.kw + kx) * spatial;
             int64_t src = inBase + ci * g.h * g.w;
             for (int64_t oy = 0; oy < g.oh; ++oy) {
               int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
@@ -435,7 +432,7 @@ Error quantizedConv2dKernel(KernelContext &ctx) {
       for (int64_t o = 0; o < ocg; ++o) {
         int64_t channel = gi * ocg + o;
         e.storeRun(out, (b * g.oc + channel) * spatial, 1, channel,
-                   s.acc + o * spatial, spatial, real.data());
+                   s.acc + o * spatial, spatial, real.data(), widened.data());
       }
     }
   return Error::success();
@@ -461,8 +458,7 @@ Error quantizedMatmulKernel(KernelContext &ctx) {
   STRATA_KERNEL_ASSIGN(b, readQuantOperand(ctx, 3, "rhs", n));
   STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, a, b, n, false));
   if (k >= (int64_t(1) << 15))
-    return ctx.fail("inner dimension " + std::to_string(k) +
-                    " exceeds 32767");
+    return ctx.fail("inner dimension " + std::to_string(k) + " exceeds 32767");
   if (ctx.validateOnly)
     return Error::success();
   Scratch s = carveScratch(ctx, k * n, m * k, m * n);
@@ -476,10 +472,11 @@ Error quantizedMatmulKernel(KernelContext &ctx) {
   // Column j has channel j: store column-wise runs down the rows.
   std::vector<int32_t> column(m);
   std::vector<float> real(m);
+  std::vector<int16_t> widened;
   for (int64_t j = 0; j < n; ++j) {
     for (int64_t i = 0; i < m; ++i)
       column[i] = s.acc[i * n + j];
-    e.storeRun(out, j, n, j, column.data(), m, real.data());
+    e.storeRun(out, j, n, j, column.data(), m, real.data(), widened.data());
   }
   return Error::success();
 }
