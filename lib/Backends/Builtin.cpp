@@ -24,7 +24,8 @@ Backend makePortableBackend() {
 Backend makeTensorRTBackend() {
   return checked(Backend::create(
       "tensorrt", tensorrt::getConversionPatterns(),
-      tensorrt::getFusionPatterns(), {}, tensorrt::getQuantizedPatterns(), {},
+      tensorrt::getFusionPatterns(), tensorrt::getSmoothPatterns(),
+      tensorrt::getQuantizedPatterns(), {},
       "TensorRT's conversions, fusions and QDQ placement rules (its product "
       "is the QDQ ONNX export)"));
 }

@@ -18,6 +18,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -107,6 +108,15 @@ cl::opt<int64_t> quantizeMinWeightElements(
     "quantize-min-weight-elements",
     cl::desc("Keep in float the groups whose weight has fewer elements"),
     cl::init(0), cl::cat(quantizeCategory));
+cl::opt<bool> smooth(
+    "smooth",
+    cl::desc("SmoothQuant before quantizing: move per-channel activation "
+             "range into the weights at the backend's smooth sites"),
+    cl::cat(quantizeCategory));
+cl::opt<double> smoothAlpha(
+    "smooth-alpha",
+    cl::desc("SmoothQuant's migration strength in [0, 1] (0.5)"),
+    cl::init(0.5), cl::cat(quantizeCategory));
 cl::opt<bool> noProgress("no-progress",
                          cl::desc("No calibration progress bar"),
                          cl::cat(quantizeCategory));
@@ -337,6 +347,25 @@ int strataCompileMain(int argc, char **argv) {
         placement = &b;
     options.patterns = placement->getPatterns(true);
   }
+  if ((smooth || smoothAlpha.getNumOccurrences()) && !quantize) {
+    errs() << "strata-compile: --smooth and --smooth-alpha need --quantize\n";
+    return 2;
+  }
+  if (quantize && smooth && placement->getSmoothPatterns().empty()) {
+    errs() << "strata-compile: backend '" << placement->getName()
+           << "' has no smooth patterns to say where SmoothQuant applies "
+              "(--list-backends; tensorrt has them)\n";
+    return 2;
+  }
+  if (!(smoothAlpha >= 0 && smoothAlpha <= 1)) {
+    errs() << "strata-compile: --smooth-alpha must be in [0, 1], got "
+           << llvm::format("%g", smoothAlpha.getValue()) << "\n";
+    return 2;
+  }
+  if (!smooth)
+    llvm::erase_if(options.patterns, [](const PatternDescriptor &d) {
+      return d.info.phase == PatternPhase::Smooth;
+    });
   if (quantize) {
     if (placement->getQuantizedPatterns().empty()) {
       errs() << "strata-compile: backend '" << backendName
@@ -379,6 +408,7 @@ int strataCompileMain(int argc, char **argv) {
     CompileOptions::Quantize q;
     q.activations = quantizeActivations;
     q.minWeightElements = quantizeMinWeightElements;
+    q.smoothAlpha = smoothAlpha;
     q.skipNodes.assign(quantizeSkipNodes.begin(), quantizeSkipNodes.end());
     q.skipOps.assign(quantizeSkipOps.begin(), quantizeSkipOps.end());
     q.calibration.dataPath = calibrationData;

@@ -2,6 +2,7 @@
 #include "strata/Compiler/Compiler.h"
 #include "strata/Export/ONNXExport.h"
 
+#include "HL/IR/HLOps.h"
 #include "strata/InitAll.h"
 #include "strata/Pipelines/Pipelines.h"
 #include "strata/Quantization/Quantization.h"
@@ -250,6 +251,20 @@ LogicalResult compileONNXFile(StringRef modelPath,
     countOps(*module, report, "hl-transformed");
   }
   if (options.quantize) {
+    std::optional<std::vector<quant::SmoothedSite>> smoothed;
+    bool tagged = false;
+    module->walk([&](hl::FusedOp group) {
+      tagged |= group->hasAttr(quant::kSmoothAttr);
+    });
+    if (tagged) {
+      StageTimer timer(report, "smooth");
+      FailureOr<std::vector<quant::SmoothedSite>> sites =
+          smoothQuant(*module, options.quantize->calibration,
+                      options.quantize->smoothAlpha, options);
+      if (failed(sites))
+        return failure();
+      smoothed = std::move(*sites);
+    }
     {
       StageTimer timer(report, "insert-qdq");
       const CompileOptions::Quantize &q = *options.quantize;
@@ -269,6 +284,10 @@ LogicalResult compileONNXFile(StringRef modelPath,
     if (failed(calibrated))
       return failure();
     report.quantization = std::move(*calibrated);
+    if (smoothed) {
+      report.quantization->smoothAlpha = options.quantize->smoothAlpha;
+      report.quantization->smoothed = std::move(*smoothed);
+    }
     countOps(*module, report, "hl-quantized");
   }
   if (options.emit == EmitKind::ONNXQDQ) {

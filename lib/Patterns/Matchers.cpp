@@ -176,4 +176,173 @@ matchLinear(Value value, ArrayRef<Operation *> users) {
   return std::nullopt;
 }
 
+namespace {
+
+/// The body argument of `group` that `value` is, when the group's operand
+/// there is a constant and the body uses the argument once.
+std::optional<unsigned> constantArgument(hl::FusedOp group, Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != &group.getBody().front() || !arg.hasOneUse() ||
+      !isConstant(group.getInputs()[arg.getArgNumber()]))
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+/// Whether `value` is a static f32 tensor of `rank` (any when 0) whose
+/// dimension `axis` (from the back when negative) is `size`.
+bool hasDim(Value value, int64_t axis, int64_t size, int64_t rank = 0) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      type.getRank() == 0 || (rank && type.getRank() != rank))
+    return false;
+  if (axis < 0)
+    axis += type.getRank();
+  return axis >= 0 && axis < type.getRank() && type.getDimSize(axis) == size;
+}
+
+/// Whether the constant `value` holds one value per channel of `channels`
+/// along its last axis (every other dimension 1).
+bool isPerChannel(Value value, int64_t channels) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return hasDim(value, -1, channels) && type.getNumElements() == channels;
+}
+
+/// The producer side of a site: the constants of `group` that scale its
+/// output channels, when all of them do.
+std::optional<SmallVector<ChannelOperand>> outputScalers(hl::FusedOp group,
+                                                         int64_t channels) {
+  SmallVector<ChannelOperand> divided;
+  auto add = [&](Value v, int64_t axis) {
+    std::optional<unsigned> index = constantArgument(group, v);
+    if (!index)
+      return false;
+    divided.push_back({group, *index, axis});
+    return true;
+  };
+  Value v = group.getYield()->getOperand(0);
+  if (auto relu = v.getDefiningOp<hl::ReluOp>()) {
+    v = relu->getOperand(0);
+    if (!hasSingleUse(v))
+      return std::nullopt;
+  }
+  if (auto sum = v.getDefiningOp<hl::AddOp>()) {
+    Value x = sum->getOperand(0), c = sum->getOperand(1);
+    if (!isPerChannel(c, channels) || !constantArgument(group, c))
+      std::swap(x, c);
+    if (!isPerChannel(c, channels) || !add(c, -1) || !hasSingleUse(x))
+      return std::nullopt;
+    v = x;
+    // A normalization's per-channel scale and shift.
+    if (auto mul = v.getDefiningOp<hl::MulOp>()) {
+      Value y = mul->getOperand(0), g = mul->getOperand(1);
+      if (!isPerChannel(g, channels) || !constantArgument(group, g))
+        std::swap(y, g);
+      if (!isPerChannel(g, channels) || !add(g, -1))
+        return std::nullopt;
+      return divided;
+    }
+  }
+  if (auto matmul = v.getDefiningOp<hl::MatMulOp>()) {
+    if (!hasDim(matmul->getOperand(1), 1, channels, 2) ||
+        !add(matmul->getOperand(1), 1))
+      return std::nullopt;
+    return divided;
+  }
+  if (auto gemm = v.getDefiningOp<hl::GemmOp>()) {
+    int64_t axis = gemm.getTransB() ? 0 : 1;
+    if (!hasDim(gemm.getB(), axis, channels, 2) || !add(gemm.getB(), axis))
+      return std::nullopt;
+    if (Value c = gemm.getC())
+      if (!isPerChannel(c, channels) || !add(c, -1))
+        return std::nullopt;
+    return divided;
+  }
+  return std::nullopt;
+}
+
+/// The weight of the linear op in `group` reading body argument `index`,
+/// scaled along its input-channel axis.
+std::optional<ChannelOperand> inputScaler(hl::FusedOp group, unsigned index,
+                                          int64_t channels) {
+  BlockArgument arg = group.getBody().front().getArgument(index);
+  if (!arg.hasOneUse())
+    return std::nullopt;
+  Operation *user = *arg.getUsers().begin();
+  Value weight;
+  int64_t axis = 0;
+  if (isa<hl::MatMulOp>(user) && user->getOperand(0) == arg) {
+    weight = user->getOperand(1);
+  } else if (auto gemm = dyn_cast<hl::GemmOp>(user);
+             gemm && gemm.getA() == arg && !gemm.getTransA() &&
+             gemm.getB() != arg) {
+    weight = gemm.getB();
+    axis = gemm.getTransB() ? 1 : 0;
+  } else {
+    return std::nullopt;
+  }
+  std::optional<unsigned> w = constantArgument(group, weight);
+  if (!w || !hasDim(weight, axis, channels, 2))
+    return std::nullopt;
+  return ChannelOperand{group, *w, axis};
+}
+
+} // namespace
+
+std::optional<SmoothSite> matchSmoothSite(Operation *producer) {
+  auto group = dyn_cast<hl::FusedOp>(producer);
+  if (!group || group->getNumResults() != 1)
+    return std::nullopt;
+  Value output = group->getResult(0);
+  auto type = dyn_cast<RankedTensorType>(output.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() < 2)
+    return std::nullopt;
+  SmoothSite site{producer, type.getDimSize(type.getRank() - 1), {}, {}, {}};
+  std::optional<SmallVector<ChannelOperand>> divided =
+      outputScalers(group, site.channels);
+  if (!divided)
+    return std::nullopt;
+  site.divided = std::move(*divided);
+
+  // Every use, through reshapes and transposes that keep the last axis
+  // (a reshape keeping the last dimension keeps each element's channel).
+  SmallVector<Value> pending{output};
+  while (!pending.empty()) {
+    Value v = pending.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto transpose = dyn_cast<hl::TransposeOp>(user)) {
+        std::optional<ArrayRef<int64_t>> perm = transpose.getPerm();
+        int64_t last = cast<RankedTensorType>(v.getType()).getRank() - 1;
+        if (!perm || perm->empty() || perm->back() != last)
+          return std::nullopt;
+        pending.push_back(transpose.getResult());
+        continue;
+      }
+      if (auto reshape = dyn_cast<hl::ReshapeOp>(user)) {
+        if (use.getOperandNumber() != 0 ||
+            !hasDim(reshape.getResult(), -1, site.channels))
+          return std::nullopt;
+        pending.push_back(reshape.getResult());
+        continue;
+      }
+      auto consumer = dyn_cast<hl::FusedOp>(user);
+      if (!consumer || user->getBlock() != producer->getBlock())
+        return std::nullopt;
+      std::optional<ChannelOperand> weight =
+          inputScaler(consumer, use.getOperandNumber(), site.channels);
+      if (!weight)
+        return std::nullopt;
+      site.multiplied.push_back(*weight);
+      if (!llvm::is_contained(site.consumers, user))
+        site.consumers.push_back(user);
+    }
+  }
+  if (site.consumers.empty())
+    return std::nullopt;
+  llvm::sort(site.consumers, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return site;
+}
+
 } // namespace strata::patterns

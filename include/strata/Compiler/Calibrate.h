@@ -12,12 +12,13 @@
 #ifndef STRATA_COMPILER_CALIBRATE_H
 #define STRATA_COMPILER_CALIBRATE_H
 
-#include "strata/Quantization/Observers.h"
+#include "strata/Quantization/Quantization.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct QuantizationReport {
   };
   std::string method;
   int64_t samples = 0;
+  /// SmoothQuant (--smooth): its alpha and the sites it rescaled.
+  std::optional<double> smoothAlpha;
+  std::vector<quant::SmoothedSite> smoothed;
   /// Worst SQNR first.
   std::vector<Tensor> tensors;
 
@@ -68,6 +72,13 @@ struct QuantizationReport {
   /// The `top` worst tensors as a table.
   void print(llvm::raw_ostream &os, size_t top = 10) const;
 };
+
+/// SmoothQuant's stage: measures the per-channel range of every site a
+/// smooth pattern tagged in `module` over the calibration data, then
+/// migrates scales with `alpha` (quant::applySmoothQuant).
+mlir::FailureOr<std::vector<quant::SmoothedSite>>
+smoothQuant(mlir::ModuleOp module, const CalibrationOptions &options,
+            double alpha, const CompileOptions &base);
 
 /// Calibrates every `strata.observe` QDQ pair in `module` (hl, after
 /// strata-insert-qdq). `base` supplies the lowering options of the

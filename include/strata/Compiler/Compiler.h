@@ -80,6 +80,9 @@ struct CompileOptions {
     std::string activations = "symmetric";
     std::vector<std::string> skipNodes, skipOps;
     int64_t minWeightElements = 0;
+    /// SmoothQuant's migration strength, at the sites the smooth patterns
+    /// tagged (none without smooth patterns).
+    double smoothAlpha = 0.5;
     CalibrationOptions calibration;
   };
   std::optional<Quantize> quantize;

@@ -67,6 +67,37 @@ matchConvBN(mlir::Value value, llvm::ArrayRef<mlir::Operation *> users);
 std::optional<llvm::SmallVector<mlir::Operation *>>
 matchLinear(mlir::Value value, llvm::ArrayRef<mlir::Operation *> users);
 
+/// A constant operand of a fused group that a per-channel factor scales
+/// along `axis`.
+struct ChannelOperand {
+  mlir::Operation *group;
+  unsigned operand;
+  int64_t axis;
+};
+
+/// Where SmoothQuant can move a per-channel factor s from an activation
+/// into the weights that read it, exactly in float: a fused group whose
+/// output channels (its last axis) absorb 1/s in its constants (a linear
+/// layer's weight columns and bias, optionally through a ReLU, which
+/// commutes with a positive factor; or a normalization's per-channel scale
+/// and shift), and the linear groups (matmul or gemm by a constant weight)
+/// that read the output, through reshapes and transposes that keep the
+/// last axis, and absorb s in their weights' input rows.
+struct SmoothSite {
+  mlir::Operation *producer;
+  int64_t channels;
+  /// Producer constants divided by s.
+  llvm::SmallVector<ChannelOperand> divided;
+  /// Consumer weights multiplied by s.
+  llvm::SmallVector<ChannelOperand> multiplied;
+  /// The consumer groups, in program order.
+  llvm::SmallVector<mlir::Operation *> consumers;
+};
+
+/// The site `producer` (an hl.fused) starts, if every use of its result is
+/// such a linear group.
+std::optional<SmoothSite> matchSmoothSite(mlir::Operation *producer);
+
 } // namespace strata::patterns
 
 #endif // STRATA_PATTERNS_MATCHERS_H

@@ -58,6 +58,38 @@ def InsertQDQ : Pass<"strata-insert-qdq", "mlir::func::FuncOp"> {
   ];
 }
 
+def SmoothQuant : Pass<"strata-smooth-quant", "mlir::func::FuncOp"> {
+  let summary = "Migrate per-channel scale from activations into the weights that read them (SmoothQuant)";
+  let description = [{
+    At every `hl.fused` group a backend's smooth pattern tagged
+    `strata.smooth = {act_absmax = dense<...>}` (the measured max|X_j| of
+    each channel j of the group's output, from calibration), computes
+
+        s_j = max|X_j|^alpha / max|W_j|^(1 - alpha)
+
+    over the input rows j of every linear group reading the output (W_j:
+    the weights' row j, across all of them), then divides the producer's
+    output channels by s (a linear layer's weight columns and bias, through
+    a ReLU; or a normalization's scale and shift) and multiplies the
+    readers' weight rows by s. The model computes the same function in
+    float; the activation's outlier channels shrink before quantization.
+    Every factor is computed from the unsmoothed weights first, then all
+    are applied. A channel whose activation or weights are all zero keeps
+    s = 1; s is clamped to [1e-5, 1e5].
+
+    ```mlir
+    %h = hl.fused "linear_relu"(%x, %w1, %b1) {strata.smooth = {act_absmax = dense<[8.0, 0.5]> : tensor<2xf32>}} ...
+    %y = hl.fused "linear"(%h, %w2, %b2) ...
+    ```
+    becomes the same groups with `%w1`'s columns and `%b1` divided by s
+    and `%w2`'s rows multiplied by s.
+  }];
+  let options = [
+    Option<"alpha", "alpha", "double", "0.5",
+           "Migration strength: 0 leaves activations alone, 1 moves all of their range into the weights">,
+  ];
+}
+
 def FormQuantizedOps : Pass<"strata-form-quantized-ops", "mlir::func::FuncOp"> {
   let summary = "Rewrite dequantize -> conv2d/matmul -> ... -> quantize chains on edge into integer ops";
   let description = [{

@@ -16,6 +16,7 @@
 #include "mlir/Pass/Pass.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace strata {
@@ -49,6 +50,25 @@ std::optional<TypeQuantization> getTypeQuantization(mlir::Type element);
 /// The index into `params` of flat element `index` of a row-major tensor
 /// of `shape` quantized along `axis` (0 when per tensor).
 size_t channelOf(size_t index, llvm::ArrayRef<int64_t> shape, int64_t axis);
+
+/// The attribute a smooth pattern puts on a SmoothQuant site's producer
+/// group; calibration makes it `{act_absmax = dense<...> : tensor<Kxf32>}`.
+inline constexpr llvm::StringLiteral kSmoothAttr = "strata.smooth";
+
+/// One site SmoothQuant rescaled.
+struct SmoothedSite {
+  /// The ONNX node of the producing group, and of the groups reading it.
+  std::string producer, consumers;
+  int64_t channels = 0;
+  /// The range of the factors s_j.
+  double minFactor = 1, maxFactor = 1;
+};
+
+/// Applies SmoothQuant at every site under `root` that carries
+/// `act_absmax` (the strata-smooth-quant pass); fails, naming the node, at
+/// a tagged site without one or one that no longer matches.
+mlir::FailureOr<std::vector<SmoothedSite>>
+applySmoothQuant(mlir::Operation *root, double alpha);
 
 /// Gives `qcast` (and so its dcast) the per-tensor int8 quantization
 /// `params`, dropping its observation marks.

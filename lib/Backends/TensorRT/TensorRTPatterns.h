@@ -13,6 +13,8 @@ namespace strata::tensorrt {
 std::vector<PatternDescriptor> getConversionPatterns();
 /// StemConvBNReLUMaxPool ... ScaledDotProductAttention, in priority order.
 std::vector<PatternDescriptor> getFusionPatterns();
+/// SmoothQuant sites: groups whose output only linear groups read.
+std::vector<PatternDescriptor> getSmoothPatterns();
 /// QDQ points of each fused kind, per NVIDIA's placement rules.
 std::vector<PatternDescriptor> getQuantizedPatterns();
 

@@ -1,0 +1,57 @@
+//===- Observation.h - the float model run over calibration data -*- C++ -*-===//
+//
+// Calibration and SmoothQuant both need values of the float model on the
+// calibration samples. An ObservationRun compiles a float copy of the
+// module (quantize/dequantize pairs removed) in which every value to
+// observe is an extra output, loads it in Strata's own runtime and streams
+// the samples through it, one at a time: memory does not grow with their
+// number, and every pass over the data sees the same samples.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_LIB_COMPILER_OBSERVATION_H
+#define STRATA_LIB_COMPILER_OBSERVATION_H
+
+#include "strata/Runtime/Tensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <memory>
+
+namespace strata {
+
+struct CalibrationOptions;
+struct CompileOptions;
+
+class ObservationRun {
+public:
+  ~ObservationRun();
+
+  /// Compiles the observation program of `module` for `values` (each
+  /// computed in a function body) and opens the calibration data that
+  /// `options` names. `base` supplies the lowering options (its patterns
+  /// and delegate are not used).
+  static mlir::FailureOr<std::unique_ptr<ObservationRun>>
+  create(mlir::ModuleOp module, llvm::ArrayRef<mlir::Value> values,
+         const CalibrationOptions &options, const CompileOptions &base);
+
+  /// The number of samples each pass runs.
+  int64_t samples() const;
+
+  /// One pass: runs every sample and calls `visit(k, data, n)` with the
+  /// f32 elements of observed value k. Draws a progress bar labelled
+  /// `label` when the options ask for one. Errors name the sample.
+  mlir::LogicalResult
+  pass(llvm::StringRef label,
+       llvm::function_ref<void(size_t, const float *, size_t)> visit);
+
+private:
+  ObservationRun();
+  struct State;
+  std::unique_ptr<State> state;
+  mlir::ModuleOp module;
+};
+
+} // namespace strata
+
+#endif // STRATA_LIB_COMPILER_OBSERVATION_H

@@ -1,0 +1,69 @@
+//===- Smooth.cpp - SmoothQuant's statistics and migration ----------------===//
+//
+// The smooth stage of --quantize: the float model runs over the calibration
+// data once to measure max|X_j| of every channel of each tagged site's
+// activation (its last axis), the maxima go into the sites' tags, and
+// quant::applySmoothQuant migrates the scales. It runs before QDQ
+// insertion, so the activation ranges calibration then observes are the
+// smoothed ones.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Compiler/Calibrate.h"
+
+#include "Observation.h"
+
+#include "HL/IR/HLOps.h"
+#include "strata/Quantization/Quantization.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace strata {
+
+FailureOr<std::vector<quant::SmoothedSite>>
+smoothQuant(ModuleOp module, const CalibrationOptions &options, double alpha,
+            const CompileOptions &base) {
+  SmallVector<hl::FusedOp> sites;
+  SmallVector<Value> values;
+  module.walk([&](hl::FusedOp group) {
+    if (group->hasAttr(quant::kSmoothAttr)) {
+      sites.push_back(group);
+      values.push_back(group->getResult(0));
+    }
+  });
+  if (sites.empty())
+    return std::vector<quant::SmoothedSite>();
+  FailureOr<std::unique_ptr<ObservationRun>> run =
+      ObservationRun::create(module, values, options, base);
+  if (failed(run))
+    return failure();
+  std::vector<std::vector<float>> absmax;
+  for (hl::FusedOp group : sites) {
+    auto type = cast<RankedTensorType>(group->getResult(0).getType());
+    absmax.emplace_back(type.getDimSize(type.getRank() - 1), 0.0f);
+  }
+  if (failed((*run)->pass("smoothing", [&](size_t k, const float *data,
+                                           size_t n) {
+        std::vector<float> &m = absmax[k];
+        for (size_t i = 0; i < n; ++i) {
+          float &slot = m[i % m.size()];
+          slot = std::max(slot, std::fabs(data[i]));
+        }
+      })))
+    return failure();
+  for (size_t k = 0; k < sites.size(); ++k) {
+    auto type = RankedTensorType::get(
+        {static_cast<int64_t>(absmax[k].size())},
+        Float32Type::get(module.getContext()));
+    Builder b(module.getContext());
+    sites[k]->setAttr(
+        quant::kSmoothAttr,
+        b.getDictionaryAttr(b.getNamedAttr(
+            "act_absmax",
+            DenseElementsAttr::get(type, ArrayRef<float>(absmax[k])))));
+  }
+  return quant::applySmoothQuant(module, alpha);
+}
+
+} // namespace strata
