@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     *) models+=("$1"); shift ;;
   esac
 done
-[ ${#models[@]} -gt 0 ] || models=(resnet18_bn mobilenet_v2_bn squeezenet1_1)
+[ ${#models[@]} -gt 0 ] || models=(resnet18_bn mobilenet_v2_bn squeezenet1_1 transformer_encoder)
 
 npm_dir=$peer/npm
 BUILD_DIR=$build "$root/scripts/install-ort.sh" "$npm_dir"

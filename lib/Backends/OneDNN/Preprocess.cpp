@@ -60,6 +60,15 @@ private:
   /// A new f32 constant tensor holding `values`.
   uint32_t constantTensor(ArrayRef<int64_t> dims, ArrayRef<float> values);
   LogicalResult writeQuantizedConv(edge::QuantizedConv2DOp conv);
+  LogicalResult writeQuantizedMatMul(edge::QuantizedMatMulOp matmul);
+  /// The scales (per output channel) and bias (in accumulator units: oneDNN
+  /// 2.x adds the bias before scaling) of an int8 op with input scale
+  /// `inScale`, weight scales `wScale` (one or one per channel) and f32
+  /// `bias`, writing into `outScale`.
+  LogicalResult setInt8Epilogue(Operation *op, fbs::OpT &out, Value inScale,
+                                Value wScale, Value bias, Value outScale,
+                                int64_t channels, FloatAttr clipMin,
+                                FloatAttr clipMax);
   LogicalResult writeOp(Operation *op);
   fbs::OpT &addOp(fbs::OpKind kind, ArrayRef<Operation *> from);
   /// The single user of `value`, when it has exactly one use.
@@ -229,6 +238,8 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
 
   if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
     return writeQuantizedConv(conv);
+  if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op))
+    return writeQuantizedMatMul(matmul);
   if (isa<edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op)) {
     // A per-tensor (de)quantization: a reorder scaling by 1/scale (into
     // int8) or by scale (into f32).
@@ -442,64 +453,99 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
 /// int8), the bias in accumulator units (oneDNN 2.x adds it to the int32
 /// sum before scaling), the residual as a sum post-op scaled into the
 /// result's units, and the clamp as a relu or clip post-op.
-LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
-  FailureOr<uint32_t> x = tensor(conv.getInput()),
-                      w = tensor(conv.getWeight());
-  if (failed(x) || failed(w))
-    return failure();
-  std::optional<std::vector<float>> inScale =
-      getFloatConstant(conv.getInputScale());
-  std::optional<std::vector<float>> wScale =
-      getFloatConstant(conv.getWeightScale());
-  std::optional<std::vector<float>> bias = getFloatConstant(conv.getBias());
-  int64_t channels =
-      cast<RankedTensorType>(conv.getWeight().getType()).getDimSize(0);
-  if (!inScale || !wScale || !bias)
-    return conv.emitError("the oneDNN delegate needs constant scales and "
-                          "bias");
-  if (wScale->size() == 1)
-    wScale->assign(channels, wScale->front());
-  float outScale = 1.0f;
-  if (Value s = conv.getOutputScale())
-    outScale = getFloatConstant(s)->front();
+LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
+                                            Value inScale, Value wScale,
+                                            Value bias, Value outScale,
+                                            int64_t channels,
+                                            FloatAttr clipMin,
+                                            FloatAttr clipMax) {
+  std::optional<std::vector<float>> in = getFloatConstant(inScale);
+  std::optional<std::vector<float>> w = getFloatConstant(wScale);
+  std::optional<std::vector<float>> b = getFloatConstant(bias);
+  if (!in || !w || !b || static_cast<int64_t>(b->size()) != channels)
+    return op->emitError("the oneDNN delegate needs constant scales and "
+                         "bias");
+  if (w->size() == 1)
+    w->assign(channels, w->front());
+  float y = 1.0f;
+  if (outScale)
+    y = getFloatConstant(outScale)->front();
   std::vector<float> scales(channels), accBias(channels);
   for (int64_t c = 0; c < channels; ++c) {
-    float multiplier = inScale->front() * (*wScale)[c];
-    scales[c] = multiplier / outScale;
-    accBias[c] = (*bias)[c] / multiplier;
+    float multiplier = in->front() * (*w)[c];
+    scales[c] = multiplier / y;
+    accBias[c] = (*b)[c] / multiplier;
   }
-  SmallVector<Operation *> chain{conv};
-  fbs::OpT &out = addOp(fbs::OpKind::Convolution, chain);
-  out.inputs = {*x, *w, constantTensor({channels}, accBias)};
-  setConvGeometry(out, conv);
+  out.inputs.push_back(constantTensor({channels}, accBias));
   out.output_scales = scales;
-  if (Value residual = conv.getResidual()) {
-    FailureOr<uint32_t> r = tensor(residual);
-    if (failed(r))
-      return failure();
-    auto sum = std::make_unique<fbs::PostOpT>();
-    sum->is_sum = true;
-    sum->sum_input = static_cast<int32_t>(*r);
-    sum->scale = getFloatConstant(conv.getResidualScale())->front() / outScale;
-    out.post_ops.push_back(std::move(sum));
-  }
   std::optional<float> lo, hi;
-  if (FloatAttr a = conv.getClipMinAttr())
-    lo = a.getValueAsDouble();
-  if (FloatAttr a = conv.getClipMaxAttr())
-    hi = a.getValueAsDouble();
+  if (clipMin)
+    lo = clipMin.getValueAsDouble();
+  if (clipMax)
+    hi = clipMax.getValueAsDouble();
   if (lo || hi) {
     auto post = std::make_unique<fbs::PostOpT>();
     if (lo == 0.0f && !hi) {
       post->eltwise = fbs::EltwiseKind::Relu;
     } else {
       post->eltwise = fbs::EltwiseKind::Clip;
-      post->alpha = lo ? *lo / outScale : -std::numeric_limits<float>::max();
-      post->beta = hi ? *hi / outScale : std::numeric_limits<float>::max();
+      post->alpha = lo ? *lo / y : -std::numeric_limits<float>::max();
+      post->beta = hi ? *hi / y : std::numeric_limits<float>::max();
     }
     out.post_ops.push_back(std::move(post));
   }
+  return success();
+}
+
+LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
+  FailureOr<uint32_t> x = tensor(conv.getInput()),
+                      w = tensor(conv.getWeight());
+  FailureOr<uint32_t> r = conv.getResidual() ? tensor(conv.getResidual())
+                                             : FailureOr<uint32_t>(0u);
+  if (failed(x) || failed(w) || failed(r))
+    return failure();
+  int64_t channels =
+      cast<RankedTensorType>(conv.getWeight().getType()).getDimSize(0);
+  SmallVector<Operation *> chain{conv};
+  fbs::OpT &out = addOp(fbs::OpKind::Convolution, chain);
+  out.inputs = {*x, *w};
+  setConvGeometry(out, conv);
+  // The residual is a sum post-op ahead of the activation.
+  if (conv.getResidual()) {
+    float y = 1.0f;
+    if (Value s = conv.getOutputScale())
+      y = getFloatConstant(s)->front();
+    auto sum = std::make_unique<fbs::PostOpT>();
+    sum->is_sum = true;
+    sum->sum_input = static_cast<int32_t>(*r);
+    sum->scale = getFloatConstant(conv.getResidualScale())->front() / y;
+    out.post_ops.push_back(std::move(sum));
+  }
+  if (failed(setInt8Epilogue(conv, out, conv.getInputScale(),
+                             conv.getWeightScale(), conv.getBias(),
+                             conv.getOutputScale(), channels,
+                             conv.getClipMinAttr(), conv.getClipMaxAttr())))
+    return failure();
   out.outputs = {newTensor(conv.getResult())};
+  return success();
+}
+
+LogicalResult
+GraphWriter::writeQuantizedMatMul(edge::QuantizedMatMulOp matmul) {
+  FailureOr<uint32_t> a = tensor(matmul.getLhs()), b = tensor(matmul.getRhs());
+  if (failed(a) || failed(b))
+    return failure();
+  int64_t channels =
+      cast<RankedTensorType>(matmul.getRhs().getType()).getDimSize(1);
+  SmallVector<Operation *> chain{matmul};
+  fbs::OpT &out = addOp(fbs::OpKind::MatMul, chain);
+  out.inputs = {*a, *b};
+  if (failed(setInt8Epilogue(matmul, out, matmul.getLhsScale(),
+                             matmul.getRhsScale(), matmul.getBias(),
+                             matmul.getOutputScale(), channels,
+                             matmul.getClipMinAttr(), matmul.getClipMaxAttr())))
+    return failure();
+  out.outputs = {newTensor(matmul.getResult())};
   return success();
 }
 

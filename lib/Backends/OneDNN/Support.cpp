@@ -159,6 +159,24 @@ static bool supportsQuantizedOp(Operation *op) {
            llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
            getFloatConstant(conv.getBias()) && resultOk && residualOk;
   }
+  if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op)) {
+    std::optional<std::vector<float>> scales =
+        getFloatConstant(matmul.getRhsScale());
+    bool resultOk = getElementTypeOrSelf(matmul.getType()).isF32()
+                        ? isF32Tensor(matmul.getType())
+                        : isSigned8(matmul.getType()) &&
+                              isSymmetricPerTensor(matmul.getOutputScale(),
+                                                   matmul.getOutputZeroPoint());
+    return isSigned8(matmul.getLhs().getType()) &&
+           shapeOf(matmul.getLhs()).size() >= 2 &&
+           isSigned8(matmul.getRhs().getType()) == std::optional(true) &&
+           matmul.getRhs().getDefiningOp<edge::ConstantOp>() &&
+           isSymmetricPerTensor(matmul.getLhsScale(),
+                                matmul.getLhsZeroPoint()) &&
+           isZeroConstant(matmul.getRhsZeroPoint()) && scales &&
+           llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
+           getFloatConstant(matmul.getBias()) && resultOk;
+  }
   if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
     return isF32Tensor(q.getInput().getType()) && isSigned8(q.getType()) &&
            isSymmetricPerTensor(q.getScale(), q.getZeroPoint());
@@ -170,8 +188,8 @@ static bool supportsQuantizedOp(Operation *op) {
 }
 
 bool supportsOp(Operation *op) {
-  if (isa<edge::QuantizedConv2DOp, edge::QuantizeLinearOp,
-          edge::DequantizeLinearOp>(op))
+  if (isa<edge::QuantizedConv2DOp, edge::QuantizedMatMulOp,
+          edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op))
     return supportsQuantizedOp(op);
   if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
       !llvm::all_of(op->getResultTypes(), isF32Tensor) ||

@@ -710,10 +710,20 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(*po);
-  Desc aDesc = plainDesc(aDims), dstDesc = plainDesc(dstDims);
-  Desc bDesc =
-      constantB ? Desc(bDims, memory::data_type::f32, memory::format_tag::any)
-                : plainDesc(bDims);
+  // int8: s8/u8 rows, s8 weights, output scales per column (or one).
+  if (op.output_scales() && op.output_scales()->size() > 0) {
+    std::vector<float> scales(op.output_scales()->begin(),
+                              op.output_scales()->end());
+    if (scales.size() != 1 &&
+        static_cast<int64_t>(scales.size()) != dstDims.back())
+      return fail("output scales must be one or one per output column");
+    attr.set_output_scales(scales.size() == 1 ? 0 : 1 << (rank - 1), scales);
+  }
+  Desc aDesc = plainDesc(aDims, typeOf(a)),
+       dstDesc = plainDesc(dstDims, typeOf(dst));
+  Desc bDesc = constantB
+                   ? Desc(bDims, typeOf(b), memory::format_tag::any)
+                   : plainDesc(bDims, typeOf(b));
   int bias = -1;
   Desc biasDesc;
   if (op.inputs()->size() > 2) {
