@@ -347,11 +347,13 @@ int strataCompileMain(int argc, char **argv) {
         placement = &b;
     options.patterns = placement->getPatterns(true);
   }
-  if ((smooth || smoothAlpha.getNumOccurrences()) && !quantize) {
+  // --smooth-alpha alone asks for SmoothQuant too.
+  bool smoothing = smooth || smoothAlpha.getNumOccurrences() > 0;
+  if (smoothing && !quantize) {
     errs() << "strata-compile: --smooth and --smooth-alpha need --quantize\n";
     return 2;
   }
-  if (quantize && smooth && placement->getSmoothPatterns().empty()) {
+  if (quantize && smoothing && placement->getSmoothPatterns().empty()) {
     errs() << "strata-compile: backend '" << placement->getName()
            << "' has no smooth patterns to say where SmoothQuant applies "
               "(--list-backends; tensorrt has them)\n";
@@ -362,7 +364,7 @@ int strataCompileMain(int argc, char **argv) {
            << llvm::format("%g", smoothAlpha.getValue()) << "\n";
     return 2;
   }
-  if (!smooth)
+  if (!smoothing)
     llvm::erase_if(options.patterns, [](const PatternDescriptor &d) {
       return d.info.phase == PatternPhase::Smooth;
     });

@@ -251,7 +251,13 @@ LogicalResult compileONNXFile(StringRef modelPath,
     countOps(*module, report, "hl-transformed");
   }
   if (options.quantize) {
+    // With smooth patterns in the list, the report says how many sites
+    // they found (none on a CNN).
     std::optional<std::vector<quant::SmoothedSite>> smoothed;
+    if (llvm::any_of(options.patterns, [](const PatternDescriptor &d) {
+          return d.info.phase == PatternPhase::Smooth;
+        }))
+      smoothed.emplace();
     bool tagged = false;
     module->walk([&](hl::FusedOp group) {
       tagged |= group->hasAttr(quant::kSmoothAttr);
