@@ -132,17 +132,33 @@ static bool isSymmetricPerTensor(Value scale, Value zeroPoint) {
          isZeroConstant(zeroPoint);
 }
 
-/// int8 ops: convolution with zero points 0 (s8 weights, s8/u8 input and
-/// result, or an f32 result) and per-tensor quantize/dequantize reorders.
+/// What an int8 convolution or matmul needs: an 8-bit input with zero
+/// point 0, a constant s8 weight with zero points 0 and non-zero scales, a
+/// constant bias, and an f32 result or an 8-bit one with zero point 0.
+static bool supportsInt8Linear(Value input, Value inputScale,
+                               Value inputZeroPoint, Value weight,
+                               Value weightScale, Value weightZeroPoint,
+                               Value bias, Value result, Value outputScale,
+                               Value outputZeroPoint) {
+  std::optional<std::vector<float>> scales = getFloatConstant(weightScale);
+  bool resultOk = getElementTypeOrSelf(result.getType()).isF32()
+                      ? isF32Tensor(result.getType())
+                      : isSigned8(result.getType()) &&
+                            isSymmetricPerTensor(outputScale, outputZeroPoint);
+  return isSigned8(input.getType()) &&
+         isSigned8(weight.getType()) == std::optional(true) &&
+         weight.getDefiningOp<edge::ConstantOp>() &&
+         isSymmetricPerTensor(inputScale, inputZeroPoint) &&
+         isZeroConstant(weightZeroPoint) && scales &&
+         llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
+         getFloatConstant(bias) && resultOk;
+}
+
+/// int8 ops: convolutions and matmuls with zero points 0 (s8 weights, s8/u8
+/// input and result, or an f32 result) and per-tensor quantize/dequantize
+/// reorders.
 static bool supportsQuantizedOp(Operation *op) {
   if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op)) {
-    std::optional<std::vector<float>> scales =
-        getFloatConstant(conv.getWeightScale());
-    bool resultOk = getElementTypeOrSelf(conv.getType()).isF32()
-                        ? isF32Tensor(conv.getType())
-                        : isSigned8(conv.getType()) &&
-                              isSymmetricPerTensor(conv.getOutputScale(),
-                                                   conv.getOutputZeroPoint());
     bool residualOk =
         !conv.getResidual() ||
         (!getElementTypeOrSelf(conv.getType()).isF32() &&
@@ -150,33 +166,21 @@ static bool supportsQuantizedOp(Operation *op) {
              isSigned8(conv.getType()) &&
          isSymmetricPerTensor(conv.getResidualScale(),
                               conv.getResidualZeroPoint()));
-    return isSigned8(conv.getInput().getType()) &&
-           isSigned8(conv.getWeight().getType()) == std::optional(true) &&
-           conv.getWeight().getDefiningOp<edge::ConstantOp>() &&
-           isSymmetricPerTensor(conv.getInputScale(),
-                                conv.getInputZeroPoint()) &&
-           isZeroConstant(conv.getWeightZeroPoint()) && scales &&
-           llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
-           getFloatConstant(conv.getBias()) && resultOk && residualOk;
+    return residualOk &&
+           supportsInt8Linear(conv.getInput(), conv.getInputScale(),
+                              conv.getInputZeroPoint(), conv.getWeight(),
+                              conv.getWeightScale(), conv.getWeightZeroPoint(),
+                              conv.getBias(), conv.getResult(),
+                              conv.getOutputScale(), conv.getOutputZeroPoint());
   }
-  if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op)) {
-    std::optional<std::vector<float>> scales =
-        getFloatConstant(matmul.getRhsScale());
-    bool resultOk = getElementTypeOrSelf(matmul.getType()).isF32()
-                        ? isF32Tensor(matmul.getType())
-                        : isSigned8(matmul.getType()) &&
-                              isSymmetricPerTensor(matmul.getOutputScale(),
-                                                   matmul.getOutputZeroPoint());
-    return isSigned8(matmul.getLhs().getType()) &&
-           shapeOf(matmul.getLhs()).size() >= 2 &&
-           isSigned8(matmul.getRhs().getType()) == std::optional(true) &&
-           matmul.getRhs().getDefiningOp<edge::ConstantOp>() &&
-           isSymmetricPerTensor(matmul.getLhsScale(),
-                                matmul.getLhsZeroPoint()) &&
-           isZeroConstant(matmul.getRhsZeroPoint()) && scales &&
-           llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
-           getFloatConstant(matmul.getBias()) && resultOk;
-  }
+  if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op))
+    return shapeOf(matmul.getLhs()).size() >= 2 &&
+           supportsInt8Linear(matmul.getLhs(), matmul.getLhsScale(),
+                              matmul.getLhsZeroPoint(), matmul.getRhs(),
+                              matmul.getRhsScale(), matmul.getRhsZeroPoint(),
+                              matmul.getBias(), matmul.getResult(),
+                              matmul.getOutputScale(),
+                              matmul.getOutputZeroPoint());
   if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
     return isF32Tensor(q.getInput().getType()) && isSigned8(q.getType()) &&
            isSymmetricPerTensor(q.getScale(), q.getZeroPoint());
