@@ -2,7 +2,6 @@
 #include "strata/Compiler/Compiler.h"
 #include "strata/Export/ONNXExport.h"
 
-#include "HL/IR/HLOps.h"
 #include "strata/InitAll.h"
 #include "strata/Pipelines/Pipelines.h"
 #include "strata/Quantization/Quantization.h"
@@ -251,18 +250,12 @@ LogicalResult compileONNXFile(StringRef modelPath,
     countOps(*module, report, "hl-transformed");
   }
   if (options.quantize) {
-    // With smooth patterns in the list, the report says how many sites
-    // they found (none on a CNN).
+    // With smooth patterns in the list, SmoothQuant runs at the sites they
+    // tagged, and the report says how many there were (none on a CNN).
     std::optional<std::vector<quant::SmoothedSite>> smoothed;
     if (llvm::any_of(options.patterns, [](const PatternDescriptor &d) {
           return d.info.phase == PatternPhase::Smooth;
-        }))
-      smoothed.emplace();
-    bool tagged = false;
-    module->walk([&](hl::FusedOp group) {
-      tagged |= group->hasAttr(quant::kSmoothAttr);
-    });
-    if (tagged) {
+        })) {
       StageTimer timer(report, "smooth");
       FailureOr<std::vector<quant::SmoothedSite>> sites =
           smoothQuant(*module, options.quantize->calibration,
