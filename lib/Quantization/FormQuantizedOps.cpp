@@ -24,6 +24,7 @@
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -412,9 +413,49 @@ struct FormQuantizedMatMul : public OpRewritePattern<edge::MatMulOp> {
   }
 };
 
+/// quantize(op(x...)) -> op(quantize(x)...) for the ops a per-tensor
+/// quantization commutes with exactly: max pooling (rounding and clamping
+/// are monotonic, so the largest element stays the largest), concatenation
+/// (every part takes the one scale) and reshape/transpose (data movement).
+/// The op then runs on the 8-bit values, and the ops producing its inputs
+/// can requantize into them (an int8 convolution followed by an int8 max
+/// pool or concat, instead of an f32 result pooled in float).
+struct HoistQuantize : public OpRewritePattern<edge::QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(edge::QuantizeLinearOp quantize,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = quantize.getInput().getDefiningOp();
+    if (!op || !isa<edge::MaxPool2DOp, edge::ConcatOp, edge::ReshapeOp,
+                    edge::TransposeOp>(op) ||
+        op->getNumResults() != 1 || !op->hasOneUse())
+      return failure();
+    if (cast<RankedTensorType>(quantize.getScale().getType()).getRank() != 0)
+      return rewriter.notifyMatchFailure(quantize, "per-axis quantization");
+    Type storage = getElementTypeOrSelf(quantize.getType());
+    IRMapping mapping;
+    for (Value input : op->getOperands()) {
+      auto type = cast<RankedTensorType>(input.getType());
+      Value quantized = rewriter.create<edge::QuantizeLinearOp>(
+          quantize.getLoc(), type.clone(storage), input, quantize.getScale(),
+          quantize.getZeroPoint(), quantize.getAxisAttr());
+      mapping.map(input, quantized);
+    }
+    Operation *moved = rewriter.clone(*op, mapping);
+    moved->getResult(0).setType(quantize.getType());
+    rewriter.replaceOp(quantize, moved->getResults());
+    return success();
+  }
+};
+
 struct FormQuantizedOpsPass
     : public strata::impl::FormQuantizedOpsBase<FormQuantizedOpsPass> {
   void runOnOperation() override {
+    // Quantizations move up first, so that the chains below end in them.
+    RewritePatternSet hoist(&getContext());
+    hoist.add<HoistQuantize>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(hoist))))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<FormQuantizedConv2D, FormQuantizedMatMul>(&getContext());
     if (failed(

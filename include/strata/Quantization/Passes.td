@@ -112,6 +112,13 @@ def FormQuantizedOps : Pass<"strata-form-quantized-ops", "mlir::func::FuncOp"> {
     (without residual). Scales, zero points and weights must be constants;
     everything else is left alone and runs in float.
 
+    First, a per-tensor `quantize_linear` whose input is a single-use
+    `max_pool2d`, `concat`, `reshape` or `transpose` moves above it (one
+    quantize per concat input, with the shared scale): quantization
+    commutes with these exactly, and the chains before them then end in a
+    quantize, so their ops write 8-bit values and the pooling or
+    concatenation runs on them.
+
     ```mlir
     %x = edge.dequantize_linear %xq, %xs, %xz ...
     %w = edge.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} ...

@@ -195,6 +195,14 @@ bool supportsOp(Operation *op) {
   if (isa<edge::QuantizedConv2DOp, edge::QuantizedMatMulOp,
           edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op))
     return supportsQuantizedOp(op);
+  // Max pooling and data movement on 8-bit values (a quantization hoisted
+  // above them): the same primitives on s8.
+  auto isS8Tensor = [](Type type) { return isSigned8(type).value_or(false); };
+  if (isa<edge::MaxPool2DOp, edge::ConcatOp, edge::ReshapeOp,
+          edge::TransposeOp>(op) &&
+      llvm::all_of(op->getOperandTypes(), isS8Tensor) &&
+      llvm::all_of(op->getResultTypes(), isS8Tensor))
+    return !isa<edge::MaxPool2DOp>(op) || getPoolGeometry(op).has_value();
   if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
       !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
       op->getNumResults() != 1)

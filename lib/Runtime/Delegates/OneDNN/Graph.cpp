@@ -784,7 +784,7 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   auto make = [&](const Desc &srcDesc) {
-    Desc dstDesc(dstDims, memory::data_type::f32,
+    Desc dstDesc(dstDims, typeOf(dst),
                  isOutput(dst) ? memory::format_tag::abcd
                                : memory::format_tag::any);
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg,
@@ -979,7 +979,7 @@ Error GraphBuilder::buildTranspose(const fbs::Op &op) {
   size_t rank = srcDims.size();
   if (!op.axes() || op.axes()->size() != rank || dstDims.size() != rank)
     return fail("transpose permutation does not match the rank");
-  Desc srcPlain = plainDesc(srcDims);
+  Desc srcPlain = plainDesc(srcDims, typeOf(src));
   Dims srcStrides(rank, 1);
   for (int i = static_cast<int>(rank) - 2; i >= 0; --i)
     srcStrides[i] = srcStrides[i + 1] * srcDims[i + 1];
@@ -996,8 +996,8 @@ Error GraphBuilder::buildTranspose(const fbs::Op &op) {
   Result<Placement> in = as(src, srcPlain);
   if (!in.ok())
     return in.takeError();
-  Desc view(dstDims, memory::data_type::f32, viewStrides);
-  Placement o = define(dst, plainDesc(dstDims));
+  Desc view(dstDims, typeOf(src), viewStrides);
+  Placement o = define(dst, plainDesc(dstDims, typeOf(dst)));
   dnnl::reorder::primitive_desc pd(out.engine_, view, out.engine_, o.desc);
   addStep(dnnl::reorder(pd),
           {{DNNL_ARG_FROM, addMem(view, in->buffer)},
@@ -1073,12 +1073,12 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
       Result<Desc> d = layoutOf(t);
       if (!d.ok())
         return d.takeError();
-      descs.push_back(own ? *d : plainDesc(dimsOf(t)));
+      descs.push_back(own ? *d : plainOf(t));
     }
     Desc dstDesc =
         own && !isOutput(*dst)
-            ? Desc(dstDims, memory::data_type::f32, memory::format_tag::any)
-            : plainDesc(dstDims);
+            ? Desc(dstDims, typeOf(*dst), memory::format_tag::any)
+            : plainOf(*dst);
     return dnnl::concat::primitive_desc(dstDesc, static_cast<int>(op.axis()),
                                         descs, out.engine_, attr);
   };
