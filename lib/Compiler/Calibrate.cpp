@@ -148,18 +148,34 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
   QuantizationReport report;
   report.method = quant::stringifyCalibrationMethod(options.method);
 
-  // The pairs waiting for calibration, grouped by the value observed.
-  llvm::MapVector<Value, SmallVector<mlir::quant::QuantizeCastOp>> sites;
+  // The pairs waiting for calibration, grouped by the value observed, then
+  // the fixed-range pairs (softmax, sigmoid), observed only for their SQNR.
+  llvm::MapVector<Value, SmallVector<mlir::quant::QuantizeCastOp>> sites,
+      fixed;
   SmallVector<mlir::quant::QuantizeCastOp> weights;
   module.walk([&](mlir::quant::QuantizeCastOp qcast) {
     if (qcast->hasAttr("strata.observe"))
       sites[quant::observedValue(qcast.getArg())].push_back(qcast);
-    else if (!qcast->hasAttr("strata.fixed_range"))
+    else if (qcast->hasAttr("strata.fixed_range"))
+      fixed[qcast.getArg()].push_back(qcast);
+    else
       weights.push_back(qcast);
   });
   for (mlir::quant::QuantizeCastOp qcast : weights)
     if (std::optional<QuantizationReport::Tensor> t = weightReport(qcast))
       report.tensors.push_back(std::move(*t));
+
+  size_t calibrated = sites.size();
+  std::vector<quant::QuantParams> params(calibrated);
+  for (auto &[value, qcasts] : fixed) {
+    std::optional<quant::TypeQuantization> q = quant::getTypeQuantization(
+        cast<RankedTensorType>(qcasts.front().getType()).getElementType());
+    if (!q || q->params.size() != 1)
+      return qcasts.front().emitError("a fixed-range quantization must be "
+                                      "per tensor");
+    sites[value] = qcasts;
+    params.push_back(q->params.front());
+  }
 
   if (!sites.empty()) {
     SmallVector<Value> values;
@@ -175,7 +191,6 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
     for (size_t i = 0; i < sites.size(); ++i)
       observers.emplace_back(options.method, options.symmetric,
                              options.percentile);
-    std::vector<quant::QuantParams> params(sites.size());
     std::vector<quant::SQNRAccumulator> sqnr(sites.size());
     bool histogram = observers.front().needsHistogram();
     int passes = histogram ? 3 : 2;
@@ -183,7 +198,7 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
     for (int pass = 0; pass < passes; ++pass) {
       bool sqnrPass = pass == passes - 1;
       if (sqnrPass)
-        for (size_t k = 0; k < sites.size(); ++k)
+        for (size_t k = 0; k < calibrated; ++k)
           params[k] = observers[k].params();
       std::string label = "calibrating (pass " + std::to_string(pass + 1) +
                           "/" + std::to_string(passes) + ")";
@@ -193,7 +208,7 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
               sqnr[k].add(data, n, params[k]);
             else if (pass == 0)
               observers[k].observeRange(data, n);
-            else
+            else if (k < calibrated)
               observers[k].observeHistogram(data, n);
           })))
         return failure();
@@ -202,11 +217,12 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
     for (auto &[value, qcasts] : sites) {
       QuantizationReport::Tensor t;
       t.tensor = describeValue(value);
-      t.role = "activation";
+      t.role = k < calibrated ? "activation" : "fixed";
       for (mlir::quant::QuantizeCastOp qcast : qcasts) {
         std::string consumers = describeConsumers(qcast);
         t.consumers += (t.consumers.empty() ? "" : ", ") + consumers;
-        quant::setQuantParams(qcast, params[k]);
+        if (k < calibrated)
+          quant::setQuantParams(qcast, params[k]);
       }
       t.scale = params[k].scale;
       t.zeroPoint = params[k].zeroPoint;

@@ -49,7 +49,8 @@ struct QuantizationReport {
   struct Tensor {
     /// The ONNX node producing the tensor (or the graph input's name).
     std::string tensor;
-    /// "activation" or "weight", and the groups reading it.
+    /// "activation", "weight" or "fixed" (a fixed-range output such as a
+    /// sigmoid's, quantized without calibration), and the groups reading it.
     std::string role;
     std::string consumers;
     double scale = 0;
