@@ -41,6 +41,8 @@ llvm::json::Value QuantizationReport::toJSON() const {
   llvm::json::Object object{{"calibration_method", method},
                             {"calibration_samples", samples},
                             {"tensors", std::move(rows)}};
+  if (biasCorrected)
+    object["bias_corrected"] = *biasCorrected;
   if (smoothAlpha) {
     llvm::json::Array sites;
     for (const quant::SmoothedSite &site : smoothed)
@@ -65,6 +67,8 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
          << site.producer << " -> " << site.consumers << " (" << site.channels
          << " channels)\n";
   }
+  if (biasCorrected)
+    os << "bias correction: " << *biasCorrected << " layers\n";
   os << "quantization: " << tensors.size() << " tensors, " << method
      << " calibration on " << samples << " samples; worst SQNR first:\n";
   for (size_t i = 0; i < tensors.size() && i < top; ++i) {

@@ -117,6 +117,12 @@ cl::opt<double> smoothAlpha(
     "smooth-alpha",
     cl::desc("SmoothQuant's migration strength in [0, 1] (0.5)"),
     cl::init(0.5), cl::cat(quantizeCategory));
+cl::opt<bool> biasCorrection(
+    "bias-correction",
+    cl::desc("After calibration, move each quantized layer's bias by the "
+             "mean output shift its weight rounding causes (measured on "
+             "the calibration data)"),
+    cl::cat(quantizeCategory));
 cl::opt<bool> noProgress("no-progress",
                          cl::desc("No calibration progress bar"),
                          cl::cat(quantizeCategory));
@@ -349,6 +355,10 @@ int strataCompileMain(int argc, char **argv) {
   }
   // --smooth-alpha alone asks for SmoothQuant too.
   bool smoothing = smooth || smoothAlpha.getNumOccurrences() > 0;
+  if (biasCorrection && !quantize) {
+    errs() << "strata-compile: --bias-correction needs --quantize\n";
+    return 2;
+  }
   if (smoothing && !quantize) {
     errs() << "strata-compile: --smooth and --smooth-alpha need --quantize\n";
     return 2;
@@ -411,6 +421,7 @@ int strataCompileMain(int argc, char **argv) {
     q.activations = quantizeActivations;
     q.minWeightElements = quantizeMinWeightElements;
     q.smoothAlpha = smoothAlpha;
+    q.biasCorrection = biasCorrection;
     q.skipNodes.assign(quantizeSkipNodes.begin(), quantizeSkipNodes.end());
     q.skipOps.assign(quantizeSkipOps.begin(), quantizeSkipOps.end());
     q.calibration.dataPath = calibrationData;

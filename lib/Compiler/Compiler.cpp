@@ -277,12 +277,21 @@ LogicalResult compileONNXFile(StringRef modelPath,
           })))
         return failure();
     }
-    StageTimer timer(report, "calibrate");
-    FailureOr<QuantizationReport> calibrated =
-        calibrate(*module, options.quantize->calibration, options);
+    FailureOr<QuantizationReport> calibrated = [&] {
+      StageTimer timer(report, "calibrate");
+      return calibrate(*module, options.quantize->calibration, options);
+    }();
     if (failed(calibrated))
       return failure();
     report.quantization = std::move(*calibrated);
+    if (options.quantize->biasCorrection) {
+      StageTimer timer(report, "bias-correction");
+      FailureOr<int64_t> corrected =
+          correctBiases(*module, options.quantize->calibration, options);
+      if (failed(corrected))
+        return failure();
+      report.quantization->biasCorrected = *corrected;
+    }
     if (smoothed) {
       report.quantization->smoothAlpha = options.quantize->smoothAlpha;
       report.quantization->smoothed = std::move(*smoothed);

@@ -66,6 +66,8 @@ struct QuantizationReport {
   /// SmoothQuant (--smooth): its alpha and the sites it rescaled.
   std::optional<double> smoothAlpha;
   std::vector<quant::SmoothedSite> smoothed;
+  /// Bias correction (--bias-correction): the layers corrected.
+  std::optional<int64_t> biasCorrected;
   /// Worst SQNR first.
   std::vector<Tensor> tensors;
 
@@ -80,6 +82,14 @@ struct QuantizationReport {
 mlir::FailureOr<std::vector<quant::SmoothedSite>>
 smoothQuant(mlir::ModuleOp module, const CalibrationOptions &options,
             double alpha, const CompileOptions &base);
+
+/// Bias correction (--bias-correction): measures the mean input of every
+/// quantized layer with a bias or batch normalization over the calibration
+/// data and moves the bias by the output shift the weight rounding causes
+/// (quant::applyBiasCorrection). Returns the number of layers corrected.
+mlir::FailureOr<int64_t> correctBiases(mlir::ModuleOp module,
+                                       const CalibrationOptions &options,
+                                       const CompileOptions &base);
 
 /// Calibrates every `strata.observe` QDQ pair in `module` (hl, after
 /// strata-insert-qdq). `base` supplies the lowering options of the

@@ -83,6 +83,8 @@ struct CompileOptions {
     /// SmoothQuant's migration strength, at the sites the smooth patterns
     /// tagged (none without smooth patterns).
     double smoothAlpha = 0.5;
+    /// Bias correction after calibration (correctBiases).
+    bool biasCorrection = false;
     CalibrationOptions calibration;
   };
   std::optional<Quantize> quantize;

@@ -11,10 +11,13 @@
 
 #include "strata/Quantization/Observers.h"
 
+#include "HL/IR/HLOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +72,45 @@ struct SmoothedSite {
 /// a tagged site without one or one that no longer matches.
 mlir::FailureOr<std::vector<SmoothedSite>>
 applySmoothQuant(mlir::Operation *root, double alpha);
+
+/// A layer whose weight rounding shifts its output mean, and where the
+/// shift can be taken back (BiasCorrection.cpp): a quantized conv, Gemm or
+/// MatMul group with a per-channel bias or batch normalization after it.
+struct BiasCorrectionSite {
+  enum class Kind { Conv, Linear };
+  Kind kind = Kind::Linear;
+  hl::FusedOp group;
+  /// The float activation the layer reads, and its weight's quantize.
+  mlir::Value input;
+  mlir::quant::QuantizeCastOp weight;
+  /// The group input that takes the correction: a bias (minus the shift,
+  /// times `targetScale`) or a normalization's running mean (plus it).
+  unsigned target = 0;
+  bool subtract = true;
+  double targetScale = 1;
+  int64_t channels = 0, inputChannels = 0, groups = 1;
+  /// Gemm with transB: a weight of [N, K] rather than [K, N].
+  bool transposedWeight = false;
+  /// Convolutions: the window geometry (H, W).
+  std::array<int64_t, 2> kernelSize{1, 1}, stride{1, 1}, dilation{1, 1},
+      padBegin{0, 0}, outputSize{1, 1};
+
+  /// The number of input means the correction needs: one per input
+  /// channel (and, for a convolution, per kernel offset).
+  size_t meanSize() const;
+  /// Adds one sample of `input` (n f32 elements) to `sums`, each mean's
+  /// sum, and to `count`, the number of terms each holds.
+  void accumulate(const float *data, size_t n, std::vector<double> &sums,
+                  double &count) const;
+};
+
+/// The bias-correction sites under `root` (QDQ pairs inserted).
+std::vector<BiasCorrectionSite> findBiasCorrectionSites(mlir::Operation *root);
+
+/// Moves `site`'s bias (or running mean) by the output shift its weight
+/// rounding causes, given the means of its input.
+mlir::LogicalResult applyBiasCorrection(const BiasCorrectionSite &site,
+                                        llvm::ArrayRef<double> means);
 
 /// Gives `qcast` (and so its dcast) the per-tensor int8 quantization
 /// `params`, dropping its observation marks.
