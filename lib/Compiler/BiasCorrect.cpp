@@ -41,12 +41,9 @@ FailureOr<int64_t> correctBiases(ModuleOp module,
   std::vector<double> counts(sites.size(), 0.0);
   for (const quant::BiasCorrectionSite &site : sites)
     sums.emplace_back(site.meanSize(), 0.0);
-  std::vector<std::vector<size_t>> byValue;
-  for (auto &[value, indices] : readers)
-    byValue.push_back(indices);
   if (failed((*run)->pass("bias correction", [&](size_t k, const float *data,
                                                  size_t n) {
-        for (size_t i : byValue[k])
+        for (size_t i : (readers.begin() + k)->second)
           sites[i].accumulate(data, n, sums[i], counts[i]);
       })))
     return failure();

@@ -47,132 +47,138 @@ std::optional<std::vector<float>> channelConstant(hl::FusedOp group,
   return constantFloats(value);
 }
 
+/// The bias-correction site `group` forms, if any.
+std::optional<BiasCorrectionSite> matchSite(hl::FusedOp group) {
+  std::optional<ArrayAttr> points = group.getQdqPoints();
+  if (!points)
+    return std::nullopt;
+  BiasCorrectionSite site;
+  site.group = group;
+  int64_t activation = -1, weight = -1;
+  for (Attribute point : *points) {
+    auto dict = cast<DictionaryAttr>(point);
+    auto role = dict.getAs<StringAttr>("role");
+    auto input = dict.getAs<IntegerAttr>("input");
+    if (!role || !input)
+      continue;
+    if (role.getValue() == "activation" && activation < 0)
+      activation = input.getInt();
+    else if (role.getValue() == "weight")
+      weight = input.getInt();
+  }
+  if (activation < 0 || weight < 0)
+    return std::nullopt;
+  // Both pairs in place: the float input and the quantized constant.
+  auto xd = group.getInputs()[activation]
+                .getDefiningOp<mlir::quant::DequantizeCastOp>();
+  auto wd =
+      group.getInputs()[weight].getDefiningOp<mlir::quant::DequantizeCastOp>();
+  auto xq = xd ? xd.getArg().getDefiningOp<mlir::quant::QuantizeCastOp>()
+               : nullptr;
+  auto wq = wd ? wd.getArg().getDefiningOp<mlir::quant::QuantizeCastOp>()
+               : nullptr;
+  if (!xq || !wq || !constantFloats(wq.getArg()))
+    return std::nullopt;
+  site.input = xq.getArg();
+  site.weight = wq;
+  // The layer: the body op reading both.
+  Operation *layer = nullptr;
+  for (Operation &op : group.getBody().front().without_terminator()) {
+    if (op.getNumOperands() < 2 ||
+        groupInputOf(group, op.getOperand(0)) != activation ||
+        groupInputOf(group, op.getOperand(1)) != weight)
+      continue;
+    layer = &op;
+    break;
+  }
+  if (!layer || !layer->hasOneUse())
+    return std::nullopt;
+  auto xType = cast<RankedTensorType>(site.input.getType());
+  auto wType = cast<RankedTensorType>(wq.getArg().getType());
+  auto outType = cast<RankedTensorType>(layer->getResult(0).getType());
+  if (!xType.hasStaticShape() || !outType.hasStaticShape())
+    return std::nullopt;
+  if (auto conv = dyn_cast<hl::ConvOp>(layer)) {
+    if (xType.getRank() != 4 || conv.getAutoPad() != "NOTSET")
+      return std::nullopt;
+    site.kind = BiasCorrectionSite::Kind::Conv;
+    site.groups = conv.getGroup();
+    auto pick = [](std::optional<ArrayRef<int64_t>> a, size_t i,
+                   int64_t fallback) {
+      return a && a->size() > i ? (*a)[i] : fallback;
+    };
+    site.stride = {pick(conv.getStrides(), 0, 1),
+                   pick(conv.getStrides(), 1, 1)};
+    site.dilation = {pick(conv.getDilations(), 0, 1),
+                     pick(conv.getDilations(), 1, 1)};
+    site.padBegin = {pick(conv.getPads(), 0, 0), pick(conv.getPads(), 1, 0)};
+    site.outputSize = {outType.getDimSize(2), outType.getDimSize(3)};
+    site.channels = outType.getDimSize(1);
+    // The shift lands before the conv's own bias, or its normalization.
+    Operation *user = *layer->getUsers().begin();
+    if (auto bn = dyn_cast<hl::BatchNormalizationOp>(user);
+        bn && bn.getInput() == layer->getResult(0)) {
+      std::optional<unsigned> mean = groupInputOf(group, bn.getMean());
+      if (!mean)
+        return std::nullopt;
+      site.target = *mean;
+      site.subtract = false;
+    } else if (conv.getBias()) {
+      std::optional<unsigned> bias = groupInputOf(group, conv.getBias());
+      if (!bias)
+        return std::nullopt;
+      site.target = *bias;
+    } else {
+      return std::nullopt;
+    }
+  } else if (auto gemm = dyn_cast<hl::GemmOp>(layer)) {
+    if (gemm.getTransA() || !gemm.getC() || gemm.getBeta().isZero() ||
+        xType.getRank() != 2)
+      return std::nullopt;
+    std::optional<unsigned> c = groupInputOf(group, gemm.getC());
+    if (!c)
+      return std::nullopt;
+    site.kind = BiasCorrectionSite::Kind::Linear;
+    site.transposedWeight = gemm.getTransB() != 0;
+    site.channels = outType.getDimSize(1);
+    site.target = *c;
+    site.targetScale = gemm.getAlpha().convertToDouble() /
+                       gemm.getBeta().convertToDouble();
+  } else if (isa<hl::MatMulOp>(layer) && wType.getRank() == 2) {
+    // A bias added right after (a linear group).
+    auto add = dyn_cast<hl::AddOp>(*layer->getUsers().begin());
+    if (!add)
+      return std::nullopt;
+    Value other = add.getOperand(0) == layer->getResult(0)
+                      ? add.getOperand(1)
+                      : add.getOperand(0);
+    std::optional<unsigned> bias = groupInputOf(group, other);
+    if (!bias)
+      return std::nullopt;
+    site.kind = BiasCorrectionSite::Kind::Linear;
+    site.channels = outType.getDimSize(outType.getRank() - 1);
+    site.target = *bias;
+  } else {
+    return std::nullopt;
+  }
+  if (!channelConstant(group, site.target, site.channels))
+    return std::nullopt;
+  site.kernelSize = {1, 1};
+  if (site.kind == BiasCorrectionSite::Kind::Conv)
+    site.kernelSize = {wType.getDimSize(2), wType.getDimSize(3)};
+  site.inputChannels = site.kind == BiasCorrectionSite::Kind::Conv
+                           ? xType.getDimSize(1)
+                           : xType.getDimSize(xType.getRank() - 1);
+  return site;
+}
+
 } // namespace
 
 std::vector<BiasCorrectionSite> findBiasCorrectionSites(Operation *root) {
   std::vector<BiasCorrectionSite> sites;
   root->walk([&](hl::FusedOp group) {
-    std::optional<ArrayAttr> points = group.getQdqPoints();
-    if (!points)
-      return;
-    BiasCorrectionSite site;
-    site.group = group;
-    int64_t activation = -1, weight = -1;
-    for (Attribute point : *points) {
-      auto dict = cast<DictionaryAttr>(point);
-      auto role = dict.getAs<StringAttr>("role");
-      auto input = dict.getAs<IntegerAttr>("input");
-      if (!role || !input)
-        continue;
-      if (role.getValue() == "activation" && activation < 0)
-        activation = input.getInt();
-      else if (role.getValue() == "weight")
-        weight = input.getInt();
-    }
-    if (activation < 0 || weight < 0)
-      return;
-    // Both pairs in place: the float input and the quantized constant.
-    auto xd = group.getInputs()[activation]
-                  .getDefiningOp<mlir::quant::DequantizeCastOp>();
-    auto wd =
-        group.getInputs()[weight].getDefiningOp<mlir::quant::DequantizeCastOp>();
-    auto xq = xd ? xd.getArg().getDefiningOp<mlir::quant::QuantizeCastOp>()
-                 : nullptr;
-    auto wq = wd ? wd.getArg().getDefiningOp<mlir::quant::QuantizeCastOp>()
-                 : nullptr;
-    if (!xq || !wq || !constantFloats(wq.getArg()))
-      return;
-    site.input = xq.getArg();
-    site.weight = wq;
-    // The layer: the body op reading both.
-    Operation *layer = nullptr;
-    for (Operation &op : group.getBody().front().without_terminator()) {
-      if (op.getNumOperands() < 2 ||
-          groupInputOf(group, op.getOperand(0)) != activation ||
-          groupInputOf(group, op.getOperand(1)) != weight)
-        continue;
-      layer = &op;
-      break;
-    }
-    if (!layer || !layer->hasOneUse())
-      return;
-    auto xType = cast<RankedTensorType>(site.input.getType());
-    auto wType = cast<RankedTensorType>(wq.getArg().getType());
-    auto outType = cast<RankedTensorType>(layer->getResult(0).getType());
-    if (!xType.hasStaticShape() || !outType.hasStaticShape())
-      return;
-    if (auto conv = dyn_cast<hl::ConvOp>(layer)) {
-      if (xType.getRank() != 4 || conv.getAutoPad() != "NOTSET")
-        return;
-      site.kind = BiasCorrectionSite::Kind::Conv;
-      site.groups = conv.getGroup();
-      auto pick = [](std::optional<ArrayRef<int64_t>> a, size_t i,
-                     int64_t fallback) {
-        return a && a->size() > i ? (*a)[i] : fallback;
-      };
-      site.stride = {pick(conv.getStrides(), 0, 1),
-                     pick(conv.getStrides(), 1, 1)};
-      site.dilation = {pick(conv.getDilations(), 0, 1),
-                       pick(conv.getDilations(), 1, 1)};
-      site.padBegin = {pick(conv.getPads(), 0, 0), pick(conv.getPads(), 1, 0)};
-      site.outputSize = {outType.getDimSize(2), outType.getDimSize(3)};
-      site.channels = outType.getDimSize(1);
-      // The shift lands before the conv's own bias, or its normalization.
-      Operation *user = *layer->getUsers().begin();
-      if (auto bn = dyn_cast<hl::BatchNormalizationOp>(user);
-          bn && bn.getInput() == layer->getResult(0)) {
-        std::optional<unsigned> mean = groupInputOf(group, bn.getMean());
-        if (!mean)
-          return;
-        site.target = *mean;
-        site.subtract = false;
-      } else if (conv.getBias()) {
-        std::optional<unsigned> bias = groupInputOf(group, conv.getBias());
-        if (!bias)
-          return;
-        site.target = *bias;
-      } else {
-        return;
-      }
-    } else if (auto gemm = dyn_cast<hl::GemmOp>(layer)) {
-      if (gemm.getTransA() || !gemm.getC() || gemm.getBeta().isZero() ||
-          xType.getRank() != 2)
-        return;
-      std::optional<unsigned> c = groupInputOf(group, gemm.getC());
-      if (!c)
-        return;
-      site.kind = BiasCorrectionSite::Kind::Linear;
-      site.transposedWeight = gemm.getTransB() != 0;
-      site.channels = outType.getDimSize(1);
-      site.target = *c;
-      site.targetScale = gemm.getAlpha().convertToDouble() /
-                         gemm.getBeta().convertToDouble();
-    } else if (isa<hl::MatMulOp>(layer) && wType.getRank() == 2) {
-      // A bias added right after (a linear group).
-      auto add = dyn_cast<hl::AddOp>(*layer->getUsers().begin());
-      if (!add)
-        return;
-      Value other = add.getOperand(0) == layer->getResult(0)
-                        ? add.getOperand(1)
-                        : add.getOperand(0);
-      std::optional<unsigned> bias = groupInputOf(group, other);
-      if (!bias)
-        return;
-      site.kind = BiasCorrectionSite::Kind::Linear;
-      site.channels = outType.getDimSize(outType.getRank() - 1);
-      site.target = *bias;
-    } else {
-      return;
-    }
-    if (!channelConstant(group, site.target, site.channels))
-      return;
-    site.kernelSize = {1, 1};
-    if (site.kind == BiasCorrectionSite::Kind::Conv)
-      site.kernelSize = {wType.getDimSize(2), wType.getDimSize(3)};
-    site.inputChannels = site.kind == BiasCorrectionSite::Kind::Conv
-                             ? xType.getDimSize(1)
-                             : xType.getDimSize(xType.getRank() - 1);
-    sites.push_back(site);
+    if (std::optional<BiasCorrectionSite> site = matchSite(group))
+      sites.push_back(std::move(*site));
   });
   return sites;
 }
