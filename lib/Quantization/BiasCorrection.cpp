@@ -122,12 +122,14 @@ std::optional<BiasCorrectionSite> matchSite(hl::FusedOp group) {
       if (!mean)
         return std::nullopt;
       site.target = *mean;
+      site.targetUse = &bn->getOpOperand(3);
       site.subtract = false;
     } else if (conv.getBias()) {
       std::optional<unsigned> bias = groupInputOf(group, conv.getBias());
       if (!bias)
         return std::nullopt;
       site.target = *bias;
+      site.targetUse = &layer->getOpOperand(2);
     } else {
       return std::nullopt;
     }
@@ -142,6 +144,7 @@ std::optional<BiasCorrectionSite> matchSite(hl::FusedOp group) {
     site.transposedWeight = gemm.getTransB() != 0;
     site.channels = outType.getDimSize(1);
     site.target = *c;
+    site.targetUse = &layer->getOpOperand(2);
     site.targetScale = gemm.getAlpha().convertToDouble() /
                        gemm.getBeta().convertToDouble();
   } else if (isa<hl::MatMulOp>(layer) && wType.getRank() == 2) {
@@ -158,6 +161,7 @@ std::optional<BiasCorrectionSite> matchSite(hl::FusedOp group) {
     site.kind = BiasCorrectionSite::Kind::Linear;
     site.channels = outType.getDimSize(outType.getRank() - 1);
     site.target = *bias;
+    site.targetUse = &add->getOpOperand(add.getOperand(0) == other ? 0 : 1);
   } else {
     return std::nullopt;
   }
@@ -283,7 +287,16 @@ LogicalResult applyBiasCorrection(const BiasCorrectionSite &site,
   auto type = cast<RankedTensorType>(old.getType());
   auto constant = b.create<hl::ConstantOp>(
       old.getLoc(), DenseElementsAttr::get(type, ArrayRef<float>(*target)));
-  group->setOperand(site.target, constant.getResult());
+  Block &body = group.getBody().front();
+  BlockArgument arg = body.getArgument(site.target);
+  if (arg.hasOneUse()) {
+    group->setOperand(site.target, constant.getResult());
+  } else {
+    // The body reads this input elsewhere too (equal constants merged: a
+    // normalization's zero bias and zero mean): a new input for this use.
+    group->insertOperands(group->getNumOperands(), constant.getResult());
+    site.targetUse->set(body.addArgument(type, old.getLoc()));
+  }
   if (old.use_empty())
     old.getDefiningOp()->erase();
   return success();

@@ -86,6 +86,8 @@ struct BiasCorrectionSite {
   /// The group input that takes the correction: a bias (minus the shift,
   /// times `targetScale`) or a normalization's running mean (plus it).
   unsigned target = 0;
+  /// The body operand reading it (the group input may have other readers).
+  mlir::OpOperand *targetUse = nullptr;
   bool subtract = true;
   double targetScale = 1;
   int64_t channels = 0, inputChannels = 0, groups = 1;
