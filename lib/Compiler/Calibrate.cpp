@@ -43,6 +43,10 @@ llvm::json::Value QuantizationReport::toJSON() const {
                             {"tensors", std::move(rows)}};
   if (biasCorrected)
     object["bias_corrected"] = *biasCorrected;
+  if (scales)
+    object["scales"] = *scales;
+  if (int32Biases)
+    object["int32_biases"] = *int32Biases;
   if (smoothAlpha) {
     llvm::json::Array sites;
     for (const quant::SmoothedSite &site : smoothed)
@@ -69,6 +73,9 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
   }
   if (biasCorrected)
     os << "bias correction: " << *biasCorrected << " layers\n";
+  if (scales)
+    os << "scales: " << *scales << ", " << int32Biases.value_or(0)
+       << " biases on the int32 accumulator grid\n";
   os << "quantization: " << tensors.size() << " tensors, " << method
      << " calibration on " << samples << " samples; worst SQNR first:\n";
   for (size_t i = 0; i < tensors.size() && i < top; ++i) {
@@ -202,8 +209,11 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
     for (int pass = 0; pass < passes; ++pass) {
       bool sqnrPass = pass == passes - 1;
       if (sqnrPass)
-        for (size_t k = 0; k < calibrated; ++k)
+        for (size_t k = 0; k < calibrated; ++k) {
           params[k] = observers[k].params();
+          if (options.powerOfTwoScales)
+            params[k] = quant::withPowerOfTwoScale(params[k]);
+        }
       std::string label = "calibrating (pass " + std::to_string(pass + 1) +
                           "/" + std::to_string(passes) + ")";
       if (failed((*run)->pass(label, [&](size_t k, const float *data,

@@ -96,6 +96,15 @@ cl::opt<std::string> quantizeActivations(
     cl::desc("symmetric (default; zero point 0, as TensorRT requires) or "
              "asymmetric"),
     cl::init("symmetric"), cl::cat(quantizeCategory));
+cl::opt<std::string> quantizeScales(
+    "quantize-scales",
+    cl::desc("float (default: max|x| / 127 and the like) or power-of-two "
+             "(each scale rounded up to one; batch normalizations folded "
+             "into their convolutions first, biases rounded to whole int32 "
+             "accumulator steps: every layer is then exact in float, so a "
+             "runtime executing the exported QDQ file reproduces the int8 "
+             "program bit for bit, and requantization is a shift)"),
+    cl::init("float"), cl::cat(quantizeCategory));
 cl::list<std::string> quantizeSkipNodes(
     "quantize-skip-nodes",
     cl::desc("ONNX node names kept in float (comma separated)"),
@@ -355,6 +364,10 @@ int strataCompileMain(int argc, char **argv) {
   }
   // --smooth-alpha alone asks for SmoothQuant too.
   bool smoothing = smooth || smoothAlpha.getNumOccurrences() > 0;
+  if (quantizeScales.getNumOccurrences() && !quantize) {
+    errs() << "strata-compile: --quantize-scales needs --quantize\n";
+    return 2;
+  }
   if (biasCorrection && !quantize) {
     errs() << "strata-compile: --bias-correction needs --quantize\n";
     return 2;
@@ -400,6 +413,12 @@ int strataCompileMain(int argc, char **argv) {
              << quantizeActivations << "'\n";
       return 2;
     }
+    if (quantizeScales != "float" && quantizeScales != "power-of-two") {
+      errs() << "strata-compile: --quantize-scales takes float or "
+                "power-of-two, got '"
+             << quantizeScales << "'\n";
+      return 2;
+    }
     bool symmetric = quantizeActivations == "symmetric";
     if (!symmetric && (*method == quant::CalibrationMethod::Entropy ||
                        *method == quant::CalibrationMethod::MSE)) {
@@ -422,6 +441,8 @@ int strataCompileMain(int argc, char **argv) {
     q.minWeightElements = quantizeMinWeightElements;
     q.smoothAlpha = smoothAlpha;
     q.biasCorrection = biasCorrection;
+    q.powerOfTwoScales = quantizeScales == "power-of-two";
+    q.calibration.powerOfTwoScales = q.powerOfTwoScales;
     q.skipNodes.assign(quantizeSkipNodes.begin(), quantizeSkipNodes.end());
     q.skipOps.assign(quantizeSkipOps.begin(), quantizeSkipOps.end());
     q.calibration.dataPath = calibrationData;

@@ -238,8 +238,14 @@ LogicalResult compileONNXFile(StringRef modelPath,
     StageTimer timer(report, "backend-patterns");
     // Patterns match static shapes: fold the exporters' shape arithmetic
     // first (lower-to-edge runs this again, finding nothing left).
-    if (failed(runPipeline(*module, options, [](OpPassManager &pm) {
+    // Power-of-two scales quantize the weights that run: normalizations
+    // fold into their convolutions before the patterns group them.
+    bool foldNormalizations =
+        options.quantize && options.quantize->powerOfTwoScales;
+    if (failed(runPipeline(*module, options, [&](OpPassManager &pm) {
           pm.addNestedPass<func::FuncOp>(hl::createRefineShapes());
+          if (foldNormalizations)
+            pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
         })))
       return failure();
     FailureOr<TransformReport> transformed = transformInPlace(
@@ -272,6 +278,7 @@ LogicalResult compileONNXFile(StringRef modelPath,
       insert.skipNodes = q.skipNodes;
       insert.skipOps = q.skipOps;
       insert.minWeightElements = q.minWeightElements;
+      insert.powerOfTwoScales = q.powerOfTwoScales;
       if (failed(runPipeline(*module, options, [&](OpPassManager &pm) {
             pm.addNestedPass<func::FuncOp>(createInsertQDQ(insert));
           })))
@@ -291,6 +298,20 @@ LogicalResult compileONNXFile(StringRef modelPath,
       if (failed(corrected))
         return failure();
       report.quantization->biasCorrected = *corrected;
+    }
+    if (options.quantize->powerOfTwoScales) {
+      // Every product of scales is now exact in float; with each bias a
+      // whole number of accumulator steps, so is every layer's output
+      // before its requantization.
+      int64_t snapped = 0;
+      for (const quant::BiasCorrectionSite &site :
+           quant::findBiasCorrectionSites(*module)) {
+        if (failed(quant::snapBiasToAccumulator(site)))
+          return failure();
+        ++snapped;
+      }
+      report.quantization->scales = "power-of-two";
+      report.quantization->int32Biases = snapped;
     }
     if (smoothed) {
       report.quantization->smoothAlpha = options.quantize->smoothAlpha;

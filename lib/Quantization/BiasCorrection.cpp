@@ -80,6 +80,7 @@ std::optional<BiasCorrectionSite> matchSite(hl::FusedOp group) {
   if (!xq || !wq || !constantFloats(wq.getArg()))
     return std::nullopt;
   site.input = xq.getArg();
+  site.inputQuantize = xq;
   site.weight = wq;
   // The layer: the body op reading both.
   Operation *layer = nullptr;
@@ -236,6 +237,34 @@ void BiasCorrectionSite::accumulate(const float *data, size_t n,
   }
 }
 
+namespace {
+
+/// Gives `site`'s target (its bias or running mean) the values `values`:
+/// a new constant, as a new group input when the body also reads the old
+/// one elsewhere.
+void replaceTarget(const BiasCorrectionSite &site, ArrayRef<float> values) {
+  hl::FusedOp group = site.group;
+  Value old = group.getInputs()[site.target];
+  OpBuilder b(group);
+  auto type = cast<RankedTensorType>(old.getType());
+  auto constant = b.create<hl::ConstantOp>(
+      old.getLoc(), DenseElementsAttr::get(type, values));
+  Block &body = group.getBody().front();
+  BlockArgument arg = body.getArgument(site.target);
+  if (arg.hasOneUse()) {
+    group->setOperand(site.target, constant.getResult());
+  } else {
+    // The body reads this input elsewhere too (equal constants merged: a
+    // normalization's zero bias and zero mean): a new input for this use.
+    group->insertOperands(group->getNumOperands(), constant.getResult());
+    site.targetUse->set(body.addArgument(type, old.getLoc()));
+  }
+  if (old.use_empty())
+    old.getDefiningOp()->erase();
+}
+
+} // namespace
+
 LogicalResult applyBiasCorrection(const BiasCorrectionSite &site,
                                   ArrayRef<double> means) {
   hl::FusedOp group = site.group;
@@ -282,23 +311,40 @@ LogicalResult applyBiasCorrection(const BiasCorrectionSite &site,
     (*target)[o] = static_cast<float>(site.subtract ? (*target)[o] - shift
                                                     : (*target)[o] + shift);
   }
-  Value old = group.getInputs()[site.target];
-  OpBuilder b(group);
-  auto type = cast<RankedTensorType>(old.getType());
-  auto constant = b.create<hl::ConstantOp>(
-      old.getLoc(), DenseElementsAttr::get(type, ArrayRef<float>(*target)));
-  Block &body = group.getBody().front();
-  BlockArgument arg = body.getArgument(site.target);
-  if (arg.hasOneUse()) {
-    group->setOperand(site.target, constant.getResult());
-  } else {
-    // The body reads this input elsewhere too (equal constants merged: a
-    // normalization's zero bias and zero mean): a new input for this use.
-    group->insertOperands(group->getNumOperands(), constant.getResult());
-    site.targetUse->set(body.addArgument(type, old.getLoc()));
+  replaceTarget(site, *target);
+  return success();
+}
+
+LogicalResult snapBiasToAccumulator(const BiasCorrectionSite &site) {
+  hl::FusedOp group = site.group;
+  mlir::quant::QuantizeCastOp input = site.inputQuantize, weight = site.weight;
+  if (!site.subtract)
+    return group->emitError("int32 bias: the layer's bias is a "
+                            "normalization's mean; fold it first");
+  std::optional<TypeQuantization> x = getTypeQuantization(
+      cast<RankedTensorType>(input.getType())
+          .getElementType());
+  std::optional<TypeQuantization> w = getTypeQuantization(
+      cast<RankedTensorType>(weight.getType()).getElementType());
+  std::optional<std::vector<float>> bias =
+      channelConstant(group, site.target, site.channels);
+  if (!x || x->params.size() != 1 || !w || !bias ||
+      (w->params.size() != 1 &&
+       static_cast<int64_t>(w->params.size()) != site.channels))
+    return group->emitError("int32 bias: the input, weight or bias "
+                            "quantization is not readable");
+  for (int64_t o = 0; o < site.channels; ++o) {
+    double step = x->params.front().scale *
+                  w->params[w->params.size() == 1 ? 0 : o].scale *
+                  site.targetScale;
+    double levels = std::nearbyint((*bias)[o] / step);
+    if (std::fabs(levels) > 2147483647.0)
+      return group->emitError("int32 bias: channel ")
+             << o << "'s bias " << (*bias)[o] << " needs more than 32 bits "
+             << "at the accumulator's step " << step;
+    (*bias)[o] = static_cast<float>(levels * step);
   }
-  if (old.use_empty())
-    old.getDefiningOp()->erase();
+  replaceTarget(site, *bias);
   return success();
 }
 

@@ -206,6 +206,12 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
     return builder.create<mlir::quant::DequantizeCastOp>(loc, type, qcast);
   }
 
+  /// Symmetric narrow-range int8 for |w| <= amax.
+  double weightScale(double amax) const {
+    double scale = amax > 0 ? amax / 127.0 : 1.0;
+    return powerOfTwoScales ? powerOfTwoAtLeast(scale) : scale;
+  }
+
   FailureOr<Value> quantizeWeight(Value value, RankedTensorType type,
                                   IntegerAttr axisAttr) {
     auto constant = value.getDefiningOp<hl::ConstantOp>();
@@ -223,7 +229,7 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
       float amax = 0;
       for (float v : *values)
         amax = std::max(amax, std::fabs(v));
-      double scale = amax > 0 ? amax / 127.0 : 1.0;
+      double scale = weightScale(amax);
       return makePair(value, type,
                       mlir::quant::UniformQuantizedType::get(
                           mlir::quant::QuantizationFlags::Signed, i8, f32, scale, 0,
@@ -238,7 +244,7 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
     }
     SmallVector<double> scales;
     for (float a : amax)
-      scales.push_back(a > 0 ? a / 127.0 : 1.0);
+      scales.push_back(weightScale(a));
     SmallVector<int64_t> zeroPoints(channels, 0);
     return makePair(value, type,
                     mlir::quant::UniformQuantizedPerAxisType::get(
@@ -255,6 +261,8 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
     Value observed = observedValueImpl(value);
     if (Operation *def = observed.getDefiningOp(); def && hasUnitRange(def)) {
       double scale = symmetric ? 1.0 / 127 : 1.0 / 255;
+      if (powerOfTwoScales)
+        scale = powerOfTwoAtLeast(scale);
       return makePair(value, type,
                       mlir::quant::UniformQuantizedType::get(
                           mlir::quant::QuantizationFlags::Signed, i8, f32, scale,

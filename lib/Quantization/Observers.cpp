@@ -48,6 +48,24 @@ QuantParams symmetricParams(double amax) {
   return p;
 }
 
+double powerOfTwoAtLeast(double scale) {
+  if (!(scale > 0) || !std::isfinite(scale))
+    return scale;
+  int exponent = 0;
+  double mantissa = std::frexp(scale, &exponent); // scale = m * 2^e, m in [0.5, 1)
+  return mantissa == 0.5 ? scale : std::ldexp(1.0, exponent);
+}
+
+QuantParams withPowerOfTwoScale(QuantParams params) {
+  double lo = static_cast<double>(params.qmin - params.zeroPoint) * params.scale;
+  params.scale = powerOfTwoAtLeast(params.scale);
+  if (params.zeroPoint != 0)
+    params.zeroPoint = std::clamp<int64_t>(
+        static_cast<int64_t>(std::nearbyint(params.qmin - lo / params.scale)),
+        params.qmin, params.qmax);
+  return params;
+}
+
 QuantParams asymmetricParams(double lo, double hi) {
   lo = std::min(lo, 0.0);
   hi = std::max(hi, 0.0);

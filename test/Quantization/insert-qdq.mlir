@@ -5,6 +5,7 @@
 // RUN: strata-opt %s --strata-insert-qdq="activations=asymmetric" | FileCheck %s --check-prefix=ASYM
 // RUN: strata-opt %s --strata-insert-qdq="skip-ops=Gemm skip-nodes=conv_b" | FileCheck %s --check-prefix=SKIP
 // RUN: strata-opt %s --strata-insert-qdq="min-weight-elements=10" | FileCheck %s --check-prefix=SMALL
+// RUN: strata-opt %s --strata-insert-qdq="power-of-two-scales=true" | FileCheck %s --check-prefix=POW2
 // RUN: not strata-opt %s --strata-insert-qdq="activations=skewed" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Weight channel maxima 127 and 63.5: per-channel scales 1 and 0.5.
@@ -48,6 +49,13 @@
 // SMALL: hl.softmax
 // SMALL: strata.fixed_range
 // SMALL: hl.fused "linear"(%{{[0-9]+}}, %{{[0-9]+}})
+
+// Power-of-two scales, rounded up: 127 / 127 = 1 and 63.5 / 127 = 0.5 are
+// powers of two already; 1 / 127 = 0.00787 becomes 2^-6; the softmax's
+// fixed 1/127 too.
+// POW2: "quant.qcast"(%{{.*}}) : (tensor<2x1x1x1xf32>) -> tensor<2x1x1x1x!quant.uniform<i8<-127:127>:f32:0, {1.000000e+00,5.000000e-01}>>
+// POW2: "quant.qcast"(%{{.*}}) : (tensor<2x2x1x1xf32>) -> tensor<2x2x1x1x!quant.uniform<i8<-127:127>:f32:0, {1.562500e-02,1.562500e-02}>>
+// POW2: "quant.qcast"({{.*}}) {strata.fixed_range} : (tensor<1x8xf32>) -> tensor<1x8x!quant.uniform<i8:f32, 1.562500e-02>>
 
 // BAD: activations must be symmetric or asymmetric, got 'skewed'
 

@@ -124,3 +124,31 @@ TEST(Observers, SQNROfAFullScaleUniformSignal) {
 }
 
 } // namespace
+
+// Expected values by hand: 1/127 = 0.007874 lies between 2^-7 = 0.0078125
+// and 2^-6 = 0.015625.
+TEST(Observers, PowerOfTwoScalesRoundUp) {
+  EXPECT_EQ(powerOfTwoAtLeast(1.0 / 127), 0.015625);
+  EXPECT_EQ(powerOfTwoAtLeast(0.5), 0.5); // already one
+  EXPECT_EQ(powerOfTwoAtLeast(3.0), 4.0);
+  EXPECT_EQ(powerOfTwoAtLeast(0.0), 0.0); // left alone
+
+  QuantParams symmetric = withPowerOfTwoScale(symmetricParams(1.0));
+  EXPECT_EQ(symmetric.scale, 0.015625);
+  EXPECT_EQ(symmetric.zeroPoint, 0);
+
+  // [0, 6] (a ReLU6): scale 6/255 = 0.0235 -> 2^-5; the range still
+  // starts at 0, level -128.
+  QuantParams relu6 = withPowerOfTwoScale(asymmetricParams(0.0, 6.0));
+  EXPECT_EQ(relu6.scale, 0.03125);
+  EXPECT_EQ(relu6.zeroPoint, -128);
+
+  // [-1, 3]: scale 4/255 = 0.015686 -> 2^-5, zero point -64 (the range
+  // starts at (-128 + 64) * 4/255 = -1.0039) -> round(-128 + 1.0039 * 32)
+  // = -96.
+  QuantParams skewed = withPowerOfTwoScale(asymmetricParams(-1.0, 3.0));
+  EXPECT_EQ(skewed.scale, 0.03125);
+  EXPECT_EQ(skewed.zeroPoint, -96);
+  EXPECT_EQ(skewed.quantize(-1.0f), -128);
+  EXPECT_EQ(skewed.quantize(3.0f), 0);
+}

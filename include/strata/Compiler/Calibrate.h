@@ -38,6 +38,8 @@ struct CalibrationOptions {
   quant::CalibrationMethod method = quant::CalibrationMethod::MinMax;
   double percentile = 99.99;
   bool symmetric = true;
+  /// Round every calibrated scale up to a power of two.
+  bool powerOfTwoScales = false;
   /// Use at most this many samples (0: all).
   int64_t maxSamples = 0;
   /// Draw a progress bar on stderr (when it is a terminal).
@@ -68,6 +70,10 @@ struct QuantizationReport {
   std::vector<quant::SmoothedSite> smoothed;
   /// Bias correction (--bias-correction): the layers corrected.
   std::optional<int64_t> biasCorrected;
+  /// --quantize-scales power-of-two: that name, and the biases rounded to
+  /// whole accumulator steps.
+  std::optional<std::string> scales;
+  std::optional<int64_t> int32Biases;
   /// Worst SQNR first.
   std::vector<Tensor> tensors;
 

@@ -85,6 +85,9 @@ struct CompileOptions {
     double smoothAlpha = 0.5;
     /// Bias correction after calibration (correctBiases).
     bool biasCorrection = false;
+    /// Power-of-two scales everywhere: normalizations folded into the
+    /// convolutions first, scales rounded up, biases snapped to int32.
+    bool powerOfTwoScales = false;
     CalibrationOptions calibration;
   };
   std::optional<Quantize> quantize;

@@ -56,6 +56,12 @@ QuantParams symmetricParams(double amax);
 /// Asymmetric int8 covering [lo, hi] (widened to contain 0).
 QuantParams asymmetricParams(double lo, double hi);
 
+/// The smallest power of two >= `scale` (scale > 0; others unchanged).
+double powerOfTwoAtLeast(double scale);
+/// `params` with its scale rounded up to a power of two; an asymmetric
+/// zero point moves so that the range still starts where it started.
+QuantParams withPowerOfTwoScale(QuantParams params);
+
 class Observer {
 public:
   static constexpr int kBins = 2048;

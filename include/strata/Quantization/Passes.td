@@ -26,6 +26,10 @@ def InsertQDQ : Pass<"strata-insert-qdq", "mlir::func::FuncOp"> {
     - A value produced by softmax or sigmoid has the fixed range [0, 1]:
       its scale is set here (1/127, or 1/255 with zero point -128 when
       asymmetric) and it is not observed.
+    - With `power-of-two-scales`, each scale set here is rounded up to the
+      next power of two (calibration does the same for the observed ones):
+      products of scales are then exact in float, and requantization is a
+      shift.
 
     One value quantized at several points gets one pair. Float fallback:
     a group is left in float when one of its ONNX nodes is in `skip-nodes`,
@@ -55,7 +59,35 @@ def InsertQDQ : Pass<"strata-insert-qdq", "mlir::func::FuncOp"> {
                "ONNX op types (Conv, Gemm, MatMul, ...) whose groups stay in float">,
     Option<"minWeightElements", "min-weight-elements", "int64_t", "0",
            "Groups whose weight has fewer elements stay in float">,
+    Option<"powerOfTwoScales", "power-of-two-scales", "bool", "false",
+           "Round every scale set here (weights, fixed ranges) up to a power of two">,
   ];
+}
+
+def FoldBatchNorm : Pass<"strata-fold-batch-norm", "mlir::func::FuncOp"> {
+  let summary = "Fold inference batch normalizations into the convolutions before them";
+  let description = [{
+    A `hl.batch_normalization` whose input is a single-use `hl.conv` with
+    a constant weight (and a constant bias, or none), and whose scale,
+    bias, mean and variance are constants, folds into the convolution:
+    with `f_c = scale_c / sqrt(var_c + epsilon)`, the weight's output
+    channel c is multiplied by `f_c` and the bias becomes
+    `(b_c - mean_c) * f_c + bias_c`. The model computes the same function
+    (to float rounding).
+
+    Run before quantization when the weight that gets quantized must be
+    the one executed (power-of-two scales): integer runtimes and the
+    exported QDQ file then hold one weight and one bias per channel.
+
+    ```mlir
+    %c = hl.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %y = hl.batch_normalization %c, %s, %b, %m, %v {epsilon = 1.0e-5 : f32} : ...
+    ```
+    becomes
+    ```mlir
+    %y = hl.conv %x, %w2, %b2 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
 }
 
 def SmoothQuant : Pass<"strata-smooth-quant", "mlir::func::FuncOp"> {

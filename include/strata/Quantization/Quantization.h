@@ -82,7 +82,7 @@ struct BiasCorrectionSite {
   hl::FusedOp group;
   /// The float activation the layer reads, and its weight's quantize.
   mlir::Value input;
-  mlir::quant::QuantizeCastOp weight;
+  mlir::quant::QuantizeCastOp inputQuantize, weight;
   /// The group input that takes the correction: a bias (minus the shift,
   /// times `targetScale`) or a normalization's running mean (plus it).
   unsigned target = 0;
@@ -113,6 +113,13 @@ std::vector<BiasCorrectionSite> findBiasCorrectionSites(mlir::Operation *root);
 /// rounding causes, given the means of its input.
 mlir::LogicalResult applyBiasCorrection(const BiasCorrectionSite &site,
                                         llvm::ArrayRef<double> means);
+
+/// Rounds `site`'s bias to a whole number of its accumulator's steps
+/// (input scale times the channel's weight scale): the int32 bias integer
+/// runtimes hold, and what ONNX Runtime makes of a float bias between
+/// dequantized operands. Fails at a running-mean target, or a bias past
+/// 32 bits.
+mlir::LogicalResult snapBiasToAccumulator(const BiasCorrectionSite &site);
 
 /// Gives `qcast` (and so its dcast) the per-tensor int8 quantization
 /// `params`, dropping its observation marks.
