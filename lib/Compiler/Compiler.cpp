@@ -303,9 +303,13 @@ LogicalResult compileONNXFile(StringRef modelPath,
       // Every product of scales is now exact in float; with each bias a
       // whole number of accumulator steps, so is every layer's output
       // before its requantization.
+      // A normalization that could not fold (its conv's output read
+      // elsewhere) keeps a float shift: that layer stays inexact.
       int64_t snapped = 0;
       for (const quant::BiasCorrectionSite &site :
            quant::findBiasCorrectionSites(*module)) {
+        if (!site.subtract)
+          continue;
         if (failed(quant::snapBiasToAccumulator(site)))
           return failure();
         ++snapped;

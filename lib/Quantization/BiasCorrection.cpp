@@ -322,8 +322,7 @@ LogicalResult snapBiasToAccumulator(const BiasCorrectionSite &site) {
     return group->emitError("int32 bias: the layer's bias is a "
                             "normalization's mean; fold it first");
   std::optional<TypeQuantization> x = getTypeQuantization(
-      cast<RankedTensorType>(input.getType())
-          .getElementType());
+      cast<RankedTensorType>(input.getType()).getElementType());
   std::optional<TypeQuantization> w = getTypeQuantization(
       cast<RankedTensorType>(weight.getType()).getElementType());
   std::optional<std::vector<float>> bias =

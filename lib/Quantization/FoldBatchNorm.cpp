@@ -76,8 +76,8 @@ struct FoldIntoConv : OpRewritePattern<hl::BatchNormalizationOp> {
         return rewriter.notifyMatchFailure(bn, "non-finite factor");
       for (size_t i = 0; i < inner; ++i)
         (*w)[c * inner + i] = static_cast<float>((*w)[c * inner + i] * f);
-      bias[c] = static_cast<float>(((*b)[c] - double((*mean)[c])) * f +
-                                   (*beta)[c]);
+      bias[c] =
+          static_cast<float>(((*b)[c] - double((*mean)[c])) * f + (*beta)[c]);
     }
     auto biasType = RankedTensorType::get({channels}, rewriter.getF32Type());
     Value weight = rewriter.create<hl::ConstantOp>(
@@ -94,8 +94,7 @@ struct FoldIntoConv : OpRewritePattern<hl::BatchNormalizationOp> {
   }
 };
 
-struct FoldBatchNormPass
-    : strata::impl::FoldBatchNormBase<FoldBatchNormPass> {
+struct FoldBatchNormPass : strata::impl::FoldBatchNormBase<FoldBatchNormPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldIntoConv>(&getContext());

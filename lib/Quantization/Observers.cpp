@@ -52,12 +52,14 @@ double powerOfTwoAtLeast(double scale) {
   if (!(scale > 0) || !std::isfinite(scale))
     return scale;
   int exponent = 0;
-  double mantissa = std::frexp(scale, &exponent); // scale = m * 2^e, m in [0.5, 1)
+  double mantissa =
+      std::frexp(scale, &exponent); // scale = m * 2^e, m in [0.5, 1)
   return mantissa == 0.5 ? scale : std::ldexp(1.0, exponent);
 }
 
 QuantParams withPowerOfTwoScale(QuantParams params) {
-  double lo = static_cast<double>(params.qmin - params.zeroPoint) * params.scale;
+  double lo =
+      static_cast<double>(params.qmin - params.zeroPoint) * params.scale;
   params.scale = powerOfTwoAtLeast(params.scale);
   if (params.zeroPoint != 0)
     params.zeroPoint = std::clamp<int64_t>(
