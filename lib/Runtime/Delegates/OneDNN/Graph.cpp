@@ -1,16 +1,24 @@
 //===- Graph.cpp - building and running a partition on oneDNN -------------===//
 #include "Graph.h"
+#include "Winograd.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 #include <set>
 
 namespace strata::runtime::onednn {
 
 namespace fbs = strata::onednn::fb;
 using dnnl::memory;
+
+/// The implementation name prepare records for the own Winograd kernel.
+static constexpr const char *kOwnWinogradName = "strata:winograd_f2x2:avx512";
 using Desc = memory::desc;
 using Dims = memory::dims;
 
@@ -166,7 +174,7 @@ private:
   void addStep(dnnl::primitive primitive,
                std::initializer_list<std::pair<int, int>> args,
                const dnnl::primitive_desc_base &pd) {
-    CompiledGraph::Step step{std::move(primitive), {}};
+    CompiledGraph::Step step{std::move(primitive), {}, {}};
     int index = static_cast<int>(out.steps_.size());
     for (auto [arg, mem] : args) {
       step.args[arg] = mem;
@@ -177,6 +185,26 @@ private:
       scratchpadBytes = std::max(scratchpadBytes, pad);
       step.args[DNNL_ARG_SCRATCHPAD] =
           addMem(pd.scratchpad_desc(), kScratchpadBuffer);
+    }
+    out.steps_.push_back(std::move(step));
+  }
+  /// A step running one of the delegate's own kernels, with `scratch`
+  /// bytes of the shared scratchpad.
+  void addKernelStep(CompiledGraph::Kernel kernel,
+                     std::initializer_list<std::pair<int, int>> args,
+                     size_t scratch) {
+    CompiledGraph::Step step{{}, {}, std::move(kernel)};
+    int index = static_cast<int>(out.steps_.size());
+    for (auto [arg, mem] : args) {
+      step.args[arg] = mem;
+      touch(out.mems_[mem].buffer, index);
+    }
+    if (scratch) {
+      scratchpadBytes = std::max(scratchpadBytes, scratch);
+      step.args[DNNL_ARG_SCRATCHPAD] =
+          addMem(Desc({static_cast<int64_t>(scratch)}, memory::data_type::u8,
+                      memory::format_tag::a),
+                 kScratchpadBuffer);
     }
     out.steps_.push_back(std::move(step));
   }
@@ -211,8 +239,28 @@ private:
   }
 
   Error buildConvolution(const fbs::Op &op);
-  double timeOf(const dnnl::convolution_forward::primitive_desc &pd);
-  template <typename Run> double bestTime(Run run);
+  /// The delegate's Winograd kernel for this convolution, when it applies
+  /// (geometry, types, post-ops) and the CPU runs it.
+  std::optional<WinogradConv> ownWinograd(const fbs::Op &op, uint32_t src,
+                                          uint32_t w, uint32_t dst,
+                                          int bias) const;
+  /// Best time of the own kernel on scratch memory, in seconds, its
+  /// weights evicted from the caches before each run.
+  double timeOf(const WinogradConv &conv);
+  /// Builds the step of the own kernel.
+  Error buildOwnWinograd(const WinogradConv &conv, uint32_t src, uint32_t w,
+                         int bias, uint32_t dst, int sumInput);
+  double timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
+    return timeOf(pd, /*coldWeights=*/false);
+  }
+  /// `coldWeights`: the weights are evicted from the caches before each run.
+  double timeOf(const dnnl::convolution_forward::primitive_desc &pd,
+                bool coldWeights);
+  template <typename Run, typename Before>
+  double bestTime(Run run, Before before);
+  template <typename Run> double bestTime(Run run) {
+    return bestTime(run, [] {});
+  }
   /// Best of a few reorders from `from` to `to`, in seconds (0 when equal).
   double reorderTime(const Desc &from, const Desc &to);
   Error buildMatMul(const fbs::Op &op);
@@ -482,10 +530,26 @@ static Dims longs(const flatbuffers::Vector<int64_t> *v, size_t n,
   return out;
 }
 
-/// Best of three timed runs of `run` after one warm-up, in seconds.
-template <typename Run> double GraphBuilder::bestTime(Run run) {
+/// Writes the lines of [data, data + bytes) back and drops them from every
+/// cache level (x86; elsewhere a no-op).
+static void evict(const void *data, size_t bytes) {
+#if defined(__x86_64__)
+  const char *p = static_cast<const char *>(data);
+  for (size_t i = 0; i < bytes; i += 64)
+    _mm_clflush(p + i);
+  _mm_mfence();
+#else
+  (void)data, (void)bytes;
+#endif
+}
+
+/// Best of three timed runs of `run` after one warm-up, in seconds;
+/// `before` runs untimed before each.
+template <typename Run, typename Before>
+double GraphBuilder::bestTime(Run run, Before before) {
   double best = 1e30;
   for (int i = 0; i < 4; ++i) {
+    before();
     auto start = std::chrono::steady_clock::now();
     run();
     out.stream_.wait();
@@ -499,8 +563,8 @@ template <typename Run> double GraphBuilder::bestTime(Run run) {
 
 /// Best of a few runs of a convolution on scratch memory, in seconds (the
 /// prepare step's choice between Winograd and direct convolution).
-double
-GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
+double GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd,
+                            bool coldWeights) {
   std::vector<memory> mems;
   std::unordered_map<int, memory> args;
   for (auto [arg, desc] : {std::pair{DNNL_ARG_SRC, pd.src_desc()},
@@ -514,7 +578,13 @@ GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd) {
     args[arg] = m;
   }
   dnnl::convolution_forward conv(pd);
-  return bestTime([&] { conv.execute(out.stream_, args); });
+  memory weights = args[DNNL_ARG_WEIGHTS];
+  return bestTime([&] { conv.execute(out.stream_, args); },
+                  [&] {
+                    if (coldWeights)
+                      evict(weights.get_data_handle(),
+                            pd.weights_desc().get_size());
+                  });
 }
 
 double GraphBuilder::reorderTime(const Desc &from, const Desc &to) {
@@ -625,15 +695,57 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
               t += reorderTime(placements[sumInput].front().desc,
                                candidate.dst_desc());
             if (t < bestTime)
-              bestTime = t, best = {winograd, srcAsPlaced, index, name};
+              bestTime = t, best = {fbs::ConvKernel::OneDNN, winograd,
+                                    srcAsPlaced, index, name};
           }
           ++index;
         } while (index < 8 && candidate.next_impl());
       }
+    // The delegate's own Winograd kernel competes on the same terms.
+    std::optional<WinogradConv> own;
+    if (graph.winograd())
+      own = ownWinograd(op, *src, *w, *dst, bias);
+    if (own) {
+      // Head to head with the weights out of the cache, as in a whole
+      // network whose weights exceed the last-level cache: the warm timings
+      // above hide the cost of streaming them.
+      dnnl::convolution_forward::primitive_desc oneDNN =
+          make(best.winograd, best.srcAsPlaced);
+      for (int i = 0; i < best.index && oneDNN.next_impl(); ++i) {
+      }
+      bestTime += timeOf(oneDNN, /*coldWeights=*/true) - timeOf(oneDNN);
+      double t = timeOf(*own);
+      if (!placements[*src].empty())
+        t += reorderTime(placements[*src].front().desc,
+                         Desc(srcDims, memory::data_type::f32, tag::aBcd16b));
+      if (sumInput >= 0 && !placements[sumInput].empty())
+        t += reorderTime(placements[sumInput].front().desc,
+                         Desc(dstDims, memory::data_type::f32, tag::aBcd16b));
+      if (t < bestTime)
+        bestTime = t, best = {fbs::ConvKernel::WinogradF2x2, true, false, 0,
+                              kOwnWinogradName};
+    }
     out.convChoices_[opIndex] = best;
+    if (best.kernel == fbs::ConvKernel::WinogradF2x2)
+      return buildOwnWinograd(*own, *src, *w, bias, *dst, sumInput);
     pd = make(best.winograd, best.srcAsPlaced);
     for (int i = 0; i < best.index && pd.next_impl(); ++i) {
     }
+  } else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2) {
+    if (std::optional<WinogradConv> own = ownWinograd(op, *src, *w, *dst, bias))
+      return buildOwnWinograd(*own, *src, *w, bias, *dst, sumInput);
+    if (WinogradConv::available())
+      return fail("the delegate's Winograd kernel does not apply to this "
+                  "convolution");
+    if (!options.repackOnMismatch)
+      return fail("this convolution was prepared for the delegate's AVX-512 "
+                  "Winograd kernel and this CPU (" +
+                  hostISA() +
+                  ") lacks AVX-512F; recompile for this CPU or set "
+                  "repack_on_isa_mismatch (needs keep_plain_weights at "
+                  "compile time)");
+    // oneDNN's own choice instead; its weights come from the plain copy.
+    pd = make(false, false);
   } else {
     pd = make(op.winograd(), op.src_as_placed());
     for (int i = 0; i < op.impl_index() && pd.next_impl(); ++i) {
@@ -669,6 +781,183 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
           pd);
   if (bias >= 0) {
     Result<Placement> b = plainView(bias, {wDims[0]});
+    if (!b.ok())
+      return b.takeError();
+    addArgs(DNNL_ARG_BIAS, addMem(b->desc, b->buffer));
+  }
+  return Error::success();
+}
+
+std::optional<WinogradConv> GraphBuilder::ownWinograd(const fbs::Op &op,
+                                                      uint32_t src, uint32_t w,
+                                                      uint32_t dst,
+                                                      int bias) const {
+  if (!WinogradConv::available() || op.groups() != 1 ||
+      (op.output_scales() && op.output_scales()->size() > 0))
+    return std::nullopt;
+  for (uint32_t t : {src, w, dst})
+    if (typeOf(t) != memory::data_type::f32)
+      return std::nullopt;
+  if (bias >= 0 &&
+      typeOf(static_cast<uint32_t>(bias)) != memory::data_type::f32)
+    return std::nullopt;
+  Dims s = dimsOf(src), k = dimsOf(w), d = dimsOf(dst);
+  Dims one{1, 1};
+  if (k[2] != 3 || k[3] != 3 || longs(op.strides(), 2, 1) != one ||
+      longs(op.dilations(), 2, 1) != one ||
+      longs(op.pads_begin(), 2, 0) != one ||
+      longs(op.pads_end(), 2, 0) != one || s[1] != k[1] || d[1] != k[0] ||
+      d[0] != s[0] || d[2] != s[2] || d[3] != s[3] ||
+      !WinogradConv::supports(k[1], k[0], s[2], s[3]))
+    return std::nullopt;
+  std::vector<WinogradPostOp> postOps;
+  if (op.post_ops())
+    for (const fbs::PostOp *p : *op.post_ops()) {
+      WinogradPostOp post;
+      if (p->is_sum()) {
+        post.sum = true;
+        post.scale = p->scale();
+      } else if (p->eltwise() == fbs::EltwiseKind::Relu && p->alpha() >= 0 &&
+                 p->alpha() <= 1) {
+        post.slope = p->alpha();
+      } else if (p->eltwise() == fbs::EltwiseKind::Clip) {
+        post.slope = 1;
+        post.low = p->alpha();
+        post.high = p->beta();
+      } else {
+        return std::nullopt;
+      }
+      postOps.push_back(post);
+    }
+  return WinogradConv(k[1], k[0], s[2], s[3], std::move(postOps));
+}
+
+double GraphBuilder::timeOf(const WinogradConv &conv) {
+  std::vector<float> src(conv.inputFloats()), dst(conv.outputFloats()),
+      packed(conv.packedBytes() / sizeof(float)), bias(conv.outputChannels());
+  std::vector<uint8_t> scratch(conv.scratchBytes());
+  return bestTime(
+      [&] {
+        conv.run(src.data(), packed.data(), bias.data(), dst.data(),
+                 scratch.data());
+      },
+      [&] { evict(packed.data(), conv.packedBytes()); });
+}
+
+Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
+                                     uint32_t w, int bias, uint32_t dst,
+                                     int sumInput) {
+  using tag = memory::format_tag;
+  Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
+  Desc srcBlocked(srcDims, memory::data_type::f32, tag::aBcd16b);
+  Desc dstBlocked(dstDims, memory::data_type::f32, tag::aBcd16b);
+  Result<Placement> in = as(src, srcBlocked);
+  if (!in.ok())
+    return in.takeError();
+  int srcMem = addMem(srcBlocked, in->buffer);
+
+  // Weights: transformed at prepare and stored; at init bound in place, or
+  // transformed again from the plain copy when allowed.
+  const fbs::Tensor *t = graph.tensors()->Get(w);
+  if (!t->constant_key() || t->constant_key()->size() == 0)
+    return fail("the Winograd kernel needs constant weights");
+  Desc packedDesc({static_cast<int64_t>(conv.packedBytes() / sizeof(float))},
+                  memory::data_type::f32, tag::a);
+  auto transformed = [&](ByteSpan plain) -> Result<int> {
+    if (plain.size != conv.plainWeightBytes())
+      return fail("constant '" + t->constant_key()->str() + "' has " +
+                  std::to_string(plain.size) + " bytes, expected " +
+                  std::to_string(conv.plainWeightBytes()));
+    std::vector<float> oihw(plain.size / sizeof(float));
+    std::memcpy(oihw.data(), plain.data, plain.size);
+    std::vector<uint8_t> packed(conv.packedBytes());
+    conv.packWeights(oihw.data(), reinterpret_cast<float *>(packed.data()));
+    if (options.mode == CompiledGraph::Mode::Prepare)
+      out.packed_[w] = {packed, descBytes(packedDesc)};
+    out.owned_.push_back(std::move(packed));
+    return addBuffer(BufferKind::Owned, conv.packedBytes(),
+                     out.owned_.back().data());
+  };
+  Result<int> wBuffer = fail("no weights");
+  bool stored = t->packed_key() && t->packed_desc() &&
+                t->packed_desc()->size() == sizeof(dnnl_memory_desc_t);
+  if (stored) {
+    dnnl_memory_desc_t desc;
+    std::memcpy(&desc, t->packed_desc()->data(), sizeof(desc));
+    stored = Desc(desc) == packedDesc;
+  }
+  if (options.mode == CompiledGraph::Mode::Prepare) {
+    Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+    if (!bytes.ok())
+      return bytes.takeError();
+    wBuffer = transformed(*bytes);
+  } else if (stored) {
+    Result<ByteSpan> bytes = named.get(t->packed_key()->str());
+    if (!bytes.ok())
+      return bytes.takeError();
+    if (bytes->size != conv.packedBytes())
+      return fail("packed weights '" + t->packed_key()->str() + "' have " +
+                  std::to_string(bytes->size) + " bytes, the kernel needs " +
+                  std::to_string(conv.packedBytes()));
+    wBuffer = addBuffer(BufferKind::Constant, bytes->size,
+                        const_cast<uint8_t *>(bytes->data));
+  } else {
+    if (!options.repackOnMismatch)
+      return fail("the Winograd kernel's transformed weights are missing or "
+                  "in another layout; recompile for this CPU or set "
+                  "repack_on_isa_mismatch (needs keep_plain_weights at "
+                  "compile time)");
+    Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+    if (!bytes.ok())
+      return fail("the Winograd kernel's weights cannot be transformed: the "
+                  "program holds no plain copy (compile with "
+                  "keep_plain_weights=true)");
+    wBuffer = transformed(*bytes);
+  }
+  if (!wBuffer.ok())
+    return wBuffer.takeError();
+  int wMem = addMem(packedDesc, *wBuffer);
+
+  Placement outP;
+  if (sumInput >= 0) {
+    Result<Placement> acc = inPlace(sumInput, dstBlocked);
+    if (!acc.ok())
+      return acc.takeError();
+    outP = *acc;
+    placements[dst] = {outP};
+    bufferTensors[outP.buffer].push_back(dst);
+  } else {
+    outP = define(dst, dstBlocked);
+  }
+  int dstMem = addMem(dstBlocked, outP.buffer);
+
+  auto kernel = std::make_shared<WinogradConv>(conv);
+  int64_t batch = srcDims[0];
+  size_t srcStride = conv.inputFloats(), dstStride = conv.outputFloats();
+  addKernelStep(
+      [kernel, batch, srcStride,
+       dstStride](const std::unordered_map<int, memory> &args) {
+        auto data = [&](int arg) -> float * {
+          auto it = args.find(arg);
+          return it == args.end()
+                     ? nullptr
+                     : static_cast<float *>(it->second.get_data_handle());
+        };
+        const float *in = data(DNNL_ARG_SRC), *weights = data(DNNL_ARG_WEIGHTS),
+                    *biasData = data(DNNL_ARG_BIAS);
+        float *result = data(DNNL_ARG_DST);
+        void *scratch = data(DNNL_ARG_SCRATCHPAD);
+        for (int64_t n = 0; n < batch; ++n)
+          kernel->run(in + n * srcStride, weights, biasData,
+                      result + n * dstStride, scratch);
+      },
+      {{DNNL_ARG_SRC, srcMem},
+       {DNNL_ARG_WEIGHTS, wMem},
+       {DNNL_ARG_DST, dstMem}},
+      conv.scratchBytes());
+  if (bias >= 0) {
+    Result<Placement> b =
+        plainView(static_cast<uint32_t>(bias), {conv.outputChannels()});
     if (!b.ok())
       return b.takeError();
     addArgs(DNNL_ARG_BIAS, addMem(b->desc, b->buffer));
@@ -1408,8 +1697,12 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
       if (m.memory.get_data_handle() != ptr)
         m.memory.set_data_handle(ptr);
     }
-    for (size_t i = 0; i < steps_.size(); ++i)
-      steps_[i].primitive.execute(stream_, args_[i]);
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      if (steps_[i].kernel)
+        steps_[i].kernel(args_[i]);
+      else
+        steps_[i].primitive.execute(stream_, args_[i]);
+    }
     stream_.wait();
   } catch (const dnnl::error &e) {
     return Error(ErrorCode::ExecutionFailed,

@@ -24,6 +24,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -65,6 +66,8 @@ public:
 
   /// Prepare mode: the implementation chosen for each convolution.
   struct ConvChoice {
+    strata::onednn::fb::ConvKernel kernel =
+        strata::onednn::fb::ConvKernel::OneDNN;
     bool winograd = false;
     bool srcAsPlaced = false;
     int index = 0;
@@ -90,9 +93,13 @@ private:
     dnnl::memory memory;
     int buffer = -1;
   };
+  /// A kernel of the delegate's own, run on its steps' memory arguments.
+  using Kernel =
+      std::function<void(const std::unordered_map<int, dnnl::memory> &)>;
   struct Step {
     dnnl::primitive primitive;
     std::unordered_map<int, int> args; ///< DNNL_ARG_* -> mems index.
+    Kernel kernel;                     ///< Set: runs instead of primitive.
   };
 
   dnnl::engine engine_;

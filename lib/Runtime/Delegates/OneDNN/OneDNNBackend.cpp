@@ -83,6 +83,7 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   object.isa = hostISA();
   object.scratch_bytes = (*compiled)->scratchBytes();
   for (const auto &[index, choice] : (*compiled)->convChoices()) {
+    object.ops[index]->conv_kernel = choice.kernel;
     object.ops[index]->winograd = choice.winograd;
     object.ops[index]->impl_index = choice.index;
     object.ops[index]->src_as_placed = choice.srcAsPlaced;

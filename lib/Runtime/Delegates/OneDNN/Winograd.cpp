@@ -1,0 +1,306 @@
+//===- Winograd.cpp - F(2x2,3x3) convolution on nChw16c, AVX-512 ----------===//
+//
+// Y = A^T [ (G g G^T) . (B^T d B) ] A over 4x4 input tiles d giving 2x2
+// output tiles, with
+//   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],
+//   G   = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1],
+//   A^T = [1 1 1 0; 0 1 -1 -1].
+// The 16 element-wise products over channels are 16 GEMMs
+//   M[e] (tiles x OC) = V[e] (tiles x IC) * U[e] (IC x OC).
+//
+// Buffers: V[e][tile][ic] and M[e][tile][oc] in the working memory; U
+// packed as [e][panel of 32 output channels][ic][32] (the last panel 16
+// wide when OC is an odd multiple of 16), so each GEMM streams its weights
+// once, in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Winograd.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+#if defined(__x86_64__)
+// GCC 12's AVX-512 headers seed _mm512_undefined_ps() with a
+// self-initialisation that -Wmaybe-uninitialized reports once inlined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#define STRATA_WINOGRAD_X86 1
+#define STRATA_AVX512 __attribute__((target("avx512f")))
+#else
+#define STRATA_WINOGRAD_X86 0
+#endif
+
+namespace strata::runtime::onednn {
+
+namespace {
+constexpr int64_t kPoints = 16; ///< 4x4 transform points per tile.
+constexpr int64_t kChunk = 128; ///< Input channels per L1 weight chunk.
+constexpr int64_t kPanel = 32;  ///< Output channels per weight panel.
+constexpr int kMaxRows = 12;    ///< Tiles per GEMM register block.
+
+int64_t panelWidth(int64_t oc, int64_t panel) {
+  return std::min<int64_t>(kPanel, oc - panel * kPanel);
+}
+} // namespace
+
+bool WinogradConv::available() {
+#if STRATA_WINOGRAD_X86
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+bool WinogradConv::supports(int64_t inChannels, int64_t outChannels,
+                            int64_t height, int64_t width) {
+  return inChannels > 0 && outChannels > 0 && inChannels % 16 == 0 &&
+         outChannels % 16 == 0 && height > 0 && width > 0 &&
+         height * width <= (int64_t(1) << 24);
+}
+
+WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
+                           int64_t height, int64_t width,
+                           std::vector<WinogradPostOp> postOps)
+    : ic_(inChannels), oc_(outChannels), h_(height), w_(width),
+      tilesH_((height + 1) / 2), tilesW_((width + 1) / 2),
+      tiles_(tilesH_ * tilesW_), postOps_(std::move(postOps)) {}
+
+size_t WinogradConv::packedBytes() const {
+  return sizeof(float) * kPoints * ic_ * oc_;
+}
+
+size_t WinogradConv::scratchBytes() const {
+  // V, then M, each 64-byte aligned.
+  size_t v = sizeof(float) * kPoints * tiles_ * (ic_ + 16);
+  size_t m = sizeof(float) * kPoints * tiles_ * oc_;
+  return ((v + 63) / 64) * 64 + m + 64;
+}
+
+void WinogradConv::packWeights(const float *oihw, float *packed) const {
+  const double g[4][3] = {
+      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  for (int64_t o = 0; o < oc_; ++o) {
+    int64_t panel = o / kPanel, lane = o % kPanel;
+    int64_t width = panelWidth(oc_, panel);
+    for (int64_t i = 0; i < ic_; ++i) {
+      const float *k = oihw + (o * ic_ + i) * 9;
+      double gk[4][3]; // G k
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 3; ++c)
+          gk[r][c] = g[r][0] * k[c] + g[r][1] * k[3 + c] + g[r][2] * k[6 + c];
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+          double u = gk[r][0] * g[c][0] + gk[r][1] * g[c][1] +
+                     gk[r][2] * g[c][2]; // (G k G^T)[r][c]
+          int64_t e = r * 4 + c;
+          float *panelBase = packed + e * ic_ * oc_ + panel * kPanel * ic_;
+          panelBase[i * width + lane] = static_cast<float>(u);
+        }
+    }
+  }
+}
+
+#if STRATA_WINOGRAD_X86
+namespace {
+
+/// Input transform of channel block `cb` for tile rows [rowBegin, rowEnd).
+STRATA_AVX512 void transformInput(const float *src, float *v, int64_t ic,
+                                  int64_t h, int64_t w, int64_t tilesW,
+                                  int64_t tiles, int64_t cb, int64_t rowBegin,
+                                  int64_t rowEnd) {
+  const float *plane = src + cb * h * w * 16;
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t ty = rowBegin; ty < rowEnd; ++ty)
+    for (int64_t tx = 0; tx < tilesW; ++tx) {
+      __m512 d[4][4];
+      for (int r = 0; r < 4; ++r) {
+        int64_t y = 2 * ty - 1 + r;
+        for (int c = 0; c < 4; ++c) {
+          int64_t x = 2 * tx - 1 + c;
+          d[r][c] = (y >= 0 && y < h && x >= 0 && x < w)
+                        ? _mm512_loadu_ps(plane + (y * w + x) * 16)
+                        : zero;
+        }
+      }
+      __m512 t[4][4]; // B^T d
+      for (int c = 0; c < 4; ++c) {
+        t[0][c] = _mm512_sub_ps(d[0][c], d[2][c]);
+        t[1][c] = _mm512_add_ps(d[1][c], d[2][c]);
+        t[2][c] = _mm512_sub_ps(d[2][c], d[1][c]);
+        t[3][c] = _mm512_sub_ps(d[1][c], d[3][c]);
+      }
+      int64_t tile = ty * tilesW + tx;
+      float *out = v + tile * (ic + 16) + cb * 16;
+      int64_t stride = tiles * (ic + 16);
+      for (int r = 0; r < 4; ++r) { // (B^T d) B
+        _mm512_storeu_ps(out + (r * 4 + 0) * stride,
+                         _mm512_sub_ps(t[r][0], t[r][2]));
+        _mm512_storeu_ps(out + (r * 4 + 1) * stride,
+                         _mm512_add_ps(t[r][1], t[r][2]));
+        _mm512_storeu_ps(out + (r * 4 + 2) * stride,
+                         _mm512_sub_ps(t[r][2], t[r][1]));
+        _mm512_storeu_ps(out + (r * 4 + 3) * stride,
+                         _mm512_sub_ps(t[r][1], t[r][3]));
+      }
+    }
+}
+
+/// c[R x 16*NV] (+)= a[R x k] * b[k x 16*NV] (b rows contiguous, 16*NV
+/// wide). One broadcast feeds NV FMAs: Zen 5 issues about one 512-bit
+/// broadcast per cycle, so NV = 1 would halve the FMA rate.
+template <int R, int NV>
+STRATA_AVX512 void gemmBlock(const float *a, int64_t lda, const float *b,
+                             int64_t k, float *c, int64_t ldc,
+                             bool accumulate) {
+  __m512 acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < NV; ++j)
+      acc[r][j] = accumulate ? _mm512_loadu_ps(c + r * ldc + 16 * j)
+                             : _mm512_setzero_ps();
+  for (int64_t kk = 0; kk < k; ++kk) {
+    __m512 wv[NV];
+    for (int j = 0; j < NV; ++j) {
+      wv[j] = _mm512_loadu_ps(b + kk * 16 * NV + 16 * j);
+      // The next chunk's weights, towards L2 while this one computes: the
+      // hardware prefetcher loses the stream when row blocks re-read a chunk.
+      _mm_prefetch(
+          reinterpret_cast<const char *>(b + (kk + kChunk) * 16 * NV + 16 * j),
+          _MM_HINT_T1);
+    }
+    for (int r = 0; r < R; ++r) {
+      __m512 x = _mm512_set1_ps(a[r * lda + kk]);
+      for (int j = 0; j < NV; ++j)
+        acc[r][j] = _mm512_fmadd_ps(x, wv[j], acc[r][j]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < NV; ++j)
+      _mm512_storeu_ps(c + r * ldc + 16 * j, acc[r][j]);
+}
+
+using GemmFn = void (*)(const float *, int64_t, const float *, int64_t, float *,
+                        int64_t, bool);
+
+template <int NV, int... Rs>
+constexpr auto gemmTable(std::integer_sequence<int, Rs...>) {
+  return std::array<GemmFn, sizeof...(Rs)>{&gemmBlock<Rs + 1, NV>...};
+}
+
+/// The GEMM of transform point `e`, output-channel panel `panel`.
+STRATA_AVX512 void gemmPanel(const float *v, const float *u, float *m,
+                             int64_t ic, int64_t oc, int64_t tiles, int64_t e,
+                             int64_t panel) {
+  static constexpr auto wide =
+      gemmTable<2>(std::make_integer_sequence<int, kMaxRows>());
+  static constexpr auto narrow =
+      gemmTable<1>(std::make_integer_sequence<int, kMaxRows>());
+  int64_t width = panelWidth(oc, panel);
+  const float *a = v + e * tiles * (ic + 16);
+  const float *b = u + e * ic * oc + panel * kPanel * ic;
+  float *c = m + e * tiles * oc + panel * kPanel;
+  int64_t blocks = (tiles + kMaxRows - 1) / kMaxRows;
+  int64_t rows = (tiles + blocks - 1) / blocks;
+  // Every row block reads a chunk of weights while it is still in L1, so
+  // the weights come from memory once.
+  for (int64_t k0 = 0; k0 < ic; k0 += kChunk) {
+    int64_t kn = std::min(kChunk, ic - k0);
+    for (int64_t t = 0; t < tiles; t += rows) {
+      int64_t n = std::min(rows, tiles - t);
+      (width == 32 ? wide : narrow)[n - 1](a + t * (ic + 16) + k0, ic + 16,
+                                           b + k0 * width, kn, c + t * oc, oc,
+                                           k0 > 0);
+    }
+  }
+}
+
+/// Inverse transform, bias and post-ops for output-channel block `ob`.
+STRATA_AVX512 void transformOutput(const float *m, const float *bias,
+                                   float *dst, int64_t oc, int64_t h, int64_t w,
+                                   int64_t tilesW, int64_t tiles, int64_t ob,
+                                   const std::vector<WinogradPostOp> &postOps,
+                                   int64_t rowBegin, int64_t rowEnd) {
+  float *plane = dst + ob * h * w * 16;
+  __m512 b = bias ? _mm512_loadu_ps(bias + ob * 16) : _mm512_setzero_ps();
+  for (int64_t ty = rowBegin; ty < rowEnd; ++ty)
+    for (int64_t tx = 0; tx < tilesW; ++tx) {
+      int64_t tile = ty * tilesW + tx;
+      const float *in = m + tile * oc + ob * 16;
+      int64_t stride = tiles * oc;
+      __m512 s[2][4]; // A^T M
+      for (int c = 0; c < 4; ++c) {
+        __m512 m0 = _mm512_loadu_ps(in + (0 * 4 + c) * stride);
+        __m512 m1 = _mm512_loadu_ps(in + (1 * 4 + c) * stride);
+        __m512 m2 = _mm512_loadu_ps(in + (2 * 4 + c) * stride);
+        __m512 m3 = _mm512_loadu_ps(in + (3 * 4 + c) * stride);
+        s[0][c] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+        s[1][c] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+      }
+      for (int r = 0; r < 2; ++r) {
+        int64_t y = 2 * ty + r;
+        if (y >= h)
+          break;
+        __m512 out[2] = {
+            _mm512_add_ps(
+                _mm512_add_ps(_mm512_add_ps(s[r][0], s[r][1]), s[r][2]), b),
+            _mm512_add_ps(
+                _mm512_sub_ps(_mm512_sub_ps(s[r][1], s[r][2]), s[r][3]), b)};
+        for (int c = 0; c < 2; ++c) {
+          int64_t x = 2 * tx + c;
+          if (x >= w)
+            break;
+          float *p = plane + (y * w + x) * 16;
+          __m512 value = out[c];
+          for (const WinogradPostOp &op : postOps) {
+            if (op.sum) {
+              value = _mm512_fmadd_ps(_mm512_set1_ps(op.scale),
+                                      _mm512_loadu_ps(p), value);
+            } else {
+              value = _mm512_max_ps(
+                  value, _mm512_mul_ps(value, _mm512_set1_ps(op.slope)));
+              value =
+                  _mm512_min_ps(_mm512_max_ps(value, _mm512_set1_ps(op.low)),
+                                _mm512_set1_ps(op.high));
+            }
+          }
+          _mm512_storeu_ps(p, value);
+        }
+      }
+    }
+}
+
+} // namespace
+#endif
+
+void WinogradConv::run(const float *src, const float *packed, const float *bias,
+                       float *dst, void *scratch) const {
+#if STRATA_WINOGRAD_X86
+  float *v = static_cast<float *>(scratch);
+  size_t vFloats =
+      ((sizeof(float) * kPoints * tiles_ * (ic_ + 16) + 63) / 64) * 16;
+  float *m = v + vFloats;
+  int64_t icBlocks = ic_ / 16, ocBlocks = oc_ / 16;
+  int64_t panels = (oc_ + kPanel - 1) / kPanel;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t cb = 0; cb < icBlocks; ++cb)
+    for (int64_t ty = 0; ty < tilesH_; ++ty)
+      transformInput(src, v, ic_, h_, w_, tilesW_, tiles_, cb, ty, ty + 1);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t e = 0; e < kPoints; ++e)
+    for (int64_t panel = 0; panel < panels; ++panel)
+      gemmPanel(v, packed, m, ic_, oc_, tiles_, e, panel);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t ob = 0; ob < ocBlocks; ++ob)
+    for (int64_t ty = 0; ty < tilesH_; ++ty)
+      transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles_, ob, postOps_,
+                      ty, ty + 1);
+#else
+  (void)src, (void)packed, (void)bias, (void)dst, (void)scratch;
+#endif
+}
+
+} // namespace strata::runtime::onednn

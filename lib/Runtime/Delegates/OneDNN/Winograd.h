@@ -1,0 +1,77 @@
+//===- Winograd.h - F(2x2,3x3) convolution on nChw16c, AVX-512 ---*- C++
+//-*-===//
+//
+// A Winograd convolution for the shapes oneDNN 2.6 serves poorly: 3x3,
+// stride 1, padding 1, few spatial positions and many channels (ResNet's
+// 14x14 and 7x7 stages). There oneDNN's Winograd streams its transformed
+// weights at under half of one core's memory bandwidth and its direct
+// convolution is bound by arithmetic; this one transforms the input tile by
+// tile, runs one register-blocked GEMM per transform point over the packed
+// weights (read once, in order), and applies bias, residual sum and
+// activations during the inverse transform.
+//
+// Layouts: input and output nChw16c (oneDNN's aBcd16b), channels a multiple
+// of 16; weights packed at compile time by packWeights(). The delegate's
+// prepare step times it against oneDNN's implementations and keeps the
+// fastest, so it only runs where it measured faster.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_WINOGRAD_H
+#define STRATA_RUNTIME_DELEGATES_ONEDNN_WINOGRAD_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace strata::runtime::onednn {
+
+/// An element-wise step after the convolution, in order: an accumulation of
+/// the destination's previous contents (scaled), or max(x, slope * x)
+/// clipped to [low, high].
+struct WinogradPostOp {
+  bool sum = false;
+  float scale = 1.f;
+  float slope = 0.f;
+  float low = -3.4e38f, high = 3.4e38f;
+};
+
+class WinogradConv {
+public:
+  /// Whether this CPU runs the kernel (AVX-512F).
+  static bool available();
+  /// Whether a convolution of this geometry is supported (3x3, stride 1,
+  /// dilation 1, padding 1, no groups, channels multiples of 16).
+  static bool supports(int64_t inChannels, int64_t outChannels, int64_t height,
+                       int64_t width);
+
+  WinogradConv(int64_t inChannels, int64_t outChannels, int64_t height,
+               int64_t width, std::vector<WinogradPostOp> postOps);
+
+  int64_t outputChannels() const { return oc_; }
+  /// Floats of one image of the input and of the output (nChw16c).
+  size_t inputFloats() const { return static_cast<size_t>(ic_ * h_ * w_); }
+  size_t outputFloats() const { return static_cast<size_t>(oc_ * h_ * w_); }
+  /// Bytes of the OIHW weights.
+  size_t plainWeightBytes() const {
+    return sizeof(float) * static_cast<size_t>(oc_ * ic_ * 9);
+  }
+  /// Bytes of the packed (transformed) weights.
+  size_t packedBytes() const;
+  /// Transforms OIHW f32 weights into `packed` (packedBytes() bytes).
+  void packWeights(const float *oihw, float *packed) const;
+  /// Working memory run() needs.
+  size_t scratchBytes() const;
+
+  /// dst = post-ops(conv(src) + bias). `bias` may be null; with a sum
+  /// post-op, dst holds the accumulated tensor on entry.
+  void run(const float *src, const float *packed, const float *bias, float *dst,
+           void *scratch) const;
+
+private:
+  int64_t ic_, oc_, h_, w_, tilesH_, tilesW_, tiles_;
+  std::vector<WinogradPostOp> postOps_;
+};
+
+} // namespace strata::runtime::onednn
+
+#endif // STRATA_RUNTIME_DELEGATES_ONEDNN_WINOGRAD_H

@@ -1,0 +1,251 @@
+//===- WinogradKernelTest.cpp - the oneDNN delegate's own Winograd kernel -===//
+//
+// The F(2x2,3x3) kernel against a direct convolution written out here in
+// double precision (odd sizes, a 16-wide weight panel, every post-op), and
+// the delegate running a blob whose convolution names that kernel, with
+// values worked out by hand.
+//
+//===----------------------------------------------------------------------===//
+#include "Winograd.h"
+
+#include "strata/Runtime/Delegates/OneDNN.h"
+#include "strata/Runtime/Delegates/Schema/onednn_graph_generated.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace strata::runtime;
+using strata::runtime::onednn::WinogradConv;
+using strata::runtime::onednn::WinogradPostOp;
+namespace fbs = strata::onednn::fb;
+
+namespace {
+
+/// nChw16c index of (c, y, x) in a C x H x W image.
+size_t blocked(int64_t c, int64_t y, int64_t x, int64_t h, int64_t w) {
+  return static_cast<size_t>(((c / 16) * h * w + y * w + x) * 16 + c % 16);
+}
+
+struct Case {
+  int64_t ic, oc, h, w;
+  std::vector<WinogradPostOp> postOps;
+};
+
+TEST(WinogradKernelTest, MatchesDirectConvolution) {
+  if (!WinogradConv::available())
+    GTEST_SKIP() << "this CPU lacks AVX-512F";
+  WinogradPostOp relu;
+  relu.slope = 0;
+  WinogradPostOp leaky;
+  leaky.slope = 0.1f;
+  WinogradPostOp clip;
+  clip.slope = 1;
+  clip.low = -0.5f;
+  clip.high = 0.75f;
+  WinogradPostOp sum;
+  sum.sum = true;
+  sum.scale = 0.5f;
+  std::vector<Case> cases = {
+      {16, 16, 1, 1, {}},            // one tile, mostly padding
+      {32, 48, 5, 7, {relu}},        // odd sizes; a 16-wide last panel
+      {48, 32, 9, 9, {leaky, clip}}, // slope, then clip
+      {64, 64, 14, 14, {sum, relu}}, // residual block: sum then ReLU
+      {128, 32, 6, 3, {clip, sum}},  // sum after an activation
+  };
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  for (const Case &c : cases) {
+    SCOPED_TRACE("ic " + std::to_string(c.ic) + " oc " + std::to_string(c.oc) +
+                 " " + std::to_string(c.h) + "x" + std::to_string(c.w));
+    std::vector<float> x(c.ic * c.h * c.w), k(c.oc * c.ic * 9), b(c.oc),
+        prior(c.oc * c.h * c.w);
+    for (float &v : x)
+      v = normal(rng);
+    for (float &v : k)
+      v = normal(rng) / std::sqrt(9.f * c.ic);
+    for (float &v : b)
+      v = normal(rng) * 0.1f;
+    for (float &v : prior)
+      v = normal(rng);
+    std::vector<float> xb(x.size()), dst(prior.size());
+    for (int64_t ch = 0; ch < c.ic; ++ch)
+      for (int64_t y = 0; y < c.h; ++y)
+        for (int64_t xx = 0; xx < c.w; ++xx)
+          xb[blocked(ch, y, xx, c.h, c.w)] = x[(ch * c.h + y) * c.w + xx];
+    for (int64_t o = 0; o < c.oc; ++o)
+      for (int64_t y = 0; y < c.h; ++y)
+        for (int64_t xx = 0; xx < c.w; ++xx)
+          dst[blocked(o, y, xx, c.h, c.w)] = prior[(o * c.h + y) * c.w + xx];
+
+    WinogradConv conv(c.ic, c.oc, c.h, c.w, c.postOps);
+    std::vector<float> packed(conv.packedBytes() / sizeof(float));
+    conv.packWeights(k.data(), packed.data());
+    std::vector<uint8_t> scratch(conv.scratchBytes());
+    conv.run(xb.data(), packed.data(), b.data(), dst.data(), scratch.data());
+
+    double err = 0, norm = 0;
+    for (int64_t o = 0; o < c.oc; ++o)
+      for (int64_t y = 0; y < c.h; ++y)
+        for (int64_t xx = 0; xx < c.w; ++xx) {
+          double v = b[o];
+          for (int64_t i = 0; i < c.ic; ++i)
+            for (int64_t ky = 0; ky < 3; ++ky)
+              for (int64_t kx = 0; kx < 3; ++kx) {
+                int64_t yy = y + ky - 1, xi = xx + kx - 1;
+                if (yy >= 0 && yy < c.h && xi >= 0 && xi < c.w)
+                  v += double(x[(i * c.h + yy) * c.w + xi]) *
+                       k[((o * c.ic + i) * 3 + ky) * 3 + kx];
+              }
+          for (const WinogradPostOp &p : c.postOps) {
+            if (p.sum)
+              v += p.scale * prior[(o * c.h + y) * c.w + xx];
+            else
+              v = std::min<double>(
+                  std::max<double>(std::max(v, v * p.slope), p.low), p.high);
+          }
+          double got = dst[blocked(o, y, xx, c.h, c.w)];
+          ASSERT_NEAR(got, v, 1e-4 + 1e-4 * std::abs(v))
+              << "channel " << o << " at (" << y << ", " << xx << ")";
+          err += (got - v) * (got - v);
+          norm += v * v;
+        }
+    EXPECT_LT(std::sqrt(err / norm), 1e-5);
+  }
+}
+
+TEST(WinogradKernelTest, RefusesWhatItCannotRun) {
+  EXPECT_FALSE(WinogradConv::supports(24, 16, 7, 7)); // channels % 16
+  EXPECT_FALSE(WinogradConv::supports(16, 8, 7, 7));
+  EXPECT_FALSE(WinogradConv::supports(16, 16, 0, 7));
+  EXPECT_TRUE(WinogradConv::supports(16, 32, 1, 1));
+}
+
+/// Named data held in memory.
+class MapData final : public NamedDataMap {
+public:
+  std::map<std::string, std::vector<uint8_t>> bytes;
+  Result<ByteSpan> get(const std::string &key) const override {
+    auto it = bytes.find(key);
+    if (it == bytes.end())
+      return Error(ErrorCode::NotFound, "no named data '" + key + "'");
+    return ByteSpan{it->second.data(), it->second.size()};
+  }
+};
+
+std::vector<uint8_t> filled(size_t n, float value) {
+  std::vector<uint8_t> bytes(n * sizeof(float));
+  for (size_t i = 0; i < n; ++i)
+    std::memcpy(bytes.data() + i * 4, &value, 4);
+  return bytes;
+}
+
+/// x[1,16,5,5] -> conv 3x3 pad 1 (w = 0.25, b = -2) + r (sum post-op) ->
+/// relu -> z, the convolution set to the delegate's Winograd kernel as
+/// prepare would record it, but without the transformed weights.
+std::vector<uint8_t> ownKernelBlob() {
+  fbs::GraphT g;
+  auto tensor = [&](std::vector<int64_t> dims, std::string key = "") {
+    auto t = std::make_unique<fbs::TensorT>();
+    t->dims = std::move(dims);
+    t->constant_key = std::move(key);
+    g.tensors.push_back(std::move(t));
+  };
+  tensor({1, 16, 5, 5});       // 0 x
+  tensor({16, 16, 3, 3}, "w"); // 1 w
+  tensor({16}, "b");           // 2 b
+  tensor({1, 16, 5, 5});       // 3 r
+  tensor({1, 16, 5, 5});       // 4 z
+  auto conv = std::make_unique<fbs::OpT>();
+  conv->kind = fbs::OpKind::Convolution;
+  conv->inputs = {0, 1, 2};
+  conv->outputs = {4};
+  conv->strides = {1, 1};
+  conv->dilations = {1, 1};
+  conv->pads_begin = {1, 1};
+  conv->pads_end = {1, 1};
+  conv->conv_kernel = fbs::ConvKernel::WinogradF2x2;
+  auto sum = std::make_unique<fbs::PostOpT>();
+  sum->is_sum = true;
+  sum->sum_input = 3;
+  conv->post_ops.push_back(std::move(sum));
+  auto relu = std::make_unique<fbs::PostOpT>();
+  relu->eltwise = fbs::EltwiseKind::Relu;
+  conv->post_ops.push_back(std::move(relu));
+  g.ops.push_back(std::move(conv));
+  g.inputs = {0, 3};
+  g.outputs = {4};
+  g.winograd = true;
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &g), fbs::GraphIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+/// Runs `blob` on x = 1, r = 0.5 and checks z: 16 channels x (taps inside
+/// the image) x 0.25 - 2 + 0.5, through ReLU: 34.5 inside, 22.5 on an edge,
+/// 14.5 in a corner.
+void expectResidualBlock(Backend &backend, DelegateHandle *handle,
+                         uint64_t scratchBytes) {
+  std::vector<float> x(16 * 25, 1.f), r(16 * 25, 0.5f), z(16 * 25, -7.f);
+  std::vector<uint8_t> scratch(scratchBytes + 64);
+  std::vector<TensorView> outs{{DType::F32, {1, 16, 5, 5}, z.data()}};
+  if (scratchBytes)
+    outs.push_back(
+        {DType::U8, {static_cast<int64_t>(scratchBytes)}, scratch.data()});
+  Error error = backend.execute(handle,
+                                {{DType::F32, {1, 16, 5, 5}, x.data()},
+                                 {DType::F32, {1, 16, 5, 5}, r.data()}},
+                                outs);
+  ASSERT_TRUE(error.ok()) << error.toString();
+  for (int64_t c = 0; c < 16; ++c)
+    for (int64_t y = 0; y < 5; ++y)
+      for (int64_t xx = 0; xx < 5; ++xx) {
+        int taps = (y == 0 || y == 4 ? 2 : 3) * (xx == 0 || xx == 4 ? 2 : 3);
+        ASSERT_FLOAT_EQ(z[(c * 5 + y) * 5 + xx], taps * 16 * 0.25f - 1.5f)
+            << "channel " << c << " at (" << y << ", " << xx << ")";
+      }
+}
+
+TEST(WinogradKernelTest, DelegateRunsTheKernelNamedInTheBlob) {
+  if (!WinogradConv::available())
+    GTEST_SKIP() << "this CPU lacks AVX-512F";
+  Backend &backend = onednn::getBackend();
+  BackendConfig &config = backend.config();
+  std::vector<uint8_t> blob = ownKernelBlob();
+  MapData named;
+  named.bytes["w"] = filled(16 * 16 * 9, 0.25f);
+  named.bytes["b"] = filled(16, -2.f);
+  // No transformed weights: refused unless transforming at init is allowed.
+  ASSERT_TRUE(config.set("repack_on_isa_mismatch", "false").ok());
+  Result<DelegateHandle *> handle =
+      backend.init({blob.data(), blob.size()}, Params(), named);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_NE(handle.error().message().find("Winograd kernel"), std::string::npos)
+      << handle.error().message();
+  ASSERT_TRUE(config.set("repack_on_isa_mismatch", "true").ok());
+  handle = backend.init({blob.data(), blob.size()}, Params(), named);
+  ASSERT_TRUE(handle.ok()) << handle.error().toString();
+  // The kernel's working memory is the delegate's own here (the blob
+  // records none).
+  expectResidualBlock(backend, *handle, 0);
+  backend.destroy(*handle);
+  ASSERT_TRUE(config.set("repack_on_isa_mismatch", "false").ok());
+
+  // Prepared with Winograd allowed, whichever kernel measures fastest.
+  onednn::PrepareOptions options;
+  options.winograd = true;
+  Result<onednn::PreparedGraph> prepared =
+      onednn::prepareGraph({blob.data(), blob.size()}, named, options);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().toString();
+  MapData packed;
+  packed.bytes = prepared->namedData;
+  handle = backend.init({prepared->blob.data(), prepared->blob.size()},
+                        Params(), packed);
+  ASSERT_TRUE(handle.ok()) << handle.error().toString();
+  expectResidualBlock(backend, *handle, prepared->scratchBytes);
+  backend.destroy(*handle);
+}
+
+} // namespace
