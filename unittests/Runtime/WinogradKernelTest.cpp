@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 using namespace strata::runtime;
 using strata::runtime::onednn::WinogradConv;
@@ -245,6 +246,86 @@ TEST(WinogradKernelTest, DelegateRunsTheKernelNamedInTheBlob) {
                         Params(), packed);
   ASSERT_TRUE(handle.ok()) << handle.error().toString();
   expectResidualBlock(backend, *handle, prepared->scratchBytes);
+  backend.destroy(*handle);
+}
+
+/// Two convolutions on the Winograd kernel (nChw16c results) concatenated
+/// along channels and put through ReLU: the concat of whole channel blocks
+/// is a copy of contiguous ranges. x = 1; the first convolution (w = 0.25,
+/// b = -2) gives 4 * taps - 2, the second (w = 0.5, b = 1) 8 * taps + 1.
+TEST(WinogradKernelTest, ConcatOfChannelBlocks) {
+  if (!WinogradConv::available())
+    GTEST_SKIP() << "this CPU lacks AVX-512F";
+  fbs::GraphT g;
+  auto tensor = [&](std::vector<int64_t> dims, std::string key = "") {
+    auto t = std::make_unique<fbs::TensorT>();
+    t->dims = std::move(dims);
+    t->constant_key = std::move(key);
+    g.tensors.push_back(std::move(t));
+  };
+  tensor({1, 16, 5, 5});        // 0 x
+  tensor({16, 16, 3, 3}, "w1"); // 1
+  tensor({16}, "b1");           // 2
+  tensor({32, 16, 3, 3}, "w2"); // 3
+  tensor({32}, "b2");           // 4
+  tensor({1, 16, 5, 5});        // 5 first
+  tensor({1, 32, 5, 5});        // 6 second
+  tensor({1, 48, 5, 5});        // 7 concat
+  tensor({1, 48, 5, 5});        // 8 relu
+  for (auto [w, b, y] : {std::tuple{1u, 2u, 5u}, std::tuple{3u, 4u, 6u}}) {
+    auto conv = std::make_unique<fbs::OpT>();
+    conv->kind = fbs::OpKind::Convolution;
+    conv->inputs = {0, w, b};
+    conv->outputs = {y};
+    conv->strides = {1, 1};
+    conv->dilations = {1, 1};
+    conv->pads_begin = {1, 1};
+    conv->pads_end = {1, 1};
+    conv->conv_kernel = fbs::ConvKernel::WinogradF2x2;
+    g.ops.push_back(std::move(conv));
+  }
+  auto concat = std::make_unique<fbs::OpT>();
+  concat->kind = fbs::OpKind::Concat;
+  concat->axis = 1;
+  concat->inputs = {5, 6};
+  concat->outputs = {7};
+  g.ops.push_back(std::move(concat));
+  auto relu = std::make_unique<fbs::OpT>();
+  relu->kind = fbs::OpKind::Eltwise;
+  relu->eltwise = fbs::EltwiseKind::Relu;
+  relu->inputs = {7};
+  relu->outputs = {8};
+  g.ops.push_back(std::move(relu));
+  g.inputs = {0};
+  g.outputs = {8};
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &g), fbs::GraphIdentifier());
+  std::vector<uint8_t> blob(fbb.GetBufferPointer(),
+                            fbb.GetBufferPointer() + fbb.GetSize());
+  MapData named;
+  named.bytes["w1"] = filled(16 * 16 * 9, 0.25f);
+  named.bytes["b1"] = filled(16, -2.f);
+  named.bytes["w2"] = filled(32 * 16 * 9, 0.5f);
+  named.bytes["b2"] = filled(32, 1.f);
+  Backend &backend = onednn::getBackend();
+  ASSERT_TRUE(backend.config().set("repack_on_isa_mismatch", "true").ok());
+  Result<DelegateHandle *> handle =
+      backend.init({blob.data(), blob.size()}, Params(), named);
+  ASSERT_TRUE(backend.config().set("repack_on_isa_mismatch", "false").ok());
+  ASSERT_TRUE(handle.ok()) << handle.error().toString();
+  std::vector<float> x(16 * 25, 1.f), z(48 * 25, -7.f);
+  Error error =
+      backend.execute(*handle, {{DType::F32, {1, 16, 5, 5}, x.data()}},
+                      {{DType::F32, {1, 48, 5, 5}, z.data()}});
+  ASSERT_TRUE(error.ok()) << error.toString();
+  for (int64_t c = 0; c < 48; ++c)
+    for (int64_t y = 0; y < 5; ++y)
+      for (int64_t xx = 0; xx < 5; ++xx) {
+        int taps = (y == 0 || y == 4 ? 2 : 3) * (xx == 0 || xx == 4 ? 2 : 3);
+        float want = c < 16 ? 4.f * taps - 2.f : 8.f * taps + 1.f;
+        ASSERT_FLOAT_EQ(z[(c * 5 + y) * 5 + xx], want)
+            << "channel " << c << " at (" << y << ", " << xx << ")";
+      }
   backend.destroy(*handle);
 }
 
