@@ -6,21 +6,21 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <set>
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
-#include <set>
 
 namespace strata::runtime::onednn {
 
 namespace fbs = strata::onednn::fb;
 using dnnl::memory;
+using Desc = memory::desc;
+using Dims = memory::dims;
 
 /// The implementation name prepare records for the own Winograd kernel.
 static constexpr const char *kOwnWinogradName = "strata:winograd_f2x2:avx512";
-using Desc = memory::desc;
-using Dims = memory::dims;
 
 std::vector<uint8_t> descBytes(const Desc &desc) {
   const auto *bytes = reinterpret_cast<const uint8_t *>(&desc.data);

@@ -1,5 +1,4 @@
-//===- Graph.h - a partition as oneDNN primitives ----------------*- C++
-//-*-===//
+//===- Graph.h - a partition as oneDNN primitives ---------------*- C++ -*-===//
 //
 // CompiledGraph turns a blob (onednn_graph.fbs) into oneDNN primitives over
 // planned memory. The same builder runs at compile time (Mode::Prepare:

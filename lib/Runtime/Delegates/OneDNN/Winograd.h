@@ -1,5 +1,4 @@
-//===- Winograd.h - F(2x2,3x3) convolution on nChw16c, AVX-512 ---*- C++
-//-*-===//
+//===- Winograd.h - F(2x2,3x3) convolution on nChw16c -----------*- C++ -*-===//
 //
 // A Winograd convolution for the shapes oneDNN 2.6 serves poorly: 3x3,
 // stride 1, padding 1, few spatial positions and many channels (ResNet's
@@ -62,8 +61,9 @@ public:
   /// Working memory run() needs.
   size_t scratchBytes() const;
 
-  /// dst = post-ops(conv(src) + bias). `bias` may be null; with a sum
-  /// post-op, dst holds the accumulated tensor on entry.
+  /// dst = post-ops(conv(src) + bias), for one image. `bias` may be null;
+  /// with a sum post-op, dst holds the accumulated tensor on entry. Only
+  /// where available(): the kernel is AVX-512 code.
   void run(const float *src, const float *packed, const float *bias, float *dst,
            void *scratch) const;
 
