@@ -5,6 +5,8 @@
 // blob packed for another CPU); bad blobs; the config.
 //
 //===----------------------------------------------------------------------===//
+#include "OneDNNTestSupport.h"
+
 #include "strata/Runtime/Delegates/OneDNN.h"
 #include "strata/Runtime/Delegates/Schema/onednn_graph_generated.h"
 
@@ -17,27 +19,10 @@ using strata::runtime::onednn::PreparedGraph;
 using strata::runtime::onednn::prepareGraph;
 using strata::runtime::onednn::PrepareOptions;
 namespace fbs = strata::onednn::fb;
+using strata::runtime::testing::floats;
+using strata::runtime::testing::MapData;
 
 namespace {
-
-/// Named data held in memory.
-class MapData final : public NamedDataMap {
-public:
-  std::map<std::string, std::vector<uint8_t>> bytes;
-  Result<ByteSpan> get(const std::string &key) const override {
-    auto it = bytes.find(key);
-    if (it == bytes.end())
-      return Error(ErrorCode::NotFound, "no named data '" + key + "'");
-    return ByteSpan{it->second.data(), it->second.size()};
-  }
-};
-
-std::vector<uint8_t> floats(size_t n, float value) {
-  std::vector<uint8_t> bytes(n * sizeof(float));
-  for (size_t i = 0; i < n; ++i)
-    std::memcpy(bytes.data() + i * 4, &value, 4);
-  return bytes;
-}
 
 std::unique_ptr<fbs::TensorT> tensor(std::vector<int64_t> dims,
                                      std::string key = "") {

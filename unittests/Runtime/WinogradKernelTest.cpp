@@ -6,6 +6,7 @@
 // values worked out by hand.
 //
 //===----------------------------------------------------------------------===//
+#include "OneDNNTestSupport.h"
 #include "Winograd.h"
 
 #include "strata/Runtime/Delegates/OneDNN.h"
@@ -16,11 +17,12 @@
 #include <cmath>
 #include <cstring>
 #include <random>
-#include <tuple>
 
 using namespace strata::runtime;
 using strata::runtime::onednn::WinogradConv;
 using strata::runtime::onednn::WinogradPostOp;
+using strata::runtime::testing::floats;
+using strata::runtime::testing::MapData;
 namespace fbs = strata::onednn::fb;
 
 namespace {
@@ -124,23 +126,34 @@ TEST(WinogradKernelTest, RefusesWhatItCannotRun) {
   EXPECT_TRUE(WinogradConv::supports(16, 32, 1, 1));
 }
 
-/// Named data held in memory.
-class MapData final : public NamedDataMap {
-public:
-  std::map<std::string, std::vector<uint8_t>> bytes;
-  Result<ByteSpan> get(const std::string &key) const override {
-    auto it = bytes.find(key);
-    if (it == bytes.end())
-      return Error(ErrorCode::NotFound, "no named data '" + key + "'");
-    return ByteSpan{it->second.data(), it->second.size()};
-  }
-};
+void addTensor(fbs::GraphT &g, std::vector<int64_t> dims,
+               std::string key = "") {
+  auto t = std::make_unique<fbs::TensorT>();
+  t->dims = std::move(dims);
+  t->constant_key = std::move(key);
+  g.tensors.push_back(std::move(t));
+}
 
-std::vector<uint8_t> filled(size_t n, float value) {
-  std::vector<uint8_t> bytes(n * sizeof(float));
-  for (size_t i = 0; i < n; ++i)
-    std::memcpy(bytes.data() + i * 4, &value, 4);
-  return bytes;
+/// A 3x3, padding 1 convolution set to the delegate's Winograd kernel, as
+/// prepare would record it.
+std::unique_ptr<fbs::OpT> winogradConv(std::vector<uint32_t> inputs,
+                                       uint32_t output) {
+  auto conv = std::make_unique<fbs::OpT>();
+  conv->kind = fbs::OpKind::Convolution;
+  conv->inputs = std::move(inputs);
+  conv->outputs = {output};
+  conv->strides = {1, 1};
+  conv->dilations = {1, 1};
+  conv->pads_begin = {1, 1};
+  conv->pads_end = {1, 1};
+  conv->conv_kernel = fbs::ConvKernel::WinogradF2x2;
+  return conv;
+}
+
+std::vector<uint8_t> finished(const fbs::GraphT &g) {
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &g), fbs::GraphIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
 /// x[1,16,5,5] -> conv 3x3 pad 1 (w = 0.25, b = -2) + r (sum post-op) ->
@@ -148,26 +161,12 @@ std::vector<uint8_t> filled(size_t n, float value) {
 /// prepare would record it, but without the transformed weights.
 std::vector<uint8_t> ownKernelBlob() {
   fbs::GraphT g;
-  auto tensor = [&](std::vector<int64_t> dims, std::string key = "") {
-    auto t = std::make_unique<fbs::TensorT>();
-    t->dims = std::move(dims);
-    t->constant_key = std::move(key);
-    g.tensors.push_back(std::move(t));
-  };
-  tensor({1, 16, 5, 5});       // 0 x
-  tensor({16, 16, 3, 3}, "w"); // 1 w
-  tensor({16}, "b");           // 2 b
-  tensor({1, 16, 5, 5});       // 3 r
-  tensor({1, 16, 5, 5});       // 4 z
-  auto conv = std::make_unique<fbs::OpT>();
-  conv->kind = fbs::OpKind::Convolution;
-  conv->inputs = {0, 1, 2};
-  conv->outputs = {4};
-  conv->strides = {1, 1};
-  conv->dilations = {1, 1};
-  conv->pads_begin = {1, 1};
-  conv->pads_end = {1, 1};
-  conv->conv_kernel = fbs::ConvKernel::WinogradF2x2;
+  addTensor(g, {1, 16, 5, 5});       // 0 x
+  addTensor(g, {16, 16, 3, 3}, "w"); // 1 w
+  addTensor(g, {16}, "b");           // 2 b
+  addTensor(g, {1, 16, 5, 5});       // 3 r
+  addTensor(g, {1, 16, 5, 5});       // 4 z
+  auto conv = winogradConv({0, 1, 2}, 4);
   auto sum = std::make_unique<fbs::PostOpT>();
   sum->is_sum = true;
   sum->sum_input = 3;
@@ -179,9 +178,7 @@ std::vector<uint8_t> ownKernelBlob() {
   g.inputs = {0, 3};
   g.outputs = {4};
   g.winograd = true;
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(fbs::Graph::Pack(fbb, &g), fbs::GraphIdentifier());
-  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+  return finished(g);
 }
 
 /// Runs `blob` on x = 1, r = 0.5 and checks z: 16 channels x (taps inside
@@ -216,8 +213,8 @@ TEST(WinogradKernelTest, DelegateRunsTheKernelNamedInTheBlob) {
   BackendConfig &config = backend.config();
   std::vector<uint8_t> blob = ownKernelBlob();
   MapData named;
-  named.bytes["w"] = filled(16 * 16 * 9, 0.25f);
-  named.bytes["b"] = filled(16, -2.f);
+  named.bytes["w"] = floats(16 * 16 * 9, 0.25f);
+  named.bytes["b"] = floats(16, -2.f);
   // No transformed weights: refused unless transforming at init is allowed.
   ASSERT_TRUE(config.set("repack_on_isa_mismatch", "false").ok());
   Result<DelegateHandle *> handle =
@@ -257,33 +254,17 @@ TEST(WinogradKernelTest, ConcatOfChannelBlocks) {
   if (!WinogradConv::available())
     GTEST_SKIP() << "this CPU lacks AVX-512F";
   fbs::GraphT g;
-  auto tensor = [&](std::vector<int64_t> dims, std::string key = "") {
-    auto t = std::make_unique<fbs::TensorT>();
-    t->dims = std::move(dims);
-    t->constant_key = std::move(key);
-    g.tensors.push_back(std::move(t));
-  };
-  tensor({1, 16, 5, 5});        // 0 x
-  tensor({16, 16, 3, 3}, "w1"); // 1
-  tensor({16}, "b1");           // 2
-  tensor({32, 16, 3, 3}, "w2"); // 3
-  tensor({32}, "b2");           // 4
-  tensor({1, 16, 5, 5});        // 5 first
-  tensor({1, 32, 5, 5});        // 6 second
-  tensor({1, 48, 5, 5});        // 7 concat
-  tensor({1, 48, 5, 5});        // 8 relu
-  for (auto [w, b, y] : {std::tuple{1u, 2u, 5u}, std::tuple{3u, 4u, 6u}}) {
-    auto conv = std::make_unique<fbs::OpT>();
-    conv->kind = fbs::OpKind::Convolution;
-    conv->inputs = {0, w, b};
-    conv->outputs = {y};
-    conv->strides = {1, 1};
-    conv->dilations = {1, 1};
-    conv->pads_begin = {1, 1};
-    conv->pads_end = {1, 1};
-    conv->conv_kernel = fbs::ConvKernel::WinogradF2x2;
-    g.ops.push_back(std::move(conv));
-  }
+  addTensor(g, {1, 16, 5, 5});        // 0 x
+  addTensor(g, {16, 16, 3, 3}, "w1"); // 1
+  addTensor(g, {16}, "b1");           // 2
+  addTensor(g, {32, 16, 3, 3}, "w2"); // 3
+  addTensor(g, {32}, "b2");           // 4
+  addTensor(g, {1, 16, 5, 5});        // 5 first
+  addTensor(g, {1, 32, 5, 5});        // 6 second
+  addTensor(g, {1, 48, 5, 5});        // 7 concat
+  addTensor(g, {1, 48, 5, 5});        // 8 relu
+  g.ops.push_back(winogradConv({0, 1, 2}, 5));
+  g.ops.push_back(winogradConv({0, 3, 4}, 6));
   auto concat = std::make_unique<fbs::OpT>();
   concat->kind = fbs::OpKind::Concat;
   concat->axis = 1;
@@ -298,15 +279,12 @@ TEST(WinogradKernelTest, ConcatOfChannelBlocks) {
   g.ops.push_back(std::move(relu));
   g.inputs = {0};
   g.outputs = {8};
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(fbs::Graph::Pack(fbb, &g), fbs::GraphIdentifier());
-  std::vector<uint8_t> blob(fbb.GetBufferPointer(),
-                            fbb.GetBufferPointer() + fbb.GetSize());
+  std::vector<uint8_t> blob = finished(g);
   MapData named;
-  named.bytes["w1"] = filled(16 * 16 * 9, 0.25f);
-  named.bytes["b1"] = filled(16, -2.f);
-  named.bytes["w2"] = filled(32 * 16 * 9, 0.5f);
-  named.bytes["b2"] = filled(32, 1.f);
+  named.bytes["w1"] = floats(16 * 16 * 9, 0.25f);
+  named.bytes["b1"] = floats(16, -2.f);
+  named.bytes["w2"] = floats(32 * 16 * 9, 0.5f);
+  named.bytes["b2"] = floats(32, 1.f);
   Backend &backend = onednn::getBackend();
   ASSERT_TRUE(backend.config().set("repack_on_isa_mismatch", "true").ok());
   Result<DelegateHandle *> handle =

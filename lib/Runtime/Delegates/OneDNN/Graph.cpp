@@ -275,6 +275,12 @@ private:
   Error buildConcat(const fbs::Op &op);
   Error buildReorder(const fbs::Op &op);
   Result<dnnl::post_ops> postOps(const fbs::Op &op, int *sumInput);
+  /// The stored packed bytes of weight `t` as a constant buffer when they
+  /// were recorded in layout `want`; -1 when not.
+  Result<int> storedPacked(const fbs::Tensor &t, const Desc &want);
+  /// Where an op's result `dst` goes in layout `desc`: in place over the
+  /// tensor a sum post-op accumulates (`sumInput`, or -1), else define().
+  Result<Placement> resultOf(uint32_t dst, int sumInput, const Desc &desc);
   /// A buffer the op may write in place over `tensor` (its last reader).
   Result<Placement> inPlace(uint32_t tensor, const Desc &want);
   void planScratch();
@@ -442,23 +448,11 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
     return packedFrom(*bytes);
   }
   // Init: bind the stored packed bytes when oneDNN still wants that layout.
-  if (t->packed_key() && t->packed_desc() &&
-      t->packed_desc()->size() == sizeof(dnnl_memory_desc_t)) {
-    dnnl_memory_desc_t stored;
-    std::memcpy(&stored, t->packed_desc()->data(), sizeof(stored));
-    if (Desc(stored) == want) {
-      Result<ByteSpan> bytes = named.get(t->packed_key()->str());
-      if (!bytes.ok())
-        return bytes.takeError();
-      if (bytes->size != want.get_size())
-        return fail("packed weights '" + t->packed_key()->str() + "' have " +
-                    std::to_string(bytes->size) + " bytes, the layout needs " +
-                    std::to_string(want.get_size()));
-      int buffer = addBuffer(BufferKind::Constant, bytes->size,
-                             const_cast<uint8_t *>(bytes->data));
-      return addMem(want, buffer);
-    }
-  }
+  Result<int> stored = storedPacked(*t, want);
+  if (!stored.ok())
+    return stored.takeError();
+  if (*stored >= 0)
+    return addMem(want, *stored);
   std::string packedFor =
       graph.isa() ? graph.isa()->str() : std::string("unknown ISA");
   if (!options.repackOnMismatch)
@@ -475,6 +469,37 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
                 " and cannot be repacked: the program holds no plain copy "
                 "(compile with keep_plain_weights=true)");
   return packedFrom(*bytes);
+}
+
+Result<int> GraphBuilder::storedPacked(const fbs::Tensor &t, const Desc &want) {
+  if (!t.packed_key() || !t.packed_desc() ||
+      t.packed_desc()->size() != sizeof(dnnl_memory_desc_t))
+    return -1;
+  dnnl_memory_desc_t stored;
+  std::memcpy(&stored, t.packed_desc()->data(), sizeof(stored));
+  if (!(Desc(stored) == want))
+    return -1;
+  Result<ByteSpan> bytes = named.get(t.packed_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  if (bytes->size != want.get_size())
+    return fail("packed weights '" + t.packed_key()->str() + "' have " +
+                std::to_string(bytes->size) + " bytes, the layout needs " +
+                std::to_string(want.get_size()));
+  return addBuffer(BufferKind::Constant, bytes->size,
+                   const_cast<uint8_t *>(bytes->data));
+}
+
+Result<Placement> GraphBuilder::resultOf(uint32_t dst, int sumInput,
+                                         const Desc &desc) {
+  if (sumInput < 0)
+    return define(dst, desc);
+  Result<Placement> acc = inPlace(sumInput, desc);
+  if (!acc.ok())
+    return acc;
+  placements[dst] = {*acc};
+  bufferTensors[acc->buffer].push_back(dst);
+  return acc;
 }
 
 Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
@@ -771,18 +796,10 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   Result<int> wMem = weights(*w, pd.weights_desc(), wPlain);
   if (!wMem.ok())
     return wMem.takeError();
-  Placement outP;
-  if (sumInput >= 0) {
-    Result<Placement> acc = inPlace(sumInput, pd.dst_desc());
-    if (!acc.ok())
-      return acc.takeError();
-    outP = *acc;
-    placements[*dst] = {outP};
-    bufferTensors[outP.buffer].push_back(*dst);
-  } else {
-    outP = define(*dst, pd.dst_desc());
-  }
-  int dstMem = addMem(pd.dst_desc(), outP.buffer);
+  Result<Placement> outP = resultOf(*dst, sumInput, pd.dst_desc());
+  if (!outP.ok())
+    return outP.takeError();
+  int dstMem = addMem(pd.dst_desc(), outP->buffer);
   addStep(dnnl::convolution_forward(pd),
           {{DNNL_ARG_SRC, srcMem},
            {DNNL_ARG_WEIGHTS, *wMem},
@@ -887,30 +904,17 @@ Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
     return addBuffer(BufferKind::Owned, conv.packedBytes(),
                      out.owned_.back().data());
   };
-  Result<int> wBuffer = fail("no weights");
-  bool stored = t->packed_key() && t->packed_desc() &&
-                t->packed_desc()->size() == sizeof(dnnl_memory_desc_t);
-  if (stored) {
-    dnnl_memory_desc_t desc;
-    std::memcpy(&desc, t->packed_desc()->data(), sizeof(desc));
-    stored = Desc(desc) == packedDesc;
-  }
+  Result<int> wBuffer = -1;
+  if (options.mode == CompiledGraph::Mode::Init)
+    wBuffer = storedPacked(*t, packedDesc);
+  if (!wBuffer.ok())
+    return wBuffer.takeError();
   if (options.mode == CompiledGraph::Mode::Prepare) {
     Result<ByteSpan> bytes = named.get(t->constant_key()->str());
     if (!bytes.ok())
       return bytes.takeError();
     wBuffer = transformed(*bytes);
-  } else if (stored) {
-    Result<ByteSpan> bytes = named.get(t->packed_key()->str());
-    if (!bytes.ok())
-      return bytes.takeError();
-    if (bytes->size != conv.packedBytes())
-      return fail("packed weights '" + t->packed_key()->str() + "' have " +
-                  std::to_string(bytes->size) + " bytes, the kernel needs " +
-                  std::to_string(conv.packedBytes()));
-    wBuffer = addBuffer(BufferKind::Constant, bytes->size,
-                        const_cast<uint8_t *>(bytes->data));
-  } else {
+  } else if (*wBuffer < 0) {
     if (!options.repackOnMismatch)
       return fail("the Winograd kernel's transformed weights are missing or "
                   "in another layout; recompile for this CPU or set "
@@ -927,18 +931,10 @@ Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
     return wBuffer.takeError();
   int wMem = addMem(packedDesc, *wBuffer);
 
-  Placement outP;
-  if (sumInput >= 0) {
-    Result<Placement> acc = inPlace(sumInput, dstBlocked);
-    if (!acc.ok())
-      return acc.takeError();
-    outP = *acc;
-    placements[dst] = {outP};
-    bufferTensors[outP.buffer].push_back(dst);
-  } else {
-    outP = define(dst, dstBlocked);
-  }
-  int dstMem = addMem(dstBlocked, outP.buffer);
+  Result<Placement> outP = resultOf(dst, sumInput, dstBlocked);
+  if (!outP.ok())
+    return outP.takeError();
+  int dstMem = addMem(dstBlocked, outP->buffer);
 
   auto kernel = std::make_shared<WinogradConv>(conv);
   int64_t batch = srcDims[0];
