@@ -108,46 +108,44 @@ void WinogradConv::packWeights(const float *oihw, float *packed) const {
 #if STRATA_WINOGRAD_X86
 namespace {
 
-/// Input transform of channel block `cb` for tile rows [rowBegin, rowEnd).
+/// Input transform of channel block `cb` for tile row `ty`.
 STRATA_AVX512 void transformInput(const float *src, float *v, int64_t ic,
                                   int64_t h, int64_t w, int64_t tilesW,
-                                  int64_t tiles, int64_t cb, int64_t rowBegin,
-                                  int64_t rowEnd) {
+                                  int64_t tiles, int64_t cb, int64_t ty) {
   const float *plane = src + cb * h * w * 16;
   const __m512 zero = _mm512_setzero_ps();
-  for (int64_t ty = rowBegin; ty < rowEnd; ++ty)
-    for (int64_t tx = 0; tx < tilesW; ++tx) {
-      __m512 d[4][4];
-      for (int r = 0; r < 4; ++r) {
-        int64_t y = 2 * ty - 1 + r;
-        for (int c = 0; c < 4; ++c) {
-          int64_t x = 2 * tx - 1 + c;
-          d[r][c] = (y >= 0 && y < h && x >= 0 && x < w)
-                        ? _mm512_loadu_ps(plane + (y * w + x) * 16)
-                        : zero;
-        }
-      }
-      __m512 t[4][4]; // B^T d
+  for (int64_t tx = 0; tx < tilesW; ++tx) {
+    __m512 d[4][4];
+    for (int r = 0; r < 4; ++r) {
+      int64_t y = 2 * ty - 1 + r;
       for (int c = 0; c < 4; ++c) {
-        t[0][c] = _mm512_sub_ps(d[0][c], d[2][c]);
-        t[1][c] = _mm512_add_ps(d[1][c], d[2][c]);
-        t[2][c] = _mm512_sub_ps(d[2][c], d[1][c]);
-        t[3][c] = _mm512_sub_ps(d[1][c], d[3][c]);
-      }
-      int64_t tile = ty * tilesW + tx;
-      float *out = v + tile * (ic + 16) + cb * 16;
-      int64_t stride = tiles * (ic + 16);
-      for (int r = 0; r < 4; ++r) { // (B^T d) B
-        _mm512_storeu_ps(out + (r * 4 + 0) * stride,
-                         _mm512_sub_ps(t[r][0], t[r][2]));
-        _mm512_storeu_ps(out + (r * 4 + 1) * stride,
-                         _mm512_add_ps(t[r][1], t[r][2]));
-        _mm512_storeu_ps(out + (r * 4 + 2) * stride,
-                         _mm512_sub_ps(t[r][2], t[r][1]));
-        _mm512_storeu_ps(out + (r * 4 + 3) * stride,
-                         _mm512_sub_ps(t[r][1], t[r][3]));
+        int64_t x = 2 * tx - 1 + c;
+        d[r][c] = (y >= 0 && y < h && x >= 0 && x < w)
+                      ? _mm512_loadu_ps(plane + (y * w + x) * 16)
+                      : zero;
       }
     }
+    __m512 t[4][4]; // B^T d
+    for (int c = 0; c < 4; ++c) {
+      t[0][c] = _mm512_sub_ps(d[0][c], d[2][c]);
+      t[1][c] = _mm512_add_ps(d[1][c], d[2][c]);
+      t[2][c] = _mm512_sub_ps(d[2][c], d[1][c]);
+      t[3][c] = _mm512_sub_ps(d[1][c], d[3][c]);
+    }
+    int64_t tile = ty * tilesW + tx;
+    float *out = v + tile * (ic + 16) + cb * 16;
+    int64_t stride = tiles * (ic + 16);
+    for (int r = 0; r < 4; ++r) { // (B^T d) B
+      _mm512_storeu_ps(out + (r * 4 + 0) * stride,
+                       _mm512_sub_ps(t[r][0], t[r][2]));
+      _mm512_storeu_ps(out + (r * 4 + 1) * stride,
+                       _mm512_add_ps(t[r][1], t[r][2]));
+      _mm512_storeu_ps(out + (r * 4 + 2) * stride,
+                       _mm512_sub_ps(t[r][2], t[r][1]));
+      _mm512_storeu_ps(out + (r * 4 + 3) * stride,
+                       _mm512_sub_ps(t[r][1], t[r][3]));
+    }
+  }
 }
 
 /// c[R x 16*NV] (+)= a[R x k] * b[k x 16*NV] (b rows contiguous, 16*NV
@@ -218,59 +216,58 @@ STRATA_AVX512 void gemmPanel(const float *v, const float *u, float *m,
   }
 }
 
-/// Inverse transform, bias and post-ops for output-channel block `ob`.
+/// Inverse transform, bias and post-ops of output-channel block `ob` for
+/// tile row `ty`.
 STRATA_AVX512 void transformOutput(const float *m, const float *bias,
                                    float *dst, int64_t oc, int64_t h, int64_t w,
                                    int64_t tilesW, int64_t tiles, int64_t ob,
-                                   const std::vector<WinogradPostOp> &postOps,
-                                   int64_t rowBegin, int64_t rowEnd) {
+                                   int64_t ty,
+                                   const std::vector<WinogradPostOp> &postOps) {
   float *plane = dst + ob * h * w * 16;
   __m512 b = bias ? _mm512_loadu_ps(bias + ob * 16) : _mm512_setzero_ps();
-  for (int64_t ty = rowBegin; ty < rowEnd; ++ty)
-    for (int64_t tx = 0; tx < tilesW; ++tx) {
-      int64_t tile = ty * tilesW + tx;
-      const float *in = m + tile * oc + ob * 16;
-      int64_t stride = tiles * oc;
-      __m512 s[2][4]; // A^T M
-      for (int c = 0; c < 4; ++c) {
-        __m512 m0 = _mm512_loadu_ps(in + (0 * 4 + c) * stride);
-        __m512 m1 = _mm512_loadu_ps(in + (1 * 4 + c) * stride);
-        __m512 m2 = _mm512_loadu_ps(in + (2 * 4 + c) * stride);
-        __m512 m3 = _mm512_loadu_ps(in + (3 * 4 + c) * stride);
-        s[0][c] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
-        s[1][c] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
-      }
-      for (int r = 0; r < 2; ++r) {
-        int64_t y = 2 * ty + r;
-        if (y >= h)
+  for (int64_t tx = 0; tx < tilesW; ++tx) {
+    int64_t tile = ty * tilesW + tx;
+    const float *in = m + tile * oc + ob * 16;
+    int64_t stride = tiles * oc;
+    __m512 s[2][4]; // A^T M
+    for (int c = 0; c < 4; ++c) {
+      __m512 m0 = _mm512_loadu_ps(in + (0 * 4 + c) * stride);
+      __m512 m1 = _mm512_loadu_ps(in + (1 * 4 + c) * stride);
+      __m512 m2 = _mm512_loadu_ps(in + (2 * 4 + c) * stride);
+      __m512 m3 = _mm512_loadu_ps(in + (3 * 4 + c) * stride);
+      s[0][c] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+      s[1][c] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+    }
+    for (int r = 0; r < 2; ++r) {
+      int64_t y = 2 * ty + r;
+      if (y >= h)
+        break;
+      __m512 out[2] = {
+          _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[r][0], s[r][1]), s[r][2]),
+                        b),
+          _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(s[r][1], s[r][2]), s[r][3]),
+                        b)};
+      for (int c = 0; c < 2; ++c) {
+        int64_t x = 2 * tx + c;
+        if (x >= w)
           break;
-        __m512 out[2] = {
-            _mm512_add_ps(
-                _mm512_add_ps(_mm512_add_ps(s[r][0], s[r][1]), s[r][2]), b),
-            _mm512_add_ps(
-                _mm512_sub_ps(_mm512_sub_ps(s[r][1], s[r][2]), s[r][3]), b)};
-        for (int c = 0; c < 2; ++c) {
-          int64_t x = 2 * tx + c;
-          if (x >= w)
-            break;
-          float *p = plane + (y * w + x) * 16;
-          __m512 value = out[c];
-          for (const WinogradPostOp &op : postOps) {
-            if (op.sum) {
-              value = _mm512_fmadd_ps(_mm512_set1_ps(op.scale),
-                                      _mm512_loadu_ps(p), value);
-            } else {
-              value = _mm512_max_ps(
-                  value, _mm512_mul_ps(value, _mm512_set1_ps(op.slope)));
-              value =
-                  _mm512_min_ps(_mm512_max_ps(value, _mm512_set1_ps(op.low)),
-                                _mm512_set1_ps(op.high));
-            }
+        float *p = plane + (y * w + x) * 16;
+        __m512 value = out[c];
+        for (const WinogradPostOp &op : postOps) {
+          if (op.sum) {
+            value = _mm512_fmadd_ps(_mm512_set1_ps(op.scale),
+                                    _mm512_loadu_ps(p), value);
+          } else {
+            value = _mm512_max_ps(
+                value, _mm512_mul_ps(value, _mm512_set1_ps(op.slope)));
+            value = _mm512_min_ps(_mm512_max_ps(value, _mm512_set1_ps(op.low)),
+                                  _mm512_set1_ps(op.high));
           }
-          _mm512_storeu_ps(p, value);
         }
+        _mm512_storeu_ps(p, value);
       }
     }
+  }
 }
 
 } // namespace
@@ -288,7 +285,7 @@ void WinogradConv::run(const float *src, const float *packed, const float *bias,
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t cb = 0; cb < icBlocks; ++cb)
     for (int64_t ty = 0; ty < tilesH_; ++ty)
-      transformInput(src, v, ic_, h_, w_, tilesW_, tiles_, cb, ty, ty + 1);
+      transformInput(src, v, ic_, h_, w_, tilesW_, tiles_, cb, ty);
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t e = 0; e < kPoints; ++e)
     for (int64_t panel = 0; panel < panels; ++panel)
@@ -296,8 +293,8 @@ void WinogradConv::run(const float *src, const float *packed, const float *bias,
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t ob = 0; ob < ocBlocks; ++ob)
     for (int64_t ty = 0; ty < tilesH_; ++ty)
-      transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles_, ob, postOps_,
-                      ty, ty + 1);
+      transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles_, ob, ty,
+                      postOps_);
 #else
   (void)src, (void)packed, (void)bias, (void)dst, (void)scratch;
 #endif
