@@ -2,14 +2,12 @@
 #include "strata/Compiler/Calibrate.h"
 
 #include "Observation.h"
+#include "QuantizedTensors.h"
 
-#include "HL/IR/HLOps.h"
 #include "strata/Quantization/Quantization.h"
-#include "strata/Support/Locations.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -47,6 +45,24 @@ llvm::json::Value QuantizationReport::toJSON() const {
     object["scales"] = *scales;
   if (int32Biases)
     object["int32_biases"] = *int32Biases;
+  if (sensitivity) {
+    auto db = [](double v) -> llvm::json::Value {
+      if (std::isfinite(v))
+        return v;
+      return nullptr;
+    };
+    llvm::json::Array rows;
+    for (const Sensitivity::Row &row : sensitivity->tensors)
+      rows.push_back(
+          llvm::json::Object{{"tensor", row.tensor},
+                             {"role", row.role},
+                             {"consumers", row.consumers},
+                             {"output_sqnr_db", db(row.outputSqnrDB)}});
+    object["sensitivity"] = llvm::json::Object{
+        {"samples", sensitivity->samples},
+        {"all_quantized_db", db(sensitivity->allQuantizedDB)},
+        {"tensors", std::move(rows)}};
+  }
   if (smoothAlpha) {
     llvm::json::Array sites;
     for (const quant::SmoothedSite &site : smoothed)
@@ -83,53 +99,35 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
     os << llvm::format("  %7.2f dB  %-10s ", t.sqnrDB, t.role.c_str())
        << t.tensor << " -> " << t.consumers << "\n";
   }
+  if (sensitivity) {
+    os << "sensitivity on " << sensitivity->samples
+       << llvm::format(" samples: output SQNR %.2f dB",
+                       sensitivity->allQuantizedDB)
+       << " with every tensor quantized; with one alone, worst first:\n";
+    for (size_t i = 0; i < sensitivity->tensors.size() && i < top; ++i) {
+      const Sensitivity::Row &row = sensitivity->tensors[i];
+      os << llvm::format("  %7.2f dB  %-10s ", row.outputSqnrDB,
+                         row.role.c_str())
+         << row.tensor << " -> " << row.consumers << "\n";
+    }
+  }
 }
 
 namespace {
 
-/// Where the value `v` comes from, for the report.
-std::string describeValue(Value v) {
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
-      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                        "hl.name"))
-        return "input '" + name.getValue().str() + "'";
-    return "argument " + std::to_string(arg.getArgNumber());
-  }
-  std::string node = getNodeName(v.getDefiningOp()->getLoc());
-  return node.empty() ? v.getDefiningOp()->getName().getStringRef().str()
-                      : node;
-}
-
-/// The groups reading the pair `qcast` starts.
-std::string describeConsumers(mlir::quant::QuantizeCastOp qcast) {
-  std::string out;
-  for (Operation *dcast : qcast->getUsers())
-    for (Operation *user : dcast->getUsers()) {
-      std::string what = user->getName().getStringRef().str();
-      if (auto fused = dyn_cast<hl::FusedOp>(user))
-        what = fused.getKind().str();
-      std::string node = getNodeName(user->getLoc());
-      if (!node.empty())
-        what += " '" + node + "'";
-      if (out.find(what) == std::string::npos)
-        out += (out.empty() ? "" : ", ") + what;
-    }
-  return out;
-}
-
 /// SQNR of per-axis or per-tensor weights quantized as `type` says.
 std::optional<QuantizationReport::Tensor>
-weightReport(mlir::quant::QuantizeCastOp qcast) {
+weightReport(const QuantizedTensor &weight) {
+  mlir::quant::QuantizeCastOp qcast = weight.qcasts.front();
   auto type = cast<RankedTensorType>(qcast.getType());
   std::optional<std::vector<float>> values =
       quant::constantFloats(qcast.getArg());
   if (!values)
     return std::nullopt;
   QuantizationReport::Tensor t;
-  t.tensor = describeValue(qcast.getArg());
-  t.role = "weight";
-  t.consumers = describeConsumers(qcast);
+  t.tensor = weight.name();
+  t.role = weight.roleName().str();
+  t.consumers = weight.consumers();
   std::optional<quant::TypeQuantization> q =
       quant::getTypeQuantization(type.getElementType());
   if (!q)
@@ -161,37 +159,34 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
 
   // The pairs waiting for calibration, grouped by the value observed, then
   // the fixed-range pairs (softmax, sigmoid), observed only for their SQNR.
-  llvm::MapVector<Value, SmallVector<mlir::quant::QuantizeCastOp>> sites,
-      fixed;
-  SmallVector<mlir::quant::QuantizeCastOp> weights;
-  module.walk([&](mlir::quant::QuantizeCastOp qcast) {
-    if (qcast->hasAttr("strata.observe"))
-      sites[quant::observedValue(qcast.getArg())].push_back(qcast);
-    else if (qcast->hasAttr("strata.fixed_range"))
-      fixed[qcast.getArg()].push_back(qcast);
-    else
-      weights.push_back(qcast);
+  std::vector<QuantizedTensor> sites;
+  for (QuantizedTensor &t : collectQuantizedTensors(module)) {
+    if (t.role == QuantizedTensor::Role::Weight) {
+      if (std::optional<QuantizationReport::Tensor> w = weightReport(t))
+        report.tensors.push_back(std::move(*w));
+    } else if (t.role == QuantizedTensor::Role::Fixed ||
+               t.awaitsCalibration()) {
+      sites.push_back(std::move(t));
+    }
+  }
+  size_t calibrated = llvm::count_if(sites, [](const QuantizedTensor &t) {
+    return t.role == QuantizedTensor::Role::Activation;
   });
-  for (mlir::quant::QuantizeCastOp qcast : weights)
-    if (std::optional<QuantizationReport::Tensor> t = weightReport(qcast))
-      report.tensors.push_back(std::move(*t));
-
-  size_t calibrated = sites.size();
   std::vector<quant::QuantParams> params(calibrated);
-  for (auto &[value, qcasts] : fixed) {
+  for (size_t k = calibrated; k < sites.size(); ++k) {
     std::optional<quant::TypeQuantization> q = quant::getTypeQuantization(
-        cast<RankedTensorType>(qcasts.front().getType()).getElementType());
+        cast<RankedTensorType>(sites[k].qcasts.front().getType())
+            .getElementType());
     if (!q || q->params.size() != 1)
-      return qcasts.front().emitError("a fixed-range quantization must be "
-                                      "per tensor");
-    sites[value] = qcasts;
+      return sites[k].qcasts.front().emitError(
+          "a fixed-range quantization must be per tensor");
     params.push_back(q->params.front());
   }
 
   if (!sites.empty()) {
     SmallVector<Value> values;
-    for (auto &[value, qcasts] : sites)
-      values.push_back(value);
+    for (const QuantizedTensor &site : sites)
+      values.push_back(site.value);
     FailureOr<std::unique_ptr<ObservationRun>> run =
         ObservationRun::create(module, values, options, base);
     if (failed(run))
@@ -227,24 +222,20 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
           })))
         return failure();
     }
-    size_t k = 0;
-    for (auto &[value, qcasts] : sites) {
+    for (size_t k = 0; k < sites.size(); ++k) {
       QuantizationReport::Tensor t;
-      t.tensor = describeValue(value);
-      t.role = k < calibrated ? "activation" : "fixed";
-      for (mlir::quant::QuantizeCastOp qcast : qcasts) {
-        std::string consumers = describeConsumers(qcast);
-        t.consumers += (t.consumers.empty() ? "" : ", ") + consumers;
-        if (k < calibrated)
+      t.tensor = sites[k].name();
+      t.role = sites[k].roleName().str();
+      t.consumers = sites[k].consumers();
+      if (k < calibrated)
+        for (mlir::quant::QuantizeCastOp qcast : sites[k].qcasts)
           quant::setQuantParams(qcast, params[k]);
-      }
       t.scale = params[k].scale;
       t.zeroPoint = params[k].zeroPoint;
       t.min = observers[k].min();
       t.max = observers[k].max();
       t.sqnrDB = sqnr[k].decibels();
       report.tensors.push_back(std::move(t));
-      ++k;
     }
   }
   std::stable_sort(report.tensors.begin(), report.tensors.end(),

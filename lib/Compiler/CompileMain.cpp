@@ -132,6 +132,13 @@ cl::opt<bool> biasCorrection(
              "mean output shift its weight rounding causes (measured on "
              "the calibration data)"),
     cl::cat(quantizeCategory));
+cl::opt<bool> quantizeSensitivity(
+    "quantize-sensitivity",
+    cl::desc("After calibration, measure the output SQNR against the float "
+             "model on the calibration data with every tensor quantized and "
+             "with each quantized tensor alone (one program each), to pick "
+             "what --quantize-skip-nodes should keep in float"),
+    cl::cat(quantizeCategory));
 cl::opt<bool> noProgress("no-progress",
                          cl::desc("No calibration progress bar"),
                          cl::cat(quantizeCategory));
@@ -372,6 +379,10 @@ int strataCompileMain(int argc, char **argv) {
     errs() << "strata-compile: --bias-correction needs --quantize\n";
     return 2;
   }
+  if (quantizeSensitivity && !quantize) {
+    errs() << "strata-compile: --quantize-sensitivity needs --quantize\n";
+    return 2;
+  }
   if (smoothing && !quantize) {
     errs() << "strata-compile: --smooth and --smooth-alpha need --quantize\n";
     return 2;
@@ -441,6 +452,7 @@ int strataCompileMain(int argc, char **argv) {
     q.minWeightElements = quantizeMinWeightElements;
     q.smoothAlpha = smoothAlpha;
     q.biasCorrection = biasCorrection;
+    q.sensitivity = quantizeSensitivity;
     q.powerOfTwoScales = quantizeScales == "power-of-two";
     q.calibration.powerOfTwoScales = q.powerOfTwoScales;
     q.skipNodes.assign(quantizeSkipNodes.begin(), quantizeSkipNodes.end());

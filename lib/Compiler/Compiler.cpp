@@ -317,6 +317,14 @@ LogicalResult compileONNXFile(StringRef modelPath,
       report.quantization->scales = "power-of-two";
       report.quantization->int32Biases = snapped;
     }
+    if (options.quantize->sensitivity) {
+      StageTimer timer(report, "sensitivity");
+      FailureOr<QuantizationReport::Sensitivity> sensitivity =
+          measureSensitivity(*module, options.quantize->calibration, options);
+      if (failed(sensitivity))
+        return failure();
+      report.quantization->sensitivity = std::move(*sensitivity);
+    }
     if (smoothed) {
       report.quantization->smoothAlpha = options.quantize->smoothAlpha;
       report.quantization->smoothed = std::move(*smoothed);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -245,29 +246,22 @@ private:
   std::vector<std::vector<std::string>> files;
 };
 
-/// A progress bar on stderr, drawn only on a terminal.
-class Progress {
-public:
-  Progress(bool enabled, int64_t total)
-      : enabled(enabled && llvm::sys::Process::StandardErrIsDisplayed()),
-        total(total) {}
-  void update(StringRef what, int64_t done) {
-    if (!enabled)
-      return;
-    int width = 30, filled = total ? static_cast<int>(width * done / total) : 0;
-    llvm::errs() << "\r" << what << " [" << std::string(filled, '#')
-                 << std::string(width - filled, '.') << "] " << done << "/"
-                 << total;
-    if (done == total)
-      llvm::errs() << "\n";
-  }
-
-private:
-  bool enabled;
-  int64_t total;
-};
-
 } // namespace
+
+Progress::Progress(bool enabled, int64_t total)
+    : enabled(enabled && llvm::sys::Process::StandardErrIsDisplayed()),
+      total(total) {}
+
+void Progress::update(StringRef what, int64_t done) {
+  if (!enabled)
+    return;
+  int width = 30, filled = total ? static_cast<int>(width * done / total) : 0;
+  llvm::errs() << "\r" << what << " [" << std::string(filled, '#')
+               << std::string(width - filled, '.') << "] " << done << "/"
+               << total;
+  if (done == total)
+    llvm::errs() << "\n";
+}
 
 struct ObservationRun::State {
   std::unique_ptr<ProgramSession> session;
@@ -284,7 +278,7 @@ ObservationRun::~ObservationRun() = default;
 FailureOr<std::unique_ptr<ObservationRun>>
 ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
                        const CalibrationOptions &options,
-                       const CompileOptions &base) {
+                       const CompileOptions &base, ArrayRef<Value> keepPairs) {
   if (options.dataPath.empty())
     return module.emitError("quantization needs calibration data "
                             "(--calibration-data DIR|file.npy)");
@@ -294,13 +288,17 @@ ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
   state.progress = options.progress;
   state.observed = values.size();
 
-  // The float program with every observed value as an extra output.
+  // The float program (but for the pairs kept) with every observed value as
+  // an extra output.
   IRMapping mapping;
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone(mapping)));
+  llvm::DenseSet<Value> kept;
+  for (Value qcast : keepPairs)
+    kept.insert(mapping.lookup(qcast));
   SmallVector<Operation *> pairs;
   copy->walk([&](mlir::quant::DequantizeCastOp dcast) {
     auto qcast = dcast.getArg().getDefiningOp<mlir::quant::QuantizeCastOp>();
-    if (!qcast)
+    if (!qcast || kept.contains(qcast.getResult()))
       return;
     dcast.getResult().replaceAllUsesWith(qcast.getArg());
     pairs.push_back(dcast);
@@ -380,26 +378,32 @@ LogicalResult ObservationRun::pass(
     StringRef label, function_ref<void(size_t, const float *, size_t)> visit) {
   Progress progress(state->progress, state->samples);
   for (int64_t s = 0; s < state->samples; ++s) {
-    runtime::Result<std::vector<OwnedTensor>> inputs = state->source.get(s);
-    if (!inputs.ok())
-      return module.emitError("calibration sample ")
-             << s << ": " << inputs.error().message();
-    if (runtime::Error e = state->session->run(*inputs); !e.ok())
-      return module.emitError("calibration sample ")
-             << s << ": " << e.message();
-    for (size_t k = 0; k < state->observed; ++k) {
-      runtime::Result<runtime::TensorView> out =
-          state->session->output(state->firstObserved + k);
-      if (!out.ok())
-        return module.emitError(out.error().message());
-      if (out->dtype != DType::F32)
-        return module.emitError("observed value ")
-               << k << " is " << runtime::dtypeName(out->dtype)
-               << ", not f32";
-      visit(k, static_cast<const float *>(out->data),
-            static_cast<size_t>(out->numel()));
-    }
+    if (failed(sample(s, visit)))
+      return failure();
     progress.update(label, s + 1);
+  }
+  return success();
+}
+
+LogicalResult ObservationRun::sample(
+    int64_t index, function_ref<void(size_t, const float *, size_t)> visit) {
+  runtime::Result<std::vector<OwnedTensor>> inputs = state->source.get(index);
+  if (!inputs.ok())
+    return module.emitError("calibration sample ")
+           << index << ": " << inputs.error().message();
+  if (runtime::Error e = state->session->run(*inputs); !e.ok())
+    return module.emitError("calibration sample ")
+           << index << ": " << e.message();
+  for (size_t k = 0; k < state->observed; ++k) {
+    runtime::Result<runtime::TensorView> out =
+        state->session->output(state->firstObserved + k);
+    if (!out.ok())
+      return module.emitError(out.error().message());
+    if (out->dtype != DType::F32)
+      return module.emitError("observed value ")
+             << k << " is " << runtime::dtypeName(out->dtype) << ", not f32";
+    visit(k, static_cast<const float *>(out->data),
+          static_cast<size_t>(out->numel()));
   }
   return success();
 }

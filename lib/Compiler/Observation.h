@@ -1,11 +1,13 @@
-//===- Observation.h - the float model run over calibration data -*- C++ -*-===//
+//===- Observation.h - the model run over calibration data ------*- C++ -*-===//
 //
-// Calibration and SmoothQuant both need values of the float model on the
-// calibration samples. An ObservationRun compiles a float copy of the
-// module (quantize/dequantize pairs removed) in which every value to
+// Calibration, SmoothQuant, bias correction and the sensitivity analysis
+// all need values of the model on the calibration samples. An
+// ObservationRun compiles a copy of the module in which every value to
 // observe is an extra output, loads it in Strata's own runtime and streams
 // the samples through it, one at a time: memory does not grow with their
-// number, and every pass over the data sees the same samples.
+// number, and every pass over the data sees the same samples. The copy is
+// the float model (quantize/dequantize pairs removed) unless some pairs
+// are kept.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_LIB_COMPILER_OBSERVATION_H
@@ -30,10 +32,12 @@ public:
   /// Compiles the observation program of `module` for `values` (each
   /// computed in a function body) and opens the calibration data that
   /// `options` names. `base` supplies the lowering options (its patterns
-  /// and delegate are not used).
+  /// and delegate are not used). Every QDQ pair is removed but those
+  /// started by the `quant.qcast` results in `keepPairs`.
   static mlir::FailureOr<std::unique_ptr<ObservationRun>>
   create(mlir::ModuleOp module, llvm::ArrayRef<mlir::Value> values,
-         const CalibrationOptions &options, const CompileOptions &base);
+         const CalibrationOptions &options, const CompileOptions &base,
+         llvm::ArrayRef<mlir::Value> keepPairs = {});
 
   /// The number of samples each pass runs.
   int64_t samples() const;
@@ -45,11 +49,28 @@ public:
   pass(llvm::StringRef label,
        llvm::function_ref<void(size_t, const float *, size_t)> visit);
 
+  /// Runs sample `index` alone, calling `visit` as pass() does.
+  mlir::LogicalResult
+  sample(int64_t index,
+         llvm::function_ref<void(size_t, const float *, size_t)> visit);
+
 private:
   ObservationRun();
   struct State;
   std::unique_ptr<State> state;
   mlir::ModuleOp module;
+};
+
+/// A progress bar on stderr, drawn only when it is a terminal and
+/// `enabled`.
+class Progress {
+public:
+  Progress(bool enabled, int64_t total);
+  void update(llvm::StringRef what, int64_t done);
+
+private:
+  bool enabled;
+  int64_t total;
 };
 
 } // namespace strata

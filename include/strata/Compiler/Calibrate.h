@@ -77,6 +77,22 @@ struct QuantizationReport {
   /// Worst SQNR first.
   std::vector<Tensor> tensors;
 
+  /// --quantize-sensitivity: the model's output SQNR against the float
+  /// model over the calibration samples, with every tensor quantized (the
+  /// int8 program) and with each quantized tensor alone.
+  struct Sensitivity {
+    int64_t samples = 0;
+    double allQuantizedDB = 0;
+    struct Row {
+      std::string tensor, role, consumers;
+      /// 20 log10(||y|| / ||y - y_q||) over every f32 output.
+      double outputSqnrDB = 0;
+    };
+    /// Worst first.
+    std::vector<Row> tensors;
+  };
+  std::optional<Sensitivity> sensitivity;
+
   llvm::json::Value toJSON() const;
   /// The `top` worst tensors as a table.
   void print(llvm::raw_ostream &os, size_t top = 10) const;
@@ -96,6 +112,15 @@ smoothQuant(mlir::ModuleOp module, const CalibrationOptions &options,
 mlir::FailureOr<int64_t> correctBiases(mlir::ModuleOp module,
                                        const CalibrationOptions &options,
                                        const CompileOptions &base);
+
+/// The sensitivity analysis (--quantize-sensitivity), after calibration
+/// and bias correction: the outputs of `module` with all its QDQ pairs, and
+/// with each quantized tensor's pairs alone, against the float model's on
+/// the calibration samples. Compiles and runs one program per quantized
+/// tensor; holds the float outputs of every sample.
+mlir::FailureOr<QuantizationReport::Sensitivity>
+measureSensitivity(mlir::ModuleOp module, const CalibrationOptions &options,
+                   const CompileOptions &base);
 
 /// Calibrates every `strata.observe` QDQ pair in `module` (hl, after
 /// strata-insert-qdq). `base` supplies the lowering options of the

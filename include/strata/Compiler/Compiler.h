@@ -88,6 +88,9 @@ struct CompileOptions {
     /// Power-of-two scales everywhere: normalizations folded into the
     /// convolutions first, scales rounded up, biases snapped to int32.
     bool powerOfTwoScales = false;
+    /// Measure each quantized tensor's cost at the output
+    /// (measureSensitivity), last.
+    bool sensitivity = false;
     CalibrationOptions calibration;
   };
   std::optional<Quantize> quantize;
