@@ -13,31 +13,24 @@
 #include "Observation.h"
 #include "QuantizedTensors.h"
 
+#include "strata/Quantization/Observers.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 using namespace mlir;
 
 namespace strata {
 namespace {
 
-/// 10 log10(signal / noise), infinite when exact.
-double decibels(double signal, double noise) {
-  if (noise <= 0)
-    return std::numeric_limits<double>::infinity();
-  if (signal <= 0)
-    return -std::numeric_limits<double>::infinity();
-  return 10.0 * std::log10(signal / noise);
-}
-
 /// The f32 results of the module's function that an op computes.
 FailureOr<SmallVector<Value>> floatOutputs(ModuleOp module) {
   auto funcs = module.getOps<func::FuncOp>();
-  if (funcs.empty() || std::next(funcs.begin()) != funcs.end())
-    return module.emitError("the sensitivity analysis needs one function");
+  if (funcs.empty() || std::next(funcs.begin()) != funcs.end() ||
+      (*funcs.begin()).isExternal())
+    return module.emitError("the sensitivity analysis needs one function "
+                            "with a body");
   func::FuncOp func = *funcs.begin();
   SmallVector<Value> outputs;
   for (Value v : func.getBody().front().getTerminator()->getOperands()) {
@@ -84,19 +77,19 @@ measureSensitivity(ModuleOp module, const CalibrationOptions &options,
         ObservationRun::create(module, *outputs, quiet, base, pairs);
     if (failed(run))
       return failure();
-    double signal = 0, noise = 0;
+    quant::SQNRAccumulator sqnr;
     for (int64_t s = 0; s < samples; ++s)
       if (failed((*run)->sample(s, [&](size_t k, const float *data,
                                        size_t n) {
             const std::vector<float> &ref = expected[s][k];
             for (size_t i = 0; i < n && i < ref.size(); ++i) {
               double d = static_cast<double>(data[i]) - ref[i];
-              signal += static_cast<double>(ref[i]) * ref[i];
-              noise += d * d;
+              sqnr.signal += static_cast<double>(ref[i]) * ref[i];
+              sqnr.noise += d * d;
             }
           })))
         return failure();
-    return decibels(signal, noise);
+    return sqnr.decibels();
   };
 
   auto pairsOf = [](const QuantizedTensor &t) {
