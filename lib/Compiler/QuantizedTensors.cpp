@@ -55,7 +55,7 @@ std::string QuantizedTensor::consumers() const {
 }
 
 bool QuantizedTensor::awaitsCalibration() const {
-  return llvm::all_of(qcasts, [](mlir::quant::QuantizeCastOp qcast) {
+  return llvm::any_of(qcasts, [](mlir::quant::QuantizeCastOp qcast) {
     return qcast->hasAttr("strata.observe");
   });
 }

@@ -32,7 +32,8 @@ struct QuantizedTensor {
   std::string name() const;
   /// The groups reading the pairs.
   std::string consumers() const;
-  /// Whether calibration is still to pick the scale (strata.observe).
+  /// Whether calibration is still to pick the scale (a pair marked
+  /// strata.observe; calibration then sets every pair's).
   bool awaitsCalibration() const;
 };
 
