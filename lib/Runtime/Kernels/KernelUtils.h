@@ -4,7 +4,9 @@
 
 #include "strata/Runtime/Kernel.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -52,8 +54,65 @@ Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
                                           const TensorView &weight,
                                           const TensorView &out);
 
+/// GEMMs are compiled for baseline x86-64 and for AVX2+FMA / AVX-512 and
+/// picked at load time (GCC/Clang function multiversioning), so the
+/// portable binary uses the wide registers where the CPU has them.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define STRATA_GEMM_CLONES                                                     \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define STRATA_GEMM_CLONES
+#endif
+
 /// C[M,N] = A[M,K] * B[K,N] (row-major, leading dimensions lda/ldb/ldc),
-/// overwriting C. Blocked for cache reuse; inner loops vectorise.
+/// overwriting C, each product accumulated in `Acc`. Blocked over K and N,
+/// four rows of C per pass over a row of B, so the inner loop is a
+/// contiguous, vectorisable AXPY. Always inlined: a STRATA_GEMM_CLONES
+/// caller compiles it once per target.
+template <typename In, typename Acc>
+[[gnu::always_inline]] inline void
+blockedGemm(int64_t m, int64_t n, int64_t k, const In *a, int64_t lda,
+            const In *b, int64_t ldb, Acc *c, int64_t ldc) {
+  constexpr int64_t kBlockK = 256, kBlockN = 512;
+  for (int64_t i = 0; i < m; ++i)
+    std::memset(c + i * ldc, 0, sizeof(Acc) * n);
+  for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
+    int64_t k1 = std::min(k, k0 + kBlockK);
+    for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
+      int64_t jn = std::min(n, j0 + kBlockN) - j0;
+      int64_t i = 0;
+      for (; i + 4 <= m; i += 4) {
+        Acc *c0 = c + i * ldc + j0, *c1 = c0 + ldc, *c2 = c1 + ldc,
+            *c3 = c2 + ldc;
+        const In *a0 = a + i * lda;
+        for (int64_t p = k0; p < k1; ++p) {
+          const In *bp = b + p * ldb + j0;
+          Acc v0 = a0[p], v1 = a0[lda + p], v2 = a0[2 * lda + p],
+              v3 = a0[3 * lda + p];
+          for (int64_t j = 0; j < jn; ++j) {
+            Acc bv = bp[j];
+            c0[j] += v0 * bv;
+            c1[j] += v1 * bv;
+            c2[j] += v2 * bv;
+            c3[j] += v3 * bv;
+          }
+        }
+      }
+      for (; i < m; ++i) {
+        Acc *ci = c + i * ldc + j0;
+        const In *ai = a + i * lda;
+        for (int64_t p = k0; p < k1; ++p) {
+          const In *bp = b + p * ldb + j0;
+          Acc v = ai[p];
+          for (int64_t j = 0; j < jn; ++j)
+            ci[j] += v * bp[j];
+        }
+      }
+    }
+  }
+}
+
+/// blockedGemm on f32, one clone per target.
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc);
 

@@ -21,61 +21,12 @@
 
 namespace strata::runtime::kernels {
 
-// The GEMM is compiled for baseline x86-64 and for AVX2+FMA / AVX-512 and
-// picked at load time (GCC/Clang function multiversioning), so the portable
-// binary uses the wide registers where the CPU has them.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define STRATA_GEMM_CLONES                                                    \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define STRATA_GEMM_CLONES
-#endif
-
 STRATA_GEMM_CLONES
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc) {
-  constexpr int64_t kBlockK = 256, kBlockN = 512;
-  for (int64_t i = 0; i < m; ++i)
-    std::memset(c + i * ldc, 0, sizeof(float) * n);
-  for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
-    int64_t k1 = std::min(k, k0 + kBlockK);
-    for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
-      int64_t jn = std::min(n, j0 + kBlockN) - j0;
-      int64_t i = 0;
-      for (; i + 4 <= m; i += 4) {
-        float *c0 = c + i * ldc + j0, *c1 = c0 + ldc, *c2 = c1 + ldc,
-              *c3 = c2 + ldc;
-        const float *a0 = a + i * lda;
-        for (int64_t p = k0; p < k1; ++p) {
-          const float *bp = b + p * ldb + j0;
-          float v0 = a0[p], v1 = a0[lda + p], v2 = a0[2 * lda + p],
-                v3 = a0[3 * lda + p];
-          for (int64_t j = 0; j < jn; ++j) {
-            float bv = bp[j];
-            c0[j] += v0 * bv;
-            c1[j] += v1 * bv;
-            c2[j] += v2 * bv;
-            c3[j] += v3 * bv;
-          }
-        }
-      }
-      for (; i < m; ++i) {
-        float *ci = c + i * ldc + j0;
-        const float *ai = a + i * lda;
-        for (int64_t p = k0; p < k1; ++p) {
-          const float *bp = b + p * ldb + j0;
-          float v = ai[p];
-          for (int64_t j = 0; j < jn; ++j)
-            ci[j] += v * bp[j];
-        }
-      }
-    }
-  }
+  blockedGemm(m, n, k, a, lda, b, ldb, c, ldc);
 }
 
-/// C[M,N] = A[M,K] * B[K,N] accumulating in `Acc`: uint32_t for int32
-/// operands (wrapping modulo 2^32, defined for unsigned types), double for
-/// f64 ones. A plain row-by-row loop: these types are off the hot path.
 template <typename T, typename Acc>
 static void gemmRowwise(int64_t m, int64_t n, int64_t k, const T *a,
                         int64_t lda, const T *b, int64_t ldb, T *c,

@@ -25,56 +25,13 @@
 
 namespace strata::runtime::kernels {
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define STRATA_IGEMM_CLONES                                                    \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define STRATA_IGEMM_CLONES
-#endif
-
 /// C[M,N] = A[M,K] * B[K,N] on int16 operands with int32 accumulation
 /// (exact: |a|, |b| <= 255, so K < 2^15 products cannot overflow).
-STRATA_IGEMM_CLONES
+STRATA_GEMM_CLONES
 static void gemmInt16(int64_t m, int64_t n, int64_t k, const int16_t *a,
                       int64_t lda, const int16_t *b, int64_t ldb, int32_t *c,
                       int64_t ldc) {
-  constexpr int64_t kBlockK = 256, kBlockN = 512;
-  for (int64_t i = 0; i < m; ++i)
-    std::memset(c + i * ldc, 0, sizeof(int32_t) * n);
-  for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
-    int64_t k1 = std::min(k, k0 + kBlockK);
-    for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
-      int64_t jn = std::min(n, j0 + kBlockN) - j0;
-      int64_t i = 0;
-      for (; i + 4 <= m; i += 4) {
-        int32_t *c0 = c + i * ldc + j0, *c1 = c0 + ldc, *c2 = c1 + ldc,
-                *c3 = c2 + ldc;
-        const int16_t *a0 = a + i * lda;
-        for (int64_t p = k0; p < k1; ++p) {
-          const int16_t *bp = b + p * ldb + j0;
-          int32_t v0 = a0[p], v1 = a0[lda + p], v2 = a0[2 * lda + p],
-                  v3 = a0[3 * lda + p];
-          for (int64_t j = 0; j < jn; ++j) {
-            int32_t bv = bp[j];
-            c0[j] += v0 * bv;
-            c1[j] += v1 * bv;
-            c2[j] += v2 * bv;
-            c3[j] += v3 * bv;
-          }
-        }
-      }
-      for (; i < m; ++i) {
-        int32_t *ci = c + i * ldc + j0;
-        const int16_t *ai = a + i * lda;
-        for (int64_t p = k0; p < k1; ++p) {
-          const int16_t *bp = b + p * ldb + j0;
-          int32_t v = ai[p];
-          for (int64_t j = 0; j < jn; ++j)
-            ci[j] += v * bp[j];
-        }
-      }
-    }
-  }
+  blockedGemm(m, n, k, a, lda, b, ldb, c, ldc);
 }
 
 namespace {
@@ -102,7 +59,7 @@ int32_t load8(const TensorView &v, int64_t i) {
 }
 
 /// real[i] = acc[i] * m + b.
-STRATA_IGEMM_CLONES
+STRATA_GEMM_CLONES
 void applyEpilogue(const int32_t *acc, int64_t count, float m, float b,
                    float *real) {
   for (int64_t i = 0; i < count; ++i)
@@ -110,14 +67,14 @@ void applyEpilogue(const int32_t *acc, int64_t count, float m, float b,
 }
 
 /// real[i] += r[i] * scale.
-STRATA_IGEMM_CLONES
+STRATA_GEMM_CLONES
 void addScaled(float *real, const int16_t *r, int64_t count, float scale) {
   for (int64_t i = 0; i < count; ++i)
     real[i] += static_cast<float>(r[i]) * scale;
 }
 
 /// real[i] = clamp(real[i], lo, hi); NaN stays NaN.
-STRATA_IGEMM_CLONES
+STRATA_GEMM_CLONES
 void clampRun(float *real, int64_t count, float lo, float hi) {
   for (int64_t i = 0; i < count; ++i) {
     float v = real[i];
@@ -130,7 +87,7 @@ void clampRun(float *real, int64_t count, float lo, float hi) {
 /// (as a float holding an integer in [qmin, qmax]; NaN gives the zero
 /// point). Rounding adds and subtracts 1.5 * 2^23, which rounds half to
 /// even under the default rounding mode for the clamped |v| <= 2^9.
-STRATA_IGEMM_CLONES
+STRATA_GEMM_CLONES
 void requantizeRun(float *real, int64_t count, float scale, int32_t zeroPoint,
                    int32_t qmin, int32_t qmax) {
   const float magic = 12582912.0f;
@@ -150,7 +107,7 @@ void requantizeRun(float *real, int64_t count, float scale, int32_t zeroPoint,
 
 /// The depthwise tap loop: acc[oy, ox] += w * x[iy, ox * stride + shift]
 /// for ox in [lo, hi].
-STRATA_IGEMM_CLONES
+STRATA_GEMM_CLONES
 void depthwiseTap(int32_t *arow, const int16_t *xrow, int32_t w, int64_t lo,
                   int64_t hi, int64_t stride) {
   if (stride == 1)
