@@ -54,6 +54,22 @@ Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
                                           const TensorView &weight,
                                           const TensorView &out);
 
+/// The output columns [lo, hi] of kernel column `kx` whose input column
+/// ox * strideW + shift (shift = kx * dilW - padL) is inside the image;
+/// lo > hi when there are none. Lets the depthwise loops run without
+/// bounds checks.
+struct TapColumns {
+  int64_t shift, lo, hi;
+};
+inline TapColumns tapColumns(const Conv2dGeometry &g, int64_t kx) {
+  int64_t shift = kx * g.dilW - g.padL;
+  int64_t lo = shift >= 0 ? 0 : (-shift + g.strideW - 1) / g.strideW;
+  int64_t hi = g.w - 1 - shift < 0
+                   ? -1
+                   : std::min(g.ow - 1, (g.w - 1 - shift) / g.strideW);
+  return {shift, lo, hi};
+}
+
 /// GEMMs are compiled for baseline x86-64 and for AVX2+FMA / AVX-512 and
 /// picked at load time (GCC/Clang function multiversioning), so the
 /// portable binary uses the wide registers where the CPU has them.

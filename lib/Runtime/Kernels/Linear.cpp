@@ -286,11 +286,7 @@ Error conv2dKernel(KernelContext &ctx) {
         float *yc = y + (b * g.oc + ch) * spatial;
         std::fill(yc, yc + spatial, bias ? bias[ch] : 0.0f);
         for (int64_t kx = 0; kx < g.kw; ++kx) {
-          int64_t shift = kx * g.dilW - g.padL; // ix = ox * stride + shift
-          int64_t lo = shift >= 0 ? 0 : (-shift + g.strideW - 1) / g.strideW;
-          int64_t hi = g.w - 1 - shift < 0
-                           ? -1
-                           : std::min(g.ow - 1, (g.w - 1 - shift) / g.strideW);
+          auto [shift, lo, hi] = tapColumns(g, kx);
           if (lo > hi)
             continue;
           for (int64_t oy = 0; oy < g.oh; ++oy) {

@@ -329,11 +329,7 @@ Error quantizedConv2dKernel(KernelContext &ctx) {
         widen(in, (b * g.c + ch) * g.h * g.w, 1, g.h * g.w, xz, plane);
         std::fill(acc, acc + spatial, 0);
         for (int64_t kx = 0; kx < g.kw; ++kx) {
-          int64_t shift = kx * g.dilW - g.padL;
-          int64_t lo = shift >= 0 ? 0 : (-shift + g.strideW - 1) / g.strideW;
-          int64_t hi = g.w - 1 - shift < 0
-                           ? -1
-                           : std::min(g.ow - 1, (g.w - 1 - shift) / g.strideW);
+          auto [shift, lo, hi] = tapColumns(g, kx);
           if (lo > hi)
             continue;
           for (int64_t oy = 0; oy < g.oh; ++oy) {
