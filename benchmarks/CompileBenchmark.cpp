@@ -1,6 +1,7 @@
-//===- CompileBenchmark.cpp - compile time of the shared models -----------===//
+//===- CompileBenchmark.cpp - compile time of the benchmark models --------===//
 //
-// Compiles a model (default: ../shared/models/resnet18_bn) from ONNX to
+// Compiles a model (default: resnet18_bn of the benchmark models that
+// scripts/make-benchmark-models.sh generates into build/models) from ONNX to
 // program bytes, no calibration, and reports the time of each stage as
 // counters (milliseconds per compile). Run:
 //   build/bin/strata-compile-benchmark [--model PATH] [--benchmark_*]
@@ -15,7 +16,8 @@
 #include <cstring>
 #include <map>
 
-static std::string modelPath = STRATA_SHARED_DIR "/models/resnet18_bn/model.onnx";
+static std::string modelPath =
+    STRATA_BENCHMARK_MODELS_DIR "/resnet18_bn/model.onnx";
 
 static void BM_Compile(benchmark::State &state) {
   std::map<std::string, double> stageTotals;

@@ -1,7 +1,6 @@
-//===- Delegation.h - partitions, outlining and to_backend -------*- C++
-//-*-===//
+//===- Delegation.h - partitions, outlining and to_backend ------*- C++ -*-===//
 //
-// The delegation stage between edge and exec (DESIGN.md): a backend's
+// The delegation stage between edge and exec (docs/delegation.md): a backend's
 // partitioner claims edge ops, claimed ops are grouped into cycle-free
 // partitions, each partition is outlined into a function called through
 // `edge.delegate_call`, and the backend's preprocess step turns each

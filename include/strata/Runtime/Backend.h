@@ -1,10 +1,11 @@
 //===- Backend.h - runtime delegates (backends) and their registry -*- C++ -*-===//
 //
 // A backend executes the subgraphs that its compiler-side partitioner claimed.
-// Its lifecycle (DESIGN.md, AITune-style): isAvailable, init(processed bytes,
-// compile specs) -> handle, execute(handle, args), destroy(handle). Each
-// backend has a BackendConfig that serialises to and from JSON and describes
-// itself. Backends are registered by name with an explicit call.
+// Its lifecycle (AITune-style, docs/delegation.md): isAvailable,
+// init(processed bytes, compile specs, named data) -> handle,
+// execute(handle, args), destroy(handle). Each backend has a BackendConfig
+// that serialises to and from JSON and describes itself. Backends are
+// registered by name with an explicit call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_BACKEND_H

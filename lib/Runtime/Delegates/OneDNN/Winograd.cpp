@@ -149,7 +149,7 @@ STRATA_AVX512 void transformInput(const float *src, float *v, int64_t ic,
 }
 
 /// c[R x 16*NV] (+)= a[R x k] * b[k x 16*NV] (b rows contiguous, 16*NV
-/// wide). One broadcast feeds NV FMAs: Zen 5 issues about one 512-bit
+/// wide). One broadcast feeds NV FMAs: Zen 5 sustains about one 512-bit
 /// broadcast per cycle, so NV = 1 would halve the FMA rate.
 template <int R, int NV>
 STRATA_AVX512 void gemmBlock(const float *a, int64_t lda, const float *b,
