@@ -2,7 +2,7 @@
 #===- run-example.sh - the README's main job ------------------------------===//
 #
 # Installs missing dependencies, builds Strata, compiles the bundled digits
-# CNN (examples/digits_cnn, trained on scikit-learn's digits) to a .strata
+# CNN (models/digits_cnn, trained on scikit-learn's digits) to a .strata
 # program, checks it against its PyTorch reference output, runs it on the
 # 450 bundled test images and prints the accuracy.
 #
@@ -14,7 +14,7 @@ build=${BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 
-model=$root/examples/digits_cnn
+model=$root/models/digits_cnn
 out=$build/examples
 mkdir -p "$out"
 echo "== strata-compile $model/model.onnx"

@@ -15,6 +15,8 @@ config.test_exec_root = os.path.join(config.strata_obj_root, "test")
 # -enable-var-scope: captured names die at each CHECK-LABEL, so a test cannot
 # pass by matching a value from the previous function.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+# Python helpers shared by the tests (npy.py: .npy and TensorProto files).
+config.environment["PYTHONPATH"] = os.path.join(config.test_source_root, "utils")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -22,7 +24,9 @@ llvm_config.with_environment("PATH", config.strata_tools_dir, append_path=True)
 
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%strata_src", config.strata_src_root))
-config.substitutions.append(("%shared", config.strata_shared_dir))
+# The bundled models (models/: small variants of the benchmark networks,
+# with PyTorch reference outputs) that end-to-end tests compile and run.
+config.substitutions.append(("%models", os.path.join(config.strata_src_root, "models")))
 config.substitutions.append(("%strata_build", config.strata_obj_root))
 config.substitutions.append(("%onnx_node", "/usr/share/libonnx-testdata/data/node"))
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):

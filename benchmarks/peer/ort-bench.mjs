@@ -64,7 +64,7 @@ async function main() {
     executionMode: 'sequential',
   };
 
-  // Session creation, K times; keep the last session for the timed runs.
+  // Session creation, K times; keep the final one for the timed runs.
   const sessionMs = [];
   let session = null;
   for (let k = 0; k < Math.max(1, args.sessions); ++k) {

@@ -18,10 +18,11 @@
 #
 #   --runs N       timed runs per configuration after max(1, N/10) warm-up (100)
 #   --threads L    thread counts, space-separated ("1 2")
-#   --smoke        digits_cnn only, 3 runs, 1 thread; writes
+#   --smoke        digits_cnn only (from models/), 3 runs, 1 thread; writes
 #                  $BUILD_DIR/peer/performance-smoke.md, not docs/
 #   --out FILE     where the markdown goes (docs/performance.md)
-# Environment: BUILD_DIR (build), MODELS_DIR (../shared/models).
+# Environment: BUILD_DIR (build), MODELS_DIR (default $BUILD_DIR/models, the
+# full-size models written there by scripts/make-benchmark-models.sh).
 #
 # Not part of any test suite: it measures, it does not check.
 #===----------------------------------------------------------------------===//
@@ -37,7 +38,7 @@ DEFAULT_MODELS=(resnet18_bn mobilenet_v2_bn transformer_encoder squeezenet1_1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
-models_dir=${MODELS_DIR:-$root/../shared/models}
+models_dir=${MODELS_DIR:-$build/models}
 peer=$build/peer
 
 runs=100
@@ -50,6 +51,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --smoke) models=(digits_cnn); runs=3; threads=1
+             models_dir=${MODELS_DIR:-$root/models}
              out=$peer/performance-smoke.md; shift ;;
     -h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-peers.sh: unknown option $1" >&2; exit 2 ;;
@@ -57,6 +59,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#models[@]} -gt 0 ] || models=("${DEFAULT_MODELS[@]}")
+# The full-size models, generated once (seeded).
+[ -n "${MODELS_DIR:-}" ] || [ "$models_dir" = "$root/models" ] ||
+  BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" "$models_dir"
 
 for tool in strata-compile strata-run; do
   [ -x "$build/bin/$tool" ] || { echo "run-peers.sh: no $build/bin/$tool (build it first)" >&2; exit 1; }
