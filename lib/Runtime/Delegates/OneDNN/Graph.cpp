@@ -278,6 +278,7 @@ private:
   /// The stored packed bytes of weight `t` as a constant buffer when they
   /// were recorded in layout `want`; -1 when not.
   Result<int> storedPacked(const fbs::Tensor &t, const Desc &want);
+  Result<int> repackStored(const fbs::Tensor &t, const Desc &want);
   /// Where an op's result `dst` goes in layout `desc`: in place over the
   /// tensor a sum post-op accumulates (`sumInput`, or -1), else define().
   Result<Placement> resultOf(uint32_t dst, int sumInput, const Desc &desc);
@@ -453,6 +454,13 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
     return stored.takeError();
   if (*stored >= 0)
     return addMem(want, *stored);
+  // Another thread count or CPU can make oneDNN pick an implementation that
+  // wants another layout; a plain blocked layout reorders into any other.
+  Result<int> repacked = repackStored(*t, want);
+  if (!repacked.ok())
+    return repacked.takeError();
+  if (*repacked >= 0)
+    return addMem(want, *repacked);
   std::string packedFor =
       graph.isa() ? graph.isa()->str() : std::string("unknown ISA");
   if (!options.repackOnMismatch)
@@ -488,6 +496,42 @@ Result<int> GraphBuilder::storedPacked(const fbs::Tensor &t, const Desc &want) {
                 std::to_string(want.get_size()));
   return addBuffer(BufferKind::Constant, bytes->size,
                    const_cast<uint8_t *>(bytes->data));
+}
+
+Result<int> GraphBuilder::repackStored(const fbs::Tensor &t,
+                                       const Desc &want) {
+  if (!t.packed_key() || !t.packed_desc() ||
+      t.packed_desc()->size() != sizeof(dnnl_memory_desc_t))
+    return -1;
+  dnnl_memory_desc_t stored;
+  std::memcpy(&stored, t.packed_desc()->data(), sizeof(stored));
+  // Opaque formats (Winograd, RNN-packed) and layouts carrying int8
+  // compensation are not reorder sources.
+  if (stored.format_kind != dnnl_blocked ||
+      stored.extra.flags != dnnl_memory_extra_flag_none)
+    return -1;
+  Desc from(stored);
+  if (from.dims() != want.dims() || from.data_type() != want.data_type())
+    return -1;
+  Result<ByteSpan> bytes = named.get(t.packed_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  if (bytes->size != from.get_size())
+    return fail("packed weights '" + t.packed_key()->str() + "' have " +
+                std::to_string(bytes->size) + " bytes, their layout needs " +
+                std::to_string(from.get_size()));
+  std::vector<uint8_t> packed(want.get_size());
+  try {
+    memory src(from, out.engine_, const_cast<uint8_t *>(bytes->data));
+    memory dst(want, out.engine_, packed.data());
+    dnnl::reorder(src, dst).execute(out.stream_, src, dst);
+    out.stream_.wait();
+  } catch (const dnnl::error &) {
+    return -1;
+  }
+  out.owned_.push_back(std::move(packed));
+  return addBuffer(BufferKind::Owned, want.get_size(),
+                   out.owned_.back().data());
 }
 
 Result<Placement> GraphBuilder::resultOf(uint32_t dst, int sumInput,
