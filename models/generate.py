@@ -213,19 +213,11 @@ def write_tensor(array, path):
                 SerializeToString())
 
 
-def generate(name, sz, out_dir):
-    build, kind, opset, keep_bn = MODELS[name]
-    # One seed per model, so that each model's files do not depend on which
-    # other models were generated before it.
-    torch.manual_seed(SEED)
-    generator = torch.Generator().manual_seed(SEED)
-    model = build(sz)
-    shape = input_shape(kind, sz)
-    randomize_batch_norm(model, shape, generator)
-    x = make_input(kind, shape, generator)
+def export(name, model, x, out_dir, opset, keep_bn):
+    """Exports `model` (in eval mode) on input `x` into out_dir/name with
+    its PyTorch output as the reference, and checks the file."""
     with torch.no_grad():
         y = model(x)
-
     folder = os.path.join(out_dir, name)
     data = os.path.join(folder, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
@@ -242,7 +234,20 @@ def generate(name, sz, out_dir):
     write_tensor(x.numpy(), os.path.join(data, "input_0.pb"))
     write_tensor(y.numpy(), os.path.join(data, "output_0.pb"))
     print(f"{name}: {os.path.getsize(onnx_path)} bytes, input "
-          f"{list(shape)}, output {list(y.shape)}")
+          f"{list(x.shape)}, output {list(y.shape)}", flush=True)
+
+
+def generate(name, sz, out_dir):
+    build, kind, opset, keep_bn = MODELS[name]
+    # One seed per model, so that each model's files do not depend on which
+    # other models were generated before it.
+    torch.manual_seed(SEED)
+    generator = torch.Generator().manual_seed(SEED)
+    model = build(sz)
+    shape = input_shape(kind, sz)
+    randomize_batch_norm(model, shape, generator)
+    x = make_input(kind, shape, generator)
+    export(name, model, x, out_dir, opset, keep_bn)
 
 
 def main():

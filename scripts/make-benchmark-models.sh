@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
 #===- make-benchmark-models.sh - full-size models for the benchmarks -----===//
 #
-# Usage: scripts/make-benchmark-models.sh [OUT_DIR]
+# Usage: scripts/make-benchmark-models.sh [--zoo] [--out DIR] [MODEL...]
 # Writes the full-size networks (resnet18_bn, mobilenet_v2, mobilenet_v2_bn,
 # squeezenet1_1 at 224x224; transformer_encoder and its opset-17 twin at
-# d 256, 4 layers, sequence 64) with PyTorch reference outputs into OUT_DIR
+# d 256, 4 layers, sequence 64) with PyTorch reference outputs into DIR
 # (default: $BUILD_DIR/models, BUILD_DIR defaulting to build/), through
 # models/generate.py --size full, and copies the two trained digits models
 # beside them. Installs Debian's python3-torch, python3-torchvision,
 # python3-onnx and python3-numpy when missing. Seeded: the same files every
 # time. Models already present are kept (delete OUT_DIR to regenerate).
+# --zoo: the model zoo instead (models/zoo.py: every torchvision
+# classification family, BERT- and GPT-style transformers; 5 GB), into
+# $BUILD_DIR/zoo by default. MODEL names pick some of the set.
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-out=${1:-$build/models}
+zoo=no
+out=
+names=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --zoo) zoo=yes; shift ;;
+    --out) out=$2; shift 2 ;;
+    -*) echo "make-benchmark-models: unknown option $1" >&2; exit 2 ;;
+    *) names+=("$1"); shift ;;
+  esac
+done
+if [ $zoo = yes ]; then out=${out:-$build/zoo}; else out=${out:-$build/models}; fi
 
 packages=(python3-torch python3-torchvision python3-onnx python3-numpy)
 missing=()
@@ -33,9 +47,24 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$out"
+if [ $zoo = yes ]; then
+  [ ${#names[@]} -gt 0 ] ||
+    mapfile -t names < <(cd "$root/models" && /usr/bin/python3 zoo.py --list)
+  todo=()
+  for model in "${names[@]}"; do
+    [ -f "$out/$model/test_data_set_0/output_0.pb" ] || todo+=("$model")
+  done
+  if [ ${#todo[@]} -gt 0 ]; then
+    (cd "$root/models" && /usr/bin/python3 zoo.py --out "$out" "${todo[@]}")
+  fi
+  echo "make-benchmark-models: ${#names[@]} zoo models in $out"
+  exit 0
+fi
+[ ${#names[@]} -gt 0 ] ||
+  names=(resnet18_bn mobilenet_v2 mobilenet_v2_bn squeezenet1_1
+         transformer_encoder transformer_encoder_opset17)
 todo=()
-for model in resnet18_bn mobilenet_v2 mobilenet_v2_bn squeezenet1_1 \
-             transformer_encoder transformer_encoder_opset17; do
+for model in "${names[@]}"; do
   [ -f "$out/$model/test_data_set_0/output_0.pb" ] || todo+=("$model")
 done
 if [ ${#todo[@]} -gt 0 ]; then

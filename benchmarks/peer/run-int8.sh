@@ -22,7 +22,7 @@ root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 models_dir=${MODELS_DIR:-$build/models}
 # The full-size models, generated once (seeded) by the script.
-[ -n "${MODELS_DIR:-}" ] || BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" "$models_dir"
+[ -n "${MODELS_DIR:-}" ] || BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --out "$models_dir"
 peer=$build/peer
 runs=50
 threads=1

@@ -61,7 +61,7 @@ done
 [ ${#models[@]} -gt 0 ] || models=("${DEFAULT_MODELS[@]}")
 # The full-size models, generated once (seeded).
 [ -n "${MODELS_DIR:-}" ] || [ "$models_dir" = "$root/models" ] ||
-  BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" "$models_dir"
+  BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --out "$models_dir"
 
 for tool in strata-compile strata-run; do
   [ -x "$build/bin/$tool" ] || { echo "run-peers.sh: no $build/bin/$tool (build it first)" >&2; exit 1; }
