@@ -215,6 +215,127 @@ template <typename OpTy> std::optional<Shape> inferReduce(OpTy op) {
   return result;
 }
 
+/// The output of a sliding-window op (convolution, pooling) over `input`
+/// `[N, C, D1, ...]` with `channels` output channels, or nullopt.
+std::optional<Shape> inferWindow(const Shape &input, int64_t channels,
+                                 ArrayRef<int64_t> kernel, StringRef autoPad,
+                                 std::optional<ArrayRef<int64_t>> strides,
+                                 std::optional<ArrayRef<int64_t>> dilations,
+                                 std::optional<ArrayRef<int64_t>> pads,
+                                 bool ceilMode) {
+  size_t spatial = input.size() < 3 ? 0 : input.size() - 2;
+  auto at = [](std::optional<ArrayRef<int64_t>> values, size_t i,
+               int64_t fallback) {
+    return values && i < values->size() ? (*values)[i] : fallback;
+  };
+  if (spatial == 0 || kernel.size() != spatial)
+    return std::nullopt;
+  Shape result{input[0], channels};
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t in = input[2 + i], stride = at(strides, i, 1);
+    if (stride <= 0)
+      return std::nullopt;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      result.push_back((in + stride - 1) / stride);
+      continue;
+    }
+    bool valid = autoPad == "VALID";
+    std::optional<int64_t> out = slidingWindowExtent(
+        in, kernel[i], stride, at(dilations, i, 1),
+        valid ? 0 : at(pads, i, 0), valid ? 0 : at(pads, spatial + i, 0),
+        ceilMode);
+    if (!out || *out <= 0)
+      return std::nullopt;
+    result.push_back(*out);
+  }
+  return result;
+}
+
+std::optional<Shape> inferConv(ConvOp op) {
+  auto input = staticShape(op.getInput());
+  auto weight = staticShape(op.getWeight());
+  if (!input || !weight || weight->size() < 3)
+    return std::nullopt;
+  ArrayRef<int64_t> kernel = ArrayRef<int64_t>(*weight).drop_front(2);
+  return inferWindow(*input, (*weight)[0], kernel, op.getAutoPad(),
+                     op.getStrides(), op.getDilations(), op.getPads(),
+                     /*ceilMode=*/false);
+}
+
+template <typename PoolOp> std::optional<Shape> inferPool(PoolOp op) {
+  auto input = staticShape(op.getInput());
+  if (!input || input->size() < 3)
+    return std::nullopt;
+  return inferWindow(*input, (*input)[1], op.getKernelShape(),
+                     op.getAutoPad(), op.getStrides(), op.getDilations(),
+                     op.getPads(), op.getCeilMode() != 0);
+}
+
+/// Global pooling: `[N, C, D1, ...]` to `[N, C, 1, ...]`.
+std::optional<Shape> inferGlobalPool(Value inputValue) {
+  auto input = staticShape(inputValue);
+  if (!input || input->size() < 3)
+    return std::nullopt;
+  Shape result(*input);
+  std::fill(result.begin() + 2, result.end(), 1);
+  return result;
+}
+
+std::optional<Shape> inferGemm(GemmOp op) {
+  auto a = staticShape(op.getA());
+  auto b = staticShape(op.getB());
+  if (!a || !b || a->size() != 2 || b->size() != 2)
+    return std::nullopt;
+  return Shape{(*a)[op.getTransA() ? 1 : 0], (*b)[op.getTransB() ? 0 : 1]};
+}
+
+/// numpy matmul: 1-D operands are promoted and their unit dimension
+/// dropped again; batch dimensions broadcast.
+std::optional<Shape> inferMatMul(MatMulOp op) {
+  auto lhs = staticShape(op.getLhs());
+  auto rhs = staticShape(op.getRhs());
+  if (!lhs || !rhs || lhs->empty() || rhs->empty())
+    return std::nullopt;
+  bool lhsVector = lhs->size() == 1, rhsVector = rhs->size() == 1;
+  Shape l = lhsVector ? Shape{1, (*lhs)[0]} : *lhs;
+  Shape r = rhsVector ? Shape{(*rhs)[0], 1} : *rhs;
+  if (l.back() != r[r.size() - 2])
+    return std::nullopt;
+  FailureOr<Shape> batch =
+      broadcastShapes(ArrayRef<int64_t>(l).drop_back(2),
+                      ArrayRef<int64_t>(r).drop_back(2));
+  if (failed(batch))
+    return std::nullopt;
+  Shape result(*batch);
+  if (!lhsVector)
+    result.push_back(l[l.size() - 2]);
+  if (!rhsVector)
+    result.push_back(r.back());
+  return result;
+}
+
+std::optional<Shape> inferTranspose(TransposeOp op) {
+  auto input = staticShape(op.getData());
+  if (!input)
+    return std::nullopt;
+  int64_t rank = input->size();
+  SmallVector<int64_t> perm;
+  if (auto attr = op.getPerm())
+    perm.assign(attr->begin(), attr->end());
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return std::nullopt;
+  Shape result;
+  for (int64_t d : perm) {
+    if (d < 0 || d >= rank)
+      return std::nullopt;
+    result.push_back((*input)[d]);
+  }
+  return result;
+}
+
 /// Ops whose traits say how the result shape follows the operands'.
 std::optional<Shape> inferFromTraits(Operation *op) {
   if (op->getNumOperands() == 0)
@@ -258,6 +379,13 @@ std::optional<SmallVector<int64_t>> inferStaticResultShape(Operation *op) {
       .Case([](SliceOp op) { return inferSlice(op); })
       .Case([](SqueezeOp op) { return inferSqueeze(op); })
       .Case([](UnsqueezeOp op) { return inferUnsqueeze(op); })
+      .Case([](ConvOp op) { return inferConv(op); })
+      .Case<MaxPoolOp, AveragePoolOp>([](auto op) { return inferPool(op); })
+      .Case<GlobalAveragePoolOp, GlobalMaxPoolOp>(
+          [](auto op) { return inferGlobalPool(op.getInput()); })
+      .Case([](GemmOp op) { return inferGemm(op); })
+      .Case([](MatMulOp op) { return inferMatMul(op); })
+      .Case([](TransposeOp op) { return inferTranspose(op); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
             ReduceL1Op, ReduceL2Op, ReduceLogSumOp, ReduceLogSumExpOp,
             ReduceSumSquareOp>([](auto op) { return inferReduce(op); })

@@ -55,8 +55,11 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
 
 namespace {
 
-/// Reports every value with a dynamic shape: edge needs static shapes, and
-/// saying so up front (with the fix) beats a bare legalization failure.
+/// Reports where dynamic shapes start: edge needs static shapes, and saying
+/// so up front (with a fix that applies) beats a bare legalization failure.
+/// A dynamic function argument asks for --input-shape; an op whose operands
+/// are all static but whose result is not is a root (its shape could not be
+/// derived); ops downstream of either are not reported again.
 LogicalResult checkStaticShapes(ModuleOp module) {
   bool ok = true;
   auto isDynamic = [](Type type) {
@@ -64,14 +67,6 @@ LogicalResult checkStaticShapes(ModuleOp module) {
     return shaped && !shaped.hasStaticShape();
   };
   module.walk([&](Operation *op) {
-    for (Value result : op->getResults())
-      if (isDynamic(result.getType())) {
-        op->emitError("result has dynamic type ")
-            << result.getType()
-            << "; edge needs static shapes: fix the model's input shapes "
-               "(strata-compile --input-shape NAME=DIMS)";
-        ok = false;
-      }
     if (auto func = dyn_cast<func::FuncOp>(op))
       for (Type type : func.getArgumentTypes())
         if (isDynamic(type)) {
@@ -81,6 +76,18 @@ LogicalResult checkStaticShapes(ModuleOp module) {
                  "(strata-compile --input-shape NAME=DIMS)";
           ok = false;
         }
+    if (llvm::any_of(op->getOperandTypes(), isDynamic))
+      return;
+    for (Value result : op->getResults())
+      if (isDynamic(result.getType())) {
+        op->emitError("result has dynamic type ")
+            << result.getType()
+            << " although its operands are static: its shape depends on "
+               "values known only at run time, or this form of the op has "
+               "no static shape rule; edge needs static shapes";
+        ok = false;
+        break;
+      }
   });
   return success(ok);
 }

@@ -1,12 +1,23 @@
 // RUN: strata-opt %s -split-input-file --convert-hl-to-edge -verify-diagnostics
 
-// Tests that dynamic shapes are refused up front, each with its location
-// and the fix.
+// Tests that a dynamic input is refused up front, at the argument, with
+// the fix; the ops it makes dynamic are not reported again.
 // expected-error @+1 {{argument has dynamic type 'tensor<?x4xf32>'; edge needs static shapes: fix the model's input shapes (strata-compile --input-shape NAME=DIMS)}}
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{result has dynamic type 'tensor<?x4xf32>'}}
   %0 = hl.relu %x : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Tests that with static inputs the op where shapes stop being static is
+// named, without suggesting --input-shape (which could not help), and the
+// ops after it are not reported again.
+func.func @data_dependent(%x: tensor<2x3xf32>) -> tensor<2x?xi64> {
+  // expected-error @+1 {{result has dynamic type 'tensor<2x?xi64>' although its operands are static: its shape depends on values known only at run time, or this form of the op has no static shape rule; edge needs static shapes}}
+  %0 = hl.non_zero %x : (tensor<2x3xf32>) -> tensor<2x?xi64>
+  %1 = hl.neg %0 : tensor<2x?xi64>
+  return %1 : tensor<2x?xi64>
 }
 
 // -----

@@ -168,3 +168,50 @@ func.func @window_constant_size() -> tensor<?xf32> {
   %0 = hl.hann_window %c3 : (tensor<i64>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// Tests PyTorch's x.chunk(2, dim=1) as shufflenet_v2 exports it: the slice
+// end is (shape[1] + 1) / 2 * 1, known only after folding; the slice becomes
+// static (1x4x5x5 of 1x8x5x5), and so do the ops after it: a 3x3
+// convolution with pads 1 keeps 5x5 at 6 output channels, a 2x2 max pool
+// with stride 2 and ceil_mode gives ceil((5 - 2) / 2) + 1 = 3, global
+// average pooling 1x1, a transpose swaps to 1x1x6x1.
+// CHECK-LABEL: func @chunk_then_conv
+// CHECK-SAME: -> tensor<1x1x6x1xf32>
+func.func @chunk_then_conv(%x: tensor<1x8x5x5xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<*xf32> {
+  // CHECK: hl.slice {{.*}} -> tensor<1x4x5x5xf32>
+  // CHECK: hl.conv {{.*}} -> tensor<1x6x5x5xf32>
+  // CHECK: hl.max_pool {{.*}} -> tensor<1x6x3x3xf32>
+  // CHECK: hl.global_average_pool {{.*}} -> tensor<1x6x1x1xf32>
+  // CHECK: hl.transpose {{.*}} -> tensor<1x1x6x1xf32>
+  %s = hl.shape %x : (tensor<1x8x5x5xf32>) -> tensor<4xi64>
+  %i = hl.constant dense<1> : tensor<1xi64>
+  %c = hl.gather %s, %i {axis = 0 : i64} : (tensor<4xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %one = hl.constant dense<1> : tensor<1xi64>
+  %two = hl.constant dense<2> : tensor<1xi64>
+  %sum = hl.add %c, %one : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %half = hl.div %sum, %two : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %end = hl.mul %half, %one : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %zero = hl.constant dense<0> : tensor<1xi64>
+  %part = hl.slice %x, %zero, %end, %i, %one : (tensor<1x8x5x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<*xf32>
+  %conv = hl.conv %part, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<*xf32>, tensor<6x4x3x3xf32>) -> tensor<*xf32>
+  %pool = hl.max_pool %conv {ceil_mode = 1 : i64, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<*xf32>) -> tensor<*xf32>
+  %g = hl.global_average_pool %pool : (tensor<*xf32>) -> tensor<*xf32>
+  %t = hl.transpose %g {perm = array<i64: 0, 2, 1, 3>} : (tensor<*xf32>) -> tensor<*xf32>
+  return %t : tensor<*xf32>
+}
+
+// -----
+
+// Tests the linear ops: gemm with transB ([2, 3] x [5, 3]^T = [2, 5]),
+// matmul with batch broadcasting ([4, 1, 2, 3] x [6, 3, 7] = [4, 6, 2, 7])
+// and with a 1-D right operand ([2, 3] x [3] = [2]).
+// CHECK-LABEL: func @linear
+// CHECK-SAME: -> (tensor<2x5xf32>, tensor<4x6x2x7xf32>, tensor<2xf32>)
+func.func @linear(%a: tensor<2x3xf32>, %b: tensor<5x3xf32>, %l: tensor<4x1x2x3xf32>, %r: tensor<6x3x7xf32>, %v: tensor<3xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %g = hl.gemm %a, %b {transB = 1 : i64} : (tensor<2x3xf32>, tensor<5x3xf32>) -> tensor<*xf32>
+  %m = hl.matmul %l, %r : (tensor<4x1x2x3xf32>, tensor<6x3x7xf32>) -> tensor<*xf32>
+  %mv = hl.matmul %a, %v : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<*xf32>
+  return %g, %m, %mv : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
