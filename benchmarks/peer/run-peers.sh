@@ -18,6 +18,9 @@
 #
 #   --runs N       timed runs per configuration after max(1, N/10) warm-up (100)
 #   --threads L    thread counts, space-separated ("1 2")
+#   --zoo          the model zoo (models/zoo.py, generated into $BUILD_DIR/zoo
+#                  by scripts/make-benchmark-models.sh --zoo), portable and
+#                  onednn, 20 runs; writes docs/performance-zoo.md
 #   --smoke        digits_cnn only (from models/), 3 runs, 1 thread; writes
 #                  $BUILD_DIR/peer/performance-smoke.md, not docs/
 #   --out FILE     where the markdown goes (docs/performance.md)
@@ -45,22 +48,32 @@ runs=100
 threads="1 2"
 out=$root/docs/performance.md
 models=()
+zoo=no
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --zoo) zoo=yes; runs=20; out=$root/docs/performance-zoo.md
+           models_dir=${MODELS_DIR:-$build/zoo}; shift ;;
     --smoke) models=(digits_cnn); runs=3; threads=1
              models_dir=${MODELS_DIR:-$root/models}
              out=$peer/performance-smoke.md; shift ;;
-    -h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-peers.sh: unknown option $1" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
 done
+if [ $zoo = yes ]; then
+  [ ${#models[@]} -gt 0 ] ||
+    mapfile -t models < <(cd "$root/models" && /usr/bin/python3 zoo.py --list)
+  [ -n "${MODELS_DIR:-}" ] ||
+    BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --zoo --out "$models_dir" "${models[@]}"
+  WINOGRAD_FLAGS=()  # opt-in; the zoo measures the defaults
+fi
 [ ${#models[@]} -gt 0 ] || models=("${DEFAULT_MODELS[@]}")
 # The full-size models, generated once (seeded).
-[ -n "${MODELS_DIR:-}" ] || [ "$models_dir" = "$root/models" ] ||
+[ -n "${MODELS_DIR:-}" ] || [ "$models_dir" = "$root/models" ] || [ $zoo = yes ] ||
   BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --out "$models_dir"
 
 for tool in strata-compile strata-run; do
@@ -107,7 +120,7 @@ for model in "${models[@]}"; do
 
   # Compile every configuration first (compiles are not timed here).
   configs=(portable onednn)
-  LC_ALL=C grep -qa Conv "$onnx" && configs+=(winograd)
+  [ ${#WINOGRAD_FLAGS[@]} -gt 0 ] && LC_ALL=C grep -qa Conv "$onnx" && configs+=(winograd)
   compiled=()
   for config in "${configs[@]}"; do
     case $config in
