@@ -29,7 +29,12 @@ include(TableGen)
 include(AddLLVM)
 include(AddMLIR)
 include(HandleLLVMOptions)
-
+# HandleLLVMOptions also sets LLVM's own warning policy, which turns some
+# warnings off for LLVM's code base (-Wno-unused-parameter, ...). Strata's
+# code keeps -Wall -Wextra whole (StrataWarnings.cmake): drop the -Wno-*
+# flags; the extra warnings LLVM turns on stay.
+string(REGEX REPLACE "(^| )-Wno-[^ ]+" "" CMAKE_C_FLAGS "${CMAKE_C_FLAGS}")
+string(REGEX REPLACE "(^| )-Wno-[^ ]+" "" CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS}")
 
 include_directories(SYSTEM ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 include_directories(${STRATA_SOURCE_DIR}/include ${STRATA_BINARY_DIR}/include)

@@ -55,14 +55,14 @@ Expected<Backend> Backend::create(std::string name,
   std::set<std::string> names;
   if (Error e = checkPhase(name, "conversion", conversion,
                            PatternPhase::Conversion, names))
-    return std::move(e);
+    return e;
   if (Error e = checkPhase(name, "fusion", fusion, PatternPhase::Fusion, names))
-    return std::move(e);
+    return e;
   if (Error e = checkPhase(name, "smooth", smooth, PatternPhase::Smooth, names))
-    return std::move(e);
+    return e;
   if (Error e = checkPhase(name, "quantized", quantized,
                            PatternPhase::Quantized, names))
-    return std::move(e);
+    return e;
   Backend backend;
   backend.name = std::move(name);
   backend.description = std::move(description);
@@ -170,7 +170,7 @@ Expected<const std::vector<Backend> &> BackendRegistry::discover() {
   ++discoveries;
   std::vector<Backend> backends = builtins ? builtins() : std::vector<Backend>();
   if (Error e = loadPlugins(searchPath, backends))
-    return std::move(e);
+    return e;
   std::map<std::string, std::string> sources;
   for (const Backend &backend : backends) {
     auto [it, inserted] =

@@ -68,7 +68,7 @@ LogicalResult StrataPattern::matchAndRewrite(Operation *op,
   return result;
 }
 
-LogicalResult FusionPattern::rewriteMatch(Operation *root,
+LogicalResult FusionPattern::rewriteMatch(Operation *,
                                           ArrayRef<Operation *> ops,
                                           PatternRewriter &rewriter) const {
   return fuseOps(rewriter, ops, getKind(ops));

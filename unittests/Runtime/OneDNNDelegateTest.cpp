@@ -150,8 +150,9 @@ TEST(OneDNNDelegateTest, ExecuteRejectsWrongShapes) {
             std::string::npos)
       << error.message();
   error = backend.execute(*handle, io.ins(), io.outs(0));
-  if (prepared->scratchBytes)
+  if (prepared->scratchBytes) {
     EXPECT_FALSE(error.ok());
+  }
   backend.destroy(*handle);
 }
 

@@ -4,6 +4,9 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/Dialect/Quant/QuantOpsBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "Edge/IR/EdgeInterfaces.td"
 
 def Edge_Dialect : Dialect {
   let name = "edge";
@@ -46,5 +49,47 @@ def Edge_AnyFloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
 def Edge_F32Tensor : StaticShapeTensorOf<[F32]>;
 def Edge_IndexTensor : StaticShapeTensorOf<[I64]>;
 def Edge_BoolTensor : StaticShapeTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Op classes shared by several op families
+//===----------------------------------------------------------------------===//
+
+class Edge_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                             Edge_KernelOpInterface])> {
+  let arguments = (ins Edge_Tensor:$input);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+/// Binary elementwise op with rank-explicit broadcasting: operands have the
+/// result's rank, each extent equal to the result's or 1.
+class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure,
+                                             SameOperandsAndResultElementType,
+                                             SameOperandsAndResultRank,
+                                             Edge_KernelOpInterface])> {
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+/// Binary elementwise op over any element type, without a folder.
+class Edge_BinaryAnyTypeOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure,
+                                             SameOperandsAndResultElementType,
+                                             SameOperandsAndResultRank,
+                                             Edge_KernelOpInterface])> {
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
 
 #endif // STRATA_EDGE_BASE

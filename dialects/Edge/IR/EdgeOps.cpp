@@ -782,8 +782,13 @@ DelegateCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
+// TableGen's generated code leaves parameters unused (adaptors, builders,
+// default interface methods); that one warning is off for it alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #define GET_OP_CLASSES
 #include "Edge/IR/EdgeOps.cpp.inc"
+#pragma GCC diagnostic pop
 
 //===----------------------------------------------------------------------===//
 // ResizeOp

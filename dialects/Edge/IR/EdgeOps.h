@@ -18,9 +18,14 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Edge/IR/EdgeOpsDialect.h.inc"
-#include "Edge/IR/EdgeInterfaces.h.inc"
 
+// TableGen's generated code leaves parameters unused (adaptors, builders,
+// default interface methods); that one warning is off for it alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "Edge/IR/EdgeInterfaces.h.inc"
 #define GET_OP_CLASSES
 #include "Edge/IR/EdgeOps.h.inc"
+#pragma GCC diagnostic pop
 
 #endif // STRATA_DIALECTS_EDGE_IR_EDGEOPS_H

@@ -64,7 +64,8 @@ LogicalResult DelegateOp::verify() {
     if (!isa<ElementsAttr>(entry.getValue()))
       return emitOpError("named data '")
              << entry.getName().getValue() << "' must be an elements attribute";
-  if (getScratchBytes() < 0)
+  // An I64Attr reads back as uint64_t: a negative value is a huge one.
+  if (static_cast<int64_t>(getScratchBytes()) < 0)
     return emitOpError("'scratch_bytes' must not be negative");
   return success();
 }
@@ -215,5 +216,10 @@ LogicalResult ReturnOp::verify() {
   return success();
 }
 
+// TableGen's generated code leaves parameters unused (adaptors, builders,
+// default interface methods); that one warning is off for it alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #define GET_OP_CLASSES
 #include "Exec/IR/ExecOps.cpp.inc"
+#pragma GCC diagnostic pop

@@ -17,10 +17,15 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Exec/IR/ExecOpsDialect.h.inc"
-#include "Exec/IR/ExecInterfaces.h.inc"
 
+// TableGen's generated code leaves parameters unused (adaptors, builders,
+// default interface methods); that one warning is off for it alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "Exec/IR/ExecInterfaces.h.inc"
 #define GET_OP_CLASSES
 #include "Exec/IR/ExecOps.h.inc"
+#pragma GCC diagnostic pop
 
 namespace strata::exec {
 

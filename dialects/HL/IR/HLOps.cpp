@@ -348,5 +348,10 @@ LogicalResult HardmaxOp::verify() {
                          : std::nullopt);
 }
 
+// TableGen's generated code leaves parameters unused (adaptors, builders,
+// default interface methods); that one warning is off for it alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #define GET_OP_CLASSES
 #include "HL/IR/HLOps.cpp.inc"
+#pragma GCC diagnostic pop

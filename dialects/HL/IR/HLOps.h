@@ -21,8 +21,13 @@
 
 #include "HL/IR/HLOpsDialect.h.inc"
 
+// TableGen's generated code leaves parameters unused (adaptors, builders,
+// default interface methods); that one warning is off for it alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #define GET_OP_CLASSES
 #include "HL/IR/HLOps.h.inc"
+#pragma GCC diagnostic pop
 
 namespace strata::hl {
 /// The integer elements of `value` when a constant produces it (shape

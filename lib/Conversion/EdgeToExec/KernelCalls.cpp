@@ -51,7 +51,7 @@ struct ConstantLowering : public OpConversionPattern<edge::ConstantOp> {
       : OpConversionPattern(converter, context) {}
 
   LogicalResult
-  matchAndRewrite(edge::ConstantOp op, OpAdaptor adaptor,
+  matchAndRewrite(edge::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto program = op->getParentOfType<exec::ProgramOp>();
     if (!program)

@@ -29,7 +29,7 @@ struct FusedInlining : public OpConversionPattern<hl::FusedOp> {
   }
 
   LogicalResult
-  matchAndRewrite(hl::FusedOp op, OpAdaptor adaptor,
+  matchAndRewrite(hl::FusedOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     IRMapping mapping;
     Block &body = op.getBody().front();

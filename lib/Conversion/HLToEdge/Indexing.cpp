@@ -32,7 +32,7 @@ struct ConstantOfShapeLowering
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(hl::ConstantOfShapeOp op, OpAdaptor adaptor,
+  matchAndRewrite(hl::ConstantOfShapeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     if (!resultType)
@@ -235,7 +235,7 @@ struct EyeLikeLowering : public OpConversionPattern<hl::EyeLikeOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(hl::EyeLikeOp op, OpAdaptor adaptor,
+  matchAndRewrite(hl::EyeLikeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     if (!resultType || resultType.getRank() != 2)

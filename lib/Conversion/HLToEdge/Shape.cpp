@@ -16,7 +16,7 @@ struct ConstantLowering : public OpConversionPattern<hl::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(hl::ConstantOp op, OpAdaptor adaptor,
+  matchAndRewrite(hl::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<edge::ConstantOp>(op, op.getValue());
     return success();

@@ -105,7 +105,10 @@ struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
     if (!type || !resultType || !type.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // An I64Attr reads back as uint64_t: cast before checking the sign.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
     int64_t components = type.getDimSize(rank - 1);
     if (rank < 3 || axis < 1 || axis >= rank - 1 ||
         (components != 1 && components != 2))

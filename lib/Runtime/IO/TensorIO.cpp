@@ -261,7 +261,8 @@ Result<OwnedTensor> parseTensorProto(const std::string &bytes,
       break;
     case 2:
       ok = wire == 0 && r.varint(v);
-      dataType = static_cast<int64_t>(v);
+      if (ok)
+        dataType = static_cast<int64_t>(v);
       break;
     case 4:
       ok = readFixed(r, wire, 4, floats);

@@ -21,7 +21,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <optional>
 
 namespace strata::runtime::kernels {
 
@@ -167,7 +166,10 @@ struct Epilogue {
   bool requantize = false;
   float outScale = 1.0f;
   int32_t outZeroPoint = 0, qmin = 0, qmax = 0;
-  std::optional<QuantOperand> residual;
+  /// The residual added before the clamp (null when none), per tensor.
+  const TensorView *residual = nullptr;
+  float residualScale = 1.0f;
+  int32_t residualZeroPoint = 0;
 
   /// Writes `count` outputs of channel `c` from contiguous accumulators,
   /// starting at flat output index `index` with stride `stride`; `real`
@@ -177,9 +179,8 @@ struct Epilogue {
                 int16_t *widened) const {
     applyEpilogue(acc, count, multiplier[c], bias[c], real);
     if (residual) {
-      widen(*residual->values, index, stride, count, residual->zeroPoint[0],
-            widened);
-      addScaled(real, widened, count, residual->scale[0]);
+      widen(*residual, index, stride, count, residualZeroPoint, widened);
+      addScaled(real, widened, count, residualScale);
     }
     clampRun(real, count, clipMin, clipMax);
     if (!requantize) {
@@ -242,7 +243,9 @@ Result<Epilogue> readEpilogue(const KernelContext &ctx,
       return Error(ErrorCode::InvalidArgument,
                    "residual " + residual->values->typeString() +
                        " must have the result's shape " + out.typeString());
-    e.residual = std::move(*residual);
+    e.residual = residual->values;
+    e.residualScale = residual->scale[0];
+    e.residualZeroPoint = residual->zeroPoint[0];
   } else if (ctx.ins.size() != next) {
     return Error(ErrorCode::InvalidArgument,
                  "takes " + std::to_string(next) +

@@ -1,0 +1,145 @@
+//===- EdgeIndexing.td - gather, scatter and resize --------*- tablegen -*-===//
+//
+// Ops that read the input at computed coordinates: gathers and scatters
+// with index tensors, and resize by interpolation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_EDGE_INDEXING
+#define STRATA_EDGE_INDEXING
+
+include "Edge/IR/EdgeBase.td"
+
+def Edge_GatherElementsOp : Edge_Op<"gather_elements",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather along one axis with a full index tensor";
+  let description = [{
+    `output[i...]` is `input[i...]` with the `axis` coordinate replaced by
+    `indices[i...]` (negative indices count from the end). Input, indices
+    and result share one rank; the result has the indices' shape.
+
+    ```mlir
+    %y = edge.gather_elements %x, %i {axis = 1 : i64}
+        : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_GatherOp : Edge_Op<"gather",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather slices along one axis";
+  let description = [{
+    The result shape is `input[:axis] ++ indices ++ input[axis+1:]`; each
+    index (negative ones count from the end) picks one slice of the input
+    along `axis`.
+
+    ```mlir
+    %y = edge.gather %x, %i {axis = 0 : i64}
+        : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ScatterElementsOp : Edge_Op<"scatter_elements",
+    [Pure, AllTypesMatch<["input", "output"]>,
+     AllElementTypesMatch<["input", "updates"]>, Edge_KernelOpInterface]> {
+  let summary = "Scatter updates along one axis into a copy of the input";
+  let description = [{
+    The result is the input with, for every position `i...` of `indices`
+    (negative ones count from the end), the element at `i...` with the
+    `axis` coordinate replaced by `indices[i...]` set to (`none`) or
+    combined with (`add`, `mul`, `max`, `min`) `updates[i...]`, in row-major
+    order. Input, indices and updates share one rank; indices and updates
+    one shape.
+
+    ```mlir
+    %y = edge.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"}
+        : (tensor<2x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       Edge_Tensor:$updates, I64Attr:$axis,
+                       StrAttr:$reduction);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_GatherNDOp : Edge_Op<"gather_nd",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Gather slices addressed by index tuples";
+  let description = [{
+    The last extent `K` of `indices` is the tuple length; the first
+    `batch_dims` dimensions of input and indices are shared batch dimensions.
+    The result shape is `indices[:-1] ++ input[batch_dims + K:]` (negative
+    indices count from the end).
+
+    ```mlir
+    %y = edge.gather_nd %x, %i {batch_dims = 0 : i64}
+        : (tensor<2x2xi32>, tensor<2x2xi64>) -> tensor<2xi32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$indices,
+                       I64Attr:$batch_dims);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ResizeOp : Edge_Op<"resize", [Pure, AttrSizedOperandSegments,
+    AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "N-d separable interpolation (ONNX Resize semantics)";
+  let description = [{
+    Every axis is resampled by its own 1-d filter (nearest, linear or cubic
+    with coefficient `cubic_coeff_a`); `antialias` stretches the linear and
+    cubic filters by 1/scale when downsampling. Output coordinate `x` of an
+    axis maps to an input coordinate by `coordinate_transformation_mode`,
+    using the axis' scale (`scales`, one per dimension). The scales are the
+    `scales` attribute when the lowering knows them, or else the run-time
+    f32 operand `scales` (then the kernel checks them against the static
+    result shape). `tf_crop_and_resize` reads the region of interest
+    (starts..., ends..., normalised) from the `roi` attribute or operand;
+    outside it the result is `extrapolation_value`.
+
+    ```mlir
+    %y = edge.resize %x {mode = "linear",
+        coordinate_transformation_mode = "half_pixel",
+        nearest_mode = "round_prefer_floor", cubic_coeff_a = -7.5e-01 : f32,
+        exclude_outside = false, extrapolation_value = 0.0 : f32,
+        antialias = false, scales = array<f64: 1.0, 1.0, 2.0, 2.0>}
+        : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input,
+                       Optional<Edge_F32Tensor>:$dynamic_roi,
+                       Optional<Edge_F32Tensor>:$dynamic_scales,
+                       StrAttr:$mode,
+                       StrAttr:$coordinate_transformation_mode,
+                       StrAttr:$nearest_mode,
+                       F32Attr:$cubic_coeff_a,
+                       BoolAttr:$exclude_outside,
+                       F32Attr:$extrapolation_value,
+                       BoolAttr:$antialias,
+                       OptionalAttr<DenseF64ArrayAttr>:$scales,
+                       OptionalAttr<DenseF64ArrayAttr>:$roi);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input (`roi` $dynamic_roi^)? (`scales` $dynamic_scales^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_EDGE_INDEXING

@@ -1,0 +1,152 @@
+//===- EdgeNN.td - convolution, matmul, pooling ------------*- tablegen -*-===//
+//
+// The float neural-network ops: convolutions (NCHW input, OIHW weight),
+// matrix products, pooling and softmax. Their int8 forms are in
+// EdgeQuant.td.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_EDGE_NN
+#define STRATA_EDGE_NN
+
+include "Edge/IR/EdgeBase.td"
+
+def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure, Edge_KernelOpInterface]> {
+  let summary = "2-d convolution, NCHW input, OIHW weight";
+  let description = [{
+    Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, optional bias `[M]`.
+    `pads` is `[top, left, bottom, right]`. The result shape must equal the
+    one the attributes imply.
+
+    ```mlir
+    %y = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64,
+                             pads = array<i64: 0, 0, 0, 0>,
+                             strides = array<i64: 1, 1>}
+        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_Tensor:$weight,
+                       Optional<Edge_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       I64Attr:$group);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
+    [Pure, Edge_KernelOpInterface]> {
+  let summary = "2-d transposed convolution, NCHW input, IOHW weight";
+  let description = [{
+    Input `[N, C, H, W]`, weight `[C, M/group, KH, KW]`, optional bias `[M]`.
+    Each output extent is `(in - 1) * stride + (k - 1) * dilation + 1 -
+    pad_begin - pad_end + output_padding`; `pads` is
+    `[top, left, bottom, right]` (cropped from the full output) and
+    `output_padding` `[bottom, right]` (zeros added at the end).
+
+    ```mlir
+    %y = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>,
+                                       group = 1 : i64,
+                                       output_padding = array<i64: 0, 0>,
+                                       pads = array<i64: 0, 0, 0, 0>,
+                                       strides = array<i64: 2, 2>}
+        : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input, Edge_FloatTensor:$weight,
+                       Optional<Edge_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$output_padding,
+                       I64Attr:$group);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface]> {
+  let summary = "Batched matrix product with rank-explicit batch broadcasting";
+  let description = [{
+    `lhs [B..., M, K] x rhs [B..., K, N] -> [B..., M, N]`. Both operands have
+    the result's rank (at least 2); each batch extent equals the result's or
+    is 1.
+
+    ```mlir
+    %y = edge.matmul %a, %b : (tensor<1x64xf32>, tensor<64x10xf32>) -> tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
+  let summary = "2-d max pooling, NCHW";
+  let description = [{
+    `pads` is `[top, left, bottom, right]`; padded elements never win.
+
+    ```mlir
+    %y = edge.max_pool2d %x {ceil_mode = false, dilations = array<i64: 1, 1>,
+                             kernel = array<i64: 2, 2>,
+                             pads = array<i64: 0, 0, 0, 0>,
+                             strides = array<i64: 2, 2>}
+        : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input,
+                       DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       BoolAttr:$ceil_mode);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_AvgPool2DOp : Edge_Op<"avg_pool2d",
+    [Pure, SameOperandsAndResultElementType, Edge_KernelOpInterface]> {
+  let summary = "2-d average pooling, NCHW";
+  let description = [{
+    Attributes as `max_pool2d`; with `count_include_pad` the divisor counts
+    padded elements, otherwise only those inside the input.
+
+    ```mlir
+    %y = edge.avg_pool2d %x {ceil_mode = false, count_include_pad = false,
+                             dilations = array<i64: 1, 1>,
+                             kernel = array<i64: 2, 2>,
+                             pads = array<i64: 0, 0, 0, 0>,
+                             strides = array<i64: 2, 2>}
+        : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       BoolAttr:$ceil_mode,
+                       BoolAttr:$count_include_pad);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType]> {
+  let summary = "Softmax along one non-negative axis";
+  let description = [{
+    ```mlir
+    %y = edge.softmax %x {axis = 1 : i64} : tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Edge_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_EDGE_NN

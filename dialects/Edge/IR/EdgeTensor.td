@@ -1,0 +1,196 @@
+//===- EdgeTensor.td - shapes and data movement ------------*- tablegen -*-===//
+//
+// Constants, reshapes, transposes, concatenation and slices, then the data
+// movement ops whose indices are run-time operands.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_EDGE_TENSOR
+#define STRATA_EDGE_TENSOR
+
+include "Edge/IR/EdgeBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+def Edge_ConstantOp : Edge_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "output"]>]> {
+  let summary = "Constant tensor";
+  let description = [{
+    ```mlir
+    %c = edge.constant dense<0.5> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Edge_ReshapeOp : Edge_Op<"reshape",
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
+  let summary = "Reshape to the static result type (row-major order kept)";
+  let description = [{
+    ```mlir
+    %y = edge.reshape %x : (tensor<1x4x2x2xf32>) -> tensor<1x16xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Edge_TransposeOp : Edge_Op<"transpose",
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
+  let summary = "Permute dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`. Transposes of
+    constants fold at compile time (weights of Gemm with `transB`, say).
+
+    ```mlir
+    %y = edge.transpose %x {permutation = array<i64: 1, 0>}
+        : (tensor<10x64xf32>) -> tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
+                                       Edge_KernelOpInterface]> {
+  let summary = "Concatenate along a non-negative axis";
+  let description = [{
+    ```mlir
+    %y = edge.concat %a, %b {axis = 1 : i64}
+        : (tensor<1x2x4xf32>, tensor<1x3x4xf32>) -> tensor<1x5x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Edge_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
+                                     Edge_KernelOpInterface]> {
+  let summary = "Strided slice with explicit starts and steps";
+  let description = [{
+    Result element `i` along dimension `d` is input element
+    `starts[d] + i * steps[d]`; the result shape gives the counts. Steps are
+    non-zero and may be negative; every index read lies inside the input.
+
+    ```mlir
+    %y = edge.slice %x {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>}
+        : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$steps);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement with run-time index operands
+//
+// The result shape is static, but the indices that produce it (pads, slice
+// bounds, a scan axis) are operands: a constant when the model fixes them,
+// otherwise values computed or fed at run time. The verifier checks what
+// constants decide; the kernel checks the rest before touching memory and
+// fails the call when the run-time values disagree with the compiled shape.
+//===----------------------------------------------------------------------===//
+
+def Edge_PadOp : Edge_Op<"pad",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Pad (or crop) with a constant, reflection, edge or wrap values";
+  let description = [{
+    `pads` holds `2 * rank` i64 values: the begin extents of every dimension,
+    then the end extents (ONNX order); negative values crop. Result extent
+    `d` is `input[d] + pads[d] + pads[rank + d]`. `mode` is `constant`
+    (padding with the one-element `value`, zero when absent), `reflect`
+    (mirror without repeating the border; needs extent >= 2 where padded),
+    `edge` (repeat the border) or `wrap` (periodic).
+
+    ```mlir
+    %y = edge.pad %x, %pads {mode = "reflect"}
+        : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$pads,
+                       Optional<Edge_Tensor>:$value, StrAttr:$mode);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_DynamicSliceOp : Edge_Op<"dynamic_slice",
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Strided slice with ONNX Slice semantics on run-time bounds";
+  let description = [{
+    `starts`, `ends`, `axes` and `steps` are 1-D i64 tensors of one length,
+    read at run time with ONNX Slice semantics: negative values count from
+    the end, bounds are clamped, unlisted axes are taken whole. The element
+    counts they produce must equal the static result shape. With constant
+    bounds the lowering emits `edge.slice` instead.
+
+    ```mlir
+    %y = edge.dynamic_slice %x, %starts, %ends, %axes, %steps
+        : (tensor<20x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>,
+           tensor<1xi64>) -> tensor<3x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$starts,
+                       Edge_IndexTensor:$ends, Edge_IndexTensor:$axes,
+                       Edge_IndexTensor:$steps);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_CumSumOp : Edge_Op<"cum_sum",
+    [Pure, AllTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "Cumulative sum along an axis given as a one-element operand";
+  let description = [{
+    `axis` is a one-element i64 tensor (negative counts from the end). With
+    `exclusive` element `i` sums the elements before `i`, otherwise up to and
+    including it; with `reverse` the sums run from the end of the axis.
+
+    ```mlir
+    %y = edge.cum_sum %x, %axis {exclusive = false, reverse = true}
+        : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$axis,
+                       BoolAttr:$exclusive, BoolAttr:$reverse);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
+    AllTypesMatch<["start", "limit", "delta"]>,
+    AllElementTypesMatch<["start", "output"]>]> {
+  let summary = "Arithmetic sequence of a compiled length, checked at run time";
+  let description = [{
+    `output[i] = start + i * delta`. The operands are one-element run-time
+    values; the result's static extent is the length the program was
+    compiled for, and the kernel fails the call when
+    `max(ceil((limit - start) / delta), 0)` differs from it (or `delta` is
+    0). ONNX Range with operands that are not constants lowers to it.
+
+    ```mlir
+    %y = edge.range %start, %limit, %delta
+        : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$start, Edge_Tensor:$limit,
+                       Edge_Tensor:$delta);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_EDGE_TENSOR

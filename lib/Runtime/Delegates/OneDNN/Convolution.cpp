@@ -1,0 +1,278 @@
+//===- Convolution.cpp - convolutions, timed at prepare -------------------===//
+//
+// Prepare times every implementation oneDNN offers for a convolution
+// (direct, and Winograd when allowed), each with the input in the layout
+// oneDNN picks and in the layout it already has, against the delegate's own
+// Winograd kernel, and records the fastest counting the reorders it needs;
+// init recreates that one.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <chrono>
+#include <cstring>
+#include <deque>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+/// The implementation name prepare records for the own Winograd kernel.
+static constexpr const char *kOwnWinogradName = "strata:winograd_f2x2:avx512";
+
+//===----------------------------------------------------------------------===//
+// Timing
+//===----------------------------------------------------------------------===//
+
+/// Writes the lines of [data, data + bytes) back and drops them from every
+/// cache level (x86; elsewhere a no-op).
+static void evict(const void *data, size_t bytes) {
+#if defined(__x86_64__)
+  const char *p = static_cast<const char *>(data);
+  for (size_t i = 0; i < bytes; i += 64)
+    _mm_clflush(p + i);
+  _mm_mfence();
+#else
+  (void)data, (void)bytes;
+#endif
+}
+
+/// Best of three timed runs of `run` after one warm-up, in seconds;
+/// `before` runs untimed before each.
+template <typename Run, typename Before>
+double GraphBuilder::bestTime(Run run, Before before) {
+  double best = 1e30;
+  for (int i = 0; i < 4; ++i) {
+    before();
+    auto start = std::chrono::steady_clock::now();
+    run();
+    out.stream_.wait();
+    std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - start;
+    if (i)
+      best = std::min(best, took.count());
+  }
+  return best;
+}
+
+double GraphBuilder::timeOf(const dnnl::convolution_forward::primitive_desc &pd,
+                            bool coldWeights) {
+  std::unordered_map<int, memory> args;
+  for (auto [arg, desc] : {std::pair{DNNL_ARG_SRC, pd.src_desc()},
+                           {DNNL_ARG_WEIGHTS, pd.weights_desc()},
+                           {DNNL_ARG_BIAS, pd.bias_desc()},
+                           {DNNL_ARG_DST, pd.dst_desc()},
+                           {DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc()}}) {
+    memory m(desc, out.engine_);
+    if (desc.get_size())
+      std::memset(m.get_data_handle(), 0, desc.get_size());
+    args[arg] = m;
+  }
+  dnnl::convolution_forward conv(pd);
+  memory weights = args[DNNL_ARG_WEIGHTS];
+  return bestTime([&] { conv.execute(out.stream_, args); },
+                  [&] {
+                    if (coldWeights)
+                      evict(weights.get_data_handle(),
+                            pd.weights_desc().get_size());
+                  });
+}
+
+double GraphBuilder::timeOf(const WinogradConv &conv) {
+  std::vector<float> src(conv.inputFloats()), dst(conv.outputFloats()),
+      packed(conv.packedBytes() / sizeof(float)), bias(conv.outputChannels());
+  std::vector<uint8_t> scratch(conv.scratchBytes());
+  return bestTime(
+      [&] {
+        conv.run(src.data(), packed.data(), bias.data(), dst.data(),
+                 scratch.data());
+      },
+      [&] { evict(packed.data(), conv.packedBytes()); });
+}
+
+double GraphBuilder::reorderTime(const Desc &from, const Desc &to) {
+  if (from == to)
+    return 0;
+  memory a(from, out.engine_), b(to, out.engine_);
+  std::memset(a.get_data_handle(), 0, from.get_size());
+  dnnl::reorder reorder(a, b);
+  return bestTime([&] { reorder.execute(out.stream_, a, b); });
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+Error GraphBuilder::buildConvolution(const fbs::Op &op) {
+  uint32_t src = 0, w = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&src, &w}, dst));
+  Result<int> bias = optionalInput(op, 2);
+  if (!bias.ok())
+    return bias.takeError();
+  Dims srcDims = dimsOf(src), wDims = dimsOf(w), dstDims = dimsOf(dst);
+  if (srcDims.size() != 4 || wDims.size() != 4 || dstDims.size() != 4)
+    return fail("convolution needs 4-D tensors");
+  int64_t groups = op.groups();
+  if (groups < 1 || wDims[0] % groups)
+    return fail("bad group count");
+  Dims wPlain = wDims;
+  if (groups > 1)
+    wPlain = {groups, wDims[0] / groups, wDims[1], wDims[2], wDims[3]};
+  Window window = windowOf(op);
+  int sumInput = -1;
+  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
+  if (!attr.ok())
+    return attr.takeError();
+  // int8: s8/u8 input and weights, s8/u8/f32 result, output scales.
+  Desc srcAny(srcDims, typeOf(src), tag::any);
+  Desc wAny(wPlain, typeOf(w), tag::any);
+  Desc dstAny(dstDims, typeOf(dst),
+              isOutput(dst) && sumInput < 0 ? tag::abcd : tag::any);
+  STRATA_RETURN_IF_ERROR(
+      setOutputScales(op, wDims[0], 1, "output channel", *attr));
+  Desc biasDesc = *bias >= 0 ? plainDesc({wDims[0]}) : Desc();
+  // The layout the input already has (its producer's, or row-major for a
+  // graph input), which oneDNN might not pick itself: reading it as it is
+  // saves a reorder (a stem with three channels, a direct convolution
+  // after Winograd ones in nChw16c).
+  Desc placed;
+  if (!placements[src].empty())
+    placed = placements[src].front().desc;
+  // oneDNN 2.x's primitive descriptors keep a pointer to the op
+  // descriptor they were made from and read it again on next_impl(): the
+  // op descriptors live here, as long as every primitive descriptor.
+  std::deque<dnnl::convolution_forward::desc> descs;
+  auto make = [&](bool winograd, bool srcAsPlaced, int impl = 0) {
+    const dnnl::convolution_forward::desc &d = descs.emplace_back(
+        dnnl::prop_kind::forward_inference,
+        winograd ? dnnl::algorithm::convolution_winograd
+                 : dnnl::algorithm::convolution_direct,
+        srcAsPlaced && placed ? placed : srcAny, wAny, biasDesc, dstAny,
+        window.strides, window.dilations, window.padsBegin, window.padsEnd);
+    dnnl::convolution_forward::primitive_desc pd(d, *attr, out.engine_);
+    seekImpl(pd, impl);
+    return pd;
+  };
+  dnnl::convolution_forward::primitive_desc pd;
+  if (options.mode == CompiledGraph::Mode::Prepare) {
+    // A candidate's time plus the reorders of the input and of the
+    // residual into the layouts it reads.
+    auto withReorders = [&](double t, const Desc &srcDesc,
+                            const Desc &dstDesc) {
+      if (!placements[src].empty())
+        t += reorderTime(placements[src].front().desc, srcDesc);
+      if (sumInput >= 0 && !placements[sumInput].empty())
+        t += reorderTime(placements[sumInput].front().desc, dstDesc);
+      return t;
+    };
+    CompiledGraph::ConvChoice best;
+    double bestTime = 1e30, bestConvTime = 0; // with and without reorders
+    std::vector<bool> algorithms{false};
+    if (graph.winograd() && groups == 1)
+      algorithms.push_back(true);
+    std::vector<bool> srcChoices{false};
+    if (placed)
+      srcChoices.push_back(true);
+    for (bool winograd : algorithms)
+      for (bool srcAsPlaced : srcChoices) {
+        dnnl::convolution_forward::primitive_desc candidate;
+        try {
+          candidate = make(winograd, srcAsPlaced);
+        } catch (const dnnl::error &) {
+          continue;
+        }
+        int index = 0;
+        do {
+          std::string name = candidate.impl_info_str();
+          if (name.rfind("ref", 0) != 0 &&
+              name.find(":ref") == std::string::npos) {
+            double conv = timeOf(candidate);
+            double t =
+                withReorders(conv, candidate.src_desc(), candidate.dst_desc());
+            if (t < bestTime) {
+              bestTime = t, bestConvTime = conv;
+              best = {fbs::ConvKernel::OneDNN, winograd, srcAsPlaced, index,
+                      name};
+            }
+          }
+          ++index;
+        } while (index < 8 && candidate.next_impl());
+      }
+    // The delegate's own Winograd kernel competes on the same terms.
+    std::optional<WinogradConv> own;
+    if (graph.winograd())
+      own = ownWinograd(op, src, w, dst, *bias);
+    dnnl::convolution_forward::primitive_desc oneDNN;
+    if (own) {
+      oneDNN = make(best.winograd, best.srcAsPlaced, best.index);
+      // Only where the result keeps the layout oneDNN's choice gives it:
+      // the timings see this convolution alone, not what another layout
+      // costs its readers (a concat in nChw16c is several times slower
+      // than in nhwc).
+      if (!(oneDNN.dst_desc() ==
+            Desc(dstDims, memory::data_type::f32, tag::aBcd16b)))
+        own.reset();
+    }
+    if (own) {
+      // Head to head with the weights out of the cache, as in a whole
+      // network whose weights exceed the last-level cache: the warm timings
+      // above hide the cost of streaming them.
+      bestTime += timeOf(oneDNN, /*coldWeights=*/true) - bestConvTime;
+      double t = withReorders(
+          timeOf(*own), Desc(srcDims, memory::data_type::f32, tag::aBcd16b),
+          Desc(dstDims, memory::data_type::f32, tag::aBcd16b));
+      if (t < bestTime)
+        bestTime = t, best = {fbs::ConvKernel::WinogradF2x2, true, false, 0,
+                              kOwnWinogradName};
+    }
+    out.convChoices_[opIndex] = best;
+    if (best.kernel == fbs::ConvKernel::WinogradF2x2)
+      return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
+    pd = make(best.winograd, best.srcAsPlaced, best.index);
+  } else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2) {
+    if (std::optional<WinogradConv> own = ownWinograd(op, src, w, dst, *bias))
+      return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
+    if (WinogradConv::available())
+      return fail("the delegate's Winograd kernel does not apply to this "
+                  "convolution");
+    if (!options.repackOnMismatch)
+      return fail("this convolution was prepared for the delegate's AVX-512 "
+                  "Winograd kernel and this CPU (" +
+                  hostISA() +
+                  ") lacks AVX-512F; recompile for this CPU or set "
+                  "repack_on_isa_mismatch (needs keep_plain_weights at "
+                  "compile time)");
+    // oneDNN's own choice instead; its weights come from the plain copy.
+    pd = make(false, false);
+  } else {
+    pd = make(op.winograd(), op.src_as_placed(), op.impl_index());
+    // Another CPU or library may list other implementations: fall back to
+    // oneDNN's first choice (the weights' layout check follows).
+    if (op.impl() && pd.impl_info_str() != op.impl()->str())
+      pd = make(op.winograd(), op.src_as_placed());
+  }
+  Result<Placement> in = as(src, pd.src_desc());
+  if (!in.ok())
+    return in.takeError();
+  int srcMem = addMem(pd.src_desc(), in->buffer);
+  Result<int> wMem = weights(w, pd.weights_desc(), wPlain);
+  if (!wMem.ok())
+    return wMem.takeError();
+  Result<Placement> outP = resultOf(dst, sumInput, pd.dst_desc());
+  if (!outP.ok())
+    return outP.takeError();
+  int dstMem = addMem(pd.dst_desc(), outP->buffer);
+  addStep(dnnl::convolution_forward(pd),
+          {{DNNL_ARG_SRC, srcMem},
+           {DNNL_ARG_WEIGHTS, *wMem},
+           {DNNL_ARG_DST, dstMem}},
+          pd);
+  return addBias(*bias, {wDims[0]});
+}
+
+} // namespace strata::runtime::onednn

@@ -1,0 +1,105 @@
+//===- Elementwise.cpp - eltwise, binary and softmax ----------------------===//
+//
+// Element-wise ops run in their input's layout (no reorder around them)
+// unless the result is a graph output or takes another shape, where they
+// run row-major.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+namespace strata::runtime::onednn {
+
+/// The layout an element-wise op producing `dst` (of `dims`) runs in:
+/// `input`'s, or row-major when the result is a graph output or has other
+/// dims.
+static Desc elementwiseLayout(const Desc &input, bool isOutput,
+                              const Dims &dims) {
+  if (isOutput || input.dims() != dims)
+    return plainDesc(dims);
+  return input;
+}
+
+Error GraphBuilder::buildEltwise(const fbs::Op &op) {
+  uint32_t src = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
+  Result<Placement> in = placement(src);
+  if (!in.ok())
+    return in.takeError();
+  Desc desc = elementwiseLayout(in->desc, isOutput(dst), dimsOf(dst));
+  Result<Placement> from = as(src, desc);
+  if (!from.ok())
+    return from.takeError();
+  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
+                                eltwiseAlgorithm(op.eltwise()), desc,
+                                op.alpha(), op.beta());
+  dnnl::eltwise_forward::primitive_desc pd(d, userScratchpadAttr(),
+                                           out.engine_);
+  addUnaryStep(dnnl::eltwise_forward(pd), pd, addMem(desc, from->buffer), dst,
+               pd.dst_desc());
+  return Error::success();
+}
+
+Error GraphBuilder::buildBinary(const fbs::Op &op) {
+  uint32_t a = 0, b = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&a, &b}, dst));
+  Dims dstDims = dimsOf(dst);
+  size_t rank = dstDims.size();
+  auto padded = [&](uint32_t t) { return padTo(dimsOf(t), rank); };
+  Dims aDims = padded(a), bDims = padded(b);
+  if (aDims != dstDims)
+    return fail("the first operand of a binary op must have the result's "
+                "shape");
+  int sumInput = -1;
+  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
+  if (!attr.ok())
+    return attr.takeError();
+  Result<Placement> ap = placement(a);
+  if (!ap.ok())
+    return ap.takeError();
+  Desc aDesc = elementwiseLayout(ap->desc, isOutput(dst), dstDims);
+  Desc bDesc = bDims == dstDims ? aDesc : plainDesc(bDims);
+  auto make = [&] {
+    dnnl::binary::desc d(binaryAlgorithm(op.binary()), aDesc, bDesc, aDesc);
+    return dnnl::binary::primitive_desc(d, *attr, out.engine_);
+  };
+  dnnl::binary::primitive_desc pd = orElse(make, [&] {
+    aDesc = plainDesc(dstDims);
+    bDesc = plainDesc(bDims);
+    return make();
+  });
+  Result<Placement> aIn = as(a, aDesc);
+  if (!aIn.ok())
+    return aIn.takeError();
+  Result<Placement> bIn = bDims == dstDims ? as(b, bDesc) : plainView(b, bDims);
+  if (!bIn.ok())
+    return bIn.takeError();
+  int aMem = addMem(aDesc, aIn->buffer);
+  int bMem = addMem(bDesc, bIn->buffer);
+  Placement o = define(dst, pd.dst_desc());
+  addStep(dnnl::binary(pd),
+          {{DNNL_ARG_SRC_0, aMem},
+           {DNNL_ARG_SRC_1, bMem},
+           {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
+Error GraphBuilder::buildSoftmax(const fbs::Op &op) {
+  uint32_t src = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
+  Dims dims = dimsOf(dst);
+  if (op.axis() < 0 || op.axis() >= static_cast<int64_t>(dims.size()))
+    return fail("softmax axis out of range");
+  Result<Placement> in = plainView(src, dims);
+  if (!in.ok())
+    return in.takeError();
+  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, in->desc,
+                                static_cast<int>(op.axis()));
+  dnnl::softmax_forward::primitive_desc pd(d, userScratchpadAttr(),
+                                           out.engine_);
+  addUnaryStep(dnnl::softmax_forward(pd), pd, addMem(in->desc, in->buffer), dst,
+               pd.dst_desc());
+  return Error::success();
+}
+
+} // namespace strata::runtime::onednn

@@ -1,0 +1,465 @@
+//===- GraphBuilder.cpp - tensors, placements and steps -------------------===//
+//
+// The op-independent half of the builder: reading operands, placing
+// tensors in buffers and layouts (reordering where a reader wants another
+// layout), appending steps, the loop over the blob's ops and the plan of
+// the working memory.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <algorithm>
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+
+//===----------------------------------------------------------------------===//
+// Operands
+//===----------------------------------------------------------------------===//
+
+Result<uint32_t>
+GraphBuilder::tensorAt(const flatbuffers::Vector<uint32_t> *list, size_t i,
+                       const char *field) const {
+  if (!list || i >= list->size())
+    return fail(std::string("missing ") + field + "[" + std::to_string(i) +
+                "]");
+  uint32_t t = list->Get(i);
+  if (t >= placements.size())
+    return fail(std::string(field) + "[" + std::to_string(i) +
+                "] = " + std::to_string(t) + " is out of range");
+  return t;
+}
+
+Error GraphBuilder::operands(const fbs::Op &op,
+                             std::initializer_list<uint32_t *> ins,
+                             uint32_t &dst) const {
+  size_t i = 0;
+  for (uint32_t *in : ins) {
+    Result<uint32_t> t = tensorAt(op.inputs(), i++, "inputs");
+    if (!t.ok())
+      return t.takeError();
+    *in = *t;
+  }
+  Result<uint32_t> t = tensorAt(op.outputs(), 0, "outputs");
+  if (!t.ok())
+    return t.takeError();
+  dst = *t;
+  return Error::success();
+}
+
+Result<int> GraphBuilder::optionalInput(const fbs::Op &op, size_t i) const {
+  if (op.inputs()->size() <= i)
+    return -1;
+  Result<uint32_t> t = tensorAt(op.inputs(), i, "inputs");
+  if (!t.ok())
+    return t.takeError();
+  return static_cast<int>(*t);
+}
+
+Dims GraphBuilder::dimsOf(uint32_t tensor) const {
+  const fbs::Tensor *t = graph.tensors()->Get(tensor);
+  Dims dims;
+  if (t->dims())
+    dims.assign(t->dims()->begin(), t->dims()->end());
+  return dims;
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers, memory objects and steps
+//===----------------------------------------------------------------------===//
+
+int GraphBuilder::addBuffer(BufferKind kind, size_t bytes, void *data,
+                            size_t index) {
+  Buffer buffer;
+  buffer.kind = kind;
+  buffer.bytes = bytes;
+  buffer.data = data;
+  buffer.index = index;
+  out.buffers_.push_back(buffer);
+  bufferTensors.emplace_back();
+  return static_cast<int>(out.buffers_.size()) - 1;
+}
+
+int GraphBuilder::addMem(const Desc &desc, int buffer) {
+  out.mems_.push_back({memory(desc, out.engine_, DNNL_MEMORY_NONE), buffer});
+  return static_cast<int>(out.mems_.size()) - 1;
+}
+
+void GraphBuilder::addStep(CompiledGraph::Step step, Args args,
+                           const Desc &scratchpad) {
+  int index = static_cast<int>(out.steps_.size());
+  for (auto [arg, mem] : args) {
+    step.args[arg] = mem;
+    touch(out.mems_[mem].buffer, index);
+  }
+  if (size_t pad = scratchpad.get_size()) {
+    scratchpadBytes = std::max(scratchpadBytes, pad);
+    step.args[DNNL_ARG_SCRATCHPAD] = addMem(scratchpad, kScratchpadBuffer);
+  }
+  out.steps_.push_back(std::move(step));
+}
+
+void GraphBuilder::addKernelStep(CompiledGraph::Kernel kernel, Args args,
+                                 size_t scratch) {
+  Desc scratchpad;
+  if (scratch)
+    scratchpad = Desc({static_cast<int64_t>(scratch)}, memory::data_type::u8,
+                      memory::format_tag::a);
+  addStep({{}, {}, std::move(kernel)}, args, scratchpad);
+}
+
+void GraphBuilder::addArgs(int arg, int mem) {
+  out.steps_.back().args[arg] = mem;
+  touch(out.mems_[mem].buffer, static_cast<int>(out.steps_.size()) - 1);
+}
+
+void GraphBuilder::touch(int buffer, int step) {
+  if (buffer < 0)
+    return;
+  Buffer &b = out.buffers_[buffer];
+  if (b.first < 0)
+    b.first = step;
+  b.last = std::max(b.last, step);
+}
+
+void GraphBuilder::addReorder(const Desc &fromDesc, int from,
+                              const Desc &toDesc, int to,
+                              const dnnl::primitive_attr &attr) {
+  dnnl::reorder::primitive_desc pd(out.engine_, fromDesc, out.engine_, toDesc,
+                                   attr);
+  addStep(dnnl::reorder(pd),
+          {{DNNL_ARG_FROM, addMem(fromDesc, from)},
+           {DNNL_ARG_TO, addMem(toDesc, to)}},
+          pd);
+}
+
+void GraphBuilder::addUnaryStep(dnnl::primitive primitive,
+                                const dnnl::primitive_desc_base &pd, int srcMem,
+                                uint32_t dst, const Desc &dstDesc) {
+  Placement o = define(dst, dstDesc);
+  addStep(std::move(primitive),
+          {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          pd);
+}
+
+Error GraphBuilder::addBias(int bias, const Dims &dims) {
+  if (bias < 0)
+    return Error::success();
+  Result<Placement> b = plainView(static_cast<uint32_t>(bias), dims);
+  if (!b.ok())
+    return b.takeError();
+  addArgs(DNNL_ARG_BIAS, addMem(b->desc, b->buffer));
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Placements
+//===----------------------------------------------------------------------===//
+
+Result<Placement> GraphBuilder::placement(uint32_t tensor) {
+  if (!placements[tensor].empty())
+    return placements[tensor].front();
+  const fbs::Tensor *t = graph.tensors()->Get(tensor);
+  if (!t->constant_key() || t->constant_key()->size() == 0)
+    return fail("tensor " + std::to_string(tensor) +
+                " is read before it is written");
+  Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  Desc desc = plainOf(tensor);
+  if (bytes->size != desc.get_size())
+    return fail("constant '" + t->constant_key()->str() + "' has " +
+                std::to_string(bytes->size) + " bytes, its shape needs " +
+                std::to_string(desc.get_size()));
+  int buffer = addBuffer(BufferKind::Constant, bytes->size,
+                         const_cast<uint8_t *>(bytes->data));
+  out.plainConstants_.insert(tensor);
+  Placement p{desc, buffer};
+  placements[tensor].push_back(p);
+  return p;
+}
+
+Result<Placement> GraphBuilder::as(uint32_t tensor, const Desc &want) {
+  Result<Placement> original = placement(tensor);
+  if (!original.ok())
+    return original;
+  for (const Placement &p : placements[tensor])
+    if (p.desc == want)
+      return p;
+  int buffer = addBuffer(BufferKind::Scratch, want.get_size());
+  Placement p{want, buffer};
+  addReorder(original->desc, original->buffer, want, buffer);
+  placements[tensor].push_back(p);
+  bufferTensors[buffer].push_back(tensor);
+  return p;
+}
+
+Result<Placement> GraphBuilder::plainView(uint32_t tensor, const Dims &dims) {
+  Result<Placement> p = as(tensor, plainOf(tensor));
+  if (!p.ok())
+    return p;
+  Desc view = plainDesc(dims, typeOf(tensor));
+  if (view.get_size() != p->desc.get_size())
+    return fail("cannot view tensor " + std::to_string(tensor) +
+                " with another element count");
+  return Placement{view, p->buffer};
+}
+
+Placement GraphBuilder::define(uint32_t tensor, const Desc &desc) {
+  // A row-major result of another shape with the same bytes (kept reduce
+  // dims, a flattened matmul) is the tensor itself, seen row-major.
+  Desc own = plainOf(tensor);
+  bool rowMajor = isPlain(desc) && desc.get_size() == own.get_size();
+  auto it = std::find(outputs.begin(), outputs.end(), tensor);
+  size_t index = it - outputs.begin();
+  int buffer = -1;
+  if (it != outputs.end() && !outputWritten[index] && rowMajor) {
+    buffer = addBuffer(BufferKind::Output, desc.get_size(), nullptr, index);
+    outputWritten[index] = true;
+  } else {
+    buffer = addBuffer(BufferKind::Scratch, desc.get_size());
+  }
+  placements[tensor] = {{rowMajor ? own : desc, buffer}};
+  bufferTensors[buffer].push_back(tensor);
+  return {desc, buffer};
+}
+
+Result<Placement> GraphBuilder::resultOf(uint32_t dst, int sumInput,
+                                         const Desc &desc) {
+  if (sumInput < 0)
+    return define(dst, desc);
+  Result<Placement> acc = inPlace(sumInput, desc);
+  if (!acc.ok())
+    return acc;
+  placements[dst] = {*acc};
+  bufferTensors[acc->buffer].push_back(dst);
+  return acc;
+}
+
+Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
+  Result<Placement> original = placement(tensor);
+  if (!original.ok())
+    return original;
+  Result<Placement> p = as(tensor, want);
+  if (!p.ok())
+    return p;
+  bool isCopy = p->buffer != original->buffer;
+  bool free = out.buffers_[p->buffer].kind == BufferKind::Scratch &&
+              remainingUses[tensor] == 1;
+  for (uint32_t other : bufferTensors[p->buffer])
+    if (other != tensor && remainingUses[other] > 0)
+      free = false;
+  if (isCopy || free)
+    return p;
+  // Someone still reads it: accumulate into a copy.
+  int buffer = addBuffer(BufferKind::Scratch, want.get_size());
+  addReorder(p->desc, p->buffer, want, buffer);
+  return Placement{want, buffer};
+}
+
+Result<dnnl::primitive_attr> GraphBuilder::attrOf(const fbs::Op &op,
+                                                  int *sumInput) {
+  dnnl::post_ops ops;
+  *sumInput = -1;
+  if (op.post_ops())
+    for (const fbs::PostOp *p : *op.post_ops()) {
+      if (p->is_sum()) {
+        if (*sumInput >= 0 || p->sum_input() < 0 ||
+            static_cast<size_t>(p->sum_input()) >= placements.size())
+          return fail("bad sum post-op");
+        *sumInput = p->sum_input();
+        ops.append_sum(p->scale());
+      } else {
+        ops.append_eltwise(1.f, eltwiseAlgorithm(p->eltwise()), p->alpha(),
+                           p->beta());
+      }
+    }
+  dnnl::primitive_attr attr = userScratchpadAttr();
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+Error GraphBuilder::setOutputScales(const fbs::Op &op, int64_t channels,
+                                    int axis, const char *what,
+                                    dnnl::primitive_attr &attr) const {
+  if (!op.output_scales() || op.output_scales()->size() == 0)
+    return Error::success();
+  std::vector<float> scales(op.output_scales()->begin(),
+                            op.output_scales()->end());
+  if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != channels)
+    return fail(std::string("output scales must be one or one per ") + what);
+  attr.set_output_scales(scales.size() == 1 ? 0 : 1 << axis, scales);
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The graph
+//===----------------------------------------------------------------------===//
+
+void GraphBuilder::planScratch() {
+  // Greedy by size: each buffer at the lowest offset that does not overlap
+  // a placed buffer whose lifetime intersects its own.
+  std::vector<int> order;
+  for (size_t i = 0; i < out.buffers_.size(); ++i)
+    if (out.buffers_[i].kind == BufferKind::Scratch &&
+        out.buffers_[i].first >= 0)
+      order.push_back(static_cast<int>(i));
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return out.buffers_[a].bytes > out.buffers_[b].bytes;
+  });
+  const uint64_t kAlign = 64;
+  uint64_t base = alignUp(scratchpadBytes, kAlign), end = base;
+  std::vector<int> placed;
+  for (int index : order) {
+    Buffer &buffer = out.buffers_[index];
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (int other : placed) {
+      const Buffer &o = out.buffers_[other];
+      if (o.first <= buffer.last && buffer.first <= o.last)
+        busy.push_back({o.offset, o.offset + alignUp(o.bytes, kAlign)});
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t offset = base;
+    for (auto [from, to] : busy) {
+      if (offset + buffer.bytes <= from)
+        break;
+      offset = std::max(offset, to);
+    }
+    buffer.offset = offset;
+    end = std::max(end, offset + alignUp(buffer.bytes, kAlign));
+    placed.push_back(index);
+  }
+  out.scratchBytes_ = end;
+}
+
+Error GraphBuilder::build() {
+  if (!graph.tensors() || !graph.ops() || !graph.inputs() || !graph.outputs())
+    return Error(ErrorCode::InvalidArgument,
+                 "the graph lacks tensors, ops, inputs or outputs");
+  size_t tensorCount = graph.tensors()->size();
+  placements.resize(tensorCount);
+  remainingUses.assign(tensorCount, 0);
+  for (uint32_t t : *graph.inputs()) {
+    if (t >= tensorCount)
+      return Error(ErrorCode::InvalidArgument, "graph input out of range");
+    inputs.push_back(t);
+  }
+  for (uint32_t t : *graph.outputs()) {
+    if (t >= tensorCount)
+      return Error(ErrorCode::InvalidArgument, "graph output out of range");
+    outputs.push_back(t);
+  }
+  outputWritten.assign(outputs.size(), false);
+  for (size_t i = 0; i < tensorCount; ++i) {
+    Dims dims = dimsOf(static_cast<uint32_t>(i));
+    if (dims.empty() || dims.size() > 6)
+      return Error(ErrorCode::InvalidArgument,
+                   "tensor " + std::to_string(i) + " has rank " +
+                       std::to_string(dims.size()) + " (1 to 6 supported)");
+    for (int64_t d : dims)
+      if (d < 1 || d > (int64_t(1) << 31))
+        return Error(ErrorCode::InvalidArgument,
+                     "tensor " + std::to_string(i) + " has a bad dimension");
+  }
+  for (const fbs::Op *op : *graph.ops()) {
+    if (op->inputs())
+      for (uint32_t t : *op->inputs())
+        if (t < tensorCount)
+          ++remainingUses[t];
+    if (op->post_ops())
+      for (const fbs::PostOp *p : *op->post_ops())
+        if (p->is_sum() && p->sum_input() >= 0 &&
+            static_cast<size_t>(p->sum_input()) < tensorCount)
+          ++remainingUses[p->sum_input()];
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Desc desc = plainOf(inputs[i]);
+    int buffer = addBuffer(BufferKind::Input, desc.get_size(), nullptr, i);
+    placements[inputs[i]] = {{desc, buffer}};
+    bufferTensors[buffer].push_back(inputs[i]);
+    out.inputDims_.push_back(desc.dims());
+    out.inputTypes_.push_back(typeOf(inputs[i]));
+  }
+  for (uint32_t t : outputs) {
+    out.outputDims_.push_back(dimsOf(t));
+    out.outputTypes_.push_back(typeOf(t));
+  }
+
+  for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
+    const fbs::Op &op = *graph.ops()->Get(opIndex);
+    if (!op.outputs() || op.outputs()->size() != 1)
+      return fail("ops have exactly one output");
+    uint32_t result = op.outputs()->Get(0);
+    if (result >= tensorCount || !placements[result].empty())
+      return fail("output tensor is out of range or written twice");
+    Error error = Error::success();
+    switch (op.kind()) {
+    case fbs::OpKind::Convolution:
+      error = buildConvolution(op);
+      break;
+    case fbs::OpKind::MatMul:
+      error = buildMatMul(op);
+      break;
+    case fbs::OpKind::MaxPool:
+    case fbs::OpKind::AvgPool:
+      error = buildPool(op);
+      break;
+    case fbs::OpKind::Eltwise:
+      error = buildEltwise(op);
+      break;
+    case fbs::OpKind::Binary:
+      error = buildBinary(op);
+      break;
+    case fbs::OpKind::Softmax:
+      error = buildSoftmax(op);
+      break;
+    case fbs::OpKind::ReduceMean:
+      error = buildReduceMean(op);
+      break;
+    case fbs::OpKind::Transpose:
+      error = buildTranspose(op);
+      break;
+    case fbs::OpKind::Slice:
+      error = buildSlice(op);
+      break;
+    case fbs::OpKind::Reshape:
+      error = buildReshape(op);
+      break;
+    case fbs::OpKind::Concat:
+      error = buildConcat(op);
+      break;
+    case fbs::OpKind::Reorder:
+      error = buildReorder(op);
+      break;
+    default:
+      return fail("unknown op kind " +
+                  std::to_string(static_cast<int>(op.kind())));
+    }
+    if (!error.ok())
+      return error;
+    if (op.inputs())
+      for (uint32_t t : *op.inputs())
+        --remainingUses[t];
+    if (op.post_ops())
+      for (const fbs::PostOp *p : *op.post_ops())
+        if (p->is_sum())
+          --remainingUses[p->sum_input()];
+  }
+  opIndex = graph.ops()->size();
+  // Outputs not written in place get a final copy into the caller's buffer.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (outputWritten[j])
+      continue;
+    Result<Placement> p = placement(outputs[j]);
+    if (!p.ok())
+      return p.takeError();
+    Desc plain = plainOf(outputs[j]);
+    int buffer = addBuffer(BufferKind::Output, plain.get_size(), nullptr, j);
+    addReorder(p->desc, p->buffer, plain, buffer);
+  }
+  planScratch();
+  return Error::success();
+}
+
+} // namespace strata::runtime::onednn

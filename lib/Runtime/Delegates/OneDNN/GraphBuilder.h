@@ -1,0 +1,272 @@
+//===- GraphBuilder.h - a blob's ops as oneDNN steps ------------*- C++ -*-===//
+//
+// GraphBuilder is CompiledGraph's builder, private to the delegate. Each op
+// kind has its build function in the file of its family:
+//
+//   GraphBuilder.cpp   tensors, placements, steps, the op loop, scratch plan
+//   Weights.cpp        constants and weights packed into the chosen layout
+//   Convolution.cpp    convolutions: oneDNN's implementations, timed
+//   WinogradStep.cpp   the delegate's own Winograd kernel as a step
+//   MatMul.cpp         matmul (Gemm, MatMul, attention's products)
+//   Elementwise.cpp    eltwise, binary, softmax
+//   Pooling.cpp        max/average pooling, reduce mean
+//   DataMovement.cpp   transpose, slice, reshape, concat, int8 reorders
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPHBUILDER_H
+#define STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPHBUILDER_H
+
+#include "Graph.h"
+#include "Winograd.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::runtime::onednn {
+
+namespace fbs = strata::onednn::fb;
+using Desc = dnnl::memory::desc;
+using Dims = dnnl::memory::dims;
+
+//===----------------------------------------------------------------------===//
+// Layouts and attributes
+//===----------------------------------------------------------------------===//
+
+/// The row-major layout of `dims`.
+Desc plainDesc(const Dims &dims,
+               dnnl::memory::data_type type = dnnl::memory::data_type::f32);
+/// Whether `desc` is row-major.
+bool isPlain(const Desc &desc);
+/// The oneDNN element type of a blob element type.
+dnnl::memory::data_type dataTypeOf(fbs::DataType type);
+/// `desc`'s layout with another element type.
+Desc withType(const Desc &desc, dnnl::memory::data_type type);
+/// `dims` with leading 1s up to `rank` (numpy-style broadcasting).
+Dims padTo(Dims dims, size_t rank);
+/// `value` rounded up to a multiple of `alignment`.
+uint64_t alignUp(uint64_t value, uint64_t alignment);
+/// The first `n` values of `v`, `fallback` where it has fewer.
+Dims longs(const flatbuffers::Vector<int64_t> *v, size_t n, int64_t fallback);
+dnnl::algorithm eltwiseAlgorithm(fbs::EltwiseKind kind);
+dnnl::algorithm binaryAlgorithm(fbs::BinaryKind kind);
+/// Attributes with a user scratchpad (the one in working memory).
+dnnl::primitive_attr userScratchpadAttr();
+/// `pd` moved on to its `index`-th implementation (or its last one).
+void seekImpl(dnnl::primitive_desc &pd, int index);
+
+/// A convolution's or pooling's window over H and W; dilations in oneDNN's
+/// form (0 for adjacent taps, where ONNX says 1).
+struct Window {
+  Dims strides, kernel, dilations, padsBegin, padsEnd;
+};
+Window windowOf(const fbs::Op &op);
+
+/// `first()`, or `second()` when oneDNN rejects what `first` asks for.
+template <typename First, typename Second>
+auto orElse(First first, Second second) -> decltype(first()) {
+  try {
+    return first();
+  } catch (const dnnl::error &) {
+    return second();
+  }
+}
+
+/// A tensor's placement: its layout and the buffer holding it.
+struct Placement {
+  Desc desc;
+  int buffer = -1;
+};
+
+//===----------------------------------------------------------------------===//
+// GraphBuilder
+//===----------------------------------------------------------------------===//
+
+class GraphBuilder {
+public:
+  GraphBuilder(const fbs::Graph &graph, const NamedDataMap &named,
+               const CompiledGraph::BuildOptions &options, CompiledGraph &out)
+      : graph(graph), named(named), options(options), out(out) {}
+
+  Error build();
+
+private:
+  using Buffer = CompiledGraph::Buffer;
+  using Args = std::initializer_list<std::pair<int, int>>;
+
+  // Operands (GraphBuilder.cpp).
+  Error fail(const std::string &message) const {
+    return Error(ErrorCode::InvalidArgument,
+                 "op " + std::to_string(opIndex) + ": " + message);
+  }
+  Result<uint32_t> tensorAt(const flatbuffers::Vector<uint32_t> *list, size_t i,
+                            const char *field) const;
+  /// The op's leading inputs (into `ins`, in order) and its result.
+  Error operands(const fbs::Op &op, std::initializer_list<uint32_t *> ins,
+                 uint32_t &dst) const;
+  /// Input `i` of `op` when it has one (a bias), else -1.
+  Result<int> optionalInput(const fbs::Op &op, size_t i) const;
+  Dims dimsOf(uint32_t tensor) const;
+  dnnl::memory::data_type typeOf(uint32_t tensor) const {
+    return dataTypeOf(graph.tensors()->Get(tensor)->dtype());
+  }
+  /// The tensor's row-major layout.
+  Desc plainOf(uint32_t tensor) const {
+    return plainDesc(dimsOf(tensor), typeOf(tensor));
+  }
+  bool isOutput(uint32_t tensor) const {
+    return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
+  }
+  bool isConstant(uint32_t tensor) const {
+    const fbs::Tensor *t = graph.tensors()->Get(tensor);
+    return t->constant_key() && t->constant_key()->size();
+  }
+
+  // Buffers, memory objects and steps (GraphBuilder.cpp).
+  int addBuffer(BufferKind kind, size_t bytes, void *data = nullptr,
+                size_t index = 0);
+  int addMem(const Desc &desc, int buffer);
+  /// Appends `step` reading and writing `args` (DNNL_ARG_* -> mem), with a
+  /// share of the scratchpad of `scratchpad`'s size.
+  void addStep(CompiledGraph::Step step, Args args, const Desc &scratchpad);
+  void addStep(dnnl::primitive primitive, Args args,
+               const dnnl::primitive_desc_base &pd) {
+    addStep({std::move(primitive), {}, {}}, args, pd.scratchpad_desc());
+  }
+  /// A step running one of the delegate's own kernels, with `scratch`
+  /// bytes of the shared scratchpad.
+  void addKernelStep(CompiledGraph::Kernel kernel, Args args, size_t scratch);
+  /// Adds an argument to the last step.
+  void addArgs(int arg, int mem);
+  void touch(int buffer, int step);
+  /// A reorder step from buffer `from` in layout `fromDesc` into buffer `to`
+  /// in layout `toDesc`.
+  void addReorder(const Desc &fromDesc, int from, const Desc &toDesc, int to,
+                  const dnnl::primitive_attr &attr = dnnl::primitive_attr());
+  /// A step of one input and one output: `primitive` reads `srcMem` and
+  /// writes op result `dst`, defined in layout `dstDesc`.
+  void addUnaryStep(dnnl::primitive primitive,
+                    const dnnl::primitive_desc_base &pd, int srcMem,
+                    uint32_t dst, const Desc &dstDesc);
+  /// Binds `bias` (-1: none), row-major seen with `dims`, as the last
+  /// step's bias.
+  Error addBias(int bias, const Dims &dims);
+
+  // Placements (GraphBuilder.cpp).
+  /// The tensor's placement in its original layout.
+  Result<Placement> placement(uint32_t tensor);
+  /// The tensor in layout `want` (reordered into a new buffer if needed).
+  Result<Placement> as(uint32_t tensor, const Desc &want);
+  /// The tensor, row-major, viewed with `dims` (same element count).
+  Result<Placement> plainView(uint32_t tensor, const Dims &dims);
+  /// Where op result `tensor` goes when its layout is `desc`: the caller's
+  /// output buffer when the tensor is a graph output in plain layout, else
+  /// working memory.
+  Placement define(uint32_t tensor, const Desc &desc);
+  void defineView(uint32_t tensor, const Placement &placement) {
+    placements[tensor] = {placement};
+    bufferTensors[placement.buffer].push_back(tensor);
+  }
+  /// Where an op's result `dst` goes in layout `desc`: in place over the
+  /// tensor a sum post-op accumulates (`sumInput`, or -1), else define().
+  Result<Placement> resultOf(uint32_t dst, int sumInput, const Desc &desc);
+  /// A buffer the op may write in place over `tensor` (its last reader).
+  Result<Placement> inPlace(uint32_t tensor, const Desc &want);
+  /// The attributes of a primitive running `op`: a user scratchpad and
+  /// the op's post-ops; `sumInput` receives the tensor a sum post-op
+  /// accumulates, or -1.
+  Result<dnnl::primitive_attr> attrOf(const fbs::Op &op, int *sumInput);
+  /// Sets `op`'s output scales (int8) on `attr`: one, or one per each of
+  /// `channels` along dimension `axis` (`what` names them in errors).
+  Error setOutputScales(const fbs::Op &op, int64_t channels, int axis,
+                        const char *what, dnnl::primitive_attr &attr) const;
+  void planScratch();
+
+  // Weights (Weights.cpp).
+  /// Weights of a convolution or matmul in the layout the primitive picked.
+  Result<int> weights(uint32_t tensor, const Desc &want, const Dims &plain);
+  /// Packs the plain bytes of a constant into its packed bytes.
+  using Packer = std::function<std::vector<uint8_t>(ByteSpan plain)>;
+  /// The buffer of constant `tensor` packed by `pack` into `packedDesc`:
+  /// at prepare packed from the plain bytes (`plainBytes` of them) and
+  /// recorded for storage; at init the stored bytes when they were
+  /// recorded in that layout, else (with `reorderStored`) the stored bytes
+  /// reordered from their recorded oneDNN layout, else packed again from
+  /// the plain copy when repacking is allowed. `mismatch` and
+  /// `noPlainCopy` say why not.
+  Result<int> packedConstant(uint32_t tensor, const Desc &packedDesc,
+                             size_t plainBytes, const Packer &pack,
+                             bool reorderStored, const std::string &mismatch,
+                             const std::string &noPlainCopy);
+  /// The stored packed bytes of weight `t` as a constant buffer when they
+  /// were recorded in layout `want`; -1 when not.
+  Result<int> storedPacked(const fbs::Tensor &t, const Desc &want);
+  /// The stored packed bytes of weight `t` reordered into `want` when they
+  /// were recorded in another blocked oneDNN layout of the same dims and
+  /// type (another thread count or CPU can make oneDNN pick an
+  /// implementation that wants another layout); -1 when they cannot be.
+  Result<int> reorderedStored(const fbs::Tensor &t, const Desc &want);
+
+  // Convolutions (Convolution.cpp, WinogradStep.cpp).
+  Error buildConvolution(const fbs::Op &op);
+  /// The delegate's Winograd kernel for this convolution, when it applies
+  /// (geometry, types, post-ops) and the CPU runs it.
+  std::optional<WinogradConv> ownWinograd(const fbs::Op &op, uint32_t src,
+                                          uint32_t w, uint32_t dst,
+                                          int bias) const;
+  /// Best time of the own kernel on scratch memory, in seconds, its
+  /// weights evicted from the caches before each run.
+  double timeOf(const WinogradConv &conv);
+  /// Builds the step of the own kernel.
+  Error buildOwnWinograd(const WinogradConv &conv, uint32_t src, uint32_t w,
+                         int bias, uint32_t dst, int sumInput);
+  /// Best time of a few runs of a convolution on scratch memory, in
+  /// seconds; `coldWeights`: the weights are evicted from the caches
+  /// before each run.
+  double timeOf(const dnnl::convolution_forward::primitive_desc &pd,
+                bool coldWeights = false);
+  template <typename Run, typename Before>
+  double bestTime(Run run, Before before);
+  template <typename Run> double bestTime(Run run) {
+    return bestTime(run, [] {});
+  }
+  /// Best of a few reorders from `from` to `to`, in seconds (0 when equal).
+  double reorderTime(const Desc &from, const Desc &to);
+
+  // The other op families.
+  Error buildMatMul(const fbs::Op &op);
+  Error buildPool(const fbs::Op &op);
+  Error buildReduceMean(const fbs::Op &op);
+  Error buildEltwise(const fbs::Op &op);
+  Error buildBinary(const fbs::Op &op);
+  Error buildSoftmax(const fbs::Op &op);
+  Error buildTranspose(const fbs::Op &op);
+  Error buildSlice(const fbs::Op &op);
+  /// Copies `view` of `src`, read in layout `layout`, into op result `dst`
+  /// in layout `dstDesc` (transpose and slice).
+  Error copyView(uint32_t src, const Desc &layout, const Desc &view,
+                 uint32_t dst, const Desc &dstDesc);
+  Error buildReshape(const fbs::Op &op);
+  Error buildConcat(const fbs::Op &op);
+  Error buildReorder(const fbs::Op &op);
+
+  static constexpr int kScratchpadBuffer = -2;
+
+  const fbs::Graph &graph;
+  const NamedDataMap &named;
+  CompiledGraph::BuildOptions options;
+  CompiledGraph &out;
+  size_t opIndex = 0;
+  std::vector<uint32_t> inputs, outputs;
+  std::vector<std::vector<Placement>> placements; ///< [0] is the original.
+  std::vector<std::vector<uint32_t>> bufferTensors;
+  std::vector<int> remainingUses;
+  /// Graph outputs some op writes directly into the caller's buffer.
+  std::vector<bool> outputWritten;
+  size_t scratchpadBytes = 0;
+};
+
+} // namespace strata::runtime::onednn
+
+#endif // STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPHBUILDER_H

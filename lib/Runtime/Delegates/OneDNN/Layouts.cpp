@@ -1,0 +1,131 @@
+//===- Layouts.cpp - memory layouts and blob enums for oneDNN -------------===//
+//
+// The free helpers every op family shares: row-major layouts, element
+// types, window geometry and the blob's enums as oneDNN algorithms.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <algorithm>
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+
+Desc plainDesc(const Dims &dims, memory::data_type type) {
+  Dims strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(dims[i + 1], 1);
+  return Desc(dims, type, strides);
+}
+
+bool isPlain(const Desc &desc) {
+  return desc == plainDesc(desc.dims(), desc.data_type());
+}
+
+memory::data_type dataTypeOf(fbs::DataType type) {
+  switch (type) {
+  case fbs::DataType::S8:
+    return memory::data_type::s8;
+  case fbs::DataType::U8:
+    return memory::data_type::u8;
+  default:
+    return memory::data_type::f32;
+  }
+}
+
+Desc withType(const Desc &desc, memory::data_type type) {
+  if (desc.data_type() == type)
+    return desc;
+  if (isPlain(desc))
+    return plainDesc(desc.dims(), type);
+  dnnl_memory_desc_t data = desc.data;
+  data.data_type = static_cast<dnnl_data_type_t>(type);
+  data.extra = dnnl_memory_extra_desc_t{};
+  return Desc(data);
+}
+
+Dims padTo(Dims dims, size_t rank) {
+  dims.insert(dims.begin(), rank - std::min(rank, dims.size()), 1);
+  return dims;
+}
+
+uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+Dims longs(const flatbuffers::Vector<int64_t> *v, size_t n, int64_t fallback) {
+  Dims out(n, fallback);
+  if (v)
+    for (size_t i = 0; i < n && i < v->size(); ++i)
+      out[i] = v->Get(i);
+  return out;
+}
+
+Window windowOf(const fbs::Op &op) {
+  Window window{longs(op.strides(), 2, 1), longs(op.kernel(), 2, 1),
+                longs(op.dilations(), 2, 1), longs(op.pads_begin(), 2, 0),
+                longs(op.pads_end(), 2, 0)};
+  for (int64_t &d : window.dilations)
+    d -= 1;
+  return window;
+}
+
+dnnl::algorithm eltwiseAlgorithm(fbs::EltwiseKind kind) {
+  using dnnl::algorithm;
+  switch (kind) {
+  case fbs::EltwiseKind::Relu:
+    return algorithm::eltwise_relu;
+  case fbs::EltwiseKind::Clip:
+    return algorithm::eltwise_clip;
+  case fbs::EltwiseKind::Sigmoid:
+    return algorithm::eltwise_logistic;
+  case fbs::EltwiseKind::Tanh:
+    return algorithm::eltwise_tanh;
+  case fbs::EltwiseKind::Exp:
+    return algorithm::eltwise_exp;
+  case fbs::EltwiseKind::Sqrt:
+    return algorithm::eltwise_sqrt;
+  case fbs::EltwiseKind::Abs:
+    return algorithm::eltwise_abs;
+  case fbs::EltwiseKind::Log:
+    return algorithm::eltwise_log;
+  case fbs::EltwiseKind::Square:
+    return algorithm::eltwise_square;
+  case fbs::EltwiseKind::Linear:
+    return algorithm::eltwise_linear;
+  }
+  return algorithm::undef;
+}
+
+dnnl::algorithm binaryAlgorithm(fbs::BinaryKind kind) {
+  using dnnl::algorithm;
+  switch (kind) {
+  case fbs::BinaryKind::Add:
+    return algorithm::binary_add;
+  case fbs::BinaryKind::Sub:
+    return algorithm::binary_sub;
+  case fbs::BinaryKind::Mul:
+    return algorithm::binary_mul;
+  case fbs::BinaryKind::Div:
+    return algorithm::binary_div;
+  case fbs::BinaryKind::Max:
+    return algorithm::binary_max;
+  case fbs::BinaryKind::Min:
+    return algorithm::binary_min;
+  }
+  return algorithm::undef;
+}
+
+dnnl::primitive_attr userScratchpadAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void seekImpl(dnnl::primitive_desc &pd, int index) {
+  for (int i = 0; i < index && pd.next_impl(); ++i) {
+  }
+}
+
+} // namespace strata::runtime::onednn

@@ -1,0 +1,81 @@
+//===- MatMul.cpp - matrix products on oneDNN's matmul --------------------===//
+//
+// Gemm, MatMul and attention's products: row-major operands broadcast
+// numpy-style, constant weights packed into the layout oneDNN picks, an
+// optional bias row, post-ops and int8 output scales.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <algorithm>
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+
+Error GraphBuilder::buildMatMul(const fbs::Op &op) {
+  uint32_t a = 0, b = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&a, &b}, dst));
+  Dims dstDims = dimsOf(dst);
+  size_t rank = dstDims.size();
+  auto padded = [&](uint32_t t) { return padTo(dimsOf(t), rank); };
+  Dims aDims = padded(a), bDims = padded(b);
+  if (rank < 2 || aDims.size() != rank || bDims.size() != rank)
+    return fail("matmul ranks do not line up");
+  bool constantB = isConstant(b);
+  // Constant weights shared by every batch: one 2-D product over all rows
+  // (packed weights, one large GEMM instead of many thin ones).
+  if (constantB && rank > 2 &&
+      std::all_of(bDims.begin(), bDims.end() - 2,
+                  [](int64_t d) { return d == 1; })) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < rank; ++i)
+      rows *= aDims[i];
+    aDims = {rows, aDims[rank - 1]};
+    bDims = {bDims[rank - 2], bDims[rank - 1]};
+    dstDims = {rows, dstDims[rank - 1]};
+    rank = 2;
+  }
+  int sumInput = -1;
+  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
+  if (!attr.ok())
+    return attr.takeError();
+  if (sumInput >= 0)
+    return fail("matmul has no sum post-op");
+  // int8: s8/u8 rows, s8 weights, output scales per column (or one).
+  STRATA_RETURN_IF_ERROR(setOutputScales(
+      op, dstDims.back(), static_cast<int>(rank - 1), "output column", *attr));
+  Desc aDesc = plainDesc(aDims, typeOf(a)),
+       dstDesc = plainDesc(dstDims, typeOf(dst));
+  Desc bDesc = constantB ? Desc(bDims, typeOf(b), memory::format_tag::any)
+                         : plainDesc(bDims, typeOf(b));
+  Result<int> bias = optionalInput(op, 2);
+  if (!bias.ok())
+    return bias.takeError();
+  Desc biasDesc;
+  if (*bias >= 0) {
+    Dims biasDims(rank, 1);
+    biasDims.back() = dimsOf(*bias).back();
+    biasDesc = plainDesc(biasDims);
+  }
+  dnnl::matmul::desc d =
+      *bias >= 0 ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
+                 : dnnl::matmul::desc(aDesc, bDesc, dstDesc);
+  dnnl::matmul::primitive_desc pd(d, *attr, out.engine_);
+  Result<Placement> ap = plainView(a, aDims);
+  if (!ap.ok())
+    return ap.takeError();
+  Result<int> bMem = weights(b, pd.weights_desc(), bDims);
+  if (!bMem.ok())
+    return bMem.takeError();
+  int aMem = addMem(ap->desc, ap->buffer);
+  Placement o = define(dst, pd.dst_desc());
+  int dMem = addMem(o.desc, o.buffer);
+  addStep(
+      dnnl::matmul(pd),
+      {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, *bMem}, {DNNL_ARG_DST, dMem}},
+      pd);
+  return addBias(*bias, biasDesc.dims());
+}
+
+} // namespace strata::runtime::onednn

@@ -1,0 +1,97 @@
+//===- Pooling.cpp - max and average pooling, reduce mean -----------------===//
+//
+// Pooling reads its input's layout when oneDNN accepts it (blocked layouts
+// from convolutions), row-major otherwise. A mean over H and W is global
+// average pooling; other means are oneDNN reductions.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+
+Error GraphBuilder::buildPool(const fbs::Op &op) {
+  uint32_t src = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
+  Dims dstDims = dimsOf(dst);
+  if (dimsOf(src).size() != 4 || dstDims.size() != 4)
+    return fail("pooling needs 4-D tensors");
+  Window window = windowOf(op);
+  dnnl::algorithm alg =
+      op.kind() == fbs::OpKind::MaxPool ? dnnl::algorithm::pooling_max
+      : op.count_include_pad() ? dnnl::algorithm::pooling_avg_include_padding
+                               : dnnl::algorithm::pooling_avg_exclude_padding;
+  Result<Placement> in = placement(src);
+  if (!in.ok())
+    return in.takeError();
+  auto make = [&](const Desc &srcDesc) {
+    Desc dstDesc(dstDims, typeOf(dst),
+                 isOutput(dst) ? memory::format_tag::abcd
+                               : memory::format_tag::any);
+    dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg,
+                                     srcDesc, dstDesc, window.strides,
+                                     window.kernel, window.dilations,
+                                     window.padsBegin, window.padsEnd);
+    return dnnl::pooling_v2_forward::primitive_desc(d, userScratchpadAttr(),
+                                                    out.engine_);
+  };
+  dnnl::pooling_v2_forward::primitive_desc pd =
+      orElse([&] { return make(in->desc); },
+             [&] { return make(plainDesc(in->desc.dims())); });
+  Result<Placement> from = as(src, pd.src_desc());
+  if (!from.ok())
+    return from.takeError();
+  addUnaryStep(dnnl::pooling_v2_forward(pd), pd,
+               addMem(from->desc, from->buffer), dst, pd.dst_desc());
+  return Error::success();
+}
+
+Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
+  uint32_t src = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
+  Dims srcDims = dimsOf(src), kept = srcDims;
+  if (op.axes())
+    for (int64_t axis : *op.axes()) {
+      if (axis < 0 || axis >= static_cast<int64_t>(kept.size()))
+        return fail("reduce axis out of range");
+      kept[axis] = 1;
+    }
+  if (plainDesc(kept).get_size() != plainDesc(dimsOf(dst)).get_size())
+    return fail("reduce result shape does not match its axes");
+  Result<Placement> in = placement(src);
+  if (!in.ok())
+    return in.takeError();
+  if (srcDims.size() == 4 && kept[0] == srcDims[0] && kept[1] == srcDims[1] &&
+      kept[2] == 1 && kept[3] == 1) {
+    // Global average pooling: the pooling kernels read blocked layouts
+    // (and are only fast writing the layout they read).
+    Desc dstDesc(kept, memory::data_type::f32, memory::format_tag::any);
+    dnnl::pooling_v2_forward::desc d(
+        dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::pooling_avg_exclude_padding, in->desc, dstDesc, {1, 1},
+        {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
+    dnnl::pooling_v2_forward::primitive_desc pd(d, userScratchpadAttr(),
+                                                out.engine_);
+    addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(in->desc, in->buffer),
+                 dst, pd.dst_desc());
+    return Error::success();
+  }
+  auto make = [&](const Desc &s) {
+    dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s, plainDesc(kept),
+                            0.f, 0.f);
+    return dnnl::reduction::primitive_desc(d, userScratchpadAttr(),
+                                           out.engine_);
+  };
+  dnnl::reduction::primitive_desc pd = orElse(
+      [&] { return make(in->desc); }, [&] { return make(plainDesc(srcDims)); });
+  Result<Placement> from = as(src, pd.src_desc());
+  if (!from.ok())
+    return from.takeError();
+  // Written row-major with kept dims, then seen with the result's dims.
+  addUnaryStep(dnnl::reduction(pd), pd, addMem(from->desc, from->buffer), dst,
+               plainDesc(kept));
+  return Error::success();
+}
+
+} // namespace strata::runtime::onednn

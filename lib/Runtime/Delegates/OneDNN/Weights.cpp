@@ -1,0 +1,157 @@
+//===- Weights.cpp - constants packed into the layouts primitives pick ----===//
+//
+// A convolution's or matmul's weights are reordered into the layout the
+// primitive picked (and the delegate's Winograd kernel transforms its own)
+// once: at prepare, from the program's plain bytes, and returned for
+// storage; at init, the stored bytes are bound in place when the layout
+// recorded with them is still the one wanted, and reordered from it when
+// oneDNN now wants another (another thread count or CPU).
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <cstring>
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+
+Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
+                                  const Dims &plainDims) {
+  if (!isConstant(tensor)) {
+    // Activations as weights (attention's matmuls): plain.
+    Result<Placement> p = plainView(tensor, plainDims);
+    if (!p.ok())
+      return p.takeError();
+    if (!(p->desc == want))
+      return fail("non-constant weights in a packed layout");
+    return addMem(p->desc, p->buffer);
+  }
+  Desc plain = plainDesc(plainDims, typeOf(tensor));
+  auto reorder = [&](ByteSpan bytes) {
+    memory src(plain, out.engine_, const_cast<uint8_t *>(bytes.data));
+    std::vector<uint8_t> packed(want.get_size());
+    memory dst(want, out.engine_, packed.data());
+    dnnl::reorder(src, dst).execute(out.stream_, src, dst);
+    out.stream_.wait();
+    return packed;
+  };
+  std::string packedFor =
+      graph.isa() ? graph.isa()->str() : std::string("unknown ISA");
+  std::string mismatch =
+      "weights were packed for " + packedFor + " (oneDNN " +
+      (graph.onednn_version() ? graph.onednn_version()->str()
+                              : std::string("?")) +
+      ") and this CPU (" + hostISA() +
+      ") wants another layout; recompile for this CPU or set "
+      "repack_on_isa_mismatch (needs keep_plain_weights at compile time)";
+  std::string noPlainCopy =
+      "weights were packed for " + packedFor +
+      " and cannot be repacked: the program holds no plain copy (compile "
+      "with keep_plain_weights=true)";
+  Result<int> buffer =
+      packedConstant(tensor, want, plain.get_size(), reorder,
+                     /*reorderStored=*/true, mismatch, noPlainCopy);
+  if (!buffer.ok())
+    return buffer.takeError();
+  return addMem(want, *buffer);
+}
+
+Result<int> GraphBuilder::packedConstant(uint32_t tensor,
+                                         const Desc &packedDesc,
+                                         size_t plainBytes, const Packer &pack,
+                                         bool reorderStored,
+                                         const std::string &mismatch,
+                                         const std::string &noPlainCopy) {
+  const fbs::Tensor *t = graph.tensors()->Get(tensor);
+  auto packedFrom = [&](ByteSpan bytes) -> Result<int> {
+    if (bytes.size != plainBytes)
+      return fail("constant '" + t->constant_key()->str() + "' has " +
+                  std::to_string(bytes.size) + " bytes, expected " +
+                  std::to_string(plainBytes));
+    std::vector<uint8_t> packed = pack(bytes);
+    if (options.mode == CompiledGraph::Mode::Prepare)
+      out.packed_[tensor] = {packed, descBytes(packedDesc)};
+    size_t size = packed.size();
+    out.owned_.push_back(std::move(packed));
+    return addBuffer(BufferKind::Owned, size, out.owned_.back().data());
+  };
+  if (options.mode == CompiledGraph::Mode::Prepare) {
+    Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+    if (!bytes.ok())
+      return bytes.takeError();
+    return packedFrom(*bytes);
+  }
+  // Init: bind the stored packed bytes when that layout is still wanted.
+  Result<int> stored = storedPacked(*t, packedDesc);
+  if (!stored.ok() || *stored >= 0)
+    return stored;
+  if (reorderStored) {
+    Result<int> reordered = reorderedStored(*t, packedDesc);
+    if (!reordered.ok() || *reordered >= 0)
+      return reordered;
+  }
+  if (!options.repackOnMismatch)
+    return fail(mismatch);
+  Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+  if (!bytes.ok())
+    return fail(noPlainCopy);
+  return packedFrom(*bytes);
+}
+
+Result<int> GraphBuilder::storedPacked(const fbs::Tensor &t, const Desc &want) {
+  if (!t.packed_key() || !t.packed_desc() ||
+      t.packed_desc()->size() != sizeof(dnnl_memory_desc_t))
+    return -1;
+  dnnl_memory_desc_t stored;
+  std::memcpy(&stored, t.packed_desc()->data(), sizeof(stored));
+  if (!(Desc(stored) == want))
+    return -1;
+  Result<ByteSpan> bytes = named.get(t.packed_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  if (bytes->size != want.get_size())
+    return fail("packed weights '" + t.packed_key()->str() + "' have " +
+                std::to_string(bytes->size) + " bytes, the layout needs " +
+                std::to_string(want.get_size()));
+  return addBuffer(BufferKind::Constant, bytes->size,
+                   const_cast<uint8_t *>(bytes->data));
+}
+
+Result<int> GraphBuilder::reorderedStored(const fbs::Tensor &t,
+                                          const Desc &want) {
+  if (!t.packed_key() || !t.packed_desc() ||
+      t.packed_desc()->size() != sizeof(dnnl_memory_desc_t))
+    return -1;
+  dnnl_memory_desc_t stored;
+  std::memcpy(&stored, t.packed_desc()->data(), sizeof(stored));
+  // Opaque formats (Winograd, RNN-packed) and layouts carrying int8
+  // compensation are not reorder sources.
+  if (stored.format_kind != dnnl_blocked ||
+      stored.extra.flags != dnnl_memory_extra_flag_none)
+    return -1;
+  Desc from(stored);
+  if (from.dims() != want.dims() || from.data_type() != want.data_type())
+    return -1;
+  Result<ByteSpan> bytes = named.get(t.packed_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  if (bytes->size != from.get_size())
+    return fail("packed weights '" + t.packed_key()->str() + "' have " +
+                std::to_string(bytes->size) + " bytes, their layout needs " +
+                std::to_string(from.get_size()));
+  std::vector<uint8_t> packed(want.get_size());
+  try {
+    memory src(from, out.engine_, const_cast<uint8_t *>(bytes->data));
+    memory dst(want, out.engine_, packed.data());
+    dnnl::reorder(src, dst).execute(out.stream_, src, dst);
+    out.stream_.wait();
+  } catch (const dnnl::error &) {
+    return -1;
+  }
+  size_t size = packed.size();
+  out.owned_.push_back(std::move(packed));
+  return addBuffer(BufferKind::Owned, size, out.owned_.back().data());
+}
+
+} // namespace strata::runtime::onednn

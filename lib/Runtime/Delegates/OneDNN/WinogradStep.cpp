@@ -1,0 +1,129 @@
+//===- WinogradStep.cpp - the delegate's Winograd kernel as a step --------===//
+//
+// Where a convolution fits the delegate's own F(2x2,3x3) kernel
+// (Winograd.h) and prepare measured it faster, the step runs that kernel
+// on nChw16c input and output, with weights transformed at prepare.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <cstring>
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+std::optional<WinogradConv> GraphBuilder::ownWinograd(const fbs::Op &op,
+                                                      uint32_t src, uint32_t w,
+                                                      uint32_t dst,
+                                                      int bias) const {
+  if (!WinogradConv::available() || op.groups() != 1 ||
+      (op.output_scales() && op.output_scales()->size() > 0))
+    return std::nullopt;
+  for (uint32_t t : {src, w, dst})
+    if (typeOf(t) != memory::data_type::f32)
+      return std::nullopt;
+  if (bias >= 0 &&
+      typeOf(static_cast<uint32_t>(bias)) != memory::data_type::f32)
+    return std::nullopt;
+  Dims s = dimsOf(src), k = dimsOf(w), d = dimsOf(dst);
+  Dims one{1, 1};
+  if (k[2] != 3 || k[3] != 3 || longs(op.strides(), 2, 1) != one ||
+      longs(op.dilations(), 2, 1) != one ||
+      longs(op.pads_begin(), 2, 0) != one ||
+      longs(op.pads_end(), 2, 0) != one || s[1] != k[1] || d[1] != k[0] ||
+      d[0] != s[0] || d[2] != s[2] || d[3] != s[3] ||
+      !WinogradConv::supports(k[1], k[0], s[2], s[3]))
+    return std::nullopt;
+  std::vector<WinogradPostOp> postOps;
+  if (op.post_ops())
+    for (const fbs::PostOp *p : *op.post_ops()) {
+      WinogradPostOp post;
+      if (p->is_sum()) {
+        post.sum = true;
+        post.scale = p->scale();
+      } else if (p->eltwise() == fbs::EltwiseKind::Relu && p->alpha() >= 0 &&
+                 p->alpha() <= 1) {
+        post.slope = p->alpha();
+      } else if (p->eltwise() == fbs::EltwiseKind::Clip) {
+        post.slope = 1;
+        post.low = p->alpha();
+        post.high = p->beta();
+      } else {
+        return std::nullopt;
+      }
+      postOps.push_back(post);
+    }
+  return WinogradConv(k[1], k[0], s[2], s[3], std::move(postOps));
+}
+
+Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
+                                     uint32_t w, int bias, uint32_t dst,
+                                     int sumInput) {
+  Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
+  Desc srcBlocked(srcDims, memory::data_type::f32, tag::aBcd16b);
+  Desc dstBlocked(dstDims, memory::data_type::f32, tag::aBcd16b);
+  Result<Placement> in = as(src, srcBlocked);
+  if (!in.ok())
+    return in.takeError();
+  int srcMem = addMem(srcBlocked, in->buffer);
+
+  // Weights: transformed at prepare and stored; at init bound in place, or
+  // transformed again from the plain copy when allowed.
+  if (!isConstant(w))
+    return fail("the Winograd kernel needs constant weights");
+  Desc packedDesc({static_cast<int64_t>(conv.packedBytes() / sizeof(float))},
+                  memory::data_type::f32, tag::a);
+  auto transform = [&](ByteSpan plain) {
+    std::vector<float> oihw(plain.size / sizeof(float));
+    std::memcpy(oihw.data(), plain.data, plain.size);
+    std::vector<uint8_t> packed(conv.packedBytes());
+    conv.packWeights(oihw.data(), reinterpret_cast<float *>(packed.data()));
+    return packed;
+  };
+  Result<int> wBuffer = packedConstant(
+      w, packedDesc, conv.plainWeightBytes(), transform,
+      /*reorderStored=*/false, // its own layout, not a oneDNN one
+      "the Winograd kernel's transformed weights are missing or in another "
+      "layout; recompile for this CPU or set repack_on_isa_mismatch (needs "
+      "keep_plain_weights at compile time)",
+      "the Winograd kernel's weights cannot be transformed: the program "
+      "holds no plain copy (compile with keep_plain_weights=true)");
+  if (!wBuffer.ok())
+    return wBuffer.takeError();
+  int wMem = addMem(packedDesc, *wBuffer);
+
+  Result<Placement> outP = resultOf(dst, sumInput, dstBlocked);
+  if (!outP.ok())
+    return outP.takeError();
+  int dstMem = addMem(dstBlocked, outP->buffer);
+
+  auto kernel = std::make_shared<WinogradConv>(conv);
+  int64_t batch = srcDims[0];
+  size_t srcStride = conv.inputFloats(), dstStride = conv.outputFloats();
+  addKernelStep(
+      [kernel, batch, srcStride,
+       dstStride](const std::unordered_map<int, memory> &args) {
+        auto data = [&](int arg) -> float * {
+          auto it = args.find(arg);
+          return it == args.end()
+                     ? nullptr
+                     : static_cast<float *>(it->second.get_data_handle());
+        };
+        const float *in = data(DNNL_ARG_SRC), *weights = data(DNNL_ARG_WEIGHTS),
+                    *biasData = data(DNNL_ARG_BIAS);
+        float *result = data(DNNL_ARG_DST);
+        void *scratch = data(DNNL_ARG_SCRATCHPAD);
+        for (int64_t n = 0; n < batch; ++n)
+          kernel->run(in + n * srcStride, weights, biasData,
+                      result + n * dstStride, scratch);
+      },
+      {{DNNL_ARG_SRC, srcMem},
+       {DNNL_ARG_WEIGHTS, wMem},
+       {DNNL_ARG_DST, dstMem}},
+      conv.scratchBytes());
+  return addBias(bias, {conv.outputChannels()});
+}
+
+} // namespace strata::runtime::onednn
