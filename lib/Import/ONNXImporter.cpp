@@ -40,6 +40,8 @@ public:
         options(options) {
     tensorOptions.baseDir = llvm::sys::path::parent_path(fileName).str();
     tensorOptions.resourceThresholdBytes = options.resourceThresholdBytes;
+    tensorOptions.maxTensorBytes =
+        std::min(options.maxTensorBytes, kMaxTensorBytes);
   }
 
   OwningOpRef<ModuleOp> run(onnx::ModelProto &model);
@@ -53,6 +55,7 @@ private:
   LogicalResult applyInputShapes(onnx::GraphProto &graph);
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
   LogicalResult checkDataflow(const onnx::GraphProto &graph);
+  LogicalResult checkTensorSizes(ModuleOp module);
   LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
   LogicalResult convertBody(onnx::GraphProto &graph, GraphState &state);
   LogicalResult convertSubgraph(onnx::GraphProto &graph, Region &region,
@@ -156,6 +159,38 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
       available.insert(output);
   }
   return success();
+}
+
+/// Refuses a model with a tensor of static shape past kMaxTensorBytes (a
+/// graph input, an inferred result, a folded constant): the later stages
+/// size buffers and fold constants from these shapes.
+LogicalResult ModelImporter::checkTensorSizes(ModuleOp module) {
+  auto check = [&](Value value, Location loc) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.getElementType().isIntOrFloat())
+      return success();
+    SmallVector<int64_t> shape;
+    for (int64_t extent : type.getShape())
+      shape.push_back(ShapedType::isDynamic(extent) ? 1 : extent);
+    int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+    if (getCheckedElementCount(shape, bytes, tensorOptions.maxTensorBytes))
+      return success();
+    return emitError(loc) << "a tensor of type " << type << " holds more than "
+                          << tensorOptions.maxTensorBytes
+                          << " bytes, the most a model's tensor may";
+  };
+  WalkResult walk = module.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg, op->getLoc())))
+            return WalkResult::interrupt();
+    for (Value result : op->getResults())
+      if (failed(check(result, op->getLoc())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
@@ -375,7 +410,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     (*module)->setAttr("hl.graph_name",
                        builder.getStringAttr(model.graph().name()));
   if (failed(convertGraph(*model.mutable_graph(), *module)) ||
-      failed(verify(*module)))
+      failed(checkTensorSizes(*module)) || failed(verify(*module)))
     return nullptr;
   return module;
 }
