@@ -148,8 +148,9 @@ sanitize_main() {
     echo "== ASan + UBSan tree ($sanitize_dir)"
     sanitize_asan_build "${targets[@]}"
   fi
-  local bin=$sanitize_dir/bin step t
+  local bin=$sanitize_dir/bin step t step_start
   for step in "${steps[@]}"; do
+    step_start=$(date +%s)
     case $step in
     asan)
       echo "== gtest suites under ASan + UBSan"
@@ -192,6 +193,7 @@ sanitize_main() {
       return 2
       ;;
     esac
+    echo "-- $step: $(( $(date +%s) - step_start )) s"
   done
   echo "PASS: sanitizers and fuzzers found nothing ($(( $(date +%s) - start )) s)"
 }
