@@ -36,11 +36,8 @@ std::optional<std::vector<float>> readF32Constant(Attribute attr) {
   if (!elements || !elements.getElementType().isF32())
     return std::nullopt;
   int64_t count = elements.getNumElements();
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat()) {
-    if (!isFoldableSize(dense.getType()))
-      return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
     return std::vector<float>(count, dense.getSplatValue<float>());
-  }
   std::optional<ArrayRef<char>> raw = getRawConstantData(attr);
   if (!raw || static_cast<int64_t>(raw->size()) != count * 4)
     return std::nullopt;
