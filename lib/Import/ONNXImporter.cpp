@@ -56,6 +56,7 @@ private:
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
   LogicalResult checkDataflow(const onnx::GraphProto &graph);
   LogicalResult checkTensorSizes(ModuleOp module);
+  LogicalResult checkBeforeInference(const onnx::GraphProto &graph);
   LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
   LogicalResult convertBody(onnx::GraphProto &graph, GraphState &state);
   LogicalResult convertSubgraph(onnx::GraphProto &graph, Region &region,
@@ -157,6 +158,50 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
     }
     for (const std::string &output : node.output())
       available.insert(output);
+  }
+  return success();
+}
+
+/// Refuses what libonnx's shape inference (Debian's 1.12) would read out of
+/// bounds on: a Conv or ConvTranspose whose declared weight rank differs
+/// from its declared input rank (the kernel shape is taken from the weight,
+/// then indexed per spatial dimension of the input). Sub-graphs included.
+LogicalResult
+ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
+  llvm::StringMap<int> ranks;
+  auto addRanks = [&](const auto &list) {
+    for (const onnx::ValueInfoProto &info : list)
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        ranks[info.name()] = info.type().tensor_type().shape().dim_size();
+  };
+  addRanks(graph.input());
+  addRanks(graph.value_info());
+  addRanks(graph.output());
+  for (const onnx::TensorProto &init : graph.initializer())
+    ranks[init.name()] = init.dims_size();
+  for (const onnx::NodeProto &node : graph.node()) {
+    bool isConv = node.domain().empty() || node.domain() == "ai.onnx";
+    isConv = isConv &&
+             (node.op_type() == "Conv" || node.op_type() == "ConvTranspose");
+    if (isConv && node.input_size() >= 2) {
+      auto input = ranks.find(node.input(0));
+      auto weight = ranks.find(node.input(1));
+      if (input != ranks.end() && weight != ranks.end() &&
+          input->second != weight->second)
+        return emitError(nodeLoc(node.name()))
+               << "node '" << node.name() << "' (" << node.op_type()
+               << "): the weight has rank " << weight->second
+               << ", the input rank " << input->second
+               << "; they must be equal";
+    }
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g() && failed(checkBeforeInference(attr.g())))
+        return failure();
+      for (const onnx::GraphProto &g : attr.graphs())
+        if (failed(checkBeforeInference(g)))
+          return failure();
+    }
   }
   return success();
 }
@@ -398,6 +443,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     if (std::optional<std::string> error =
             runONNXChecker(model, tensorOptions.baseDir))
       return emitError(fileLoc()) << "ONNX checker: " << *error, nullptr;
+  if (failed(checkBeforeInference(model.graph())))
+    return nullptr;
   if (options.runShapeInference)
     if (std::optional<std::string> error = runONNXShapeInference(model))
       return emitError(fileLoc()) << "ONNX shape inference: " << *error,
