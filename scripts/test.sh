@@ -2,8 +2,9 @@
 #===- test.sh - install, build and run every Strata test suite ------------===//
 #
 # The README's test command. Installs missing Debian packages, builds, then
-# runs the lit suite (check-strata) and every ctest test (gtest suites and
-# the runtime link check). Exits non-zero if anything fails.
+# runs the lit suite (check-strata), every ctest test (gtest suites and the
+# runtime link check) and scripts/check-sanitizers.sh (the suites under
+# ASan + UBSan and TSan, the fuzzers). Exits non-zero if anything fails.
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -34,5 +35,7 @@ echo "== lit suite (check-strata)"
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$build/test" || status=1
 echo "== ctest (gtest suites, link checks)"
 (cd "$build" && ctest -j2 --output-on-failure -E '^lit$') || status=1
+echo "== sanitizers and fuzzers (scripts/check-sanitizers.sh)"
+"$root/scripts/check-sanitizers.sh" || status=1
 echo "test: done in $(( $(date +%s) - start )) s"
 exit $status

@@ -10,6 +10,7 @@
 #define STRATA_LIB_IMPORT_IMPORTCONTEXT_H
 
 #include "HL/IR/HLOps.h"
+#include "strata/Support/Limits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -87,12 +88,21 @@ mlir::Type convertElementType(int32_t onnxType, mlir::MLIRContext *context);
 mlir::Type convertType(const onnx::TypeProto &type, mlir::MLIRContext *context,
                        llvm::SmallVectorImpl<std::string> *dimParams = nullptr);
 
+/// The element count of `shape` when it is non-negative and the tensor
+/// holds at most `maxBytes` with `elementBytes` per element; otherwise
+/// std::nullopt (never an overflowed product).
+std::optional<int64_t> getCheckedElementCount(llvm::ArrayRef<int64_t> shape,
+                                              int64_t elementBytes,
+                                              int64_t maxBytes);
+
 /// How tensors are converted to attributes.
 struct TensorOptions {
   /// Directory against which external data paths resolve.
   std::string baseDir;
   /// Tensors of at least this many bytes become dense_resource blobs.
   int64_t resourceThresholdBytes = 64;
+  /// The most bytes one tensor may hold (ImportOptions::maxTensorBytes).
+  int64_t maxTensorBytes = kMaxTensorBytes;
 };
 
 /// Converts a TensorProto to an ElementsAttr. Large tensors become

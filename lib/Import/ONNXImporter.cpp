@@ -40,6 +40,8 @@ public:
         options(options) {
     tensorOptions.baseDir = llvm::sys::path::parent_path(fileName).str();
     tensorOptions.resourceThresholdBytes = options.resourceThresholdBytes;
+    tensorOptions.maxTensorBytes =
+        std::min(options.maxTensorBytes, kMaxTensorBytes);
   }
 
   OwningOpRef<ModuleOp> run(onnx::ModelProto &model);
@@ -53,6 +55,8 @@ private:
   LogicalResult applyInputShapes(onnx::GraphProto &graph);
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
   LogicalResult checkDataflow(const onnx::GraphProto &graph);
+  LogicalResult checkTensorSizes(ModuleOp module);
+  LogicalResult checkBeforeInference(const onnx::GraphProto &graph);
   LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
   LogicalResult convertBody(onnx::GraphProto &graph, GraphState &state);
   LogicalResult convertSubgraph(onnx::GraphProto &graph, Region &region,
@@ -156,6 +160,82 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
       available.insert(output);
   }
   return success();
+}
+
+/// Refuses what libonnx's shape inference (Debian's 1.12) would read out of
+/// bounds on: a Conv or ConvTranspose whose declared weight rank differs
+/// from its declared input rank (the kernel shape is taken from the weight,
+/// then indexed per spatial dimension of the input). Sub-graphs included.
+LogicalResult
+ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
+  llvm::StringMap<int> ranks;
+  auto addRanks = [&](const auto &list) {
+    for (const onnx::ValueInfoProto &info : list)
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        ranks[info.name()] = info.type().tensor_type().shape().dim_size();
+  };
+  addRanks(graph.input());
+  addRanks(graph.value_info());
+  addRanks(graph.output());
+  for (const onnx::TensorProto &init : graph.initializer())
+    ranks[init.name()] = init.dims_size();
+  for (const onnx::NodeProto &node : graph.node()) {
+    bool isConv = node.domain().empty() || node.domain() == "ai.onnx";
+    isConv = isConv &&
+             (node.op_type() == "Conv" || node.op_type() == "ConvTranspose");
+    if (isConv && node.input_size() >= 2) {
+      auto input = ranks.find(node.input(0));
+      auto weight = ranks.find(node.input(1));
+      if (input != ranks.end() && weight != ranks.end() &&
+          input->second != weight->second)
+        return emitError(nodeLoc(node.name()))
+               << "node '" << node.name() << "' (" << node.op_type()
+               << "): the weight has rank " << weight->second
+               << ", the input rank " << input->second
+               << "; they must be equal";
+    }
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g() && failed(checkBeforeInference(attr.g())))
+        return failure();
+      for (const onnx::GraphProto &g : attr.graphs())
+        if (failed(checkBeforeInference(g)))
+          return failure();
+    }
+  }
+  return success();
+}
+
+/// Refuses a model with a tensor of static shape past kMaxTensorBytes (a
+/// graph input, an inferred result, a folded constant): the later stages
+/// size buffers and fold constants from these shapes.
+LogicalResult ModelImporter::checkTensorSizes(ModuleOp module) {
+  auto check = [&](Value value, Location loc) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.getElementType().isIntOrFloat())
+      return success();
+    SmallVector<int64_t> shape;
+    for (int64_t extent : type.getShape())
+      shape.push_back(ShapedType::isDynamic(extent) ? 1 : extent);
+    int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+    if (getCheckedElementCount(shape, bytes, tensorOptions.maxTensorBytes))
+      return success();
+    return emitError(loc) << "a tensor of type " << type << " holds more than "
+                          << tensorOptions.maxTensorBytes
+                          << " bytes, the most a model's tensor may";
+  };
+  WalkResult walk = module.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg, op->getLoc())))
+            return WalkResult::interrupt();
+    for (Value result : op->getResults())
+      if (failed(check(result, op->getLoc())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult ModelImporter::reportUnsupported(const onnx::ModelProto &model) {
@@ -363,6 +443,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     if (std::optional<std::string> error =
             runONNXChecker(model, tensorOptions.baseDir))
       return emitError(fileLoc()) << "ONNX checker: " << *error, nullptr;
+  if (failed(checkBeforeInference(model.graph())))
+    return nullptr;
   if (options.runShapeInference)
     if (std::optional<std::string> error = runONNXShapeInference(model))
       return emitError(fileLoc()) << "ONNX shape inference: " << *error,
@@ -375,7 +457,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     (*module)->setAttr("hl.graph_name",
                        builder.getStringAttr(model.graph().name()));
   if (failed(convertGraph(*model.mutable_graph(), *module)) ||
-      failed(verify(*module)))
+      failed(checkTensorSizes(*module)) || failed(verify(*module)))
     return nullptr;
   return module;
 }

@@ -76,6 +76,26 @@ Type convertType(const onnx::TypeProto &type, MLIRContext *context,
   return RankedTensorType::get(shape, element);
 }
 
+std::optional<int64_t> getCheckedElementCount(ArrayRef<int64_t> shape,
+                                              int64_t elementBytes,
+                                              int64_t maxBytes) {
+  int64_t count = 1;
+  for (int64_t extent : shape) {
+    if (extent < 0)
+      return std::nullopt;
+    if (extent == 0)
+      return 0;
+  }
+  for (int64_t extent : shape) {
+    if (count > maxBytes / extent)
+      return std::nullopt;
+    count *= extent;
+  }
+  if (count > maxBytes / std::max<int64_t>(elementBytes, 1))
+    return std::nullopt;
+  return count;
+}
+
 /// Byte width of one element as stored in raw_data (bool: 1 byte).
 static int64_t storageBytes(Type element) {
   if (element.isInteger(1))
@@ -88,11 +108,13 @@ static LogicalResult typedFieldBytes(const onnx::TensorProto &tensor,
                                      Type element, int64_t count,
                                      std::string &bytes) {
   int64_t width = storageBytes(element);
-  bytes.resize(count * width);
-  char *out = bytes.data();
+  char *out = nullptr;
   auto store = [&](auto field) -> LogicalResult {
+    // Checked before allocating: the declared shape is not the data.
     if (field.size() != count)
       return failure();
+    bytes.resize(count * width);
+    out = bytes.data();
     for (int64_t i = 0; i < count; ++i) {
       auto v = field.Get(i);
       // Little-endian: the low `width` bytes of the field value.
@@ -171,9 +193,14 @@ FailureOr<ElementsAttr> convertTensor(onnx::TensorProto &tensor, Location loc,
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return emitError(loc) << "tensor '" << tensor.name()
                           << "' has a negative dimension";
-  auto type = RankedTensorType::get(shape, element);
-  int64_t count = type.getNumElements();
   int64_t width = storageBytes(element);
+  std::optional<int64_t> count =
+      getCheckedElementCount(shape, width, options.maxTensorBytes);
+  if (!count)
+    return emitError(loc) << "tensor '" << tensor.name() << "' declares "
+                          << "more than " << options.maxTensorBytes
+                          << " bytes of data";
+  auto type = RankedTensorType::get(shape, element);
 
   // Gather the bytes: raw_data (moved), external data, or typed fields.
   std::string owned;
@@ -185,22 +212,23 @@ FailureOr<ElementsAttr> convertTensor(onnx::TensorProto &tensor, Location loc,
   } else if (tensor.has_raw_data()) {
     bytes = tensor.mutable_raw_data();
   } else {
-    if (failed(typedFieldBytes(tensor, element, count, owned)))
+    if (failed(typedFieldBytes(tensor, element, *count, owned)))
       return emitError(loc) << "tensor '" << tensor.name() << "' holds "
                             << "a wrong number of elements for shape ["
-                            << shape.size() << "-D, " << count << " elements]";
+                            << shape.size() << "-D, " << *count
+                            << " elements]";
     bytes = &owned;
   }
-  if (static_cast<int64_t>(bytes->size()) != count * width)
+  if (static_cast<int64_t>(bytes->size()) != *count * width)
     return emitError(loc) << "tensor '" << tensor.name() << "' has "
                           << bytes->size() << " bytes of data, expected "
-                          << count * width;
+                          << *count * width;
 
   if (element.isInteger(1)) {
     SmallVector<bool> values(bytes->begin(), bytes->end());
     return ElementsAttr(DenseElementsAttr::get(type, values));
   }
-  if (count * width < options.resourceThresholdBytes || count == 0)
+  if (*count * width < options.resourceThresholdBytes || *count == 0)
     return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
         type, ArrayRef<char>(bytes->data(), bytes->size())));
 

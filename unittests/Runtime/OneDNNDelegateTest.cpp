@@ -12,7 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <string>
+#include <thread>
 
 using namespace strata::runtime;
 using strata::runtime::onednn::PreparedGraph;
@@ -154,6 +157,77 @@ TEST(OneDNNDelegateTest, ExecuteRejectsWrongShapes) {
     EXPECT_FALSE(error.ok());
   }
   backend.destroy(*handle);
+}
+
+/// The delegate side of the runtime's thread-safety contract: handles
+/// initialised from one blob and one named-data map (what the methods of
+/// one program share) execute concurrently on eight threads, each on its
+/// own buffers, with the single-threaded results. Not run under
+/// ThreadSanitizer: oneDNN runs on libgomp, whose synchronisation TSan
+/// does not see without an instrumented OpenMP runtime.
+TEST(OneDNNDelegateTest, HandlesOfOneBlobExecuteConcurrently) {
+  constexpr int kThreads = 8, kRuns = 8;
+  Backend &backend = onednn::getBackend();
+  ConvGraph g;
+  Result<PreparedGraph> prepared = prepare(g);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().toString();
+  MapData named;
+  named.bytes = prepared->namedData;
+  ByteSpan blob{prepared->blob.data(), prepared->blob.size()};
+  uint64_t scratch = prepared->scratchBytes;
+  auto fill = [](Buffers &io, int thread, int run) {
+    for (size_t i = 0; i < io.x.size(); ++i)
+      io.x[i] = static_cast<float>((thread * 31 + run * 7 + i) % 13) - 6.f;
+    for (size_t i = 0; i < io.r.size(); ++i)
+      io.r[i] = static_cast<float>((thread + run + i) % 5) * 0.5f;
+  };
+
+  std::vector<std::vector<std::vector<float>>> expected(
+      kThreads, std::vector<std::vector<float>>(kRuns));
+  {
+    Result<DelegateHandle *> handle = backend.init(blob, Params(), named);
+    ASSERT_TRUE(handle.ok()) << handle.error().toString();
+    Buffers io;
+    for (int t = 0; t < kThreads; ++t)
+      for (int r = 0; r < kRuns; ++r) {
+        fill(io, t, r);
+        Error error = backend.execute(*handle, io.ins(), io.outs(scratch));
+        ASSERT_TRUE(error.ok()) << error.toString();
+        expected[t][r] = io.z;
+      }
+    backend.destroy(*handle);
+  }
+  ASSERT_NE(expected[0][0], expected[1][0]);
+
+  std::vector<std::string> failures(kThreads);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      Result<DelegateHandle *> handle = backend.init(blob, Params(), named);
+      ++ready;
+      if (!handle.ok()) {
+        failures[t] = "init: " + handle.error().toString();
+        return;
+      }
+      while (ready.load() < kThreads)
+        std::this_thread::yield();
+      Buffers io;
+      for (int r = 0; r < kRuns && failures[t].empty(); ++r) {
+        fill(io, t, r);
+        Error error = backend.execute(*handle, io.ins(), io.outs(scratch));
+        if (!error.ok())
+          failures[t] = "run " + std::to_string(r) + ": " + error.toString();
+        else if (io.z != expected[t][r])
+          failures[t] = "run " + std::to_string(r) +
+                        ": outputs differ from the single-threaded run";
+      }
+      backend.destroy(*handle);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 TEST(OneDNNDelegateTest, BadBlobsFailAtInit) {

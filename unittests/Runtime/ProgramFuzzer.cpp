@@ -2,7 +2,7 @@
 //
 // Loads arbitrary bytes as a program (both verification levels); whatever
 // loads has every method loaded and executed. Built with ASan/UBSan by
-// scripts/check-runtime-sanitizers.sh, which runs it on a seed corpus of
+// scripts/check-sanitizers.sh, which runs it on a seed corpus of
 // emitted programs.
 //
 //===----------------------------------------------------------------------===//

@@ -2,7 +2,7 @@
 //
 // The loader never trusts a file: truncated, bit-flipped and out-of-range
 // buffers are rejected with errors naming the field, never a crash. These
-// tests are also built with ASan/UBSan (scripts/check-runtime-sanitizers.sh)
+// tests are also built with ASan/UBSan (scripts/check-sanitizers.sh)
 // so an out-of-bounds read fails them.
 //
 //===----------------------------------------------------------------------===//

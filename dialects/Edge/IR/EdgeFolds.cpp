@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
+#include "strata/Support/Limits.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -14,6 +15,7 @@
 
 using namespace mlir;
 using namespace strata::edge;
+using strata::isFoldableSize;
 
 namespace strata::edge {
 
@@ -65,7 +67,16 @@ template <typename Fn>
 OpFoldResult foldBinary(Operation *op, Attribute lhsAttr, Attribute rhsAttr,
                         Fn fn) {
   auto type = cast<ShapedType>(op->getResult(0).getType());
-  if (!type.getElementType().isF32() || !lhsAttr || !rhsAttr)
+  if (!type.getElementType().isF32() || !lhsAttr || !rhsAttr ||
+      !type.hasStaticShape())
+    return {};
+  auto lhsSplat = dyn_cast<SplatElementsAttr>(lhsAttr);
+  auto rhsSplat = dyn_cast<SplatElementsAttr>(rhsAttr);
+  if (lhsSplat && rhsSplat && lhsSplat.getElementType().isF32() &&
+      rhsSplat.getElementType().isF32())
+    return DenseElementsAttr::get(type, fn(lhsSplat.getSplatValue<float>(),
+                                           rhsSplat.getSplatValue<float>()));
+  if (!isFoldableSize(type))
     return {};
   std::optional<std::vector<float>> lhs = readF32Constant(lhsAttr);
   std::optional<std::vector<float>> rhs = readF32Constant(rhsAttr);
@@ -107,6 +118,9 @@ OpFoldResult foldUnary(Operation *op, Attribute inputAttr, Fn fn) {
   auto type = cast<ShapedType>(op->getResult(0).getType());
   if (!type.getElementType().isF32() || !inputAttr)
     return {};
+  if (auto splat = dyn_cast<SplatElementsAttr>(inputAttr);
+      splat && splat.getElementType().isF32() && type.hasStaticShape())
+    return DenseElementsAttr::get(type, fn(splat.getSplatValue<float>()));
   std::optional<std::vector<float>> input = readF32Constant(inputAttr);
   if (!input)
     return {};

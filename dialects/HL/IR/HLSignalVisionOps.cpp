@@ -2,6 +2,7 @@
 #include "HL/IR/HLOpUtils.h"
 #include "HL/IR/HLOps.h"
 
+#include "strata/Support/Limits.h"
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -25,7 +26,7 @@ template <typename WindowOp>
 static OpFoldResult foldWindow(WindowOp op, Attribute sizeAttr) {
   auto type = dyn_cast<RankedTensorType>(op.getType());
   auto size = dyn_cast_or_null<DenseIntElementsAttr>(sizeAttr);
-  if (!type || !type.hasStaticShape() || !size || size.getNumElements() != 1 ||
+  if (!type || !isFoldableSize(type) || !size || size.getNumElements() != 1 ||
       !isa<FloatType>(type.getElementType()))
     return {};
   int64_t length = (*size.value_begin<APInt>()).getSExtValue();

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "strata/Support/Limits.h"
 #include "strata/Support/ShapeInference.h"
 
 using namespace mlir;
@@ -68,7 +69,7 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
-  if (!resultType || resultType.getRank() != 1)
+  if (!resultType || resultType.getRank() != 1 || !isFoldableSize(resultType))
     return {};
   SmallVector<Attribute> values;
   for (Attribute operand : adaptor.getInputs()) {
@@ -89,7 +90,7 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   auto ends = denseInts(adaptor.getEnds());
   auto steps = denseInts(adaptor.getSteps());
   if (!resultType || !data || data.getType().getRank() != 1 || !starts ||
-      !ends || !steps || starts->size() != 1)
+      !ends || !steps || starts->size() != 1 || !isFoldableSize(data.getType()))
     return {};
   int64_t n = data.getNumElements();
   int64_t step = (*steps)[0].getSExtValue();
@@ -118,7 +119,8 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
   auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
   auto indices = denseInts(adaptor.getIndices());
-  if (!resultType || !data || !indices || data.getType().getRank() != 1)
+  if (!resultType || !data || !indices || data.getType().getRank() != 1 ||
+      !isFoldableSize(data.getType()) || !isFoldableSize(resultType))
     return {};
   int64_t n = data.getNumElements();
   SmallVector<Attribute> all(data.getValues<Attribute>());
@@ -263,7 +265,8 @@ OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
   if (!resultType || resultType.getRank() != 1 || !start || !limit || !delta)
     return {};
   FailureOr<int64_t> count = strata::rangeElementCount(*start, *limit, *delta);
-  if (failed(count) || *count != resultType.getDimSize(0))
+  if (failed(count) || *count != resultType.getDimSize(0) ||
+      !isFoldableSize(resultType))
     return {};
   // ONNX defines element i as start + i * delta, computed in the element type.
   Type elementType = resultType.getElementType();

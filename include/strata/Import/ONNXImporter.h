@@ -37,6 +37,10 @@ struct ImportOptions {
   /// Initializers with at least this many bytes become `dense_resource`
   /// blobs; smaller ones are inline `dense<...>` so that folders see them.
   int64_t resourceThresholdBytes = 64;
+  /// The most bytes one tensor may hold (an initializer, a graph input, an
+  /// inferred or folded result); a model with a larger one is refused.
+  /// At most kMaxTensorBytes (strata/Support/Limits.h, 2 GiB), its default.
+  int64_t maxTensorBytes = int64_t(1) << 31;
 };
 
 /// Imports an ONNX model file; external data is resolved relative to the

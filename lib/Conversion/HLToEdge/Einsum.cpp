@@ -287,8 +287,11 @@ struct EinsumLowering : public OpConversionPattern<hl::EinsumOp> {
     for (auto [value, labels] : llvm::zip(adaptor.getInputs(), inputLabels))
       terms.push_back({value, labels});
     // Labels needed after term `i`: the output's and those of later terms.
+    // (A named reference: clang before 16 cannot capture a structured
+    // binding.)
+    const std::string &outputLabels = output;
     auto neededAfter = [&](size_t i) {
-      std::string needed = output;
+      std::string needed = outputLabels;
       for (size_t j = i + 1; j < terms.size(); ++j)
         needed += terms[j].labels;
       return needed;

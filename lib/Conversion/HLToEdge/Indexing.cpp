@@ -18,6 +18,7 @@
 #include "PatternUtils.h"
 
 #include "HL/IR/HLOps.h"
+#include "strata/Support/Limits.h"
 #include "strata/Support/ShapeInference.h"
 
 using namespace mlir;
@@ -25,6 +26,9 @@ using namespace strata;
 using namespace strata::hl_to_edge;
 
 namespace {
+
+/// The most copies a Tile lowering concatenates along one dimension.
+constexpr int64_t kMaxTileCopies = 4096;
 
 /// hl.constant_of_shape with a static result -> edge.constant.
 struct ConstantOfShapeLowering
@@ -240,6 +244,8 @@ struct EyeLikeLowering : public OpConversionPattern<hl::EyeLikeOp> {
     RankedTensorType resultType = getStaticType(op.getOutput());
     if (!resultType || resultType.getRank() != 2)
       return rewriter.notifyMatchFailure(op, "needs a static 2-d result");
+    if (!isFoldableSize(resultType))
+      return rewriter.notifyMatchFailure(op, "result too large to fold");
     Type element = resultType.getElementType();
     Attribute zero = rewriter.getZeroAttr(element), one;
     if (auto floatType = dyn_cast<FloatType>(element))
@@ -318,6 +324,8 @@ struct OneHotLowering : public OpConversionPattern<hl::OneHotOp> {
           indexElement.isInteger(32) || indexElement.isInteger(64)))
       return rewriter.notifyMatchFailure(op, "unsupported index type");
     int64_t depth = resultType.getDimSize(*axis);
+    if (depth > kMaxFoldedElements)
+      return rewriter.notifyMatchFailure(op, "depth too large to fold");
     Location loc = op.getLoc();
     // Constants k + offset for k in [0, depth) along the axis.
     SmallVector<int64_t> iotaShape(rank, 1);
@@ -404,6 +412,9 @@ struct TileLowering : public OpConversionPattern<hl::TileOp> {
         continue;
       if (in == 0 || out % in != 0)
         return rewriter.notifyMatchFailure(op, "result is not a multiple");
+      // One concat operand per copy.
+      if (out / in > kMaxTileCopies)
+        return rewriter.notifyMatchFailure(op, "too many copies");
       shape[d] = out;
       SmallVector<Value> copies(out / in, result);
       result = rewriter.create<edge::ConcatOp>(

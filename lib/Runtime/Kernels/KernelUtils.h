@@ -73,7 +73,17 @@ inline TapColumns tapColumns(const Conv2dGeometry &g, int64_t kx) {
 /// GEMMs are compiled for baseline x86-64 and for AVX2+FMA / AVX-512 and
 /// picked at load time (GCC/Clang function multiversioning), so the
 /// portable binary uses the wide registers where the CPU has them.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+/// Not under a sanitizer: the clones' ifunc resolvers run while the dynamic
+/// loader relocates the binary, before the sanitizer's runtime exists, and
+/// clang instruments them (a TSan build crashes before main).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STRATA_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define STRATA_SANITIZED 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(STRATA_SANITIZED)
 #define STRATA_GEMM_CLONES                                                     \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
