@@ -207,6 +207,8 @@ private:
   /// type (another thread count or CPU can make oneDNN pick an
   /// implementation that wants another layout); -1 when they cannot be.
   Result<int> reorderedStored(const fbs::Tensor &t, const Desc &want);
+  /// The stored packed bytes of weight `t`, checked to fill `layout`.
+  Result<ByteSpan> storedBytes(const fbs::Tensor &t, const Desc &layout);
 
   // Convolutions (Convolution.cpp, WinogradStep.cpp).
   Error buildConvolution(const fbs::Op &op);

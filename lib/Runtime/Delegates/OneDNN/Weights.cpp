@@ -11,6 +11,7 @@
 #include "GraphBuilder.h"
 
 #include <cstring>
+#include <optional>
 
 namespace strata::runtime::onednn {
 
@@ -99,47 +100,53 @@ Result<int> GraphBuilder::packedConstant(uint32_t tensor,
   return packedFrom(*bytes);
 }
 
-Result<int> GraphBuilder::storedPacked(const fbs::Tensor &t, const Desc &want) {
+/// The oneDNN layout recorded with weight `t`'s packed bytes, if any.
+static std::optional<dnnl_memory_desc_t> recordedLayout(const fbs::Tensor &t) {
   if (!t.packed_key() || !t.packed_desc() ||
       t.packed_desc()->size() != sizeof(dnnl_memory_desc_t))
-    return -1;
+    return std::nullopt;
   dnnl_memory_desc_t stored;
   std::memcpy(&stored, t.packed_desc()->data(), sizeof(stored));
-  if (!(Desc(stored) == want))
-    return -1;
+  return stored;
+}
+
+Result<ByteSpan> GraphBuilder::storedBytes(const fbs::Tensor &t,
+                                           const Desc &layout) {
   Result<ByteSpan> bytes = named.get(t.packed_key()->str());
   if (!bytes.ok())
     return bytes.takeError();
-  if (bytes->size != want.get_size())
+  if (bytes->size != layout.get_size())
     return fail("packed weights '" + t.packed_key()->str() + "' have " +
-                std::to_string(bytes->size) + " bytes, the layout needs " +
-                std::to_string(want.get_size()));
+                std::to_string(bytes->size) + " bytes, their layout needs " +
+                std::to_string(layout.get_size()));
+  return bytes;
+}
+
+Result<int> GraphBuilder::storedPacked(const fbs::Tensor &t, const Desc &want) {
+  std::optional<dnnl_memory_desc_t> stored = recordedLayout(t);
+  if (!stored || !(Desc(*stored) == want))
+    return -1;
+  Result<ByteSpan> bytes = storedBytes(t, want);
+  if (!bytes.ok())
+    return bytes.takeError();
   return addBuffer(BufferKind::Constant, bytes->size,
                    const_cast<uint8_t *>(bytes->data));
 }
 
 Result<int> GraphBuilder::reorderedStored(const fbs::Tensor &t,
                                           const Desc &want) {
-  if (!t.packed_key() || !t.packed_desc() ||
-      t.packed_desc()->size() != sizeof(dnnl_memory_desc_t))
-    return -1;
-  dnnl_memory_desc_t stored;
-  std::memcpy(&stored, t.packed_desc()->data(), sizeof(stored));
+  std::optional<dnnl_memory_desc_t> stored = recordedLayout(t);
   // Opaque formats (Winograd, RNN-packed) and layouts carrying int8
   // compensation are not reorder sources.
-  if (stored.format_kind != dnnl_blocked ||
-      stored.extra.flags != dnnl_memory_extra_flag_none)
+  if (!stored || stored->format_kind != dnnl_blocked ||
+      stored->extra.flags != dnnl_memory_extra_flag_none)
     return -1;
-  Desc from(stored);
+  Desc from(*stored);
   if (from.dims() != want.dims() || from.data_type() != want.data_type())
     return -1;
-  Result<ByteSpan> bytes = named.get(t.packed_key()->str());
+  Result<ByteSpan> bytes = storedBytes(t, from);
   if (!bytes.ok())
     return bytes.takeError();
-  if (bytes->size != from.get_size())
-    return fail("packed weights '" + t.packed_key()->str() + "' have " +
-                std::to_string(bytes->size) + " bytes, their layout needs " +
-                std::to_string(from.get_size()));
   std::vector<uint8_t> packed(want.get_size());
   try {
     memory src(from, out.engine_, const_cast<uint8_t *>(bytes->data));
