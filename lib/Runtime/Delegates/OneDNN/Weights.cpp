@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <optional>
 
@@ -136,14 +138,26 @@ Result<int> GraphBuilder::storedPacked(const fbs::Tensor &t, const Desc &want) {
 Result<int> GraphBuilder::reorderedStored(const fbs::Tensor &t,
                                           const Desc &want) {
   std::optional<dnnl_memory_desc_t> stored = recordedLayout(t);
-  // Opaque formats (Winograd, RNN-packed) and layouts carrying int8
-  // compensation are not reorder sources.
-  if (!stored || stored->format_kind != dnnl_blocked ||
-      stored->extra.flags != dnnl_memory_extra_flag_none)
+  if (!stored)
+    return -1;
+  // The descriptor comes from the program file: its enum fields are read
+  // as integers, so that damaged bytes are a mismatch, not undefined
+  // behaviour. Opaque formats (Winograd, RNN-packed) and layouts carrying
+  // int8 compensation are not reorder sources.
+  auto field = [&](size_t offset) {
+    int value;
+    std::memcpy(&value, reinterpret_cast<const char *>(&*stored) + offset,
+                sizeof(value));
+    return value;
+  };
+  if (field(offsetof(dnnl_memory_desc_t, format_kind)) != dnnl_blocked ||
+      field(offsetof(dnnl_memory_desc_t, data_type)) !=
+          static_cast<int>(want.data_type()) ||
+      stored->extra.flags != dnnl_memory_extra_flag_none ||
+      stored->ndims != want.data.ndims ||
+      !std::equal(stored->dims, stored->dims + stored->ndims, want.data.dims))
     return -1;
   Desc from(*stored);
-  if (from.dims() != want.dims() || from.data_type() != want.data_type())
-    return -1;
   Result<ByteSpan> bytes = storedBytes(t, from);
   if (!bytes.ok())
     return bytes.takeError();
