@@ -47,32 +47,29 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$out"
+# Which generator, and which models by default.
 if [ $zoo = yes ]; then
+  generator=(zoo.py)
   [ ${#names[@]} -gt 0 ] ||
     mapfile -t names < <(cd "$root/models" && /usr/bin/python3 zoo.py --list)
-  todo=()
-  for model in "${names[@]}"; do
-    [ -f "$out/$model/test_data_set_0/output_0.pb" ] || todo+=("$model")
-  done
-  if [ ${#todo[@]} -gt 0 ]; then
-    (cd "$root/models" && /usr/bin/python3 zoo.py --out "$out" "${todo[@]}")
-  fi
-  echo "make-benchmark-models: ${#names[@]} zoo models in $out"
-  exit 0
+else
+  generator=(generate.py --size full)
+  [ ${#names[@]} -gt 0 ] ||
+    names=(resnet18_bn mobilenet_v2 mobilenet_v2_bn squeezenet1_1
+           transformer_encoder transformer_encoder_opset17)
 fi
-[ ${#names[@]} -gt 0 ] ||
-  names=(resnet18_bn mobilenet_v2 mobilenet_v2_bn squeezenet1_1
-         transformer_encoder transformer_encoder_opset17)
 todo=()
 for model in "${names[@]}"; do
   [ -f "$out/$model/test_data_set_0/output_0.pb" ] || todo+=("$model")
 done
 if [ ${#todo[@]} -gt 0 ]; then
   # Debian's interpreter: the torch packages are installed for it.
-  /usr/bin/python3 "$root/models/generate.py" --size full --out "$out" "${todo[@]}"
+  (cd "$root/models" && /usr/bin/python3 "${generator[@]}" --out "$out" "${todo[@]}")
 fi
-for model in digits_cnn digits_mlp; do
-  rm -rf "${out:?}/$model"
-  cp -r "$root/models/$model" "$out/$model"
-done
-echo "make-benchmark-models: $(ls "$out" | wc -l) models in $out"
+if [ $zoo = no ]; then
+  for model in digits_cnn digits_mlp; do
+    rm -rf "${out:?}/$model"
+    cp -r "$root/models/$model" "$out/$model"
+  done
+fi
+echo "make-benchmark-models: ${#names[@]} models generated or kept in $out"

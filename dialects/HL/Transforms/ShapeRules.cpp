@@ -217,12 +217,12 @@ template <typename OpTy> std::optional<Shape> inferReduce(OpTy op) {
 
 /// The output of a sliding-window op (convolution, pooling) over `input`
 /// `[N, C, D1, ...]` with `channels` output channels, or nullopt.
-std::optional<Shape> inferWindow(const Shape &input, int64_t channels,
-                                 ArrayRef<int64_t> kernel, StringRef autoPad,
-                                 std::optional<ArrayRef<int64_t>> strides,
-                                 std::optional<ArrayRef<int64_t>> dilations,
-                                 std::optional<ArrayRef<int64_t>> pads,
-                                 bool ceilMode) {
+std::optional<Shape>
+inferSlidingWindow(const Shape &input, int64_t channels,
+                   ArrayRef<int64_t> kernel, StringRef autoPad,
+                   std::optional<ArrayRef<int64_t>> strides,
+                   std::optional<ArrayRef<int64_t>> dilations,
+                   std::optional<ArrayRef<int64_t>> pads, bool ceilMode) {
   size_t spatial = input.size() < 3 ? 0 : input.size() - 2;
   auto at = [](std::optional<ArrayRef<int64_t>> values, size_t i,
                int64_t fallback) {
@@ -241,9 +241,8 @@ std::optional<Shape> inferWindow(const Shape &input, int64_t channels,
     }
     bool valid = autoPad == "VALID";
     std::optional<int64_t> out = slidingWindowExtent(
-        in, kernel[i], stride, at(dilations, i, 1),
-        valid ? 0 : at(pads, i, 0), valid ? 0 : at(pads, spatial + i, 0),
-        ceilMode);
+        in, kernel[i], stride, at(dilations, i, 1), valid ? 0 : at(pads, i, 0),
+        valid ? 0 : at(pads, spatial + i, 0), ceilMode);
     if (!out || *out <= 0)
       return std::nullopt;
     result.push_back(*out);
@@ -257,18 +256,18 @@ std::optional<Shape> inferConv(ConvOp op) {
   if (!input || !weight || weight->size() < 3)
     return std::nullopt;
   ArrayRef<int64_t> kernel = ArrayRef<int64_t>(*weight).drop_front(2);
-  return inferWindow(*input, (*weight)[0], kernel, op.getAutoPad(),
-                     op.getStrides(), op.getDilations(), op.getPads(),
-                     /*ceilMode=*/false);
+  return inferSlidingWindow(*input, (*weight)[0], kernel, op.getAutoPad(),
+                            op.getStrides(), op.getDilations(), op.getPads(),
+                            /*ceilMode=*/false);
 }
 
 template <typename PoolOp> std::optional<Shape> inferPool(PoolOp op) {
   auto input = staticShape(op.getInput());
   if (!input || input->size() < 3)
     return std::nullopt;
-  return inferWindow(*input, (*input)[1], op.getKernelShape(),
-                     op.getAutoPad(), op.getStrides(), op.getDilations(),
-                     op.getPads(), op.getCeilMode() != 0);
+  return inferSlidingWindow(*input, (*input)[1], op.getKernelShape(),
+                            op.getAutoPad(), op.getStrides(), op.getDilations(),
+                            op.getPads(), op.getCeilMode() != 0);
 }
 
 /// Global pooling: `[N, C, D1, ...]` to `[N, C, 1, ...]`.
@@ -301,9 +300,8 @@ std::optional<Shape> inferMatMul(MatMulOp op) {
   Shape r = rhsVector ? Shape{(*rhs)[0], 1} : *rhs;
   if (l.back() != r[r.size() - 2])
     return std::nullopt;
-  FailureOr<Shape> batch =
-      broadcastShapes(ArrayRef<int64_t>(l).drop_back(2),
-                      ArrayRef<int64_t>(r).drop_back(2));
+  FailureOr<Shape> batch = broadcastShapes(ArrayRef<int64_t>(l).drop_back(2),
+                                           ArrayRef<int64_t>(r).drop_back(2));
   if (failed(batch))
     return std::nullopt;
   Shape result(*batch);
