@@ -45,8 +45,17 @@ Backend makeOneDNNBackend() {
        "also store plain weights, so that init on another CPU can repack "
        "them (runtime option repack_on_isa_mismatch)"},
       {"tune_threads", "1",
-       "OpenMP threads prepare times each convolution's implementations "
-       "with (the thread count the program will run on)"}};
+       "OpenMP threads the program will run on: oneDNN's choice of "
+       "convolution implementation depends on it, and tune measures on it"},
+      {"tune", "false",
+       "time each convolution's implementations and keep the fastest "
+       "(opt-in: the output then depends on the measurements); with "
+       "tuning_file, only those the file lacks, and the file is updated",
+       /*compileTimeOnly=*/true},
+      {"tuning_file", "",
+       "JSON file of tuning records: convolutions it has a record for get "
+       "the recorded implementation, without measuring",
+       /*compileTimeOnly=*/true}};
   return checked(Backend::create(
       "onednn", {}, {}, {}, {}, std::move(hooks),
       "x86 CPU delegate on oneDNN: convolutions, matmuls, pooling, "

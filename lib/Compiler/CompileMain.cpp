@@ -2,7 +2,8 @@
 //
 // strata-compile model.onnx -o model.strata [--emit ...] [--input-shape ...]
 //   [--report report.json] [--verify [--verify-data DIR]]
-//   [--backend NAME [--backend-option K=V]... [--require-delegated]]
+//   [--backend NAME [--backend-option K=V]... [--require-delegated]
+//    [--tune FILE | --tuning FILE]]
 //   [--target-kernels FILE]
 //
 // Outputs are written atomically (temporary file, then rename): a failed
@@ -46,6 +47,18 @@ cl::list<std::string> backendOptions(
     cl::desc("A compile spec of the backend's delegate: KEY=VALUE, e.g. "
              "winograd=true (repeatable; --list-backends shows them)"),
     cl::cat(category));
+cl::opt<std::string> tuneFile(
+    "tune",
+    cl::desc("Measured tuning (opt-in): time the delegate's candidate "
+             "implementations and keep the fastest, recording the choices "
+             "in FILE; a later compile with --tuning FILE reuses them "
+             "without measuring (same bytes)"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> tuningFile(
+    "tuning",
+    cl::desc("Apply the tuning records in FILE (written by --tune) without "
+             "measuring"),
+    cl::value_desc("file"), cl::cat(category));
 cl::opt<bool> requireDelegated(
     "require-delegated",
     cl::desc("Fail when any op falls back to the portable kernels"),
@@ -468,18 +481,27 @@ int strataCompileMain(int argc, char **argv) {
   }
   if (backend->getHooks().delegates())
     options.delegateBackend = &*backend;
-  else if (!backendOptions.empty() || requireDelegated) {
+  else if (!backendOptions.empty() || requireDelegated ||
+           !tuneFile.empty() || !tuningFile.empty()) {
     errs() << "strata-compile: backend '" << backendName
-           << "' has no delegate (--backend-option and --require-delegated "
-              "need one)\n";
+           << "' has no delegate (--backend-option, --require-delegated, "
+              "--tune and --tuning need one)\n";
     return 2;
   }
   {
+    if (!tuneFile.empty() && !tuningFile.empty()) {
+      errs() << "strata-compile: --tune writes the tuning file and --tuning "
+                "reads one; give one of them\n";
+      return 2;
+    }
+    std::vector<std::string> items(backendOptions.begin(),
+                                   backendOptions.end());
+    if (!tuneFile.empty())
+      items.insert(items.end(), {"tune=true", "tuning_file=" + tuneFile});
+    if (!tuningFile.empty())
+      items.push_back("tuning_file=" + tuningFile);
     std::string error;
-    FailureOr<CompileSpecs> specs =
-        parseCompileSpecs(std::vector<std::string>(backendOptions.begin(),
-                                                   backendOptions.end()),
-                          error);
+    FailureOr<CompileSpecs> specs = parseCompileSpecs(items, error);
     if (failed(specs)) {
       errs() << "strata-compile: bad --backend-option: " << error << "\n";
       return 2;

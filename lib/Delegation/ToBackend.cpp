@@ -10,6 +10,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <set>
+
 using namespace mlir;
 
 namespace strata {
@@ -42,8 +44,12 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
                         const CompileSpecs &specs) {
   const BackendHooks &hooks = backend.getHooks();
   CompileSpecs full;
-  for (const CompileSpecInfo &info : hooks.compileSpecs)
+  std::set<std::string> compileTimeOnly;
+  for (const CompileSpecInfo &info : hooks.compileSpecs) {
     full[info.name] = info.defaultValue;
+    if (info.compileTimeOnly)
+      compileTimeOnly.insert(info.name);
+  }
   for (const auto &[key, value] : specs) {
     if (!full.count(key)) {
       std::string known;
@@ -78,8 +84,9 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
           key, builder.getStrArrayAttr(llvm::map_to_vector(
                    nodes, [](const std::string &s) { return StringRef(s); }))));
     for (const auto &[key, value] : full)
-      specAttrs.push_back(
-          builder.getNamedAttr(key, builder.getStringAttr(value)));
+      if (!compileTimeOnly.count(key))
+        specAttrs.push_back(
+            builder.getNamedAttr(key, builder.getStringAttr(value)));
     func->setAttr(delegation::kNamedDataAttr, builder.getDictionaryAttr(named));
     func->setAttr(delegation::kDebugHandlesAttr,
                   builder.getDictionaryAttr(handles));

@@ -44,6 +44,9 @@ struct CompileSpecInfo {
   std::string name;
   std::string defaultValue;
   std::string description;
+  /// Only the compile reads it (a path on the compiling machine, say): it
+  /// is not recorded in the program with the others.
+  bool compileTimeOnly = false;
 };
 
 /// What a backend's preprocess step returns for one outlined partition.

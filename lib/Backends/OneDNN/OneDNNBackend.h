@@ -3,6 +3,7 @@
 #define STRATA_LIB_BACKENDS_ONEDNN_ONEDNNBACKEND_H
 
 #include "strata/Backends/Backend.h"
+#include "strata/Runtime/Delegates/OneDNN.h"
 
 #include <optional>
 #include <vector>
@@ -16,6 +17,17 @@ bool supportsOp(mlir::Operation *op);
 /// step (layouts, pre-packed weights, working memory).
 mlir::FailureOr<PreprocessResult> preprocess(mlir::func::FuncOp func,
                                              const CompileSpecs &specs);
+
+/// Reads the tuning records kept in `path` (JSON, see TuningRecords.cpp);
+/// none when `mayBeMissing` and the file does not exist. On failure,
+/// `error` names the file and what is wrong.
+mlir::FailureOr<runtime::onednn::TuningRecords>
+readTuningRecords(llvm::StringRef path, bool mayBeMissing, std::string &error);
+/// Writes `records` to `path` atomically, keys sorted.
+mlir::LogicalResult
+writeTuningRecords(llvm::StringRef path,
+                   const runtime::onednn::TuningRecords &records,
+                   std::string &error);
 
 /// Whether an 8-bit tensor type is signed (oneDNN s8) or not (u8);
 /// nullopt for other types.

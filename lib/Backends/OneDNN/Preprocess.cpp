@@ -591,10 +591,27 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   runtime::onednn::PrepareOptions options;
   FailureOr<bool> winograd = flag(func, specs, "winograd");
   FailureOr<bool> keepPlain = flag(func, specs, "keep_plain_weights");
-  if (failed(winograd) || failed(keepPlain))
+  FailureOr<bool> tune = flag(func, specs, "tune");
+  if (failed(winograd) || failed(keepPlain) || failed(tune))
     return failure();
   options.winograd = *winograd;
   options.keepPlainWeights = *keepPlain;
+  options.measure = *tune;
+  // Tuning records: read from the file (which --tune may create), written
+  // back with what this partition measured.
+  std::string tuningFile;
+  if (auto it = specs.find("tuning_file"); it != specs.end())
+    tuningFile = it->second;
+  runtime::onednn::TuningRecords records;
+  if (!tuningFile.empty()) {
+    std::string error;
+    FailureOr<runtime::onednn::TuningRecords> read =
+        readTuningRecords(tuningFile, /*mayBeMissing=*/*tune, error);
+    if (failed(read))
+      return func.emitError(error);
+    records = std::move(*read);
+    options.tuning = &records;
+  }
   if (auto it = specs.find("tune_threads"); it != specs.end()) {
     int threads = 0;
     if (StringRef(it->second).getAsInteger(10, threads) || threads < 1)
@@ -612,6 +629,11 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   if (!prepared.ok())
     return func.emitError("oneDNN could not prepare partition @")
            << func.getSymName() << ": " << prepared.error().message();
+  if (*tune && !tuningFile.empty() && prepared->tunedByMeasuring) {
+    std::string error;
+    if (failed(writeTuningRecords(tuningFile, records, error)))
+      return func.emitError(error);
+  }
   PreprocessResult result;
   result.processedBytes = std::move(prepared->blob);
   result.namedData = std::move(prepared->namedData);

@@ -36,15 +36,42 @@ Backend &getBackend();
 /// initialisers).
 Error registerBackend(BackendRegistry &registry);
 
+/// The implementation measured tuning chose for one convolution.
+struct TunedConvolution {
+  /// The delegate's own Winograd kernel instead of a oneDNN primitive.
+  bool ownWinograd = false;
+  /// oneDNN's Winograd algorithm (else direct).
+  bool winograd = false;
+  /// The input read in the layout its producer left (else oneDNN's pick).
+  bool srcAsPlaced = false;
+  /// Which of oneDNN's implementations (next_impl() steps from the first).
+  int index = 0;
+  /// oneDNN's name for it ("brg:avx512_core", ...), checked on reuse.
+  std::string impl;
+};
+
+/// Tuning records: convolution signature (shapes, types, window, post-ops,
+/// input layout, threads, ISA and library version) -> choice.
+using TuningRecords = std::map<std::string, TunedConvolution>;
+
 /// What prepareGraph needs beyond the plain graph.
 struct PrepareOptions {
-  /// Let convolutions use Winograd where oneDNN has it.
+  /// Let convolutions use Winograd: the delegate's own F(2x2,3x3) kernel
+  /// where it applies (3x3, stride 1, AVX-512) and, when measuring,
+  /// oneDNN's Winograd implementations too.
   bool winograd = false;
   /// Also keep the plain weights, so that init on another CPU can repack.
   bool keepPlainWeights = false;
-  /// OpenMP threads the implementations are timed with: tune for the
-  /// thread count the program will run on.
+  /// OpenMP threads the program will run on: oneDNN's choice of
+  /// implementation depends on it, and measurements use it.
   int tuneThreads = 1;
+  /// Time every candidate implementation of each convolution not in
+  /// `tuning` and record the fastest there. Off by default: without it the
+  /// choice is a fixed rule and the same graph gives the same bytes.
+  bool measure = false;
+  /// Records of earlier measurements, applied where a signature matches;
+  /// with `measure`, receives the new ones. Not owned; may be null.
+  TuningRecords *tuning = nullptr;
 };
 
 /// The compile-time product of one partition.
@@ -58,6 +85,9 @@ struct PreparedGraph {
   /// Ops whose post-ops could not be fused as written (and were run as
   /// separate primitives), by index.
   std::vector<size_t> unfused;
+  /// Convolutions whose choice came from a tuning record, and those
+  /// measured now.
+  size_t tunedFromRecords = 0, tunedByMeasuring = 0;
 };
 
 /// Picks layouts, pre-packs weights and plans working memory for the plain

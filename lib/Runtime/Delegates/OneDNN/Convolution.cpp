@@ -1,10 +1,13 @@
-//===- Convolution.cpp - convolutions, timed at prepare -------------------===//
+//===- Convolution.cpp - convolutions and their implementation choice -----===//
 //
-// Prepare times every implementation oneDNN offers for a convolution
-// (direct, and Winograd when allowed), each with the input in the layout
-// oneDNN picks and in the layout it already has, against the delegate's own
-// Winograd kernel, and records the fastest counting the reorders it needs;
-// init recreates that one.
+// Prepare picks each convolution's implementation and records it; init
+// recreates that one. The pick comes from a tuning record for the
+// convolution's signature when one is given; else, when measuring (opt-in),
+// from timing every implementation oneDNN offers (direct, and Winograd when
+// allowed), each with the input in the layout oneDNN picks and in the
+// layout it already has, against the delegate's own Winograd kernel,
+// counting the reorders each needs; else from a fixed rule, so that the
+// same graph always gives the same blob.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
@@ -24,6 +27,9 @@ using tag = memory::format_tag;
 
 /// The implementation name prepare records for the own Winograd kernel.
 static constexpr const char *kOwnWinogradName = "strata:winograd_f2x2:avx512";
+/// Input and output channels from which the fixed rule (no measurements)
+/// gives a 3x3 convolution the own Winograd kernel.
+static constexpr int64_t kWinogradMinChannels = 64;
 
 //===----------------------------------------------------------------------===//
 // Timing
@@ -108,6 +114,163 @@ double GraphBuilder::reorderTime(const Desc &from, const Desc &to) {
 // Convolution
 //===----------------------------------------------------------------------===//
 
+/// Appends `dims` as "AxBxC" to `os`.
+static void appendDims(std::string &os, const Dims &dims) {
+  for (size_t i = 0; i < dims.size(); ++i)
+    os += (i ? "x" : "") + std::to_string(dims[i]);
+}
+
+std::string GraphBuilder::convSignature(const Dims &srcDims, const Dims &wDims,
+                                        const Dims &dstDims, uint32_t src,
+                                        uint32_t w, uint32_t dst,
+                                        int64_t groups, const Window &window,
+                                        const dnnl::primitive_attr &attr,
+                                        int sumInput, const Desc &placed) {
+  std::string s = "conv src=";
+  appendDims(s, srcDims);
+  s += " w=";
+  appendDims(s, wDims);
+  s += " dst=";
+  appendDims(s, dstDims);
+  s += " types=" + std::to_string(int(typeOf(src))) + "," +
+       std::to_string(int(typeOf(w))) + "," + std::to_string(int(typeOf(dst)));
+  s += " groups=" + std::to_string(groups) + " strides=";
+  appendDims(s, window.strides);
+  s += " dilations=";
+  appendDims(s, window.dilations);
+  s += " pads=";
+  appendDims(s, window.padsBegin);
+  s += ",";
+  appendDims(s, window.padsEnd);
+  s += " post-ops=";
+  dnnl::post_ops postOps = attr.get_post_ops();
+  for (int i = 0; i < postOps.len(); ++i)
+    s += (i ? "," : "") + std::to_string(int(postOps.kind(i)));
+  s += std::string(" sum=") + (sumInput >= 0 ? "1" : "0");
+  // The input's layout as placed: its descriptor's bytes, hashed (FNV-1a).
+  uint64_t hash = 1469598103934665603ull;
+  if (placed)
+    for (uint8_t byte : descBytes(placed))
+      hash = (hash ^ byte) * 1099511628211ull;
+  s += " placed=" + std::to_string(hash);
+  s += std::string(" winograd=") + (graph.winograd() ? "1" : "0");
+  s += " threads=" + std::to_string(options.threads) + " isa=" + hostISA() +
+       " onednn=" + std::to_string(dnnl_version()->major) + "." +
+       std::to_string(dnnl_version()->minor) + "." +
+       std::to_string(dnnl_version()->patch);
+  return s;
+}
+
+CompiledGraph::ConvChoice
+GraphBuilder::ruleChoice(const fbs::Op &op, uint32_t src, uint32_t w,
+                         uint32_t dst, int bias, const Desc &placed,
+                         const MakeConv &make) {
+  dnnl::convolution_forward::primitive_desc first = make(false, false, 0);
+  CompiledGraph::ConvChoice choice{fbs::ConvKernel::OneDNN, false, false, 0,
+                                   first.impl_info_str()};
+  // Reading the input as its producer left it saves a reorder, when the
+  // same implementation takes that layout.
+  if (placed && !(first.src_desc() == placed)) {
+    try {
+      dnnl::convolution_forward::primitive_desc asPlaced =
+          make(false, true, 0);
+      if (asPlaced.impl_info_str() == choice.name)
+        choice.srcAsPlaced = true;
+    } catch (const dnnl::error &) {
+    }
+  }
+  // The own Winograd kernel where it pays without measuring: wide 3x3
+  // stride-1 convolutions whose result stays in nChw16c (measured on
+  // ResNet's 64-512 channel stages; narrower ones lose to oneDNN's direct
+  // kernels, whose weights fit the caches).
+  if (graph.winograd()) {
+    Dims wDims = dimsOf(w);
+    if (wDims[0] >= kWinogradMinChannels && wDims[1] >= kWinogradMinChannels &&
+        first.dst_desc() == Desc(dimsOf(dst), memory::data_type::f32,
+                                 tag::aBcd16b) &&
+        ownWinograd(op, src, w, dst, bias))
+      choice = {fbs::ConvKernel::WinogradF2x2, true, false, 0,
+                kOwnWinogradName};
+  }
+  return choice;
+}
+
+CompiledGraph::ConvChoice GraphBuilder::measureConvolution(
+    const fbs::Op &op, uint32_t src, uint32_t w, uint32_t dst, int bias,
+    int sumInput, const Desc &placed, const MakeConv &make) {
+  // A candidate's time plus the reorders of the input and of the residual
+  // into the layouts it reads.
+  auto withReorders = [&](double t, const Desc &srcDesc,
+                          const Desc &dstDesc) {
+    if (!placements[src].empty())
+      t += reorderTime(placements[src].front().desc, srcDesc);
+    if (sumInput >= 0 && !placements[sumInput].empty())
+      t += reorderTime(placements[sumInput].front().desc, dstDesc);
+    return t;
+  };
+  CompiledGraph::ConvChoice best;
+  double bestTime = 1e30, bestConvTime = 0; // with and without reorders
+  std::vector<bool> algorithms{false};
+  if (graph.winograd() && op.groups() == 1)
+    algorithms.push_back(true);
+  std::vector<bool> srcChoices{false};
+  if (placed)
+    srcChoices.push_back(true);
+  for (bool winograd : algorithms)
+    for (bool srcAsPlaced : srcChoices) {
+      dnnl::convolution_forward::primitive_desc candidate;
+      try {
+        candidate = make(winograd, srcAsPlaced, 0);
+      } catch (const dnnl::error &) {
+        continue;
+      }
+      int index = 0;
+      do {
+        std::string name = candidate.impl_info_str();
+        if (name.rfind("ref", 0) != 0 &&
+            name.find(":ref") == std::string::npos) {
+          double conv = timeOf(candidate);
+          double t =
+              withReorders(conv, candidate.src_desc(), candidate.dst_desc());
+          if (t < bestTime) {
+            bestTime = t, bestConvTime = conv;
+            best = {fbs::ConvKernel::OneDNN, winograd, srcAsPlaced, index,
+                    name};
+          }
+        }
+        ++index;
+      } while (index < 8 && candidate.next_impl());
+    }
+  // The delegate's own Winograd kernel competes on the same terms.
+  std::optional<WinogradConv> own;
+  if (graph.winograd())
+    own = ownWinograd(op, src, w, dst, bias);
+  dnnl::convolution_forward::primitive_desc oneDNN;
+  if (own) {
+    oneDNN = make(best.winograd, best.srcAsPlaced, best.index);
+    // Only where the result keeps the layout oneDNN's choice gives it: the
+    // timings see this convolution alone, not what another layout costs
+    // its readers (a concat in nChw16c is several times slower than in
+    // nhwc).
+    if (!(oneDNN.dst_desc() ==
+          Desc(dimsOf(dst), memory::data_type::f32, tag::aBcd16b)))
+      own.reset();
+  }
+  if (own) {
+    // Head to head with the weights out of the cache, as in a whole network
+    // whose weights exceed the last-level cache: the warm timings above
+    // hide the cost of streaming them.
+    bestTime += timeOf(oneDNN, /*coldWeights=*/true) - bestConvTime;
+    double t = withReorders(
+        timeOf(*own),
+        Desc(dimsOf(src), memory::data_type::f32, tag::aBcd16b),
+        Desc(dimsOf(dst), memory::data_type::f32, tag::aBcd16b));
+    if (t < bestTime)
+      best = {fbs::ConvKernel::WinogradF2x2, true, false, 0, kOwnWinogradName};
+  }
+  return best;
+}
+
 Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   uint32_t src = 0, w = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src, &w}, dst));
@@ -147,7 +310,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   // descriptor they were made from and read it again on next_impl(): the
   // op descriptors live here, as long as every primitive descriptor.
   std::deque<dnnl::convolution_forward::desc> descs;
-  auto make = [&](bool winograd, bool srcAsPlaced, int impl = 0) {
+  MakeConv make = [&](bool winograd, bool srcAsPlaced, int impl) {
     const dnnl::convolution_forward::desc &d = descs.emplace_back(
         dnnl::prop_kind::forward_inference,
         winograd ? dnnl::algorithm::convolution_winograd
@@ -160,80 +323,50 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   };
   dnnl::convolution_forward::primitive_desc pd;
   if (options.mode == CompiledGraph::Mode::Prepare) {
-    // A candidate's time plus the reorders of the input and of the
-    // residual into the layouts it reads.
-    auto withReorders = [&](double t, const Desc &srcDesc,
-                            const Desc &dstDesc) {
-      if (!placements[src].empty())
-        t += reorderTime(placements[src].front().desc, srcDesc);
-      if (sumInput >= 0 && !placements[sumInput].empty())
-        t += reorderTime(placements[sumInput].front().desc, dstDesc);
-      return t;
-    };
-    CompiledGraph::ConvChoice best;
-    double bestTime = 1e30, bestConvTime = 0; // with and without reorders
-    std::vector<bool> algorithms{false};
-    if (graph.winograd() && groups == 1)
-      algorithms.push_back(true);
-    std::vector<bool> srcChoices{false};
-    if (placed)
-      srcChoices.push_back(true);
-    for (bool winograd : algorithms)
-      for (bool srcAsPlaced : srcChoices) {
-        dnnl::convolution_forward::primitive_desc candidate;
-        try {
-          candidate = make(winograd, srcAsPlaced);
-        } catch (const dnnl::error &) {
-          continue;
-        }
-        int index = 0;
-        do {
-          std::string name = candidate.impl_info_str();
-          if (name.rfind("ref", 0) != 0 &&
-              name.find(":ref") == std::string::npos) {
-            double conv = timeOf(candidate);
-            double t =
-                withReorders(conv, candidate.src_desc(), candidate.dst_desc());
-            if (t < bestTime) {
-              bestTime = t, bestConvTime = conv;
-              best = {fbs::ConvKernel::OneDNN, winograd, srcAsPlaced, index,
-                      name};
-            }
-          }
-          ++index;
-        } while (index < 8 && candidate.next_impl());
+    std::string signature =
+        convSignature(srcDims, wDims, dstDims, src, w, dst, groups, window,
+                      *attr, sumInput, placed);
+    std::optional<CompiledGraph::ConvChoice> best;
+    if (options.tuning) {
+      auto record = options.tuning->find(signature);
+      if (record != options.tuning->end()) {
+        const TunedConvolution &r = record->second;
+        best = {r.ownWinograd ? fbs::ConvKernel::WinogradF2x2
+                              : fbs::ConvKernel::OneDNN,
+                r.winograd, r.srcAsPlaced, r.index, r.impl};
+        ++out.tunedFromRecords_;
       }
-    // The delegate's own Winograd kernel competes on the same terms.
-    std::optional<WinogradConv> own;
-    if (graph.winograd())
-      own = ownWinograd(op, src, w, dst, *bias);
-    dnnl::convolution_forward::primitive_desc oneDNN;
-    if (own) {
-      oneDNN = make(best.winograd, best.srcAsPlaced, best.index);
-      // Only where the result keeps the layout oneDNN's choice gives it:
-      // the timings see this convolution alone, not what another layout
-      // costs its readers (a concat in nChw16c is several times slower
-      // than in nhwc).
-      if (!(oneDNN.dst_desc() ==
-            Desc(dstDims, memory::data_type::f32, tag::aBcd16b)))
-        own.reset();
     }
-    if (own) {
-      // Head to head with the weights out of the cache, as in a whole
-      // network whose weights exceed the last-level cache: the warm timings
-      // above hide the cost of streaming them.
-      bestTime += timeOf(oneDNN, /*coldWeights=*/true) - bestConvTime;
-      double t = withReorders(
-          timeOf(*own), Desc(srcDims, memory::data_type::f32, tag::aBcd16b),
-          Desc(dstDims, memory::data_type::f32, tag::aBcd16b));
-      if (t < bestTime)
-        bestTime = t, best = {fbs::ConvKernel::WinogradF2x2, true, false, 0,
-                              kOwnWinogradName};
+    if (!best && options.measure) {
+      best = measureConvolution(op, src, w, dst, *bias, sumInput, placed,
+                                make);
+      ++out.tunedByMeasuring_;
+      if (options.tuning)
+        (*options.tuning)[signature] = {
+            best->kernel == fbs::ConvKernel::WinogradF2x2, best->winograd,
+            best->srcAsPlaced, best->index, best->name};
     }
-    out.convChoices_[opIndex] = best;
-    if (best.kernel == fbs::ConvKernel::WinogradF2x2)
+    if (!best)
+      best = ruleChoice(op, src, w, dst, *bias, placed, make);
+    if (best->kernel == fbs::ConvKernel::WinogradF2x2) {
+      std::optional<WinogradConv> own = ownWinograd(op, src, w, dst, *bias);
+      if (!own)
+        return fail("a tuning record asks for the delegate's Winograd "
+                    "kernel, which does not apply to this convolution");
+      out.convChoices_[opIndex] = *best;
       return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
-    pd = make(best.winograd, best.srcAsPlaced, best.index);
+    }
+    try {
+      pd = make(best->winograd, best->srcAsPlaced, best->index);
+    } catch (const dnnl::error &) {
+      return fail("oneDNN has no implementation for the recorded choice "
+                  "(tuning record of another oneDNN build?)");
+    }
+    if (pd.impl_info_str() != best->name)
+      return fail("the tuning record names implementation '" + best->name +
+                  "' and oneDNN gives '" + pd.impl_info_str() +
+                  "' here; measure again (--tune)");
+    out.convChoices_[opIndex] = *best;
   } else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2) {
     if (std::optional<WinogradConv> own = ownWinograd(op, src, w, dst, *bias))
       return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
@@ -248,13 +381,13 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
                   "repack_on_isa_mismatch (needs keep_plain_weights at "
                   "compile time)");
     // oneDNN's own choice instead; its weights come from the plain copy.
-    pd = make(false, false);
+    pd = make(false, false, 0);
   } else {
     pd = make(op.winograd(), op.src_as_placed(), op.impl_index());
     // Another CPU or library may list other implementations: fall back to
     // oneDNN's first choice (the weights' layout check follows).
     if (op.impl() && pd.impl_info_str() != op.impl()->str())
-      pd = make(op.winograd(), op.src_as_placed());
+      pd = make(op.winograd(), op.src_as_placed(), 0);
   }
   Result<Placement> in = as(src, pd.src_desc());
   if (!in.ok())

@@ -39,6 +39,11 @@ public:
   struct BuildOptions {
     Mode mode = Mode::Init;
     bool repackOnMismatch = false;
+    /// Prepare mode: measure convolutions missing from `tuning` (see
+    /// PrepareOptions).
+    bool measure = false;
+    TuningRecords *tuning = nullptr;
+    int threads = 1; ///< Part of every tuning signature.
   };
 
   /// Builds the primitives of `graph`. In Prepare mode, `packed` receives
@@ -77,6 +82,9 @@ public:
   }
   /// Constants read in their plain layout (their bytes must be stored).
   const std::set<uint32_t> &plainConstants() const { return plainConstants_; }
+  /// Prepare mode: convolutions chosen from tuning records, and measured.
+  size_t tunedFromRecords() const { return tunedFromRecords_; }
+  size_t tunedByMeasuring() const { return tunedByMeasuring_; }
 
 private:
   friend class GraphBuilder;
@@ -117,6 +125,7 @@ private:
   std::map<uint32_t, PackedWeight> packed_;
   std::set<uint32_t> plainConstants_;
   std::map<size_t, ConvChoice> convChoices_;
+  size_t tunedFromRecords_ = 0, tunedByMeasuring_ = 0;
 };
 
 /// Bytes of a memory descriptor, as stored in Tensor.packed_desc.

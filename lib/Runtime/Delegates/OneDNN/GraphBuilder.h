@@ -212,6 +212,32 @@ private:
 
   // Convolutions (Convolution.cpp, WinogradStep.cpp).
   Error buildConvolution(const fbs::Op &op);
+  /// Makes the convolution's primitive descriptor: Winograd or direct,
+  /// input as placed or oneDNN's pick, the index-th implementation.
+  using MakeConv = std::function<dnnl::convolution_forward::primitive_desc(
+      bool winograd, bool srcAsPlaced, int index)>;
+  /// The key of a convolution's tuning record: everything its choice of
+  /// implementation depends on.
+  std::string convSignature(const Dims &srcDims, const Dims &wDims,
+                            const Dims &dstDims, uint32_t src, uint32_t w,
+                            uint32_t dst, int64_t groups, const Window &window,
+                            const dnnl::primitive_attr &attr, int sumInput,
+                            const Desc &placed);
+  /// The choice without measurements: oneDNN's first implementation (the
+  /// input as placed when that one takes it); with Winograd allowed, the
+  /// own kernel on wide 3x3 convolutions.
+  CompiledGraph::ConvChoice ruleChoice(const fbs::Op &op, uint32_t src,
+                                       uint32_t w, uint32_t dst, int bias,
+                                       const Desc &placed,
+                                       const MakeConv &make);
+  /// The fastest candidate, timed on scratch memory with the reorders it
+  /// needs counted.
+  CompiledGraph::ConvChoice measureConvolution(const fbs::Op &op,
+                                               uint32_t src, uint32_t w,
+                                               uint32_t dst, int bias,
+                                               int sumInput,
+                                               const Desc &placed,
+                                               const MakeConv &make);
   /// The delegate's Winograd kernel for this convolution, when it applies
   /// (geometry, types, post-ops) and the CPU runs it.
   std::optional<WinogradConv> ownWinograd(const fbs::Op &op, uint32_t src,

@@ -69,7 +69,11 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
 
   CompiledGraph::BuildOptions build;
   build.mode = CompiledGraph::Mode::Prepare;
-  // Time the implementations on the thread count the program will use.
+  build.measure = options.measure;
+  build.tuning = options.tuning;
+  build.threads = std::max(1, options.tuneThreads);
+  // Choose (and time, when measuring) the implementations on the thread
+  // count the program will use.
   int previousThreads = omp_get_max_threads();
   omp_set_num_threads(std::max(1, options.tuneThreads));
   Result<std::unique_ptr<CompiledGraph>> compiled =
@@ -82,6 +86,8 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   object.onednn_version = libraryVersion();
   object.isa = hostISA();
   object.scratch_bytes = (*compiled)->scratchBytes();
+  prepared.tunedFromRecords = (*compiled)->tunedFromRecords();
+  prepared.tunedByMeasuring = (*compiled)->tunedByMeasuring();
   for (const auto &[index, choice] : (*compiled)->convChoices()) {
     object.ops[index]->conv_kernel = choice.kernel;
     object.ops[index]->winograd = choice.winograd;
