@@ -252,7 +252,9 @@ def HL_PReluOp : HL_Op<"prelu", [Pure, ResultsBroadcastableShape,
   let hasVerifier = 1;
 }
 
-def HL_EqualOp : HL_CompareOp<"equal", "Equal", "a == b", [Commutative]>;
+def HL_EqualOp : HL_CompareOp<"equal", "Equal", "a == b", [Commutative]> {
+  let hasFolder = 1;
+}
 def HL_LessOp : HL_CompareOp<"less", "Less", "a < b">;
 def HL_LessOrEqualOp : HL_CompareOp<"less_or_equal", "LessOrEqual", "a <= b">;
 def HL_GreaterOp : HL_CompareOp<"greater", "Greater", "a > b">;
@@ -296,6 +298,7 @@ def HL_WhereOp : HL_Op<"where", [Pure, ResultsBroadcastableShape,
   let arguments = (ins HL_BoolTensor:$condition, HL_Tensor:$x, HL_Tensor:$y);
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def HL_CastOp : HL_Op<"cast", [Pure, SameOperandsAndResultShape]> {

@@ -190,6 +190,61 @@ static OpFoldResult foldIntBinary(
   return DenseElementsAttr::get(resultType, values);
 }
 
+/// Element `i` of constant `a` read for a result of `n` elements: the
+/// splat value, or element `i` when `a` has `n` elements (the shape
+/// arithmetic cases; other broadcasts do not fold).
+static std::optional<Attribute> elementAt(DenseElementsAttr a, int64_t n,
+                                          int64_t i) {
+  if (a.isSplat())
+    return a.getSplatValue<Attribute>();
+  if (a.getNumElements() != n)
+    return std::nullopt;
+  return a.getValues<Attribute>()[i];
+}
+
+// Equal and Where on constants: PyTorch exports expand(n, -1, -1) as
+// Where(Equal(shape, -1), ones, shape) over constant shapes.
+OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto l = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getLhs());
+  auto r = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getRhs());
+  if (!resultType || !l || !r || !isFoldableSize(resultType))
+    return {};
+  int64_t n = resultType.getNumElements();
+  SmallVector<bool> values;
+  for (int64_t i = 0; i < n; ++i) {
+    std::optional<Attribute> a = elementAt(l, n, i), b = elementAt(r, n, i);
+    if (!a || !b)
+      return {};
+    values.push_back(cast<IntegerAttr>(*a).getValue() ==
+                     cast<IntegerAttr>(*b).getValue());
+  }
+  return DenseElementsAttr::get(resultType, values);
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto c = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getCondition());
+  auto x = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX());
+  auto y = dyn_cast_or_null<DenseElementsAttr>(adaptor.getY());
+  if (!resultType || !c || !x || !y || !isFoldableSize(resultType))
+    return {};
+  int64_t n = resultType.getNumElements();
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < n; ++i) {
+    std::optional<Attribute> pick = elementAt(c, n, i);
+    if (!pick)
+      return {};
+    std::optional<Attribute> v =
+        cast<IntegerAttr>(*pick).getValue().isZero() ? elementAt(y, n, i)
+                                                     : elementAt(x, n, i);
+    if (!v)
+      return {};
+    values.push_back(*v);
+  }
+  return DenseElementsAttr::get(resultType, values);
+}
+
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
                        [](const APInt &a, const APInt &b) { return a + b; });

@@ -108,15 +108,29 @@ template <typename OpTy> static LogicalResult convertSoftmax(NodeContext &ctx) {
   return success();
 }
 
-/// Dropout at inference: the identity; the optional mask is all true.
+/// Whether `ratio` (Dropout's optional input 1; absent means 0.5) is a
+/// constant zero.
+static bool isZeroRatio(Value ratio) {
+  DenseFPElementsAttr value;
+  return ratio && matchPattern(ratio, m_Constant(&value)) &&
+         llvm::all_of(value.getValues<APFloat>(),
+                      [](const APFloat &v) { return v.isZero(); });
+}
+
+/// Dropout at inference: the identity; the optional mask is all true. So is
+/// training-mode Dropout with a constant ratio of 0, which keeps every
+/// element at scale 1/(1 - 0) (PyTorch exports F.dropout(x, p=0.0), whose
+/// `training` defaults to true, in that form: torchvision's Swin).
 static LogicalResult convertDropout(NodeContext &ctx) {
   if (Value training = ctx.input(2)) {
     DenseIntElementsAttr value;
     if (!matchPattern(training, m_Constant(&value)) ||
-        llvm::any_of(value.getValues<APInt>(),
-                     [](const APInt &v) { return !v.isZero(); }))
-      return ctx.emitError() << "only inference (training_mode = false) is "
-                                "supported";
+        (llvm::any_of(value.getValues<APInt>(),
+                      [](const APInt &v) { return !v.isZero(); }) &&
+         !isZeroRatio(ctx.input(1))))
+      return ctx.emitError()
+             << "only inference (training_mode = false, or a constant ratio "
+                "of 0) is supported";
   }
   Value input = ctx.input(0);
   ctx.setOutput(0, ctx.create<hl::IdentityOp>(input.getType(), input));

@@ -211,3 +211,41 @@ func.func @window_size_mismatch() -> tensor<4xf32> {
   %0 = hl.hann_window %c5 : (tensor<i64>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Tests that PyTorch's expand(n, -1, -1) shape arithmetic folds: Equal and
+// Where over constant shapes ([2, -1, -1] == -1 is [false, true, true];
+// where picks 1 there and the shape's own entry elsewhere).
+// CHECK-LABEL: func @expand_shape
+func.func @expand_shape() -> (tensor<3xi1>, tensor<3xi64>) {
+  // CHECK-DAG: %[[EQ:.*]] = hl.constant dense<[false, true, true]> : tensor<3xi1>
+  // CHECK-DAG: %[[SHAPE:.*]] = hl.constant dense<[2, 1, 1]> : tensor<3xi64>
+  // CHECK-NOT: hl.equal
+  // CHECK-NOT: hl.where
+  // CHECK: return %[[EQ]], %[[SHAPE]]
+  %shape = hl.constant dense<[2, -1, -1]> : tensor<3xi64>
+  %minus = hl.constant dense<-1> : tensor<i64>
+  %ones = hl.constant dense<1> : tensor<3xi64>
+  %eq = hl.equal %shape, %minus : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %sel = hl.where %eq, %ones, %shape : (tensor<3xi1>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  return %eq, %sel : tensor<3xi1>, tensor<3xi64>
+}
+
+// -----
+
+// Tests that Where over a constant condition and float constants folds, and
+// that Equal and Where on a run-time operand do not.
+// CHECK-LABEL: func @where_partial
+func.func @where_partial(%x: tensor<2xi64>) -> (tensor<2xf32>, tensor<2xi1>) {
+  // CHECK-DAG: %[[W:.*]] = hl.constant dense<[2.500000e+00, -1.000000e+00]> : tensor<2xf32>
+  // CHECK-DAG: hl.equal %{{.*}}, %{{.*}}
+  // CHECK: return %[[W]]
+  %c = hl.constant dense<[true, false]> : tensor<2xi1>
+  %a = hl.constant dense<2.5> : tensor<2xf32>
+  %b = hl.constant dense<[7.0, -1.0]> : tensor<2xf32>
+  %w = hl.where %c, %a, %b : (tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %k = hl.constant dense<[1, 2]> : tensor<2xi64>
+  %e = hl.equal %x, %k : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi1>
+  return %w, %e : tensor<2xf32>, tensor<2xi1>
+}
