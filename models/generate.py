@@ -164,6 +164,50 @@ class Encoder(nn.Module):
         return self.enc(x)
 
 
+def regnet_y(sz):
+    """torchvision's RegNetY (grouped convolutions, squeeze-excite): the
+    narrow one four stages of one block each from 16 channels, the full one
+    regnet_y_400mf's parameters."""
+    from torchvision.models import regnet
+    if sz.image == 224:
+        params = regnet.BlockParams.from_init_params(
+            depth=16, w_0=48, w_a=27.89, w_m=2.09, group_width=8,
+            se_ratio=0.25)
+    else:
+        params = regnet.BlockParams.from_init_params(
+            depth=4, w_0=16, w_a=8.0, w_m=2.0, group_width=8, se_ratio=0.25)
+    return regnet.RegNet(params, num_classes=sz.classes)
+
+
+def convnext(sz):
+    """torchvision's ConvNeXt (7x7 depthwise convolutions, LayerNorm over
+    channels, layer scale): the narrow one three stages of 24, 48 and 96
+    channels with one block each, the full one convnext_tiny's."""
+    from torchvision.models import convnext as cn
+    if sz.image == 224:
+        return torchvision.models.convnext_tiny(num_classes=sz.classes)
+    setting = [cn.CNBlockConfig(24, 48, 1), cn.CNBlockConfig(48, 96, 1),
+               cn.CNBlockConfig(96, None, 1)]
+    return cn.ConvNeXt(setting, num_classes=sz.classes)
+
+
+def mobilenet_v3_small(sz):
+    """torchvision's MobileNetV3-Small (hardswish, hardsigmoid,
+    squeeze-excite) at a quarter width for the narrow size."""
+    width = 0.25 if sz.image != 224 else 1.0
+    return torchvision.models.mobilenet_v3_small(width_mult=width,
+                                                 num_classes=sz.classes)
+
+
+def randomize_layer_norm(model, generator):
+    """Random LayerNorm affine parameters (PyTorch starts them at 1 and 0)."""
+    for m in model.modules():
+        if isinstance(m, nn.LayerNorm) and m.elementwise_affine:
+            with torch.no_grad():
+                m.weight.uniform_(0.5, 1.5, generator=generator)
+                m.bias.normal_(0.0, 0.1, generator=generator)
+
+
 def randomize_batch_norm(model, shape, generator):
     """Random BatchNorm affine parameters, then running statistics from a few
     train-mode passes on random data."""
@@ -190,6 +234,9 @@ MODELS = {
     "squeezenet1_1": (lambda sz: ScaledSqueezeNet(sz.squeeze_scale,
                                                   sz.classes),
                       "normal", 13, False),
+    "regnet_y": (regnet_y, "image01", 13, True),
+    "convnext": (convnext, "image01", 13, False),
+    "mobilenet_v3_small": (mobilenet_v3_small, "image01", 13, True),
     "transformer_encoder": (Encoder, "sequence", 13, False),
     "transformer_encoder_opset17": (Encoder, "sequence", 17, False),
 }
@@ -245,6 +292,8 @@ def generate(name, sz, out_dir):
     generator = torch.Generator().manual_seed(SEED)
     model = build(sz)
     shape = input_shape(kind, sz)
+    if name in ("convnext",):
+        randomize_layer_norm(model, generator)
     randomize_batch_norm(model, shape, generator)
     x = make_input(kind, shape, generator)
     export(name, model, x, out_dir, opset, keep_bn)

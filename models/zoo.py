@@ -28,18 +28,11 @@ import torch
 from torch import nn
 import torchvision.models as tvm
 
-from generate import SEED, export, randomize_batch_norm
+from generate import (SEED, export, randomize_batch_norm,
+                      randomize_layer_norm)
 
 VOCAB = 30522  # BERT's WordPiece vocabulary size
 SEQ = 128
-
-
-def randomize_layer_norm(model, generator):
-    for m in model.modules():
-        if isinstance(m, nn.LayerNorm) and m.elementwise_affine:
-            with torch.no_grad():
-                m.weight.uniform_(0.5, 1.5, generator=generator)
-                m.bias.normal_(0.0, 0.1, generator=generator)
 
 
 class TextEncoder(nn.Module):

@@ -281,6 +281,8 @@ struct Method::Impl {
   std::vector<float> scratch;
   bool profiling = false;
   std::vector<uint64_t> times;
+  /// Per instruction: the delegate's steps in the last profiled execute.
+  std::vector<std::vector<DelegateOpProfile>> delegateSteps;
 
   ~Impl() {
     for (DelegateInstance &d : delegates)
@@ -425,6 +427,7 @@ Result<Method> Program::loadMethod(const std::string &name,
     impl->instructions.push_back(std::move(out));
   }
   impl->times.assign(impl->instructions.size(), 0);
+  impl->delegateSteps.resize(impl->instructions.size());
   return Method(std::move(impl));
 }
 
@@ -490,6 +493,8 @@ Error Method::execute() {
                      "method '" + impl_->name + "' instruction " +
                          std::to_string(i) + ": delegate '" + d.name +
                          "' failed: " + error.message());
+      if (impl_->profiling)
+        impl_->delegateSteps[i] = d.backend->profile(d.handle);
       break;
     }
     case InstructionLayout::Kind::Move:
@@ -523,10 +528,21 @@ Method::instructionNodeNames(size_t index) const {
              : empty;
 }
 
-void Method::setProfiling(bool enabled) { impl_->profiling = enabled; }
+void Method::setProfiling(bool enabled) {
+  impl_->profiling = enabled;
+  for (DelegateInstance &d : impl_->delegates)
+    d.backend->setProfiling(d.handle, enabled);
+}
 
 const std::vector<uint64_t> &Method::instructionTimesNs() const {
   return impl_->times;
+}
+
+const std::vector<DelegateOpProfile> &
+Method::delegateProfile(size_t index) const {
+  static const std::vector<DelegateOpProfile> empty;
+  return index < impl_->delegateSteps.size() ? impl_->delegateSteps[index]
+                                             : empty;
 }
 
 std::vector<size_t> Method::arenaSizes() const { return impl_->arenaSizes; }

@@ -27,6 +27,10 @@
 
 // DUMP: delegates:
 // DUMP-NEXT: #0 @onednn_0 backend onednn specs {keep_plain_weights = "true", tune_threads = "1", winograd = "false"} blob in segment 0, 1 debug handles
+// The delegate's listing: the convolution with its fused relu, the
+// implementation prepare chose and the packed weights' layout.
+// DUMP-NEXT: oneDNN {{[0-9.]+}}, weights packed for {{.*}}, working memory {{[0-9]+}} bytes
+// DUMP-NEXT: op 0 Convolution +1 post-ops: {{.*}} (implementation {{[0-9]+}}), weights {{[A-Za-z0-9]+}}  [conv, relu]
 // DUMP-NEXT: named data:
 // Plain and packed weights have the same bytes here: one segment.
 // DUMP-NEXT: onednn_0/t1 segment 1 (432 bytes)

@@ -140,7 +140,8 @@ nodesOf(const fbs::Method *method, size_t instruction) {
 
 } // namespace
 
-std::string dumpText(const Program &program, size_t fileSize) {
+std::string dumpText(const Program &program, size_t fileSize,
+                     const BackendRegistry *backends) {
   const fbs::Program *root = program.flatbuffer();
   const FileHeader &h = program.header();
   std::string s = "program @" + program.name() + " (format version " +
@@ -188,6 +189,20 @@ std::string dumpText(const Program &program, size_t fileSize) {
         s += ", " + std::to_string(d->debug_handles()->size()) +
              " debug handles";
       s += "\n";
+      const Backend *backend =
+          backends && d->backend() ? backends->lookup(d->backend()->str())
+                                   : nullptr;
+      if (backend) {
+        ByteSpan blob;
+        if (d->segment() >= 0) {
+          Result<ByteSpan> bytes = program.segment(d->segment());
+          if (bytes.ok())
+            blob = *bytes;
+        } else if (d->inline_blob()) {
+          blob = {d->inline_blob()->data(), d->inline_blob()->size()};
+        }
+        s += backend->describe(blob);
+      }
     }
   }
   if (root->named_data() && root->named_data()->size()) {

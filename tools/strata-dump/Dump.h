@@ -8,8 +8,11 @@
 
 namespace strata::tools {
 
-/// A readable listing of `program` (`fileSize` bytes).
-std::string dumpText(const runtime::Program &program, size_t fileSize);
+/// A readable listing of `program` (`fileSize` bytes). Each delegate whose
+/// backend `backends` holds is listed op by op, with the implementation
+/// its backend chose for each (Backend::describe).
+std::string dumpText(const runtime::Program &program, size_t fileSize,
+                     const runtime::BackendRegistry *backends = nullptr);
 /// The same content as JSON (one value or instruction per line).
 std::string dumpJson(const runtime::Program &program, size_t fileSize);
 

@@ -7,6 +7,7 @@
 #include "Dump.h"
 
 #include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Delegates/OneDNN.h"
 
 #include <cstdio>
 #include <cstring>
@@ -47,8 +48,15 @@ int main(int argc, char **argv) {
                  program.error().toString().c_str());
     return 1;
   }
-  std::string text = json ? strata::tools::dumpJson(*program, (*loader)->size())
-                          : strata::tools::dumpText(*program, (*loader)->size());
+  // The delegates this tool knows describe their blobs op by op.
+  BackendRegistry backends;
+  if (Error e = onednn::registerBackend(backends); !e.ok()) {
+    std::fprintf(stderr, "strata-dump: %s\n", e.toString().c_str());
+    return 1;
+  }
+  std::string text =
+      json ? strata::tools::dumpJson(*program, (*loader)->size())
+           : strata::tools::dumpText(*program, (*loader)->size(), &backends);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <map>
 #include <memory>
 #include <random>
 #include <sys/stat.h>
@@ -290,6 +291,50 @@ double percentile(std::vector<double> sorted, double p) {
 
 } // namespace
 
+/// The steps inside one delegate call, under its profile line: time, share
+/// of the whole run, what ran, its implementation and layouts, its nodes.
+static void printDelegateSteps(const std::vector<DelegateOpProfile> &steps,
+                               uint64_t total) {
+  for (size_t j = 0; j < steps.size(); ++j) {
+    const DelegateOpProfile &step = steps[j];
+    std::string nodes;
+    for (const std::string &n : step.nodes)
+      nodes += (nodes.empty() ? "" : ", ") + n;
+    std::printf("       .%-4zu %-17s %9.3f ms %5.1f%%  %-30s %-22s %s\n", j,
+                step.op.c_str(), step.nanoseconds / 1e6,
+                total ? 100.0 * step.nanoseconds / total : 0.0,
+                step.implementation.c_str(), step.layout.c_str(),
+                nodes.c_str());
+  }
+}
+
+/// Delegate steps summed by what ran and how, the costliest first.
+static void printStepSummary(const Method &method, uint64_t total) {
+  struct Sum {
+    uint64_t ns = 0;
+    size_t count = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Sum> sums;
+  for (size_t i = 0; i < method.instructionCount(); ++i)
+    for (const DelegateOpProfile &step : method.delegateProfile(i)) {
+      Sum &sum = sums[{step.op, step.implementation}];
+      sum.ns += step.nanoseconds;
+      ++sum.count;
+    }
+  if (sums.empty())
+    return;
+  std::vector<std::pair<std::pair<std::string, std::string>, Sum>> sorted(
+      sums.begin(), sums.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto &a, auto &b) {
+    return a.second.ns > b.second.ns;
+  });
+  std::printf("profile: delegate steps by op and implementation\n");
+  for (const auto &[key, sum] : sorted)
+    std::printf("  %-17s %-30s %4zu steps %9.3f ms %5.1f%%\n",
+                key.first.c_str(), key.second.c_str(), sum.count,
+                sum.ns / 1e6, total ? 100.0 * sum.ns / total : 0.0);
+}
+
 /// The delegates this runtime links, configured from the options.
 static Result<BackendRegistry> makeDelegates(const RunOptions &options) {
   BackendRegistry registry;
@@ -498,7 +543,9 @@ int runProgram(const RunOptions &options) {
       std::printf("  %4zu %-24s %9.3f ms %5.1f%%  %s\n", i,
                   method->instructionLabel(i).c_str(), t / 1e6,
                   total ? 100.0 * t / total : 0.0, nodes.c_str());
+      printDelegateSteps(method->delegateProfile(i), total);
     }
+    printStepSummary(*method, total);
   }
 
   if (options.bench > 0) {

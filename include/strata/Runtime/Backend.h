@@ -65,6 +65,16 @@ public:
   virtual Result<ByteSpan> get(const std::string &key) const = 0;
 };
 
+/// One step of a delegate's execution, timed while profiling is on: a
+/// primitive or kernel of the backend, or a layout change between two.
+struct DelegateOpProfile {
+  std::string op;                 ///< What ran: "convolution", "reorder", ...
+  std::vector<std::string> nodes; ///< The ONNX nodes it serves.
+  std::string layout;         ///< Source -> destination layout, backend's words.
+  std::string implementation; ///< The backend's name of the algorithm/kernel.
+  uint64_t nanoseconds = 0;
+};
+
 /// Opaque per-delegate state a backend returns from init.
 struct DelegateHandle {
   virtual ~DelegateHandle();
@@ -90,6 +100,18 @@ public:
                         const std::vector<TensorView> &outs) = 0;
   /// Releases what init made.
   virtual void destroy(DelegateHandle *handle) = 0;
+  /// Turns per-step timing of `handle`'s executions on or off. A backend
+  /// that cannot time its steps keeps this default and reports none.
+  virtual void setProfiling(DelegateHandle * /*handle*/, bool /*enabled*/) {}
+  /// A readable listing of a processed blob (strata-dump): its ops, the
+  /// ONNX nodes of each and what the backend chose to run it with. Empty
+  /// when the backend has none; the blob is unverified input.
+  virtual std::string describe(ByteSpan /*processed*/) const { return {}; }
+  /// The steps of `handle`'s last execute with profiling on, in order.
+  virtual std::vector<DelegateOpProfile>
+  profile(const DelegateHandle * /*handle*/) const {
+    return {};
+  }
   /// The backend's configuration (mutable: set options before init).
   virtual BackendConfig &config() = 0;
 };

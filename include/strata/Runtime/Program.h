@@ -121,6 +121,10 @@ public:
   void setProfiling(bool enabled);
   /// Nanoseconds each instruction took in the last execute (profiling on).
   const std::vector<uint64_t> &instructionTimesNs() const;
+  /// The steps inside delegate call `index` in the last execute with
+  /// profiling on (empty for kernels, moves, and delegates that do not
+  /// time their steps).
+  const std::vector<DelegateOpProfile> &delegateProfile(size_t index) const;
   /// Bytes of each arena.
   std::vector<size_t> arenaSizes() const;
 

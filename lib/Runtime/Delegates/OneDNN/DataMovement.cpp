@@ -144,6 +144,7 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
       partBytes.push_back(pd.src_desc(static_cast<int>(i)).get_size() / batch);
     size_t imageBytes = pd.dst_desc().get_size() / batch;
     addKernelStep(
+        "strata:concat_copy",
         [partBytes, imageBytes,
          batch](const std::unordered_map<int, memory> &args) {
           auto *to =

@@ -5,9 +5,18 @@
 // run row-major.
 //
 //===----------------------------------------------------------------------===//
+#include "BroadcastBinary.h"
 #include "GraphBuilder.h"
 
+#include <memory>
+#include <optional>
+
 namespace strata::runtime::onednn {
+
+using dnnl::memory;
+
+static std::optional<BroadcastBinary>
+ownBinary(const fbs::Op &op, const Desc &layout, const Dims &bDims);
 
 /// The layout an element-wise op producing `dst` (of `dims`) runs in:
 /// `input`'s, or row-major when the result is a graph output or has other
@@ -67,6 +76,19 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
     bDesc = plainDesc(bDims);
     return make();
   });
+  // oneDNN's reference implementation is what it falls back on for
+  // broadcasts its JIT kernels do not know: the own kernel takes those.
+  std::optional<BroadcastBinary> own;
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0 &&
+      bDims != dstDims) {
+    own = ownBinary(op, aDesc, bDims);
+    if (!own && !isPlain(aDesc)) {
+      aDesc = plainDesc(dstDims);
+      own = ownBinary(op, aDesc, bDims);
+    }
+    if (own)
+      bDesc = plainDesc(bDims);
+  }
   Result<Placement> aIn = as(a, aDesc);
   if (!aIn.ok())
     return aIn.takeError();
@@ -75,6 +97,25 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
     return bIn.takeError();
   int aMem = addMem(aDesc, aIn->buffer);
   int bMem = addMem(bDesc, bIn->buffer);
+  if (own) {
+    Placement o = define(dst, aDesc);
+    auto kernel = std::make_shared<BroadcastBinary>(*own);
+    addKernelStep(
+        "strata:broadcast_binary",
+        [kernel](const std::unordered_map<int, memory> &args) {
+          kernel->run(
+              static_cast<const float *>(
+                  args.at(DNNL_ARG_SRC_0).get_data_handle()),
+              static_cast<const float *>(
+                  args.at(DNNL_ARG_SRC_1).get_data_handle()),
+              static_cast<float *>(args.at(DNNL_ARG_DST).get_data_handle()));
+        },
+        {{DNNL_ARG_SRC_0, aMem},
+         {DNNL_ARG_SRC_1, bMem},
+         {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+        0);
+    return Error::success();
+  }
   Placement o = define(dst, pd.dst_desc());
   addStep(dnnl::binary(pd),
           {{DNNL_ARG_SRC_0, aMem},
@@ -82,6 +123,56 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
            {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           pd);
   return Error::success();
+}
+
+/// The own broadcasting kernel for binary `op` with its first operand and
+/// result in `layout`: f32, and post-ops limited to one relu or clip.
+static std::optional<BroadcastBinary>
+ownBinary(const fbs::Op &op, const Desc &layout, const Dims &bDims) {
+  BroadcastBinary::Kind kind;
+  switch (op.binary()) {
+  case fbs::BinaryKind::Add:
+    kind = BroadcastBinary::Kind::Add;
+    break;
+  case fbs::BinaryKind::Sub:
+    kind = BroadcastBinary::Kind::Sub;
+    break;
+  case fbs::BinaryKind::Mul:
+    kind = BroadcastBinary::Kind::Mul;
+    break;
+  case fbs::BinaryKind::Div:
+    kind = BroadcastBinary::Kind::Div;
+    break;
+  case fbs::BinaryKind::Max:
+    kind = BroadcastBinary::Kind::Max;
+    break;
+  case fbs::BinaryKind::Min:
+    kind = BroadcastBinary::Kind::Min;
+    break;
+  default:
+    return std::nullopt;
+  }
+  BroadcastBinary::Post post = BroadcastBinary::Post::None;
+  float alpha = 0, beta = 0;
+  if (op.post_ops() && op.post_ops()->size()) {
+    const fbs::PostOp *p = op.post_ops()->Get(0);
+    if (op.post_ops()->size() > 1 || p->is_sum() ||
+        (p->eltwise() != fbs::EltwiseKind::Relu &&
+         p->eltwise() != fbs::EltwiseKind::Clip))
+      return std::nullopt;
+    post = p->eltwise() == fbs::EltwiseKind::Relu ? BroadcastBinary::Post::Relu
+                                                  : BroadcastBinary::Post::Clip;
+    alpha = p->alpha();
+    beta = p->beta();
+  }
+  std::optional<BroadcastBinary> kernel = BroadcastBinary::plan(layout, bDims);
+  if (kernel) {
+    kernel->kind = kind;
+    kernel->post = post;
+    kernel->alpha = alpha;
+    kernel->beta = beta;
+  }
+  return kernel;
 }
 
 Error GraphBuilder::buildSoftmax(const fbs::Op &op) {

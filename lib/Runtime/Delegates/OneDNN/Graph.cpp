@@ -7,6 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include <chrono>
+
 namespace strata::runtime::onednn {
 
 using dnnl::memory;
@@ -123,18 +127,90 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
       if (m.memory.get_data_handle() != ptr)
         m.memory.set_data_handle(ptr);
     }
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      if (steps_[i].kernel)
-        steps_[i].kernel(args_[i]);
-      else
-        steps_[i].primitive.execute(stream_, args_[i]);
+    if (profiling_) {
+      executeProfiled();
+    } else {
+      for (size_t i = 0; i < steps_.size(); ++i) {
+        if (steps_[i].kernel)
+          steps_[i].kernel(args_[i]);
+        else
+          steps_[i].primitive.execute(stream_, args_[i]);
+      }
+      stream_.wait();
     }
-    stream_.wait();
   } catch (const dnnl::error &e) {
     return Error(ErrorCode::ExecutionFailed,
                  std::string("oneDNN failed: ") + e.what());
   }
   return Error::success();
+}
+
+void CompiledGraph::executeProfiled() {
+  using Clock = std::chrono::steady_clock;
+  stepNs_.assign(steps_.size(), 0);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    Clock::time_point start = Clock::now();
+    if (steps_[i].kernel)
+      steps_[i].kernel(args_[i]);
+    else
+      steps_[i].primitive.execute(stream_, args_[i]);
+    stream_.wait();
+    stepNs_[i] = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
+                                                             start)
+            .count());
+  }
+}
+
+/// The memory argument of `args` that is a step's source (first input) or
+/// destination; null when it has none.
+static const memory *argOf(const std::unordered_map<int, memory> &args,
+                           std::initializer_list<int> which) {
+  for (int arg : which) {
+    auto it = args.find(arg);
+    if (it != args.end())
+      return &it->second;
+  }
+  return nullptr;
+}
+
+std::vector<DelegateOpProfile> CompiledGraph::profile() const {
+  std::vector<DelegateOpProfile> steps;
+  for (size_t i = 0; i < steps_.size() && i < stepNs_.size(); ++i) {
+    const Step &step = steps_[i];
+    DelegateOpProfile entry;
+    entry.nanoseconds = stepNs_[i];
+    bool ownsOp = step.op >= 0 && static_cast<size_t>(step.op) < opKinds_.size();
+    if (ownsOp)
+      entry.nodes = opNodes_[step.op];
+    if (step.kernel) {
+      entry.op = ownsOp ? opKinds_[step.op] : "kernel";
+      entry.implementation = step.name;
+    } else {
+      // A reorder that is not the op itself changes a layout for it.
+      auto kind = step.primitive.get_kind();
+      bool layoutChange = kind == dnnl::primitive::kind::reorder &&
+                          (!ownsOp || opKinds_[step.op] != "Reorder");
+      entry.op = layoutChange ? "Reorder(layout)"
+                 : ownsOp     ? opKinds_[step.op]
+                              : dnnl_prim_kind2str(
+                                    static_cast<dnnl_primitive_kind_t>(kind));
+      const char *impl = nullptr;
+      if (dnnl_primitive_desc_query(step.primitive.get_primitive_desc(),
+                                    dnnl_query_impl_info_str, 0,
+                                    &impl) == dnnl_success &&
+          impl)
+        entry.implementation = impl;
+    }
+    const memory *src = argOf(args_[i], {DNNL_ARG_SRC, DNNL_ARG_FROM,
+                                         DNNL_ARG_MULTIPLE_SRC});
+    const memory *dst = argOf(args_[i], {DNNL_ARG_DST, DNNL_ARG_TO});
+    if (src && dst)
+      entry.layout = layoutName(src->get_desc()) + " -> " +
+                     layoutName(dst->get_desc());
+    steps.push_back(std::move(entry));
+  }
+  return steps;
 }
 
 } // namespace strata::runtime::onednn

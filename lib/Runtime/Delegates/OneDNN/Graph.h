@@ -59,6 +59,12 @@ public:
 
   uint64_t scratchBytes() const { return scratchBytes_; }
 
+  /// Times every step of the following executes (off by default).
+  void setProfiling(bool enabled) { profiling_ = enabled; }
+  /// The steps of the last profiled execute: what ran, for which ONNX
+  /// nodes, in which layouts, by which implementation, and how long.
+  std::vector<DelegateOpProfile> profile() const;
+
   struct PackedWeight {
     std::vector<uint8_t> bytes;
     std::vector<uint8_t> desc;
@@ -88,6 +94,8 @@ public:
 
 private:
   friend class GraphBuilder;
+  /// Runs the steps one by one, each timed to its end.
+  void executeProfiled();
   struct Buffer {
     BufferKind kind = BufferKind::Scratch;
     size_t index = 0; ///< Input or output index.
@@ -107,6 +115,8 @@ private:
     dnnl::primitive primitive;
     std::unordered_map<int, int> args; ///< DNNL_ARG_* -> mems index.
     Kernel kernel;                     ///< Set: runs instead of primitive.
+    int op = -1;       ///< The blob op it runs (or reorders an input for).
+    std::string name;  ///< A delegate kernel's name (its profile entry).
   };
 
   dnnl::engine engine_;
@@ -114,6 +124,11 @@ private:
   std::vector<Buffer> buffers_;
   std::vector<Mem> mems_;
   std::vector<Step> steps_;
+  /// Per blob op: its kind's name and its ONNX nodes (profile entries).
+  std::vector<std::string> opKinds_;
+  std::vector<std::vector<std::string>> opNodes_;
+  bool profiling_ = false;
+  std::vector<uint64_t> stepNs_;
   std::vector<std::vector<uint8_t>> owned_;
   std::vector<std::unordered_map<int, dnnl::memory>> args_;
   std::vector<std::vector<int64_t>> inputDims_, outputDims_;
@@ -127,6 +142,10 @@ private:
   std::map<size_t, ConvChoice> convChoices_;
   size_t tunedFromRecords_ = 0, tunedByMeasuring_ = 0;
 };
+
+/// A listing of a blob's ops with the implementation chosen for each
+/// (strata-dump through Backend::describe).
+std::string describeGraph(ByteSpan processed);
 
 /// Bytes of a memory descriptor, as stored in Tensor.packed_desc.
 std::vector<uint8_t> descBytes(const dnnl::memory::desc &desc);

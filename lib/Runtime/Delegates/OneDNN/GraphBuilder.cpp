@@ -97,16 +97,24 @@ void GraphBuilder::addStep(CompiledGraph::Step step, Args args,
     scratchpadBytes = std::max(scratchpadBytes, pad);
     step.args[DNNL_ARG_SCRATCHPAD] = addMem(scratchpad, kScratchpadBuffer);
   }
+  // Steps after the op loop (copies into the caller's outputs) serve the
+  // op that produced the output; they keep -1.
+  if (opIndex < graph.ops()->size())
+    step.op = static_cast<int>(opIndex);
   out.steps_.push_back(std::move(step));
 }
 
-void GraphBuilder::addKernelStep(CompiledGraph::Kernel kernel, Args args,
+void GraphBuilder::addKernelStep(std::string name,
+                                 CompiledGraph::Kernel kernel, Args args,
                                  size_t scratch) {
   Desc scratchpad;
   if (scratch)
     scratchpad = Desc({static_cast<int64_t>(scratch)}, memory::data_type::u8,
                       memory::format_tag::a);
-  addStep({{}, {}, std::move(kernel)}, args, scratchpad);
+  CompiledGraph::Step step;
+  step.kernel = std::move(kernel);
+  step.name = std::move(name);
+  addStep(std::move(step), args, scratchpad);
 }
 
 void GraphBuilder::addArgs(int arg, int mem) {
@@ -386,6 +394,14 @@ Error GraphBuilder::build() {
     out.outputTypes_.push_back(typeOf(t));
   }
 
+  for (const fbs::Op *op : *graph.ops()) {
+    out.opKinds_.push_back(fbs::EnumNameOpKind(op->kind()));
+    std::vector<std::string> nodes;
+    if (op->node_names())
+      for (const flatbuffers::String *n : *op->node_names())
+        nodes.push_back(n->str());
+    out.opNodes_.push_back(std::move(nodes));
+  }
   for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
     const fbs::Op &op = *graph.ops()->Get(opIndex);
     if (!op.outputs() || op.outputs()->size() != 1)

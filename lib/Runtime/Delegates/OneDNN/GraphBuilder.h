@@ -9,6 +9,8 @@
 //   WinogradStep.cpp   the delegate's own Winograd kernel as a step
 //   MatMul.cpp         matmul (Gemm, MatMul, attention's products)
 //   Elementwise.cpp    eltwise, binary, softmax
+//   BroadcastBinary.cpp  the own kernel for broadcasts oneDNN runs on its
+//                      reference implementation
 //   Pooling.cpp        max/average pooling, reduce mean
 //   DataMovement.cpp   transpose, slice, reshape, concat, int8 reorders
 //
@@ -37,6 +39,11 @@ using Dims = dnnl::memory::dims;
 /// The row-major layout of `dims`.
 Desc plainDesc(const Dims &dims,
                dnnl::memory::data_type type = dnnl::memory::data_type::f32);
+/// `desc`'s layout in oneDNN's notation: dimensions as letters from the
+/// outermost, upper case where blocked, then the inner blocks ("abcd" is
+/// NCHW, "acdb" NHWC, "aBcd16b" nChw16c); "any", "wino" or "opaque" for
+/// the other kinds.
+std::string layoutName(const Desc &desc);
 /// Whether `desc` is row-major.
 bool isPlain(const Desc &desc);
 /// The oneDNN element type of a blob element type.
@@ -132,11 +139,14 @@ private:
   void addStep(CompiledGraph::Step step, Args args, const Desc &scratchpad);
   void addStep(dnnl::primitive primitive, Args args,
                const dnnl::primitive_desc_base &pd) {
-    addStep({std::move(primitive), {}, {}}, args, pd.scratchpad_desc());
+    CompiledGraph::Step step;
+    step.primitive = std::move(primitive);
+    addStep(std::move(step), args, pd.scratchpad_desc());
   }
-  /// A step running one of the delegate's own kernels, with `scratch`
-  /// bytes of the shared scratchpad.
-  void addKernelStep(CompiledGraph::Kernel kernel, Args args, size_t scratch);
+  /// A step running one of the delegate's own kernels, called `name` in
+  /// profiles, with `scratch` bytes of the shared scratchpad.
+  void addKernelStep(std::string name, CompiledGraph::Kernel kernel,
+                     Args args, size_t scratch);
   /// Adds an argument to the last step.
   void addArgs(int arg, int mem);
   void touch(int buffer, int step);

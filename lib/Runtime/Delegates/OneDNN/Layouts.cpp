@@ -7,6 +7,7 @@
 #include "GraphBuilder.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace strata::runtime::onednn {
 
@@ -17,6 +18,46 @@ Desc plainDesc(const Dims &dims, memory::data_type type) {
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * std::max<int64_t>(dims[i + 1], 1);
   return Desc(dims, type, strides);
+}
+
+std::string layoutName(const Desc &desc) {
+  const dnnl_memory_desc_t &md = desc.data;
+  // Read as an integer: a recorded layout comes from the program file.
+  int formatKind = 0;
+  std::memcpy(&formatKind, &md.format_kind, sizeof(formatKind));
+  switch (formatKind) {
+  case dnnl_blocked:
+    break;
+  case dnnl_format_kind_any:
+    return "any";
+  case dnnl_format_kind_wino:
+    return "wino";
+  default:
+    return "opaque";
+  }
+  int rank = md.ndims;
+  if (rank <= 0 || rank > DNNL_MAX_NDIMS)
+    return "scalar";
+  const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
+  std::vector<int> order(rank);
+  for (int i = 0; i < rank; ++i)
+    order[i] = i;
+  // Outermost first: larger strides first, ties in dimension order.
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return blocking.strides[a] > blocking.strides[b];
+  });
+  std::vector<bool> blocked(rank, false);
+  for (int i = 0; i < blocking.inner_nblks && i < DNNL_MAX_NDIMS; ++i)
+    if (blocking.inner_idxs[i] >= 0 && blocking.inner_idxs[i] < rank)
+      blocked[blocking.inner_idxs[i]] = true;
+  std::string name;
+  for (int d : order)
+    name += static_cast<char>((blocked[d] ? 'A' : 'a') + d);
+  for (int i = 0; i < blocking.inner_nblks && i < DNNL_MAX_NDIMS; ++i)
+    if (blocking.inner_idxs[i] >= 0 && blocking.inner_idxs[i] < rank)
+      name += std::to_string(blocking.inner_blks[i]) +
+              static_cast<char>('a' + blocking.inner_idxs[i]);
+  return name;
 }
 
 bool isPlain(const Desc &desc) {

@@ -1,9 +1,10 @@
 //===- OneDNNBackend.cpp - the onednn runtime delegate and prepare step ---===//
-#include "Graph.h"
+#include "GraphBuilder.h"
 
 #include <omp.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace strata::runtime::onednn {
 
@@ -124,6 +125,62 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   return prepared;
 }
 
+/// The layout recorded with a packed weight, in oneDNN's notation.
+static std::string packedLayout(const fbs::Tensor &t) {
+  if (!t.packed_desc() || t.packed_desc()->size() != sizeof(dnnl_memory_desc_t))
+    return "plain";
+  dnnl_memory_desc_t stored;
+  std::memcpy(&stored, t.packed_desc()->data(), sizeof(stored));
+  return layoutName(dnnl::memory::desc(stored));
+}
+
+std::string describeGraph(ByteSpan processed) {
+  Result<const fbs::Graph *> verified = verifiedGraph(processed);
+  if (!verified.ok())
+    return "    (" + verified.error().message() + ")\n";
+  const fbs::Graph &graph = **verified;
+  std::string s = "    oneDNN " +
+                  (graph.onednn_version() ? graph.onednn_version()->str()
+                                          : std::string("?")) +
+                  ", weights packed for " +
+                  (graph.isa() ? graph.isa()->str() : std::string("?")) +
+                  ", working memory " + std::to_string(graph.scratch_bytes()) +
+                  " bytes\n";
+  if (!graph.ops())
+    return s;
+  size_t tensorCount = graph.tensors() ? graph.tensors()->size() : 0;
+  for (size_t i = 0; i < graph.ops()->size(); ++i) {
+    const fbs::Op &op = *graph.ops()->Get(i);
+    s += "    op " + std::to_string(i) + " " + fbs::EnumNameOpKind(op.kind());
+    if (op.post_ops() && op.post_ops()->size())
+      s += " +" + std::to_string(op.post_ops()->size()) + " post-ops";
+    if (op.kind() == fbs::OpKind::Convolution) {
+      if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2)
+        s += ": strata:winograd_f2x2";
+      else
+        s += ": " + (op.impl() && op.impl()->size() ? op.impl()->str()
+                                                     : std::string("first")) +
+             " (implementation " + std::to_string(op.impl_index()) + ")";
+      if (op.winograd())
+        s += ", winograd";
+      if (op.src_as_placed())
+        s += ", input as placed";
+      if (op.inputs() && op.inputs()->size() > 1 &&
+          op.inputs()->Get(1) < tensorCount)
+        s += ", weights " +
+             packedLayout(*graph.tensors()->Get(op.inputs()->Get(1)));
+    }
+    if (op.node_names() && op.node_names()->size()) {
+      s += "  [";
+      for (size_t j = 0; j < op.node_names()->size(); ++j)
+        s += (j ? ", " : "") + op.node_names()->Get(j)->str();
+      s += "]";
+    }
+    s += "\n";
+  }
+  return s;
+}
+
 namespace {
 
 struct Handle final : DelegateHandle {
@@ -174,6 +231,16 @@ public:
   }
 
   void destroy(DelegateHandle *handle) override { delete handle; }
+  void setProfiling(DelegateHandle *handle, bool enabled) override {
+    static_cast<Handle *>(handle)->graph->setProfiling(enabled);
+  }
+  std::vector<DelegateOpProfile>
+  profile(const DelegateHandle *handle) const override {
+    return static_cast<const Handle *>(handle)->graph->profile();
+  }
+  std::string describe(ByteSpan processed) const override {
+    return describeGraph(processed);
+  }
   BackendConfig &config() override { return config_; }
 
 private:

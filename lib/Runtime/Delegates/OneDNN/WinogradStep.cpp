@@ -103,6 +103,7 @@ Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
   int64_t batch = srcDims[0];
   size_t srcStride = conv.inputFloats(), dstStride = conv.outputFloats();
   addKernelStep(
+      "strata:winograd_f2x2",
       [kernel, batch, srcStride,
        dstStride](const std::unordered_map<int, memory> &args) {
         auto data = [&](int arg) -> float * {

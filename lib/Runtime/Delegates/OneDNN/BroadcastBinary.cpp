@@ -1,0 +1,176 @@
+//===- BroadcastBinary.cpp - the delegate's own broadcasting binary -------===//
+#include "BroadcastBinary.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace strata::runtime::onednn {
+
+std::optional<BroadcastBinary>
+BroadcastBinary::plan(const dnnl::memory::desc &a,
+                      const dnnl::memory::dims &bDims) {
+  const dnnl_memory_desc_t &md = a.data;
+  int rank = md.ndims;
+  if (md.format_kind != dnnl_blocked || md.offset0 != 0 || rank < 1 ||
+      rank > DNNL_MAX_NDIMS || static_cast<int>(bDims.size()) != rank ||
+      md.data_type != dnnl_f32)
+    return std::nullopt;
+  const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
+  // The second operand's row-major strides, 0 where it broadcasts.
+  std::vector<int64_t> bLogical(rank, 0);
+  int64_t running = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (md.dims[d] <= 0 || md.padded_dims[d] != md.dims[d] ||
+        (bDims[d] != 1 && bDims[d] != md.dims[d]))
+      return std::nullopt;
+    bLogical[d] = bDims[d] == 1 ? 0 : running;
+    running *= bDims[d];
+  }
+  // Each dimension blocked at most once.
+  std::vector<int64_t> block(rank, 1);
+  int64_t innerSize = 1;
+  for (int i = 0; i < blocking.inner_nblks; ++i) {
+    int d = static_cast<int>(blocking.inner_idxs[i]);
+    if (d < 0 || d >= rank || block[d] != 1 || blocking.inner_blks[i] <= 1 ||
+        md.dims[d] % blocking.inner_blks[i] != 0)
+      return std::nullopt;
+    block[d] = blocking.inner_blks[i];
+    innerSize *= block[d];
+  }
+  std::vector<int> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return blocking.strides[x] > blocking.strides[y];
+  });
+
+  BroadcastBinary kernel;
+  std::vector<std::pair<int64_t, int64_t>> levels; // (extent, b stride)
+  // Outer levels must be dense: each stride is the size of what follows.
+  int64_t expected = innerSize;
+  for (int i = rank - 1; i >= 0; --i) {
+    int d = order[i];
+    int64_t extent = md.dims[d] / block[d];
+    if (extent > 1 && blocking.strides[d] != expected)
+      return std::nullopt;
+    expected *= extent;
+  }
+  for (int d : order)
+    levels.push_back({md.dims[d] / block[d], bLogical[d] * block[d]});
+  for (int i = 0; i < blocking.inner_nblks; ++i)
+    levels.push_back({blocking.inner_blks[i],
+                      bLogical[static_cast<int>(blocking.inner_idxs[i])]});
+  // Drop unit levels; merge neighbours that walk b contiguously (or not at
+  // all).
+  for (auto [extent, stride] : levels) {
+    if (extent == 1)
+      continue;
+    if (!kernel.extents.empty() &&
+        kernel.bStrides.back() == extent * stride) {
+      kernel.extents.back() *= extent;
+      kernel.bStrides.back() = stride;
+      continue;
+    }
+    kernel.extents.push_back(extent);
+    kernel.bStrides.push_back(stride);
+  }
+  if (kernel.extents.empty()) {
+    kernel.extents.push_back(1);
+    kernel.bStrides.push_back(0);
+  }
+  return kernel;
+}
+
+namespace {
+
+template <typename Op, typename PostFn>
+void runRows(const BroadcastBinary &k, const float *a, const float *b,
+             float *dst, Op op, PostFn post) {
+  const size_t levels = k.extents.size();
+  const int64_t inner = k.extents.back(), innerStride = k.bStrides.back();
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < levels; ++i)
+    rows *= k.extents[i];
+  // Threads only where the work pays for waking them.
+  bool parallel = rows > 1 && rows * inner >= (1 << 16);
+#pragma omp parallel if (parallel)
+  {
+    int threads = omp_get_num_threads(), me = omp_get_thread_num();
+    int64_t begin = rows * me / threads, end = rows * (me + 1) / threads;
+    // The odometer of the outer levels at `begin`, and b's offset there.
+    std::vector<int64_t> counter(levels, 0);
+    int64_t bOffset = 0, rest = begin;
+    for (size_t i = levels - 1; i-- > 0;) {
+      counter[i] = rest % k.extents[i];
+      rest /= k.extents[i];
+      bOffset += counter[i] * k.bStrides[i];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      const float *x = a + row * inner;
+      float *y = dst + row * inner;
+      const float *z = b + bOffset;
+      if (innerStride == 0) {
+        float s = *z;
+        for (int64_t j = 0; j < inner; ++j)
+          y[j] = post(op(x[j], s));
+      } else if (innerStride == 1) {
+        for (int64_t j = 0; j < inner; ++j)
+          y[j] = post(op(x[j], z[j]));
+      } else {
+        for (int64_t j = 0; j < inner; ++j)
+          y[j] = post(op(x[j], z[j * innerStride]));
+      }
+      for (size_t i = levels - 1; i-- > 0;) {
+        bOffset += k.bStrides[i];
+        if (++counter[i] < k.extents[i])
+          break;
+        bOffset -= counter[i] * k.bStrides[i];
+        counter[i] = 0;
+      }
+    }
+  }
+}
+
+template <typename Op>
+void runWithPost(const BroadcastBinary &k, const float *a, const float *b,
+                 float *dst, Op op) {
+  switch (k.post) {
+  case BroadcastBinary::Post::None:
+    return runRows(k, a, b, dst, op, [](float v) { return v; });
+  case BroadcastBinary::Post::Relu: {
+    float slope = k.alpha;
+    return runRows(k, a, b, dst, op,
+                   [slope](float v) { return v > 0 ? v : v * slope; });
+  }
+  case BroadcastBinary::Post::Clip: {
+    float lo = k.alpha, hi = k.beta;
+    return runRows(k, a, b, dst, op, [lo, hi](float v) {
+      return std::min(std::max(v, lo), hi);
+    });
+  }
+  }
+}
+
+} // namespace
+
+void BroadcastBinary::run(const float *a, const float *b, float *dst) const {
+  switch (kind) {
+  case Kind::Add:
+    return runWithPost(*this, a, b, dst, [](float x, float y) { return x + y; });
+  case Kind::Sub:
+    return runWithPost(*this, a, b, dst, [](float x, float y) { return x - y; });
+  case Kind::Mul:
+    return runWithPost(*this, a, b, dst, [](float x, float y) { return x * y; });
+  case Kind::Div:
+    return runWithPost(*this, a, b, dst, [](float x, float y) { return x / y; });
+  case Kind::Max:
+    return runWithPost(*this, a, b, dst,
+                       [](float x, float y) { return std::max(x, y); });
+  case Kind::Min:
+    return runWithPost(*this, a, b, dst,
+                       [](float x, float y) { return std::min(x, y); });
+  }
+}
+
+} // namespace strata::runtime::onednn

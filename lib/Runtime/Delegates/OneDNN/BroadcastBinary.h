@@ -1,0 +1,53 @@
+//===- BroadcastBinary.h - the delegate's own broadcasting binary -*- C++ -*-===//
+//
+// oneDNN 2.6 runs a binary op whose second operand broadcasts in a way its
+// JIT kernels do not know (a LayerNorm's mean over the last axis, a
+// squeeze-excite scale over an 8-channel blocked layout) on its reference
+// implementation, 100-400x slower than a memory pass. This kernel takes
+// those: the first operand and the result share one dense layout, plain or
+// blocked, and the second operand is row-major with numpy broadcasting.
+//
+// The layout is read into a loop nest over the physical order of the
+// first operand's bytes; each loop level carries the stride of the second
+// operand's index (0 where it broadcasts). Adjacent levels merge where
+// they walk the second operand contiguously, so the innermost loop is a
+// run of the first operand against one scalar or one contiguous vector.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_BROADCASTBINARY_H
+#define STRATA_RUNTIME_DELEGATES_ONEDNN_BROADCASTBINARY_H
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace strata::runtime::onednn {
+
+struct BroadcastBinary {
+  enum class Kind { Add, Sub, Mul, Div, Max, Min };
+  /// An element-wise function applied to the result (a fused post-op).
+  enum class Post { None, Relu, Clip };
+
+  Kind kind = Kind::Add;
+  Post post = Post::None;
+  float alpha = 0, beta = 0; ///< Relu: negative slope; Clip: bounds.
+  /// The loop nest, outermost first: extents and the second operand's
+  /// stride per level (the first operand and the result are dense).
+  std::vector<int64_t> extents, bStrides;
+
+  /// The kernel for first operand/result layout `a` and a row-major second
+  /// operand of `bDims` (padded to a's rank; 1 where it broadcasts); none
+  /// when the layout is not dense f32, pads a dimension or blocks one
+  /// twice.
+  static std::optional<BroadcastBinary> plan(const dnnl::memory::desc &a,
+                                             const dnnl::memory::dims &bDims);
+
+  /// dst = a (op) b, then the post-op; dst may be a.
+  void run(const float *a, const float *b, float *dst) const;
+};
+
+} // namespace strata::runtime::onednn
+
+#endif // STRATA_RUNTIME_DELEGATES_ONEDNN_BROADCASTBINARY_H
