@@ -69,6 +69,15 @@ class TextEncoder(nn.Module):
         return self.head(x if self.causal else x[:, 0])
 
 
+def randomize_zero_linears(model, generator):
+    """Random weights for linear layers that start at zero (torchvision's
+    ViT head), so that the reference output depends on the whole network."""
+    for m in model.modules():
+        if isinstance(m, nn.Linear) and not m.weight.any():
+            with torch.no_grad():
+                m.weight.normal_(0.0, 0.02, generator=generator)
+
+
 def torchvision_model(name, **kwargs):
     def build():
         return getattr(tvm, name)(weights=None, **kwargs)
@@ -118,6 +127,7 @@ def generate(name, out_dir):
         x = torch.randint(0, VOCAB, (1, SEQ), generator=generator)
     else:
         shape = (1, 3, side, side)
+        randomize_zero_linears(model, generator)
         randomize_layer_norm(model, generator)
         randomize_batch_norm(model, shape, generator)
         x = torch.rand(*shape, generator=generator)

@@ -212,6 +212,7 @@ def HL_ModOp : HL_BinaryOp<"mod", "Mod", "a mod b"> {
   let arguments = (ins HL_Tensor:$lhs, HL_Tensor:$rhs,
                        DefaultValuedAttr<I64Attr, "0">:$fmod);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def HL_BitShiftOp : HL_BinaryOp<"bit_shift", "BitShift", "a << b or a >> b"> {

@@ -94,6 +94,7 @@ def HL_ScatterNDOp : HL_Op<"scatter_nd", [Pure,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 class HL_BlockOp<string mnemonic, string onnxName> : HL_Op<mnemonic, [Pure,

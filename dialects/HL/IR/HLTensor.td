@@ -110,6 +110,7 @@ def HL_TransposeOp : HL_Op<"transpose", [Pure,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def HL_ConcatOp : HL_Op<"concat", [Pure, SameOperandsAndResultElementType]> {
@@ -215,6 +216,7 @@ def HL_ExpandOp : HL_Op<"expand", [Pure,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def HL_TileOp : HL_Op<"tile", [Pure, AllElementTypesMatch<["input", "output"]>]> {

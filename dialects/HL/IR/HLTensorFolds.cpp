@@ -67,51 +67,219 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
   return DenseElementsAttr::get(resultType, inputType.getNumElements());
 }
 
-OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
-  RankedTensorType resultType = staticResultType(*this);
-  if (!resultType || resultType.getRank() != 1 || !isFoldableSize(resultType))
-    return {};
-  SmallVector<Attribute> values;
-  for (Attribute operand : adaptor.getInputs()) {
-    auto dense = dyn_cast_or_null<DenseElementsAttr>(operand);
-    if (!dense)
-      return {};
-    llvm::append_range(values, dense.getValues<Attribute>());
+/// Element `flat` of a row-major tensor of `shape`, as its coordinates.
+static SmallVector<int64_t> coordinatesOf(int64_t flat,
+                                          ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> at(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    at[d] = flat % shape[d];
+    flat /= shape[d];
   }
-  if (static_cast<int64_t>(values.size()) != resultType.getNumElements())
-    return {};
-  return DenseElementsAttr::get(resultType, values);
+  return at;
 }
 
+/// The row-major offset of `at` in a tensor of `shape`.
+static int64_t offsetOf(ArrayRef<int64_t> at, ArrayRef<int64_t> shape) {
+  int64_t offset = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    offset = offset * shape[d] + at[d];
+  return offset;
+}
+
+// Any rank: F.pad's pad-list reversal slices a [k, 2] shape tensor with
+// step -1 along axis 0.
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
   auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
   auto starts = denseInts(adaptor.getStarts());
   auto ends = denseInts(adaptor.getEnds());
+  auto axes = denseInts(adaptor.getAxes());
   auto steps = denseInts(adaptor.getSteps());
-  if (!resultType || !data || data.getType().getRank() != 1 || !starts ||
-      !ends || !steps || starts->size() != 1 || !isFoldableSize(data.getType()))
+  if (!resultType || !data || !starts || !ends || !axes || !steps ||
+      starts->size() != ends->size() || starts->size() != axes->size() ||
+      starts->size() != steps->size() || !isFoldableSize(data.getType()))
     return {};
-  int64_t n = data.getNumElements();
-  int64_t step = (*steps)[0].getSExtValue();
-  int64_t start = (*starts)[0].getSExtValue();
-  int64_t end = (*ends)[0].getSExtValue();
-  if (step == 0)
+  ArrayRef<int64_t> shape = data.getType().getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> first(rank, 0), step(rank, 1), count(shape);
+  for (size_t k = 0; k < starts->size(); ++k) {
+    int64_t axis = (*axes)[k].getSExtValue();
+    if (axis < 0)
+      axis += rank;
+    int64_t st = (*steps)[k].getSExtValue();
+    if (axis < 0 || axis >= rank || st == 0)
+      return {};
+    int64_t n = shape[axis];
+    int64_t start = (*starts)[k].getSExtValue();
+    int64_t end = (*ends)[k].getSExtValue();
+    if (start < 0)
+      start += n;
+    if (end < 0)
+      end += n;
+    // ONNX clamps starts/ends to [0, n] for positive steps, [-1, n-1]
+    // otherwise.
+    int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? n : n - 1;
+    start = std::clamp(start, lo, hi);
+    end = std::clamp(end, lo, hi);
+    int64_t span = st > 0 ? end - start : start - end;
+    int64_t magnitude = st > 0 ? st : -st;
+    first[axis] = start;
+    step[axis] = st;
+    count[axis] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+  }
+  if (ArrayRef<int64_t>(count) != resultType.getShape())
     return {};
-  if (start < 0)
-    start += n;
-  if (end < 0)
-    end += n;
-  // ONNX clamps starts/ends to [0, n] for positive steps, [-1, n-1] otherwise.
-  int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
-  start = std::clamp(start, lo, hi);
-  end = std::clamp(end, lo, hi);
   SmallVector<Attribute> all(data.getValues<Attribute>());
   SmallVector<Attribute> values;
-  for (int64_t i = start; step > 0 ? i < end : i > end; i += step)
-    values.push_back(all[i]);
+  for (int64_t i = 0; i < resultType.getNumElements(); ++i) {
+    SmallVector<int64_t> at = coordinatesOf(i, count);
+    for (int64_t d = 0; d < rank; ++d)
+      at[d] = first[d] + at[d] * step[d];
+    values.push_back(all[offsetOf(at, shape)]);
+  }
+  return DenseElementsAttr::get(resultType, values);
+}
+
+// Any rank: Swin's attention mask concatenates index tuples along the last
+// axis.
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  if (!resultType || !isFoldableSize(resultType))
+    return {};
+  ArrayRef<int64_t> shape = resultType.getShape();
+  int64_t rank = shape.size(), axis = getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return {};
+  SmallVector<SmallVector<Attribute>> parts;
+  SmallVector<int64_t> extents;
+  for (Attribute operand : adaptor.getInputs()) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(operand);
+    if (!dense || dense.getType().getRank() != rank)
+      return {};
+    parts.emplace_back(dense.getValues<Attribute>());
+    extents.push_back(dense.getType().getShape()[axis]);
+  }
+  // Per slab of the dimensions before `axis`, each part's run in turn.
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= shape[d];
+  SmallVector<Attribute> values;
+  for (int64_t o = 0; o < outer; ++o)
+    for (size_t p = 0; p < parts.size(); ++p) {
+      int64_t run = extents[p] * inner;
+      if (static_cast<int64_t>(parts[p].size()) != outer * run)
+        return {};
+      values.append(parts[p].begin() + o * run, parts[p].begin() + (o + 1) * run);
+    }
   if (static_cast<int64_t>(values.size()) != resultType.getNumElements())
     return {};
+  return DenseElementsAttr::get(resultType, values);
+}
+
+// numpy broadcasting of a constant to the static result shape.
+OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (!resultType || !data || !isFoldableSize(resultType))
+    return {};
+  if (data.isSplat())
+    return data.resizeSplat(resultType);
+  ArrayRef<int64_t> in = data.getType().getShape(),
+                    out = resultType.getShape();
+  int64_t rank = out.size(), offset = rank - static_cast<int64_t>(in.size());
+  if (offset < 0)
+    return {};
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d)
+    if (in[d] != 1 && in[d] != out[d + offset])
+      return {};
+  SmallVector<Attribute> all(data.getValues<Attribute>());
+  SmallVector<Attribute> values;
+  SmallVector<int64_t> at(in.size());
+  for (int64_t i = 0; i < resultType.getNumElements(); ++i) {
+    SmallVector<int64_t> o = coordinatesOf(i, out);
+    for (size_t d = 0; d < in.size(); ++d)
+      at[d] = in[d] == 1 ? 0 : o[d + offset];
+    values.push_back(all[offsetOf(at, in)]);
+  }
+  return DenseElementsAttr::get(resultType, values);
+}
+
+// Constant data, indices and updates, without a reduction: the data with
+// each indexed slice replaced (Swin's shifted-window mask).
+OpFoldResult ScatterNDOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
+  auto indices = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getIndices());
+  auto updates = dyn_cast_or_null<DenseElementsAttr>(adaptor.getUpdates());
+  if (!resultType || !data || !indices || !updates || getReduction() != "none" ||
+      data.getType() != resultType || !isFoldableSize(resultType) ||
+      !isFoldableSize(updates.getType()))
+    return {};
+  ArrayRef<int64_t> shape = resultType.getShape(),
+                    indexShape = indices.getType().getShape();
+  if (indexShape.empty())
+    return {};
+  int64_t k = indexShape.back(), rank = shape.size();
+  if (k < 1 || k > rank)
+    return {};
+  int64_t slice = 1;
+  for (int64_t d = k; d < rank; ++d)
+    slice *= shape[d];
+  int64_t tuples = indices.getNumElements() / k;
+  if (updates.getNumElements() != tuples * slice)
+    return {};
+  SmallVector<Attribute> values(data.getValues<Attribute>());
+  SmallVector<Attribute> fresh(updates.getValues<Attribute>());
+  SmallVector<int64_t> index(indices.getValues<int64_t>());
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t base = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t i = index[t * k + d];
+      if (i < 0)
+        i += shape[d];
+      if (i < 0 || i >= shape[d])
+        return {};
+      base = base * shape[d] + i;
+    }
+    std::copy(fresh.begin() + t * slice, fresh.begin() + (t + 1) * slice,
+              values.begin() + base * slice);
+  }
+  return DenseElementsAttr::get(resultType, values);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
+  if (!resultType || !data || !isFoldableSize(data.getType()))
+    return {};
+  ArrayRef<int64_t> shape = data.getType().getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> perm;
+  if (std::optional<ArrayRef<int64_t>> given = getPerm())
+    perm.assign(given->begin(), given->end());
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return {};
+  if (data.isSplat())
+    return data.resizeSplat(resultType);
+  SmallVector<Attribute> all(data.getValues<Attribute>());
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < resultType.getNumElements(); ++i) {
+    SmallVector<int64_t> out = coordinatesOf(i, resultType.getShape());
+    SmallVector<int64_t> in(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (perm[d] < 0 || perm[d] >= rank)
+        return {};
+      in[perm[d]] = out[d];
+    }
+    values.push_back(all[offsetOf(in, shape)]);
+  }
   return DenseElementsAttr::get(resultType, values);
 }
 
@@ -268,6 +436,25 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
         if (b.isZero())
           return std::nullopt;
         return isUnsigned ? a.udiv(b) : a.sdiv(b);
+      });
+}
+
+// Integer Mod: with fmod = 0 the result takes the divisor's sign (Python's
+// %), with fmod = 1 the dividend's (C's fmod).
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getElementTypeOrSelf(getType()).isUnsignedInteger();
+  bool cStyle = getFmod() != 0;
+  return foldIntBinary(
+      *this, adaptor.getLhs(), adaptor.getRhs(),
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.isZero())
+          return std::nullopt;
+        if (isUnsigned)
+          return a.urem(b);
+        APInt r = a.srem(b);
+        if (!cStyle && !r.isZero() && r.isNegative() != b.isNegative())
+          r += b;
+        return r;
       });
 }
 

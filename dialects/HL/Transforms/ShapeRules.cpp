@@ -334,6 +334,23 @@ std::optional<Shape> inferTranspose(TransposeOp op) {
   return result;
 }
 
+/// Pad: each extent grows by its begin and end pads (negative pads crop).
+std::optional<Shape> inferPad(PadOp op) {
+  auto input = staticShape(op.getData());
+  auto pads = getConstantIntValues(op.getPads());
+  if (!input || !pads || pads->size() != 2 * input->size())
+    return std::nullopt;
+  size_t rank = input->size();
+  Shape result;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t extent = (*input)[d] + (*pads)[d] + (*pads)[d + rank];
+    if (extent < 0)
+      return std::nullopt;
+    result.push_back(extent);
+  }
+  return result;
+}
+
 /// Ops whose traits say how the result shape follows the operands'.
 std::optional<Shape> inferFromTraits(Operation *op) {
   if (op->getNumOperands() == 0)
@@ -384,6 +401,7 @@ std::optional<SmallVector<int64_t>> inferStaticResultShape(Operation *op) {
       .Case([](GemmOp op) { return inferGemm(op); })
       .Case([](MatMulOp op) { return inferMatMul(op); })
       .Case([](TransposeOp op) { return inferTranspose(op); })
+      .Case([](PadOp op) { return inferPad(op); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
             ReduceL1Op, ReduceL2Op, ReduceLogSumOp, ReduceLogSumExpOp,
             ReduceSumSquareOp>([](auto op) { return inferReduce(op); })

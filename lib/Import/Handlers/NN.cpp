@@ -135,14 +135,14 @@ static LogicalResult convertDropout(NodeContext &ctx) {
   Value input = ctx.input(0);
   ctx.setOutput(0, ctx.create<hl::IdentityOp>(input.getType(), input));
   if (ctx.hasOutput(1)) {
+    // The mask has the input's shape: of unknown rank until shape
+    // refinement knows the input's (an unused mask is dropped later).
     Type maskType = ctx.outputType(1, ctx.builder().getI1Type());
     auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    if (!inputType)
-      return ctx.emitError() << "the mask output needs a ranked input";
+    int64_t rank = inputType ? inputType.getRank() : ShapedType::kDynamic;
     Value shape = ctx.create<hl::ShapeOp>(
-        RankedTensorType::get({inputType.getRank()},
-                              ctx.builder().getI64Type()),
-        input, ctx.builder().getI64IntegerAttr(0), IntegerAttr());
+        RankedTensorType::get({rank}, ctx.builder().getI64Type()), input,
+        ctx.builder().getI64IntegerAttr(0), IntegerAttr());
     auto one = DenseElementsAttr::get(
         RankedTensorType::get({1}, ctx.builder().getI1Type()), true);
     ctx.setOutput(1, ctx.create<hl::ConstantOfShapeOp>(maskType, shape, one));

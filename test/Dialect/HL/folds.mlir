@@ -249,3 +249,61 @@ func.func @where_partial(%x: tensor<2xi64>) -> (tensor<2xf32>, tensor<2xi1>) {
   %e = hl.equal %x, %k : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi1>
   return %w, %e : tensor<2xf32>, tensor<2xi1>
 }
+
+// -----
+
+// Tests PyTorch's F.pad arithmetic on constants: Mod with the divisor's sign
+// (-7 mod 3 is 2, 7 mod -3 is -2; fmod = 1 keeps the dividend's: -1), then
+// the pad list [k, 2] reversed along axis 0 by a step -1 Slice and
+// transposed: [[0, 1], [2, 3], [4, 5]] -> [[4, 5], [2, 3], [0, 1]] ->
+// [[4, 2, 0], [5, 3, 1]].
+// CHECK-LABEL: func @pad_arithmetic
+func.func @pad_arithmetic() -> (tensor<3xi64>, tensor<i64>, tensor<2x3xi64>) {
+  // CHECK-DAG: %[[MOD:.*]] = hl.constant dense<[2, -2, 0]> : tensor<3xi64>
+  // CHECK-DAG: %[[FMOD:.*]] = hl.constant dense<-1> : tensor<i64>
+  // CHECK-DAG: %[[T:.*]] = hl.constant dense<{{\[}}[4, 2, 0], [5, 3, 1]]> : tensor<2x3xi64>
+  // CHECK-NOT: hl.mod
+  // CHECK-NOT: hl.slice
+  // CHECK-NOT: hl.transpose
+  // CHECK: return %[[MOD]], %[[FMOD]], %[[T]]
+  %a = hl.constant dense<[-7, 7, 6]> : tensor<3xi64>
+  %b = hl.constant dense<[3, -3, 3]> : tensor<3xi64>
+  %mod = hl.mod %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %m7 = hl.constant dense<-7> : tensor<i64>
+  %c3 = hl.constant dense<3> : tensor<i64>
+  %fmod = hl.mod %m7, %c3 {fmod = 1 : i64} : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %pads = hl.constant dense<[[0, 1], [2, 3], [4, 5]]> : tensor<3x2xi64>
+  %start = hl.constant dense<-1> : tensor<1xi64>
+  %end = hl.constant dense<-9223372036854775807> : tensor<1xi64>
+  %axis = hl.constant dense<0> : tensor<1xi64>
+  %step = hl.constant dense<-1> : tensor<1xi64>
+  %rev = hl.slice %pads, %start, %end, %axis, %step : (tensor<3x2xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x2xi64>
+  %t = hl.transpose %rev {perm = array<i64: 1, 0>} : (tensor<3x2xi64>) -> tensor<2x3xi64>
+  return %mod, %fmod, %t : tensor<3xi64>, tensor<i64>, tensor<2x3xi64>
+}
+
+// -----
+
+// Tests Swin's shifted-window mask on constants: Expand broadcasts (the
+// column [0, 1] to [[0, 0], [1, 1]]), Concat along the last axis builds
+// the index pairs (0, 2) and (1, 0), and ScatterND writes 7 and 8 there in
+// a zero 2x3 matrix.
+// CHECK-LABEL: func @scatter_mask
+func.func @scatter_mask() -> (tensor<2x2xi64>, tensor<2x3xf32>) {
+  // CHECK-DAG: %[[E:.*]] = hl.constant dense<{{\[}}[0, 0], [1, 1]]> : tensor<2x2xi64>
+  // CHECK-DAG: %[[S:.*]] = hl.constant dense<{{\[}}[0.000000e+00, 0.000000e+00, 7.000000e+00], [8.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<2x3xf32>
+  // CHECK-NOT: hl.expand
+  // CHECK-NOT: hl.concat
+  // CHECK-NOT: hl.scatter_nd
+  // CHECK: return %[[E]], %[[S]]
+  %rows = hl.constant dense<[[0], [1]]> : tensor<2x1xi64>
+  %shape = hl.constant dense<[2, 2]> : tensor<2xi64>
+  %e = hl.expand %rows, %shape : (tensor<2x1xi64>, tensor<2xi64>) -> tensor<2x2xi64>
+  %r = hl.constant dense<[[0], [1]]> : tensor<2x1xi64>
+  %c = hl.constant dense<[[2], [0]]> : tensor<2x1xi64>
+  %pairs = hl.concat %r, %c {axis = -1 : i64} : (tensor<2x1xi64>, tensor<2x1xi64>) -> tensor<2x2xi64>
+  %zero = hl.constant dense<0.0> : tensor<2x3xf32>
+  %upd = hl.constant dense<[7.0, 8.0]> : tensor<2xf32>
+  %s = hl.scatter_nd %zero, %pairs, %upd : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %e, %s : tensor<2x2xi64>, tensor<2x3xf32>
+}

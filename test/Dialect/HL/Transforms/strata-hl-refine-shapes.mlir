@@ -215,3 +215,17 @@ func.func @linear(%a: tensor<2x3xf32>, %b: tensor<5x3xf32>, %l: tensor<4x1x2x3xf
   %mv = hl.matmul %a, %v : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<*xf32>
   return %g, %m, %mv : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// Tests pad with constant pads (begin extents, then end extents; a negative
+// pad crops): 1x5x5x3 padded by [0, 0, 1, 0] before and [0, 2, 1, -1]
+// after is 1x7x7x2.
+// CHECK-LABEL: func @pad_constant
+// CHECK-SAME: -> tensor<1x7x7x2xf32>
+func.func @pad_constant(%x: tensor<1x5x5x3xf32>) -> tensor<?x?x?x?xf32> {
+  // CHECK: hl.pad {{.*}} -> tensor<1x7x7x2xf32>
+  %p = hl.constant dense<[0, 0, 1, 0, 0, 2, 1, -1]> : tensor<8xi64>
+  %y = hl.pad %x, %p : (tensor<1x5x5x3xf32>, tensor<8xi64>) -> tensor<?x?x?x?xf32>
+  return %y : tensor<?x?x?x?xf32>
+}
