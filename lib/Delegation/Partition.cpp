@@ -3,9 +3,10 @@
 // Grouping walks each function's block in order. A claimed op joins the
 // partition of one of its claimed producers unless one of its other
 // operands depends on that partition through an unclaimed op (joining
-// would make a cycle: partition -> outside op -> partition); otherwise it
-// opens a new partition. `reach[v]` is the set of partitions a value
-// depends on, so the check is one bit test per operand.
+// would make a cycle: partition -> outside op -> partition). An op without
+// a claimed producer joins the latest partition under the same test;
+// otherwise it opens a new partition. `reach[v]` is the set of partitions a
+// value depends on, so the check is one bit test per operand.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Delegation/Delegation.h"
@@ -124,6 +125,23 @@ llvm::MapVector<Operation *, int> group(Block &block, StringRef backend,
           chosen = candidate;
           break;
         }
+      }
+      // An op with no claimed producer (it reads only block arguments,
+      // constants and unclaimed results) joins the latest partition unless
+      // one of its operands depends on it: independent siblings, such as
+      // the two readers of a GELU's input, stay together.
+      bool anyClaimedProducer = llvm::any_of(op.getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && partOf.count(def);
+      });
+      if (chosen < 0 && !anyClaimedProducer && count > 0) {
+        int latest = count - 1;
+        bool depends = llvm::any_of(op.getOperands(), [&](Value other) {
+          llvm::BitVector r = reachOf(other);
+          return r.size() > static_cast<unsigned>(latest) && r.test(latest);
+        });
+        if (!depends)
+          chosen = latest;
       }
       if (chosen < 0)
         chosen = count++;

@@ -73,3 +73,39 @@ func.func @none(%x: tensor<4xf32>) -> tensor<4xf32> {
   %f = edge.floor %x : tensor<4xf32>
   return %f : tensor<4xf32>
 }
+
+// -----
+
+// Siblings: %a and %b both read only the argument; %b has no claimed
+// producer and joins the latest partition, so %c finds both of its operands
+// in one partition (a GELU's two readers of x stay together).
+// CHECK-LABEL: func.func @siblings
+// CHECK-NEXT: %[[P:.*]] = edge.delegate_call @onednn_0(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: return %[[P]]
+// CHECK: func.func private @onednn_0
+// CHECK: edge.relu
+// CHECK: edge.sigmoid
+// CHECK: edge.add
+// CHECK-NOT: func.func private
+func.func @siblings(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = edge.relu %x : tensor<4xf32>
+  %b = edge.sigmoid %x : tensor<4xf32>
+  %c = edge.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// A sibling that reads an unclaimed result of the latest partition opens a
+// partition of its own: %b reads %u = floor(@onednn_0), so joining
+// @onednn_0 would be a cycle.
+// CHECK-LABEL: func.func @sibling_cycle
+// CHECK: edge.delegate_call @onednn_0
+// CHECK: edge.floor
+// CHECK: edge.delegate_call @onednn_1
+func.func @sibling_cycle(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = edge.relu %x : tensor<4xf32>
+  %u = edge.floor %a : tensor<4xf32>
+  %b = edge.sigmoid %u : tensor<4xf32>
+  return %b : tensor<4xf32>
+}

@@ -48,6 +48,20 @@ struct PoolGeometry {
 /// The geometry of `op`, or std::nullopt when oneDNN cannot express it.
 std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
 
+/// GELU as PyTorch exports it before opset 20: x * 0.5 * (1 + erf(x /
+/// sqrt(2))), the division possibly a product by 1 / sqrt(2), the 0.5
+/// applied first or last (Gelu.cpp).
+struct GeluChain {
+  mlir::Value input, output;
+  llvm::SmallVector<mlir::Operation *, 5> ops;
+};
+/// The chain through edge.erf `erf`, when it is one whose intermediate
+/// values have no other users.
+std::optional<GeluChain> matchGelu(mlir::Operation *erf);
+/// The chain reading `x`, when x has no other users (a producer may take
+/// it as a post-op).
+std::optional<GeluChain> matchGeluOf(mlir::Value x);
+
 } // namespace strata::onednn
 
 #endif // STRATA_LIB_BACKENDS_ONEDNN_ONEDNNBACKEND_H

@@ -8,6 +8,8 @@
 //   conv2d -> relu/clip                    convolution + eltwise
 //   matmul -> add(constant [.., N]) -> relu   matmul + bias + eltwise
 //   add -> relu                             binary + eltwise
+//   conv2d / matmul -> GELU (Erf form)      convolution / matmul + gelu_erf
+//   GELU (Erf form, Gelu.cpp)               eltwise gelu_erf
 //
 // A link fuses only when the intermediate value has that single use. Then
 // the delegate's prepare step (oneDNN itself) picks layouts and pre-packs
@@ -199,6 +201,20 @@ static std::optional<Eltwise> eltwiseOf(Operation *op) {
 
 bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
                                  Value &result) {
+  if (std::optional<GeluChain> gelu = matchGeluOf(result)) {
+    auto post = std::make_unique<fbs::PostOpT>();
+    post->eltwise = fbs::EltwiseKind::GeluErf;
+    target.post_ops.push_back(std::move(post));
+    for (Operation *o : gelu->ops) {
+      fused.insert(o);
+      std::string name = getNodeName(o->getLoc());
+      if (!name.empty() && !llvm::is_contained(target.node_names, name))
+        target.node_names.push_back(name);
+    }
+    debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
+    result = gelu->output;
+    return true;
+  }
   if (!op || !isa<edge::ReluOp, edge::ClipOp>(op))
     return false;
   Eltwise e = *eltwiseOf(op);
@@ -553,9 +569,31 @@ LogicalResult GraphWriter::write() {
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments())
     graph.inputs.push_back(newTensor(arg));
+  // GELU chains that no producer takes as a post-op: one eltwise op each,
+  // written where the chain's first op stands.
+  std::vector<GeluChain> gelus;
+  llvm::DenseMap<Operation *, size_t> geluOf;
+  for (Operation &op : body)
+    if (isa<edge::ErfOp>(op))
+      if (std::optional<GeluChain> chain = matchGelu(&op)) {
+        for (Operation *o : chain->ops)
+          geluOf[o] = gelus.size();
+        gelus.push_back(*chain);
+      }
   for (Operation &op : body) {
     if (isa<edge::ConstantOp, func::ReturnOp>(op) || fused.contains(&op))
       continue;
+    if (auto it = geluOf.find(&op); it != geluOf.end()) {
+      const GeluChain &chain = gelus[it->second];
+      FailureOr<uint32_t> x = tensor(chain.input);
+      if (failed(x))
+        return failure();
+      fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain.ops);
+      out.inputs = {*x};
+      out.eltwise = fbs::EltwiseKind::GeluErf;
+      out.outputs = {newTensor(chain.output)};
+      continue;
+    }
     if (failed(writeOp(&op)))
       return failure();
   }

@@ -222,6 +222,9 @@ bool supportsOp(Operation *op) {
           edge::SoftmaxOp, edge::ReduceMeanOp, edge::TransposeOp,
           edge::ReshapeOp, edge::ConcatOp>(op))
     return true;
+  // Erf only as part of a GELU (oneDNN has gelu_erf, not erf).
+  if (isa<edge::ErfOp>(op))
+    return matchGelu(op).has_value();
   if (auto slice = dyn_cast<edge::SliceOp>(op))
     return llvm::all_of(slice.getSteps(), [](int64_t s) { return s == 1; }) &&
            llvm::all_of(slice.getStarts(), [](int64_t s) { return s >= 0; });

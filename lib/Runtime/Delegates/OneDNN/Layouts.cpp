@@ -135,6 +135,8 @@ dnnl::algorithm eltwiseAlgorithm(fbs::EltwiseKind kind) {
     return algorithm::eltwise_square;
   case fbs::EltwiseKind::Linear:
     return algorithm::eltwise_linear;
+  case fbs::EltwiseKind::GeluErf:
+    return algorithm::eltwise_gelu_erf;
   }
   return algorithm::undef;
 }

@@ -1,0 +1,114 @@
+//===- Gelu.cpp - GELU as exporters write it, for oneDNN's gelu_erf -------===//
+//
+// Before opset 20 ONNX has no GELU; PyTorch writes nn.GELU (ConvNeXt, ViT,
+// Swin, BERT, GPT) as x * 0.5 * (1 + erf(x / sqrt(2))), five edge ops of
+// which the delegate would otherwise leave the Erf to the portable kernels
+// and split the partition around it. The matcher finds the chain from its
+// Erf; the partition writer emits it as one oneDNN eltwise_gelu_erf op, or
+// as a post-op of the convolution or matmul producing x.
+//
+//===----------------------------------------------------------------------===//
+#include "OneDNNBackend.h"
+
+#include "Edge/IR/EdgeOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace strata::onednn {
+
+/// Whether `value` is a splat f32 constant within 1e-5 of `want`.
+static bool isScalar(Value value, double want) {
+  std::optional<float> v = getScalarConstant(value);
+  return v && std::fabs(*v - want) <= 1e-5 * std::fabs(want);
+}
+
+/// The operand of binary `op` other than the splat constant `constant`
+/// (either side); null when neither side is that constant.
+static Value otherThanScalar(Operation *op, double constant) {
+  if (isScalar(op->getOperand(1), constant))
+    return op->getOperand(0);
+  if (isScalar(op->getOperand(0), constant))
+    return op->getOperand(1);
+  return {};
+}
+
+/// The single user of `value`, when it has one use.
+static Operation *soleUser(Value value) {
+  return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+}
+
+/// The operand of binary `op` other than `known`; null when `op` does not
+/// read `known`.
+static Value otherOperand(Operation *op, Value known) {
+  if (op->getOperand(0) == known)
+    return op->getOperand(1);
+  if (op->getOperand(1) == known)
+    return op->getOperand(0);
+  return {};
+}
+
+std::optional<GeluChain> matchGelu(Operation *erf) {
+  if (!isa_and_nonnull<edge::ErfOp>(erf))
+    return std::nullopt;
+  GeluChain chain;
+  // x / sqrt(2), or x * (1 / sqrt(2)).
+  Operation *scale = erf->getOperand(0).getDefiningOp();
+  Value x;
+  if (isa_and_nonnull<edge::DivOp>(scale) &&
+      isScalar(scale->getOperand(1), M_SQRT2))
+    x = scale->getOperand(0);
+  else if (isa_and_nonnull<edge::MulOp>(scale))
+    x = otherThanScalar(scale, M_SQRT1_2);
+  if (!x || !scale->getResult(0).hasOneUse() ||
+      x.getType() != erf->getResult(0).getType())
+    return std::nullopt;
+  // 1 + erf(...).
+  Operation *plusOne = soleUser(erf->getResult(0));
+  if (!isa_and_nonnull<edge::AddOp>(plusOne) ||
+      otherThanScalar(plusOne, 1.0) != erf->getResult(0))
+    return std::nullopt;
+  // x * (1 + erf) * 0.5, or (x * 0.5) * (1 + erf).
+  Operation *product = soleUser(plusOne->getResult(0));
+  if (!isa_and_nonnull<edge::MulOp>(product))
+    return std::nullopt;
+  Value factor = otherOperand(product, plusOne->getResult(0));
+  chain.ops = {scale, erf, plusOne, product};
+  if (factor == x) {
+    Operation *half = soleUser(product->getResult(0));
+    if (!isa_and_nonnull<edge::MulOp>(half) ||
+        otherThanScalar(half, 0.5) != product->getResult(0))
+      return std::nullopt;
+    chain.ops.push_back(half);
+    chain.output = half->getResult(0);
+  } else {
+    Operation *half = factor ? factor.getDefiningOp() : nullptr;
+    if (!isa_and_nonnull<edge::MulOp>(half) || otherThanScalar(half, 0.5) != x ||
+        !half->getResult(0).hasOneUse())
+      return std::nullopt;
+    chain.ops.push_back(half);
+    chain.output = product->getResult(0);
+  }
+  if (chain.output.getType() != x.getType())
+    return std::nullopt;
+  chain.input = x;
+  return chain;
+}
+
+std::optional<GeluChain> matchGeluOf(Value x) {
+  // x feeds the chain twice (its scaling and its product) and nothing else.
+  if (std::distance(x.use_begin(), x.use_end()) != 2)
+    return std::nullopt;
+  for (Operation *user : x.getUsers()) {
+    Operation *erf = soleUser(user->getResult(0));
+    if (!isa_and_nonnull<edge::ErfOp>(erf))
+      continue;
+    std::optional<GeluChain> chain = matchGelu(erf);
+    if (chain && chain->input == x)
+      return chain;
+  }
+  return std::nullopt;
+}
+
+} // namespace strata::onednn
