@@ -62,6 +62,18 @@ std::optional<GeluChain> matchGelu(mlir::Operation *erf);
 /// it as a post-op).
 std::optional<GeluChain> matchGeluOf(mlir::Value x);
 
+/// LayerNorm over the last axis as exporters write it (LayerNorm.cpp):
+/// mean, subtract, square (pow 2 or d * d), mean, add epsilon, sqrt,
+/// divide, then optionally * gamma and + beta (constant vectors).
+struct LayerNormChain {
+  mlir::Value input, output, gamma, beta;
+  float epsilon = 0;
+  llvm::SmallVector<mlir::Operation *, 9> ops;
+};
+/// The chain starting at edge.reduce_mean `firstMean`, when it is one whose
+/// intermediate values have no other readers.
+std::optional<LayerNormChain> matchLayerNorm(mlir::Operation *firstMean);
+
 } // namespace strata::onednn
 
 #endif // STRATA_LIB_BACKENDS_ONEDNN_ONEDNNBACKEND_H

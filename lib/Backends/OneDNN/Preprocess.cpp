@@ -10,6 +10,7 @@
 //   add -> relu                             binary + eltwise
 //   conv2d / matmul -> GELU (Erf form)      convolution / matmul + gelu_erf
 //   GELU (Erf form, Gelu.cpp)               eltwise gelu_erf
+//   LayerNorm chain (LayerNorm.cpp)         layer_normalization
 //
 // A link fuses only when the intermediate value has that single use. Then
 // the delegate's prepare step (oneDNN itself) picks layouts and pre-packs
@@ -25,6 +26,7 @@
 #include "strata/Support/Locations.h"
 
 #include <cstring>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -72,6 +74,9 @@ private:
                                 int64_t channels, FloatAttr clipMin,
                                 FloatAttr clipMax);
   LogicalResult writeOp(Operation *op);
+  /// One LayerNorm op: inputs x, then gamma and beta when the chain has
+  /// them (gamma as ones when only beta is given); epsilon as alpha.
+  LogicalResult writeLayerNorm(const LayerNormChain &chain);
   fbs::OpT &addOp(fbs::OpKind kind, ArrayRef<Operation *> from);
   /// The single user of `value`, when it has exactly one use.
   Operation *soleUser(Value value) const {
@@ -464,6 +469,35 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
          << op->getName() << "'";
 }
 
+LogicalResult GraphWriter::writeLayerNorm(const LayerNormChain &chain) {
+  FailureOr<uint32_t> x = tensor(chain.input);
+  if (failed(x))
+    return failure();
+  std::vector<uint32_t> inputs{*x};
+  int64_t channels =
+      cast<RankedTensorType>(chain.input.getType()).getShape().back();
+  if (chain.gamma || chain.beta) {
+    FailureOr<uint32_t> gamma =
+        chain.gamma ? tensor(chain.gamma)
+                    : FailureOr<uint32_t>(constantTensor(
+                          {channels}, std::vector<float>(channels, 1.0f)));
+    if (failed(gamma))
+      return failure();
+    inputs.push_back(*gamma);
+  }
+  if (chain.beta) {
+    FailureOr<uint32_t> beta = tensor(chain.beta);
+    if (failed(beta))
+      return failure();
+    inputs.push_back(*beta);
+  }
+  fbs::OpT &out = addOp(fbs::OpKind::LayerNorm, chain.ops);
+  out.inputs = inputs;
+  out.alpha = chain.epsilon;
+  out.outputs = {newTensor(chain.output)};
+  return success();
+}
+
 /// An int8 convolution: s8/u8 input, s8 weights, oneDNN's output scales
 /// (input scale x weight scale, divided by the result's scale when it is
 /// int8), the bias in accumulator units (oneDNN 2.x adds it to the int32
@@ -569,29 +603,40 @@ LogicalResult GraphWriter::write() {
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments())
     graph.inputs.push_back(newTensor(arg));
-  // GELU chains that no producer takes as a post-op: one eltwise op each,
-  // written where the chain's first op stands.
-  std::vector<GeluChain> gelus;
-  llvm::DenseMap<Operation *, size_t> geluOf;
-  for (Operation &op : body)
+  // Chains written as one op where their first op stands: GELUs that no
+  // producer takes as a post-op (an eltwise op) and LayerNorms.
+  std::vector<std::function<LogicalResult()>> chains;
+  llvm::DenseMap<Operation *, size_t> chainOf;
+  auto addChain = [&](ArrayRef<Operation *> ops,
+                      std::function<LogicalResult()> write) {
+    for (Operation *o : ops)
+      chainOf[o] = chains.size();
+    chains.push_back(std::move(write));
+  };
+  for (Operation &op : body) {
     if (isa<edge::ErfOp>(op))
-      if (std::optional<GeluChain> chain = matchGelu(&op)) {
-        for (Operation *o : chain->ops)
-          geluOf[o] = gelus.size();
-        gelus.push_back(*chain);
-      }
+      if (std::optional<GeluChain> chain = matchGelu(&op))
+        addChain(chain->ops, [this, chain = *chain] {
+          FailureOr<uint32_t> x = tensor(chain.input);
+          if (failed(x))
+            return failure();
+          fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain.ops);
+          out.inputs = {*x};
+          out.eltwise = fbs::EltwiseKind::GeluErf;
+          out.outputs = {newTensor(chain.output)};
+          return success();
+        });
+    if (isa<edge::ReduceMeanOp>(op) && !chainOf.count(&op))
+      if (std::optional<LayerNormChain> chain = matchLayerNorm(&op))
+        addChain(chain->ops,
+                 [this, chain = *chain] { return writeLayerNorm(chain); });
+  }
   for (Operation &op : body) {
     if (isa<edge::ConstantOp, func::ReturnOp>(op) || fused.contains(&op))
       continue;
-    if (auto it = geluOf.find(&op); it != geluOf.end()) {
-      const GeluChain &chain = gelus[it->second];
-      FailureOr<uint32_t> x = tensor(chain.input);
-      if (failed(x))
+    if (auto it = chainOf.find(&op); it != chainOf.end()) {
+      if (failed(chains[it->second]()))
         return failure();
-      fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain.ops);
-      out.inputs = {*x};
-      out.eltwise = fbs::EltwiseKind::GeluErf;
-      out.outputs = {newTensor(chain.output)};
       continue;
     }
     if (failed(writeOp(&op)))

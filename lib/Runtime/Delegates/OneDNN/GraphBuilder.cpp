@@ -448,6 +448,9 @@ Error GraphBuilder::build() {
     case fbs::OpKind::Reorder:
       error = buildReorder(op);
       break;
+    case fbs::OpKind::LayerNorm:
+      error = buildLayerNorm(op);
+      break;
     default:
       return fail("unknown op kind " +
                   std::to_string(static_cast<int>(op.kind())));

@@ -12,6 +12,7 @@
 //   BroadcastBinary.cpp  the own kernel for broadcasts oneDNN runs on its
 //                      reference implementation
 //   Pooling.cpp        max/average pooling, reduce mean
+//   Normalization.cpp  layer normalization
 //   DataMovement.cpp   transpose, slice, reshape, concat, int8 reorders
 //
 //===----------------------------------------------------------------------===//
@@ -115,6 +116,13 @@ private:
   /// Input `i` of `op` when it has one (a bias), else -1.
   Result<int> optionalInput(const fbs::Op &op, size_t i) const;
   Dims dimsOf(uint32_t tensor) const;
+  /// The element count of `tensor`'s dims.
+  int64_t numElementsOf(uint32_t tensor) const {
+    int64_t n = 1;
+    for (int64_t d : dimsOf(tensor))
+      n *= d;
+    return n;
+  }
   dnnl::memory::data_type typeOf(uint32_t tensor) const {
     return dataTypeOf(graph.tensors()->Get(tensor)->dtype());
   }
@@ -276,6 +284,7 @@ private:
   Error buildMatMul(const fbs::Op &op);
   Error buildPool(const fbs::Op &op);
   Error buildReduceMean(const fbs::Op &op);
+  Error buildLayerNorm(const fbs::Op &op);
   Error buildEltwise(const fbs::Op &op);
   Error buildBinary(const fbs::Op &op);
   Error buildSoftmax(const fbs::Op &op);
