@@ -41,7 +41,7 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 # The gtest suites of the ASan tree (the fuzzers and tools come on top).
 sanitize_gtests=(StrataRuntimeTests StrataOneDNNDelegateTests
   StrataSupportTests StrataExecTests StrataImportTests StrataBackendsTests
-  StrataQuantizationTests)
+  StrataQuantizationTests StrataEdgeTests)
 sanitize_lit_dirs="Import|Conversion|Dialect|Emit|Pipelines|Runtime"
 import_regressions=$sanitize_root/unittests/Import/Inputs/fuzz-regressions
 program_regressions=$sanitize_root/unittests/Runtime/Inputs/fuzz-regressions

@@ -207,8 +207,11 @@ bool supportsOp(Operation *op) {
       !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
       op->getNumResults() != 1)
     return false;
+  // Weights are packed at compile time: a convolution whose weights are
+  // computed at run time stays with the portable kernels.
   if (auto conv = dyn_cast<edge::Conv2DOp>(op))
-    return shapeOf(conv.getInput()).size() == 4;
+    return shapeOf(conv.getInput()).size() == 4 &&
+           conv.getWeight().getDefiningOp<edge::ConstantOp>();
   if (auto matmul = dyn_cast<edge::MatMulOp>(op)) {
     ArrayRef<int64_t> a = shapeOf(matmul.getLhs()),
                       out = shapeOf(matmul.getOutput());
