@@ -46,6 +46,18 @@ function parseStrataLog(file) {
   return result;
 }
 
+// The two costliest lines of strata-run --profile's "delegate steps by op
+// and implementation" summary, e.g. "MatMul brg:avx512_core 80.2%".
+function topSteps(file) {
+  let text = '';
+  try { text = readFileSync(file, 'utf8'); } catch { return []; }
+  const at = text.indexOf('profile: delegate steps by op and implementation');
+  if (at < 0) return [];
+  return text.slice(at).split('\n').slice(1, 3)
+    .map((l) => l.trim().match(/^(\S+)\s+(\S+)\s+(\d+) steps\s+([\d.]+) ms\s+([\d.]+)%/))
+    .filter(Boolean).map((m) => `${m[1]} ${m[2]} ${m[5]}% (${m[3]} steps)`);
+}
+
 // CPU model, family/model numbers and the vector extensions that matter here.
 function cpuDescription() {
   let info = '';
@@ -70,6 +82,7 @@ for (const line of readFileSync(args.manifest, 'utf8').split('\n').filter(Boolea
   if (kind === 'meta') meta[a] = b;
   else if (kind === 'compile') compileErrors[`${a}/${c}`] = `compile: ${reason(e)}`;
   else if (kind === 'ort') rowFor(a, b).ort = d === 'ok' ? JSON.parse(readFileSync(e, 'utf8')) : { error: reason(e) };
+  else if (kind === 'profile') rowFor(a, b).profile = topSteps(e);
   else if (kind === 'strata') {
     rowFor(a, b)[c] = d === 'ok' ? parseStrataLog(e)
       : d === 'no-threads' ? { error: 'strata-run has no --threads' } : { error: reason(e) };
@@ -116,6 +129,38 @@ for (const r of rowList) {
     + `| ${ort.session_ms !== undefined ? `${fmt(ort.session_ms)} (${fmt(ort.session_first_ms)})` : na(ort)} `
     + `| ${liCell}${r.onednn?.load_init_again_ms !== undefined ? ` (${fmt(r.onednn.load_init_again_ms)})` : ''} `
     + `| ${ratio(li, ort.session_first_ms)} | ${ratio(r.onednn?.load_init_again_ms, ort.session_ms)} |`);
+}
+
+// The zoo's summary per thread count: geometric means, the worst case, the
+// five slowest models against ORT with where their time goes, and any model
+// whose delegated program is slower than its portable one.
+function summary() {
+  const lines = [];
+  const threadCounts = [...new Set(rowList.map((r) => r.threads))].sort((a, b) => a - b);
+  const geo = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+  for (const t of threadCounts) {
+    const at = rowList.filter((r) => r.threads === t && r.ort?.median_ms > 0);
+    const one = at.filter((r) => r.onednn?.median_ms !== undefined)
+      .map((r) => ({ r, x: r.onednn.median_ms / r.ort.median_ms }));
+    const port = at.filter((r) => r.portable?.median_ms !== undefined)
+      .map((r) => r.portable.median_ms / r.ort.median_ms);
+    if (!one.length) continue;
+    one.sort((a, b) => b.x - a.x);
+    lines.push(`#### ${t} thread${t > 1 ? 's' : ''}`, '',
+      `- onednn / ORT: geometric mean ${geo(one.map((o) => o.x)).toFixed(2)}x over ${one.length} models, `
+      + `worst ${one[0].x.toFixed(2)}x (${one[0].r.model}), best ${one.at(-1).x.toFixed(2)}x (${one.at(-1).r.model}).`);
+    if (port.length)
+      lines.push(`- portable / ORT: geometric mean ${geo(port).toFixed(2)}x over ${port.length} models.`);
+    lines.push(`- Not run or failed (onednn): ${at.filter((r) => r.onednn?.median_ms === undefined).map((r) => r.model).join(', ') || 'none'}.`);
+    const slower = at.filter((r) => r.onednn?.median_ms > (r.portable?.median_ms ?? Infinity));
+    lines.push(`- Delegated slower than portable: ${slower.map((r) => `${r.model} (${fmt(r.onednn.median_ms)} against ${fmt(r.portable.median_ms)} ms)`).join(', ') || 'none'}.`,
+      '', 'The five slowest against ORT, and where their delegate time goes (`strata-run --profile`, at this thread count):', '',
+      '| model | onednn / ORT | costliest steps |', '|---|---:|---|');
+    for (const { r, x } of one.slice(0, 5))
+      lines.push(`| ${r.model} | ${x.toFixed(2)}x | ${(r.profile ?? []).join('; ') || '—'} |`);
+    lines.push('');
+  }
+  return lines.join('\n');
 }
 
 const runs = meta.runs ?? '?';
@@ -172,7 +217,7 @@ load average ${meta.loadavg ?? '?'} at start, ${meta.loadavg_end ?? '?'} at the 
 
 ## Results
 
-${table.join('\n')}
+${args.title === 'zoo' ? `### Summary\n\n${summary()}\n### Per model\n\n` : ''}${table.join('\n')}
 `;
 mkdirSync(path.dirname(args.md), { recursive: true });
 writeFileSync(args.md, md);

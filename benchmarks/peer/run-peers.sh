@@ -162,6 +162,14 @@ for model in "${models[@]}"; do
       else
         row strata "$model" "$t" "$config" failed "$log"
       fi
+      # Where the delegate's time goes (the zoo page names it for the
+      # slowest models): the per-step profile summed by op and
+      # implementation.
+      if [ $zoo = yes ] && [ "$config" = onednn ]; then
+        "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" \
+          --profile "${thread_arg[@]}" >"$dir/$config-t$t.profile" 2>&1 &&
+          row profile "$model" "$t" "$config" ok "$dir/$config-t$t.profile"
+      fi
     done
   done
 done
@@ -170,5 +178,6 @@ done
   printf 'meta\tloadavg_end\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$manifest"
 
-node "$here/report.mjs" --manifest "$manifest" --json "$peer/results.json" --md "$out"
+node "$here/report.mjs" --manifest "$manifest" --json "$peer/results.json" --md "$out" \
+  $([ $zoo = yes ] && echo "--title zoo")
 echo "wrote $out and $peer/results.json"

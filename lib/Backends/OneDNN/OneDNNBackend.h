@@ -48,19 +48,23 @@ struct PoolGeometry {
 /// The geometry of `op`, or std::nullopt when oneDNN cannot express it.
 std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
 
-/// GELU as PyTorch exports it before opset 20: x * 0.5 * (1 + erf(x /
-/// sqrt(2))), the division possibly a product by 1 / sqrt(2), the 0.5
-/// applied first or last (Gelu.cpp).
-struct GeluChain {
+/// An activation exporters spell out in several ops (Activations.cpp):
+/// GELU as x * 0.5 * (1 + erf(x / sqrt(2))) (the division possibly a
+/// product by 1 / sqrt(2), the 0.5 applied first or last), SiLU as
+/// x * sigmoid(x).
+struct ActivationChain {
+  enum Kind { GeluErf, Swish } kind = GeluErf;
   mlir::Value input, output;
   llvm::SmallVector<mlir::Operation *, 5> ops;
 };
-/// The chain through edge.erf `erf`, when it is one whose intermediate
-/// values have no other users.
-std::optional<GeluChain> matchGelu(mlir::Operation *erf);
+/// The GELU chain through edge.erf `erf`, when it is one whose
+/// intermediate values have no other users.
+std::optional<ActivationChain> matchGelu(mlir::Operation *erf);
+/// The SiLU chain through edge.sigmoid `sigmoid`.
+std::optional<ActivationChain> matchSwish(mlir::Operation *sigmoid);
 /// The chain reading `x`, when x has no other users (a producer may take
 /// it as a post-op).
-std::optional<GeluChain> matchGeluOf(mlir::Value x);
+std::optional<ActivationChain> matchActivationOf(mlir::Value x);
 
 /// LayerNorm over the last axis as exporters write it (LayerNorm.cpp):
 /// mean, subtract, square (pow 2 or d * d), mean, add epsilon, sqrt,

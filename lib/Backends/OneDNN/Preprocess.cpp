@@ -9,7 +9,8 @@
 //   matmul -> add(constant [.., N]) -> relu   matmul + bias + eltwise
 //   add -> relu                             binary + eltwise
 //   conv2d / matmul -> GELU (Erf form)      convolution / matmul + gelu_erf
-//   GELU (Erf form, Gelu.cpp)               eltwise gelu_erf
+//   conv2d / matmul -> x * sigmoid(x)       convolution / matmul + swish
+//   GELU, SiLU (Activations.cpp)            eltwise gelu_erf, swish
 //   LayerNorm chain (LayerNorm.cpp)         layer_normalization
 //
 // A link fuses only when the intermediate value has that single use. Then
@@ -204,11 +205,22 @@ static std::optional<Eltwise> eltwiseOf(Operation *op) {
   return std::nullopt;
 }
 
+/// The oneDNN function of an activation chain, and its alpha (swish's
+/// sigmoid scale).
+static fbs::EltwiseKind eltwiseKindOf(const ActivationChain &chain) {
+  return chain.kind == ActivationChain::Swish ? fbs::EltwiseKind::Swish
+                                              : fbs::EltwiseKind::GeluErf;
+}
+static float eltwiseAlphaOf(const ActivationChain &chain) {
+  return chain.kind == ActivationChain::Swish ? 1.0f : 0.0f;
+}
+
 bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
                                  Value &result) {
-  if (std::optional<GeluChain> gelu = matchGeluOf(result)) {
+  if (std::optional<ActivationChain> gelu = matchActivationOf(result)) {
     auto post = std::make_unique<fbs::PostOpT>();
-    post->eltwise = fbs::EltwiseKind::GeluErf;
+    post->eltwise = eltwiseKindOf(*gelu);
+    post->alpha = eltwiseAlphaOf(*gelu);
     target.post_ops.push_back(std::move(post));
     for (Operation *o : gelu->ops) {
       fused.insert(o);
@@ -614,18 +626,20 @@ LogicalResult GraphWriter::write() {
     chains.push_back(std::move(write));
   };
   for (Operation &op : body) {
-    if (isa<edge::ErfOp>(op))
-      if (std::optional<GeluChain> chain = matchGelu(&op))
-        addChain(chain->ops, [this, chain = *chain] {
-          FailureOr<uint32_t> x = tensor(chain.input);
-          if (failed(x))
-            return failure();
-          fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain.ops);
-          out.inputs = {*x};
-          out.eltwise = fbs::EltwiseKind::GeluErf;
-          out.outputs = {newTensor(chain.output)};
-          return success();
-        });
+    std::optional<ActivationChain> activation =
+        isa<edge::ErfOp>(op) ? matchGelu(&op) : matchSwish(&op);
+    if (activation && !chainOf.count(&op))
+      addChain(activation->ops, [this, chain = *activation] {
+        FailureOr<uint32_t> x = tensor(chain.input);
+        if (failed(x))
+          return failure();
+        fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain.ops);
+        out.inputs = {*x};
+        out.eltwise = eltwiseKindOf(chain);
+        out.alpha = eltwiseAlphaOf(chain);
+        out.outputs = {newTensor(chain.output)};
+        return success();
+      });
     if (isa<edge::ReduceMeanOp>(op) && !chainOf.count(&op))
       if (std::optional<LayerNormChain> chain = matchLayerNorm(&op))
         addChain(chain->ops,

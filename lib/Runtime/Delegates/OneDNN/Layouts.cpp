@@ -137,6 +137,8 @@ dnnl::algorithm eltwiseAlgorithm(fbs::EltwiseKind kind) {
     return algorithm::eltwise_linear;
   case fbs::EltwiseKind::GeluErf:
     return algorithm::eltwise_gelu_erf;
+  case fbs::EltwiseKind::Swish:
+    return algorithm::eltwise_swish;
   }
   return algorithm::undef;
 }

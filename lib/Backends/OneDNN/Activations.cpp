@@ -1,11 +1,13 @@
-//===- Gelu.cpp - GELU as exporters write it, for oneDNN's gelu_erf -------===//
+//===- Activations.cpp - activations exporters spell out, for oneDNN -----===//
 //
-// Before opset 20 ONNX has no GELU; PyTorch writes nn.GELU (ConvNeXt, ViT,
-// Swin, BERT, GPT) as x * 0.5 * (1 + erf(x / sqrt(2))), five edge ops of
-// which the delegate would otherwise leave the Erf to the portable kernels
-// and split the partition around it. The matcher finds the chain from its
-// Erf; the partition writer emits it as one oneDNN eltwise_gelu_erf op, or
-// as a post-op of the convolution or matmul producing x.
+// ONNX before opset 20 has no GELU and no SiLU; PyTorch writes them out:
+//   - nn.GELU (ConvNeXt, ViT, Swin, BERT, GPT) as x * 0.5 * (1 + erf(x /
+//     sqrt(2))), five edge ops of which the delegate would otherwise leave
+//     the Erf to the portable kernels and split the partition around it;
+//   - nn.SiLU (EfficientNet) as x * sigmoid(x), two passes over the tensor.
+// The matchers find each chain from its Erf or Sigmoid; the partition
+// writer emits it as one oneDNN eltwise op (gelu_erf, swish), or as a
+// post-op of the convolution or matmul producing x.
 //
 //===----------------------------------------------------------------------===//
 #include "OneDNNBackend.h"
@@ -49,10 +51,11 @@ static Value otherOperand(Operation *op, Value known) {
   return {};
 }
 
-std::optional<GeluChain> matchGelu(Operation *erf) {
+std::optional<ActivationChain> matchGelu(Operation *erf) {
   if (!isa_and_nonnull<edge::ErfOp>(erf))
     return std::nullopt;
-  GeluChain chain;
+  ActivationChain chain;
+  chain.kind = ActivationChain::GeluErf;
   // x / sqrt(2), or x * (1 / sqrt(2)).
   Operation *scale = erf->getOperand(0).getDefiningOp();
   Value x;
@@ -96,15 +99,35 @@ std::optional<GeluChain> matchGelu(Operation *erf) {
   return chain;
 }
 
-std::optional<GeluChain> matchGeluOf(Value x) {
-  // x feeds the chain twice (its scaling and its product) and nothing else.
+std::optional<ActivationChain> matchSwish(Operation *sigmoid) {
+  if (!isa_and_nonnull<edge::SigmoidOp>(sigmoid))
+    return std::nullopt;
+  Value x = sigmoid->getOperand(0);
+  Operation *product = soleUser(sigmoid->getResult(0));
+  if (!isa_and_nonnull<edge::MulOp>(product) ||
+      otherOperand(product, sigmoid->getResult(0)) != x ||
+      product->getResult(0).getType() != x.getType())
+    return std::nullopt;
+  ActivationChain chain;
+  chain.kind = ActivationChain::Swish;
+  chain.input = x;
+  chain.output = product->getResult(0);
+  chain.ops = {sigmoid, product};
+  return chain;
+}
+
+std::optional<ActivationChain> matchActivationOf(Value x) {
+  // x feeds the chain alone: GELU reads it twice (its scaling and its
+  // product), SiLU twice (its sigmoid and its product).
   if (std::distance(x.use_begin(), x.use_end()) != 2)
     return std::nullopt;
   for (Operation *user : x.getUsers()) {
-    Operation *erf = soleUser(user->getResult(0));
-    if (!isa_and_nonnull<edge::ErfOp>(erf))
-      continue;
-    std::optional<GeluChain> chain = matchGelu(erf);
+    std::optional<ActivationChain> chain = matchSwish(user);
+    if (!chain) {
+      Operation *erf = soleUser(user->getResult(0));
+      if (isa_and_nonnull<edge::ErfOp>(erf))
+        chain = matchGelu(erf);
+    }
     if (chain && chain->input == x)
       return chain;
   }
