@@ -165,7 +165,9 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
 /// Refuses what libonnx's shape inference (Debian's 1.12) would read out of
 /// bounds on: a Conv or ConvTranspose whose declared weight rank differs
 /// from its declared input rank (the kernel shape is taken from the weight,
-/// then indexed per spatial dimension of the input). Sub-graphs included.
+/// then indexed per spatial dimension of the input), and a
+/// LayerNormalization whose axis is outside its declared input's rank.
+/// Sub-graphs included.
 LogicalResult
 ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
   llvm::StringMap<int> ranks;
@@ -194,6 +196,20 @@ ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
                << "): the weight has rank " << weight->second
                << ", the input rank " << input->second
                << "; they must be equal";
+    }
+    // LayerNormalization copies the input's extents before `axis` into its
+    // Mean and InvStdDev shapes without checking the axis against the rank.
+    bool isLayerNorm = (node.domain().empty() || node.domain() == "ai.onnx") &&
+                       node.op_type() == "LayerNormalization";
+    if (isLayerNorm && node.input_size() >= 1) {
+      auto input = ranks.find(node.input(0));
+      for (const onnx::AttributeProto &attr : node.attribute())
+        if (attr.name() == "axis" && input != ranks.end() &&
+            (attr.i() < -input->second || attr.i() >= input->second))
+          return emitError(nodeLoc(node.name()))
+                 << "node '" << node.name() << "' (LayerNormalization): axis "
+                 << attr.i() << " is outside the input's rank "
+                 << input->second;
     }
     for (const onnx::AttributeProto &attr : node.attribute()) {
       if (attr.has_g() && failed(checkBeforeInference(attr.g())))

@@ -6,7 +6,10 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -34,12 +37,39 @@ LogicalResult verifyAxis(Operation *op, int64_t axis,
 std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
   if (!value)
     return std::nullopt;
-  DenseIntElementsAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)))
+  Attribute constant;
+  if (!matchPattern(value, m_Constant(&constant)))
     return std::nullopt;
   SmallVector<int64_t> result;
-  for (const APInt &v : attr.getValues<APInt>())
-    result.push_back(v.getSExtValue());
+  if (auto attr = dyn_cast<DenseIntElementsAttr>(constant)) {
+    for (const APInt &v : attr.getValues<APInt>())
+      result.push_back(v.getSExtValue());
+    return result;
+  }
+  // The importer keeps initializers as resources: small i64/i32 ones
+  // (pads, shapes, axes) are read from the blob.
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant);
+  if (!resource || resource.getNumElements() > 4096)
+    return std::nullopt;
+  auto integer = dyn_cast<IntegerType>(resource.getElementType());
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!integer || !blob || (integer.getWidth() != 64 && integer.getWidth() != 32))
+    return std::nullopt;
+  ArrayRef<char> data = blob->getData();
+  size_t width = integer.getWidth() / 8;
+  if (data.size() != resource.getNumElements() * width)
+    return std::nullopt;
+  for (size_t i = 0; i < data.size(); i += width) {
+    if (width == 8) {
+      int64_t v;
+      std::memcpy(&v, data.data() + i, 8);
+      result.push_back(v);
+    } else {
+      int32_t v;
+      std::memcpy(&v, data.data() + i, 4);
+      result.push_back(v);
+    }
+  }
   return result;
 }
 

@@ -249,6 +249,7 @@ def HL_PadOp : HL_Op<"pad", [Pure, AllElementTypesMatch<["data", "output"]>]> {
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def HL_ConstantOfShapeOp : HL_Op<"constant_of_shape", [Pure]> {

@@ -251,6 +251,18 @@ OpFoldResult ScatterNDOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(resultType, values);
 }
 
+// Zero pads are the identity (PyTorch writes AvgPool2d(2, 2) with
+// count_include_pad as a Pad of zeros before the AveragePool).
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  // The importer keeps initializers as resources: read them through the
+  // value.
+  auto pads = getConstantIntValues(getPads());
+  if (!pads || getData().getType() != getType() ||
+      llvm::any_of(*pads, [](int64_t p) { return p != 0; }))
+    return {};
+  return getData();
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
   auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());

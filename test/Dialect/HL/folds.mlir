@@ -307,3 +307,20 @@ func.func @scatter_mask() -> (tensor<2x2xi64>, tensor<2x3xf32>) {
   %s = hl.scatter_nd %zero, %pairs, %upd : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2xf32>) -> tensor<2x3xf32>
   return %e, %s : tensor<2x2xi64>, tensor<2x3xf32>
 }
+
+// -----
+
+// Tests that a Pad of zeros is its input (PyTorch's AvgPool2d with
+// count_include_pad writes one before the AveragePool) and that one
+// non-zero pad keeps it.
+// CHECK-LABEL: func @zero_pad
+func.func @zero_pad(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x5x4xf32>) {
+  // CHECK: %[[P:.*]] = hl.pad %arg0
+  // CHECK-NOT: hl.pad
+  // CHECK: return %arg0, %[[P]]
+  %z = hl.constant dense<0> : tensor<8xi64>
+  %a = hl.pad %x, %z : (tensor<1x2x4x4xf32>, tensor<8xi64>) -> tensor<1x2x4x4xf32>
+  %p = hl.constant dense<[0, 0, 0, 0, 0, 0, 1, 0]> : tensor<8xi64>
+  %b = hl.pad %x, %p : (tensor<1x2x4x4xf32>, tensor<8xi64>) -> tensor<1x2x5x4xf32>
+  return %a, %b : tensor<1x2x4x4xf32>, tensor<1x2x5x4xf32>
+}
