@@ -83,8 +83,9 @@ private:
   Operation *soleUser(Value value) const {
     return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
   }
-  /// Fuses `op` into `target` (the last op written) as an eltwise post-op
-  /// when it is a relu or clip; `result` becomes its result.
+  /// Fuses into `target` (the last op written) as an eltwise post-op the
+  /// GELU or SiLU chain that alone reads `result`, else `op` when it is a
+  /// relu or clip; `result` becomes the fused result.
   bool fuseActivation(Operation *op, fbs::OpT &target, Value &result);
 
   func::FuncOp func;
@@ -217,19 +218,19 @@ static float eltwiseAlphaOf(const ActivationChain &chain) {
 
 bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
                                  Value &result) {
-  if (std::optional<ActivationChain> gelu = matchActivationOf(result)) {
+  if (std::optional<ActivationChain> chain = matchActivationOf(result)) {
     auto post = std::make_unique<fbs::PostOpT>();
-    post->eltwise = eltwiseKindOf(*gelu);
-    post->alpha = eltwiseAlphaOf(*gelu);
+    post->eltwise = eltwiseKindOf(*chain);
+    post->alpha = eltwiseAlphaOf(*chain);
     target.post_ops.push_back(std::move(post));
-    for (Operation *o : gelu->ops) {
+    for (Operation *o : chain->ops) {
       fused.insert(o);
       std::string name = getNodeName(o->getLoc());
       if (!name.empty() && !llvm::is_contained(target.node_names, name))
         target.node_names.push_back(name);
     }
     debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
-    result = gelu->output;
+    result = chain->output;
     return true;
   }
   if (!op || !isa<edge::ReluOp, edge::ClipOp>(op))
@@ -615,8 +616,9 @@ LogicalResult GraphWriter::write() {
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments())
     graph.inputs.push_back(newTensor(arg));
-  // Chains written as one op where their first op stands: GELUs that no
-  // producer takes as a post-op (an eltwise op) and LayerNorms.
+  // Chains written as one op where their first op stands: GELU and SiLU
+  // chains that no producer takes as a post-op (an eltwise op) and
+  // LayerNorms.
   std::vector<std::function<LogicalResult()>> chains;
   llvm::DenseMap<Operation *, size_t> chainOf;
   auto addChain = [&](ArrayRef<Operation *> ops,

@@ -130,12 +130,8 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
     if (profiling_) {
       executeProfiled();
     } else {
-      for (size_t i = 0; i < steps_.size(); ++i) {
-        if (steps_[i].kernel)
-          steps_[i].kernel(args_[i]);
-        else
-          steps_[i].primitive.execute(stream_, args_[i]);
-      }
+      for (size_t i = 0; i < steps_.size(); ++i)
+        runStep(i);
       stream_.wait();
     }
   } catch (const dnnl::error &e) {
@@ -145,15 +141,19 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
   return Error::success();
 }
 
+void CompiledGraph::runStep(size_t i) {
+  if (steps_[i].kernel)
+    steps_[i].kernel(args_[i]);
+  else
+    steps_[i].primitive.execute(stream_, args_[i]);
+}
+
 void CompiledGraph::executeProfiled() {
   using Clock = std::chrono::steady_clock;
   stepNs_.assign(steps_.size(), 0);
   for (size_t i = 0; i < steps_.size(); ++i) {
     Clock::time_point start = Clock::now();
-    if (steps_[i].kernel)
-      steps_[i].kernel(args_[i]);
-    else
-      steps_[i].primitive.execute(stream_, args_[i]);
+    runStep(i);
     stream_.wait();
     stepNs_[i] = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -

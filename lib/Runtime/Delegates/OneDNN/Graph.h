@@ -94,6 +94,8 @@ public:
 
 private:
   friend class GraphBuilder;
+  /// Runs step `i` (its primitive, or its own kernel).
+  void runStep(size_t i);
   /// Runs the steps one by one, each timed to its end.
   void executeProfiled();
   struct Buffer {
