@@ -56,14 +56,59 @@ struct MaxPoolLowering : public OpConversionPattern<hl::MaxPoolOp> {
   }
 };
 
-/// hl.average_pool (1-d or 2-d) -> edge.avg_pool2d.
+/// The spatial pads (ONNX order: begins, then ends) of a 4-d hl.pad of
+/// zeros on H and W only, which an average pool that counts padding can
+/// take over; none for any other pad.
+std::optional<SmallVector<int64_t>> spatialZeroPads(hl::PadOp pad) {
+  std::optional<SmallVector<int64_t>> pads =
+      hl::getConstantIntValues(pad.getPads());
+  auto type = dyn_cast<RankedTensorType>(pad.getData().getType());
+  if (!pads || !type || type.getRank() != 4 || pads->size() != 8 ||
+      pad.getMode() != "constant")
+    return std::nullopt;
+  if (Value value = pad.getConstantValue()) {
+    std::optional<double> fill = getConstantScalar(value);
+    if (!fill || *fill != 0.0)
+      return std::nullopt;
+  }
+  const SmallVector<int64_t> &p = *pads;
+  if (p[0] || p[1] || p[4] || p[5] ||
+      llvm::any_of(p, [](int64_t v) { return v < 0; }))
+    return std::nullopt;
+  return SmallVector<int64_t>{p[2], p[3], p[6], p[7]};
+}
+
+/// hl.average_pool (1-d or 2-d) -> edge.avg_pool2d. A pool without pads of
+/// its own over a zero Pad of H and W (PyTorch's AvgPool2d(padding=p) with
+/// count_include_pad, as Inception-v3 has it) pools the unpadded input with
+/// those pads, counted: the same values, without the copy.
 struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(hl::AveragePoolOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    Value input = adaptor.getInput();
+    std::optional<ArrayRef<int64_t>> ownPads = op.getPads();
+    bool countPad = op.getCountIncludePad() != 0;
+    SmallVector<int64_t> takenPads;
+    auto pad = op.getInput().getDefiningOp<hl::PadOp>();
+    bool unpadded = !ownPads || llvm::all_of(*ownPads, [](int64_t v) {
+      return v == 0;
+    });
+    if (pad && unpadded && op.getAutoPad() == "NOTSET" &&
+        op.getCeilMode() == 0) {
+      if (std::optional<SmallVector<int64_t>> spatial = spatialZeroPads(pad)) {
+        Value data = rewriter.getRemappedValue(pad.getData());
+        if (data && getStaticType(data)) {
+          input = data;
+          takenPads = *spatial;
+          ownPads = ArrayRef<int64_t>(takenPads);
+          countPad = true;
+        }
+      }
+    }
+    RankedTensorType inputType = getStaticType(input);
     RankedTensorType resultType = getStaticType(op.getOutput());
     if (!inputType || !resultType ||
         (inputType.getRank() != 4 && inputType.getRank() != 3) ||
@@ -72,15 +117,15 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
                                              "input");
     FailureOr<Window> window = resolveWindow(
         inputType.getShape().drop_front(2), op.getKernelShape(),
-        op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
+        op.getStrides(), op.getDilations(), ownPads, op.getAutoPad());
     if (failed(window))
       return rewriter.notifyMatchFailure(op, "inconsistent window attributes");
     Window lifted = liftWindowTo2D(*window);
     Location loc = op.getLoc();
     Value pooled = rewriter.create<edge::AvgPool2DOp>(
-        loc, liftTo2D(resultType), liftInput(rewriter, loc, adaptor.getInput()),
+        loc, liftTo2D(resultType), liftInput(rewriter, loc, input),
         lifted.kernel, lifted.strides, lifted.dilations, lifted.pads,
-        op.getCeilMode() != 0, op.getCountIncludePad() != 0);
+        op.getCeilMode() != 0, countPad);
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, pooled,
                                      resultType.getShape()));
     return success();

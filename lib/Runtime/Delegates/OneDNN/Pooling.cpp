@@ -25,10 +25,12 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   Result<Placement> in = placement(src);
   if (!in.ok())
     return in.takeError();
+  // The result in the layout oneDNN picks for the input's (a graph output
+  // is copied into the caller's row-major buffer afterwards): a row-major
+  // result of a channels-last input has only the reference implementation
+  // (Inception-v3's 192x71x71 max pooling: 46 ms instead of 0.2).
   auto make = [&](const Desc &srcDesc) {
-    Desc dstDesc(dstDims, typeOf(dst),
-                 isOutput(dst) ? memory::format_tag::abcd
-                               : memory::format_tag::any);
+    Desc dstDesc(dstDims, typeOf(dst), memory::format_tag::any);
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg,
                                      srcDesc, dstDesc, window.strides,
                                      window.kernel, window.dilations,
