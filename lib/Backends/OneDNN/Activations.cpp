@@ -4,10 +4,12 @@
 //   - nn.GELU (ConvNeXt, ViT, Swin, BERT, GPT) as x * 0.5 * (1 + erf(x /
 //     sqrt(2))), five edge ops of which the delegate would otherwise leave
 //     the Erf to the portable kernels and split the partition around it;
-//   - nn.SiLU (EfficientNet) as x * sigmoid(x), two passes over the tensor.
-// The matchers find each chain from its Erf or Sigmoid; the partition
-// writer emits it as one oneDNN eltwise op (gelu_erf, swish), or as a
-// post-op of the convolution or matmul producing x.
+//   - nn.SiLU (EfficientNet) as x * sigmoid(x), two passes over the tensor;
+//   - nn.Hardswish (MobileNetV3) before opset 14 as x * HardSigmoid(x),
+//     four edge ops: x * clip(x / 6 + 1 / 2, 0, 1).
+// The matchers find each chain from its Erf, Sigmoid or Clip; the partition
+// writer emits it as one oneDNN eltwise op (gelu_erf, swish, hardswish), or
+// as a post-op of the convolution or matmul producing x.
 //
 //===----------------------------------------------------------------------===//
 #include "OneDNNBackend.h"
@@ -116,6 +118,35 @@ std::optional<ActivationChain> matchSwish(Operation *sigmoid) {
   return chain;
 }
 
+std::optional<ActivationChain> matchHardSwish(Operation *clip) {
+  auto bounded = dyn_cast_or_null<edge::ClipOp>(clip);
+  if (!bounded || bounded.getMin().convertToFloat() != 0.0f ||
+      bounded.getMax().convertToFloat() != 1.0f)
+    return std::nullopt;
+  // clip(x / 6 + 1 / 2, 0, 1), the products and sums either way round.
+  Operation *shift = bounded.getInput().getDefiningOp();
+  if (!isa_and_nonnull<edge::AddOp>(shift) || !shift->getResult(0).hasOneUse())
+    return std::nullopt;
+  Value scaled = otherThanScalar(shift, 0.5);
+  Operation *scale = scaled ? scaled.getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<edge::MulOp>(scale) || !scaled.hasOneUse())
+    return std::nullopt;
+  Value x = otherThanScalar(scale, 1.0 / 6.0);
+  // x * that.
+  Operation *product = soleUser(bounded.getResult());
+  if (!x || !isa_and_nonnull<edge::MulOp>(product) ||
+      otherOperand(product, bounded.getResult()) != x ||
+      product->getResult(0).getType() != x.getType() ||
+      scale->getResult(0).getType() != x.getType())
+    return std::nullopt;
+  ActivationChain chain;
+  chain.kind = ActivationChain::HardSwish;
+  chain.input = x;
+  chain.output = product->getResult(0);
+  chain.ops = {scale, shift, clip, product};
+  return chain;
+}
+
 std::optional<ActivationChain> matchActivationOf(Value x) {
   // x feeds the chain alone: GELU reads it twice (its scaling and its
   // product), SiLU twice (its sigmoid and its product).
@@ -123,6 +154,11 @@ std::optional<ActivationChain> matchActivationOf(Value x) {
     return std::nullopt;
   for (Operation *user : x.getUsers()) {
     std::optional<ActivationChain> chain = matchSwish(user);
+    if (!chain && isa<edge::MulOp>(user) && user->getResult(0).hasOneUse()) {
+      Operation *shift = *user->getResult(0).getUsers().begin();
+      if (shift->getResult(0).hasOneUse())
+        chain = matchHardSwish(*shift->getResult(0).getUsers().begin());
+    }
     if (!chain) {
       Operation *erf = soleUser(user->getResult(0));
       if (isa_and_nonnull<edge::ErfOp>(erf))

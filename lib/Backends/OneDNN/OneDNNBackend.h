@@ -51,9 +51,9 @@ std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
 /// An activation exporters spell out in several ops (Activations.cpp):
 /// GELU as x * 0.5 * (1 + erf(x / sqrt(2))) (the division possibly a
 /// product by 1 / sqrt(2), the 0.5 applied first or last), SiLU as
-/// x * sigmoid(x).
+/// x * sigmoid(x), hardswish as x * clip(x / 6 + 1 / 2, 0, 1).
 struct ActivationChain {
-  enum Kind { GeluErf, Swish } kind = GeluErf;
+  enum Kind { GeluErf, Swish, HardSwish } kind = GeluErf;
   mlir::Value input, output;
   llvm::SmallVector<mlir::Operation *, 5> ops;
 };
@@ -62,6 +62,8 @@ struct ActivationChain {
 std::optional<ActivationChain> matchGelu(mlir::Operation *erf);
 /// The SiLU chain through edge.sigmoid `sigmoid`.
 std::optional<ActivationChain> matchSwish(mlir::Operation *sigmoid);
+/// The hardswish chain through edge.clip `clip`.
+std::optional<ActivationChain> matchHardSwish(mlir::Operation *clip);
 /// The chain reading `x`, when x has no other users (a producer may take
 /// it as a post-op).
 std::optional<ActivationChain> matchActivationOf(mlir::Value x);

@@ -10,7 +10,8 @@
 //   add -> relu                             binary + eltwise
 //   conv2d / matmul -> GELU (Erf form)      convolution / matmul + gelu_erf
 //   conv2d / matmul -> x * sigmoid(x)       convolution / matmul + swish
-//   GELU, SiLU (Activations.cpp)            eltwise gelu_erf, swish
+//   conv2d / matmul -> hardswish            convolution / matmul + hardswish
+//   GELU, SiLU, hardswish (Activations.cpp) eltwise gelu_erf, swish, ...
 //   LayerNorm chain (LayerNorm.cpp)         layer_normalization
 //
 // A link fuses only when the intermediate value has that single use. Then
@@ -84,8 +85,8 @@ private:
     return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
   }
   /// Fuses into `target` (the last op written) as an eltwise post-op the
-  /// GELU or SiLU chain that alone reads `result`, else `op` when it is a
-  /// relu or clip; `result` becomes the fused result.
+  /// GELU, SiLU or hardswish chain that alone reads `result`, else `op`
+  /// when it is a relu or clip; `result` becomes the fused result.
   bool fuseActivation(Operation *op, fbs::OpT &target, Value &result);
 
   func::FuncOp func;
@@ -209,8 +210,15 @@ static std::optional<Eltwise> eltwiseOf(Operation *op) {
 /// The oneDNN function of an activation chain, and its alpha (swish's
 /// sigmoid scale).
 static fbs::EltwiseKind eltwiseKindOf(const ActivationChain &chain) {
-  return chain.kind == ActivationChain::Swish ? fbs::EltwiseKind::Swish
-                                              : fbs::EltwiseKind::GeluErf;
+  switch (chain.kind) {
+  case ActivationChain::Swish:
+    return fbs::EltwiseKind::Swish;
+  case ActivationChain::HardSwish:
+    return fbs::EltwiseKind::HardSwish;
+  case ActivationChain::GeluErf:
+    break;
+  }
+  return fbs::EltwiseKind::GeluErf;
 }
 static float eltwiseAlphaOf(const ActivationChain &chain) {
   return chain.kind == ActivationChain::Swish ? 1.0f : 0.0f;
@@ -629,7 +637,9 @@ LogicalResult GraphWriter::write() {
   };
   for (Operation &op : body) {
     std::optional<ActivationChain> activation =
-        isa<edge::ErfOp>(op) ? matchGelu(&op) : matchSwish(&op);
+        isa<edge::ErfOp>(op)    ? matchGelu(&op)
+        : isa<edge::ClipOp>(op) ? matchHardSwish(&op)
+                                : matchSwish(&op);
     if (activation && !chainOf.count(&op))
       addChain(activation->ops, [this, chain = *activation] {
         FailureOr<uint32_t> x = tensor(chain.input);

@@ -139,6 +139,8 @@ dnnl::algorithm eltwiseAlgorithm(fbs::EltwiseKind kind) {
     return algorithm::eltwise_gelu_erf;
   case fbs::EltwiseKind::Swish:
     return algorithm::eltwise_swish;
+  case fbs::EltwiseKind::HardSwish:
+    return algorithm::eltwise_hardswish;
   }
   return algorithm::undef;
 }
