@@ -214,19 +214,25 @@ FailureOr<SmallVector<int64_t>> inferSliceShape(ArrayRef<int64_t> data,
     int64_t step = steps[i];
     if (failed(axis) || step == 0)
       return failure();
-    int64_t n = data[*axis], start = starts[i], end = ends[i];
-    if (start < 0)
-      start += n;
-    if (end < 0)
-      end += n;
-    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
-    start = std::clamp(start, lo, hi);
-    end = std::clamp(end, lo, hi);
-    int64_t span = step > 0 ? end - start : start - end;
-    int64_t magnitude = step > 0 ? step : -step;
-    result[*axis] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+    result[*axis] =
+        resolveSliceAxis(data[*axis], starts[i], ends[i], step).count;
   }
   return result;
+}
+
+SliceAxis resolveSliceAxis(int64_t extent, int64_t start, int64_t end,
+                           int64_t step) {
+  int64_t n = extent;
+  if (start < 0)
+    start += n;
+  if (end < 0)
+    end += n;
+  int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+  start = std::clamp(start, lo, hi);
+  end = std::clamp(end, lo, hi);
+  int64_t span = step > 0 ? end - start : start - end;
+  int64_t magnitude = step > 0 ? step : -step;
+  return {start, span <= 0 ? 0 : (span + magnitude - 1) / magnitude};
 }
 
 FailureOr<int64_t> rangeElementCount(double start, double limit, double delta) {

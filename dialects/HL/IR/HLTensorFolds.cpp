@@ -109,23 +109,12 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
     int64_t st = (*steps)[k].getSExtValue();
     if (axis < 0 || axis >= rank || st == 0)
       return {};
-    int64_t n = shape[axis];
-    int64_t start = (*starts)[k].getSExtValue();
-    int64_t end = (*ends)[k].getSExtValue();
-    if (start < 0)
-      start += n;
-    if (end < 0)
-      end += n;
-    // ONNX clamps starts/ends to [0, n] for positive steps, [-1, n-1]
-    // otherwise.
-    int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? n : n - 1;
-    start = std::clamp(start, lo, hi);
-    end = std::clamp(end, lo, hi);
-    int64_t span = st > 0 ? end - start : start - end;
-    int64_t magnitude = st > 0 ? st : -st;
-    first[axis] = start;
+    SliceAxis range =
+        resolveSliceAxis(shape[axis], (*starts)[k].getSExtValue(),
+                         (*ends)[k].getSExtValue(), st);
+    first[axis] = range.first;
     step[axis] = st;
-    count[axis] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+    count[axis] = range.count;
   }
   if (ArrayRef<int64_t>(count) != resultType.getShape())
     return {};

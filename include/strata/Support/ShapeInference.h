@@ -80,6 +80,16 @@ mlir::FailureOr<llvm::SmallVector<int64_t>>
 inferConcatShape(llvm::ArrayRef<llvm::SmallVector<int64_t>> inputs,
                  int64_t axis);
 
+/// One axis of an ONNX Slice on an extent-`extent` axis: the first index it
+/// reads and how many it reads (`step` apart), after ONNX's rules
+/// (negative bounds count from the end; starts and ends clamp to [0, n]
+/// for positive steps, [-1, n-1] for negative ones). `step` must not be 0.
+struct SliceAxis {
+  int64_t first = 0, count = 0;
+};
+SliceAxis resolveSliceAxis(int64_t extent, int64_t start, int64_t end,
+                           int64_t step);
+
 /// The result shape of ONNX Slice (opset 10 form) of a static `data` shape:
 /// starts/ends clamped to [0, n] for positive steps, [-1, n-1] for negative
 /// ones, after adding n to negative values. Fails on mismatched lengths, an
