@@ -165,9 +165,9 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
 /// Refuses what libonnx's shape inference (Debian's 1.12) would read out of
 /// bounds on: a Conv or ConvTranspose whose declared weight rank differs
 /// from its declared input rank (the kernel shape is taken from the weight,
-/// then indexed per spatial dimension of the input), and a
-/// LayerNormalization whose axis is outside its declared input's rank.
-/// Sub-graphs included.
+/// then indexed per spatial dimension of the input), a
+/// LayerNormalization whose axis is outside its declared input's rank, and
+/// an STFT whose declared signal is not of rank 3. Sub-graphs included.
 LogicalResult
 ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
   llvm::StringMap<int> ranks;
@@ -210,6 +210,17 @@ ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
                  << "node '" << node.name() << "' (LayerNormalization): axis "
                  << attr.i() << " is outside the input's rank "
                  << input->second;
+    }
+    // STFT reads the signal's extents 0 to 2 ([batch, length, 1 or 2])
+    // whatever its rank.
+    bool isSTFT = (node.domain().empty() || node.domain() == "ai.onnx") &&
+                  node.op_type() == "STFT";
+    if (isSTFT && node.input_size() >= 1) {
+      auto signal = ranks.find(node.input(0));
+      if (signal != ranks.end() && signal->second != 3)
+        return emitError(nodeLoc(node.name()))
+               << "node '" << node.name() << "' (STFT): the signal has rank "
+               << signal->second << "; it must be [batch, length, 1 or 2]";
     }
     for (const onnx::AttributeProto &attr : node.attribute()) {
       if (attr.has_g() && failed(checkBeforeInference(attr.g())))
