@@ -153,11 +153,14 @@ std::optional<ActivationChain> matchActivationOf(Value x) {
   if (std::distance(x.use_begin(), x.use_end()) != 2)
     return std::nullopt;
   for (Operation *user : x.getUsers()) {
+    // x's readers may include ops without results (func.return).
+    if (user->getNumResults() != 1)
+      continue;
     std::optional<ActivationChain> chain = matchSwish(user);
-    if (!chain && isa<edge::MulOp>(user) && user->getResult(0).hasOneUse()) {
-      Operation *shift = *user->getResult(0).getUsers().begin();
-      if (shift->getResult(0).hasOneUse())
-        chain = matchHardSwish(*shift->getResult(0).getUsers().begin());
+    if (!chain && isa<edge::MulOp>(user)) {
+      Operation *shift = soleUser(user->getResult(0));
+      if (isa_and_nonnull<edge::AddOp>(shift))
+        chain = matchHardSwish(soleUser(shift->getResult(0)));
     }
     if (!chain) {
       Operation *erf = soleUser(user->getResult(0));
