@@ -163,11 +163,12 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
 }
 
 /// Refuses what libonnx's shape inference (Debian's 1.12) would read out of
-/// bounds on: a Conv or ConvTranspose whose declared weight rank differs
-/// from its declared input rank (the kernel shape is taken from the weight,
-/// then indexed per spatial dimension of the input), a
-/// LayerNormalization whose axis is outside its declared input's rank, and
-/// an STFT whose declared signal is not of rank 3. Sub-graphs included.
+/// bounds on: a convolution (Conv, ConvTranspose, ConvInteger, QLinearConv)
+/// whose declared weight rank differs from its declared input rank (the
+/// kernel shape is taken from the weight, then indexed per spatial
+/// dimension of the input), a LayerNormalization whose axis is outside its
+/// declared input's rank, and an STFT whose declared signal is not of
+/// rank 3. Sub-graphs included.
 LogicalResult
 ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
   llvm::StringMap<int> ranks;
@@ -183,12 +184,19 @@ ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
   for (const onnx::TensorProto &init : graph.initializer())
     ranks[init.name()] = init.dims_size();
   for (const onnx::NodeProto &node : graph.node()) {
-    bool isConv = node.domain().empty() || node.domain() == "ai.onnx";
-    isConv = isConv &&
-             (node.op_type() == "Conv" || node.op_type() == "ConvTranspose");
-    if (isConv && node.input_size() >= 2) {
+    bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    // The weight of each convolution form (QLinearConv's follows the
+    // input's scale and zero point).
+    int weightInput = -1;
+    if (standard && (node.op_type() == "Conv" ||
+                     node.op_type() == "ConvTranspose" ||
+                     node.op_type() == "ConvInteger"))
+      weightInput = 1;
+    else if (standard && node.op_type() == "QLinearConv")
+      weightInput = 3;
+    if (weightInput > 0 && node.input_size() > weightInput) {
       auto input = ranks.find(node.input(0));
-      auto weight = ranks.find(node.input(1));
+      auto weight = ranks.find(node.input(weightInput));
       if (input != ranks.end() && weight != ranks.end() &&
           input->second != weight->second)
         return emitError(nodeLoc(node.name()))
@@ -199,8 +207,7 @@ ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
     }
     // LayerNormalization copies the input's extents before `axis` into its
     // Mean and InvStdDev shapes without checking the axis against the rank.
-    bool isLayerNorm = (node.domain().empty() || node.domain() == "ai.onnx") &&
-                       node.op_type() == "LayerNormalization";
+    bool isLayerNorm = standard && node.op_type() == "LayerNormalization";
     if (isLayerNorm && node.input_size() >= 1) {
       auto input = ranks.find(node.input(0));
       for (const onnx::AttributeProto &attr : node.attribute())
@@ -213,8 +220,7 @@ ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
     }
     // STFT reads the signal's extents 0 to 2 ([batch, length, 1 or 2])
     // whatever its rank.
-    bool isSTFT = (node.domain().empty() || node.domain() == "ai.onnx") &&
-                  node.op_type() == "STFT";
+    bool isSTFT = standard && node.op_type() == "STFT";
     if (isSTFT && node.input_size() >= 1) {
       auto signal = ranks.find(node.input(0));
       if (signal != ranks.end() && signal->second != 3)
