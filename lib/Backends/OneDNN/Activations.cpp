@@ -148,8 +148,8 @@ std::optional<ActivationChain> matchHardSwish(Operation *clip) {
 }
 
 std::optional<ActivationChain> matchActivationOf(Value x) {
-  // x feeds the chain alone: GELU reads it twice (its scaling and its
-  // product), SiLU twice (its sigmoid and its product).
+  // x feeds the chain alone: each chain reads it twice (GELU and hardswish
+  // in their scaling and their product, SiLU in its sigmoid and product).
   if (std::distance(x.use_begin(), x.use_end()) != 2)
     return std::nullopt;
   for (Operation *user : x.getUsers()) {
