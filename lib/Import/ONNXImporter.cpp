@@ -167,8 +167,9 @@ LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
 /// whose declared weight rank differs from its declared input rank (the
 /// kernel shape is taken from the weight, then indexed per spatial
 /// dimension of the input), a LayerNormalization whose axis is outside its
-/// declared input's rank, and an STFT whose declared signal is not of
-/// rank 3. Sub-graphs included.
+/// declared input's rank, a MaxUnpool whose declared indices' rank differs
+/// from its input's, and an STFT whose declared signal is not of rank 3.
+/// Sub-graphs included.
 LogicalResult
 ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
   llvm::StringMap<int> ranks;
@@ -204,6 +205,17 @@ ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
                << "): the weight has rank " << weight->second
                << ", the input rank " << input->second
                << "; they must be equal";
+    }
+    // MaxUnpool reads its indices' extents per dimension of X.
+    if (standard && node.op_type() == "MaxUnpool" && node.input_size() >= 2) {
+      auto input = ranks.find(node.input(0));
+      auto indices = ranks.find(node.input(1));
+      if (input != ranks.end() && indices != ranks.end() &&
+          input->second != indices->second)
+        return emitError(nodeLoc(node.name()))
+               << "node '" << node.name() << "' (MaxUnpool): the indices have "
+               << "rank " << indices->second << ", the input rank "
+               << input->second << "; they must be equal";
     }
     // LayerNormalization copies the input's extents before `axis` into its
     // Mean and InvStdDev shapes without checking the axis against the rank.
