@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportContext.h"
+#include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -55,17 +56,7 @@ static Type refineSliceType(Type inferred, Value data, Value starts, Value ends,
     int64_t n = shape[axis];
     if (ShapedType::isDynamic(n))
       continue;
-    int64_t step = (*st)[i], start = (*s)[i], end = (*e)[i];
-    if (start < 0)
-      start += n;
-    if (end < 0)
-      end += n;
-    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
-    start = std::clamp(start, lo, hi);
-    end = std::clamp(end, lo, hi);
-    int64_t extent = step > 0 ? (end - start + step - 1) / step
-                              : (start - end - step - 1) / -step;
-    shape[axis] = std::max<int64_t>(extent, 0);
+    shape[axis] = resolveSliceAxis(n, (*s)[i], (*e)[i], (*st)[i]).count;
   }
   return RankedTensorType::get(shape, dataType.getElementType());
 }
