@@ -13,7 +13,10 @@
 # crash inputs. Inputs that crash, leak, time out (10 s) or run out of
 # memory (4 GiB) are copied into the target's fuzz-regressions folder; the
 # script then fails: fix the product code and commit the input, which every
-# run of check-sanitizers.sh replays from then on.
+# run of check-sanitizers.sh replays from then on. Faults of libonnx's
+# shape inference, which the importer contains in a child process, are
+# refusals: they are counted and their inputs kept in
+# SANITIZE_DIR/contained/importer.
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -44,17 +47,27 @@ esac
 corpus=$sanitize_dir/fuzz-corpus/$which
 seed_dir=$sanitize_dir/fuzz-seeds/$which
 artifacts=$sanitize_dir/artifacts/$which
-rm -rf "$seed_dir" "$artifacts"
-mkdir -p "$corpus" "$artifacts"
+contained=$sanitize_dir/contained/$which
+rm -rf "$seed_dir" "$artifacts" "$contained"
+mkdir -p "$corpus" "$artifacts" "$contained"
 seeds "$seed_dir"
 echo "== $fuzzer for $seconds s (corpus $corpus: $(ls "$corpus" | wc -l) inputs, seeds: $(ls "$seed_dir" | wc -l))"
 status=0
-"$sanitize_dir/bin/$fuzzer" -max_total_time="$seconds" -timeout=10 \
+STRATA_FUZZ_CONTAINED_DIR=$contained "$sanitize_dir/bin/$fuzzer" -max_total_time="$seconds" -timeout=10 \
   -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" \
   $([ "$which" = importer ] && echo "-dict=$sanitize_root/unittests/Import/onnx.dict -max_len=200000") \
   $([ "$which" = program ] && echo "-max_len=65536") \
   "$@" "$corpus" "$seed_dir" "$regressions" 2>&1 | tee "$sanitize_dir/fuzz-$which.log" | tail -25 ||
   status=$?
+
+# Faults of libonnx's shape inference that its child process contained:
+# refusals, not crashes, listed so that a check before inference can give
+# them a better message.
+faults=$(grep -c "contained fault:" "$sanitize_dir/fuzz-$which.log" || true)
+if [ "$faults" -gt 0 ]; then
+  echo "note: $faults contained shape-inference fault(s) (inputs in $contained):"
+  grep "contained fault:" "$sanitize_dir/fuzz-$which.log" | sed 's/.*contained fault: /  /' | sort | uniq -c
+fi
 
 found=("$artifacts"/*)
 if [ -e "${found[0]}" ]; then

@@ -9,6 +9,7 @@
 
 #include "ImportContext.h"
 #include "strata/Import/ONNXChecks.h"
+#include "strata/Import/ShapeInferenceProcess.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -491,7 +492,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(checkBeforeInference(model.graph())))
     return nullptr;
   if (options.runShapeInference)
-    if (std::optional<std::string> error = runONNXShapeInference(model))
+    if (std::optional<std::string> error =
+            options.containShapeInference
+                ? runONNXShapeInferenceContained(model)
+                : runONNXShapeInference(model))
       return emitError(fileLoc()) << "ONNX shape inference: " << *error,
              nullptr;
   if (failed(reportUnsupported(model)))

@@ -8,6 +8,13 @@
 // -malloc_limit_mb is a defect. Built with ASan/UBSan by
 // scripts/check-sanitizers.sh; scripts/fuzz.sh runs it for longer.
 //
+// libonnx's shape inference runs in a child process (see
+// ShapeInferenceProcess.h): a fault there is a refusal of the input, not a
+// crash of the fuzzer. Each one is printed as a "contained fault" line,
+// which scripts/fuzz.sh counts, and the input is written to the folder
+// STRATA_FUZZ_CONTAINED_DIR names, so that the defect can still be checked
+// for before inference and given a better message.
+//
 //===----------------------------------------------------------------------===//
 #include "strata/Compiler/Compiler.h"
 #include "strata/Emit/ProgramEmitter.h"
@@ -20,7 +27,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <string_view>
 
 using namespace mlir;
 
@@ -41,6 +50,24 @@ bool verbose() {
   std::abort();
 }
 
+/// Records an input on which libonnx's shape inference faulted in its
+/// child process.
+void recordContainedFault(const std::string &message, const uint8_t *data,
+                          size_t size) {
+  std::fprintf(stderr, "strata-import-fuzzer: contained fault: %s\n",
+               message.c_str());
+  const char *dir = std::getenv("STRATA_FUZZ_CONTAINED_DIR");
+  if (!dir)
+    return;
+  std::string path = std::string(dir) + "/contained-" +
+                     std::to_string(std::hash<std::string_view>()(
+                         {reinterpret_cast<const char *>(data), size}));
+  if (std::FILE *file = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(data, 1, size, file);
+    std::fclose(file);
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -49,9 +76,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
   strata::loadCompilerDialects(context);
   bool sawError = false;
+  std::string containedFault;
+  bool childFailed = false;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
       sawError = true;
+      std::string message = diag.str();
+      if (message.find("libonnx's shape inference faulted") !=
+          std::string::npos)
+        containedFault = message;
+      // The child ended other than by finishing or by a signal: a
+      // sanitizer report or a broken pipe in the project's own code there.
+      if (message.find("the shape-inference process") != std::string::npos)
+        childFailed = true;
+    }
     if (verbose())
       llvm::errs() << diag.getLocation() << ": " << diag << "\n";
     return success();
@@ -71,6 +109,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module) {
     if (!sawError)
       broken("the import failed without an error diagnostic");
+    if (childFailed)
+      broken("the shape-inference process failed");
+    if (!containedFault.empty())
+      recordContainedFault(containedFault, data, size);
     return 0;
   }
   if (failed(verify(*module)))

@@ -34,6 +34,12 @@ struct ImportOptions {
   bool runChecker = true;
   /// Runs `onnx::shape_inference::InferShapes` (with data propagation).
   bool runShapeInference = true;
+  /// Runs it in a forked child process, so that a fault of libonnx on a
+  /// malformed model becomes an error naming the node (libonnx 1.12 reads
+  /// past shapes whose declared rank its inference functions do not
+  /// expect). Off, it runs in this process: faster by one fork, for trusted
+  /// models or callers that must not fork.
+  bool containShapeInference = true;
   /// Initializers with at least this many bytes become `dense_resource`
   /// blobs; smaller ones are inline `dense<...>` so that folders see them.
   int64_t resourceThresholdBytes = 64;
