@@ -2,6 +2,7 @@
 #include "strata/Support/ShapeInference.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,13 +17,24 @@ std::optional<int64_t> slidingWindowExtent(int64_t in, int64_t kernel,
                                            bool ceilMode) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return ShapedType::kDynamic;
-  int64_t span = in + padBegin + padEnd - dilation * (kernel - 1) - 1;
-  if (span < 0 || stride <= 0)
+  if (stride <= 0)
     return std::nullopt;
-  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // Checked: extents, pads and dilations come from the model, and an
+  // overflow would be undefined.
+  std::optional<int64_t> start = llvm::checkedAdd(in, padBegin);
+  std::optional<int64_t> padded =
+      start ? llvm::checkedAdd(*start, padEnd) : std::nullopt;
+  std::optional<int64_t> reach =
+      kernel >= 1 ? llvm::checkedMul(dilation, kernel - 1) : std::nullopt;
+  std::optional<int64_t> span =
+      padded && reach ? llvm::checkedSub(*padded, *reach) : std::nullopt;
+  if (!span || *span < 1)
+    return std::nullopt;
+  int64_t last = *span - 1;
+  int64_t out = last / stride + (ceilMode && last % stride != 0 ? 1 : 0) + 1;
   // With ceil mode the last window must start inside the input or its leading
   // padding (ONNX and PyTorch drop a window that starts in the trailing pad).
-  if (ceilMode && (out - 1) * stride >= in + padBegin)
+  if (ceilMode && (out - 1) * stride >= *start)
     --out;
   return out;
 }
@@ -95,10 +107,13 @@ FailureOr<SmallVector<int64_t>> inferReshapeShape(ArrayRef<int64_t> input,
                                                   bool allowZero) {
   if (llvm::any_of(input, ShapedType::isDynamic))
     return failure();
-  int64_t total = 1, known = 1;
+  // Checked products: the target comes from the model.
+  std::optional<int64_t> total = 1, known = 1;
   std::optional<size_t> inferred;
   for (int64_t e : input)
-    total *= e;
+    total = total ? llvm::checkedMul(*total, e) : std::nullopt;
+  if (!total)
+    return failure();
   SmallVector<int64_t> result;
   for (auto [i, extent] : llvm::enumerate(target)) {
     int64_t e = extent;
@@ -113,16 +128,16 @@ FailureOr<SmallVector<int64_t>> inferReshapeShape(ArrayRef<int64_t> input,
       inferred = i;
     } else if (e < 0) {
       return failure();
-    } else {
-      known *= e;
+    } else if (!(known = llvm::checkedMul(*known, e))) {
+      return failure();
     }
     result.push_back(e);
   }
   if (inferred) {
-    if (known == 0 || total % known != 0)
+    if (*known == 0 || *total % *known != 0)
       return failure();
-    result[*inferred] = total / known;
-  } else if (known != total) {
+    result[*inferred] = *total / *known;
+  } else if (*known != *total) {
     return failure();
   }
   return result;
@@ -191,10 +206,15 @@ inferConcatShape(ArrayRef<SmallVector<int64_t>> inputs, int64_t axis) {
     if (shape.size() != result.size())
       return failure();
     int64_t &extent = result[*normalized];
-    extent = ShapedType::isDynamic(extent) ||
-                     ShapedType::isDynamic(shape[*normalized])
-                 ? ShapedType::kDynamic
-                 : extent + shape[*normalized];
+    if (ShapedType::isDynamic(extent) ||
+        ShapedType::isDynamic(shape[*normalized])) {
+      extent = ShapedType::kDynamic;
+      continue;
+    }
+    std::optional<int64_t> sum = llvm::checkedAdd(extent, shape[*normalized]);
+    if (!sum)
+      return failure();
+    extent = *sum;
   }
   return result;
 }
@@ -231,8 +251,13 @@ SliceAxis resolveSliceAxis(int64_t extent, int64_t start, int64_t end,
   start = std::clamp(start, lo, hi);
   end = std::clamp(end, lo, hi);
   int64_t span = step > 0 ? end - start : start - end;
-  int64_t magnitude = step > 0 ? step : -step;
-  return {start, span <= 0 ? 0 : (span + magnitude - 1) / magnitude};
+  if (span <= 0)
+    return {start, 0};
+  // Unsigned: -step of the most negative step does not fit an int64_t.
+  uint64_t magnitude = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
+  uint64_t count = uint64_t(span) / magnitude +
+                   (uint64_t(span) % magnitude != 0 ? 1 : 0);
+  return {start, static_cast<int64_t>(count)};
 }
 
 FailureOr<int64_t> rangeElementCount(double start, double limit, double delta) {

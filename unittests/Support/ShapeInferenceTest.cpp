@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace strata;
 using mlir::ShapedType;
 
@@ -110,6 +112,24 @@ TEST(InferSliceShape, ClampsLikeOnnx) {
   EXPECT_EQ(*inferSliceShape({4}, {-1}, {-11}, {0}, {-1}), (Shape{4}));
   EXPECT_EQ(*inferSliceShape({4}, {3}, {1}, {0}, {1}), (Shape{0}));
   EXPECT_TRUE(mlir::failed(inferSliceShape({4}, {0}, {1}, {0}, {0})));
+}
+
+// Extents, pads, repeats and steps come from the model: a sum or product
+// past int64_t is a refusal, never undefined arithmetic (the importer
+// fuzzer runs these rules under UBSan).
+TEST(ShapeRules, OverflowIsAMisfit) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(slidingWindowExtent(8, 3, 1, 1, kMax, kMax), std::nullopt);
+  EXPECT_EQ(slidingWindowExtent(8, kMax, 1, 4, 0, 0), std::nullopt);
+  EXPECT_EQ(slidingWindowExtent(kMax - 1, 1, 1, 1, 0, 0), kMax - 1);
+  EXPECT_TRUE(mlir::failed(inferReshapeShape({int64_t(1) << 62, 4}, {-1},
+                                             /*allowZero=*/false)));
+  EXPECT_TRUE(mlir::failed(
+      inferReshapeShape({4}, {int64_t(1) << 62, 4, 0}, /*allowZero=*/true)));
+  EXPECT_TRUE(mlir::failed(inferConcatShape({Shape{kMax}, Shape{1}}, 0)));
+  // The most negative step reads one element of a reversed axis.
+  EXPECT_EQ(*inferSliceShape({4}, {-1}, {kMin}, {0}, {kMin}), (Shape{1}));
 }
 
 TEST(RangeElementCount, CeilOfSpanOverDelta) {

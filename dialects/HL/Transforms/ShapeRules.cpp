@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 
@@ -66,10 +67,14 @@ std::optional<Shape> inferFlatten(FlattenOp op) {
     axis += rank;
   if (axis < 0 || axis > rank)
     return std::nullopt;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    (d < axis ? outer : inner) *= (*input)[d];
-  return Shape{outer, inner};
+  std::optional<int64_t> outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> &side = d < axis ? outer : inner;
+    side = side ? llvm::checkedMul(*side, (*input)[d]) : std::nullopt;
+  }
+  if (!outer || !inner)
+    return std::nullopt;
+  return Shape{*outer, *inner};
 }
 
 std::optional<Shape> inferExpand(ExpandOp op) {
@@ -88,9 +93,11 @@ std::optional<Shape> inferTile(TileOp op) {
     return std::nullopt;
   Shape result;
   for (auto [extent, repeat] : llvm::zip_equal(*input, *repeats)) {
-    if (repeat < 0)
+    std::optional<int64_t> tiled =
+        repeat < 0 ? std::nullopt : llvm::checkedMul(extent, repeat);
+    if (!tiled)
       return std::nullopt;
-    result.push_back(extent * repeat);
+    result.push_back(*tiled);
   }
   return result;
 }
@@ -236,7 +243,7 @@ inferSlidingWindow(const Shape &input, int64_t channels,
     if (stride <= 0)
       return std::nullopt;
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      result.push_back((in + stride - 1) / stride);
+      result.push_back(in / stride + (in % stride != 0 ? 1 : 0));
       continue;
     }
     bool valid = autoPad == "VALID";
@@ -343,10 +350,12 @@ std::optional<Shape> inferPad(PadOp op) {
   size_t rank = input->size();
   Shape result;
   for (size_t d = 0; d < rank; ++d) {
-    int64_t extent = (*input)[d] + (*pads)[d] + (*pads)[d + rank];
-    if (extent < 0)
+    std::optional<int64_t> begin = llvm::checkedAdd((*input)[d], (*pads)[d]);
+    std::optional<int64_t> extent =
+        begin ? llvm::checkedAdd(*begin, (*pads)[d + rank]) : std::nullopt;
+    if (!extent || *extent < 0)
       return std::nullopt;
-    result.push_back(extent);
+    result.push_back(*extent);
   }
   return result;
 }
