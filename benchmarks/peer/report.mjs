@@ -8,6 +8,7 @@
 //   ort     MODEL  THREADS  -       ok|failed       ort-bench JSON | stderr
 //   strata  MODEL  THREADS  CONFIG  ok|failed|no-threads  strata-run log | -
 //   compile MODEL  -        CONFIG  failed          strata-compile log
+//   determinism MODEL  -    CONFIG  same|differ     -
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,7 @@ function cpuDescription() {
 const meta = {};
 const rows = new Map();   // "model\tthreads" -> row
 const compileErrors = {}; // "model/config" -> reason
+const determinism = [];   // { model, config, same }
 const rowFor = (model, threads) => {
   const key = `${model}\t${threads}`;
   if (!rows.has(key)) rows.set(key, { model, threads: +threads, ort: null, portable: null, onednn: null, winograd: null });
@@ -83,6 +85,7 @@ for (const line of readFileSync(args.manifest, 'utf8').split('\n').filter(Boolea
   else if (kind === 'compile') compileErrors[`${a}/${c}`] = `compile: ${reason(e)}`;
   else if (kind === 'ort') rowFor(a, b).ort = d === 'ok' ? JSON.parse(readFileSync(e, 'utf8')) : { error: reason(e) };
   else if (kind === 'profile') rowFor(a, b).profile = topSteps(e);
+  else if (kind === 'determinism') determinism.push({ model: a, config: c, same: d === 'same' });
   else if (kind === 'strata') {
     rowFor(a, b)[c] = d === 'ok' ? parseStrataLog(e)
       : d === 'no-threads' ? { error: 'strata-run has no --threads' } : { error: reason(e) };
@@ -159,6 +162,12 @@ function summary() {
     for (const { r, x } of one.slice(0, 5))
       lines.push(`| ${r.model} | ${x.toFixed(2)}x | ${(r.profile ?? []).join('; ') || '—'} |`);
     lines.push('');
+  }
+  if (determinism.length) {
+    const differ = determinism.filter((d) => !d.same);
+    lines.push('#### Determinism', '',
+      `- Two compiles of each model and configuration: ${determinism.length - differ.length} of ${determinism.length} byte-identical`
+      + `${differ.length ? `; differ: ${differ.map((d) => `${d.model} (${d.config})`).join(', ')}` : ''}.`, '');
   }
   return lines.join('\n');
 }

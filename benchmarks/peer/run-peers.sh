@@ -20,7 +20,8 @@
 #   --threads L    thread counts, space-separated ("1 2")
 #   --zoo          the model zoo (models/zoo.py, generated into $BUILD_DIR/zoo
 #                  by scripts/make-benchmark-models.sh --zoo), portable and
-#                  onednn, 20 runs; writes docs/performance-zoo.md
+#                  onednn, 20 runs, each configuration compiled twice and
+#                  compared byte for byte; writes docs/performance-zoo.md
 #   --smoke        digits_cnn only (from models/), 3 runs, 1 thread; writes
 #                  $BUILD_DIR/peer/performance-smoke.md, not docs/
 #   --out FILE     where the markdown goes (docs/performance.md)
@@ -132,6 +133,16 @@ for model in "${models[@]}"; do
     if "$build/bin/strata-compile" "$onnx" -o "$dir/$config.strata" "${flags[@]}" \
         >"$dir/$config.compile.log" 2>&1; then
       compiled+=("$config")
+      # The zoo checks determinism too: a second compile, byte for byte.
+      if [ $zoo = yes ]; then
+        if "$build/bin/strata-compile" "$onnx" -o "$dir/$config.again.strata" "${flags[@]}" \
+            >/dev/null 2>&1 && cmp -s "$dir/$config.strata" "$dir/$config.again.strata"; then
+          row determinism "$model" - "$config" same -
+        else
+          row determinism "$model" - "$config" differ -
+        fi
+        rm -f "$dir/$config.again.strata"
+      fi
     else
       row compile "$model" - "$config" failed "$dir/$config.compile.log"
     fi
