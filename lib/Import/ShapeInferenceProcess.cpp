@@ -13,6 +13,7 @@
 
 #include "strata/Import/ONNXChecks.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -27,6 +28,8 @@
 namespace strata::importer {
 
 namespace {
+
+std::atomic<uint64_t> faultCount{0}, failureCount{0};
 
 /// Copies what shape inference writes into a graph (its value_info, inputs
 /// and outputs) and, node by node, the same of every graph attribute into
@@ -193,10 +196,12 @@ ChildResult runChild(onnx::ModelProto &model, int prefix,
             name ? std::string("SIG") + name
                  : "signal " + std::to_string(WTERMSIG(status))};
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty()) {
+    ++failureCount;
     return {ChildResult::Failed,
             "the shape-inference process exited with status " +
                 std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1)};
+  }
   return {ChildResult::Finished, std::move(bytes)};
 }
 
@@ -227,6 +232,7 @@ runONNXShapeInferenceContained(onnx::ModelProto &model,
     return "libonnx's shape inference did not finish within " +
            std::to_string(timeout.count()) + " s";
   case ChildResult::Crashed: {
+    ++faultCount;
     std::string where = "the model";
     int node = findFaultingNode(model, timeout);
     if (node >= 0 && node < model.graph().node_size()) {
@@ -246,10 +252,16 @@ runONNXShapeInferenceContained(onnx::ModelProto &model,
   onnx::GraphProto shapes;
   if (!shapes.ParseFromArray(result.payload.data() + 1,
                              static_cast<int>(result.payload.size() - 1)) ||
-      !mergeShapes(std::move(shapes), *model.mutable_graph()))
+      !mergeShapes(std::move(shapes), *model.mutable_graph())) {
+    ++failureCount;
     return std::string("the shape-inference process answered with shapes "
                        "that do not fit the model");
+  }
   return std::nullopt;
+}
+
+ShapeInferenceProcessCounts getShapeInferenceProcessCounts() {
+  return {faultCount.load(), failureCount.load()};
 }
 
 } // namespace strata::importer

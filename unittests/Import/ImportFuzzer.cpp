@@ -19,6 +19,7 @@
 #include "strata/Compiler/Compiler.h"
 #include "strata/Emit/ProgramEmitter.h"
 #include "strata/Import/ONNXImporter.h"
+#include "strata/Import/ShapeInferenceProcess.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -76,19 +77,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
   strata::loadCompilerDialects(context);
   bool sawError = false;
-  std::string containedFault;
-  bool childFailed = false;
+  std::string lastError;
+  strata::importer::ShapeInferenceProcessCounts before =
+      strata::importer::getShapeInferenceProcessCounts();
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error) {
       sawError = true;
-      std::string message = diag.str();
-      if (message.find("libonnx's shape inference faulted") !=
-          std::string::npos)
-        containedFault = message;
-      // The child ended other than by finishing or by a signal: a
-      // sanitizer report or a broken pipe in the project's own code there.
-      if (message.find("the shape-inference process") != std::string::npos)
-        childFailed = true;
+      lastError = diag.str();
     }
     if (verbose())
       llvm::errs() << diag.getLocation() << ": " << diag << "\n";
@@ -109,10 +104,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module) {
     if (!sawError)
       broken("the import failed without an error diagnostic");
-    if (childFailed)
+    strata::importer::ShapeInferenceProcessCounts after =
+        strata::importer::getShapeInferenceProcessCounts();
+    // The child ended other than by answering or by a signal: a sanitizer
+    // report or a broken pipe in the project's own code there.
+    if (after.failures != before.failures)
       broken("the shape-inference process failed");
-    if (!containedFault.empty())
-      recordContainedFault(containedFault, data, size);
+    if (after.faults != before.faults)
+      recordContainedFault(lastError, data, size);
     return 0;
   }
   if (failed(verify(*module)))

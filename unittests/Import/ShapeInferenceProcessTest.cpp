@@ -127,8 +127,14 @@ TEST(ShapeInferenceProcess, AFaultInLibonnxIsAnErrorNamingTheNode) {
   addNode(graph, "last", "Relu", {"y"}, {"z"});
 
   onnx::ModelProto before = model;
+  strata::importer::ShapeInferenceProcessCounts counts =
+      strata::importer::getShapeInferenceProcessCounts();
   std::optional<std::string> error =
       strata::importer::runONNXShapeInferenceContained(model);
+  EXPECT_EQ(strata::importer::getShapeInferenceProcessCounts().faults,
+            counts.faults + 1);
+  EXPECT_EQ(strata::importer::getShapeInferenceProcessCounts().failures,
+            counts.failures);
   ASSERT_TRUE(error.has_value());
   EXPECT_NE(error->find("faulted (SIGSEGV)"), std::string::npos) << *error;
   EXPECT_NE(error->find("node 'norm' (LayerNormalization)"),

@@ -10,6 +10,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,18 @@ namespace strata::importer {
 std::optional<std::string> runONNXShapeInferenceContained(
     onnx::ModelProto &model,
     std::chrono::seconds timeout = std::chrono::seconds(300));
+
+/// How contained inference has ended in this process so far, for the
+/// importer fuzzer (which must not read diagnostics' text: libFuzzer
+/// learns compared strings and puts them into model names).
+struct ShapeInferenceProcessCounts {
+  /// The child faulted (a signal): a libonnx defect, contained.
+  uint64_t faults = 0;
+  /// The child ended otherwise without an answer (a failed write, a
+  /// sanitizer report in the child, an unreadable answer).
+  uint64_t failures = 0;
+};
+ShapeInferenceProcessCounts getShapeInferenceProcessCounts();
 
 } // namespace strata::importer
 
