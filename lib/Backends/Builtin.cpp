@@ -35,6 +35,9 @@ Backend makeOneDNNBackend() {
   hooks.supportsOp = onednn::supportsOp;
   hooks.preprocess = onednn::preprocess;
   hooks.runtimeDelegate = "onednn";
+  hooks.costCalibration =
+#include "OneDNNPartitionCost.inc"
+      ;
   // oneDNN's int8 convolutions want TensorRT's QDQ placement: input,
   // per-channel weights and residual quantized.
   hooks.quantizeWith = "tensorrt";

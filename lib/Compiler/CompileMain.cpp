@@ -3,7 +3,8 @@
 // strata-compile model.onnx -o model.strata [--emit ...] [--input-shape ...]
 //   [--report report.json] [--verify [--verify-data DIR]]
 //   [--backend NAME [--backend-option K=V]... [--require-delegated]
-//    [--tune FILE | --tuning FILE]]
+//    [--tune FILE | --tuning FILE]
+//    [--partition-cost=false | --partition-calibration FILE]]
 //   [--target-kernels FILE]
 //
 // Outputs are written atomically (temporary file, then rename): a failed
@@ -63,6 +64,18 @@ cl::opt<bool> requireDelegated(
     "require-delegated",
     cl::desc("Fail when any op falls back to the portable kernels"),
     cl::cat(category));
+cl::opt<bool> partitionCost(
+    "partition-cost",
+    cl::desc("Keep a group of supported ops on the portable kernels when the "
+             "delegate's cost model prices it cheaper there, call and "
+             "boundary conversions included (default on; --report lists each "
+             "decision with its estimates)"),
+    cl::init(true), cl::cat(category));
+cl::opt<std::string> partitionCalibration(
+    "partition-calibration",
+    cl::desc("Price partitions with this calibration (written by "
+             "scripts/calibrate-partitioner.sh) instead of the delegate's own"),
+    cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string> targetKernels(
     "target-kernels",
     cl::desc("The target runtime's kernel set (one name per line, "
@@ -482,10 +495,11 @@ int strataCompileMain(int argc, char **argv) {
   if (backend->getHooks().delegates())
     options.delegateBackend = &*backend;
   else if (!backendOptions.empty() || requireDelegated ||
-           !tuneFile.empty() || !tuningFile.empty()) {
+           !tuneFile.empty() || !tuningFile.empty() ||
+           !partitionCalibration.empty()) {
     errs() << "strata-compile: backend '" << backendName
            << "' has no delegate (--backend-option, --require-delegated, "
-              "--tune and --tuning need one)\n";
+              "--tune, --tuning and --partition-calibration need one)\n";
     return 2;
   }
   {
@@ -509,6 +523,8 @@ int strataCompileMain(int argc, char **argv) {
     options.compileSpecs = std::move(*specs);
   }
   options.requireDelegated = requireDelegated;
+  options.partitionCost = partitionCost;
+  options.partitionCalibrationFile = partitionCalibration;
   if (!targetKernels.empty()) {
     auto file = MemoryBuffer::getFile(targetKernels);
     if (!file) {

@@ -148,6 +148,23 @@ LogicalResult checkTargetKernels(ModuleOp module,
   return failure();
 }
 
+/// The partitioner's cost calibration: the --partition-calibration file,
+/// else the delegate's own; none with --partition-cost off or
+/// --require-delegated (which delegates every claimed group).
+FailureOr<std::optional<CostCalibration>>
+loadCostCalibration(ModuleOp module, const CompileOptions &options) {
+  std::string spec = !options.partitionCost || options.requireDelegated
+                         ? "none"
+                     : options.partitionCalibrationFile.empty()
+                         ? "builtin"
+                         : options.partitionCalibrationFile;
+  llvm::Expected<std::optional<CostCalibration>> calibration =
+      loadCostCalibration(spec, *options.delegateBackend);
+  if (!calibration)
+    return module.emitError(llvm::toString(calibration.takeError()));
+  return std::move(*calibration);
+}
+
 } // namespace
 
 LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
@@ -165,8 +182,13 @@ LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
   if (options.delegateBackend) {
     {
       StageTimer timer(report, "partition");
+      FailureOr<std::optional<CostCalibration>> calibration =
+          loadCostCalibration(module, options);
+      if (failed(calibration))
+        return failure();
       FailureOr<DelegationReport> placed =
-          partition(module, *options.delegateBackend);
+          partition(module, *options.delegateBackend,
+                    *calibration ? &**calibration : nullptr);
       if (failed(placed))
         return failure();
       report.delegation = std::move(*placed);

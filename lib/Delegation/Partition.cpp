@@ -8,6 +8,10 @@
 // otherwise it opens a new partition. `reach[v]` is the set of partitions a
 // value depends on, so the check is one bit test per operand.
 //
+// With a cost calibration (CostModel.h), each group is then priced both
+// ways; a group cheaper on the portable kernels, once the delegate call
+// and the conversion of its boundary tensors are counted, is not outlined.
+//
 //===----------------------------------------------------------------------===//
 #include "strata/Delegation/Delegation.h"
 
@@ -20,6 +24,8 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -41,15 +47,35 @@ llvm::json::Value DelegationReport::toJSON() const {
     placements.push_back(llvm::json::Object{{"op", p.op},
                                             {"node", p.node},
                                             {"backend", p.backend},
-                                            {"partition", p.partition}});
+                                            {"partition", p.partition},
+                                            {"class", p.work.opClass},
+                                            {"work", p.work.units}});
     if (p.partition.empty())
       ++perOp[p.op];
   }
   llvm::json::Object fallback;
   for (const auto &[op, count] : perOp)
     fallback[op] = count;
+  llvm::json::Array verdicts;
+  for (const Decision &d : decisions) {
+    llvm::json::Object verdict{{"first_node", d.firstNode},
+                               {"ops", d.ops},
+                               {"decision", d.delegated ? "delegate" : "portable"}};
+    if (!d.partition.empty())
+      verdict["partition"] = d.partition;
+    if (!calibration.empty()) {
+      verdict["estimate_delegate_us"] = std::round(d.delegateUs * 100) / 100;
+      verdict["estimate_portable_us"] = std::round(d.portableUs * 100) / 100;
+      verdict["boundary_bytes"] = static_cast<int64_t>(d.boundaryBytes);
+    }
+    verdicts.push_back(std::move(verdict));
+  }
   return llvm::json::Object{{"backend", backend},
                             {"partitions", partitions},
+                            {"cost_calibration",
+                             calibration.empty() ? "none (every group delegated)"
+                                                 : calibration},
+                            {"decisions", std::move(verdicts)},
                             {"delegated_ops", delegatedCount()},
                             {"portable_ops", fallbackCount()},
                             {"portable_by_op", std::move(fallback)},
@@ -229,14 +255,58 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
 
 std::string opNodeName(Operation *op) { return getNodeName(op->getLoc()); }
 
+/// Bytes of a statically shaped tensor value (0 otherwise).
+double bytesOf(Value value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  return static_cast<double>(type.getNumElements()) * ((bits + 7) / 8);
+}
+
+/// Prices one group of claimed ops both ways.
+DelegationReport::Decision estimate(ArrayRef<Operation *> ops,
+                                    const CostCalibration &calibration) {
+  DelegationReport::Decision decision;
+  decision.ops = static_cast<int>(ops.size());
+  decision.firstNode = opNodeName(ops.front());
+  llvm::SmallPtrSet<Operation *, 32> inside(ops.begin(), ops.end());
+  llvm::SmallPtrSet<Value, 16> crossing;
+  double delegateNs = calibration.callNs(), portableNs = 0;
+  for (Operation *op : ops) {
+    OpWork work = estimateWork(op);
+    delegateNs += calibration.delegateNs(work);
+    portableNs += calibration.portableNs(work);
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!(def && (inside.contains(def) || isConstant(def))))
+        crossing.insert(operand);
+    }
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !inside.contains(user); }))
+        crossing.insert(result);
+  }
+  for (Value value : crossing)
+    decision.boundaryBytes += bytesOf(value);
+  delegateNs += decision.boundaryBytes * calibration.boundaryNsPerByte();
+  decision.delegateUs = delegateNs / 1e3;
+  decision.portableUs = portableNs / 1e3;
+  decision.delegated = delegateNs <= portableNs;
+  return decision;
+}
+
 } // namespace
 
-FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend) {
+FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
+                                      const CostCalibration *calibration) {
   if (!backend.getHooks().delegates())
     return module.emitError("backend '")
            << backend.getName() << "' has no delegate to partition for";
   DelegationReport report;
   report.backend = backend.getName();
+  if (calibration)
+    report.calibration = calibration->getSource();
   SymbolTable symbols(module);
   SmallVector<func::FuncOp> funcs;
   for (auto func : module.getOps<func::FuncOp>())
@@ -248,9 +318,32 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend) {
     if (failed(tag(func, backend)))
       return failure();
     Block &block = func.getBody().front();
-    int count = 0;
-    llvm::MapVector<Operation *, int> partOf =
-        group(block, backend.getName(), count);
+    int groups = 0;
+    llvm::MapVector<Operation *, int> groupOf =
+        group(block, backend.getName(), groups);
+    std::vector<SmallVector<Operation *>> groupOps(groups);
+    for (auto [op, index] : groupOf)
+      groupOps[index].push_back(op);
+    // The cost model's verdict per group; a group kept portable is dropped
+    // (partitions form a DAG, so dropping one makes no cycle).
+    std::vector<int> partitionOf(groups, -1);
+    std::vector<SmallVector<Operation *>> members;
+    std::vector<DelegationReport::Decision> decisions;
+    for (int g = 0; g < groups; ++g) {
+      DelegationReport::Decision decision;
+      if (calibration) {
+        decision = estimate(groupOps[g], *calibration);
+      } else {
+        decision.ops = static_cast<int>(groupOps[g].size());
+        decision.firstNode = opNodeName(groupOps[g].front());
+      }
+      if (decision.delegated) {
+        partitionOf[g] = static_cast<int>(members.size());
+        members.push_back(groupOps[g]);
+      }
+      decisions.push_back(std::move(decision));
+    }
+    int count = static_cast<int>(members.size());
     std::vector<std::string> names;
     for (int i = 0; i < count; ++i) {
       std::string base =
@@ -260,18 +353,21 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend) {
         name = base + "_" + std::to_string(n);
       names.push_back(name);
     }
+    for (int g = 0; g < groups; ++g) {
+      if (partitionOf[g] >= 0)
+        decisions[g].partition = names[partitionOf[g]];
+      report.decisions.push_back(decisions[g]);
+    }
     for (Operation &op : block) {
       if (!isCandidate(&op))
         continue;
-      auto it = partOf.find(&op);
-      bool delegated = it != partOf.end();
+      auto it = groupOf.find(&op);
+      int index = it == groupOf.end() ? -1 : partitionOf[it->second];
+      bool delegated = index >= 0;
       report.ops.push_back({op.getName().getStringRef().str(), opNodeName(&op),
                             delegated ? backend.getName() : "portable",
-                            delegated ? names[it->second] : ""});
+                            delegated ? names[index] : "", estimateWork(&op)});
     }
-    std::vector<SmallVector<Operation *>> members(count);
-    for (auto [op, index] : partOf)
-      members[index].push_back(op);
     Operation *insertAfter = func;
     for (int i = 0; i < count; ++i) {
       if (failed(outline(func, members[i], names[i], backend.getName(),

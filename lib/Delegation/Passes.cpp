@@ -40,9 +40,18 @@ FailureOr<const Backend *> lookupBackend(ModuleOp module, StringRef name) {
 struct PartitionPass : impl::PartitionBase<PartitionPass> {
   using Base::Base;
   void runOnOperation() override {
-    FailureOr<const Backend *> selected =
-        lookupBackend(getOperation(), backend);
-    if (failed(selected) || failed(partition(getOperation(), **selected)))
+    ModuleOp module = getOperation();
+    FailureOr<const Backend *> selected = lookupBackend(module, backend);
+    if (failed(selected))
+      return signalPassFailure();
+    llvm::Expected<std::optional<CostCalibration>> calibration =
+        loadCostCalibration(cost, **selected);
+    if (!calibration) {
+      module.emitError(llvm::toString(calibration.takeError()));
+      return signalPassFailure();
+    }
+    if (failed(partition(module, **selected,
+                         *calibration ? &**calibration : nullptr)))
       signalPassFailure();
   }
 };

@@ -44,6 +44,11 @@ void printRunUsage() {
       "                    >= DB (quantized programs)\n"
       "  --bench N         time N runs after warm-up: median, p10, p90 ms\n"
       "  --profile         time each instruction, with its ONNX node names\n"
+      "  --profile-runs N  profile N runs; each line is its median (1)\n"
+      "  --profile-tsv F   write the profile to F too, tab-separated, in ns:\n"
+      "                    instruction I LABEL NS NODES and\n"
+      "                    step I J OP IMPLEMENTATION LAYOUT NS NODES\n"
+      "                    (NODES joined by '|')\n"
       "  --method NAME     the method to run (default: forward, else the "
       "first)\n"
       "  --no-mmap         read the file instead of mapping it\n"
@@ -100,7 +105,8 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         return false;
       options.method = v;
     } else if (arg == "--atol" || arg == "--rtol" || arg == "--rel-l2" ||
-               arg == "--bench" || arg == "--seed" || arg == "--min-sqnr") {
+               arg == "--bench" || arg == "--seed" || arg == "--min-sqnr" ||
+               arg == "--profile-runs") {
       if (!value(v) || !parseNumber(arg.c_str(), v, number))
         return false;
       if (arg == "--atol")
@@ -113,6 +119,14 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         options.minSQNR = number;
       else if (arg == "--bench")
         options.bench = static_cast<int>(number);
+      else if (arg == "--profile-runs") {
+        if (number < 1 || number > 10000) {
+          std::fprintf(stderr, "strata-run: --profile-runs needs 1 to 10000\n");
+          return false;
+        }
+        options.profileRuns = static_cast<int>(number);
+        options.profile = true;
+      }
       else
         options.seed = static_cast<uint64_t>(number);
     } else if (arg == "--threads") {
@@ -126,6 +140,11 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
     } else if (arg == "--list-kernels") {
       options.listKernels = true;
     } else if (arg == "--profile") {
+      options.profile = true;
+    } else if (arg == "--profile-tsv") {
+      if (!value(v))
+        return false;
+      options.profileTsv = v;
       options.profile = true;
     } else if (arg == "--no-mmap") {
       options.useFileLoader = true;
@@ -309,14 +328,16 @@ static void printDelegateSteps(const std::vector<DelegateOpProfile> &steps,
 }
 
 /// Delegate steps summed by what ran and how, the costliest first.
-static void printStepSummary(const Method &method, uint64_t total) {
+static void
+printStepSummary(const std::vector<std::vector<DelegateOpProfile>> &steps,
+                 uint64_t total) {
   struct Sum {
     uint64_t ns = 0;
     size_t count = 0;
   };
   std::map<std::pair<std::string, std::string>, Sum> sums;
-  for (size_t i = 0; i < method.instructionCount(); ++i)
-    for (const DelegateOpProfile &step : method.delegateProfile(i)) {
+  for (const std::vector<DelegateOpProfile> &instruction : steps)
+    for (const DelegateOpProfile &step : instruction) {
       Sum &sum = sums[{step.op, step.implementation}];
       sum.ns += step.nanoseconds;
       ++sum.count;
@@ -524,28 +545,81 @@ int runProgram(const RunOptions &options) {
     // After the run above (a warm-up: arenas and constants are paged in).
     // The memory plan may reuse input bytes, so this run's outputs are not
     // the ones reported above; only its times are used.
-    if (Error e = setInputs(); !e.ok())
-      return fail(e);
-    method->setProfiling(true);
-    if (Error e = method->execute(); !e.ok())
-      return fail(e);
-    method->setProfiling(false);
-    uint64_t total = 0;
-    for (uint64_t t : method->instructionTimesNs())
-      total += t;
-    std::printf("profile: %zu instructions, %.3f ms\n",
-                method->instructionCount(), total / 1e6);
+    // Each instruction's and step's median over the runs.
+    std::vector<std::vector<uint64_t>> instructionRuns(
+        method->instructionCount());
+    std::vector<std::vector<DelegateOpProfile>> steps(
+        method->instructionCount());
+    std::vector<std::vector<std::vector<uint64_t>>> stepRuns(
+        method->instructionCount());
+    for (int run = 0; run < options.profileRuns; ++run) {
+      if (Error e = setInputs(); !e.ok())
+        return fail(e);
+      method->setProfiling(true);
+      Error e = method->execute();
+      method->setProfiling(false);
+      if (!e.ok())
+        return fail(e);
+      for (size_t i = 0; i < method->instructionCount(); ++i) {
+        instructionRuns[i].push_back(method->instructionTimesNs()[i]);
+        const std::vector<DelegateOpProfile> &now = method->delegateProfile(i);
+        if (run == 0) {
+          steps[i] = now;
+          stepRuns[i].resize(now.size());
+        }
+        for (size_t j = 0; j < now.size() && j < steps[i].size(); ++j)
+          stepRuns[i][j].push_back(now[j].nanoseconds);
+      }
+    }
+    auto median = [](std::vector<uint64_t> values) -> uint64_t {
+      if (values.empty())
+        return 0;
+      std::nth_element(values.begin(), values.begin() + values.size() / 2,
+                       values.end());
+      return values[values.size() / 2];
+    };
+    std::vector<uint64_t> times;
     for (size_t i = 0; i < method->instructionCount(); ++i) {
-      std::string nodes;
-      for (const std::string &n : method->instructionNodeNames(i))
-        nodes += (nodes.empty() ? "" : ", ") + n;
-      uint64_t t = method->instructionTimesNs()[i];
+      times.push_back(median(instructionRuns[i]));
+      for (size_t j = 0; j < steps[i].size(); ++j)
+        steps[i][j].nanoseconds = median(stepRuns[i][j]);
+    }
+    uint64_t total = 0;
+    for (uint64_t t : times)
+      total += t;
+    std::printf("profile: %zu instructions, %.3f ms%s\n",
+                method->instructionCount(), total / 1e6,
+                options.profileRuns > 1 ? " (medians)" : "");
+    std::string tsv;
+    auto joined = [](const std::vector<std::string> &names, const char *sep) {
+      std::string text;
+      for (const std::string &n : names)
+        text += (text.empty() ? "" : sep) + n;
+      return text;
+    };
+    for (size_t i = 0; i < method->instructionCount(); ++i) {
+      const std::vector<std::string> &names = method->instructionNodeNames(i);
+      uint64_t t = times[i];
       std::printf("  %4zu %-24s %9.3f ms %5.1f%%  %s\n", i,
                   method->instructionLabel(i).c_str(), t / 1e6,
-                  total ? 100.0 * t / total : 0.0, nodes.c_str());
-      printDelegateSteps(method->delegateProfile(i), total);
+                  total ? 100.0 * t / total : 0.0,
+                  joined(names, ", ").c_str());
+      printDelegateSteps(steps[i], total);
+      tsv += "instruction\t" + std::to_string(i) + "\t" +
+             method->instructionLabel(i) + "\t" + std::to_string(t) + "\t" +
+             joined(names, "|") + "\n";
+      for (size_t j = 0; j < steps[i].size(); ++j) {
+        const DelegateOpProfile &step = steps[i][j];
+        tsv += "step\t" + std::to_string(i) + "\t" + std::to_string(j) +
+               "\t" + step.op + "\t" + step.implementation + "\t" +
+               step.layout + "\t" + std::to_string(step.nanoseconds) + "\t" +
+               joined(step.nodes, "|") + "\n";
+      }
     }
-    printStepSummary(*method, total);
+    if (!options.profileTsv.empty())
+      if (Error e = writeFileAtomic(options.profileTsv, tsv); !e.ok())
+        return fail(e);
+    printStepSummary(steps, total);
   }
 
   if (options.bench > 0) {

@@ -23,6 +23,10 @@ struct RunOptions {
   std::optional<double> minSQNR;
   int bench = 0;
   bool profile = false;
+  /// --profile-runs N: profile N runs, report each entry's median.
+  int profileRuns = 1;
+  /// --profile-tsv FILE: the profile also as tab-separated lines, in ns.
+  std::string profileTsv;
   uint64_t seed = 0;
   bool useFileLoader = false;    ///< --no-mmap.
   int threads = 0;               ///< --threads (0: each delegate's default).

@@ -80,6 +80,11 @@ struct BackendHooks {
   std::vector<CompileSpecInfo> compileSpecs;
   /// Name of the runtime delegate that executes what preprocess produced.
   std::string runtimeDelegate;
+  /// The partitioner's cost calibration for this delegate (JSON, see
+  /// strata/Delegation/CostModel.h), measured by
+  /// scripts/calibrate-partitioner.sh. Empty: every group of claimed ops is
+  /// delegated.
+  std::string costCalibration;
   /// With --quantize: the backend whose conversion, fusion and quantized
   /// patterns place the QDQ pairs, when this one has no quantized patterns
   /// of its own (a delegate whose int8 kernels want another backend's

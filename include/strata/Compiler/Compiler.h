@@ -68,8 +68,15 @@ struct CompileOptions {
   const Backend *delegateBackend = nullptr;
   /// Its compile specs (--backend-option).
   CompileSpecs compileSpecs;
-  /// Fail when an op falls back to the portable kernels.
+  /// Fail when an op falls back to the portable kernels (every claimed
+  /// group is then delegated, whatever the cost model says).
   bool requireDelegated = false;
+  /// Let the cost model keep groups that are cheaper on the portable
+  /// kernels off the delegate (--partition-cost).
+  bool partitionCost = true;
+  /// A calibration file to price them with instead of the backend's own
+  /// (--partition-calibration; scripts/calibrate-partitioner.sh writes one).
+  std::string partitionCalibrationFile;
   /// The kernels and delegates the target runtime has (none: unchecked);
   /// a program needing anything else is refused at compile time.
   std::optional<std::set<std::string>> targetKernels;

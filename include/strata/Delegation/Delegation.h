@@ -12,6 +12,7 @@
 #define STRATA_DELEGATION_DELEGATION_H
 
 #include "strata/Backends/Backend.h"
+#include "strata/Delegation/CostModel.h"
 
 #include "Edge/IR/EdgeOps.h"
 
@@ -45,10 +46,25 @@ struct DelegationReport {
     std::string node;      ///< The ONNX node name (may be empty).
     std::string backend;   ///< The backend, or "portable".
     std::string partition; ///< The outlined function ("" when portable).
+    OpWork work;           ///< The cost model's class and work units.
+  };
+  /// The cost model's verdict on one group of claimed ops.
+  struct Decision {
+    std::string partition; ///< The outlined function ("" when kept portable).
+    std::string firstNode; ///< The ONNX node of its first op.
+    int ops = 0;
+    double delegateUs = 0, portableUs = 0;
+    /// Bytes of the tensors crossing its boundary (converted on the way).
+    double boundaryBytes = 0;
+    bool delegated = true;
   };
   std::string backend;
   std::vector<Placement> ops;
   int partitions = 0;
+  /// One per group of claimed ops, with estimates when a calibration
+  /// priced them (`calibration` names it; empty: every group delegated).
+  std::vector<Decision> decisions;
+  std::string calibration;
 
   int delegatedCount() const;
   int fallbackCount() const;
@@ -56,9 +72,13 @@ struct DelegationReport {
 };
 
 /// Claims, groups and outlines the ops `backend` supports in every function
-/// of `module`. Fails when the backend has no delegate.
-mlir::FailureOr<DelegationReport> partition(mlir::ModuleOp module,
-                                            const Backend &backend);
+/// of `module`. With a calibration, a group whose estimated delegated time
+/// (its ops, the call, the conversion of what crosses its boundary) exceeds
+/// its estimated portable time stays on the portable kernels. Fails when the
+/// backend has no delegate.
+mlir::FailureOr<DelegationReport>
+partition(mlir::ModuleOp module, const Backend &backend,
+          const CostCalibration *calibration = nullptr);
 
 /// Runs `backend`'s preprocess on each of its outlined partitions. Unknown
 /// compile spec names fail, listing the known ones.

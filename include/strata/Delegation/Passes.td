@@ -18,6 +18,13 @@ def Partition : Pass<"strata-partition", "mlir::ModuleOp"> {
     constants it reads are cloned into it. Unmarked ops stay for the
     portable kernels.
 
+    With `cost=builtin` (what strata-compile uses) or `cost=FILE`, each
+    group is priced both ways by the calibrated cost model
+    (strata/Delegation/CostModel.h): its ops' work, the delegate call and
+    the conversion of the tensors crossing its boundary, against its ops on
+    the portable kernels. A group cheaper on the portable kernels is left
+    there.
+
     Before (`backend=onednn`, `edge.foo` unsupported):
     ```mlir
     %0 = edge.conv2d %x, %w : ...
@@ -34,6 +41,9 @@ def Partition : Pass<"strata-partition", "mlir::ModuleOp"> {
   let options = [
     Option<"backend", "backend", "std::string", [{"onednn"}],
            "Backend whose partitioner claims ops">,
+    Option<"cost", "cost", "std::string", [{"none"}],
+           "Cost model pricing each group: 'none' (every group delegated), "
+           "'builtin' (the backend's calibration) or a calibration file">,
   ];
   let dependentDialects = ["strata::edge::EdgeDialect",
                            "mlir::func::FuncDialect"];
