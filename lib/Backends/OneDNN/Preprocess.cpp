@@ -8,6 +8,8 @@
 //   conv2d -> relu/clip                    convolution + eltwise
 //   matmul -> add(constant [.., N]) -> relu   matmul + bias + eltwise
 //   add -> relu                             binary + eltwise
+//   mul(constant) -> add(constant) -> relu  scale-shift (binary mul + add
+//                                           post-op) + eltwise
 //   conv2d / matmul -> GELU (Erf form)      convolution / matmul + gelu_erf
 //   conv2d / matmul -> x * sigmoid(x)       convolution / matmul + swish
 //   conv2d / matmul -> hardswish            convolution / matmul + hardswish
@@ -429,6 +431,29 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     if (failed(a) || failed(b))
       return failure();
     Operation *next = soleUser(result);
+    // x * scale + shift with constant scale and shift of one shape (an
+    // unfolded BatchNormalization): one pass.
+    Value scale = op->getOperand(swap ? 0 : 1);
+    if (*binary == fbs::BinaryKind::Mul && next && isa<edge::AddOp>(next) &&
+        scale.getDefiningOp<edge::ConstantOp>() &&
+        next->getResult(0).getType() == result.getType()) {
+      Value shift = next->getOperand(0) == result ? next->getOperand(1)
+                                                  : next->getOperand(0);
+      if (shift != result && shift.getDefiningOp<edge::ConstantOp>() &&
+          shift.getType() == scale.getType()) {
+        FailureOr<uint32_t> s = tensor(shift);
+        if (failed(s))
+          return failure();
+        chain.push_back(next);
+        result = next->getResult(0);
+        next = soleUser(result);
+        fbs::OpT &out = addOp(fbs::OpKind::ScaleShift, chain);
+        out.inputs = {*a, *b, *s};
+        fuseActivation(next, out, result);
+        out.outputs = {newTensor(result)};
+        return success();
+      }
+    }
     fbs::OpT &out = addOp(fbs::OpKind::Binary, chain);
     out.inputs = {*a, *b};
     out.binary = *binary;

@@ -125,6 +125,61 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
   return Error::success();
 }
 
+Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
+  uint32_t x = 0, scale = 0, shift = 0, dst = 0;
+  STRATA_RETURN_IF_ERROR(operands(op, {&x, &scale, &shift}, dst));
+  Dims dstDims = dimsOf(dst);
+  size_t rank = dstDims.size();
+  Dims xDims = padTo(dimsOf(x), rank), sDims = padTo(dimsOf(scale), rank);
+  if (xDims != dstDims || padTo(dimsOf(shift), rank) != sDims)
+    return fail("a scale-shift needs x of the result's shape, and scale and "
+                "shift of one shape");
+  // The add of the shift is a binary post-op, after it the op's eltwise
+  // post-ops (a relu, say).
+  dnnl::post_ops ops;
+  ops.append_binary(dnnl::algorithm::binary_add, plainDesc(sDims));
+  if (op.post_ops())
+    for (const fbs::PostOp *p : *op.post_ops()) {
+      if (p->is_sum())
+        return fail("a scale-shift takes no sum post-op");
+      ops.append_eltwise(1.f, eltwiseAlgorithm(p->eltwise()), p->alpha(),
+                         p->beta());
+    }
+  dnnl::primitive_attr attr = userScratchpadAttr();
+  attr.set_post_ops(ops);
+  Result<Placement> xp = placement(x);
+  if (!xp.ok())
+    return xp.takeError();
+  Desc xDesc = elementwiseLayout(xp->desc, isOutput(dst), dstDims);
+  Desc sDesc = plainDesc(sDims);
+  auto make = [&] {
+    dnnl::binary::desc d(dnnl::algorithm::binary_mul, xDesc, sDesc, xDesc);
+    return dnnl::binary::primitive_desc(d, attr, out.engine_);
+  };
+  dnnl::binary::primitive_desc pd = orElse(make, [&] {
+    xDesc = plainDesc(dstDims);
+    return make();
+  });
+  Result<Placement> xIn = as(x, xDesc);
+  if (!xIn.ok())
+    return xIn.takeError();
+  Result<Placement> scaleIn = plainView(scale, sDims);
+  if (!scaleIn.ok())
+    return scaleIn.takeError();
+  Result<Placement> shiftIn = plainView(shift, sDims);
+  if (!shiftIn.ok())
+    return shiftIn.takeError();
+  Placement o = define(dst, pd.dst_desc());
+  addStep(dnnl::binary(pd),
+          {{DNNL_ARG_SRC_0, addMem(xDesc, xIn->buffer)},
+           {DNNL_ARG_SRC_1, addMem(sDesc, scaleIn->buffer)},
+           {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+            addMem(sDesc, shiftIn->buffer)},
+           {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          pd);
+  return Error::success();
+}
+
 /// The own broadcasting kernel for binary `op` with its first operand and
 /// result in `layout`: f32, and post-ops limited to one relu or clip.
 static std::optional<BroadcastBinary>

@@ -451,6 +451,9 @@ Error GraphBuilder::build() {
     case fbs::OpKind::LayerNorm:
       error = buildLayerNorm(op);
       break;
+    case fbs::OpKind::ScaleShift:
+      error = buildScaleShift(op);
+      break;
     default:
       return fail("unknown op kind " +
                   std::to_string(static_cast<int>(op.kind())));

@@ -287,6 +287,7 @@ private:
   Error buildLayerNorm(const fbs::Op &op);
   Error buildEltwise(const fbs::Op &op);
   Error buildBinary(const fbs::Op &op);
+  Error buildScaleShift(const fbs::Op &op);
   Error buildSoftmax(const fbs::Op &op);
   Error buildTranspose(const fbs::Op &op);
   Error buildSlice(const fbs::Op &op);
