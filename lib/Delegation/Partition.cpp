@@ -258,7 +258,8 @@ std::string opNodeName(Operation *op) { return getNodeName(op->getLoc()); }
 /// Bytes of a statically shaped tensor value (0 otherwise).
 double bytesOf(Value value) {
   auto type = dyn_cast<ShapedType>(value.getType());
-  if (!type || !type.hasStaticShape())
+  if (!type || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat())
     return 0;
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   return static_cast<double>(type.getNumElements()) * ((bits + 7) / 8);
