@@ -11,8 +11,8 @@
 #        project's code with libFuzzer coverage (the Debian LLVM/MLIR,
 #        oneDNN and protobuf libraries are prebuilt and uninstrumented):
 #        the runtime and compiler gtest suites.
-#  lit   the lit tests of Import, Conversion, Dialect, Emit, Pipelines and
-#        Runtime with that tree's tools.
+#  lit   the lit tests of Import, Conversion, Dialect, Emit, Pipelines,
+#        Runtime and Delegation with that tree's tools.
 #  fuzz  the committed crash inputs of both fuzzers replayed, then
 #        strata-program-fuzzer (Program::load) for FUZZ_SECONDS and
 #        strata-import-fuzzer (ONNX bytes -> .strata) for IMPORT_FUZZ_SECONDS
@@ -42,7 +42,7 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 sanitize_gtests=(StrataRuntimeTests StrataOneDNNDelegateTests
   StrataSupportTests StrataExecTests StrataImportTests StrataBackendsTests
   StrataQuantizationTests StrataEdgeTests)
-sanitize_lit_dirs="Import|Conversion|Dialect|Emit|Pipelines|Runtime"
+sanitize_lit_dirs="Import|Conversion|Dialect|Emit|Pipelines|Runtime|Delegation"
 import_regressions=$sanitize_root/unittests/Import/Inputs/fuzz-regressions
 program_regressions=$sanitize_root/unittests/Runtime/Inputs/fuzz-regressions
 
