@@ -137,6 +137,9 @@ ChildResult runChild(onnx::ModelProto &model, int prefix,
     // report it or write files as if the parent had crashed).
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP})
       std::signal(sig, SIG_DFL);
+    // A parent that stopped reading makes the write fail, not a signal
+    // that would read as a fault of libonnx.
+    std::signal(SIGPIPE, SIG_IGN);
     ::close(fds[0]);
     if (prefix >= 0 && prefix < model.graph().node_size())
       model.mutable_graph()->mutable_node()->DeleteSubrange(
