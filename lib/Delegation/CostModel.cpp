@@ -190,25 +190,23 @@ llvm::Expected<std::optional<CostCalibration>>
 loadCostCalibration(llvm::StringRef spec, const Backend &backend) {
   if (spec == "none")
     return std::nullopt;
+  std::string text, source;
   if (spec == "builtin") {
-    const std::string &text = backend.getHooks().costCalibration;
+    text = backend.getHooks().costCalibration;
+    source = "built-in (" + backend.getName() + ")";
     if (text.empty())
       return std::nullopt;
-    llvm::Expected<CostCalibration> parsed = CostCalibration::parse(
-        text, "built-in (" + backend.getName() + ")");
-    if (!parsed)
-      return parsed.takeError();
-    return std::optional<CostCalibration>(std::move(*parsed));
+  } else {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+        llvm::MemoryBuffer::getFile(spec);
+    if (!file)
+      return llvm::createStringError(
+          file.getError(), "cannot read partition cost calibration '" + spec +
+                               "': " + file.getError().message());
+    text = (*file)->getBuffer().str();
+    source = spec.str();
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(spec);
-  if (!file)
-    return llvm::createStringError(file.getError(),
-                                   "cannot read partition cost calibration '" +
-                                       spec + "': " +
-                                       file.getError().message());
-  llvm::Expected<CostCalibration> parsed =
-      CostCalibration::parse((*file)->getBuffer(), spec);
+  llvm::Expected<CostCalibration> parsed = CostCalibration::parse(text, source);
   if (!parsed)
     return parsed.takeError();
   return std::optional<CostCalibration>(std::move(*parsed));

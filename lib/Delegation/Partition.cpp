@@ -265,19 +265,22 @@ double bytesOf(Value value) {
   return static_cast<double>(type.getNumElements()) * ((bits + 7) / 8);
 }
 
-/// Prices one group of claimed ops both ways.
-DelegationReport::Decision estimate(ArrayRef<Operation *> ops,
-                                    const CostCalibration &calibration) {
+/// The verdict on one group of claimed ops: delegated without a
+/// calibration, else priced both ways.
+DelegationReport::Decision decide(ArrayRef<Operation *> ops,
+                                  const CostCalibration *calibration) {
   DelegationReport::Decision decision;
   decision.ops = static_cast<int>(ops.size());
   decision.firstNode = opNodeName(ops.front());
+  if (!calibration)
+    return decision;
   llvm::SmallPtrSet<Operation *, 32> inside(ops.begin(), ops.end());
   llvm::SmallPtrSet<Value, 16> crossing;
-  double delegateNs = calibration.callNs(), portableNs = 0;
+  double delegateNs = calibration->callNs(), portableNs = 0;
   for (Operation *op : ops) {
     OpWork work = estimateWork(op);
-    delegateNs += calibration.delegateNs(work);
-    portableNs += calibration.portableNs(work);
+    delegateNs += calibration->delegateNs(work);
+    portableNs += calibration->portableNs(work);
     for (Value operand : op->getOperands()) {
       Operation *def = operand.getDefiningOp();
       if (!(def && (inside.contains(def) || isConstant(def))))
@@ -290,7 +293,7 @@ DelegationReport::Decision estimate(ArrayRef<Operation *> ops,
   }
   for (Value value : crossing)
     decision.boundaryBytes += bytesOf(value);
-  delegateNs += decision.boundaryBytes * calibration.boundaryNsPerByte();
+  delegateNs += decision.boundaryBytes * calibration->boundaryNsPerByte();
   decision.delegateUs = delegateNs / 1e3;
   decision.portableUs = portableNs / 1e3;
   decision.delegated = delegateNs <= portableNs;
@@ -331,13 +334,7 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
     std::vector<SmallVector<Operation *>> members;
     std::vector<DelegationReport::Decision> decisions;
     for (int g = 0; g < groups; ++g) {
-      DelegationReport::Decision decision;
-      if (calibration) {
-        decision = estimate(groupOps[g], *calibration);
-      } else {
-        decision.ops = static_cast<int>(groupOps[g].size());
-        decision.firstNode = opNodeName(groupOps[g].front());
-      }
+      DelegationReport::Decision decision = decide(groupOps[g], calibration);
       if (decision.delegated) {
         partitionOf[g] = static_cast<int>(members.size());
         members.push_back(groupOps[g]);

@@ -40,14 +40,20 @@ onnx::NodeProto *addNode(onnx::GraphProto *graph, const std::string &name,
   return node;
 }
 
+/// An empty IR-8 model of graph "main" at `opset`.
+onnx::ModelProto newModel(int opset) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(opset);
+  model.mutable_graph()->set_name("main");
+  return model;
+}
+
 /// x: [2, 3] -> relu -> If(cond) { then: relu, else: neg } -> y; the
 /// shapes of `r` and of the branch values are for inference to find.
 onnx::ModelProto makeModelWithBranches() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(13);
+  onnx::ModelProto model = newModel(13);
   onnx::GraphProto *graph = model.mutable_graph();
-  graph->set_name("main");
   addTensor(graph->add_input(), "x", {2, 3});
   onnx::ValueInfoProto *cond = graph->add_input();
   cond->set_name("cond");
@@ -105,11 +111,8 @@ TEST(ShapeInferenceProcess, ReportsLibonnxErrors) {
 }
 
 TEST(ShapeInferenceProcess, AFaultInLibonnxIsAnErrorNamingTheNode) {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
+  onnx::ModelProto model = newModel(17);
   onnx::GraphProto *graph = model.mutable_graph();
-  graph->set_name("main");
   addTensor(graph->add_input(), "x", {3, 4});
   addTensor(graph->add_input(), "w", {4});
   addTensor(graph->add_input(), "b", {4});
