@@ -32,6 +32,14 @@ config.substitutions.append(("%onnx_node", "/usr/share/libonnx-testdata/data/nod
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 
+# The oneDNN delegate's own kernels (Winograd) are AVX-512 code.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512f")
+except OSError:
+    pass
+
 # ONNX Runtime (npm onnxruntime-node), installed by scripts/test.sh through
 # scripts/install-ort.sh; the tests running exported ONNX files in it need it.
 ort_dir = os.path.join(config.strata_obj_root, "peer", "npm")

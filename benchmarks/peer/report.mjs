@@ -9,6 +9,7 @@
 //   strata  MODEL  THREADS  CONFIG  ok|failed|no-threads  strata-run log | -
 //   compile MODEL  -        CONFIG  failed          strata-compile log
 //   determinism MODEL  -    CONFIG  same|differ     -
+//   accuracy    MODEL  -    CONFIG  pass|fail       LOG (strata-run --expect)
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,6 +75,7 @@ const meta = {};
 const rows = new Map();   // "model\tthreads" -> row
 const compileErrors = {}; // "model/config" -> reason
 const determinism = [];   // { model, config, same }
+const accuracy = [];      // { model, config, pass, relL2 (largest over outputs) }
 const rowFor = (model, threads) => {
   const key = `${model}\t${threads}`;
   if (!rows.has(key)) rows.set(key, { model, threads: +threads, ort: null, portable: null, onednn: null, winograd: null });
@@ -86,6 +88,12 @@ for (const line of readFileSync(args.manifest, 'utf8').split('\n').filter(Boolea
   else if (kind === 'ort') rowFor(a, b).ort = d === 'ok' ? JSON.parse(readFileSync(e, 'utf8')) : { error: reason(e) };
   else if (kind === 'profile') rowFor(a, b).profile = topSteps(e);
   else if (kind === 'determinism') determinism.push({ model: a, config: c, same: d === 'same' });
+  else if (kind === 'accuracy') {
+    let text = '';
+    try { text = readFileSync(e, 'utf8'); } catch { /* reported as missing */ }
+    const errors = [...text.matchAll(/rel_l2 ([\d.e+-]+)/g)].map((m) => +m[1]);
+    accuracy.push({ model: a, config: c, pass: d === 'pass', relL2: errors.length ? Math.max(...errors) : undefined });
+  }
   else if (kind === 'strata') {
     rowFor(a, b)[c] = d === 'ok' ? parseStrataLog(e)
       : d === 'no-threads' ? { error: 'strata-run has no --threads' } : { error: reason(e) };
@@ -172,6 +180,35 @@ function summary() {
   return lines.join('\n');
 }
 
+// Each program against PyTorch's reference outputs: the largest rel-L2
+// over its outputs, per model and configuration.
+function accuracySection() {
+  if (!accuracy.length) return '';
+  const configs = [...new Set(accuracy.map((x) => x.config))];
+  const models = [...new Set(accuracy.map((x) => x.model))];
+  const cell = (model, config) => {
+    const x = accuracy.find((y) => y.model === model && y.config === config);
+    if (!x) return '—';
+    const value = x.relL2 === undefined ? 'no figure' : x.relL2.toExponential(1);
+    return x.pass ? value : `**${value} (fail)**`;
+  };
+  const failed = accuracy.filter((x) => !x.pass);
+  const worst = (config) => {
+    const values = accuracy.filter((x) => x.config === config && x.relL2 !== undefined);
+    if (!values.length) return `${config}: no figures`;
+    const w = values.reduce((p, q) => (q.relL2 > p.relL2 ? q : p));
+    return `${config} largest ${w.relL2.toExponential(1)} (${w.model})`;
+  };
+  return ['## Accuracy', '',
+    '`strata-run --expect` against the PyTorch reference outputs the generator saved',
+    '(`test_data_set_0`), limit rel-L2 1e-5; the largest rel-L2 over the outputs.', '',
+    `- ${accuracy.length - failed.length} of ${accuracy.length} programs within 1e-5`
+    + `${failed.length ? `; above: ${failed.map((x) => `${x.model} (${x.config})`).join(', ')}` : ''}.`,
+    `- ${configs.map(worst).join('; ')}.`, '',
+    `| model | ${configs.join(' | ')} |`, `|---|${configs.map(() => '---:').join('|')}|`,
+    ...models.map((m) => `| ${m} | ${configs.map((c) => cell(m, c)).join(' | ')} |`), ''].join('\n');
+}
+
 const runs = meta.runs ?? '?';
 const md = `# Performance against ONNX Runtime
 
@@ -227,6 +264,6 @@ load average ${meta.loadavg ?? '?'} at start, ${meta.loadavg_end ?? '?'} at the 
 ## Results
 
 ${args.title === 'zoo' ? `### Summary\n\n${summary()}\n### Per model\n\n` : ''}${table.join('\n')}
-`;
+${accuracy.length ? `\n${accuracySection()}` : ''}`;
 mkdirSync(path.dirname(args.md), { recursive: true });
 writeFileSync(args.md, md);

@@ -147,6 +147,19 @@ for model in "${models[@]}"; do
       row compile "$model" - "$config" failed "$dir/$config.compile.log"
     fi
   done
+  # The zoo checks accuracy too: each program against the PyTorch
+  # reference outputs the generator saved (rel-L2 limit 1e-5).
+  if [ $zoo = yes ] && [ -f "$models_dir/$model/test_data_set_0/output_0.pb" ]; then
+    for config in "${compiled[@]}"; do
+      if "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" \
+          --expect "$models_dir/$model/test_data_set_0" --rel-l2 1e-5 \
+          >"$dir/$config.expect.log" 2>&1; then
+        row accuracy "$model" - "$config" pass "$dir/$config.expect.log"
+      else
+        row accuracy "$model" - "$config" fail "$dir/$config.expect.log"
+      fi
+    done
+  fi
 
   for t in $threads; do
     echo "$model: onnxruntime, $t thread(s)"

@@ -1,7 +1,8 @@
 //===- WinogradKernelTest.cpp - the oneDNN delegate's own Winograd kernel -===//
 //
 // The F(2x2,3x3) kernel against a direct convolution written out here in
-// double precision (odd sizes, a 16-wide weight panel, every post-op), and
+// double precision (odd sizes, a 16-wide weight panel, every post-op, both
+// layouts), and
 // the delegate running a blob whose convolution names that kernel, with
 // values worked out by hand.
 //
@@ -20,6 +21,7 @@
 
 using namespace strata::runtime;
 using strata::runtime::onednn::WinogradConv;
+using strata::runtime::onednn::WinogradLayout;
 using strata::runtime::onednn::WinogradPostOp;
 using strata::runtime::testing::floats;
 using strata::runtime::testing::MapData;
@@ -27,8 +29,11 @@ namespace fbs = strata::onednn::fb;
 
 namespace {
 
-/// nChw16c index of (c, y, x) in a C x H x W image.
-size_t blocked(int64_t c, int64_t y, int64_t x, int64_t h, int64_t w) {
+/// Index of (c, y, x) in a C x H x W image in `layout`: nChw16c or nhwc.
+size_t indexIn(WinogradLayout layout, int64_t c, int64_t y, int64_t x,
+               int64_t channels, int64_t h, int64_t w) {
+  if (layout == WinogradLayout::ChannelsLast)
+    return static_cast<size_t>((y * w + x) * channels + c);
   return static_cast<size_t>(((c / 16) * h * w + y * w + x) * 16 + c % 16);
 }
 
@@ -57,65 +62,91 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
       {48, 32, 9, 9, {leaky, clip}}, // slope, then clip
       {64, 64, 14, 14, {sum, relu}}, // residual block: sum then ReLU
       {128, 32, 6, 3, {clip, sum}},  // sum after an activation
+      {16, 32, 41, 37, {sum, relu}}, // tile rows in blocks of 6: 6, 6, 6, 3
   };
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
-  for (const Case &c : cases) {
-    SCOPED_TRACE("ic " + std::to_string(c.ic) + " oc " + std::to_string(c.oc) +
-                 " " + std::to_string(c.h) + "x" + std::to_string(c.w));
-    std::vector<float> x(c.ic * c.h * c.w), k(c.oc * c.ic * 9), b(c.oc),
-        prior(c.oc * c.h * c.w);
-    for (float &v : x)
-      v = normal(rng);
-    for (float &v : k)
-      v = normal(rng) / std::sqrt(9.f * c.ic);
-    for (float &v : b)
-      v = normal(rng) * 0.1f;
-    for (float &v : prior)
-      v = normal(rng);
-    std::vector<float> xb(x.size()), dst(prior.size());
-    for (int64_t ch = 0; ch < c.ic; ++ch)
-      for (int64_t y = 0; y < c.h; ++y)
-        for (int64_t xx = 0; xx < c.w; ++xx)
-          xb[blocked(ch, y, xx, c.h, c.w)] = x[(ch * c.h + y) * c.w + xx];
-    for (int64_t o = 0; o < c.oc; ++o)
-      for (int64_t y = 0; y < c.h; ++y)
-        for (int64_t xx = 0; xx < c.w; ++xx)
-          dst[blocked(o, y, xx, c.h, c.w)] = prior[(o * c.h + y) * c.w + xx];
+  for (WinogradLayout layout :
+       {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast})
+    for (const Case &c : cases) {
+      SCOPED_TRACE(std::string(layout == WinogradLayout::Blocked16 ? "nChw16c"
+                                                                   : "nhwc") +
+                   " ic " + std::to_string(c.ic) + " oc " +
+                   std::to_string(c.oc) + " " + std::to_string(c.h) + "x" +
+                   std::to_string(c.w));
+      std::vector<float> x(c.ic * c.h * c.w), k(c.oc * c.ic * 9), b(c.oc),
+          prior(c.oc * c.h * c.w);
+      for (float &v : x)
+        v = normal(rng);
+      for (float &v : k)
+        v = normal(rng) / std::sqrt(9.f * c.ic);
+      for (float &v : b)
+        v = normal(rng) * 0.1f;
+      for (float &v : prior)
+        v = normal(rng);
+      std::vector<float> xb(x.size()), dst(prior.size());
+      for (int64_t ch = 0; ch < c.ic; ++ch)
+        for (int64_t y = 0; y < c.h; ++y)
+          for (int64_t xx = 0; xx < c.w; ++xx)
+            xb[indexIn(layout, ch, y, xx, c.ic, c.h, c.w)] =
+                x[(ch * c.h + y) * c.w + xx];
+      for (int64_t o = 0; o < c.oc; ++o)
+        for (int64_t y = 0; y < c.h; ++y)
+          for (int64_t xx = 0; xx < c.w; ++xx)
+            dst[indexIn(layout, o, y, xx, c.oc, c.h, c.w)] =
+                prior[(o * c.h + y) * c.w + xx];
 
-    WinogradConv conv(c.ic, c.oc, c.h, c.w, c.postOps);
+      WinogradConv conv(c.ic, c.oc, c.h, c.w, layout, c.postOps);
+      std::vector<float> packed(conv.packedBytes() / sizeof(float));
+      conv.packWeights(k.data(), packed.data());
+      std::vector<uint8_t> scratch(conv.scratchBytes());
+      conv.run(xb.data(), packed.data(), b.data(), dst.data(), scratch.data());
+
+      double err = 0, norm = 0;
+      for (int64_t o = 0; o < c.oc; ++o)
+        for (int64_t y = 0; y < c.h; ++y)
+          for (int64_t xx = 0; xx < c.w; ++xx) {
+            double v = b[o];
+            for (int64_t i = 0; i < c.ic; ++i)
+              for (int64_t ky = 0; ky < 3; ++ky)
+                for (int64_t kx = 0; kx < 3; ++kx) {
+                  int64_t yy = y + ky - 1, xi = xx + kx - 1;
+                  if (yy >= 0 && yy < c.h && xi >= 0 && xi < c.w)
+                    v += double(x[(i * c.h + yy) * c.w + xi]) *
+                         k[((o * c.ic + i) * 3 + ky) * 3 + kx];
+                }
+            for (const WinogradPostOp &p : c.postOps) {
+              if (p.sum)
+                v += p.scale * prior[(o * c.h + y) * c.w + xx];
+              else
+                v = std::min<double>(
+                    std::max<double>(std::max(v, v * p.slope), p.low), p.high);
+            }
+            double got = dst[indexIn(layout, o, y, xx, c.oc, c.h, c.w)];
+            ASSERT_NEAR(got, v, 1e-4 + 1e-4 * std::abs(v))
+                << "channel " << o << " at (" << y << ", " << xx << ")";
+            err += (got - v) * (got - v);
+            norm += v * v;
+          }
+      EXPECT_LT(std::sqrt(err / norm), 1e-5);
+    }
+}
+
+// The weights come back from their transformed form (a CPU without AVX-512
+// runs oneDNN's convolution from them), on any CPU.
+TEST(WinogradKernelTest, UnpacksWhatItPacked) {
+  for (auto [ic, oc] : {std::pair<int64_t, int64_t>{16, 48}, {64, 32}}) {
+    WinogradConv conv(ic, oc, 1, 1, WinogradLayout::ChannelsLast, {});
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal;
+    std::vector<float> k(oc * ic * 9), back(k.size(), 0.f);
+    for (float &v : k)
+      v = normal(rng);
     std::vector<float> packed(conv.packedBytes() / sizeof(float));
     conv.packWeights(k.data(), packed.data());
-    std::vector<uint8_t> scratch(conv.scratchBytes());
-    conv.run(xb.data(), packed.data(), b.data(), dst.data(), scratch.data());
-
-    double err = 0, norm = 0;
-    for (int64_t o = 0; o < c.oc; ++o)
-      for (int64_t y = 0; y < c.h; ++y)
-        for (int64_t xx = 0; xx < c.w; ++xx) {
-          double v = b[o];
-          for (int64_t i = 0; i < c.ic; ++i)
-            for (int64_t ky = 0; ky < 3; ++ky)
-              for (int64_t kx = 0; kx < 3; ++kx) {
-                int64_t yy = y + ky - 1, xi = xx + kx - 1;
-                if (yy >= 0 && yy < c.h && xi >= 0 && xi < c.w)
-                  v += double(x[(i * c.h + yy) * c.w + xi]) *
-                       k[((o * c.ic + i) * 3 + ky) * 3 + kx];
-              }
-          for (const WinogradPostOp &p : c.postOps) {
-            if (p.sum)
-              v += p.scale * prior[(o * c.h + y) * c.w + xx];
-            else
-              v = std::min<double>(
-                  std::max<double>(std::max(v, v * p.slope), p.low), p.high);
-          }
-          double got = dst[blocked(o, y, xx, c.h, c.w)];
-          ASSERT_NEAR(got, v, 1e-4 + 1e-4 * std::abs(v))
-              << "channel " << o << " at (" << y << ", " << xx << ")";
-          err += (got - v) * (got - v);
-          norm += v * v;
-        }
-    EXPECT_LT(std::sqrt(err / norm), 1e-5);
+    conv.unpackWeights(packed.data(), back.data());
+    for (size_t i = 0; i < k.size(); ++i)
+      ASSERT_NEAR(back[i], k[i], 1e-6 * (std::abs(k[i]) + 1)) << "weight " << i;
   }
 }
 

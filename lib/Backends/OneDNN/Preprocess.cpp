@@ -705,9 +705,11 @@ LogicalResult GraphWriter::write() {
 
 /// Parses a boolean compile spec.
 FailureOr<bool> flag(func::FuncOp func, const CompileSpecs &specs,
-                     StringRef name) {
+                     StringRef name, bool byDefault = false) {
   auto it = specs.find(name.str());
-  if (it == specs.end() || it->second == "false" || it->second == "0")
+  if (it == specs.end())
+    return byDefault;
+  if (it->second == "false" || it->second == "0")
     return false;
   if (it->second == "true" || it->second == "1")
     return true;
@@ -723,7 +725,9 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   if (failed(writer.write()))
     return failure();
   runtime::onednn::PrepareOptions options;
-  FailureOr<bool> winograd = flag(func, specs, "winograd");
+  // On by default: the own F(2x2,3x3) kernel where its rule says it pays
+  // (rel-L2 about 1e-6 against the direct convolution's 1e-7 on ResNets).
+  FailureOr<bool> winograd = flag(func, specs, "winograd", /*byDefault=*/true);
   FailureOr<bool> keepPlain = flag(func, specs, "keep_plain_weights");
   FailureOr<bool> tune = flag(func, specs, "tune");
   if (failed(winograd) || failed(keepPlain) || failed(tune))

@@ -25,11 +25,57 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-/// The implementation name prepare records for the own Winograd kernel.
+/// The implementation names prepare records for the own Winograd kernel,
+/// on nChw16c and on channels-last tensors.
 static constexpr const char *kOwnWinogradName = "strata:winograd_f2x2:avx512";
-/// Input and output channels from which the fixed rule (no measurements)
-/// gives a 3x3 convolution the own Winograd kernel.
-static constexpr int64_t kWinogradMinChannels = 64;
+static constexpr const char *kOwnWinogradChannelsLastName =
+    "strata:winograd_f2x2_nhwc:avx512";
+
+/// The own kernel's layout for a convolution whose result oneDNN places as
+/// `dst`, when the kernel has that layout.
+static std::optional<WinogradLayout> ownLayoutFor(const Desc &dst) {
+  Dims dims = dst.dims();
+  if (dims.size() != 4 || dst.data_type() != memory::data_type::f32)
+    return std::nullopt;
+  if (dst == Desc(dims, memory::data_type::f32, tag::aBcd16b))
+    return WinogradLayout::Blocked16;
+  if (dst == Desc(dims, memory::data_type::f32, tag::acdb))
+    return WinogradLayout::ChannelsLast;
+  return std::nullopt;
+}
+
+/// The choice that runs the own kernel in `layout`.
+static CompiledGraph::ConvChoice ownChoice(WinogradLayout layout) {
+  return layout == WinogradLayout::Blocked16
+             ? CompiledGraph::ConvChoice{fbs::ConvKernel::WinogradF2x2, true,
+                                         false, 0, kOwnWinogradName}
+             : CompiledGraph::ConvChoice{
+                   fbs::ConvKernel::WinogradF2x2ChannelsLast, true, false, 0,
+                   kOwnWinogradChannelsLastName};
+}
+
+/// The own kernel's layout for a recorded kernel, if it is the own one.
+static std::optional<WinogradLayout> ownLayoutOf(fbs::ConvKernel kernel) {
+  switch (kernel) {
+  case fbs::ConvKernel::WinogradF2x2:
+    return WinogradLayout::Blocked16;
+  case fbs::ConvKernel::WinogradF2x2ChannelsLast:
+    return WinogradLayout::ChannelsLast;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Whether the own Winograd kernel pays on a 3x3 convolution with `ic`
+/// input and `oc` output channels, without measuring: its transforms cost
+/// in proportion to ic + oc per tile, the products it saves to ic * oc, so
+/// it pays once ic * oc / (ic + oc) reaches 64 (128 channels in and out).
+/// Measured at 1 thread on ResNet-18's and VGG-11's stages (Xeon,
+/// AVX-512, channels-last): 64 in, 64 or 128 out lose to oneDNN's direct
+/// kernels by 10-30% (64 to 64 on Zen 5 too); 128 to 512 in win by 15-50%.
+static bool winogradPays(int64_t ic, int64_t oc) {
+  return ic * oc >= 32 * (ic + oc);
+}
 
 //===----------------------------------------------------------------------===//
 // Timing
@@ -161,10 +207,11 @@ std::string GraphBuilder::convSignature(const Dims &srcDims, const Dims &wDims,
   return s;
 }
 
-CompiledGraph::ConvChoice
-GraphBuilder::ruleChoice(const fbs::Op &op, uint32_t src, uint32_t w,
-                         uint32_t dst, int bias, const Desc &placed,
-                         const MakeConv &make) {
+CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
+                                                   uint32_t src, uint32_t w,
+                                                   uint32_t dst, int bias,
+                                                   const Desc &placed,
+                                                   const MakeConv &make) {
   dnnl::convolution_forward::primitive_desc first = make(false, false, 0);
   CompiledGraph::ConvChoice choice{fbs::ConvKernel::OneDNN, false, false, 0,
                                    first.impl_info_str()};
@@ -172,36 +219,32 @@ GraphBuilder::ruleChoice(const fbs::Op &op, uint32_t src, uint32_t w,
   // same implementation takes that layout.
   if (placed && !(first.src_desc() == placed)) {
     try {
-      dnnl::convolution_forward::primitive_desc asPlaced =
-          make(false, true, 0);
+      dnnl::convolution_forward::primitive_desc asPlaced = make(false, true, 0);
       if (asPlaced.impl_info_str() == choice.name)
         choice.srcAsPlaced = true;
     } catch (const dnnl::error &) {
     }
   }
   // The own Winograd kernel where it pays without measuring: wide 3x3
-  // stride-1 convolutions whose result stays in nChw16c (measured on
-  // ResNet's 64-512 channel stages; narrower ones lose to oneDNN's direct
-  // kernels, whose weights fit the caches).
+  // stride-1 convolutions whose result keeps the layout oneDNN gives it
+  // (measured on ResNet's 64-512 channel stages; narrower ones lose to
+  // oneDNN's direct kernels, whose weights fit the caches).
   if (graph.winograd()) {
     Dims wDims = dimsOf(w);
-    if (wDims[0] >= kWinogradMinChannels && wDims[1] >= kWinogradMinChannels &&
-        first.dst_desc() == Desc(dimsOf(dst), memory::data_type::f32,
-                                 tag::aBcd16b) &&
-        ownWinograd(op, src, w, dst, bias))
-      choice = {fbs::ConvKernel::WinogradF2x2, true, false, 0,
-                kOwnWinogradName};
+    std::optional<WinogradLayout> layout = ownLayoutFor(first.dst_desc());
+    if (winogradPays(wDims[1], wDims[0]) && layout && ownWinograd(op, src, w, dst, bias, *layout))
+      choice = ownChoice(*layout);
   }
   return choice;
 }
 
-CompiledGraph::ConvChoice GraphBuilder::measureConvolution(
-    const fbs::Op &op, uint32_t src, uint32_t w, uint32_t dst, int bias,
-    int sumInput, const Desc &placed, const MakeConv &make) {
+CompiledGraph::ConvChoice
+GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
+                                 uint32_t dst, int bias, int sumInput,
+                                 const Desc &placed, const MakeConv &make) {
   // A candidate's time plus the reorders of the input and of the residual
   // into the layouts it reads.
-  auto withReorders = [&](double t, const Desc &srcDesc,
-                          const Desc &dstDesc) {
+  auto withReorders = [&](double t, const Desc &srcDesc, const Desc &dstDesc) {
     if (!placements[src].empty())
       t += reorderTime(placements[src].front().desc, srcDesc);
     if (sumInput >= 0 && !placements[sumInput].empty())
@@ -241,32 +284,30 @@ CompiledGraph::ConvChoice GraphBuilder::measureConvolution(
         ++index;
       } while (index < 8 && candidate.next_impl());
     }
-  // The delegate's own Winograd kernel competes on the same terms.
+  // The delegate's own Winograd kernel competes on the same terms, in the
+  // layout oneDNN's choice gives the result: the timings see this
+  // convolution alone, not what another layout costs its readers (a concat
+  // in nChw16c is several times slower than in nhwc).
+  if (!graph.winograd() || best.name.empty())
+    return best;
+  dnnl::convolution_forward::primitive_desc oneDNN =
+      make(best.winograd, best.srcAsPlaced, best.index);
+  std::optional<WinogradLayout> layout = ownLayoutFor(oneDNN.dst_desc());
   std::optional<WinogradConv> own;
-  if (graph.winograd())
-    own = ownWinograd(op, src, w, dst, bias);
-  dnnl::convolution_forward::primitive_desc oneDNN;
-  if (own) {
-    oneDNN = make(best.winograd, best.srcAsPlaced, best.index);
-    // Only where the result keeps the layout oneDNN's choice gives it: the
-    // timings see this convolution alone, not what another layout costs
-    // its readers (a concat in nChw16c is several times slower than in
-    // nhwc).
-    if (!(oneDNN.dst_desc() ==
-          Desc(dimsOf(dst), memory::data_type::f32, tag::aBcd16b)))
-      own.reset();
-  }
+  if (layout)
+    own = ownWinograd(op, src, w, dst, bias, *layout);
   if (own) {
     // Head to head with the weights out of the cache, as in a whole network
     // whose weights exceed the last-level cache: the warm timings above
     // hide the cost of streaming them.
     bestTime += timeOf(oneDNN, /*coldWeights=*/true) - bestConvTime;
-    double t = withReorders(
-        timeOf(*own),
-        Desc(dimsOf(src), memory::data_type::f32, tag::aBcd16b),
-        Desc(dimsOf(dst), memory::data_type::f32, tag::aBcd16b));
+    tag ownTag =
+        *layout == WinogradLayout::Blocked16 ? tag::aBcd16b : tag::acdb;
+    double t = withReorders(timeOf(*own),
+                            Desc(dimsOf(src), memory::data_type::f32, ownTag),
+                            Desc(dimsOf(dst), memory::data_type::f32, ownTag));
     if (t < bestTime)
-      best = {fbs::ConvKernel::WinogradF2x2, true, false, 0, kOwnWinogradName};
+      best = ownChoice(*layout);
   }
   return best;
 }
@@ -322,6 +363,9 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     return pd;
   };
   dnnl::convolution_forward::primitive_desc pd;
+  // Init of a convolution prepared for the own kernel on a CPU that cannot
+  // run it: the kernel whose packing the stored weights have.
+  std::optional<WinogradConv> recoverFrom;
   if (options.mode == CompiledGraph::Mode::Prepare) {
     std::string signature =
         convSignature(srcDims, wDims, dstDims, src, w, dst, groups, window,
@@ -331,25 +375,29 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       auto record = options.tuning->find(signature);
       if (record != options.tuning->end()) {
         const TunedConvolution &r = record->second;
-        best = {r.ownWinograd ? fbs::ConvKernel::WinogradF2x2
-                              : fbs::ConvKernel::OneDNN,
-                r.winograd, r.srcAsPlaced, r.index, r.impl};
+        if (r.ownWinograd)
+          best = ownChoice(r.impl == kOwnWinogradChannelsLastName
+                               ? WinogradLayout::ChannelsLast
+                               : WinogradLayout::Blocked16);
+        else
+          best = {fbs::ConvKernel::OneDNN, r.winograd, r.srcAsPlaced, r.index,
+                  r.impl};
         ++out.tunedFromRecords_;
       }
     }
     if (!best && options.measure) {
-      best = measureConvolution(op, src, w, dst, *bias, sumInput, placed,
-                                make);
+      best = measureConvolution(op, src, w, dst, *bias, sumInput, placed, make);
       ++out.tunedByMeasuring_;
       if (options.tuning)
-        (*options.tuning)[signature] = {
-            best->kernel == fbs::ConvKernel::WinogradF2x2, best->winograd,
-            best->srcAsPlaced, best->index, best->name};
+        (*options.tuning)[signature] = {ownLayoutOf(best->kernel).has_value(),
+                                        best->winograd, best->srcAsPlaced,
+                                        best->index, best->name};
     }
     if (!best)
       best = ruleChoice(op, src, w, dst, *bias, placed, make);
-    if (best->kernel == fbs::ConvKernel::WinogradF2x2) {
-      std::optional<WinogradConv> own = ownWinograd(op, src, w, dst, *bias);
+    if (std::optional<WinogradLayout> layout = ownLayoutOf(best->kernel)) {
+      std::optional<WinogradConv> own =
+          ownWinograd(op, src, w, dst, *bias, *layout);
       if (!own)
         return fail("a tuning record asks for the delegate's Winograd "
                     "kernel, which does not apply to this convolution");
@@ -367,21 +415,19 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
                   "' and oneDNN gives '" + pd.impl_info_str() +
                   "' here; measure again (--tune)");
     out.convChoices_[opIndex] = *best;
-  } else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2) {
-    if (std::optional<WinogradConv> own = ownWinograd(op, src, w, dst, *bias))
+  } else if (std::optional<WinogradLayout> layout =
+                 ownLayoutOf(op.conv_kernel())) {
+    if (std::optional<WinogradConv> own =
+            ownWinograd(op, src, w, dst, *bias, *layout))
       return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
     if (WinogradConv::available())
       return fail("the delegate's Winograd kernel does not apply to this "
                   "convolution");
-    if (!options.repackOnMismatch)
-      return fail("this convolution was prepared for the delegate's AVX-512 "
-                  "Winograd kernel and this CPU (" +
-                  hostISA() +
-                  ") lacks AVX-512F; recompile for this CPU or set "
-                  "repack_on_isa_mismatch (needs keep_plain_weights at "
-                  "compile time)");
-    // oneDNN's own choice instead; its weights come from the plain copy.
+    // This CPU lacks AVX-512F (or oneDNN is held below it): oneDNN's own
+    // choice, its weights recovered from the transformed ones.
     pd = make(false, false, 0);
+    recoverFrom.emplace(wDims[1], wDims[0], 1, 1, *layout,
+                        std::vector<WinogradPostOp>());
   } else {
     pd = make(op.winograd(), op.src_as_placed(), op.impl_index());
     // Another CPU or library may list other implementations: fall back to
@@ -393,7 +439,10 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   if (!in.ok())
     return in.takeError();
   int srcMem = addMem(pd.src_desc(), in->buffer);
-  Result<int> wMem = weights(w, pd.weights_desc(), wPlain);
+  Result<int> wMem = recoverFrom
+                         ? weightsFromWinograd(w, pd.weights_desc(),
+                                               *recoverFrom)
+                         : weights(w, pd.weights_desc(), wPlain);
   if (!wMem.ok())
     return wMem.takeError();
   Result<Placement> outP = resultOf(dst, sumInput, pd.dst_desc());

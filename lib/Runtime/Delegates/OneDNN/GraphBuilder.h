@@ -153,8 +153,8 @@ private:
   }
   /// A step running one of the delegate's own kernels, called `name` in
   /// profiles, with `scratch` bytes of the shared scratchpad.
-  void addKernelStep(std::string name, CompiledGraph::Kernel kernel,
-                     Args args, size_t scratch);
+  void addKernelStep(std::string name, CompiledGraph::Kernel kernel, Args args,
+                     size_t scratch);
   /// Adds an argument to the last step.
   void addArgs(int arg, int mem);
   void touch(int buffer, int step);
@@ -250,20 +250,25 @@ private:
                                        const MakeConv &make);
   /// The fastest candidate, timed on scratch memory with the reorders it
   /// needs counted.
-  CompiledGraph::ConvChoice measureConvolution(const fbs::Op &op,
-                                               uint32_t src, uint32_t w,
-                                               uint32_t dst, int bias,
-                                               int sumInput,
+  CompiledGraph::ConvChoice measureConvolution(const fbs::Op &op, uint32_t src,
+                                               uint32_t w, uint32_t dst,
+                                               int bias, int sumInput,
                                                const Desc &placed,
                                                const MakeConv &make);
   /// The delegate's Winograd kernel for this convolution, when it applies
-  /// (geometry, types, post-ops) and the CPU runs it.
+  /// (geometry, types, post-ops) and the CPU runs it, on tensors in
+  /// `layout`.
   std::optional<WinogradConv> ownWinograd(const fbs::Op &op, uint32_t src,
-                                          uint32_t w, uint32_t dst,
-                                          int bias) const;
+                                          uint32_t w, uint32_t dst, int bias,
+                                          WinogradLayout layout) const;
   /// Best time of the own kernel on scratch memory, in seconds, its
   /// weights evicted from the caches before each run.
   double timeOf(const WinogradConv &conv);
+  /// Weight `w` for oneDNN's convolution in layout `want`, from the bytes
+  /// `conv` transformed at prepare (a CPU that cannot run the own kernel);
+  /// from the plain copy with repack_on_isa_mismatch when none are stored.
+  Result<int> weightsFromWinograd(uint32_t w, const Desc &want,
+                                  const WinogradConv &conv);
   /// Builds the step of the own kernel.
   Error buildOwnWinograd(const WinogradConv &conv, uint32_t src, uint32_t w,
                          int bias, uint32_t dst, int sumInput);

@@ -157,9 +157,12 @@ std::string describeGraph(ByteSpan processed) {
     if (op.kind() == fbs::OpKind::Convolution) {
       if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2)
         s += ": strata:winograd_f2x2";
+      else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2ChannelsLast)
+        s += ": strata:winograd_f2x2 (channels-last)";
       else
-        s += ": " + (op.impl() && op.impl()->size() ? op.impl()->str()
-                                                     : std::string("first")) +
+        s += ": " +
+             (op.impl() && op.impl()->size() ? op.impl()->str()
+                                             : std::string("first")) +
              " (implementation " + std::to_string(op.impl_index()) + ")";
       if (op.winograd())
         s += ", winograd";

@@ -1,4 +1,4 @@
-//===- Winograd.cpp - F(2x2,3x3) convolution on nChw16c, AVX-512 ----------===//
+//===- Winograd.cpp - F(2x2,3x3) convolution, AVX-512 ---------------------===//
 //
 // Y = A^T [ (G g G^T) . (B^T d B) ] A over 4x4 input tiles d giving 2x2
 // output tiles, with
@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Winograd.h"
+
+#include <dnnl.hpp>
 
 #include <algorithm>
 #include <array>
@@ -42,6 +44,11 @@ constexpr int64_t kPoints = 16; ///< 4x4 transform points per tile.
 constexpr int64_t kChunk = 128; ///< Input channels per L1 weight chunk.
 constexpr int64_t kPanel = 32;  ///< Output channels per weight panel.
 constexpr int kMaxRows = 12;    ///< Tiles per GEMM register block.
+/// Working set of a block of tile rows (its transformed input and products)
+/// and the largest transformed weights for which tiles are blocked at all:
+/// together within a megabyte of L2 (Zen 5 has 1 MB per core, Xeons 2).
+constexpr size_t kBlockBytes = 512 * 1024;
+constexpr size_t kBlockedWeightBytes = 512 * 1024;
 
 int64_t panelWidth(int64_t oc, int64_t panel) {
   return std::min<int64_t>(kPanel, oc - panel * kPanel);
@@ -50,7 +57,10 @@ int64_t panelWidth(int64_t oc, int64_t panel) {
 
 bool WinogradConv::available() {
 #if STRATA_WINOGRAD_X86
-  return __builtin_cpu_supports("avx512f");
+  static const bool available =
+      __builtin_cpu_supports("avx512f") &&
+      dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+  return available;
 #else
   return false;
 #endif
@@ -64,20 +74,32 @@ bool WinogradConv::supports(int64_t inChannels, int64_t outChannels,
 }
 
 WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
-                           int64_t height, int64_t width,
+                           int64_t height, int64_t width, WinogradLayout layout,
                            std::vector<WinogradPostOp> postOps)
     : ic_(inChannels), oc_(outChannels), h_(height), w_(width),
       tilesH_((height + 1) / 2), tilesW_((width + 1) / 2),
-      tiles_(tilesH_ * tilesW_), postOps_(std::move(postOps)) {}
+      tiles_(tilesH_ * tilesW_), layout_(layout), postOps_(std::move(postOps)) {
+  // Many tiles and few channels (ResNet's and VGG's wide early stages): the
+  // transformed input and the products of all tiles would not stay in L2
+  // between the transforms and the GEMMs, while the weights that each
+  // block re-reads are small. There the tiles go in blocks of whole tile
+  // rows that fit; elsewhere in one block.
+  size_t perRow = sizeof(float) * kPoints * tilesW_ * (ic_ + 16 + oc_);
+  blockRows_ = tilesH_;
+  if (packedBytes() <= kBlockedWeightBytes)
+    blockRows_ = std::clamp<int64_t>(static_cast<int64_t>(kBlockBytes / perRow),
+                                     1, tilesH_);
+}
 
 size_t WinogradConv::packedBytes() const {
   return sizeof(float) * kPoints * ic_ * oc_;
 }
 
 size_t WinogradConv::scratchBytes() const {
-  // V, then M, each 64-byte aligned.
-  size_t v = sizeof(float) * kPoints * tiles_ * (ic_ + 16);
-  size_t m = sizeof(float) * kPoints * tiles_ * oc_;
+  // V, then M, of one block of tile rows, each 64-byte aligned.
+  int64_t tiles = blockRows_ * tilesW_;
+  size_t v = sizeof(float) * kPoints * tiles * (ic_ + 16);
+  size_t m = sizeof(float) * kPoints * tiles * oc_;
   return ((v + 63) / 64) * 64 + m + 64;
 }
 
@@ -105,14 +127,55 @@ void WinogradConv::packWeights(const float *oihw, float *packed) const {
   }
 }
 
+void WinogradConv::unpackWeights(const float *packed, float *oihw) const {
+  // Rows (and columns) of k from those of U = G k G^T: G's rows 0 and 3
+  // are k's first and last rows, rows 1 - 2 its middle one.
+  auto fromU = [](const double u[4], int i) {
+    return i == 0 ? u[0] : i == 1 ? u[1] - u[2] : u[3];
+  };
+  for (int64_t o = 0; o < oc_; ++o) {
+    int64_t panel = o / kPanel, lane = o % kPanel;
+    int64_t width = panelWidth(oc_, panel);
+    for (int64_t i = 0; i < ic_; ++i) {
+      double u[4][4];
+      for (int64_t e = 0; e < kPoints; ++e)
+        u[e / 4][e % 4] = packed[e * ic_ * oc_ + panel * kPanel * ic_ +
+                                 i * width + lane];
+      double lu[3][4]; // L U
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c) {
+          double column[4] = {u[0][c], u[1][c], u[2][c], u[3][c]};
+          lu[r][c] = fromU(column, r);
+        }
+      float *k = oihw + (o * ic_ + i) * 9;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          k[r * 3 + c] = static_cast<float>(fromU(lu[r], c));
+    }
+  }
+}
+
 #if STRATA_WINOGRAD_X86
 namespace {
 
-/// Input transform of channel block `cb` for tile row `ty`.
+/// Where the 16 channels of block `block` of pixel `pixel` lie: the offset
+/// of the block and the distance between pixels, in floats, for a tensor of
+/// `channels` channels and `pixels` pixels.
+struct Strides {
+  int64_t block, pixel;
+};
+Strides stridesOf(WinogradLayout layout, int64_t channels, int64_t pixels) {
+  return layout == WinogradLayout::Blocked16 ? Strides{pixels * 16, 16}
+                                             : Strides{16, channels};
+}
+
+/// Input transform of channel block `cb` for tile row `ty`, into the V of
+/// the block of `tiles` tiles that starts at tile row `ty0`.
 STRATA_AVX512 void transformInput(const float *src, float *v, int64_t ic,
                                   int64_t h, int64_t w, int64_t tilesW,
-                                  int64_t tiles, int64_t cb, int64_t ty) {
-  const float *plane = src + cb * h * w * 16;
+                                  int64_t tiles, int64_t cb, int64_t ty,
+                                  int64_t ty0, Strides strides) {
+  const float *plane = src + cb * strides.block;
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t tx = 0; tx < tilesW; ++tx) {
     __m512 d[4][4];
@@ -121,7 +184,7 @@ STRATA_AVX512 void transformInput(const float *src, float *v, int64_t ic,
       for (int c = 0; c < 4; ++c) {
         int64_t x = 2 * tx - 1 + c;
         d[r][c] = (y >= 0 && y < h && x >= 0 && x < w)
-                      ? _mm512_loadu_ps(plane + (y * w + x) * 16)
+                      ? _mm512_loadu_ps(plane + (y * w + x) * strides.pixel)
                       : zero;
       }
     }
@@ -132,7 +195,7 @@ STRATA_AVX512 void transformInput(const float *src, float *v, int64_t ic,
       t[2][c] = _mm512_sub_ps(d[2][c], d[1][c]);
       t[3][c] = _mm512_sub_ps(d[1][c], d[3][c]);
     }
-    int64_t tile = ty * tilesW + tx;
+    int64_t tile = (ty - ty0) * tilesW + tx;
     float *out = v + tile * (ic + 16) + cb * 16;
     int64_t stride = tiles * (ic + 16);
     for (int r = 0; r < 4; ++r) { // (B^T d) B
@@ -217,16 +280,17 @@ STRATA_AVX512 void gemmPanel(const float *v, const float *u, float *m,
 }
 
 /// Inverse transform, bias and post-ops of output-channel block `ob` for
-/// tile row `ty`.
+/// tile row `ty`, from the M of the block of `tiles` tiles that starts at
+/// tile row `ty0`.
 STRATA_AVX512 void transformOutput(const float *m, const float *bias,
                                    float *dst, int64_t oc, int64_t h, int64_t w,
                                    int64_t tilesW, int64_t tiles, int64_t ob,
-                                   int64_t ty,
+                                   int64_t ty, int64_t ty0, Strides strides,
                                    const std::vector<WinogradPostOp> &postOps) {
-  float *plane = dst + ob * h * w * 16;
+  float *plane = dst + ob * strides.block;
   __m512 b = bias ? _mm512_loadu_ps(bias + ob * 16) : _mm512_setzero_ps();
   for (int64_t tx = 0; tx < tilesW; ++tx) {
-    int64_t tile = ty * tilesW + tx;
+    int64_t tile = (ty - ty0) * tilesW + tx;
     const float *in = m + tile * oc + ob * 16;
     int64_t stride = tiles * oc;
     __m512 s[2][4]; // A^T M
@@ -251,7 +315,7 @@ STRATA_AVX512 void transformOutput(const float *m, const float *bias,
         int64_t x = 2 * tx + c;
         if (x >= w)
           break;
-        float *p = plane + (y * w + x) * 16;
+        float *p = plane + (y * w + x) * strides.pixel;
         __m512 value = out[c];
         for (const WinogradPostOp &op : postOps) {
           if (op.sum) {
@@ -277,24 +341,31 @@ void WinogradConv::run(const float *src, const float *packed, const float *bias,
                        float *dst, void *scratch) const {
 #if STRATA_WINOGRAD_X86
   float *v = static_cast<float *>(scratch);
+  int64_t blockTiles = blockRows_ * tilesW_;
   size_t vFloats =
-      ((sizeof(float) * kPoints * tiles_ * (ic_ + 16) + 63) / 64) * 16;
+      ((sizeof(float) * kPoints * blockTiles * (ic_ + 16) + 63) / 64) * 16;
   float *m = v + vFloats;
   int64_t icBlocks = ic_ / 16, ocBlocks = oc_ / 16;
   int64_t panels = (oc_ + kPanel - 1) / kPanel;
+  Strides in = stridesOf(layout_, ic_, h_ * w_),
+          out = stridesOf(layout_, oc_, h_ * w_);
+  for (int64_t ty0 = 0; ty0 < tilesH_; ty0 += blockRows_) {
+    int64_t rows = std::min(blockRows_, tilesH_ - ty0);
+    int64_t tiles = rows * tilesW_;
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t cb = 0; cb < icBlocks; ++cb)
-    for (int64_t ty = 0; ty < tilesH_; ++ty)
-      transformInput(src, v, ic_, h_, w_, tilesW_, tiles_, cb, ty);
+    for (int64_t cb = 0; cb < icBlocks; ++cb)
+      for (int64_t ty = ty0; ty < ty0 + rows; ++ty)
+        transformInput(src, v, ic_, h_, w_, tilesW_, tiles, cb, ty, ty0, in);
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t e = 0; e < kPoints; ++e)
-    for (int64_t panel = 0; panel < panels; ++panel)
-      gemmPanel(v, packed, m, ic_, oc_, tiles_, e, panel);
+    for (int64_t e = 0; e < kPoints; ++e)
+      for (int64_t panel = 0; panel < panels; ++panel)
+        gemmPanel(v, packed, m, ic_, oc_, tiles, e, panel);
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t ob = 0; ob < ocBlocks; ++ob)
-    for (int64_t ty = 0; ty < tilesH_; ++ty)
-      transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles_, ob, ty,
-                      postOps_);
+    for (int64_t ob = 0; ob < ocBlocks; ++ob)
+      for (int64_t ty = ty0; ty < ty0 + rows; ++ty)
+        transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles, ob, ty, ty0,
+                        out, postOps_);
+  }
 #else
   (void)src, (void)packed, (void)bias, (void)dst, (void)scratch;
 #endif

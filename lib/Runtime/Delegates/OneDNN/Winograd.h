@@ -9,8 +9,9 @@
 // weights (read once, in order), and applies bias, residual sum and
 // activations during the inverse transform.
 //
-// Layouts: input and output nChw16c (oneDNN's aBcd16b), channels a multiple
-// of 16; weights packed at compile time by packWeights(). The delegate's
+// Layouts: input and output both nChw16c (oneDNN's aBcd16b) or both
+// channels-last (acdb), channels a multiple of 16; weights packed at compile
+// time by packWeights(). The delegate's
 // prepare step times it against oneDNN's implementations and keeps the
 // fastest, so it only runs where it measured faster.
 //
@@ -34,9 +35,17 @@ struct WinogradPostOp {
   float low = -3.4e38f, high = 3.4e38f;
 };
 
+/// The layout of the input and the output.
+enum class WinogradLayout {
+  Blocked16,    ///< nChw16c (oneDNN's aBcd16b)
+  ChannelsLast, ///< nhwc (oneDNN's acdb)
+};
+
 class WinogradConv {
 public:
-  /// Whether this CPU runs the kernel (AVX-512F).
+  /// Whether this CPU runs the kernel: AVX-512F, and oneDNN not held below
+  /// AVX-512 (ONEDNN_MAX_CPU_ISA), so that the kernel follows the ISA limit
+  /// a user sets for oneDNN.
   static bool available();
   /// Whether a convolution of this geometry is supported (3x3, stride 1,
   /// dilation 1, padding 1, no groups, channels multiples of 16).
@@ -44,10 +53,12 @@ public:
                        int64_t width);
 
   WinogradConv(int64_t inChannels, int64_t outChannels, int64_t height,
-               int64_t width, std::vector<WinogradPostOp> postOps);
+               int64_t width, WinogradLayout layout,
+               std::vector<WinogradPostOp> postOps);
 
   int64_t outputChannels() const { return oc_; }
-  /// Floats of one image of the input and of the output (nChw16c).
+  WinogradLayout layout() const { return layout_; }
+  /// Floats of one image of the input and of the output.
   size_t inputFloats() const { return static_cast<size_t>(ic_ * h_ * w_); }
   size_t outputFloats() const { return static_cast<size_t>(oc_ * h_ * w_); }
   /// Bytes of the OIHW weights.
@@ -58,6 +69,10 @@ public:
   size_t packedBytes() const;
   /// Transforms OIHW f32 weights into `packed` (packedBytes() bytes).
   void packWeights(const float *oihw, float *packed) const;
+  /// The OIHW weights back from packed ones: the transform keeps them
+  /// exactly (k = L U L^T with L G = I picks rows 0, 1 - 2 and 3), up to
+  /// the rounding of the stored floats. Any CPU.
+  void unpackWeights(const float *packed, float *oihw) const;
   /// Working memory run() needs.
   size_t scratchBytes() const;
 
@@ -69,6 +84,9 @@ public:
 
 private:
   int64_t ic_, oc_, h_, w_, tilesH_, tilesW_, tiles_;
+  /// Tile rows transformed, multiplied and transformed back together.
+  int64_t blockRows_;
+  WinogradLayout layout_;
   std::vector<WinogradPostOp> postOps_;
 };
 

@@ -1,8 +1,8 @@
 //===- WinogradStep.cpp - the delegate's Winograd kernel as a step --------===//
 //
 // Where a convolution fits the delegate's own F(2x2,3x3) kernel
-// (Winograd.h) and prepare measured it faster, the step runs that kernel
-// on nChw16c input and output, with weights transformed at prepare.
+// (Winograd.h) and prepare chose it, the step runs that kernel on nChw16c
+// or channels-last input and output, with weights transformed at prepare.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
@@ -14,10 +14,9 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-std::optional<WinogradConv> GraphBuilder::ownWinograd(const fbs::Op &op,
-                                                      uint32_t src, uint32_t w,
-                                                      uint32_t dst,
-                                                      int bias) const {
+std::optional<WinogradConv>
+GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
+                          uint32_t dst, int bias, WinogradLayout layout) const {
   if (!WinogradConv::available() || op.groups() != 1 ||
       (op.output_scales() && op.output_scales()->size() > 0))
     return std::nullopt;
@@ -55,19 +54,56 @@ std::optional<WinogradConv> GraphBuilder::ownWinograd(const fbs::Op &op,
       }
       postOps.push_back(post);
     }
-  return WinogradConv(k[1], k[0], s[2], s[3], std::move(postOps));
+  return WinogradConv(k[1], k[0], s[2], s[3], layout, std::move(postOps));
+}
+
+Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
+                                              const WinogradConv &conv) {
+  const fbs::Tensor *t = graph.tensors()->Get(w);
+  Desc plain = plainDesc(dimsOf(w), memory::data_type::f32);
+  if (!t->packed_key()) {
+    if (!options.repackOnMismatch)
+      return fail("this convolution was prepared for the delegate's "
+                  "Winograd kernel without its transformed weights; set "
+                  "repack_on_isa_mismatch (needs keep_plain_weights at "
+                  "compile time)");
+    return weights(w, want, dimsOf(w));
+  }
+  Result<ByteSpan> bytes = named.get(t->packed_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  if (bytes->size != conv.packedBytes())
+    return fail("the Winograd kernel's transformed weights '" +
+                t->packed_key()->str() + "' have " +
+                std::to_string(bytes->size) + " bytes, expected " +
+                std::to_string(conv.packedBytes()));
+  std::vector<float> packed(conv.packedBytes() / sizeof(float));
+  std::memcpy(packed.data(), bytes->data, bytes->size);
+  std::vector<float> oihw(plain.get_size() / sizeof(float));
+  conv.unpackWeights(packed.data(), oihw.data());
+  std::vector<uint8_t> reordered(want.get_size());
+  memory src(plain, out.engine_, oihw.data());
+  memory dst(want, out.engine_, reordered.data());
+  dnnl::reorder(src, dst).execute(out.stream_, src, dst);
+  out.stream_.wait();
+  size_t size = reordered.size();
+  out.owned_.push_back(std::move(reordered));
+  return addMem(want, addBuffer(BufferKind::Owned, size,
+                                out.owned_.back().data()));
 }
 
 Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
                                      uint32_t w, int bias, uint32_t dst,
                                      int sumInput) {
   Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
-  Desc srcBlocked(srcDims, memory::data_type::f32, tag::aBcd16b);
-  Desc dstBlocked(dstDims, memory::data_type::f32, tag::aBcd16b);
-  Result<Placement> in = as(src, srcBlocked);
+  tag layout =
+      conv.layout() == WinogradLayout::Blocked16 ? tag::aBcd16b : tag::acdb;
+  Desc srcDesc(srcDims, memory::data_type::f32, layout);
+  Desc dstDesc(dstDims, memory::data_type::f32, layout);
+  Result<Placement> in = as(src, srcDesc);
   if (!in.ok())
     return in.takeError();
-  int srcMem = addMem(srcBlocked, in->buffer);
+  int srcMem = addMem(srcDesc, in->buffer);
 
   // Weights: transformed at prepare and stored; at init bound in place, or
   // transformed again from the plain copy when allowed.
@@ -94,10 +130,10 @@ Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
     return wBuffer.takeError();
   int wMem = addMem(packedDesc, *wBuffer);
 
-  Result<Placement> outP = resultOf(dst, sumInput, dstBlocked);
+  Result<Placement> outP = resultOf(dst, sumInput, dstDesc);
   if (!outP.ok())
     return outP.takeError();
-  int dstMem = addMem(dstBlocked, outP->buffer);
+  int dstMem = addMem(dstDesc, outP->buffer);
 
   auto kernel = std::make_shared<WinogradConv>(conv);
   int64_t batch = srcDims[0];
