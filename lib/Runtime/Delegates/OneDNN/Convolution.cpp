@@ -69,12 +69,14 @@ static std::optional<WinogradLayout> ownLayoutOf(fbs::ConvKernel kernel) {
 /// Whether the own Winograd kernel pays on a 3x3 convolution with `ic`
 /// input and `oc` output channels, without measuring: its transforms cost
 /// in proportion to ic + oc per tile, the products it saves to ic * oc, so
-/// it pays once ic * oc / (ic + oc) reaches 64 (128 channels in and out).
-/// Measured at 1 thread on ResNet-18's and VGG-11's stages (Xeon,
-/// AVX-512, channels-last): 64 in, 64 or 128 out lose to oneDNN's direct
-/// kernels by 10-30% (64 to 64 on Zen 5 too); 128 to 512 in win by 15-50%.
+/// it pays once ic * oc / (ic + oc) is large enough. Measured at 1 thread
+/// against oneDNN 2.6's direct kernels (Xeon, AVX-512, channels-last;
+/// `strata-run --profile`, per convolution): 16 in, 64 out (ratio 12.8)
+/// loses by 20%; 32 to 128 (25.6) wins by 15%, 48 to 192 and 64 to 64-256
+/// by 15-45%, 128 to 512 in by 30-50% (GoogLeNet, Inception-v3,
+/// SqueezeNet, ResNet-18, VGG-11); 512 in on 7x7 ties.
 static bool winogradPays(int64_t ic, int64_t oc) {
-  return ic * oc >= 32 * (ic + oc);
+  return ic * oc >= 24 * (ic + oc); // ratio 24
 }
 
 //===----------------------------------------------------------------------===//

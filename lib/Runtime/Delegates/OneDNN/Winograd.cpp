@@ -45,10 +45,13 @@ constexpr int64_t kChunk = 128; ///< Input channels per L1 weight chunk.
 constexpr int64_t kPanel = 32;  ///< Output channels per weight panel.
 constexpr int kMaxRows = 12;    ///< Tiles per GEMM register block.
 /// Working set of a block of tile rows (its transformed input and products)
-/// and the largest transformed weights for which tiles are blocked at all:
-/// together within a megabyte of L2 (Zen 5 has 1 MB per core, Xeons 2).
+/// and the largest transformed weights for which tiles are blocked at all
+/// (each block re-reads them): together within the 2 MB of L2 a Xeon core
+/// has (on Zen 5's 1 MB the weights come from L3). GoogLeNet's 64 to 192
+/// convolution on 56x56 (786 KB of weights) went from 5.7 ms unblocked to
+/// 2.6 ms, ResNet-18's 64-channel ones from 1.5-1.9 ms to 0.9-1.1.
 constexpr size_t kBlockBytes = 512 * 1024;
-constexpr size_t kBlockedWeightBytes = 512 * 1024;
+constexpr size_t kBlockedWeightBytes = 1024 * 1024;
 
 int64_t panelWidth(int64_t oc, int64_t panel) {
   return std::min<int64_t>(kPanel, oc - panel * kPanel);
