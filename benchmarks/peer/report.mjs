@@ -7,6 +7,7 @@
 //   meta    KEY    VALUE
 //   ort     MODEL  THREADS  -       ok|failed       ort-bench JSON | stderr
 //   strata  MODEL  THREADS  CONFIG  ok|failed|no-threads  strata-run log | -
+// (ort and strata once per round; the rounds are merged below)
 //   compile MODEL  -        CONFIG  failed          strata-compile log
 //   determinism MODEL  -    CONFIG  same|differ     -
 //   accuracy    MODEL  -    CONFIG  pass|fail       LOG (strata-run --expect)
@@ -18,7 +19,7 @@ const args = {};
 for (let i = 2; i + 1 < process.argv.length; i += 2)
   args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
 
-const CONFIGS = ['portable', 'onednn', 'winograd'];
+const CONFIGS = ['portable', 'onednn', 'direct'];
 
 // The line that says why a tool failed: the first that looks like an error,
 // else the last one; without tool and location prefixes, short.
@@ -76,16 +77,19 @@ const rows = new Map();   // "model\tthreads" -> row
 const compileErrors = {}; // "model/config" -> reason
 const determinism = [];   // { model, config, same }
 const accuracy = [];      // { model, config, pass, relL2 (largest over outputs) }
+const addRound = (row, side, result) => {
+  row[side] = [...(Array.isArray(row[side]) ? row[side] : []), result];
+};
 const rowFor = (model, threads) => {
   const key = `${model}\t${threads}`;
-  if (!rows.has(key)) rows.set(key, { model, threads: +threads, ort: null, portable: null, onednn: null, winograd: null });
+  if (!rows.has(key)) rows.set(key, { model, threads: +threads, ort: null, portable: null, onednn: null, direct: null });
   return rows.get(key);
 };
 for (const line of readFileSync(args.manifest, 'utf8').split('\n').filter(Boolean)) {
   const [kind, a, b, c, d, e] = line.split('\t');
   if (kind === 'meta') meta[a] = b;
   else if (kind === 'compile') compileErrors[`${a}/${c}`] = `compile: ${reason(e)}`;
-  else if (kind === 'ort') rowFor(a, b).ort = d === 'ok' ? JSON.parse(readFileSync(e, 'utf8')) : { error: reason(e) };
+  else if (kind === 'ort') addRound(rowFor(a, b), 'ort', d === 'ok' ? JSON.parse(readFileSync(e, 'utf8')) : { error: reason(e) });
   else if (kind === 'profile') rowFor(a, b).profile = topSteps(e);
   else if (kind === 'determinism') determinism.push({ model: a, config: c, same: d === 'same' });
   else if (kind === 'accuracy') {
@@ -95,10 +99,27 @@ for (const line of readFileSync(args.manifest, 'utf8').split('\n').filter(Boolea
     accuracy.push({ model: a, config: c, pass: d === 'pass', relL2: errors.length ? Math.max(...errors) : undefined });
   }
   else if (kind === 'strata') {
-    rowFor(a, b)[c] = d === 'ok' ? parseStrataLog(e)
-      : d === 'no-threads' ? { error: 'strata-run has no --threads' } : { error: reason(e) };
+    addRound(rowFor(a, b), c, d === 'ok' ? parseStrataLog(e)
+      : d === 'no-threads' ? { error: 'strata-run has no --threads' } : { error: reason(e) });
   }
 }
+// Rounds: the median of the rounds' medians, with their range in place of
+// p10-p90; a failed round fails the cell.
+for (const row of rows.values())
+  for (const side of ['ort', ...CONFIGS]) {
+    const list = row[side];
+    if (!Array.isArray(list)) continue;
+    const failed = list.find((x) => x.median_ms === undefined);
+    if (failed || list.length === 1) { row[side] = failed ?? list[0]; continue; }
+    const medians = list.map((x) => x.median_ms).sort((x, y) => x - y);
+    const mid = Math.floor(medians.length / 2);
+    row[side] = {
+      ...list[0],
+      median_ms: medians.length % 2 ? medians[mid] : (medians[mid - 1] + medians[mid]) / 2,
+      p10_ms: medians[0], p90_ms: medians[medians.length - 1],
+      runs: list.reduce((n, x) => n + (x.runs ?? 0), 0), rounds: list.length, round_medians_ms: medians,
+    };
+  }
 for (const row of rows.values())
   for (const config of CONFIGS)
     if (!row[config] && compileErrors[`${row.model}/${config}`])
@@ -122,13 +143,13 @@ const latency = (r) => (r && r.median_ms !== undefined ? `${fmt(r.median_ms)} ($
 const ratio = (x, y) => (x !== undefined && y !== undefined && y > 0 ? `${(x / y).toFixed(2)}x` : '—');
 
 const table = [
-  '| model | threads | ORT ms | portable ms | portable / ORT | onednn ms | onednn / ORT | onednn + Winograd ms | Winograd / ORT | ORT session creation ms (first) | strata load + init ms (onednn), fresh process (again) | fresh / ORT first | again / ORT again |',
+  '| model | threads | ORT ms | portable ms | portable / ORT | onednn ms | onednn / ORT | onednn, direct convolutions ms | direct / ORT | ORT session creation ms (first) | strata load + init ms (onednn), fresh process (again) | fresh / ORT first | again / ORT again |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 for (const r of rowList) {
   const ort = r.ort ?? { error: 'not run' };
   const ortMs = ort.median_ms;
-  const wino = r.winograd === null ? '—' : latency(r.winograd);
+  const direct = r.direct === null ? '—' : latency(r.direct);
   // load + init of the onednn program; the portable one when onednn has none.
   let li = r.onednn?.load_init_ms, liNote = '';
   if (li === undefined && r.portable?.load_init_ms !== undefined) { li = r.portable.load_init_ms; liNote = ' (portable)'; }
@@ -136,7 +157,7 @@ for (const r of rowList) {
     : r.onednn?.median_ms !== undefined || r.portable?.median_ms !== undefined ? 'n/a (strata-run prints no load/init)'
     : na(r.onednn);
   table.push(`| ${r.model} | ${r.threads} | ${latency(ort)} | ${latency(r.portable)} | ${ratio(r.portable?.median_ms, ortMs)} `
-    + `| ${latency(r.onednn)} | ${ratio(r.onednn?.median_ms, ortMs)} | ${wino} | ${ratio(r.winograd?.median_ms, ortMs)} `
+    + `| ${latency(r.onednn)} | ${ratio(r.onednn?.median_ms, ortMs)} | ${direct} | ${ratio(r.direct?.median_ms, ortMs)} `
     + `| ${ort.session_ms !== undefined ? `${fmt(ort.session_ms)} (${fmt(ort.session_first_ms)})` : na(ort)} `
     + `| ${liCell}${r.onednn?.load_init_again_ms !== undefined ? ` (${fmt(r.onednn.load_init_again_ms)})` : ''} `
     + `| ${ratio(li, ort.session_first_ms)} | ${ratio(r.onednn?.load_init_again_ms, ort.session_ms)} |`);
@@ -218,21 +239,27 @@ do not edit by hand: rerun the script. Raw figures: \`$BUILD_DIR/peer/results.js
 ## Method
 
 - **Same run, same files.** For each model the harness compiles \`model.onnx\`
-  with \`strata-compile\` (portable; \`--backend onednn\`; onednn with Winograd
-  convolutions, for models that have convolutions), then for each thread count
-  runs ONNX Runtime and each Strata program one after the other, never two at
-  once, on the same input (\`test_data_set_0/input_0.pb\`), batch 1.
+  with \`strata-compile\` (portable; \`--backend onednn\`, whose default runs
+  wide 3x3 convolutions on the delegate's Winograd kernel; for models that
+  have convolutions, onednn with \`--backend-option winograd=false\`, direct
+  convolutions only), then for each thread count runs ONNX Runtime and each
+  Strata program one after the other, never two at once, on the same input
+  (\`test_data_set_0/input_0.pb\`), batch 1, in ${meta.rounds ?? 1} round(s) that
+  alternate the two sides, so that a slow spell of the shared machine falls
+  on both.
 - **ONNX Runtime**: npm \`onnxruntime-node\` ${ortVersion} (CPU execution provider,
   the library shipped in the package), \`graphOptimizationLevel: 'all'\`,
   \`executionMode: 'sequential'\`, \`intraOpNumThreads\` = threads,
   \`interOpNumThreads: 1\`; timed with \`performance.now()\` around each awaited
   \`session.run\` (which includes the node binding's per-call cost, some
   10 µs: it dominates the digits models' figures).
-- **Strata**: \`strata-run X.strata --inputs test_data_set_0 --bench ${runs} --threads T\`,
+- **Strata**: \`strata-run X.strata --inputs test_data_set_0 --bench N --threads T\`,
   timed with \`steady_clock\` around each \`Method::execute\`.
-- **Runs**: max(1, N/10) untimed warm-up runs, then N = ${runs} timed runs per
-  configuration; cells give the median and, in parentheses, p10–p90 (linear
-  interpolation between sorted samples, the same definition on both sides).
+- **Runs**: per round, max(1, N/10) untimed warm-up runs, then N =
+  ${Math.ceil((+meta.runs || 0) / (+meta.rounds || 1)) || '?'} timed runs per configuration (${runs} over all rounds);
+  ${(+meta.rounds || 1) > 1
+    ? 'cells give the median of the rounds\' medians and, in parentheses, the\n  lowest and highest round median'
+    : 'cells give the median and, in parentheses, p10–p90 (linear\n  interpolation between sorted samples, the same definition on both sides)'}.
   \`strata-run\` prints milliseconds with 3 decimals, so sub-10 µs figures
   (the digits models) are coarse.
 - **Ratios** are Strata / ORT medians: below 1.00x Strata is faster.
@@ -249,8 +276,8 @@ do not edit by hand: rerun the script. Raw figures: \`$BUILD_DIR/peer/results.js
   environment set-up) in parentheses. The model files are in the page cache on
   both sides.
 - **n/a (reason)**: that configuration failed to compile or run; the reason is
-  the tool's first error line. "—": not applicable (Winograd for models
-  without convolutions) or no figure to divide.
+  the tool's first error line. "—": not applicable (direct convolutions for
+  models without convolutions) or no figure to divide.
 
 ## Machine
 

@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
 #===- run-peers.sh - Strata vs ONNX Runtime on the same ONNX files ---------===//
 #
-# Usage: benchmarks/peer/run-peers.sh [--runs N] [--threads "1 2"] [--smoke]
+# Usage: benchmarks/peer/run-peers.sh [--runs N] [--rounds R]
+#                                     [--threads "1 2"] [--smoke]
 #                                     [--out FILE] [model ...]
 #
 # For each model (default list below; names are folders of $MODELS_DIR), in
 # one sequential run:
 #   - compiles model.onnx with strata-compile for each configuration
-#     (portable, onednn, onednn + Winograd for models with convolutions);
-#   - for each thread count: ONNX Runtime (npm onnxruntime-node, pinned in
-#     package.json / package-lock.json, installed with --ignore-scripts into
-#     $BUILD_DIR/peer/npm) via ort-bench.mjs, then `strata-run --bench N
-#     --threads T` on each compiled program, both on test_data_set_0/input_0.pb;
+#     (portable, onednn, and onednn with direct convolutions only for models
+#     with convolutions, to show what the default Winograd kernel gives);
+#   - for each thread count, R rounds of: ONNX Runtime (npm onnxruntime-node,
+#     pinned in package.json / package-lock.json, installed with
+#     --ignore-scripts into $BUILD_DIR/peer/npm) via ort-bench.mjs, then
+#     `strata-run --bench N/R --threads T` on each compiled program, both on
+#     test_data_set_0/input_0.pb. Rounds interleave the two sides, so that a
+#     slow spell of a shared machine falls on both;
 #   - writes the raw figures to $BUILD_DIR/peer/results.json and a markdown
 #     table with Strata/ORT ratios to docs/performance.md (report.mjs).
 # A configuration that fails to compile or run becomes an "n/a (reason)" cell.
 #
-#   --runs N       timed runs per configuration after max(1, N/10) warm-up (100)
+#   --runs N       timed runs per configuration after max(1, N/10) warm-up (100),
+#                  split over the rounds
+#   --rounds R     alternations of ORT and Strata per thread count (3)
 #   --threads L    thread counts, space-separated ("1 2")
 #   --zoo          the model zoo (models/zoo.py, generated into $BUILD_DIR/zoo
-#                  by scripts/make-benchmark-models.sh --zoo), portable and
-#                  onednn, 20 runs, each configuration compiled twice and
-#                  compared byte for byte; writes docs/performance-zoo.md
+#                  by scripts/make-benchmark-models.sh --zoo), 30 runs, each
+#                  configuration compiled twice and compared byte for byte
+#                  and checked against PyTorch's outputs (--expect); writes
+#                  docs/performance-zoo.md
 #   --smoke        digits_cnn only (from models/), 3 runs, 1 thread; writes
 #                  $BUILD_DIR/peer/performance-smoke.md, not docs/
 #   --out FILE     where the markdown goes (docs/performance.md)
@@ -35,7 +42,7 @@ set -euo pipefail
 # Compiler flags of each Strata configuration (spellings may still change).
 PORTABLE_FLAGS=()
 ONEDNN_FLAGS=(--backend onednn)
-WINOGRAD_FLAGS=(--backend onednn --backend-option winograd=true)
+DIRECT_FLAGS=(--backend onednn --backend-option winograd=false)
 DEFAULT_MODELS=(resnet18_bn mobilenet_v2_bn transformer_encoder squeezenet1_1
                 digits_cnn digits_mlp)
 
@@ -46,6 +53,7 @@ models_dir=${MODELS_DIR:-$build/models}
 peer=$build/peer
 
 runs=100
+rounds=3
 threads="1 2"
 out=$root/docs/performance.md
 models=()
@@ -53,11 +61,12 @@ zoo=no
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    --zoo) zoo=yes; runs=20; out=$root/docs/performance-zoo.md
+    --zoo) zoo=yes; runs=30; out=$root/docs/performance-zoo.md
            models_dir=${MODELS_DIR:-$build/zoo}; shift ;;
-    --smoke) models=(digits_cnn); runs=3; threads=1
+    --smoke) models=(digits_cnn); runs=3; rounds=1; threads=1
              models_dir=${MODELS_DIR:-$root/models}
              out=$peer/performance-smoke.md; shift ;;
     -h|--help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -70,7 +79,6 @@ if [ $zoo = yes ]; then
     mapfile -t models < <(cd "$root/models" && /usr/bin/python3 zoo.py --list)
   [ -n "${MODELS_DIR:-}" ] ||
     BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --zoo --out "$models_dir" "${models[@]}"
-  WINOGRAD_FLAGS=()  # opt-in; the zoo measures the defaults
 fi
 [ ${#models[@]} -gt 0 ] || models=("${DEFAULT_MODELS[@]}")
 # The full-size models, generated once (seeded).
@@ -98,6 +106,7 @@ manifest=$peer/manifest.tsv
   printf 'meta\tstarted\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   printf 'meta\tloadavg\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
   printf 'meta\truns\t%s\n' "$runs"
+  printf 'meta\trounds\t%s\n' "$rounds"
   printf 'meta\tthreads_flag\t%s\n' "$threads_flag"
   printf 'meta\tcommit\t%s\n' "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
     [ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ] && echo ' (with uncommitted changes)')"
@@ -121,13 +130,13 @@ for model in "${models[@]}"; do
 
   # Compile every configuration first (compiles are not timed here).
   configs=(portable onednn)
-  [ ${#WINOGRAD_FLAGS[@]} -gt 0 ] && LC_ALL=C grep -qa Conv "$onnx" && configs+=(winograd)
+  LC_ALL=C grep -qa Conv "$onnx" && configs+=(direct)
   compiled=()
   for config in "${configs[@]}"; do
     case $config in
       portable) flags=("${PORTABLE_FLAGS[@]}") ;;
       onednn) flags=("${ONEDNN_FLAGS[@]}") ;;
-      winograd) flags=("${WINOGRAD_FLAGS[@]}") ;;
+      direct) flags=("${DIRECT_FLAGS[@]}") ;;
     esac
     echo "$model: compile $config"
     if "$build/bin/strata-compile" "$onnx" -o "$dir/$config.strata" "${flags[@]}" \
@@ -161,17 +170,19 @@ for model in "${models[@]}"; do
     done
   fi
 
+  per_round=$(( (runs + rounds - 1) / rounds ))
   for t in $threads; do
-    echo "$model: onnxruntime, $t thread(s)"
+   for round in $(seq 1 "$rounds"); do
+    echo "$model: onnxruntime, $t thread(s), round $round"
     if node "$here/ort-bench.mjs" --ort-dir "$npm_dir" --model "$onnx" \
-        "${ort_input[@]}" --threads "$t" --runs "$runs" \
-        >"$dir/ort-t$t.json" 2>"$dir/ort-t$t.err"; then
-      row ort "$model" "$t" - ok "$dir/ort-t$t.json"
+        "${ort_input[@]}" --threads "$t" --runs "$per_round" \
+        >"$dir/ort-t$t-r$round.json" 2>"$dir/ort-t$t-r$round.err"; then
+      row ort "$model" "$t" - ok "$dir/ort-t$t-r$round.json"
     else
-      row ort "$model" "$t" - failed "$dir/ort-t$t.err"
+      row ort "$model" "$t" - failed "$dir/ort-t$t-r$round.err"
     fi
     for config in "${compiled[@]}"; do
-      log=$dir/$config-t$t.log
+      log=$dir/$config-t$t-r$round.log
       thread_arg=()
       if [ "$threads_flag" = yes ]; then
         thread_arg=(--threads "$t")
@@ -179,9 +190,9 @@ for model in "${models[@]}"; do
         row strata "$model" "$t" "$config" no-threads -
         continue
       fi
-      echo "$model: strata $config, $t thread(s)"
+      echo "$model: strata $config, $t thread(s), round $round"
       if "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" \
-          --bench "$runs" "${thread_arg[@]}" >"$log" 2>&1; then
+          --bench "$per_round" "${thread_arg[@]}" >"$log" 2>&1; then
         row strata "$model" "$t" "$config" ok "$log"
       else
         row strata "$model" "$t" "$config" failed "$log"
@@ -189,12 +200,13 @@ for model in "${models[@]}"; do
       # Where the delegate's time goes (the zoo page names it for the
       # slowest models): the per-step profile summed by op and
       # implementation.
-      if [ $zoo = yes ] && [ "$config" = onednn ]; then
+      if [ $zoo = yes ] && [ "$config" = onednn ] && [ "$round" = 1 ]; then
         "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" \
           --profile "${thread_arg[@]}" >"$dir/$config-t$t.profile" 2>&1 &&
           row profile "$model" "$t" "$config" ok "$dir/$config-t$t.profile"
       fi
     done
+   done
   done
 done
 {
