@@ -2,7 +2,7 @@
 //
 // The F(2x2,3x3) kernel against a direct convolution written out here in
 // double precision (odd sizes, a 16-wide weight panel, every post-op, both
-// layouts), and
+// layouts, tile rows in blocks run by one thread or spread over two), and
 // the delegate running a blob whose convolution names that kernel, with
 // values worked out by hand.
 //
@@ -66,10 +66,12 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
   };
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
+  for (int threads : {1, 2})
   for (WinogradLayout layout :
        {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast})
     for (const Case &c : cases) {
-      SCOPED_TRACE(std::string(layout == WinogradLayout::Blocked16 ? "nChw16c"
+      SCOPED_TRACE(std::to_string(threads) + " threads, " +
+                   std::string(layout == WinogradLayout::Blocked16 ? "nChw16c"
                                                                    : "nhwc") +
                    " ic " + std::to_string(c.ic) + " oc " +
                    std::to_string(c.oc) + " " + std::to_string(c.h) + "x" +
@@ -96,7 +98,7 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
             dst[indexIn(layout, o, y, xx, c.oc, c.h, c.w)] =
                 prior[(o * c.h + y) * c.w + xx];
 
-      WinogradConv conv(c.ic, c.oc, c.h, c.w, layout, c.postOps);
+      WinogradConv conv(c.ic, c.oc, c.h, c.w, layout, c.postOps, threads);
       std::vector<float> packed(conv.packedBytes() / sizeof(float));
       conv.packWeights(k.data(), packed.data());
       std::vector<uint8_t> scratch(conv.scratchBytes());

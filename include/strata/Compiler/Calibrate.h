@@ -46,6 +46,20 @@ struct CalibrationOptions {
   bool progress = true;
 };
 
+/// Automatic mixed precision: the targets the program must meet, by
+/// keeping the fewest quantized tensors in float (chooseMixedPrecision).
+struct MixedPrecisionOptions {
+  /// Output SQNR against the float model on the calibration samples, dB.
+  std::optional<double> targetSqnrDB;
+  /// Top-1 accuracy lost against the float model on the labelled data, in
+  /// percentage points.
+  std::optional<double> targetAccuracyDrop;
+  /// The labelled data: samples as for calibration, and a 1-D int64 .npy
+  /// of labels.
+  std::string evalImages, evalLabels;
+  bool enabled() const { return targetSqnrDB || targetAccuracyDrop; }
+};
+
 /// What calibration measured.
 struct QuantizationReport {
   struct Tensor {
@@ -93,6 +107,29 @@ struct QuantizationReport {
   };
   std::optional<Sensitivity> sensitivity;
 
+  /// Automatic mixed precision: the targets, the program's figures with
+  /// every tensor in int8 and with the choice, and what stayed float and
+  /// why.
+  struct MixedPrecision {
+    std::optional<double> targetSqnrDB, targetAccuracyDrop;
+    int64_t tensors = 0;
+    double allInt8SqnrDB = 0, achievedSqnrDB = 0;
+    /// With labelled data (fractions).
+    double floatAccuracy = 0, allInt8Accuracy = 0, achievedAccuracy = 0;
+    struct Kept {
+      std::string tensor, role, consumers;
+      /// The output SQNR with this tensor's pairs alone, its share of the
+      /// all-int8 program's output noise (sum of the alone noises), and
+      /// the multiply-adds of the ops reading it, which run in float.
+      double aloneSqnrDB = 0, noiseShare = 0, workShare = 0;
+      int64_t floatWork = 0;
+    };
+    std::vector<Kept> keptFloat;
+    /// Programs compiled and run to decide.
+    int64_t programs = 0;
+  };
+  std::optional<MixedPrecision> mixedPrecision;
+
   llvm::json::Value toJSON() const;
   /// The `top` worst tensors as a table.
   void print(llvm::raw_ostream &os, size_t top = 10) const;
@@ -121,6 +158,18 @@ mlir::FailureOr<int64_t> correctBiases(mlir::ModuleOp module,
 mlir::FailureOr<QuantizationReport::Sensitivity>
 measureSensitivity(mlir::ModuleOp module, const CalibrationOptions &options,
                    const CompileOptions &base);
+
+/// Automatic mixed precision (--quantize-target-sqnr,
+/// --quantize-target-accuracy-drop), after calibration and bias correction:
+/// measures the program with every tensor quantized and, while it misses
+/// the target, keeps tensors in float, ranked by the output noise each
+/// causes alone per multiply-add it would move to float, checking the
+/// combination by running it; then requantizes every float tensor the
+/// target does not need. Removes the float tensors' pairs from `module`.
+mlir::FailureOr<QuantizationReport::MixedPrecision>
+chooseMixedPrecision(mlir::ModuleOp module, const CalibrationOptions &options,
+                     const MixedPrecisionOptions &targets,
+                     const CompileOptions &base);
 
 /// Calibrates every `strata.observe` QDQ pair in `module` (hl, after
 /// strata-insert-qdq). `base` supplies the lowering options of the

@@ -98,6 +98,9 @@ struct CompileOptions {
     /// Measure each quantized tensor's cost at the output
     /// (measureSensitivity), last.
     bool sensitivity = false;
+    /// Automatic mixed precision (chooseMixedPrecision), after bias
+    /// correction, when it has a target.
+    MixedPrecisionOptions mixedPrecision;
     CalibrationOptions calibration;
   };
   std::optional<Quantize> quantize;

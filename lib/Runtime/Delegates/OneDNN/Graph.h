@@ -43,7 +43,9 @@ public:
     /// PrepareOptions).
     bool measure = false;
     TuningRecords *tuning = nullptr;
-    int threads = 1; ///< Part of every tuning signature.
+    /// Part of every tuning signature; at init, the threads the own
+    /// kernels split their working memory for.
+    int threads = 1;
   };
 
   /// Builds the primitives of `graph`. In Prepare mode, `packed` receives

@@ -216,6 +216,7 @@ public:
     omp_set_num_threads(handle->threads);
     CompiledGraph::BuildOptions options;
     options.mode = CompiledGraph::Mode::Init;
+    options.threads = handle->threads; // the own kernels' working memory
     options.repackOnMismatch = *config_.get("repack_on_isa_mismatch") == "true";
     Result<std::unique_ptr<CompiledGraph>> compiled =
         CompiledGraph::build(**graph, named, options);

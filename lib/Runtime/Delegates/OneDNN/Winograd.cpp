@@ -18,6 +18,7 @@
 #include "Winograd.h"
 
 #include <dnnl.hpp>
+#include <omp.h>
 
 #include <algorithm>
 #include <array>
@@ -78,10 +79,11 @@ bool WinogradConv::supports(int64_t inChannels, int64_t outChannels,
 
 WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
                            int64_t height, int64_t width, WinogradLayout layout,
-                           std::vector<WinogradPostOp> postOps)
+                           std::vector<WinogradPostOp> postOps, int threads)
     : ic_(inChannels), oc_(outChannels), h_(height), w_(width),
       tilesH_((height + 1) / 2), tilesW_((width + 1) / 2),
-      tiles_(tilesH_ * tilesW_), layout_(layout), postOps_(std::move(postOps)) {
+      tiles_(tilesH_ * tilesW_), threads_(std::max(threads, 1)),
+      layout_(layout), postOps_(std::move(postOps)) {
   // Many tiles and few channels (ResNet's and VGG's wide early stages): the
   // transformed input and the products of all tiles would not stay in L2
   // between the transforms and the GEMMs, while the weights that each
@@ -98,12 +100,16 @@ size_t WinogradConv::packedBytes() const {
   return sizeof(float) * kPoints * ic_ * oc_;
 }
 
+/// Bytes of V, then M, of one block of `tiles` tiles, each 64-byte aligned.
+static size_t blockScratchBytes(int64_t tiles, int64_t ic, int64_t oc) {
+  size_t v = sizeof(float) * 16 * tiles * (ic + 16);
+  size_t m = sizeof(float) * 16 * tiles * oc;
+  return ((v + 63) / 64) * 64 + ((m + 63) / 64) * 64;
+}
+
 size_t WinogradConv::scratchBytes() const {
-  // V, then M, of one block of tile rows, each 64-byte aligned.
-  int64_t tiles = blockRows_ * tilesW_;
-  size_t v = sizeof(float) * kPoints * tiles * (ic_ + 16);
-  size_t m = sizeof(float) * kPoints * tiles * oc_;
-  return ((v + 63) / 64) * 64 + m + 64;
+  size_t block = blockScratchBytes(blockRows_ * tilesW_, ic_, oc_);
+  return (blockRows_ < tilesH_ ? threads_ : 1) * block + 64;
 }
 
 void WinogradConv::packWeights(const float *oihw, float *packed) const {
@@ -343,32 +349,63 @@ STRATA_AVX512 void transformOutput(const float *m, const float *bias,
 void WinogradConv::run(const float *src, const float *packed, const float *bias,
                        float *dst, void *scratch) const {
 #if STRATA_WINOGRAD_X86
-  float *v = static_cast<float *>(scratch);
-  int64_t blockTiles = blockRows_ * tilesW_;
-  size_t vFloats =
-      ((sizeof(float) * kPoints * blockTiles * (ic_ + 16) + 63) / 64) * 16;
-  float *m = v + vFloats;
   int64_t icBlocks = ic_ / 16, ocBlocks = oc_ / 16;
   int64_t panels = (oc_ + kPanel - 1) / kPanel;
   Strides in = stridesOf(layout_, ic_, h_ * w_),
           out = stridesOf(layout_, oc_, h_ * w_);
-  for (int64_t ty0 = 0; ty0 < tilesH_; ty0 += blockRows_) {
-    int64_t rows = std::min(blockRows_, tilesH_ - ty0);
-    int64_t tiles = rows * tilesW_;
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t cb = 0; cb < icBlocks; ++cb)
-      for (int64_t ty = ty0; ty < ty0 + rows; ++ty)
-        transformInput(src, v, ic_, h_, w_, tilesW_, tiles, cb, ty, ty0, in);
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t e = 0; e < kPoints; ++e)
-      for (int64_t panel = 0; panel < panels; ++panel)
-        gemmPanel(v, packed, m, ic_, oc_, tiles, e, panel);
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t ob = 0; ob < ocBlocks; ++ob)
-      for (int64_t ty = ty0; ty < ty0 + rows; ++ty)
-        transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles, ob, ty, ty0,
-                        out, postOps_);
+  size_t slice = blockScratchBytes(blockRows_ * tilesW_, ic_, oc_);
+  size_t vBytes = ((sizeof(float) * kPoints * blockRows_ * tilesW_ *
+                        (ic_ + 16) +
+                    63) /
+                   64) *
+                  64;
+  if (blockRows_ < tilesH_) {
+    // Blocks of tile rows: each thread runs whole blocks, from the input
+    // transform to the output's, on its own slice (no barrier between the
+    // phases: with few channels, a GEMM shared between threads is too
+    // small to split).
+    int64_t blocks = (tilesH_ + blockRows_ - 1) / blockRows_;
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (int64_t b = 0; b < blocks; ++b) {
+      int thread = omp_get_thread_num();
+      float *v = reinterpret_cast<float *>(static_cast<char *>(scratch) +
+                                           thread * slice);
+      float *m = reinterpret_cast<float *>(reinterpret_cast<char *>(v) +
+                                           vBytes);
+      int64_t ty0 = b * blockRows_;
+      int64_t rows = std::min(blockRows_, tilesH_ - ty0);
+      int64_t tiles = rows * tilesW_;
+      for (int64_t cb = 0; cb < icBlocks; ++cb)
+        for (int64_t ty = ty0; ty < ty0 + rows; ++ty)
+          transformInput(src, v, ic_, h_, w_, tilesW_, tiles, cb, ty, ty0, in);
+      for (int64_t e = 0; e < kPoints; ++e)
+        for (int64_t panel = 0; panel < panels; ++panel)
+          gemmPanel(v, packed, m, ic_, oc_, tiles, e, panel);
+      for (int64_t ob = 0; ob < ocBlocks; ++ob)
+        for (int64_t ty = ty0; ty < ty0 + rows; ++ty)
+          transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles, ob, ty,
+                          ty0, out, postOps_);
+    }
+    return;
   }
+  // One block (few tiles, or weights too large to re-read per block): the
+  // threads share each phase, the GEMMs split by transform point and
+  // weight panel, so the weights stream once.
+  float *v = static_cast<float *>(scratch);
+  float *m = reinterpret_cast<float *>(static_cast<char *>(scratch) + vBytes);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t cb = 0; cb < icBlocks; ++cb)
+    for (int64_t ty = 0; ty < tilesH_; ++ty)
+      transformInput(src, v, ic_, h_, w_, tilesW_, tiles_, cb, ty, 0, in);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t e = 0; e < kPoints; ++e)
+    for (int64_t panel = 0; panel < panels; ++panel)
+      gemmPanel(v, packed, m, ic_, oc_, tiles_, e, panel);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t ob = 0; ob < ocBlocks; ++ob)
+    for (int64_t ty = 0; ty < tilesH_; ++ty)
+      transformOutput(m, bias, dst, oc_, h_, w_, tilesW_, tiles_, ob, ty, 0,
+                      out, postOps_);
 #else
   (void)src, (void)packed, (void)bias, (void)dst, (void)scratch;
 #endif

@@ -54,7 +54,7 @@ public:
 
   WinogradConv(int64_t inChannels, int64_t outChannels, int64_t height,
                int64_t width, WinogradLayout layout,
-               std::vector<WinogradPostOp> postOps);
+               std::vector<WinogradPostOp> postOps, int threads = 1);
 
   int64_t outputChannels() const { return oc_; }
   WinogradLayout layout() const { return layout_; }
@@ -84,8 +84,11 @@ public:
 
 private:
   int64_t ic_, oc_, h_, w_, tilesH_, tilesW_, tiles_;
-  /// Tile rows transformed, multiplied and transformed back together.
+  /// Tile rows transformed, multiplied and transformed back together; with
+  /// more than one block, each thread runs whole blocks on its own slice
+  /// of the working memory (`threads_` slices).
   int64_t blockRows_;
+  int threads_;
   WinogradLayout layout_;
   std::vector<WinogradPostOp> postOps_;
 };

@@ -54,7 +54,8 @@ GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
       }
       postOps.push_back(post);
     }
-  return WinogradConv(k[1], k[0], s[2], s[3], layout, std::move(postOps));
+  return WinogradConv(k[1], k[0], s[2], s[3], layout, std::move(postOps),
+                      options.threads);
 }
 
 Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
