@@ -63,6 +63,38 @@ llvm::json::Value QuantizationReport::toJSON() const {
         {"all_quantized_db", db(sensitivity->allQuantizedDB)},
         {"tensors", std::move(rows)}};
   }
+  if (mixedPrecision) {
+    const MixedPrecision &m = *mixedPrecision;
+    auto db = [](double v) -> llvm::json::Value {
+      if (std::isfinite(v))
+        return v;
+      return nullptr;
+    };
+    llvm::json::Array kept;
+    for (const MixedPrecision::Kept &k : m.keptFloat)
+      kept.push_back(llvm::json::Object{{"tensor", k.tensor},
+                                        {"role", k.role},
+                                        {"consumers", k.consumers},
+                                        {"alone_output_sqnr_db",
+                                         db(k.aloneSqnrDB)},
+                                        {"noise_share", k.noiseShare},
+                                        {"float_work", k.floatWork},
+                                        {"work_share", k.workShare}});
+    llvm::json::Object o{{"tensors", m.tensors},
+                         {"all_int8_sqnr_db", db(m.allInt8SqnrDB)},
+                         {"sqnr_db", db(m.achievedSqnrDB)},
+                         {"kept_float", std::move(kept)},
+                         {"programs", m.programs}};
+    if (m.targetSqnrDB)
+      o["target_sqnr_db"] = *m.targetSqnrDB;
+    if (m.targetAccuracyDrop) {
+      o["target_accuracy_drop"] = *m.targetAccuracyDrop;
+      o["float_accuracy"] = m.floatAccuracy;
+      o["all_int8_accuracy"] = m.allInt8Accuracy;
+      o["accuracy"] = m.achievedAccuracy;
+    }
+    object["mixed_precision"] = std::move(o);
+  }
   if (smoothAlpha) {
     llvm::json::Array sites;
     for (const quant::SmoothedSite &site : smoothed)
@@ -98,6 +130,30 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
     const Tensor &t = tensors[i];
     os << llvm::format("  %7.2f dB  %-10s ", t.sqnrDB, t.role.c_str())
        << t.tensor << " -> " << t.consumers << "\n";
+  }
+  if (mixedPrecision) {
+    const MixedPrecision &m = *mixedPrecision;
+    os << "mixed precision (target";
+    if (m.targetSqnrDB)
+      os << llvm::format(" output SQNR >= %.1f dB", *m.targetSqnrDB);
+    if (m.targetAccuracyDrop)
+      os << llvm::format(" accuracy drop <= %.2f points", *m.targetAccuracyDrop);
+    os << "): " << m.keptFloat.size() << " of " << m.tensors
+       << " tensors in float; output SQNR "
+       << llvm::format("%.2f dB (all int8 %.2f dB)", m.achievedSqnrDB,
+                       m.allInt8SqnrDB);
+    if (m.targetAccuracyDrop)
+      os << llvm::format(", accuracy %.2f%% (float %.2f%%, all int8 %.2f%%)",
+                         100 * m.achievedAccuracy, 100 * m.floatAccuracy,
+                         100 * m.allInt8Accuracy);
+    os << "; " << m.programs << " programs run\n";
+    for (const MixedPrecision::Kept &k : m.keptFloat)
+      os << llvm::format("  float: %-10s ", k.role.c_str()) << k.tensor
+         << " -> " << k.consumers
+         << llvm::format(" (alone %.2f dB, %.0f%% of the int8 noise, %.1f%% "
+                         "of the quantized work)",
+                         k.aloneSqnrDB, 100 * k.noiseShare, 100 * k.workShare)
+         << "\n";
   }
   if (sensitivity) {
     os << "sensitivity on " << sensitivity->samples

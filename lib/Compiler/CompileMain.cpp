@@ -27,6 +27,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace llvm;
 
@@ -164,6 +166,27 @@ cl::opt<bool> quantizeSensitivity(
              "model on the calibration data with every tensor quantized and "
              "with each quantized tensor alone (one program each), to pick "
              "what --quantize-skip-nodes should keep in float"),
+    cl::cat(quantizeCategory));
+cl::opt<double> quantizeTargetSqnr(
+    "quantize-target-sqnr",
+    cl::desc("Keep the fewest quantized tensors in float so that the output "
+             "SQNR against the float model on the calibration data reaches "
+             "DB (checked by running each choice)"),
+    cl::value_desc("DB"), cl::cat(quantizeCategory));
+cl::opt<double> quantizeTargetAccuracyDrop(
+    "quantize-target-accuracy-drop",
+    cl::desc("Keep the fewest quantized tensors in float so that top-1 "
+             "accuracy on the labelled data drops by at most PT percentage "
+             "points against the float model"),
+    cl::value_desc("PT"), cl::cat(quantizeCategory));
+cl::opt<std::string> quantizeEvalData(
+    "quantize-eval-data",
+    cl::desc("Labelled samples for --quantize-target-accuracy-drop (as "
+             "--calibration-data)"),
+    cl::cat(quantizeCategory));
+cl::opt<std::string> quantizeEvalLabels(
+    "quantize-eval-labels",
+    cl::desc("Their labels: a 1-D int64 .npy, one per sample"),
     cl::cat(quantizeCategory));
 cl::opt<bool> noProgress("no-progress",
                          cl::desc("No calibration progress bar"),
@@ -413,6 +436,39 @@ int strataCompileMain(int argc, char **argv) {
     errs() << "strata-compile: --smooth and --smooth-alpha need --quantize\n";
     return 2;
   }
+  bool mixed = quantizeTargetSqnr.getNumOccurrences() ||
+               quantizeTargetAccuracyDrop.getNumOccurrences();
+  if (mixed && !quantize) {
+    errs() << "strata-compile: --quantize-target-sqnr and "
+              "--quantize-target-accuracy-drop need --quantize\n";
+    return 2;
+  }
+  if (quantizeTargetAccuracyDrop.getNumOccurrences() &&
+      (quantizeEvalData.empty() || quantizeEvalLabels.empty())) {
+    errs() << "strata-compile: --quantize-target-accuracy-drop needs "
+              "labelled data: --quantize-eval-data and "
+              "--quantize-eval-labels\n";
+    return 2;
+  }
+  if ((!quantizeEvalData.empty() || !quantizeEvalLabels.empty()) &&
+      !quantizeTargetAccuracyDrop.getNumOccurrences()) {
+    errs() << "strata-compile: --quantize-eval-data and "
+              "--quantize-eval-labels are for "
+              "--quantize-target-accuracy-drop\n";
+    return 2;
+  }
+  if (quantizeTargetAccuracyDrop.getNumOccurrences() &&
+      !(quantizeTargetAccuracyDrop >= 0 && quantizeTargetAccuracyDrop <= 100)) {
+    errs() << "strata-compile: --quantize-target-accuracy-drop must be in "
+              "[0, 100] percentage points\n";
+    return 2;
+  }
+  if (quantizeTargetSqnr.getNumOccurrences() &&
+      !std::isfinite(quantizeTargetSqnr.getValue())) {
+    errs() << "strata-compile: --quantize-target-sqnr must be a finite "
+              "number of dB\n";
+    return 2;
+  }
   if (quantize && smoothing && placement->getSmoothPatterns().empty()) {
     errs() << "strata-compile: backend '" << placement->getName()
            << "' has no smooth patterns to say where SmoothQuant applies "
@@ -479,6 +535,12 @@ int strataCompileMain(int argc, char **argv) {
     q.smoothAlpha = smoothAlpha;
     q.biasCorrection = biasCorrection;
     q.sensitivity = quantizeSensitivity;
+    if (quantizeTargetSqnr.getNumOccurrences())
+      q.mixedPrecision.targetSqnrDB = quantizeTargetSqnr.getValue();
+    if (quantizeTargetAccuracyDrop.getNumOccurrences())
+      q.mixedPrecision.targetAccuracyDrop = quantizeTargetAccuracyDrop.getValue();
+    q.mixedPrecision.evalImages = quantizeEvalData;
+    q.mixedPrecision.evalLabels = quantizeEvalLabels;
     q.powerOfTwoScales = quantizeScales == "power-of-two";
     q.calibration.powerOfTwoScales = q.powerOfTwoScales;
     q.skipNodes.assign(quantizeSkipNodes.begin(), quantizeSkipNodes.end());

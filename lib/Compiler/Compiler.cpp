@@ -339,6 +339,15 @@ LogicalResult compileONNXFile(StringRef modelPath,
       report.quantization->scales = "power-of-two";
       report.quantization->int32Biases = snapped;
     }
+    if (options.quantize->mixedPrecision.enabled()) {
+      StageTimer timer(report, "mixed-precision");
+      FailureOr<QuantizationReport::MixedPrecision> mixed =
+          chooseMixedPrecision(*module, options.quantize->calibration,
+                               options.quantize->mixedPrecision, options);
+      if (failed(mixed))
+        return failure();
+      report.quantization->mixedPrecision = std::move(*mixed);
+    }
     if (options.quantize->sensitivity) {
       StageTimer timer(report, "sensitivity");
       FailureOr<QuantizationReport::Sensitivity> sensitivity =

@@ -1,0 +1,404 @@
+//===- MixedPrecision.cpp - which tensors stay float to meet a target -----===//
+//
+// Automatic mixed precision (--quantize-target-sqnr DB,
+// --quantize-target-accuracy-drop PT): after calibration, the fewest
+// quantized tensors are kept in float so that the program meets the target,
+// measured, not predicted:
+//
+//   1. the program with every tensor quantized; done if it meets the target;
+//   2. the sensitivity analysis (each tensor's pairs alone): each tensor's
+//      share of the output noise, and its cost in float (the multiply-adds
+//      of the ops reading it, which run in float once it does);
+//   3. tensors go to float in the order of noise removed per multiply-add
+//      given up, as many as the additive noise model says the target needs,
+//      then one at a time until the measured program meets it;
+//   4. each float tensor, latest first, is tried quantized again and stays
+//      quantized when the program still meets the target.
+//
+// Every check compiles and runs a program over the data (the calibration
+// samples for SQNR, the labelled set for accuracy).
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Compiler/Calibrate.h"
+
+#include "Observation.h"
+#include "QuantizedTensors.h"
+
+#include "strata/Quantization/Observers.h"
+#include "strata/Runtime/TensorIO.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+
+namespace strata {
+namespace {
+
+/// The f32 results of the module's function that an op computes.
+FailureOr<SmallVector<Value>> floatOutputs(ModuleOp module) {
+  auto funcs = module.getOps<func::FuncOp>();
+  if (funcs.empty() || std::next(funcs.begin()) != funcs.end() ||
+      (*funcs.begin()).isExternal())
+    return module.emitError("mixed precision needs one function with a body");
+  SmallVector<Value> outputs;
+  for (Value v : (*funcs.begin()).getBody().front().getTerminator()
+                     ->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (type && type.getElementType().isF32() && v.getDefiningOp())
+      outputs.push_back(v);
+  }
+  if (outputs.empty())
+    return module.emitError("mixed precision compares f32 outputs; the "
+                            "function returns none");
+  return outputs;
+}
+
+int64_t elementsOf(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && ranked.hasStaticShape() ? ranked.getNumElements() : 0;
+}
+
+/// Multiply-adds of `op`, estimated from its shapes: the result's elements
+/// times the weight's elements per output feature (a convolution's
+/// I/g x kh x kw, a matmul's K); an op without a constant weight counts
+/// its result's elements.
+int64_t workOf(Operation *op) {
+  int64_t result = 0;
+  for (Value v : op->getResults())
+    result += elementsOf(v.getType());
+  auto resultType = op->getNumResults()
+                        ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                        : RankedTensorType();
+  if (!resultType || resultType.getRank() < 2 || !resultType.hasStaticShape())
+    return std::max<int64_t>(result, 1);
+  int64_t features = resultType.getRank() == 4 ? resultType.getDimSize(1)
+                                               : resultType.getShape().back();
+  for (Value operand : op->getOperands()) {
+    Value source = operand;
+    if (auto dcast = source.getDefiningOp<mlir::quant::DequantizeCastOp>())
+      if (auto qcast =
+              dcast.getArg().getDefiningOp<mlir::quant::QuantizeCastOp>())
+        source = qcast.getArg();
+    auto weight = dyn_cast<RankedTensorType>(source.getType());
+    if (!source.getDefiningOp() || !weight || weight.getRank() < 2 ||
+        !weight.hasStaticShape() || features <= 0 ||
+        !source.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    return std::max<int64_t>(result * (weight.getNumElements() / features), 1);
+  }
+  return std::max<int64_t>(result, 1);
+}
+
+/// The multiply-adds of the ops reading tensor `t`'s pairs.
+int64_t floatCostOf(const QuantizedTensor &t) {
+  llvm::DenseSet<Operation *> readers;
+  for (mlir::quant::QuantizeCastOp qcast : t.qcasts)
+    for (Operation *dcast : qcast->getUsers())
+      for (Operation *reader : dcast->getUsers())
+        readers.insert(reader);
+  int64_t work = 0;
+  for (Operation *reader : readers)
+    work += workOf(reader);
+  return std::max<int64_t>(work, 1);
+}
+
+SmallVector<Value> pairsOf(const QuantizedTensor &t) {
+  SmallVector<Value> pairs;
+  for (mlir::quant::QuantizeCastOp qcast : t.qcasts)
+    pairs.push_back(qcast.getResult());
+  return pairs;
+}
+
+/// Measures programs that keep some quantized tensors' pairs: their output
+/// SQNR against the float model over the calibration samples, and, with
+/// labelled data, their top-1 accuracy.
+class Judge {
+public:
+  static FailureOr<std::unique_ptr<Judge>>
+  create(ModuleOp module, const CalibrationOptions &calibration,
+         const MixedPrecisionOptions &options, const CompileOptions &base) {
+    std::unique_ptr<Judge> judge(new Judge(module, base));
+    FailureOr<SmallVector<Value>> outputs = floatOutputs(module);
+    if (failed(outputs))
+      return failure();
+    judge->outputs = *outputs;
+    judge->calibration = calibration;
+    judge->calibration.progress = false;
+    FailureOr<std::unique_ptr<ObservationRun>> reference =
+        ObservationRun::create(module, judge->outputs, judge->calibration,
+                               base);
+    if (failed(reference))
+      return failure();
+    int64_t samples = (*reference)->samples();
+    judge->expected.resize(samples);
+    for (int64_t s = 0; s < samples; ++s)
+      if (failed((*reference)->sample(s, [&](size_t, const float *data,
+                                             size_t n) {
+            judge->expected[s].emplace_back(data, data + n);
+          })))
+        return failure();
+    if (!options.evalImages.empty()) {
+      runtime::Result<runtime::OwnedTensor> labels =
+          runtime::readTensorFile(options.evalLabels);
+      if (!labels.ok())
+        return module.emitError("--quantize-eval-labels: ")
+               << labels.error().message();
+      if (labels->dtype != runtime::DType::I64 || labels->shape.size() != 1)
+        return module.emitError("--quantize-eval-labels '")
+               << options.evalLabels << "' must hold one int64 label per "
+               << "sample (a 1-D int64 .npy)";
+      judge->labels.resize(labels->shape[0]);
+      if (labels->bytes.size() != judge->labels.size() * sizeof(int64_t))
+        return module.emitError("--quantize-eval-labels '")
+               << options.evalLabels << "': truncated data";
+      std::memcpy(judge->labels.data(), labels->bytes.data(),
+                  labels->bytes.size());
+      judge->eval = calibration;
+      judge->eval.progress = false;
+      judge->eval.dataPath = options.evalImages;
+      judge->eval.maxSamples = 0;
+    }
+    return judge;
+  }
+
+  bool labelled() const { return !labels.empty(); }
+  int64_t programs() const { return runs; }
+
+  FailureOr<double> sqnr(ArrayRef<Value> pairs) {
+    ++runs;
+    FailureOr<std::unique_ptr<ObservationRun>> run =
+        ObservationRun::create(module, outputs, calibration, base, pairs);
+    if (failed(run))
+      return failure();
+    quant::SQNRAccumulator acc;
+    for (int64_t s = 0; s < static_cast<int64_t>(expected.size()); ++s)
+      if (failed((*run)->sample(s, [&](size_t k, const float *data,
+                                       size_t n) {
+            const std::vector<float> &ref = expected[s][k];
+            for (size_t i = 0; i < n && i < ref.size(); ++i) {
+              double d = static_cast<double>(data[i]) - ref[i];
+              acc.signal += static_cast<double>(ref[i]) * ref[i];
+              acc.noise += d * d;
+            }
+          })))
+        return failure();
+    return acc.decibels();
+  }
+
+  /// Top-1 accuracy (a fraction) of output 0 on the labelled data.
+  FailureOr<double> accuracy(ArrayRef<Value> pairs) {
+    ++runs;
+    FailureOr<std::unique_ptr<ObservationRun>> run =
+        ObservationRun::create(module, outputs.front(), eval, base, pairs);
+    if (failed(run))
+      return failure();
+    int64_t samples = (*run)->samples();
+    if (samples != static_cast<int64_t>(labels.size()))
+      return module.emitError("--quantize-eval-data has ")
+             << samples << " samples and --quantize-eval-labels "
+             << labels.size() << " labels";
+    int64_t correct = 0;
+    for (int64_t s = 0; s < samples; ++s)
+      if (failed((*run)->sample(s, [&](size_t, const float *data, size_t n) {
+            if (n && static_cast<int64_t>(std::max_element(data, data + n) -
+                                          data) == labels[s])
+              ++correct;
+          })))
+        return failure();
+    return samples ? static_cast<double>(correct) / samples : 0.0;
+  }
+
+private:
+  Judge(ModuleOp module, const CompileOptions &base)
+      : module(module), base(base) {}
+  ModuleOp module;
+  const CompileOptions &base;
+  SmallVector<Value> outputs;
+  CalibrationOptions calibration, eval;
+  std::vector<std::vector<std::vector<float>>> expected;
+  std::vector<int64_t> labels;
+  int64_t runs = 0;
+};
+
+/// Removes tensor `t`'s pairs from the module: its readers take the float
+/// value.
+void keepInFloat(const QuantizedTensor &t) {
+  for (mlir::quant::QuantizeCastOp qcast : t.qcasts) {
+    for (Operation *dcast : llvm::make_early_inc_range(qcast->getUsers())) {
+      dcast->getResult(0).replaceAllUsesWith(qcast.getArg());
+      dcast->erase();
+    }
+    qcast->erase();
+  }
+}
+
+} // namespace
+
+FailureOr<QuantizationReport::MixedPrecision>
+chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
+                     const MixedPrecisionOptions &options,
+                     const CompileOptions &base) {
+  using Result = QuantizationReport::MixedPrecision;
+  bool byAccuracy = options.targetAccuracyDrop.has_value();
+  if (byAccuracy && options.evalImages.empty())
+    return module.emitError("--quantize-target-accuracy-drop needs labelled "
+                            "data (--quantize-eval-data and "
+                            "--quantize-eval-labels)");
+  FailureOr<std::unique_ptr<Judge>> judgeOr =
+      Judge::create(module, calibration, options, base);
+  if (failed(judgeOr))
+    return failure();
+  Judge &judge = **judgeOr;
+  std::vector<QuantizedTensor> tensors = collectQuantizedTensors(module);
+  Result result;
+  result.tensors = static_cast<int64_t>(tensors.size());
+
+  // The kept pairs of every tensor not in `floats`.
+  auto pairsWithout = [&](const llvm::DenseSet<size_t> &floats) {
+    SmallVector<Value> pairs;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (!floats.contains(i))
+        pairs.append(pairsOf(tensors[i]));
+    return pairs;
+  };
+  // Whether the program keeping every tensor but `floats` meets the target,
+  // and its figures.
+  struct Figures {
+    double sqnr = 0, accuracy = 0;
+  };
+  auto measure = [&](const llvm::DenseSet<size_t> &floats)
+      -> FailureOr<std::pair<bool, Figures>> {
+    SmallVector<Value> pairs = pairsWithout(floats);
+    Figures f;
+    FailureOr<double> sqnr = judge.sqnr(pairs);
+    if (failed(sqnr))
+      return failure();
+    f.sqnr = *sqnr;
+    bool meets = !options.targetSqnrDB || f.sqnr >= *options.targetSqnrDB;
+    if (byAccuracy) {
+      FailureOr<double> accuracy = judge.accuracy(pairs);
+      if (failed(accuracy))
+        return failure();
+      f.accuracy = *accuracy;
+      meets = meets && 100.0 * (result.floatAccuracy - f.accuracy) <=
+                           *options.targetAccuracyDrop + 1e-9;
+    }
+    return std::make_pair(meets, f);
+  };
+
+  if (byAccuracy) {
+    llvm::DenseSet<size_t> all;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      all.insert(i);
+    FailureOr<double> floatAccuracy = judge.accuracy(pairsWithout(all));
+    if (failed(floatAccuracy))
+      return failure();
+    result.floatAccuracy = *floatAccuracy;
+  }
+  llvm::DenseSet<size_t> floats;
+  FailureOr<std::pair<bool, Figures>> whole = measure(floats);
+  if (failed(whole))
+    return failure();
+  result.allInt8SqnrDB = whole->second.sqnr;
+  result.allInt8Accuracy = whole->second.accuracy;
+  std::pair<bool, Figures> current = *whole;
+
+  if (!current.first) {
+    // Each tensor's share of the output noise (its pairs alone) and what
+    // keeping it in float costs.
+    std::vector<double> noise(tensors.size()), alone(tensors.size());
+    std::vector<int64_t> cost(tensors.size());
+    double total = 0;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      FailureOr<double> db = judge.sqnr(pairsOf(tensors[i]));
+      if (failed(db))
+        return failure();
+      alone[i] = *db;
+      noise[i] = std::isfinite(*db) ? std::pow(10.0, -*db / 10) : 0.0;
+      cost[i] = floatCostOf(tensors[i]);
+      total += noise[i];
+    }
+    std::vector<size_t> order(tensors.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return noise[a] / cost[a] > noise[b] / cost[b];
+    });
+    // As many as the additive model says the SQNR target needs (the
+    // accuracy target has no model: one at a time from the first).
+    size_t next = 0;
+    if (options.targetSqnrDB) {
+      double allowed = std::pow(10.0, -*options.targetSqnrDB / 10);
+      double measured = std::pow(10.0, -result.allInt8SqnrDB / 10);
+      // Scale the model to the measured whole: noises do not add exactly.
+      double scale = total > 0 ? measured / total : 1.0;
+      double left = measured;
+      while (next < order.size() && left > allowed &&
+             noise[order[next]] > 0) {
+        left -= scale * noise[order[next]];
+        floats.insert(order[next++]);
+      }
+    } else if (!order.empty()) {
+      floats.insert(order[next++]);
+    }
+    std::vector<size_t> added(order.begin(), order.begin() + next);
+    FailureOr<std::pair<bool, Figures>> now = measure(floats);
+    if (failed(now))
+      return failure();
+    current = *now;
+    while (!current.first && next < order.size()) {
+      floats.insert(order[next]);
+      added.push_back(order[next++]);
+      if (failed(now = measure(floats)))
+        return failure();
+      current = *now;
+    }
+    if (!current.first)
+      return module.emitError("mixed precision: the target is not met even "
+                              "with every quantized tensor in float");
+    // As much int8 as possible: each float tensor, latest first, back to
+    // int8 where the target still holds.
+    for (auto it = added.rbegin(); it != added.rend(); ++it) {
+      floats.erase(*it);
+      if (failed(now = measure(floats)))
+        return failure();
+      if (now->first)
+        current = *now;
+      else
+        floats.insert(*it);
+    }
+    int64_t totalCost = std::accumulate(cost.begin(), cost.end(), int64_t(0));
+    for (size_t i : added) {
+      if (!floats.contains(i))
+        continue;
+      Result::Kept kept;
+      kept.tensor = tensors[i].name();
+      kept.role = tensors[i].roleName().str();
+      kept.consumers = tensors[i].consumers();
+      kept.aloneSqnrDB = alone[i];
+      kept.noiseShare = total > 0 ? noise[i] / total : 0;
+      kept.floatWork = cost[i];
+      kept.workShare = totalCost ? static_cast<double>(cost[i]) / totalCost : 0;
+      result.keptFloat.push_back(std::move(kept));
+    }
+    // Leave the module with the float tensors' pairs removed.
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (floats.contains(i))
+        keepInFloat(tensors[i]);
+  }
+  result.achievedSqnrDB = current.second.sqnr;
+  result.achievedAccuracy = current.second.accuracy;
+  if (options.targetSqnrDB)
+    result.targetSqnrDB = *options.targetSqnrDB;
+  if (options.targetAccuracyDrop)
+    result.targetAccuracyDrop = *options.targetAccuracyDrop;
+  result.programs = judge.programs();
+  return result;
+}
+
+} // namespace strata
