@@ -137,7 +137,8 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
     if (m.targetSqnrDB)
       os << llvm::format(" output SQNR >= %.1f dB", *m.targetSqnrDB);
     if (m.targetAccuracyDrop)
-      os << llvm::format(" accuracy drop <= %.2f points", *m.targetAccuracyDrop);
+      os << llvm::format(" accuracy drop <= %.2f points",
+                         *m.targetAccuracyDrop);
     os << "): " << m.keptFloat.size() << " of " << m.tensors
        << " tensors in float; output SQNR "
        << llvm::format("%.2f dB (all int8 %.2f dB)", m.achievedSqnrDB,

@@ -538,7 +538,8 @@ int strataCompileMain(int argc, char **argv) {
     if (quantizeTargetSqnr.getNumOccurrences())
       q.mixedPrecision.targetSqnrDB = quantizeTargetSqnr.getValue();
     if (quantizeTargetAccuracyDrop.getNumOccurrences())
-      q.mixedPrecision.targetAccuracyDrop = quantizeTargetAccuracyDrop.getValue();
+      q.mixedPrecision.targetAccuracyDrop =
+          quantizeTargetAccuracyDrop.getValue();
     q.mixedPrecision.evalImages = quantizeEvalData;
     q.mixedPrecision.evalLabels = quantizeEvalLabels;
     q.powerOfTwoScales = quantizeScales == "power-of-two";

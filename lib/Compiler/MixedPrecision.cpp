@@ -22,9 +22,9 @@
 #include "strata/Compiler/Calibrate.h"
 
 #include "Observation.h"
+#include "OutputSQNR.h"
 #include "QuantizedTensors.h"
 
-#include "strata/Quantization/Observers.h"
 #include "strata/Runtime/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,25 +39,6 @@ using namespace mlir;
 
 namespace strata {
 namespace {
-
-/// The f32 results of the module's function that an op computes.
-FailureOr<SmallVector<Value>> floatOutputs(ModuleOp module) {
-  auto funcs = module.getOps<func::FuncOp>();
-  if (funcs.empty() || std::next(funcs.begin()) != funcs.end() ||
-      (*funcs.begin()).isExternal())
-    return module.emitError("mixed precision needs one function with a body");
-  SmallVector<Value> outputs;
-  for (Value v : (*funcs.begin()).getBody().front().getTerminator()
-                     ->getOperands()) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (type && type.getElementType().isF32() && v.getDefiningOp())
-      outputs.push_back(v);
-  }
-  if (outputs.empty())
-    return module.emitError("mixed precision compares f32 outputs; the "
-                            "function returns none");
-  return outputs;
-}
 
 int64_t elementsOf(Type type) {
   auto ranked = dyn_cast<RankedTensorType>(type);
@@ -108,13 +89,6 @@ int64_t floatCostOf(const QuantizedTensor &t) {
   return std::max<int64_t>(work, 1);
 }
 
-SmallVector<Value> pairsOf(const QuantizedTensor &t) {
-  SmallVector<Value> pairs;
-  for (mlir::quant::QuantizeCastOp qcast : t.qcasts)
-    pairs.push_back(qcast.getResult());
-  return pairs;
-}
-
 /// Measures programs that keep some quantized tensors' pairs: their output
 /// SQNR against the float model over the calibration samples, and, with
 /// labelled data, their top-1 accuracy.
@@ -124,25 +98,13 @@ public:
   create(ModuleOp module, const CalibrationOptions &calibration,
          const MixedPrecisionOptions &options, const CompileOptions &base) {
     std::unique_ptr<Judge> judge(new Judge(module, base));
-    FailureOr<SmallVector<Value>> outputs = floatOutputs(module);
-    if (failed(outputs))
-      return failure();
-    judge->outputs = *outputs;
     judge->calibration = calibration;
     judge->calibration.progress = false;
-    FailureOr<std::unique_ptr<ObservationRun>> reference =
-        ObservationRun::create(module, judge->outputs, judge->calibration,
-                               base);
-    if (failed(reference))
+    FailureOr<std::unique_ptr<OutputSQNR>> sqnr = OutputSQNR::create(
+        module, "mixed precision", judge->calibration, base);
+    if (failed(sqnr))
       return failure();
-    int64_t samples = (*reference)->samples();
-    judge->expected.resize(samples);
-    for (int64_t s = 0; s < samples; ++s)
-      if (failed((*reference)->sample(s, [&](size_t, const float *data,
-                                             size_t n) {
-            judge->expected[s].emplace_back(data, data + n);
-          })))
-        return failure();
+    judge->output = std::move(*sqnr);
     if (!options.evalImages.empty()) {
       runtime::Result<runtime::OwnedTensor> labels =
           runtime::readTensorFile(options.evalLabels);
@@ -167,35 +129,19 @@ public:
     return judge;
   }
 
-  bool labelled() const { return !labels.empty(); }
   int64_t programs() const { return runs; }
 
   FailureOr<double> sqnr(ArrayRef<Value> pairs) {
     ++runs;
-    FailureOr<std::unique_ptr<ObservationRun>> run =
-        ObservationRun::create(module, outputs, calibration, base, pairs);
-    if (failed(run))
-      return failure();
-    quant::SQNRAccumulator acc;
-    for (int64_t s = 0; s < static_cast<int64_t>(expected.size()); ++s)
-      if (failed((*run)->sample(s, [&](size_t k, const float *data,
-                                       size_t n) {
-            const std::vector<float> &ref = expected[s][k];
-            for (size_t i = 0; i < n && i < ref.size(); ++i) {
-              double d = static_cast<double>(data[i]) - ref[i];
-              acc.signal += static_cast<double>(ref[i]) * ref[i];
-              acc.noise += d * d;
-            }
-          })))
-        return failure();
-    return acc.decibels();
+    return output->measure(pairs);
   }
 
   /// Top-1 accuracy (a fraction) of output 0 on the labelled data.
   FailureOr<double> accuracy(ArrayRef<Value> pairs) {
     ++runs;
     FailureOr<std::unique_ptr<ObservationRun>> run =
-        ObservationRun::create(module, outputs.front(), eval, base, pairs);
+        ObservationRun::create(module, output->outputs().front(), eval, base,
+                               pairs);
     if (failed(run))
       return failure();
     int64_t samples = (*run)->samples();
@@ -219,9 +165,9 @@ private:
       : module(module), base(base) {}
   ModuleOp module;
   const CompileOptions &base;
-  SmallVector<Value> outputs;
   CalibrationOptions calibration, eval;
-  std::vector<std::vector<std::vector<float>>> expected;
+  /// Reads `calibration`: declared after it.
+  std::unique_ptr<OutputSQNR> output;
   std::vector<int64_t> labels;
   int64_t runs = 0;
 };
@@ -264,7 +210,7 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
     SmallVector<Value> pairs;
     for (size_t i = 0; i < tensors.size(); ++i)
       if (!floats.contains(i))
-        pairs.append(pairsOf(tensors[i]));
+        pairs.append(tensors[i].pairs());
     return pairs;
   };
   // Whether the program keeping every tensor but `floats` meets the target,
@@ -316,7 +262,7 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
     std::vector<int64_t> cost(tensors.size());
     double total = 0;
     for (size_t i = 0; i < tensors.size(); ++i) {
-      FailureOr<double> db = judge.sqnr(pairsOf(tensors[i]));
+      FailureOr<double> db = judge.sqnr(tensors[i].pairs());
       if (failed(db))
         return failure();
       alone[i] = *db;

@@ -60,6 +60,13 @@ bool QuantizedTensor::awaitsCalibration() const {
   });
 }
 
+SmallVector<Value> QuantizedTensor::pairs() const {
+  SmallVector<Value> results;
+  for (mlir::quant::QuantizeCastOp qcast : qcasts)
+    results.push_back(qcast.getResult());
+  return results;
+}
+
 std::vector<QuantizedTensor> collectQuantizedTensors(ModuleOp module) {
   llvm::MapVector<Value, SmallVector<mlir::quant::QuantizeCastOp>> observed,
       fixed;

@@ -32,6 +32,8 @@ struct QuantizedTensor {
   std::string name() const;
   /// The groups reading the pairs.
   std::string consumers() const;
+  /// The pairs, by their quant.qcast results (what an ObservationRun keeps).
+  llvm::SmallVector<mlir::Value> pairs() const;
   /// Whether calibration is still to pick the scale (a pair marked
   /// strata.observe; calibration then sets every pair's).
   bool awaitsCalibration() const;

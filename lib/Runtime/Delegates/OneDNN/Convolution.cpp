@@ -227,14 +227,14 @@ CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
     } catch (const dnnl::error &) {
     }
   }
-  // The own Winograd kernel where it pays without measuring: wide 3x3
-  // stride-1 convolutions whose result keeps the layout oneDNN gives it
-  // (measured on ResNet's 64-512 channel stages; narrower ones lose to
-  // oneDNN's direct kernels, whose weights fit the caches).
+  // The own Winograd kernel where its rule says it pays (winogradPays),
+  // in the layout oneDNN would give the result, so that its readers see
+  // the layout they would have seen.
   if (graph.winograd()) {
     Dims wDims = dimsOf(w);
     std::optional<WinogradLayout> layout = ownLayoutFor(first.dst_desc());
-    if (winogradPays(wDims[1], wDims[0]) && layout && ownWinograd(op, src, w, dst, bias, *layout))
+    if (layout && winogradPays(wDims[1], wDims[0]) &&
+        ownWinograd(op, src, w, dst, bias, *layout))
       choice = ownChoice(*layout);
   }
   return choice;

@@ -100,11 +100,16 @@ size_t WinogradConv::packedBytes() const {
   return sizeof(float) * kPoints * ic_ * oc_;
 }
 
+/// Bytes of V (`tiles` rows of `ic` floats, padded by 16) for each
+/// transform point, rounded up to 64.
+static size_t vBytesOf(int64_t tiles, int64_t ic) {
+  return (sizeof(float) * kPoints * tiles * (ic + 16) + 63) / 64 * 64;
+}
+
 /// Bytes of V, then M, of one block of `tiles` tiles, each 64-byte aligned.
 static size_t blockScratchBytes(int64_t tiles, int64_t ic, int64_t oc) {
-  size_t v = sizeof(float) * 16 * tiles * (ic + 16);
-  size_t m = sizeof(float) * 16 * tiles * oc;
-  return ((v + 63) / 64) * 64 + ((m + 63) / 64) * 64;
+  return vBytesOf(tiles, ic) +
+         (sizeof(float) * kPoints * tiles * oc + 63) / 64 * 64;
 }
 
 size_t WinogradConv::scratchBytes() const {
@@ -354,11 +359,7 @@ void WinogradConv::run(const float *src, const float *packed, const float *bias,
   Strides in = stridesOf(layout_, ic_, h_ * w_),
           out = stridesOf(layout_, oc_, h_ * w_);
   size_t slice = blockScratchBytes(blockRows_ * tilesW_, ic_, oc_);
-  size_t vBytes = ((sizeof(float) * kPoints * blockRows_ * tilesW_ *
-                        (ic_ + 16) +
-                    63) /
-                   64) *
-                  64;
+  size_t vBytes = vBytesOf(blockRows_ * tilesW_, ic_);
   if (blockRows_ < tilesH_) {
     // Blocks of tile rows: each thread runs whole blocks, from the input
     // transform to the output's, on its own slice (no barrier between the

@@ -1,0 +1,81 @@
+//===- OutputSQNR.cpp - a program's outputs against the float model -------===//
+#include "OutputSQNR.h"
+
+#include "Observation.h"
+
+#include "strata/Compiler/Calibrate.h"
+#include "strata/Quantization/Observers.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+
+namespace strata {
+
+FailureOr<SmallVector<Value>> floatOutputs(ModuleOp module, StringRef what) {
+  auto funcs = module.getOps<func::FuncOp>();
+  if (funcs.empty() || std::next(funcs.begin()) != funcs.end() ||
+      (*funcs.begin()).isExternal())
+    return module.emitError() << what << " needs one function with a body";
+  func::FuncOp func = *funcs.begin();
+  SmallVector<Value> outputs;
+  for (Value v : func.getBody().front().getTerminator()->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (type && type.getElementType().isF32() && v.getDefiningOp())
+      outputs.push_back(v);
+  }
+  if (outputs.empty())
+    return func.emitError() << what
+                            << " compares f32 outputs; this function "
+                               "returns none";
+  return outputs;
+}
+
+OutputSQNR::OutputSQNR(ModuleOp module, const CalibrationOptions &options,
+                       const CompileOptions &base)
+    : module(module), options(options), base(base) {}
+
+FailureOr<std::unique_ptr<OutputSQNR>>
+OutputSQNR::create(ModuleOp module, StringRef what,
+                   const CalibrationOptions &options,
+                   const CompileOptions &base) {
+  std::unique_ptr<OutputSQNR> result(new OutputSQNR(module, options, base));
+  FailureOr<SmallVector<Value>> outputs = floatOutputs(module, what);
+  if (failed(outputs))
+    return failure();
+  result->outputs_ = std::move(*outputs);
+  FailureOr<std::unique_ptr<ObservationRun>> reference =
+      ObservationRun::create(module, result->outputs_, options, base);
+  if (failed(reference))
+    return failure();
+  int64_t samples = (*reference)->samples();
+  result->expected.resize(samples);
+  for (int64_t s = 0; s < samples; ++s)
+    if (failed((*reference)->sample(s, [&](size_t, const float *data,
+                                           size_t n) {
+          result->expected[s].emplace_back(data, data + n);
+        })))
+      return failure();
+  return result;
+}
+
+FailureOr<double> OutputSQNR::measure(ArrayRef<Value> keepPairs) {
+  FailureOr<std::unique_ptr<ObservationRun>> run =
+      ObservationRun::create(module, outputs_, options, base, keepPairs);
+  if (failed(run))
+    return failure();
+  quant::SQNRAccumulator sqnr;
+  for (int64_t s = 0; s < samples(); ++s)
+    if (failed((*run)->sample(s, [&](size_t k, const float *data, size_t n) {
+          const std::vector<float> &ref = expected[s][k];
+          for (size_t i = 0; i < n && i < ref.size(); ++i) {
+            double d = static_cast<double>(data[i]) - ref[i];
+            sqnr.signal += static_cast<double>(ref[i]) * ref[i];
+            sqnr.noise += d * d;
+          }
+        })))
+      return failure();
+  return sqnr.decibels();
+}
+
+} // namespace strata
