@@ -1,19 +1,19 @@
-//===- Winograd.h - F(2x2,3x3) convolution on nChw16c -----------*- C++ -*-===//
+//===- Winograd.h - F(2x2,3x3) convolution, AVX-512 ------------*- C++ -*-===//
 //
-// A Winograd convolution for the shapes oneDNN 2.6 serves poorly: 3x3,
-// stride 1, padding 1, few spatial positions and many channels (ResNet's
-// 14x14 and 7x7 stages). There oneDNN's Winograd streams its transformed
-// weights at under half of one core's memory bandwidth and its direct
-// convolution is bound by arithmetic; this one transforms the input tile by
-// tile, runs one register-blocked GEMM per transform point over the packed
-// weights (read once, in order), and applies bias, residual sum and
-// activations during the inverse transform.
+// The oneDNN delegate's own Winograd convolution for 3x3, stride 1,
+// padding 1 convolutions: it transforms the input tile by tile, runs one
+// register-blocked GEMM per transform point over the packed weights (read
+// once, in order), and applies bias, residual sum and activations during
+// the inverse transform; with many tiles and small weights, tile rows go in
+// blocks that stay in L2, one thread a block. oneDNN 2.6's own Winograd
+// streams its transformed weights at under half of one core's memory
+// bandwidth, and its direct kernels do 2.25x the multiplications.
 //
 // Layouts: input and output both nChw16c (oneDNN's aBcd16b) or both
 // channels-last (acdb), channels a multiple of 16; weights packed at compile
-// time by packWeights(). The delegate's
-// prepare step times it against oneDNN's implementations and keeps the
-// fastest, so it only runs where it measured faster.
+// time by packWeights() and recoverable by unpackWeights(). Where it runs
+// is the delegate's choice (Convolution.cpp: a rule by default, measured
+// with --tune).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_WINOGRAD_H
