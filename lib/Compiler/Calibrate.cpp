@@ -84,7 +84,9 @@ llvm::json::Value QuantizationReport::toJSON() const {
                          {"all_int8_sqnr_db", db(m.allInt8SqnrDB)},
                          {"sqnr_db", db(m.achievedSqnrDB)},
                          {"kept_float", std::move(kept)},
-                         {"programs", m.programs}};
+                         {"programs", m.programs},
+                         {"judged_on", m.judgedOn},
+                         {"sqnr_on", m.sqnrOn}};
     if (m.targetSqnrDB)
       o["target_sqnr_db"] = *m.targetSqnrDB;
     if (m.targetAccuracyDrop) {
@@ -139,8 +141,10 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
     if (m.targetAccuracyDrop)
       os << llvm::format(" accuracy drop <= %.2f points",
                          *m.targetAccuracyDrop);
-    os << "): " << m.keptFloat.size() << " of " << m.tensors
-       << " tensors in float; output SQNR "
+    os << ", on the " << (m.judgedOn == "eval" ? "held-out" : "calibration")
+       << " samples): " << m.keptFloat.size() << " of " << m.tensors
+       << " tensors in float; output SQNR on the "
+       << (m.sqnrOn == "eval" ? "held-out" : "calibration") << " samples "
        << llvm::format("%.2f dB (all int8 %.2f dB)", m.achievedSqnrDB,
                        m.allInt8SqnrDB);
     if (m.targetAccuracyDrop)

@@ -170,8 +170,9 @@ cl::opt<bool> quantizeSensitivity(
 cl::opt<double> quantizeTargetSqnr(
     "quantize-target-sqnr",
     cl::desc("Keep the fewest quantized tensors in float so that the output "
-             "SQNR against the float model on the calibration data reaches "
-             "DB (checked by running each choice)"),
+             "SQNR against the float model reaches DB on the held-out data "
+             "(--quantize-eval-data) or else the calibration data (checked "
+             "by running each choice)"),
     cl::value_desc("DB"), cl::cat(quantizeCategory));
 cl::opt<double> quantizeTargetAccuracyDrop(
     "quantize-target-accuracy-drop",
@@ -181,8 +182,9 @@ cl::opt<double> quantizeTargetAccuracyDrop(
     cl::value_desc("PT"), cl::cat(quantizeCategory));
 cl::opt<std::string> quantizeEvalData(
     "quantize-eval-data",
-    cl::desc("Labelled samples for --quantize-target-accuracy-drop (as "
-             "--calibration-data)"),
+    cl::desc("Held-out samples the mixed-precision targets are judged on "
+             "(as --calibration-data; default: the calibration samples); "
+             "with labels for --quantize-target-accuracy-drop"),
     cl::cat(quantizeCategory));
 cl::opt<std::string> quantizeEvalLabels(
     "quantize-eval-labels",
@@ -450,11 +452,15 @@ int strataCompileMain(int argc, char **argv) {
               "--quantize-eval-labels\n";
     return 2;
   }
-  if ((!quantizeEvalData.empty() || !quantizeEvalLabels.empty()) &&
-      !quantizeTargetAccuracyDrop.getNumOccurrences()) {
+  if ((!quantizeEvalData.empty() || !quantizeEvalLabels.empty()) && !mixed) {
     errs() << "strata-compile: --quantize-eval-data and "
-              "--quantize-eval-labels are for "
+              "--quantize-eval-labels are for --quantize-target-sqnr and "
               "--quantize-target-accuracy-drop\n";
+    return 2;
+  }
+  if (!quantizeEvalLabels.empty() && quantizeEvalData.empty()) {
+    errs() << "strata-compile: --quantize-eval-labels needs "
+              "--quantize-eval-data\n";
     return 2;
   }
   if (quantizeTargetAccuracyDrop.getNumOccurrences() &&

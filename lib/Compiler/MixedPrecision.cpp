@@ -100,12 +100,21 @@ public:
     std::unique_ptr<Judge> judge(new Judge(module, base));
     judge->calibration = calibration;
     judge->calibration.progress = false;
-    FailureOr<std::unique_ptr<OutputSQNR>> sqnr = OutputSQNR::create(
-        module, "mixed precision", judge->calibration, base);
+    judge->eval = judge->calibration;
+    if (!options.evalImages.empty()) {
+      judge->eval.dataPath = options.evalImages;
+      judge->eval.maxSamples = 0;
+    }
+    // The SQNR target is judged on the held-out data when given; the
+    // ranking of an accuracy target alone uses the calibration samples.
+    judge->sqnrData =
+        options.targetSqnrDB ? judge->eval : judge->calibration;
+    FailureOr<std::unique_ptr<OutputSQNR>> sqnr =
+        OutputSQNR::create(module, "mixed precision", judge->sqnrData, base);
     if (failed(sqnr))
       return failure();
     judge->output = std::move(*sqnr);
-    if (!options.evalImages.empty()) {
+    if (!options.evalLabels.empty()) {
       runtime::Result<runtime::OwnedTensor> labels =
           runtime::readTensorFile(options.evalLabels);
       if (!labels.ok())
@@ -121,10 +130,6 @@ public:
                << options.evalLabels << "': truncated data";
       std::memcpy(judge->labels.data(), labels->bytes.data(),
                   labels->bytes.size());
-      judge->eval = calibration;
-      judge->eval.progress = false;
-      judge->eval.dataPath = options.evalImages;
-      judge->eval.maxSamples = 0;
     }
     return judge;
   }
@@ -165,8 +170,10 @@ private:
       : module(module), base(base) {}
   ModuleOp module;
   const CompileOptions &base;
-  CalibrationOptions calibration, eval;
-  /// Reads `calibration`: declared after it.
+  /// The calibration samples; the held-out ones (else the calibration
+  /// samples again); those the output SQNR is measured on.
+  CalibrationOptions calibration, eval, sqnrData;
+  /// Reads `sqnrData`: declared after it.
   std::unique_ptr<OutputSQNR> output;
   std::vector<int64_t> labels;
   int64_t runs = 0;
@@ -192,7 +199,7 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
                      const CompileOptions &base) {
   using Result = QuantizationReport::MixedPrecision;
   bool byAccuracy = options.targetAccuracyDrop.has_value();
-  if (byAccuracy && options.evalImages.empty())
+  if (byAccuracy && (options.evalImages.empty() || options.evalLabels.empty()))
     return module.emitError("--quantize-target-accuracy-drop needs labelled "
                             "data (--quantize-eval-data and "
                             "--quantize-eval-labels)");
@@ -344,6 +351,10 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
   if (options.targetAccuracyDrop)
     result.targetAccuracyDrop = *options.targetAccuracyDrop;
   result.programs = judge.programs();
+  result.judgedOn = options.evalImages.empty() ? "calibration" : "eval";
+  result.sqnrOn = options.targetSqnrDB && !options.evalImages.empty()
+                      ? "eval"
+                      : "calibration";
   return result;
 }
 

@@ -49,13 +49,14 @@ struct CalibrationOptions {
 /// Automatic mixed precision: the targets the program must meet, by
 /// keeping the fewest quantized tensors in float (chooseMixedPrecision).
 struct MixedPrecisionOptions {
-  /// Output SQNR against the float model on the calibration samples, dB.
+  /// Output SQNR against the float model, dB, on the held-out samples
+  /// when given, else on the calibration samples.
   std::optional<double> targetSqnrDB;
   /// Top-1 accuracy lost against the float model on the labelled data, in
   /// percentage points.
   std::optional<double> targetAccuracyDrop;
-  /// The labelled data: samples as for calibration, and a 1-D int64 .npy
-  /// of labels.
+  /// Held-out samples (as for calibration), and their labels (a 1-D int64
+  /// .npy; the accuracy target needs them).
   std::string evalImages, evalLabels;
   bool enabled() const { return targetSqnrDB || targetAccuracyDrop; }
 };
@@ -127,6 +128,9 @@ struct QuantizationReport {
     std::vector<Kept> keptFloat;
     /// Programs compiled and run to decide.
     int64_t programs = 0;
+    /// The samples the targets were judged on, and those the SQNR figures
+    /// are over: "calibration" or "eval" (the held-out samples).
+    std::string judgedOn, sqnrOn;
   };
   std::optional<MixedPrecision> mixedPrecision;
 
