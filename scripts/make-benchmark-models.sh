@@ -30,6 +30,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $zoo = yes ]; then out=${out:-$build/zoo}; else out=${out:-$build/models}; fi
+# Absolute: the generators run from models/ (a relative BUILD_DIR or --out
+# would otherwise land under models/).
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 
 packages=(python3-torch python3-torchvision python3-onnx python3-numpy)
 missing=()
