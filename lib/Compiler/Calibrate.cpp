@@ -16,6 +16,13 @@ using namespace mlir;
 
 namespace strata {
 
+/// A figure in dB, null where infinite (an exact tensor or output).
+static llvm::json::Value db(double v) {
+  if (std::isfinite(v))
+    return v;
+  return nullptr;
+}
+
 llvm::json::Value QuantizationReport::toJSON() const {
   llvm::json::Array rows;
   for (const Tensor &t : tensors) {
@@ -24,10 +31,7 @@ llvm::json::Value QuantizationReport::toJSON() const {
                            {"consumers", t.consumers},
                            {"min", t.min},
                            {"max", t.max}};
-    if (std::isfinite(t.sqnrDB))
-      row["sqnr_db"] = t.sqnrDB;
-    else
-      row["sqnr_db"] = nullptr;
+    row["sqnr_db"] = db(t.sqnrDB);
     if (t.channels > 1) {
       row["channels"] = t.channels;
     } else {
@@ -46,11 +50,6 @@ llvm::json::Value QuantizationReport::toJSON() const {
   if (int32Biases)
     object["int32_biases"] = *int32Biases;
   if (sensitivity) {
-    auto db = [](double v) -> llvm::json::Value {
-      if (std::isfinite(v))
-        return v;
-      return nullptr;
-    };
     llvm::json::Array rows;
     for (const Sensitivity::Row &row : sensitivity->tensors)
       rows.push_back(
@@ -65,11 +64,6 @@ llvm::json::Value QuantizationReport::toJSON() const {
   }
   if (mixedPrecision) {
     const MixedPrecision &m = *mixedPrecision;
-    auto db = [](double v) -> llvm::json::Value {
-      if (std::isfinite(v))
-        return v;
-      return nullptr;
-    };
     llvm::json::Array kept;
     for (const MixedPrecision::Kept &k : m.keptFloat)
       kept.push_back(llvm::json::Object{{"tensor", k.tensor},

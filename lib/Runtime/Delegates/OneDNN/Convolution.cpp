@@ -37,10 +37,10 @@ static std::optional<WinogradLayout> ownLayoutFor(const Desc &dst) {
   Dims dims = dst.dims();
   if (dims.size() != 4 || dst.data_type() != memory::data_type::f32)
     return std::nullopt;
-  if (dst == Desc(dims, memory::data_type::f32, tag::aBcd16b))
-    return WinogradLayout::Blocked16;
-  if (dst == Desc(dims, memory::data_type::f32, tag::acdb))
-    return WinogradLayout::ChannelsLast;
+  for (WinogradLayout layout :
+       {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast})
+    if (dst == Desc(dims, memory::data_type::f32, tagOf(layout)))
+      return layout;
   return std::nullopt;
 }
 
@@ -303,11 +303,9 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
     // whose weights exceed the last-level cache: the warm timings above
     // hide the cost of streaming them.
     bestTime += timeOf(oneDNN, /*coldWeights=*/true) - bestConvTime;
-    tag ownTag =
-        *layout == WinogradLayout::Blocked16 ? tag::aBcd16b : tag::acdb;
-    double t = withReorders(timeOf(*own),
-                            Desc(dimsOf(src), memory::data_type::f32, ownTag),
-                            Desc(dimsOf(dst), memory::data_type::f32, ownTag));
+    double t = withReorders(
+        timeOf(*own), Desc(dimsOf(src), memory::data_type::f32, tagOf(*layout)),
+        Desc(dimsOf(dst), memory::data_type::f32, tagOf(*layout)));
     if (t < bestTime)
       best = ownChoice(*layout);
   }

@@ -53,6 +53,12 @@ dnnl::memory::data_type dataTypeOf(fbs::DataType type);
 Desc withType(const Desc &desc, dnnl::memory::data_type type);
 /// `dims` with leading 1s up to `rank` (numpy-style broadcasting).
 Dims padTo(Dims dims, size_t rank);
+/// The oneDNN layout of the delegate's Winograd kernel's tensors.
+inline dnnl::memory::format_tag tagOf(WinogradLayout layout) {
+  return layout == WinogradLayout::Blocked16
+             ? dnnl::memory::format_tag::aBcd16b
+             : dnnl::memory::format_tag::acdb;
+}
 /// `value` rounded up to a multiple of `alignment`.
 uint64_t alignUp(uint64_t value, uint64_t alignment);
 /// The first `n` values of `v`, `fallback` where it has fewer.
@@ -227,6 +233,9 @@ private:
   Result<int> reorderedStored(const fbs::Tensor &t, const Desc &want);
   /// The stored packed bytes of weight `t`, checked to fill `layout`.
   Result<ByteSpan> storedBytes(const fbs::Tensor &t, const Desc &layout);
+  /// `data` in layout `from` reordered into `to`, in a buffer the compiled
+  /// graph owns; throws dnnl::error when oneDNN has no such reorder.
+  int ownedReorder(const Desc &from, const void *data, const Desc &to);
 
   // Convolutions (Convolution.cpp, WinogradStep.cpp).
   Error buildConvolution(const fbs::Op &op);

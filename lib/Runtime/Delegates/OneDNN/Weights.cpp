@@ -161,17 +161,22 @@ Result<int> GraphBuilder::reorderedStored(const fbs::Tensor &t,
   Result<ByteSpan> bytes = storedBytes(t, from);
   if (!bytes.ok())
     return bytes.takeError();
-  std::vector<uint8_t> packed(want.get_size());
   try {
-    memory src(from, out.engine_, const_cast<uint8_t *>(bytes->data));
-    memory dst(want, out.engine_, packed.data());
-    dnnl::reorder(src, dst).execute(out.stream_, src, dst);
-    out.stream_.wait();
+    return ownedReorder(from, bytes->data, want);
   } catch (const dnnl::error &) {
     return -1;
   }
-  size_t size = packed.size();
-  out.owned_.push_back(std::move(packed));
+}
+
+int GraphBuilder::ownedReorder(const Desc &from, const void *data,
+                               const Desc &to) {
+  std::vector<uint8_t> result(to.get_size());
+  memory src(from, out.engine_, const_cast<void *>(data));
+  memory dst(to, out.engine_, result.data());
+  dnnl::reorder(src, dst).execute(out.stream_, src, dst);
+  out.stream_.wait();
+  size_t size = result.size();
+  out.owned_.push_back(std::move(result));
   return addBuffer(BufferKind::Owned, size, out.owned_.back().data());
 }
 

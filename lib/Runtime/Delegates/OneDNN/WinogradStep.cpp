@@ -82,25 +82,15 @@ Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
   std::memcpy(packed.data(), bytes->data, bytes->size);
   std::vector<float> oihw(plain.get_size() / sizeof(float));
   conv.unpackWeights(packed.data(), oihw.data());
-  std::vector<uint8_t> reordered(want.get_size());
-  memory src(plain, out.engine_, oihw.data());
-  memory dst(want, out.engine_, reordered.data());
-  dnnl::reorder(src, dst).execute(out.stream_, src, dst);
-  out.stream_.wait();
-  size_t size = reordered.size();
-  out.owned_.push_back(std::move(reordered));
-  return addMem(want, addBuffer(BufferKind::Owned, size,
-                                out.owned_.back().data()));
+  return addMem(want, ownedReorder(plain, oihw.data(), want));
 }
 
 Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
                                      uint32_t w, int bias, uint32_t dst,
                                      int sumInput) {
   Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
-  tag layout =
-      conv.layout() == WinogradLayout::Blocked16 ? tag::aBcd16b : tag::acdb;
-  Desc srcDesc(srcDims, memory::data_type::f32, layout);
-  Desc dstDesc(dstDims, memory::data_type::f32, layout);
+  Desc srcDesc(srcDims, memory::data_type::f32, tagOf(conv.layout()));
+  Desc dstDesc(dstDims, memory::data_type::f32, tagOf(conv.layout()));
   Result<Placement> in = as(src, srcDesc);
   if (!in.ok())
     return in.takeError();
