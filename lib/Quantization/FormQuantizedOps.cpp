@@ -6,14 +6,16 @@
 //   dequantize(x) -> conv2d(., dequantize(w), bias)
 //     -> mul/add by per-channel constants   (a batch normalization)
 //     -> add(., dequantize(r))              (a residual input)
-//     -> relu | clip
+//     -> relu | clip | SiLU | hardswish | GELU
 //     -> quantize                           (the next op's input)
 //
 // This pass rewrites each such chain into one edge.quantized_conv2d (and
 // the matmul form into edge.quantized_matmul): the multiply-accumulate runs
 // on the 8-bit integers with int32 accumulation, and the float tail becomes
 // the op's epilogue: a per-channel scale (weight scale times the folded
-// factors), an f32 bias, the residual, the clamp and the requantization. A
+// factors), an f32 bias, the residual, the clamp or activation function
+// (SiLU, hardswish and GELU as exporters spell them out,
+// EdgeActivationChains.h) and the requantization. A
 // chain that ends in a float consumer keeps an f32 result. Everything but
 // the accumulation order is the float chain's arithmetic, so results match
 // it to float rounding.
@@ -21,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Quantization/Quantization.h"
 
+#include "Edge/IR/EdgeActivationChains.h"
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 
@@ -128,6 +131,7 @@ struct Epilogue {
   std::vector<float> factor, bias; // real = acc * sx * sw * factor + bias
   std::optional<Dequantized> residual;
   std::optional<float> clipMin, clipMax;
+  StringRef activation; // empty, "swish", "hardswish" or "gelu_erf"
   edge::QuantizeLinearOp requantize; // null: f32 result
   Operation *last = nullptr;         // the op whose result is replaced
 };
@@ -139,8 +143,8 @@ Value otherOperand(Operation *op, Value self) {
 
 /// Follows single-use float ops from `start` (channels along `axis`):
 /// constant per-channel mul/add, then at most one dequantized residual
-/// add, then at most one relu/clip, then an optional per-tensor 8-bit
-/// quantize.
+/// add, then at most one relu/clip or spelled-out activation function, then
+/// an optional per-tensor 8-bit quantize.
 Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
                          std::vector<float> bias) {
   Epilogue e;
@@ -150,7 +154,22 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
   Value current = start->getResult(0);
   auto resultShape = cast<RankedTensorType>(current.getType()).getShape();
   enum Stage { Affine, Residual, Activation } stage = Affine;
-  while (current.hasOneUse()) {
+  while (true) {
+    // SiLU, hardswish and GELU read their input twice.
+    if (std::optional<edge::ActivationChain> chain =
+            stage < Activation ? edge::matchActivationOf(current)
+                               : std::nullopt) {
+      e.activation = chain->kind == edge::ActivationChain::Swish ? "swish"
+                     : chain->kind == edge::ActivationChain::HardSwish
+                         ? "hardswish"
+                         : "gelu_erf";
+      stage = Activation;
+      current = chain->output;
+      e.last = current.getDefiningOp();
+      continue;
+    }
+    if (!current.hasOneUse())
+      break;
     Operation *user = *current.getUsers().begin();
     if (auto q = dyn_cast<edge::QuantizeLinearOp>(user)) {
       if (isEightBit(getElementTypeOrSelf(q.getOutput())) &&
@@ -244,12 +263,15 @@ std::optional<std::pair<Value, Value>> channelScale(OpBuilder &b, Location loc,
   return std::make_pair(f32Constant(b, loc, combined), zp);
 }
 
-/// Sets clip_min / clip_max on a quantized op from the epilogue.
-void setClip(Operation *op, const Epilogue &e, Builder &b) {
+/// Sets clip_min / clip_max and the activation on a quantized op from the
+/// epilogue.
+void setEpilogueAttrs(Operation *op, const Epilogue &e, Builder &b) {
   if (e.clipMin)
     op->setAttr("clip_min", b.getF32FloatAttr(*e.clipMin));
   if (e.clipMax)
     op->setAttr("clip_max", b.getF32FloatAttr(*e.clipMax));
+  if (!e.activation.empty())
+    op->setAttr("activation", b.getStringAttr(e.activation));
 }
 
 /// The result type of the fused op.
@@ -309,8 +331,8 @@ struct FormQuantizedConv2D : public OpRewritePattern<edge::Conv2DOp> {
         scale->first, scale->second, f32Constant(rewriter, loc, e.bias),
         outScale, outZeroPoint, residual, residualScale, residualZeroPoint,
         conv.getStridesAttr(), conv.getDilationsAttr(), conv.getPadsAttr(),
-        conv.getGroupAttr(), FloatAttr(), FloatAttr());
-    setClip(fused, e, rewriter);
+        conv.getGroupAttr(), FloatAttr(), FloatAttr(), StringAttr());
+    setEpilogueAttrs(fused, e, rewriter);
     rewriter.replaceOp(e.last, fused.getResult());
     return success();
   }
@@ -406,8 +428,8 @@ struct FormQuantizedMatMul : public OpRewritePattern<edge::MatMulOp> {
     auto fused = rewriter.create<edge::QuantizedMatMulOp>(
         loc, fusedResultType(e), a->values, a->scale, a->zeroPoint, weight,
         scale->first, scale->second, f32Constant(rewriter, loc, e.bias),
-        outScale, outZeroPoint, FloatAttr(), FloatAttr());
-    setClip(fused, e, rewriter);
+        outScale, outZeroPoint, FloatAttr(), FloatAttr(), StringAttr());
+    setEpilogueAttrs(fused, e, rewriter);
     rewriter.replaceOp(e.last, fused.getResult());
     return success();
   }

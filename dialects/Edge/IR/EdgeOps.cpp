@@ -249,6 +249,17 @@ static LogicalResult verifyQuantizedResult(Operation *op, Value result,
                             outputZeroPoint, 0);
 }
 
+/// The fused activation, when present, is one the int8 kernels implement.
+static LogicalResult verifyActivation(Operation *op,
+                                      std::optional<StringRef> activation) {
+  if (activation && *activation != "swish" && *activation != "hardswish" &&
+      *activation != "gelu_erf")
+    return op->emitOpError("activation must be 'swish', 'hardswish' or "
+                           "'gelu_erf', got '")
+           << *activation << "'";
+  return success();
+}
+
 LogicalResult QuantizedConv2DOp::verify() {
   ArrayRef<int64_t> weight = shapeOf(getWeight());
   ArrayRef<int64_t> input = shapeOf(getInput());
@@ -262,7 +273,8 @@ LogicalResult QuantizedConv2DOp::verify() {
   if (shapeOf(getBias()) != ArrayRef(weight[0]))
     return emitOpError("bias must have shape [") << weight[0] << "]";
   if (failed(verifyQuantizedResult(*this, getOutput(), getOutputScale(),
-                                   getOutputZeroPoint())))
+                                   getOutputZeroPoint())) ||
+      failed(verifyActivation(*this, getActivation())))
     return failure();
   if (Value residual = getResidual()) {
     if (!getResidualScale() || !getResidualZeroPoint())
@@ -297,7 +309,8 @@ LogicalResult QuantizedMatMulOp::verify() {
   if (shapeOf(getBias()) != ArrayRef(rhs[1]))
     return emitOpError("bias must have shape [") << rhs[1] << "]";
   if (failed(verifyQuantizedResult(*this, getOutput(), getOutputScale(),
-                                   getOutputZeroPoint())))
+                                   getOutputZeroPoint())) ||
+      failed(verifyActivation(*this, getActivation())))
     return failure();
   SmallVector<int64_t> expected(lhs.drop_back());
   expected.push_back(rhs[1]);

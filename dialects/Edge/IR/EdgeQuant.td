@@ -85,6 +85,7 @@ def Edge_QuantizedConv2DOp : Edge_Op<"quantized_conv2d",
     real = acc[m] * input_scale * weight_scale[m] + bias[m]
            (+ (residual - residual_zero_point) * residual_scale)
     real = clamp(real, clip_min, clip_max)
+    real = activation(real)
     ```
 
     and then either `real` itself (an f32 result) or
@@ -93,7 +94,11 @@ def Edge_QuantizedConv2DOp : Edge_Op<"quantized_conv2d",
     `input_scale` and the zero points of input, residual and output are
     scalars; `weight_scale` and `weight_zero_point` are scalars or `[M]`;
     `bias` is `[M]` f32. `weight_scale` may be negative (a folded
-    batch-normalization factor). The geometry attributes are `conv2d`'s.
+    batch-normalization factor). `activation`, when present, is `swish`
+    (`x * sigmoid(x)`, SiLU), `hardswish` (`x * clip(x / 6 + 1 / 2, 0,
+    1)`) or `gelu_erf` (`x * 0.5 * (1 + erf(x / sqrt(2)))`), applied in f32
+    before the requantization. The geometry attributes
+    are `conv2d`'s.
 
     ```mlir
     %y = edge.quantized_conv2d %x(%xs, %xz), %w(%ws, %wz), bias %b
@@ -123,7 +128,8 @@ def Edge_QuantizedConv2DOp : Edge_Op<"quantized_conv2d",
                        DenseI64ArrayAttr:$pads,
                        I64Attr:$group,
                        OptionalAttr<F32Attr>:$clip_min,
-                       OptionalAttr<F32Attr>:$clip_max);
+                       OptionalAttr<F32Attr>:$clip_max,
+                       OptionalAttr<StrAttr>:$activation);
   let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor]>:$output);
   let assemblyFormat = [{
     $input `(` $input_scale `,` $input_zero_point `)` `,`
@@ -143,7 +149,8 @@ def Edge_QuantizedMatMulOp : Edge_Op<"quantized_matmul",
     (8-bit, scale and zero point scalars or `[N]`, one per column). With
     `acc[n]` the exact int32 dot product of the zero-point-corrected row and
     column, `real = acc[n] * lhs_scale * rhs_scale[n] + bias[n]`, clamped to
-    `[clip_min, clip_max]`, and the result is `real` (f32) or its
+    `[clip_min, clip_max]`, passed through `activation` as for
+    `quantized_conv2d`, and the result is `real` (f32) or its
     quantization by `output_scale` / `output_zero_point` (8-bit), as for
     `quantized_conv2d`.
 
@@ -163,7 +170,8 @@ def Edge_QuantizedMatMulOp : Edge_Op<"quantized_matmul",
                        Optional<Edge_F32Tensor>:$output_scale,
                        Optional<Edge_ZeroPointTensor>:$output_zero_point,
                        OptionalAttr<F32Attr>:$clip_min,
-                       OptionalAttr<F32Attr>:$clip_max);
+                       OptionalAttr<F32Attr>:$clip_max,
+                       OptionalAttr<StrAttr>:$activation);
   let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor]>:$output);
   let assemblyFormat = [{
     $lhs `(` $lhs_scale `,` $lhs_zero_point `)` `,`

@@ -2,6 +2,7 @@
 #ifndef STRATA_LIB_BACKENDS_ONEDNN_ONEDNNBACKEND_H
 #define STRATA_LIB_BACKENDS_ONEDNN_ONEDNNBACKEND_H
 
+#include "Edge/IR/EdgeActivationChains.h"
 #include "strata/Backends/Backend.h"
 #include "strata/Runtime/Delegates/OneDNN.h"
 
@@ -48,25 +49,12 @@ struct PoolGeometry {
 /// The geometry of `op`, or std::nullopt when oneDNN cannot express it.
 std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
 
-/// An activation exporters spell out in several ops (Activations.cpp):
-/// GELU as x * 0.5 * (1 + erf(x / sqrt(2))) (the division possibly a
-/// product by 1 / sqrt(2), the 0.5 applied first or last), SiLU as
-/// x * sigmoid(x), hardswish as x * clip(x / 6 + 1 / 2, 0, 1).
-struct ActivationChain {
-  enum Kind { GeluErf, Swish, HardSwish } kind = GeluErf;
-  mlir::Value input, output;
-  llvm::SmallVector<mlir::Operation *, 5> ops;
-};
-/// The GELU chain through edge.erf `erf`, when it is one whose
-/// intermediate values have no other users.
-std::optional<ActivationChain> matchGelu(mlir::Operation *erf);
-/// The SiLU chain through edge.sigmoid `sigmoid`.
-std::optional<ActivationChain> matchSwish(mlir::Operation *sigmoid);
-/// The hardswish chain through edge.clip `clip`.
-std::optional<ActivationChain> matchHardSwish(mlir::Operation *clip);
-/// The chain reading `x`, when x has no other users (a producer may take
-/// it as a post-op).
-std::optional<ActivationChain> matchActivationOf(mlir::Value x);
+/// GELU, SiLU and hardswish spelled out in edge ops (EdgeActivationChains.h).
+using edge::ActivationChain;
+using edge::matchActivationOf;
+using edge::matchGelu;
+using edge::matchHardSwish;
+using edge::matchSwish;
 
 /// LayerNorm over the last axis as exporters write it (LayerNorm.cpp):
 /// mean, subtract, square (pow 2 or d * d), mean, add epsilon, sqrt,

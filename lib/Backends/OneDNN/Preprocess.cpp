@@ -13,7 +13,7 @@
 //   conv2d / matmul -> GELU (Erf form)      convolution / matmul + gelu_erf
 //   conv2d / matmul -> x * sigmoid(x)       convolution / matmul + swish
 //   conv2d / matmul -> hardswish            convolution / matmul + hardswish
-//   GELU, SiLU, hardswish (Activations.cpp) eltwise gelu_erf, swish, ...
+//   GELU, SiLU, hardswish (EdgeActivationChains.h) eltwise gelu_erf, swish, ...
 //   LayerNorm chain (LayerNorm.cpp)         layer_normalization
 //
 // A link fuses only when the intermediate value has that single use. Then
@@ -76,7 +76,7 @@ private:
   LogicalResult setInt8Epilogue(Operation *op, fbs::OpT &out, Value inScale,
                                 Value wScale, Value bias, Value outScale,
                                 int64_t channels, FloatAttr clipMin,
-                                FloatAttr clipMax);
+                                FloatAttr clipMax, StringAttr activation);
   LogicalResult writeOp(Operation *op);
   /// One LayerNorm op: inputs x, then gamma and beta when the chain has
   /// them (gamma as ones when only beta is given); epsilon as alpha.
@@ -544,17 +544,39 @@ LogicalResult GraphWriter::writeLayerNorm(const LayerNormChain &chain) {
   return success();
 }
 
+/// The output scale of an int8 op's result (1 for an f32 result).
+static float resultScale(Value outScale) {
+  return outScale ? getFloatConstant(outScale)->front() : 1.0f;
+}
+
+/// The units an int8 op's post-ops run in: the result's (scale `y`), or
+/// real values when an activation function must see them (a final linear
+/// post-op then divides by `y`).
+static float postOpUnit(Value outScale, StringAttr activation) {
+  return activation ? 1.0f : resultScale(outScale);
+}
+
+/// The oneDNN function of a fused activation attribute.
+static fbs::EltwiseKind eltwiseKindOf(StringRef activation) {
+  return activation == "swish"       ? fbs::EltwiseKind::Swish
+         : activation == "hardswish" ? fbs::EltwiseKind::HardSwish
+                                     : fbs::EltwiseKind::GeluErf;
+}
+
 /// An int8 convolution: s8/u8 input, s8 weights, oneDNN's output scales
 /// (input scale x weight scale, divided by the result's scale when it is
-/// int8), the bias in accumulator units (oneDNN 2.x adds it to the int32
-/// sum before scaling), the residual as a sum post-op scaled into the
-/// result's units, and the clamp as a relu or clip post-op.
+/// int8 and no activation function follows), the bias in accumulator units
+/// (oneDNN 2.x adds it to the int32 sum before scaling), the residual as a
+/// sum post-op scaled into the same units, the clamp as a relu or clip
+/// post-op, and an activation function as an eltwise post-op on real
+/// values followed by a linear one into the result's units.
 LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
                                             Value inScale, Value wScale,
                                             Value bias, Value outScale,
                                             int64_t channels,
                                             FloatAttr clipMin,
-                                            FloatAttr clipMax) {
+                                            FloatAttr clipMax,
+                                            StringAttr activation) {
   std::optional<std::vector<float>> in = getFloatConstant(inScale);
   std::optional<std::vector<float>> w = getFloatConstant(wScale);
   std::optional<std::vector<float>> b = getFloatConstant(bias);
@@ -563,9 +585,7 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
                          "bias");
   if (w->size() == 1)
     w->assign(channels, w->front());
-  float y = 1.0f;
-  if (outScale)
-    y = getFloatConstant(outScale)->front();
+  float y = postOpUnit(outScale, activation);
   std::vector<float> scales(channels), accBias(channels);
   for (int64_t c = 0; c < channels; ++c) {
     float multiplier = in->front() * (*w)[c];
@@ -590,6 +610,19 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
     }
     out.post_ops.push_back(std::move(post));
   }
+  if (activation) {
+    auto function = std::make_unique<fbs::PostOpT>();
+    function->eltwise = eltwiseKindOf(activation.getValue());
+    function->alpha = function->eltwise == fbs::EltwiseKind::Swish ? 1.0f : 0.0f;
+    out.post_ops.push_back(std::move(function));
+    if (float z = resultScale(outScale); z != 1.0f) {
+      auto toResult = std::make_unique<fbs::PostOpT>();
+      toResult->eltwise = fbs::EltwiseKind::Linear;
+      toResult->alpha = 1.0f / z;
+      toResult->beta = 0.0f;
+      out.post_ops.push_back(std::move(toResult));
+    }
+  }
   return success();
 }
 
@@ -608,9 +641,7 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
   setConvGeometry(out, conv);
   // The residual is a sum post-op ahead of the activation.
   if (conv.getResidual()) {
-    float y = 1.0f;
-    if (Value s = conv.getOutputScale())
-      y = getFloatConstant(s)->front();
+    float y = postOpUnit(conv.getOutputScale(), conv.getActivationAttr());
     auto sum = std::make_unique<fbs::PostOpT>();
     sum->is_sum = true;
     sum->sum_input = static_cast<int32_t>(*r);
@@ -620,7 +651,8 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
   if (failed(setInt8Epilogue(conv, out, conv.getInputScale(),
                              conv.getWeightScale(), conv.getBias(),
                              conv.getOutputScale(), channels,
-                             conv.getClipMinAttr(), conv.getClipMaxAttr())))
+                             conv.getClipMinAttr(), conv.getClipMaxAttr(),
+                             conv.getActivationAttr())))
     return failure();
   out.outputs = {newTensor(conv.getResult())};
   return success();
@@ -639,7 +671,8 @@ GraphWriter::writeQuantizedMatMul(edge::QuantizedMatMulOp matmul) {
   if (failed(setInt8Epilogue(matmul, out, matmul.getLhsScale(),
                              matmul.getRhsScale(), matmul.getBias(),
                              matmul.getOutputScale(), channels,
-                             matmul.getClipMinAttr(), matmul.getClipMaxAttr())))
+                             matmul.getClipMinAttr(), matmul.getClipMaxAttr(),
+                             matmul.getActivationAttr())))
     return failure();
   out.outputs = {newTensor(matmul.getResult())};
   return success();

@@ -3,8 +3,8 @@
 // edge.quantized_conv2d / edge.quantized_matmul: 8-bit operands (i8 or
 // u8), zero points subtracted into int16, products accumulated exactly in
 // int32, then the float epilogue (per-channel scale, f32 bias, residual,
-// clamp) and, for an 8-bit result, the requantization of QuantizeLinear
-// (f32 division, round half to even, saturation).
+// clamp, activation) and, for an 8-bit result, the requantization of
+// QuantizeLinear (f32 division, round half to even, saturation).
 //
 // The convolution is im2col + an int16 x int16 -> int32 GEMM (direct for
 // depthwise), blocked like the float GEMM and built with the same AVX2 /
@@ -79,6 +79,34 @@ void clampRun(float *real, int64_t count, float lo, float hi) {
     float v = real[i];
     v = v < lo ? lo : v;
     real[i] = v > hi ? hi : v;
+  }
+}
+
+/// The activation functions an epilogue may apply after the clamp.
+enum class Activation { None, Swish, HardSwish, GeluErf };
+
+/// real[i] = activation(real[i]), in f32 as the float kernels compute the
+/// spelled-out chains (the sigmoid split on the sign, as sigmoidKernel).
+void activationRun(float *real, int64_t count, Activation activation) {
+  switch (activation) {
+  case Activation::None:
+    return;
+  case Activation::Swish:
+    for (int64_t i = 0; i < count; ++i) {
+      float x = real[i], e = std::exp(-std::fabs(x));
+      real[i] = x * (x >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e));
+    }
+    return;
+  case Activation::HardSwish:
+    for (int64_t i = 0; i < count; ++i)
+      real[i] = real[i] *
+                std::min(std::max(real[i] * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f);
+    return;
+  case Activation::GeluErf:
+    for (int64_t i = 0; i < count; ++i)
+      real[i] = real[i] * 0.5f *
+                (1.0f + std::erf(real[i] * static_cast<float>(M_SQRT1_2)));
+    return;
   }
 }
 
@@ -163,6 +191,7 @@ struct Epilogue {
   std::vector<float> multiplier, bias;
   float clipMin = -std::numeric_limits<float>::infinity();
   float clipMax = std::numeric_limits<float>::infinity();
+  Activation activation = Activation::None;
   bool requantize = false;
   float outScale = 1.0f;
   int32_t outZeroPoint = 0, qmin = 0, qmax = 0;
@@ -183,6 +212,7 @@ struct Epilogue {
       addScaled(real, widened, count, residualScale);
     }
     clampRun(real, count, clipMin, clipMax);
+    activationRun(real, count, activation);
     if (!requantize) {
       float *dst = out.as<float>() + index;
       for (int64_t i = 0; i < count; ++i)
@@ -261,6 +291,18 @@ Result<Epilogue> readEpilogue(const KernelContext &ctx,
     return clipMax.takeError();
   e.clipMin = static_cast<float>(*clipMin);
   e.clipMax = static_cast<float>(*clipMax);
+  Result<std::string> activation = ctx.params.getString("activation", "");
+  if (!activation.ok())
+    return activation.takeError();
+  if (*activation == "swish")
+    e.activation = Activation::Swish;
+  else if (*activation == "hardswish")
+    e.activation = Activation::HardSwish;
+  else if (*activation == "gelu_erf")
+    e.activation = Activation::GeluErf;
+  else if (!activation->empty())
+    return Error(ErrorCode::InvalidArgument,
+                 "unknown activation '" + *activation + "'");
   e.multiplier.resize(channels);
   e.bias.assign(bias.as<float>(), bias.as<float>() + channels);
   for (int64_t c = 0; c < channels; ++c)

@@ -1,4 +1,4 @@
-//===- Activations.cpp - activations exporters spell out, for oneDNN -----===//
+//===- EdgeActivationChains.cpp - activations exporters spell out --------===//
 //
 // ONNX before opset 20 has no GELU and no SiLU; PyTorch writes them out:
 //   - nn.GELU (ConvNeXt, ViT, Swin, BERT, GPT) as x * 0.5 * (1 + erf(x /
@@ -7,25 +7,33 @@
 //   - nn.SiLU (EfficientNet) as x * sigmoid(x), two passes over the tensor;
 //   - nn.Hardswish (MobileNetV3) before opset 14 as x * HardSigmoid(x),
 //     four edge ops: x * clip(x / 6 + 1 / 2, 0, 1).
-// The matchers find each chain from its Erf, Sigmoid or Clip; the partition
-// writer emits it as one oneDNN eltwise op (gelu_erf, swish, hardswish), or
-// as a post-op of the convolution or matmul producing x.
+// The matchers find each chain from its Erf, Sigmoid or Clip. The oneDNN
+// partition writer emits a chain as one eltwise op (gelu_erf, swish,
+// hardswish) or as a post-op of the convolution or matmul producing x;
+// strata-form-quantized-ops folds SiLU and hardswish into the epilogue of
+// the integer convolution or matmul producing x.
 //
 //===----------------------------------------------------------------------===//
-#include "OneDNNBackend.h"
+#include "Edge/IR/EdgeActivationChains.h"
 
+#include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 
 #include <cmath>
 
 using namespace mlir;
 
-namespace strata::onednn {
+namespace strata::edge {
 
-/// Whether `value` is a splat f32 constant within 1e-5 of `want`.
+/// Whether `value` is an f32 constant whose every element is within 1e-5
+/// of `want`.
 static bool isScalar(Value value, double want) {
-  std::optional<float> v = getScalarConstant(value);
-  return v && std::fabs(*v - want) <= 1e-5 * std::fabs(want);
+  auto constant = value.getDefiningOp<ConstantOp>();
+  std::optional<std::vector<float>> v =
+      constant ? readF32Constant(constant.getValue()) : std::nullopt;
+  return v && !v->empty() && llvm::all_of(*v, [&](float e) {
+           return std::fabs(e - want) <= 1e-5 * std::fabs(want);
+         });
 }
 
 /// The operand of binary `op` other than the splat constant `constant`
@@ -54,42 +62,42 @@ static Value otherOperand(Operation *op, Value known) {
 }
 
 std::optional<ActivationChain> matchGelu(Operation *erf) {
-  if (!isa_and_nonnull<edge::ErfOp>(erf))
+  if (!isa_and_nonnull<ErfOp>(erf))
     return std::nullopt;
   ActivationChain chain;
   chain.kind = ActivationChain::GeluErf;
   // x / sqrt(2), or x * (1 / sqrt(2)).
   Operation *scale = erf->getOperand(0).getDefiningOp();
   Value x;
-  if (isa_and_nonnull<edge::DivOp>(scale) &&
+  if (isa_and_nonnull<DivOp>(scale) &&
       isScalar(scale->getOperand(1), M_SQRT2))
     x = scale->getOperand(0);
-  else if (isa_and_nonnull<edge::MulOp>(scale))
+  else if (isa_and_nonnull<MulOp>(scale))
     x = otherThanScalar(scale, M_SQRT1_2);
   if (!x || !scale->getResult(0).hasOneUse() ||
       x.getType() != erf->getResult(0).getType())
     return std::nullopt;
   // 1 + erf(...).
   Operation *plusOne = soleUser(erf->getResult(0));
-  if (!isa_and_nonnull<edge::AddOp>(plusOne) ||
+  if (!isa_and_nonnull<AddOp>(plusOne) ||
       otherThanScalar(plusOne, 1.0) != erf->getResult(0))
     return std::nullopt;
   // x * (1 + erf) * 0.5, or (x * 0.5) * (1 + erf).
   Operation *product = soleUser(plusOne->getResult(0));
-  if (!isa_and_nonnull<edge::MulOp>(product))
+  if (!isa_and_nonnull<MulOp>(product))
     return std::nullopt;
   Value factor = otherOperand(product, plusOne->getResult(0));
   chain.ops = {scale, erf, plusOne, product};
   if (factor == x) {
     Operation *half = soleUser(product->getResult(0));
-    if (!isa_and_nonnull<edge::MulOp>(half) ||
+    if (!isa_and_nonnull<MulOp>(half) ||
         otherThanScalar(half, 0.5) != product->getResult(0))
       return std::nullopt;
     chain.ops.push_back(half);
     chain.output = half->getResult(0);
   } else {
     Operation *half = factor ? factor.getDefiningOp() : nullptr;
-    if (!isa_and_nonnull<edge::MulOp>(half) || otherThanScalar(half, 0.5) != x ||
+    if (!isa_and_nonnull<MulOp>(half) || otherThanScalar(half, 0.5) != x ||
         !half->getResult(0).hasOneUse())
       return std::nullopt;
     chain.ops.push_back(half);
@@ -102,11 +110,11 @@ std::optional<ActivationChain> matchGelu(Operation *erf) {
 }
 
 std::optional<ActivationChain> matchSwish(Operation *sigmoid) {
-  if (!isa_and_nonnull<edge::SigmoidOp>(sigmoid))
+  if (!isa_and_nonnull<SigmoidOp>(sigmoid))
     return std::nullopt;
   Value x = sigmoid->getOperand(0);
   Operation *product = soleUser(sigmoid->getResult(0));
-  if (!isa_and_nonnull<edge::MulOp>(product) ||
+  if (!isa_and_nonnull<MulOp>(product) ||
       otherOperand(product, sigmoid->getResult(0)) != x ||
       product->getResult(0).getType() != x.getType())
     return std::nullopt;
@@ -119,22 +127,22 @@ std::optional<ActivationChain> matchSwish(Operation *sigmoid) {
 }
 
 std::optional<ActivationChain> matchHardSwish(Operation *clip) {
-  auto bounded = dyn_cast_or_null<edge::ClipOp>(clip);
+  auto bounded = dyn_cast_or_null<ClipOp>(clip);
   if (!bounded || bounded.getMin().convertToFloat() != 0.0f ||
       bounded.getMax().convertToFloat() != 1.0f)
     return std::nullopt;
   // clip(x / 6 + 1 / 2, 0, 1), the products and sums either way round.
   Operation *shift = bounded.getInput().getDefiningOp();
-  if (!isa_and_nonnull<edge::AddOp>(shift) || !shift->getResult(0).hasOneUse())
+  if (!isa_and_nonnull<AddOp>(shift) || !shift->getResult(0).hasOneUse())
     return std::nullopt;
   Value scaled = otherThanScalar(shift, 0.5);
   Operation *scale = scaled ? scaled.getDefiningOp() : nullptr;
-  if (!isa_and_nonnull<edge::MulOp>(scale) || !scaled.hasOneUse())
+  if (!isa_and_nonnull<MulOp>(scale) || !scaled.hasOneUse())
     return std::nullopt;
   Value x = otherThanScalar(scale, 1.0 / 6.0);
   // x * that.
   Operation *product = soleUser(bounded.getResult());
-  if (!x || !isa_and_nonnull<edge::MulOp>(product) ||
+  if (!x || !isa_and_nonnull<MulOp>(product) ||
       otherOperand(product, bounded.getResult()) != x ||
       product->getResult(0).getType() != x.getType() ||
       scale->getResult(0).getType() != x.getType())
@@ -157,14 +165,14 @@ std::optional<ActivationChain> matchActivationOf(Value x) {
     if (user->getNumResults() != 1)
       continue;
     std::optional<ActivationChain> chain = matchSwish(user);
-    if (!chain && isa<edge::MulOp>(user)) {
+    if (!chain && isa<MulOp>(user)) {
       Operation *shift = soleUser(user->getResult(0));
-      if (isa_and_nonnull<edge::AddOp>(shift))
+      if (isa_and_nonnull<AddOp>(shift))
         chain = matchHardSwish(soleUser(shift->getResult(0)));
     }
     if (!chain) {
       Operation *erf = soleUser(user->getResult(0));
-      if (isa_and_nonnull<edge::ErfOp>(erf))
+      if (isa_and_nonnull<ErfOp>(erf))
         chain = matchGelu(erf);
     }
     if (chain && chain->input == x)
@@ -173,4 +181,4 @@ std::optional<ActivationChain> matchActivationOf(Value x) {
   return std::nullopt;
 }
 
-} // namespace strata::onednn
+} // namespace strata::edge
