@@ -2,6 +2,7 @@
 #include "Observation.h"
 
 #include "Exec/IR/ExecOps.h"
+#include "HL/IR/HLOps.h"
 #include "strata/Compiler/Calibrate.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Execute.h"
@@ -275,6 +276,20 @@ struct ObservationRun::State {
 ObservationRun::ObservationRun() : state(std::make_unique<State>()) {}
 ObservationRun::~ObservationRun() = default;
 
+/// Moves the body of `group` in front of it and replaces the group by the
+/// values its body yields (the values keep their identity).
+static void inlineGroup(hl::FusedOp group) {
+  Block &body = group.getBody().front();
+  for (auto [arg, input] : llvm::zip_equal(body.getArguments(), group.getInputs()))
+    arg.replaceAllUsesWith(input);
+  Operation *yield = body.getTerminator();
+  group->replaceAllUsesWith(yield->getOperands());
+  yield->erase();
+  group->getBlock()->getOperations().splice(group->getIterator(),
+                                            body.getOperations());
+  group->erase();
+}
+
 FailureOr<std::unique_ptr<ObservationRun>>
 ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
                        const CalibrationOptions &options,
@@ -312,6 +327,11 @@ ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
   bool first = true;
   for (Value value : values) {
     Value observed = mapping.lookup(value);
+    // A value inside fused groups (attention's softmax probabilities): the
+    // groups holding it are inlined in the copy, as lowering would.
+    while (auto group = dyn_cast_or_null<hl::FusedOp>(
+               observed.getParentRegion()->getParentOp()))
+      inlineGroup(group);
     auto func = observed.getParentRegion()->getParentOfType<func::FuncOp>();
     if (!func || observed.getParentRegion() != &func.getBody()) {
       if (Operation *op = value.getDefiningOp())

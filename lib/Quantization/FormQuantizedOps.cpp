@@ -10,7 +10,8 @@
 //     -> quantize                           (the next op's input)
 //
 // This pass rewrites each such chain into one edge.quantized_conv2d (and
-// the matmul form into edge.quantized_matmul): the multiply-accumulate runs
+// the matmul form, by a constant weight or of two dequantized activations
+// as in attention, into edge.quantized_matmul): the multiply-accumulate runs
 // on the 8-bit integers with int32 accumulation, and the float tail becomes
 // the op's epilogue: a per-channel scale (weight scale times the folded
 // factors), an f32 bias, the residual, the clamp or activation function
@@ -142,7 +143,7 @@ Value otherOperand(Operation *op, Value self) {
 }
 
 /// Follows single-use float ops from `start` (channels along `axis`):
-/// constant per-channel mul/add, then at most one dequantized residual
+/// constant per-channel mul/div/add, then at most one dequantized residual
 /// add, then at most one relu/clip or spelled-out activation function, then
 /// an optional per-tensor 8-bit quantize.
 Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
@@ -194,6 +195,15 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
       for (int64_t c = 0; c < channels; ++c) {
         e.factor[c] *= (*k)[c];
         e.bias[c] *= (*k)[c];
+      }
+    } else if (std::optional<std::vector<float>> k =
+                   isa<edge::DivOp>(user) && stage == Affine &&
+                           user->getOperand(0) == current
+                       ? perChannel(other, axis, channels)
+                       : std::nullopt) {
+      for (int64_t c = 0; c < channels; ++c) {
+        e.factor[c] /= (*k)[c];
+        e.bias[c] /= (*k)[c];
       }
     } else if (std::optional<std::vector<float>> shift =
                    isa<edge::AddOp>(user) && stage == Affine
@@ -395,6 +405,96 @@ std::optional<WeightMatrix> matchWeightMatrix(Value rhs) {
   return m;
 }
 
+/// `value` as a dequantized 8-bit activation, possibly scaled by a scalar
+/// constant (attention's 1 / sqrt(d) on Q): the dequantized operand and the
+/// factor.
+std::optional<std::pair<Dequantized, float>> matchScaledDequantize(Value value) {
+  float factor = 1.0f;
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<edge::MulOp, edge::DivOp>(def) && value.hasOneUse()) {
+    bool isDiv = isa<edge::DivOp>(def);
+    for (int side = 0; side < (isDiv ? 1 : 2); ++side) {
+      std::optional<std::vector<float>> k =
+          constantFloats(def->getOperand(1 - side));
+      if (!k || k->empty() ||
+          llvm::any_of(*k, [&](float v) { return v != k->front(); }) ||
+          k->front() == 0.0f ||
+          cast<RankedTensorType>(def->getOperand(1 - side).getType())
+                  .getNumElements() != static_cast<int64_t>(k->size()) ||
+          def->getOperand(side).getType() != value.getType())
+        continue;
+      factor = isDiv ? 1.0f / k->front() : k->front();
+      value = def->getOperand(side);
+      break;
+    }
+  }
+  std::optional<Dequantized> dq = matchDequantize(value);
+  if (!dq || dq->axis >= 0)
+    return std::nullopt;
+  return std::make_pair(*dq, factor);
+}
+
+/// A product of two dequantized activations (attention's Q K^T and P V):
+/// both per tensor, the rhs with the lhs's rank and batch extents. A scalar
+/// scaling of either operand joins the epilogue's factor.
+struct FormQuantizedActivationMatMul
+    : public OpRewritePattern<edge::MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(edge::MatMulOp matmul,
+                                PatternRewriter &rewriter) const override {
+    auto a = matchScaledDequantize(matmul.getLhs());
+    auto b = matchScaledDequantize(matmul.getRhs());
+    if (!a || !b || matchPattern(b->first.values, m_Constant()))
+      return rewriter.notifyMatchFailure(
+          matmul, "operands are not two dequantized activations");
+    ArrayRef<int64_t> lhsShape =
+                          cast<RankedTensorType>(matmul.getLhs().getType())
+                              .getShape(),
+                      rhsShape =
+                          cast<RankedTensorType>(matmul.getRhs().getType())
+                              .getShape();
+    if (lhsShape.size() < 2 || rhsShape.size() != lhsShape.size() ||
+        lhsShape.drop_back(2) != rhsShape.drop_back(2))
+      return rewriter.notifyMatchFailure(matmul, "batch extents differ");
+    int64_t rank = lhsShape.size(), n = rhsShape.back();
+    Epilogue e = collectEpilogue(matmul, rank - 1, n,
+                                 std::vector<float>(n, 0.0f));
+    if (e.residual)
+      return rewriter.notifyMatchFailure(matmul, "residual not supported");
+    std::optional<std::vector<float>> rhsScale = constantFloats(b->first.scale);
+    if (!rhsScale || rhsScale->size() != 1)
+      return rewriter.notifyMatchFailure(matmul, "rhs scale not constant");
+    Location loc = e.last->getLoc();
+    rewriter.setInsertionPoint(e.last);
+    std::vector<float> scale(n);
+    for (int64_t j = 0; j < n; ++j)
+      scale[j] = rhsScale->front() * a->second * b->second * e.factor[j];
+    std::vector<float> bias = e.bias;
+    auto [outScale, outZeroPoint] = requantizeOperands(e);
+    auto fused = rewriter.create<edge::QuantizedMatMulOp>(
+        loc, fusedResultType(e), a->first.values, a->first.scale,
+        a->first.zeroPoint, b->first.values, f32Constant(rewriter, loc, scale),
+        broadcastZeroPoint(rewriter, loc, b->first.zeroPoint, n),
+        f32Constant(rewriter, loc, bias), outScale, outZeroPoint, FloatAttr(),
+        FloatAttr(), StringAttr());
+    setEpilogueAttrs(fused, e, rewriter);
+    rewriter.replaceOp(e.last, fused.getResult());
+    return success();
+  }
+
+  /// A [n] zero point constant holding the scalar `zeroPoint`.
+  static Value broadcastZeroPoint(OpBuilder &b, Location loc, Value zeroPoint,
+                                  int64_t n) {
+    std::optional<std::vector<int64_t>> zp = constantInts(zeroPoint);
+    Type storage = getElementTypeOrSelf(zeroPoint);
+    auto type = RankedTensorType::get({n}, storage);
+    SmallVector<APInt> values(
+        n, APInt(8, static_cast<uint64_t>(zp ? zp->front() : 0), true));
+    return b.create<edge::ConstantOp>(loc, DenseElementsAttr::get(type, values));
+  }
+};
+
 struct FormQuantizedMatMul : public OpRewritePattern<edge::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -479,7 +579,8 @@ struct FormQuantizedOpsPass
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(hoist))))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns.add<FormQuantizedConv2D, FormQuantizedMatMul>(&getContext());
+    patterns.add<FormQuantizedConv2D, FormQuantizedMatMul,
+                 FormQuantizedActivationMatMul>(&getContext());
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

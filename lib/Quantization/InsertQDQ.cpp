@@ -2,8 +2,10 @@
 //
 // Reads the `qdq_points` that quantized patterns recorded on hl.fused
 // groups and puts a quant.qcast / quant.dcast pair on each of those
-// operands. Weights are quantized here (per channel, symmetric); the
-// activation pairs wait for calibration, marked with an observation id.
+// operands (for attention, also on the softmax probabilities inside the
+// group, with the fixed unit-range scale). Weights are quantized here (per
+// channel, symmetric); the activation pairs wait for calibration, marked
+// with an observation id.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Quantization/Quantization.h"
@@ -129,7 +131,33 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
       for (Attribute point : points)
         if (failed(insertAt(fused, cast<DictionaryAttr>(point))))
           return signalPassFailure();
+      if (llvm::any_of(points, [](Attribute point) {
+            auto role = cast<DictionaryAttr>(point).getAs<StringAttr>("role");
+            return role && role.getValue() == "matmul_operands";
+          }))
+        quantizeInnerMatMulOperands(fused);
     }
+  }
+
+  /// Matmul operands computed inside the group by an op whose output lies
+  /// in [0, 1] (attention's softmax probabilities) get a pair of the fixed
+  /// unit-range scale, so that the product runs in int8 like the others.
+  void quantizeInnerMatMulOperands(hl::FusedOp fused) {
+    fused.getBody().walk([&](hl::MatMulOp matmul) {
+      for (OpOperand &operand : matmul->getOpOperands()) {
+        Operation *def = operand.get().getDefiningOp();
+        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (!def || !hasUnitRange(def) || !type ||
+            !type.getElementType().isF32())
+          continue;
+        auto it = pairs.find(operand.get());
+        if (it == pairs.end())
+          it = pairs.try_emplace(operand.get(),
+                                 *quantizeActivation(operand.get(), type))
+                   .first;
+        operand.set(it->second);
+      }
+    });
   }
 
   /// Float fallback by node name, op type or weight size.

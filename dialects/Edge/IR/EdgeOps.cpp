@@ -296,24 +296,26 @@ LogicalResult QuantizedConv2DOp::verify() {
 
 LogicalResult QuantizedMatMulOp::verify() {
   ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
-  if (lhs.size() < 2 || rhs.size() != 2)
-    return emitOpError("lhs must have rank >= 2 and rhs rank 2");
-  if (lhs.back() != rhs[0])
-    return emitOpError("inner dimensions differ: ")
-           << lhs.back() << " vs " << rhs[0];
+  if (lhs.size() < 2 || (rhs.size() != 2 && rhs.size() != lhs.size()))
+    return emitOpError("lhs must have rank >= 2 and rhs rank 2 or the lhs's");
+  if (rhs.size() > 2 && lhs.drop_back(2) != rhs.drop_back(2))
+    return emitOpError("batch extents of lhs and rhs differ");
+  int64_t k = rhs.end()[-2], n = rhs.back();
+  if (lhs.back() != k)
+    return emitOpError("inner dimensions differ: ") << lhs.back() << " vs " << k;
   if (failed(verifyQuantOperand(*this, "lhs", getLhs(), getLhsScale(),
                                 getLhsZeroPoint(), 0)) ||
       failed(verifyQuantOperand(*this, "rhs", getRhs(), getRhsScale(),
-                                getRhsZeroPoint(), rhs[1])))
+                                getRhsZeroPoint(), n)))
     return failure();
-  if (shapeOf(getBias()) != ArrayRef(rhs[1]))
-    return emitOpError("bias must have shape [") << rhs[1] << "]";
+  if (shapeOf(getBias()) != ArrayRef(n))
+    return emitOpError("bias must have shape [") << n << "]";
   if (failed(verifyQuantizedResult(*this, getOutput(), getOutputScale(),
                                    getOutputZeroPoint())) ||
       failed(verifyActivation(*this, getActivation())))
     return failure();
   SmallVector<int64_t> expected(lhs.drop_back());
-  expected.push_back(rhs[1]);
+  expected.push_back(n);
   return verifyResultShape(*this, expected);
 }
 

@@ -145,8 +145,10 @@ def Edge_QuantizedMatMulOp : Edge_Op<"quantized_matmul",
     [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface]> {
   let summary = "Integer matrix product with int32 accumulation and a fused epilogue";
   let description = [{
-    `lhs [B..., M, K]` (8-bit, per-tensor) times the 2-d `rhs [K, N]`
-    (8-bit, scale and zero point scalars or `[N]`, one per column). With
+    `lhs [B..., M, K]` (8-bit, per-tensor) times `rhs [K, N]`, shared by
+    every batch (a weight), or `rhs [B..., K, N]` with the lhs's batch
+    extents (a product of two activations, as attention's); rhs is 8-bit
+    with scale and zero point scalars or `[N]`, one per column. With
     `acc[n]` the exact int32 dot product of the zero-point-corrected row and
     column, `real = acc[n] * lhs_scale * rhs_scale[n] + bias[n]`, clamped to
     `[clip_min, clip_max]`, passed through `activation` as for

@@ -46,7 +46,9 @@ enum class QDQRole {
   Weight,
   /// The second (residual) input of the group's add.
   Residual,
-  /// Every activation operand of the group's matmuls (attention: Q, K, V).
+  /// Every activation operand of the group's matmuls (attention: Q, K, V;
+  /// the softmax probabilities inside the group get the fixed unit-range
+  /// scale).
   MatMulOperands,
 };
 llvm::StringRef stringifyQDQRole(QDQRole role);

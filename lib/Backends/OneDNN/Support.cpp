@@ -133,13 +133,15 @@ static bool isSymmetricPerTensor(Value scale, Value zeroPoint) {
 }
 
 /// What an int8 convolution or matmul needs: an 8-bit input with zero
-/// point 0, a constant s8 weight with zero points 0 and non-zero scales, a
-/// constant bias, and an f32 result or an 8-bit one with zero point 0.
+/// point 0, an s8 weight (constant unless `anyWeight`: a matmul's rhs may
+/// be computed, as attention's K and V) with zero points 0 and non-zero
+/// scales, a constant bias, and an f32 result or an 8-bit one with zero
+/// point 0.
 static bool supportsInt8Linear(Value input, Value inputScale,
                                Value inputZeroPoint, Value weight,
                                Value weightScale, Value weightZeroPoint,
                                Value bias, Value result, Value outputScale,
-                               Value outputZeroPoint) {
+                               Value outputZeroPoint, bool anyWeight = false) {
   std::optional<std::vector<float>> scales = getFloatConstant(weightScale);
   bool resultOk = getElementTypeOrSelf(result.getType()).isF32()
                       ? isF32Tensor(result.getType())
@@ -147,7 +149,7 @@ static bool supportsInt8Linear(Value input, Value inputScale,
                             isSymmetricPerTensor(outputScale, outputZeroPoint);
   return isSigned8(input.getType()) &&
          isSigned8(weight.getType()) == std::optional(true) &&
-         weight.getDefiningOp<edge::ConstantOp>() &&
+         (anyWeight || weight.getDefiningOp<edge::ConstantOp>()) &&
          isSymmetricPerTensor(inputScale, inputZeroPoint) &&
          isZeroConstant(weightZeroPoint) && scales &&
          llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
@@ -180,7 +182,8 @@ static bool supportsQuantizedOp(Operation *op) {
                               matmul.getRhsScale(), matmul.getRhsZeroPoint(),
                               matmul.getBias(), matmul.getResult(),
                               matmul.getOutputScale(),
-                              matmul.getOutputZeroPoint());
+                              matmul.getOutputZeroPoint(),
+                              /*anyWeight=*/true);
   if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
     return isF32Tensor(q.getInput().getType()) && isSigned8(q.getType()) &&
            isSymmetricPerTensor(q.getScale(), q.getZeroPoint());

@@ -443,15 +443,24 @@ Error quantizedConv2dKernel(KernelContext &ctx) {
 Error quantizedMatmulKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 7, 9, 1));
   const TensorView &lhs = ctx.ins[0], &rhs = ctx.ins[3], &out = ctx.outs[0];
-  if (lhs.rank() < 2 || rhs.rank() != 2 || out.rank() != lhs.rank() ||
-      lhs.shape.back() != rhs.shape[0] ||
+  // rhs [K, N] shared by every batch, or [B..., K, N] with lhs's batch.
+  bool batchedRhs = rhs.rank() > 2 && rhs.rank() == lhs.rank() &&
+                    std::equal(lhs.shape.begin(), lhs.shape.end() - 2,
+                               rhs.shape.begin());
+  if (lhs.rank() < 2 || (rhs.rank() != 2 && !batchedRhs) ||
+      out.rank() != lhs.rank() ||
+      lhs.shape.back() != rhs.shape.end()[-2] ||
       !std::equal(lhs.shape.begin(), lhs.shape.end() - 1, out.shape.begin()) ||
-      out.shape.back() != rhs.shape[1])
-    return ctx.fail("takes [..., M, K] x [K, N] -> [..., M, N], got " +
+      out.shape.back() != rhs.shape.back())
+    return ctx.fail("takes [..., M, K] x [K, N] or [..., K, N] -> [..., M, "
+                    "N], got " +
                     lhs.typeString() + " x " + rhs.typeString() + " -> " +
                     out.typeString());
-  int64_t k = rhs.shape[0], n = rhs.shape[1];
-  int64_t m = k == 0 ? 0 : lhs.numel() / k;
+  int64_t k = rhs.shape.end()[-2], n = rhs.shape.back();
+  int64_t rows = k == 0 ? 0 : lhs.numel() / k;
+  // Batches multiplied by their own rhs, and the rows of each.
+  int64_t batches = batchedRhs ? (k * n == 0 ? 0 : rhs.numel() / (k * n)) : 1;
+  int64_t m = batches == 0 ? 0 : rows / batches;
   STRATA_KERNEL_ASSIGN(a, readQuantOperand(ctx, 0, "lhs", 0));
   STRATA_KERNEL_ASSIGN(b, readQuantOperand(ctx, 3, "rhs", n));
   STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, a, b, n, false));
@@ -460,21 +469,26 @@ Error quantizedMatmulKernel(KernelContext &ctx) {
   if (ctx.validateOnly)
     return Error::success();
   Scratch s = carveScratch(ctx, k * n, m * k, m * n);
-  for (int64_t p = 0; p < k; ++p)
-    for (int64_t j = 0; j < n; ++j)
-      s.weights[p * n + j] =
-          static_cast<int16_t>(load8(rhs, p * n + j) - b.zeroPoint[j]);
   int32_t az = a.zeroPoint[0];
-  widen(lhs, 0, 1, m * k, az, s.columns);
-  gemmInt16(m, n, k, s.columns, k, s.weights, n, s.acc, n);
-  // Column j has channel j: store column-wise runs down the rows.
   std::vector<int32_t> column(m);
   std::vector<float> real(m);
   std::vector<int16_t> widened;
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i)
-      column[i] = s.acc[i * n + j];
-    e.storeRun(out, j, n, j, column.data(), m, real.data(), widened.data());
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    int64_t rhsBase = batchedRhs ? batch * k * n : 0;
+    if (batch == 0 || batchedRhs)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j)
+          s.weights[p * n + j] = static_cast<int16_t>(
+              load8(rhs, rhsBase + p * n + j) - b.zeroPoint[j]);
+    widen(lhs, batch * m * k, 1, m * k, az, s.columns);
+    gemmInt16(m, n, k, s.columns, k, s.weights, n, s.acc, n);
+    // Column j has channel j: store column-wise runs down the rows.
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i)
+        column[i] = s.acc[i * n + j];
+      e.storeRun(out, batch * m * n + j, n, j, column.data(), m, real.data(),
+                 widened.data());
+    }
   }
   return Error::success();
 }
