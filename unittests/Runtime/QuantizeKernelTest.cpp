@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "KernelTestUtils.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace strata::runtime;
 using namespace strata::runtime::testing;
@@ -81,6 +83,22 @@ TEST(QuantizeKernelTest, I16Saturates) {
       runKernel("quantize_linear", inputs, DType::I16, {3});
   ASSERT_TRUE(out.ok()) << out.error().message();
   EXPECT_EQ(valuesOf<int16_t>(*out), (std::vector<int16_t>{32767, 2, -32768}));
+}
+
+TEST(QuantizeKernelTest, NaNGivesTheZeroPointAndHugeValuesSaturate) {
+  // NaN -> zero point 3; +-1e30, +-inf and 2^21 + 0.5 saturate; the tie
+  // -254.5 rounds to the even -254.
+  float inf = std::numeric_limits<float>::infinity();
+  std::vector<OwnedTensor> inputs = {
+      f32Tensor({7},
+                {std::nanf(""), 1e30f, -1e30f, inf, -inf, 2097152.5f, -254.5f}),
+      f32Tensor({}, {1}), tensorOf<int16_t>(DType::I16, {}, {3})};
+  Result<OwnedTensor> out =
+      runKernel("quantize_linear", inputs, DType::I16, {7});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(
+      valuesOf<int16_t>(*out),
+      (std::vector<int16_t>{3, 32767, -32768, 32767, -32768, 32767, -251}));
 }
 
 TEST(QuantizeKernelTest, PerAxisUsesEachColumnsParams) {

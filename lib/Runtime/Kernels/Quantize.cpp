@@ -95,6 +95,30 @@ template <typename Fn> void dispatchStorage(DType dtype, Fn &&fn) {
 
 } // namespace
 
+/// q[i] = clamp(round_half_to_even(x[i] / scale) + zeroPoint, lo, hi), NaN
+/// giving the zero point. The rounding takes floor(v) and compares the
+/// exact remainder with one half, so it needs no rounding mode; v is
+/// clamped to +-2^20 first (which saturates the same way), so every step
+/// is exact.
+STRATA_GEMM_CLONES
+static void quantizeRun(const float *x, int64_t count, float scale,
+                        int32_t zeroPoint, int32_t lo, int32_t hi, int32_t *q) {
+  for (int64_t i = 0; i < count; ++i) {
+    float v = x[i] / scale; // f32 division, as ONNX's reference.
+    bool isNan = v != v;
+    v = isNan ? 0.0f : v;
+    v = v < -1048576.0f ? -1048576.0f : v;
+    v = v > 1048576.0f ? 1048576.0f : v;
+    float floor = std::floor(v), fraction = v - floor;
+    int32_t r = static_cast<int32_t>(floor);
+    r += (fraction > 0.5f) | ((fraction == 0.5f) & (r & 1));
+    r += zeroPoint;
+    r = r < lo ? lo : r;
+    r = r > hi ? hi : r;
+    q[i] = isNan ? zeroPoint : r;
+  }
+}
+
 Error quantizeLinearKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
@@ -106,14 +130,20 @@ Error quantizeLinearKernel(KernelContext &ctx) {
     using T = decltype(zero);
     const T *zeroPoint = ctx.ins[2].as<const T>();
     T *y = out.as<T>();
-    constexpr double lo = std::numeric_limits<T>::min();
-    constexpr double hi = std::numeric_limits<T>::max();
-    for (int64_t i = 0, n = in.numel(); i < n; ++i) {
-      int64_t c = (i / layout.inner) % layout.channels;
-      float scaled = x[i] / scale[c]; // f32 division, as ONNX's reference.
-      double q = std::isnan(scaled) ? 0.0 : roundHalfToEven(scaled);
-      q = std::clamp(q + static_cast<double>(zeroPoint[c]), lo, hi);
-      y[i] = static_cast<T>(q);
+    constexpr int32_t lo = std::numeric_limits<T>::min();
+    constexpr int32_t hi = std::numeric_limits<T>::max();
+    // Runs of one channel, in blocks quantized to floats, then stored.
+    constexpr int64_t kBlock = 256;
+    int32_t q[kBlock];
+    for (int64_t start = 0, n = in.numel(); start < n; start += layout.inner) {
+      int64_t c = (start / layout.inner) % layout.channels;
+      int64_t end = std::min(n, start + layout.inner);
+      for (int64_t i = start; i < end; i += kBlock) {
+        int64_t count = std::min(kBlock, end - i);
+        quantizeRun(x + i, count, scale[c], zeroPoint[c], lo, hi, q);
+        for (int64_t j = 0; j < count; ++j)
+          y[i + j] = static_cast<T>(q[j]);
+      }
     }
   });
   return Error::success();

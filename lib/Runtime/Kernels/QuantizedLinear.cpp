@@ -1,26 +1,38 @@
 //===- QuantizedLinear.cpp - int8 conv2d and matmul -----------------------===//
 //
 // edge.quantized_conv2d / edge.quantized_matmul: 8-bit operands (i8 or
-// u8), zero points subtracted into int16, products accumulated exactly in
-// int32, then the float epilogue (per-channel scale, f32 bias, residual,
-// clamp, activation) and, for an 8-bit result, the requantization of
-// QuantizeLinear (f32 division, round half to even, saturation).
+// u8), products accumulated exactly in int32, then the float epilogue
+// (per-channel scale, f32 bias, residual, clamp, activation function) and,
+// for an 8-bit result, the requantization of QuantizeLinear (f32 division,
+// round half to even, saturation).
 //
-// The convolution is im2col + an int16 x int16 -> int32 GEMM (direct for
-// depthwise), blocked like the float GEMM and built with the same AVX2 /
-// AVX-512 clones, so its inner loop is a vectorised widening AXPY.
+// The convolution is im2col + GEMM per (batch, group), direct for
+// depthwise; the GEMM is picked at run time (Int8Gemm.h):
+// - AVX512-VNNI, for s8 weights with zero point 0: u8 x s8 vpdpbusd. An i8
+//   input becomes u8 by adding 128 to values and zero point; im2col pads
+//   with that zero point, and each output channel's sum is corrected by
+//   -zero point * (sum of its weights).
+// - AVX2, any operands: zero points subtracted into int16, vpmaddwd on
+//   pairs of K.
+// - otherwise: zero points subtracted into int16 and the blocked int16
+//   GEMM built with the AVX2 / AVX-512 clones (a widening AXPY).
+// The int32 sums are identical on every path, so the results are too. The
+// matmul runs the transposed product on the same GEMMs, weight rows as
+// channels. Depthwise convolutions widen each plane to int16 and add taps.
 //
 // Operands, in the op's order: values, scale, zero point of the input and
 // of the weight, bias; then output scale and zero point when the result is
 // 8-bit; then residual values, scale and zero point when present.
 //
 //===----------------------------------------------------------------------===//
+#include "Int8Gemm.h"
 #include "KernelUtils.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace strata::runtime::kernels {
 
@@ -310,20 +322,377 @@ Result<Epilogue> readEpilogue(const KernelContext &ctx,
   return e;
 }
 
-/// Int16 scratch areas carved out of the method's float scratch.
-struct Scratch {
-  int16_t *weights, *columns;
-  int32_t *acc;
+/// Typed areas, each 64-byte aligned, carved out of the method's float
+/// scratch: add() every area, then allocate() once.
+class ScratchAreas {
+public:
+  /// Reserves `count` values of T; returns the area's offset.
+  template <typename T> size_t add(int64_t count) {
+    size_t at = bytes_;
+    bytes_ += (static_cast<size_t>(count) * sizeof(T) + 63) / 64 * 64;
+    return at;
+  }
+  void allocate(KernelContext &ctx) {
+    base_ = reinterpret_cast<uint8_t *>(ctx.scratchFloats(bytes_ / 4));
+  }
+  template <typename T> T *at(size_t offset) const {
+    return reinterpret_cast<T *>(base_ + offset);
+  }
+
+private:
+  size_t bytes_ = 0;
+  uint8_t *base_ = nullptr;
 };
-Scratch carveScratch(KernelContext &ctx, size_t weights, size_t columns,
-                     size_t acc) {
-  auto floatsFor = [](size_t bytes) { return (bytes + 63) / 64 * 16; };
-  size_t w = floatsFor(weights * 2), c = floatsFor(columns * 2),
-         a = floatsFor(acc * 4);
-  float *base = ctx.scratchFloats(w + c + a);
-  return {reinterpret_cast<int16_t *>(base),
-          reinterpret_cast<int16_t *>(base + w),
-          reinterpret_cast<int32_t *>(base + w + c)};
+
+int64_t roundUp(int64_t value, int64_t to) {
+  return (value + to - 1) / to * to;
+}
+
+/// How a quantized conv2d or matmul computes its int32 sums.
+enum class GemmPath {
+  Int16,    ///< blockedGemm on int16 (any CPU, any operands).
+  S16Pairs, ///< gemmS16PairsAvx2 (AVX2, any operands).
+  U8S8,     ///< gemmU8S8Vnni (AVX512-VNNI, s8 weights with zero point 0).
+};
+
+GemmPath chooseGemmPath(const TensorView &weight, const QuantOperand &w) {
+  Int8Isa isa = int8Isa();
+  if (isa == Int8Isa::Avx512Vnni && weight.dtype == DType::I8 &&
+      std::all_of(w.zeroPoint.begin(), w.zeroPoint.end(),
+                  [](int32_t z) { return z == 0; }))
+    return GemmPath::U8S8;
+  return isa >= Int8Isa::Avx2 ? GemmPath::S16Pairs : GemmPath::Int16;
+}
+
+/// dst[j] = r0[j] | r1[j] << 8 | r2[j] << 16 | r3[j] << 24.
+STRATA_GEMM_CLONES
+void interleave4(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                 const uint8_t *r3, int64_t count, uint32_t *dst) {
+  for (int64_t j = 0; j < count; ++j)
+    dst[j] = uint32_t(r0[j]) | uint32_t(r1[j]) << 8 | uint32_t(r2[j]) << 16 |
+             uint32_t(r3[j]) << 24;
+}
+
+/// dst[j] = r0[j] | r1[j] << 16, as 16-bit fields.
+STRATA_GEMM_CLONES
+void interleave2(const int16_t *r0, const int16_t *r1, int64_t count,
+                 uint32_t *dst) {
+  for (int64_t j = 0; j < count; ++j)
+    dst[j] = uint32_t(uint16_t(r0[j])) | uint32_t(uint16_t(r1[j])) << 16;
+}
+
+/// dst[i] = src[i] + 128 (i8 to u8 with the zero point moved by 128).
+STRATA_GEMM_CLONES
+void flipSign(const int8_t *src, int64_t count, uint8_t *dst) {
+  for (int64_t i = 0; i < count; ++i)
+    dst[i] = static_cast<uint8_t>(src[i]) ^ 0x80;
+}
+
+/// The packed B operand's layout for elements of type T: kVnniLayout for
+/// u8, kAvx2Layout for int16.
+template <typename T> constexpr Int8GemmLayout layoutOf() {
+  return sizeof(T) == 1 ? kVnniLayout : kAvx2Layout;
+}
+
+/// Writes group `p` of the packed B operand (`groups` groups of G rows,
+/// Int8Gemm.h) from its G rows of `n` values each; columns past n get 0.
+template <typename T>
+void packGroup(const T *const *rows, int64_t n, int64_t groups, int64_t p,
+               T *packed) {
+  constexpr Int8GemmLayout l = layoutOf<T>();
+  static_assert(l.groupRows * sizeof(T) == 4, "a group is one 32-bit word");
+  for (int64_t j0 = 0; j0 < n; j0 += l.tileColumns) {
+    int64_t width = std::min(l.tileColumns, roundUp(n - j0, l.vectorColumns));
+    int64_t count = std::min(width, n - j0);
+    uint32_t *dst = reinterpret_cast<uint32_t *>(
+        packed + j0 * groups * l.groupRows + p * width * l.groupRows);
+    if constexpr (sizeof(T) == 1)
+      interleave4(rows[0] + j0, rows[1] + j0, rows[2] + j0, rows[3] + j0, count,
+                  dst);
+    else
+      interleave2(rows[0] + j0, rows[1] + j0, count, dst);
+    std::fill(dst + count, dst + width, 0u);
+  }
+}
+
+/// Row (ky, kx) of the im2col matrix of one input plane: dst[oy * ow + ox]
+/// is plane[iy, ix], or `pad` where (iy, ix) is outside the image.
+template <typename T>
+void im2colRow(const Conv2dGeometry &g, const T *plane, int64_t ky, int64_t kx,
+               T pad, T *dst) {
+  TapColumns cols = tapColumns(g, kx);
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    T *drow = dst + oy * g.ow;
+    int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
+    if (iy < 0 || iy >= g.h || cols.lo > cols.hi) {
+      std::fill(drow, drow + g.ow, pad);
+      continue;
+    }
+    std::fill(drow, drow + cols.lo, pad);
+    std::fill(drow + cols.hi + 1, drow + g.ow, pad);
+    const T *srow = plane + iy * g.w + cols.shift;
+    if (g.strideW == 1)
+      std::memcpy(drow + cols.lo, srow + cols.lo,
+                  (cols.hi - cols.lo + 1) * sizeof(T));
+    else
+      for (int64_t ox = cols.lo; ox <= cols.hi; ++ox)
+        drow[ox] = srow[ox * g.strideW];
+  }
+}
+
+/// The A operand of the SIMD GEMMs: `rows` rows of K values (K from
+/// `at(row, k)`, the weight with its zero point) padded with zeros to the
+/// GEMM's groups. For the VNNI GEMM (s8, zero point 0) also the row bias
+/// -xzU8 * sum_k w[row, k] that takes the activations' u8 zero point out.
+template <typename T, typename At>
+void packWeights(int64_t rows, int64_t kSize, int64_t kPad, At at, int32_t xzU8,
+                 T *a, int32_t *rowBias) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int32_t sum = 0;
+    T *dst = a + r * kPad;
+    for (int64_t k = 0; k < kSize; ++k) {
+      int32_t v = at(r, k);
+      sum += v;
+      dst[k] = static_cast<T>(v);
+    }
+    std::fill(dst + kSize, dst + kPad, T(0));
+    if (rowBias)
+      rowBias[r] = -xzU8 * sum;
+  }
+}
+
+/// Per-row sums of an s8 [rows, kSize] matrix, as the VNNI row bias.
+void rowBiasOf(const int8_t *w, int64_t rows, int64_t kSize, int32_t xzU8,
+               int32_t *rowBias) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int32_t sum = 0;
+    for (int64_t k = 0; k < kSize; ++k)
+      sum += w[r * kSize + k];
+    rowBias[r] = -xzU8 * sum;
+  }
+}
+
+/// Scratch bytes of any path of a quantized conv2d, an upper bound.
+double convScratchBytes(const Conv2dGeometry &g) {
+  int64_t cg = g.c / g.group, ocg = g.oc / g.group;
+  double spatial = static_cast<double>(g.oh) * g.ow, kSize = cg * g.kh * g.kw;
+  double kPad = kSize + 4, ldc = spatial + 64, plane = double(g.h) * g.w;
+  double int16Path = 2.0 * g.oc * kSize +
+                     2.0 * std::max(kSize * spatial, plane) +
+                     4.0 * ocg * spatial;
+  double packedPaths = 2.0 * g.oc * kPad + 4.0 * g.oc + 2.0 * cg * plane +
+                       8.0 * spatial + 2.0 * kPad * ldc + 4.0 * ocg * ldc;
+  return std::max(int16Path, packedPaths) + 64.0 * 8;
+}
+
+/// A quantized conv2d's operands and geometry, validated.
+struct ConvOperands {
+  const Conv2dGeometry &g;
+  const TensorView &in, &weight, &out;
+  const QuantOperand &x, &w;
+  const Epilogue &e;
+};
+
+/// Depthwise: per channel, the plane widened to int16, then each tap adds
+/// a shifted input row over the output columns whose input column is
+/// inside the image (as the f32 kernel does).
+void convDepthwise(KernelContext &ctx, const ConvOperands &op) {
+  const Conv2dGeometry &g = op.g;
+  int64_t spatial = g.oh * g.ow, taps = g.kh * g.kw;
+  int32_t xz = op.x.zeroPoint[0];
+  ScratchAreas areas;
+  size_t weightsAt = areas.add<int16_t>(g.oc * taps);
+  size_t planeAt = areas.add<int16_t>(g.h * g.w);
+  size_t accAt = areas.add<int32_t>(spatial);
+  areas.allocate(ctx);
+  int16_t *weights = areas.at<int16_t>(weightsAt);
+  int16_t *plane = areas.at<int16_t>(planeAt);
+  int32_t *acc = areas.at<int32_t>(accAt);
+  for (int64_t o = 0; o < g.oc; ++o)
+    for (int64_t k = 0; k < taps; ++k)
+      weights[o * taps + k] = static_cast<int16_t>(
+          load8(op.weight, o * taps + k) - op.w.zeroPoint[o]);
+  std::vector<float> real(spatial);
+  std::vector<int16_t> widened(op.e.residual ? spatial : 0);
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      const int16_t *wc = weights + ch * taps;
+      widen(op.in, (b * g.c + ch) * g.h * g.w, 1, g.h * g.w, xz, plane);
+      std::fill(acc, acc + spatial, 0);
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        auto [shift, lo, hi] = tapColumns(g, kx);
+        if (lo > hi)
+          continue;
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          int32_t *arow = acc + oy * g.ow;
+          for (int64_t ky = 0; ky < g.kh; ++ky) {
+            int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
+            if (iy < 0 || iy >= g.h)
+              continue;
+            depthwiseTap(arow, plane + iy * g.w + shift, wc[ky * g.kw + kx], lo,
+                         hi, g.strideW);
+          }
+        }
+      }
+      op.e.storeRun(op.out, (b * g.oc + ch) * spatial, 1, ch, acc, spatial,
+                    real.data(), widened.data());
+    }
+}
+
+/// im2col of (x - zero point) in int16 (padding contributes 0), then the
+/// blocked int16 GEMM, per (batch, group).
+void convInt16(KernelContext &ctx, const ConvOperands &op) {
+  const Conv2dGeometry &g = op.g;
+  int64_t cg = g.c / g.group, ocg = g.oc / g.group;
+  int64_t spatial = g.oh * g.ow, kSize = cg * g.kh * g.kw;
+  int32_t xz = op.x.zeroPoint[0];
+  ScratchAreas areas;
+  size_t weightsAt = areas.add<int16_t>(g.oc * kSize);
+  size_t columnsAt = areas.add<int16_t>(kSize * spatial);
+  size_t accAt = areas.add<int32_t>(ocg * spatial);
+  areas.allocate(ctx);
+  int16_t *weights = areas.at<int16_t>(weightsAt);
+  int16_t *columns = areas.at<int16_t>(columnsAt);
+  int32_t *acc = areas.at<int32_t>(accAt);
+  for (int64_t o = 0; o < g.oc; ++o)
+    for (int64_t k = 0; k < kSize; ++k)
+      weights[o * kSize + k] = static_cast<int16_t>(
+          load8(op.weight, o * kSize + k) - op.w.zeroPoint[o]);
+  std::vector<float> real(spatial);
+  std::vector<int16_t> widened(op.e.residual ? spatial : 0);
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      // im2col: row (c, ky, kx), column (oy, ox).
+      int64_t inBase = (b * g.c + gi * cg) * g.h * g.w;
+      for (int64_t ci = 0; ci < cg; ++ci)
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            int16_t *dst = columns + ((ci * g.kh + ky) * g.kw + kx) * spatial;
+            int64_t src = inBase + ci * g.h * g.w;
+            auto [shift, lo, hi] = tapColumns(g, kx);
+            for (int64_t oy = 0; oy < g.oh; ++oy) {
+              int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
+              int16_t *drow = dst + oy * g.ow;
+              std::fill(drow, drow + g.ow, int16_t(0));
+              if (iy >= 0 && iy < g.h && lo <= hi)
+                widen(op.in, src + iy * g.w + lo * g.strideW + shift, g.strideW,
+                      hi - lo + 1, xz, drow + lo);
+            }
+          }
+      gemmInt16(ocg, spatial, kSize, weights + gi * ocg * kSize, kSize, columns,
+                spatial, acc, spatial);
+      for (int64_t o = 0; o < ocg; ++o) {
+        int64_t channel = gi * ocg + o;
+        op.e.storeRun(op.out, (b * g.oc + channel) * spatial, 1, channel,
+                      acc + o * spatial, spatial, real.data(), widened.data());
+      }
+    }
+}
+
+/// On one of the SIMD GEMMs, per (batch, group): the input planes made
+/// T (u8 for VNNI, x + 128 for i8; int16 x - zero point for AVX2), then
+/// each group of G im2col rows (padding holds the zero point, so it
+/// contributes 0) packed straight into the B operand, then the GEMM.
+/// A 1x1 stride-1 unpadded convolution packs the planes themselves.
+template <typename T>
+void convPacked(KernelContext &ctx, const ConvOperands &op) {
+  constexpr bool vnni = sizeof(T) == 1;
+  using W = std::conditional_t<vnni, int8_t, int16_t>;
+  constexpr Int8GemmLayout l = layoutOf<T>();
+  constexpr int64_t G = l.groupRows;
+  const Conv2dGeometry &g = op.g;
+  int64_t cg = g.c / g.group, ocg = g.oc / g.group;
+  int64_t spatial = g.oh * g.ow, kSize = cg * g.kh * g.kw, taps = g.kh * g.kw;
+  int64_t groups = (kSize + G - 1) / G, kPad = groups * G, plane = g.h * g.w;
+  int64_t ldc = roundUp(spatial, l.vectorColumns);
+  bool pointwise = taps == 1 && g.strideH == 1 && g.strideW == 1 &&
+                   g.padT == 0 && g.padL == 0 && g.padB == 0 && g.padR == 0;
+  bool inPlace = vnni && op.in.dtype == DType::U8;
+  // s8 weights with a multiple of 4 columns are the A operand as stored.
+  bool copyWeights = !vnni || kSize % G != 0;
+  int32_t xz = op.x.zeroPoint[0];
+  int32_t xzU8 = op.in.dtype == DType::I8 ? xz + 128 : xz;
+
+  ScratchAreas areas;
+  size_t weightsAt = areas.add<W>(copyWeights ? g.oc * kPad : 0);
+  size_t biasAt = areas.add<int32_t>(g.oc);
+  size_t planesAt = areas.add<T>(inPlace ? 0 : cg * plane);
+  size_t rowsAt = areas.add<T>(G * spatial);
+  size_t packedAt = areas.add<T>(kPad * ldc);
+  size_t accAt = areas.add<int32_t>(ocg * ldc);
+  areas.allocate(ctx);
+  int32_t *rowBias = areas.at<int32_t>(biasAt);
+  T *planes = areas.at<T>(planesAt), *rowArea = areas.at<T>(rowsAt);
+  T *packed = areas.at<T>(packedAt);
+  int32_t *acc = areas.at<int32_t>(accAt);
+
+  const W *a = areas.at<W>(weightsAt);
+  int64_t lda = kPad;
+  if constexpr (vnni) {
+    const int8_t *stored = op.weight.as<int8_t>();
+    if (copyWeights)
+      packWeights(
+          g.oc, kSize, kPad,
+          [&](int64_t r, int64_t k) -> int32_t {
+            return stored[r * kSize + k];
+          },
+          xzU8, areas.at<W>(weightsAt), rowBias);
+    else {
+      a = stored;
+      rowBiasOf(stored, g.oc, kSize, xzU8, rowBias);
+    }
+  } else {
+    packWeights(
+        g.oc, kSize, kPad,
+        [&](int64_t r, int64_t k) -> int32_t {
+          return load8(op.weight, r * kSize + k) - op.w.zeroPoint[r];
+        },
+        0, areas.at<W>(weightsAt), nullptr);
+  }
+
+  std::vector<float> real(spatial);
+  std::vector<int16_t> widened(op.e.residual ? spatial : 0);
+  T pad = vnni ? static_cast<T>(xzU8) : T(0);
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      int64_t inBase = (b * g.c + gi * cg) * plane;
+      const T *x = planes;
+      if constexpr (vnni) {
+        if (inPlace)
+          x = op.in.as<uint8_t>() + inBase;
+        else
+          flipSign(op.in.as<int8_t>() + inBase, cg * plane, planes);
+      } else {
+        widen(op.in, inBase, 1, cg * plane, xz, planes);
+      }
+      for (int64_t p = 0; p < groups; ++p) {
+        const T *rows[G];
+        for (int64_t j = 0; j < G; ++j) {
+          int64_t k = p * G + j;
+          T *row = rowArea + j * spatial;
+          rows[j] = row;
+          if (k >= kSize)
+            std::fill(row, row + spatial, T(0));
+          else if (pointwise)
+            rows[j] = x + k * plane;
+          else
+            im2colRow(g, x + (k / taps) * plane, (k % taps) / g.kw, k % g.kw,
+                      pad, row);
+        }
+        packGroup(rows, spatial, groups, p, packed);
+      }
+      if constexpr (vnni)
+        gemmU8S8Vnni(ocg, spatial, groups, a + gi * ocg * lda, lda, packed,
+                     rowBias + gi * ocg, acc, ldc);
+      else
+        gemmS16PairsAvx2(ocg, spatial, groups, a + gi * ocg * lda, lda, packed,
+                         acc, ldc);
+      for (int64_t o = 0; o < ocg; ++o) {
+        int64_t channel = gi * ocg + o;
+        op.e.storeRun(op.out, (b * g.oc + channel) * spatial, 1, channel,
+                      acc + o * ldc, spatial, real.data(), widened.data());
+      }
+    }
 }
 
 } // namespace
@@ -339,106 +708,153 @@ Error quantizedConv2dKernel(KernelContext &ctx) {
   STRATA_KERNEL_ASSIGN(x, readQuantOperand(ctx, 0, "input", 0));
   STRATA_KERNEL_ASSIGN(w, readQuantOperand(ctx, 3, "weight", g.oc));
   STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, x, w, g.oc, true));
-  int64_t cg = g.c / g.group, ocg = g.oc / g.group;
-  int64_t spatial = g.oh * g.ow, kSize = cg * g.kh * g.kw;
-  double scratchBytes = 2.0 * g.oc * kSize +
-                        2.0 * std::max(kSize * spatial, g.h * g.w) +
-                        4.0 * ocg * spatial;
-  if (scratchBytes > 4.0 * static_cast<double>(kMaxScratchFloats) ||
+  int64_t kSize = g.c / g.group * g.kh * g.kw;
+  if (convScratchBytes(g) > 4.0 * static_cast<double>(kMaxScratchFloats) ||
       kSize >= (int64_t(1) << 15))
     return ctx.fail("the im2col buffers of " + out.typeString() +
                     " are too large");
   if (ctx.validateOnly)
     return Error::success();
 
-  int32_t xz = x.zeroPoint[0];
-  std::vector<float> real(spatial);
-  std::vector<int16_t> widened(e.residual ? spatial : 0);
-  // Columns: the im2col matrix, or (depthwise) one widened input plane.
-  Scratch s = carveScratch(ctx, g.oc * kSize,
-                           std::max(kSize * spatial, g.h * g.w), ocg * spatial);
-  for (int64_t o = 0; o < g.oc; ++o)
-    for (int64_t k = 0; k < kSize; ++k)
-      s.weights[o * kSize + k] =
-          static_cast<int16_t>(load8(weight, o * kSize + k) - w.zeroPoint[o]);
-
-  if (cg == 1 && ocg == 1) {
-    // Depthwise: per channel, the plane widened to int16, then each tap
-    // adds a shifted input row over the output columns whose input column
-    // is inside the image (as the f32 kernel does).
-    int16_t *plane = s.columns;
-    int32_t *acc = s.acc;
-    for (int64_t b = 0; b < g.n; ++b)
-      for (int64_t ch = 0; ch < g.c; ++ch) {
-        const int16_t *wc = s.weights + ch * g.kh * g.kw;
-        widen(in, (b * g.c + ch) * g.h * g.w, 1, g.h * g.w, xz, plane);
-        std::fill(acc, acc + spatial, 0);
-        for (int64_t kx = 0; kx < g.kw; ++kx) {
-          auto [shift, lo, hi] = tapColumns(g, kx);
-          if (lo > hi)
-            continue;
-          for (int64_t oy = 0; oy < g.oh; ++oy) {
-            int32_t *arow = acc + oy * g.ow;
-            for (int64_t ky = 0; ky < g.kh; ++ky) {
-              int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
-              if (iy < 0 || iy >= g.h)
-                continue;
-              depthwiseTap(arow, plane + iy * g.w + shift, wc[ky * g.kw + kx],
-                           lo, hi, g.strideW);
-            }
-          }
-        }
-        e.storeRun(out, (b * g.oc + ch) * spatial, 1, ch, acc, spatial,
-                   real.data(), widened.data());
-      }
+  ConvOperands op{g, in, weight, out, x, w, e};
+  if (g.c == g.group && g.oc == g.group) {
+    convDepthwise(ctx, op);
     return Error::success();
   }
-
-  for (int64_t b = 0; b < g.n; ++b)
-    for (int64_t gi = 0; gi < g.group; ++gi) {
-      // im2col of (x - zero point): row (c, ky, kx), column (oy, ox);
-      // padding contributes 0.
-      int64_t inBase = (b * g.c + gi * cg) * g.h * g.w;
-      for (int64_t ci = 0; ci < cg; ++ci)
-        for (int64_t ky = 0; ky < g.kh; ++ky)
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            int16_t *dst = s.columns + ((ci * g.kh + ky) * g.kw + kx) * spatial;
-            int64_t src = inBase + ci * g.h * g.w;
-            for (int64_t oy = 0; oy < g.oh; ++oy) {
-              int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
-              int16_t *drow = dst + oy * g.ow;
-              if (iy < 0 || iy >= g.h) {
-                std::fill(drow, drow + g.ow, int16_t(0));
-                continue;
-              }
-              // Output columns whose input column is inside the row.
-              int64_t shift = kx * g.dilW - g.padL;
-              int64_t lo =
-                  shift >= 0 ? 0 : (-shift + g.strideW - 1) / g.strideW;
-              int64_t hi =
-                  g.w - 1 - shift < 0
-                      ? -1
-                      : std::min(g.ow - 1, (g.w - 1 - shift) / g.strideW);
-              std::fill(drow, drow + g.ow, int16_t(0));
-              if (lo <= hi)
-                widen(in, src + iy * g.w + lo * g.strideW + shift, g.strideW,
-                      hi - lo + 1, xz, drow + lo);
-            }
-          }
-      gemmInt16(ocg, spatial, kSize, s.weights + gi * ocg * kSize, kSize,
-                s.columns, spatial, s.acc, spatial);
-      for (int64_t o = 0; o < ocg; ++o) {
-        int64_t channel = gi * ocg + o;
-        e.storeRun(out, (b * g.oc + channel) * spatial, 1, channel,
-                   s.acc + o * spatial, spatial, real.data(), widened.data());
-      }
-    }
+  switch (chooseGemmPath(weight, w)) {
+  case GemmPath::U8S8:
+    convPacked<uint8_t>(ctx, op);
+    break;
+  case GemmPath::S16Pairs:
+    convPacked<int16_t>(ctx, op);
+    break;
+  case GemmPath::Int16:
+    convInt16(ctx, op);
+    break;
+  }
   return Error::success();
 }
 
 //===----------------------------------------------------------------------===//
 // quantized_matmul
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Where one batch's lhs rows, rhs and results start (flat indices).
+struct MatmulBatch {
+  int64_t lhs = 0, rhs = 0, out = 0;
+};
+
+/// [M, K] x [K, N] on one of the SIMD GEMMs as C^T = W^T X^T: the weight,
+/// transposed, is the A operand (rows are the N channels), the lhs rows
+/// the packed B columns (K runs along each row, so a group is G adjacent
+/// values), and each row of C^T one channel's run of M results.
+template <typename T>
+void matmulPacked(KernelContext &ctx, const TensorView &lhs,
+                  const TensorView &rhs, const QuantOperand &a,
+                  const QuantOperand &b, const Epilogue &e, int64_t m,
+                  int64_t k, int64_t n, MatmulBatch at) {
+  constexpr bool vnni = sizeof(T) == 1;
+  using W = std::conditional_t<vnni, int8_t, int16_t>;
+  constexpr Int8GemmLayout l = layoutOf<T>();
+  constexpr int64_t G = l.groupRows;
+  int64_t groups = (k + G - 1) / G, kPad = groups * G;
+  int64_t ldc = roundUp(m, l.vectorColumns);
+  int32_t az = a.zeroPoint[0];
+  int32_t azU8 = lhs.dtype == DType::I8 ? az + 128 : az;
+
+  ScratchAreas areas;
+  size_t weightsAt = areas.add<W>(n * kPad);
+  size_t biasAt = areas.add<int32_t>(n);
+  size_t packedAt = areas.add<T>(kPad * ldc);
+  size_t accAt = areas.add<int32_t>(n * ldc);
+  areas.allocate(ctx);
+  W *weights = areas.at<W>(weightsAt);
+  int32_t *rowBias = areas.at<int32_t>(biasAt);
+  T *packed = areas.at<T>(packedAt);
+  int32_t *acc = areas.at<int32_t>(accAt);
+  if constexpr (vnni) {
+    const int8_t *stored = rhs.as<int8_t>() + at.rhs;
+    packWeights(
+        n, k, kPad,
+        [&](int64_t j, int64_t p) -> int32_t { return stored[p * n + j]; },
+        azU8, weights, rowBias);
+  } else {
+    packWeights(
+        n, k, kPad,
+        [&](int64_t j, int64_t p) -> int32_t {
+          return load8(rhs, at.rhs + p * n + j) - b.zeroPoint[j];
+        },
+        0, weights, nullptr);
+  }
+
+  // B: column i of tile j0 in group p holds lhs[j0 + i, p * G .. + G).
+  for (int64_t j0 = 0; j0 < m; j0 += l.tileColumns) {
+    int64_t width = std::min(l.tileColumns, roundUp(m - j0, l.vectorColumns));
+    int64_t count = std::min(width, m - j0);
+    for (int64_t p = 0; p < groups; ++p) {
+      T *dst = packed + j0 * groups * G + p * width * G;
+      for (int64_t i = 0; i < count; ++i)
+        for (int64_t j = 0; j < G; ++j) {
+          int64_t col = p * G + j, from = at.lhs + (j0 + i) * k + col;
+          T v = T(0);
+          if (col < k) {
+            if constexpr (vnni)
+              v = static_cast<T>(load8(lhs, from) - az + azU8);
+            else
+              v = static_cast<T>(load8(lhs, from) - az);
+          }
+          dst[i * G + j] = v;
+        }
+      std::fill(dst + count * G, dst + width * G, T(0));
+    }
+  }
+  if constexpr (vnni)
+    gemmU8S8Vnni(n, m, groups, weights, kPad, packed, rowBias, acc, ldc);
+  else
+    gemmS16PairsAvx2(n, m, groups, weights, kPad, packed, acc, ldc);
+  // Row j of C^T is channel j: a run down column j of the result.
+  std::vector<float> real(m);
+  std::vector<int16_t> widened;
+  for (int64_t j = 0; j < n; ++j)
+    e.storeRun(ctx.outs[0], at.out + j, n, j, acc + j * ldc, m, real.data(),
+               widened.data());
+}
+
+/// The int16 path: (x - zero point) in int16, the blocked GEMM, then a
+/// column-wise epilogue.
+void matmulInt16(KernelContext &ctx, const TensorView &lhs,
+                 const TensorView &rhs, const QuantOperand &a,
+                 const QuantOperand &b, const Epilogue &e, int64_t m, int64_t k,
+                 int64_t n, MatmulBatch at) {
+  ScratchAreas areas;
+  size_t weightsAt = areas.add<int16_t>(k * n);
+  size_t columnsAt = areas.add<int16_t>(m * k);
+  size_t accAt = areas.add<int32_t>(m * n);
+  areas.allocate(ctx);
+  int16_t *weights = areas.at<int16_t>(weightsAt);
+  int16_t *columns = areas.at<int16_t>(columnsAt);
+  int32_t *acc = areas.at<int32_t>(accAt);
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j)
+      weights[p * n + j] = static_cast<int16_t>(
+          load8(rhs, at.rhs + p * n + j) - b.zeroPoint[j]);
+  widen(lhs, at.lhs, 1, m * k, a.zeroPoint[0], columns);
+  gemmInt16(m, n, k, columns, k, weights, n, acc, n);
+  // Column j has channel j: store column-wise runs down the rows.
+  std::vector<int32_t> column(m);
+  std::vector<float> real(m);
+  std::vector<int16_t> widened;
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i)
+      column[i] = acc[i * n + j];
+    e.storeRun(ctx.outs[0], at.out + j, n, j, column.data(), m, real.data(),
+               widened.data());
+  }
+}
+
+} // namespace
 
 Error quantizedMatmulKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 7, 9, 1));
@@ -468,26 +884,20 @@ Error quantizedMatmulKernel(KernelContext &ctx) {
     return ctx.fail("inner dimension " + std::to_string(k) + " exceeds 32767");
   if (ctx.validateOnly)
     return Error::success();
-  Scratch s = carveScratch(ctx, k * n, m * k, m * n);
-  int32_t az = a.zeroPoint[0];
-  std::vector<int32_t> column(m);
-  std::vector<float> real(m);
-  std::vector<int16_t> widened;
+  GemmPath path = chooseGemmPath(rhs, b);
   for (int64_t batch = 0; batch < batches; ++batch) {
-    int64_t rhsBase = batchedRhs ? batch * k * n : 0;
-    if (batch == 0 || batchedRhs)
-      for (int64_t p = 0; p < k; ++p)
-        for (int64_t j = 0; j < n; ++j)
-          s.weights[p * n + j] = static_cast<int16_t>(
-              load8(rhs, rhsBase + p * n + j) - b.zeroPoint[j]);
-    widen(lhs, batch * m * k, 1, m * k, az, s.columns);
-    gemmInt16(m, n, k, s.columns, k, s.weights, n, s.acc, n);
-    // Column j has channel j: store column-wise runs down the rows.
-    for (int64_t j = 0; j < n; ++j) {
-      for (int64_t i = 0; i < m; ++i)
-        column[i] = s.acc[i * n + j];
-      e.storeRun(out, batch * m * n + j, n, j, column.data(), m, real.data(),
-                 widened.data());
+    MatmulBatch at{batch * m * k, batchedRhs ? batch * k * n : 0,
+                   batch * m * n};
+    switch (path) {
+    case GemmPath::U8S8:
+      matmulPacked<uint8_t>(ctx, lhs, rhs, a, b, e, m, k, n, at);
+      break;
+    case GemmPath::S16Pairs:
+      matmulPacked<int16_t>(ctx, lhs, rhs, a, b, e, m, k, n, at);
+      break;
+    case GemmPath::Int16:
+      matmulInt16(ctx, lhs, rhs, a, b, e, m, k, n, at);
+      break;
     }
   }
   return Error::success();
