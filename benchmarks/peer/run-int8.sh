@@ -11,8 +11,8 @@
 # level all) on the float model and on Strata's exported QDQ model of the
 # same calibration. Writes a markdown table with the ratios to
 # docs/performance-int8.md. With --check, fails unless resnet18_bn int8 on
-# onednn takes at most 12 ms and at most 0.9x ONNX Runtime on the QDQ file
-# (the int8 latency targets).
+# onednn takes at most 12 ms and at most 0.9x ONNX Runtime on the QDQ file,
+# and portable int8 at most 0.5x portable f32 (the int8 latency targets).
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -50,7 +50,7 @@ mkdir -p "$work"
 
 calib=(--quantize --calibration-data random --calibration-samples 8
        --calibration-seed 1 --no-progress)
-median() { grep -o 'median [0-9.]*' "$1" | awk '{print $2}'; }
+median() { sed -n 's/^bench: .* runs after .*: median \([0-9.]*\) ms.*/\1/p' "$1" | head -1; }
 ort_median() { node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).median_ms.toFixed(3))' "$1"; }
 
 {
@@ -104,6 +104,12 @@ for model in "${models[@]}"; do
       status=1
     else
       echo "run-int8.sh: PASS resnet18_bn onednn int8 ${ms[onednn-int8]} ms (<= 12 ms, $ratio_qdq of ORT QDQ)"
+    fi
+    if ! awk -v a="${ms[portable-int8]}" -v b="${ms[portable-f32]}" 'BEGIN{exit !(a <= 0.5 * b)}'; then
+      echo "run-int8.sh: FAIL resnet18_bn portable int8 ${ms[portable-int8]} ms is $ratio_portable of portable f32 (target <= 0.5x)" >&2
+      status=1
+    else
+      echo "run-int8.sh: PASS resnet18_bn portable int8 $ratio_portable of portable f32 (<= 0.5x)"
     fi
   fi
   unset ms

@@ -19,7 +19,8 @@
 // EdgeActivationChains.h) and the requantization. A
 // chain that ends in a float consumer keeps an f32 result. Everything but
 // the accumulation order is the float chain's arithmetic, so results match
-// it to float rounding.
+// it to float rounding. A constant dequantization no integer op took (a
+// weight whose layer stays float) folds to the f32 constant it computes.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Quantization/Quantization.h"
@@ -570,6 +571,52 @@ struct HoistQuantize : public OpRewritePattern<edge::QuantizeLinearOp> {
   }
 };
 
+/// dequantize_linear of a constant that no integer op took (a weight whose
+/// conv or matmul stays float, as mixed precision leaves when it keeps the
+/// activation float): the f32 constant it computes, so that the float op
+/// has a constant weight (delegates pack it) instead of a run-time
+/// dequantization. Computed as the dequantize_linear kernel does.
+struct FoldConstantDequantize
+    : public OpRewritePattern<edge::DequantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(edge::DequantizeLinearOp dq,
+                                PatternRewriter &rewriter) const override {
+    std::optional<std::vector<int64_t>> values = constantInts(dq.getInput());
+    std::optional<std::vector<float>> scales = constantFloats(dq.getScale());
+    std::optional<std::vector<int64_t>> zeroPoints =
+        constantInts(dq.getZeroPoint());
+    auto type = cast<RankedTensorType>(dq.getType());
+    if (!values || !scales || !zeroPoints || scales->empty() ||
+        zeroPoints->size() != scales->size() || !type.hasStaticShape() ||
+        static_cast<int64_t>(values->size()) != type.getNumElements())
+      return rewriter.notifyMatchFailure(dq, "not a constant dequantization");
+    bool perTensor =
+        cast<RankedTensorType>(dq.getScale().getType()).getRank() == 0;
+    int64_t axis = perTensor ? -1 : static_cast<int64_t>(dq.getAxis());
+    if (axis >= type.getRank() ||
+        (axis >= 0 && type.getDimSize(axis) !=
+                          static_cast<int64_t>(scales->size())))
+      return rewriter.notifyMatchFailure(dq, "scale does not match the axis");
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; axis >= 0 && d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
+    std::vector<float> real(values->size());
+    for (size_t i = 0; i < values->size(); ++i) {
+      size_t c = axis < 0 ? 0 : (i / inner) % scales->size();
+      real[i] = (static_cast<float>((*values)[i]) -
+                 static_cast<float>((*zeroPoints)[c])) *
+                (*scales)[c];
+    }
+    std::string name = "dequantized";
+    if (auto loc = dyn_cast<NameLoc>(dq.getLoc()))
+      name = loc.getName().str();
+    rewriter.replaceOpWithNewOp<edge::ConstantOp>(
+        dq, edge::makeF32Constant(type, real, name));
+    return success();
+  }
+};
+
 struct FormQuantizedOpsPass
     : public strata::impl::FormQuantizedOpsBase<FormQuantizedOpsPass> {
   void runOnOperation() override {
@@ -583,6 +630,11 @@ struct FormQuantizedOpsPass
                  FormQuantizedActivationMatMul>(&getContext());
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // What no integer op took runs in float on constant weights.
+    RewritePatternSet folds(&getContext());
+    folds.add<FoldConstantDequantize>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(folds))))
       signalPassFailure();
   }
 };

@@ -118,3 +118,22 @@ func.func @not_quantized(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> (t
   %y1 = edge.conv2d %cd, %wd {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %y0, %y1 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A weight dequantization no integer op took (its activation stays float,
+// as mixed precision may leave it) folds to the f32 constant it computes,
+// (q - zero point) * scale per output channel, so that delegates get a
+// constant weight to pack.
+// CHECK-LABEL: func.func @float_layer_weight
+// CHECK: %[[W:.*]] = edge.constant dense<{{.*}}2.000000e-01{{.*}}-1.000000e-01{{.*}}4.000000e-01{{.*}}0.000000e+00{{.*}}> : tensor<2x2x1x1xf32>
+// CHECK-NOT: edge.dequantize_linear
+// CHECK: edge.conv2d %arg0, %[[W]]
+func.func @float_layer_weight(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %s = edge.constant dense<[0.1, 0.2]> : tensor<2xf32>
+  %z = edge.constant dense<[0, 1]> : tensor<2xi8>
+  %wq = edge.constant dense<[[[[2]], [[-1]]], [[[3]], [[1]]]]> : tensor<2x2x1x1xi8>
+  %wd = edge.dequantize_linear %wq, %s, %z {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x2x1x1xf32>
+  %y = edge.conv2d %x, %wd {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}

@@ -362,6 +362,21 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     seekImpl(pd, impl);
     return pd;
   };
+  // A result the graph returns is written row-major where it goes, unless
+  // oneDNN has only its reference kernel for that (int8 into nchw, 200x
+  // slower): then it is computed in the layout oneDNN picks and the final
+  // copy reorders it. Decided the same way at prepare and at init.
+  if (isOutput(dst) && sumInput < 0) {
+    bool onlyReference = true;
+    try {
+      onlyReference =
+          std::string(make(false, false, 0).impl_info_str()).rfind("ref", 0) ==
+          0;
+    } catch (const dnnl::error &) {
+    }
+    if (onlyReference)
+      dstAny = Desc(dstDims, typeOf(dst), tag::any);
+  }
   dnnl::convolution_forward::primitive_desc pd;
   // Init of a convolution prepared for the own kernel on a CPU that cannot
   // run it: the kernel whose packing the stored weights have.
