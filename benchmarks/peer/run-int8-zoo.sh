@@ -2,7 +2,8 @@
 #===- run-int8-zoo.sh - int8 against fp32 on the zoo's CNNs, oneDNN --------===//
 #
 # Usage: benchmarks/peer/run-int8-zoo.sh [--runs N] [--rounds R]
-#                                        [--samples S] [--out FILE] [model ...]
+#                                        [--samples S] [--target-sqnr DB]
+#                                        [--out FILE] [model ...]
 #
 # For each convolutional network of the zoo (models/zoo.py; the
 # transformers vit_b_16, swin_t, bert_encoder and gpt_decoder are left out),
@@ -20,12 +21,19 @@
 #   - runs the QDQ export in ONNX Runtime (test/utils/ort-run.mjs; npm
 #     onnxruntime-node, installed by scripts/install-ort.sh) on the same
 #     input.
+#   - with --target-sqnr DB, also compiles the mixed-precision program
+#     (`--quantize-target-sqnr DB`, judged on the calibration samples) and
+#     times it in the same rounds.
 # Writes docs/int8-zoo.md: per model the two latencies, their ratio, the
-# SQNR and whether ORT ran the export; the geometric mean of the ratios.
+# SQNR and whether ORT ran the export; the geometric mean of the ratios;
+# with --target-sqnr, a second table: per model the tensors kept float and
+# their share of the quantized work, the SQNR reached on the calibration
+# samples and on test_data_set_0, and the latency against fp32.
 #
 #   --runs N      timed runs per program over all rounds (30)
 #   --rounds R    alternations (3)
 #   --samples S   random calibration samples (8)
+#   --target-sqnr DB  also the mixed-precision program for DB
 #   --out FILE    the page (docs/int8-zoo.md)
 #
 # Not part of any test suite: it measures, it does not check.
@@ -39,6 +47,7 @@ models_dir=${MODELS_DIR:-$build/zoo}
 runs=30
 rounds=3
 samples=8
+target=
 out=$root/docs/int8-zoo.md
 models=()
 while [ $# -gt 0 ]; do
@@ -46,8 +55,9 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --samples) samples=$2; shift 2 ;;
+    --target-sqnr) target=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-int8-zoo.sh: unknown option $1" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
@@ -70,10 +80,15 @@ mkdir -p "$work"
 per_round=$(( (runs + rounds - 1) / rounds ))
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-rows=()
+rows=() mixed_rows=()
 
 # The median of the numbers on stdin.
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# The output SQNR of program $1 against the reference outputs in $2.
+sqnr_of() {
+  ("$build/bin/strata-run" "$1" --inputs "$2" --expect "$2" --min-sqnr 0 2>&1 || true) |
+    sed -n 's/.*output 0: [A-Z]* .* sqnr \([-0-9.]*\) dB.*/\1/p' | head -1
+}
 # strata-run --bench's median, in ms.
 bench() {
   "$build/bin/strata-run" "$1" --inputs "$2" --bench "$per_round" --threads 1 2>&1 |
@@ -110,20 +125,49 @@ for model in "${models[@]}"; do
     rows+=("| $model | ${fp32} | ${int8} | — | — | $qdq |")
     continue
   fi
-  sqnr=$( ("$build/bin/strata-run" "$dir/int8.strata" --inputs "$data" \
-    --expect "$data" --min-sqnr 0 2>&1 || true) |
-    sed -n 's/.*output 0: [A-Z]* .* sqnr \([-0-9.]*\) dB.*/\1/p' | head -1)
-  a=() b=()
+  sqnr=$(sqnr_of "$dir/int8.strata" "$data")
+  mixed=
+  if [ -n "$target" ]; then
+    echo "$model: compile mixed precision (target $target dB)"
+    start=$(date +%s)
+    if "$build/bin/strata-compile" "$onnx" "${quantize[@]}" \
+        --quantize-target-sqnr "$target" --report "$dir/mixed.json" \
+        -o "$dir/mixed.strata" >"$dir/mixed.log" 2>&1; then
+      mixed=ok
+    else
+      mixed_rows+=("| $model | fails ($(tail -1 "$dir/mixed.log" | head -c 80 | tr '|' ' ')) | | | | | | |")
+    fi
+    mixed_seconds=$(( $(date +%s) - start ))
+  fi
+  a=() b=() c=()
   for round in $(seq 1 "$rounds"); do
     echo "$model: round $round"
     a+=("$(bench "$dir/fp32.strata" "$data")")
     b+=("$(bench "$dir/int8.strata" "$data")")
+    [ "$mixed" != ok ] || c+=("$(bench "$dir/mixed.strata" "$data")")
   done
   ma=$(printf '%s\n' "${a[@]}" | median)
   mb=$(printf '%s\n' "${b[@]}" | median)
   ratio=$(awk -v x="$mb" -v y="$ma" 'BEGIN { if (y > 0) printf "%.2f", x / y }')
   rows+=("| $model | $ma | $mb | ${ratio}x | ${sqnr:-?} dB | $qdq |")
   printf '%s\t%s\n' "$model" "$ratio" >>"$work/ratios.tsv"
+  if [ "$mixed" = ok ]; then
+    mc=$(printf '%s\n' "${c[@]}" | median)
+    held=$(sqnr_of "$dir/mixed.strata" "$data")
+    facts=$(node -e '
+      const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
+      const q = r.quantization || {}, m = q.mixed_precision || {};
+      const kept = m.kept_float || [];
+      const share = kept.reduce((s, k) => s + (k.work_share || 0), 0);
+      const db = v => (typeof v === "number" ? v.toFixed(2) : "?");
+      console.log([kept.length + " / " + (m.tensors ?? "?"),
+                   (100 * share).toFixed(1) + "%", db(m.sqnr_db),
+                   db(m.all_int8_sqnr_db)].join("\t"));' "$dir/mixed.json")
+    IFS=$'\t' read -r kept share reached allint8 <<<"$facts"
+    mratio=$(awk -v x="$mc" -v y="$ma" 'BEGIN { if (y > 0) printf "%.2f", x / y }')
+    mixed_rows+=("| $model | $kept | $share | $allint8 dB | $reached dB | ${held:-?} dB | $mc | ${mratio}x | $mixed_seconds s |")
+    printf '%s\t%s\t%s\n' "$model" "$reached" "$held" >>"$work/mixed.tsv"
+  fi
 done
 
 geo=$(awk -F'\t' '$2 > 0 { s += log($2); n++ } END { if (n) printf "%.2fx over %d models", exp(s / n), n }' "$work/ratios.tsv" 2>/dev/null || true)
@@ -154,5 +198,25 @@ mkdir -p "$(dirname "$out")"
   echo "| model | fp32 ms | int8 ms | int8 / fp32 | output SQNR | QDQ ONNX in ORT |"
   echo "|---|---:|---:|---:|---:|---|"
   printf '%s\n' "${rows[@]}"
+  if [ -n "$target" ]; then
+    below=$(awk -F'\t' -v t="$target" '$2 < t { n++ } END { print n + 0 }' "$work/mixed.tsv" 2>/dev/null || echo "?")
+    held_below=$(awk -F'\t' -v t="$target" '$3 < t { n++ } END { print n + 0 }' "$work/mixed.tsv" 2>/dev/null || echo "?")
+    echo
+    echo "## With \`--quantize-target-sqnr $target\`"
+    echo
+    echo "The same int8 compile with \`--quantize-target-sqnr $target\`: mixed precision"
+    echo "keeps in float the tensors that bring the output SQNR against the float"
+    echo "model to $target dB on the $samples calibration samples (the data it is judged"
+    echo "on), with as much int8 as it can. **Float tensors**: kept float / quantized"
+    echo "tensors; **float work**: their share of the quantized layers' work (each"
+    echo "tensor counted with the layers that read it); **held-out**: the SQNR"
+    echo "against PyTorch on \`test_data_set_0\`; latency as above, in the same rounds."
+    echo
+    echo "Below the target on the calibration samples: $below; on the held-out image: $held_below."
+    echo
+    echo "| model | float tensors | float work | all int8 | reached (calibration) | held-out | ms | / fp32 | compile |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    printf '%s\n' "${mixed_rows[@]}"
+  fi
 } >"$out"
 echo "wrote $out"
