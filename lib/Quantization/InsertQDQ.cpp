@@ -151,10 +151,12 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
             !type.getElementType().isF32())
           continue;
         auto it = pairs.find(operand.get());
-        if (it == pairs.end())
-          it = pairs.try_emplace(operand.get(),
-                                 *quantizeActivation(operand.get(), type))
-                   .first;
+        if (it == pairs.end()) {
+          FailureOr<Value> pair = quantizeActivation(operand.get(), type);
+          if (failed(pair))
+            continue;
+          it = pairs.try_emplace(operand.get(), *pair).first;
+        }
         operand.set(it->second);
       }
     });
