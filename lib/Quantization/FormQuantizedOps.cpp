@@ -161,10 +161,7 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
     if (std::optional<edge::ActivationChain> chain =
             stage < Activation ? edge::matchActivationOf(current)
                                : std::nullopt) {
-      e.activation = chain->kind == edge::ActivationChain::Swish ? "swish"
-                     : chain->kind == edge::ActivationChain::HardSwish
-                         ? "hardswish"
-                         : "gelu_erf";
+      e.activation = edge::stringifyActivationKind(chain->kind);
       stage = Activation;
       current = chain->output;
       e.last = current.getDefiningOp();

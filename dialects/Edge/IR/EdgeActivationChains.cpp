@@ -61,6 +61,27 @@ static Value otherOperand(Operation *op, Value known) {
   return {};
 }
 
+StringRef stringifyActivationKind(ActivationChain::Kind kind) {
+  switch (kind) {
+  case ActivationChain::Swish:
+    return "swish";
+  case ActivationChain::HardSwish:
+    return "hardswish";
+  case ActivationChain::GeluErf:
+    break;
+  }
+  return "gelu_erf";
+}
+
+std::optional<ActivationChain::Kind> symbolizeActivationKind(StringRef name) {
+  for (ActivationChain::Kind kind :
+       {ActivationChain::GeluErf, ActivationChain::Swish,
+        ActivationChain::HardSwish})
+    if (name == stringifyActivationKind(kind))
+      return kind;
+  return std::nullopt;
+}
+
 std::optional<ActivationChain> matchGelu(Operation *erf) {
   if (!isa_and_nonnull<ErfOp>(erf))
     return std::nullopt;

@@ -25,6 +25,11 @@ struct ActivationChain {
   mlir::Value input, output;
   llvm::SmallVector<mlir::Operation *, 5> ops;
 };
+/// The name of `kind` as the quantized ops' `activation` attribute spells
+/// it ("gelu_erf", "swish", "hardswish"), and back.
+llvm::StringRef stringifyActivationKind(ActivationChain::Kind kind);
+std::optional<ActivationChain::Kind> symbolizeActivationKind(llvm::StringRef name);
+
 /// The GELU chain through edge.erf `erf`, when it is one whose
 /// intermediate values have no other users.
 std::optional<ActivationChain> matchGelu(mlir::Operation *erf);

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
 
+#include "Edge/IR/EdgeActivationChains.h"
+
 #include "Edge/IR/EdgeConstants.h"
 
 #include "strata/Support/ShapeInference.h"
@@ -252,8 +254,7 @@ static LogicalResult verifyQuantizedResult(Operation *op, Value result,
 /// The fused activation, when present, is one the int8 kernels implement.
 static LogicalResult verifyActivation(Operation *op,
                                       std::optional<StringRef> activation) {
-  if (activation && *activation != "swish" && *activation != "hardswish" &&
-      *activation != "gelu_erf")
+  if (activation && !symbolizeActivationKind(*activation))
     return op->emitOpError("activation must be 'swish', 'hardswish' or "
                            "'gelu_erf', got '")
            << *activation << "'";

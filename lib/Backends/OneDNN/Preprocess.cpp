@@ -209,10 +209,10 @@ static std::optional<Eltwise> eltwiseOf(Operation *op) {
   return std::nullopt;
 }
 
-/// The oneDNN function of an activation chain, and its alpha (swish's
-/// sigmoid scale).
-static fbs::EltwiseKind eltwiseKindOf(const ActivationChain &chain) {
-  switch (chain.kind) {
+/// The oneDNN function of an activation, and its alpha (swish's sigmoid
+/// scale).
+static fbs::EltwiseKind eltwiseKindOf(ActivationChain::Kind kind) {
+  switch (kind) {
   case ActivationChain::Swish:
     return fbs::EltwiseKind::Swish;
   case ActivationChain::HardSwish:
@@ -222,16 +222,16 @@ static fbs::EltwiseKind eltwiseKindOf(const ActivationChain &chain) {
   }
   return fbs::EltwiseKind::GeluErf;
 }
-static float eltwiseAlphaOf(const ActivationChain &chain) {
-  return chain.kind == ActivationChain::Swish ? 1.0f : 0.0f;
+static float eltwiseAlphaOf(ActivationChain::Kind kind) {
+  return kind == ActivationChain::Swish ? 1.0f : 0.0f;
 }
 
 bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
                                  Value &result) {
   if (std::optional<ActivationChain> chain = matchActivationOf(result)) {
     auto post = std::make_unique<fbs::PostOpT>();
-    post->eltwise = eltwiseKindOf(*chain);
-    post->alpha = eltwiseAlphaOf(*chain);
+    post->eltwise = eltwiseKindOf(chain->kind);
+    post->alpha = eltwiseAlphaOf(chain->kind);
     target.post_ops.push_back(std::move(post));
     for (Operation *o : chain->ops) {
       fused.insert(o);
@@ -556,13 +556,6 @@ static float postOpUnit(Value outScale, StringAttr activation) {
   return activation ? 1.0f : resultScale(outScale);
 }
 
-/// The oneDNN function of a fused activation attribute.
-static fbs::EltwiseKind eltwiseKindOf(StringRef activation) {
-  return activation == "swish"       ? fbs::EltwiseKind::Swish
-         : activation == "hardswish" ? fbs::EltwiseKind::HardSwish
-                                     : fbs::EltwiseKind::GeluErf;
-}
-
 /// An int8 convolution: s8/u8 input, s8 weights, oneDNN's output scales
 /// (input scale x weight scale, divided by the result's scale when it is
 /// int8 and no activation function follows), the bias in accumulator units
@@ -612,8 +605,11 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
   }
   if (activation) {
     auto function = std::make_unique<fbs::PostOpT>();
-    function->eltwise = eltwiseKindOf(activation.getValue());
-    function->alpha = function->eltwise == fbs::EltwiseKind::Swish ? 1.0f : 0.0f;
+    // The verifier admits only names symbolizeActivationKind knows.
+    ActivationChain::Kind kind =
+        *edge::symbolizeActivationKind(activation.getValue());
+    function->eltwise = eltwiseKindOf(kind);
+    function->alpha = eltwiseAlphaOf(kind);
     out.post_ops.push_back(std::move(function));
     if (float z = resultScale(outScale); z != 1.0f) {
       auto toResult = std::make_unique<fbs::PostOpT>();
@@ -705,8 +701,8 @@ LogicalResult GraphWriter::write() {
           return failure();
         fbs::OpT &out = addOp(fbs::OpKind::Eltwise, chain.ops);
         out.inputs = {*x};
-        out.eltwise = eltwiseKindOf(chain);
-        out.alpha = eltwiseAlphaOf(chain);
+        out.eltwise = eltwiseKindOf(chain.kind);
+        out.alpha = eltwiseAlphaOf(chain.kind);
         out.outputs = {newTensor(chain.output)};
         return success();
       });

@@ -493,6 +493,16 @@ struct ConvOperands {
   const Epilogue &e;
 };
 
+/// The conv weight, `rows` output channels of `perRow` values each, minus
+/// its channel's zero point, as int16.
+void widenWeights(const ConvOperands &op, int64_t rows, int64_t perRow,
+                  int16_t *dst) {
+  for (int64_t o = 0; o < rows; ++o)
+    for (int64_t k = 0; k < perRow; ++k)
+      dst[o * perRow + k] = static_cast<int16_t>(
+          load8(op.weight, o * perRow + k) - op.w.zeroPoint[o]);
+}
+
 /// Depthwise: per channel, the plane widened to int16, then each tap adds
 /// a shifted input row over the output columns whose input column is
 /// inside the image (as the f32 kernel does).
@@ -508,10 +518,7 @@ void convDepthwise(KernelContext &ctx, const ConvOperands &op) {
   int16_t *weights = areas.at<int16_t>(weightsAt);
   int16_t *plane = areas.at<int16_t>(planeAt);
   int32_t *acc = areas.at<int32_t>(accAt);
-  for (int64_t o = 0; o < g.oc; ++o)
-    for (int64_t k = 0; k < taps; ++k)
-      weights[o * taps + k] = static_cast<int16_t>(
-          load8(op.weight, o * taps + k) - op.w.zeroPoint[o]);
+  widenWeights(op, g.oc, taps, weights);
   std::vector<float> real(spatial);
   std::vector<int16_t> widened(op.e.residual ? spatial : 0);
   for (int64_t b = 0; b < g.n; ++b)
@@ -554,10 +561,7 @@ void convInt16(KernelContext &ctx, const ConvOperands &op) {
   int16_t *weights = areas.at<int16_t>(weightsAt);
   int16_t *columns = areas.at<int16_t>(columnsAt);
   int32_t *acc = areas.at<int32_t>(accAt);
-  for (int64_t o = 0; o < g.oc; ++o)
-    for (int64_t k = 0; k < kSize; ++k)
-      weights[o * kSize + k] = static_cast<int16_t>(
-          load8(op.weight, o * kSize + k) - op.w.zeroPoint[o]);
+  widenWeights(op, g.oc, kSize, weights);
   std::vector<float> real(spatial);
   std::vector<int16_t> widened(op.e.residual ? spatial : 0);
   for (int64_t b = 0; b < g.n; ++b)
