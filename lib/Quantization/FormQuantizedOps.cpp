@@ -406,7 +406,8 @@ std::optional<WeightMatrix> matchWeightMatrix(Value rhs) {
 /// `value` as a dequantized 8-bit activation, possibly scaled by a scalar
 /// constant (attention's 1 / sqrt(d) on Q): the dequantized operand and the
 /// factor.
-std::optional<std::pair<Dequantized, float>> matchScaledDequantize(Value value) {
+std::optional<std::pair<Dequantized, float>>
+matchScaledDequantize(Value value) {
   float factor = 1.0f;
   Operation *def = value.getDefiningOp();
   if (isa_and_nonnull<edge::MulOp, edge::DivOp>(def) && value.hasOneUse()) {
@@ -435,8 +436,7 @@ std::optional<std::pair<Dequantized, float>> matchScaledDequantize(Value value) 
 /// A product of two dequantized activations (attention's Q K^T and P V):
 /// both per tensor, the rhs with the lhs's rank and batch extents. A scalar
 /// scaling of either operand joins the epilogue's factor.
-struct FormQuantizedActivationMatMul
-    : public OpRewritePattern<edge::MatMulOp> {
+struct FormQuantizedActivationMatMul : public OpRewritePattern<edge::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(edge::MatMulOp matmul,
@@ -446,18 +446,15 @@ struct FormQuantizedActivationMatMul
     if (!a || !b || matchPattern(b->first.values, m_Constant()))
       return rewriter.notifyMatchFailure(
           matmul, "operands are not two dequantized activations");
-    ArrayRef<int64_t> lhsShape =
-                          cast<RankedTensorType>(matmul.getLhs().getType())
-                              .getShape(),
-                      rhsShape =
-                          cast<RankedTensorType>(matmul.getRhs().getType())
-                              .getShape();
+    ArrayRef<int64_t>
+        lhsShape = cast<RankedTensorType>(matmul.getLhs().getType()).getShape(),
+        rhsShape = cast<RankedTensorType>(matmul.getRhs().getType()).getShape();
     if (lhsShape.size() < 2 || rhsShape.size() != lhsShape.size() ||
         lhsShape.drop_back(2) != rhsShape.drop_back(2))
       return rewriter.notifyMatchFailure(matmul, "batch extents differ");
     int64_t rank = lhsShape.size(), n = rhsShape.back();
-    Epilogue e = collectEpilogue(matmul, rank - 1, n,
-                                 std::vector<float>(n, 0.0f));
+    Epilogue e =
+        collectEpilogue(matmul, rank - 1, n, std::vector<float>(n, 0.0f));
     if (e.residual)
       return rewriter.notifyMatchFailure(matmul, "residual not supported");
     std::optional<std::vector<float>> rhsScale = constantFloats(b->first.scale);
@@ -489,7 +486,8 @@ struct FormQuantizedActivationMatMul
     auto type = RankedTensorType::get({n}, storage);
     SmallVector<APInt> values(
         n, APInt(8, static_cast<uint64_t>(zp ? zp->front() : 0), true));
-    return b.create<edge::ConstantOp>(loc, DenseElementsAttr::get(type, values));
+    return b.create<edge::ConstantOp>(loc,
+                                      DenseElementsAttr::get(type, values));
   }
 };
 
@@ -546,8 +544,9 @@ struct HoistQuantize : public OpRewritePattern<edge::QuantizeLinearOp> {
   LogicalResult matchAndRewrite(edge::QuantizeLinearOp quantize,
                                 PatternRewriter &rewriter) const override {
     Operation *op = quantize.getInput().getDefiningOp();
-    if (!op || !isa<edge::MaxPool2DOp, edge::ConcatOp, edge::ReshapeOp,
-                    edge::TransposeOp>(op) ||
+    if (!op ||
+        !isa<edge::MaxPool2DOp, edge::ConcatOp, edge::ReshapeOp,
+             edge::TransposeOp>(op) ||
         op->getNumResults() != 1 || !op->hasOneUse())
       return failure();
     if (cast<RankedTensorType>(quantize.getScale().getType()).getRank() != 0)
@@ -592,8 +591,8 @@ struct FoldConstantDequantize
         cast<RankedTensorType>(dq.getScale().getType()).getRank() == 0;
     int64_t axis = perTensor ? -1 : static_cast<int64_t>(dq.getAxis());
     if (axis >= type.getRank() ||
-        (axis >= 0 && type.getDimSize(axis) !=
-                          static_cast<int64_t>(scales->size())))
+        (axis >= 0 &&
+         type.getDimSize(axis) != static_cast<int64_t>(scales->size())))
       return rewriter.notifyMatchFailure(dq, "scale does not match the axis");
     int64_t inner = 1;
     for (int64_t d = axis + 1; axis >= 0 && d < type.getRank(); ++d)
@@ -605,11 +604,8 @@ struct FoldConstantDequantize
                  static_cast<float>((*zeroPoints)[c])) *
                 (*scales)[c];
     }
-    std::string name = "dequantized";
-    if (auto loc = dyn_cast<NameLoc>(dq.getLoc()))
-      name = loc.getName().str();
     rewriter.replaceOpWithNewOp<edge::ConstantOp>(
-        dq, edge::makeF32Constant(type, real, name));
+        dq, edge::makeF32Constant(type, real));
     return success();
   }
 };

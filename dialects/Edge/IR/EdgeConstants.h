@@ -26,10 +26,20 @@ std::optional<llvm::ArrayRef<char>> getRawConstantData(mlir::Attribute attr);
 std::optional<std::vector<float>> readF32Constant(mlir::Attribute attr);
 
 /// An f32 constant of `type` holding `values`: a splat when all are equal, a
-/// dense attribute when small, a resource blob named `name` otherwise.
+/// dense attribute otherwise. Dense attributes are uniqued by the context, so
+/// compiling one model again (calibration and mixed precision compile it
+/// dozens of times in one context) folds to the same storage instead of
+/// adding a copy of every folded weight each time.
 mlir::ElementsAttr makeF32Constant(mlir::ShapedType type,
-                                   llvm::ArrayRef<float> values,
-                                   llvm::StringRef name);
+                                   llvm::ArrayRef<float> values);
+
+/// As makeF32Constant, but a large constant becomes a resource blob named
+/// `name`, which the ONNX export keeps as the initializer's name. For
+/// weights that a backend's hl patterns create once per compile; every
+/// call adds a blob that lives as long as the context.
+mlir::ElementsAttr makeNamedF32Constant(mlir::ShapedType type,
+                                        llvm::ArrayRef<float> values,
+                                        llvm::StringRef name);
 
 } // namespace strata::edge
 

@@ -47,16 +47,20 @@ std::optional<std::vector<float>> readF32Constant(Attribute attr) {
   return values;
 }
 
-ElementsAttr makeF32Constant(ShapedType type, ArrayRef<float> values,
-                             StringRef name) {
+ElementsAttr makeF32Constant(ShapedType type, ArrayRef<float> values) {
   if (!values.empty() &&
       llvm::all_of(values, [&](float v) { return v == values.front(); }))
     return DenseElementsAttr::get(type, values.front());
-  if (values.size() <= 4096)
-    return DenseElementsAttr::get(type, values);
+  return DenseElementsAttr::get(type, values);
+}
+
+ElementsAttr makeNamedF32Constant(ShapedType type, ArrayRef<float> values,
+                                  StringRef name) {
+  if (values.size() <= 4096 ||
+      llvm::all_of(values, [&](float v) { return v == values.front(); }))
+    return makeF32Constant(type, values);
   return DenseResourceElementsAttr::get(
-      type, name,
-      HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
+      type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
 }
 
 } // namespace strata::edge
@@ -82,9 +86,8 @@ OpFoldResult foldBinary(Operation *op, Attribute lhsAttr, Attribute rhsAttr,
   // that, only results of a foldable size are materialized.
   auto storedElements = [](Attribute attr) -> int64_t {
     auto elements = dyn_cast<ElementsAttr>(attr);
-    return elements && !isa<SplatElementsAttr>(attr)
-               ? elements.getNumElements()
-               : 0;
+    return elements && !isa<SplatElementsAttr>(attr) ? elements.getNumElements()
+                                                     : 0;
   };
   if (type.getNumElements() >
           std::max(storedElements(lhsAttr), storedElements(rhsAttr)) &&
@@ -95,8 +98,10 @@ OpFoldResult foldBinary(Operation *op, Attribute lhsAttr, Attribute rhsAttr,
   if (!lhs || !rhs)
     return {};
   ArrayRef<int64_t> shape = type.getShape();
-  ArrayRef<int64_t> lhsShape = cast<ShapedType>(op->getOperand(0).getType()).getShape();
-  ArrayRef<int64_t> rhsShape = cast<ShapedType>(op->getOperand(1).getType()).getShape();
+  ArrayRef<int64_t> lhsShape =
+      cast<ShapedType>(op->getOperand(0).getType()).getShape();
+  ArrayRef<int64_t> rhsShape =
+      cast<ShapedType>(op->getOperand(1).getType()).getShape();
   int64_t rank = shape.size();
   // Strides of each operand, 0 along broadcast dimensions.
   auto strides = [&](ArrayRef<int64_t> in) {
@@ -122,7 +127,7 @@ OpFoldResult foldBinary(Operation *op, Attribute lhsAttr, Attribute rhsAttr,
     for (int64_t d = rank - 1; d >= 0 && ++index[d] == shape[d]; --d)
       index[d] = 0;
   }
-  return makeF32Constant(type, out, "folded");
+  return makeF32Constant(type, out);
 }
 
 template <typename Fn>
@@ -138,7 +143,7 @@ OpFoldResult foldUnary(Operation *op, Attribute inputAttr, Fn fn) {
     return {};
   for (float &value : *input)
     value = fn(value);
-  return makeF32Constant(type, *input, "folded");
+  return makeF32Constant(type, *input);
 }
 
 } // namespace

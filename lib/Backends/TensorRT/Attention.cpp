@@ -27,9 +27,8 @@ using OpList = SmallVector<Operation *>;
 
 /// [start, end) of a unit-step slice of the last axis with constant bounds,
 /// clamped to `extent`.
-std::optional<std::pair<int64_t, int64_t>> lastAxisRange(hl::SliceOp slice,
-                                                         int64_t extent,
-                                                         int64_t rank) {
+std::optional<std::pair<int64_t, int64_t>>
+lastAxisRange(hl::SliceOp slice, int64_t extent, int64_t rank) {
   auto starts = hl::getConstantIntValues(slice.getStarts());
   auto ends = hl::getConstantIntValues(slice.getEnds());
   auto axes = hl::getConstantIntValues(slice.getAxes());
@@ -115,28 +114,28 @@ struct SplitPackedInProjection : StrataPattern {
     if (!weights || !biases)
       return rewriter.notifyMatchFailure(root, "weights are not f32 data");
     int64_t rows = weightType.getDimSize(0), cols = weightType.getDimSize(1);
-    int64_t rank = cast<RankedTensorType>(root->getResult(0).getType())
-                       .getRank();
+    int64_t rank =
+        cast<RankedTensorType>(root->getResult(0).getType()).getRank();
     std::string baseName = getNodeName(matmul->getLoc());
     for (Operation *user : ops.drop_front(2)) {
       auto slice = cast<hl::SliceOp>(user);
       auto [begin, end] = *lastAxisRange(slice, cols, rank);
       int64_t width = end - begin;
-      std::vector<float> w(rows * width), b(biases->begin() + begin,
-                                            biases->begin() + end);
+      std::vector<float> w(rows * width),
+          b(biases->begin() + begin, biases->begin() + end);
       for (int64_t r = 0; r < rows; ++r)
         std::copy_n(weights->begin() + r * cols + begin, width,
                     w.begin() + r * width);
       std::string name = getNodeName(slice->getLoc());
       Location loc = slice->getLoc();
       rewriter.setInsertionPoint(slice);
-      auto wType = RankedTensorType::get({rows, width},
-                                         weightType.getElementType());
+      auto wType =
+          RankedTensorType::get({rows, width}, weightType.getElementType());
       auto bType = RankedTensorType::get({width}, weightType.getElementType());
       Value wConst = rewriter.create<hl::ConstantOp>(
-          loc, edge::makeF32Constant(wType, w, name + ".weight"));
+          loc, edge::makeNamedF32Constant(wType, w, name + ".weight"));
       Value bConst = rewriter.create<hl::ConstantOp>(
-          loc, edge::makeF32Constant(bType, b, name + ".bias"));
+          loc, edge::makeNamedF32Constant(bType, b, name + ".bias"));
       Type type = slice.getType();
       Value projected =
           rewriter.create<hl::MatMulOp>(loc, type, matmul.getLhs(), wConst);
@@ -226,18 +225,27 @@ struct ScaledDotProductAttention : FusionPattern {
 
 void appendAttentionConversions(std::vector<PatternDescriptor> &patterns) {
   patterns.push_back(describePattern<SplitPackedInProjection>(
-      {"SplitPackedInProjection", PatternPhase::Conversion, 2, {},
+      {"SplitPackedInProjection",
+       PatternPhase::Conversion,
+       2,
+       {},
        "MatMul + Add of a packed Q/K/V projection, sliced: one projection "
        "per slice"}));
 }
 
 void appendAttentionFusions(std::vector<PatternDescriptor> &patterns) {
   patterns.push_back(describePattern<MHAInProjection>(
-      {"MHAInProjection", PatternPhase::Fusion, 4, {},
+      {"MHAInProjection",
+       PatternPhase::Fusion,
+       4,
+       {},
        "Q/K/V projection with its head split (MatMul, Add, Reshape, "
        "Transpose)"}));
   patterns.push_back(describePattern<ScaledDotProductAttention>(
-      {"ScaledDotProductAttention", PatternPhase::Fusion, 6, {},
+      {"ScaledDotProductAttention",
+       PatternPhase::Fusion,
+       6,
+       {},
        "[scale] Q@K^T [scale] [+mask] Softmax @V"}));
 }
 

@@ -34,15 +34,14 @@ struct FlattenGemmToConv : StrataPattern {
     if (!flatten || flatten.getAxis() != 1 || gemm.getTransA() != 0 ||
         !isConstant(gemm.getB()) || (gemm.getC() && !isConstant(gemm.getC())))
       return failure();
-    auto inputType =
-        dyn_cast<RankedTensorType>(flatten.getInput().getType());
+    auto inputType = dyn_cast<RankedTensorType>(flatten.getInput().getType());
     auto weightType = dyn_cast<RankedTensorType>(gemm.getB().getType());
     auto resultType = dyn_cast<RankedTensorType>(gemm.getType());
     if (!inputType || !inputType.hasStaticShape() || inputType.getRank() != 4 ||
         !inputType.getElementType().isF32() || !weightType ||
-        !weightType.getElementType().isF32() ||
-        !weightType.hasStaticShape() || weightType.getRank() != 2 ||
-        !resultType || !resultType.hasStaticShape())
+        !weightType.getElementType().isF32() || !weightType.hasStaticShape() ||
+        weightType.getRank() != 2 || !resultType ||
+        !resultType.hasStaticShape())
       return failure();
     int64_t features = inputType.getDimSize(1) * inputType.getDimSize(2) *
                        inputType.getDimSize(3);
@@ -90,8 +89,8 @@ struct FlattenGemmToConv : StrataPattern {
     auto convWeightType =
         RankedTensorType::get({m, inputType.getDimSize(1), h, w}, f32);
     Value weight = rewriter.create<hl::ConstantOp>(
-        loc, edge::makeF32Constant(convWeightType, convWeight,
-                                   name + ".conv_weight"));
+        loc, edge::makeNamedF32Constant(convWeightType, convWeight,
+                                        name + ".conv_weight"));
     Value bias;
     if (Value c = gemm.getC()) {
       auto values =
@@ -102,8 +101,8 @@ struct FlattenGemmToConv : StrataPattern {
       for (int64_t i = 0; i < m; ++i)
         scaled[i] = beta * (*values)[values->size() == 1 ? 0 : i];
       bias = rewriter.create<hl::ConstantOp>(
-          loc, edge::makeF32Constant(RankedTensorType::get({m}, f32), scaled,
-                                     name + ".conv_bias"));
+          loc, edge::makeNamedF32Constant(RankedTensorType::get({m}, f32),
+                                          scaled, name + ".conv_bias"));
     }
     auto convType =
         RankedTensorType::get({inputType.getDimSize(0), m, 1, 1}, f32);
@@ -122,14 +121,14 @@ struct FlattenGemmToConv : StrataPattern {
 
 /// Whether a window attribute is absent or all `value`.
 bool allOr(std::optional<ArrayRef<int64_t>> values, int64_t value) {
-  return !values || llvm::all_of(*values, [&](int64_t v) { return v == value; });
+  return !values ||
+         llvm::all_of(*values, [&](int64_t v) { return v == value; });
 }
 
 struct RemoveIdentityPooling : StrataPattern {
   using StrataPattern::StrataPattern;
 
-  template <typename PoolOp>
-  static bool isIdentityWindow(PoolOp pool) {
+  template <typename PoolOp> static bool isIdentityWindow(PoolOp pool) {
     return llvm::all_of(pool.getKernelShape(),
                         [](int64_t k) { return k == 1; }) &&
            allOr(pool.getStrides(), 1) && allOr(pool.getPads(), 0) &&
@@ -149,7 +148,8 @@ struct RemoveIdentityPooling : StrataPattern {
                  llvm::all_of(type.getShape().drop_front(2),
                               [](int64_t d) { return d == 1; });
     }
-    if (!identity || root->getOperand(0).getType() != root->getResult(0).getType())
+    if (!identity ||
+        root->getOperand(0).getType() != root->getResult(0).getType())
       return failure();
     return OpList{root};
   }
@@ -166,10 +166,16 @@ struct RemoveIdentityPooling : StrataPattern {
 std::vector<PatternDescriptor> getConversionPatterns() {
   std::vector<PatternDescriptor> patterns;
   patterns.push_back(describePattern<FlattenGemmToConv>(
-      {"FlattenGemmToConv", PatternPhase::Conversion, 2, {},
+      {"FlattenGemmToConv",
+       PatternPhase::Conversion,
+       2,
+       {},
        "Flatten + Gemm -> Conv over the spatial extent + Flatten"}));
   patterns.push_back(describePattern<RemoveIdentityPooling>(
-      {"RemoveIdentityPooling", PatternPhase::Conversion, 1, {},
+      {"RemoveIdentityPooling",
+       PatternPhase::Conversion,
+       1,
+       {},
        "drops pooling with 1x1 windows, unit strides and no padding"}));
   appendAttentionConversions(patterns);
   return patterns;

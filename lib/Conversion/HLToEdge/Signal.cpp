@@ -93,7 +93,6 @@ struct WindowLowering : public OpConversionPattern<WindowOp> {
   }
 };
 
-
 struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -175,7 +174,7 @@ struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
     auto matrixType =
         RankedTensorType::get({samples * components, frequencies * 2}, f32);
     Value dft = rewriter.create<edge::ConstantOp>(
-        loc, edge::makeF32Constant(matrixType, matrix, "dft_matrix"));
+        loc, edge::makeF32Constant(matrixType, matrix));
     Value y = rewriter.create<edge::MatMulOp>(
         loc, RankedTensorType::get({rows, frequencies * 2}, f32), x, dft);
 

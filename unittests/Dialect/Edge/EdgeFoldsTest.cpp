@@ -95,6 +95,32 @@ TEST_F(EdgeFoldsTest, ScaleFoldedIntoLargeWeight) {
         << "element " << i;
 }
 
+TEST_F(EdgeFoldsTest, FoldingAgainSharesStorage) {
+  // Calibration and mixed precision compile one model dozens of times in
+  // one context; each compile folds the same BatchNorm scales into the same
+  // weights. The second fold must return the first one's attribute, not a
+  // second copy of its data (a resource blob per fold grew wide_resnet50_2's
+  // mixed-precision search past 24 GiB).
+  auto f32 = builder.getF32Type();
+  std::vector<float> scale(64), weight(64 * 64 * 3 * 3);
+  for (size_t o = 0; o < scale.size(); ++o)
+    scale[o] = 0.5f + static_cast<float>(o);
+  for (size_t i = 0; i < weight.size(); ++i)
+    weight[i] = static_cast<float>(i % 7) - 3.0f;
+  auto scaleType = RankedTensorType::get({64, 1, 1, 1}, f32);
+  auto weightType = RankedTensorType::get({64, 64, 3, 3}, f32);
+  SmallVector<OpFoldResult> first =
+      foldMul(scaleType, scale, weightType, weight, {64, 64, 3, 3});
+  SmallVector<OpFoldResult> second =
+      foldMul(scaleType, scale, weightType, weight, {64, 64, 3, 3});
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(second.size(), 1u);
+  auto a = dyn_cast_if_present<Attribute>(first.front());
+  auto b = dyn_cast_if_present<Attribute>(second.front());
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a, b);
+}
+
 TEST_F(EdgeFoldsTest, GrowingBroadcastStaysAnOp) {
   // [2048, 1] times [1, 1024]: 2 Mi elements from 3,072 stored ones.
   auto f32 = builder.getF32Type();
