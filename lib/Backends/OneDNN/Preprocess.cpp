@@ -90,6 +90,11 @@ private:
   /// GELU, SiLU or hardswish chain that alone reads `result`, else `op`
   /// when it is a relu or clip; `result` becomes the fused result.
   bool fuseActivation(Operation *op, fbs::OpT &target, Value &result);
+  /// Fuses into `target` (the last op written) the per-tensor quantization
+  /// that alone reads `result`: a linear post-op by 1/scale, and the op
+  /// writes s8, rounded and saturated as the reorder it replaces would.
+  /// `result` becomes the quantized value.
+  void fuseQuantize(fbs::OpT &target, Value &result);
 
   func::FuncOp func;
   llvm::DenseMap<Value, uint32_t> tensors;
@@ -260,6 +265,26 @@ bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
   return true;
 }
 
+void GraphWriter::fuseQuantize(fbs::OpT &target, Value &result) {
+  auto quantize = dyn_cast_or_null<edge::QuantizeLinearOp>(soleUser(result));
+  if (!quantize || !isSigned8(quantize.getType()).value_or(false))
+    return;
+  std::optional<std::vector<float>> scale =
+      getFloatConstant(quantize.getScale());
+  if (!scale || scale->size() != 1 || !(scale->front() > 0))
+    return;
+  auto post = std::make_unique<fbs::PostOpT>();
+  post->eltwise = fbs::EltwiseKind::Linear;
+  post->alpha = 1.0f / scale->front();
+  target.post_ops.push_back(std::move(post));
+  fused.insert(quantize);
+  std::string name = getNodeName(quantize->getLoc());
+  if (!name.empty() && !llvm::is_contained(target.node_names, name))
+    target.node_names.push_back(name);
+  debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
+  result = quantize.getResult();
+}
+
 static std::vector<int64_t> vec(ArrayRef<int64_t> values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
@@ -294,9 +319,8 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
       return op->emitError("the oneDNN delegate needs a constant scale");
     fbs::OpT &out = addOp(fbs::OpKind::Reorder, chain);
     out.inputs = {*x};
-    out.output_scales = {isa<edge::QuantizeLinearOp>(op)
-                             ? 1.0f / scale->front()
-                             : scale->front()};
+    out.output_scales = {isa<edge::QuantizeLinearOp>(op) ? 1.0f / scale->front()
+                                                         : scale->front()};
     out.outputs = {newTensor(result)};
     return success();
   }
@@ -450,6 +474,7 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
         fbs::OpT &out = addOp(fbs::OpKind::ScaleShift, chain);
         out.inputs = {*a, *b, *s};
         fuseActivation(next, out, result);
+        fuseQuantize(out, result);
         out.outputs = {newTensor(result)};
         return success();
       }
@@ -458,6 +483,7 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     out.inputs = {*a, *b};
     out.binary = *binary;
     fuseActivation(next, out, result);
+    fuseQuantize(out, result);
     out.outputs = {newTensor(result)};
     return success();
   }
@@ -564,12 +590,11 @@ static float postOpUnit(Value outScale, StringAttr activation) {
 /// post-op, and an activation function as an eltwise post-op on real
 /// values followed by a linear one into the result's units.
 LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
-                                            Value inScale, Value wScale,
-                                            Value bias, Value outScale,
-                                            int64_t channels,
-                                            FloatAttr clipMin,
-                                            FloatAttr clipMax,
-                                            StringAttr activation) {
+                                           Value inScale, Value wScale,
+                                           Value bias, Value outScale,
+                                           int64_t channels, FloatAttr clipMin,
+                                           FloatAttr clipMax,
+                                           StringAttr activation) {
   std::optional<std::vector<float>> in = getFloatConstant(inScale);
   std::optional<std::vector<float>> w = getFloatConstant(wScale);
   std::optional<std::vector<float>> b = getFloatConstant(bias);
@@ -623,10 +648,9 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
 }
 
 LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
-  FailureOr<uint32_t> x = tensor(conv.getInput()),
-                      w = tensor(conv.getWeight());
-  FailureOr<uint32_t> r = conv.getResidual() ? tensor(conv.getResidual())
-                                             : FailureOr<uint32_t>(0u);
+  FailureOr<uint32_t> x = tensor(conv.getInput()), w = tensor(conv.getWeight());
+  FailureOr<uint32_t> r =
+      conv.getResidual() ? tensor(conv.getResidual()) : FailureOr<uint32_t>(0u);
   if (failed(x) || failed(w) || failed(r))
     return failure();
   int64_t channels =

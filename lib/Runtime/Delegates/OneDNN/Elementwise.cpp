@@ -67,8 +67,12 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
     return ap.takeError();
   Desc aDesc = elementwiseLayout(ap->desc, isOutput(dst), dstDims);
   Desc bDesc = bDims == dstDims ? aDesc : plainDesc(bDims);
+  // The result in a's layout, of the result's type: s8 when a quantization
+  // was fused as the last post-op.
+  dnnl::memory::data_type dstType = typeOf(dst);
   auto make = [&] {
-    dnnl::binary::desc d(binaryAlgorithm(op.binary()), aDesc, bDesc, aDesc);
+    dnnl::binary::desc d(binaryAlgorithm(op.binary()), aDesc, bDesc,
+                         withType(aDesc, dstType));
     return dnnl::binary::primitive_desc(d, *attr, out.engine_);
   };
   dnnl::binary::primitive_desc pd = orElse(make, [&] {
@@ -80,7 +84,7 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
   // broadcasts its JIT kernels do not know: the own kernel takes those.
   std::optional<BroadcastBinary> own;
   if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0 &&
-      bDims != dstDims) {
+      bDims != dstDims && dstType == dnnl::memory::data_type::f32) {
     own = ownBinary(op, aDesc, bDims);
     if (!own && !isPlain(aDesc)) {
       aDesc = plainDesc(dstDims);
@@ -153,7 +157,8 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
   Desc xDesc = elementwiseLayout(xp->desc, isOutput(dst), dstDims);
   Desc sDesc = plainDesc(sDims);
   auto make = [&] {
-    dnnl::binary::desc d(dnnl::algorithm::binary_mul, xDesc, sDesc, xDesc);
+    dnnl::binary::desc d(dnnl::algorithm::binary_mul, xDesc, sDesc,
+                         withType(xDesc, typeOf(dst)));
     return dnnl::binary::primitive_desc(d, attr, out.engine_);
   };
   dnnl::binary::primitive_desc pd = orElse(make, [&] {

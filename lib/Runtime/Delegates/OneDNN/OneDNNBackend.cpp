@@ -173,6 +173,14 @@ std::string describeGraph(ByteSpan processed) {
         s += ", weights " +
              packedLayout(*graph.tensors()->Get(op.inputs()->Get(1)));
     }
+    // An 8-bit result (a quantized op, or a quantization fused as a
+    // post-op).
+    if (op.outputs() && op.outputs()->size() &&
+        op.outputs()->Get(0) < tensorCount) {
+      fbs::DataType type = graph.tensors()->Get(op.outputs()->Get(0))->dtype();
+      if (type != fbs::DataType::F32)
+        s += std::string(" -> ") + (type == fbs::DataType::S8 ? "s8" : "u8");
+    }
     if (op.node_names() && op.node_names()->size()) {
       s += "  [";
       for (size_t j = 0; j < op.node_names()->size(); ++j)
