@@ -66,17 +66,19 @@ llvm::json::Value QuantizationReport::toJSON() const {
     const MixedPrecision &m = *mixedPrecision;
     llvm::json::Array kept;
     for (const MixedPrecision::Kept &k : m.keptFloat)
-      kept.push_back(llvm::json::Object{{"tensor", k.tensor},
-                                        {"role", k.role},
-                                        {"consumers", k.consumers},
-                                        {"alone_output_sqnr_db",
-                                         db(k.aloneSqnrDB)},
-                                        {"noise_share", k.noiseShare},
-                                        {"float_work", k.floatWork},
-                                        {"work_share", k.workShare}});
+      kept.push_back(
+          llvm::json::Object{{"tensor", k.tensor},
+                             {"role", k.role},
+                             {"consumers", k.consumers},
+                             {"alone_output_sqnr_db", db(k.aloneSqnrDB)},
+                             {"noise_share", k.noiseShare},
+                             {"float_work", k.floatWork},
+                             {"work_share", k.workShare}});
     llvm::json::Object o{{"tensors", m.tensors},
                          {"all_int8_sqnr_db", db(m.allInt8SqnrDB)},
                          {"sqnr_db", db(m.achievedSqnrDB)},
+                         {"all_int8_sqnr_p10_db", db(m.allInt8LowDecileSqnrDB)},
+                         {"sqnr_p10_db", db(m.achievedLowDecileSqnrDB)},
                          {"kept_float", std::move(kept)},
                          {"programs", m.programs},
                          {"judged_on", m.judgedOn},
@@ -107,8 +109,8 @@ llvm::json::Value QuantizationReport::toJSON() const {
 
 void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
   if (smoothAlpha) {
-    os << "SmoothQuant (alpha " << llvm::format("%g", *smoothAlpha) << "): " << smoothed.size()
-       << " sites\n";
+    os << "SmoothQuant (alpha " << llvm::format("%g", *smoothAlpha)
+       << "): " << smoothed.size() << " sites\n";
     for (const quant::SmoothedSite &site : smoothed)
       os << llvm::format("  s in [%.3g, %.3g]  ", site.minFactor,
                          site.maxFactor)
@@ -139,8 +141,10 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
        << " samples): " << m.keptFloat.size() << " of " << m.tensors
        << " tensors in float; output SQNR on the "
        << (m.sqnrOn == "eval" ? "held-out" : "calibration") << " samples "
-       << llvm::format("%.2f dB (all int8 %.2f dB)", m.achievedSqnrDB,
-                       m.allInt8SqnrDB);
+       << llvm::format("%.2f dB, 10th percentile sample %.2f dB (all "
+                       "int8 %.2f dB, %.2f dB)",
+                       m.achievedSqnrDB, m.achievedLowDecileSqnrDB,
+                       m.allInt8SqnrDB, m.allInt8LowDecileSqnrDB);
     if (m.targetAccuracyDrop)
       os << llvm::format(", accuracy %.2f%% (float %.2f%%, all int8 %.2f%%)",
                          100 * m.achievedAccuracy, 100 * m.floatAccuracy,
@@ -266,15 +270,15 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
         }
       std::string label = "calibrating (pass " + std::to_string(pass + 1) +
                           "/" + std::to_string(passes) + ")";
-      if (failed((*run)->pass(label, [&](size_t k, const float *data,
-                                         size_t n) {
-            if (sqnrPass)
-              sqnr[k].add(data, n, params[k]);
-            else if (pass == 0)
-              observers[k].observeRange(data, n);
-            else if (k < calibrated)
-              observers[k].observeHistogram(data, n);
-          })))
+      if (failed(
+              (*run)->pass(label, [&](size_t k, const float *data, size_t n) {
+                if (sqnrPass)
+                  sqnr[k].add(data, n, params[k]);
+                else if (pass == 0)
+                  observers[k].observeRange(data, n);
+                else if (k < calibrated)
+                  observers[k].observeHistogram(data, n);
+              })))
         return failure();
     }
     for (size_t k = 0; k < sites.size(); ++k) {
@@ -293,8 +297,9 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
       report.tensors.push_back(std::move(t));
     }
   }
-  std::stable_sort(report.tensors.begin(), report.tensors.end(),
-                   [](const auto &a, const auto &b) { return a.sqnrDB < b.sqnrDB; });
+  std::stable_sort(
+      report.tensors.begin(), report.tensors.end(),
+      [](const auto &a, const auto &b) { return a.sqnrDB < b.sqnrDB; });
   return report;
 }
 

@@ -107,8 +107,7 @@ public:
     }
     // The SQNR target is judged on the held-out data when given; the
     // ranking of an accuracy target alone uses the calibration samples.
-    judge->sqnrData =
-        options.targetSqnrDB ? judge->eval : judge->calibration;
+    judge->sqnrData = options.targetSqnrDB ? judge->eval : judge->calibration;
     FailureOr<std::unique_ptr<OutputSQNR>> sqnr =
         OutputSQNR::create(module, "mixed precision", judge->sqnrData, base);
     if (failed(sqnr))
@@ -136,17 +135,16 @@ public:
 
   int64_t programs() const { return runs; }
 
-  FailureOr<double> sqnr(ArrayRef<Value> pairs) {
+  FailureOr<OutputSQNR::Figures> sqnr(ArrayRef<Value> pairs) {
     ++runs;
-    return output->measure(pairs);
+    return output->measureSamples(pairs);
   }
 
   /// Top-1 accuracy (a fraction) of output 0 on the labelled data.
   FailureOr<double> accuracy(ArrayRef<Value> pairs) {
     ++runs;
-    FailureOr<std::unique_ptr<ObservationRun>> run =
-        ObservationRun::create(module, output->outputs().front(), eval, base,
-                               pairs);
+    FailureOr<std::unique_ptr<ObservationRun>> run = ObservationRun::create(
+        module, output->outputs().front(), eval, base, pairs);
     if (failed(run))
       return failure();
     int64_t samples = (*run)->samples();
@@ -223,17 +221,24 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
   // Whether the program keeping every tensor but `floats` meets the target,
   // and its figures.
   struct Figures {
-    double sqnr = 0, accuracy = 0;
+    double sqnr = 0, lowDecileSqnr = 0, accuracy = 0;
   };
   auto measure = [&](const llvm::DenseSet<size_t> &floats)
       -> FailureOr<std::pair<bool, Figures>> {
     SmallVector<Value> pairs = pairsWithout(floats);
     Figures f;
-    FailureOr<double> sqnr = judge.sqnr(pairs);
+    FailureOr<OutputSQNR::Figures> sqnr = judge.sqnr(pairs);
     if (failed(sqnr))
       return failure();
-    f.sqnr = *sqnr;
-    bool meets = !options.targetSqnrDB || f.sqnr >= *options.targetSqnrDB;
+    f.sqnr = sqnr->pooledDB;
+    f.lowDecileSqnr = sqnr->lowDecileDB;
+    // The pooled figure and nine samples in ten meet the target: one
+    // sample's SQNR is what a user sees on one input, and the pooled noise
+    // alone lets quiet samples fall short (a held-out image landed 0.3-0.8
+    // dB under a target the pooled calibration figure met).
+    bool meets =
+        !options.targetSqnrDB || (f.sqnr >= *options.targetSqnrDB &&
+                                  f.lowDecileSqnr >= *options.targetSqnrDB);
     if (byAccuracy) {
       FailureOr<double> accuracy = judge.accuracy(pairs);
       if (failed(accuracy))
@@ -259,6 +264,7 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
   if (failed(whole))
     return failure();
   result.allInt8SqnrDB = whole->second.sqnr;
+  result.allInt8LowDecileSqnrDB = whole->second.lowDecileSqnr;
   result.allInt8Accuracy = whole->second.accuracy;
   std::pair<bool, Figures> current = *whole;
 
@@ -269,11 +275,11 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
     std::vector<int64_t> cost(tensors.size());
     double total = 0;
     for (size_t i = 0; i < tensors.size(); ++i) {
-      FailureOr<double> db = judge.sqnr(tensors[i].pairs());
+      FailureOr<OutputSQNR::Figures> db = judge.sqnr(tensors[i].pairs());
       if (failed(db))
         return failure();
-      alone[i] = *db;
-      noise[i] = std::isfinite(*db) ? std::pow(10.0, -*db / 10) : 0.0;
+      alone[i] = db->pooledDB;
+      noise[i] = std::isfinite(alone[i]) ? std::pow(10.0, -alone[i] / 10) : 0.0;
       cost[i] = floatCostOf(tensors[i]);
       total += noise[i];
     }
@@ -287,12 +293,13 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
     size_t next = 0;
     if (options.targetSqnrDB) {
       double allowed = std::pow(10.0, -*options.targetSqnrDB / 10);
-      double measured = std::pow(10.0, -result.allInt8SqnrDB / 10);
+      double measured = std::pow(
+          10.0,
+          -std::min(result.allInt8SqnrDB, result.allInt8LowDecileSqnrDB) / 10);
       // Scale the model to the measured whole: noises do not add exactly.
       double scale = total > 0 ? measured / total : 1.0;
       double left = measured;
-      while (next < order.size() && left > allowed &&
-             noise[order[next]] > 0) {
+      while (next < order.size() && left > allowed && noise[order[next]] > 0) {
         left -= scale * noise[order[next]];
         floats.insert(order[next++]);
       }
@@ -345,6 +352,7 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
         keepInFloat(tensors[i]);
   }
   result.achievedSqnrDB = current.second.sqnr;
+  result.achievedLowDecileSqnrDB = current.second.lowDecileSqnr;
   result.achievedAccuracy = current.second.accuracy;
   if (options.targetSqnrDB)
     result.targetSqnrDB = *options.targetSqnrDB;

@@ -8,6 +8,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace strata {
@@ -51,31 +53,53 @@ OutputSQNR::create(ModuleOp module, StringRef what,
   int64_t samples = (*reference)->samples();
   result->expected.resize(samples);
   for (int64_t s = 0; s < samples; ++s)
-    if (failed((*reference)->sample(s, [&](size_t, const float *data,
-                                           size_t n) {
-          result->expected[s].emplace_back(data, data + n);
-        })))
+    if (failed(
+            (*reference)->sample(s, [&](size_t, const float *data, size_t n) {
+              result->expected[s].emplace_back(data, data + n);
+            })))
       return failure();
   return result;
 }
 
 FailureOr<double> OutputSQNR::measure(ArrayRef<Value> keepPairs) {
+  FailureOr<Figures> figures = measureSamples(keepPairs);
+  if (failed(figures))
+    return failure();
+  return figures->pooledDB;
+}
+
+FailureOr<OutputSQNR::Figures>
+OutputSQNR::measureSamples(ArrayRef<Value> keepPairs) {
   FailureOr<std::unique_ptr<ObservationRun>> run =
       ObservationRun::create(module, outputs_, options, base, keepPairs);
   if (failed(run))
     return failure();
-  quant::SQNRAccumulator sqnr;
-  for (int64_t s = 0; s < samples(); ++s)
+  quant::SQNRAccumulator pooled;
+  std::vector<double> perSample;
+  for (int64_t s = 0; s < samples(); ++s) {
+    quant::SQNRAccumulator sample;
     if (failed((*run)->sample(s, [&](size_t k, const float *data, size_t n) {
           const std::vector<float> &ref = expected[s][k];
           for (size_t i = 0; i < n && i < ref.size(); ++i) {
             double d = static_cast<double>(data[i]) - ref[i];
-            sqnr.signal += static_cast<double>(ref[i]) * ref[i];
-            sqnr.noise += d * d;
+            sample.signal += static_cast<double>(ref[i]) * ref[i];
+            sample.noise += d * d;
           }
         })))
       return failure();
-  return sqnr.decibels();
+    pooled.signal += sample.signal;
+    pooled.noise += sample.noise;
+    perSample.push_back(sample.decibels());
+  }
+  Figures figures;
+  figures.pooledDB = pooled.decibels();
+  if (!perSample.empty()) {
+    size_t rank = (perSample.size() + 9) / 10; // ceil(n / 10), 1-based
+    std::nth_element(perSample.begin(), perSample.begin() + rank - 1,
+                     perSample.end());
+    figures.lowDecileDB = perSample[rank - 1];
+  }
+  return figures;
 }
 
 } // namespace strata

@@ -1,4 +1,5 @@
-//===- OutputSQNR.h - a program's outputs against the float model -*- C++ -*-===//
+//===- OutputSQNR.h - a program's outputs against the float model -*- C++
+//-*-===//
 //
 // The sensitivity analysis and automatic mixed precision both ask how far
 // a program that keeps some quantized tensors' QDQ pairs lands from the
@@ -38,6 +39,16 @@ public:
   /// 10 log10(sum y^2 / sum (y - y_q)^2) over every output and sample of
   /// the program keeping the pairs started by `keepPairs`.
   mlir::FailureOr<double> measure(llvm::ArrayRef<mlir::Value> keepPairs);
+
+  /// The pooled figure of `measure`, and the 10th percentile of the
+  /// samples' own figures (each over every output of one sample; nearest
+  /// rank, so the worst sample's when there are fewer than 10): the SQNR
+  /// that nine samples in ten reach.
+  struct Figures {
+    double pooledDB = 0, lowDecileDB = 0;
+  };
+  mlir::FailureOr<Figures>
+  measureSamples(llvm::ArrayRef<mlir::Value> keepPairs);
 
   llvm::ArrayRef<mlir::Value> outputs() const { return outputs_; }
   int64_t samples() const { return static_cast<int64_t>(expected.size()); }

@@ -114,7 +114,10 @@ struct QuantizationReport {
   struct MixedPrecision {
     std::optional<double> targetSqnrDB, targetAccuracyDrop;
     int64_t tensors = 0;
+    /// Pooled over the samples, and the 10th percentile of the samples'
+    /// own figures (an SQNR target holds on both).
     double allInt8SqnrDB = 0, achievedSqnrDB = 0;
+    double allInt8LowDecileSqnrDB = 0, achievedLowDecileSqnrDB = 0;
     /// With labelled data (fractions).
     double floatAccuracy = 0, allInt8Accuracy = 0, achievedAccuracy = 0;
     struct Kept {
@@ -178,9 +181,9 @@ chooseMixedPrecision(mlir::ModuleOp module, const CalibrationOptions &options,
 /// Calibrates every `strata.observe` QDQ pair in `module` (hl, after
 /// strata-insert-qdq). `base` supplies the lowering options of the
 /// calibration program (its patterns and delegate are not used).
-mlir::FailureOr<QuantizationReport>
-calibrate(mlir::ModuleOp module, const CalibrationOptions &options,
-          const CompileOptions &base);
+mlir::FailureOr<QuantizationReport> calibrate(mlir::ModuleOp module,
+                                              const CalibrationOptions &options,
+                                              const CompileOptions &base);
 
 } // namespace strata
 

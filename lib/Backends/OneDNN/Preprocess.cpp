@@ -95,6 +95,12 @@ private:
   /// writes s8, rounded and saturated as the reorder it replaces would.
   /// `result` becomes the quantized value.
   void fuseQuantize(fbs::OpT &target, Value &result);
+  /// Dequantize -> global average pool -> quantize (squeeze-excite's
+  /// pooling in an int8 network) as one int8 pooling: the mean of the s8
+  /// values times inScale / outScale, rounded to s8. Fails, writing
+  /// nothing, where `dq` does not start that chain.
+  LogicalResult writeInt8GlobalAveragePool(edge::DequantizeLinearOp dq,
+                                           uint32_t x, float inScale);
 
   func::FuncOp func;
   llvm::DenseMap<Value, uint32_t> tensors;
@@ -285,6 +291,36 @@ void GraphWriter::fuseQuantize(fbs::OpT &target, Value &result) {
   result = quantize.getResult();
 }
 
+LogicalResult
+GraphWriter::writeInt8GlobalAveragePool(edge::DequantizeLinearOp dq, uint32_t x,
+                                        float inScale) {
+  auto reduce = dyn_cast_or_null<edge::ReduceMeanOp>(soleUser(dq.getResult()));
+  if (!reduce || !reduce.getKeepDims() ||
+      reduce.getAxes() != ArrayRef<int64_t>{2, 3} ||
+      cast<RankedTensorType>(reduce.getType()).getRank() != 4)
+    return failure();
+  auto quantize =
+      dyn_cast_or_null<edge::QuantizeLinearOp>(soleUser(reduce.getResult()));
+  if (!quantize || !isSigned8(quantize.getType()).value_or(false))
+    return failure();
+  std::optional<std::vector<float>> outScale =
+      getFloatConstant(quantize.getScale());
+  if (!outScale || outScale->size() != 1 || !(outScale->front() > 0))
+    return failure();
+  fbs::OpT &out =
+      addOp(fbs::OpKind::ReduceMean, {dq, reduce, quantize.getOperation()});
+  out.inputs = {x};
+  out.axes = {2, 3};
+  auto post = std::make_unique<fbs::PostOpT>();
+  post->eltwise = fbs::EltwiseKind::Linear;
+  post->alpha = inScale / outScale->front();
+  out.post_ops.push_back(std::move(post));
+  out.outputs = {newTensor(quantize.getResult())};
+  fused.insert(reduce);
+  fused.insert(quantize);
+  return success();
+}
+
 static std::vector<int64_t> vec(ArrayRef<int64_t> values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
@@ -317,6 +353,9 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
         getFloatConstant(op->getOperand(1));
     if (failed(x) || !scale || scale->size() != 1)
       return op->emitError("the oneDNN delegate needs a constant scale");
+    if (auto dq = dyn_cast<edge::DequantizeLinearOp>(op))
+      if (succeeded(writeInt8GlobalAveragePool(dq, *x, scale->front())))
+        return success();
     fbs::OpT &out = addOp(fbs::OpKind::Reorder, chain);
     out.inputs = {*x};
     out.output_scales = {isa<edge::QuantizeLinearOp>(op) ? 1.0f / scale->front()

@@ -64,26 +64,32 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
   Result<Placement> in = placement(src);
   if (!in.ok())
     return in.takeError();
+  // Post-ops: an int8 mean's rescale into its result's scale.
+  int sumInput = -1;
+  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
+  if (!attr.ok())
+    return attr.takeError();
+  if (sumInput >= 0)
+    return fail("a mean takes no sum post-op");
   if (srcDims.size() == 4 && kept[0] == srcDims[0] && kept[1] == srcDims[1] &&
       kept[2] == 1 && kept[3] == 1) {
     // Global average pooling: the pooling kernels read blocked layouts
-    // (and are only fast writing the layout they read).
-    Desc dstDesc(kept, memory::data_type::f32, memory::format_tag::any);
+    // (and are only fast writing the layout they read). s8 to s8 when
+    // int8: the kernels sum in s32 and scale in f32.
+    Desc dstDesc(kept, typeOf(dst), memory::format_tag::any);
     dnnl::pooling_v2_forward::desc d(
         dnnl::prop_kind::forward_inference,
         dnnl::algorithm::pooling_avg_exclude_padding, in->desc, dstDesc, {1, 1},
         {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
-    dnnl::pooling_v2_forward::primitive_desc pd(d, userScratchpadAttr(),
-                                                out.engine_);
+    dnnl::pooling_v2_forward::primitive_desc pd(d, *attr, out.engine_);
     addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(in->desc, in->buffer),
                  dst, pd.dst_desc());
     return Error::success();
   }
   auto make = [&](const Desc &s) {
-    dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s, plainDesc(kept),
-                            0.f, 0.f);
-    return dnnl::reduction::primitive_desc(d, userScratchpadAttr(),
-                                           out.engine_);
+    dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s,
+                            plainDesc(kept, typeOf(dst)), 0.f, 0.f);
+    return dnnl::reduction::primitive_desc(d, *attr, out.engine_);
   };
   dnnl::reduction::primitive_desc pd = orElse(
       [&] { return make(in->desc); }, [&] { return make(plainDesc(srcDims)); });
@@ -92,7 +98,7 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
     return from.takeError();
   // Written row-major with kept dims, then seen with the result's dims.
   addUnaryStep(dnnl::reduction(pd), pd, addMem(from->desc, from->buffer), dst,
-               plainDesc(kept));
+               plainDesc(kept, typeOf(dst)));
   return Error::success();
 }
 
