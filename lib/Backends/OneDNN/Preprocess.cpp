@@ -522,7 +522,19 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     out.inputs = {*a, *b};
     out.binary = *binary;
     fuseActivation(next, out, result);
-    fuseQuantize(out, result);
+    // A quantization only where oneDNN's own kernels take the broadcast
+    // (equal shapes, or one value per channel): elsewhere the delegate's
+    // f32 broadcasting kernel runs the op, and the reorder after it.
+    auto bType = cast<RankedTensorType>(op->getOperand(swap ? 0 : 1).getType());
+    auto rType = cast<RankedTensorType>(op->getResult(0).getType());
+    bool perChannel =
+        bType.getRank() == rType.getRank() && rType.getRank() >= 2 &&
+        llvm::all_of(llvm::enumerate(bType.getShape()), [&](auto dim) {
+          return dim.value() == 1 ||
+                 (dim.index() == 1 && dim.value() == rType.getDimSize(1));
+        });
+    if (bType.getShape() == rType.getShape() || perChannel)
+      fuseQuantize(out, result);
     out.outputs = {newTensor(result)};
     return success();
   }
