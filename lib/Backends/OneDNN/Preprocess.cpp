@@ -102,9 +102,18 @@ private:
   LogicalResult writeInt8GlobalAveragePool(edge::DequantizeLinearOp dq,
                                            uint32_t x, float inScale);
 
+  /// Finds the s8 values that oneDNN may read as u8 (`unsignedValues`).
+  void findUnsignedValues();
+
   func::FuncOp func;
   llvm::DenseMap<Value, uint32_t> tensors;
   llvm::DenseSet<Operation *> fused;
+  /// s8 values known non-negative (a quantized conv or matmul clamped at
+  /// zero writes them, or a max pooling of one) whose every reader takes
+  /// u8: their bytes are the same in u8, and oneDNN 2.6 has faster int8
+  /// kernels for u8 sources (brgconv and brdgmm_dw instead of jit_int8; no
+  /// s8 compensation).
+  llvm::DenseSet<Value> unsignedValues;
 };
 
 uint32_t GraphWriter::newTensor(Value value) {
@@ -112,7 +121,8 @@ uint32_t GraphWriter::newTensor(Value value) {
   for (int64_t d : cast<RankedTensorType>(value.getType()).getShape())
     t->dims.push_back(d);
   if (std::optional<bool> isSigned = isSigned8(value.getType()))
-    t->dtype = *isSigned ? fbs::DataType::S8 : fbs::DataType::U8;
+    t->dtype = *isSigned && !unsignedValues.contains(value) ? fbs::DataType::S8
+                                                            : fbs::DataType::U8;
   graph.tensors.push_back(std::move(t));
   uint32_t index = graph.tensors.size() - 1;
   tensors[value] = index;
@@ -668,14 +678,18 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
     lo = clipMin.getValueAsDouble();
   if (clipMax)
     hi = clipMax.getValueAsDouble();
+  // An s8 result written as u8 saturates where s8 would: at 127.
+  bool asUnsigned = unsignedValues.contains(op->getResult(0));
   if (lo || hi) {
     auto post = std::make_unique<fbs::PostOpT>();
-    if (lo == 0.0f && !hi) {
+    if (lo == 0.0f && !hi && !asUnsigned) {
       post->eltwise = fbs::EltwiseKind::Relu;
     } else {
       post->eltwise = fbs::EltwiseKind::Clip;
       post->alpha = lo ? *lo / y : -std::numeric_limits<float>::max();
       post->beta = hi ? *hi / y : std::numeric_limits<float>::max();
+      if (asUnsigned)
+        post->beta = std::min(post->beta, 127.0f);
     }
     out.post_ops.push_back(std::move(post));
   }
@@ -749,7 +763,64 @@ GraphWriter::writeQuantizedMatMul(edge::QuantizedMatMulOp matmul) {
   return success();
 }
 
+void GraphWriter::findUnsignedValues() {
+  Block &body = func.getBody().front();
+  // Non-negative s8 values: clamped at zero by the op writing them (no
+  // activation function, no residual: a sum post-op accumulates into the
+  // residual's bytes, which are signed), or max-pooled from one.
+  auto clampedAtZero = [](Operation *op) {
+    auto check = [](FloatAttr clipMin, StringAttr activation, bool residual) {
+      return clipMin && clipMin.getValueAsDouble() >= 0.0 && !activation &&
+             !residual;
+    };
+    if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
+      return check(conv.getClipMinAttr(), conv.getActivationAttr(),
+                   static_cast<bool>(conv.getResidual()));
+    if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op))
+      return check(matmul.getClipMinAttr(), matmul.getActivationAttr(), false);
+    return false;
+  };
+  for (Operation &op : body) {
+    if (op.getNumResults() != 1 ||
+        !isSigned8(op.getResult(0).getType()).value_or(false))
+      continue;
+    if (clampedAtZero(&op) || (isa<edge::MaxPool2DOp>(op) &&
+                               unsignedValues.contains(op.getOperand(0))))
+      unsignedValues.insert(op.getResult(0));
+  }
+  // Every reader must take u8 for the same bytes: a quantized conv's input,
+  // a quantized matmul's lhs, a dequantizing reorder, a max pooling whose
+  // result is u8 too. Drop the others until nothing changes.
+  auto readerTakesU8 = [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(user))
+      return use.get() == conv.getInput() && use.get() != conv.getResidual();
+    if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(user))
+      return use.get() == matmul.getLhs() && use.get() != matmul.getRhs();
+    if (auto dq = dyn_cast<edge::DequantizeLinearOp>(user))
+      // Not where it starts an int8 global average pooling (s8 -> s8).
+      return !isa_and_nonnull<edge::ReduceMeanOp>(soleUser(dq.getResult()));
+    if (isa<edge::MaxPool2DOp>(user))
+      return unsignedValues.contains(user->getResult(0));
+    return false;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Value v : llvm::to_vector(unsignedValues)) {
+      bool keep = llvm::all_of(v.getUses(), readerTakesU8);
+      // A max pooling reads and writes one type.
+      if (auto pool = v.getDefiningOp<edge::MaxPool2DOp>())
+        keep = keep && unsignedValues.contains(pool->getOperand(0));
+      if (!keep) {
+        unsignedValues.erase(v);
+        changed = true;
+      }
+    }
+  }
+}
+
 LogicalResult GraphWriter::write() {
+  findUnsignedValues();
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments())
     graph.inputs.push_back(newTensor(arg));
