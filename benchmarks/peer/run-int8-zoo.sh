@@ -26,15 +26,18 @@
 #     times it in the same rounds.
 # Writes docs/int8-zoo.md: per model the two latencies, their ratio, the
 # SQNR and whether ORT ran the export; the geometric mean of the ratios;
-# with --target-sqnr, a second table: per model the tensors kept float and
-# their share of the quantized work, the SQNR reached on the calibration
-# samples and on test_data_set_0, and the latency against fp32.
+# with --target-sqnr, docs/int8-zoo-mixed.md instead, with a second table:
+# per model the tensors kept float and their share of the quantized work,
+# the SQNR reached on the calibration samples and on test_data_set_0, and
+# the latency against fp32 (its search compiles hundreds of programs for
+# the larger models: about an hour in all, against five minutes without).
 #
 #   --runs N      timed runs per program over all rounds (30)
 #   --rounds R    alternations (3)
 #   --samples S   random calibration samples (8)
 #   --target-sqnr DB  also the mixed-precision program for DB
-#   --out FILE    the page (docs/int8-zoo.md)
+#   --out FILE    the page (docs/int8-zoo.md; docs/int8-zoo-mixed.md with
+#                 --target-sqnr)
 #
 # Not part of any test suite: it measures, it does not check.
 #===----------------------------------------------------------------------===//
@@ -48,7 +51,7 @@ runs=30
 rounds=3
 samples=8
 target=
-out=$root/docs/int8-zoo.md
+out=
 models=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -62,6 +65,10 @@ while [ $# -gt 0 ]; do
     *) models+=("$1"); shift ;;
   esac
 done
+if [ -z "$out" ]; then
+  if [ -n "$target" ]; then out=$root/docs/int8-zoo-mixed.md
+  else out=$root/docs/int8-zoo.md; fi
+fi
 if [ ${#models[@]} -eq 0 ]; then
   mapfile -t models < <(cd "$root/models" && /usr/bin/python3 zoo.py --list |
     grep -v -x -E 'vit_b_16|swin_t|bert_encoder|gpt_decoder')
