@@ -39,7 +39,14 @@
 #   --out FILE    the page (docs/int8-zoo.md; docs/int8-zoo-mixed.md with
 #                 --target-sqnr)
 #
-# Not part of any test suite: it measures, it does not check.
+#   --check       fail (exit 1) unless every model compiled, its int8
+#                 program ran faster than its fp32 one and its QDQ export
+#                 ran in ONNX Runtime, the geometric mean of int8 / fp32 is
+#                 at most 0.45, and, with --target-sqnr, every model's
+#                 mixed-precision program compiled and reached the target
+#                 on the samples it was judged on
+#
+# Not part of any test suite: a measurement, with --check its verdict.
 #===----------------------------------------------------------------------===//
 set -euo pipefail
 
@@ -52,6 +59,7 @@ rounds=3
 samples=8
 target=
 out=
+check=
 models=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -60,6 +68,7 @@ while [ $# -gt 0 ]; do
     --samples) samples=$2; shift 2 ;;
     --target-sqnr) target=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --check) check=1; shift ;;
     -h|--help) sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-int8-zoo.sh: unknown option $1" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
@@ -227,3 +236,32 @@ mkdir -p "$(dirname "$out")"
   fi
 } >"$out"
 echo "wrote $out"
+
+if [ -n "$check" ]; then
+  failures=0
+  fail() { echo "run-int8-zoo.sh: FAIL $*" >&2; failures=$((failures + 1)); }
+  timed=$(wc -l <"$work/ratios.tsv" 2>/dev/null || echo 0)
+  [ "$timed" -eq "${#models[@]}" ] ||
+    fail "$timed of ${#models[@]} models compiled and timed"
+  while IFS=$'\t' read -r model ratio; do
+    awk -v r="$ratio" 'BEGIN { exit !(r < 1) }' ||
+      fail "$model int8 is not faster than fp32 (${ratio}x)"
+  done <"$work/ratios.tsv"
+  for row in "${rows[@]}"; do
+    case $row in *"| runs |") ;; *) fail "QDQ export: $row" ;; esac
+  done
+  mean=$(awk -F'\t' '$2 > 0 { s += log($2); n++ } END { if (n) printf "%.4f", exp(s / n) }' "$work/ratios.tsv")
+  awk -v g="${mean:-9}" 'BEGIN { exit !(g <= 0.45) }' ||
+    fail "geometric mean of int8 / fp32 ${mean:-?} > 0.45"
+  if [ -n "$target" ]; then
+    reached=$(wc -l <"$work/mixed.tsv" 2>/dev/null || echo 0)
+    [ "$reached" -eq "${#models[@]}" ] ||
+      fail "$reached of ${#models[@]} mixed-precision programs compiled"
+    while IFS=$'\t' read -r model db held; do
+      awk -v d="$db" -v t="$target" 'BEGIN { exit !(d + 0 >= t) }' ||
+        fail "$model mixed precision reached $db dB < $target dB"
+    done <"$work/mixed.tsv"
+  fi
+  [ "$failures" -eq 0 ] || exit 1
+  echo "run-int8-zoo.sh: PASS ${#models[@]} models, int8 / fp32 geometric mean ${mean}x"
+fi
