@@ -95,6 +95,9 @@ private:
   /// writes s8, rounded and saturated as the reorder it replaces would.
   /// `result` becomes the quantized value.
   void fuseQuantize(fbs::OpT &target, Value &result);
+  /// Marks `ops` fused into `target` (the last op written): their node
+  /// names join its names and its debug handle.
+  void fuseInto(fbs::OpT &target, ArrayRef<Operation *> ops);
   /// Dequantize -> global average pool -> quantize (squeeze-excite's
   /// pooling in an int8 network) as one int8 pooling: the mean of the s8
   /// values times inScale / outScale, rounded to s8. Fails, writing
@@ -254,13 +257,7 @@ bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
     post->eltwise = eltwiseKindOf(chain->kind);
     post->alpha = eltwiseAlphaOf(chain->kind);
     target.post_ops.push_back(std::move(post));
-    for (Operation *o : chain->ops) {
-      fused.insert(o);
-      std::string name = getNodeName(o->getLoc());
-      if (!name.empty() && !llvm::is_contained(target.node_names, name))
-        target.node_names.push_back(name);
-    }
-    debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
+    fuseInto(target, chain->ops);
     result = chain->output;
     return true;
   }
@@ -272,32 +269,49 @@ bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
   post->alpha = e.alpha;
   post->beta = e.beta;
   target.post_ops.push_back(std::move(post));
-  fused.insert(op);
+  fuseInto(target, op);
   result = op->getResult(0);
-  std::string name = getNodeName(op->getLoc());
-  if (!name.empty() && !llvm::is_contained(target.node_names, name))
-    target.node_names.push_back(name);
-  debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
   return true;
+}
+
+void GraphWriter::fuseInto(fbs::OpT &target, ArrayRef<Operation *> ops) {
+  for (Operation *o : ops) {
+    fused.insert(o);
+    std::string name = getNodeName(o->getLoc());
+    if (!name.empty() && !llvm::is_contained(target.node_names, name))
+      target.node_names.push_back(name);
+  }
+  debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
+}
+
+/// An eltwise post-op computing alpha * x.
+static std::unique_ptr<fbs::PostOpT> linearPostOp(float alpha) {
+  auto post = std::make_unique<fbs::PostOpT>();
+  post->eltwise = fbs::EltwiseKind::Linear;
+  post->alpha = alpha;
+  post->beta = 0.0f;
+  return post;
+}
+
+/// The scale of a per-tensor quantization into s8 with a constant,
+/// positive scale; std::nullopt for any other.
+static std::optional<float> s8QuantizeScale(edge::QuantizeLinearOp quantize) {
+  if (!quantize || !isSigned8(quantize.getType()).value_or(false))
+    return std::nullopt;
+  std::optional<std::vector<float>> scale =
+      getFloatConstant(quantize.getScale());
+  if (!scale || scale->size() != 1 || !(scale->front() > 0))
+    return std::nullopt;
+  return scale->front();
 }
 
 void GraphWriter::fuseQuantize(fbs::OpT &target, Value &result) {
   auto quantize = dyn_cast_or_null<edge::QuantizeLinearOp>(soleUser(result));
-  if (!quantize || !isSigned8(quantize.getType()).value_or(false))
+  std::optional<float> scale = s8QuantizeScale(quantize);
+  if (!scale)
     return;
-  std::optional<std::vector<float>> scale =
-      getFloatConstant(quantize.getScale());
-  if (!scale || scale->size() != 1 || !(scale->front() > 0))
-    return;
-  auto post = std::make_unique<fbs::PostOpT>();
-  post->eltwise = fbs::EltwiseKind::Linear;
-  post->alpha = 1.0f / scale->front();
-  target.post_ops.push_back(std::move(post));
-  fused.insert(quantize);
-  std::string name = getNodeName(quantize->getLoc());
-  if (!name.empty() && !llvm::is_contained(target.node_names, name))
-    target.node_names.push_back(name);
-  debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
+  target.post_ops.push_back(linearPostOp(1.0f / *scale));
+  fuseInto(target, quantize.getOperation());
   result = quantize.getResult();
 }
 
@@ -311,23 +325,16 @@ GraphWriter::writeInt8GlobalAveragePool(edge::DequantizeLinearOp dq, uint32_t x,
     return failure();
   auto quantize =
       dyn_cast_or_null<edge::QuantizeLinearOp>(soleUser(reduce.getResult()));
-  if (!quantize || !isSigned8(quantize.getType()).value_or(false))
+  std::optional<float> outScale = s8QuantizeScale(quantize);
+  if (!outScale)
     return failure();
-  std::optional<std::vector<float>> outScale =
-      getFloatConstant(quantize.getScale());
-  if (!outScale || outScale->size() != 1 || !(outScale->front() > 0))
-    return failure();
+  // addOp marks the three fused.
   fbs::OpT &out =
       addOp(fbs::OpKind::ReduceMean, {dq, reduce, quantize.getOperation()});
   out.inputs = {x};
   out.axes = {2, 3};
-  auto post = std::make_unique<fbs::PostOpT>();
-  post->eltwise = fbs::EltwiseKind::Linear;
-  post->alpha = inScale / outScale->front();
-  out.post_ops.push_back(std::move(post));
+  out.post_ops.push_back(linearPostOp(inScale / *outScale));
   out.outputs = {newTensor(quantize.getResult())};
-  fused.insert(reduce);
-  fused.insert(quantize);
   return success();
 }
 
@@ -701,13 +708,8 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
     function->eltwise = eltwiseKindOf(kind);
     function->alpha = eltwiseAlphaOf(kind);
     out.post_ops.push_back(std::move(function));
-    if (float z = resultScale(outScale); z != 1.0f) {
-      auto toResult = std::make_unique<fbs::PostOpT>();
-      toResult->eltwise = fbs::EltwiseKind::Linear;
-      toResult->alpha = 1.0f / z;
-      toResult->beta = 0.0f;
-      out.post_ops.push_back(std::move(toResult));
-    }
+    if (float z = resultScale(outScale); z != 1.0f)
+      out.post_ops.push_back(linearPostOp(1.0f / z));
   }
   return success();
 }
