@@ -272,8 +272,7 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
       int index = 0;
       do {
         std::string name = candidate.impl_info_str();
-        if (name.rfind("ref", 0) != 0 &&
-            name.find(":ref") == std::string::npos) {
+        if (!isReference(name)) {
           double conv = timeOf(candidate);
           double t =
               withReorders(conv, candidate.src_desc(), candidate.dst_desc());
@@ -351,14 +350,37 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   // descriptor they were made from and read it again on next_impl(): the
   // op descriptors live here, as long as every primitive descriptor.
   std::deque<dnnl::convolution_forward::desc> descs;
+  // Read as placed, the result goes where oneDNN puts it; when oneDNN has
+  // only its reference kernel for a channels-last input with the result's
+  // layout left open (grouped convolutions in 2.6), the result is
+  // channels-last too, which its JIT kernels take.
+  Desc channelsLastDst(dstDims, typeOf(dst), tag::acdb);
+  bool placedChannelsLast =
+      placed && placed == Desc(srcDims, placed.data_type(), tag::acdb);
   MakeConv make = [&](bool winograd, bool srcAsPlaced, int impl) {
-    const dnnl::convolution_forward::desc &d = descs.emplace_back(
-        dnnl::prop_kind::forward_inference,
-        winograd ? dnnl::algorithm::convolution_winograd
-                 : dnnl::algorithm::convolution_direct,
-        srcAsPlaced && placed ? placed : srcAny, wAny, biasDesc, dstAny,
-        window.strides, window.dilations, window.padsBegin, window.padsEnd);
-    dnnl::convolution_forward::primitive_desc pd(d, *attr, out.engine_);
+    auto build = [&](const Desc &dstDesc) {
+      const dnnl::convolution_forward::desc &d = descs.emplace_back(
+          dnnl::prop_kind::forward_inference,
+          winograd ? dnnl::algorithm::convolution_winograd
+                   : dnnl::algorithm::convolution_direct,
+          srcAsPlaced && placed ? placed : srcAny, wAny, biasDesc, dstDesc,
+          window.strides, window.dilations, window.padsBegin,
+          window.padsEnd);
+      return dnnl::convolution_forward::primitive_desc(d, *attr, out.engine_);
+    };
+    bool openDst = dstAny.data.format_kind == dnnl_format_kind_any;
+    if (srcAsPlaced && placedChannelsLast && openDst && !winograd) {
+      std::optional<dnnl::convolution_forward::primitive_desc> open;
+      try {
+        open = build(dstAny);
+      } catch (const dnnl::error &) {
+      }
+      if (!open || isReference(open->impl_info_str()))
+        open = build(channelsLastDst);
+      seekImpl(*open, impl);
+      return *open;
+    }
+    dnnl::convolution_forward::primitive_desc pd = build(dstAny);
     seekImpl(pd, impl);
     return pd;
   };
@@ -369,9 +391,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   if (isOutput(dst) && sumInput < 0) {
     bool onlyReference = true;
     try {
-      onlyReference =
-          std::string(make(false, false, 0).impl_info_str()).rfind("ref", 0) ==
-          0;
+      onlyReference = isReference(make(false, false, 0).impl_info_str());
     } catch (const dnnl::error &) {
     }
     if (onlyReference)

@@ -32,22 +32,38 @@ Error GraphBuilder::buildTranspose(const fbs::Op &op) {
   size_t rank = srcDims.size();
   if (!op.axes() || op.axes()->size() != rank || dstDims.size() != rank)
     return fail("transpose permutation does not match the rank");
-  Dims srcStrides(rank, 1);
-  for (int i = static_cast<int>(rank) - 2; i >= 0; --i)
-    srcStrides[i] = srcStrides[i + 1] * srcDims[i + 1];
-  Dims viewStrides(rank);
-  std::vector<bool> seen(rank, false);
+  // oneDNN's permutation sends source axis i to result axis moved[i]; the
+  // op's sends source axis axes[i] to result axis i.
+  std::vector<int> moved(rank, -1);
   for (size_t i = 0; i < rank; ++i) {
     int64_t p = op.axes()->Get(i);
-    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p] ||
+    if (p < 0 || p >= static_cast<int64_t>(rank) || moved[p] >= 0 ||
         dstDims[i] != srcDims[p])
       return fail("bad transpose permutation");
-    seen[p] = true;
-    viewStrides[i] = srcStrides[p];
+    moved[p] = static_cast<int>(i);
   }
-  return copyView(src, plainDesc(srcDims, typeOf(src)),
-                  Desc(dstDims, typeOf(src), viewStrides), dst,
-                  plainDesc(dstDims, typeOf(dst)));
+  Result<Placement> in = placement(src);
+  if (!in.ok())
+    return in.takeError();
+  // The source's bytes seen with the axes permuted. Where that is a layout
+  // the delegate's ops take as they are (row-major, or channels-last as a
+  // convolution leaves it: ConvNeXt's NCHW <-> NHWC permutes), the
+  // transpose is that view and moves nothing; else one reorder from the
+  // view writes the result row-major.
+  Desc view = in->desc.permute_axes(moved, /*allow_empty=*/true);
+  if (view.is_zero())
+    return copyView(src, plainOf(src), plainOf(src).permute_axes(moved), dst,
+                    plainOf(dst));
+  Desc plain = plainOf(dst);
+  Desc channelsLast =
+      rank == 4 ? Desc(dstDims, typeOf(dst), memory::format_tag::acdb) : plain;
+  if (view == plain || view == channelsLast) {
+    defineView(dst, Placement{view, in->buffer});
+    return Error::success();
+  }
+  Placement o = define(dst, plain);
+  addReorder(view, in->buffer, o.desc, o.buffer);
+  return Error::success();
 }
 
 Error GraphBuilder::buildSlice(const fbs::Op &op) {

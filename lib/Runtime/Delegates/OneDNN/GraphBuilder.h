@@ -47,6 +47,11 @@ Desc plainDesc(const Dims &dims,
 std::string layoutName(const Desc &desc);
 /// Whether `desc` is row-major.
 bool isPlain(const Desc &desc);
+/// Whether oneDNN implementation `name` is one of its reference kernels
+/// ("ref:any", "gemm:ref", ...), the slow fallbacks.
+inline bool isReference(const std::string &name) {
+  return name.rfind("ref", 0) == 0 || name.find(":ref") != std::string::npos;
+}
 /// The oneDNN element type of a blob element type.
 dnnl::memory::data_type dataTypeOf(fbs::DataType type);
 /// `desc`'s layout with another element type.
