@@ -51,7 +51,8 @@ if os.path.isdir(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
 if "STRATA_ORT_DIR" in os.environ:
     config.environment["STRATA_ORT_DIR"] = os.environ["STRATA_ORT_DIR"]
 
-tools = ["strata-opt", "strata-translate", "strata-run", "strata-dump",
+tools = ["strata-opt", "strata-translate", "strata-run", "strata-run-xnnpack",
+         "strata-dump",
          "strata-compile", "strata-eval", "strata-onnx-conformance",
          "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.strata_tools_dir,

@@ -1,6 +1,11 @@
-//===- Builtin.cpp - the built-in backends: portable, tensorrt, onednn ----===//
+//===- Builtin.cpp - the built-in backends --------------------------------===//
+//
+// portable, tensorrt, onednn and xnnpack.
+//
+//===----------------------------------------------------------------------===//
 #include "OneDNN/OneDNNBackend.h"
 #include "TensorRT/TensorRTPatterns.h"
+#include "XNNPACK/XNNPACKBackend.h"
 #include "strata/Backends/Backend.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -69,11 +74,25 @@ Backend makeOneDNNBackend() {
       "tensorrt's QDQ placement"));
 }
 
+Backend makeXNNPACKBackend() {
+  BackendHooks hooks;
+  hooks.supportsOp = xnnpack::supportsOp;
+  hooks.preprocess = xnnpack::preprocess;
+  hooks.runtimeDelegate = "xnnpack";
+  return checked(Backend::create(
+      "xnnpack", {}, {}, {}, {}, std::move(hooks),
+      "CPU delegate on XNNPACK (x86 and ARM): convolutions (grouped, "
+      "depthwise), fully connected, pooling, broadcasting element-wise ops "
+      "and softmax, NHWC inside, with fused clamps; weights packed by "
+      "XNNPACK at init"));
+}
+
 std::vector<Backend> getBuiltinBackends() {
   std::vector<Backend> backends;
   backends.push_back(makePortableBackend());
   backends.push_back(makeTensorRTBackend());
   backends.push_back(makeOneDNNBackend());
+  backends.push_back(makeXNNPACKBackend());
   return backends;
 }
 

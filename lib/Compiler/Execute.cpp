@@ -2,7 +2,7 @@
 #include "strata/Compiler/Execute.h"
 
 #include "strata/Runtime/DataLoader.h"
-#include "strata/Runtime/Delegates/OneDNN.h"
+#include "strata/Runtime/Delegates/Linked.h"
 #include "strata/Runtime/Kernel.h"
 #include "strata/Runtime/Program.h"
 
@@ -20,7 +20,7 @@ namespace {
 const BackendRegistry &compilerDelegates() {
   static const BackendRegistry delegates = [] {
     BackendRegistry registry;
-    (void)onednn::registerBackend(registry);
+    (void)registerLinkedDelegates(registry);
     return registry;
   }();
   return delegates;

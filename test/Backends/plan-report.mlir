@@ -64,7 +64,7 @@
 // EDITED-REPORT-NEXT: "reason": "switched off in the plan"
 
 // UNKNOWN: error: plan '{{.*}}unknown-node-plan.json': the model has no match of pattern 'ConvBNReLU' at node 'nosuch'
-// BACKEND: error: unknown backend 'nosuch' (known: portable, tensorrt, onednn)
+// BACKEND: error: unknown backend 'nosuch' (known: portable, tensorrt, onednn, xnnpack)
 
 func.func @stem(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %c: tensor<4xf32>) -> tensor<1x4x3x3xf32> {
   %0 = hl.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> loc("conv0")

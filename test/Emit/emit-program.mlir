@@ -39,7 +39,7 @@
 // CHECK: "name": "init"
 // CHECK-NEXT: "arena_sizes": []
 
-// BACKEND: strata-run: not_found: {{.*}}: method 'forward': delegate 'npu_0' needs backend 'npu9000', which is not registered (registered: onednn)
+// BACKEND: strata-run: not_found: {{.*}}: method 'forward': delegate 'npu_0' needs backend 'npu9000', which is not registered (registered: onednn, xnnpack)
 // INIT: method 'init': 0 inputs, 0 outputs, 0 instructions
 // INIT-NOT: output 0
 

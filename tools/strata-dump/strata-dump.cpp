@@ -7,7 +7,7 @@
 #include "Dump.h"
 
 #include "strata/Runtime/DataLoader.h"
-#include "strata/Runtime/Delegates/OneDNN.h"
+#include "strata/Runtime/Delegates/Linked.h"
 
 #include <cstdio>
 #include <cstring>
@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   }
   // The delegates this tool knows describe their blobs op by op.
   BackendRegistry backends;
-  if (Error e = onednn::registerBackend(backends); !e.ok()) {
+  if (Error e = registerLinkedDelegates(backends); !e.ok()) {
     std::fprintf(stderr, "strata-dump: %s\n", e.toString().c_str());
     return 1;
   }

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Runtime/DataLoader.h"
-#include "strata/Runtime/Delegates/OneDNN.h"
+#include "strata/Runtime/Delegates/Linked.h"
 #include "strata/Runtime/Kernel.h"
 #include "strata/Runtime/Program.h"
 #include "strata/Runtime/TensorIO.h"
@@ -48,9 +48,9 @@ int main(int argc, char **argv) {
   if (!program.ok())
     return fail(program.error().toString());
   // The delegates this runtime links (a program compiled with
-  // --backend onednn needs its delegate).
+  // --backend onednn or xnnpack needs its delegate).
   BackendRegistry delegates;
-  if (Error e = onednn::registerBackend(delegates); !e.ok())
+  if (Error e = registerLinkedDelegates(delegates); !e.ok())
     return fail(e.toString());
   auto method = program->loadMethod(program->methodName(0),
                                     &portableKernelRegistry(), &delegates);

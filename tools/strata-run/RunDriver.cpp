@@ -4,7 +4,7 @@
 #include "strata/Runtime/TensorCompare.h"
 
 #include "strata/Runtime/DataLoader.h"
-#include "strata/Runtime/Delegates/OneDNN.h"
+#include "strata/Runtime/Delegates/Linked.h"
 #include "strata/Runtime/HalfFloat.h"
 #include "strata/Runtime/Program.h"
 #include "strata/Runtime/TensorIO.h"
@@ -359,7 +359,7 @@ printStepSummary(const std::vector<std::vector<DelegateOpProfile>> &steps,
 /// The delegates this runtime links, configured from the options.
 static Result<BackendRegistry> makeDelegates(const RunOptions &options) {
   BackendRegistry registry;
-  STRATA_RETURN_IF_ERROR(onednn::registerBackend(registry));
+  STRATA_RETURN_IF_ERROR(registerLinkedDelegates(registry));
   for (const std::string &name : registry.names()) {
     BackendConfig &config = registry.lookup(name)->config();
     if (options.threads > 0 && config.get("threads"))

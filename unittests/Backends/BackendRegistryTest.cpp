@@ -30,8 +30,9 @@ std::string errorOf(llvm::Error error) {
 
 TEST(BackendRegistry, UnknownNameErrorListsKnownNames) {
   BackendRegistry registry(getBuiltinBackends, "");
-  EXPECT_EQ(errorOf(registry.set("nosuch")),
-            "unknown backend 'nosuch' (known: portable, tensorrt, onednn)");
+  EXPECT_EQ(
+      errorOf(registry.set("nosuch")),
+      "unknown backend 'nosuch' (known: portable, tensorrt, onednn, xnnpack)");
 }
 
 TEST(BackendRegistry, GetFailsWhenNoneInstalled) {
@@ -47,8 +48,9 @@ TEST(BackendRegistry, GetFailsWhenSeveralAndNoneSet) {
   ASSERT_FALSE(backend);
   EXPECT_THAT(
       errorOf(backend.takeError()),
-      HasSubstr("3 backends are installed (portable, tensorrt, onednn) and "
-                "none was selected"));
+      HasSubstr(
+          "4 backends are installed (portable, tensorrt, onednn, xnnpack) and "
+          "none was selected"));
 }
 
 TEST(BackendRegistry, GetAutoSelectsTheOnlyBackend) {

@@ -171,8 +171,8 @@ private:
   int discoveries = 0;
 };
 
-/// The process-wide registry: the built-in `portable`, `tensorrt` and
-/// `onednn` backends plus plugins from $STRATA_BACKEND_PATH.
+/// The process-wide registry: the built-in `portable`, `tensorrt`,
+/// `onednn` and `xnnpack` backends plus plugins from $STRATA_BACKEND_PATH.
 BackendRegistry &getBackendRegistry();
 llvm::Error setBackend(llvm::StringRef name);
 llvm::Expected<const Backend &> getBackend();
@@ -183,6 +183,7 @@ void resetBackends();
 Backend makePortableBackend();
 Backend makeTensorRTBackend();
 Backend makeOneDNNBackend();
+Backend makeXNNPACKBackend();
 std::vector<Backend> getBuiltinBackends();
 
 } // namespace strata

@@ -2,6 +2,7 @@
 #ifndef STRATA_LIB_BACKENDS_ONEDNN_ONEDNNBACKEND_H
 #define STRATA_LIB_BACKENDS_ONEDNN_ONEDNNBACKEND_H
 
+#include "Common/OpQueries.h"
 #include "Edge/IR/EdgeActivationChains.h"
 #include "strata/Backends/Backend.h"
 #include "strata/Runtime/Delegates/OneDNN.h"
@@ -33,21 +34,13 @@ writeTuningRecords(llvm::StringRef path,
 /// Whether an 8-bit tensor type is signed (oneDNN s8) or not (u8);
 /// nullopt for other types.
 std::optional<bool> isSigned8(mlir::Type type);
-/// The values of an f32 constant operand.
-std::optional<std::vector<float>> getFloatConstant(mlir::Value value);
-/// The value of a splat f32 constant operand.
-std::optional<float> getScalarConstant(mlir::Value value);
-/// True when a commutative binary op's right operand has the result shape
-/// and its left one does not (the delegate swaps them).
-bool binaryOperandsSwap(mlir::Operation *op);
-/// A 2-d max/avg pooling as oneDNN takes it: the model's geometry with the
-/// end padding for which oneDNN's output size formula gives the result's
-/// (more than the model's in ceil mode).
-struct PoolGeometry {
-  std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;
-};
-/// The geometry of `op`, or std::nullopt when oneDNN cannot express it.
-std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
+/// Constant operands, binary operand order and pooling windows
+/// (Common/OpQueries.h), shared with the other delegate backends.
+using backends::binaryOperandsSwap;
+using backends::getFloatConstant;
+using backends::getPoolGeometry;
+using backends::getScalarConstant;
+using backends::PoolGeometry;
 
 /// GELU, SiLU and hardswish spelled out in edge ops (EdgeActivationChains.h).
 using edge::ActivationChain;

@@ -28,73 +28,6 @@ static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-std::optional<std::vector<float>> getFloatConstant(Value value) {
-  auto constant = value.getDefiningOp<edge::ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  return edge::readF32Constant(constant.getValue());
-}
-
-std::optional<float> getScalarConstant(Value value) {
-  std::optional<std::vector<float>> values = getFloatConstant(value);
-  if (!values || values->empty())
-    return std::nullopt;
-  for (float v : *values)
-    if (v != values->front())
-      return std::nullopt;
-  return values->front();
-}
-
-bool binaryOperandsSwap(Operation *op) {
-  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-  ArrayRef<int64_t> result = shapeOf(op->getResult(0));
-  return shapeOf(lhs) != result && shapeOf(rhs) == result &&
-         op->hasTrait<OpTrait::IsCommutative>();
-}
-
-/// End padding for which oneDNN's output size formula gives `out`: the
-/// model's own when it does, more in ceil mode; -1 when none does.
-static int64_t poolPadEnd(int64_t in, int64_t out, int64_t kernel,
-                          int64_t stride, int64_t dilation, int64_t padBegin,
-                          int64_t padEnd) {
-  int64_t extent = (kernel - 1) * dilation + 1;
-  int64_t needed = (out - 1) * stride + extent - in - padBegin;
-  int64_t end = std::max(padEnd, needed);
-  if (stride < 1 || (in + padBegin + end - extent) / stride + 1 != out)
-    return -1;
-  return end;
-}
-
-std::optional<PoolGeometry> getPoolGeometry(Operation *op) {
-  auto attr = [&](StringRef name) {
-    return op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
-  };
-  ArrayRef<int64_t> pads = attr("pads"), kernel = attr("kernel"),
-                    strides = attr("strides"), dil = attr("dilations");
-  ArrayRef<int64_t> in = shapeOf(op->getOperand(0)),
-                    out = shapeOf(op->getResult(0));
-  if (in.size() != 4 || out.size() != 4 || pads.size() != 4 ||
-      kernel.size() != 2 || strides.size() != 2 || dil.size() != 2)
-    return std::nullopt;
-  PoolGeometry g{{kernel.begin(), kernel.end()},
-                 {strides.begin(), strides.end()},
-                 {dil.begin(), dil.end()},
-                 {pads[0], pads[1]},
-                 {}};
-  for (int i = 0; i < 2; ++i) {
-    int64_t end = poolPadEnd(in[2 + i], out[2 + i], kernel[i], strides[i],
-                             dil[i], pads[i], pads[2 + i]);
-    if (end < 0)
-      return std::nullopt;
-    // Extra (ceil-mode) padding changes an average that counts padding.
-    if (auto avg = dyn_cast<edge::AvgPool2DOp>(op))
-      if (avg.getCountIncludePad() && end != pads[2 + i])
-        return std::nullopt;
-    g.padsEnd.push_back(end);
-  }
-  return g;
-}
-
 /// The 8-bit storage of a tensor as oneDNN sees it: s8 for i8, u8 for ui8
 /// (plain or `!quant.uniform`); nullopt otherwise.
 std::optional<bool> isSigned8(Type type) {
@@ -164,8 +97,7 @@ static bool supportsQuantizedOp(Operation *op) {
     bool residualOk =
         !conv.getResidual() ||
         (!getElementTypeOrSelf(conv.getType()).isF32() &&
-         isSigned8(conv.getResidual().getType()) ==
-             isSigned8(conv.getType()) &&
+         isSigned8(conv.getResidual().getType()) == isSigned8(conv.getType()) &&
          isSymmetricPerTensor(conv.getResidualScale(),
                               conv.getResidualZeroPoint()));
     return residualOk &&
@@ -177,13 +109,12 @@ static bool supportsQuantizedOp(Operation *op) {
   }
   if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op))
     return shapeOf(matmul.getLhs()).size() >= 2 &&
-           supportsInt8Linear(matmul.getLhs(), matmul.getLhsScale(),
-                              matmul.getLhsZeroPoint(), matmul.getRhs(),
-                              matmul.getRhsScale(), matmul.getRhsZeroPoint(),
-                              matmul.getBias(), matmul.getResult(),
-                              matmul.getOutputScale(),
-                              matmul.getOutputZeroPoint(),
-                              /*anyWeight=*/true);
+           supportsInt8Linear(
+               matmul.getLhs(), matmul.getLhsScale(), matmul.getLhsZeroPoint(),
+               matmul.getRhs(), matmul.getRhsScale(), matmul.getRhsZeroPoint(),
+               matmul.getBias(), matmul.getResult(), matmul.getOutputScale(),
+               matmul.getOutputZeroPoint(),
+               /*anyWeight=*/true);
   if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
     return isF32Tensor(q.getInput().getType()) && isSigned8(q.getType()) &&
            isSymmetricPerTensor(q.getScale(), q.getZeroPoint());

@@ -1,0 +1,82 @@
+//===- OpQueries.cpp - questions delegate backends ask of edge ops --------===//
+#include "OpQueries.h"
+
+#include "Edge/IR/EdgeConstants.h"
+#include "Edge/IR/EdgeOps.h"
+
+using namespace mlir;
+
+namespace strata::backends {
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+std::optional<std::vector<float>> getFloatConstant(Value value) {
+  auto constant = value.getDefiningOp<edge::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  return edge::readF32Constant(constant.getValue());
+}
+
+std::optional<float> getScalarConstant(Value value) {
+  std::optional<std::vector<float>> values = getFloatConstant(value);
+  if (!values || values->empty())
+    return std::nullopt;
+  for (float v : *values)
+    if (v != values->front())
+      return std::nullopt;
+  return values->front();
+}
+
+bool binaryOperandsSwap(Operation *op) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  ArrayRef<int64_t> result = shapeOf(op->getResult(0));
+  return shapeOf(lhs) != result && shapeOf(rhs) == result &&
+         op->hasTrait<OpTrait::IsCommutative>();
+}
+
+/// End padding for which oneDNN's output size formula gives `out`: the
+/// model's own when it does, more in ceil mode; -1 when none does.
+static int64_t poolPadEnd(int64_t in, int64_t out, int64_t kernel,
+                          int64_t stride, int64_t dilation, int64_t padBegin,
+                          int64_t padEnd) {
+  int64_t extent = (kernel - 1) * dilation + 1;
+  int64_t needed = (out - 1) * stride + extent - in - padBegin;
+  int64_t end = std::max(padEnd, needed);
+  if (stride < 1 || (in + padBegin + end - extent) / stride + 1 != out)
+    return -1;
+  return end;
+}
+
+std::optional<PoolGeometry> getPoolGeometry(Operation *op) {
+  auto attr = [&](StringRef name) {
+    return op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
+  };
+  ArrayRef<int64_t> pads = attr("pads"), kernel = attr("kernel"),
+                    strides = attr("strides"), dil = attr("dilations");
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0)),
+                    out = shapeOf(op->getResult(0));
+  if (in.size() != 4 || out.size() != 4 || pads.size() != 4 ||
+      kernel.size() != 2 || strides.size() != 2 || dil.size() != 2)
+    return std::nullopt;
+  PoolGeometry g{{kernel.begin(), kernel.end()},
+                 {strides.begin(), strides.end()},
+                 {dil.begin(), dil.end()},
+                 {pads[0], pads[1]},
+                 {}};
+  for (int i = 0; i < 2; ++i) {
+    int64_t end = poolPadEnd(in[2 + i], out[2 + i], kernel[i], strides[i],
+                             dil[i], pads[i], pads[2 + i]);
+    if (end < 0)
+      return std::nullopt;
+    // Extra (ceil-mode) padding changes an average that counts padding.
+    if (auto avg = dyn_cast<edge::AvgPool2DOp>(op))
+      if (avg.getCountIncludePad() && end != pads[2 + i])
+        return std::nullopt;
+    g.padsEnd.push_back(end);
+  }
+  return g;
+}
+
+} // namespace strata::backends

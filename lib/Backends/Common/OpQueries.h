@@ -1,0 +1,40 @@
+//===- OpQueries.h - questions delegate backends ask of edge ops -*- C++
+//-*-===//
+//
+// Shared by the delegate backends' claim predicates and graph writers:
+// constant operands, the operand order of a commutative binary op, and a
+// pooling window with ceil mode turned into extra end padding.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_LIB_BACKENDS_COMMON_OPQUERIES_H
+#define STRATA_LIB_BACKENDS_COMMON_OPQUERIES_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+#include <vector>
+
+namespace strata::backends {
+
+/// The f32 values of an edge.constant operand.
+std::optional<std::vector<float>> getFloatConstant(mlir::Value value);
+/// The value of an f32 constant whose elements are all equal.
+std::optional<float> getScalarConstant(mlir::Value value);
+/// Whether a binary op's operands must swap so that the first has the
+/// result's shape (a commutative op whose broadcast operand comes first).
+bool binaryOperandsSwap(mlir::Operation *op);
+
+/// A pooling window, ceil mode expressed as extra end padding.
+struct PoolGeometry {
+  std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;
+};
+/// The window of an edge.max_pool2d or edge.avg_pool2d: pads begin
+/// (top, left) and end (bottom, right), the end grown where ceil mode
+/// needs it; nullopt where no padding gives the op's output size, or where
+/// extra padding would change an average that counts padding.
+std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
+
+} // namespace strata::backends
+
+#endif // STRATA_LIB_BACKENDS_COMMON_OPQUERIES_H

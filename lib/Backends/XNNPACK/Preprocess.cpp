@@ -1,0 +1,474 @@
+//===- Preprocess.cpp - an outlined partition as an XNNPACK blob ----------===//
+//
+// Writes the partition as the delegate's subgraph (xnnpack_graph.fbs): one
+// tensor per value, constants as named data in XNNPACK's layouts, one node
+// per edge op except where a chain fuses:
+//
+//   conv2d / matmul / pooling / add, sub, mul, div -> relu or clip
+//                                         the node's output clamp
+//   matmul -> add(constant [.., N])       fully connected with bias
+//   x * relu6(x + 3) / 6 (hardswish)      hardswish
+//
+// A link fuses only when the intermediate value has that single use.
+// Every 4-d value is NHWC (dims and constants permuted), 4-d inputs and
+// outputs are marked for the delegate's transposes; filters go OIHW ->
+// OHWI (depthwise: 1HWO), fully connected weights [K, N] -> [N, K]. Then
+// XNNPACK itself creates the runtime once (runtime::xnnpack::checkGraph),
+// so that what it refuses fails here, naming the node.
+//
+//===----------------------------------------------------------------------===//
+#include "XNNPACKBackend.h"
+
+#include "Common/OpQueries.h"
+#include "Edge/IR/EdgeActivationChains.h"
+#include "Edge/IR/EdgeConstants.h"
+#include "Edge/IR/EdgeOps.h"
+#include "strata/Runtime/Delegates/Schema/xnnpack_graph_generated.h"
+#include "strata/Runtime/Delegates/XNNPACK.h"
+#include "strata/Support/Locations.h"
+
+#include <cstring>
+#include <limits>
+
+using namespace mlir;
+namespace fbs = strata::xnnpack::fb;
+
+namespace strata::xnnpack {
+namespace {
+
+/// Serves the constants to the compile-time check.
+class ConstantMap final : public runtime::NamedDataMap {
+public:
+  std::map<std::string, std::vector<uint8_t>> bytes;
+  runtime::Result<runtime::ByteSpan>
+  get(const std::string &key) const override {
+    auto it = bytes.find(key);
+    if (it == bytes.end())
+      return runtime::Error(runtime::ErrorCode::NotFound,
+                            "no constant '" + key + "'");
+    return runtime::ByteSpan{it->second.data(), it->second.size()};
+  }
+};
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// The dims XNNPACK sees: NCHW -> NHWC for 4-d values.
+std::vector<int64_t> xnnDims(ArrayRef<int64_t> shape) {
+  if (shape.size() != 4)
+    return {shape.begin(), shape.end()};
+  return {shape[0], shape[2], shape[3], shape[1]};
+}
+
+/// `values` of NCHW `shape` in NHWC order (others as they are).
+std::vector<float> toXnnOrder(std::vector<float> values,
+                              ArrayRef<int64_t> shape) {
+  if (shape.size() != 4)
+    return values;
+  int64_t n = shape[0], c = shape[1], hw = shape[2] * shape[3];
+  std::vector<float> out(values.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t k = 0; k < c; ++k)
+      for (int64_t p = 0; p < hw; ++p)
+        out[(b * hw + p) * c + k] = values[(b * c + k) * hw + p];
+  return out;
+}
+
+class GraphWriter {
+public:
+  GraphWriter(func::FuncOp func) : func(func) {}
+  LogicalResult write();
+
+  fbs::GraphT graph;
+  ConstantMap constants;
+  std::map<std::string, std::vector<std::string>> debugHandles;
+
+private:
+  /// The tensor of a value written by a node (or a partition input).
+  uint32_t defineTensor(Value value);
+  /// The tensor of a value already written, or of a constant (stored in
+  /// XNNPACK's order on first use).
+  FailureOr<uint32_t> tensor(Value value);
+  /// A new constant tensor of XNNPACK `dims` holding `values`.
+  uint32_t constantTensor(ArrayRef<int64_t> dims, ArrayRef<float> values);
+  fbs::NodeT &addNode(fbs::NodeKind kind, ArrayRef<Operation *> from);
+  /// Fuses the relu or clip that alone reads `result` into `node`'s output
+  /// clamp; returns the value the node then writes.
+  Value fuseClamp(fbs::NodeT &node, Value result);
+  /// Writes `node`'s inputs, then its output `result` (after a fused
+  /// clamp when `clamps`).
+  LogicalResult finish(fbs::NodeT &node, ArrayRef<Value> inputs, Value result,
+                       bool clamps);
+  LogicalResult writeConv(edge::Conv2DOp conv);
+  LogicalResult writeMatMul(edge::MatMulOp matmul);
+  LogicalResult writePool(Operation *op);
+  LogicalResult writeOp(Operation *op);
+
+  func::FuncOp func;
+  llvm::DenseMap<Value, uint32_t> tensors;
+  llvm::DenseSet<Operation *> fused;
+  /// Hardswish chains, by the op that writes their result.
+  llvm::DenseMap<Operation *, edge::ActivationChain> hardSwishAt;
+};
+
+uint32_t GraphWriter::defineTensor(Value value) {
+  auto t = std::make_unique<fbs::TensorT>();
+  t->dims = xnnDims(shapeOf(value));
+  graph.tensors.push_back(std::move(t));
+  uint32_t index = graph.tensors.size() - 1;
+  tensors[value] = index;
+  return index;
+}
+
+uint32_t GraphWriter::constantTensor(ArrayRef<int64_t> dims,
+                                     ArrayRef<float> values) {
+  auto t = std::make_unique<fbs::TensorT>();
+  t->dims.assign(dims.begin(), dims.end());
+  graph.tensors.push_back(std::move(t));
+  uint32_t index = graph.tensors.size() - 1;
+  std::string key = func.getSymName().str() + "/t" + std::to_string(index);
+  graph.tensors[index]->constant_key = key;
+  std::vector<uint8_t> &bytes = constants.bytes[key];
+  bytes.resize(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return index;
+}
+
+FailureOr<uint32_t> GraphWriter::tensor(Value value) {
+  auto it = tensors.find(value);
+  if (it != tensors.end())
+    return it->second;
+  std::optional<std::vector<float>> values = backends::getFloatConstant(value);
+  if (!values)
+    return func.emitError("value used before it is defined");
+  ArrayRef<int64_t> shape = shapeOf(value);
+  uint32_t index =
+      constantTensor(xnnDims(shape), toXnnOrder(std::move(*values), shape));
+  tensors[value] = index;
+  return index;
+}
+
+fbs::NodeT &GraphWriter::addNode(fbs::NodeKind kind,
+                                 ArrayRef<Operation *> from) {
+  auto node = std::make_unique<fbs::NodeT>();
+  node->kind = kind;
+  node->output_min = -std::numeric_limits<float>::infinity();
+  node->output_max = std::numeric_limits<float>::infinity();
+  std::vector<std::string> names;
+  for (Operation *o : from) {
+    fused.insert(o);
+    std::string name = getNodeName(o->getLoc());
+    if (!name.empty() && !llvm::is_contained(names, name))
+      names.push_back(name);
+  }
+  node->node_names = names;
+  debugHandles[std::to_string(graph.nodes.size())] = names;
+  graph.nodes.push_back(std::move(node));
+  return *graph.nodes.back();
+}
+
+Value GraphWriter::fuseClamp(fbs::NodeT &node, Value result) {
+  if (!result.hasOneUse())
+    return result;
+  Operation *user = *result.getUsers().begin();
+  float lo = 0, hi = std::numeric_limits<float>::infinity();
+  if (auto clip = dyn_cast<edge::ClipOp>(user)) {
+    lo = clip.getMin().convertToFloat();
+    hi = clip.getMax().convertToFloat();
+  } else if (!isa<edge::ReluOp>(user)) {
+    return result;
+  }
+  // A hardswish chain's clip is the chain's.
+  for (auto &[last, chain] : hardSwishAt)
+    if (llvm::is_contained(chain.ops, user))
+      return result;
+  node.output_min = std::max(node.output_min, lo);
+  node.output_max = std::min(node.output_max, hi);
+  fused.insert(user);
+  std::string name = getNodeName(user->getLoc());
+  if (!name.empty() && !llvm::is_contained(node.node_names, name)) {
+    node.node_names.push_back(name);
+    debugHandles[std::to_string(graph.nodes.size() - 1)] = node.node_names;
+  }
+  return user->getResult(0);
+}
+
+LogicalResult GraphWriter::finish(fbs::NodeT &node, ArrayRef<Value> inputs,
+                                  Value result, bool clamps) {
+  for (Value v : inputs) {
+    FailureOr<uint32_t> t = tensor(v);
+    if (failed(t))
+      return failure();
+    node.inputs.push_back(*t);
+  }
+  if (clamps)
+    result = fuseClamp(node, result);
+  node.outputs.push_back(defineTensor(result));
+  return success();
+}
+
+LogicalResult GraphWriter::writeConv(edge::Conv2DOp conv) {
+  ArrayRef<int64_t> in = shapeOf(conv.getInput()),
+                    w = shapeOf(conv.getWeight());
+  std::optional<std::vector<float>> weights =
+      backends::getFloatConstant(conv.getWeight());
+  if (!weights)
+    return conv.emitError("XNNPACK convolution weights must be constant");
+  int64_t groups = conv.getGroup(), outC = w[0], groupIn = w[1], kh = w[2],
+          kw = w[3];
+  bool depthwise = groups > 1 && groups == in[1] && groupIn == 1;
+  fbs::NodeT &node = addNode(depthwise ? fbs::NodeKind::DepthwiseConvolution
+                                       : fbs::NodeKind::Convolution,
+                             {conv.getOperation()});
+  // OIHW -> OHWI, or 1HWO for a depthwise filter.
+  std::vector<float> filter(weights->size());
+  for (int64_t o = 0; o < outC; ++o)
+    for (int64_t i = 0; i < groupIn; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          float v = (*weights)[((o * groupIn + i) * kh + y) * kw + x];
+          if (depthwise)
+            filter[(y * kw + x) * outC + o] = v;
+          else
+            filter[((o * kh + y) * kw + x) * groupIn + i] = v;
+        }
+  std::vector<int64_t> filterDims =
+      depthwise ? std::vector<int64_t>{1, kh, kw, outC}
+                : std::vector<int64_t>{outC, kh, kw, groupIn};
+  ArrayRef<int64_t> pads = conv.getPads(); // top, left, bottom, right
+  node.pads = {static_cast<uint32_t>(pads[0]), static_cast<uint32_t>(pads[3]),
+               static_cast<uint32_t>(pads[2]), static_cast<uint32_t>(pads[1])};
+  node.kernel = {static_cast<uint32_t>(kh), static_cast<uint32_t>(kw)};
+  for (int64_t s : conv.getStrides())
+    node.strides.push_back(static_cast<uint32_t>(s));
+  for (int64_t d : conv.getDilations())
+    node.dilations.push_back(static_cast<uint32_t>(d));
+  if (depthwise) {
+    node.groups = 1;
+    node.group_input_channels = in[1];
+    node.group_output_channels = outC / in[1]; // the depth multiplier
+  } else {
+    node.groups = static_cast<uint32_t>(groups);
+    node.group_input_channels = groupIn;
+    node.group_output_channels = outC / groups;
+  }
+  FailureOr<uint32_t> input = tensor(conv.getInput());
+  if (failed(input))
+    return failure();
+  node.inputs = {*input, constantTensor(filterDims, filter)};
+  if (conv.getBias()) {
+    FailureOr<uint32_t> bias = tensor(conv.getBias());
+    if (failed(bias))
+      return failure();
+    node.inputs.push_back(*bias);
+  }
+  Value result = fuseClamp(node, conv.getOutput());
+  node.outputs.push_back(defineTensor(result));
+  return success();
+}
+
+LogicalResult GraphWriter::writeMatMul(edge::MatMulOp matmul) {
+  ArrayRef<int64_t> rhs = shapeOf(matmul.getRhs());
+  int64_t k = rhs[rhs.size() - 2], n = rhs.back();
+  std::optional<std::vector<float>> weights =
+      backends::getFloatConstant(matmul.getRhs());
+  if (!weights)
+    return matmul.emitError("XNNPACK fully connected weights must be "
+                            "constant");
+  fbs::NodeT &node =
+      addNode(fbs::NodeKind::FullyConnected, {matmul.getOperation()});
+  std::vector<float> transposed(weights->size());
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t c = 0; c < n; ++c)
+      transposed[c * k + r] = (*weights)[r * n + c];
+  FailureOr<uint32_t> input = tensor(matmul.getLhs());
+  if (failed(input))
+    return failure();
+  node.inputs = {*input, constantTensor({n, k}, transposed)};
+  Value result = matmul.getOutput();
+  // A constant row [.., N] added alone to the product: the bias.
+  if (result.hasOneUse())
+    if (auto add = dyn_cast<edge::AddOp>(*result.getUsers().begin())) {
+      Value other = add.getLhs() == result ? add.getRhs() : add.getLhs();
+      ArrayRef<int64_t> shape = shapeOf(other);
+      std::optional<std::vector<float>> bias =
+          backends::getFloatConstant(other);
+      if (bias && shape.back() == n &&
+          shapeOf(add.getOutput()) == shapeOf(result) &&
+          llvm::all_of(shape.drop_back(), [](int64_t d) { return d == 1; })) {
+        node.inputs.push_back(constantTensor({n}, *bias));
+        fused.insert(add);
+        std::string name = getNodeName(add->getLoc());
+        if (!name.empty() && !llvm::is_contained(node.node_names, name))
+          node.node_names.push_back(name);
+        debugHandles[std::to_string(graph.nodes.size() - 1)] = node.node_names;
+        result = add.getOutput();
+      }
+    }
+  result = fuseClamp(node, result);
+  node.outputs.push_back(defineTensor(result));
+  return success();
+}
+
+LogicalResult GraphWriter::writePool(Operation *op) {
+  std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
+  if (!g)
+    return op->emitError("XNNPACK cannot express this pooling window");
+  fbs::NodeT &node =
+      addNode(isa<edge::MaxPool2DOp>(op) ? fbs::NodeKind::MaxPool
+                                         : fbs::NodeKind::AvgPool,
+              {op});
+  auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
+  node.pads = {u32(g->padsBegin[0]), u32(g->padsEnd[1]), u32(g->padsEnd[0]),
+               u32(g->padsBegin[1])};
+  node.kernel = {u32(g->kernel[0]), u32(g->kernel[1])};
+  node.strides = {u32(g->strides[0]), u32(g->strides[1])};
+  node.dilations = {u32(g->dilations[0]), u32(g->dilations[1])};
+  return finish(node, {op->getOperand(0)}, op->getResult(0), true);
+}
+
+/// The node of an element-wise edge op, if it has one.
+std::optional<fbs::NodeKind> elementwiseKind(Operation *op) {
+  if (isa<edge::AddOp>(op))
+    return fbs::NodeKind::Add;
+  if (isa<edge::SubOp>(op))
+    return fbs::NodeKind::Subtract;
+  if (isa<edge::MulOp>(op))
+    return fbs::NodeKind::Multiply;
+  if (isa<edge::DivOp>(op))
+    return fbs::NodeKind::Divide;
+  if (isa<edge::MaximumOp>(op))
+    return fbs::NodeKind::Maximum;
+  if (isa<edge::MinimumOp>(op))
+    return fbs::NodeKind::Minimum;
+  if (isa<edge::SigmoidOp>(op))
+    return fbs::NodeKind::Sigmoid;
+  if (isa<edge::AbsOp>(op))
+    return fbs::NodeKind::Abs;
+  if (isa<edge::NegOp>(op))
+    return fbs::NodeKind::Negate;
+  if (isa<edge::FloorOp>(op))
+    return fbs::NodeKind::Floor;
+  if (isa<edge::CeilOp>(op))
+    return fbs::NodeKind::Ceiling;
+  if (isa<edge::RoundOp>(op))
+    return fbs::NodeKind::Round;
+  if (isa<edge::SqrtOp>(op))
+    return fbs::NodeKind::SquareRoot;
+  if (isa<edge::SoftmaxOp>(op))
+    return fbs::NodeKind::Softmax;
+  if (isa<edge::PowOp>(op))
+    return backends::getScalarConstant(op->getOperand(1)) == 2.f
+               ? fbs::NodeKind::Square
+               : fbs::NodeKind::SquareRoot;
+  return std::nullopt;
+}
+
+LogicalResult GraphWriter::writeOp(Operation *op) {
+  if (auto it = hardSwishAt.find(op); it != hardSwishAt.end()) {
+    fbs::NodeT &node = addNode(fbs::NodeKind::HardSwish, it->second.ops);
+    return finish(node, {it->second.input}, it->second.output, false);
+  }
+  if (auto conv = dyn_cast<edge::Conv2DOp>(op))
+    return writeConv(conv);
+  if (auto matmul = dyn_cast<edge::MatMulOp>(op))
+    return writeMatMul(matmul);
+  if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op))
+    return writePool(op);
+  if (isa<edge::ReduceMeanOp>(op)) {
+    fbs::NodeT &node = addNode(fbs::NodeKind::GlobalAvgPool, {op});
+    return finish(node, {op->getOperand(0)}, op->getResult(0), true);
+  }
+  if (isa<edge::ReluOp, edge::ClipOp>(op)) {
+    fbs::NodeT &node = addNode(fbs::NodeKind::Clamp, {op});
+    if (auto clip = dyn_cast<edge::ClipOp>(op)) {
+      node.output_min = clip.getMin().convertToFloat();
+      node.output_max = clip.getMax().convertToFloat();
+    } else {
+      node.output_min = 0;
+    }
+    return finish(node, {op->getOperand(0)}, op->getResult(0), false);
+  }
+  if (auto reshape = dyn_cast<edge::ReshapeOp>(op)) {
+    fbs::NodeT &node = addNode(fbs::NodeKind::Reshape, {op});
+    for (int64_t d : xnnDims(shapeOf(reshape.getOutput())))
+      node.new_shape.push_back(static_cast<uint64_t>(d));
+    return finish(node, {reshape.getInput()}, reshape.getOutput(), false);
+  }
+  std::optional<fbs::NodeKind> kind = elementwiseKind(op);
+  if (!kind)
+    return op->emitError("the XNNPACK delegate has no node for this op");
+  fbs::NodeT &node = addNode(*kind, {op});
+  bool binary = isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp,
+                    edge::MaximumOp, edge::MinimumOp>(op);
+  SmallVector<Value, 2> inputs{op->getOperand(0)};
+  if (binary)
+    inputs.push_back(op->getOperand(1));
+  bool clamps = isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp>(op);
+  return finish(node, inputs, op->getResult(0), clamps);
+}
+
+LogicalResult GraphWriter::write() {
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    uint32_t t = defineTensor(arg);
+    graph.tensors[t]->nchw = shapeOf(arg).size() == 4;
+    graph.inputs.push_back(t);
+  }
+  // Hardswish chains whose every op is in the partition.
+  auto findChain = [&](Value v) {
+    std::optional<edge::ActivationChain> chain = edge::matchActivationOf(v);
+    if (!chain || chain->kind != edge::ActivationChain::HardSwish)
+      return;
+    Operation *last = chain->output.getDefiningOp();
+    for (Operation *o : chain->ops)
+      if (o != last)
+        fused.insert(o);
+    hardSwishAt[last] = *chain;
+  };
+  for (BlockArgument arg : body.getArguments())
+    findChain(arg);
+  for (Operation &op : body.without_terminator())
+    for (Value result : op.getResults())
+      findChain(result);
+  for (Operation &op : body.without_terminator()) {
+    if (fused.contains(&op) || isa<edge::ConstantOp>(op))
+      continue;
+    if (failed(writeOp(&op)))
+      return failure();
+  }
+  for (Value v : body.getTerminator()->getOperands()) {
+    auto it = tensors.find(v);
+    if (it == tensors.end() || isa<BlockArgument>(v) ||
+        llvm::is_contained(graph.outputs, it->second))
+      return func.emitError("an XNNPACK partition returns a value no node "
+                            "of it writes, or one twice");
+    graph.tensors[it->second]->nchw = shapeOf(v).size() == 4;
+    graph.outputs.push_back(it->second);
+  }
+  return success();
+}
+
+} // namespace
+
+FailureOr<PreprocessResult> preprocess(func::FuncOp func,
+                                       const CompileSpecs &) {
+  GraphWriter writer(func);
+  if (failed(writer.write()))
+    return failure();
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &writer.graph), fbs::GraphIdentifier());
+  runtime::ByteSpan blob{fbb.GetBufferPointer(), fbb.GetSize()};
+  if (runtime::Error e = runtime::xnnpack::checkGraph(blob, writer.constants);
+      !e.ok())
+    return func.emitError("XNNPACK could not build partition @")
+           << func.getSymName() << ": " << e.message();
+  PreprocessResult result;
+  result.processedBytes.assign(blob.data, blob.data + blob.size);
+  result.namedData = std::move(writer.constants.bytes);
+  result.debugHandles = std::move(writer.debugHandles);
+  return result;
+}
+
+} // namespace strata::xnnpack

@@ -1,0 +1,110 @@
+//===- Support.cpp - which edge ops the XNNPACK delegate runs -------------===//
+//
+// The per-op check behind the xnnpack partitioner. XNNPACK (the subgraph
+// API of Debian's February 2022 snapshot) is NHWC-only and has no
+// transpose, concatenation, slice, batched matmul, exp, tanh or erf. The
+// delegate holds every 4-d value NHWC, so it claims an op only where that
+// does not change its meaning:
+//
+//   conv2d (constant weights; grouped, depthwise)   convolution
+//   matmul (constant 2-d weights, lhs not 4-d)      fully connected
+//   max_pool2d, avg_pool2d (not counting padding)   pooling
+//   reduce_mean over H, W of a 4-d value, kept      global average pooling
+//   add, sub, mul, div, maximum, minimum            broadcasting binary
+//   relu, clip, sigmoid, abs, neg, floor, ceil,     unary
+//   round, sqrt, pow 2 / 0.5
+//   softmax over channels (4-d) or the last axis    softmax
+//   reshape where NCHW and NHWC orders agree        reshape
+//
+//===----------------------------------------------------------------------===//
+#include "XNNPACKBackend.h"
+
+#include "Common/OpQueries.h"
+#include "Edge/IR/EdgeOps.h"
+
+using namespace mlir;
+
+namespace strata::xnnpack {
+
+static bool isF32Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() && tensor.getElementType().isF32() &&
+         tensor.getRank() >= 1 && tensor.getRank() <= 6 &&
+         tensor.getNumElements() > 0;
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+static bool isConstant(Value v) {
+  return static_cast<bool>(v.getDefiningOp<edge::ConstantOp>());
+}
+
+/// Whether a value's elements are in the same order NCHW and NHWC (not
+/// 4-d, or one channel, or one pixel): a reshape may read or write it.
+static bool layoutFree(ArrayRef<int64_t> shape) {
+  return shape.size() != 4 || shape[1] == 1 || shape[2] * shape[3] == 1;
+}
+
+bool supportsOp(Operation *op) {
+  if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
+      !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
+      op->getNumResults() != 1)
+    return false;
+  // Weights are laid out for XNNPACK at compile time.
+  if (auto conv = dyn_cast<edge::Conv2DOp>(op))
+    return shapeOf(conv.getInput()).size() == 4 &&
+           isConstant(conv.getWeight()) &&
+           (!conv.getBias() || isConstant(conv.getBias()));
+  if (auto matmul = dyn_cast<edge::MatMulOp>(op)) {
+    ArrayRef<int64_t> lhs = shapeOf(matmul.getLhs()),
+                      rhs = shapeOf(matmul.getRhs());
+    return lhs.size() != 4 && isConstant(matmul.getRhs()) &&
+           llvm::all_of(rhs.drop_back(2), [](int64_t d) { return d == 1; });
+  }
+  // XNNPACK pools windows of more than one element.
+  if (isa<edge::MaxPool2DOp>(op)) {
+    std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
+    return g && g->kernel[0] * g->kernel[1] > 1;
+  }
+  if (auto avg = dyn_cast<edge::AvgPool2DOp>(op)) {
+    // XNNPACK divides by the elements inside the input; no dilation.
+    std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
+    if (!g || g->kernel[0] * g->kernel[1] < 2 ||
+        g->dilations != std::vector<int64_t>{1, 1})
+      return false;
+    bool padded = llvm::any_of(g->padsBegin, [](int64_t p) { return p; }) ||
+                  llvm::any_of(g->padsEnd, [](int64_t p) { return p; });
+    return !avg.getCountIncludePad() || !padded;
+  }
+  if (auto mean = dyn_cast<edge::ReduceMeanOp>(op))
+    return shapeOf(mean.getInput()).size() == 4 && mean.getKeepDims() &&
+           mean.getAxes() == ArrayRef<int64_t>{2, 3};
+  if (auto softmax = dyn_cast<edge::SoftmaxOp>(op)) {
+    int64_t rank = shapeOf(softmax.getInput()).size();
+    int64_t axis = static_cast<int64_t>(softmax.getAxis());
+    if (axis < 0)
+      axis += rank;
+    return axis == (rank == 4 ? 1 : rank - 1);
+  }
+  if (auto reshape = dyn_cast<edge::ReshapeOp>(op))
+    return layoutFree(shapeOf(reshape.getInput())) &&
+           layoutFree(shapeOf(reshape.getOutput()));
+  if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::AbsOp, edge::NegOp,
+          edge::FloorOp, edge::CeilOp, edge::RoundOp, edge::SqrtOp>(op))
+    return true;
+  if (isa<edge::PowOp>(op)) {
+    std::optional<float> exponent =
+        backends::getScalarConstant(op->getOperand(1));
+    return exponent && (*exponent == 2.f || *exponent == 0.5f) &&
+           shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0));
+  }
+  if (isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp, edge::MaximumOp,
+          edge::MinimumOp>(op))
+    return shapeOf(op->getOperand(0)).size() ==
+           shapeOf(op->getOperand(1)).size();
+  return false;
+}
+
+} // namespace strata::xnnpack

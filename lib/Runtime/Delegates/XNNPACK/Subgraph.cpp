@@ -1,0 +1,448 @@
+//===- Subgraph.cpp - a blob as an XNNPACK runtime ------------------------===//
+//
+// Defines the blob's tensors and nodes in XNNPACK's subgraph API, in blob
+// order, and creates the runtime. Partition inputs and outputs are external
+// values bound once, at init, to staging buffers the delegate owns: XNNPACK
+// may read XNN_EXTRA_BYTES past a buffer, which the caller's arena does not
+// promise, and 4-d values change layout (NCHW outside, NHWC inside) on the
+// way anyway.
+//
+//===----------------------------------------------------------------------===//
+#include "Subgraph.h"
+
+#include <pthreadpool.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace strata::runtime::xnnpack {
+
+Result<const fbs::Graph *> verifiedGraph(ByteSpan bytes) {
+  if (!bytes.data || bytes.size < 8 ||
+      !fbs::GraphBufferHasIdentifier(bytes.data))
+    return Error(ErrorCode::InvalidProgram,
+                 "the blob is not an XNNPACK graph (identifier 'SXNN' "
+                 "missing)");
+  flatbuffers::Verifier verifier(bytes.data, bytes.size);
+  if (!fbs::VerifyGraphBuffer(verifier))
+    return Error(ErrorCode::InvalidProgram,
+                 "the XNNPACK graph blob does not verify");
+  return fbs::GetGraph(bytes.data);
+}
+
+bool xnnpackReady() {
+  static const bool ready = xnn_initialize(nullptr) == xnn_status_success;
+  return ready;
+}
+
+static const char *statusName(xnn_status status) {
+  switch (status) {
+  case xnn_status_success:
+    return "success";
+  case xnn_status_uninitialized:
+    return "uninitialized";
+  case xnn_status_invalid_parameter:
+    return "invalid parameter";
+  case xnn_status_invalid_state:
+    return "invalid state";
+  case xnn_status_unsupported_parameter:
+    return "unsupported parameter";
+  case xnn_status_unsupported_hardware:
+    return "unsupported hardware";
+  case xnn_status_out_of_memory:
+    return "out of memory";
+  }
+  return "unknown status";
+}
+
+Subgraph::~Subgraph() {
+  if (runtime_)
+    xnn_delete_runtime(runtime_);
+  if (pool_)
+    pthreadpool_destroy(pool_);
+}
+
+namespace {
+
+/// Deletes a subgraph when it leaves scope (the runtime does not need it).
+struct SubgraphOwner {
+  xnn_subgraph_t subgraph = nullptr;
+  ~SubgraphOwner() {
+    if (subgraph)
+      xnn_delete_subgraph(subgraph);
+  }
+};
+
+/// The node's name for errors: its index, kind and ONNX nodes.
+std::string nodeName(const fbs::Node &node, size_t index) {
+  std::string s = "node " + std::to_string(index) + " (" +
+                  fbs::EnumNameNodeKind(node.kind());
+  if (node.node_names())
+    for (size_t i = 0; i < node.node_names()->size(); ++i)
+      s += (i ? ", " : ": ") + node.node_names()->Get(i)->str();
+  return s + ")";
+}
+
+/// Defines one node; `ids` maps blob tensors to XNNPACK value ids.
+Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
+                 const std::vector<uint32_t> &ids) {
+  auto fail = [&](const std::string &why) {
+    return Error(ErrorCode::InvalidProgram,
+                 "XNNPACK " + nodeName(node, index) + ": " + why);
+  };
+  std::vector<uint32_t> in, out;
+  for (const flatbuffers::Vector<uint32_t> *list :
+       {node.inputs(), node.outputs()}) {
+    std::vector<uint32_t> &into = list == node.inputs() ? in : out;
+    if (list)
+      for (uint32_t t : *list) {
+        if (t >= ids.size())
+          return fail("tensor index " + std::to_string(t) + " out of range");
+        into.push_back(ids[t]);
+      }
+  }
+  if (out.size() != 1)
+    return fail("a node has one output");
+  auto window = [&](const flatbuffers::Vector<uint32_t> *v, size_t n,
+                    std::vector<uint32_t> &into) {
+    if (!v || v->size() != n)
+      return false;
+    into.assign(v->begin(), v->end());
+    return true;
+  };
+  std::vector<uint32_t> pads, kernel, strides, dilations;
+  auto needWindow = [&](bool withDilations) {
+    return window(node.pads(), 4, pads) && window(node.kernel(), 2, kernel) &&
+           window(node.strides(), 2, strides) &&
+           (!withDilations || window(node.dilations(), 2, dilations));
+  };
+  auto needInputs = [&](size_t low, size_t high) {
+    return in.size() >= low && in.size() <= high;
+  };
+  float lo = node.output_min(), hi = node.output_max();
+  if (std::isnan(lo) || std::isnan(hi) || lo > hi)
+    return fail("bad output clamp");
+  xnn_status status = xnn_status_invalid_parameter;
+  switch (node.kind()) {
+  case fbs::NodeKind::Convolution:
+  case fbs::NodeKind::DepthwiseConvolution: {
+    if (!needInputs(2, 3) || !needWindow(true))
+      return fail("a convolution takes input, filter, optional bias and a "
+                  "full window");
+    uint32_t bias = in.size() == 3 ? in[2] : XNN_INVALID_VALUE_ID;
+    if (node.kind() == fbs::NodeKind::Convolution)
+      status = xnn_define_convolution_2d(
+          subgraph, pads[0], pads[1], pads[2], pads[3], kernel[0], kernel[1],
+          strides[0], strides[1], dilations[0], dilations[1], node.groups(),
+          node.group_input_channels(), node.group_output_channels(), lo, hi,
+          in[0], in[1], bias, out[0], 0);
+    else
+      status = xnn_define_depthwise_convolution_2d(
+          subgraph, pads[0], pads[1], pads[2], pads[3], kernel[0], kernel[1],
+          strides[0], strides[1], dilations[0], dilations[1],
+          node.group_output_channels(), node.group_input_channels(), lo, hi,
+          in[0], in[1], bias, out[0], 0);
+    break;
+  }
+  case fbs::NodeKind::FullyConnected:
+    if (!needInputs(2, 3))
+      return fail("a fully connected takes input, weights and optional bias");
+    status = xnn_define_fully_connected(
+        subgraph, lo, hi, in[0], in[1],
+        in.size() == 3 ? in[2] : XNN_INVALID_VALUE_ID, out[0], 0);
+    break;
+  case fbs::NodeKind::MaxPool:
+    if (!needInputs(1, 1) || !needWindow(true))
+      return fail("a pooling takes one input and a full window");
+    status = xnn_define_max_pooling_2d(subgraph, pads[0], pads[1], pads[2],
+                                       pads[3], kernel[0], kernel[1],
+                                       strides[0], strides[1], dilations[0],
+                                       dilations[1], lo, hi, in[0], out[0], 0);
+    break;
+  case fbs::NodeKind::AvgPool:
+    if (!needInputs(1, 1) || !needWindow(false))
+      return fail("a pooling takes one input and a full window");
+    status = xnn_define_average_pooling_2d(
+        subgraph, pads[0], pads[1], pads[2], pads[3], kernel[0], kernel[1],
+        strides[0], strides[1], lo, hi, in[0], out[0], 0);
+    break;
+  case fbs::NodeKind::GlobalAvgPool:
+    if (!needInputs(1, 1))
+      return fail("a pooling takes one input");
+    status = xnn_define_global_average_pooling_2d(subgraph, lo, hi, in[0],
+                                                  out[0], 0);
+    break;
+  case fbs::NodeKind::Add:
+  case fbs::NodeKind::Subtract:
+  case fbs::NodeKind::Multiply:
+  case fbs::NodeKind::Divide: {
+    if (!needInputs(2, 2))
+      return fail("a binary node takes two inputs");
+    auto define = node.kind() == fbs::NodeKind::Add        ? xnn_define_add2
+                  : node.kind() == fbs::NodeKind::Subtract ? xnn_define_subtract
+                  : node.kind() == fbs::NodeKind::Multiply
+                      ? xnn_define_multiply2
+                      : xnn_define_divide;
+    status = define(subgraph, lo, hi, in[0], in[1], out[0], 0);
+    break;
+  }
+  case fbs::NodeKind::Maximum:
+  case fbs::NodeKind::Minimum:
+    if (!needInputs(2, 2))
+      return fail("a binary node takes two inputs");
+    status = (node.kind() == fbs::NodeKind::Maximum
+                  ? xnn_define_maximum2
+                  : xnn_define_minimum2)(subgraph, in[0], in[1], out[0], 0);
+    break;
+  case fbs::NodeKind::Clamp:
+    if (!needInputs(1, 1))
+      return fail("a clamp takes one input");
+    status = xnn_define_clamp(subgraph, lo, hi, in[0], out[0], 0);
+    break;
+  case fbs::NodeKind::Reshape: {
+    if (!needInputs(1, 1) || !node.new_shape() ||
+        node.new_shape()->size() == 0 ||
+        node.new_shape()->size() > XNN_MAX_TENSOR_DIMS)
+      return fail("a reshape takes one input and its new dims");
+    std::vector<size_t> dims(node.new_shape()->begin(),
+                             node.new_shape()->end());
+    status = xnn_define_static_reshape(subgraph, dims.size(), dims.data(),
+                                       in[0], out[0], 0);
+    break;
+  }
+  default: {
+    if (!needInputs(1, 1))
+      return fail("a unary node takes one input");
+    using Unary = xnn_status (*)(xnn_subgraph_t, uint32_t, uint32_t, uint32_t);
+    Unary define = nullptr;
+    switch (node.kind()) {
+    case fbs::NodeKind::HardSwish:
+      define = xnn_define_hardswish;
+      break;
+    case fbs::NodeKind::Sigmoid:
+      define = xnn_define_sigmoid;
+      break;
+    case fbs::NodeKind::Softmax:
+      define = xnn_define_softmax;
+      break;
+    case fbs::NodeKind::Abs:
+      define = xnn_define_abs;
+      break;
+    case fbs::NodeKind::Negate:
+      define = xnn_define_negate;
+      break;
+    case fbs::NodeKind::Floor:
+      define = xnn_define_floor;
+      break;
+    case fbs::NodeKind::Ceiling:
+      define = xnn_define_ceiling;
+      break;
+    case fbs::NodeKind::SquareRoot:
+      define = xnn_define_square_root;
+      break;
+    case fbs::NodeKind::Square:
+      define = xnn_define_square;
+      break;
+    case fbs::NodeKind::Round:
+      define = xnn_define_bankers_rounding;
+      break;
+    default:
+      return fail("unknown node kind");
+    }
+    status = define(subgraph, in[0], out[0], 0);
+    break;
+  }
+  }
+  if (status != xnn_status_success)
+    return fail(std::string("XNNPACK refuses it: ") + statusName(status));
+  return Error::success();
+}
+
+/// NCHW <-> NHWC for one image batch: `toNHWC` reads NCHW `from`.
+void transpose(const float *from, float *to, const std::vector<int64_t> &nchw,
+               bool toNHWC) {
+  int64_t n = nchw[0], c = nchw[1], hw = nchw[2] * nchw[3];
+  for (int64_t b = 0; b < n; ++b) {
+    const float *src = from + b * c * hw;
+    float *dst = to + b * c * hw;
+    for (int64_t p = 0; p < hw; ++p)
+      for (int64_t k = 0; k < c; ++k) {
+        if (toNHWC)
+          dst[p * c + k] = src[k * hw + p];
+        else
+          dst[k * hw + p] = src[p * c + k];
+      }
+  }
+}
+
+} // namespace
+
+Result<std::unique_ptr<Subgraph>> Subgraph::build(const fbs::Graph &graph,
+                                                  const NamedDataMap &named,
+                                                  int threads) {
+  if (!xnnpackReady())
+    return Error(ErrorCode::NotSupported,
+                 "XNNPACK does not initialise on this CPU");
+  if (!graph.tensors() || !graph.nodes() || !graph.inputs() ||
+      !graph.outputs() || graph.outputs()->size() == 0)
+    return Error(ErrorCode::InvalidProgram,
+                 "the XNNPACK graph lacks tensors, nodes, inputs or outputs");
+  size_t tensorCount = graph.tensors()->size();
+  // External ids: the inputs in call order, then the outputs.
+  std::vector<int64_t> externalOf(tensorCount, -1);
+  std::vector<uint32_t> externals(graph.inputs()->begin(),
+                                  graph.inputs()->end());
+  externals.insert(externals.end(), graph.outputs()->begin(),
+                   graph.outputs()->end());
+  for (size_t i = 0; i < externals.size(); ++i) {
+    if (externals[i] >= tensorCount || externalOf[externals[i]] >= 0)
+      return Error(ErrorCode::InvalidProgram,
+                   "XNNPACK graph input/output " + std::to_string(i) +
+                       " names a bad or repeated tensor");
+    externalOf[externals[i]] = static_cast<int64_t>(i);
+  }
+  std::unique_ptr<Subgraph> result(new Subgraph());
+  result->inputs_.resize(graph.inputs()->size());
+  result->outputs_.resize(graph.outputs()->size());
+  SubgraphOwner owner;
+  xnn_status status = xnn_create_subgraph(
+      static_cast<uint32_t>(externals.size()), 0, &owner.subgraph);
+  if (status != xnn_status_success)
+    return Error(ErrorCode::OutOfMemory,
+                 std::string("xnn_create_subgraph: ") + statusName(status));
+  std::vector<uint32_t> ids(tensorCount, XNN_INVALID_VALUE_ID);
+  for (size_t i = 0; i < tensorCount; ++i) {
+    const fbs::Tensor *t = graph.tensors()->Get(i);
+    std::string what = "XNNPACK graph tensor " + std::to_string(i);
+    if (!t->dims() || t->dims()->size() == 0 ||
+        t->dims()->size() > XNN_MAX_TENSOR_DIMS)
+      return Error(ErrorCode::InvalidProgram, what + " has a bad rank");
+    std::vector<size_t> dims;
+    size_t elements = 1;
+    for (int64_t d : *t->dims()) {
+      if (d <= 0 || elements > (size_t(1) << 40) / static_cast<size_t>(d))
+        return Error(ErrorCode::InvalidProgram, what + " has a bad dim");
+      dims.push_back(static_cast<size_t>(d));
+      elements *= static_cast<size_t>(d);
+    }
+    const void *data = nullptr;
+    if (t->constant_key()) {
+      Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+      if (!bytes.ok())
+        return bytes.takeError();
+      if (bytes->size != elements * sizeof(float))
+        return Error(ErrorCode::InvalidProgram,
+                     "constant '" + t->constant_key()->str() + "' has " +
+                         std::to_string(bytes->size) +
+                         " bytes, its dims need " +
+                         std::to_string(elements * sizeof(float)));
+      data = bytes->data;
+    }
+    uint32_t flags = 0, external = XNN_INVALID_VALUE_ID;
+    if (externalOf[i] >= 0) {
+      if (data)
+        return Error(ErrorCode::InvalidProgram,
+                     what + " is both a constant and an input or output");
+      external = static_cast<uint32_t>(externalOf[i]);
+      bool isInput = external < graph.inputs()->size();
+      flags = isInput ? XNN_VALUE_FLAG_EXTERNAL_INPUT
+                      : XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
+      if (t->nchw() && dims.size() != 4)
+        return Error(ErrorCode::InvalidProgram,
+                     what + " is marked NCHW but is not 4-d");
+      Staging staging;
+      staging.nchw = t->nchw();
+      staging.shape.assign(t->dims()->begin(), t->dims()->end());
+      if (staging.nchw)
+        staging.shape = {staging.shape[0], staging.shape[3], staging.shape[1],
+                         staging.shape[2]};
+      staging.elements = elements;
+      staging.data.assign(elements + XNN_EXTRA_BYTES / sizeof(float), 0.f);
+      size_t inputCount = graph.inputs()->size();
+      (isInput ? result->inputs_[external]
+               : result->outputs_[external - inputCount]) = std::move(staging);
+    }
+    status =
+        xnn_define_tensor_value(owner.subgraph, xnn_datatype_fp32, dims.size(),
+                                dims.data(), data, external, flags, &ids[i]);
+    if (status != xnn_status_success)
+      return Error(ErrorCode::InvalidProgram,
+                   what + ": XNNPACK refuses it: " + statusName(status));
+  }
+  for (size_t i = 0; i < graph.nodes()->size(); ++i)
+    if (Error e = defineNode(owner.subgraph, *graph.nodes()->Get(i), i, ids);
+        !e.ok())
+      return e;
+  if (threads > 1) {
+    result->pool_ = pthreadpool_create(static_cast<size_t>(threads));
+    if (!result->pool_)
+      return Error(ErrorCode::OutOfMemory, "pthreadpool_create failed");
+  }
+  status = xnn_create_runtime_v2(owner.subgraph, result->pool_, 0,
+                                 &result->runtime_);
+  if (status != xnn_status_success)
+    return Error(ErrorCode::InvalidProgram,
+                 std::string("XNNPACK cannot create the runtime: ") +
+                     statusName(status));
+  std::vector<xnn_external_value> values;
+  for (size_t i = 0; i < externals.size(); ++i) {
+    Staging &s = i < result->inputs_.size()
+                     ? result->inputs_[i]
+                     : result->outputs_[i - result->inputs_.size()];
+    values.push_back({static_cast<uint32_t>(i), s.data.data()});
+  }
+  status = xnn_setup_runtime(result->runtime_, values.size(), values.data());
+  if (status != xnn_status_success)
+    return Error(ErrorCode::InvalidProgram,
+                 std::string("XNNPACK cannot set the runtime up: ") +
+                     statusName(status));
+  return result;
+}
+
+Error Subgraph::execute(const std::vector<TensorView> &ins,
+                        const std::vector<TensorView> &outs) {
+  if (ins.size() != inputs_.size() || outs.size() != outputs_.size())
+    return Error(ErrorCode::InvalidArgument,
+                 "the XNNPACK partition takes " +
+                     std::to_string(inputs_.size()) + " inputs and " +
+                     std::to_string(outputs_.size()) + " outputs, got " +
+                     std::to_string(ins.size()) + " and " +
+                     std::to_string(outs.size()));
+  auto check = [](const TensorView &view, const Staging &s, const char *what,
+                  size_t i) -> Error {
+    if (view.dtype != DType::F32 || view.shape != s.shape || !view.data)
+      return Error(ErrorCode::InvalidArgument,
+                   std::string("XNNPACK partition ") + what + " " +
+                       std::to_string(i) +
+                       " has another type or shape than the partition's");
+    return Error::success();
+  };
+  for (size_t i = 0; i < ins.size(); ++i) {
+    STRATA_RETURN_IF_ERROR(check(ins[i], inputs_[i], "input", i));
+    const float *from = static_cast<const float *>(ins[i].data);
+    if (inputs_[i].nchw)
+      transpose(from, inputs_[i].data.data(), inputs_[i].shape, true);
+    else
+      std::memcpy(inputs_[i].data.data(), from,
+                  inputs_[i].elements * sizeof(float));
+  }
+  for (size_t i = 0; i < outs.size(); ++i)
+    STRATA_RETURN_IF_ERROR(check(outs[i], outputs_[i], "output", i));
+  xnn_status status = xnn_invoke_runtime(runtime_);
+  if (status != xnn_status_success)
+    return Error(ErrorCode::ExecutionFailed,
+                 std::string("xnn_invoke_runtime: ") + statusName(status));
+  for (size_t i = 0; i < outs.size(); ++i) {
+    float *to = static_cast<float *>(outs[i].data);
+    if (outputs_[i].nchw)
+      transpose(outputs_[i].data.data(), to, outputs_[i].shape, false);
+    else
+      std::memcpy(to, outputs_[i].data.data(),
+                  outputs_[i].elements * sizeof(float));
+  }
+  return Error::success();
+}
+
+} // namespace strata::runtime::xnnpack

@@ -1,0 +1,60 @@
+//===- Subgraph.h - a blob as an XNNPACK runtime ----------------*- C++ -*-===//
+//
+// Internal to the XNNPACK delegate: the verified blob, the XNNPACK runtime
+// built from it, and the staging buffers it reads and writes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_LIB_RUNTIME_DELEGATES_XNNPACK_SUBGRAPH_H
+#define STRATA_LIB_RUNTIME_DELEGATES_XNNPACK_SUBGRAPH_H
+
+#include "strata/Runtime/Backend.h"
+#include "strata/Runtime/Delegates/Schema/xnnpack_graph_generated.h"
+
+#include <xnnpack.h>
+
+#include <memory>
+#include <vector>
+
+namespace strata::runtime::xnnpack {
+
+namespace fbs = strata::xnnpack::fb;
+
+/// Verifies and returns the graph in `bytes`.
+Result<const fbs::Graph *> verifiedGraph(ByteSpan bytes);
+
+/// Whether XNNPACK initialised on this CPU (once per process).
+bool xnnpackReady();
+
+/// One partition input or output: the caller's shape, and the buffer
+/// XNNPACK reads or writes (XNN_EXTRA_BYTES readable past its end).
+struct Staging {
+  /// The shape the caller passes (NCHW for a 4-d value).
+  std::vector<int64_t> shape;
+  /// NHWC in `data`, NCHW in the caller's buffer.
+  bool nchw = false;
+  std::vector<float> data;
+  size_t elements = 0;
+};
+
+/// An XNNPACK runtime with its thread pool and staging buffers.
+class Subgraph {
+public:
+  ~Subgraph();
+  /// Defines `graph` with its constants from `named` (which must outlive
+  /// the result) and creates the runtime on `threads` threads.
+  static Result<std::unique_ptr<Subgraph>>
+  build(const fbs::Graph &graph, const NamedDataMap &named, int threads);
+  /// Copies `ins` in, runs, copies `outs` out; checks shapes and types.
+  Error execute(const std::vector<TensorView> &ins,
+                const std::vector<TensorView> &outs);
+
+private:
+  Subgraph() = default;
+  xnn_runtime_t runtime_ = nullptr;
+  struct pthreadpool *pool_ = nullptr;
+  std::vector<Staging> inputs_, outputs_;
+};
+
+} // namespace strata::runtime::xnnpack
+
+#endif // STRATA_LIB_RUNTIME_DELEGATES_XNNPACK_SUBGRAPH_H
