@@ -19,6 +19,7 @@
 #include "strata/Compiler/Execute.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
@@ -40,15 +41,19 @@ cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
                                cl::cat(category));
 cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string>
-    backendName("backend",
-                cl::desc("Backend whose patterns transform the model "
-                         "(--list-backends shows them)"),
-                cl::init("portable"), cl::cat(category));
+cl::opt<std::string> backendList(
+    "backend",
+    cl::desc("Backend whose patterns transform the model and whose "
+             "delegate takes what it supports; a comma-separated list of "
+             "delegates (onednn,xnnpack) is a priority order: each claims "
+             "what the earlier ones left, the first one's patterns apply "
+             "(--list-backends shows them)"),
+    cl::init("portable"), cl::cat(category));
 cl::list<std::string> backendOptions(
     "backend-option",
     cl::desc("A compile spec of the backend's delegate: KEY=VALUE, e.g. "
-             "winograd=true (repeatable; --list-backends shows them)"),
+             "winograd=true, or BACKEND:KEY=VALUE for one of a list "
+             "(repeatable; --list-backends shows them)"),
     cl::cat(category));
 cl::opt<std::string> tuneFile(
     "tune",
@@ -380,6 +385,102 @@ bool printBackends(raw_ostream &os) {
   return true;
 }
 
+/// The delegates of `--backend a,b,...`: `first` (selected, its patterns
+/// apply) when it has one, then each later name, which must name a
+/// delegate backend not listed before.
+FailureOr<std::vector<const Backend *>>
+delegateList(const Backend &first, ArrayRef<StringRef> names) {
+  std::vector<const Backend *> list;
+  if (first.getHooks().delegates())
+    list.push_back(&first);
+  if (names.size() == 1)
+    return list;
+  Expected<const std::vector<Backend> &> all = discoverBackends();
+  if (!all) {
+    errs() << "strata-compile: " << toString(all.takeError()) << "\n";
+    return failure();
+  }
+  llvm::StringSet<> seen;
+  for (StringRef name : names) {
+    if (!seen.insert(name).second) {
+      errs() << "strata-compile: --backend " << backendList << " names '"
+             << name << "' twice\n";
+      return failure();
+    }
+    if (name == first.getName())
+      continue;
+    const Backend *found = nullptr;
+    for (const Backend &b : *all)
+      if (b.getName() == name)
+        found = &b;
+    if (!found || !found->getHooks().delegates()) {
+      errs() << "strata-compile: --backend " << backendList << ": '" << name
+             << "' is not a backend with a delegate (--list-backends)\n";
+      return failure();
+    }
+    list.push_back(found);
+  }
+  return list;
+}
+
+/// --backend-option items by backend: BACKEND:KEY=VALUE goes to that
+/// backend; KEY=VALUE to the one backend of a list of one (its own check
+/// names an unknown key), else to every listed backend that declares KEY
+/// (none: an error naming each one's keys).
+FailureOr<std::map<std::string, CompileSpecs>>
+routeCompileSpecs(ArrayRef<std::string> items,
+                  ArrayRef<const Backend *> backends) {
+  std::map<std::string, std::vector<std::string>> perBackend;
+  for (const std::string &item : items) {
+    size_t colon = item.find(':'), eq = item.find('=');
+    if (colon != std::string::npos && colon < eq) {
+      std::string name = item.substr(0, colon);
+      if (!llvm::any_of(backends, [&](const Backend *b) {
+            return b->getName() == name;
+          })) {
+        errs() << "strata-compile: --backend-option " << item << ": '"
+               << name << "' is not a listed delegate backend\n";
+        return failure();
+      }
+      perBackend[name].push_back(item.substr(colon + 1));
+      continue;
+    }
+    if (backends.size() == 1) {
+      perBackend[backends.front()->getName()].push_back(item);
+      continue;
+    }
+    std::string key = item.substr(0, eq);
+    bool taken = false;
+    std::string known;
+    for (const Backend *b : backends) {
+      known += (known.empty() ? "" : "; ") + b->getName() + ":";
+      for (const CompileSpecInfo &spec : b->getHooks().compileSpecs) {
+        known += " " + spec.name;
+        if (spec.name == key) {
+          perBackend[b->getName()].push_back(item);
+          taken = true;
+        }
+      }
+    }
+    if (!taken) {
+      errs() << "strata-compile: no listed backend has compile spec '" << key
+             << "' (known: " << known << ")\n";
+      return failure();
+    }
+  }
+  std::map<std::string, CompileSpecs> specs;
+  for (const auto &[name, list] : perBackend) {
+    std::string error;
+    FailureOr<CompileSpecs> parsed = parseCompileSpecs(list, error);
+    if (failed(parsed)) {
+      errs() << "strata-compile: bad --backend-option: " << error << "\n";
+      return failure();
+    }
+    specs[name] = std::move(*parsed);
+  }
+  return specs;
+}
+
 } // namespace
 
 int strataCompileMain(int argc, char **argv) {
@@ -397,6 +498,9 @@ int strataCompileMain(int argc, char **argv) {
     return 2;
   }
   CompileOptions options;
+  SmallVector<StringRef> backendNames;
+  StringRef(backendList).split(backendNames, ',');
+  std::string backendName = backendNames.front().str();
   if (Error e = setBackend(backendName)) {
     errs() << "strata-compile: " << toString(std::move(e)) << "\n";
     return 2;
@@ -561,11 +665,14 @@ int strataCompileMain(int argc, char **argv) {
     q.calibration.progress = !noProgress;
     options.quantize = std::move(q);
   }
-  if (backend->getHooks().delegates())
-    options.delegateBackend = &*backend;
-  else if (!backendOptions.empty() || requireDelegated ||
-           !tuneFile.empty() || !tuningFile.empty() ||
-           !partitionCalibration.empty()) {
+  FailureOr<std::vector<const Backend *>> delegates =
+      delegateList(*backend, backendNames);
+  if (failed(delegates))
+    return 2;
+  options.delegateBackends = std::move(*delegates);
+  if (options.delegateBackends.empty() &&
+      (!backendOptions.empty() || requireDelegated || !tuneFile.empty() ||
+       !tuningFile.empty() || !partitionCalibration.empty())) {
     errs() << "strata-compile: backend '" << backendName
            << "' has no delegate (--backend-option, --require-delegated, "
               "--tune, --tuning and --partition-calibration need one)\n";
@@ -583,12 +690,10 @@ int strataCompileMain(int argc, char **argv) {
       items.insert(items.end(), {"tune=true", "tuning_file=" + tuneFile});
     if (!tuningFile.empty())
       items.push_back("tuning_file=" + tuningFile);
-    std::string error;
-    FailureOr<CompileSpecs> specs = parseCompileSpecs(items, error);
-    if (failed(specs)) {
-      errs() << "strata-compile: bad --backend-option: " << error << "\n";
+    FailureOr<std::map<std::string, CompileSpecs>> specs =
+        routeCompileSpecs(items, options.delegateBackends);
+    if (failed(specs))
       return 2;
-    }
     options.compileSpecs = std::move(*specs);
   }
   options.requireDelegated = requireDelegated;
@@ -677,7 +782,7 @@ int strataCompileMain(int argc, char **argv) {
     // delegate.
     plain.patterns.clear();
     plain.planIn.clear();
-    plain.delegateBackend = nullptr;
+    plain.delegateBackends.clear();
     plain.targetKernels.reset();
     plain.quantize.reset();
     if (failed(compileONNXFile(inputPath, plain, context, reference, ignored)))

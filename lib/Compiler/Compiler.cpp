@@ -152,14 +152,15 @@ LogicalResult checkTargetKernels(ModuleOp module,
 /// else the delegate's own; none with --partition-cost off or
 /// --require-delegated (which delegates every claimed group).
 FailureOr<std::optional<CostCalibration>>
-loadCostCalibration(ModuleOp module, const CompileOptions &options) {
+loadCostCalibration(ModuleOp module, const CompileOptions &options,
+                    const Backend &backend) {
   std::string spec = !options.partitionCost || options.requireDelegated
                          ? "none"
                      : options.partitionCalibrationFile.empty()
                          ? "builtin"
                          : options.partitionCalibrationFile;
   llvm::Expected<std::optional<CostCalibration>> calibration =
-      loadCostCalibration(spec, *options.delegateBackend);
+      loadCostCalibration(spec, backend);
   if (!calibration)
     return module.emitError(llvm::toString(calibration.takeError()));
   return std::move(*calibration);
@@ -179,19 +180,24 @@ LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
       return failure();
   }
   countOps(module, report, "edge");
-  if (options.delegateBackend) {
+  if (!options.delegateBackends.empty()) {
     {
+      // Each backend in turn claims what the earlier ones left.
       StageTimer timer(report, "partition");
-      FailureOr<std::optional<CostCalibration>> calibration =
-          loadCostCalibration(module, options);
-      if (failed(calibration))
-        return failure();
-      FailureOr<DelegationReport> placed =
-          partition(module, *options.delegateBackend,
-                    *calibration ? &**calibration : nullptr);
-      if (failed(placed))
-        return failure();
-      report.delegation = std::move(*placed);
+      for (const Backend *backend : options.delegateBackends) {
+        FailureOr<std::optional<CostCalibration>> calibration =
+            loadCostCalibration(module, options, *backend);
+        if (failed(calibration))
+          return failure();
+        FailureOr<DelegationReport> placed = partition(
+            module, *backend, *calibration ? &**calibration : nullptr);
+        if (failed(placed))
+          return failure();
+        if (report.delegation)
+          report.delegation->merge(std::move(*placed));
+        else
+          report.delegation = std::move(*placed);
+      }
     }
     if (options.requireDelegated && report.delegation->fallbackCount()) {
       InFlightDiagnostic diag = module.emitError()
@@ -205,9 +211,14 @@ LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
       return failure();
     }
     StageTimer timer(report, "to-backend");
-    if (failed(toBackend(module, *options.delegateBackend,
-                         options.compileSpecs)))
-      return failure();
+    for (const Backend *backend : options.delegateBackends) {
+      auto specs = options.compileSpecs.find(backend->getName());
+      if (failed(toBackend(module, *backend,
+                           specs == options.compileSpecs.end()
+                               ? CompileSpecs()
+                               : specs->second)))
+        return failure();
+    }
     countOps(module, report, "edge-delegated");
   }
   if (stopAfter == EmitKind::MLIREdge)

@@ -352,7 +352,7 @@ ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
   lowering.patterns.clear();
   lowering.planIn.clear();
   lowering.planOut.clear();
-  lowering.delegateBackend = nullptr;
+  lowering.delegateBackends.clear();
   lowering.targetKernels.reset();
   lowering.printIRAfterAll = false;
   CompileReport ignored;

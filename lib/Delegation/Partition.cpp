@@ -40,9 +40,26 @@ int DelegationReport::fallbackCount() const {
   return static_cast<int>(ops.size()) - delegatedCount();
 }
 
+void DelegationReport::merge(DelegationReport later) {
+  std::vector<Placement> merged;
+  for (Placement &p : ops)
+    if (!p.partition.empty())
+      merged.push_back(std::move(p));
+  for (Placement &p : later.ops)
+    if (p.op != "edge.delegate_call")
+      merged.push_back(std::move(p));
+  ops = std::move(merged);
+  backend += "," + later.backend;
+  partitions += later.partitions;
+  for (Decision &d : later.decisions)
+    decisions.push_back(std::move(d));
+  if (!later.calibration.empty() && later.calibration != calibration)
+    calibration += (calibration.empty() ? "" : ", ") + later.calibration;
+}
+
 llvm::json::Value DelegationReport::toJSON() const {
   llvm::json::Array placements;
-  std::map<std::string, int64_t> perOp;
+  std::map<std::string, int64_t> perOp, perBackend;
   for (const Placement &p : ops) {
     placements.push_back(llvm::json::Object{{"op", p.op},
                                             {"node", p.node},
@@ -52,7 +69,12 @@ llvm::json::Value DelegationReport::toJSON() const {
                                             {"work", p.work.units}});
     if (p.partition.empty())
       ++perOp[p.op];
+    else
+      ++perBackend[p.backend];
   }
+  llvm::json::Object byBackend;
+  for (const auto &[name, count] : perBackend)
+    byBackend[name] = count;
   llvm::json::Object fallback;
   for (const auto &[op, count] : perOp)
     fallback[op] = count;
@@ -77,6 +99,7 @@ llvm::json::Value DelegationReport::toJSON() const {
                                                  : calibration},
                             {"decisions", std::move(verdicts)},
                             {"delegated_ops", delegatedCount()},
+                            {"delegated_by_backend", std::move(byBackend)},
                             {"portable_ops", fallbackCount()},
                             {"portable_by_op", std::move(fallback)},
                             {"ops", std::move(placements)}};

@@ -63,11 +63,12 @@ struct CompileOptions {
   std::vector<PatternDescriptor> patterns;
   /// A plan JSON whose apply flags are taken, and where the plan is written.
   std::string planIn, planOut;
-  /// The backend whose delegate takes the ops it supports (null: every op
+  /// The backends whose delegates take the ops they support, in priority
+  /// order: each partitions what the earlier ones left (empty: every op
   /// runs on the portable kernels).
-  const Backend *delegateBackend = nullptr;
-  /// Its compile specs (--backend-option).
-  CompileSpecs compileSpecs;
+  std::vector<const Backend *> delegateBackends;
+  /// Their compile specs (--backend-option), by backend name.
+  std::map<std::string, CompileSpecs> compileSpecs;
   /// Fail when an op falls back to the portable kernels (every claimed
   /// group is then delegated, whatever the cost model says).
   bool requireDelegated = false;

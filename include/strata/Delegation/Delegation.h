@@ -68,6 +68,11 @@ struct DelegationReport {
 
   int delegatedCount() const;
   int fallbackCount() const;
+  /// Folds in the report of a later backend's partitioning of what this
+  /// one's left: its delegated ops join, its portable ops replace this
+  /// report's portable ones, and the calls to earlier partitions it saw
+  /// as ops are dropped.
+  void merge(DelegationReport later);
   llvm::json::Value toJSON() const;
 };
 
