@@ -27,6 +27,13 @@ floor=$(grep -v '^#' "$root/test/Conformance/floor.txt" | head -1)
 # counts known failures by design) for the suites' pass/fail summary.
 grep -E '^failure class|passed, ' "$build/conformance.log" |
   sed 's/^conformance: /node tests (floor '"$floor"'): /' || true
+echo "== the same node tests through the XNNPACK delegate (same floor)"
+"$build/bin/strata-onnx-conformance" /usr/share/libonnx-testdata/data/node \
+  --out-of-scope "$root/test/Import/out-of-scope.txt" --backend xnnpack \
+  --json "$build/conformance-xnnpack.json" --min-passed "$floor" \
+  >"$build/conformance-xnnpack.log" || { tail -20 "$build/conformance-xnnpack.log"; status=1; }
+grep -E '^delegated|passed, ' "$build/conformance-xnnpack.log" |
+  sed 's/^conformance: /node tests through xnnpack (floor '"$floor"'): /' || true
 echo "== ONNX Runtime for the exported-ONNX tests (npm onnxruntime-node)"
 # Without it those lit tests report UNSUPPORTED; say so loudly.
 BUILD_DIR=$build "$root/scripts/install-ort.sh" ||

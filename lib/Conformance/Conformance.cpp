@@ -1,6 +1,7 @@
 //===- Conformance.cpp - the ONNX backend node-test runner ----------------===//
 #include "strata/Conformance/Conformance.h"
 
+#include "strata/Backends/Backend.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Execute.h"
 
@@ -130,6 +131,19 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
 
   CompileOptions compile;
   CompileReport report;
+  if (!options.backends.empty()) {
+    llvm::Expected<const std::vector<Backend> &> all = discoverBackends();
+    if (!all)
+      return failed(name, "lower", llvm::toString(all.takeError()));
+    for (const std::string &wanted : options.backends) {
+      auto it = llvm::find_if(
+          *all, [&](const Backend &b) { return b.getName() == wanted; });
+      if (it == all->end() || !it->getHooks().delegates())
+        return failed(name, "lower",
+                      "'" + wanted + "' is not a backend with a delegate");
+      compile.delegateBackends.push_back(&*it);
+    }
+  }
   OwningOpRef<ModuleOp> module =
       importONNXFile(modelPath, &context, compile.import);
   if (!module)
@@ -196,7 +210,10 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
                           .str());
     }
   }
-  return {name, "passed", "", ""};
+  ConformanceRecord record{name, "passed", "", ""};
+  if (report.delegation)
+    record.delegatedOps = report.delegation->delegatedCount();
+  return record;
 }
 
 namespace {
@@ -257,7 +274,11 @@ ConformanceRecord runIsolated(const std::string &testDir,
   auto get = [&](StringRef key) {
     return object->getString(key).value_or("").str();
   };
-  return {get("name"), get("status"), get("class"), get("message")};
+  ConformanceRecord record{get("name"), get("status"), get("class"),
+                           get("message")};
+  record.delegatedOps =
+      static_cast<int>(object->getInteger("delegated_ops").value_or(0));
+  return record;
 }
 
 } // namespace
@@ -289,7 +310,8 @@ llvm::json::Value toJSON(const std::vector<ConformanceRecord> &records) {
     array.push_back(llvm::json::Object{{"name", record.name},
                                        {"status", record.status},
                                        {"class", record.failureClass},
-                                       {"message", record.message}});
+                                       {"message", record.message},
+                                       {"delegated_ops", record.delegatedOps}});
   return array;
 }
 

@@ -23,6 +23,10 @@ static cl::opt<std::string> filter("filter", cl::desc("Only matching tests"));
 static cl::opt<std::string> outOfScope("out-of-scope",
                                        cl::desc("Out-of-scope list (test/Import/out-of-scope.txt)"));
 static cl::opt<std::string> skipList("skip", cl::desc("File of skipped tests"));
+static cl::opt<std::string> backendList(
+    "backend",
+    cl::desc("Compile for these delegate backends (a,b: a priority list, as "
+             "strata-compile's --backend); default: portable kernels only"));
 static cl::opt<unsigned> minPassed(
     "min-passed", cl::desc("Fail when fewer tests pass (the CI floor)"),
     cl::init(0));
@@ -44,12 +48,21 @@ int main(int argc, char **argv) {
   }
   if (!skipList.empty())
     options.skippedTests = strata::readListFile(skipList);
+  if (!backendList.empty()) {
+    SmallVector<StringRef> names;
+    StringRef(backendList).split(names, ',');
+    for (StringRef name : names)
+      options.backends.push_back(name.str());
+  }
   std::vector<strata::ConformanceRecord> records =
       strata::runConformanceSuite(options);
 
   std::map<std::string, int> counts, classes;
+  int delegatedPasses = 0;
   for (const strata::ConformanceRecord &record : records) {
     ++counts[record.status];
+    if (record.status == "passed" && record.delegatedOps > 0)
+      ++delegatedPasses;
     if (record.status == "failed") {
       ++classes[record.failureClass];
       outs() << "FAILED " << record.name << " [" << record.failureClass
@@ -69,6 +82,9 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (!backendList.empty())
+    outs() << "delegated (" << backendList << "): " << delegatedPasses
+           << " of the passed tests ran ops on a delegate\n";
   outs() << "conformance: " << counts["passed"] << " passed, "
          << counts["failed"] << " failed, " << counts["skipped"]
          << " skipped\n";

@@ -30,6 +30,8 @@ struct ConformanceRecord {
   /// "mismatch", "crash", "timeout"; for skips "out-of-scope".
   std::string failureClass;
   std::string message;
+  /// Ops a delegate ran (with ConformanceOptions::backends).
+  int delegatedOps = 0;
 };
 
 struct ConformanceOptions {
@@ -46,6 +48,9 @@ struct ConformanceOptions {
   double atol = 1e-7;
   /// Seconds a single test may take.
   unsigned timeoutSeconds = 60;
+  /// Delegate backends the programs are compiled for, in priority order
+  /// (as `--backend a,b`); empty: the portable kernels alone.
+  std::vector<std::string> backends;
 };
 
 /// Reads a list file: one entry per line, '#' starts a comment; the first
