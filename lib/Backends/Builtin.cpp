@@ -79,6 +79,8 @@ Backend makeXNNPACKBackend() {
   hooks.supportsOp = xnnpack::supportsOp;
   hooks.preprocess = xnnpack::preprocess;
   hooks.runtimeDelegate = "xnnpack";
+  // int8 from the same QDQ graph the oneDNN backend consumes.
+  hooks.quantizeWith = "tensorrt";
   return checked(Backend::create(
       "xnnpack", {}, {}, {}, {}, std::move(hooks),
       "CPU delegate on XNNPACK (x86 and ARM): convolutions (grouped, "

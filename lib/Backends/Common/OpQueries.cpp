@@ -4,6 +4,8 @@
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 
 namespace strata::backends {
@@ -77,6 +79,48 @@ std::optional<PoolGeometry> getPoolGeometry(Operation *op) {
     g.padsEnd.push_back(end);
   }
   return g;
+}
+
+std::optional<std::vector<int64_t>> getIntConstant(Value value) {
+  auto constant = value.getDefiningOp<edge::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+  if (!elements || !elements.getElementType().isInteger())
+    return std::nullopt;
+  std::vector<int64_t> values;
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(v.getSExtValue());
+    return values;
+  }
+  // A resource blob (weights imported from ONNX): 8-bit values as stored.
+  std::optional<ArrayRef<char>> raw = edge::getRawConstantData(elements);
+  if (!raw || elements.getElementType().getIntOrFloatBitWidth() != 8 ||
+      static_cast<int64_t>(raw->size()) != elements.getNumElements())
+    return std::nullopt;
+  for (char c : *raw)
+    values.push_back(static_cast<int8_t>(c));
+  return values;
+}
+
+/// The 8-bit storage of a tensor as a delegate sees it: s8 for i8, u8 for ui8
+/// (plain or `!quant.uniform`); nullopt otherwise.
+std::optional<bool> isSigned8(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() || tensor.getRank() < 1 ||
+      tensor.getRank() > 6 || tensor.getNumElements() == 0)
+    return std::nullopt;
+  Type element = tensor.getElementType();
+  if (auto q = dyn_cast<quant::QuantizedType>(element)) {
+    if (q.getStorageTypeIntegralWidth() != 8)
+      return std::nullopt;
+    return q.isSigned();
+  }
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!integer || integer.getWidth() != 8 || integer.isSigned())
+    return std::nullopt;
+  return integer.isSignless();
 }
 
 } // namespace strata::backends

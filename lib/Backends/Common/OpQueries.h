@@ -25,6 +25,12 @@ std::optional<float> getScalarConstant(mlir::Value value);
 /// result's shape (a commutative op whose broadcast operand comes first).
 bool binaryOperandsSwap(mlir::Operation *op);
 
+/// The values of an integer constant operand (zero points), sign-extended.
+std::optional<std::vector<int64_t>> getIntConstant(mlir::Value value);
+/// Whether an 8-bit tensor type (plain or `!quant.uniform` storage) is
+/// signed (s8) or not (u8); nullopt for other types.
+std::optional<bool> isSigned8(mlir::Type type);
+
 /// A pooling window, ceil mode expressed as extra end padding.
 struct PoolGeometry {
   std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;

@@ -31,15 +31,13 @@ writeTuningRecords(llvm::StringRef path,
                    const runtime::onednn::TuningRecords &records,
                    std::string &error);
 
-/// Whether an 8-bit tensor type is signed (oneDNN s8) or not (u8);
-/// nullopt for other types.
-std::optional<bool> isSigned8(mlir::Type type);
 /// Constant operands, binary operand order and pooling windows
 /// (Common/OpQueries.h), shared with the other delegate backends.
 using backends::binaryOperandsSwap;
 using backends::getFloatConstant;
 using backends::getPoolGeometry;
 using backends::getScalarConstant;
+using backends::isSigned8;
 using backends::PoolGeometry;
 
 /// GELU, SiLU and hardswish spelled out in edge ops (EdgeActivationChains.h).

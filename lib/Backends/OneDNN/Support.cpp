@@ -28,25 +28,6 @@ static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-/// The 8-bit storage of a tensor as oneDNN sees it: s8 for i8, u8 for ui8
-/// (plain or `!quant.uniform`); nullopt otherwise.
-std::optional<bool> isSigned8(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() || tensor.getRank() < 1 ||
-      tensor.getRank() > 6 || tensor.getNumElements() == 0)
-    return std::nullopt;
-  Type element = tensor.getElementType();
-  if (auto q = dyn_cast<quant::QuantizedType>(element)) {
-    if (q.getStorageTypeIntegralWidth() != 8)
-      return std::nullopt;
-    return q.isSigned();
-  }
-  auto integer = dyn_cast<IntegerType>(element);
-  if (!integer || integer.getWidth() != 8 || integer.isSigned())
-    return std::nullopt;
-  return integer.isSignless();
-}
-
 /// Whether `value` is a constant whose every element is zero.
 static bool isZeroConstant(Value value) {
   DenseElementsAttr dense;

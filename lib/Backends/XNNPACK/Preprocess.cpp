@@ -8,6 +8,9 @@
 //                                         the node's output clamp
 //   matmul -> add(constant [.., N])       fully connected with bias
 //   x * relu6(x + 3) / 6 (hardswish)      hardswish
+//   quantized_conv2d with a residual      qs8 convolution into an
+//                                         intermediate (scale: output's plus
+//                                         residual's) + qs8 add
 //
 // A link fuses only when the intermediate value has that single use.
 // Every 4-d value is NHWC (dims and constants permuted), 4-d inputs and
@@ -27,6 +30,8 @@
 #include "strata/Runtime/Delegates/XNNPACK.h"
 #include "strata/Support/Locations.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -92,6 +97,13 @@ private:
   FailureOr<uint32_t> tensor(Value value);
   /// A new constant tensor of XNNPACK `dims` holding `values`.
   uint32_t constantTensor(ArrayRef<int64_t> dims, ArrayRef<float> values);
+  /// A new constant tensor of `bytes` of type `type` (per-channel scales
+  /// along `channelDim` for the qc types).
+  uint32_t constantTensor(ArrayRef<int64_t> dims, std::vector<uint8_t> bytes,
+                          fbs::DataType type,
+                          ArrayRef<float> channelScales = {},
+                          uint32_t channelDim = 0);
+  LogicalResult writeQuantizedConv(edge::QuantizedConv2DOp conv);
   fbs::NodeT &addNode(fbs::NodeKind kind, ArrayRef<Operation *> from);
   /// Fuses the relu or clip that alone reads `result` into `node`'s output
   /// clamp; returns the value the node then writes.
@@ -110,11 +122,71 @@ private:
   llvm::DenseSet<Operation *> fused;
   /// Hardswish chains, by the op that writes their result.
   llvm::DenseMap<Operation *, edge::ActivationChain> hardSwishAt;
+  /// An 8-bit value had no quantization to be found (reported).
+  bool unknownQuantization = false;
 };
+
+/// scale and zero point of constant scalars.
+std::optional<std::pair<float, int32_t>> scaleAndZero(Value scale,
+                                                      Value zeroPoint) {
+  std::optional<std::vector<float>> s = backends::getFloatConstant(scale);
+  std::optional<std::vector<int64_t>> z = backends::getIntConstant(zeroPoint);
+  if (!s || !z || s->size() != 1 || z->size() != 1)
+    return std::nullopt;
+  return std::pair{s->front(), static_cast<int32_t>(z->front())};
+}
+
+/// The per-tensor quantization of an s8 value: its `!quant.uniform` type's,
+/// else that of the op that writes it or of one that reads it.
+std::optional<std::pair<float, int32_t>> quantOf(Value v, int depth = 0) {
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(
+          cast<RankedTensorType>(v.getType()).getElementType()))
+    return std::pair{static_cast<float>(q.getScale()),
+                     static_cast<int32_t>(q.getZeroPoint())};
+  if (depth > 8)
+    return std::nullopt;
+  if (Operation *def = v.getDefiningOp()) {
+    if (auto q = dyn_cast<edge::QuantizeLinearOp>(def))
+      return scaleAndZero(q.getScale(), q.getZeroPoint());
+    if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(def);
+        conv && conv.getOutputScale())
+      return scaleAndZero(conv.getOutputScale(), conv.getOutputZeroPoint());
+    if (isa<edge::MaxPool2DOp>(def))
+      return quantOf(def->getOperand(0), depth + 1);
+  }
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(user)) {
+      if (use.get() == conv.getInput())
+        return scaleAndZero(conv.getInputScale(), conv.getInputZeroPoint());
+      if (use.get() == conv.getResidual())
+        return scaleAndZero(conv.getResidualScale(),
+                            conv.getResidualZeroPoint());
+    }
+    if (auto dq = dyn_cast<edge::DequantizeLinearOp>(user))
+      return scaleAndZero(dq.getScale(), dq.getZeroPoint());
+    if (isa<edge::MaxPool2DOp>(user))
+      if (auto q = quantOf(user->getResult(0), depth + 1))
+        return q;
+  }
+  return std::nullopt;
+}
 
 uint32_t GraphWriter::defineTensor(Value value) {
   auto t = std::make_unique<fbs::TensorT>();
   t->dims = xnnDims(shapeOf(value));
+  if (backends::isSigned8(value.getType()) == std::optional(true)) {
+    t->dtype = fbs::DataType::QS8;
+    std::optional<std::pair<float, int32_t>> q = quantOf(value);
+    if (!q) {
+      func.emitError("the XNNPACK delegate cannot tell the quantization of "
+                     "an 8-bit value");
+      unknownQuantization = true;
+    } else {
+      t->scale = q->first;
+      t->zero_point = q->second;
+    }
+  }
   graph.tensors.push_back(std::move(t));
   uint32_t index = graph.tensors.size() - 1;
   tensors[value] = index;
@@ -132,6 +204,24 @@ uint32_t GraphWriter::constantTensor(ArrayRef<int64_t> dims,
   std::vector<uint8_t> &bytes = constants.bytes[key];
   bytes.resize(values.size() * sizeof(float));
   std::memcpy(bytes.data(), values.data(), bytes.size());
+  return index;
+}
+
+uint32_t GraphWriter::constantTensor(ArrayRef<int64_t> dims,
+                                     std::vector<uint8_t> bytes,
+                                     fbs::DataType type,
+                                     ArrayRef<float> channelScales,
+                                     uint32_t channelDim) {
+  auto t = std::make_unique<fbs::TensorT>();
+  t->dims.assign(dims.begin(), dims.end());
+  t->dtype = type;
+  t->channel_scales.assign(channelScales.begin(), channelScales.end());
+  t->channel_dim = channelDim;
+  graph.tensors.push_back(std::move(t));
+  uint32_t index = graph.tensors.size() - 1;
+  std::string key = func.getSymName().str() + "/t" + std::to_string(index);
+  graph.tensors[index]->constant_key = key;
+  constants.bytes[key] = std::move(bytes);
   return index;
 }
 
@@ -268,6 +358,112 @@ LogicalResult GraphWriter::writeConv(edge::Conv2DOp conv) {
   return success();
 }
 
+LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
+  ArrayRef<int64_t> in = shapeOf(conv.getInput()),
+                    w = shapeOf(conv.getWeight());
+  std::optional<std::vector<int64_t>> weights =
+      backends::getIntConstant(conv.getWeight());
+  std::optional<std::vector<float>> scales =
+      backends::getFloatConstant(conv.getWeightScale());
+  std::optional<std::vector<float>> bias =
+      backends::getFloatConstant(conv.getBias());
+  std::optional<std::pair<float, int32_t>> input =
+      scaleAndZero(conv.getInputScale(), conv.getInputZeroPoint());
+  std::optional<std::pair<float, int32_t>> output =
+      scaleAndZero(conv.getOutputScale(), conv.getOutputZeroPoint());
+  if (!weights || !scales || !bias || !input || !output)
+    return conv.emitError("XNNPACK int8 convolutions need constant weights, "
+                          "scales, zero points and bias");
+  int64_t groups = conv.getGroup(), outC = w[0], groupIn = w[1], kh = w[2],
+          kw = w[3];
+  bool depthwise = groups > 1 && groups == in[1] && groupIn == 1;
+  fbs::NodeT &node =
+      addNode(depthwise ? fbs::NodeKind::DepthwiseConvolution
+                        : fbs::NodeKind::Convolution,
+              {conv.getOperation()});
+  // OIHW -> OHWI (depthwise 1HWO), a channel with a negative scale (a
+  // folded batch norm) negated so that every scale is positive.
+  std::vector<float> channelScales(outC), biasScales(outC);
+  std::vector<uint8_t> filter(weights->size());
+  for (int64_t o = 0; o < outC; ++o) {
+    float s = (*scales)[scales->size() == 1 ? 0 : o];
+    int64_t sign = s < 0 ? -1 : 1;
+    channelScales[o] = std::fabs(s);
+    biasScales[o] = input->first * channelScales[o];
+    for (int64_t i = 0; i < groupIn; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          auto v = static_cast<int8_t>(
+              sign * (*weights)[((o * groupIn + i) * kh + y) * kw + x]);
+          size_t at = depthwise ? (y * kw + x) * outC + o
+                                : ((o * kh + y) * kw + x) * groupIn + i;
+          filter[at] = static_cast<uint8_t>(v);
+        }
+  }
+  std::vector<int64_t> filterDims =
+      depthwise ? std::vector<int64_t>{1, kh, kw, outC}
+                : std::vector<int64_t>{outC, kh, kw, groupIn};
+  // The bias in accumulator units.
+  std::vector<uint8_t> biasBytes(outC * sizeof(int32_t));
+  for (int64_t o = 0; o < outC; ++o) {
+    double q = std::nearbyint(double((*bias)[o]) / biasScales[o]);
+    auto v = static_cast<int32_t>(std::clamp(q, -2147483648.0, 2147483647.0));
+    std::memcpy(biasBytes.data() + o * sizeof(int32_t), &v, sizeof(v));
+  }
+  ArrayRef<int64_t> pads = conv.getPads(); // top, left, bottom, right
+  node.pads = {static_cast<uint32_t>(pads[0]), static_cast<uint32_t>(pads[3]),
+               static_cast<uint32_t>(pads[2]), static_cast<uint32_t>(pads[1])};
+  node.kernel = {static_cast<uint32_t>(kh), static_cast<uint32_t>(kw)};
+  for (int64_t s : conv.getStrides())
+    node.strides.push_back(static_cast<uint32_t>(s));
+  for (int64_t d : conv.getDilations())
+    node.dilations.push_back(static_cast<uint32_t>(d));
+  node.groups = depthwise ? 1 : static_cast<uint32_t>(groups);
+  node.group_input_channels = depthwise ? in[1] : groupIn;
+  node.group_output_channels = depthwise ? outC / in[1] : outC / groups;
+  FailureOr<uint32_t> x = tensor(conv.getInput());
+  if (failed(x))
+    return failure();
+  node.inputs = {*x,
+                 constantTensor(filterDims, std::move(filter),
+                                fbs::DataType::QCS8, channelScales,
+                                depthwise ? 3 : 0),
+                 constantTensor({outC}, std::move(biasBytes),
+                                fbs::DataType::QCS32, biasScales, 0)};
+  float lo = conv.getClipMin() ? conv.getClipMin()->convertToFloat()
+                               : -std::numeric_limits<float>::infinity();
+  float hi = conv.getClipMax() ? conv.getClipMax()->convertToFloat()
+                               : std::numeric_limits<float>::infinity();
+  if (!conv.getResidual()) {
+    node.output_min = lo;
+    node.output_max = hi;
+    node.outputs.push_back(defineTensor(conv.getResult()));
+    return success();
+  }
+  // With a residual: the product into an intermediate wide enough for the
+  // output's range and the residual's, then a qs8 add that clamps.
+  std::optional<std::pair<float, int32_t>> residual =
+      scaleAndZero(conv.getResidualScale(), conv.getResidualZeroPoint());
+  if (!residual)
+    return conv.emitError("XNNPACK int8 residuals need a constant scale");
+  auto t = std::make_unique<fbs::TensorT>();
+  t->dims = xnnDims(shapeOf(conv.getResult()));
+  t->dtype = fbs::DataType::QS8;
+  t->scale = output->first + residual->first;
+  graph.tensors.push_back(std::move(t));
+  uint32_t product = graph.tensors.size() - 1;
+  node.outputs.push_back(product);
+  FailureOr<uint32_t> r = tensor(conv.getResidual());
+  if (failed(r))
+    return failure();
+  fbs::NodeT &add = addNode(fbs::NodeKind::Add, {conv.getOperation()});
+  add.inputs = {product, *r};
+  add.output_min = lo;
+  add.output_max = hi;
+  add.outputs.push_back(defineTensor(conv.getResult()));
+  return success();
+}
+
 LogicalResult GraphWriter::writeMatMul(edge::MatMulOp matmul) {
   ArrayRef<int64_t> rhs = shapeOf(matmul.getRhs());
   int64_t k = rhs[rhs.size() - 2], n = rhs.back();
@@ -372,6 +568,12 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
   }
   if (auto conv = dyn_cast<edge::Conv2DOp>(op))
     return writeConv(conv);
+  if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
+    return writeQuantizedConv(conv);
+  if (isa<edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op)) {
+    fbs::NodeT &node = addNode(fbs::NodeKind::Convert, {op});
+    return finish(node, {op->getOperand(0)}, op->getResult(0), false);
+  }
   if (auto matmul = dyn_cast<edge::MatMulOp>(op))
     return writeMatMul(matmul);
   if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op))
@@ -447,7 +649,7 @@ LogicalResult GraphWriter::write() {
     graph.tensors[it->second]->nchw = shapeOf(v).size() == 4;
     graph.outputs.push_back(it->second);
   }
-  return success();
+  return failure(unknownQuantization);
 }
 
 } // namespace

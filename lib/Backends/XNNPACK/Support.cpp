@@ -16,6 +16,14 @@
 //   softmax over channels (4-d) or the last axis    softmax
 //   reshape where NCHW and NHWC orders agree        reshape
 //
+// and, after --quantize (tensorrt's QDQ placement, as oneDNN's):
+//
+//   quantized_conv2d, s8 in and out, s8 per-channel    qs8 convolution
+//   weights with zero point 0, no activation function   (+ qs8 add for a
+//   (clip allowed)                                       residual)
+//   quantize_linear / dequantize_linear, per tensor     convert
+//   max_pool2d on s8                                     qs8 max pooling
+//
 //===----------------------------------------------------------------------===//
 #include "XNNPACKBackend.h"
 
@@ -47,7 +55,72 @@ static bool layoutFree(ArrayRef<int64_t> shape) {
   return shape.size() != 4 || shape[1] == 1 || shape[2] * shape[3] == 1;
 }
 
+static bool isS8Tensor(Type type) {
+  return backends::isSigned8(type) == std::optional(true);
+}
+
+/// A per-tensor quantization: a positive scalar scale, an s8 zero point.
+static bool isPerTensor(Value scale, Value zeroPoint) {
+  std::optional<std::vector<float>> s = backends::getFloatConstant(scale);
+  std::optional<std::vector<int64_t>> z = backends::getIntConstant(zeroPoint);
+  return s && s->size() == 1 && s->front() > 0.f && z && z->size() == 1 &&
+         z->front() >= -128 && z->front() <= 127;
+}
+
+/// An int8 convolution XNNPACK runs as qs8 with per-channel weights.
+static bool supportsQuantizedConv(edge::QuantizedConv2DOp conv) {
+  if (!isS8Tensor(conv.getInput().getType()) ||
+      !isS8Tensor(conv.getWeight().getType()) ||
+      !isS8Tensor(conv.getType()) || conv.getActivation() ||
+      shapeOf(conv.getInput()).size() != 4 || !conv.getOutputScale() ||
+      !isPerTensor(conv.getInputScale(), conv.getInputZeroPoint()) ||
+      !isPerTensor(conv.getOutputScale(), conv.getOutputZeroPoint()) ||
+      !backends::getFloatConstant(conv.getBias()))
+    return false;
+  if (conv.getResidual() &&
+      (!isS8Tensor(conv.getResidual().getType()) ||
+       !isPerTensor(conv.getResidualScale(), conv.getResidualZeroPoint())))
+    return false;
+  std::optional<std::vector<int64_t>> weights =
+      backends::getIntConstant(conv.getWeight());
+  std::optional<std::vector<int64_t>> zeroPoints =
+      backends::getIntConstant(conv.getWeightZeroPoint());
+  std::optional<std::vector<float>> scales =
+      backends::getFloatConstant(conv.getWeightScale());
+  if (!weights || !zeroPoints || !scales ||
+      llvm::any_of(*zeroPoints, [](int64_t z) { return z != 0; }))
+    return false;
+  // A negative scale (a folded batch norm) is its channel's weights
+  // negated, which -128 cannot be.
+  int64_t channels = shapeOf(conv.getWeight())[0];
+  int64_t perChannel = static_cast<int64_t>(weights->size()) / channels;
+  for (int64_t c = 0; c < channels; ++c) {
+    float s = (*scales)[scales->size() == 1 ? 0 : c];
+    if (s == 0.f)
+      return false;
+    if (s < 0.f)
+      for (int64_t i = 0; i < perChannel; ++i)
+        if ((*weights)[c * perChannel + i] == -128)
+          return false;
+  }
+  return true;
+}
+
 bool supportsOp(Operation *op) {
+  if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
+    return supportsQuantizedConv(conv);
+  if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
+    return isF32Tensor(q.getInput().getType()) && isS8Tensor(q.getType()) &&
+           isPerTensor(q.getScale(), q.getZeroPoint());
+  if (auto dq = dyn_cast<edge::DequantizeLinearOp>(op))
+    return isS8Tensor(dq.getInput().getType()) && isF32Tensor(dq.getType()) &&
+           !isConstant(dq.getInput()) &&
+           isPerTensor(dq.getScale(), dq.getZeroPoint());
+  if (isa<edge::MaxPool2DOp>(op) && isS8Tensor(op->getOperand(0).getType()) &&
+      isS8Tensor(op->getResult(0).getType())) {
+    std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
+    return g && g->kernel[0] * g->kernel[1] > 1;
+  }
   if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
       !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
       op->getNumResults() != 1)

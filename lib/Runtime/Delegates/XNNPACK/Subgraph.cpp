@@ -201,6 +201,11 @@ Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
       return fail("a clamp takes one input");
     status = xnn_define_clamp(subgraph, lo, hi, in[0], out[0], 0);
     break;
+  case fbs::NodeKind::Convert:
+    if (!needInputs(1, 1))
+      return fail("a convert takes one input");
+    status = xnn_define_convert(subgraph, in[0], out[0], 0);
+    break;
   case fbs::NodeKind::Reshape: {
     if (!needInputs(1, 1) || !node.new_shape() ||
         node.new_shape()->size() == 0 ||
@@ -260,13 +265,16 @@ Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
   return Error::success();
 }
 
-/// NCHW <-> NHWC for one image batch: `toNHWC` reads NCHW `from`.
-void transpose(const float *from, float *to, const std::vector<int64_t> &nchw,
-               bool toNHWC) {
+/// NCHW <-> NHWC of elements of type T: `toNHWC` reads NCHW `from`.
+template <typename T>
+void transposeAs(const void *fromBytes, void *toBytes,
+                 const std::vector<int64_t> &nchw, bool toNHWC) {
+  const T *from = static_cast<const T *>(fromBytes);
+  T *to = static_cast<T *>(toBytes);
   int64_t n = nchw[0], c = nchw[1], hw = nchw[2] * nchw[3];
   for (int64_t b = 0; b < n; ++b) {
-    const float *src = from + b * c * hw;
-    float *dst = to + b * c * hw;
+    const T *src = from + b * c * hw;
+    T *dst = to + b * c * hw;
     for (int64_t p = 0; p < hw; ++p)
       for (int64_t k = 0; k < c; ++k) {
         if (toNHWC)
@@ -275,6 +283,18 @@ void transpose(const float *from, float *to, const std::vector<int64_t> &nchw,
           dst[k * hw + p] = src[p * c + k];
       }
   }
+}
+
+void transpose(const Staging &s, const void *from, void *to, bool toNHWC) {
+  if (s.elementBytes == 1)
+    transposeAs<int8_t>(from, to, s.shape, toNHWC);
+  else
+    transposeAs<float>(from, to, s.shape, toNHWC);
+}
+
+/// Bytes per element of a blob type.
+size_t elementBytes(fbs::DataType type) {
+  return type == fbs::DataType::QS8 || type == fbs::DataType::QCS8 ? 1 : 4;
 }
 
 } // namespace
@@ -327,17 +347,25 @@ Result<std::unique_ptr<Subgraph>> Subgraph::build(const fbs::Graph &graph,
       dims.push_back(static_cast<size_t>(d));
       elements *= static_cast<size_t>(d);
     }
+    size_t bytesPerElement = elementBytes(t->dtype());
+    bool perChannel = t->dtype() == fbs::DataType::QCS8 ||
+                      t->dtype() == fbs::DataType::QCS32;
+    if (perChannel &&
+        (t->channel_dim() >= dims.size() || !t->channel_scales() ||
+         t->channel_scales()->size() != dims[t->channel_dim()]))
+      return Error(ErrorCode::InvalidProgram,
+                   what + " needs one scale per channel");
     const void *data = nullptr;
     if (t->constant_key()) {
       Result<ByteSpan> bytes = named.get(t->constant_key()->str());
       if (!bytes.ok())
         return bytes.takeError();
-      if (bytes->size != elements * sizeof(float))
+      if (bytes->size != elements * bytesPerElement)
         return Error(ErrorCode::InvalidProgram,
                      "constant '" + t->constant_key()->str() + "' has " +
                          std::to_string(bytes->size) +
                          " bytes, its dims need " +
-                         std::to_string(elements * sizeof(float)));
+                         std::to_string(elements * bytesPerElement));
       data = bytes->data;
     }
     uint32_t flags = 0, external = XNN_INVALID_VALUE_ID;
@@ -352,21 +380,53 @@ Result<std::unique_ptr<Subgraph>> Subgraph::build(const fbs::Graph &graph,
       if (t->nchw() && dims.size() != 4)
         return Error(ErrorCode::InvalidProgram,
                      what + " is marked NCHW but is not 4-d");
+      if (t->dtype() != fbs::DataType::F32 &&
+          t->dtype() != fbs::DataType::QS8)
+        return Error(ErrorCode::InvalidProgram,
+                     what + ": an input or output is f32 or qs8");
       Staging staging;
       staging.nchw = t->nchw();
+      staging.dtype =
+          t->dtype() == fbs::DataType::QS8 ? DType::I8 : DType::F32;
+      staging.elementBytes = bytesPerElement;
       staging.shape.assign(t->dims()->begin(), t->dims()->end());
       if (staging.nchw)
         staging.shape = {staging.shape[0], staging.shape[3], staging.shape[1],
                          staging.shape[2]};
       staging.elements = elements;
-      staging.data.assign(elements + XNN_EXTRA_BYTES / sizeof(float), 0.f);
+      staging.data.assign(elements * bytesPerElement + XNN_EXTRA_BYTES, 0);
       size_t inputCount = graph.inputs()->size();
       (isInput ? result->inputs_[external]
                : result->outputs_[external - inputCount]) = std::move(staging);
     }
-    status =
-        xnn_define_tensor_value(owner.subgraph, xnn_datatype_fp32, dims.size(),
-                                dims.data(), data, external, flags, &ids[i]);
+    switch (t->dtype()) {
+    case fbs::DataType::F32:
+      status = xnn_define_tensor_value(owner.subgraph, xnn_datatype_fp32,
+                                       dims.size(), dims.data(), data,
+                                       external, flags, &ids[i]);
+      break;
+    case fbs::DataType::QS8:
+    case fbs::DataType::QS32:
+      status = xnn_define_quantized_tensor_value(
+          owner.subgraph,
+          t->dtype() == fbs::DataType::QS8 ? xnn_datatype_qint8
+                                           : xnn_datatype_qint32,
+          t->zero_point(), t->scale(), dims.size(), dims.data(), data,
+          external, flags, &ids[i]);
+      break;
+    case fbs::DataType::QCS8:
+    case fbs::DataType::QCS32:
+      // The scales stay in the blob, which outlives the runtime.
+      status = xnn_define_channelwise_quantized_tensor_value(
+          owner.subgraph,
+          t->dtype() == fbs::DataType::QCS8 ? xnn_datatype_qcint8
+                                            : xnn_datatype_qcint32,
+          t->channel_scales()->data(), dims.size(), t->channel_dim(),
+          dims.data(), data, external, flags, &ids[i]);
+      break;
+    default:
+      return Error(ErrorCode::InvalidProgram, what + " has an unknown type");
+    }
     if (status != xnn_status_success)
       return Error(ErrorCode::InvalidProgram,
                    what + ": XNNPACK refuses it: " + statusName(status));
@@ -412,7 +472,7 @@ Error Subgraph::execute(const std::vector<TensorView> &ins,
                      std::to_string(outs.size()));
   auto check = [](const TensorView &view, const Staging &s, const char *what,
                   size_t i) -> Error {
-    if (view.dtype != DType::F32 || view.shape != s.shape || !view.data)
+    if (view.dtype != s.dtype || view.shape != s.shape || !view.data)
       return Error(ErrorCode::InvalidArgument,
                    std::string("XNNPACK partition ") + what + " " +
                        std::to_string(i) +
@@ -421,12 +481,11 @@ Error Subgraph::execute(const std::vector<TensorView> &ins,
   };
   for (size_t i = 0; i < ins.size(); ++i) {
     STRATA_RETURN_IF_ERROR(check(ins[i], inputs_[i], "input", i));
-    const float *from = static_cast<const float *>(ins[i].data);
     if (inputs_[i].nchw)
-      transpose(from, inputs_[i].data.data(), inputs_[i].shape, true);
+      transpose(inputs_[i], ins[i].data, inputs_[i].data.data(), true);
     else
-      std::memcpy(inputs_[i].data.data(), from,
-                  inputs_[i].elements * sizeof(float));
+      std::memcpy(inputs_[i].data.data(), ins[i].data,
+                  inputs_[i].elements * inputs_[i].elementBytes);
   }
   for (size_t i = 0; i < outs.size(); ++i)
     STRATA_RETURN_IF_ERROR(check(outs[i], outputs_[i], "output", i));
@@ -435,12 +494,11 @@ Error Subgraph::execute(const std::vector<TensorView> &ins,
     return Error(ErrorCode::ExecutionFailed,
                  std::string("xnn_invoke_runtime: ") + statusName(status));
   for (size_t i = 0; i < outs.size(); ++i) {
-    float *to = static_cast<float *>(outs[i].data);
     if (outputs_[i].nchw)
-      transpose(outputs_[i].data.data(), to, outputs_[i].shape, false);
+      transpose(outputs_[i], outputs_[i].data.data(), outs[i].data, false);
     else
-      std::memcpy(to, outputs_[i].data.data(),
-                  outputs_[i].elements * sizeof(float));
+      std::memcpy(outs[i].data, outputs_[i].data.data(),
+                  outputs_[i].elements * outputs_[i].elementBytes);
   }
   return Error::success();
 }

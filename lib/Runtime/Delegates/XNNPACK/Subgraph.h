@@ -32,7 +32,10 @@ struct Staging {
   std::vector<int64_t> shape;
   /// NHWC in `data`, NCHW in the caller's buffer.
   bool nchw = false;
-  std::vector<float> data;
+  /// F32 or I8 (qs8).
+  DType dtype = DType::F32;
+  size_t elementBytes = 4;
+  std::vector<uint8_t> data;
   size_t elements = 0;
 };
 

@@ -3,6 +3,7 @@
 
 #include "strata/Runtime/Delegates/XNNPACK.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace strata::runtime::xnnpack {
@@ -31,6 +32,12 @@ std::string describeGraph(ByteSpan blob) {
     if (tensor->dims())
       for (size_t i = 0; i < tensor->dims()->size(); ++i)
         s += (i ? "x" : "") + std::to_string(tensor->dims()->Get(i));
+    if (tensor->dtype() == fbs::DataType::QS8) {
+      char q[64];
+      std::snprintf(q, sizeof(q), " qs8 (scale %.6g, zero point %d)",
+                    tensor->scale(), tensor->zero_point());
+      s += q;
+    }
     return s;
   };
   std::string out;
