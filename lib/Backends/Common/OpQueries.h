@@ -17,6 +17,9 @@
 
 namespace strata::backends {
 
+/// An f32 tensor of static shape, rank 1 to 6, not empty: what the
+/// delegates' float kernels take.
+bool isF32Tensor(mlir::Type type);
 /// The f32 values of an edge.constant operand.
 std::optional<std::vector<float>> getFloatConstant(mlir::Value value);
 /// The value of an f32 constant whose elements are all equal.

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "OneDNNBackend.h"
 
+#include "Common/ConstantBytes.h"
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Runtime/Delegates/OneDNN.h"
@@ -39,27 +40,13 @@ namespace fbs = strata::onednn::fb;
 namespace strata::onednn {
 namespace {
 
-/// Serves the plain constants to the delegate's prepare step.
-class ConstantMap final : public runtime::NamedDataMap {
-public:
-  std::map<std::string, std::vector<uint8_t>> bytes;
-  runtime::Result<runtime::ByteSpan>
-  get(const std::string &key) const override {
-    auto it = bytes.find(key);
-    if (it == bytes.end())
-      return runtime::Error(runtime::ErrorCode::NotFound,
-                            "no constant '" + key + "'");
-    return runtime::ByteSpan{it->second.data(), it->second.size()};
-  }
-};
-
 class GraphWriter {
 public:
   GraphWriter(func::FuncOp func) : func(func) {}
   LogicalResult write();
 
   fbs::GraphT graph;
-  ConstantMap constants;
+  backends::ConstantBytes constants;
   std::map<std::string, std::vector<std::string>> debugHandles;
 
 private:

@@ -17,12 +17,7 @@ using namespace mlir;
 
 namespace strata::onednn {
 
-static bool isF32Tensor(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.hasStaticShape() && tensor.getElementType().isF32() &&
-         tensor.getRank() >= 1 && tensor.getRank() <= 6 &&
-         tensor.getNumElements() > 0;
-}
+using backends::isF32Tensor;
 
 static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "XNNPACKBackend.h"
 
+#include "Common/ConstantBytes.h"
 #include "Common/OpQueries.h"
 #include "Edge/IR/EdgeActivationChains.h"
 #include "Edge/IR/EdgeConstants.h"
@@ -40,20 +41,6 @@ namespace fbs = strata::xnnpack::fb;
 
 namespace strata::xnnpack {
 namespace {
-
-/// Serves the constants to the compile-time check.
-class ConstantMap final : public runtime::NamedDataMap {
-public:
-  std::map<std::string, std::vector<uint8_t>> bytes;
-  runtime::Result<runtime::ByteSpan>
-  get(const std::string &key) const override {
-    auto it = bytes.find(key);
-    if (it == bytes.end())
-      return runtime::Error(runtime::ErrorCode::NotFound,
-                            "no constant '" + key + "'");
-    return runtime::ByteSpan{it->second.data(), it->second.size()};
-  }
-};
 
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
@@ -80,13 +67,52 @@ std::vector<float> toXnnOrder(std::vector<float> values,
   return out;
 }
 
+/// A convolution's filter as XNNPACK takes it: OIHW becomes OHWI, or 1HWO
+/// for a depthwise one (group = input channels, one per group).
+struct FilterLayout {
+  FilterLayout(ArrayRef<int64_t> input, ArrayRef<int64_t> weight,
+               int64_t groups)
+      : groups(groups), outC(weight[0]), groupIn(weight[1]), kh(weight[2]),
+        kw(weight[3]), inC(input[1]),
+        depthwise(groups > 1 && groups == input[1] && weight[1] == 1) {}
+  /// Where OIHW element (o, i, y, x) goes.
+  size_t at(int64_t o, int64_t i, int64_t y, int64_t x) const {
+    return depthwise ? (y * kw + x) * outC + o
+                     : ((o * kh + y) * kw + x) * groupIn + i;
+  }
+  std::vector<int64_t> dims() const {
+    return depthwise ? std::vector<int64_t>{1, kh, kw, outC}
+                     : std::vector<int64_t>{outC, kh, kw, groupIn};
+  }
+  /// The node's kind, window and group sizes; edge pads are top, left,
+  /// bottom, right, XNNPACK's top, right, bottom, left.
+  void describe(fbs::NodeT &node, ArrayRef<int64_t> pads,
+                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) const {
+    auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
+    node.pads = {u32(pads[0]), u32(pads[3]), u32(pads[2]), u32(pads[1])};
+    node.kernel = {u32(kh), u32(kw)};
+    node.strides = {u32(strides[0]), u32(strides[1])};
+    node.dilations = {u32(dilations[0]), u32(dilations[1])};
+    node.groups = depthwise ? 1 : u32(groups);
+    node.group_input_channels = depthwise ? inC : groupIn;
+    // Depthwise: the depth multiplier.
+    node.group_output_channels = depthwise ? outC / inC : outC / groups;
+  }
+  fbs::NodeKind kind() const {
+    return depthwise ? fbs::NodeKind::DepthwiseConvolution
+                     : fbs::NodeKind::Convolution;
+  }
+  int64_t groups, outC, groupIn, kh, kw, inC;
+  bool depthwise;
+};
+
 class GraphWriter {
 public:
   GraphWriter(func::FuncOp func) : func(func) {}
   LogicalResult write();
 
   fbs::GraphT graph;
-  ConstantMap constants;
+  backends::ConstantBytes constants;
   std::map<std::string, std::vector<std::string>> debugHandles;
 
 private:
@@ -299,54 +325,25 @@ LogicalResult GraphWriter::finish(fbs::NodeT &node, ArrayRef<Value> inputs,
 }
 
 LogicalResult GraphWriter::writeConv(edge::Conv2DOp conv) {
-  ArrayRef<int64_t> in = shapeOf(conv.getInput()),
-                    w = shapeOf(conv.getWeight());
   std::optional<std::vector<float>> weights =
       backends::getFloatConstant(conv.getWeight());
   if (!weights)
     return conv.emitError("XNNPACK convolution weights must be constant");
-  int64_t groups = conv.getGroup(), outC = w[0], groupIn = w[1], kh = w[2],
-          kw = w[3];
-  bool depthwise = groups > 1 && groups == in[1] && groupIn == 1;
-  fbs::NodeT &node = addNode(depthwise ? fbs::NodeKind::DepthwiseConvolution
-                                       : fbs::NodeKind::Convolution,
-                             {conv.getOperation()});
-  // OIHW -> OHWI, or 1HWO for a depthwise filter.
+  FilterLayout layout(shapeOf(conv.getInput()), shapeOf(conv.getWeight()),
+                      conv.getGroup());
+  fbs::NodeT &node = addNode(layout.kind(), {conv.getOperation()});
   std::vector<float> filter(weights->size());
-  for (int64_t o = 0; o < outC; ++o)
-    for (int64_t i = 0; i < groupIn; ++i)
-      for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x) {
-          float v = (*weights)[((o * groupIn + i) * kh + y) * kw + x];
-          if (depthwise)
-            filter[(y * kw + x) * outC + o] = v;
-          else
-            filter[((o * kh + y) * kw + x) * groupIn + i] = v;
-        }
-  std::vector<int64_t> filterDims =
-      depthwise ? std::vector<int64_t>{1, kh, kw, outC}
-                : std::vector<int64_t>{outC, kh, kw, groupIn};
-  ArrayRef<int64_t> pads = conv.getPads(); // top, left, bottom, right
-  node.pads = {static_cast<uint32_t>(pads[0]), static_cast<uint32_t>(pads[3]),
-               static_cast<uint32_t>(pads[2]), static_cast<uint32_t>(pads[1])};
-  node.kernel = {static_cast<uint32_t>(kh), static_cast<uint32_t>(kw)};
-  for (int64_t s : conv.getStrides())
-    node.strides.push_back(static_cast<uint32_t>(s));
-  for (int64_t d : conv.getDilations())
-    node.dilations.push_back(static_cast<uint32_t>(d));
-  if (depthwise) {
-    node.groups = 1;
-    node.group_input_channels = in[1];
-    node.group_output_channels = outC / in[1]; // the depth multiplier
-  } else {
-    node.groups = static_cast<uint32_t>(groups);
-    node.group_input_channels = groupIn;
-    node.group_output_channels = outC / groups;
-  }
+  for (int64_t o = 0, k = 0; o < layout.outC; ++o)
+    for (int64_t i = 0; i < layout.groupIn; ++i)
+      for (int64_t y = 0; y < layout.kh; ++y)
+        for (int64_t x = 0; x < layout.kw; ++x)
+          filter[layout.at(o, i, y, x)] = (*weights)[k++];
+  layout.describe(node, conv.getPads(), conv.getStrides(),
+                  conv.getDilations());
   FailureOr<uint32_t> input = tensor(conv.getInput());
   if (failed(input))
     return failure();
-  node.inputs = {*input, constantTensor(filterDims, filter)};
+  node.inputs = {*input, constantTensor(layout.dims(), filter)};
   if (conv.getBias()) {
     FailureOr<uint32_t> bias = tensor(conv.getBias());
     if (failed(bias))
@@ -359,8 +356,6 @@ LogicalResult GraphWriter::writeConv(edge::Conv2DOp conv) {
 }
 
 LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
-  ArrayRef<int64_t> in = shapeOf(conv.getInput()),
-                    w = shapeOf(conv.getWeight());
   std::optional<std::vector<int64_t>> weights =
       backends::getIntConstant(conv.getWeight());
   std::optional<std::vector<float>> scales =
@@ -374,35 +369,25 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
   if (!weights || !scales || !bias || !input || !output)
     return conv.emitError("XNNPACK int8 convolutions need constant weights, "
                           "scales, zero points and bias");
-  int64_t groups = conv.getGroup(), outC = w[0], groupIn = w[1], kh = w[2],
-          kw = w[3];
-  bool depthwise = groups > 1 && groups == in[1] && groupIn == 1;
-  fbs::NodeT &node =
-      addNode(depthwise ? fbs::NodeKind::DepthwiseConvolution
-                        : fbs::NodeKind::Convolution,
-              {conv.getOperation()});
-  // OIHW -> OHWI (depthwise 1HWO), a channel with a negative scale (a
-  // folded batch norm) negated so that every scale is positive.
+  FilterLayout layout(shapeOf(conv.getInput()), shapeOf(conv.getWeight()),
+                      conv.getGroup());
+  int64_t outC = layout.outC;
+  fbs::NodeT &node = addNode(layout.kind(), {conv.getOperation()});
+  // A channel with a negative scale (a folded batch norm) is negated so
+  // that every scale is positive.
   std::vector<float> channelScales(outC), biasScales(outC);
   std::vector<uint8_t> filter(weights->size());
-  for (int64_t o = 0; o < outC; ++o) {
+  for (int64_t o = 0, k = 0; o < outC; ++o) {
     float s = (*scales)[scales->size() == 1 ? 0 : o];
     int64_t sign = s < 0 ? -1 : 1;
     channelScales[o] = std::fabs(s);
     biasScales[o] = input->first * channelScales[o];
-    for (int64_t i = 0; i < groupIn; ++i)
-      for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x) {
-          auto v = static_cast<int8_t>(
-              sign * (*weights)[((o * groupIn + i) * kh + y) * kw + x]);
-          size_t at = depthwise ? (y * kw + x) * outC + o
-                                : ((o * kh + y) * kw + x) * groupIn + i;
-          filter[at] = static_cast<uint8_t>(v);
-        }
+    for (int64_t i = 0; i < layout.groupIn; ++i)
+      for (int64_t y = 0; y < layout.kh; ++y)
+        for (int64_t x = 0; x < layout.kw; ++x)
+          filter[layout.at(o, i, y, x)] = static_cast<uint8_t>(
+              static_cast<int8_t>(sign * (*weights)[k++]));
   }
-  std::vector<int64_t> filterDims =
-      depthwise ? std::vector<int64_t>{1, kh, kw, outC}
-                : std::vector<int64_t>{outC, kh, kw, groupIn};
   // The bias in accumulator units.
   std::vector<uint8_t> biasBytes(outC * sizeof(int32_t));
   for (int64_t o = 0; o < outC; ++o) {
@@ -410,24 +395,15 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
     auto v = static_cast<int32_t>(std::clamp(q, -2147483648.0, 2147483647.0));
     std::memcpy(biasBytes.data() + o * sizeof(int32_t), &v, sizeof(v));
   }
-  ArrayRef<int64_t> pads = conv.getPads(); // top, left, bottom, right
-  node.pads = {static_cast<uint32_t>(pads[0]), static_cast<uint32_t>(pads[3]),
-               static_cast<uint32_t>(pads[2]), static_cast<uint32_t>(pads[1])};
-  node.kernel = {static_cast<uint32_t>(kh), static_cast<uint32_t>(kw)};
-  for (int64_t s : conv.getStrides())
-    node.strides.push_back(static_cast<uint32_t>(s));
-  for (int64_t d : conv.getDilations())
-    node.dilations.push_back(static_cast<uint32_t>(d));
-  node.groups = depthwise ? 1 : static_cast<uint32_t>(groups);
-  node.group_input_channels = depthwise ? in[1] : groupIn;
-  node.group_output_channels = depthwise ? outC / in[1] : outC / groups;
+  layout.describe(node, conv.getPads(), conv.getStrides(),
+                  conv.getDilations());
   FailureOr<uint32_t> x = tensor(conv.getInput());
   if (failed(x))
     return failure();
   node.inputs = {*x,
-                 constantTensor(filterDims, std::move(filter),
+                 constantTensor(layout.dims(), std::move(filter),
                                 fbs::DataType::QCS8, channelScales,
-                                depthwise ? 3 : 0),
+                                layout.depthwise ? 3 : 0),
                  constantTensor({outC}, std::move(biasBytes),
                                 fbs::DataType::QCS32, biasScales, 0)};
   float lo = conv.getClipMin() ? conv.getClipMin()->convertToFloat()
