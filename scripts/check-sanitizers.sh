@@ -39,7 +39,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
 # The gtest suites of the ASan tree (the fuzzers and tools come on top).
-sanitize_gtests=(StrataRuntimeTests StrataOneDNNDelegateTests
+sanitize_gtests=(StrataRuntimeTests StrataOneDNNDelegateTests StrataXNNPACKDelegateTests
   StrataSupportTests StrataExecTests StrataImportTests StrataBackendsTests
   StrataQuantizationTests StrataEdgeTests)
 sanitize_lit_dirs="Import|Conversion|Dialect|Emit|Pipelines|Runtime|Delegation"

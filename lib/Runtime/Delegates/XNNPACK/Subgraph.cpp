@@ -64,6 +64,16 @@ Subgraph::~Subgraph() {
     pthreadpool_destroy(pool_);
 }
 
+/// The node's name for errors: its index, kind and ONNX nodes.
+std::string nodeName(const fbs::Node &node, size_t index) {
+  std::string s = "node " + std::to_string(index) + " (" +
+                  fbs::EnumNameNodeKind(node.kind());
+  if (node.node_names())
+    for (size_t i = 0; i < node.node_names()->size(); ++i)
+      s += (i ? ", " : ": ") + node.node_names()->Get(i)->str();
+  return s + ")";
+}
+
 namespace {
 
 /// Deletes a subgraph when it leaves scope (the runtime does not need it).
@@ -74,16 +84,6 @@ struct SubgraphOwner {
       xnn_delete_subgraph(subgraph);
   }
 };
-
-/// The node's name for errors: its index, kind and ONNX nodes.
-std::string nodeName(const fbs::Node &node, size_t index) {
-  std::string s = "node " + std::to_string(index) + " (" +
-                  fbs::EnumNameNodeKind(node.kind());
-  if (node.node_names())
-    for (size_t i = 0; i < node.node_names()->size(); ++i)
-      s += (i ? ", " : ": ") + node.node_names()->Get(i)->str();
-  return s + ")";
-}
 
 /// Defines one node; `ids` maps blob tensors to XNNPACK value ids.
 Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
@@ -218,8 +218,6 @@ Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
     break;
   }
   default: {
-    if (!needInputs(1, 1))
-      return fail("a unary node takes one input");
     using Unary = xnn_status (*)(xnn_subgraph_t, uint32_t, uint32_t, uint32_t);
     Unary define = nullptr;
     switch (node.kind()) {
@@ -256,6 +254,8 @@ Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
     default:
       return fail("unknown node kind");
     }
+    if (!needInputs(1, 1))
+      return fail("a unary node takes one input");
     status = define(subgraph, in[0], out[0], 0);
     break;
   }
@@ -431,10 +431,11 @@ Result<std::unique_ptr<Subgraph>> Subgraph::build(const fbs::Graph &graph,
       return Error(ErrorCode::InvalidProgram,
                    what + ": XNNPACK refuses it: " + statusName(status));
   }
-  for (size_t i = 0; i < graph.nodes()->size(); ++i)
-    if (Error e = defineNode(owner.subgraph, *graph.nodes()->Get(i), i, ids);
-        !e.ok())
-      return e;
+  for (size_t i = 0; i < graph.nodes()->size(); ++i) {
+    STRATA_RETURN_IF_ERROR(checkShapes(graph, *graph.nodes()->Get(i), i));
+    STRATA_RETURN_IF_ERROR(
+        defineNode(owner.subgraph, *graph.nodes()->Get(i), i, ids));
+  }
   if (threads > 1) {
     result->pool_ = pthreadpool_create(static_cast<size_t>(threads));
     if (!result->pool_)

@@ -25,6 +25,15 @@ Result<const fbs::Graph *> verifiedGraph(ByteSpan bytes);
 /// Whether XNNPACK initialised on this CPU (once per process).
 bool xnnpackReady();
 
+/// "node 3 (Convolution: /conv1/Conv)": its index, kind and ONNX nodes.
+std::string nodeName(const fbs::Node &node, size_t index);
+
+/// Checks that node `index`'s tensor dims agree with what its kind
+/// computes from them (XNNPACK sizes buffers from the dims and does not
+/// check them against each other).
+Error checkShapes(const fbs::Graph &graph, const fbs::Node &node,
+                  size_t index);
+
 /// One partition input or output: the caller's shape, and the buffer
 /// XNNPACK reads or writes (XNN_EXTRA_BYTES readable past its end).
 struct Staging {
