@@ -101,13 +101,20 @@ std::optional<std::vector<int64_t>> getIntConstant(Value value) {
       values.push_back(v.getSExtValue());
     return values;
   }
-  // A resource blob (weights imported from ONNX): 8-bit values as stored.
+  // A resource blob (initializers imported from ONNX): little-endian
+  // values as stored, sign-extended.
   std::optional<ArrayRef<char>> raw = edge::getRawConstantData(elements);
-  if (!raw || elements.getElementType().getIntOrFloatBitWidth() != 8 ||
-      static_cast<int64_t>(raw->size()) != elements.getNumElements())
+  unsigned width = elements.getElementType().getIntOrFloatBitWidth();
+  if (!raw || (width != 8 && width != 16 && width != 32 && width != 64) ||
+      static_cast<int64_t>(raw->size()) !=
+          elements.getNumElements() * (width / 8))
     return std::nullopt;
-  for (char c : *raw)
-    values.push_back(static_cast<int8_t>(c));
+  for (size_t i = 0; i < raw->size(); i += width / 8) {
+    uint64_t bits = 0;
+    for (unsigned b = 0; b < width / 8; ++b)
+      bits |= uint64_t(static_cast<uint8_t>((*raw)[i + b])) << (8 * b);
+    values.push_back(llvm::SignExtend64(bits, width));
+  }
   return values;
 }
 

@@ -42,6 +42,12 @@ namespace fbs = strata::xnnpack::fb;
 namespace strata::xnnpack {
 namespace {
 
+/// The blob's resize flags: XNNPACK's XNN_FLAG_TENSORFLOW_LEGACY_MODE
+/// and XNN_FLAG_ALIGN_CORNERS, which the runtime passes on (and checks
+/// with static_asserts); the compiler does not include xnnpack.h.
+constexpr uint32_t kResizeAsymmetric = 0x4;
+constexpr uint32_t kResizeAlignCorners = 0x8;
+
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
@@ -567,6 +573,34 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
       node.output_min = 0;
     }
     return finish(node, {op->getOperand(0)}, op->getResult(0), false);
+  }
+  if (auto pad = dyn_cast<edge::PadOp>(op)) {
+    fbs::NodeT &node = addNode(fbs::NodeKind::ConstantPad, {op});
+    std::vector<int64_t> pads = *backends::getIntConstant(pad.getPads());
+    size_t rank = pads.size() / 2;
+    // Begins then ends, in the model's order; 4-d values are NHWC here.
+    std::vector<size_t> order{0, 1, 2, 3};
+    if (rank == 4)
+      order = {0, 2, 3, 1};
+    for (size_t i = 0; i < rank; ++i) {
+      size_t d = rank == 4 ? order[i] : i;
+      node.pre_pads.push_back(static_cast<uint64_t>(pads[d]));
+      node.post_pads.push_back(static_cast<uint64_t>(pads[rank + d]));
+    }
+    node.pad_value =
+        pad.getValue() ? *backends::getScalarConstant(pad.getValue()) : 0.f;
+    return finish(node, {pad.getInput()}, pad.getOutput(), false);
+  }
+  if (auto resize = dyn_cast<edge::ResizeOp>(op)) {
+    fbs::NodeT &node = addNode(fbs::NodeKind::ResizeBilinear, {op});
+    ArrayRef<int64_t> out = shapeOf(resize.getOutput());
+    node.new_shape = {static_cast<uint64_t>(out[2]),
+                      static_cast<uint64_t>(out[3])};
+    StringRef mode = resize.getCoordinateTransformationMode();
+    node.flags = mode == "align_corners" ? kResizeAlignCorners
+                 : mode == "asymmetric"  ? kResizeAsymmetric
+                                         : 0;
+    return finish(node, {resize.getInput()}, resize.getOutput(), false);
   }
   if (auto reshape = dyn_cast<edge::ReshapeOp>(op)) {
     fbs::NodeT &node = addNode(fbs::NodeKind::Reshape, {op});

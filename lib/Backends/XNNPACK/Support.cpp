@@ -15,6 +15,10 @@
 //   round, sqrt, pow 2 / 0.5
 //   softmax over channels (4-d) or the last axis    softmax
 //   reshape where NCHW and NHWC orders agree        reshape
+//   pad, constant mode, constant non-negative pads  constant_pad
+//   resize, linear over H, W of a 4-d value, scales  resize_bilinear
+//   the size ratios, half_pixel / align_corners /
+//   asymmetric
 //
 // and, after --quantize (tensorrt's QDQ placement, as oneDNN's):
 //
@@ -101,7 +105,42 @@ static bool supportsQuantizedConv(edge::QuantizedConv2DOp conv) {
   return true;
 }
 
+/// A constant pad whose pads are constant and not negative.
+static bool supportsPad(edge::PadOp pad) {
+  std::optional<std::vector<int64_t>> pads =
+      backends::getIntConstant(pad.getPads());
+  return pad.getMode() == "constant" && isF32Tensor(pad.getInput().getType()) &&
+         isF32Tensor(pad.getType()) && pads &&
+         llvm::all_of(*pads, [](int64_t p) { return p >= 0; }) &&
+         (!pad.getValue() || backends::getScalarConstant(pad.getValue()));
+}
+
+/// A bilinear resize of H and W with the scales the sizes imply (XNNPACK
+/// takes the new size, not the scales).
+static bool supportsResize(edge::ResizeOp resize) {
+  ArrayRef<int64_t> in = shapeOf(resize.getInput()),
+                    out = shapeOf(resize.getOutput());
+  StringRef mode = resize.getCoordinateTransformationMode();
+  std::optional<ArrayRef<double>> scales = resize.getScales();
+  if (in.size() != 4 || resize.getMode() != "linear" ||
+      resize.getAntialias() || resize.getDynamicRoi() ||
+      resize.getDynamicScales() || !scales || scales->size() != 4 ||
+      in[0] != out[0] || in[1] != out[1] || !isF32Tensor(resize.getType()))
+    return false;
+  // pytorch_half_pixel differs from half_pixel only for a length of one.
+  bool halfPixel = mode == "half_pixel" ||
+                   (mode == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1);
+  if (!halfPixel && mode != "align_corners" && mode != "asymmetric")
+    return false;
+  for (int i = 2; i < 4; ++i)
+    if ((*scales)[i] != static_cast<double>(out[i]) / in[i])
+      return false;
+  return (*scales)[0] == 1 && (*scales)[1] == 1;
+}
+
 bool supportsOp(Operation *op) {
+  if (auto pad = dyn_cast<edge::PadOp>(op))
+    return supportsPad(pad);
   if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
     return supportsQuantizedConv(conv);
   if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
@@ -116,6 +155,8 @@ bool supportsOp(Operation *op) {
     std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
     return g && g->kernel[0] * g->kernel[1] > 1;
   }
+  if (auto resize = dyn_cast<edge::ResizeOp>(op))
+    return supportsResize(resize);
   if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
       !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
       op->getNumResults() != 1)

@@ -151,6 +151,28 @@ Error checkShapes(const fbs::Graph &graph, const fbs::Node &node,
       return fail("output " + str(y) + ", the broadcast gives " + str(want));
     return Error::success();
   }
+  case fbs::NodeKind::ConstantPad: {
+    if (!node.pre_pads() || !node.post_pads() ||
+        node.pre_pads()->size() != x.size() ||
+        node.post_pads()->size() != x.size())
+      return fail("a pad names the pads of every dim");
+    Dims want = x;
+    for (size_t i = 0; i < x.size(); ++i) {
+      uint64_t pre = node.pre_pads()->Get(i), post = node.post_pads()->Get(i);
+      if (pre > (uint64_t(1) << 40) || post > (uint64_t(1) << 40))
+        return fail("a pad is too large");
+      want[i] += static_cast<int64_t>(pre + post);
+    }
+    if (y != want)
+      return fail("output " + str(y) + ", the pads give " + str(want));
+    return Error::success();
+  }
+  case fbs::NodeKind::ResizeBilinear:
+    if (x.size() != 4 || !node.new_shape() || node.new_shape()->size() != 2 ||
+        y != Dims{x[0], static_cast<int64_t>(node.new_shape()->Get(0)),
+                  static_cast<int64_t>(node.new_shape()->Get(1)), x[3]})
+      return fail("a resize maps [N, H, W, C] to [N, new H, new W, C]");
+    return Error::success();
   case fbs::NodeKind::Reshape: {
     int64_t a = 1, b = 1;
     for (int64_t d : x)

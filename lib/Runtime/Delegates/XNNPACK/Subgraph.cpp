@@ -201,6 +201,33 @@ Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
       return fail("a clamp takes one input");
     status = xnn_define_clamp(subgraph, lo, hi, in[0], out[0], 0);
     break;
+  case fbs::NodeKind::ConstantPad: {
+    if (!needInputs(1, 1) || !node.pre_pads() || !node.post_pads() ||
+        node.pre_pads()->size() != node.post_pads()->size() ||
+        node.pre_pads()->size() > XNN_MAX_TENSOR_DIMS)
+      return fail("a pad takes one input and pads per dim");
+    std::vector<size_t> pre(node.pre_pads()->begin(), node.pre_pads()->end()),
+        post(node.post_pads()->begin(), node.post_pads()->end());
+    status = xnn_define_static_constant_pad(subgraph, pre.data(), post.data(),
+                                            node.pad_value(), in[0], out[0],
+                                            0);
+    break;
+  }
+  case fbs::NodeKind::ResizeBilinear: {
+    // The compiler writes these values (lib/Backends/XNNPACK).
+    static_assert(XNN_FLAG_TENSORFLOW_LEGACY_MODE == 0x4 &&
+                  XNN_FLAG_ALIGN_CORNERS == 0x8);
+    uint32_t known = XNN_FLAG_ALIGN_CORNERS | XNN_FLAG_TENSORFLOW_LEGACY_MODE;
+    if (!needInputs(1, 1) || !node.new_shape() ||
+        node.new_shape()->size() != 2 || (node.flags() & ~known) ||
+        node.flags() == known)
+      return fail("a resize takes one input, the new height and width and "
+                  "at most one mode flag");
+    status = xnn_define_static_resize_bilinear_2d(
+        subgraph, node.new_shape()->Get(0), node.new_shape()->Get(1), in[0],
+        out[0], node.flags());
+    break;
+  }
   case fbs::NodeKind::Convert:
     if (!needInputs(1, 1))
       return fail("a convert takes one input");
