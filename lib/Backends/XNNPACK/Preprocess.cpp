@@ -147,6 +147,10 @@ private:
   LogicalResult writeConv(edge::Conv2DOp conv);
   LogicalResult writeMatMul(edge::MatMulOp matmul);
   LogicalResult writePool(Operation *op);
+  /// A concatenation as XNNPACK can compute it: each input padded with
+  /// zeros to the result's extent at its offset, the paddings added (exact
+  /// in f32: x + 0 = x).
+  LogicalResult writeConcat(edge::ConcatOp concat);
   LogicalResult writeOp(Operation *op);
 
   func::FuncOp func;
@@ -493,17 +497,89 @@ LogicalResult GraphWriter::writePool(Operation *op) {
   std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
   if (!g)
     return op->emitError("XNNPACK cannot express this pooling window");
+  auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
+  Value input = op->getOperand(0);
+  FailureOr<uint32_t> inputTensor = tensor(input);
+  if (failed(inputTensor))
+    return failure();
+  // An average that counts padding: zeros padded first, then a window
+  // over the padded input alone (XNNPACK leaves padding out).
+  auto avg = dyn_cast<edge::AvgPool2DOp>(op);
+  bool padFirst = avg && avg.getCountIncludePad() &&
+                  (llvm::any_of(g->padsBegin, [](int64_t p) { return p; }) ||
+                   llvm::any_of(g->padsEnd, [](int64_t p) { return p; }));
+  if (padFirst) {
+    fbs::NodeT &pad = addNode(fbs::NodeKind::ConstantPad, {op});
+    ArrayRef<int64_t> in = shapeOf(input); // NCHW
+    pad.pre_pads = {0, static_cast<uint64_t>(g->padsBegin[0]),
+                    static_cast<uint64_t>(g->padsBegin[1]), 0};
+    pad.post_pads = {0, static_cast<uint64_t>(g->padsEnd[0]),
+                     static_cast<uint64_t>(g->padsEnd[1]), 0};
+    auto padded = std::make_unique<fbs::TensorT>();
+    padded->dims = {in[0], in[2] + g->padsBegin[0] + g->padsEnd[0],
+                    in[3] + g->padsBegin[1] + g->padsEnd[1], in[1]};
+    graph.tensors.push_back(std::move(padded));
+    pad.inputs = {*inputTensor};
+    pad.outputs = {static_cast<uint32_t>(graph.tensors.size() - 1)};
+    inputTensor = pad.outputs[0];
+    g->padsBegin = {0, 0};
+    g->padsEnd = {0, 0};
+  }
   fbs::NodeT &node =
       addNode(isa<edge::MaxPool2DOp>(op) ? fbs::NodeKind::MaxPool
                                          : fbs::NodeKind::AvgPool,
               {op});
-  auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
+  node.inputs = {*inputTensor};
   node.pads = {u32(g->padsBegin[0]), u32(g->padsEnd[1]), u32(g->padsEnd[0]),
                u32(g->padsBegin[1])};
   node.kernel = {u32(g->kernel[0]), u32(g->kernel[1])};
   node.strides = {u32(g->strides[0]), u32(g->strides[1])};
   node.dilations = {u32(g->dilations[0]), u32(g->dilations[1])};
-  return finish(node, {op->getOperand(0)}, op->getResult(0), true);
+  return finish(node, {}, op->getResult(0), true);
+}
+
+LogicalResult GraphWriter::writeConcat(edge::ConcatOp concat) {
+  ArrayRef<int64_t> outShape = shapeOf(concat.getOutput());
+  int64_t rank = outShape.size(), axis = static_cast<int64_t>(concat.getAxis());
+  // The axis among XNNPACK's dims (NHWC for 4-d values).
+  static const int64_t kNHWCAxis[] = {0, 3, 1, 2};
+  int64_t xnnAxis = rank == 4 ? kNHWCAxis[axis] : axis;
+  std::vector<int64_t> dims = xnnDims(outShape);
+  std::vector<uint32_t> padded;
+  int64_t offset = 0;
+  for (Value input : concat.getInputs()) {
+    std::vector<int64_t> in = xnnDims(shapeOf(input));
+    fbs::NodeT &pad = addNode(fbs::NodeKind::ConstantPad, {concat});
+    pad.pre_pads.assign(rank, 0);
+    pad.post_pads.assign(rank, 0);
+    pad.pre_pads[xnnAxis] = offset;
+    pad.post_pads[xnnAxis] = dims[xnnAxis] - offset - in[xnnAxis];
+    offset += in[xnnAxis];
+    FailureOr<uint32_t> t = tensor(input);
+    if (failed(t))
+      return failure();
+    pad.inputs = {*t};
+    auto wide = std::make_unique<fbs::TensorT>();
+    wide->dims = dims;
+    graph.tensors.push_back(std::move(wide));
+    padded.push_back(graph.tensors.size() - 1);
+    pad.outputs = {padded.back()};
+  }
+  uint32_t sum = padded[0];
+  for (size_t i = 1; i < padded.size(); ++i) {
+    fbs::NodeT &add = addNode(fbs::NodeKind::Add, {concat});
+    add.inputs = {sum, padded[i]};
+    if (i + 1 == padded.size()) {
+      add.outputs = {defineTensor(concat.getOutput())};
+    } else {
+      auto partial = std::make_unique<fbs::TensorT>();
+      partial->dims = dims;
+      graph.tensors.push_back(std::move(partial));
+      sum = graph.tensors.size() - 1;
+      add.outputs = {sum};
+    }
+  }
+  return success();
 }
 
 /// The node of an element-wise edge op, if it has one.
@@ -574,6 +650,8 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     }
     return finish(node, {op->getOperand(0)}, op->getResult(0), false);
   }
+  if (auto concat = dyn_cast<edge::ConcatOp>(op))
+    return writeConcat(concat);
   if (auto pad = dyn_cast<edge::PadOp>(op)) {
     fbs::NodeT &node = addNode(fbs::NodeKind::ConstantPad, {op});
     std::vector<int64_t> pads = *backends::getIntConstant(pad.getPads());

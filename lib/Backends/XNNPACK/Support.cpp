@@ -8,13 +8,19 @@
 //
 //   conv2d (constant weights; grouped, depthwise)   convolution
 //   matmul (constant 2-d weights, lhs not 4-d)      fully connected
-//   max_pool2d, avg_pool2d (not counting padding)   pooling
+//   max_pool2d, avg_pool2d                          pooling (an average
+//                                                    counting padding after
+//                                                    a zero constant_pad)
 //   reduce_mean over H, W of a 4-d value, kept      global average pooling
 //   add, sub, mul, div, maximum, minimum            broadcasting binary
 //   relu, clip, sigmoid, abs, neg, floor, ceil,     unary
 //   round, sqrt, pow 2 / 0.5
 //   softmax over channels (4-d) or the last axis    softmax
 //   reshape where NCHW and NHWC orders agree        reshape
+//   concat of 2 to 6 f32 values                     constant_pad of each
+//                                                    to the full extent,
+//                                                    then add2 (this
+//                                                    snapshot has no concat)
 //   pad, constant mode, constant non-negative pads  constant_pad
 //   resize, linear over H, W of a 4-d value, scales  resize_bilinear
 //   the size ratios, half_pixel / align_corners /
@@ -157,6 +163,14 @@ bool supportsOp(Operation *op) {
   }
   if (auto resize = dyn_cast<edge::ResizeOp>(op))
     return supportsResize(resize);
+  // Each input is padded to the result's extent and the paddings added:
+  // the cost grows with the input count (DenseNet's concatenations of
+  // up to 32 inputs stay portable; Inception's have up to 6).
+  constexpr size_t kMaxConcatInputs = 6;
+  if (auto concat = dyn_cast<edge::ConcatOp>(op))
+    return concat.getInputs().size() >= 2 && concat.getInputs().size() <= kMaxConcatInputs &&
+           llvm::all_of(op->getOperandTypes(), isF32Tensor) &&
+           isF32Tensor(concat.getType());
   if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
       !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
       op->getNumResults() != 1)
@@ -177,15 +191,13 @@ bool supportsOp(Operation *op) {
     std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
     return g && g->kernel[0] * g->kernel[1] > 1;
   }
-  if (auto avg = dyn_cast<edge::AvgPool2DOp>(op)) {
-    // XNNPACK divides by the elements inside the input; no dilation.
+  // XNNPACK divides by the elements inside the input and has no
+  // dilation; an average counting padding pads with zeros first
+  // (getPoolGeometry refuses the ceil-mode padding it would count).
+  if (isa<edge::AvgPool2DOp>(op)) {
     std::optional<backends::PoolGeometry> g = backends::getPoolGeometry(op);
-    if (!g || g->kernel[0] * g->kernel[1] < 2 ||
-        g->dilations != std::vector<int64_t>{1, 1})
-      return false;
-    bool padded = llvm::any_of(g->padsBegin, [](int64_t p) { return p; }) ||
-                  llvm::any_of(g->padsEnd, [](int64_t p) { return p; });
-    return !avg.getCountIncludePad() || !padded;
+    return g && g->kernel[0] * g->kernel[1] > 1 &&
+           g->dilations == std::vector<int64_t>{1, 1};
   }
   if (auto mean = dyn_cast<edge::ReduceMeanOp>(op))
     return shapeOf(mean.getInput()).size() == 4 && mean.getKeepDims() &&
