@@ -19,7 +19,7 @@ const args = {};
 for (let i = 2; i + 1 < process.argv.length; i += 2)
   args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
 
-const CONFIGS = ['portable', 'onednn', 'direct'];
+const CONFIGS = ['portable', 'onednn', 'direct', 'xnnpack'];
 
 // The line that says why a tool failed: the first that looks like an error,
 // else the last one; without tool and location prefixes, short.
@@ -82,7 +82,7 @@ const addRound = (row, side, result) => {
 };
 const rowFor = (model, threads) => {
   const key = `${model}\t${threads}`;
-  if (!rows.has(key)) rows.set(key, { model, threads: +threads, ort: null, portable: null, onednn: null, direct: null });
+  if (!rows.has(key)) rows.set(key, { model, threads: +threads, ort: null, portable: null, onednn: null, direct: null, xnnpack: null });
   return rows.get(key);
 };
 for (const line of readFileSync(args.manifest, 'utf8').split('\n').filter(Boolean)) {
@@ -143,13 +143,14 @@ const latency = (r) => (r && r.median_ms !== undefined ? `${fmt(r.median_ms)} ($
 const ratio = (x, y) => (x !== undefined && y !== undefined && y > 0 ? `${(x / y).toFixed(2)}x` : '—');
 
 const table = [
-  '| model | threads | ORT ms | portable ms | portable / ORT | onednn ms | onednn / ORT | onednn, direct convolutions ms | direct / ORT | ORT session creation ms (first) | strata load + init ms (onednn), fresh process (again) | fresh / ORT first | again / ORT again |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| model | threads | ORT ms | portable ms | portable / ORT | onednn ms | onednn / ORT | onednn, direct convolutions ms | direct / ORT | xnnpack ms | xnnpack / ORT | ORT session creation ms (first) | strata load + init ms (onednn), fresh process (again) | fresh / ORT first | again / ORT again |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 for (const r of rowList) {
   const ort = r.ort ?? { error: 'not run' };
   const ortMs = ort.median_ms;
   const direct = r.direct === null ? '—' : latency(r.direct);
+  const xnnpack = r.xnnpack === null ? '—' : latency(r.xnnpack);
   // load + init of the onednn program; the portable one when onednn has none.
   let li = r.onednn?.load_init_ms, liNote = '';
   if (li === undefined && r.portable?.load_init_ms !== undefined) { li = r.portable.load_init_ms; liNote = ' (portable)'; }
@@ -158,6 +159,7 @@ for (const r of rowList) {
     : na(r.onednn);
   table.push(`| ${r.model} | ${r.threads} | ${latency(ort)} | ${latency(r.portable)} | ${ratio(r.portable?.median_ms, ortMs)} `
     + `| ${latency(r.onednn)} | ${ratio(r.onednn?.median_ms, ortMs)} | ${direct} | ${ratio(r.direct?.median_ms, ortMs)} `
+    + `| ${xnnpack} | ${ratio(r.xnnpack?.median_ms, ortMs)} `
     + `| ${ort.session_ms !== undefined ? `${fmt(ort.session_ms)} (${fmt(ort.session_first_ms)})` : na(ort)} `
     + `| ${liCell}${r.onednn?.load_init_again_ms !== undefined ? ` (${fmt(r.onednn.load_init_again_ms)})` : ''} `
     + `| ${ratio(li, ort.session_first_ms)} | ${ratio(r.onednn?.load_init_again_ms, ort.session_ms)} |`);
@@ -183,6 +185,11 @@ function summary() {
       + `worst ${one[0].x.toFixed(2)}x (${one[0].r.model}), best ${one.at(-1).x.toFixed(2)}x (${one.at(-1).r.model}).`);
     if (port.length)
       lines.push(`- portable / ORT: geometric mean ${geo(port).toFixed(2)}x over ${port.length} models.`);
+    const xnn = at.filter((r) => r.xnnpack?.median_ms !== undefined)
+      .map((r) => ({ r, x: r.xnnpack.median_ms / r.ort.median_ms })).sort((a, b) => b.x - a.x);
+    if (xnn.length)
+      lines.push(`- xnnpack / ORT: geometric mean ${geo(xnn.map((o) => o.x)).toFixed(2)}x over ${xnn.length} models, `
+        + `worst ${xnn[0].x.toFixed(2)}x (${xnn[0].r.model}), best ${xnn.at(-1).x.toFixed(2)}x (${xnn.at(-1).r.model}).`);
     lines.push(`- Not run or failed (onednn): ${at.filter((r) => r.onednn?.median_ms === undefined).map((r) => r.model).join(', ') || 'none'}.`);
     const slower = at.filter((r) => r.onednn?.median_ms > (r.portable?.median_ms ?? Infinity));
     lines.push(`- Delegated slower than portable: ${slower.map((r) => `${r.model} (${fmt(r.onednn.median_ms)} against ${fmt(r.portable.median_ms)} ms)`).join(', ') || 'none'}.`,
@@ -242,7 +249,8 @@ do not edit by hand: rerun the script. Raw figures: \`$BUILD_DIR/peer/results.js
   with \`strata-compile\` (portable; \`--backend onednn\`, whose default runs
   wide 3x3 convolutions on the delegate's Winograd kernel; for models that
   have convolutions, onednn with \`--backend-option winograd=false\`, direct
-  convolutions only), then for each thread count runs ONNX Runtime and each
+  convolutions only; \`--backend xnnpack\`, the XNNPACK delegate with the
+  portable kernels for what it does not claim), then for each thread count runs ONNX Runtime and each
   Strata program one after the other, never two at once, on the same input
   (\`test_data_set_0/input_0.pb\`), batch 1, in ${meta.rounds ?? 1} round(s) that
   alternate the two sides, so that a slow spell of the shared machine falls

@@ -8,8 +8,9 @@
 # For each model (default list below; names are folders of $MODELS_DIR), in
 # one sequential run:
 #   - compiles model.onnx with strata-compile for each configuration
-#     (portable, onednn, and onednn with direct convolutions only for models
-#     with convolutions, to show what the default Winograd kernel gives);
+#     (portable, onednn, onednn with direct convolutions only for models
+#     with convolutions, to show what the default Winograd kernel gives,
+#     and xnnpack);
 #   - for each thread count, R rounds of: ONNX Runtime (npm onnxruntime-node,
 #     pinned in package.json / package-lock.json, installed with
 #     --ignore-scripts into $BUILD_DIR/peer/npm) via ort-bench.mjs, then
@@ -43,6 +44,7 @@ set -euo pipefail
 PORTABLE_FLAGS=()
 ONEDNN_FLAGS=(--backend onednn)
 DIRECT_FLAGS=(--backend onednn --backend-option winograd=false)
+XNNPACK_FLAGS=(--backend xnnpack)
 DEFAULT_MODELS=(resnet18_bn mobilenet_v2_bn transformer_encoder squeezenet1_1
                 digits_cnn digits_mlp)
 
@@ -131,12 +133,14 @@ for model in "${models[@]}"; do
   # Compile every configuration first (compiles are not timed here).
   configs=(portable onednn)
   LC_ALL=C grep -qa Conv "$onnx" && configs+=(direct)
+  configs+=(xnnpack)
   compiled=()
   for config in "${configs[@]}"; do
     case $config in
       portable) flags=("${PORTABLE_FLAGS[@]}") ;;
       onednn) flags=("${ONEDNN_FLAGS[@]}") ;;
       direct) flags=("${DIRECT_FLAGS[@]}") ;;
+      xnnpack) flags=("${XNNPACK_FLAGS[@]}") ;;
     esac
     echo "$model: compile $config"
     if "$build/bin/strata-compile" "$onnx" -o "$dir/$config.strata" "${flags[@]}" \
