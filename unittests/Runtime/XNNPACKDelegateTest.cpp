@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OneDNNTestSupport.h"
+#include "Subgraph.h"
 
 #include "strata/Runtime/Delegates/Schema/xnnpack_graph_generated.h"
 #include "strata/Runtime/Delegates/XNNPACK.h"
@@ -202,6 +203,11 @@ TEST(XNNPACKDelegateTest, BadBlobsFailAtInit) {
                                      "[1, 6, 6, 8]");
   }
   {
+    ConvGraph g; // a node that writes a constant
+    g.graph.nodes[0]->outputs = {1};
+    initFails(g.blob(), g.constants, "writes tensor 1, a constant");
+  }
+  {
     ConvGraph g;
     g.graph.outputs = {0};
     initFails(g.blob(), g.constants, "bad or repeated tensor");
@@ -271,6 +277,21 @@ TEST(XNNPACKDelegateTest, HandlesOfOneBlobExecuteConcurrently) {
   EXPECT_EQ(failures, (std::vector<int>{0, 0}));
   for (DelegateHandle *h : handles)
     backend.destroy(h);
+}
+
+// Every partition of one thread count shares one pool: pools of their own
+// leave their workers spinning against each other between partitions.
+TEST(XNNPACKDelegateTest, PartitionsShareOneThreadPool) {
+  Result<xnnpack::ThreadPool> one = xnnpack::sharedThreadPool(1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->get(), nullptr);
+  Result<xnnpack::ThreadPool> a = xnnpack::sharedThreadPool(2);
+  Result<xnnpack::ThreadPool> b = xnnpack::sharedThreadPool(2);
+  Result<xnnpack::ThreadPool> c = xnnpack::sharedThreadPool(3);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_NE(a->get(), nullptr);
+  EXPECT_EQ(a->get(), b->get());
+  EXPECT_NE(a->get(), c->get());
 }
 
 TEST(XNNPACKDelegateTest, ThreadsOptionAndRegistration) {

@@ -709,7 +709,9 @@ LogicalResult GraphWriter::write() {
   // Hardswish chains whose every op is in the partition.
   auto findChain = [&](Value v) {
     std::optional<edge::ActivationChain> chain = edge::matchActivationOf(v);
-    if (!chain || chain->kind != edge::ActivationChain::HardSwish)
+    if (!chain || chain->kind != edge::ActivationChain::HardSwish ||
+        !llvm::all_of(chain->ops,
+                      [&](Operation *o) { return o->getBlock() == &body; }))
       return;
     Operation *last = chain->output.getDefiningOp();
     for (Operation *o : chain->ops)

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <string>
 
 namespace strata::runtime::xnnpack {
@@ -57,11 +58,26 @@ static const char *statusName(xnn_status status) {
   return "unknown status";
 }
 
+Result<ThreadPool> sharedThreadPool(int threads) {
+  if (threads <= 1)
+    return ThreadPool();
+  static std::mutex mutex;
+  static std::map<int, ThreadPool> pools;
+  std::lock_guard<std::mutex> lock(mutex);
+  ThreadPool &pool = pools[threads];
+  if (!pool) {
+    pthreadpool_t created = pthreadpool_create(static_cast<size_t>(threads));
+    if (!created)
+      return Error(ErrorCode::OutOfMemory, "pthreadpool_create failed");
+    pool = ThreadPool(created, pthreadpool_destroy);
+  }
+  return pool;
+}
+
 Subgraph::~Subgraph() {
+  // The runtime first: it uses the pool.
   if (runtime_)
     xnn_delete_runtime(runtime_);
-  if (pool_)
-    pthreadpool_destroy(pool_);
 }
 
 /// The node's name for errors: its index, kind and ONNX nodes.
@@ -328,7 +344,7 @@ size_t elementBytes(fbs::DataType type) {
 
 Result<std::unique_ptr<Subgraph>> Subgraph::build(const fbs::Graph &graph,
                                                   const NamedDataMap &named,
-                                                  int threads) {
+                                                  ThreadPool pool) {
   if (!xnnpackReady())
     return Error(ErrorCode::NotSupported,
                  "XNNPACK does not initialise on this CPU");
@@ -458,18 +474,33 @@ Result<std::unique_ptr<Subgraph>> Subgraph::build(const fbs::Graph &graph,
       return Error(ErrorCode::InvalidProgram,
                    what + ": XNNPACK refuses it: " + statusName(status));
   }
+  // Each node writes one tensor no one else writes: not a constant (its
+  // bytes are the read-only program) and not a partition input.
+  std::vector<bool> written(tensorCount, false);
+  for (uint32_t t : *graph.inputs())
+    written[t] = true;
+  for (size_t i = 0; i < tensorCount; ++i)
+    if (graph.tensors()->Get(i)->constant_key())
+      written[i] = true;
   for (size_t i = 0; i < graph.nodes()->size(); ++i) {
+    const fbs::Node &node = *graph.nodes()->Get(i);
+    if (node.outputs() && node.outputs()->size() == 1 &&
+        node.outputs()->Get(0) < tensorCount) {
+      uint32_t out = node.outputs()->Get(0);
+      if (written[out])
+        return Error(ErrorCode::InvalidProgram,
+                     "XNNPACK " + nodeName(node, i) + " writes tensor " +
+                         std::to_string(out) +
+                         ", a constant, an input or another node's result");
+      written[out] = true;
+    }
     STRATA_RETURN_IF_ERROR(checkShapes(graph, *graph.nodes()->Get(i), i));
     STRATA_RETURN_IF_ERROR(
         defineNode(owner.subgraph, *graph.nodes()->Get(i), i, ids));
   }
-  if (threads > 1) {
-    result->pool_ = pthreadpool_create(static_cast<size_t>(threads));
-    if (!result->pool_)
-      return Error(ErrorCode::OutOfMemory, "pthreadpool_create failed");
-  }
-  status = xnn_create_runtime_v2(owner.subgraph, result->pool_, 0,
-                                 &result->runtime_);
+  result->pool_ = std::move(pool);
+  status = xnn_create_runtime_v2(owner.subgraph, result->pool_.get(),
+                                 XNN_FLAG_YIELD_WORKERS, &result->runtime_);
   if (status != xnn_status_success)
     return Error(ErrorCode::InvalidProgram,
                  std::string("XNNPACK cannot create the runtime: ") +

@@ -13,6 +13,7 @@
 #include <xnnpack.h>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace strata::runtime::xnnpack {
@@ -48,14 +49,25 @@ struct Staging {
   size_t elements = 0;
 };
 
+/// A pthreadpool shared by every runtime of one thread count.
+using ThreadPool = std::shared_ptr<struct pthreadpool>;
+
+/// The process-wide pool of `threads` threads (null for 1: the caller's
+/// thread). One per thread count, not one per partition: a program of
+/// many partitions on pools of their own leaves their workers spinning
+/// against each other and against the portable kernels between them
+/// (ShuffleNet at 2 threads: 100x slower).
+Result<ThreadPool> sharedThreadPool(int threads);
+
 /// An XNNPACK runtime with its thread pool and staging buffers.
 class Subgraph {
 public:
   ~Subgraph();
   /// Defines `graph` with its constants from `named` (which must outlive
-  /// the result) and creates the runtime on `threads` threads.
+  /// the result) and creates the runtime on `pool` (null: the caller's
+  /// thread); workers yield after each run.
   static Result<std::unique_ptr<Subgraph>>
-  build(const fbs::Graph &graph, const NamedDataMap &named, int threads);
+  build(const fbs::Graph &graph, const NamedDataMap &named, ThreadPool pool);
   /// Copies `ins` in, runs, copies `outs` out; checks shapes and types.
   Error execute(const std::vector<TensorView> &ins,
                 const std::vector<TensorView> &outs);
@@ -63,7 +75,7 @@ public:
 private:
   Subgraph() = default;
   xnn_runtime_t runtime_ = nullptr;
-  struct pthreadpool *pool_ = nullptr;
+  ThreadPool pool_;
   std::vector<Staging> inputs_, outputs_;
 };
 

@@ -15,7 +15,7 @@ Error checkGraph(ByteSpan blob, const NamedDataMap &constants) {
   if (!graph.ok())
     return graph.takeError();
   Result<std::unique_ptr<Subgraph>> built =
-      Subgraph::build(**graph, constants, /*threads=*/1);
+      Subgraph::build(**graph, constants, ThreadPool());
   return built.ok() ? Error::success() : built.takeError();
 }
 
@@ -75,8 +75,9 @@ class XNNPACKDelegate final : public Backend {
 public:
   XNNPACKDelegate() {
     config_.declare("threads", ConfigOption::Type::Int, "1",
-                    "threads XNNPACK runs on (1: the caller's; more: a "
-                    "pthreadpool per delegate call site)");
+                    "threads XNNPACK runs on (1: the caller's; more: one "
+                    "pthreadpool per thread count, shared by every "
+                    "partition)");
   }
   const std::string &name() const override { return name_; }
   bool isAvailable() const override { return xnnpackReady(); }
@@ -87,8 +88,11 @@ public:
     if (!graph.ok())
       return graph.takeError();
     int threads = std::max(1, std::atoi(config_.get("threads")->c_str()));
+    Result<ThreadPool> pool = sharedThreadPool(threads);
+    if (!pool.ok())
+      return pool.takeError();
     Result<std::unique_ptr<Subgraph>> built =
-        Subgraph::build(**graph, named, threads);
+        Subgraph::build(**graph, named, std::move(*pool));
     if (!built.ok())
       return built.takeError();
     auto handle = std::make_unique<Handle>();
