@@ -231,16 +231,9 @@ uint32_t GraphWriter::defineTensor(Value value) {
 
 uint32_t GraphWriter::constantTensor(ArrayRef<int64_t> dims,
                                      ArrayRef<float> values) {
-  auto t = std::make_unique<fbs::TensorT>();
-  t->dims.assign(dims.begin(), dims.end());
-  graph.tensors.push_back(std::move(t));
-  uint32_t index = graph.tensors.size() - 1;
-  std::string key = func.getSymName().str() + "/t" + std::to_string(index);
-  graph.tensors[index]->constant_key = key;
-  std::vector<uint8_t> &bytes = constants.bytes[key];
-  bytes.resize(values.size() * sizeof(float));
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
   std::memcpy(bytes.data(), values.data(), bytes.size());
-  return index;
+  return constantTensor(dims, std::move(bytes), fbs::DataType::F32);
 }
 
 uint32_t GraphWriter::constantTensor(ArrayRef<int64_t> dims,
