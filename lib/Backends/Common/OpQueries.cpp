@@ -3,12 +3,22 @@
 
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
+#include "strata/Support/Locations.h"
 
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
 namespace strata::backends {
+
+void appendNodeNames(std::vector<std::string> &names,
+                     ArrayRef<Operation *> ops) {
+  for (Operation *o : ops) {
+    std::string name = getNodeName(o->getLoc());
+    if (!name.empty() && !llvm::is_contained(names, name))
+      names.push_back(name);
+  }
+}
 
 bool isF32Tensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);

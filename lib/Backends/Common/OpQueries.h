@@ -13,6 +13,7 @@
 #include "mlir/IR/Value.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace strata::backends {
@@ -33,6 +34,11 @@ std::optional<std::vector<int64_t>> getIntConstant(mlir::Value value);
 /// Whether an 8-bit tensor type (plain or `!quant.uniform` storage) is
 /// signed (s8) or not (u8); nullopt for other types.
 std::optional<bool> isSigned8(mlir::Type type);
+
+/// Appends to `names` the ONNX node names of `ops` it lacks (a delegate
+/// op's or node's names, for its debug handle and strata-dump).
+void appendNodeNames(std::vector<std::string> &names,
+                     llvm::ArrayRef<mlir::Operation *> ops);
 
 /// A pooling window, ceil mode expressed as extra end padding.
 struct PoolGeometry {

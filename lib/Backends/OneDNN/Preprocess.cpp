@@ -28,7 +28,6 @@
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Runtime/Delegates/OneDNN.h"
 #include "strata/Runtime/Delegates/Schema/onednn_graph_generated.h"
-#include "strata/Support/Locations.h"
 
 #include <cstring>
 #include <functional>
@@ -173,15 +172,9 @@ uint32_t GraphWriter::constantTensor(ArrayRef<int64_t> dims,
 fbs::OpT &GraphWriter::addOp(fbs::OpKind kind, ArrayRef<Operation *> from) {
   auto op = std::make_unique<fbs::OpT>();
   op->kind = kind;
-  std::vector<std::string> names;
-  for (Operation *o : from) {
-    fused.insert(o);
-    std::string name = getNodeName(o->getLoc());
-    if (!name.empty() && !llvm::is_contained(names, name))
-      names.push_back(name);
-  }
-  op->node_names = names;
-  debugHandles[std::to_string(graph.ops.size())] = names;
+  fused.insert(from.begin(), from.end());
+  backends::appendNodeNames(op->node_names, from);
+  debugHandles[std::to_string(graph.ops.size())] = op->node_names;
   graph.ops.push_back(std::move(op));
   return *graph.ops.back();
 }
@@ -262,12 +255,8 @@ bool GraphWriter::fuseActivation(Operation *op, fbs::OpT &target,
 }
 
 void GraphWriter::fuseInto(fbs::OpT &target, ArrayRef<Operation *> ops) {
-  for (Operation *o : ops) {
-    fused.insert(o);
-    std::string name = getNodeName(o->getLoc());
-    if (!name.empty() && !llvm::is_contained(target.node_names, name))
-      target.node_names.push_back(name);
-  }
+  fused.insert(ops.begin(), ops.end());
+  backends::appendNodeNames(target.node_names, ops);
   debugHandles[std::to_string(graph.ops.size() - 1)] = target.node_names;
 }
 

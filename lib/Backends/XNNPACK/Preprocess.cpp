@@ -29,7 +29,6 @@
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Runtime/Delegates/Schema/xnnpack_graph_generated.h"
 #include "strata/Runtime/Delegates/XNNPACK.h"
-#include "strata/Support/Locations.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,6 +136,13 @@ private:
                           uint32_t channelDim = 0);
   LogicalResult writeQuantizedConv(edge::QuantizedConv2DOp conv);
   fbs::NodeT &addNode(fbs::NodeKind kind, ArrayRef<Operation *> from);
+  /// Marks `ops` fused into `node` (the last node written): their ONNX
+  /// node names join its names and its debug handle.
+  void fuseInto(fbs::NodeT &node, ArrayRef<Operation *> ops) {
+    fused.insert(ops.begin(), ops.end());
+    backends::appendNodeNames(node.node_names, ops);
+    debugHandles[std::to_string(graph.nodes.size() - 1)] = node.node_names;
+  }
   /// Fuses the relu or clip that alone reads `result` into `node`'s output
   /// clamp; returns the value the node then writes.
   Value fuseClamp(fbs::NodeT &node, Value result);
@@ -274,15 +280,9 @@ fbs::NodeT &GraphWriter::addNode(fbs::NodeKind kind,
   node->kind = kind;
   node->output_min = -std::numeric_limits<float>::infinity();
   node->output_max = std::numeric_limits<float>::infinity();
-  std::vector<std::string> names;
-  for (Operation *o : from) {
-    fused.insert(o);
-    std::string name = getNodeName(o->getLoc());
-    if (!name.empty() && !llvm::is_contained(names, name))
-      names.push_back(name);
-  }
-  node->node_names = names;
-  debugHandles[std::to_string(graph.nodes.size())] = names;
+  fused.insert(from.begin(), from.end());
+  backends::appendNodeNames(node->node_names, from);
+  debugHandles[std::to_string(graph.nodes.size())] = node->node_names;
   graph.nodes.push_back(std::move(node));
   return *graph.nodes.back();
 }
@@ -304,12 +304,7 @@ Value GraphWriter::fuseClamp(fbs::NodeT &node, Value result) {
       return result;
   node.output_min = std::max(node.output_min, lo);
   node.output_max = std::min(node.output_max, hi);
-  fused.insert(user);
-  std::string name = getNodeName(user->getLoc());
-  if (!name.empty() && !llvm::is_contained(node.node_names, name)) {
-    node.node_names.push_back(name);
-    debugHandles[std::to_string(graph.nodes.size() - 1)] = node.node_names;
-  }
+  fuseInto(node, {user});
   return user->getResult(0);
 }
 
@@ -473,11 +468,7 @@ LogicalResult GraphWriter::writeMatMul(edge::MatMulOp matmul) {
           shapeOf(add.getOutput()) == shapeOf(result) &&
           llvm::all_of(shape.drop_back(), [](int64_t d) { return d == 1; })) {
         node.inputs.push_back(constantTensor({n}, *bias));
-        fused.insert(add);
-        std::string name = getNodeName(add->getLoc());
-        if (!name.empty() && !llvm::is_contained(node.node_names, name))
-          node.node_names.push_back(name);
-        debugHandles[std::to_string(graph.nodes.size() - 1)] = node.node_names;
+        fuseInto(node, {add.getOperation()});
         result = add.getOutput();
       }
     }
