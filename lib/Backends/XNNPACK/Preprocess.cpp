@@ -126,6 +126,14 @@ private:
   /// The tensor of a value already written, or of a constant (stored in
   /// XNNPACK's order on first use).
   FailureOr<uint32_t> tensor(Value value);
+  /// A new tensor of XNNPACK `dims` that a node writes and another reads
+  /// (not a value of the partition: a step inside one edge op's nodes).
+  uint32_t intermediateTensor(std::vector<int64_t> dims) {
+    auto t = std::make_unique<fbs::TensorT>();
+    t->dims = std::move(dims);
+    graph.tensors.push_back(std::move(t));
+    return graph.tensors.size() - 1;
+  }
   /// A new constant tensor of XNNPACK `dims` holding `values`.
   uint32_t constantTensor(ArrayRef<int64_t> dims, ArrayRef<float> values);
   /// A new constant tensor of `bytes` of type `type` (per-channel scales
@@ -420,12 +428,9 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
       scaleAndZero(conv.getResidualScale(), conv.getResidualZeroPoint());
   if (!residual)
     return conv.emitError("XNNPACK int8 residuals need a constant scale");
-  auto t = std::make_unique<fbs::TensorT>();
-  t->dims = xnnDims(shapeOf(conv.getResult()));
-  t->dtype = fbs::DataType::QS8;
-  t->scale = output->first + residual->first;
-  graph.tensors.push_back(std::move(t));
-  uint32_t product = graph.tensors.size() - 1;
+  uint32_t product = intermediateTensor(xnnDims(shapeOf(conv.getResult())));
+  graph.tensors[product]->dtype = fbs::DataType::QS8;
+  graph.tensors[product]->scale = output->first + residual->first;
   node.outputs.push_back(product);
   FailureOr<uint32_t> r = tensor(conv.getResidual());
   if (failed(r))
@@ -499,12 +504,10 @@ LogicalResult GraphWriter::writePool(Operation *op) {
                     static_cast<uint64_t>(g->padsBegin[1]), 0};
     pad.post_pads = {0, static_cast<uint64_t>(g->padsEnd[0]),
                      static_cast<uint64_t>(g->padsEnd[1]), 0};
-    auto padded = std::make_unique<fbs::TensorT>();
-    padded->dims = {in[0], in[2] + g->padsBegin[0] + g->padsEnd[0],
-                    in[3] + g->padsBegin[1] + g->padsEnd[1], in[1]};
-    graph.tensors.push_back(std::move(padded));
     pad.inputs = {*inputTensor};
-    pad.outputs = {static_cast<uint32_t>(graph.tensors.size() - 1)};
+    pad.outputs = {intermediateTensor(
+        {in[0], in[2] + g->padsBegin[0] + g->padsEnd[0],
+         in[3] + g->padsBegin[1] + g->padsEnd[1], in[1]})};
     inputTensor = pad.outputs[0];
     g->padsBegin = {0, 0};
     g->padsEnd = {0, 0};
@@ -543,10 +546,7 @@ LogicalResult GraphWriter::writeConcat(edge::ConcatOp concat) {
     if (failed(t))
       return failure();
     pad.inputs = {*t};
-    auto wide = std::make_unique<fbs::TensorT>();
-    wide->dims = dims;
-    graph.tensors.push_back(std::move(wide));
-    padded.push_back(graph.tensors.size() - 1);
+    padded.push_back(intermediateTensor(dims));
     pad.outputs = {padded.back()};
   }
   uint32_t sum = padded[0];
@@ -556,10 +556,7 @@ LogicalResult GraphWriter::writeConcat(edge::ConcatOp concat) {
     if (i + 1 == padded.size()) {
       add.outputs = {defineTensor(concat.getOutput())};
     } else {
-      auto partial = std::make_unique<fbs::TensorT>();
-      partial->dims = dims;
-      graph.tensors.push_back(std::move(partial));
-      sum = graph.tensors.size() - 1;
+      sum = intermediateTensor(dims);
       add.outputs = {sum};
     }
   }
