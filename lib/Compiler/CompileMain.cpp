@@ -1,7 +1,7 @@
 //===- CompileMain.cpp - strata-compile's command line --------------------===//
 //
 // strata-compile model.onnx -o model.strata [--emit ...] [--input-shape ...]
-//   [--report report.json] [--verify [--verify-data DIR]]
+//   [--report report.json] [--verify [--verify-data DIR] [--bisect]]
 //   [--backend NAME [--backend-option K=V]... [--require-delegated]
 //    [--tune FILE | --tuning FILE]
 //    [--partition-cost=false | --partition-calibration FILE]]
@@ -14,6 +14,7 @@
 #include "strata/Compiler/CompileMain.h"
 
 #include "strata/Backends/Backend.h"
+#include "strata/Compiler/Bisect.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
 #include "strata/Compiler/Execute.h"
@@ -247,6 +248,19 @@ cl::opt<double> verifyRelL2("verify-rel-l2",
 cl::opt<unsigned> verifySeed("verify-seed",
                              cl::desc("Seed of --verify's random inputs"),
                              cl::init(0), cl::cat(category));
+cl::opt<bool> bisectOnFailure(
+    "bisect",
+    cl::desc("When --verify fails (implied), find the first ONNX node whose "
+             "value leaves the tolerance: debug builds of the reference and "
+             "of the program, delegates included, expose every node's value "
+             "and are compared in topological order (rel-L2 above "
+             "--verify-rel-l2; with --quantize, SQNR below --bisect-sqnr)"),
+    cl::cat(category));
+cl::opt<double> bisectSQNR(
+    "bisect-sqnr",
+    cl::desc("The SQNR in dB under which a node of an int8 program diverges "
+             "(20)"),
+    cl::init(20.0), cl::cat(category));
 cl::opt<bool> verboseDiagnostics(
     "verbose-diagnostics",
     cl::desc("Print the whole op with each error (for compiler engineers)"),
@@ -768,7 +782,8 @@ int strataCompileMain(int argc, char **argv) {
   if (report.quantization)
     report.quantization->print(errs());
   bool ok = true;
-  if (verifyOutput) {
+  std::optional<BisectReport> bisected;
+  if (verifyOutput || bisectOnFailure) {
     std::string program = artifact, reference;
     CompileOptions plain = options;
     plain.emit = EmitKind::Program;
@@ -788,20 +803,41 @@ int strataCompileMain(int argc, char **argv) {
     if (failed(compileONNXFile(inputPath, plain, context, reference, ignored)))
       return 1;
     ok = verifyProgram(program, reference);
+    if (!ok && bisectOnFailure) {
+      auto inputs = makeRandomInputs(program, verifySeed);
+      BisectOptions tolerance;
+      tolerance.maxRelL2 = verifyRelL2;
+      tolerance.minSQNR = bisectSQNR;
+      FailureOr<BisectReport> found = failure();
+      if (inputs.ok())
+        found = bisect(inputPath, options, context, *inputs, tolerance);
+      if (failed(found)) {
+        errs() << "strata-compile: --bisect could not build or run its debug "
+                  "builds\n";
+        return 1;
+      }
+      found->print(outs());
+      bisected = std::move(*found);
+    }
+  }
+  // The report is written also when --verify fails: it holds the bisection.
+  if (!reportPath.empty()) {
+    llvm::json::Value json = report.toJSON();
+    if (bisected)
+      (*json.getAsObject())["bisect"] = bisected->toJSON();
+    std::string text;
+    raw_string_ostream os(text);
+    os << formatv("{0:2}", json) << "\n";
+    if (!writeAtomically(reportPath, os.str()))
+      return 1;
   }
   if (!ok) {
-    errs() << "strata-compile: --verify failed; no output written\n";
+    outs().flush();
+    errs() << "strata-compile: --verify failed; no program written\n";
     return 1;
   }
   if (!writeAtomically(outputPath, artifact))
     return 1;
-  if (!reportPath.empty()) {
-    std::string json;
-    raw_string_ostream os(json);
-    os << formatv("{0:2}", report.toJSON()) << "\n";
-    if (!writeAtomically(reportPath, os.str()))
-      return 1;
-  }
   return 0;
 }
 

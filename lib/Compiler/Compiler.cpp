@@ -180,6 +180,9 @@ LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
       return failure();
   }
   countOps(module, report, "edge");
+  if (options.expose &&
+      failed(exposeIntermediates(module, *options.expose, report.exposed)))
+    return failure();
   if (!options.delegateBackends.empty()) {
     {
       // Each backend in turn claims what the earlier ones left.

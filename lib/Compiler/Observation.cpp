@@ -354,6 +354,7 @@ ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
   lowering.planOut.clear();
   lowering.delegateBackends.clear();
   lowering.targetKernels.reset();
+  lowering.expose.reset();
   lowering.printIRAfterAll = false;
   CompileReport ignored;
   if (failed(lowerToExec(*copy, lowering, ignored, EmitKind::Program)))

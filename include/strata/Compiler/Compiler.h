@@ -105,6 +105,31 @@ struct CompileOptions {
     CalibrationOptions calibration;
   };
   std::optional<Quantize> quantize;
+  /// A debug build (--bisect): after lowering to edge, the value each ONNX
+  /// node computes becomes an extra output of the main function
+  /// (exposeIntermediates), before delegates claim anything.
+  struct Expose {
+    /// Node names in the reference's topological order: an op computing
+    /// several nodes (a fusion) is taken as the output of the latest of
+    /// them. Empty: the order in which the module first names them.
+    std::vector<std::string> nodeOrder;
+  };
+  std::optional<Expose> expose;
+};
+
+/// One value a debug build exposes (CompileOptions::expose).
+struct ExposedValue {
+  /// The ONNX node whose output it is, and the result of that node.
+  std::string node;
+  unsigned result = 0;
+  /// Every node the op computing it carries (more than one after a fusion).
+  std::vector<std::string> nodes;
+  /// The edge op computing it, e.g. "edge.conv2d".
+  std::string op;
+  /// The program output holding it.
+  unsigned output = 0;
+  /// Set for int8 values: the host dequantizes (q - zeroPoint) * scale.
+  std::optional<std::pair<double, int64_t>> quantization;
 };
 
 /// Figures of one compilation, for --report.
@@ -130,6 +155,8 @@ struct CompileReport {
   std::optional<DelegationReport> delegation;
   /// Scales and SQNR of each quantized tensor, when quantizing.
   std::optional<QuantizationReport> quantization;
+  /// The intermediates of a debug build, in program order.
+  std::vector<ExposedValue> exposed;
 
   llvm::json::Value toJSON() const;
 };
@@ -147,6 +174,12 @@ mlir::LogicalResult compileONNXFile(llvm::StringRef modelPath,
 mlir::LogicalResult lowerToExec(mlir::ModuleOp module,
                                 const CompileOptions &options,
                                 CompileReport &report, EmitKind stopAfter);
+
+/// Makes the value of every ONNX node an extra output of `module`'s main
+/// function (see CompileOptions::Expose) and lists them in `exposed`.
+mlir::LogicalResult exposeIntermediates(mlir::ModuleOp module,
+                                        const CompileOptions::Expose &options,
+                                        std::vector<ExposedValue> &exposed);
 
 /// Registers the dialects the driver needs on `context`.
 void loadCompilerDialects(mlir::MLIRContext &context);

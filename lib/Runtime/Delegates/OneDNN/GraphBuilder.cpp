@@ -381,6 +381,11 @@ Error GraphBuilder::build() {
             static_cast<size_t>(p->sum_input()) < tensorCount)
           ++remainingUses[p->sum_input()];
   }
+  // A partition output is read once more, by the copy at the end or the
+  // caller: no op may accumulate into it in place.
+  for (uint32_t t : outputs)
+    if (t < tensorCount)
+      ++remainingUses[t];
   for (size_t i = 0; i < inputs.size(); ++i) {
     Desc desc = plainOf(inputs[i]);
     int buffer = addBuffer(BufferKind::Input, desc.get_size(), nullptr, i);
