@@ -17,6 +17,7 @@ PACKAGES=(
   ccache lld
   clang-14 libclang-rt-14-dev
   libonnx-testdata
+  chromium
 )
 
 missing=()

@@ -40,6 +40,14 @@ try:
 except OSError:
     pass
 
+# Headless Chromium (Debian chromium, from scripts/install-deps.sh) renders
+# the HTML report in its test.
+import shutil
+chromium = shutil.which("chromium") or shutil.which("chromium-headless-shell")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))
+
 # ONNX Runtime (npm onnxruntime-node), installed by scripts/test.sh through
 # scripts/install-ort.sh; the tests running exported ONNX files in it need it.
 ort_dir = os.path.join(config.strata_obj_root, "peer", "npm")

@@ -2,11 +2,10 @@
 #include "strata/Compiler/Bisect.h"
 
 #include "strata/Compiler/Execute.h"
+#include "strata/Compiler/ModelGraph.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "onnx/onnx_pb.h"
 
 #include <cmath>
 #include <limits>
@@ -86,21 +85,6 @@ llvm::json::Value statisticsJSON(const ValueStatistics &s) {
       {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
 }
 
-/// The op type of each node of the model's main graph, by node name (none
-/// when the file does not parse: the importer has accepted it already).
-std::map<std::string, std::string> opTypesOf(StringRef modelPath) {
-  std::map<std::string, std::string> types;
-  auto file = llvm::MemoryBuffer::getFile(modelPath, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  onnx::ModelProto model;
-  if (!file || !model.ParseFromArray((*file)->getBufferStart(),
-                                     (*file)->getBufferSize()))
-    return types;
-  for (const onnx::NodeProto &node : model.graph().node())
-    types[node.name()] = node.op_type();
-  return types;
-}
-
 /// A finite number for JSON (which has no infinity).
 double finite(double v) {
   return std::isfinite(v) ? v : (v > 0 ? 999.0 : -999.0);
@@ -113,6 +97,15 @@ FailureOr<BisectReport> bisect(StringRef modelPath,
                                MLIRContext &context,
                                const std::vector<OwnedTensor> &inputs,
                                const BisectOptions &bisectOptions) {
+  // Both builds take a fused op as the output of its latest node in the
+  // model's order.
+  std::vector<ModelGraphNode> graph = readModelGraph(modelPath);
+  CompileOptions::Expose expose;
+  std::map<std::string, std::string> opTypes;
+  for (const ModelGraphNode &node : graph) {
+    expose.nodeOrder.push_back(node.name);
+    opTypes[node.name] = node.opType;
+  }
   // The reference: no backend rewrites, no quantization, no delegate.
   CompileOptions plain = options;
   plain.patterns.clear();
@@ -120,15 +113,10 @@ FailureOr<BisectReport> bisect(StringRef modelPath,
   plain.delegateBackends.clear();
   plain.targetKernels.reset();
   plain.quantize.reset();
-  plain.expose = CompileOptions::Expose();
+  plain.expose = expose;
   FailureOr<DebugBuild> reference = compileDebugBuild(modelPath, plain, context);
   if (failed(reference))
     return failure();
-
-  CompileOptions::Expose expose;
-  for (const ExposedValue &record : reference->report.exposed)
-    if (expose.nodeOrder.empty() || expose.nodeOrder.back() != record.node)
-      expose.nodeOrder.push_back(record.node);
   CompileOptions debug = options;
   debug.expose = std::move(expose);
   FailureOr<DebugBuild> program = compileDebugBuild(modelPath, debug, context);
@@ -153,7 +141,6 @@ FailureOr<BisectReport> bisect(StringRef modelPath,
       if (name != record.node)
         fusedInto.try_emplace(name, &record);
 
-  std::map<std::string, std::string> opTypes = opTypesOf(modelPath);
   BisectReport report;
   report.quantized = options.quantize.has_value();
   report.threshold =

@@ -18,6 +18,8 @@
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
 #include "strata/Compiler/Execute.h"
+#include "strata/Compiler/HTMLReport.h"
+#include "strata/Compiler/ModelGraph.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSet.h"
@@ -231,6 +233,17 @@ cl::opt<std::string> reportPath(
     "report",
     cl::desc("Write a JSON report: stage timings, op counts per dialect, "
              "memory plan figures"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> reportHTML(
+    "report-html",
+    cl::desc("Write the report as one self-contained HTML page: the graph "
+             "coloured by where each node runs, partitions, the memory plan, "
+             "stage times, int8 SQNR per tensor, the bisection"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> reportProfile(
+    "report-profile",
+    cl::desc("Per-op times for the reports: a `strata-run --profile-tsv` "
+             "file of this program"),
     cl::value_desc("file"), cl::cat(category));
 cl::opt<bool> verifyOutput(
     "verify",
@@ -820,15 +833,28 @@ int strataCompileMain(int argc, char **argv) {
       bisected = std::move(*found);
     }
   }
-  // The report is written also when --verify fails: it holds the bisection.
-  if (!reportPath.empty()) {
+  // The reports are written also when --verify fails: they hold the
+  // bisection.
+  if (!reportPath.empty() || !reportHTML.empty()) {
     llvm::json::Value json = report.toJSON();
+    llvm::json::Object &object = *json.getAsObject();
+    object["graph"] = toJSON(readModelGraph(inputPath));
     if (bisected)
-      (*json.getAsObject())["bisect"] = bisected->toJSON();
-    std::string text;
-    raw_string_ostream os(text);
-    os << formatv("{0:2}", json) << "\n";
-    if (!writeAtomically(reportPath, os.str()))
+      object["bisect"] = bisected->toJSON();
+    if (!reportProfile.empty()) {
+      Expected<llvm::json::Value> profile = readProfileTSV(reportProfile);
+      if (!profile) {
+        errs() << "strata-compile: --report-profile: "
+               << toString(profile.takeError()) << "\n";
+        return 1;
+      }
+      object["profile"] = std::move(*profile);
+    }
+    if (!reportPath.empty() &&
+        !writeAtomically(reportPath, formatv("{0:2}\n", json).str()))
+      return 1;
+    if (!reportHTML.empty() &&
+        !writeAtomically(reportHTML, renderHTMLReport(json)))
       return 1;
   }
   if (!ok) {

@@ -52,8 +52,24 @@ llvm::json::Value CompileReport::toJSON() const {
   llvm::json::Array plans;
   for (const MethodPlan &plan : memoryPlans) {
     const exec::MemoryPlanSummary &s = plan.summary;
+    llvm::json::Array buffers;
+    for (const exec::MemoryPlanSummary::Buffer &b : s.buffers) {
+      llvm::json::Object buffer{{"offset", b.offset},
+                                {"bytes", b.size},
+                                {"first", b.first},
+                                {"last", b.last}};
+      if (!b.node.empty())
+        buffer["node"] = b.node;
+      if (b.input)
+        buffer["input"] = true;
+      if (b.output)
+        buffer["output"] = true;
+      buffers.push_back(std::move(buffer));
+    }
     plans.push_back(llvm::json::Object{
         {"method", plan.method},
+        {"instructions", s.instructions},
+        {"buffers", std::move(buffers)},
         {"arena_bytes", s.arenaBytes},
         {"lower_bound_bytes", s.lowerBoundBytes},
         {"naive_bytes", s.naiveBytes},

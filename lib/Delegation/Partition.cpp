@@ -66,7 +66,8 @@ llvm::json::Value DelegationReport::toJSON() const {
                                             {"backend", p.backend},
                                             {"partition", p.partition},
                                             {"class", p.work.opClass},
-                                            {"work", p.work.units}});
+                                            {"work", p.work.units},
+                                            {"nodes", llvm::json::Array(p.nodes)}});
     if (p.partition.empty())
       ++perOp[p.op];
     else
@@ -385,9 +386,13 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
       auto it = groupOf.find(&op);
       int index = it == groupOf.end() ? -1 : partitionOf[it->second];
       bool delegated = index >= 0;
+      llvm::SetVector<StringRef> nodes;
+      collectNodeNames(op.getLoc(), nodes);
       report.ops.push_back({op.getName().getStringRef().str(), opNodeName(&op),
                             delegated ? backend.getName() : "portable",
-                            delegated ? names[index] : "", estimateWork(&op)});
+                            delegated ? names[index] : "", estimateWork(&op),
+                            std::vector<std::string>(nodes.begin(),
+                                                     nodes.end())});
     }
     Operation *insertAfter = func;
     for (int i = 0; i < count; ++i) {

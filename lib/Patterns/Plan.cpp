@@ -60,9 +60,10 @@ struct EngineState {
   TransformReport *report = nullptr;
   std::set<std::pair<std::string, std::string>> skipped;
 
-  void countApplied(StringRef pattern) {
+  void countApplied(StringRef pattern, std::vector<std::string> nodes) {
     if (!report)
       return;
+    report->matches.push_back({pattern.str(), std::move(nodes)});
     for (auto &count : report->patterns)
       if (count.name == pattern)
         ++count.applied;
@@ -117,7 +118,7 @@ public:
       return;
     if (state.found)
       state.found->push_back(pending);
-    state.countApplied(pattern.getInfo().name);
+    state.countApplied(pattern.getInfo().name, pending.nodes);
   }
 
 private:
@@ -240,6 +241,7 @@ LogicalResult runSinglePass(ModuleOp module,
   PatternRewriter rewriter(module.getContext());
   for (Found *match : toRewrite) {
     const std::string &node = match->node;
+    std::vector<std::string> nodes = namesOf(match->ops, namer);
     rewriter.setInsertionPoint(match->root);
     if (failed(match->pattern->rewriteMatch(match->root, match->ops,
                                             rewriter))) {
@@ -248,7 +250,7 @@ LogicalResult runSinglePass(ModuleOp module,
                          "not available where it goes)");
       continue;
     }
-    state.countApplied(match->pattern->getInfo().name);
+    state.countApplied(match->pattern->getInfo().name, std::move(nodes));
   }
   return success();
 }

@@ -85,10 +85,15 @@ llvm::json::Value TransformReport::toJSON() const {
     skipArray.push_back(llvm::json::Object{{"node", skip.node},
                                            {"pattern", skip.pattern},
                                            {"reason", skip.reason}});
+  llvm::json::Array matchArray;
+  for (const Applied &match : matches)
+    matchArray.push_back(llvm::json::Object{
+        {"pattern", match.pattern}, {"nodes", llvm::json::Array(match.nodes)}});
   return llvm::json::Object{{"applied_count", appliedCount},
                             {"skipped_count", skippedCount},
                             {"patterns", std::move(patternArray)},
-                            {"skips", std::move(skipArray)}};
+                            {"skips", std::move(skipArray)},
+                            {"matches", std::move(matchArray)}};
 }
 
 LogicalResult writeJSONFile(StringRef path, const llvm::json::Value &json,

@@ -136,6 +136,13 @@ struct Epilogue {
   StringRef activation; // empty, "swish", "hardswish" or "gelu_erf"
   edge::QuantizeLinearOp requantize; // null: f32 result
   Operation *last = nullptr;         // the op whose result is replaced
+  /// The ops folded in, but the requantize (named after what reads it).
+  SmallVector<Location> locs;
+
+  /// The fused op computes every folded node: it carries all their names.
+  Location fusedLoc(MLIRContext *context) const {
+    return FusedLoc::get(context, locs);
+  }
 };
 
 /// The other operand of binary `op` than `self`.
@@ -153,6 +160,7 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
   e.factor.assign(channels, 1.0f);
   e.bias = std::move(bias);
   e.last = start;
+  e.locs.push_back(start->getLoc());
   Value current = start->getResult(0);
   auto resultShape = cast<RankedTensorType>(current.getType()).getShape();
   enum Stage { Affine, Residual, Activation } stage = Affine;
@@ -165,6 +173,7 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
       stage = Activation;
       current = chain->output;
       e.last = current.getDefiningOp();
+      e.locs.push_back(e.last->getLoc());
       continue;
     }
     if (!current.hasOneUse())
@@ -228,6 +237,7 @@ Epilogue collectEpilogue(Operation *start, int64_t axis, int64_t channels,
       break;
     }
     e.last = user;
+    e.locs.push_back(user->getLoc());
     current = user->getResult(0);
   }
   return e;
@@ -321,7 +331,7 @@ struct FormQuantizedConv2D : public OpRewritePattern<edge::Conv2DOp> {
       bias = *values;
     }
     Epilogue e = collectEpilogue(conv, /*axis=*/1, channels, std::move(bias));
-    Location loc = e.last->getLoc();
+    Location loc = e.fusedLoc(rewriter.getContext());
     rewriter.setInsertionPoint(e.last);
     std::optional<std::pair<Value, Value>> scale =
         channelScale(rewriter, loc, *w, e.factor);
@@ -460,7 +470,7 @@ struct FormQuantizedActivationMatMul : public OpRewritePattern<edge::MatMulOp> {
     std::optional<std::vector<float>> rhsScale = constantFloats(b->first.scale);
     if (!rhsScale || rhsScale->size() != 1)
       return rewriter.notifyMatchFailure(matmul, "rhs scale not constant");
-    Location loc = e.last->getLoc();
+    Location loc = e.fusedLoc(rewriter.getContext());
     rewriter.setInsertionPoint(e.last);
     std::vector<float> scale(n);
     for (int64_t j = 0; j < n; ++j)
@@ -506,7 +516,7 @@ struct FormQuantizedMatMul : public OpRewritePattern<edge::MatMulOp> {
         collectEpilogue(matmul, rank - 1, w->n, std::vector<float>(w->n, 0.0f));
     if (e.residual)
       return rewriter.notifyMatchFailure(matmul, "residual not supported");
-    Location loc = e.last->getLoc();
+    Location loc = e.fusedLoc(rewriter.getContext());
     rewriter.setInsertionPoint(e.last);
     std::optional<std::pair<Value, Value>> scale =
         channelScale(rewriter, loc, w->dq, e.factor);

@@ -63,9 +63,12 @@ struct FoldScaleIntoConv : public OpRewritePattern<MulOp> {
       Value biasScale = reshape(rewriter, loc, scale, {scaleChannels});
       bias = rewriter.create<MulOp>(loc, bias.getType(), bias, biasScale);
     }
-    rewriter.replaceOpWithNewOp<Conv2DOp>(
-        op, op.getType(), conv.getInput(), weight, bias, conv.getStrides(),
-        conv.getDilations(), conv.getPads(), conv.getGroup());
+    // The folded conv computes both nodes: it carries both names.
+    auto folded = rewriter.create<Conv2DOp>(
+        rewriter.getFusedLoc({loc, conv.getLoc()}), op.getType(),
+        conv.getInput(), weight, bias, conv.getStrides(), conv.getDilations(),
+        conv.getPads(), conv.getGroup());
+    rewriter.replaceOp(op, folded.getResult());
     return success();
   }
 };
@@ -92,10 +95,11 @@ struct FoldShiftIntoConv : public OpRewritePattern<AddOp> {
                    biasType, rewriter.getZeroAttr(convType.getElementType())));
     Value flatShift = reshape(rewriter, loc, shift, {shiftChannels});
     bias = rewriter.create<AddOp>(loc, biasType, bias, flatShift);
-    rewriter.replaceOpWithNewOp<Conv2DOp>(
-        op, op.getType(), conv.getInput(), conv.getWeight(), bias,
-        conv.getStrides(), conv.getDilations(), conv.getPads(),
-        conv.getGroup());
+    auto folded = rewriter.create<Conv2DOp>(
+        rewriter.getFusedLoc({loc, conv.getLoc()}), op.getType(),
+        conv.getInput(), conv.getWeight(), bias, conv.getStrides(),
+        conv.getDilations(), conv.getPads(), conv.getGroup());
+    rewriter.replaceOp(op, folded.getResult());
     return success();
   }
 };

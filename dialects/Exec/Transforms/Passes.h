@@ -6,6 +6,9 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <string>
+#include <vector>
+
 namespace strata::exec {
 
 #define GEN_PASS_DECL
@@ -20,6 +23,17 @@ struct MemoryPlanSummary {
   int64_t lowerBoundBytes = 0;
   /// The sum of all (aligned) buffer sizes: a plan that shares nothing.
   int64_t naiveBytes = 0;
+  /// Each buffer's place in the arena and its lifetime, in instruction
+  /// indices (inputs live from 0, outputs to the last instruction).
+  struct Buffer {
+    int64_t offset = 0, size = 0, first = 0, last = 0;
+    /// The node whose value it holds, when its location names one.
+    std::string node;
+    bool input = false, output = false;
+  };
+  std::vector<Buffer> buffers;
+  /// The number of instructions.
+  int64_t instructions = 0;
 };
 
 /// Plans `method`'s buffers into arena 0 (see the pass description) and sets

@@ -141,8 +141,24 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
   }
   summary.arenaBytes = std::min(startArena, sizeArena);
 
-  for (Interval &interval : intervals)
+  summary.instructions = static_cast<int64_t>(body.getOperations().size());
+  for (Interval &interval : intervals) {
     interval.op.setPlacement(/*memoryId=*/0, interval.offset);
+    MemoryPlanSummary::Buffer buffer;
+    buffer.offset = interval.offset;
+    buffer.size = interval.size;
+    buffer.first = interval.start;
+    buffer.last = interval.end;
+    Operation *op = interval.op.getOperation();
+    if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+      buffer.node = name.getName().str();
+    buffer.input = isa<InputOp>(op);
+    buffer.output = llvm::any_of(interval.op.getBuffer().getUsers(),
+                                 [](Operation *user) {
+                                   return isa<ReturnOp>(user);
+                                 });
+    summary.buffers.push_back(std::move(buffer));
+  }
   method.setArenaSizes(ArrayRef<int64_t>{summary.arenaBytes});
   return summary;
 }

@@ -47,6 +47,8 @@ struct DelegationReport {
     std::string backend;   ///< The backend, or "portable".
     std::string partition; ///< The outlined function ("" when portable).
     OpWork work;           ///< The cost model's class and work units.
+    /// Every ONNX node the op computes (more than one after a fusion).
+    std::vector<std::string> nodes;
   };
   /// The cost model's verdict on one group of claimed ops.
   struct Decision {

@@ -78,14 +78,22 @@ struct TransformReport {
     std::string pattern;
     std::string reason;
   };
+  /// A rewrite that happened: the pattern and the nodes it claimed.
+  struct Applied {
+    std::string pattern;
+    std::vector<std::string> nodes;
+  };
   /// One entry per pattern, in list order.
   std::vector<PatternCount> patterns;
   std::vector<Skip> skips;
+  /// In the order they were rewritten.
+  std::vector<Applied> matches;
   int64_t appliedCount = 0;
   int64_t skippedCount = 0;
 
   /// {"applied_count", "skipped_count", "patterns": [{name, phase, applied,
-  /// skipped}], "skips": [{node, pattern, reason}]}
+  /// skipped}], "skips": [{node, pattern, reason}], "matches": [{pattern,
+  /// nodes}]}
   llvm::json::Value toJSON() const;
   /// Count of applications of pattern `name` (0 when absent).
   int64_t applied(llvm::StringRef name) const;

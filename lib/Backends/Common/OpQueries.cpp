@@ -14,9 +14,11 @@ namespace strata::backends {
 void appendNodeNames(std::vector<std::string> &names,
                      ArrayRef<Operation *> ops) {
   for (Operation *o : ops) {
-    std::string name = getNodeName(o->getLoc());
-    if (!name.empty() && !llvm::is_contained(names, name))
-      names.push_back(name);
+    llvm::SetVector<StringRef> all;
+    collectNodeNames(o->getLoc(), all);
+    for (StringRef name : all)
+      if (!llvm::is_contained(names, name))
+        names.push_back(name.str());
   }
 }
 
