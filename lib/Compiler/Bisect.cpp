@@ -216,6 +216,10 @@ void BisectReport::print(llvm::raw_ostream &os) const {
        << (quantized ? llvm::format("SQNR >= %g dB", threshold)
                      : llvm::format("rel-L2 <= %g", threshold))
        << ")\n";
+    os << "bisect: the debug builds agree node by node. Exposing every "
+          "node's value undoes what a delegate fuses across node outputs "
+          "(post-ops, in-place accumulation) and changes the memory plan; "
+          "a divergence only the program shows lies there\n";
     return;
   }
   const Node &n = nodes[*first];
