@@ -106,13 +106,7 @@ FailureOr<BisectReport> bisect(StringRef modelPath,
     expose.nodeOrder.push_back(node.name);
     opTypes[node.name] = node.opType;
   }
-  // The reference: no backend rewrites, no quantization, no delegate.
-  CompileOptions plain = options;
-  plain.patterns.clear();
-  plain.planIn.clear();
-  plain.delegateBackends.clear();
-  plain.targetKernels.reset();
-  plain.quantize.reset();
+  CompileOptions plain = referenceOptions(options);
   plain.expose = expose;
   FailureOr<DebugBuild> reference = compileDebugBuild(modelPath, plain, context);
   if (failed(reference))

@@ -806,14 +806,8 @@ int strataCompileMain(int argc, char **argv) {
     if (options.emit != EmitKind::Program &&
         failed(compileONNXFile(inputPath, plain, context, program, ignored)))
       return 1;
-    // The reference is the untransformed model: no backend patterns, no
-    // delegate.
-    plain.patterns.clear();
-    plain.planIn.clear();
-    plain.delegateBackends.clear();
-    plain.targetKernels.reset();
-    plain.quantize.reset();
-    if (failed(compileONNXFile(inputPath, plain, context, reference, ignored)))
+    if (failed(compileONNXFile(inputPath, referenceOptions(plain), context,
+                               reference, ignored)))
       return 1;
     ok = verifyProgram(program, reference);
     if (!ok && bisectOnFailure) {

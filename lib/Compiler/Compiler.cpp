@@ -27,6 +27,17 @@ std::optional<EmitKind> parseEmitKind(StringRef text) {
       .Default(std::nullopt);
 }
 
+CompileOptions referenceOptions(CompileOptions options) {
+  options.patterns.clear();
+  options.planIn.clear();
+  options.planOut.clear();
+  options.delegateBackends.clear();
+  options.targetKernels.reset();
+  options.quantize.reset();
+  options.expose.reset();
+  return options;
+}
+
 void loadCompilerDialects(MLIRContext &context) {
   DialectRegistry registry;
   registerAllDialects(registry);

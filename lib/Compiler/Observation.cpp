@@ -348,13 +348,7 @@ ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
     func.insertResult(index, observed.getType(), DictionaryAttr());
     ret->insertOperands(ret.getNumOperands(), observed);
   }
-  CompileOptions lowering = base;
-  lowering.patterns.clear();
-  lowering.planIn.clear();
-  lowering.planOut.clear();
-  lowering.delegateBackends.clear();
-  lowering.targetKernels.reset();
-  lowering.expose.reset();
+  CompileOptions lowering = referenceOptions(base);
   lowering.printIRAfterAll = false;
   CompileReport ignored;
   if (failed(lowerToExec(*copy, lowering, ignored, EmitKind::Program)))

@@ -132,6 +132,11 @@ struct ExposedValue {
   std::optional<std::pair<double, int64_t>> quantization;
 };
 
+/// The options of the untransformed reference `--verify` and `--bisect`
+/// compare with: `options` without backend patterns, plan, delegates,
+/// target kernel set, quantization or exposed intermediates.
+CompileOptions referenceOptions(CompileOptions options);
+
 /// Figures of one compilation, for --report.
 struct CompileReport {
   struct Stage {
