@@ -50,20 +50,27 @@ std::vector<double> valuesOf(OwnedTensor &tensor, const ExposedValue &record) {
   return values;
 }
 
+/// Over the finite elements (attention masks hold infinities); the others
+/// are counted.
 ValueStatistics statisticsOf(const std::vector<double> &values) {
   ValueStatistics s;
-  if (values.empty())
-    return s;
-  s.min = s.max = values[0];
   double sum = 0, squares = 0;
+  int64_t finite = 0;
   for (double v : values) {
+    if (!std::isfinite(v)) {
+      ++s.nonFinite;
+      continue;
+    }
+    s.min = finite ? std::min(s.min, v) : v;
+    s.max = finite ? std::max(s.max, v) : v;
+    ++finite;
     sum += v;
     squares += v * v;
-    s.min = std::min(s.min, v);
-    s.max = std::max(s.max, v);
   }
-  s.mean = sum / values.size();
-  s.stddev = std::sqrt(std::max(0.0, squares / values.size() - s.mean * s.mean));
+  if (finite) {
+    s.mean = sum / finite;
+    s.stddev = std::sqrt(std::max(0.0, squares / finite - s.mean * s.mean));
+  }
   return s;
 }
 
@@ -81,8 +88,11 @@ std::string placementOf(const ExposedValue &record,
 }
 
 llvm::json::Value statisticsJSON(const ValueStatistics &s) {
-  return llvm::json::Object{
-      {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
+  return llvm::json::Object{{"mean", s.mean},
+                            {"stddev", s.stddev},
+                            {"min", s.min},
+                            {"max", s.max},
+                            {"non_finite", s.nonFinite}};
 }
 
 /// A finite number for JSON (which has no infinity).
@@ -177,8 +187,15 @@ FailureOr<BisectReport> bisect(StringRef modelPath,
     node.compiled = statisticsOf(b);
     double signal = 0, noise = 0;
     for (size_t i = 0; i < a.size(); ++i) {
-      double d = b[i] - a[i];
-      signal += a[i] * a[i];
+      if (std::isfinite(a[i]))
+        signal += a[i] * a[i];
+      // The same infinity, or NaN on both sides, is a match; any other
+      // non-finite element makes the noise infinite.
+      if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))
+        continue;
+      double d = std::isfinite(a[i]) && std::isfinite(b[i])
+                     ? b[i] - a[i]
+                     : std::numeric_limits<double>::infinity();
       noise += d * d;
       node.maxAbs = std::max(node.maxAbs, std::fabs(d));
     }
@@ -210,10 +227,12 @@ void BisectReport::print(llvm::raw_ostream &os) const {
        << (quantized ? llvm::format("SQNR >= %g dB", threshold)
                      : llvm::format("rel-L2 <= %g", threshold))
        << ")\n";
-    os << "bisect: the debug builds agree node by node. Exposing every "
-          "node's value undoes what a delegate fuses across node outputs "
-          "(post-ops, in-place accumulation) and changes the memory plan; "
-          "a divergence only the program shows lies there\n";
+    os << "bisect: the debug builds agree node by node at this tolerance. "
+          "Either the outputs' difference is within what single nodes "
+          "carry (try a tighter --bisect-rel-l2 or --bisect-sqnr), or it "
+          "lies in what exposing every node's value undoes: fusions a "
+          "delegate makes across node outputs (post-ops, in-place "
+          "accumulation) and the memory plan\n";
     return;
   }
   const Node &n = nodes[*first];
@@ -237,9 +256,13 @@ void BisectReport::print(llvm::raw_ostream &os) const {
                                             : "in " + n.placement)
      << "\n";
   for (auto [label, s] : {std::pair{"reference", &n.reference},
-                          std::pair{"compiled ", &n.compiled}})
-    os << llvm::formatv("  {0}: mean {1:e3} std {2:e3} min {3:e3} max {4:e3}\n",
+                          std::pair{"compiled ", &n.compiled}}) {
+    os << llvm::formatv("  {0}: mean {1:e3} std {2:e3} min {3:e3} max {4:e3}",
                         label, s->mean, s->stddev, s->min, s->max);
+    if (s->nonFinite)
+      os << ", " << s->nonFinite << " not finite";
+    os << "\n";
+  }
   for (size_t i = *first; i-- > 0;)
     if (nodes[i].status == "compared") {
       os << "  the last node compared before it, '" << nodes[i].node << "': "

@@ -267,8 +267,14 @@ cl::opt<bool> bisectOnFailure(
              "value leaves the tolerance: debug builds of the reference and "
              "of the program, delegates included, expose every node's value "
              "and are compared in topological order (rel-L2 above "
-             "--verify-rel-l2; with --quantize, SQNR below --bisect-sqnr)"),
+             "--bisect-rel-l2; with --quantize, SQNR below --bisect-sqnr)"),
     cl::cat(category));
+cl::opt<double> bisectRelL2(
+    "bisect-rel-l2",
+    cl::desc("The rel-L2 above which a node of a float program diverges "
+             "(1e-3: a single node's value carries more rounding noise, "
+             "relative to its norm, than the outputs)"),
+    cl::init(1e-3), cl::cat(category));
 cl::opt<double> bisectSQNR(
     "bisect-sqnr",
     cl::desc("The SQNR in dB under which a node of an int8 program diverges "
@@ -813,7 +819,7 @@ int strataCompileMain(int argc, char **argv) {
     if (!ok && bisectOnFailure) {
       auto inputs = makeRandomInputs(program, verifySeed);
       BisectOptions tolerance;
-      tolerance.maxRelL2 = verifyRelL2;
+      tolerance.maxRelL2 = bisectRelL2;
       tolerance.minSQNR = bisectSQNR;
       FailureOr<BisectReport> found = failure();
       if (inputs.ok())
