@@ -232,7 +232,8 @@ cl::opt<bool> printIRAfterAll("print-ir-after-all",
 cl::opt<std::string> reportPath(
     "report",
     cl::desc("Write a JSON report: stage timings, op counts per dialect, "
-             "memory plan figures"),
+             "memory plans, the model graph, pattern rewrites, where each op "
+             "runs, quantization figures and the bisection"),
     cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string> reportHTML(
     "report-html",
@@ -343,8 +344,10 @@ bool reportComparison(StringRef what,
 
 /// --verify: the program against the untransformed reference (the same
 /// model compiled with no backend rewrites) on seeded random inputs, and
-/// against --verify-data's expected outputs.
-bool verifyProgram(const std::string &program, const std::string &reference) {
+/// against --verify-data's expected outputs. The inputs of the first
+/// comparison that fails go to `failing` (what --bisect runs on).
+bool verifyProgram(const std::string &program, const std::string &reference,
+                   std::vector<runtime::OwnedTensor> &failing) {
   auto inputs = makeRandomInputs(program, verifySeed);
   if (!inputs.ok()) {
     errs() << "verify: " << inputs.error().toString() << "\n";
@@ -359,6 +362,8 @@ bool verifyProgram(const std::string &program, const std::string &reference) {
     return false;
   }
   bool ok = reportComparison("reference", *actual, *expected);
+  if (!ok)
+    failing = *inputs;
   if (verifyData.empty())
     return ok;
   std::vector<runtime::OwnedTensor> dataInputs, dataOutputs;
@@ -382,7 +387,12 @@ bool verifyProgram(const std::string &program, const std::string &reference) {
     errs() << "verify: " << onData.error().toString() << "\n";
     return false;
   }
-  return reportComparison(verifyData, *onData, dataOutputs) && ok;
+  if (!reportComparison(verifyData, *onData, dataOutputs)) {
+    if (ok)
+      failing = std::move(dataInputs);
+    return false;
+  }
+  return ok;
 }
 
 /// --list-backends: each backend with its patterns per phase.
@@ -815,15 +825,15 @@ int strataCompileMain(int argc, char **argv) {
     if (failed(compileONNXFile(inputPath, referenceOptions(plain), context,
                                reference, ignored)))
       return 1;
-    ok = verifyProgram(program, reference);
+    std::vector<runtime::OwnedTensor> failing;
+    ok = verifyProgram(program, reference, failing);
     if (!ok && bisectOnFailure) {
-      auto inputs = makeRandomInputs(program, verifySeed);
       BisectOptions tolerance;
       tolerance.maxRelL2 = bisectRelL2;
       tolerance.minSQNR = bisectSQNR;
       FailureOr<BisectReport> found = failure();
-      if (inputs.ok())
-        found = bisect(inputPath, options, context, *inputs, tolerance);
+      if (!failing.empty())
+        found = bisect(inputPath, options, context, failing, tolerance);
       if (failed(found)) {
         errs() << "strata-compile: --bisect could not build or run its debug "
                   "builds\n";
