@@ -30,6 +30,10 @@ FailureOr<DebugBuild> compileDebugBuild(StringRef modelPath,
   options.emit = EmitKind::Program;
   options.printIRAfterAll = false;
   options.planOut.clear();
+  // Measured tuning (--tune) ran with the program's compile: a debug build
+  // reads its records from the tuning file, never measures or rewrites it.
+  for (auto &[backend, specs] : options.compileSpecs)
+    specs.erase("tune");
   DebugBuild build;
   if (failed(compileONNXFile(modelPath, options, context, build.bytes,
                              build.report)))
