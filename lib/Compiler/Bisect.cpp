@@ -2,7 +2,6 @@
 #include "strata/Compiler/Bisect.h"
 
 #include "strata/Compiler/Execute.h"
-#include "strata/Compiler/ModelGraph.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -107,13 +106,13 @@ double finite(double v) {
 } // namespace
 
 FailureOr<BisectReport> bisect(StringRef modelPath,
+                               ArrayRef<ModelGraphNode> graph,
                                const CompileOptions &options,
                                MLIRContext &context,
                                const std::vector<OwnedTensor> &inputs,
                                const BisectOptions &bisectOptions) {
   // Both builds take a fused op as the output of its latest node in the
   // model's order.
-  std::vector<ModelGraphNode> graph = readModelGraph(modelPath);
   CompileOptions::Expose expose;
   std::map<std::string, std::string> opTypes;
   for (const ModelGraphNode &node : graph) {

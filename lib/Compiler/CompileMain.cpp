@@ -811,6 +811,13 @@ int strataCompileMain(int argc, char **argv) {
   if (report.quantization)
     report.quantization->print(errs());
   bool ok = true;
+  // The ONNX graph, read once for --bisect and the reports.
+  std::optional<std::vector<ModelGraphNode>> graph;
+  auto modelGraph = [&]() -> const std::vector<ModelGraphNode> & {
+    if (!graph)
+      graph = readModelGraph(inputPath);
+    return *graph;
+  };
   std::optional<BisectReport> bisected;
   if (verifyOutput || bisectOnFailure) {
     std::string program = artifact, reference;
@@ -833,7 +840,8 @@ int strataCompileMain(int argc, char **argv) {
       tolerance.minSQNR = bisectSQNR;
       FailureOr<BisectReport> found = failure();
       if (!failing.empty())
-        found = bisect(inputPath, options, context, failing, tolerance);
+        found = bisect(inputPath, modelGraph(), options, context, failing,
+                       tolerance);
       if (failed(found)) {
         errs() << "strata-compile: --bisect could not build or run its debug "
                   "builds\n";
@@ -848,7 +856,7 @@ int strataCompileMain(int argc, char **argv) {
   if (!reportPath.empty() || !reportHTML.empty()) {
     llvm::json::Value json = report.toJSON();
     llvm::json::Object &object = *json.getAsObject();
-    object["graph"] = toJSON(readModelGraph(inputPath));
+    object["graph"] = toJSON(modelGraph());
     if (bisected)
       object["bisect"] = bisected->toJSON();
     if (!reportProfile.empty()) {

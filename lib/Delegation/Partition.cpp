@@ -388,7 +388,9 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
       bool delegated = index >= 0;
       llvm::SetVector<StringRef> nodes;
       collectNodeNames(op.getLoc(), nodes);
-      report.ops.push_back({op.getName().getStringRef().str(), opNodeName(&op),
+      // The first name is the op's node, as getNodeName gives it.
+      report.ops.push_back({op.getName().getStringRef().str(),
+                            nodes.empty() ? "" : nodes.front().str(),
                             delegated ? backend.getName() : "portable",
                             delegated ? names[index] : "", estimateWork(&op),
                             std::vector<std::string>(nodes.begin(),

@@ -43,6 +43,18 @@ Value reshape(PatternRewriter &rewriter, Location loc, Value value,
       loc, RankedTensorType::get(shape, type.getElementType()), value);
 }
 
+/// Replaces `op` (a per-channel scale or shift of `conv`) by `conv` with
+/// `weight` and `bias`. The folded conv computes both nodes: it carries
+/// both names.
+void replaceByFoldedConv(PatternRewriter &rewriter, Operation *op,
+                         Conv2DOp conv, Value weight, Value bias) {
+  auto folded = rewriter.create<Conv2DOp>(
+      rewriter.getFusedLoc({op->getLoc(), conv.getLoc()}),
+      op->getResult(0).getType(), conv.getInput(), weight, bias,
+      conv.getStrides(), conv.getDilations(), conv.getPads(), conv.getGroup());
+  rewriter.replaceOp(op, folded.getResult());
+}
+
 /// mul(conv2d(x, W, b), s) -> conv2d(x, W * s, b * s).
 struct FoldScaleIntoConv : public OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -63,12 +75,7 @@ struct FoldScaleIntoConv : public OpRewritePattern<MulOp> {
       Value biasScale = reshape(rewriter, loc, scale, {scaleChannels});
       bias = rewriter.create<MulOp>(loc, bias.getType(), bias, biasScale);
     }
-    // The folded conv computes both nodes: it carries both names.
-    auto folded = rewriter.create<Conv2DOp>(
-        rewriter.getFusedLoc({loc, conv.getLoc()}), op.getType(),
-        conv.getInput(), weight, bias, conv.getStrides(), conv.getDilations(),
-        conv.getPads(), conv.getGroup());
-    rewriter.replaceOp(op, folded.getResult());
+    replaceByFoldedConv(rewriter, op, conv, weight, bias);
     return success();
   }
 };
@@ -95,11 +102,7 @@ struct FoldShiftIntoConv : public OpRewritePattern<AddOp> {
                    biasType, rewriter.getZeroAttr(convType.getElementType())));
     Value flatShift = reshape(rewriter, loc, shift, {shiftChannels});
     bias = rewriter.create<AddOp>(loc, biasType, bias, flatShift);
-    auto folded = rewriter.create<Conv2DOp>(
-        rewriter.getFusedLoc({loc, conv.getLoc()}), op.getType(),
-        conv.getInput(), conv.getWeight(), bias, conv.getStrides(),
-        conv.getDilations(), conv.getPads(), conv.getGroup());
-    rewriter.replaceOp(op, folded.getResult());
+    replaceByFoldedConv(rewriter, op, conv, conv.getWeight(), bias);
     return success();
   }
 };

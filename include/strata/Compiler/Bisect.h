@@ -14,6 +14,7 @@
 #define STRATA_COMPILER_BISECT_H
 
 #include "strata/Compiler/Compiler.h"
+#include "strata/Compiler/ModelGraph.h"
 #include "strata/Runtime/TensorIO.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -73,9 +74,11 @@ struct BisectReport {
 };
 
 /// Builds both debug builds of the model at `modelPath` (the program with
-/// `options`) and compares them on `inputs`.
+/// `options`) and compares them on `inputs`, in the order of `graph` (the
+/// model's readModelGraph).
 mlir::FailureOr<BisectReport>
-bisect(llvm::StringRef modelPath, const CompileOptions &options,
+bisect(llvm::StringRef modelPath, llvm::ArrayRef<ModelGraphNode> graph,
+       const CompileOptions &options,
        mlir::MLIRContext &context,
        const std::vector<runtime::OwnedTensor> &inputs,
        const BisectOptions &bisectOptions);
