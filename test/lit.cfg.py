@@ -35,8 +35,13 @@ if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
 # The oneDNN delegate's own kernels (Winograd) are AVX-512 code.
 try:
     with open("/proc/cpuinfo") as cpuinfo:
-        if " avx512f" in cpuinfo.read():
+        flags = cpuinfo.read()
+        if " avx512f" in flags:
             config.available_features.add("avx512f")
+        # oneDNN's int8 convolutions and matmuls are exact with VNNI only;
+        # the delegate leaves them to the portable kernels elsewhere.
+        if " avx512_vnni" in flags or " avx_vnni" in flags:
+            config.available_features.add("int8-vnni")
 except OSError:
     pass
 

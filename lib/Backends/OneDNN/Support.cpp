@@ -10,6 +10,8 @@
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 
+#include "strata/Runtime/Delegates/OneDNN.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -68,7 +70,12 @@ static bool supportsInt8Linear(Value input, Value inputScale,
 /// int8 ops: convolutions and matmuls with zero points 0 (s8 weights, s8/u8
 /// input and result, or an f32 result) and per-tensor quantize/dequantize
 /// reorders.
+/// Convolutions and matmuls only where oneDNN's int8 kernels sum exactly
+/// (VNNI); elsewhere the portable int8 kernels run them.
 static bool supportsQuantizedOp(Operation *op) {
+  if (isa<edge::QuantizedConv2DOp, edge::QuantizedMatMulOp>(op) &&
+      !runtime::onednn::hostRunsInt8Exactly())
+    return false;
   if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op)) {
     bool residualOk =
         !conv.getResidual() ||

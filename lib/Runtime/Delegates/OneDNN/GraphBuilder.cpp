@@ -195,9 +195,42 @@ Result<Placement> GraphBuilder::as(uint32_t tensor, const Desc &want) {
   for (const Placement &p : placements[tensor])
     if (p.desc == want)
       return p;
+  // The bytes already read as wanted: a view, no step.
+  for (const Placement &p : placements[tensor])
+    if (sameBytes(p.desc, want)) {
+      Placement view{want, p.buffer};
+      placements[tensor].push_back(view);
+      return view;
+    }
+  // A result kept in a layout of other dims than the tensor's (a reduction
+  // that drops its unit dims, in a blocked layout) is read from a placement
+  // with the wanted dims, made row-major first if there is none.
+  Placement source = *original;
+  if (source.desc.dims() != want.dims()) {
+    auto same = std::find_if(
+        placements[tensor].begin(), placements[tensor].end(),
+        [&](const Placement &p) { return p.desc.dims() == want.dims(); });
+    if (same != placements[tensor].end()) {
+      source = *same;
+    } else {
+      Desc rowMajor = plainDesc(source.desc.dims(), source.desc.data_type());
+      Placement own{plainOf(tensor),
+                    addBuffer(BufferKind::Scratch, rowMajor.get_size())};
+      if (own.desc.get_size() != rowMajor.get_size() ||
+          own.desc.dims() != want.dims())
+        return fail("cannot view tensor " + std::to_string(tensor) +
+                    " with other dims");
+      addReorder(source.desc, source.buffer, rowMajor, own.buffer);
+      placements[tensor].push_back(own);
+      bufferTensors[own.buffer].push_back(tensor);
+      if (own.desc == want)
+        return own;
+      source = own;
+    }
+  }
   int buffer = addBuffer(BufferKind::Scratch, want.get_size());
   Placement p{want, buffer};
-  addReorder(original->desc, original->buffer, want, buffer);
+  addReorder(source.desc, source.buffer, want, buffer);
   placements[tensor].push_back(p);
   bufferTensors[buffer].push_back(tensor);
   return p;
@@ -218,7 +251,10 @@ Placement GraphBuilder::define(uint32_t tensor, const Desc &desc) {
   // A row-major result of another shape with the same bytes (kept reduce
   // dims, a flattened matmul) is the tensor itself, seen row-major.
   Desc own = plainOf(tensor);
-  bool rowMajor = isPlain(desc) && desc.get_size() == own.get_size();
+  bool rowMajor =
+      desc.get_size() == own.get_size() &&
+      (isPlain(desc) ||
+       sameBytes(desc, plainDesc(desc.dims(), desc.data_type())));
   auto it = std::find(outputs.begin(), outputs.end(), tensor);
   size_t index = it - outputs.begin();
   int buffer = -1;

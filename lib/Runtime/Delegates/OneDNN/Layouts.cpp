@@ -64,6 +64,68 @@ bool isPlain(const Desc &desc) {
   return desc == plainDesc(desc.dims(), desc.data_type());
 }
 
+namespace {
+/// The element offset of `index` in a blocked layout: outer blocks by the
+/// strides, then the inner blocks, the last one innermost.
+int64_t elementOffset(const dnnl_memory_desc_t &md, const Dims &index) {
+  const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
+  Dims inner(md.ndims, 1), rest = index;
+  for (int i = 0; i < blocking.inner_nblks; ++i)
+    inner[blocking.inner_idxs[i]] *= blocking.inner_blks[i];
+  int64_t offset = md.offset0;
+  for (int d = 0; d < md.ndims; ++d) {
+    offset += index[d] / inner[d] * blocking.strides[d];
+    rest[d] = index[d] % inner[d];
+  }
+  int64_t stride = 1;
+  for (int i = blocking.inner_nblks - 1; i >= 0; --i) {
+    int d = blocking.inner_idxs[i];
+    offset += rest[d] % blocking.inner_blks[i] * stride;
+    rest[d] /= blocking.inner_blks[i];
+    stride *= blocking.inner_blks[i];
+  }
+  return offset;
+}
+
+bool isSimpleBlocked(const dnnl_memory_desc_t &md) {
+  const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
+  if (md.format_kind != dnnl_blocked || md.extra.flags != 0 ||
+      md.ndims <= 0 || md.ndims > DNNL_MAX_NDIMS ||
+      blocking.inner_nblks < 0 || blocking.inner_nblks > DNNL_MAX_NDIMS)
+    return false;
+  for (int i = 0; i < blocking.inner_nblks; ++i)
+    if (blocking.inner_idxs[i] < 0 || blocking.inner_idxs[i] >= md.ndims ||
+        blocking.inner_blks[i] <= 0)
+      return false;
+  return true;
+}
+} // namespace
+
+bool sameBytes(const Desc &have, const Desc &view) {
+  const dnnl_memory_desc_t &a = have.data, &b = view.data;
+  if (!isSimpleBlocked(a) || !isSimpleBlocked(b) || a.ndims != b.ndims ||
+      a.data_type != b.data_type || have.dims() != view.dims() ||
+      view.get_size() > have.get_size())
+    return false;
+  Dims dims = have.dims();
+  int64_t count = 1;
+  for (int64_t d : dims)
+    count *= d;
+  if (count <= 0 || count > (int64_t(1) << 16))
+    return false;
+  Dims index(dims.size(), 0);
+  for (int64_t e = 0; e < count; ++e) {
+    if (elementOffset(a, index) != elementOffset(b, index))
+      return false;
+    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+      if (++index[d] < dims[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return true;
+}
+
 memory::data_type dataTypeOf(fbs::DataType type) {
   switch (type) {
   case fbs::DataType::S8:

@@ -36,6 +36,18 @@ std::string hostISA() {
   }
 }
 
+bool hostRunsInt8Exactly() {
+  switch (dnnl::get_effective_cpu_isa()) {
+  case dnnl::cpu_isa::avx2_vnni:
+  case dnnl::cpu_isa::avx512_core_vnni:
+  case dnnl::cpu_isa::avx512_core_bf16:
+  case dnnl::cpu_isa::avx512_core_amx:
+    return true;
+  default:
+    return false;
+  }
+}
+
 static std::string libraryVersion() {
   const dnnl_version_t *v = dnnl_version();
   return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
