@@ -69,9 +69,8 @@ static bool supportsInt8Linear(Value input, Value inputScale,
 
 /// int8 ops: convolutions and matmuls with zero points 0 (s8 weights, s8/u8
 /// input and result, or an f32 result) and per-tensor quantize/dequantize
-/// reorders.
-/// Convolutions and matmuls only where oneDNN's int8 kernels sum exactly
-/// (VNNI); elsewhere the portable int8 kernels run them.
+/// reorders. Convolutions and matmuls only where oneDNN's int8 kernels sum
+/// exactly (VNNI); elsewhere the portable int8 kernels run them.
 static bool supportsQuantizedOp(Operation *op) {
   if (isa<edge::QuantizedConv2DOp, edge::QuantizedMatMulOp>(op) &&
       !runtime::onednn::hostRunsInt8Exactly())

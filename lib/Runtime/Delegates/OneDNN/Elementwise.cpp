@@ -167,7 +167,8 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
   // JIT kernel).
   std::vector<Desc> layouts{xDesc};
   if (rank == 4 && !isOutput(dst))
-    layouts.push_back(Desc(dstDims, xDesc.data_type(), memory::format_tag::acdb));
+    layouts.push_back(
+        Desc(dstDims, xDesc.data_type(), memory::format_tag::acdb));
   layouts.push_back(plainDesc(dstDims));
   std::optional<dnnl::binary::primitive_desc> pd;
   Desc chosen;

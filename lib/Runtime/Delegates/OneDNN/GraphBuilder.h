@@ -47,10 +47,10 @@ Desc plainDesc(const Dims &dims,
 std::string layoutName(const Desc &desc);
 /// Whether `desc` is row-major.
 bool isPlain(const Desc &desc);
-/// Whether `view` finds every element at the byte `have` keeps it at, within
-/// `have`'s bytes: a reader wanting `view` can read `have`'s buffer as it is
-/// (a [1, C, 1, 1] tensor blocked by channels is row-major). Checked element
-/// by element, so only for tensors of up to 64Ki elements.
+/// Whether `view` (unpadded) finds every element at the byte `have` keeps it
+/// at, within `have`'s bytes: a reader wanting `view` can read `have`'s
+/// buffer as it is (a [1, C, 1, 1] tensor blocked by channels is row-major).
+/// Checked element by element, so only for tensors of up to 64Ki elements.
 bool sameBytes(const Desc &have, const Desc &view);
 /// Whether oneDNN implementation `name` is one of its reference kernels
 /// ("ref:any", "gemm:ref", ...), the slow fallbacks.
