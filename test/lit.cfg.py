@@ -32,12 +32,15 @@ config.substitutions.append(("%onnx_node", "/usr/share/libonnx-testdata/data/nod
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 
-# The oneDNN delegate's own kernels (Winograd) are AVX-512 code.
+# oneDNN computes in nChw16c with AVX-512 and in nChw8c with AVX2 only;
+# the delegate's own Winograd kernels need AVX2 with FMA at least.
 try:
     with open("/proc/cpuinfo") as cpuinfo:
         flags = cpuinfo.read()
         if " avx512f" in flags:
             config.available_features.add("avx512f")
+        if " avx2" in flags and " fma" in flags:
+            config.available_features.add("avx2")
         # oneDNN's int8 convolutions and matmuls are exact with VNNI only;
         # the delegate leaves them to the portable kernels elsewhere.
         if " avx512_vnni" in flags or " avx_vnni" in flags:

@@ -29,12 +29,27 @@ namespace fbs = strata::onednn::fb;
 
 namespace {
 
-/// Index of (c, y, x) in a C x H x W image in `layout`: nChw16c or nhwc.
+/// Index of (c, y, x) in a C x H x W image in `layout`: nChw16c, nChw8c
+/// or nhwc.
 size_t indexIn(WinogradLayout layout, int64_t c, int64_t y, int64_t x,
                int64_t channels, int64_t h, int64_t w) {
   if (layout == WinogradLayout::ChannelsLast)
     return static_cast<size_t>((y * w + x) * channels + c);
-  return static_cast<size_t>(((c / 16) * h * w + y * w + x) * 16 + c % 16);
+  int64_t block = layout == WinogradLayout::Blocked8 ? 8 : 16;
+  return static_cast<size_t>(((c / block) * h * w + y * w + x) * block +
+                             c % block);
+}
+
+const char *nameOf(WinogradLayout layout) {
+  switch (layout) {
+  case WinogradLayout::Blocked16:
+    return "nChw16c";
+  case WinogradLayout::Blocked8:
+    return "nChw8c";
+  case WinogradLayout::ChannelsLast:
+    break;
+  }
+  return "nhwc";
 }
 
 struct Case {
@@ -44,7 +59,7 @@ struct Case {
 
 TEST(WinogradKernelTest, MatchesDirectConvolution) {
   if (!WinogradConv::available())
-    GTEST_SKIP() << "this CPU lacks AVX-512F";
+    GTEST_SKIP() << "this CPU lacks AVX2 with FMA";
   WinogradPostOp relu;
   relu.slope = 0;
   WinogradPostOp leaky;
@@ -68,11 +83,11 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
   std::normal_distribution<float> normal;
   for (int threads : {1, 2})
   for (WinogradLayout layout :
-       {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast})
+       {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast,
+        WinogradLayout::Blocked8})
     for (const Case &c : cases) {
       SCOPED_TRACE(std::to_string(threads) + " threads, " +
-                   std::string(layout == WinogradLayout::Blocked16 ? "nChw16c"
-                                                                   : "nhwc") +
+                   std::string(nameOf(layout)) +
                    " ic " + std::to_string(c.ic) + " oc " +
                    std::to_string(c.oc) + " " + std::to_string(c.h) + "x" +
                    std::to_string(c.w));
@@ -134,7 +149,7 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
     }
 }
 
-// The weights come back from their transformed form (a CPU without AVX-512
+// The weights come back from their transformed form (a CPU without AVX2
 // runs oneDNN's convolution from them), on any CPU.
 TEST(WinogradKernelTest, UnpacksWhatItPacked) {
   for (auto [ic, oc] : {std::pair<int64_t, int64_t>{16, 48}, {64, 32}}) {
@@ -241,7 +256,7 @@ void expectResidualBlock(Backend &backend, DelegateHandle *handle,
 
 TEST(WinogradKernelTest, DelegateRunsTheKernelNamedInTheBlob) {
   if (!WinogradConv::available())
-    GTEST_SKIP() << "this CPU lacks AVX-512F";
+    GTEST_SKIP() << "this CPU lacks AVX2 with FMA";
   Backend &backend = onednn::getBackend();
   BackendConfig &config = backend.config();
   std::vector<uint8_t> blob = ownKernelBlob();
@@ -285,7 +300,7 @@ TEST(WinogradKernelTest, DelegateRunsTheKernelNamedInTheBlob) {
 /// b = -2) gives 4 * taps - 2, the second (w = 0.5, b = 1) 8 * taps + 1.
 TEST(WinogradKernelTest, ConcatOfChannelBlocks) {
   if (!WinogradConv::available())
-    GTEST_SKIP() << "this CPU lacks AVX-512F";
+    GTEST_SKIP() << "this CPU lacks AVX2 with FMA";
   fbs::GraphT g;
   addTensor(g, {1, 16, 5, 5});        // 0 x
   addTensor(g, {16, 16, 3, 3}, "w1"); // 1

@@ -25,11 +25,22 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-/// The implementation names prepare records for the own Winograd kernel,
-/// on nChw16c and on channels-last tensors.
-static constexpr const char *kOwnWinogradName = "strata:winograd_f2x2:avx512";
-static constexpr const char *kOwnWinogradChannelsLastName =
-    "strata:winograd_f2x2_nhwc:avx512";
+/// The own Winograd kernel in each of its layouts: the kernel prepare
+/// records and the implementation name tuning records give it (the first
+/// two predate the AVX2 kernels and keep their names).
+struct OwnWinogradKind {
+  WinogradLayout layout;
+  fbs::ConvKernel kernel;
+  const char *name;
+};
+static constexpr OwnWinogradKind kOwnWinogradKinds[] = {
+    {WinogradLayout::Blocked16, fbs::ConvKernel::WinogradF2x2,
+     "strata:winograd_f2x2:avx512"},
+    {WinogradLayout::ChannelsLast, fbs::ConvKernel::WinogradF2x2ChannelsLast,
+     "strata:winograd_f2x2_nhwc:avx512"},
+    {WinogradLayout::Blocked8, fbs::ConvKernel::WinogradF2x2Blocked8,
+     "strata:winograd_f2x2_8c"},
+};
 
 /// The own kernel's layout for a convolution whose result oneDNN places as
 /// `dst`, when the kernel has that layout.
@@ -37,33 +48,34 @@ static std::optional<WinogradLayout> ownLayoutFor(const Desc &dst) {
   Dims dims = dst.dims();
   if (dims.size() != 4 || dst.data_type() != memory::data_type::f32)
     return std::nullopt;
-  for (WinogradLayout layout :
-       {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast})
-    if (dst == Desc(dims, memory::data_type::f32, tagOf(layout)))
-      return layout;
+  for (const OwnWinogradKind &kind : kOwnWinogradKinds)
+    if (dst == Desc(dims, memory::data_type::f32, tagOf(kind.layout)))
+      return kind.layout;
   return std::nullopt;
 }
 
 /// The choice that runs the own kernel in `layout`.
 static CompiledGraph::ConvChoice ownChoice(WinogradLayout layout) {
-  return layout == WinogradLayout::Blocked16
-             ? CompiledGraph::ConvChoice{fbs::ConvKernel::WinogradF2x2, true,
-                                         false, 0, kOwnWinogradName}
-             : CompiledGraph::ConvChoice{
-                   fbs::ConvKernel::WinogradF2x2ChannelsLast, true, false, 0,
-                   kOwnWinogradChannelsLastName};
+  for (const OwnWinogradKind &kind : kOwnWinogradKinds)
+    if (kind.layout == layout)
+      return {kind.kernel, true, false, 0, kind.name};
+  return {};
 }
 
 /// The own kernel's layout for a recorded kernel, if it is the own one.
 static std::optional<WinogradLayout> ownLayoutOf(fbs::ConvKernel kernel) {
-  switch (kernel) {
-  case fbs::ConvKernel::WinogradF2x2:
-    return WinogradLayout::Blocked16;
-  case fbs::ConvKernel::WinogradF2x2ChannelsLast:
-    return WinogradLayout::ChannelsLast;
-  default:
-    return std::nullopt;
-  }
+  for (const OwnWinogradKind &kind : kOwnWinogradKinds)
+    if (kind.kernel == kernel)
+      return kind.layout;
+  return std::nullopt;
+}
+
+/// The own kernel's layout for a tuning record's implementation name.
+static std::optional<WinogradLayout> ownLayoutNamed(const std::string &name) {
+  for (const OwnWinogradKind &kind : kOwnWinogradKinds)
+    if (name == kind.name)
+      return kind.layout;
+  return std::nullopt;
 }
 
 /// Whether the own Winograd kernel pays on a 3x3 convolution with `ic`
@@ -411,9 +423,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       if (record != options.tuning->end()) {
         const TunedConvolution &r = record->second;
         if (r.ownWinograd)
-          best = ownChoice(r.impl == kOwnWinogradChannelsLastName
-                               ? WinogradLayout::ChannelsLast
-                               : WinogradLayout::Blocked16);
+          best = ownChoice(
+              ownLayoutNamed(r.impl).value_or(WinogradLayout::Blocked16));
         else
           best = {fbs::ConvKernel::OneDNN, r.winograd, r.srcAsPlaced, r.index,
                   r.impl};
@@ -458,7 +469,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     if (WinogradConv::available())
       return fail("the delegate's Winograd kernel does not apply to this "
                   "convolution");
-    // This CPU lacks AVX-512F (or oneDNN is held below it): oneDNN's own
+    // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
     // choice, its weights recovered from the transformed ones.
     pd = make(false, false, 0);
     recoverFrom.emplace(wDims[1], wDims[0], 1, 1, *layout,

@@ -137,21 +137,27 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
     srcMems.push_back(addMem(p->desc, p->buffer));
   }
   Placement o = define(*dst, pd.dst_desc());
-  // Along channels, with every part row-major or every part in nChw16c of
-  // whole channel blocks, each image of the result is the parts' images one
-  // after another: a copy of contiguous ranges. oneDNN 2.6's concat of
-  // nChw16c runs at a few GB/s (0.55 ms for SqueezeNet's 2 x 64 x 55 x 55).
+  // Along channels, with every part row-major or every part in nChw16c
+  // (nChw8c on AVX2) of whole channel blocks, each image of the result is
+  // the parts' images one after another: a copy of contiguous ranges.
+  // oneDNN 2.6's concat of blocked layouts runs at a few GB/s (0.55 ms for
+  // SqueezeNet's 2 x 64 x 55 x 55 in nChw16c).
   memory::data_type type = typeOf(*dst);
-  auto blocked = [&](const Desc &d, const Dims &dims) {
-    return dims.size() == 4 && dims[1] % 16 == 0 &&
-           d == Desc(dims, type, memory::format_tag::aBcd16b);
+  auto blockedBy = [&](const Desc &d, const Dims &dims) -> int64_t {
+    if (dims.size() != 4)
+      return 0;
+    for (auto [block, blockTag] : {std::pair{16, memory::format_tag::aBcd16b},
+                                   {8, memory::format_tag::aBcd8b}})
+      if (dims[1] % block == 0 && d == Desc(dims, type, blockTag))
+        return block;
+    return 0;
   };
-  bool asBlocks = blocked(pd.dst_desc(), dstDims);
+  int64_t block = blockedBy(pd.dst_desc(), dstDims);
   bool asRows = isPlain(pd.dst_desc());
-  bool ranges = op.axis() == 1 && (asBlocks || asRows);
+  bool ranges = op.axis() == 1 && (block || asRows);
   for (size_t i = 0; i < srcs.size() && ranges; ++i) {
     Desc d = pd.src_desc(static_cast<int>(i));
-    ranges = asBlocks ? blocked(d, dimsOf(srcs[i])) : isPlain(d);
+    ranges = block ? blockedBy(d, dimsOf(srcs[i])) == block : isPlain(d);
   }
   if (ranges) {
     int64_t batch = dstDims[0];

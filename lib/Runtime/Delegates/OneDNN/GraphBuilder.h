@@ -65,9 +65,15 @@ Desc withType(const Desc &desc, dnnl::memory::data_type type);
 Dims padTo(Dims dims, size_t rank);
 /// The oneDNN layout of the delegate's Winograd kernel's tensors.
 inline dnnl::memory::format_tag tagOf(WinogradLayout layout) {
-  return layout == WinogradLayout::Blocked16
-             ? dnnl::memory::format_tag::aBcd16b
-             : dnnl::memory::format_tag::acdb;
+  switch (layout) {
+  case WinogradLayout::Blocked16:
+    return dnnl::memory::format_tag::aBcd16b;
+  case WinogradLayout::Blocked8:
+    return dnnl::memory::format_tag::aBcd8b;
+  case WinogradLayout::ChannelsLast:
+    break;
+  }
+  return dnnl::memory::format_tag::acdb;
 }
 /// `value` rounded up to a multiple of `alignment`.
 uint64_t alignUp(uint64_t value, uint64_t alignment);

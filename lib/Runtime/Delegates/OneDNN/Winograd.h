@@ -1,4 +1,4 @@
-//===- Winograd.h - F(2x2,3x3) convolution, AVX-512 ------------*- C++ -*-===//
+//===- Winograd.h - F(2x2,3x3) convolution, AVX-512/AVX2 -------*- C++ -*-===//
 //
 // The oneDNN delegate's own Winograd convolution for 3x3, stride 1,
 // padding 1 convolutions: it transforms the input tile by tile, runs one
@@ -9,8 +9,9 @@
 // streams its transformed weights at under half of one core's memory
 // bandwidth, and its direct kernels do 2.25x the multiplications.
 //
-// Layouts: input and output both nChw16c (oneDNN's aBcd16b) or both
-// channels-last (acdb), channels a multiple of 16; weights packed at compile
+// Layouts: input and output both nChw16c (oneDNN's aBcd16b), both nChw8c
+// (aBcd8b, what oneDNN computes in on AVX2), or both channels-last (acdb),
+// channels a multiple of 16; weights packed at compile
 // time by packWeights() and recoverable by unpackWeights(). Where it runs
 // is the delegate's choice (Convolution.cpp: a rule by default, measured
 // with --tune).
@@ -39,13 +40,20 @@ struct WinogradPostOp {
 enum class WinogradLayout {
   Blocked16,    ///< nChw16c (oneDNN's aBcd16b)
   ChannelsLast, ///< nhwc (oneDNN's acdb)
+  Blocked8,     ///< nChw8c (oneDNN's aBcd8b)
 };
+
+/// The instruction set the kernel runs with on this CPU.
+enum class WinogradIsa { None, Avx2, Avx512 };
 
 class WinogradConv {
 public:
-  /// Whether this CPU runs the kernel: AVX-512F, and oneDNN not held below
-  /// AVX-512 (ONEDNN_MAX_CPU_ISA), so that the kernel follows the ISA limit
-  /// a user sets for oneDNN.
+  /// The instruction set this CPU runs the kernel with: AVX-512F, else AVX2
+  /// with FMA, each only where oneDNN is not held below it
+  /// (ONEDNN_MAX_CPU_ISA), so that the kernel follows the ISA limit a user
+  /// sets for oneDNN. nChw8c always runs the 8-lane (AVX2) code.
+  static WinogradIsa isa();
+  /// Whether this CPU runs the kernel at all.
   static bool available();
   /// Whether a convolution of this geometry is supported (3x3, stride 1,
   /// dilation 1, padding 1, no groups, channels multiples of 16).
@@ -78,7 +86,7 @@ public:
 
   /// dst = post-ops(conv(src) + bias), for one image. `bias` may be null;
   /// with a sum post-op, dst holds the accumulated tensor on entry. Only
-  /// where available(): the kernel is AVX-512 code.
+  /// where available().
   void run(const float *src, const float *packed, const float *bias, float *dst,
            void *scratch) const;
 
