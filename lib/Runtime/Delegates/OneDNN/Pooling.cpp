@@ -1,7 +1,8 @@
 //===- Pooling.cpp - max and average pooling, reduce mean -----------------===//
 //
 // Pooling reads its input's layout when oneDNN accepts it (blocked layouts
-// from convolutions), row-major otherwise. A mean over H and W is global
+// from convolutions), row-major otherwise, and a channel-blocked copy where
+// oneDNN has only a generic kernel for the layout it has. A mean over H and W is global
 // average pooling; other means are oneDNN reductions.
 //
 //===----------------------------------------------------------------------===//
@@ -41,6 +42,25 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   dnnl::pooling_v2_forward::primitive_desc pd =
       orElse([&] { return make(in->desc); },
              [&] { return make(plainDesc(in->desc.dims())); });
+  // A row-major input has only oneDNN's generic NCHW kernel (AlexNet's
+  // first max pooling, after a convolution oneDNN runs as a GEMM: 4.1 ms
+  // on Zen 3, against 0.1 ms and a 0.2 ms reorder in nChw8c). There the
+  // input goes into the channel-blocked layout oneDNN's convolutions use
+  // on this CPU, where a JIT kernel takes it.
+  if (isReference(pd.impl_info_str()) ||
+      std::string(pd.impl_info_str()).rfind("simple", 0) == 0) {
+    memory::format_tag blocked =
+        dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core
+            ? memory::format_tag::aBcd16b
+            : memory::format_tag::aBcd8b;
+    try {
+      dnnl::pooling_v2_forward::primitive_desc jit =
+          make(Desc(dimsOf(src), typeOf(src), blocked));
+      if (std::string(jit.impl_info_str()).rfind("jit", 0) == 0)
+        pd = jit;
+    } catch (const dnnl::error &) {
+    }
+  }
   Result<Placement> from = as(src, pd.src_desc());
   if (!from.ok())
     return from.takeError();
