@@ -55,6 +55,7 @@ const char *nameOf(WinogradLayout layout) {
 struct Case {
   int64_t ic, oc, h, w;
   std::vector<WinogradPostOp> postOps;
+  int64_t pad = 1; ///< On every side; the output is h + 2 pad - 2 high.
 };
 
 TEST(WinogradKernelTest, MatchesDirectConvolution) {
@@ -78,6 +79,9 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
       {64, 64, 14, 14, {sum, relu}}, // residual block: sum then ReLU
       {128, 32, 6, 3, {clip, sum}},  // sum after an activation
       {16, 32, 41, 37, {sum, relu}}, // tile rows in blocks of 6: 6, 6, 6, 3
+      {16, 16, 3, 3, {}, 0},         // unpadded: one output pixel
+      {32, 48, 9, 8, {relu}, 0},     // unpadded: 7x6 output, odd rows
+      {16, 32, 41, 38, {sum, relu}, 0}, // unpadded, tile rows in blocks
   };
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
@@ -90,9 +94,10 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
                    std::string(nameOf(layout)) +
                    " ic " + std::to_string(c.ic) + " oc " +
                    std::to_string(c.oc) + " " + std::to_string(c.h) + "x" +
-                   std::to_string(c.w));
+                   std::to_string(c.w) + " pad " + std::to_string(c.pad));
+      int64_t oh = c.h + 2 * c.pad - 2, ow = c.w + 2 * c.pad - 2;
       std::vector<float> x(c.ic * c.h * c.w), k(c.oc * c.ic * 9), b(c.oc),
-          prior(c.oc * c.h * c.w);
+          prior(c.oc * oh * ow);
       for (float &v : x)
         v = normal(rng);
       for (float &v : k)
@@ -108,12 +113,14 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
             xb[indexIn(layout, ch, y, xx, c.ic, c.h, c.w)] =
                 x[(ch * c.h + y) * c.w + xx];
       for (int64_t o = 0; o < c.oc; ++o)
-        for (int64_t y = 0; y < c.h; ++y)
-          for (int64_t xx = 0; xx < c.w; ++xx)
-            dst[indexIn(layout, o, y, xx, c.oc, c.h, c.w)] =
-                prior[(o * c.h + y) * c.w + xx];
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t xx = 0; xx < ow; ++xx)
+            dst[indexIn(layout, o, y, xx, c.oc, oh, ow)] =
+                prior[(o * oh + y) * ow + xx];
 
-      WinogradConv conv(c.ic, c.oc, c.h, c.w, layout, c.postOps, threads);
+      ASSERT_TRUE(WinogradConv::supports(c.ic, c.oc, c.h, c.w, c.pad));
+      WinogradConv conv(c.ic, c.oc, c.h, c.w, layout, c.postOps, threads,
+                        c.pad);
       std::vector<float> packed(conv.packedBytes() / sizeof(float));
       conv.packWeights(k.data(), packed.data());
       std::vector<uint8_t> scratch(conv.scratchBytes());
@@ -121,25 +128,25 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
 
       double err = 0, norm = 0;
       for (int64_t o = 0; o < c.oc; ++o)
-        for (int64_t y = 0; y < c.h; ++y)
-          for (int64_t xx = 0; xx < c.w; ++xx) {
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t xx = 0; xx < ow; ++xx) {
             double v = b[o];
             for (int64_t i = 0; i < c.ic; ++i)
               for (int64_t ky = 0; ky < 3; ++ky)
                 for (int64_t kx = 0; kx < 3; ++kx) {
-                  int64_t yy = y + ky - 1, xi = xx + kx - 1;
+                  int64_t yy = y + ky - c.pad, xi = xx + kx - c.pad;
                   if (yy >= 0 && yy < c.h && xi >= 0 && xi < c.w)
                     v += double(x[(i * c.h + yy) * c.w + xi]) *
                          k[((o * c.ic + i) * 3 + ky) * 3 + kx];
                 }
             for (const WinogradPostOp &p : c.postOps) {
               if (p.sum)
-                v += p.scale * prior[(o * c.h + y) * c.w + xx];
+                v += p.scale * prior[(o * oh + y) * ow + xx];
               else
                 v = std::min<double>(
                     std::max<double>(std::max(v, v * p.slope), p.low), p.high);
             }
-            double got = dst[indexIn(layout, o, y, xx, c.oc, c.h, c.w)];
+            double got = dst[indexIn(layout, o, y, xx, c.oc, oh, ow)];
             ASSERT_NEAR(got, v, 1e-4 + 1e-4 * std::abs(v))
                 << "channel " << o << " at (" << y << ", " << xx << ")";
             err += (got - v) * (got - v);
@@ -172,6 +179,9 @@ TEST(WinogradKernelTest, RefusesWhatItCannotRun) {
   EXPECT_FALSE(WinogradConv::supports(16, 8, 7, 7));
   EXPECT_FALSE(WinogradConv::supports(16, 16, 0, 7));
   EXPECT_TRUE(WinogradConv::supports(16, 32, 1, 1));
+  EXPECT_FALSE(WinogradConv::supports(16, 16, 2, 5, 0)); // no output row
+  EXPECT_TRUE(WinogradConv::supports(16, 16, 3, 3, 0));
+  EXPECT_FALSE(WinogradConv::supports(16, 16, 7, 7, 2));
 }
 
 void addTensor(fbs::GraphT &g, std::vector<int64_t> dims,

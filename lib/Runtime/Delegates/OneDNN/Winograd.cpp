@@ -65,17 +65,20 @@ int64_t panelWidth(int64_t oc, int64_t panel) {
 bool WinogradConv::available() { return isa() != WinogradIsa::None; }
 
 bool WinogradConv::supports(int64_t inChannels, int64_t outChannels,
-                            int64_t height, int64_t width) {
+                            int64_t height, int64_t width, int64_t padding) {
   return inChannels > 0 && outChannels > 0 && inChannels % 16 == 0 &&
-         outChannels % 16 == 0 && height > 0 && width > 0 &&
+         outChannels % 16 == 0 && (padding == 0 || padding == 1) &&
+         height + 2 * padding > 2 && width + 2 * padding > 2 &&
          height * width <= (int64_t(1) << 24);
 }
 
 WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
                            int64_t height, int64_t width, WinogradLayout layout,
-                           std::vector<WinogradPostOp> postOps, int threads)
-    : ic_(inChannels), oc_(outChannels), h_(height), w_(width),
-      tilesH_((height + 1) / 2), tilesW_((width + 1) / 2),
+                           std::vector<WinogradPostOp> postOps, int threads,
+                           int64_t padding)
+    : ic_(inChannels), oc_(outChannels), h_(height), w_(width), pad_(padding),
+      oh_(height + 2 * padding - 2), ow_(width + 2 * padding - 2),
+      tilesH_((oh_ + 1) / 2), tilesW_((ow_ + 1) / 2),
       tiles_(tilesH_ * tilesW_), threads_(std::max(threads, 1)),
       layout_(layout), postOps_(std::move(postOps)) {
   // Many tiles and few channels (ResNet's and VGG's wide early stages): the
@@ -189,7 +192,7 @@ Strides stridesOf(WinogradLayout layout, int64_t channels, int64_t pixels) {
 
 /// What runPhases needs of a WinogradConv.
 struct Shape {
-  int64_t ic, oc, h, w, tilesH, tilesW, blockRows;
+  int64_t ic, oc, h, w, pad, oh, ow, tilesH, tilesW, blockRows;
   int threads;
   Strides in, out;
   const std::vector<WinogradPostOp> *postOps;
@@ -274,12 +277,15 @@ void WinogradConv::run(const float *src, const float *packed, const float *bias,
               oc_,
               h_,
               w_,
+              pad_,
+              oh_,
+              ow_,
               tilesH_,
               tilesW_,
               blockRows_,
               threads_,
               stridesOf(layout_, ic_, h_ * w_),
-              stridesOf(layout_, oc_, h_ * w_),
+              stridesOf(layout_, oc_, oh_ * ow_),
               &postOps_};
   // nChw8c holds 8 channels per pixel together: the 8-lane kernels.
   if (hostIsa() == WinogradIsa::Avx512 && layout_ != WinogradLayout::Blocked8)

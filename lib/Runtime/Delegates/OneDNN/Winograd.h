@@ -1,7 +1,7 @@
 //===- Winograd.h - F(2x2,3x3) convolution, AVX-512/AVX2 -------*- C++ -*-===//
 //
 // The oneDNN delegate's own Winograd convolution for 3x3, stride 1,
-// padding 1 convolutions: it transforms the input tile by tile, runs one
+// padding 1 or 0 convolutions: it transforms the input tile by tile, runs one
 // register-blocked GEMM per transform point over the packed weights (read
 // once, in order), and applies bias, residual sum and activations during
 // the inverse transform; with many tiles and small weights, tile rows go in
@@ -56,19 +56,21 @@ public:
   /// Whether this CPU runs the kernel at all.
   static bool available();
   /// Whether a convolution of this geometry is supported (3x3, stride 1,
-  /// dilation 1, padding 1, no groups, channels multiples of 16).
+  /// dilation 1, no groups, channels multiples of 16, the same padding of
+  /// 0 or 1 on every side; `height` and `width` are the input's).
   static bool supports(int64_t inChannels, int64_t outChannels, int64_t height,
-                       int64_t width);
+                       int64_t width, int64_t padding = 1);
 
   WinogradConv(int64_t inChannels, int64_t outChannels, int64_t height,
                int64_t width, WinogradLayout layout,
-               std::vector<WinogradPostOp> postOps, int threads = 1);
+               std::vector<WinogradPostOp> postOps, int threads = 1,
+               int64_t padding = 1);
 
   int64_t outputChannels() const { return oc_; }
   WinogradLayout layout() const { return layout_; }
   /// Floats of one image of the input and of the output.
   size_t inputFloats() const { return static_cast<size_t>(ic_ * h_ * w_); }
-  size_t outputFloats() const { return static_cast<size_t>(oc_ * h_ * w_); }
+  size_t outputFloats() const { return static_cast<size_t>(oc_ * oh_ * ow_); }
   /// Bytes of the OIHW weights.
   size_t plainWeightBytes() const {
     return sizeof(float) * static_cast<size_t>(oc_ * ic_ * 9);
@@ -91,7 +93,8 @@ public:
            void *scratch) const;
 
 private:
-  int64_t ic_, oc_, h_, w_, tilesH_, tilesW_, tiles_;
+  /// Input dims, padding, output dims (h + 2 pad - 2), 2x2 output tiles.
+  int64_t ic_, oc_, h_, w_, pad_, oh_, ow_, tilesH_, tilesW_, tiles_;
   /// Tile rows transformed, multiplied and transformed back together; with
   /// more than one block, each thread runs whole blocks on its own slice
   /// of the working memory (`threads_` slices).

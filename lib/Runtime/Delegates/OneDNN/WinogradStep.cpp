@@ -1,8 +1,9 @@
 //===- WinogradStep.cpp - the delegate's Winograd kernel as a step --------===//
 //
 // Where a convolution fits the delegate's own F(2x2,3x3) kernel
-// (Winograd.h) and prepare chose it, the step runs that kernel on nChw16c
-// or channels-last input and output, with weights transformed at prepare.
+// (Winograd.h) and prepare chose it, the step runs that kernel on nChw16c,
+// nChw8c or channels-last input and output, with weights transformed at
+// prepare.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
@@ -28,12 +29,15 @@ GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
     return std::nullopt;
   Dims s = dimsOf(src), k = dimsOf(w), d = dimsOf(dst);
   Dims one{1, 1};
+  // The same padding, 0 or 1, on every side ("same" and "valid" 3x3).
+  Dims pads = longs(op.pads_begin(), 2, 0);
+  int64_t pad = pads[0];
   if (k[2] != 3 || k[3] != 3 || longs(op.strides(), 2, 1) != one ||
-      longs(op.dilations(), 2, 1) != one ||
-      longs(op.pads_begin(), 2, 0) != one ||
-      longs(op.pads_end(), 2, 0) != one || s[1] != k[1] || d[1] != k[0] ||
-      d[0] != s[0] || d[2] != s[2] || d[3] != s[3] ||
-      !WinogradConv::supports(k[1], k[0], s[2], s[3]))
+      longs(op.dilations(), 2, 1) != one || pads[1] != pad ||
+      longs(op.pads_end(), 2, 0) != pads || s[1] != k[1] || d[1] != k[0] ||
+      d[0] != s[0] || d[2] != s[2] + 2 * pad - 2 ||
+      d[3] != s[3] + 2 * pad - 2 ||
+      !WinogradConv::supports(k[1], k[0], s[2], s[3], pad))
     return std::nullopt;
   std::vector<WinogradPostOp> postOps;
   if (op.post_ops())
@@ -55,7 +59,7 @@ GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
       postOps.push_back(post);
     }
   return WinogradConv(k[1], k[0], s[2], s[3], layout, std::move(postOps),
-                      options.threads);
+                      options.threads, pad);
 }
 
 Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
