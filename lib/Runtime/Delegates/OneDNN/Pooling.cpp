@@ -2,8 +2,8 @@
 //
 // Pooling reads its input's layout when oneDNN accepts it (blocked layouts
 // from convolutions), row-major otherwise, and a channel-blocked copy where
-// oneDNN has only a generic kernel for the layout it has. A mean over H and W is global
-// average pooling; other means are oneDNN reductions.
+// oneDNN has only a generic kernel for the layout it has. A mean over H and
+// W is global average pooling; other means are oneDNN reductions.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
