@@ -70,8 +70,15 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
   clip.low = -0.5f;
   clip.high = 0.75f;
   WinogradPostOp sum;
-  sum.sum = true;
+  sum.kind = WinogradPostOp::Kind::Sum;
   sum.scale = 0.5f;
+  WinogradPostOp silu; // EfficientNet's
+  silu.kind = WinogradPostOp::Kind::Swish;
+  WinogradPostOp swish;
+  swish.kind = WinogradPostOp::Kind::Swish;
+  swish.alpha = 1.702f;
+  WinogradPostOp hardSwish; // MobileNet-v3's
+  hardSwish.kind = WinogradPostOp::Kind::HardSwish;
   std::vector<Case> cases = {
       {16, 16, 1, 1, {}},            // one tile, mostly padding
       {32, 48, 5, 7, {relu}},        // odd sizes; a 16-wide last panel
@@ -82,6 +89,9 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
       {16, 16, 3, 3, {}, 0},         // unpadded: one output pixel
       {32, 48, 9, 8, {relu}, 0},     // unpadded: 7x6 output, odd rows
       {16, 32, 41, 38, {sum, relu}, 0}, // unpadded, tile rows in blocks
+      {48, 64, 11, 13, {silu}},         // SiLU
+      {32, 16, 6, 6, {sum, swish}},     // sum, then a scaled swish
+      {16, 48, 7, 5, {hardSwish}, 0},   // hard swish
   };
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
@@ -140,11 +150,21 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
                          k[((o * c.ic + i) * 3 + ky) * 3 + kx];
                 }
             for (const WinogradPostOp &p : c.postOps) {
-              if (p.sum)
+              switch (p.kind) {
+              case WinogradPostOp::Kind::Sum:
                 v += p.scale * prior[(o * oh + y) * ow + xx];
-              else
+                break;
+              case WinogradPostOp::Kind::Swish:
+                v /= 1 + std::exp(-double(p.alpha) * v);
+                break;
+              case WinogradPostOp::Kind::HardSwish:
+                v *= std::clamp(v / 6 + 0.5, 0.0, 1.0);
+                break;
+              case WinogradPostOp::Kind::Clip:
                 v = std::min<double>(
                     std::max<double>(std::max(v, v * p.slope), p.low), p.high);
+                break;
+              }
             }
             double got = dst[indexIn(layout, o, y, xx, c.oc, oh, ow)];
             ASSERT_NEAR(got, v, 1e-4 + 1e-4 * std::abs(v))

@@ -215,6 +215,15 @@ STRATA_WG_OP Vec set1(float x) { return _mm512_set1_ps(x); }
 STRATA_WG_OP Vec zero() { return _mm512_setzero_ps(); }
 STRATA_WG_OP Vec max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
 STRATA_WG_OP Vec min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
+STRATA_WG_OP Vec div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
+STRATA_WG_OP Vec roundToNearest(Vec a) {
+  return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+/// 2^n for integral n in [-126, 127].
+STRATA_WG_OP Vec exp2OfInteger(Vec n) {
+  __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+}
 #include "WinogradKernels.inc"
 #undef STRATA_WG_OP
 #undef STRATA_WG_TARGET
@@ -237,6 +246,15 @@ STRATA_WG_OP Vec set1(float x) { return _mm256_set1_ps(x); }
 STRATA_WG_OP Vec zero() { return _mm256_setzero_ps(); }
 STRATA_WG_OP Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
 STRATA_WG_OP Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+STRATA_WG_OP Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+STRATA_WG_OP Vec roundToNearest(Vec a) {
+  return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+/// 2^n for integral n in [-126, 127].
+STRATA_WG_OP Vec exp2OfInteger(Vec n) {
+  __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+}
 #include "WinogradKernels.inc"
 #undef STRATA_WG_OP
 #undef STRATA_WG_TARGET

@@ -27,11 +27,14 @@
 namespace strata::runtime::onednn {
 
 /// An element-wise step after the convolution, in order: an accumulation of
-/// the destination's previous contents (scaled), or max(x, slope * x)
-/// clipped to [low, high].
+/// the destination's previous contents (scaled), max(x, slope * x) clipped
+/// to [low, high], x * sigmoid(alpha * x) (SiLU at alpha 1), or
+/// x * clip(x / 6 + 1 / 2, 0, 1) (hard swish).
 struct WinogradPostOp {
-  bool sum = false;
-  float scale = 1.f;
+  enum class Kind { Clip, Sum, Swish, HardSwish };
+  Kind kind = Kind::Clip;
+  float scale = 1.f; ///< Sum: the factor of the previous contents.
+  float alpha = 1.f; ///< Swish: the factor inside the sigmoid.
   float slope = 0.f;
   float low = -3.4e38f, high = 3.4e38f;
 };

@@ -44,8 +44,13 @@ GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
     for (const fbs::PostOp *p : *op.post_ops()) {
       WinogradPostOp post;
       if (p->is_sum()) {
-        post.sum = true;
+        post.kind = WinogradPostOp::Kind::Sum;
         post.scale = p->scale();
+      } else if (p->eltwise() == fbs::EltwiseKind::Swish) {
+        post.kind = WinogradPostOp::Kind::Swish;
+        post.alpha = p->alpha();
+      } else if (p->eltwise() == fbs::EltwiseKind::HardSwish) {
+        post.kind = WinogradPostOp::Kind::HardSwish;
       } else if (p->eltwise() == fbs::EltwiseKind::Relu && p->alpha() >= 0 &&
                  p->alpha() <= 1) {
         post.slope = p->alpha();
