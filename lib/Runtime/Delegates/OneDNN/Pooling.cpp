@@ -6,7 +6,10 @@
 // W is global average pooling; other means are oneDNN reductions.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockedPool.h"
 #include "GraphBuilder.h"
+
+#include <memory>
 
 namespace strata::runtime::onednn {
 
@@ -64,6 +67,31 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   Result<Placement> from = as(src, pd.src_desc());
   if (!from.ok())
     return from.takeError();
+  // The own kernel (BlockedPool.h) where it takes the layouts oneDNN
+  // chose: its JIT pooling is many times slower on AVX2.
+  BlockedPool::Kind kind =
+      alg == dnnl::algorithm::pooling_max ? BlockedPool::Kind::Max
+      : alg == dnnl::algorithm::pooling_avg_include_padding
+          ? BlockedPool::Kind::AvgIncludePadding
+          : BlockedPool::Kind::AvgExcludePadding;
+  if (std::optional<BlockedPool> own = BlockedPool::plan(
+          kind, pd.src_desc(), pd.dst_desc(), window.strides, window.kernel,
+          window.dilations, window.padsBegin)) {
+    Placement o = define(dst, pd.dst_desc());
+    auto kernel = std::make_shared<BlockedPool>(*own);
+    addKernelStep(
+        kind == BlockedPool::Kind::Max ? "strata:max_pool" : "strata:avg_pool",
+        [kernel](const std::unordered_map<int, memory> &args) {
+          kernel->run(
+              static_cast<const float *>(
+                  args.at(DNNL_ARG_SRC).get_data_handle()),
+              static_cast<float *>(args.at(DNNL_ARG_DST).get_data_handle()));
+        },
+        {{DNNL_ARG_SRC, addMem(from->desc, from->buffer)},
+         {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+        0);
+    return Error::success();
+  }
   addUnaryStep(dnnl::pooling_v2_forward(pd), pd,
                addMem(from->desc, from->buffer), dst, pd.dst_desc());
   return Error::success();
