@@ -19,6 +19,7 @@
 #ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPHBUILDER_H
 #define STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPHBUILDER_H
 
+#include "BlockedPool.h"
 #include "Graph.h"
 #include "Winograd.h"
 
@@ -313,6 +314,10 @@ private:
   // The other op families.
   Error buildMatMul(const fbs::Op &op);
   Error buildPool(const fbs::Op &op);
+  /// A step of the delegate's own pooling from memory `srcMem` into op
+  /// result `dst`, defined in layout `dstDesc`.
+  void addOwnPool(const BlockedPool &pool, int srcMem, uint32_t dst,
+                  const Desc &dstDesc);
   Error buildReduceMean(const fbs::Op &op);
   Error buildLayerNorm(const fbs::Op &op);
   Error buildEltwise(const fbs::Op &op);

@@ -6,7 +6,6 @@
 // W is global average pooling; other means are oneDNN reductions.
 //
 //===----------------------------------------------------------------------===//
-#include "BlockedPool.h"
 #include "GraphBuilder.h"
 
 #include <memory>
@@ -14,6 +13,21 @@
 namespace strata::runtime::onednn {
 
 using dnnl::memory;
+
+void GraphBuilder::addOwnPool(const BlockedPool &pool, int srcMem,
+                              uint32_t dst, const Desc &dstDesc) {
+  Placement o = define(dst, dstDesc);
+  auto kernel = std::make_shared<BlockedPool>(pool);
+  addKernelStep(
+      pool.kind == BlockedPool::Kind::Max ? "strata:max_pool"
+                                          : "strata:avg_pool",
+      [kernel](const std::unordered_map<int, memory> &args) {
+        kernel->run(
+            static_cast<const float *>(args.at(DNNL_ARG_SRC).get_data_handle()),
+            static_cast<float *>(args.at(DNNL_ARG_DST).get_data_handle()));
+      },
+      {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, 0);
+}
 
 Error GraphBuilder::buildPool(const fbs::Op &op) {
   uint32_t src = 0, dst = 0;
@@ -77,19 +91,7 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   if (std::optional<BlockedPool> own = BlockedPool::plan(
           kind, pd.src_desc(), pd.dst_desc(), window.strides, window.kernel,
           window.dilations, window.padsBegin)) {
-    Placement o = define(dst, pd.dst_desc());
-    auto kernel = std::make_shared<BlockedPool>(*own);
-    addKernelStep(
-        kind == BlockedPool::Kind::Max ? "strata:max_pool" : "strata:avg_pool",
-        [kernel](const std::unordered_map<int, memory> &args) {
-          kernel->run(
-              static_cast<const float *>(
-                  args.at(DNNL_ARG_SRC).get_data_handle()),
-              static_cast<float *>(args.at(DNNL_ARG_DST).get_data_handle()));
-        },
-        {{DNNL_ARG_SRC, addMem(from->desc, from->buffer)},
-         {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
-        0);
+    addOwnPool(*own, addMem(from->desc, from->buffer), dst, pd.dst_desc());
     return Error::success();
   }
   addUnaryStep(dnnl::pooling_v2_forward(pd), pd,
@@ -130,6 +132,18 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
         dnnl::algorithm::pooling_avg_exclude_padding, in->desc, dstDesc, {1, 1},
         {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
     dnnl::pooling_v2_forward::primitive_desc pd(d, *attr, out.engine_);
+    // f32 without a rescale: the own kernel, as for AveragePool.
+    bool rescaled = (op.post_ops() && op.post_ops()->size() > 0) ||
+                    (op.output_scales() && op.output_scales()->size() > 0);
+    std::optional<BlockedPool> own;
+    if (!rescaled)
+      own = BlockedPool::plan(BlockedPool::Kind::AvgExcludePadding,
+                              pd.src_desc(), pd.dst_desc(), {1, 1},
+                              {srcDims[2], srcDims[3]}, {0, 0}, {0, 0});
+    if (own) {
+      addOwnPool(*own, addMem(in->desc, in->buffer), dst, pd.dst_desc());
+      return Error::success();
+    }
     addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(in->desc, in->buffer),
                  dst, pd.dst_desc());
     return Error::success();
