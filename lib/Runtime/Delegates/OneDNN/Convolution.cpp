@@ -42,6 +42,26 @@ static constexpr OwnWinogradKind kOwnWinogradKinds[] = {
      "strata:winograd_f2x2_8c"},
 };
 
+/// The grouped kernel's name in profiles, dumps and tuning records.
+static const char *const kGroupedName = "strata:grouped_8c";
+
+/// The choice that runs the grouped kernel.
+static CompiledGraph::ConvChoice groupedChoice() {
+  return {fbs::ConvKernel::GroupedBlocked8, false, false, 0, kGroupedName};
+}
+
+/// Whether the grouped kernel replaces oneDNN's choice `first` without
+/// measuring: always where oneDNN has no JIT kernel (4-channel groups run
+/// as a GEMM on NCHW: 6 GFLOP/s, 7x slower), and where oneDNN's kernel
+/// computes in nChw8c too (8-channel groups: 20-33 GFLOP/s, the same to
+/// 2.5x slower on Zen 3; ResNeXt-50, RegNetY-400MF).
+static bool groupedPays(const dnnl::convolution_forward::primitive_desc &first) {
+  std::string name = first.impl_info_str();
+  Desc dst = first.dst_desc();
+  return name.rfind("jit", 0) != 0 ||
+         dst == Desc(dst.dims(), dst.data_type(), tag::aBcd8b);
+}
+
 /// The own kernel's layout for a convolution whose result oneDNN places as
 /// `dst`, when the kernel has that layout.
 static std::optional<WinogradLayout> ownLayoutFor(const Desc &dst) {
@@ -161,6 +181,15 @@ double GraphBuilder::timeOf(const WinogradConv &conv) {
       [&] { evict(packed.data(), conv.packedBytes()); });
 }
 
+double GraphBuilder::timeOf(const GroupedConv &conv) {
+  std::vector<float> src(conv.inputFloats()), dst(conv.outputFloats()),
+      packed(conv.weightBytes() / sizeof(float)),
+      bias(static_cast<size_t>(conv.shape().channels));
+  return bestTime(
+      [&] { conv.run(src.data(), packed.data(), bias.data(), dst.data()); },
+      [] {});
+}
+
 double GraphBuilder::reorderTime(const Desc &from, const Desc &to) {
   if (from == to)
     return 0;
@@ -249,6 +278,9 @@ CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
         ownWinograd(op, src, w, dst, bias, *layout))
       choice = ownChoice(*layout);
   }
+  if (GroupedConv::available() && groupedPays(first) &&
+      ownGrouped(op, src, w, dst, bias))
+    choice = groupedChoice();
   return choice;
 }
 
@@ -296,6 +328,17 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
         }
         ++index;
       } while (index < 8 && candidate.next_impl());
+    }
+  // The grouped kernel, with the reorders into and out of nChw8c.
+  if (GroupedConv::available() && !best.name.empty())
+    if (std::optional<GroupedConv> grouped =
+            ownGrouped(op, src, w, dst, bias)) {
+      Desc blocked(dimsOf(src), memory::data_type::f32, tag::aBcd8b);
+      double t = withReorders(timeOf(*grouped), blocked,
+                              Desc(dimsOf(dst), memory::data_type::f32,
+                                   tag::aBcd8b));
+      if (t < bestTime)
+        return groupedChoice();
     }
   // The delegate's own Winograd kernel competes on the same terms, in the
   // layout oneDNN's choice gives the result: the timings see this
@@ -413,6 +456,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   // Init of a convolution prepared for the own kernel on a CPU that cannot
   // run it: the kernel whose packing the stored weights have.
   std::optional<WinogradConv> recoverFrom;
+  std::optional<GroupedConv> recoverGrouped;
   if (options.mode == CompiledGraph::Mode::Prepare) {
     std::string signature =
         convSignature(srcDims, wDims, dstDims, src, w, dst, groups, window,
@@ -425,6 +469,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
         if (r.ownWinograd)
           best = ownChoice(
               ownLayoutNamed(r.impl).value_or(WinogradLayout::Blocked16));
+        else if (r.impl == kGroupedName)
+          best = groupedChoice();
         else
           best = {fbs::ConvKernel::OneDNN, r.winograd, r.srcAsPlaced, r.index,
                   r.impl};
@@ -450,6 +496,14 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       out.convChoices_[opIndex] = *best;
       return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
     }
+    if (best->kernel == fbs::ConvKernel::GroupedBlocked8) {
+      std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, *bias);
+      if (!own || !GroupedConv::available())
+        return fail("a tuning record asks for the delegate's grouped kernel, "
+                    "which does not apply to this convolution or CPU");
+      out.convChoices_[opIndex] = *best;
+      return buildOwnGrouped(*own, src, w, *bias, dst);
+    }
     try {
       pd = make(best->winograd, best->srcAsPlaced, best->index);
     } catch (const dnnl::error &) {
@@ -474,6 +528,17 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     pd = make(false, false, 0);
     recoverFrom.emplace(wDims[1], wDims[0], 1, 1, *layout,
                         std::vector<WinogradPostOp>());
+  } else if (op.conv_kernel() == fbs::ConvKernel::GroupedBlocked8) {
+    std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, *bias);
+    if (!own)
+      return fail("the delegate's grouped kernel does not apply to this "
+                  "convolution");
+    if (GroupedConv::available())
+      return buildOwnGrouped(*own, src, w, *bias, dst);
+    // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
+    // choice, its weights unpacked.
+    pd = make(false, false, 0);
+    recoverGrouped.emplace(*own);
   } else {
     pd = make(op.winograd(), op.src_as_placed(), op.impl_index());
     // Another CPU or library may list other implementations: fall back to
@@ -485,10 +550,11 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   if (!in.ok())
     return in.takeError();
   int srcMem = addMem(pd.src_desc(), in->buffer);
-  Result<int> wMem = recoverFrom
-                         ? weightsFromWinograd(w, pd.weights_desc(),
-                                               *recoverFrom)
-                         : weights(w, pd.weights_desc(), wPlain);
+  Result<int> wMem =
+      recoverFrom ? weightsFromWinograd(w, pd.weights_desc(), *recoverFrom)
+      : recoverGrouped
+          ? weightsFromGrouped(w, pd.weights_desc(), wPlain, *recoverGrouped)
+          : weights(w, pd.weights_desc(), wPlain);
   if (!wMem.ok())
     return wMem.takeError();
   Result<Placement> outP = resultOf(dst, sumInput, pd.dst_desc());

@@ -21,6 +21,7 @@
 
 #include "BlockedPool.h"
 #include "Graph.h"
+#include "GroupedConv.h"
 #include "Winograd.h"
 
 #include <functional>
@@ -298,6 +299,22 @@ private:
   /// Builds the step of the own kernel.
   Error buildOwnWinograd(const WinogradConv &conv, uint32_t src, uint32_t w,
                          int bias, uint32_t dst, int sumInput);
+  /// The delegate's kernel for 4- and 8-channel groups, when it applies
+  /// (geometry, types, post-ops); nChw8c in and out.
+  std::optional<GroupedConv> ownGrouped(const fbs::Op &op, uint32_t src,
+                                        uint32_t w, uint32_t dst,
+                                        int bias) const;
+  /// Best time of the grouped kernel on scratch memory, in seconds.
+  double timeOf(const GroupedConv &conv);
+  /// Weight `w` (`plainDims`, grouped) for oneDNN's convolution in layout
+  /// `want`, from the bytes `conv` packed at prepare (a CPU that cannot
+  /// run the own kernel).
+  Result<int> weightsFromGrouped(uint32_t w, const Desc &want,
+                                 const Dims &plainDims,
+                                 const GroupedConv &conv);
+  /// Builds the step of the grouped kernel.
+  Error buildOwnGrouped(const GroupedConv &conv, uint32_t src, uint32_t w,
+                        int bias, uint32_t dst);
   /// Best time of a few runs of a convolution on scratch memory, in
   /// seconds; `coldWeights`: the weights are evicted from the caches
   /// before each run.

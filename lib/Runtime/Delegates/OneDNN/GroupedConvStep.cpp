@@ -1,0 +1,161 @@
+//===- GroupedConvStep.cpp - the delegate's grouped kernel as a step ------===//
+//
+// Where a grouped convolution fits the delegate's own kernel for 4- and
+// 8-channel groups (GroupedConv.h) and prepare chose it, the step runs
+// that kernel on nChw8c input and output, with weights packed at prepare.
+// On a CPU without AVX2, oneDNN runs it from the unpacked weights.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <cstring>
+
+namespace strata::runtime::onednn {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+std::optional<GroupedConv> GraphBuilder::ownGrouped(const fbs::Op &op,
+                                                    uint32_t src, uint32_t w,
+                                                    uint32_t dst,
+                                                    int bias) const {
+  if (op.groups() <= 1 ||
+      (op.output_scales() && op.output_scales()->size() > 0))
+    return std::nullopt;
+  for (uint32_t t : {src, w, dst})
+    if (typeOf(t) != memory::data_type::f32)
+      return std::nullopt;
+  if (bias >= 0 &&
+      typeOf(static_cast<uint32_t>(bias)) != memory::data_type::f32)
+    return std::nullopt;
+  Dims s = dimsOf(src), k = dimsOf(w), d = dimsOf(dst);
+  Window window = windowOf(op);
+  if (s.size() != 4 || k.size() != 4 || d.size() != 4 || s[0] != d[0] ||
+      s[1] != d[1] || k[0] != d[1] || k[1] * op.groups() != s[1] ||
+      window.dilations != Dims{0, 0})
+    return std::nullopt;
+  GroupedConvShape shape;
+  shape.channels = s[1], shape.groups = op.groups();
+  shape.ih = s[2], shape.iw = s[3], shape.oh = d[2], shape.ow = d[3];
+  shape.kh = k[2], shape.kw = k[3];
+  shape.strideH = window.strides[0], shape.strideW = window.strides[1];
+  shape.padTop = window.padsBegin[0], shape.padLeft = window.padsBegin[1];
+  if (!GroupedConv::supports(shape))
+    return std::nullopt;
+  std::vector<GroupedPostOp> postOps;
+  if (op.post_ops())
+    for (const fbs::PostOp *p : *op.post_ops()) {
+      GroupedPostOp post;
+      if (p->is_sum()) {
+        return std::nullopt;
+      } else if (p->eltwise() == fbs::EltwiseKind::Relu && p->alpha() >= 0 &&
+                 p->alpha() <= 1) {
+        post.slope = p->alpha();
+      } else if (p->eltwise() == fbs::EltwiseKind::Clip) {
+        post.slope = 1;
+        post.low = p->alpha();
+        post.high = p->beta();
+      } else {
+        return std::nullopt;
+      }
+      postOps.push_back(post);
+    }
+  return GroupedConv(shape, std::move(postOps), options.threads);
+}
+
+Result<int> GraphBuilder::weightsFromGrouped(uint32_t w, const Desc &want,
+                                             const Dims &plainDims,
+                                             const GroupedConv &conv) {
+  const fbs::Tensor *t = graph.tensors()->Get(w);
+  if (!t->packed_key()) {
+    if (!options.repackOnMismatch)
+      return fail("this convolution was prepared for the delegate's grouped "
+                  "kernel without its packed weights; set "
+                  "repack_on_isa_mismatch (needs keep_plain_weights at "
+                  "compile time)");
+    return weights(w, want, plainDims);
+  }
+  Result<ByteSpan> bytes = named.get(t->packed_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  if (bytes->size != conv.weightBytes())
+    return fail("the grouped kernel's packed weights '" +
+                t->packed_key()->str() + "' have " +
+                std::to_string(bytes->size) + " bytes, expected " +
+                std::to_string(conv.weightBytes()));
+  std::vector<float> packed(conv.weightBytes() / sizeof(float)),
+      plain(packed.size());
+  std::memcpy(packed.data(), bytes->data, bytes->size);
+  conv.unpackWeights(packed.data(), plain.data());
+  return addMem(want, ownedReorder(plainDesc(plainDims, memory::data_type::f32),
+                                   plain.data(), want));
+}
+
+Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,
+                                    uint32_t w, int bias, uint32_t dst) {
+  Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
+  Desc srcDesc(srcDims, memory::data_type::f32, tag::aBcd8b);
+  Desc dstDesc(dstDims, memory::data_type::f32, tag::aBcd8b);
+  Result<Placement> in = as(src, srcDesc);
+  if (!in.ok())
+    return in.takeError();
+  int srcMem = addMem(srcDesc, in->buffer);
+
+  // Weights: packed at prepare and stored; at init bound in place, or
+  // packed again from the plain copy when allowed.
+  if (!isConstant(w))
+    return fail("the grouped kernel needs constant weights");
+  Desc packedDesc({static_cast<int64_t>(conv.weightBytes() / sizeof(float))},
+                  memory::data_type::f32, tag::a);
+  auto pack = [&](ByteSpan plain) {
+    std::vector<float> oihw(plain.size / sizeof(float));
+    std::memcpy(oihw.data(), plain.data, plain.size);
+    std::vector<uint8_t> packed(conv.weightBytes());
+    conv.packWeights(oihw.data(), reinterpret_cast<float *>(packed.data()));
+    return packed;
+  };
+  Result<int> wBuffer = packedConstant(
+      w, packedDesc, conv.weightBytes(), pack,
+      /*reorderStored=*/false, // its own layout, not a oneDNN one
+      "the grouped kernel's packed weights are missing or in another "
+      "layout; recompile for this CPU or set repack_on_isa_mismatch (needs "
+      "keep_plain_weights at compile time)",
+      "the grouped kernel's weights cannot be packed: the program holds no "
+      "plain copy (compile with keep_plain_weights=true)");
+  if (!wBuffer.ok())
+    return wBuffer.takeError();
+  int wMem = addMem(packedDesc, *wBuffer);
+
+  Result<Placement> outP = resultOf(dst, /*sumInput=*/-1, dstDesc);
+  if (!outP.ok())
+    return outP.takeError();
+  int dstMem = addMem(dstDesc, outP->buffer);
+
+  auto kernel = std::make_shared<GroupedConv>(conv);
+  int64_t batch = srcDims[0];
+  size_t srcStride = conv.inputFloats(), dstStride = conv.outputFloats();
+  addKernelStep(
+      "strata:grouped_8c",
+      [kernel, batch, srcStride,
+       dstStride](const std::unordered_map<int, memory> &args) {
+        auto data = [&](int arg) -> float * {
+          auto it = args.find(arg);
+          return it == args.end()
+                     ? nullptr
+                     : static_cast<float *>(it->second.get_data_handle());
+        };
+        const float *in = data(DNNL_ARG_SRC), *weights = data(DNNL_ARG_WEIGHTS),
+                    *biasData = data(DNNL_ARG_BIAS);
+        float *result = data(DNNL_ARG_DST);
+        for (int64_t n = 0; n < batch; ++n)
+          kernel->run(in + n * srcStride, weights, biasData,
+                      result + n * dstStride);
+      },
+      {{DNNL_ARG_SRC, srcMem},
+       {DNNL_ARG_WEIGHTS, wMem},
+       {DNNL_ARG_DST, dstMem}},
+      0);
+  return addBias(bias, {conv.shape().channels});
+}
+
+} // namespace strata::runtime::onednn
