@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BroadcastBinary.h"
+#include "ChannelScaleShift.h"
 #include "GraphBuilder.h"
 
 #include <memory>
@@ -129,6 +130,36 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
   return Error::success();
 }
 
+/// The own kernel for scale-shift `op` of an x in `layout`: f32, scale
+/// and shift one value per channel, post-ops at most one ReLU (slope in
+/// [0, 1]) or clip.
+static std::optional<ChannelScaleShift>
+ownScaleShift(const fbs::Op &op, const Desc &layout, const Dims &sDims,
+              memory::data_type dstType) {
+  Dims dims = layout.dims();
+  if (dims.size() != 4 || dstType != memory::data_type::f32 ||
+      sDims != Dims{1, dims[1], 1, 1})
+    return std::nullopt;
+  std::optional<ChannelScaleShift> kernel = ChannelScaleShift::plan(layout);
+  if (!kernel || !op.post_ops() || op.post_ops()->size() == 0)
+    return kernel;
+  const fbs::PostOp *p = op.post_ops()->Get(0);
+  if (op.post_ops()->size() > 1 || p->is_sum())
+    return std::nullopt;
+  kernel->post = true;
+  if (p->eltwise() == fbs::EltwiseKind::Relu && p->alpha() >= 0 &&
+      p->alpha() <= 1) {
+    kernel->slope = p->alpha();
+  } else if (p->eltwise() == fbs::EltwiseKind::Clip) {
+    kernel->slope = 1;
+    kernel->low = p->alpha();
+    kernel->high = p->beta();
+  } else {
+    return std::nullopt;
+  }
+  return kernel;
+}
+
 Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
   uint32_t x = 0, scale = 0, shift = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&x, &scale, &shift}, dst));
@@ -156,6 +187,37 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
     return xp.takeError();
   Desc xDesc = elementwiseLayout(xp->desc, isOutput(dst), dstDims);
   Desc sDesc = plainDesc(sDims);
+  // Per-channel f32 in a channel-blocked or channels-last x: the own
+  // kernel, in x's layout (ChannelScaleShift.h).
+  if (std::optional<ChannelScaleShift> own =
+          ownScaleShift(op, xDesc, sDims, typeOf(dst))) {
+    Result<Placement> xIn = as(x, xDesc);
+    if (!xIn.ok())
+      return xIn.takeError();
+    Result<Placement> scaleIn = plainView(scale, sDims);
+    if (!scaleIn.ok())
+      return scaleIn.takeError();
+    Result<Placement> shiftIn = plainView(shift, sDims);
+    if (!shiftIn.ok())
+      return shiftIn.takeError();
+    Placement o = define(dst, xDesc);
+    auto kernel = std::make_shared<ChannelScaleShift>(*own);
+    addKernelStep(
+        "strata:scale_shift",
+        [kernel](const std::unordered_map<int, memory> &args) {
+          auto data = [&](int arg) {
+            return static_cast<float *>(args.at(arg).get_data_handle());
+          };
+          kernel->run(data(DNNL_ARG_SRC_0), data(DNNL_ARG_SRC_1),
+                      data(DNNL_ARG_SRC_2), data(DNNL_ARG_DST));
+        },
+        {{DNNL_ARG_SRC_0, addMem(xDesc, xIn->buffer)},
+         {DNNL_ARG_SRC_1, addMem(sDesc, scaleIn->buffer)},
+         {DNNL_ARG_SRC_2, addMem(sDesc, shiftIn->buffer)},
+         {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+        0);
+    return Error::success();
+  }
   auto make = [&] {
     dnnl::binary::desc d(dnnl::algorithm::binary_mul, xDesc, sDesc,
                          withType(xDesc, typeOf(dst)));
