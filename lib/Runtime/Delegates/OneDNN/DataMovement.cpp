@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstring>
 
 namespace strata::runtime::onednn {
@@ -171,15 +174,31 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
          batch](const std::unordered_map<int, memory> &args) {
           auto *to =
               static_cast<uint8_t *>(args.at(DNNL_ARG_DST).get_data_handle());
-          for (int64_t n = 0; n < batch; ++n) {
-            uint8_t *image = to + n * imageBytes;
-            for (size_t i = 0; i < partBytes.size(); ++i) {
-              const auto *from = static_cast<const uint8_t *>(
-                  args.at(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i))
-                      .get_data_handle());
-              std::memcpy(image, from + n * partBytes[i], partBytes[i]);
-              image += partBytes[i];
-            }
+          std::vector<const uint8_t *> from(partBytes.size());
+          for (size_t i = 0; i < partBytes.size(); ++i)
+            from[i] = static_cast<const uint8_t *>(
+                args.at(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i))
+                    .get_data_handle());
+          // The result's bytes in equal ranges, one a thread, each copied
+          // from the parts that cover it (threads only for copies of at
+          // least 256 KiB).
+          size_t total = imageBytes * static_cast<size_t>(batch);
+#pragma omp parallel if (total >= (size_t(1) << 18))
+          {
+            size_t threads = static_cast<size_t>(omp_get_num_threads());
+            size_t me = static_cast<size_t>(omp_get_thread_num());
+            size_t begin = total * me / threads,
+                   end = total * (me + 1) / threads;
+            size_t at = 0; // where the current part starts in the result
+            for (int64_t n = 0; n < batch && at < end; ++n)
+              for (size_t i = 0; i < partBytes.size() && at < end; ++i) {
+                size_t lo = std::max(begin, at),
+                       hi = std::min(end, at + partBytes[i]);
+                if (lo < hi)
+                  std::memcpy(to + lo, from[i] + n * partBytes[i] + (lo - at),
+                              hi - lo);
+                at += partBytes[i];
+              }
           }
         },
         {{DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, 0);
