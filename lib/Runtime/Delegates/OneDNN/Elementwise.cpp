@@ -187,19 +187,22 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
     return xp.takeError();
   Desc xDesc = elementwiseLayout(xp->desc, isOutput(dst), dstDims);
   Desc sDesc = plainDesc(sDims);
+  Result<Placement> scaleIn = plainView(scale, sDims);
+  if (!scaleIn.ok())
+    return scaleIn.takeError();
+  Result<Placement> shiftIn = plainView(shift, sDims);
+  if (!shiftIn.ok())
+    return shiftIn.takeError();
   // Per-channel f32 in a channel-blocked or channels-last x: the own
   // kernel, in x's layout (ChannelScaleShift.h).
+  bool f32Factors = typeOf(scale) == memory::data_type::f32 &&
+                    typeOf(shift) == memory::data_type::f32;
   if (std::optional<ChannelScaleShift> own =
-          ownScaleShift(op, xDesc, sDims, typeOf(dst))) {
+          f32Factors ? ownScaleShift(op, xDesc, sDims, typeOf(dst))
+                     : std::nullopt) {
     Result<Placement> xIn = as(x, xDesc);
     if (!xIn.ok())
       return xIn.takeError();
-    Result<Placement> scaleIn = plainView(scale, sDims);
-    if (!scaleIn.ok())
-      return scaleIn.takeError();
-    Result<Placement> shiftIn = plainView(shift, sDims);
-    if (!shiftIn.ok())
-      return shiftIn.takeError();
     Placement o = define(dst, xDesc);
     auto kernel = std::make_shared<ChannelScaleShift>(*own);
     addKernelStep(
@@ -252,12 +255,6 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
   Result<Placement> xIn = as(x, xDesc);
   if (!xIn.ok())
     return xIn.takeError();
-  Result<Placement> scaleIn = plainView(scale, sDims);
-  if (!scaleIn.ok())
-    return scaleIn.takeError();
-  Result<Placement> shiftIn = plainView(shift, sDims);
-  if (!shiftIn.ok())
-    return shiftIn.takeError();
   Placement o = define(dst, pd->dst_desc());
   addStep(dnnl::binary(*pd),
           {{DNNL_ARG_SRC_0, addMem(xDesc, xIn->buffer)},

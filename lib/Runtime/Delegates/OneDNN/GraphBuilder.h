@@ -95,6 +95,15 @@ struct Window {
 };
 Window windowOf(const fbs::Op &op);
 
+/// Argument `arg` of a kernel step as floats, or null where the step has
+/// none.
+inline float *floatsOf(const std::unordered_map<int, dnnl::memory> &args,
+                       int arg) {
+  auto it = args.find(arg);
+  return it == args.end() ? nullptr
+                          : static_cast<float *>(it->second.get_data_handle());
+}
+
 /// `first()`, or `second()` when oneDNN rejects what `first` asks for.
 template <typename First, typename Second>
 auto orElse(First first, Second second) -> decltype(first()) {
@@ -299,6 +308,15 @@ private:
   /// Builds the step of the own kernel.
   Error buildOwnWinograd(const WinogradConv &conv, uint32_t src, uint32_t w,
                          int bias, uint32_t dst, int sumInput);
+  /// Constant weight `w` for one of the delegate's own convolution
+  /// kernels: `packedBytes` made from its `plainBytes` by `pack` at
+  /// prepare and stored; at init bound in place, or packed again from the
+  /// plain copy when allowed. `what` names the packed weights in errors
+  /// ("the grouped kernel's packed weights").
+  Result<int> ownKernelWeights(
+      uint32_t w, size_t packedBytes, size_t plainBytes,
+      const std::function<void(const float *, float *)> &pack,
+      const std::string &what);
   /// The delegate's kernel for 4- and 8-channel groups, when it applies
   /// (geometry, types, post-ops); nChw8c in and out.
   std::optional<GroupedConv> ownGrouped(const fbs::Op &op, uint32_t src,

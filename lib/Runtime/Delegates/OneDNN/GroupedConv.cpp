@@ -79,8 +79,10 @@ namespace {
 #define STRATA_GROUPED_TARGET __attribute__((target("avx2,fma")))
 
 /// Results ox0 .. ox0 + U - 1 of row `oy` of one channel block, W-channel
-/// groups; with Checked, pixels past the row's end or windows past the
-/// input's edges are skipped, else none is.
+/// groups; with Checked, taps of windows past the input's left or right
+/// edge, and pixels past the row's end, read zeros (and the latter are not
+/// stored); without, none is. (A zero times an infinite weight would give
+/// NaN where a skipped tap gives nothing: weights are finite.)
 template <int W, int U, bool Checked>
 STRATA_GROUPED_TARGET inline void
 convRun(const GroupedConvShape &s, const float *in, const float *weights,

@@ -101,30 +101,14 @@ Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,
     return in.takeError();
   int srcMem = addMem(srcDesc, in->buffer);
 
-  // Weights: packed at prepare and stored; at init bound in place, or
-  // packed again from the plain copy when allowed.
-  if (!isConstant(w))
-    return fail("the grouped kernel needs constant weights");
-  Desc packedDesc({static_cast<int64_t>(conv.weightBytes() / sizeof(float))},
-                  memory::data_type::f32, tag::a);
-  auto pack = [&](ByteSpan plain) {
-    std::vector<float> oihw(plain.size / sizeof(float));
-    std::memcpy(oihw.data(), plain.data, plain.size);
-    std::vector<uint8_t> packed(conv.weightBytes());
-    conv.packWeights(oihw.data(), reinterpret_cast<float *>(packed.data()));
-    return packed;
-  };
-  Result<int> wBuffer = packedConstant(
-      w, packedDesc, conv.weightBytes(), pack,
-      /*reorderStored=*/false, // its own layout, not a oneDNN one
-      "the grouped kernel's packed weights are missing or in another "
-      "layout; recompile for this CPU or set repack_on_isa_mismatch (needs "
-      "keep_plain_weights at compile time)",
-      "the grouped kernel's weights cannot be packed: the program holds no "
-      "plain copy (compile with keep_plain_weights=true)");
-  if (!wBuffer.ok())
-    return wBuffer.takeError();
-  int wMem = addMem(packedDesc, *wBuffer);
+  Result<int> wMem = ownKernelWeights(
+      w, conv.weightBytes(), conv.weightBytes(),
+      [&](const float *plain, float *packed) {
+        conv.packWeights(plain, packed);
+      },
+      "the grouped kernel's packed weights");
+  if (!wMem.ok())
+    return wMem.takeError();
 
   Result<Placement> outP = resultOf(dst, /*sumInput=*/-1, dstDesc);
   if (!outP.ok())
@@ -138,21 +122,16 @@ Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,
       "strata:grouped_8c",
       [kernel, batch, srcStride,
        dstStride](const std::unordered_map<int, memory> &args) {
-        auto data = [&](int arg) -> float * {
-          auto it = args.find(arg);
-          return it == args.end()
-                     ? nullptr
-                     : static_cast<float *>(it->second.get_data_handle());
-        };
-        const float *in = data(DNNL_ARG_SRC), *weights = data(DNNL_ARG_WEIGHTS),
-                    *biasData = data(DNNL_ARG_BIAS);
-        float *result = data(DNNL_ARG_DST);
+        const float *in = floatsOf(args, DNNL_ARG_SRC),
+                    *weights = floatsOf(args, DNNL_ARG_WEIGHTS),
+                    *biasData = floatsOf(args, DNNL_ARG_BIAS);
+        float *result = floatsOf(args, DNNL_ARG_DST);
         for (int64_t n = 0; n < batch; ++n)
           kernel->run(in + n * srcStride, weights, biasData,
                       result + n * dstStride);
       },
       {{DNNL_ARG_SRC, srcMem},
-       {DNNL_ARG_WEIGHTS, wMem},
+       {DNNL_ARG_WEIGHTS, *wMem},
        {DNNL_ARG_DST, dstMem}},
       0);
   return addBias(bias, {conv.shape().channels});

@@ -60,6 +60,35 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
   return addMem(want, *buffer);
 }
 
+Result<int> GraphBuilder::ownKernelWeights(
+    uint32_t w, size_t packedBytes, size_t plainBytes,
+    const std::function<void(const float *, float *)> &pack,
+    const std::string &what) {
+  if (!isConstant(w))
+    return fail("the delegate's own kernels need constant weights");
+  Desc packedDesc({static_cast<int64_t>(packedBytes / sizeof(float))},
+                  memory::data_type::f32, memory::format_tag::a);
+  auto packer = [&](ByteSpan plain) {
+    // A copy: the stored bytes need not be aligned for floats.
+    std::vector<float> floats(plain.size / sizeof(float));
+    std::memcpy(floats.data(), plain.data, plain.size);
+    std::vector<uint8_t> packed(packedBytes);
+    pack(floats.data(), reinterpret_cast<float *>(packed.data()));
+    return packed;
+  };
+  Result<int> buffer = packedConstant(
+      w, packedDesc, plainBytes, packer,
+      /*reorderStored=*/false, // the kernel's own layout, not a oneDNN one
+      what + " are missing or in another layout; recompile for this CPU "
+             "or set repack_on_isa_mismatch (needs keep_plain_weights at "
+             "compile time)",
+      what + " cannot be made: the program holds no plain copy (compile "
+             "with keep_plain_weights=true)");
+  if (!buffer.ok())
+    return buffer.takeError();
+  return addMem(packedDesc, *buffer);
+}
+
 Result<int> GraphBuilder::packedConstant(uint32_t tensor,
                                          const Desc &packedDesc,
                                          size_t plainBytes, const Packer &pack,
