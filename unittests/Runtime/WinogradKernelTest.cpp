@@ -92,6 +92,7 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
       {48, 64, 11, 13, {silu}},         // SiLU
       {32, 16, 6, 6, {sum, swish}},     // sum, then a scaled swish
       {16, 48, 7, 5, {hardSwish}, 0},   // hard swish
+      {128, 144, 20, 20, {sum, relu}},  // 1.2 MB of weights, yet in blocks
   };
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
@@ -174,6 +175,31 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
           }
       EXPECT_LT(std::sqrt(err / norm), 1e-5);
     }
+}
+
+// Tile rows go in blocks (all three phases per block, the weights re-read
+// by each) where that costs less than taking the transformed input and
+// products of the whole image out to memory and back.
+TEST(WinogradKernelTest, BlocksTileRowsWhereReReadingWeightsPays) {
+  struct Geometry {
+    int64_t ic, oc, size;
+    bool blocked;
+  };
+  for (Geometry g : {
+           Geometry{64, 64, 56, true},    // 256 KB of weights: always
+           Geometry{128, 144, 20, true},  // 1.2 MB read by 5 blocks
+           Geometry{256, 256, 56, true},  // 4 MB read by 28 blocks
+           Geometry{512, 512, 14, false}, // 16 MB read by 7 blocks
+           Geometry{64, 64, 6, false},    // 9 tiles: one block anyway
+       }) {
+    SCOPED_TRACE(std::to_string(g.ic) + " -> " + std::to_string(g.oc) +
+                 " on " + std::to_string(g.size) + "x" +
+                 std::to_string(g.size));
+    WinogradConv conv(g.ic, g.oc, g.size, g.size, WinogradLayout::Blocked8,
+                      {});
+    EXPECT_EQ(conv.tileRowsPerBlock() < conv.tileRows(), g.blocked);
+    EXPECT_GE(conv.tileRowsPerBlock(), 1);
+  }
 }
 
 // The weights come back from their transformed form (a CPU without AVX2

@@ -49,13 +49,22 @@ constexpr int64_t kPoints = 16; ///< 4x4 transform points per tile.
 constexpr int64_t kChunk = 128; ///< Input channels per L1 weight chunk.
 constexpr int64_t kPanel = 32;  ///< Output channels per weight panel.
 /// Working set of a block of tile rows (its transformed input and products)
-/// and the largest transformed weights for which tiles are blocked at all
+/// and the largest transformed weights for which tiles are always blocked
 /// (each block re-reads them): together within the 2 MB of L2 a Xeon core
 /// has (on Zen 5's 1 MB the weights come from L3). GoogLeNet's 64 to 192
 /// convolution on 56x56 (786 KB of weights) went from 5.7 ms unblocked to
 /// 2.6 ms, ResNet-18's 64-channel ones from 1.5-1.9 ms to 0.9-1.1.
 constexpr size_t kBlockBytes = 512 * 1024;
 constexpr size_t kBlockedWeightBytes = 1024 * 1024;
+/// Larger weights are blocked too while the blocks re-read at most this many
+/// times the bytes of the whole transformed input and products, which
+/// otherwise go out to memory and back. Measured on Zen 3 (512 KB of L2,
+/// weights re-read from L3), 1 thread: VGG's 256 to 256 on 56x56 (4.2x)
+/// 33 -> 27 ms, 192 to 192 on 56x56 (3.3x) 22 -> 15 ms, 256 to 256 on
+/// 28x28 (8.5x) 8.3 -> 7.6 ms; even at 11x (256 to 512 on 28x28); slower
+/// from 13x (384 to 384 on 28x28, 17 -> 19 ms; 512 to 512 on 14x14, 34x,
+/// 7.2 -> 12 ms).
+constexpr size_t kWeightRereads = 10;
 
 int64_t panelWidth(int64_t oc, int64_t panel) {
   return std::min<int64_t>(kPanel, oc - panel * kPanel);
@@ -81,16 +90,19 @@ WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
       tilesH_((oh_ + 1) / 2), tilesW_((ow_ + 1) / 2),
       tiles_(tilesH_ * tilesW_), threads_(std::max(threads, 1)),
       layout_(layout), postOps_(std::move(postOps)) {
-  // Many tiles and few channels (ResNet's and VGG's wide early stages): the
-  // transformed input and the products of all tiles would not stay in L2
-  // between the transforms and the GEMMs, while the weights that each
-  // block re-reads are small. There the tiles go in blocks of whole tile
-  // rows that fit; elsewhere in one block.
+  // Many tiles (ResNet's and VGG's wide early stages): the transformed
+  // input and the products of all tiles would not stay in L2 between the
+  // transforms and the GEMMs. Where the weights that each block re-reads
+  // are small, or cost less than that round trip (kWeightRereads), the
+  // tiles go in blocks of whole tile rows that fit; elsewhere in one block.
   size_t perRow = sizeof(float) * kPoints * tilesW_ * (ic_ + 16 + oc_);
-  blockRows_ = tilesH_;
-  if (packedBytes() <= kBlockedWeightBytes)
-    blockRows_ = std::clamp<int64_t>(static_cast<int64_t>(kBlockBytes / perRow),
+  int64_t rows = std::clamp<int64_t>(static_cast<int64_t>(kBlockBytes / perRow),
                                      1, tilesH_);
+  size_t blocks = static_cast<size_t>((tilesH_ + rows - 1) / rows);
+  bool blocked = packedBytes() <= kBlockedWeightBytes ||
+                 blocks * packedBytes() <=
+                     kWeightRereads * static_cast<size_t>(tilesH_) * perRow;
+  blockRows_ = blocked ? rows : tilesH_;
 }
 
 size_t WinogradConv::packedBytes() const {

@@ -88,6 +88,10 @@ public:
   void unpackWeights(const float *packed, float *oihw) const;
   /// Working memory run() needs.
   size_t scratchBytes() const;
+  /// Output tile rows (of 2 pixels) run() takes through all three phases
+  /// together; tileRows() when it runs each phase over the whole image.
+  int64_t tileRowsPerBlock() const { return blockRows_; }
+  int64_t tileRows() const { return tilesH_; }
 
   /// dst = post-ops(conv(src) + bias), for one image. `bias` may be null;
   /// with a sum post-op, dst holds the accumulated tensor on entry. Only
