@@ -264,7 +264,11 @@ do not edit by hand: rerun the script. Raw figures: \`$BUILD_DIR/peer/results.js
 - **Strata**: \`strata-run X.strata --inputs test_data_set_0 --bench N --threads T\`,
   timed with \`steady_clock\` around each \`Method::execute\`.
 - **Runs**: per round, max(1, N/10) untimed warm-up runs, then N =
-  ${Math.ceil((+meta.runs || 0) / (+meta.rounds || 1)) || '?'} timed runs per configuration (${runs} over all rounds);
+  ${Math.ceil((+meta.runs || 0) / (+meta.rounds || 1)) || '?'} timed runs per configuration (${runs} over all rounds)${(+meta.min_ms || 0) > 0
+    ? `, more for fast models: each round times at least ${meta.min_ms} ms per
+  configuration, the count (the same for ORT and every Strata program, capped
+  at 1000) from a 3-run probe of the onednn program at that thread count;
+  \`results.json\` gives each cell's runs` : ''};
   ${(+meta.rounds || 1) > 1
     ? 'cells give the median of the rounds\' medians and, in parentheses, the\n  lowest and highest round median'
     : 'cells give the median and, in parentheses, p10–p90 (linear\n  interpolation between sorted samples, the same definition on both sides)'}.

@@ -2,7 +2,7 @@
 #===- run-peers.sh - Strata vs ONNX Runtime on the same ONNX files ---------===//
 #
 # Usage: benchmarks/peer/run-peers.sh [--runs N] [--rounds R]
-#                                     [--threads "1 2"] [--smoke]
+#                                     [--threads "1 2"] [--min-ms MS] [--smoke]
 #                                     [--out FILE] [model ...]
 #
 # For each model (default list below; names are folders of $MODELS_DIR), in
@@ -25,8 +25,15 @@
 #                  split over the rounds
 #   --rounds R     alternations of ORT and Strata per thread count (3)
 #   --threads L    thread counts, space-separated ("1 2")
+#   --min-ms MS    time at least MS ms of runs per configuration and round
+#                  (0): fast models get more runs than N/R, the count
+#                  (the same for ORT and every Strata configuration) from a
+#                  3-run probe of the onednn program (else the first
+#                  compiled one) at each thread count, so that one slow spell of a shared machine
+#                  does not decide a round of 10 short runs
 #   --zoo          the model zoo (models/zoo.py, generated into $BUILD_DIR/zoo
-#                  by scripts/make-benchmark-models.sh --zoo), 30 runs, each
+#                  by scripts/make-benchmark-models.sh --zoo), 30 runs and
+#                  --min-ms 500 unless given, each
 #                  configuration compiled twice and compared byte for byte
 #                  and checked against PyTorch's outputs (--expect); writes
 #                  docs/performance-zoo.md
@@ -56,6 +63,7 @@ peer=$build/peer
 
 runs=100
 rounds=3
+min_ms=
 threads="1 2"
 out=$root/docs/performance.md
 models=()
@@ -65,6 +73,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --min-ms) min_ms=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --zoo) zoo=yes; runs=30; out=$root/docs/performance-zoo.md
            models_dir=${MODELS_DIR:-$build/zoo}; shift ;;
@@ -83,6 +92,10 @@ if [ $zoo = yes ]; then
     BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --zoo --out "$models_dir" "${models[@]}"
 fi
 [ ${#models[@]} -gt 0 ] || models=("${DEFAULT_MODELS[@]}")
+[ -n "$min_ms" ] || { [ $zoo = yes ] && min_ms=500 || min_ms=0; }
+case $min_ms in
+  ''|*[!0-9]*) echo "run-peers.sh: --min-ms takes whole milliseconds" >&2; exit 2 ;;
+esac
 # The full-size models, generated once (seeded).
 [ -n "${MODELS_DIR:-}" ] || [ "$models_dir" = "$root/models" ] || [ $zoo = yes ] ||
   BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --out "$models_dir"
@@ -109,6 +122,7 @@ manifest=$peer/manifest.tsv
   printf 'meta\tloadavg\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
   printf 'meta\truns\t%s\n' "$runs"
   printf 'meta\trounds\t%s\n' "$rounds"
+  printf 'meta\tmin_ms\t%s\n' "$min_ms"
   printf 'meta\tthreads_flag\t%s\n' "$threads_flag"
   printf 'meta\tcommit\t%s\n' "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
     [ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ] && echo ' (with uncommitted changes)')"
@@ -174,8 +188,25 @@ for model in "${models[@]}"; do
     done
   fi
 
-  per_round=$(( (runs + rounds - 1) / rounds ))
+  base_per_round=$(( (runs + rounds - 1) / rounds ))
   for t in $threads; do
+   # Fast models: enough runs per round to fill --min-ms, from a short
+   # probe of the onednn program (capped at 1000 runs).
+   per_round=$base_per_round
+   if [ "$min_ms" -gt 0 ] && [ ${#compiled[@]} -gt 0 ]; then
+     probe=${compiled[0]}
+     [[ " ${compiled[*]} " == *" onednn "* ]] && probe=onednn
+     probe_threads=()
+     [ "$threads_flag" = yes ] && probe_threads=(--threads "$t")
+     probe_ms=$("$build/bin/strata-run" "$dir/$probe.strata" "${strata_input[@]}" \
+         --bench 3 "${probe_threads[@]}" 2>/dev/null |
+       sed -n 's/.*runs after .* warm-up: median \([0-9.]*\) ms.*/\1/p' | head -1)
+     if [ -n "$probe_ms" ]; then
+       per_round=$(awk -v ms="$probe_ms" -v min="$min_ms" -v n="$per_round" \
+         'BEGIN { k = ms > 0 ? int(min / ms + 0.999) : 1000;
+                  if (k > 1000) k = 1000; print (k > n ? k : n) }')
+     fi
+   fi
    for round in $(seq 1 "$rounds"); do
     echo "$model: onnxruntime, $t thread(s), round $round"
     if node "$here/ort-bench.mjs" --ort-dir "$npm_dir" --model "$onnx" \
