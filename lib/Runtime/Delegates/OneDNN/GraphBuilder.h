@@ -317,6 +317,15 @@ private:
       uint32_t w, size_t packedBytes, size_t plainBytes,
       const std::function<void(const float *, float *)> &pack,
       const std::string &what);
+  /// Weight `w` (`plainDims`) for oneDNN's convolution in layout `want`,
+  /// from the `packedBytes` an own kernel packed at prepare, put back by
+  /// `unpack` (a CPU that cannot run that kernel); from the plain copy with
+  /// repack_on_isa_mismatch when none are stored. `what` names the packed
+  /// weights in errors.
+  Result<int> weightsFromOwnKernel(
+      uint32_t w, const Desc &want, const Dims &plainDims, size_t packedBytes,
+      const std::function<void(const float *, float *)> &unpack,
+      const std::string &what);
   /// The delegate's kernel for 4- and 8-channel groups, when it applies
   /// (geometry, types, post-ops); nChw8c in and out.
   std::optional<GroupedConv> ownGrouped(const fbs::Op &op, uint32_t src,

@@ -66,29 +66,12 @@ std::optional<GroupedConv> GraphBuilder::ownGrouped(const fbs::Op &op,
 Result<int> GraphBuilder::weightsFromGrouped(uint32_t w, const Desc &want,
                                              const Dims &plainDims,
                                              const GroupedConv &conv) {
-  const fbs::Tensor *t = graph.tensors()->Get(w);
-  if (!t->packed_key()) {
-    if (!options.repackOnMismatch)
-      return fail("this convolution was prepared for the delegate's grouped "
-                  "kernel without its packed weights; set "
-                  "repack_on_isa_mismatch (needs keep_plain_weights at "
-                  "compile time)");
-    return weights(w, want, plainDims);
-  }
-  Result<ByteSpan> bytes = named.get(t->packed_key()->str());
-  if (!bytes.ok())
-    return bytes.takeError();
-  if (bytes->size != conv.weightBytes())
-    return fail("the grouped kernel's packed weights '" +
-                t->packed_key()->str() + "' have " +
-                std::to_string(bytes->size) + " bytes, expected " +
-                std::to_string(conv.weightBytes()));
-  std::vector<float> packed(conv.weightBytes() / sizeof(float)),
-      plain(packed.size());
-  std::memcpy(packed.data(), bytes->data, bytes->size);
-  conv.unpackWeights(packed.data(), plain.data());
-  return addMem(want, ownedReorder(plainDesc(plainDims, memory::data_type::f32),
-                                   plain.data(), want));
+  return weightsFromOwnKernel(
+      w, want, plainDims, conv.weightBytes(),
+      [&](const float *packed, float *plain) {
+        conv.unpackWeights(packed, plain);
+      },
+      "the grouped kernel's packed weights");
 }
 
 Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,

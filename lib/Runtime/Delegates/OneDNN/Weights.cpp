@@ -89,6 +89,35 @@ Result<int> GraphBuilder::ownKernelWeights(
   return addMem(packedDesc, *buffer);
 }
 
+Result<int> GraphBuilder::weightsFromOwnKernel(
+    uint32_t w, const Desc &want, const Dims &plainDims, size_t packedBytes,
+    const std::function<void(const float *, float *)> &unpack,
+    const std::string &what) {
+  const fbs::Tensor *t = graph.tensors()->Get(w);
+  if (!t->packed_key()) {
+    if (!options.repackOnMismatch)
+      return fail("this convolution was prepared for one of the delegate's "
+                  "own kernels without " + what +
+                  "; set repack_on_isa_mismatch (needs keep_plain_weights "
+                  "at compile time)");
+    return weights(w, want, plainDims);
+  }
+  Result<ByteSpan> bytes = named.get(t->packed_key()->str());
+  if (!bytes.ok())
+    return bytes.takeError();
+  if (bytes->size != packedBytes)
+    return fail(what + " '" + t->packed_key()->str() + "' have " +
+                std::to_string(bytes->size) + " bytes, expected " +
+                std::to_string(packedBytes));
+  Desc plain = plainDesc(plainDims, memory::data_type::f32);
+  // A copy: the stored bytes need not be aligned for floats.
+  std::vector<float> packed(packedBytes / sizeof(float)),
+      floats(plain.get_size() / sizeof(float));
+  std::memcpy(packed.data(), bytes->data, bytes->size);
+  unpack(packed.data(), floats.data());
+  return addMem(want, ownedReorder(plain, floats.data(), want));
+}
+
 Result<int> GraphBuilder::packedConstant(uint32_t tensor,
                                          const Desc &packedDesc,
                                          size_t plainBytes, const Packer &pack,

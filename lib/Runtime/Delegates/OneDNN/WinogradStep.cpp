@@ -69,29 +69,12 @@ GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
 
 Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
                                               const WinogradConv &conv) {
-  const fbs::Tensor *t = graph.tensors()->Get(w);
-  Desc plain = plainDesc(dimsOf(w), memory::data_type::f32);
-  if (!t->packed_key()) {
-    if (!options.repackOnMismatch)
-      return fail("this convolution was prepared for the delegate's "
-                  "Winograd kernel without its transformed weights; set "
-                  "repack_on_isa_mismatch (needs keep_plain_weights at "
-                  "compile time)");
-    return weights(w, want, dimsOf(w));
-  }
-  Result<ByteSpan> bytes = named.get(t->packed_key()->str());
-  if (!bytes.ok())
-    return bytes.takeError();
-  if (bytes->size != conv.packedBytes())
-    return fail("the Winograd kernel's transformed weights '" +
-                t->packed_key()->str() + "' have " +
-                std::to_string(bytes->size) + " bytes, expected " +
-                std::to_string(conv.packedBytes()));
-  std::vector<float> packed(conv.packedBytes() / sizeof(float));
-  std::memcpy(packed.data(), bytes->data, bytes->size);
-  std::vector<float> oihw(plain.get_size() / sizeof(float));
-  conv.unpackWeights(packed.data(), oihw.data());
-  return addMem(want, ownedReorder(plain, oihw.data(), want));
+  return weightsFromOwnKernel(
+      w, want, dimsOf(w), conv.packedBytes(),
+      [&](const float *packed, float *oihw) {
+        conv.unpackWeights(packed, oihw);
+      },
+      "the Winograd kernel's transformed weights");
 }
 
 Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
