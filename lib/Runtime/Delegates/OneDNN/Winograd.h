@@ -4,8 +4,9 @@
 // padding 1 or 0 convolutions: it transforms the input tile by tile, runs one
 // register-blocked GEMM per transform point over the packed weights (read
 // once, in order), and applies bias, residual sum and activations during
-// the inverse transform; with many tiles and small weights, tile rows go in
-// blocks that stay in L2, one thread a block. oneDNN 2.6's own Winograd
+// the inverse transform; with many tiles and weights small enough to
+// re-read per block, tile rows go in blocks that stay in L2, one thread a
+// block. oneDNN 2.6's own Winograd
 // streams its transformed weights at under half of one core's memory
 // bandwidth, and its direct kernels do 2.25x the multiplications.
 //
