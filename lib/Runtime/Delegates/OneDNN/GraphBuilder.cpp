@@ -214,12 +214,13 @@ Result<Placement> GraphBuilder::as(uint32_t tensor, const Desc &want) {
       source = *same;
     } else {
       Desc rowMajor = plainDesc(source.desc.dims(), source.desc.data_type());
-      Placement own{plainOf(tensor),
-                    addBuffer(BufferKind::Scratch, rowMajor.get_size())};
-      if (own.desc.get_size() != rowMajor.get_size() ||
-          own.desc.dims() != want.dims())
+      Desc plain = plainOf(tensor);
+      if (plain.get_size() != rowMajor.get_size() ||
+          plain.dims() != want.dims())
         return fail("cannot view tensor " + std::to_string(tensor) +
                     " with other dims");
+      Placement own{plain,
+                    addBuffer(BufferKind::Scratch, rowMajor.get_size())};
       addReorder(source.desc, source.buffer, rowMajor, own.buffer);
       placements[tensor].push_back(own);
       bufferTensors[own.buffer].push_back(tensor);
