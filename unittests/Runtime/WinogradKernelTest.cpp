@@ -4,7 +4,8 @@
 // double precision (odd sizes, a 16-wide weight panel, every post-op, both
 // layouts, tile rows in blocks run by one thread or spread over two), and
 // the delegate running a blob whose convolution names that kernel, with
-// values worked out by hand.
+// values worked out by hand; the in-place post-op pass against the
+// same functions in double precision.
 //
 //===----------------------------------------------------------------------===//
 #include "OneDNNTestSupport.h"
@@ -15,9 +16,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 using namespace strata::runtime;
 using strata::runtime::onednn::WinogradConv;
@@ -204,6 +207,39 @@ TEST(WinogradKernelTest, BlocksTileRowsWhereReReadingWeightsPays) {
 
 // The weights come back from their transformed form (a CPU without AVX2
 // runs oneDNN's convolution from them), on any CPU.
+// The in-place post-op pass the delegate runs after oneDNN's convolutions
+// (a trailing SiLU): every length from empty to past two 16-float vectors
+// (whole vectors and a part one), alpha 1 and 1.702, inputs out to +-100
+// where the exponential saturates, and a run long enough to split over
+// OpenMP threads; against x / (1 + exp(-alpha x)) in double precision.
+TEST(WinogradKernelTest, PostOpsInPlaceComputeSiLU) {
+  if (!WinogradConv::available())
+    GTEST_SKIP() << "this CPU lacks AVX2 with FMA";
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> wide(-100.f, 100.f), narrow(-6.f, 6.f);
+  std::vector<size_t> counts;
+  for (size_t n = 0; n <= 37; ++n)
+    counts.push_back(n);
+  counts.push_back(3 * 65536 + 5);
+  for (float alpha : {1.f, 1.702f})
+    for (size_t count : counts) {
+      std::vector<float> x(count);
+      for (size_t i = 0; i < count; ++i)
+        x[i] = i % 4 == 0 ? wide(rng) : narrow(rng);
+      std::vector<float> y = x;
+      WinogradPostOp swish;
+      swish.kind = WinogradPostOp::Kind::Swish;
+      swish.alpha = alpha;
+      strata::runtime::onednn::applyPostOpsInPlace(y.data(), count, {swish});
+      for (size_t i = 0; i < count; ++i) {
+        double want = x[i] / (1.0 + std::exp(-double(alpha) * x[i]));
+        ASSERT_NEAR(y[i], want, 1e-6 * std::max(1.0, std::fabs(want)))
+            << "x " << x[i] << ", alpha " << alpha << ", " << count
+            << " floats, at " << i;
+      }
+    }
+}
+
 TEST(WinogradKernelTest, UnpacksWhatItPacked) {
   for (auto [ic, oc] : {std::pair<int64_t, int64_t>{16, 48}, {64, 32}}) {
     WinogradConv conv(ic, oc, 1, 1, WinogradLayout::ChannelsLast, {});

@@ -304,11 +304,13 @@ Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
 }
 
 Result<dnnl::primitive_attr> GraphBuilder::attrOf(const fbs::Op &op,
-                                                  int *sumInput) {
+                                                  int *sumInput,
+                                                  size_t leaveOut) {
   dnnl::post_ops ops;
   *sumInput = -1;
-  if (op.post_ops())
-    for (const fbs::PostOp *p : *op.post_ops()) {
+  if (op.post_ops() && op.post_ops()->size() > leaveOut)
+    for (size_t i = 0; i + leaveOut < op.post_ops()->size(); ++i) {
+      const fbs::PostOp *p = op.post_ops()->Get(static_cast<uint32_t>(i));
       if (p->is_sum()) {
         if (*sumInput >= 0 || p->sum_input() < 0 ||
             static_cast<size_t>(p->sum_input()) >= placements.size())

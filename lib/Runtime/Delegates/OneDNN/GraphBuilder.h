@@ -225,9 +225,11 @@ private:
   /// A buffer the op may write in place over `tensor` (its last reader).
   Result<Placement> inPlace(uint32_t tensor, const Desc &want);
   /// The attributes of a primitive running `op`: a user scratchpad and
-  /// the op's post-ops; `sumInput` receives the tensor a sum post-op
-  /// accumulates, or -1.
-  Result<dnnl::primitive_attr> attrOf(const fbs::Op &op, int *sumInput);
+  /// the op's post-ops but the last `leaveOut` (which the caller runs
+  /// itself); `sumInput` receives the tensor a sum post-op accumulates,
+  /// or -1.
+  Result<dnnl::primitive_attr> attrOf(const fbs::Op &op, int *sumInput,
+                                      size_t leaveOut = 0);
   /// Sets `op`'s output scales (int8) on `attr`: one, or one per each of
   /// `channels` along dimension `axis` (`what` names them in errors).
   Error setOutputScales(const fbs::Op &op, int64_t channels, int axis,

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #if defined(__x86_64__)
@@ -324,6 +325,28 @@ void WinogradConv::run(const float *src, const float *packed, const float *bias,
     avx2::runPhases(shape, src, packed, bias, dst, scratch);
 #else
   (void)src, (void)packed, (void)bias, (void)dst, (void)scratch;
+#endif
+}
+
+void applyPostOpsInPlace(float *data, size_t count,
+                         const std::vector<WinogradPostOp> &postOps) {
+#if STRATA_WINOGRAD_X86
+  // Chunks of 16 KiB, a whole number of vectors of either ISA.
+  constexpr int64_t kChunkFloats = 4096;
+  int64_t n = static_cast<int64_t>(count);
+  int64_t chunks = (n + kChunkFloats - 1) / kChunkFloats;
+  bool wide = hostIsa() == WinogradIsa::Avx512;
+#pragma omp parallel for schedule(static) if (chunks >= 16)
+  for (int64_t c = 0; c < chunks; ++c) {
+    float *p = data + c * kChunkFloats;
+    int64_t len = std::min(kChunkFloats, n - c * kChunkFloats);
+    if (wide)
+      avx512::postOpsInPlace(p, len, postOps);
+    else
+      avx2::postOpsInPlace(p, len, postOps);
+  }
+#else
+  (void)data, (void)count, (void)postOps;
 #endif
 }
 

@@ -112,6 +112,14 @@ private:
   std::vector<WinogradPostOp> postOps_;
 };
 
+/// Applies element-wise post-ops (Clip, Swish, HardSwish; not Sum) in
+/// place to `count` floats with the kernel's vector code, on the OpenMP
+/// threads where `count` is large. The delegate runs a convolution's
+/// trailing SiLU with it where oneDNN's own is slow (Convolution.cpp).
+/// Only where WinogradConv::available().
+void applyPostOpsInPlace(float *data, size_t count,
+                         const std::vector<WinogradPostOp> &postOps);
+
 } // namespace strata::runtime::onednn
 
 #endif // STRATA_RUNTIME_DELEGATES_ONEDNN_WINOGRAD_H
