@@ -168,10 +168,23 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
     for (size_t i = 0; i < srcs.size(); ++i)
       partBytes.push_back(pd.src_desc(static_cast<int>(i)).get_size() / batch);
     size_t imageBytes = pd.dst_desc().get_size() / batch;
+    // Of one image, the parts that can be are written in place into the
+    // result by their producers: only the rest is copied.
+    std::vector<bool> inPlace(srcs.size(), false);
+    if (batch == 1) {
+      std::vector<int> partBuffers;
+      for (int mem : srcMems)
+        partBuffers.push_back(out.mems_[mem].buffer);
+      inPlace = concatInPlace(partBuffers, partBytes, o.buffer);
+    }
+    bool allInPlace =
+        std::find(inPlace.begin(), inPlace.end(), false) == inPlace.end();
     addKernelStep(
-        "strata:concat_copy",
-        [partBytes, imageBytes,
-         batch](const std::unordered_map<int, memory> &args) {
+        allInPlace ? "strata:concat_in_place" : "strata:concat_copy",
+        [partBytes, imageBytes, batch,
+         inPlace, allInPlace](const std::unordered_map<int, memory> &args) {
+          if (allInPlace)
+            return;
           auto *to =
               static_cast<uint8_t *>(args.at(DNNL_ARG_DST).get_data_handle());
           std::vector<const uint8_t *> from(partBytes.size());
@@ -194,7 +207,7 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
               for (size_t i = 0; i < partBytes.size() && at < end; ++i) {
                 size_t lo = std::max(begin, at),
                        hi = std::min(end, at + partBytes[i]);
-                if (lo < hi)
+                if (lo < hi && !inPlace[i])
                   std::memcpy(to + lo, from[i] + n * partBytes[i] + (lo - at),
                               hi - lo);
                 at += partBytes[i];

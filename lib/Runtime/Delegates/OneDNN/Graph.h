@@ -10,7 +10,9 @@
 // the program's named data; every intermediate lives in one working-memory
 // buffer, at offsets planned from the intermediates' lifetimes (a
 // convolution with a sum post-op writes in place into its residual's
-// storage when nothing else still reads it).
+// storage when nothing else still reads it; the parts of a concatenation
+// along whole channel blocks of one image are written in place into the
+// result, which then holds them for all their readers).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_GRAPH_H
@@ -107,6 +109,10 @@ private:
     void *data = nullptr; ///< Constant and Owned buffers.
     int first = -1, last = -1;
     uint64_t offset = 0; ///< Scratch buffers, into the working memory.
+    /// Set: these bytes are part of buffer `within`, `withinOffset` bytes
+    /// in (a concatenation's part, written in place into its result).
+    int within = -1;
+    uint64_t withinOffset = 0;
   };
   struct Mem {
     dnnl::memory memory;

@@ -291,7 +291,7 @@ Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
     return p;
   bool isCopy = p->buffer != original->buffer;
   bool free = out.buffers_[p->buffer].kind == BufferKind::Scratch &&
-              remainingUses[tensor] == 1;
+              !sharesBytes(p->buffer) && remainingUses[tensor] == 1;
   for (uint32_t other : bufferTensors[p->buffer])
     if (other != tensor && remainingUses[other] > 0)
       free = false;
@@ -344,13 +344,85 @@ Error GraphBuilder::setOutputScales(const fbs::Op &op, int64_t channels,
 // The graph
 //===----------------------------------------------------------------------===//
 
+std::pair<int, uint64_t> GraphBuilder::holderOf(int buffer) const {
+  uint64_t offset = 0;
+  while (out.buffers_[buffer].within >= 0) {
+    offset += out.buffers_[buffer].withinOffset;
+    buffer = out.buffers_[buffer].within;
+  }
+  return {buffer, offset};
+}
+
+bool GraphBuilder::sharesBytes(int buffer) const {
+  if (out.buffers_[buffer].within >= 0)
+    return true;
+  for (const Buffer &b : out.buffers_)
+    if (b.within == buffer)
+      return true;
+  return false;
+}
+
+std::vector<bool>
+GraphBuilder::concatInPlace(const std::vector<int> &partBuffers,
+                            const std::vector<size_t> &partBytes, int dst) {
+  std::vector<bool> placed(partBuffers.size(), false);
+  if (out.buffers_[dst].kind != BufferKind::Scratch ||
+      out.buffers_[dst].within >= 0)
+    return placed;
+  uint64_t at = 0; // where part i starts in the result
+  for (size_t i = 0; i < partBuffers.size();) {
+    // The run of parts from i that is exactly the bytes of their holder,
+    // in order: the part's own buffer, or an earlier result whose parts
+    // these are (a DenseNet block concatenates the previous result's parts
+    // and one more).
+    auto [holder, offset] = holderOf(partBuffers[i]);
+    const Buffer &h = out.buffers_[holder];
+    size_t end = i;
+    if (holder != dst && h.kind == BufferKind::Scratch && offset == 0) {
+      uint64_t covered = 0;
+      for (size_t j = i; j < partBuffers.size() && covered < h.bytes; ++j) {
+        auto [hj, oj] = holderOf(partBuffers[j]);
+        if (hj != holder || oj != covered)
+          break;
+        covered += partBytes[j];
+        if (covered == h.bytes)
+          end = j + 1;
+      }
+    }
+    if (end == i) {
+      at += partBytes[i++];
+      continue;
+    }
+    out.buffers_[holder].within = dst;
+    out.buffers_[holder].withinOffset = at;
+    for (; i < end; ++i) {
+      placed[i] = true;
+      at += partBytes[i];
+    }
+  }
+  return placed;
+}
+
 void GraphBuilder::planScratch() {
   // Greedy by size: each buffer at the lowest offset that does not overlap
-  // a placed buffer whose lifetime intersects its own.
+  // a placed buffer whose lifetime intersects its own. A buffer that holds
+  // parts lives from its parts' first writer to their last reader; the
+  // parts are placed with it.
+  size_t count = out.buffers_.size();
+  std::vector<int> first(count, -1), last(count, -1);
+  for (size_t i = 0; i < count; ++i) {
+    const Buffer &b = out.buffers_[i];
+    if (b.kind != BufferKind::Scratch || b.first < 0)
+      continue;
+    int holder = holderOf(static_cast<int>(i)).first;
+    first[holder] =
+        first[holder] < 0 ? b.first : std::min(first[holder], b.first);
+    last[holder] = std::max(last[holder], b.last);
+  }
   std::vector<int> order;
-  for (size_t i = 0; i < out.buffers_.size(); ++i)
+  for (size_t i = 0; i < count; ++i)
     if (out.buffers_[i].kind == BufferKind::Scratch &&
-        out.buffers_[i].first >= 0)
+        out.buffers_[i].within < 0 && first[i] >= 0)
       order.push_back(static_cast<int>(i));
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return out.buffers_[a].bytes > out.buffers_[b].bytes;
@@ -363,7 +435,7 @@ void GraphBuilder::planScratch() {
     std::vector<std::pair<uint64_t, uint64_t>> busy;
     for (int other : placed) {
       const Buffer &o = out.buffers_[other];
-      if (o.first <= buffer.last && buffer.first <= o.last)
+      if (first[other] <= last[index] && first[index] <= last[other])
         busy.push_back({o.offset, o.offset + alignUp(o.bytes, kAlign)});
     }
     std::sort(busy.begin(), busy.end());
@@ -377,6 +449,11 @@ void GraphBuilder::planScratch() {
     end = std::max(end, offset + alignUp(buffer.bytes, kAlign));
     placed.push_back(index);
   }
+  for (size_t i = 0; i < count; ++i)
+    if (out.buffers_[i].within >= 0) {
+      auto [holder, offset] = holderOf(static_cast<int>(i));
+      out.buffers_[i].offset = out.buffers_[holder].offset + offset;
+    }
   out.scratchBytes_ = end;
 }
 

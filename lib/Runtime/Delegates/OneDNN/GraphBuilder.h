@@ -235,6 +235,18 @@ private:
   Error setOutputScales(const fbs::Op &op, int64_t channels, int axis,
                         const char *what, dnnl::primitive_attr &attr) const;
   void planScratch();
+  /// The buffer that holds `buffer`'s bytes (itself unless it is a part of
+  /// a concatenation's result), and where in it they start.
+  std::pair<int, uint64_t> holderOf(int buffer) const;
+  /// Whether `buffer` holds parts or is one (no op writes over it in place).
+  bool sharesBytes(int buffer) const;
+  /// Makes the parts of a concatenation of `partBytes` into `dst` (one
+  /// image, contiguous ranges) the bytes of `dst` where it can: a part that
+  /// is a whole scratch buffer, or a run of parts that is exactly the parts
+  /// of an earlier result. Returns which parts need no copy.
+  std::vector<bool> concatInPlace(const std::vector<int> &partBuffers,
+                                  const std::vector<size_t> &partBytes,
+                                  int dst);
 
   // Weights (Weights.cpp).
   /// Weights of a convolution or matmul in the layout the primitive picked.
