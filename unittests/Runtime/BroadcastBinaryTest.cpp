@@ -109,6 +109,34 @@ TEST(BroadcastBinaryTest, LargeRunsOnThreads) {
         << "row " << r;
 }
 
+TEST(BroadcastBinaryTest, BlockedPerImageChannelScaleOnThreads) {
+  // x[2,32,32,32] in nChw16c times s[2,32,1,1], a scale per image and
+  // channel, then relu: each row of the kernel is one 16-channel block of
+  // one image (1024 pixels x 16 values), enough rows and elements for the
+  // threaded path. Element [n][c][h][w] sits at
+  // ((n * 2 + c / 16) * 1024 + h * 32 + w) * 16 + c % 16.
+  const int N = 2, C = 32, HW = 32 * 32;
+  Desc a({N, C, 32, 32}, Type::f32, Tag::nChw16c);
+  auto kernel = BroadcastBinary::plan(a, {N, C, 1, 1});
+  ASSERT_TRUE(kernel);
+  kernel->kind = BroadcastBinary::Kind::Mul;
+  kernel->post = BroadcastBinary::Post::Relu;
+  std::vector<float> x(N * C * HW), s(N * C), y(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(i % 7) - 3;
+  for (int i = 0; i < N * C; ++i)
+    s[i] = static_cast<float>(i) - 20;
+  kernel->run(x.data(), s.data(), y.data());
+  for (int n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c)
+      for (int p = 0; p < HW; ++p) {
+        size_t at = ((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16;
+        float want = x[at] * s[n * C + c];
+        ASSERT_EQ(y[at], want > 0 ? want : 0.0f)
+            << "n " << n << " c " << c << " pixel " << p;
+      }
+}
+
 TEST(BroadcastBinaryTest, RefusesWhatItCannotWalk) {
   // Channels padded to the block (12 of 16), a non-f32 tensor, and a second
   // operand whose extent is neither 1 nor the first's.

@@ -84,16 +84,46 @@ BroadcastBinary::plan(const dnnl::memory::desc &a,
 
 namespace {
 
+/// y[r * n + j] = post(op(x[r * n + j], z[j])) for r < repeat, j < n: a
+/// vector of b over a run of a's rows (N as a constant where it is 8 or
+/// 16, so the compiler keeps z in registers).
+template <int N, typename Op, typename PostFn>
+inline void repeatedRow(const float *x, const float *z, float *y,
+                        int64_t repeat, int64_t n, Op op, PostFn post) {
+  if constexpr (N > 0) {
+    float w[N];
+    for (int j = 0; j < N; ++j)
+      w[j] = z[j];
+    for (int64_t r = 0; r < repeat; ++r, x += N, y += N)
+      for (int j = 0; j < N; ++j)
+        y[j] = post(op(x[j], w[j]));
+  } else {
+    for (int64_t r = 0; r < repeat; ++r, x += n, y += n)
+      for (int64_t j = 0; j < n; ++j)
+        y[j] = post(op(x[j], z[j]));
+  }
+}
+
 template <typename Op, typename PostFn>
 void runRows(const BroadcastBinary &k, const float *a, const float *b,
              float *dst, Op op, PostFn post) {
-  const size_t levels = k.extents.size();
+  size_t levels = k.extents.size();
   const int64_t inner = k.extents.back(), innerStride = k.bStrides.back();
+  // A contiguous vector of b repeated over the level above (a per-channel
+  // operand over a channel-blocked layout: each pixel of an nChw8c block
+  // times the block's 8 values) is one row of repeat x inner elements,
+  // not `repeat` rows of 8.
+  int64_t repeat = 1;
+  if (levels >= 2 && innerStride == 1 && k.bStrides[levels - 2] == 0) {
+    repeat = k.extents[levels - 2];
+    --levels;
+  }
+  const int64_t rowSize = repeat * inner;
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < levels; ++i)
     rows *= k.extents[i];
   // Threads only where the work pays for waking them.
-  bool parallel = rows > 1 && rows * inner >= (1 << 16);
+  bool parallel = rows > 1 && rows * rowSize >= (1 << 16);
 #pragma omp parallel if (parallel)
   {
     int threads = omp_get_num_threads(), me = omp_get_thread_num();
@@ -107,10 +137,17 @@ void runRows(const BroadcastBinary &k, const float *a, const float *b,
       bOffset += counter[i] * k.bStrides[i];
     }
     for (int64_t row = begin; row < end; ++row) {
-      const float *x = a + row * inner;
-      float *y = dst + row * inner;
+      const float *x = a + row * rowSize;
+      float *y = dst + row * rowSize;
       const float *z = b + bOffset;
-      if (innerStride == 0) {
+      if (repeat > 1) {
+        if (inner == 8)
+          repeatedRow<8>(x, z, y, repeat, inner, op, post);
+        else if (inner == 16)
+          repeatedRow<16>(x, z, y, repeat, inner, op, post);
+        else
+          repeatedRow<0>(x, z, y, repeat, inner, op, post);
+      } else if (innerStride == 0) {
         float s = *z;
         for (int64_t j = 0; j < inner; ++j)
           y[j] = post(op(x[j], s));

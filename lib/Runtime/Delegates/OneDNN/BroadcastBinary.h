@@ -11,7 +11,9 @@
 // first operand's bytes; each loop level carries the stride of the second
 // operand's index (0 where it broadcasts). Adjacent levels merge where
 // they walk the second operand contiguously, so the innermost loop is a
-// run of the first operand against one scalar or one contiguous vector.
+// run of the first operand against one scalar or one contiguous vector;
+// a vector repeated over the level above (a per-channel operand over a
+// channel-blocked layout) makes that level's whole run one row.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_BROADCASTBINARY_H

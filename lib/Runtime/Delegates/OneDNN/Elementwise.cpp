@@ -103,7 +103,15 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
   int aMem = addMem(aDesc, aIn->buffer);
   int bMem = addMem(bDesc, bIn->buffer);
   if (own) {
-    Placement o = define(dst, aDesc);
+    // Over a where this is its last reader (a squeeze-excite scale: x is
+    // read by its pooling, then here): one pass over the bytes less.
+    Placement o{aDesc, aIn->buffer};
+    if (mayOverwrite(a, aIn->buffer)) {
+      placements[dst] = {o};
+      bufferTensors[o.buffer].push_back(dst);
+    } else {
+      o = define(dst, aDesc);
+    }
     auto kernel = std::make_shared<BroadcastBinary>(*own);
     addKernelStep(
         "strata:broadcast_binary",

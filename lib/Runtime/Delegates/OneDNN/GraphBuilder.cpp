@@ -282,6 +282,16 @@ Result<Placement> GraphBuilder::resultOf(uint32_t dst, int sumInput,
   return acc;
 }
 
+bool GraphBuilder::mayOverwrite(uint32_t tensor, int buffer) const {
+  if (out.buffers_[buffer].kind != BufferKind::Scratch ||
+      sharesBytes(buffer) || remainingUses[tensor] != 1)
+    return false;
+  for (uint32_t other : bufferTensors[buffer])
+    if (other != tensor && remainingUses[other] > 0)
+      return false;
+  return true;
+}
+
 Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
   Result<Placement> original = placement(tensor);
   if (!original.ok())
@@ -290,12 +300,7 @@ Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
   if (!p.ok())
     return p;
   bool isCopy = p->buffer != original->buffer;
-  bool free = out.buffers_[p->buffer].kind == BufferKind::Scratch &&
-              !sharesBytes(p->buffer) && remainingUses[tensor] == 1;
-  for (uint32_t other : bufferTensors[p->buffer])
-    if (other != tensor && remainingUses[other] > 0)
-      free = false;
-  if (isCopy || free)
+  if (isCopy || mayOverwrite(tensor, p->buffer))
     return p;
   // Someone still reads it: accumulate into a copy.
   int buffer = addBuffer(BufferKind::Scratch, want.get_size());

@@ -224,6 +224,10 @@ private:
   Result<Placement> resultOf(uint32_t dst, int sumInput, const Desc &desc);
   /// A buffer the op may write in place over `tensor` (its last reader).
   Result<Placement> inPlace(uint32_t tensor, const Desc &want);
+  /// Whether the op being built, `tensor`'s last reader, may write over
+  /// `buffer`, which holds it: a working-memory buffer that no other
+  /// reader still needs and that shares no bytes with a concatenation.
+  bool mayOverwrite(uint32_t tensor, int buffer) const;
   /// The attributes of a primitive running `op`: a user scratchpad and
   /// the op's post-ops but the last `leaveOut` (which the caller runs
   /// itself); `sumInput` receives the tensor a sum post-op accumulates,
