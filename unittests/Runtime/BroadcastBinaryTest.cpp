@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -134,6 +137,62 @@ TEST(BroadcastBinaryTest, BlockedPerImageChannelScaleOnThreads) {
         float want = x[at] * s[n * C + c];
         ASSERT_EQ(y[at], want > 0 ? want : 0.0f)
             << "n " << n << " c " << c << " pixel " << p;
+      }
+}
+
+TEST(BroadcastBinaryTest, BlockedEveryKindAndPostOp) {
+  // Every op and post-op over nChw8c (7 pixels a block: four at once, then
+  // three) and nChw16c, element by element against the scalar definitions
+  // (std::max / std::min with NaNs and signed zeros among the inputs, a
+  // leaky relu, a clip), on whichever loop the CPU gets.
+  using Kind = BroadcastBinary::Kind;
+  using Post = BroadcastBinary::Post;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (Tag tag : {Tag::nChw8c, Tag::nChw16c})
+    for (Kind kind : {Kind::Add, Kind::Sub, Kind::Mul, Kind::Div, Kind::Max,
+                      Kind::Min})
+      for (Post post : {Post::None, Post::Relu, Post::Clip}) {
+        const int C = 32, P = 7, block = tag == Tag::nChw8c ? 8 : 16;
+        auto kernel =
+            BroadcastBinary::plan(Desc({1, C, 1, P}, Type::f32, tag),
+                                  {1, C, 1, 1});
+        ASSERT_TRUE(kernel);
+        kernel->kind = kind;
+        kernel->post = post;
+        kernel->alpha = post == Post::Relu ? 0.25f : -1.5f;
+        kernel->beta = 2.0f;
+        std::vector<float> x(C * P), b(C), y(C * P);
+        for (int i = 0; i < C * P; ++i)
+          x[i] = i % 11 == 0 ? nan : i % 13 == 0 ? -0.0f : (i % 9) - 4.5f;
+        for (int c = 0; c < C; ++c)
+          b[c] = c % 10 == 0 ? nan : c % 7 == 0 ? 0.0f : (c % 5) - 1.75f;
+        kernel->run(x.data(), b.data(), y.data());
+        for (int c = 0; c < C; ++c)
+          for (int p = 0; p < P; ++p) {
+            size_t at = ((c / block) * P + p) * block + c % block;
+            float u = x[at], v = b[c], r = 0;
+            switch (kind) {
+            case Kind::Add: r = u + v; break;
+            case Kind::Sub: r = u - v; break;
+            case Kind::Mul: r = u * v; break;
+            case Kind::Div: r = u / v; break;
+            case Kind::Max: r = std::max(u, v); break;
+            case Kind::Min: r = std::min(u, v); break;
+            }
+            if (post == Post::Relu)
+              r = r > 0 ? r : r * 0.25f;
+            else if (post == Post::Clip)
+              r = std::min(std::max(r, -1.5f), 2.0f);
+            // The same float, NaN included, and the same sign of zero.
+            ASSERT_EQ(std::isnan(y[at]), std::isnan(r))
+                << "kind " << static_cast<int>(kind) << " post "
+                << static_cast<int>(post) << " c " << c << " p " << p;
+            if (!std::isnan(r)) {
+              ASSERT_EQ(y[at], r) << "c " << c << " p " << p;
+              ASSERT_EQ(std::signbit(y[at]), std::signbit(r))
+                  << "c " << c << " p " << p;
+            }
+          }
       }
 }
 

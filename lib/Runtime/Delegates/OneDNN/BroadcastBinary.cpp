@@ -6,6 +6,13 @@
 #include <algorithm>
 #include <numeric>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define STRATA_BROADCAST_AVX2 1
+#else
+#define STRATA_BROADCAST_AVX2 0
+#endif
+
 namespace strata::runtime::onednn {
 
 std::optional<BroadcastBinary>
@@ -104,6 +111,119 @@ inline void repeatedRow(const float *x, const float *z, float *y,
   }
 }
 
+#if STRATA_BROADCAST_AVX2
+#define STRATA_BROADCAST_TARGET __attribute__((target("avx2")))
+
+/// The op in 8 lanes, as the scalar lambdas of BroadcastBinary::run
+/// compute it (std::max(x, y) is y when x < y, else x: MAXPS(y, x)).
+template <BroadcastBinary::Kind K>
+STRATA_BROADCAST_TARGET inline __m256 vectorOp(__m256 x, __m256 y) {
+  using Kind = BroadcastBinary::Kind;
+  if constexpr (K == Kind::Add)
+    return _mm256_add_ps(x, y);
+  else if constexpr (K == Kind::Sub)
+    return _mm256_sub_ps(x, y);
+  else if constexpr (K == Kind::Mul)
+    return _mm256_mul_ps(x, y);
+  else if constexpr (K == Kind::Div)
+    return _mm256_div_ps(x, y);
+  else if constexpr (K == Kind::Max)
+    return _mm256_max_ps(y, x);
+  else
+    return _mm256_min_ps(y, x);
+}
+
+/// The post-op in 8 lanes, as runWithPost's scalar lambdas compute it.
+template <BroadcastBinary::Post P>
+STRATA_BROADCAST_TARGET inline __m256 vectorPost(__m256 v, __m256 alpha,
+                                                 __m256 beta) {
+  using Post = BroadcastBinary::Post;
+  if constexpr (P == Post::Relu)
+    return _mm256_blendv_ps(_mm256_mul_ps(v, alpha), v,
+                            _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
+  else if constexpr (P == Post::Clip)
+    return _mm256_min_ps(beta, _mm256_max_ps(alpha, v));
+  else
+    return v;
+}
+
+/// y[0..8) = post(op(x[0..8), w)).
+template <BroadcastBinary::Kind K, BroadcastBinary::Post P>
+STRATA_BROADCAST_TARGET inline void vectorStep(const float *x, float *y,
+                                               __m256 w, __m256 alpha,
+                                               __m256 beta) {
+  _mm256_storeu_ps(
+      y, vectorPost<P>(vectorOp<K>(_mm256_loadu_ps(x), w), alpha, beta));
+}
+
+/// repeatedRow for N = 8 or 16 floats of z, in AVX2 registers.
+template <int N, BroadcastBinary::Kind K, BroadcastBinary::Post P>
+STRATA_BROADCAST_TARGET void repeatedRowAvx2(const BroadcastBinary &k,
+                                             const float *x, const float *z,
+                                             float *y, int64_t repeat) {
+  __m256 alpha = _mm256_set1_ps(k.alpha), beta = _mm256_set1_ps(k.beta);
+  __m256 w0 = _mm256_loadu_ps(z), w1 = N == 16 ? _mm256_loadu_ps(z + 8) : w0;
+  int64_t r = 0;
+  if constexpr (N == 8)
+    for (; r + 4 <= repeat; r += 4)
+      for (int u = 0; u < 32; u += 8)
+        vectorStep<K, P>(x + r * 8 + u, y + r * 8 + u, w0, alpha, beta);
+  for (; r < repeat; ++r) {
+    vectorStep<K, P>(x + r * N, y + r * N, w0, alpha, beta);
+    if constexpr (N == 16)
+      vectorStep<K, P>(x + r * N + 8, y + r * N + 8, w1, alpha, beta);
+  }
+}
+
+using RepeatedRowFn = void (*)(const BroadcastBinary &, const float *,
+                               const float *, float *, int64_t);
+
+template <int N, BroadcastBinary::Kind K>
+RepeatedRowFn repeatedRowFor(BroadcastBinary::Post post) {
+  using Post = BroadcastBinary::Post;
+  switch (post) {
+  case Post::Relu:
+    return repeatedRowAvx2<N, K, Post::Relu>;
+  case Post::Clip:
+    return repeatedRowAvx2<N, K, Post::Clip>;
+  case Post::None:
+    break;
+  }
+  return repeatedRowAvx2<N, K, Post::None>;
+}
+
+template <int N>
+RepeatedRowFn repeatedRowFor(const BroadcastBinary &k) {
+  using Kind = BroadcastBinary::Kind;
+  switch (k.kind) {
+  case Kind::Add:
+    return repeatedRowFor<N, Kind::Add>(k.post);
+  case Kind::Sub:
+    return repeatedRowFor<N, Kind::Sub>(k.post);
+  case Kind::Mul:
+    return repeatedRowFor<N, Kind::Mul>(k.post);
+  case Kind::Div:
+    return repeatedRowFor<N, Kind::Div>(k.post);
+  case Kind::Max:
+    return repeatedRowFor<N, Kind::Max>(k.post);
+  case Kind::Min:
+    break;
+  }
+  return repeatedRowFor<N, Kind::Min>(k.post);
+}
+
+/// The AVX2 loop for a row of `inner` = 8 or 16 values repeated, where the
+/// CPU has AVX2 (GCC's vectorisation of repeatedRow runs at a quarter of
+/// the memory's speed: 24 vs 100 GB/s on Zen 3 for an L2-resident scale).
+RepeatedRowFn repeatedRowAvx2For(const BroadcastBinary &k, int64_t inner) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (!avx2 || (inner != 8 && inner != 16))
+    return nullptr;
+  return inner == 8 ? repeatedRowFor<8>(k) : repeatedRowFor<16>(k);
+}
+#undef STRATA_BROADCAST_TARGET
+#endif
+
 template <typename Op, typename PostFn>
 void runRows(const BroadcastBinary &k, const float *a, const float *b,
              float *dst, Op op, PostFn post) {
@@ -119,6 +239,9 @@ void runRows(const BroadcastBinary &k, const float *a, const float *b,
     --levels;
   }
   const int64_t rowSize = repeat * inner;
+#if STRATA_BROADCAST_AVX2
+  RepeatedRowFn vectorRow = repeat > 1 ? repeatedRowAvx2For(k, inner) : nullptr;
+#endif
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < levels; ++i)
     rows *= k.extents[i];
@@ -140,6 +263,11 @@ void runRows(const BroadcastBinary &k, const float *a, const float *b,
       const float *x = a + row * rowSize;
       float *y = dst + row * rowSize;
       const float *z = b + bOffset;
+#if STRATA_BROADCAST_AVX2
+      if (vectorRow) {
+        vectorRow(k, x, z, y, repeat);
+      } else
+#endif
       if (repeat > 1) {
         if (inner == 8)
           repeatedRow<8>(x, z, y, repeat, inner, op, post);

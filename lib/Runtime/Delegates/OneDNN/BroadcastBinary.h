@@ -13,7 +13,8 @@
 // they walk the second operand contiguously, so the innermost loop is a
 // run of the first operand against one scalar or one contiguous vector;
 // a vector repeated over the level above (a per-channel operand over a
-// channel-blocked layout) makes that level's whole run one row.
+// channel-blocked layout) makes that level's whole run one row, in AVX2
+// registers for 8- and 16-channel blocks where the CPU has AVX2.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_DELEGATES_ONEDNN_BROADCASTBINARY_H
