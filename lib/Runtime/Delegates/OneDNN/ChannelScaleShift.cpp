@@ -6,6 +6,13 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define STRATA_SCALE_SHIFT_AVX2 1
+#else
+#define STRATA_SCALE_SHIFT_AVX2 0
+#endif
+
 namespace strata::runtime::onednn {
 
 using dnnl::memory;
@@ -34,8 +41,7 @@ ChannelScaleShift::plan(const memory::desc &layout) {
 
 namespace {
 
-/// Four floats (one SSE register): the loop is bound by memory, not by
-/// the width of the arithmetic.
+/// Four floats (one SSE register), where the CPU lacks AVX2.
 typedef float Vec4 __attribute__((vector_size(16)));
 
 Vec4 load4(const float *p) {
@@ -78,10 +84,69 @@ void runGroups(const ChannelScaleShift &k, const float *x, const float *scale,
   }
 }
 
+#if STRATA_SCALE_SHIFT_AVX2
+/// runGroups in AVX2 registers, the same operations in the same order (a
+/// product, then a sum: no FMA, so both loops give the same floats). The
+/// four-float loop ran at 15 GB/s on Zen 3 with the post-op's compares,
+/// this one at 41-46 in isolation (densenet121's 224 x 56 x 56
+/// scale-shift + relu: 0.39 -> 0.13 ms; its 62 in the model, reading the
+/// block's concatenation from further away: 6.9 -> 5.1 ms).
+template <int B, bool Post>
+__attribute__((target("avx2"))) void
+runGroupsAvx2(const ChannelScaleShift &k, const float *x, const float *scale,
+              const float *shift, float *y) {
+  constexpr int kVecs = B / 8;
+  int64_t groups = k.channels / B, rows = k.batch * groups;
+  int64_t image = k.channels * k.pixels;
+  bool parallel = rows > 1 && rows * k.pixels * B >= (1 << 16);
+#pragma omp parallel for if (parallel)
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t n = row / groups, g = row % groups;
+    const float *in = x + n * image + g * k.groupStride;
+    float *out = y + n * image + g * k.groupStride;
+    __m256 s[kVecs], t[kVecs];
+    for (int v = 0; v < kVecs; ++v) {
+      s[v] = _mm256_loadu_ps(scale + g * B + 8 * v);
+      t[v] = _mm256_loadu_ps(shift + g * B + 8 * v);
+    }
+    __m256 slope = _mm256_set1_ps(k.slope), low = _mm256_set1_ps(k.low),
+           high = _mm256_set1_ps(k.high);
+    for (int64_t p = 0; p < k.pixels; ++p) {
+      for (int v = 0; v < kVecs; ++v) {
+        __m256 r = _mm256_add_ps(
+            _mm256_mul_ps(_mm256_loadu_ps(in + p * k.pixelStride + 8 * v),
+                          s[v]),
+            t[v]);
+        if constexpr (Post) {
+          // As the four-float loop: r > r * slope ? r : r * slope, then
+          // r < low ? low : r, then r > high ? high : r.
+          r = _mm256_max_ps(r, _mm256_mul_ps(r, slope));
+          r = _mm256_max_ps(low, r);
+          r = _mm256_min_ps(high, r);
+        }
+        _mm256_storeu_ps(out + p * k.pixelStride + 8 * v, r);
+      }
+    }
+  }
+}
+#endif
+
 } // namespace
 
 void ChannelScaleShift::run(const float *x, const float *scale,
                             const float *shift, float *y) const {
+#if STRATA_SCALE_SHIFT_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) {
+    if (block == 16)
+      post ? runGroupsAvx2<16, true>(*this, x, scale, shift, y)
+           : runGroupsAvx2<16, false>(*this, x, scale, shift, y);
+    else
+      post ? runGroupsAvx2<8, true>(*this, x, scale, shift, y)
+           : runGroupsAvx2<8, false>(*this, x, scale, shift, y);
+    return;
+  }
+#endif
   if (block == 16)
     post ? runGroups<16, true>(*this, x, scale, shift, y)
          : runGroups<16, false>(*this, x, scale, shift, y);
