@@ -85,48 +85,56 @@ void runGroups(const ChannelScaleShift &k, const float *x, const float *scale,
 }
 
 #if STRATA_SCALE_SHIFT_AVX2
-/// runGroups in AVX2 registers, the same operations in the same order (a
-/// product, then a sum: no FMA, so both loops give the same floats). The
-/// four-float loop ran at 15 GB/s on Zen 3 with the post-op's compares,
-/// this one at 41-46 in isolation (densenet121's 224 x 56 x 56
-/// scale-shift + relu: 0.39 -> 0.13 ms; its 62 in the model, reading the
-/// block's concatenation from further away: 6.9 -> 5.1 ms).
+/// One row of runGroups (B channels of every pixel) in AVX2 registers, the
+/// same operations in the same order (a product, then a sum: no FMA, so
+/// both loops give the same floats). The four-float loop ran at 15 GB/s on
+/// Zen 3 with the post-op's compares, this one at 41-46 in isolation
+/// (densenet121's 224 x 56 x 56 scale-shift + relu: 0.39 -> 0.13 ms; its
+/// 62 in the model, reading the block's concatenation from further away:
+/// 6.9 -> 5.1 ms).
 template <int B, bool Post>
 __attribute__((target("avx2"))) void
-runGroupsAvx2(const ChannelScaleShift &k, const float *x, const float *scale,
-              const float *shift, float *y) {
+scaleShiftRowAvx2(const ChannelScaleShift &k, const float *in,
+                  const float *scale, const float *shift, float *out) {
   constexpr int kVecs = B / 8;
+  __m256 s[kVecs], t[kVecs];
+  for (int v = 0; v < kVecs; ++v) {
+    s[v] = _mm256_loadu_ps(scale + 8 * v);
+    t[v] = _mm256_loadu_ps(shift + 8 * v);
+  }
+  __m256 slope = _mm256_set1_ps(k.slope), low = _mm256_set1_ps(k.low),
+         high = _mm256_set1_ps(k.high);
+  for (int64_t p = 0; p < k.pixels; ++p) {
+    for (int v = 0; v < kVecs; ++v) {
+      __m256 r = _mm256_add_ps(
+          _mm256_mul_ps(_mm256_loadu_ps(in + p * k.pixelStride + 8 * v), s[v]),
+          t[v]);
+      if constexpr (Post) {
+        // As the four-float loop: r > r * slope ? r : r * slope, then
+        // r < low ? low : r, then r > high ? high : r.
+        r = _mm256_max_ps(r, _mm256_mul_ps(r, slope));
+        r = _mm256_max_ps(low, r);
+        r = _mm256_min_ps(high, r);
+      }
+      _mm256_storeu_ps(out + p * k.pixelStride + 8 * v, r);
+    }
+  }
+}
+
+/// runGroups with AVX2 rows. (The OpenMP region stays outside the AVX2
+/// function: its outlined body would not carry the target attribute.)
+template <int B, bool Post>
+void runGroupsAvx2(const ChannelScaleShift &k, const float *x,
+                   const float *scale, const float *shift, float *y) {
   int64_t groups = k.channels / B, rows = k.batch * groups;
   int64_t image = k.channels * k.pixels;
   bool parallel = rows > 1 && rows * k.pixels * B >= (1 << 16);
 #pragma omp parallel for if (parallel)
   for (int64_t row = 0; row < rows; ++row) {
     int64_t n = row / groups, g = row % groups;
-    const float *in = x + n * image + g * k.groupStride;
-    float *out = y + n * image + g * k.groupStride;
-    __m256 s[kVecs], t[kVecs];
-    for (int v = 0; v < kVecs; ++v) {
-      s[v] = _mm256_loadu_ps(scale + g * B + 8 * v);
-      t[v] = _mm256_loadu_ps(shift + g * B + 8 * v);
-    }
-    __m256 slope = _mm256_set1_ps(k.slope), low = _mm256_set1_ps(k.low),
-           high = _mm256_set1_ps(k.high);
-    for (int64_t p = 0; p < k.pixels; ++p) {
-      for (int v = 0; v < kVecs; ++v) {
-        __m256 r = _mm256_add_ps(
-            _mm256_mul_ps(_mm256_loadu_ps(in + p * k.pixelStride + 8 * v),
-                          s[v]),
-            t[v]);
-        if constexpr (Post) {
-          // As the four-float loop: r > r * slope ? r : r * slope, then
-          // r < low ? low : r, then r > high ? high : r.
-          r = _mm256_max_ps(r, _mm256_mul_ps(r, slope));
-          r = _mm256_max_ps(low, r);
-          r = _mm256_min_ps(high, r);
-        }
-        _mm256_storeu_ps(out + p * k.pixelStride + 8 * v, r);
-      }
-    }
+    scaleShiftRowAvx2<B, Post>(k, x + n * image + g * k.groupStride,
+                               scale + g * B, shift + g * B,
+                               y + n * image + g * k.groupStride);
   }
 }
 #endif
