@@ -51,10 +51,41 @@ Vec4 load4(const float *p) {
 }
 void store4(float *p, Vec4 v) { std::memcpy(p, &v, sizeof(v)); }
 
+/// One row (B channels of every pixel): in = x's row, out = y's, scale and
+/// shift from the row's first channel.
+using RowFn = void (*)(const ChannelScaleShift &, const float *in,
+                       const float *scale, const float *shift, float *out);
+
+/// A row four floats at a time.
 template <int B, bool Post>
-void runGroups(const ChannelScaleShift &k, const float *x, const float *scale,
-               const float *shift, float *y) {
+void scaleShiftRow4(const ChannelScaleShift &k, const float *in,
+                    const float *scale, const float *shift, float *out) {
   constexpr int kVecs = B / 4;
+  Vec4 s[kVecs], t[kVecs];
+  for (int v = 0; v < kVecs; ++v)
+    s[v] = load4(scale + 4 * v), t[v] = load4(shift + 4 * v);
+  Vec4 slope = Vec4{} + k.slope, low = Vec4{} + k.low, high = Vec4{} + k.high;
+  for (int64_t p = 0; p < k.pixels; ++p) {
+    for (int v = 0; v < kVecs; ++v) {
+      Vec4 r = load4(in + p * k.pixelStride + 4 * v) * s[v];
+      r = r + t[v];
+      if constexpr (Post) {
+        Vec4 sloped = r * slope;
+        r = r > sloped ? r : sloped;
+        r = r < low ? low : r;
+        r = r > high ? high : r;
+      }
+      store4(out + p * k.pixelStride + 4 * v, r);
+    }
+  }
+}
+
+/// Every row of B channels, on the OpenMP threads when the tensor is large.
+/// (The OpenMP region stays outside the rows' functions: clang outlines
+/// its body without an AVX2 target attribute.)
+template <int B>
+void runGroups(const ChannelScaleShift &k, const float *x, const float *scale,
+               const float *shift, float *y, RowFn rowFn) {
   int64_t groups = k.channels / B, rows = k.batch * groups;
   // An image's floats from the first group's start.
   int64_t image = k.channels * k.pixels;
@@ -62,25 +93,8 @@ void runGroups(const ChannelScaleShift &k, const float *x, const float *scale,
 #pragma omp parallel for if (parallel)
   for (int64_t row = 0; row < rows; ++row) {
     int64_t n = row / groups, g = row % groups;
-    const float *in = x + n * image + g * k.groupStride;
-    float *out = y + n * image + g * k.groupStride;
-    Vec4 s[kVecs], t[kVecs];
-    for (int v = 0; v < kVecs; ++v)
-      s[v] = load4(scale + g * B + 4 * v), t[v] = load4(shift + g * B + 4 * v);
-    Vec4 slope = Vec4{} + k.slope, low = Vec4{} + k.low, high = Vec4{} + k.high;
-    for (int64_t p = 0; p < k.pixels; ++p) {
-      for (int v = 0; v < kVecs; ++v) {
-        Vec4 r = load4(in + p * k.pixelStride + 4 * v) * s[v];
-        r = r + t[v];
-        if constexpr (Post) {
-          Vec4 sloped = r * slope;
-          r = r > sloped ? r : sloped;
-          r = r < low ? low : r;
-          r = r > high ? high : r;
-        }
-        store4(out + p * k.pixelStride + 4 * v, r);
-      }
-    }
+    rowFn(k, x + n * image + g * k.groupStride, scale + g * B, shift + g * B,
+          y + n * image + g * k.groupStride);
   }
 }
 
@@ -121,46 +135,28 @@ scaleShiftRowAvx2(const ChannelScaleShift &k, const float *in,
   }
 }
 
-/// runGroups with AVX2 rows. (The OpenMP region stays outside the AVX2
-/// function: its outlined body would not carry the target attribute.)
-template <int B, bool Post>
-void runGroupsAvx2(const ChannelScaleShift &k, const float *x,
-                   const float *scale, const float *shift, float *y) {
-  int64_t groups = k.channels / B, rows = k.batch * groups;
-  int64_t image = k.channels * k.pixels;
-  bool parallel = rows > 1 && rows * k.pixels * B >= (1 << 16);
-#pragma omp parallel for if (parallel)
-  for (int64_t row = 0; row < rows; ++row) {
-    int64_t n = row / groups, g = row % groups;
-    scaleShiftRowAvx2<B, Post>(k, x + n * image + g * k.groupStride,
-                               scale + g * B, shift + g * B,
-                               y + n * image + g * k.groupStride);
-  }
-}
 #endif
 
 } // namespace
 
 void ChannelScaleShift::run(const float *x, const float *scale,
                             const float *shift, float *y) const {
+  RowFn row = block == 16 ? (post ? scaleShiftRow4<16, true>
+                                  : scaleShiftRow4<16, false>)
+                          : (post ? scaleShiftRow4<8, true>
+                                  : scaleShiftRow4<8, false>);
 #if STRATA_SCALE_SHIFT_AVX2
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) {
-    if (block == 16)
-      post ? runGroupsAvx2<16, true>(*this, x, scale, shift, y)
-           : runGroupsAvx2<16, false>(*this, x, scale, shift, y);
-    else
-      post ? runGroupsAvx2<8, true>(*this, x, scale, shift, y)
-           : runGroupsAvx2<8, false>(*this, x, scale, shift, y);
-    return;
-  }
+  if (avx2)
+    row = block == 16 ? (post ? scaleShiftRowAvx2<16, true>
+                              : scaleShiftRowAvx2<16, false>)
+                      : (post ? scaleShiftRowAvx2<8, true>
+                              : scaleShiftRowAvx2<8, false>);
 #endif
   if (block == 16)
-    post ? runGroups<16, true>(*this, x, scale, shift, y)
-         : runGroups<16, false>(*this, x, scale, shift, y);
+    runGroups<16>(*this, x, scale, shift, y, row);
   else
-    post ? runGroups<8, true>(*this, x, scale, shift, y)
-         : runGroups<8, false>(*this, x, scale, shift, y);
+    runGroups<8>(*this, x, scale, shift, y, row);
 }
 
 } // namespace strata::runtime::onednn
