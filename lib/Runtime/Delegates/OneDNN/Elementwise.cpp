@@ -106,12 +106,10 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
     // Over a where this is its last reader (a squeeze-excite scale: x is
     // read by its pooling, then here): one pass over the bytes less.
     Placement o{aDesc, aIn->buffer};
-    if (mayOverwrite(a, aIn->buffer)) {
-      placements[dst] = {o};
-      bufferTensors[o.buffer].push_back(dst);
-    } else {
+    if (mayOverwrite(a, aIn->buffer))
+      defineView(dst, o);
+    else
       o = define(dst, aDesc);
-    }
     auto kernel = std::make_shared<BroadcastBinary>(*own);
     addKernelStep(
         "strata:broadcast_binary",

@@ -277,8 +277,7 @@ Result<Placement> GraphBuilder::resultOf(uint32_t dst, int sumInput,
   Result<Placement> acc = inPlace(sumInput, desc);
   if (!acc.ok())
     return acc;
-  placements[dst] = {*acc};
-  bufferTensors[acc->buffer].push_back(dst);
+  defineView(dst, *acc);
   return acc;
 }
 
