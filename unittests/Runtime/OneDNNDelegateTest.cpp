@@ -5,6 +5,7 @@
 // blob packed for another CPU); bad blobs; the config.
 //
 //===----------------------------------------------------------------------===//
+#include "OneDNNGraphSupport.h"
 #include "OneDNNTestSupport.h"
 
 #include "strata/Runtime/Delegates/OneDNN.h"
@@ -24,16 +25,9 @@ using strata::runtime::onednn::PrepareOptions;
 namespace fbs = strata::onednn::fb;
 using strata::runtime::testing::floats;
 using strata::runtime::testing::MapData;
+using strata::runtime::testing::tensor;
 
 namespace {
-
-std::unique_ptr<fbs::TensorT> tensor(std::vector<int64_t> dims,
-                                     std::string key = "") {
-  auto t = std::make_unique<fbs::TensorT>();
-  t->dims = std::move(dims);
-  t->constant_key = std::move(key);
-  return t;
-}
 
 /// x[1,3,8,8] -> conv(w = 0.25, b = -2, 3x3, 8 channels) -> relu -> y, plus
 /// z = y + x-independent residual r (another input) via a binary add.

@@ -6,6 +6,7 @@
 // result still equals a double-precision product worked out here.
 //
 //===----------------------------------------------------------------------===//
+#include "OneDNNGraphSupport.h"
 #include "OneDNNTestSupport.h"
 
 #include "strata/Runtime/Delegates/OneDNN.h"
@@ -21,18 +22,11 @@
 using namespace strata::runtime;
 namespace fbs = strata::onednn::fb;
 using strata::runtime::testing::MapData;
+using strata::runtime::testing::tensor;
 
 namespace {
 
 constexpr int64_t kRows = 40, kDepth = 96, kColumns = 128;
-
-std::unique_ptr<fbs::TensorT> tensor(std::vector<int64_t> dims,
-                                     std::string key = "") {
-  auto t = std::make_unique<fbs::TensorT>();
-  t->dims = std::move(dims);
-  t->constant_key = std::move(key);
-  return t;
-}
 
 /// y[40,128] = x[40,96] * w[96,128], w constant.
 std::vector<uint8_t> matMulBlob() {

@@ -117,6 +117,43 @@ void GraphBuilder::addKernelStep(std::string name,
   addStep(std::move(step), args, scratchpad);
 }
 
+Error GraphBuilder::addOwnConvStep(std::string name, uint32_t src,
+                                   uint32_t dst, int sumInput,
+                                   memory::format_tag layout, int weightsMem,
+                                   size_t inFloats, size_t outFloats,
+                                   size_t scratchBytes, OwnConvImage image) {
+  Dims srcDims = dimsOf(src);
+  Desc srcDesc(srcDims, memory::data_type::f32, layout);
+  Desc dstDesc(dimsOf(dst), memory::data_type::f32, layout);
+  Result<Placement> in = as(src, srcDesc);
+  if (!in.ok())
+    return in.takeError();
+  int srcMem = addMem(srcDesc, in->buffer);
+  Result<Placement> out = resultOf(dst, sumInput, dstDesc);
+  if (!out.ok())
+    return out.takeError();
+  int dstMem = addMem(dstDesc, out->buffer);
+  int64_t batch = srcDims[0];
+  addKernelStep(
+      std::move(name),
+      [image = std::move(image), batch, inFloats,
+       outFloats](const std::unordered_map<int, memory> &args) {
+        const float *input = floatsOf(args, DNNL_ARG_SRC),
+                    *weights = floatsOf(args, DNNL_ARG_WEIGHTS),
+                    *bias = floatsOf(args, DNNL_ARG_BIAS);
+        float *result = floatsOf(args, DNNL_ARG_DST);
+        void *scratch = floatsOf(args, DNNL_ARG_SCRATCHPAD);
+        for (int64_t n = 0; n < batch; ++n)
+          image(input + n * inFloats, weights, bias, result + n * outFloats,
+                scratch);
+      },
+      {{DNNL_ARG_SRC, srcMem},
+       {DNNL_ARG_WEIGHTS, weightsMem},
+       {DNNL_ARG_DST, dstMem}},
+      scratchBytes);
+  return Error::success();
+}
+
 void GraphBuilder::addArgs(int arg, int mem) {
   out.steps_.back().args[arg] = mem;
   touch(out.mems_[mem].buffer, static_cast<int>(out.steps_.size()) - 1);

@@ -188,6 +188,18 @@ private:
   /// profiles, with `scratch` bytes of the shared scratchpad.
   void addKernelStep(std::string name, CompiledGraph::Kernel kernel, Args args,
                      size_t scratch);
+  /// One image of an own convolution kernel: input, packed weights, bias
+  /// (null when none), output, scratchpad.
+  using OwnConvImage = std::function<void(const float *, const float *,
+                                          const float *, float *, void *)>;
+  /// The step of an own convolution kernel called `name`: `src` taken and
+  /// `dst` placed (over `sumInput`'s buffer where that is >= 0) in `layout`,
+  /// weights in memory `weightsMem`, `image` run on each image of the batch
+  /// (`inFloats` and `outFloats` apart), `scratchBytes` of scratchpad.
+  Error addOwnConvStep(std::string name, uint32_t src, uint32_t dst,
+                       int sumInput, dnnl::memory::format_tag layout,
+                       int weightsMem, size_t inFloats, size_t outFloats,
+                       size_t scratchBytes, OwnConvImage image);
   /// Adds an argument to the last step.
   void addArgs(int arg, int mem);
   void touch(int buffer, int step);

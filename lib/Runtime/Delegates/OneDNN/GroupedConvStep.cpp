@@ -8,8 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
-#include <cstring>
-
 namespace strata::runtime::onednn {
 
 using dnnl::memory;
@@ -76,14 +74,6 @@ Result<int> GraphBuilder::weightsFromGrouped(uint32_t w, const Desc &want,
 
 Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,
                                     uint32_t w, int bias, uint32_t dst) {
-  Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
-  Desc srcDesc(srcDims, memory::data_type::f32, tag::aBcd8b);
-  Desc dstDesc(dstDims, memory::data_type::f32, tag::aBcd8b);
-  Result<Placement> in = as(src, srcDesc);
-  if (!in.ok())
-    return in.takeError();
-  int srcMem = addMem(srcDesc, in->buffer);
-
   Result<int> wMem = ownKernelWeights(
       w, conv.weightBytes(), conv.weightBytes(),
       [&](const float *plain, float *packed) {
@@ -92,31 +82,14 @@ Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,
       "the grouped kernel's packed weights");
   if (!wMem.ok())
     return wMem.takeError();
-
-  Result<Placement> outP = resultOf(dst, /*sumInput=*/-1, dstDesc);
-  if (!outP.ok())
-    return outP.takeError();
-  int dstMem = addMem(dstDesc, outP->buffer);
-
   auto kernel = std::make_shared<GroupedConv>(conv);
-  int64_t batch = srcDims[0];
-  size_t srcStride = conv.inputFloats(), dstStride = conv.outputFloats();
-  addKernelStep(
-      "strata:grouped_8c",
-      [kernel, batch, srcStride,
-       dstStride](const std::unordered_map<int, memory> &args) {
-        const float *in = floatsOf(args, DNNL_ARG_SRC),
-                    *weights = floatsOf(args, DNNL_ARG_WEIGHTS),
-                    *biasData = floatsOf(args, DNNL_ARG_BIAS);
-        float *result = floatsOf(args, DNNL_ARG_DST);
-        for (int64_t n = 0; n < batch; ++n)
-          kernel->run(in + n * srcStride, weights, biasData,
-                      result + n * dstStride);
-      },
-      {{DNNL_ARG_SRC, srcMem},
-       {DNNL_ARG_WEIGHTS, *wMem},
-       {DNNL_ARG_DST, dstMem}},
-      0);
+  STRATA_RETURN_IF_ERROR(addOwnConvStep(
+      "strata:grouped_8c", src, dst, /*sumInput=*/-1, tag::aBcd8b, *wMem,
+      conv.inputFloats(), conv.outputFloats(), /*scratchBytes=*/0,
+      [kernel](const float *in, const float *weights, const float *biasData,
+               float *result, void *) {
+        kernel->run(in, weights, biasData, result);
+      }));
   return addBias(bias, {conv.shape().channels});
 }
 

@@ -8,8 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
-#include <cstring>
-
 namespace strata::runtime::onednn {
 
 using dnnl::memory;
@@ -80,14 +78,6 @@ Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
 Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
                                      uint32_t w, int bias, uint32_t dst,
                                      int sumInput) {
-  Dims srcDims = dimsOf(src), dstDims = dimsOf(dst);
-  Desc srcDesc(srcDims, memory::data_type::f32, tagOf(conv.layout()));
-  Desc dstDesc(dstDims, memory::data_type::f32, tagOf(conv.layout()));
-  Result<Placement> in = as(src, srcDesc);
-  if (!in.ok())
-    return in.takeError();
-  int srcMem = addMem(srcDesc, in->buffer);
-
   Result<int> wMem = ownKernelWeights(
       w, conv.packedBytes(), conv.plainWeightBytes(),
       [&](const float *plain, float *packed) {
@@ -96,32 +86,14 @@ Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
       "the Winograd kernel's transformed weights");
   if (!wMem.ok())
     return wMem.takeError();
-
-  Result<Placement> outP = resultOf(dst, sumInput, dstDesc);
-  if (!outP.ok())
-    return outP.takeError();
-  int dstMem = addMem(dstDesc, outP->buffer);
-
   auto kernel = std::make_shared<WinogradConv>(conv);
-  int64_t batch = srcDims[0];
-  size_t srcStride = conv.inputFloats(), dstStride = conv.outputFloats();
-  addKernelStep(
-      "strata:winograd_f2x2",
-      [kernel, batch, srcStride,
-       dstStride](const std::unordered_map<int, memory> &args) {
-        const float *in = floatsOf(args, DNNL_ARG_SRC),
-                    *weights = floatsOf(args, DNNL_ARG_WEIGHTS),
-                    *biasData = floatsOf(args, DNNL_ARG_BIAS);
-        float *result = floatsOf(args, DNNL_ARG_DST);
-        void *scratch = floatsOf(args, DNNL_ARG_SCRATCHPAD);
-        for (int64_t n = 0; n < batch; ++n)
-          kernel->run(in + n * srcStride, weights, biasData,
-                      result + n * dstStride, scratch);
-      },
-      {{DNNL_ARG_SRC, srcMem},
-       {DNNL_ARG_WEIGHTS, *wMem},
-       {DNNL_ARG_DST, dstMem}},
-      conv.scratchBytes());
+  STRATA_RETURN_IF_ERROR(addOwnConvStep(
+      "strata:winograd_f2x2", src, dst, sumInput, tagOf(conv.layout()), *wMem,
+      conv.inputFloats(), conv.outputFloats(), conv.scratchBytes(),
+      [kernel](const float *in, const float *weights, const float *biasData,
+               float *result, void *scratch) {
+        kernel->run(in, weights, biasData, result, scratch);
+      }));
   return addBias(bias, {conv.outputChannels()});
 }
 
