@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -42,23 +43,57 @@ static constexpr OwnWinogradKind kOwnWinogradKinds[] = {
      "strata:winograd_f2x2_8c"},
 };
 
-/// The grouped kernel's name in profiles, dumps and tuning records.
-static const char *const kGroupedName = "strata:grouped_8c";
+/// The choice that runs the grouped kernel of `kind`.
+static CompiledGraph::ConvChoice groupedChoice(const OwnGroupedKind &kind) {
+  return {kind.kernel, false, false, 0, kind.name};
+}
 
-/// The choice that runs the grouped kernel.
-static CompiledGraph::ConvChoice groupedChoice() {
-  return {fbs::ConvKernel::GroupedBlocked8, false, false, 0, kGroupedName};
+/// The grouped kernel's kinds to try, in order: the one in the layout its
+/// input is placed in (`placed`; no reorder before it, and none after where
+/// its readers take that layout too, as oneDNN's own choices around it
+/// do), the one in the layout oneDNN would give the result (`dst`), then
+/// nChw8c.
+static std::vector<const OwnGroupedKind *> groupedKindsFor(const Desc &placed,
+                                                           const Desc &dst) {
+  std::vector<const OwnGroupedKind *> kinds;
+  auto add = [&](const OwnGroupedKind *kind) {
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+      kinds.push_back(kind);
+  };
+  for (const Desc *desc : {&placed, &dst})
+    if (*desc && desc->dims().size() == 4)
+      for (const OwnGroupedKind &kind : kOwnGroupedKinds)
+        if (*desc == Desc(desc->dims(), desc->data_type(), kind.layout))
+          add(&kind);
+  add(&kOwnGroupedKinds[0]);
+  return kinds;
+}
+
+/// The grouped kernel's kind for a tuning record's implementation name, or
+/// null.
+static const OwnGroupedKind *groupedKindNamed(const std::string &name) {
+  for (const OwnGroupedKind &kind : kOwnGroupedKinds)
+    if (name == kind.name)
+      return &kind;
+  return nullptr;
 }
 
 /// Whether the grouped kernel replaces oneDNN's choice `first` without
 /// measuring: always where oneDNN has no JIT kernel (4-channel groups run
-/// as a GEMM on NCHW: 6 GFLOP/s, 7x slower), and where oneDNN's kernel
-/// computes in nChw8c too (8-channel groups: 20-33 GFLOP/s, the same to
-/// 2.5x slower on Zen 3; ResNeXt-50, RegNetY-400MF).
-static bool groupedPays(const dnnl::convolution_forward::primitive_desc &first) {
+/// as a GEMM on NCHW: 6 GFLOP/s, 7x slower), and where oneDNN's AVX2
+/// kernel computes in nChw8c too (8-channel groups: 20-33 GFLOP/s, the
+/// same to 2.5x slower on Zen 3; ResNeXt-50, RegNetY-400MF). Not where
+/// oneDNN has an AVX-512 JIT kernel for the groups (4- and 8-channel ones
+/// on Zen 5, nChw8c even among channels-last neighbours): RegNetY-400MF
+/// 15.2 ms with oneDNN's, reorders around them included, 16.1 ms with the
+/// own kernel in the neighbours' layout.
+static bool
+groupedPays(const dnnl::convolution_forward::primitive_desc &first) {
   std::string name = first.impl_info_str();
   Desc dst = first.dst_desc();
-  return name.rfind("jit", 0) != 0 ||
+  if (name.rfind("jit", 0) != 0)
+    return true;
+  return name.find("avx512") == std::string::npos &&
          dst == Desc(dst.dims(), dst.data_type(), tag::aBcd8b);
 }
 
@@ -305,9 +340,10 @@ CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
         ownWinograd(op, src, w, dst, bias, *layout))
       choice = ownChoice(*layout);
   }
-  if (GroupedConv::available() && groupedPays(first) &&
-      ownGrouped(op, src, w, dst, bias))
-    choice = groupedChoice();
+  if (GroupedConv::available() && groupedPays(first))
+    for (const OwnGroupedKind *kind : groupedKindsFor(placed, first.dst_desc()))
+      if (ownGrouped(op, src, w, dst, bias, *kind))
+        return groupedChoice(*kind);
   return choice;
 }
 
@@ -356,17 +392,22 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
         ++index;
       } while (index < 8 && candidate.next_impl());
     }
-  // The grouped kernel, with the reorders into and out of nChw8c.
-  if (GroupedConv::available() && !best.name.empty())
-    if (std::optional<GroupedConv> grouped =
-            ownGrouped(op, src, w, dst, bias)) {
-      Desc blocked(dimsOf(src), memory::data_type::f32, tag::aBcd8b);
-      double t = withReorders(timeOf(*grouped), blocked,
-                              Desc(dimsOf(dst), memory::data_type::f32,
-                                   tag::aBcd8b));
-      if (t < bestTime)
-        return groupedChoice();
-    }
+  // The grouped kernel, in the layout oneDNN's choice gives the result
+  // where it takes that one, else in nChw8c, with the reorders into it.
+  if (GroupedConv::available() && !best.name.empty() && op.groups() > 1) {
+    Desc bestDst = make(best.winograd, best.srcAsPlaced, best.index).dst_desc();
+    for (const OwnGroupedKind *kind : groupedKindsFor(placed, bestDst))
+      if (std::optional<GroupedConv> grouped =
+              ownGrouped(op, src, w, dst, bias, *kind)) {
+        double t = withReorders(
+            timeOf(*grouped),
+            Desc(dimsOf(src), memory::data_type::f32, kind->layout),
+            Desc(dimsOf(dst), memory::data_type::f32, kind->layout));
+        if (t < bestTime)
+          return groupedChoice(*kind);
+        break;
+      }
+  }
   // The delegate's own Winograd kernel competes on the same terms, in the
   // layout oneDNN's choice gives the result: the timings see this
   // convolution alone, not what another layout costs its readers (a concat
@@ -447,8 +488,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
           winograd ? dnnl::algorithm::convolution_winograd
                    : dnnl::algorithm::convolution_direct,
           srcAsPlaced && placed ? placed : srcAny, wAny, biasDesc, dstDesc,
-          window.strides, window.dilations, window.padsBegin,
-          window.padsEnd);
+          window.strides, window.dilations, window.padsBegin, window.padsEnd);
       return dnnl::convolution_forward::primitive_desc(d, *attr, out.engine_);
     };
     bool openDst = dstAny.data.format_kind == dnnl_format_kind_any;
@@ -497,8 +537,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
         if (r.ownWinograd)
           best = ownChoice(
               ownLayoutNamed(r.impl).value_or(WinogradLayout::Blocked16));
-        else if (r.impl == kGroupedName)
-          best = groupedChoice();
+        else if (const OwnGroupedKind *kind = groupedKindNamed(r.impl))
+          best = groupedChoice(*kind);
         else
           best = {fbs::ConvKernel::OneDNN, r.winograd, r.srcAsPlaced, r.index,
                   r.impl};
@@ -524,13 +564,14 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       out.convChoices_[opIndex] = *best;
       return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
     }
-    if (best->kernel == fbs::ConvKernel::GroupedBlocked8) {
-      std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, *bias);
+    if (const OwnGroupedKind *kind = groupedKindOf(best->kernel)) {
+      std::optional<GroupedConv> own =
+          ownGrouped(op, src, w, dst, *bias, *kind);
       if (!own || !GroupedConv::available())
         return fail("a tuning record asks for the delegate's grouped kernel, "
                     "which does not apply to this convolution or CPU");
       out.convChoices_[opIndex] = *best;
-      return buildOwnGrouped(*own, src, w, *bias, dst);
+      return buildOwnGrouped(*own, *kind, src, w, *bias, dst);
     }
     try {
       pd = make(best->winograd, best->srcAsPlaced, best->index);
@@ -556,13 +597,13 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     pd = make(false, false, 0);
     recoverFrom.emplace(wDims[1], wDims[0], 1, 1, *layout,
                         std::vector<WinogradPostOp>());
-  } else if (op.conv_kernel() == fbs::ConvKernel::GroupedBlocked8) {
-    std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, *bias);
+  } else if (const OwnGroupedKind *kind = groupedKindOf(op.conv_kernel())) {
+    std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, *bias, *kind);
     if (!own)
       return fail("the delegate's grouped kernel does not apply to this "
                   "convolution");
     if (GroupedConv::available())
-      return buildOwnGrouped(*own, src, w, *bias, dst);
+      return buildOwnGrouped(*own, *kind, src, w, *bias, dst);
     // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
     // choice, its weights unpacked.
     pd = make(false, false, 0);

@@ -77,6 +77,29 @@ inline dnnl::memory::format_tag tagOf(WinogradLayout layout) {
   }
   return dnnl::memory::format_tag::acdb;
 }
+/// The delegate's grouped kernel in each of its layouts: the kernel
+/// prepare records, the oneDNN layout of its input and output, and its name
+/// in profiles, dumps and tuning records.
+struct OwnGroupedKind {
+  fbs::ConvKernel kernel;
+  dnnl::memory::format_tag layout;
+  const char *name;
+};
+inline constexpr OwnGroupedKind kOwnGroupedKinds[] = {
+    {fbs::ConvKernel::GroupedBlocked8, dnnl::memory::format_tag::aBcd8b,
+     "strata:grouped_8c"},
+    {fbs::ConvKernel::GroupedBlocked16, dnnl::memory::format_tag::aBcd16b,
+     "strata:grouped_16c"},
+    {fbs::ConvKernel::GroupedChannelsLast, dnnl::memory::format_tag::acdb,
+     "strata:grouped_nhwc"},
+};
+/// The grouped kernel's kind for a recorded kernel, or null.
+inline const OwnGroupedKind *groupedKindOf(fbs::ConvKernel kernel) {
+  for (const OwnGroupedKind &kind : kOwnGroupedKinds)
+    if (kind.kernel == kernel)
+      return &kind;
+  return nullptr;
+}
 /// `value` rounded up to a multiple of `alignment`.
 uint64_t alignUp(uint64_t value, uint64_t alignment);
 /// The first `n` values of `v`, `fallback` where it has fewer.
@@ -343,10 +366,10 @@ private:
   /// prepare and stored; at init bound in place, or packed again from the
   /// plain copy when allowed. `what` names the packed weights in errors
   /// ("the grouped kernel's packed weights").
-  Result<int> ownKernelWeights(
-      uint32_t w, size_t packedBytes, size_t plainBytes,
-      const std::function<void(const float *, float *)> &pack,
-      const std::string &what);
+  Result<int>
+  ownKernelWeights(uint32_t w, size_t packedBytes, size_t plainBytes,
+                   const std::function<void(const float *, float *)> &pack,
+                   const std::string &what);
   /// Weight `w` (`plainDims`) for oneDNN's convolution in layout `want`,
   /// from the `packedBytes` an own kernel packed at prepare, put back by
   /// `unpack` (a CPU that cannot run that kernel); from the plain copy with
@@ -359,8 +382,8 @@ private:
   /// The delegate's kernel for 4- and 8-channel groups, when it applies
   /// (geometry, types, post-ops); nChw8c in and out.
   std::optional<GroupedConv> ownGrouped(const fbs::Op &op, uint32_t src,
-                                        uint32_t w, uint32_t dst,
-                                        int bias) const;
+                                        uint32_t w, uint32_t dst, int bias,
+                                        const OwnGroupedKind &kind) const;
   /// Best time of the grouped kernel on scratch memory, in seconds.
   double timeOf(const GroupedConv &conv);
   /// Weight `w` (`plainDims`, grouped) for oneDNN's convolution in layout
@@ -370,8 +393,8 @@ private:
                                  const Dims &plainDims,
                                  const GroupedConv &conv);
   /// Builds the step of the grouped kernel.
-  Error buildOwnGrouped(const GroupedConv &conv, uint32_t src, uint32_t w,
-                        int bias, uint32_t dst);
+  Error buildOwnGrouped(const GroupedConv &conv, const OwnGroupedKind &kind,
+                        uint32_t src, uint32_t w, int bias, uint32_t dst);
   /// Best time of a few runs of a convolution on scratch memory, in
   /// seconds; `coldWeights`: the weights are evicted from the caches
   /// before each run.

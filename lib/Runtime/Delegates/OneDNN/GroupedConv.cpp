@@ -33,6 +33,9 @@ bool GroupedConv::supports(const GroupedConvShape &s) {
   int64_t width = s.channels / s.groups;
   if (width != 4 && width != 8)
     return false;
+  if (s.pixelChannels != 8 && s.pixelChannels != s.channels &&
+      !(s.pixelChannels == 16 && s.channels % 16 == 0))
+    return false;
   if (s.ih < 1 || s.iw < 1 || s.oh < 1 || s.ow < 1 || s.kh < 1 || s.kw < 1 ||
       s.strideH < 1 || s.strideW < 1 || s.padTop < 0 || s.padLeft < 0 ||
       s.padTop >= s.kh || s.padLeft >= s.kw)
@@ -45,12 +48,11 @@ bool GroupedConv::supports(const GroupedConvShape &s) {
 
 GroupedConv::GroupedConv(const GroupedConvShape &shape,
                          std::vector<GroupedPostOp> postOps, int threads)
-    : s_(shape), postOps_(std::move(postOps)), threads_(std::max(threads, 1)) {
-}
+    : s_(shape), postOps_(std::move(postOps)), threads_(std::max(threads, 1)) {}
 
 /// Index of w[oc][j][ky][kx] in the packed layout [block][tap][j][lane].
-static int64_t packedIndex(const GroupedConvShape &s, int64_t width,
-                           int64_t oc, int64_t j, int64_t tap) {
+static int64_t packedIndex(const GroupedConvShape &s, int64_t width, int64_t oc,
+                           int64_t j, int64_t tap) {
   int64_t taps = s.kh * s.kw;
   return ((oc / 8 * taps + tap) * width + j) * 8 + oc % 8;
 }
@@ -96,7 +98,7 @@ convRun(const GroupedConvShape &s, const float *in, const float *weights,
     int64_t iy = oy * s.strideH - s.padTop + ky;
     if (iy < 0 || iy >= s.ih)
       continue;
-    const float *row = in + iy * s.iw * 8;
+    const float *row = in + iy * s.iw * s.pixelChannels;
     for (int64_t kx = 0; kx < s.kw; ++kx) {
       const float *w = weights + (ky * s.kw + kx) * W * 8;
       __m256 wv[W];
@@ -113,7 +115,7 @@ convRun(const GroupedConvShape &s, const float *in, const float *weights,
         int64_t ix = ix0 + u * s.strideW;
         px[u] = Checked && (ox0 + u >= s.ow || ix < 0 || ix >= s.iw)
                     ? kZeros
-                    : row + ix * 8;
+                    : row + ix * s.pixelChannels;
       }
       if constexpr (W == 4) {
         // Lanes 0-3 are one group, 4-7 the other: channel j of each group
@@ -133,8 +135,8 @@ convRun(const GroupedConvShape &s, const float *in, const float *weights,
         for (int j = 0; j < W; ++j)
 #pragma GCC unroll 8
           for (int u = 0; u < U; ++u)
-            acc[u] = _mm256_fmadd_ps(_mm256_broadcast_ss(px[u] + j), wv[j],
-                                     acc[u]);
+            acc[u] =
+                _mm256_fmadd_ps(_mm256_broadcast_ss(px[u] + j), wv[j], acc[u]);
       }
     }
   }
@@ -148,7 +150,7 @@ convRun(const GroupedConvShape &s, const float *in, const float *weights,
       v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(p.low)),
                         _mm256_set1_ps(p.high));
     }
-    _mm256_storeu_ps(out + (oy * s.ow + ox0 + u) * 8, v);
+    _mm256_storeu_ps(out + (oy * s.ow + ox0 + u) * s.pixelChannels, v);
   }
 }
 
@@ -174,23 +176,28 @@ STRATA_GROUPED_TARGET void convRow(const GroupedConvShape &s, const float *in,
     convRun<W, U, true>(s, in, weights, b, out, oy, ox0, postOps);
 }
 template <int W, int U>
-STRATA_GROUPED_TARGET void runAll(const GroupedConvShape &s, const float *src,
-                                  const float *packed, const float *bias,
-                                  float *dst,
-                                  const std::vector<GroupedPostOp> &postOps,
-                                  int threads) {
+STRATA_GROUPED_TARGET void
+runAll(const GroupedConvShape &s, const float *src, const float *packed,
+       const float *bias, float *dst, const std::vector<GroupedPostOp> &postOps,
+       int threads) {
   int64_t blocks = s.channels / 8, rows = blocks * s.oh;
   int64_t taps = s.kh * s.kw;
+  // Where 8-channel block b of an image of `pixels` pixels starts: in the
+  // (b / perRun)-th run of pixelChannels, b % perRun blocks in.
+  int64_t perRun = s.pixelChannels / 8;
+  auto blockStart = [&](int64_t b, int64_t pixels) {
+    return (b / perRun) * pixels * s.pixelChannels + (b % perRun) * 8;
+  };
 #pragma omp parallel num_threads(threads) if (threads > 1 && rows > 1)
   {
     int count = omp_get_num_threads(), me = omp_get_thread_num();
     int64_t begin = rows * me / count, end = rows * (me + 1) / count;
     for (int64_t r = begin; r < end; ++r) {
       int64_t block = r / s.oh, oy = r % s.oh;
-      convRow<W, U>(s, src + block * s.ih * s.iw * 8,
+      convRow<W, U>(s, src + blockStart(block, s.ih * s.iw),
                     packed + block * taps * W * 8,
                     bias ? bias + block * 8 : nullptr,
-                    dst + block * s.oh * s.ow * 8, oy, postOps);
+                    dst + blockStart(block, s.oh * s.ow), oy, postOps);
     }
   }
 }

@@ -2,7 +2,8 @@
 //
 // Where a grouped convolution fits the delegate's own kernel for 4- and
 // 8-channel groups (GroupedConv.h) and prepare chose it, the step runs
-// that kernel on nChw8c input and output, with weights packed at prepare.
+// that kernel on input and output in nChw8c, nChw16c or nhwc (the kind
+// prepare recorded), with weights packed at prepare.
 // On a CPU without AVX2, oneDNN runs it from the unpacked weights.
 //
 //===----------------------------------------------------------------------===//
@@ -13,10 +14,10 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-std::optional<GroupedConv> GraphBuilder::ownGrouped(const fbs::Op &op,
-                                                    uint32_t src, uint32_t w,
-                                                    uint32_t dst,
-                                                    int bias) const {
+std::optional<GroupedConv>
+GraphBuilder::ownGrouped(const fbs::Op &op, uint32_t src, uint32_t w,
+                         uint32_t dst, int bias,
+                         const OwnGroupedKind &kind) const {
   if (op.groups() <= 1 ||
       (op.output_scales() && op.output_scales()->size() > 0))
     return std::nullopt;
@@ -38,6 +39,9 @@ std::optional<GroupedConv> GraphBuilder::ownGrouped(const fbs::Op &op,
   shape.kh = k[2], shape.kw = k[3];
   shape.strideH = window.strides[0], shape.strideW = window.strides[1];
   shape.padTop = window.padsBegin[0], shape.padLeft = window.padsBegin[1];
+  shape.pixelChannels = kind.layout == tag::aBcd8b    ? 8
+                        : kind.layout == tag::aBcd16b ? 16
+                                                      : shape.channels;
   if (!GroupedConv::supports(shape))
     return std::nullopt;
   std::vector<GroupedPostOp> postOps;
@@ -72,7 +76,8 @@ Result<int> GraphBuilder::weightsFromGrouped(uint32_t w, const Desc &want,
       "the grouped kernel's packed weights");
 }
 
-Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,
+Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv,
+                                    const OwnGroupedKind &kind, uint32_t src,
                                     uint32_t w, int bias, uint32_t dst) {
   Result<int> wMem = ownKernelWeights(
       w, conv.weightBytes(), conv.weightBytes(),
@@ -84,12 +89,11 @@ Error GraphBuilder::buildOwnGrouped(const GroupedConv &conv, uint32_t src,
     return wMem.takeError();
   auto kernel = std::make_shared<GroupedConv>(conv);
   STRATA_RETURN_IF_ERROR(addOwnConvStep(
-      "strata:grouped_8c", src, dst, /*sumInput=*/-1, tag::aBcd8b, *wMem,
+      kind.name, src, dst, /*sumInput=*/-1, kind.layout, *wMem,
       conv.inputFloats(), conv.outputFloats(), /*scratchBytes=*/0,
       [kernel](const float *in, const float *weights, const float *biasData,
-               float *result, void *) {
-        kernel->run(in, weights, biasData, result);
-      }));
+               float *result,
+               void *) { kernel->run(in, weights, biasData, result); }));
   return addBias(bias, {conv.shape().channels});
 }
 

@@ -175,6 +175,10 @@ std::string describeGraph(ByteSpan processed) {
         s += ": strata:winograd_f2x2 (nChw8c)";
       else if (op.conv_kernel() == fbs::ConvKernel::GroupedBlocked8)
         s += ": strata:grouped_8c (nChw8c)";
+      else if (op.conv_kernel() == fbs::ConvKernel::GroupedBlocked16)
+        s += ": strata:grouped_16c (nChw16c)";
+      else if (op.conv_kernel() == fbs::ConvKernel::GroupedChannelsLast)
+        s += ": strata:grouped_nhwc (channels-last)";
       else
         s += ": " +
              (op.impl() && op.impl()->size() ? op.impl()->str()
