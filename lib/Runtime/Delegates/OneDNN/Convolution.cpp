@@ -392,8 +392,9 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
         ++index;
       } while (index < 8 && candidate.next_impl());
     }
-  // The grouped kernel, in the layout oneDNN's choice gives the result
-  // where it takes that one, else in nChw8c, with the reorders into it.
+  // The grouped kernel in the first layout groupedKindsFor gives (the
+  // input's as placed, else that of oneDNN's choice's result, else
+  // nChw8c), with the reorders into it.
   if (GroupedConv::available() && !best.name.empty() && op.groups() > 1) {
     Desc bestDst = make(best.winograd, best.srcAsPlaced, best.index).dst_desc();
     for (const OwnGroupedKind *kind : groupedKindsFor(placed, bestDst))
