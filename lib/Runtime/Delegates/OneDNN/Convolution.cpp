@@ -392,12 +392,16 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
         ++index;
       } while (index < 8 && candidate.next_impl());
     }
+  if (best.name.empty())
+    return best;
+  dnnl::convolution_forward::primitive_desc oneDNN =
+      make(best.winograd, best.srcAsPlaced, best.index);
   // The grouped kernel in the first layout groupedKindsFor gives (the
   // input's as placed, else that of oneDNN's choice's result, else
   // nChw8c), with the reorders into it.
-  if (GroupedConv::available() && !best.name.empty() && op.groups() > 1) {
-    Desc bestDst = make(best.winograd, best.srcAsPlaced, best.index).dst_desc();
-    for (const OwnGroupedKind *kind : groupedKindsFor(placed, bestDst))
+  if (GroupedConv::available() && op.groups() > 1) {
+    for (const OwnGroupedKind *kind :
+         groupedKindsFor(placed, oneDNN.dst_desc()))
       if (std::optional<GroupedConv> grouped =
               ownGrouped(op, src, w, dst, bias, *kind)) {
         double t = withReorders(
@@ -413,10 +417,8 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
   // layout oneDNN's choice gives the result: the timings see this
   // convolution alone, not what another layout costs its readers (a concat
   // in nChw16c is several times slower than in nhwc).
-  if (!graph.winograd() || best.name.empty())
+  if (!graph.winograd())
     return best;
-  dnnl::convolution_forward::primitive_desc oneDNN =
-      make(best.winograd, best.srcAsPlaced, best.index);
   std::optional<WinogradLayout> layout = ownLayoutFor(oneDNN.dst_desc());
   std::optional<WinogradConv> own;
   if (layout)

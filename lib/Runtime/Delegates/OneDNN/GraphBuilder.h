@@ -78,20 +78,21 @@ inline dnnl::memory::format_tag tagOf(WinogradLayout layout) {
   return dnnl::memory::format_tag::acdb;
 }
 /// The delegate's grouped kernel in each of its layouts: the kernel
-/// prepare records, the oneDNN layout of its input and output, and its name
-/// in profiles, dumps and tuning records.
+/// prepare records, the oneDNN layout of its input and output, its name in
+/// profiles, dumps and tuning records, and the layout's name in dumps.
 struct OwnGroupedKind {
   fbs::ConvKernel kernel;
   dnnl::memory::format_tag layout;
   const char *name;
+  const char *layoutName;
 };
 inline constexpr OwnGroupedKind kOwnGroupedKinds[] = {
     {fbs::ConvKernel::GroupedBlocked8, dnnl::memory::format_tag::aBcd8b,
-     "strata:grouped_8c"},
+     "strata:grouped_8c", "nChw8c"},
     {fbs::ConvKernel::GroupedBlocked16, dnnl::memory::format_tag::aBcd16b,
-     "strata:grouped_16c"},
+     "strata:grouped_16c", "nChw16c"},
     {fbs::ConvKernel::GroupedChannelsLast, dnnl::memory::format_tag::acdb,
-     "strata:grouped_nhwc"},
+     "strata:grouped_nhwc", "channels-last"},
 };
 /// The grouped kernel's kind for a recorded kernel, or null.
 inline const OwnGroupedKind *groupedKindOf(fbs::ConvKernel kernel) {

@@ -173,12 +173,8 @@ std::string describeGraph(ByteSpan processed) {
         s += ": strata:winograd_f2x2 (channels-last)";
       else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2Blocked8)
         s += ": strata:winograd_f2x2 (nChw8c)";
-      else if (op.conv_kernel() == fbs::ConvKernel::GroupedBlocked8)
-        s += ": strata:grouped_8c (nChw8c)";
-      else if (op.conv_kernel() == fbs::ConvKernel::GroupedBlocked16)
-        s += ": strata:grouped_16c (nChw16c)";
-      else if (op.conv_kernel() == fbs::ConvKernel::GroupedChannelsLast)
-        s += ": strata:grouped_nhwc (channels-last)";
+      else if (const OwnGroupedKind *kind = groupedKindOf(op.conv_kernel()))
+        s += std::string(": ") + kind->name + " (" + kind->layoutName + ")";
       else
         s += ": " +
              (op.impl() && op.impl()->size() ? op.impl()->str()
