@@ -2,13 +2,15 @@
 //
 // y = post(x * s[c] + t[c]) in nChw8c, nChw16c and channels-last, against
 // the same formula computed here element by element from NCHW indices:
-// without a post-op, with ReLU, leaky ReLU and clip, in place, batch 2;
-// and the layouts it must refuse.
+// without a post-op, with ReLU, leaky ReLU and clip, in place, batch 2, at
+// one thread and (on a tensor large enough for them) two; and the layouts
+// it must refuse.
 //
 //===----------------------------------------------------------------------===//
 #include "ChannelScaleShift.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,8 +35,9 @@ int64_t offsetIn(Tag tag, int64_t n, int64_t c, int64_t h, int64_t w,
   return image + (c / block * pixels + pixel) * block + c % block;
 }
 
-TEST(ChannelScaleShiftTest, MatchesTheFormula) {
-  const int64_t n = 2, c = 32, h = 5, w = 7;
+/// Checks every layout and post-op on an n x c x h x w tensor with
+/// `threads` OpenMP threads.
+void checkShape(int64_t n, int64_t c, int64_t h, int64_t w, int threads) {
   std::mt19937 rng(9);
   std::normal_distribution<float> normal;
   std::vector<float> x(n * c * h * w), scale(c), shift(c);
@@ -62,8 +65,11 @@ TEST(ChannelScaleShiftTest, MatchesTheFormula) {
         k->post = post.on, k->slope = post.slope;
         k->low = post.low, k->high = post.high;
         std::vector<float> y = x, out(x.size(), NAN);
+        int before = omp_get_max_threads();
+        omp_set_num_threads(threads);
         k->run(y.data(), scale.data(), shift.data(),
                inPlace ? y.data() : out.data());
+        omp_set_num_threads(before);
         const std::vector<float> &got = inPlace ? y : out;
         for (int64_t i = 0; i < n; ++i)
           for (int64_t ch = 0; ch < c; ++ch)
@@ -79,6 +85,15 @@ TEST(ChannelScaleShiftTest, MatchesTheFormula) {
                     << "at " << i << ", " << ch << ", " << yy << ", " << xx;
               }
       }
+}
+
+TEST(ChannelScaleShiftTest, MatchesTheFormula) { checkShape(2, 32, 5, 7, 1); }
+
+// Large enough for threads (at least 65536 floats): the channel groups,
+// or (channels-last) the pixels of both images in one share a thread, the
+// second share starting inside the first image.
+TEST(ChannelScaleShiftTest, MatchesTheFormulaOnTwoThreads) {
+  checkShape(2, 48, 27, 29, 2);
 }
 
 TEST(ChannelScaleShiftTest, RefusesWhatItDoesNotTake) {

@@ -6,7 +6,8 @@
 // reading the input nine times takes a twentieth of that). This kernel
 // takes 2-D max and average pooling of f32 tensors whose channels lie in
 // contiguous groups of 8 or 16 per pixel: nChw8c, nChw16c, or
-// channels-last with channels a multiple of 8 (read 8 at a time). Each
+// channels-last with channels a multiple of 8 (read a pixel row at a
+// time, all its channels). Each
 // result vector is the maximum or sum of its window's in-bounds input
 // vectors; average pooling divides by the window's area
 // (include-padding, as oneDNN's pooling_avg_include_padding does) or by
@@ -49,7 +50,8 @@ struct BlockedPool {
        const dnnl::memory::dims &padsBegin);
 
   /// dst = pool(src), over all images; threads (OpenMP) over rows of
-  /// results where the work pays for them.
+  /// results (of a channel group, or channels-last of all channels) where
+  /// the work pays for them.
   void run(const float *src, float *dst) const;
 };
 

@@ -98,6 +98,50 @@ void runGroups(const ChannelScaleShift &k, const float *x, const float *scale,
   }
 }
 
+/// Pixels of a channels-last tensor, every channel of each: in and out at
+/// the first pixel's first channel.
+using PixelsFn = void (*)(const ChannelScaleShift &, const float *in,
+                          const float *scale, const float *shift, float *out,
+                          int64_t count);
+
+/// Pixels four floats at a time.
+template <bool Post>
+void scaleShiftPixels4(const ChannelScaleShift &k, const float *in,
+                       const float *scale, const float *shift, float *out,
+                       int64_t count) {
+  Vec4 slope = Vec4{} + k.slope, low = Vec4{} + k.low, high = Vec4{} + k.high;
+  for (int64_t i = 0; i < count * k.channels; i += k.channels)
+    for (int64_t c = 0; c < k.channels; c += 4) {
+      Vec4 r = load4(in + i + c) * load4(scale + c);
+      r = r + load4(shift + c);
+      if constexpr (Post) {
+        Vec4 sloped = r * slope;
+        r = r > sloped ? r : sloped;
+        r = r < low ? low : r;
+        r = r > high ? high : r;
+      }
+      store4(out + i + c, r);
+    }
+}
+
+/// A channels-last tensor in equal shares of pixels, one a thread when it
+/// is large. A task per group of 8 channels (runGroups) reads 32 bytes of
+/// every pixel, half a cache line, and sweeps the image once per group:
+/// densenet121's 62 scale-shifts took 4.4 ms on Zen 5 at 1 and at 2
+/// threads.
+void runPixels(const ChannelScaleShift &k, const float *x, const float *scale,
+               const float *shift, float *y, PixelsFn pixelsFn) {
+  int64_t count = k.batch * k.pixels;
+  bool parallel = count > 1 && count * k.channels >= (1 << 16);
+#pragma omp parallel if (parallel)
+  {
+    int64_t threads = omp_get_num_threads(), me = omp_get_thread_num();
+    int64_t begin = count * me / threads, end = count * (me + 1) / threads;
+    pixelsFn(k, x + begin * k.channels, scale, shift, y + begin * k.channels,
+             end - begin);
+  }
+}
+
 #if STRATA_SCALE_SHIFT_AVX2
 /// One row of runGroups (B channels of every pixel) in AVX2 registers, the
 /// same operations in the same order (a product, then a sum: no FMA, so
@@ -135,12 +179,46 @@ scaleShiftRowAvx2(const ChannelScaleShift &k, const float *in,
   }
 }
 
+/// scaleShiftPixels4 in AVX2 registers, the same operations in the same
+/// order.
+template <bool Post>
+__attribute__((target("avx2"))) void
+scaleShiftPixelsAvx2(const ChannelScaleShift &k, const float *in,
+                     const float *scale, const float *shift, float *out,
+                     int64_t count) {
+  __m256 slope = _mm256_set1_ps(k.slope), low = _mm256_set1_ps(k.low),
+         high = _mm256_set1_ps(k.high);
+  for (int64_t i = 0; i < count * k.channels; i += k.channels)
+    for (int64_t c = 0; c < k.channels; c += 8) {
+      __m256 r = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(in + i + c),
+                                             _mm256_loadu_ps(scale + c)),
+                               _mm256_loadu_ps(shift + c));
+      if constexpr (Post) {
+        r = _mm256_max_ps(r, _mm256_mul_ps(r, slope));
+        r = _mm256_max_ps(low, r);
+        r = _mm256_min_ps(high, r);
+      }
+      _mm256_storeu_ps(out + i + c, r);
+    }
+}
+
 #endif
 
 } // namespace
 
 void ChannelScaleShift::run(const float *x, const float *scale,
                             const float *shift, float *y) const {
+  if (pixelStride == channels) {
+    PixelsFn pixelsFn =
+        post ? scaleShiftPixels4<true> : scaleShiftPixels4<false>;
+#if STRATA_SCALE_SHIFT_AVX2
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2)
+      pixelsFn =
+          post ? scaleShiftPixelsAvx2<true> : scaleShiftPixelsAvx2<false>;
+#endif
+    return runPixels(*this, x, scale, shift, y, pixelsFn);
+  }
   RowFn row = block == 16 ? (post ? scaleShiftRow4<16, true>
                                   : scaleShiftRow4<16, false>)
                           : (post ? scaleShiftRow4<8, true>

@@ -38,7 +38,7 @@ struct ChannelScaleShift {
   static std::optional<ChannelScaleShift> plan(const dnnl::memory::desc &layout);
 
   /// y = post(x * scale[c] + shift[c]); y may be x. OpenMP threads over
-  /// channel groups where the tensor is large.
+  /// channel groups (over pixels, channels-last) where the tensor is large.
   void run(const float *x, const float *scale, const float *shift,
            float *y) const;
 };
