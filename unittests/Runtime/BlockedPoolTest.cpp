@@ -42,6 +42,9 @@ const Case kCases[] = {
     {1, 16, 5, 7, 5, 1, 2, 2, "5x5 windows, mostly padding"},
     {1, 32, 17, 17, 3, 1, 1, 1, "Inception's 3x3 average pooling"},
     {1, 16, 7, 7, 7, 1, 0, 0, "one window over the whole image"},
+    // Channels-last rows fewer than four a thread go in channel shares.
+    {1, 96, 28, 28, 28, 1, 0, 0, "global pooling, in channel shares"},
+    {2, 40, 41, 41, 41, 1, 0, 0, "global pooling, uneven channel shares"},
 };
 
 Tag tagFor(int layout) {
