@@ -170,8 +170,9 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
   auto channelsLast = [&](const Desc &d, const Dims &dims) {
     return dims.size() == 4 && d == Desc(dims, type, memory::format_tag::acdb);
   };
-  bool pixels =
-      !ranges && op.axis() == 1 && channelsLast(pd.dst_desc(), dstDims);
+  bool pixels = !ranges && op.axis() == 1 &&
+                channelsLast(pd.dst_desc(), dstDims) &&
+                dstDims[0] * dstDims[2] * dstDims[3] > 0;
   for (size_t i = 0; i < srcs.size() && pixels; ++i)
     pixels = channelsLast(pd.src_desc(static_cast<int>(i)), dimsOf(srcs[i]));
   if (ranges) {
