@@ -163,28 +163,29 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
     ranges = block ? blockedBy(d, dimsOf(srcs[i])) == block : isPlain(d);
   }
   // Along channels with the result and every part channels-last (the
-  // layout of oneDNN's convolutions on AVX-512): a pixel of the result is
-  // the parts' pixels one after another. oneDNN 2.6's concat there copies
-  // at some 15 GB/s and no faster with a second thread (SqueezeNet's
-  // 2 x 64 x 55 x 55: 0.20 ms at 1 and at 2 threads).
+  // layout of oneDNN's convolutions on AVX-512), each pixel of the result
+  // is the parts' pixels one after another. oneDNN 2.6's concat there
+  // copies at some 15 GB/s and no faster with a second thread
+  // (SqueezeNet's 2 x 64 x 55 x 55: 0.20 ms at 1 and at 2 threads).
   auto channelsLast = [&](const Desc &d, const Dims &dims) {
     return dims.size() == 4 && d == Desc(dims, type, memory::format_tag::acdb);
   };
-  bool pixels = !ranges && op.axis() == 1 &&
-                channelsLast(pd.dst_desc(), dstDims) &&
-                dstDims[0] * dstDims[2] * dstDims[3] > 0;
+  bool pixels =
+      !ranges && op.axis() == 1 && channelsLast(pd.dst_desc(), dstDims);
   for (size_t i = 0; i < srcs.size() && pixels; ++i)
     pixels = channelsLast(pd.src_desc(static_cast<int>(i)), dimsOf(srcs[i]));
-  if (ranges) {
-    int64_t batch = dstDims[0];
+  // Either way the result is `runs` equal runs of bytes, each the parts'
+  // runs one after another: an image a run, or a pixel a run.
+  int64_t runs = pixels ? dstDims[0] * dstDims[2] * dstDims[3] : dstDims[0];
+  if ((ranges || pixels) && runs > 0) {
     std::vector<size_t> partBytes;
     for (size_t i = 0; i < srcs.size(); ++i)
-      partBytes.push_back(pd.src_desc(static_cast<int>(i)).get_size() / batch);
-    size_t imageBytes = pd.dst_desc().get_size() / batch;
-    // Of one image, the parts that can be are written in place into the
+      partBytes.push_back(pd.src_desc(static_cast<int>(i)).get_size() / runs);
+    size_t runBytes = pd.dst_desc().get_size() / runs;
+    // Of a single run, the parts that can be are written in place into the
     // result by their producers: only the rest is copied.
     std::vector<bool> inPlace(srcs.size(), false);
-    if (batch == 1) {
+    if (runs == 1) {
       std::vector<int> partBuffers;
       for (int mem : srcMems)
         partBuffers.push_back(out.mems_[mem].buffer);
@@ -193,8 +194,10 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
     bool allInPlace =
         std::find(inPlace.begin(), inPlace.end(), false) == inPlace.end();
     addKernelStep(
-        allInPlace ? "strata:concat_in_place" : "strata:concat_copy",
-        [partBytes, imageBytes, batch,
+        allInPlace ? "strata:concat_in_place"
+        : pixels   ? "strata:concat_pixels"
+                   : "strata:concat_copy",
+        [partBytes, runBytes, runs,
          inPlace, allInPlace](const std::unordered_map<int, memory> &args) {
           if (allInPlace)
             return;
@@ -208,15 +211,18 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
           // The result's bytes in equal ranges, one a thread, each copied
           // from the parts that cover it (threads only for copies of at
           // least 256 KiB).
-          size_t total = imageBytes * static_cast<size_t>(batch);
+          size_t total = runBytes * static_cast<size_t>(runs);
 #pragma omp parallel if (total >= (size_t(1) << 18))
           {
             size_t threads = static_cast<size_t>(omp_get_num_threads());
             size_t me = static_cast<size_t>(omp_get_thread_num());
             size_t begin = total * me / threads,
                    end = total * (me + 1) / threads;
-            size_t at = 0; // where the current part starts in the result
-            for (int64_t n = 0; n < batch && at < end; ++n)
+            // From the run that holds `begin`; `at` is where the current
+            // part starts in the result.
+            int64_t n = static_cast<int64_t>(begin / runBytes);
+            size_t at = static_cast<size_t>(n) * runBytes;
+            for (; n < runs && at < end; ++n)
               for (size_t i = 0; i < partBytes.size() && at < end; ++i) {
                 size_t lo = std::max(begin, at),
                        hi = std::min(end, at + partBytes[i]);
@@ -225,42 +231,6 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
                               hi - lo);
                 at += partBytes[i];
               }
-          }
-        },
-        {{DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, 0);
-  } else if (pixels) {
-    int64_t count = dstDims[0] * dstDims[2] * dstDims[3];
-    std::vector<size_t> pixelBytes; // of one pixel, per part
-    for (size_t i = 0; i < srcs.size(); ++i)
-      pixelBytes.push_back(pd.src_desc(static_cast<int>(i)).get_size() /
-                           static_cast<size_t>(count));
-    addKernelStep(
-        "strata:concat_pixels",
-        [pixelBytes, count](const std::unordered_map<int, memory> &args) {
-          auto *to =
-              static_cast<uint8_t *>(args.at(DNNL_ARG_DST).get_data_handle());
-          std::vector<const uint8_t *> from(pixelBytes.size());
-          size_t resultPixel = 0;
-          for (size_t i = 0; i < pixelBytes.size(); ++i) {
-            from[i] = static_cast<const uint8_t *>(
-                args.at(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i))
-                    .get_data_handle());
-            resultPixel += pixelBytes[i];
-          }
-#pragma omp parallel if (resultPixel * count >= (size_t(1) << 18))
-          {
-            // Pixels in equal shares, one a thread (threads only for copies
-            // of at least 256 KiB); each result pixel written in order.
-            int64_t threads = omp_get_num_threads(), me = omp_get_thread_num();
-            int64_t begin = count * me / threads,
-                    end = count * (me + 1) / threads;
-            for (int64_t px = begin; px < end; ++px) {
-              uint8_t *d = to + px * resultPixel;
-              for (size_t i = 0; i < pixelBytes.size(); ++i) {
-                std::memcpy(d, from[i] + px * pixelBytes[i], pixelBytes[i]);
-                d += pixelBytes[i];
-              }
-            }
           }
         },
         {{DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, 0);
