@@ -208,11 +208,13 @@ scaleShiftPixelsAvx2(const ChannelScaleShift &k, const float *in,
 
 void ChannelScaleShift::run(const float *x, const float *scale,
                             const float *shift, float *y) const {
+#if STRATA_SCALE_SHIFT_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+#endif
   if (pixelStride == channels) {
     PixelsFn pixelsFn =
         post ? scaleShiftPixels4<true> : scaleShiftPixels4<false>;
 #if STRATA_SCALE_SHIFT_AVX2
-    static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2)
       pixelsFn =
           post ? scaleShiftPixelsAvx2<true> : scaleShiftPixelsAvx2<false>;
@@ -224,7 +226,6 @@ void ChannelScaleShift::run(const float *x, const float *scale,
                           : (post ? scaleShiftRow4<8, true>
                                   : scaleShiftRow4<8, false>);
 #if STRATA_SCALE_SHIFT_AVX2
-  static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2)
     row = block == 16 ? (post ? scaleShiftRowAvx2<16, true>
                               : scaleShiftRowAvx2<16, false>)
