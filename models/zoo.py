@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Generates the model zoo: every torchvision classification family and
-BERT- and GPT-style transformers, exported as PyTorch writes them, for the
-speed and coverage benchmarks.
+"""Generates the model zoo: every torchvision classification family, a
+segmentation network (LR-ASPP, whose head resizes to the input's shape
+computed in the graph) and BERT- and GPT-style transformers, exported as
+PyTorch writes them, for the speed and coverage benchmarks.
 
 Each model is exported with torch.onnx.export (batch 1, static shapes,
 graph input `input`, graph output `output`) exactly as
@@ -84,6 +85,25 @@ def torchvision_model(name, **kwargs):
     return build
 
 
+class SegmentationOutput(nn.Module):
+    """A torchvision segmentation network's "out" map (the networks return
+    a dict, which ONNX export cannot name as one output)."""
+
+    def __init__(self, network):
+        super().__init__()
+        self.network = network
+
+    def forward(self, x):
+        return self.network(x)["out"]
+
+
+def segmentation_model(name, **kwargs):
+    def build():
+        return SegmentationOutput(getattr(tvm.segmentation, name)(
+            weights=None, weights_backbone=None, **kwargs))
+    return build
+
+
 # name -> (builder, input: image side or "tokens", opset)
 ZOO = {
     "alexnet": (torchvision_model("alexnet"), 224, 13),
@@ -109,6 +129,9 @@ ZOO = {
     "regnet_x_400mf": (torchvision_model("regnet_x_400mf"), 224, 13),
     "regnet_y_400mf": (torchvision_model("regnet_y_400mf"), 224, 13),
     "convnext_tiny": (torchvision_model("convnext_tiny"), 224, 13),
+    "lraspp_mobilenet_v3_large": (
+        segmentation_model("lraspp_mobilenet_v3_large", num_classes=21),
+        224, 13),
     "vit_b_16": (torchvision_model("vit_b_16"), 224, 14),
     "swin_t": (torchvision_model("swin_t"), 224, 14),
     "bert_encoder": (lambda: TextEncoder(causal=False), "tokens", 14),

@@ -54,6 +54,33 @@ TEST(ResizeKernelTest, UpsampleLinearHalfPixelMatchesSpecExample) {
                             3.25, 3.5, 3, 3.25, 3.75, 4});
 }
 
+TEST(ResizeKernelTest, UpsampleLinearRowsLongerThanAChunk) {
+  // The spec example's rows (1 -> 1, 1.25, 1.75, 2 from 1, 2 above) on
+  // rows of 70 floats, more than the kernel's 64-float chunk: two channels
+  // of 2 x 70 with in[c][h][w] = 1000 c + 100 h + w, scales [1, 1, 2, 1].
+  // Half-pixel along h gives the rows h_in 0, 0.25, 0.75 and 1 (edges
+  // clamped), so out[c][h][w] = 1000 c + w + {0, 25, 75, 100}[h].
+  constexpr int kW = 70;
+  std::vector<float> in;
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 2; ++h)
+      for (int w = 0; w < kW; ++w)
+        in.push_back(static_cast<float>(1000 * c + 100 * h + w));
+  std::vector<OwnedTensor> inputs = {f32Tensor({1, 2, 2, kW}, in)};
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 2, 4, kW},
+                resizeParams("linear", "half_pixel",
+                             {floatsParam("scales", {1, 1, 2, 1})}));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  std::vector<float> expected;
+  const float rowOffset[4] = {0, 25, 75, 100};
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 4; ++h)
+      for (int w = 0; w < kW; ++w)
+        expected.push_back(static_cast<float>(1000 * c + w) + rowOffset[h]);
+  expectNear(values(*out), expected);
+}
+
 TEST(ResizeKernelTest, UpsampleNearestMatchesSpecExample) {
   // resize_upsample_scales_nearest: scales [1, 1, 2, 3].
   std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 2, 2}, {1, 2, 3, 4})};

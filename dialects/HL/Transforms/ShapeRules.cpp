@@ -16,6 +16,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace strata::hl {
@@ -42,6 +44,18 @@ std::optional<double> constantScalar(Value value) {
   if (auto floats = dyn_cast<DenseFPElementsAttr>(attr))
     return (*floats.value_begin<APFloat>()).convertToDouble();
   return std::nullopt;
+}
+
+/// The elements of `value` as doubles when a floating-point constant
+/// produces it.
+std::optional<SmallVector<double>> constantFloats(Value value) {
+  DenseFPElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<double> values;
+  for (const APFloat &v : attr.getValues<APFloat>())
+    values.push_back(v.convertToDouble());
+  return values;
 }
 
 /// `result` as an optional (the Support rules report a misfit as failure).
@@ -360,6 +374,66 @@ std::optional<Shape> inferPad(PadOp op) {
   return result;
 }
 
+/// Resize: the listed axes (all without `axes`) take constant `sizes`
+/// (stretch), or one common scale of them rounded half up (not_larger /
+/// not_smaller), or floor(extent * scale) for constant `scales`; the other
+/// axes keep their extent. tf_crop_and_resize with scales also depends on
+/// the roi and is left alone.
+std::optional<Shape> inferResize(ResizeOp op) {
+  auto input = staticShape(op.getInput());
+  if (!input)
+    return std::nullopt;
+  int64_t rank = input->size();
+  SmallVector<int64_t> axes;
+  if (std::optional<ArrayRef<int64_t>> listed = op.getAxes()) {
+    for (int64_t axis : *listed) {
+      if (axis < -rank || axis >= rank)
+        return std::nullopt;
+      axes.push_back(axis < 0 ? axis + rank : axis);
+    }
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  Shape result = *input;
+  if (Value sizesValue = op.getSizes()) {
+    auto sizes = getConstantIntValues(sizesValue);
+    if (!sizes || sizes->size() != axes.size())
+      return std::nullopt;
+    StringRef policy = op.getKeepAspectRatioPolicy();
+    if (policy == "stretch") {
+      for (auto [i, axis] : llvm::enumerate(axes))
+        result[axis] = (*sizes)[i];
+    } else {
+      bool notLarger = policy == "not_larger";
+      double common = notLarger ? INFINITY : 0.0;
+      for (auto [i, axis] : llvm::enumerate(axes)) {
+        if ((*input)[axis] <= 0)
+          return std::nullopt;
+        double ratio = static_cast<double>((*sizes)[i]) / (*input)[axis];
+        common = notLarger ? std::min(common, ratio) : std::max(common, ratio);
+      }
+      for (int64_t axis : axes)
+        result[axis] = static_cast<int64_t>(common * (*input)[axis] + 0.5);
+    }
+  } else if (Value scalesValue = op.getScales()) {
+    auto scales = constantFloats(scalesValue);
+    if (!scales || scales->size() != axes.size() ||
+        op.getCoordinateTransformationMode() == "tf_crop_and_resize")
+      return std::nullopt;
+    for (auto [i, axis] : llvm::enumerate(axes)) {
+      double extent = std::floor((*input)[axis] * (*scales)[i]);
+      if (!(extent >= 0 && extent < 9.0e18))
+        return std::nullopt;
+      result[axis] = static_cast<int64_t>(extent);
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (llvm::any_of(result, [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  return result;
+}
+
 /// Ops whose traits say how the result shape follows the operands'.
 std::optional<Shape> inferFromTraits(Operation *op) {
   if (op->getNumOperands() == 0)
@@ -411,6 +485,7 @@ std::optional<SmallVector<int64_t>> inferStaticResultShape(Operation *op) {
       .Case([](MatMulOp op) { return inferMatMul(op); })
       .Case([](TransposeOp op) { return inferTranspose(op); })
       .Case([](PadOp op) { return inferPad(op); })
+      .Case([](ResizeOp op) { return inferResize(op); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
             ReduceL1Op, ReduceL2Op, ReduceLogSumOp, ReduceLogSumExpOp,
             ReduceSumSquareOp>([](auto op) { return inferReduce(op); })

@@ -229,3 +229,46 @@ func.func @pad_constant(%x: tensor<1x5x5x3xf32>) -> tensor<?x?x?x?xf32> {
   %y = hl.pad %x, %p : (tensor<1x5x5x3xf32>, tensor<8xi64>) -> tensor<?x?x?x?xf32>
   return %y : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// Tests resize, as torchvision's segmentation heads write it
+// (F.interpolate(x, size=input.shape[-2:])): the sizes [1, 21] ++ the
+// other tensor's 32x48 (shape -> slice -> concat) give 1x21x32x48.
+// CHECK-LABEL: func @resize_to_shape_of
+// CHECK-SAME: -> tensor<1x21x32x48xf32>
+func.func @resize_to_shape_of(%x: tensor<1x21x4x6xf32>, %image: tensor<1x3x32x48xf32>) -> tensor<*xf32> {
+  // CHECK: hl.resize {{.*}} -> tensor<1x21x32x48xf32>
+  %s = hl.shape %image : (tensor<1x3x32x48xf32>) -> tensor<4xi64>
+  %b = hl.constant dense<2> : tensor<1xi64>
+  %e = hl.constant dense<4> : tensor<1xi64>
+  %a = hl.constant dense<0> : tensor<1xi64>
+  %one = hl.constant dense<1> : tensor<1xi64>
+  %hw = hl.slice %s, %b, %e, %a, %one : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %nc = hl.constant dense<[1, 21]> : tensor<2xi64>
+  %sizes = hl.concat %nc, %hw {axis = 0 : i64} : (tensor<2xi64>, tensor<?xi64>) -> tensor<?xi64>
+  %y = hl.resize %x sizes %sizes {mode = "linear"} : (tensor<1x21x4x6xf32>, tensor<?xi64>) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
+
+// -----
+
+// Tests resize's other forms: constant scales floor the products
+// (5 * 1.5 = 7.5 -> 7, 3 * 2.6 = 7.8 -> 7); sizes on listed axes with
+// not_larger take the smaller ratio, min(8 / 4, 9 / 6) = 1.5, and round half
+// up (4 * 1.5 = 6, 6 * 1.5 = 9); not_smaller takes the larger one, 2
+// (8 and 12). Sizes known only at run time leave the result as it was.
+// CHECK-LABEL: func @resize_forms
+func.func @resize_forms(%x: tensor<1x2x5x3xf32>, %z: tensor<1x1x4x6xf32>, %n: tensor<4xi64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  // CHECK: hl.resize %arg0 scales {{.*}} -> tensor<1x2x7x7xf32>
+  // CHECK: hl.resize %arg1 sizes {{.*}} -> tensor<1x1x6x9xf32>
+  // CHECK: hl.resize %arg1 sizes {{.*}} -> tensor<1x1x8x12xf32>
+  // CHECK: hl.resize %arg0 sizes %arg2 {{.*}} -> tensor<*xf32>
+  %scales = hl.constant dense<[1.0, 1.0, 1.5, 2.6]> : tensor<4xf32>
+  %a = hl.resize %x scales %scales {mode = "nearest"} : (tensor<1x2x5x3xf32>, tensor<4xf32>) -> tensor<*xf32>
+  %sizes = hl.constant dense<[8, 9]> : tensor<2xi64>
+  %b = hl.resize %z sizes %sizes {axes = array<i64: 2, -1>, keep_aspect_ratio_policy = "not_larger", mode = "linear"} : (tensor<1x1x4x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  %c = hl.resize %z sizes %sizes {axes = array<i64: 2, 3>, keep_aspect_ratio_policy = "not_smaller", mode = "linear"} : (tensor<1x1x4x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  %d = hl.resize %x sizes %n {mode = "nearest"} : (tensor<1x2x5x3xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %a, %b, %c, %d : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
