@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Generates the model zoo: every torchvision classification family, a
-segmentation network (LR-ASPP, whose head resizes to the input's shape
-computed in the graph) and BERT- and GPT-style transformers, exported as
-PyTorch writes them, for the speed and coverage benchmarks.
+"""Generates the model zoo: every torchvision classification family, two
+segmentation networks (LR-ASPP and DeepLabV3 on MobileNetV3, whose heads
+resize to the input's shape computed in the graph) and BERT- and GPT-style
+transformers, exported as PyTorch writes them, for the speed and coverage
+benchmarks.
 
 Each model is exported with torch.onnx.export (batch 1, static shapes,
 graph input `input`, graph output `output`) exactly as
@@ -131,6 +132,10 @@ ZOO = {
     "convnext_tiny": (torchvision_model("convnext_tiny"), 224, 13),
     "lraspp_mobilenet_v3_large": (
         segmentation_model("lraspp_mobilenet_v3_large", num_classes=21),
+        224, 13),
+    "deeplabv3_mobilenet_v3_large": (
+        segmentation_model("deeplabv3_mobilenet_v3_large", num_classes=21,
+                           aux_loss=False),
         224, 13),
     "vit_b_16": (torchvision_model("vit_b_16"), 224, 14),
     "swin_t": (torchvision_model("swin_t"), 224, 14),

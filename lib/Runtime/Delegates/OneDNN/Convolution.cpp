@@ -511,16 +511,24 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     return pd;
   };
   // A result the graph returns is written row-major where it goes, unless
-  // oneDNN has only its reference kernel for that (int8 into nchw, 200x
-  // slower): then it is computed in the layout oneDNN picks and the final
-  // copy reorders it. Decided the same way at prepare and at init.
+  // oneDNN has only a slow kernel for that: its reference one (int8 into
+  // nchw, 200x slower) or, for anything but a 1x1 convolution without
+  // element-wise post-ops, its im2col + sgemm one (gemm:jit: 10-25x slower
+  // than the direct kernels on depthwise and dilated convolutions, and it
+  // applies post-ops such as SiLU element by element). Then the result is
+  // computed in the layout oneDNN picks and the final copy reorders it.
+  // Decided the same way at prepare and at init.
   if (isOutput(dst) && sumInput < 0) {
-    bool onlyReference = true;
+    bool slowInPlace = true;
     try {
-      onlyReference = isReference(make(false, false, 0).impl_info_str());
+      std::string name = make(false, false, 0).impl_info_str();
+      bool pointwise = wDims[2] == 1 && wDims[3] == 1 && groups == 1 &&
+                       !(op.post_ops() && op.post_ops()->size() > 0);
+      slowInPlace = isReference(name) ||
+                    (name.find("gemm") != std::string::npos && !pointwise);
     } catch (const dnnl::error &) {
     }
-    if (onlyReference)
+    if (slowInPlace)
       dstAny = Desc(dstDims, typeOf(dst), tag::any);
   }
   dnnl::convolution_forward::primitive_desc pd;
