@@ -92,11 +92,43 @@ LogicalResult checkStaticShapes(ModuleOp module) {
   return success(ok);
 }
 
+/// Reports windowed ops over more than two spatial dimensions up front: edge
+/// has 1-d and 2-d convolutions and poolings only, and the conversion's own
+/// message ("failed to legalize") would not say why. Video networks' 3-d
+/// convolutions are the usual case.
+LogicalResult checkWindowRanks(ModuleOp module) {
+  SmallVector<Operation *> unsupported;
+  module.walk([&](Operation *op) {
+    if (!isa<hl::ConvOp, hl::ConvTransposeOp, hl::MaxPoolOp, hl::AveragePoolOp>(
+            op) ||
+        op->getNumOperands() == 0)
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (type && type.getRank() > 4)
+      unsupported.push_back(op);
+  });
+  if (unsupported.empty())
+    return success();
+  // The first one, with a count: a video network has dozens.
+  auto type =
+      cast<RankedTensorType>(unsupported.front()->getOperand(0).getType());
+  InFlightDiagnostic diag = unsupported.front()->emitError("a window over ")
+                            << type.getRank() - 2
+                            << " spatial dimensions (input " << type
+                            << ") is not supported: edge has 1-d and 2-d "
+                               "convolutions and poolings (3-d ones, as in "
+                               "video networks, are not implemented)";
+  if (unsupported.size() > 1)
+    diag << "; " << unsupported.size() - 1 << " more such op(s) follow";
+  return failure();
+}
+
 struct ConvertHLToEdgePass
     : public strata::impl::ConvertHLToEdgeBase<ConvertHLToEdgePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    if (failed(checkStaticShapes(getOperation())))
+    if (failed(checkStaticShapes(getOperation())) ||
+        failed(checkWindowRanks(getOperation())))
       return signalPassFailure();
     TypeConverter typeConverter;
     populateHLToEdgeTypeConversions(typeConverter);

@@ -37,3 +37,15 @@ func.func @rnn_unsupported_activation(%x: tensor<1x3x2xf32>, %w: tensor<1x4x2xf3
   %h = hl.rnn %x, %w, %r {activations = ["Softsign"], hidden_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 1>} : (tensor<1x3x2xf32>, tensor<1x4x2xf32>, tensor<1x4x4xf32>) -> tensor<1x3x4xf32>
   return %h : tensor<1x3x4xf32>
 }
+
+// -----
+
+// Tests that windows over three spatial dimensions (a video network's 3-d
+// convolutions and poolings) are refused up front, at the first one, with
+// the reason and how many more there are.
+func.func @video(%x: tensor<1x3x4x8x8xf32>, %w: tensor<2x3x3x3x3xf32>) -> tensor<1x2x1x3x3xf32> {
+  // expected-error @+1 {{a window over 3 spatial dimensions (input 'tensor<1x3x4x8x8xf32>') is not supported: edge has 1-d and 2-d convolutions and poolings (3-d ones, as in video networks, are not implemented); 1 more such op(s) follow}}
+  %0 = hl.conv %x, %w : (tensor<1x3x4x8x8xf32>, tensor<2x3x3x3x3xf32>) -> tensor<1x2x2x6x6xf32>
+  %1 = hl.max_pool %0 {kernel_shape = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : (tensor<1x2x2x6x6xf32>) -> tensor<1x2x1x3x3xf32>
+  return %1 : tensor<1x2x1x3x3xf32>
+}
