@@ -32,7 +32,9 @@ LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
   for (StringRef part : parts) {
     int64_t extent;
     if (part.getAsInteger(10, extent) || extent < 0) {
-      error = "bad extent '" + part.str() + "' in '" + spec.str() + "'";
+      error = "bad extent '" + part.str() + "' in '" + spec.str() +
+              "': DIMS are non-negative integers joined by 'x', e.g. " +
+              name.str() + "=1x3x224x224";
       return failure();
     }
     shape.push_back(extent);
