@@ -113,3 +113,27 @@ std::optional<SmallVector<int64_t>>
 strata::hl::getConstantIntValues(Value value) {
   return detail::getConstantInts(value);
 }
+
+std::optional<SmallVector<double>>
+strata::hl::getConstantFloatValues(Value value) {
+  ElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
+    return llvm::map_to_vector(
+        dense.getValues<APFloat>(),
+        [](const APFloat &v) { return v.convertToDouble(); });
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || !attr.getElementType().isF32() ||
+      static_cast<int64_t>(blob->getData().size()) != attr.getNumElements() * 4)
+    return std::nullopt;
+  SmallVector<double> values;
+  for (int64_t i = 0, n = attr.getNumElements(); i < n; ++i) {
+    float v;
+    std::memcpy(&v, blob->getData().data() + i * 4, 4);
+    values.push_back(v);
+  }
+  return values;
+}

@@ -34,6 +34,11 @@ namespace strata::hl {
 /// operands, axes, slice bounds), std::nullopt otherwise.
 std::optional<llvm::SmallVector<int64_t>>
 getConstantIntValues(mlir::Value value);
+/// The floating-point elements of `value`, as doubles, when a constant
+/// produces it (dense, or an f32 resource as the importer keeps
+/// initializers), std::nullopt otherwise.
+std::optional<llvm::SmallVector<double>>
+getConstantFloatValues(mlir::Value value);
 } // namespace strata::hl
 
 #endif // STRATA_DIALECTS_HL_IR_HLOPS_H

@@ -46,18 +46,6 @@ std::optional<double> constantScalar(Value value) {
   return std::nullopt;
 }
 
-/// The elements of `value` as doubles when a floating-point constant
-/// produces it.
-std::optional<SmallVector<double>> constantFloats(Value value) {
-  DenseFPElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
-    return std::nullopt;
-  SmallVector<double> values;
-  for (const APFloat &v : attr.getValues<APFloat>())
-    values.push_back(v.convertToDouble());
-  return values;
-}
-
 /// `result` as an optional (the Support rules report a misfit as failure).
 std::optional<Shape> toOptional(FailureOr<Shape> result) {
   return succeeded(result) ? std::optional<Shape>(std::move(*result))
@@ -386,10 +374,11 @@ std::optional<Shape> inferResize(ResizeOp op) {
   int64_t rank = input->size();
   SmallVector<int64_t> axes;
   if (std::optional<ArrayRef<int64_t>> listed = op.getAxes()) {
-    for (int64_t axis : *listed) {
-      if (axis < -rank || axis >= rank)
+    for (int64_t a : *listed) {
+      FailureOr<int64_t> axis = normalizeAxis(a, rank);
+      if (failed(axis))
         return std::nullopt;
-      axes.push_back(axis < 0 ? axis + rank : axis);
+      axes.push_back(*axis);
     }
   } else {
     axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
@@ -416,7 +405,7 @@ std::optional<Shape> inferResize(ResizeOp op) {
         result[axis] = static_cast<int64_t>(common * (*input)[axis] + 0.5);
     }
   } else if (Value scalesValue = op.getScales()) {
-    auto scales = constantFloats(scalesValue);
+    auto scales = getConstantFloatValues(scalesValue);
     if (!scales || scales->size() != axes.size() ||
         op.getCoordinateTransformationMode() == "tf_crop_and_resize")
       return std::nullopt;
