@@ -51,6 +51,11 @@ Backend makeOneDNNBackend() {
        "run wide 3x3 stride-1 convolutions on the delegate's Winograd "
        "kernel, where its rule says that pays (faster; rel-L2 about 1e-6 "
        "against a direct convolution); false: direct convolutions only"},
+      {"activation_layout", "auto",
+       "layout of f32 activations between convolutions: auto (nChw16c "
+       "for depthwise-separable graphs on AVX-512, else oneDNN's choice per "
+       "convolution), open (oneDNN's choice) or blocked (nChw16c; needs "
+       "AVX-512)"},
       {"keep_plain_weights", "false",
        "also store plain weights, so that init on another CPU can repack "
        "them (runtime option repack_on_isa_mismatch)"},

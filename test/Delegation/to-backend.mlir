@@ -11,7 +11,7 @@
 // RUN: not strata-opt %s --strata-partition="backend=portable" 2>&1 | FileCheck %s --check-prefix=NODELEGATE
 
 // EDGE: func.func private @onednn_0(tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>
-// EDGE-SAME: strata.compile_specs = {keep_plain_weights = "false", tune_threads = "1", winograd = "true"}
+// EDGE-SAME: strata.compile_specs = {activation_layout = "auto", keep_plain_weights = "false", tune_threads = "1", winograd = "true"}
 // EDGE-SAME: strata.debug_handles = {"0" = ["conv", "relu"]}
 // EDGE-SAME: strata.delegate = "onednn"
 // EDGE-SAME: strata.named_data = {"onednn_0/t1.packed" = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>, "onednn_0/t2" = dense<{{.*}}> : tensor<16xui8>}
@@ -26,7 +26,7 @@
 // EXEC: exec.delegate_call @onednn_0 ins(%[[IN]] : memref<1x3x8x8xf32>) outs(%[[OUT]], %[[WORK]] : memref<1x4x6x6xf32>, memref<{{[0-9]+}}xi8>)
 
 // DUMP: delegates:
-// DUMP-NEXT: #0 @onednn_0 backend onednn specs {keep_plain_weights = "true", tune_threads = "1", winograd = "true"} blob in segment 0, 1 debug handles
+// DUMP-NEXT: #0 @onednn_0 backend onednn specs {activation_layout = "auto", keep_plain_weights = "true", tune_threads = "1", winograd = "true"} blob in segment 0, 1 debug handles
 // The delegate's listing: the convolution with its fused relu, the
 // implementation prepare chose and the packed weights' layout.
 // DUMP-NEXT: oneDNN {{[0-9.]+}}, weights packed for {{.*}}, working memory {{[0-9]+}} bytes
@@ -44,7 +44,7 @@
 // EXECUTE: load: {{.*}} ms, init: {{.*}} ms
 // EXECUTE: output 0: f32[1, 4, 6, 6]
 
-// SPEC: backend 'onednn' has no compile spec 'wingrad' (known: winograd, keep_plain_weights, tune_threads, tune, tuning_file)
+// SPEC: backend 'onednn' has no compile spec 'wingrad' (known: winograd, activation_layout, keep_plain_weights, tune_threads, tune, tuning_file)
 // UNCOMPILED: is a partition for 'onednn' that its backend has not compiled yet (run --strata-to-backend)
 // NODELEGATE: backend 'portable' has no delegate to partition for
 

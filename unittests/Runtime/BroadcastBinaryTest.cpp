@@ -196,12 +196,57 @@ TEST(BroadcastBinaryTest, BlockedEveryKindAndPostOp) {
       }
 }
 
+TEST(BroadcastBinaryTest, PaddedChannelsKeepTheirZeros) {
+  // x[1,12,1,2] in nChw16c (12 channels padded to a block of 16; the
+  // padding holds zeros, as oneDNN writes it) against s[1,12,1,1] =
+  // c + 1. Channel c of pixel w sits at w * 16 + c. Every kind leaves the
+  // four padded lanes of each pixel zero (a division by them would not:
+  // 0 / 0).
+  Desc a({1, 12, 1, 2}, Type::f32, Tag::nChw16c);
+  std::vector<float> s = iota(12, 1), x(32, 0.0f);
+  for (int w = 0; w < 2; ++w)
+    for (int c = 0; c < 12; ++c)
+      x[w * 16 + c] = 2.0f * (c + 1) + w;
+  struct Case {
+    BroadcastBinary::Kind kind;
+    float (*expected)(float, float);
+  };
+  const Case cases[] = {
+      {BroadcastBinary::Kind::Mul, [](float v, float t) { return v * t; }},
+      {BroadcastBinary::Kind::Div, [](float v, float t) { return v / t; }},
+      {BroadcastBinary::Kind::Add, [](float v, float t) { return v + t; }},
+      {BroadcastBinary::Kind::Sub, [](float v, float t) { return v - t; }},
+      {BroadcastBinary::Kind::Min,
+       [](float v, float t) { return std::min(v, t); }}};
+  for (const Case &c : cases) {
+    auto kernel = BroadcastBinary::plan(a, {1, 12, 1, 1});
+    ASSERT_TRUE(kernel);
+    kernel->kind = c.kind;
+    EXPECT_TRUE(kernel->padKeepsZero());
+    std::vector<float> y(32, -1.0f);
+    kernel->run(x.data(), s.data(), y.data());
+    for (int w = 0; w < 2; ++w)
+      for (int ch = 0; ch < 16; ++ch) {
+        float expected = ch < 12 ? c.expected(x[w * 16 + ch], s[ch]) : 0.0f;
+        EXPECT_EQ(y[w * 16 + ch], expected)
+            << "kind " << int(c.kind) << " w " << w << " channel " << ch;
+      }
+  }
+  // A clip post-op into [1, 2] would move the padding off zero: refused by
+  // padKeepsZero, which the delegate checks.
+  auto clipped = BroadcastBinary::plan(a, {1, 12, 1, 1});
+  ASSERT_TRUE(clipped);
+  clipped->post = BroadcastBinary::Post::Clip;
+  clipped->alpha = 1, clipped->beta = 2;
+  EXPECT_FALSE(clipped->padKeepsZero());
+}
+
 TEST(BroadcastBinaryTest, RefusesWhatItCannotWalk) {
-  // Channels padded to the block (12 of 16), a non-f32 tensor, and a second
-  // operand whose extent is neither 1 nor the first's.
-  EXPECT_FALSE(BroadcastBinary::plan(Desc({1, 12, 2, 2}, Type::f32,
-                                          Tag::nChw16c),
-                                     {1, 12, 1, 1}));
+  // A second operand varying along more than the padded channels (12 of
+  // 16), a non-f32 tensor, and a second operand whose extent is neither 1
+  // nor the first's.
+  EXPECT_FALSE(BroadcastBinary::plan(
+      Desc({1, 12, 2, 2}, Type::f32, Tag::nChw16c), {1, 12, 2, 1}));
   EXPECT_FALSE(
       BroadcastBinary::plan(Desc({2, 3}, Type::s8, Tag::ab), {2, 1}));
   EXPECT_FALSE(

@@ -888,6 +888,19 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   options.winograd = *winograd;
   options.keepPlainWeights = *keepPlain;
   options.measure = *tune;
+  if (auto it = specs.find("activation_layout"); it != specs.end()) {
+    using Layout = runtime::onednn::PrepareOptions::Layout;
+    if (it->second == "auto")
+      options.activationLayout = Layout::Rule;
+    else if (it->second == "open")
+      options.activationLayout = Layout::Open;
+    else if (it->second == "blocked")
+      options.activationLayout = Layout::ChannelBlocked;
+    else
+      return func.emitError("compile spec 'activation_layout' takes auto, "
+                            "open or blocked, got '")
+             << it->second << "'";
+  }
   // Tuning records: read from the file (which --tune may create), written
   // back with what this partition measured.
   std::string tuningFile;

@@ -56,6 +56,10 @@ using TuningRecords = std::map<std::string, TunedConvolution>;
 
 /// What prepareGraph needs beyond the plain graph.
 struct PrepareOptions {
+  /// The layout of f32 activations between convolutions (the blob's
+  /// activation_layout): by the rule of ChannelBlockedRule.cpp, or forced.
+  enum class Layout { Rule, Open, ChannelBlocked };
+  Layout activationLayout = Layout::Rule;
   /// Let convolutions use Winograd: the delegate's own F(2x2,3x3) kernel
   /// where it applies (3x3, stride 1, AVX-512) and, when measuring,
   /// oneDNN's Winograd implementations too.

@@ -25,15 +25,36 @@ BroadcastBinary::plan(const dnnl::memory::desc &a,
       md.data_type != dnnl_f32)
     return std::nullopt;
   const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
-  // The second operand's row-major strides, 0 where it broadcasts.
+  // A dimension padded to whole blocks (nChw16c over 72 channels) is
+  // walked to its padded extent; the second operand then varies along it
+  // alone, and run() extends it by values that keep the padding zero.
+  int paddedDim = -1;
+  for (int d = 0; d < rank; ++d) {
+    if (md.dims[d] <= 0 || (bDims[d] != 1 && bDims[d] != md.dims[d]))
+      return std::nullopt;
+    if (md.padded_dims[d] != md.dims[d]) {
+      if (paddedDim >= 0 || md.padded_dims[d] < md.dims[d])
+        return std::nullopt;
+      paddedDim = d;
+    }
+  }
+  BroadcastBinary kernel;
+  if (paddedDim >= 0) {
+    for (int d = 0; d < rank; ++d)
+      if (d != paddedDim && bDims[d] != 1)
+        return std::nullopt;
+    if (bDims[paddedDim] != 1) {
+      kernel.bCount = bDims[paddedDim];
+      kernel.bPaddedCount = md.padded_dims[paddedDim];
+    }
+  }
+  // The second operand's row-major strides (over its extended form), 0
+  // where it broadcasts.
   std::vector<int64_t> bLogical(rank, 0);
   int64_t running = 1;
   for (int d = rank - 1; d >= 0; --d) {
-    if (md.dims[d] <= 0 || md.padded_dims[d] != md.dims[d] ||
-        (bDims[d] != 1 && bDims[d] != md.dims[d]))
-      return std::nullopt;
     bLogical[d] = bDims[d] == 1 ? 0 : running;
-    running *= bDims[d];
+    running *= bDims[d] == 1 ? 1 : md.padded_dims[d];
   }
   // Each dimension blocked at most once.
   std::vector<int64_t> block(rank, 1);
@@ -41,7 +62,7 @@ BroadcastBinary::plan(const dnnl::memory::desc &a,
   for (int i = 0; i < blocking.inner_nblks; ++i) {
     int d = static_cast<int>(blocking.inner_idxs[i]);
     if (d < 0 || d >= rank || block[d] != 1 || blocking.inner_blks[i] <= 1 ||
-        md.dims[d] % blocking.inner_blks[i] != 0)
+        md.padded_dims[d] % blocking.inner_blks[i] != 0)
       return std::nullopt;
     block[d] = blocking.inner_blks[i];
     innerSize *= block[d];
@@ -52,19 +73,18 @@ BroadcastBinary::plan(const dnnl::memory::desc &a,
     return blocking.strides[x] > blocking.strides[y];
   });
 
-  BroadcastBinary kernel;
   std::vector<std::pair<int64_t, int64_t>> levels; // (extent, b stride)
   // Outer levels must be dense: each stride is the size of what follows.
   int64_t expected = innerSize;
   for (int i = rank - 1; i >= 0; --i) {
     int d = order[i];
-    int64_t extent = md.dims[d] / block[d];
+    int64_t extent = md.padded_dims[d] / block[d];
     if (extent > 1 && blocking.strides[d] != expected)
       return std::nullopt;
     expected *= extent;
   }
   for (int d : order)
-    levels.push_back({md.dims[d] / block[d], bLogical[d] * block[d]});
+    levels.push_back({md.padded_dims[d] / block[d], bLogical[d] * block[d]});
   for (int i = 0; i < blocking.inner_nblks; ++i)
     levels.push_back({blocking.inner_blks[i],
                       bLogical[static_cast<int>(blocking.inner_idxs[i])]});
@@ -320,6 +340,15 @@ void runWithPost(const BroadcastBinary &k, const float *a, const float *b,
 } // namespace
 
 void BroadcastBinary::run(const float *a, const float *b, float *dst) const {
+  // The second operand over a padded dimension: its values, then ones for
+  // a division and zeros otherwise, so that the padding (zeros) stays
+  // zero (a clip post-op that moves 0 is not planned; see padKeepsZero).
+  std::vector<float> extended;
+  if (bPaddedCount > bCount) {
+    extended.assign(bPaddedCount, kind == Kind::Div ? 1.0f : 0.0f);
+    std::copy(b, b + bCount, extended.begin());
+    b = extended.data();
+  }
   switch (kind) {
   case Kind::Add:
     return runWithPost(*this, a, b, dst, [](float x, float y) { return x + y; });

@@ -39,11 +39,23 @@ struct BroadcastBinary {
   /// The loop nest, outermost first: extents and the second operand's
   /// stride per level (the first operand and the result are dense).
   std::vector<int64_t> extents, bStrides;
+  /// A second operand along a padded dimension (a per-channel vector over
+  /// nChw16c of 72 channels): its count and the padded one, which run()
+  /// extends it to. Equal (0) otherwise.
+  int64_t bCount = 0, bPaddedCount = 0;
+
+  /// Whether the padding of the first operand (zeros) stays zero in the
+  /// result: always without padding; with it, unless a clip post-op's
+  /// bounds exclude 0.
+  bool padKeepsZero() const {
+    return bPaddedCount == bCount || post != Post::Clip ||
+           (alpha <= 0 && beta >= 0);
+  }
 
   /// The kernel for first operand/result layout `a` and a row-major second
   /// operand of `bDims` (padded to a's rank; 1 where it broadcasts); none
-  /// when the layout is not dense f32, pads a dimension or blocks one
-  /// twice.
+  /// when the layout is not dense f32 or blocks a dimension twice, or pads
+  /// one along which the second operand is not the only one to vary.
   static std::optional<BroadcastBinary> plan(const dnnl::memory::desc &a,
                                              const dnnl::memory::dims &bDims);
 

@@ -458,11 +458,17 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput, ownSwish ? 1 : 0);
   if (!attr.ok())
     return attr.takeError();
-  // int8: s8/u8 input and weights, s8/u8/f32 result, output scales.
-  Desc srcAny(srcDims, typeOf(src), tag::any);
+  // int8: s8/u8 input and weights, s8/u8/f32 result, output scales. In a
+  // channel-blocked graph, f32 activations are nChw16c (a stem's input of
+  // at most four channels is read as it is).
+  bool blocked = channelBlocked && typeOf(src) == memory::data_type::f32 &&
+                 typeOf(dst) == memory::data_type::f32;
+  tag openTag = blocked ? tag::aBcd16b : tag::any;
+  Desc srcAny(srcDims, typeOf(src),
+              blocked && srcDims[1] > 4 ? tag::aBcd16b : tag::any);
   Desc wAny(wPlain, typeOf(w), tag::any);
   Desc dstAny(dstDims, typeOf(dst),
-              isOutput(dst) && sumInput < 0 ? tag::abcd : tag::any);
+              isOutput(dst) && sumInput < 0 ? tag::abcd : openTag);
   STRATA_RETURN_IF_ERROR(
       setOutputScales(op, wDims[0], 1, "output channel", *attr));
   Desc biasDesc = *bias >= 0 ? plainDesc({wDims[0]}) : Desc();
@@ -529,7 +535,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     } catch (const dnnl::error &) {
     }
     if (slowInPlace)
-      dstAny = Desc(dstDims, typeOf(dst), tag::any);
+      dstAny = Desc(dstDims, typeOf(dst), openTag);
   }
   dnnl::convolution_forward::primitive_desc pd;
   // Init of a convolution prepared for the own kernel on a CPU that cannot
@@ -540,6 +546,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     std::string signature =
         convSignature(srcDims, wDims, dstDims, src, w, dst, groups, window,
                       *attr, sumInput, placed);
+    if (blocked)
+      signature += " activations=nChw16c";
     std::optional<CompiledGraph::ConvChoice> best;
     if (options.tuning) {
       auto record = options.tuning->find(signature);

@@ -318,6 +318,8 @@ ownBinary(const fbs::Op &op, const Desc &layout, const Dims &bDims) {
     kernel->post = post;
     kernel->alpha = alpha;
     kernel->beta = beta;
+    if (!kernel->padKeepsZero())
+      return std::nullopt;
   }
   return kernel;
 }

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
+#include "ChannelBlockedRule.h"
+
 #include <algorithm>
 
 namespace strata::runtime::onednn {
@@ -516,6 +518,9 @@ Error GraphBuilder::build() {
     outputs.push_back(t);
   }
   outputWritten.assign(outputs.size(), false);
+  channelBlocked =
+      graph.activation_layout() == fbs::ActivationLayout::ChannelBlocked16 &&
+      hostRunsChannelBlocked16();
   for (size_t i = 0; i < tensorCount; ++i) {
     Dims dims = dimsOf(static_cast<uint32_t>(i));
     if (dims.empty() || dims.size() > 6)

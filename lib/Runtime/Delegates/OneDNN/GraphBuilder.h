@@ -446,6 +446,9 @@ private:
   /// Graph outputs some op writes directly into the caller's buffer.
   std::vector<bool> outputWritten;
   size_t scratchpadBytes = 0;
+  /// f32 convolutions read and write nChw16c (the graph's
+  /// activation_layout, on a CPU that runs it).
+  bool channelBlocked = false;
 };
 
 } // namespace strata::runtime::onednn

@@ -1,4 +1,5 @@
 //===- OneDNNBackend.cpp - the onednn runtime delegate and prepare step ---===//
+#include "ChannelBlockedRule.h"
 #include "GraphBuilder.h"
 
 #include <omp.h>
@@ -76,6 +77,23 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   fbs::GraphT object;
   (*graph)->UnPackTo(&object);
   object.winograd = options.winograd;
+  switch (options.activationLayout) {
+  case PrepareOptions::Layout::Rule:
+    object.activation_layout = channelBlockedPays(**graph)
+                                   ? fbs::ActivationLayout::ChannelBlocked16
+                                   : fbs::ActivationLayout::Open;
+    break;
+  case PrepareOptions::Layout::Open:
+    object.activation_layout = fbs::ActivationLayout::Open;
+    break;
+  case PrepareOptions::Layout::ChannelBlocked:
+    if (!hostRunsChannelBlocked16())
+      return Error(ErrorCode::InvalidArgument,
+                   "channel-blocked activations (nChw16c) need AVX-512, "
+                   "which this CPU lacks");
+    object.activation_layout = fbs::ActivationLayout::ChannelBlocked16;
+    break;
+  }
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
   const fbs::Graph *withOptions = fbs::GetGraph(fbb.GetBufferPointer());
@@ -151,13 +169,18 @@ std::string describeGraph(ByteSpan processed) {
   if (!verified.ok())
     return "    (" + verified.error().message() + ")\n";
   const fbs::Graph &graph = **verified;
-  std::string s = "    oneDNN " +
-                  (graph.onednn_version() ? graph.onednn_version()->str()
-                                          : std::string("?")) +
-                  ", weights packed for " +
-                  (graph.isa() ? graph.isa()->str() : std::string("?")) +
-                  ", working memory " + std::to_string(graph.scratch_bytes()) +
-                  " bytes\n";
+  std::string s =
+      "    oneDNN " +
+      (graph.onednn_version() ? graph.onednn_version()->str()
+                              : std::string("?")) +
+      ", weights packed for " +
+      (graph.isa() ? graph.isa()->str() : std::string("?")) +
+      ", working memory " + std::to_string(graph.scratch_bytes()) +
+      " bytes, activations " +
+      (graph.activation_layout() == fbs::ActivationLayout::ChannelBlocked16
+           ? "nChw16c"
+           : "open") +
+      "\n";
   if (!graph.ops())
     return s;
   size_t tensorCount = graph.tensors() ? graph.tensors()->size() : 0;
