@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
 
+#include "llvm/ADT/MapVector.h"
+
 namespace strata {
 #define GEN_PASS_DEF_CONVERTHLTOEDGE
 #include "strata/Conversion/Passes.h.inc"
@@ -123,6 +125,46 @@ LogicalResult checkWindowRanks(ModuleOp module) {
   return failure();
 }
 
+/// Reports, all at once, the ops that no pattern converts at all (a
+/// GridSample): the conversion would stop at the first with a bare "failed
+/// to legalize". Ops with a pattern that declines this instance still get
+/// the conversion's own message.
+LogicalResult checkLoweringsExist(ModuleOp module,
+                                  RewritePatternSet &patterns) {
+  llvm::DenseSet<OperationName> covered;
+  for (const std::unique_ptr<RewritePattern> &pattern :
+       patterns.getNativePatterns()) {
+    std::optional<OperationName> root = pattern->getRootKind();
+    if (!root)
+      return success(); // A pattern for any op: nothing can be said here.
+    covered.insert(*root);
+  }
+  SmallVector<Operation *> uncovered;
+  llvm::MapVector<OperationName, unsigned> counts;
+  module.walk([&](Operation *op) {
+    // Terminators (hl.yield) go with the op whose region they end.
+    if (!isa<hl::HLDialect>(op->getDialect()) ||
+        op->hasTrait<OpTrait::IsTerminator>() ||
+        covered.contains(op->getName()))
+      return;
+    if (counts[op->getName()]++ == 0)
+      uncovered.push_back(op);
+  });
+  if (uncovered.empty())
+    return success();
+  InFlightDiagnostic diag =
+      uncovered.front()->emitError("'")
+      << uncovered.front()->getName()
+      << "' has no lowering to edge: Strata does not support this op yet "
+         "(docs/conformance.md lists what it supports)";
+  if (counts.size() > 1 || counts.front().second > 1) {
+    diag << "; ops without a lowering in this model:";
+    for (auto [name, count] : counts)
+      diag << " " << name << " (" << count << ")";
+  }
+  return failure();
+}
+
 struct ConvertHLToEdgePass
     : public strata::impl::ConvertHLToEdgeBase<ConvertHLToEdgePass> {
   void runOnOperation() override {
@@ -142,6 +184,8 @@ struct ConvertHLToEdgePass
 
     RewritePatternSet patterns(context);
     populateHLToEdgePatterns(typeConverter, patterns);
+    if (failed(checkLoweringsExist(getOperation(), patterns)))
+      return signalPassFailure();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
