@@ -22,6 +22,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <vector>
+
 namespace strata::runtime::onednn {
 
 namespace fbs = strata::onednn::fb;
@@ -46,52 +48,40 @@ bool isF32(const fbs::Graph &graph, uint32_t i) {
          graph.tensors()->Get(i)->dtype() == fbs::DataType::F32;
 }
 
-/// Why a convolution keeps the graph open, or empty when it fits.
-std::string convolutionMisfit(const fbs::Graph &graph, const fbs::Op &op,
-                              bool &depthwise) {
+/// Whether a convolution fits the rule: f32, and depthwise (then
+/// `depthwise` is set), 1x1, or a stem of at most four input channels.
+bool fitsTheRule(const fbs::Graph &graph, const fbs::Op &op, bool &depthwise) {
   if (!op.inputs() || op.inputs()->size() < 2 || !op.outputs() ||
       op.outputs()->size() != 1)
-    return "a convolution without input and weights";
+    return false;
   uint32_t src = op.inputs()->Get(0), dst = op.outputs()->Get(0);
   if (!isF32(graph, src) || !isF32(graph, dst))
-    return "an 8-bit convolution";
+    return false;
   std::vector<int64_t> s = dimsOf(graph, src),
                        w = dimsOf(graph, op.inputs()->Get(1));
   if (s.size() != 4 || w.size() != 4)
-    return "a 1-d convolution";
-  int64_t groups = op.groups();
-  if (groups > 1) {
-    if (groups == s[1] && w[1] == 1) {
-      depthwise = true;
-      return "";
-    }
-    return "a grouped convolution";
+    return false;
+  if (op.groups() > 1) {
+    // Grouped convolutions other than depthwise ones run slower blocked.
+    bool isDepthwise = op.groups() == s[1] && w[1] == 1;
+    depthwise |= isDepthwise;
+    return isDepthwise;
   }
-  if (w[2] * w[3] > 1 && s[1] > 4)
-    return "a dense " + std::to_string(w[2]) + "x" + std::to_string(w[3]) +
-           " convolution past the stem";
-  return "";
+  // Dense kxk convolutions past the stem: brgconv on channels-last wins.
+  return w[2] * w[3] == 1 || s[1] <= 4;
 }
 
 } // namespace
 
-bool channelBlockedPays(const fbs::Graph &graph, std::string *why) {
-  auto no = [&](std::string reason) {
-    if (why)
-      *why = std::move(reason);
+bool channelBlockedPays(const fbs::Graph &graph) {
+  if (!hostRunsChannelBlocked16() || !graph.ops())
     return false;
-  };
-  if (!hostRunsChannelBlocked16())
-    return no("the CPU lacks AVX-512");
-  if (!graph.ops())
-    return no("no ops");
   bool anyDepthwise = false;
   for (const fbs::Op *op : *graph.ops()) {
     switch (op->kind()) {
     case fbs::OpKind::Convolution:
-      if (std::string misfit = convolutionMisfit(graph, *op, anyDepthwise);
-          !misfit.empty())
-        return no(misfit);
+      if (!fitsTheRule(graph, *op, anyDepthwise))
+        return false;
       break;
     case fbs::OpKind::Eltwise:
     case fbs::OpKind::Binary:
@@ -108,17 +98,14 @@ bool channelBlockedPays(const fbs::Graph &graph, std::string *why) {
                                     ? dimsOf(graph, op->inputs()->Get(0))
                                     : std::vector<int64_t>();
       if (in.size() == 4 && in[2] * in[3] != 1)
-        return no("a reshape of a feature map");
+        return false;
       break;
     }
-    default:
-      return no(std::string("a ") + fbs::EnumNameOpKind(op->kind()) +
-                " (its layout is not kept)");
+    default: // Concat, Transpose, Slice, LayerNorm, int8 Reorder.
+      return false;
     }
   }
-  if (!anyDepthwise)
-    return no("no depthwise convolution");
-  return true;
+  return anyDepthwise;
 }
 
 } // namespace strata::runtime::onednn

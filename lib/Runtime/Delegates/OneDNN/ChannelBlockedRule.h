@@ -11,18 +11,14 @@
 
 #include "strata/Runtime/Delegates/Schema/onednn_graph_generated.h"
 
-#include <string>
-
 namespace strata::runtime::onednn {
 
 /// Whether this CPU runs oneDNN's nChw16c f32 kernels (AVX-512).
 bool hostRunsChannelBlocked16();
 
 /// Whether `graph` is a depthwise-separable network, which runs faster
-/// with every f32 activation in nChw16c; `why` receives the reason when it
-/// is not (for the dump). False on a CPU without AVX-512.
-bool channelBlockedPays(const strata::onednn::fb::Graph &graph,
-                        std::string *why = nullptr);
+/// with every f32 activation in nChw16c. False on a CPU without AVX-512.
+bool channelBlockedPays(const strata::onednn::fb::Graph &graph);
 
 } // namespace strata::runtime::onednn
 
