@@ -5,17 +5,22 @@
 // - depthwise: jit_dw 25-35% faster than brdgmm_dw;
 // - 1x1 with 16-96 input channels: jit_1x1 about 15% faster than
 //   brgconv_1x1, about even above;
-// - dense kxk: brgconv about 30% faster (Inception's 1x7 and 7x1: 37 ms
-//   against 51 ms), and grouped ones slower blocked too (RegNet's 8-channel
-//   groups);
-// - concatenations, transposes and slices of blocked activations need
-//   reorders (ShuffleNet's channel shuffle: 50 more of them).
-// Whole networks follow the mix: blocked gained 4-10% on networks built of
-// depthwise and 1x1 convolutions only (EfficientNet-B0, MobileNet-V3,
-// MNASNet) and lost up to 30% on those with dense or grouped kxk ones
-// (Inception-V3, RegNetY). The rule therefore takes the graphs whose
-// convolutions are all depthwise or 1x1, but for a stem reading at most
-// four channels, and whose other ops keep the layout.
+// - dense kxk over 128 and more channels: brgconv about 30% faster
+//   (Inception's 1x7 and 7x1: 37 ms against 51 ms); over at most 64 (a
+//   stem, SqueezeNet's expand, EfficientNet-V2's fused blocks) about even;
+// - grouped convolutions other than depthwise ones: slower blocked
+//   (RegNet's 8-channel groups);
+// - channel concatenations of whole blocks: in place blocked, copies
+//   channels-last (SqueezeNet's eight: 0.36 ms of 2.9 at 2 threads);
+// - transposes and slices of blocked activations need reorders
+//   (ShuffleNet's channel shuffle: 50 more of them).
+// Whole networks follow the mix: blocked gained 4-15% on networks built of
+// depthwise and 1x1 convolutions (EfficientNet-B0, MobileNet-V3, MNASNet)
+// and on SqueezeNet, and lost up to 30% on those with dense kxk ones over
+// many channels or grouped ones (Inception-V3, RegNetY). The rule takes
+// the graphs whose convolutions are depthwise, 1x1 or dense over at most
+// 64 channels, with at least one depthwise or one concatenation, and whose
+// other ops keep the layout.
 //
 //===----------------------------------------------------------------------===//
 #include "ChannelBlockedRule.h"
@@ -49,7 +54,7 @@ bool isF32(const fbs::Graph &graph, uint32_t i) {
 }
 
 /// Whether a convolution fits the rule: f32, and depthwise (then
-/// `depthwise` is set), 1x1, or a stem of at most four input channels.
+/// `depthwise` is set), 1x1, or dense over at most 64 input channels.
 bool fitsTheRule(const fbs::Graph &graph, const fbs::Op &op, bool &depthwise) {
   if (!op.inputs() || op.inputs()->size() < 2 || !op.outputs() ||
       op.outputs()->size() != 1)
@@ -67,8 +72,22 @@ bool fitsTheRule(const fbs::Graph &graph, const fbs::Op &op, bool &depthwise) {
     depthwise |= isDepthwise;
     return isDepthwise;
   }
-  // Dense kxk convolutions past the stem: brgconv on channels-last wins.
-  return w[2] * w[3] == 1 || s[1] <= 4;
+  // Dense kxk convolutions over more than 64 channels: brgconv on
+  // channels-last wins.
+  return w[2] * w[3] == 1 || s[1] <= 64;
+}
+
+/// Whether `op` concatenates 4-D f32 tensors along channels in multiples
+/// of 16.
+bool concatOfWholeBlocks(const fbs::Graph &graph, const fbs::Op &op) {
+  if (op.axis() != 1 || !op.inputs())
+    return false;
+  for (uint32_t t : *op.inputs()) {
+    std::vector<int64_t> dims = dimsOf(graph, t);
+    if (dims.size() != 4 || dims[1] % 16 != 0 || !isF32(graph, t))
+      return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -76,7 +95,7 @@ bool fitsTheRule(const fbs::Graph &graph, const fbs::Op &op, bool &depthwise) {
 bool channelBlockedPays(const fbs::Graph &graph) {
   if (!hostRunsChannelBlocked16() || !graph.ops())
     return false;
-  bool anyDepthwise = false;
+  bool anyDepthwise = false, anyConcat = false;
   for (const fbs::Op *op : *graph.ops()) {
     switch (op->kind()) {
     case fbs::OpKind::Convolution:
@@ -92,6 +111,12 @@ bool channelBlockedPays(const fbs::Graph &graph) {
     case fbs::OpKind::MatMul:
     case fbs::OpKind::Softmax:
       break;
+    case fbs::OpKind::Concat:
+      // In place only where every part is whole channel blocks.
+      if (!concatOfWholeBlocks(graph, *op))
+        return false;
+      anyConcat = true;
+      break;
     case fbs::OpKind::Reshape: {
       // A classifier's flatten of pooled [N, C, 1, 1] features.
       std::vector<int64_t> in = op->inputs() && op->inputs()->size()
@@ -101,11 +126,11 @@ bool channelBlockedPays(const fbs::Graph &graph) {
         return false;
       break;
     }
-    default: // Concat, Transpose, Slice, LayerNorm, int8 Reorder.
+    default: // Transpose, Slice, LayerNorm, int8 Reorder.
       return false;
     }
   }
-  return anyDepthwise;
+  return anyDepthwise || anyConcat;
 }
 
 } // namespace strata::runtime::onednn

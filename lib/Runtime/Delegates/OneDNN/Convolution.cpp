@@ -516,6 +516,23 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     seekImpl(pd, impl);
     return pd;
   };
+  // In a channel-blocked graph, a convolution oneDNN has only its
+  // reference kernel for in nChw16c (a dense one over 8 channels, padded
+  // to a block) takes the layouts oneDNN picks instead.
+  if (blocked) {
+    bool referenceOnly = true;
+    try {
+      referenceOnly = isReference(make(false, false, 0).impl_info_str());
+    } catch (const dnnl::error &) {
+    }
+    if (referenceOnly) {
+      blocked = false;
+      openTag = tag::any;
+      srcAny = Desc(srcDims, typeOf(src), tag::any);
+      if (!(isOutput(dst) && sumInput < 0))
+        dstAny = Desc(dstDims, typeOf(dst), tag::any);
+    }
+  }
   // A result the graph returns is written row-major where it goes, unless
   // oneDNN has only a slow kernel for that: its reference one (int8 into
   // nchw, 200x slower) or, for anything but a 1x1 convolution without
