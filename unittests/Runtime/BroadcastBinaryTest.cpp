@@ -239,6 +239,19 @@ TEST(BroadcastBinaryTest, PaddedChannelsKeepTheirZeros) {
   clipped->post = BroadcastBinary::Post::Clip;
   clipped->alpha = 1, clipped->beta = 2;
   EXPECT_FALSE(clipped->padKeepsZero());
+  // A scalar over the padded channels: a product keeps the padding zero
+  // (and is computed there as 0), a sum would not.
+  auto scalar = BroadcastBinary::plan(a, {1, 1, 1, 1});
+  ASSERT_TRUE(scalar);
+  scalar->kind = BroadcastBinary::Kind::Mul;
+  EXPECT_TRUE(scalar->padKeepsZero());
+  float three = 3.0f;
+  std::vector<float> y(32, -1.0f);
+  scalar->run(x.data(), &three, y.data());
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(y[i], 3.0f * x[i]) << "element " << i;
+  scalar->kind = BroadcastBinary::Kind::Add;
+  EXPECT_FALSE(scalar->padKeepsZero());
 }
 
 TEST(BroadcastBinaryTest, RefusesWhatItCannotWalk) {

@@ -46,6 +46,8 @@ BroadcastBinary::plan(const dnnl::memory::desc &a,
     if (bDims[paddedDim] != 1) {
       kernel.bCount = bDims[paddedDim];
       kernel.bPaddedCount = md.padded_dims[paddedDim];
+    } else {
+      kernel.broadcastOverPadding = true;
     }
   }
   // The second operand's row-major strides (over its extended form), 0

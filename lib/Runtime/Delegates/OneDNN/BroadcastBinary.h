@@ -43,13 +43,19 @@ struct BroadcastBinary {
   /// nChw16c of 72 channels): its count and the padded one, which run()
   /// extends it to. Equal (0) otherwise.
   int64_t bCount = 0, bPaddedCount = 0;
+  /// The first operand pads a dimension along which the second operand
+  /// broadcasts (a scalar over nChw16c of 72 channels).
+  bool broadcastOverPadding = false;
 
   /// Whether the padding of the first operand (zeros) stays zero in the
-  /// result: always without padding; with it, unless a clip post-op's
-  /// bounds exclude 0.
+  /// result: always without padding; with a second operand extended over
+  /// it, unless a clip post-op's bounds exclude 0; with one broadcast over
+  /// it, only for a product (0 * b), under the same condition.
   bool padKeepsZero() const {
-    return bPaddedCount == bCount || post != Post::Clip ||
-           (alpha <= 0 && beta >= 0);
+    bool postKeepsZero = post != Post::Clip || (alpha <= 0 && beta >= 0);
+    if (broadcastOverPadding)
+      return kind == Kind::Mul && postKeepsZero;
+    return bPaddedCount == bCount || postKeepsZero;
   }
 
   /// The kernel for first operand/result layout `a` and a row-major second
