@@ -463,12 +463,18 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   // at most four channels is read as it is).
   bool blocked = channelBlocked && typeOf(src) == memory::data_type::f32 &&
                  typeOf(dst) == memory::data_type::f32;
-  tag openTag = blocked ? tag::aBcd16b : tag::any;
-  Desc srcAny(srcDims, typeOf(src),
-              blocked && srcDims[1] > 4 ? tag::aBcd16b : tag::any);
+  tag openTag = tag::any;
+  Desc srcAny, dstAny;
+  auto setLayouts = [&](bool blockedNow) {
+    blocked = blockedNow;
+    openTag = blocked ? tag::aBcd16b : tag::any;
+    srcAny = Desc(srcDims, typeOf(src),
+                  blocked && srcDims[1] > 4 ? tag::aBcd16b : tag::any);
+    dstAny = Desc(dstDims, typeOf(dst),
+                  isOutput(dst) && sumInput < 0 ? tag::abcd : openTag);
+  };
+  setLayouts(blocked);
   Desc wAny(wPlain, typeOf(w), tag::any);
-  Desc dstAny(dstDims, typeOf(dst),
-              isOutput(dst) && sumInput < 0 ? tag::abcd : openTag);
   STRATA_RETURN_IF_ERROR(
       setOutputScales(op, wDims[0], 1, "output channel", *attr));
   Desc biasDesc = *bias >= 0 ? plainDesc({wDims[0]}) : Desc();
@@ -525,13 +531,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       referenceOnly = isReference(make(false, false, 0).impl_info_str());
     } catch (const dnnl::error &) {
     }
-    if (referenceOnly) {
-      blocked = false;
-      openTag = tag::any;
-      srcAny = Desc(srcDims, typeOf(src), tag::any);
-      if (!(isOutput(dst) && sumInput < 0))
-        dstAny = Desc(dstDims, typeOf(dst), tag::any);
-    }
+    if (referenceOnly)
+      setLayouts(false);
   }
   // A result the graph returns is written row-major where it goes, unless
   // oneDNN has only a slow kernel for that: its reference one (int8 into
