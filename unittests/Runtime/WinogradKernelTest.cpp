@@ -1,11 +1,11 @@
 //===- WinogradKernelTest.cpp - the oneDNN delegate's own Winograd kernel -===//
 //
-// The F(2x2,3x3) kernel against a direct convolution written out here in
-// double precision (odd sizes, a 16-wide weight panel, every post-op, both
-// layouts, tile rows in blocks run by one thread or spread over two), and
-// the delegate running a blob whose convolution names that kernel, with
-// values worked out by hand; the in-place post-op pass against the
-// same functions in double precision.
+// The F(2x2,3x3) and F(4x4,3x3) kernels against a direct convolution written
+// out here in double precision (odd sizes, a 16-wide weight panel, every
+// post-op, both layouts, tile rows in blocks run by one thread or spread over
+// two), and the delegate running a blob whose convolution names that kernel,
+// with values worked out by hand; the in-place post-op pass against the same
+// functions in double precision.
 //
 //===----------------------------------------------------------------------===//
 #include "OneDNNTestSupport.h"
@@ -26,6 +26,7 @@ using namespace strata::runtime;
 using strata::runtime::onednn::WinogradConv;
 using strata::runtime::onednn::WinogradLayout;
 using strata::runtime::onednn::WinogradPostOp;
+using strata::runtime::onednn::WinogradTile;
 using strata::runtime::testing::floats;
 using strata::runtime::testing::MapData;
 namespace fbs = strata::onednn::fb;
@@ -99,85 +100,90 @@ TEST(WinogradKernelTest, MatchesDirectConvolution) {
   };
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
-  for (int threads : {1, 2})
-  for (WinogradLayout layout :
-       {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast,
-        WinogradLayout::Blocked8})
-    for (const Case &c : cases) {
-      SCOPED_TRACE(std::to_string(threads) + " threads, " +
-                   std::string(nameOf(layout)) +
-                   " ic " + std::to_string(c.ic) + " oc " +
-                   std::to_string(c.oc) + " " + std::to_string(c.h) + "x" +
-                   std::to_string(c.w) + " pad " + std::to_string(c.pad));
-      int64_t oh = c.h + 2 * c.pad - 2, ow = c.w + 2 * c.pad - 2;
-      std::vector<float> x(c.ic * c.h * c.w), k(c.oc * c.ic * 9), b(c.oc),
-          prior(c.oc * oh * ow);
-      for (float &v : x)
-        v = normal(rng);
-      for (float &v : k)
-        v = normal(rng) / std::sqrt(9.f * c.ic);
-      for (float &v : b)
-        v = normal(rng) * 0.1f;
-      for (float &v : prior)
-        v = normal(rng);
-      std::vector<float> xb(x.size()), dst(prior.size());
-      for (int64_t ch = 0; ch < c.ic; ++ch)
-        for (int64_t y = 0; y < c.h; ++y)
-          for (int64_t xx = 0; xx < c.w; ++xx)
-            xb[indexIn(layout, ch, y, xx, c.ic, c.h, c.w)] =
-                x[(ch * c.h + y) * c.w + xx];
-      for (int64_t o = 0; o < c.oc; ++o)
-        for (int64_t y = 0; y < oh; ++y)
-          for (int64_t xx = 0; xx < ow; ++xx)
-            dst[indexIn(layout, o, y, xx, c.oc, oh, ow)] =
-                prior[(o * oh + y) * ow + xx];
+  for (WinogradTile tile : {WinogradTile::F2x2, WinogradTile::F4x4})
+    for (int threads : {1, 2})
+      for (WinogradLayout layout :
+           {WinogradLayout::Blocked16, WinogradLayout::ChannelsLast,
+            WinogradLayout::Blocked8})
+        for (const Case &c : cases) {
+          SCOPED_TRACE(
+              std::string(tile == WinogradTile::F4x4 ? "F(4x4,3x3), "
+                                                     : "F(2x2,3x3), ") +
+              std::to_string(threads) + " threads, " +
+              std::string(nameOf(layout)) + " ic " + std::to_string(c.ic) +
+              " oc " + std::to_string(c.oc) + " " + std::to_string(c.h) + "x" +
+              std::to_string(c.w) + " pad " + std::to_string(c.pad));
+          int64_t oh = c.h + 2 * c.pad - 2, ow = c.w + 2 * c.pad - 2;
+          std::vector<float> x(c.ic * c.h * c.w), k(c.oc * c.ic * 9), b(c.oc),
+              prior(c.oc * oh * ow);
+          for (float &v : x)
+            v = normal(rng);
+          for (float &v : k)
+            v = normal(rng) / std::sqrt(9.f * c.ic);
+          for (float &v : b)
+            v = normal(rng) * 0.1f;
+          for (float &v : prior)
+            v = normal(rng);
+          std::vector<float> xb(x.size()), dst(prior.size());
+          for (int64_t ch = 0; ch < c.ic; ++ch)
+            for (int64_t y = 0; y < c.h; ++y)
+              for (int64_t xx = 0; xx < c.w; ++xx)
+                xb[indexIn(layout, ch, y, xx, c.ic, c.h, c.w)] =
+                    x[(ch * c.h + y) * c.w + xx];
+          for (int64_t o = 0; o < c.oc; ++o)
+            for (int64_t y = 0; y < oh; ++y)
+              for (int64_t xx = 0; xx < ow; ++xx)
+                dst[indexIn(layout, o, y, xx, c.oc, oh, ow)] =
+                    prior[(o * oh + y) * ow + xx];
 
-      ASSERT_TRUE(WinogradConv::supports(c.ic, c.oc, c.h, c.w, c.pad));
-      WinogradConv conv(c.ic, c.oc, c.h, c.w, layout, c.postOps, threads,
-                        c.pad);
-      std::vector<float> packed(conv.packedBytes() / sizeof(float));
-      conv.packWeights(k.data(), packed.data());
-      std::vector<uint8_t> scratch(conv.scratchBytes());
-      conv.run(xb.data(), packed.data(), b.data(), dst.data(), scratch.data());
+          ASSERT_TRUE(WinogradConv::supports(c.ic, c.oc, c.h, c.w, c.pad));
+          WinogradConv conv(c.ic, c.oc, c.h, c.w, layout, c.postOps, threads,
+                            c.pad, tile);
+          std::vector<float> packed(conv.packedBytes() / sizeof(float));
+          conv.packWeights(k.data(), packed.data());
+          std::vector<uint8_t> scratch(conv.scratchBytes());
+          conv.run(xb.data(), packed.data(), b.data(), dst.data(),
+                   scratch.data());
 
-      double err = 0, norm = 0;
-      for (int64_t o = 0; o < c.oc; ++o)
-        for (int64_t y = 0; y < oh; ++y)
-          for (int64_t xx = 0; xx < ow; ++xx) {
-            double v = b[o];
-            for (int64_t i = 0; i < c.ic; ++i)
-              for (int64_t ky = 0; ky < 3; ++ky)
-                for (int64_t kx = 0; kx < 3; ++kx) {
-                  int64_t yy = y + ky - c.pad, xi = xx + kx - c.pad;
-                  if (yy >= 0 && yy < c.h && xi >= 0 && xi < c.w)
-                    v += double(x[(i * c.h + yy) * c.w + xi]) *
-                         k[((o * c.ic + i) * 3 + ky) * 3 + kx];
+          double err = 0, norm = 0;
+          for (int64_t o = 0; o < c.oc; ++o)
+            for (int64_t y = 0; y < oh; ++y)
+              for (int64_t xx = 0; xx < ow; ++xx) {
+                double v = b[o];
+                for (int64_t i = 0; i < c.ic; ++i)
+                  for (int64_t ky = 0; ky < 3; ++ky)
+                    for (int64_t kx = 0; kx < 3; ++kx) {
+                      int64_t yy = y + ky - c.pad, xi = xx + kx - c.pad;
+                      if (yy >= 0 && yy < c.h && xi >= 0 && xi < c.w)
+                        v += double(x[(i * c.h + yy) * c.w + xi]) *
+                             k[((o * c.ic + i) * 3 + ky) * 3 + kx];
+                    }
+                for (const WinogradPostOp &p : c.postOps) {
+                  switch (p.kind) {
+                  case WinogradPostOp::Kind::Sum:
+                    v += p.scale * prior[(o * oh + y) * ow + xx];
+                    break;
+                  case WinogradPostOp::Kind::Swish:
+                    v /= 1 + std::exp(-double(p.alpha) * v);
+                    break;
+                  case WinogradPostOp::Kind::HardSwish:
+                    v *= std::clamp(v / 6 + 0.5, 0.0, 1.0);
+                    break;
+                  case WinogradPostOp::Kind::Clip:
+                    v = std::min<double>(
+                        std::max<double>(std::max(v, v * p.slope), p.low),
+                        p.high);
+                    break;
+                  }
                 }
-            for (const WinogradPostOp &p : c.postOps) {
-              switch (p.kind) {
-              case WinogradPostOp::Kind::Sum:
-                v += p.scale * prior[(o * oh + y) * ow + xx];
-                break;
-              case WinogradPostOp::Kind::Swish:
-                v /= 1 + std::exp(-double(p.alpha) * v);
-                break;
-              case WinogradPostOp::Kind::HardSwish:
-                v *= std::clamp(v / 6 + 0.5, 0.0, 1.0);
-                break;
-              case WinogradPostOp::Kind::Clip:
-                v = std::min<double>(
-                    std::max<double>(std::max(v, v * p.slope), p.low), p.high);
-                break;
+                double got = dst[indexIn(layout, o, y, xx, c.oc, oh, ow)];
+                ASSERT_NEAR(got, v, 1e-4 + 1e-4 * std::abs(v))
+                    << "channel " << o << " at (" << y << ", " << xx << ")";
+                err += (got - v) * (got - v);
+                norm += v * v;
               }
-            }
-            double got = dst[indexIn(layout, o, y, xx, c.oc, oh, ow)];
-            ASSERT_NEAR(got, v, 1e-4 + 1e-4 * std::abs(v))
-                << "channel " << o << " at (" << y << ", " << xx << ")";
-            err += (got - v) * (got - v);
-            norm += v * v;
-          }
-      EXPECT_LT(std::sqrt(err / norm), 1e-5);
-    }
+          EXPECT_LT(std::sqrt(err / norm), 1e-5);
+        }
 }
 
 // Tile rows go in blocks (all three phases per block, the weights re-read
@@ -241,19 +247,22 @@ TEST(WinogradKernelTest, PostOpsInPlaceComputeSiLU) {
 }
 
 TEST(WinogradKernelTest, UnpacksWhatItPacked) {
-  for (auto [ic, oc] : {std::pair<int64_t, int64_t>{16, 48}, {64, 32}}) {
-    WinogradConv conv(ic, oc, 1, 1, WinogradLayout::ChannelsLast, {});
-    std::mt19937 rng(11);
-    std::normal_distribution<float> normal;
-    std::vector<float> k(oc * ic * 9), back(k.size(), 0.f);
-    for (float &v : k)
-      v = normal(rng);
-    std::vector<float> packed(conv.packedBytes() / sizeof(float));
-    conv.packWeights(k.data(), packed.data());
-    conv.unpackWeights(packed.data(), back.data());
-    for (size_t i = 0; i < k.size(); ++i)
-      ASSERT_NEAR(back[i], k[i], 1e-6 * (std::abs(k[i]) + 1)) << "weight " << i;
-  }
+  for (WinogradTile tile : {WinogradTile::F2x2, WinogradTile::F4x4})
+    for (auto [ic, oc] : {std::pair<int64_t, int64_t>{16, 48}, {64, 32}}) {
+      WinogradConv conv(ic, oc, 1, 1, WinogradLayout::ChannelsLast, {}, 1, 1,
+                        tile);
+      std::mt19937 rng(11);
+      std::normal_distribution<float> normal;
+      std::vector<float> k(oc * ic * 9), back(k.size(), 0.f);
+      for (float &v : k)
+        v = normal(rng);
+      std::vector<float> packed(conv.packedBytes() / sizeof(float));
+      conv.packWeights(k.data(), packed.data());
+      conv.unpackWeights(packed.data(), back.data());
+      for (size_t i = 0; i < k.size(); ++i)
+        ASSERT_NEAR(back[i], k[i], 1e-6 * (std::abs(k[i]) + 1))
+            << "weight " << i;
+    }
 }
 
 TEST(WinogradKernelTest, RefusesWhatItCannotRun) {

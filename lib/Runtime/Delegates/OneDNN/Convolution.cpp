@@ -26,21 +26,29 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-/// The own Winograd kernel in each of its layouts: the kernel prepare
-/// records and the implementation name tuning records give it (the first
-/// two predate the AVX2 kernels and keep their names).
+/// The own Winograd kernel in each of its layouts and tiles: the kernel
+/// prepare records and the implementation name tuning records give it (the
+/// first two predate the AVX2 kernels and keep their names).
 struct OwnWinogradKind {
   WinogradLayout layout;
+  WinogradTile tile;
   fbs::ConvKernel kernel;
   const char *name;
 };
 static constexpr OwnWinogradKind kOwnWinogradKinds[] = {
-    {WinogradLayout::Blocked16, fbs::ConvKernel::WinogradF2x2,
-     "strata:winograd_f2x2:avx512"},
-    {WinogradLayout::ChannelsLast, fbs::ConvKernel::WinogradF2x2ChannelsLast,
+    {WinogradLayout::Blocked16, WinogradTile::F2x2,
+     fbs::ConvKernel::WinogradF2x2, "strata:winograd_f2x2:avx512"},
+    {WinogradLayout::ChannelsLast, WinogradTile::F2x2,
+     fbs::ConvKernel::WinogradF2x2ChannelsLast,
      "strata:winograd_f2x2_nhwc:avx512"},
-    {WinogradLayout::Blocked8, fbs::ConvKernel::WinogradF2x2Blocked8,
-     "strata:winograd_f2x2_8c"},
+    {WinogradLayout::Blocked8, WinogradTile::F2x2,
+     fbs::ConvKernel::WinogradF2x2Blocked8, "strata:winograd_f2x2_8c"},
+    {WinogradLayout::Blocked16, WinogradTile::F4x4,
+     fbs::ConvKernel::WinogradF4x4, "strata:winograd_f4x4_16c"},
+    {WinogradLayout::ChannelsLast, WinogradTile::F4x4,
+     fbs::ConvKernel::WinogradF4x4ChannelsLast, "strata:winograd_f4x4_nhwc"},
+    {WinogradLayout::Blocked8, WinogradTile::F4x4,
+     fbs::ConvKernel::WinogradF4x4Blocked8, "strata:winograd_f4x4_8c"},
 };
 
 /// The choice that runs the grouped kernel of `kind`.
@@ -109,28 +117,34 @@ static std::optional<WinogradLayout> ownLayoutFor(const Desc &dst) {
   return std::nullopt;
 }
 
-/// The choice that runs the own kernel in `layout`.
-static CompiledGraph::ConvChoice ownChoice(WinogradLayout layout) {
+/// The own kernel in `layout` and `tile`.
+static const OwnWinogradKind &ownKind(WinogradLayout layout,
+                                      WinogradTile tile) {
   for (const OwnWinogradKind &kind : kOwnWinogradKinds)
-    if (kind.layout == layout)
-      return {kind.kernel, true, false, 0, kind.name};
-  return {};
+    if (kind.layout == layout && kind.tile == tile)
+      return kind;
+  return kOwnWinogradKinds[0];
 }
 
-/// The own kernel's layout for a recorded kernel, if it is the own one.
-static std::optional<WinogradLayout> ownLayoutOf(fbs::ConvKernel kernel) {
+/// The choice that runs the own kernel of `kind`.
+static CompiledGraph::ConvChoice ownChoice(const OwnWinogradKind &kind) {
+  return {kind.kernel, true, false, 0, kind.name};
+}
+
+/// The own kernel a recorded kernel names, if it is the own one.
+static const OwnWinogradKind *ownKindOf(fbs::ConvKernel kernel) {
   for (const OwnWinogradKind &kind : kOwnWinogradKinds)
     if (kind.kernel == kernel)
-      return kind.layout;
-  return std::nullopt;
+      return &kind;
+  return nullptr;
 }
 
-/// The own kernel's layout for a tuning record's implementation name.
-static std::optional<WinogradLayout> ownLayoutNamed(const std::string &name) {
+/// The own kernel a tuning record's implementation name names.
+static const OwnWinogradKind *ownKindNamed(const std::string &name) {
   for (const OwnWinogradKind &kind : kOwnWinogradKinds)
     if (name == kind.name)
-      return kind.layout;
-  return std::nullopt;
+      return &kind;
+  return nullptr;
 }
 
 /// A trailing SiLU (swish) post-op that the delegate runs itself, in place
@@ -169,8 +183,29 @@ ownTrailingSwish(const fbs::Op &op, memory::data_type dstType) {
 /// loses by 20%; 32 to 128 (25.6) wins by 15%, 48 to 192 and 64 to 64-256
 /// by 15-45%, 128 to 512 in by 30-50% (GoogLeNet, Inception-v3,
 /// SqueezeNet, ResNet-18, VGG-11); 512 in on 7x7 ties.
-static bool winogradPays(int64_t ic, int64_t oc) {
-  return ic * oc >= 24 * (ic + oc); // ratio 24
+///
+/// In 4x4 output tiles (winogradTileFor) it does 36 products per 16
+/// outputs instead of 16 per 4, and pays from half that ratio where the
+/// output is at least 27x27. Measured in isolation on Zen 5 (AVX-512, 1
+/// thread, channels-last) against oneDNN's brgconv: 16 to 16 on 112x112
+/// (ratio 8) 251 against 284 us, 16 to 64 on 55x55 (12.8) 175 against 242,
+/// 32 to 32 on 56x56 (16) 140 against 252, 64 to 64 on 28x28 112 against
+/// 247; on 14x14, 16 to 64 loses (21 against 16 us), 32 to 32 ties, 64 to
+/// 64 (32) wins (41 against 59).
+static bool winogradPays(int64_t ic, int64_t oc, int64_t oh, int64_t ow) {
+  int64_t ratio = std::min(oh, ow) >= 27 ? 12 : 24;
+  return ic * oc >= ratio * (ic + oc);
+}
+
+/// The own kernel's output tile for an oh x ow result: 4x4 from 13x13 on,
+/// where its tiles waste at most a fifth of their outputs on the border.
+/// Against 2x2 tiles, in isolation on Zen 5 (1 thread, AVX-512 and the
+/// 8-lane AVX2 build alike): 0.55-0.70 of the time from 27x27 on, 0.78-0.91
+/// on 14x14 (ResNet-50's 256 channels 482 against 598 us); on 7x7 with 512
+/// channels, where weights 36/16 times larger are streamed for four tiles,
+/// 1.36 with AVX-512 (1.05 against 0.78 ms) and 0.91 with AVX2.
+static WinogradTile winogradTileFor(int64_t oh, int64_t ow) {
+  return std::min(oh, ow) >= 13 ? WinogradTile::F4x4 : WinogradTile::F2x2;
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,13 +367,14 @@ CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
   }
   // The own Winograd kernel where its rule says it pays (winogradPays),
   // in the layout oneDNN would give the result, so that its readers see
-  // the layout they would have seen.
+  // the layout they would have seen, in the tile winogradTileFor gives.
   if (graph.winograd()) {
-    Dims wDims = dimsOf(w);
+    Dims wDims = dimsOf(w), dDims = dimsOf(dst);
+    WinogradTile tile = winogradTileFor(dDims[2], dDims[3]);
     std::optional<WinogradLayout> layout = ownLayoutFor(first.dst_desc());
-    if (layout && winogradPays(wDims[1], wDims[0]) &&
-        ownWinograd(op, src, w, dst, bias, *layout))
-      choice = ownChoice(*layout);
+    if (layout && winogradPays(wDims[1], wDims[0], dDims[2], dDims[3]) &&
+        ownWinograd(op, src, w, dst, bias, *layout, tile))
+      choice = ownChoice(ownKind(*layout, tile));
   }
   if (GroupedConv::available() && groupedPays(first))
     for (const OwnGroupedKind *kind : groupedKindsFor(placed, first.dst_desc()))
@@ -420,19 +456,28 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
   if (!graph.winograd())
     return best;
   std::optional<WinogradLayout> layout = ownLayoutFor(oneDNN.dst_desc());
-  std::optional<WinogradConv> own;
-  if (layout)
-    own = ownWinograd(op, src, w, dst, bias, *layout);
-  if (own) {
+  if (!layout)
+    return best;
+  bool cold = false;
+  for (WinogradTile tile : {WinogradTile::F2x2, WinogradTile::F4x4}) {
+    std::optional<WinogradConv> own =
+        ownWinograd(op, src, w, dst, bias, *layout, tile);
+    if (!own)
+      continue;
     // Head to head with the weights out of the cache, as in a whole network
     // whose weights exceed the last-level cache: the warm timings above
     // hide the cost of streaming them.
-    bestTime += timeOf(oneDNN, /*coldWeights=*/true) - bestConvTime;
+    if (!cold) {
+      bestTime += timeOf(oneDNN, /*coldWeights=*/true) - bestConvTime;
+      cold = true;
+    }
     double t = withReorders(
         timeOf(*own), Desc(dimsOf(src), memory::data_type::f32, tagOf(*layout)),
         Desc(dimsOf(dst), memory::data_type::f32, tagOf(*layout)));
-    if (t < bestTime)
-      best = ownChoice(*layout);
+    if (t < bestTime) {
+      bestTime = t;
+      best = ownChoice(ownKind(*layout, tile));
+    }
   }
   return best;
 }
@@ -573,7 +618,9 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
         const TunedConvolution &r = record->second;
         if (r.ownWinograd)
           best = ownChoice(
-              ownLayoutNamed(r.impl).value_or(WinogradLayout::Blocked16));
+              ownKindNamed(r.impl)
+                  ? *ownKindNamed(r.impl)
+                  : ownKind(WinogradLayout::Blocked16, WinogradTile::F2x2));
         else if (const OwnGroupedKind *kind = groupedKindNamed(r.impl))
           best = groupedChoice(*kind);
         else
@@ -586,15 +633,15 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       best = measureConvolution(op, src, w, dst, *bias, sumInput, placed, make);
       ++out.tunedByMeasuring_;
       if (options.tuning)
-        (*options.tuning)[signature] = {ownLayoutOf(best->kernel).has_value(),
+        (*options.tuning)[signature] = {ownKindOf(best->kernel) != nullptr,
                                         best->winograd, best->srcAsPlaced,
                                         best->index, best->name};
     }
     if (!best)
       best = ruleChoice(op, src, w, dst, *bias, placed, make);
-    if (std::optional<WinogradLayout> layout = ownLayoutOf(best->kernel)) {
+    if (const OwnWinogradKind *kind = ownKindOf(best->kernel)) {
       std::optional<WinogradConv> own =
-          ownWinograd(op, src, w, dst, *bias, *layout);
+          ownWinograd(op, src, w, dst, *bias, kind->layout, kind->tile);
       if (!own)
         return fail("a tuning record asks for the delegate's Winograd "
                     "kernel, which does not apply to this convolution");
@@ -621,10 +668,9 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
                   "' and oneDNN gives '" + pd.impl_info_str() +
                   "' here; measure again (--tune)");
     out.convChoices_[opIndex] = *best;
-  } else if (std::optional<WinogradLayout> layout =
-                 ownLayoutOf(op.conv_kernel())) {
-    if (std::optional<WinogradConv> own =
-            ownWinograd(op, src, w, dst, *bias, *layout))
+  } else if (const OwnWinogradKind *winograd = ownKindOf(op.conv_kernel())) {
+    if (std::optional<WinogradConv> own = ownWinograd(
+            op, src, w, dst, *bias, winograd->layout, winograd->tile))
       return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
     if (WinogradConv::available())
       return fail("the delegate's Winograd kernel does not apply to this "
@@ -632,8 +678,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
     // choice, its weights recovered from the transformed ones.
     pd = make(false, false, 0);
-    recoverFrom.emplace(wDims[1], wDims[0], 1, 1, *layout,
-                        std::vector<WinogradPostOp>());
+    recoverFrom.emplace(wDims[1], wDims[0], 1, 1, winograd->layout,
+                        std::vector<WinogradPostOp>(), 1, 1, winograd->tile);
   } else if (const OwnGroupedKind *kind = groupedKindOf(op.conv_kernel())) {
     std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, *bias, *kind);
     if (!own)

@@ -347,10 +347,11 @@ private:
                                                const MakeConv &make);
   /// The delegate's Winograd kernel for this convolution, when it applies
   /// (geometry, types, post-ops) and the CPU runs it, on tensors in
-  /// `layout`.
+  /// `layout`, in output tiles of `tile`.
   std::optional<WinogradConv> ownWinograd(const fbs::Op &op, uint32_t src,
                                           uint32_t w, uint32_t dst, int bias,
-                                          WinogradLayout layout) const;
+                                          WinogradLayout layout,
+                                          WinogradTile tile) const;
   /// Best time of the own kernel on scratch memory, in seconds, its
   /// weights evicted from the caches before each run.
   double timeOf(const WinogradConv &conv);

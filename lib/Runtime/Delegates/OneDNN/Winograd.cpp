@@ -1,11 +1,18 @@
-//===- Winograd.cpp - F(2x2,3x3) convolution, AVX-512 and AVX2 ------------===//
+//===- Winograd.cpp - F(2x2,3x3) and F(4x4,3x3), AVX-512 and AVX2 ---------===//
 //
-// Y = A^T [ (G g G^T) . (B^T d B) ] A over 4x4 input tiles d giving 2x2
-// output tiles, with
+// Y = A^T [ (G g G^T) . (B^T d B) ] A over (m+2)x(m+2) input tiles d giving
+// m x m output tiles. F(2x2,3x3), 4x4 input tiles:
 //   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],
 //   G   = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1],
 //   A^T = [1 1 1 0; 0 1 -1 -1].
-// The 16 element-wise products over channels are 16 GEMMs
+// F(4x4,3x3), 6x6 input tiles, points 0, +-1, +-2 and infinity (Lavin and
+// Gray, "Fast Algorithms for Convolutional Neural Networks", 2016):
+//   B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0;
+//          0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1],
+//   G   = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6;
+//          1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1],
+//   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1].
+// The P = (m+2)^2 element-wise products over channels are P GEMMs
 //   M[e] (tiles x OC) = V[e] (tiles x IC) * U[e] (IC x OC).
 //
 // Buffers: V[e][tile][ic] and M[e][tile][oc] in the working memory; U
@@ -46,7 +53,6 @@
 namespace strata::runtime::onednn {
 
 namespace {
-constexpr int64_t kPoints = 16; ///< 4x4 transform points per tile.
 constexpr int64_t kChunk = 128; ///< Input channels per L1 weight chunk.
 constexpr int64_t kPanel = 32;  ///< Output channels per weight panel.
 /// Working set of a block of tile rows (its transformed input and products)
@@ -85,18 +91,20 @@ bool WinogradConv::supports(int64_t inChannels, int64_t outChannels,
 WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
                            int64_t height, int64_t width, WinogradLayout layout,
                            std::vector<WinogradPostOp> postOps, int threads,
-                           int64_t padding)
-    : ic_(inChannels), oc_(outChannels), h_(height), w_(width), pad_(padding),
-      oh_(height + 2 * padding - 2), ow_(width + 2 * padding - 2),
-      tilesH_((oh_ + 1) / 2), tilesW_((ow_ + 1) / 2),
-      tiles_(tilesH_ * tilesW_), threads_(std::max(threads, 1)),
-      layout_(layout), postOps_(std::move(postOps)) {
+                           int64_t padding, WinogradTile tile)
+    : edge_(tile == WinogradTile::F4x4 ? 4 : 2),
+      points_((edge_ + 2) * (edge_ + 2)), ic_(inChannels), oc_(outChannels),
+      h_(height), w_(width), pad_(padding), oh_(height + 2 * padding - 2),
+      ow_(width + 2 * padding - 2), tilesH_((oh_ + edge_ - 1) / edge_),
+      tilesW_((ow_ + edge_ - 1) / edge_), tiles_(tilesH_ * tilesW_),
+      threads_(std::max(threads, 1)), layout_(layout), tile_(tile),
+      postOps_(std::move(postOps)) {
   // Many tiles (ResNet's and VGG's wide early stages): the transformed
   // input and the products of all tiles would not stay in L2 between the
   // transforms and the GEMMs. Where the weights that each block re-reads
   // are small, or cost less than that round trip (kWeightRereads), the
   // tiles go in blocks of whole tile rows that fit; elsewhere in one block.
-  size_t perRow = sizeof(float) * kPoints * tilesW_ * (ic_ + 16 + oc_);
+  size_t perRow = sizeof(float) * points_ * tilesW_ * (ic_ + 16 + oc_);
   int64_t rows = std::clamp<int64_t>(static_cast<int64_t>(kBlockBytes / perRow),
                                      1, tilesH_);
   size_t blocks = static_cast<size_t>((tilesH_ + rows - 1) / rows);
@@ -106,44 +114,60 @@ WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
   blockRows_ = blocked ? rows : tilesH_;
 }
 
-size_t WinogradConv::packedBytes() const {
-  return sizeof(float) * kPoints * ic_ * oc_;
+const char *WinogradConv::name() const {
+  return tile_ == WinogradTile::F4x4 ? "strata:winograd_f4x4"
+                                     : "strata:winograd_f2x2";
 }
 
-/// Bytes of V (`tiles` rows of `ic` floats, padded by 16) for each
-/// transform point, rounded up to 64.
-static size_t vBytesOf(int64_t tiles, int64_t ic) {
-  return (sizeof(float) * kPoints * tiles * (ic + 16) + 63) / 64 * 64;
+size_t WinogradConv::packedBytes() const {
+  return sizeof(float) * points_ * ic_ * oc_;
+}
+
+/// Bytes of V (`tiles` rows of `ic` floats, padded by 16) for each of
+/// `points` transform points, rounded up to 64.
+static size_t vBytesOf(int64_t points, int64_t tiles, int64_t ic) {
+  return (sizeof(float) * points * tiles * (ic + 16) + 63) / 64 * 64;
 }
 
 /// Bytes of V, then M, of one block of `tiles` tiles, each 64-byte aligned.
-static size_t blockScratchBytes(int64_t tiles, int64_t ic, int64_t oc) {
-  return vBytesOf(tiles, ic) +
-         (sizeof(float) * kPoints * tiles * oc + 63) / 64 * 64;
+static size_t blockScratchBytes(int64_t points, int64_t tiles, int64_t ic,
+                                int64_t oc) {
+  return vBytesOf(points, tiles, ic) +
+         (sizeof(float) * points * tiles * oc + 63) / 64 * 64;
 }
 
 size_t WinogradConv::scratchBytes() const {
-  size_t block = blockScratchBytes(blockRows_ * tilesW_, ic_, oc_);
+  size_t block = blockScratchBytes(points_, blockRows_ * tilesW_, ic_, oc_);
   return (blockRows_ < tilesH_ ? threads_ : 1) * block + 64;
 }
 
+/// G (the weight transform) of F(2x2,3x3) or, with 6 rows, F(4x4,3x3).
+static const double kG2[4][3] = {
+    {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+static const double kG4[6][3] = {{0.25, 0, 0},
+                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                 {0, 0, 1}};
+
 void WinogradConv::packWeights(const float *oihw, float *packed) const {
-  const double g[4][3] = {
-      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const double(*g)[3] = tile_ == WinogradTile::F4x4 ? kG4 : kG2;
+  int n = static_cast<int>(edge_) + 2; // rows of G
   for (int64_t o = 0; o < oc_; ++o) {
     int64_t panel = o / kPanel, lane = o % kPanel;
     int64_t width = panelWidth(oc_, panel);
     for (int64_t i = 0; i < ic_; ++i) {
       const float *k = oihw + (o * ic_ + i) * 9;
-      double gk[4][3]; // G k
-      for (int r = 0; r < 4; ++r)
+      double gk[6][3]; // G k
+      for (int r = 0; r < n; ++r)
         for (int c = 0; c < 3; ++c)
           gk[r][c] = g[r][0] * k[c] + g[r][1] * k[3 + c] + g[r][2] * k[6 + c];
-      for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c) {
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) {
           double u = gk[r][0] * g[c][0] + gk[r][1] * g[c][1] +
                      gk[r][2] * g[c][2]; // (G k G^T)[r][c]
-          int64_t e = r * 4 + c;
+          int64_t e = r * n + c;
           float *panelBase = packed + e * ic_ * oc_ + panel * kPanel * ic_;
           panelBase[i * width + lane] = static_cast<float>(u);
         }
@@ -152,23 +176,31 @@ void WinogradConv::packWeights(const float *oihw, float *packed) const {
 }
 
 void WinogradConv::unpackWeights(const float *packed, float *oihw) const {
-  // Rows (and columns) of k from those of U = G k G^T: G's rows 0 and 3
-  // are k's first and last rows, rows 1 - 2 its middle one.
-  auto fromU = [](const double u[4], int i) {
+  // Rows (and columns) of k from those of U = G k G^T. F(2x2,3x3): G's
+  // rows 0 and 3 are k's first and last rows, rows 1 - 2 its middle one.
+  // F(4x4,3x3): row 0 is a quarter of the first, row 5 the last, and
+  // row 2 - row 1 a third of the middle one.
+  bool four = tile_ == WinogradTile::F4x4;
+  int n = static_cast<int>(edge_) + 2;
+  auto fromU = [four](const double u[6], int i) {
+    if (four)
+      return i == 0 ? 4 * u[0] : i == 1 ? 3 * (u[2] - u[1]) : u[5];
     return i == 0 ? u[0] : i == 1 ? u[1] - u[2] : u[3];
   };
   for (int64_t o = 0; o < oc_; ++o) {
     int64_t panel = o / kPanel, lane = o % kPanel;
     int64_t width = panelWidth(oc_, panel);
     for (int64_t i = 0; i < ic_; ++i) {
-      double u[4][4];
-      for (int64_t e = 0; e < kPoints; ++e)
-        u[e / 4][e % 4] = packed[e * ic_ * oc_ + panel * kPanel * ic_ +
-                                 i * width + lane];
-      double lu[3][4]; // L U
+      double u[6][6];
+      for (int64_t e = 0; e < points_; ++e)
+        u[e / n][e % n] =
+            packed[e * ic_ * oc_ + panel * kPanel * ic_ + i * width + lane];
+      double lu[3][6]; // L U
       for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 4; ++c) {
-          double column[4] = {u[0][c], u[1][c], u[2][c], u[3][c]};
+        for (int c = 0; c < n; ++c) {
+          double column[6];
+          for (int k = 0; k < n; ++k)
+            column[k] = u[k][c];
           lu[r][c] = fromU(column, r);
         }
       float *k = oihw + (o * ic_ + i) * 9;
@@ -205,6 +237,7 @@ Strides stridesOf(WinogradLayout layout, int64_t channels, int64_t pixels) {
 
 /// What runPhases needs of a WinogradConv.
 struct Shape {
+  int64_t edge, points; ///< Output tile edge, transform points per tile.
   int64_t ic, oc, h, w, pad, oh, ow, tilesH, tilesW, blockRows;
   int threads;
   Strides in, out;
@@ -304,7 +337,9 @@ WinogradIsa WinogradConv::isa() {
 void WinogradConv::run(const float *src, const float *packed, const float *bias,
                        float *dst, void *scratch) const {
 #if STRATA_WINOGRAD_X86
-  Shape shape{ic_,
+  Shape shape{edge_,
+              points_,
+              ic_,
               oc_,
               h_,
               w_,

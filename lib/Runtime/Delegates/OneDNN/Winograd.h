@@ -1,7 +1,8 @@
-//===- Winograd.h - F(2x2,3x3) convolution, AVX-512/AVX2 -------*- C++ -*-===//
+//===- Winograd.h - F(2x2,3x3) and F(4x4,3x3), AVX-512/AVX2 ----*- C++ -*-===//
 //
 // The oneDNN delegate's own Winograd convolution for 3x3, stride 1,
-// padding 1 or 0 convolutions: it transforms the input tile by tile, runs one
+// padding 1 or 0 convolutions, in 2x2 or 4x4 output tiles (16 or 36
+// transform points): it transforms the input tile by tile, runs one
 // register-blocked GEMM per transform point over the packed weights (read
 // once, in order), and applies bias, residual sum and activations during
 // the inverse transform; with many tiles and weights small enough to
@@ -47,6 +48,11 @@ enum class WinogradLayout {
   Blocked8,     ///< nChw8c (oneDNN's aBcd8b)
 };
 
+/// The output tile: F(2x2,3x3) does 16 products per 4 outputs, F(4x4,3x3)
+/// 36 per 16 (2.25x and 4x fewer than a direct convolution) for weights
+/// 16/9 and 36/9 times the plain ones and a less exact result.
+enum class WinogradTile { F2x2, F4x4 };
+
 /// The instruction set the kernel runs with on this CPU.
 enum class WinogradIsa { None, Avx2, Avx512 };
 
@@ -68,10 +74,13 @@ public:
   WinogradConv(int64_t inChannels, int64_t outChannels, int64_t height,
                int64_t width, WinogradLayout layout,
                std::vector<WinogradPostOp> postOps, int threads = 1,
-               int64_t padding = 1);
+               int64_t padding = 1, WinogradTile tile = WinogradTile::F2x2);
 
   int64_t outputChannels() const { return oc_; }
   WinogradLayout layout() const { return layout_; }
+  WinogradTile tile() const { return tile_; }
+  /// The step's name in profiles: strata:winograd_f2x2 or _f4x4.
+  const char *name() const;
   /// Floats of one image of the input and of the output.
   size_t inputFloats() const { return static_cast<size_t>(ic_ * h_ * w_); }
   size_t outputFloats() const { return static_cast<size_t>(oc_ * oh_ * ow_); }
@@ -89,7 +98,7 @@ public:
   void unpackWeights(const float *packed, float *oihw) const;
   /// Working memory run() needs.
   size_t scratchBytes() const;
-  /// Output tile rows (of 2 pixels) run() takes through all three phases
+  /// Output tile rows (of 2 or 4 pixels) run() takes through all three phases
   /// together; tileRows() when it runs each phase over the whole image.
   int64_t tileRowsPerBlock() const { return blockRows_; }
   int64_t tileRows() const { return tilesH_; }
@@ -101,7 +110,9 @@ public:
            void *scratch) const;
 
 private:
-  /// Input dims, padding, output dims (h + 2 pad - 2), 2x2 output tiles.
+  /// Output tile edge (2 or 4) and transform points per tile ((edge + 2)^2).
+  int64_t edge_, points_;
+  /// Input dims, padding, output dims (h + 2 pad - 2), output tiles.
   int64_t ic_, oc_, h_, w_, pad_, oh_, ow_, tilesH_, tilesW_, tiles_;
   /// Tile rows transformed, multiplied and transformed back together; with
   /// more than one block, each thread runs whole blocks on its own slice
@@ -109,6 +120,7 @@ private:
   int64_t blockRows_;
   int threads_;
   WinogradLayout layout_;
+  WinogradTile tile_;
   std::vector<WinogradPostOp> postOps_;
 };
 

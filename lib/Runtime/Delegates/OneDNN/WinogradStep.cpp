@@ -1,9 +1,9 @@
 //===- WinogradStep.cpp - the delegate's Winograd kernel as a step --------===//
 //
-// Where a convolution fits the delegate's own F(2x2,3x3) kernel
-// (Winograd.h) and prepare chose it, the step runs that kernel on nChw16c,
-// nChw8c or channels-last input and output, with weights transformed at
-// prepare.
+// Where a convolution fits the delegate's own Winograd kernel (Winograd.h,
+// F(2x2,3x3) or F(4x4,3x3)) and prepare chose it, the step runs that kernel on
+// nChw16c, nChw8c or channels-last input and output, with weights transformed
+// at prepare.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
@@ -13,9 +13,11 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-std::optional<WinogradConv>
-GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
-                          uint32_t dst, int bias, WinogradLayout layout) const {
+std::optional<WinogradConv> GraphBuilder::ownWinograd(const fbs::Op &op,
+                                                      uint32_t src, uint32_t w,
+                                                      uint32_t dst, int bias,
+                                                      WinogradLayout layout,
+                                                      WinogradTile tile) const {
   if (!WinogradConv::available() || op.groups() != 1 ||
       (op.output_scales() && op.output_scales()->size() > 0))
     return std::nullopt;
@@ -62,7 +64,7 @@ GraphBuilder::ownWinograd(const fbs::Op &op, uint32_t src, uint32_t w,
       postOps.push_back(post);
     }
   return WinogradConv(k[1], k[0], s[2], s[3], layout, std::move(postOps),
-                      options.threads, pad);
+                      options.threads, pad, tile);
 }
 
 Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
@@ -88,7 +90,7 @@ Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
     return wMem.takeError();
   auto kernel = std::make_shared<WinogradConv>(conv);
   STRATA_RETURN_IF_ERROR(addOwnConvStep(
-      "strata:winograd_f2x2", src, dst, sumInput, tagOf(conv.layout()), *wMem,
+      conv.name(), src, dst, sumInput, tagOf(conv.layout()), *wMem,
       conv.inputFloats(), conv.outputFloats(), conv.scratchBytes(),
       [kernel](const float *in, const float *weights, const float *biasData,
                float *result, void *scratch) {
