@@ -616,11 +616,11 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       auto record = options.tuning->find(signature);
       if (record != options.tuning->end()) {
         const TunedConvolution &r = record->second;
+        const OwnWinogradKind *named = ownKindNamed(r.impl);
         if (r.ownWinograd)
           best = ownChoice(
-              ownKindNamed(r.impl)
-                  ? *ownKindNamed(r.impl)
-                  : ownKind(WinogradLayout::Blocked16, WinogradTile::F2x2));
+              named ? *named
+                    : ownKind(WinogradLayout::Blocked16, WinogradTile::F2x2));
         else if (const OwnGroupedKind *kind = groupedKindNamed(r.impl))
           best = groupedChoice(*kind);
         else
