@@ -93,8 +93,9 @@ public:
   /// Transforms OIHW f32 weights into `packed` (packedBytes() bytes).
   void packWeights(const float *oihw, float *packed) const;
   /// The OIHW weights back from packed ones: the transform keeps them
-  /// exactly (k = L U L^T with L G = I picks rows 0, 1 - 2 and 3), up to
-  /// the rounding of the stored floats. Any CPU.
+  /// exactly (k = L U L^T with L G = I; 2x2 tiles: rows 0, 1 - 2 and 3 of
+  /// U; 4x4 tiles: 4 row 0, 3 (row 2 - row 1) and row 5), up to the
+  /// rounding of the stored floats. Any CPU.
   void unpackWeights(const float *packed, float *oihw) const;
   /// Working memory run() needs.
   size_t scratchBytes() const;
