@@ -26,31 +26,6 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-/// The own Winograd kernel in each of its layouts and tiles: the kernel
-/// prepare records and the implementation name tuning records give it (the
-/// first two predate the AVX2 kernels and keep their names).
-struct OwnWinogradKind {
-  WinogradLayout layout;
-  WinogradTile tile;
-  fbs::ConvKernel kernel;
-  const char *name;
-};
-static constexpr OwnWinogradKind kOwnWinogradKinds[] = {
-    {WinogradLayout::Blocked16, WinogradTile::F2x2,
-     fbs::ConvKernel::WinogradF2x2, "strata:winograd_f2x2:avx512"},
-    {WinogradLayout::ChannelsLast, WinogradTile::F2x2,
-     fbs::ConvKernel::WinogradF2x2ChannelsLast,
-     "strata:winograd_f2x2_nhwc:avx512"},
-    {WinogradLayout::Blocked8, WinogradTile::F2x2,
-     fbs::ConvKernel::WinogradF2x2Blocked8, "strata:winograd_f2x2_8c"},
-    {WinogradLayout::Blocked16, WinogradTile::F4x4,
-     fbs::ConvKernel::WinogradF4x4, "strata:winograd_f4x4_16c"},
-    {WinogradLayout::ChannelsLast, WinogradTile::F4x4,
-     fbs::ConvKernel::WinogradF4x4ChannelsLast, "strata:winograd_f4x4_nhwc"},
-    {WinogradLayout::Blocked8, WinogradTile::F4x4,
-     fbs::ConvKernel::WinogradF4x4Blocked8, "strata:winograd_f4x4_8c"},
-};
-
 /// The choice that runs the grouped kernel of `kind`.
 static CompiledGraph::ConvChoice groupedChoice(const OwnGroupedKind &kind) {
   return {kind.kernel, false, false, 0, kind.name};
@@ -129,14 +104,6 @@ static const OwnWinogradKind &ownKind(WinogradLayout layout,
 /// The choice that runs the own kernel of `kind`.
 static CompiledGraph::ConvChoice ownChoice(const OwnWinogradKind &kind) {
   return {kind.kernel, true, false, 0, kind.name};
-}
-
-/// The own kernel a recorded kernel names, if it is the own one.
-static const OwnWinogradKind *ownKindOf(fbs::ConvKernel kernel) {
-  for (const OwnWinogradKind &kind : kOwnWinogradKinds)
-    if (kind.kernel == kernel)
-      return &kind;
-  return nullptr;
 }
 
 /// The own kernel a tuning record's implementation name names.
@@ -633,13 +600,13 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       best = measureConvolution(op, src, w, dst, *bias, sumInput, placed, make);
       ++out.tunedByMeasuring_;
       if (options.tuning)
-        (*options.tuning)[signature] = {ownKindOf(best->kernel) != nullptr,
-                                        best->winograd, best->srcAsPlaced,
-                                        best->index, best->name};
+        (*options.tuning)[signature] = {
+            ownWinogradKindOf(best->kernel) != nullptr, best->winograd,
+            best->srcAsPlaced, best->index, best->name};
     }
     if (!best)
       best = ruleChoice(op, src, w, dst, *bias, placed, make);
-    if (const OwnWinogradKind *kind = ownKindOf(best->kernel)) {
+    if (const OwnWinogradKind *kind = ownWinogradKindOf(best->kernel)) {
       std::optional<WinogradConv> own =
           ownWinograd(op, src, w, dst, *bias, kind->layout, kind->tile);
       if (!own)
@@ -668,7 +635,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
                   "' and oneDNN gives '" + pd.impl_info_str() +
                   "' here; measure again (--tune)");
     out.convChoices_[opIndex] = *best;
-  } else if (const OwnWinogradKind *winograd = ownKindOf(op.conv_kernel())) {
+  } else if (const OwnWinogradKind *winograd =
+                 ownWinogradKindOf(op.conv_kernel())) {
     if (std::optional<WinogradConv> own = ownWinograd(
             op, src, w, dst, *bias, winograd->layout, winograd->tile))
       return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);

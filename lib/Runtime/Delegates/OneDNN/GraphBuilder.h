@@ -77,6 +77,45 @@ inline dnnl::memory::format_tag tagOf(WinogradLayout layout) {
   }
   return dnnl::memory::format_tag::acdb;
 }
+/// The delegate's own Winograd kernel in each of its layouts and tiles: the
+/// kernel prepare records, the implementation name tuning records give it
+/// (the first two predate the AVX2 kernels and keep their names), and how
+/// dumps describe it.
+struct OwnWinogradKind {
+  WinogradLayout layout;
+  WinogradTile tile;
+  fbs::ConvKernel kernel;
+  const char *name;
+  const char *description;
+};
+inline constexpr OwnWinogradKind kOwnWinogradKinds[] = {
+    {WinogradLayout::Blocked16, WinogradTile::F2x2,
+     fbs::ConvKernel::WinogradF2x2, "strata:winograd_f2x2:avx512",
+     "strata:winograd_f2x2"},
+    {WinogradLayout::ChannelsLast, WinogradTile::F2x2,
+     fbs::ConvKernel::WinogradF2x2ChannelsLast,
+     "strata:winograd_f2x2_nhwc:avx512",
+     "strata:winograd_f2x2 (channels-last)"},
+    {WinogradLayout::Blocked8, WinogradTile::F2x2,
+     fbs::ConvKernel::WinogradF2x2Blocked8, "strata:winograd_f2x2_8c",
+     "strata:winograd_f2x2 (nChw8c)"},
+    {WinogradLayout::Blocked16, WinogradTile::F4x4,
+     fbs::ConvKernel::WinogradF4x4, "strata:winograd_f4x4_16c",
+     "strata:winograd_f4x4"},
+    {WinogradLayout::ChannelsLast, WinogradTile::F4x4,
+     fbs::ConvKernel::WinogradF4x4ChannelsLast, "strata:winograd_f4x4_nhwc",
+     "strata:winograd_f4x4 (channels-last)"},
+    {WinogradLayout::Blocked8, WinogradTile::F4x4,
+     fbs::ConvKernel::WinogradF4x4Blocked8, "strata:winograd_f4x4_8c",
+     "strata:winograd_f4x4 (nChw8c)"},
+};
+/// The Winograd kernel's kind for a recorded kernel, or null.
+inline const OwnWinogradKind *ownWinogradKindOf(fbs::ConvKernel kernel) {
+  for (const OwnWinogradKind &kind : kOwnWinogradKinds)
+    if (kind.kernel == kernel)
+      return &kind;
+  return nullptr;
+}
 /// The delegate's grouped kernel in each of its layouts: the kernel
 /// prepare records, the oneDNN layout of its input and output, its name in
 /// profiles, dumps and tuning records, and the layout's name in dumps.

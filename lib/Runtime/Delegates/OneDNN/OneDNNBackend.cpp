@@ -190,18 +190,8 @@ std::string describeGraph(ByteSpan processed) {
     if (op.post_ops() && op.post_ops()->size())
       s += " +" + std::to_string(op.post_ops()->size()) + " post-ops";
     if (op.kind() == fbs::OpKind::Convolution) {
-      if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2)
-        s += ": strata:winograd_f2x2";
-      else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2ChannelsLast)
-        s += ": strata:winograd_f2x2 (channels-last)";
-      else if (op.conv_kernel() == fbs::ConvKernel::WinogradF2x2Blocked8)
-        s += ": strata:winograd_f2x2 (nChw8c)";
-      else if (op.conv_kernel() == fbs::ConvKernel::WinogradF4x4)
-        s += ": strata:winograd_f4x4";
-      else if (op.conv_kernel() == fbs::ConvKernel::WinogradF4x4ChannelsLast)
-        s += ": strata:winograd_f4x4 (channels-last)";
-      else if (op.conv_kernel() == fbs::ConvKernel::WinogradF4x4Blocked8)
-        s += ": strata:winograd_f4x4 (nChw8c)";
+      if (const OwnWinogradKind *winograd = ownWinogradKindOf(op.conv_kernel()))
+        s += std::string(": ") + winograd->description;
       else if (const OwnGroupedKind *kind = groupedKindOf(op.conv_kernel()))
         s += std::string(": ") + kind->name + " (" + kind->layoutName + ")";
       else
