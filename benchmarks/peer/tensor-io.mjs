@@ -58,7 +58,7 @@ export function parseTensorProto(buf) {
 export const TYPES = {
   1: ['float32', Float32Array], 2: ['uint8', Uint8Array], 3: ['int8', Int8Array],
   6: ['int32', Int32Array], 7: ['int64', BigInt64Array], 9: ['bool', Uint8Array],
-  11: ['float64', Float64Array],
+  10: ['float16', Uint16Array], 11: ['float64', Float64Array],
 };
 
 export function tensorFromPb(ort, file) {
@@ -111,4 +111,33 @@ export function writeNpyF32(file, data, dims) {
   head.writeUInt16LE(header.length, 8);
   writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'),
     Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+}
+
+// --- Minimal ONNX TensorProto writer: dims (1), data_type (2), name (8) and
+// --- raw_data (9), the fields strata-run's .pb reader needs.
+function varint(value) {
+  const out = [];
+  let v = BigInt.asUintN(64, BigInt(value));
+  do {
+    let byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v) byte |= 0x80;
+    out.push(byte);
+  } while (v);
+  return out;
+}
+
+// An onnxruntime-node tensor as TensorProto bytes named `name`.
+export function tensorToPb(tensor, name) {
+  const dataType = Number(Object.keys(TYPES).find((k) => TYPES[k][0] === tensor.type));
+  if (!dataType) throw new Error(`tensor type ${tensor.type} cannot be written`);
+  const parts = [];
+  for (const d of tensor.dims) parts.push(Buffer.from([0x08, ...varint(d)]));
+  parts.push(Buffer.from([0x10, ...varint(dataType)]));
+  const nameBytes = Buffer.from(name, 'utf8');
+  parts.push(Buffer.from([0x42, ...varint(nameBytes.length)]), nameBytes);
+  const d = tensor.data;
+  const raw = Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+  parts.push(Buffer.from([0x4a, ...varint(raw.length)]), raw);
+  return Buffer.concat(parts);
 }

@@ -808,6 +808,8 @@ int strataCompileMain(int argc, char **argv) {
     errs() << "strata-compile: compiling '" << inputPath << "' failed\n";
     return 1;
   }
+  for (const std::string &note : report.importNotes)
+    errs() << "strata-compile: note: " << note << "\n";
   if (report.quantization)
     report.quantization->print(errs());
   bool ok = true;

@@ -93,6 +93,8 @@ llvm::json::Value CompileReport::toJSON() const {
                             {"op_counts", std::move(counts)},
                             {"memory_plans", std::move(plans)},
                             {"output_bytes", static_cast<int64_t>(outputBytes)}};
+  if (!importNotes.empty())
+    object["import_notes"] = llvm::json::Array(importNotes);
   if (transform)
     object["transform"] = transform->toJSON();
   if (delegation)
@@ -292,10 +294,32 @@ LogicalResult compileONNXFile(StringRef modelPath,
   {
     StageTimer timer(report, "import");
     module = importONNXFile(modelPath, &context, options.import);
+    if (module)
+      if (auto notes = (*module)->getAttrOfType<ArrayAttr>("hl.import_notes"))
+        for (StringAttr note : notes.getAsRange<StringAttr>())
+          report.importNotes.push_back(note.str());
     if (!module)
       return failure();
   }
   countOps(*module, report, "hl");
+  {
+    // Half-precision models compute in f32 (the kernels' and delegates'
+    // type) from here on, the program keeping their signature.
+    StageTimer timer(report, "promote-half");
+    if (failed(runPipeline(*module, options, [&](OpPassManager &pm) {
+          pm.addNestedPass<func::FuncOp>(hl::createPromoteHalf());
+        })))
+      return failure();
+    module->walk([&](func::FuncOp func) {
+      if (auto counts = func->getAttrOfType<ArrayAttr>("hl.promoted_half"))
+        report.importNotes.push_back(
+            "float16/bfloat16 computed in float32: " +
+            std::to_string(cast<IntegerAttr>(counts[0]).getInt()) +
+            " value(s) promoted, " +
+            std::to_string(cast<IntegerAttr>(counts[1]).getInt()) +
+            " cast(s) at the inputs and outputs");
+    });
+  }
   if (!options.patterns.empty() || !options.planIn.empty() ||
       !options.planOut.empty()) {
     StageTimer timer(report, "backend-patterns");

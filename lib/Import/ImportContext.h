@@ -192,12 +192,20 @@ public:
   /// Converts a tensor attribute into a constant.
   mlir::FailureOr<mlir::Value> constFromTensorAttr(llvm::StringRef name);
 
-  /// Builds `OpTy` with `resultType` and folds it when its folder allows.
+  /// Builds `OpTy` with `resultType`, gives its first result the static
+  /// shape its operands imply where `resultType` leaves it open, and folds
+  /// it when its folder allows.
   template <typename OpTy, typename... Args>
   mlir::Value create(mlir::Type resultType, Args &&...args) {
-    return builder().createOrFold<OpTy>(location, resultType,
-                                        std::forward<Args>(args)...);
+    return refineAndFold(builder().create<OpTy>(location, resultType,
+                                                std::forward<Args>(args)...)
+                             .getOperation())
+        .front();
   }
+  /// What create() does after building: refines the first result's type
+  /// (hl's shape rules) and folds; returns the op's results or what they
+  /// folded to.
+  llvm::SmallVector<mlir::Value> refineAndFold(mlir::Operation *op);
 
   /// Builds the op named `opName` from the present inputs, the node's
   /// attributes (converted generically, those in `skip` dropped) and the
@@ -216,6 +224,11 @@ public:
   mlir::LogicalResult convertSubgraph(llvm::StringRef name,
                                       mlir::Region &region,
                                       llvm::ArrayRef<mlir::Type> argTypes = {});
+
+  /// Converts the graph attribute `name` (a sub-graph without inputs, such
+  /// as an If branch) in place, at the insertion point, and binds its
+  /// outputs as the node's.
+  mlir::LogicalResult inlineSubgraph(llvm::StringRef name);
 
   /// The underlying node.
   const onnx::NodeProto &proto() const { return node; }

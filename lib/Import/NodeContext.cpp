@@ -1,6 +1,9 @@
 //===- NodeContext.cpp - the op table and the handlers' view of a node ----===//
 #include "ImportContext.h"
 
+#include "HL/Transforms/ShapeRules.h"
+#include "strata/Support/ShapeInference.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OperationSupport.h"
 
@@ -156,6 +159,30 @@ LogicalResult NodeContext::convertSubgraph(StringRef name, Region &region,
   return emitError() << "missing graph attribute '" << name << "'";
 }
 
+LogicalResult NodeContext::inlineSubgraph(StringRef name) {
+  // Converted into a region of its own, then moved to the insertion point:
+  // the sub-graph's outer-scope uses are values of this block already.
+  Region region;
+  if (failed(convertSubgraph(name, region)))
+    return failure();
+  Block &body = region.front();
+  if (body.getNumArguments() != 0)
+    return emitError() << "graph attribute '" << name
+                       << "' takes inputs; it cannot be inlined";
+  Operation *terminator = body.getTerminator();
+  SmallVector<Value> results(terminator->getOperands());
+  if (results.size() != numOutputs())
+    return emitError() << "graph attribute '" << name << "' yields "
+                       << results.size() << " value(s) for " << numOutputs()
+                       << " output(s)";
+  terminator->erase();
+  Block *block = builder().getInsertionBlock();
+  block->getOperations().splice(builder().getInsertionPoint(),
+                                body.getOperations());
+  setOutputs(results);
+  return success();
+}
+
 Value NodeContext::constI64(ArrayRef<int64_t> values, bool scalar) {
   auto type = scalar
                   ? RankedTensorType::get({}, builder().getI64Type())
@@ -278,7 +305,27 @@ LogicalResult NodeContext::convertGeneric(StringRef opName,
   }
   for (unsigned i : resultIndices)
     op.addTypes(outputType(i));
-  Operation *created = builder().create(op);
+  SmallVector<Value> results = refineAndFold(builder().create(op));
+  for (auto [index, value] : llvm::zip(resultIndices, results))
+    setOutput(index, value);
+  return success();
+}
+
+SmallVector<Value> NodeContext::refineAndFold(Operation *created) {
+  // ONNX's inference leaves a result open where a shape computation it does
+  // not follow feeds the op (a Reshape whose shape went through Cast and
+  // Slice, Pad's pads from Concat(Split(constant))); the operands, folded
+  // by now, may fix it. Refined here, the folders below and the users'
+  // verifiers see the static type.
+  if (created->getNumResults() > 0) {
+    Value result = created->getResult(0);
+    auto type = dyn_cast<TensorType>(result.getType());
+    if (type && !type.hasStaticShape())
+      if (std::optional<SmallVector<int64_t>> shape =
+              hl::inferStaticResultShape(created))
+        if (!type.hasRank() || strata::isCompatibleShape(type.getShape(), *shape))
+          result.setType(RankedTensorType::get(*shape, type.getElementType()));
+  }
   SmallVector<Value> results(created->getResults());
   SmallVector<OpFoldResult> folded;
   if (succeeded(created->fold(folded)) && !folded.empty()) {
@@ -298,9 +345,7 @@ LogicalResult NodeContext::convertGeneric(StringRef opName,
     if (created->use_empty() && results[0] != created->getResult(0))
       created->erase();
   }
-  for (auto [index, value] : llvm::zip(resultIndices, results))
-    setOutput(index, value);
-  return success();
+  return results;
 }
 
 } // namespace strata::importer

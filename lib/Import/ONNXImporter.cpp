@@ -8,6 +8,8 @@
 #include "strata/Import/ONNXImporter.h"
 
 #include "ImportContext.h"
+#include "OpsetNormalization.h"
+#include "TopologicalSort.h"
 #include "strata/Import/ONNXChecks.h"
 #include "strata/Import/ShapeInferenceProcess.h"
 
@@ -55,7 +57,6 @@ private:
   LogicalResult checkOpsets(const onnx::ModelProto &model);
   LogicalResult applyInputShapes(onnx::GraphProto &graph);
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
-  LogicalResult checkDataflow(const onnx::GraphProto &graph);
   LogicalResult checkTensorSizes(ModuleOp module);
   LogicalResult checkBeforeInference(const onnx::GraphProto &graph);
   LogicalResult convertGraph(onnx::GraphProto &graph, ModuleOp module);
@@ -69,6 +70,9 @@ private:
   const ImportOptions &options;
   TensorOptions tensorOptions;
   std::map<std::string, int> opsets;
+  /// What the import changed to accept the model as ONNX Runtime does
+  /// (sorted nodes, ...): the module's `hl.import_notes`, shown by --report.
+  SmallVector<std::string> notes;
 };
 
 } // namespace
@@ -77,7 +81,9 @@ LogicalResult ModelImporter::checkOpsets(const onnx::ModelProto &model) {
   for (const onnx::OperatorSetIdProto &opset : model.opset_import()) {
     std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
     opsets[domain] = opset.version();
-    int known = getMaxKnownOpset(domain);
+    // ai.onnx opsets past libonnx's are normalised to its newest.
+    int known = domain.empty() ? importer::kNewestNormalizedOpset
+                               : getMaxKnownOpset(domain);
     if (known > 0 && opset.version() > known)
       return emitError(fileLoc())
              << "opset " << opset.version() << " of domain '"
@@ -125,41 +131,6 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
     if (!seen.contains(entry.getKey()))
       return emitError(fileLoc()) << "--input-shape names '" << entry.getKey()
                                   << "', which is not a graph input";
-  return success();
-}
-
-/// Reports, before the ONNX checker, the two dataflow defects that its
-/// message does not tell apart: an input nothing produces, and an input a
-/// later node produces (a cycle, or nodes out of topological order).
-LogicalResult ModelImporter::checkDataflow(const onnx::GraphProto &graph) {
-  llvm::StringMap<size_t> producer;
-  for (auto [i, node] : llvm::enumerate(graph.node()))
-    for (const std::string &output : node.output())
-      producer.try_emplace(output, i);
-  llvm::StringSet<> available;
-  for (const onnx::ValueInfoProto &input : graph.input())
-    available.insert(input.name());
-  for (const onnx::TensorProto &init : graph.initializer())
-    available.insert(init.name());
-  for (const onnx::NodeProto &node : graph.node()) {
-    for (const std::string &input : node.input()) {
-      if (input.empty() || available.contains(input))
-        continue;
-      auto it = producer.find(input);
-      if (it == producer.end())
-        return emitError(nodeLoc(node.name()))
-               << "node '" << node.name() << "' (" << node.op_type()
-               << "): input '" << input
-               << "' is not produced by any node, initializer or graph input";
-      return emitError(nodeLoc(node.name()))
-             << "node '" << node.name() << "' (" << node.op_type()
-             << "): input '" << input << "' comes from the later node '"
-             << graph.node(it->second).name()
-             << "': the graph has a cycle or is not topologically sorted";
-    }
-    for (const std::string &output : node.output())
-      available.insert(output);
-  }
   return success();
 }
 
@@ -483,8 +454,37 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   for (auto [i, node] : llvm::enumerate(*model.mutable_graph()->mutable_node()))
     if (node.name().empty())
       node.set_name(node.op_type() + "_" + std::to_string(i));
-  if (failed(checkDataflow(model.graph())))
-    return nullptr;
+  // ONNX Runtime accepts nodes in any order; so does the importer.
+  std::string sortError;
+  FailureOr<importer::SortResult> sorted =
+      importer::sortTopologically(*model.mutable_graph(), {}, sortError);
+  if (failed(sorted))
+    return emitError(fileLoc()) << sortError, nullptr;
+  if (sorted->movedNodes)
+    notes.push_back("the nodes were not in topological order; " +
+                    std::to_string(sorted->movedNodes) +
+                    " node(s) moved into dataflow order");
+  std::string normalizeError;
+  FailureOr<importer::NormalizationResult> normalized =
+      importer::normalizeToCheckedOpset(model, normalizeError);
+  if (failed(normalized))
+    return emitError(fileLoc()) << normalizeError, nullptr;
+  if (normalized->fromOpset) {
+    opsets[""] = importer::kNewestCheckedOpset;
+    std::string note = "ai.onnx opset " +
+                       std::to_string(normalized->fromOpset) +
+                       " normalised to opset " +
+                       std::to_string(importer::kNewestCheckedOpset);
+    if (normalized->fromIRVersion)
+      note += " (IR version " + std::to_string(normalized->fromIRVersion) +
+              " checked as " + std::to_string(model.ir_version()) + ")";
+    if (!normalized->rewritten.empty()) {
+      note += "; rewritten:";
+      for (const auto &[op, count] : normalized->rewritten)
+        note += " " + op + " x" + std::to_string(count);
+    }
+    notes.push_back(note);
+  }
   if (options.runChecker)
     if (std::optional<std::string> error =
             runONNXChecker(model, tensorOptions.baseDir))
@@ -508,6 +508,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(convertGraph(*model.mutable_graph(), *module)) ||
       failed(checkTensorSizes(*module)) || failed(verify(*module)))
     return nullptr;
+  if (!notes.empty())
+    (*module)->setAttr("hl.import_notes",
+                       builder.getStrArrayAttr(SmallVector<StringRef>(
+                           notes.begin(), notes.end())));
   return module;
 }
 

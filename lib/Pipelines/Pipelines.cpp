@@ -16,6 +16,9 @@ namespace strata {
 void buildLowerToEdgePipeline(OpPassManager &pm) {
   // Shape arithmetic left by exporters and expanded function bodies folds
   // away here, so that hl->edge sees static types.
+  // Half-precision models compute in f32 (strata-compile runs this right
+  // after import; here it finds nothing left).
+  pm.addNestedPass<func::FuncOp>(hl::createPromoteHalf());
   pm.addNestedPass<func::FuncOp>(hl::createRefineShapes());
   pm.addPass(createConvertHLToEdge());
   pm.addPass(createCanonicalizerPass());

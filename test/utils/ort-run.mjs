@@ -11,12 +11,19 @@
 //   node ort-run.mjs --ort-dir DIR --model m.onnx --images X.npy --labels Y.npy
 //     Classification accuracy over the images (one sample per leading
 //     index), printed as strata-eval prints it.
+//   node ort-run.mjs --ort-dir DIR --model m.onnx --make-reference DIR
+//        [--seed N] [--input-shape name=2x3]
+//     Writes DIR/input_N.pb, pseudo-random inputs of the model's declared
+//     (static) shapes and types (floats uniform in [-2, 2), integers in
+//     [0, 4), booleans), or reads those already there, runs them and writes
+//     ONNX Runtime's outputs as DIR/output_N.pb: the reference for
+//     strata-run --expect.
 //   --opt-level L   ONNX Runtime's graph optimisation level (all; disabled
 //                   runs the QDQ graph as written, in float)
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readNpy, tensorFromPb } from '../../benchmarks/peer/tensor-io.mjs';
+import { readNpy, tensorFromPb, tensorToPb } from '../../benchmarks/peer/tensor-io.mjs';
 
 function parseArgs(argv) {
   const args = { minAgreement: 0.99 };
@@ -26,8 +33,8 @@ function parseArgs(argv) {
     args[key] = key === 'minAgreement' ? Number(argv[i + 1]) : argv[i + 1];
   }
   if (!args.ortDir || !args.model) throw new Error('--ort-dir and --model are required');
-  if (!args.inputs && !(args.images && args.labels))
-    throw new Error('give --inputs DIR, or --images and --labels');
+  if (!args.inputs && !args.makeReference && !(args.images && args.labels))
+    throw new Error('give --inputs DIR, --make-reference DIR, or --images and --labels');
   return args;
 }
 
@@ -86,6 +93,60 @@ async function agreement(ort, session, args) {
   return pass;
 }
 
+// IEEE half-precision bits of a float (round to nearest even, no NaNs here).
+function toHalf(value) {
+  const f = new Float32Array([value]);
+  const bits = new Uint32Array(f.buffer)[0];
+  const sign = (bits >>> 16) & 0x8000;
+  const exp = ((bits >>> 23) & 0xff) - 127 + 15;
+  const mant = bits & 0x7fffff;
+  if (exp <= 0) return sign;
+  if (exp >= 31) return sign | 0x7c00;
+  let half = sign | (exp << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) ++half;
+  return half;
+}
+
+async function reference(ort, session, args) {
+  const dir = args.makeReference;
+  mkdirSync(dir, { recursive: true });
+  let state = BigInt(args.seed ?? 1);
+  const next = () => {     // 64-bit LCG (Knuth's MMIX constants)
+    state = BigInt.asUintN(64, state * 6364136223846793005n + 1442695040888963407n);
+    return Number(state >> 11n) / 2 ** 53;
+  };
+  const feeds = {};
+  session.inputNames.forEach((name, i) => {
+    const file = path.join(dir, `input_${i}.pb`);
+    if (existsSync(file)) { feeds[name] = tensorFromPb(ort, file); return; }
+    const meta = session.inputMetadata[i];
+    const given = (args.inputShape ?? '').split(',').find((spec) => spec.startsWith(`${name}=`));
+    const dims = given ? given.slice(name.length + 1).split('x').map(Number) : meta.shape;
+    if (!dims.every((d) => typeof d === 'number' && d >= 0))
+      throw new Error(`input '${name}' has no static shape (${dims}); write ${file} by hand`);
+    const n = dims.reduce((a, b) => a * b, 1);
+    let data;
+    switch (meta.type) {
+      case 'float32': data = Float32Array.from({ length: n }, () => 4 * next() - 2); break;
+      case 'float64': data = Float64Array.from({ length: n }, () => 4 * next() - 2); break;
+      case 'float16': data = Uint16Array.from({ length: n }, () => toHalf(4 * next() - 2)); break;
+      case 'int64': data = BigInt64Array.from({ length: n }, () => BigInt(Math.floor(4 * next()))); break;
+      case 'int32': data = Int32Array.from({ length: n }, () => Math.floor(4 * next())); break;
+      case 'bool': data = Uint8Array.from({ length: n }, () => (next() < 0.5 ? 1 : 0)); break;
+      default: throw new Error(`input '${name}': type ${meta.type} not generated`);
+    }
+    feeds[name] = new ort.Tensor(meta.type, data, dims);
+    writeFileSync(file, tensorToPb(feeds[name], name));
+  });
+  const out = await session.run(feeds);
+  session.outputNames.forEach((name, i) => {
+    writeFileSync(path.join(dir, `output_${i}.pb`), tensorToPb(out[name], name));
+    console.log(`output ${i} '${name}': ${out[name].type} [${out[name].dims.join(', ')}]`);
+  });
+  return true;
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const require = createRequire(path.join(path.resolve(args.ortDir), 'package.json'));
@@ -94,7 +155,8 @@ async function main() {
     executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1,
     graphOptimizationLevel: args.optLevel ?? 'all', executionMode: 'sequential',
   });
-  const ok = args.images ? await accuracy(ort, session, args) : await agreement(ort, session, args);
+  const ok = args.makeReference ? await reference(ort, session, args)
+    : args.images ? await accuracy(ort, session, args) : await agreement(ort, session, args);
   await session.release();
   process.exit(ok ? 0 : 1);
 }

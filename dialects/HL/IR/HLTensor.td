@@ -134,7 +134,9 @@ def HL_SplitOp : HL_Op<"split", [Pure]> {
   let summary = "Split along an axis (ONNX Split, opset 13 form)";
   let description = [{
     The optional `split` operand lists the result extents; without it the
-    extent is divided evenly among the results.
+    extent is divided evenly among the results. Folds on constant data
+    when every result type is static (tf2onnx writes Pad's pads as
+    `Concat(Split(constant))`).
 
     ```mlir
     %a, %b = hl.split %x {axis = 0 : i64} : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>)
@@ -145,6 +147,7 @@ def HL_SplitOp : HL_Op<"split", [Pure]> {
   let results = (outs Variadic<HL_Tensor>:$outputs);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def HL_SliceOp : HL_Op<"slice", [Pure, AllElementTypesMatch<["data", "output"]>]> {

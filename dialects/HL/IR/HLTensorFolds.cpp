@@ -169,6 +169,64 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(resultType, values);
 }
 
+// tf2onnx writes Pad's pads as Concat(Split(constant)). Any rank: each
+// result is a run of the axis's slabs, in order.
+LogicalResult SplitOp::fold(FoldAdaptor adaptor,
+                            SmallVectorImpl<OpFoldResult> &results) {
+  auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  // The importer keeps initializers of 64 bytes and more as resources; a
+  // small integer one (the pads) is read from its blob.
+  auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
+  auto integer = inputType ? dyn_cast<IntegerType>(inputType.getElementType())
+                           : IntegerType();
+  if (!data && integer && inputType.hasStaticShape())
+    if (std::optional<SmallVector<int64_t>> ints =
+            getConstantInts(getInput()))
+      if (static_cast<int64_t>(ints->size()) == inputType.getNumElements())
+        data = DenseElementsAttr::get(
+            inputType, llvm::map_to_vector(*ints, [&](int64_t v) {
+              return APInt(integer.getWidth(), v, /*isSigned=*/true);
+            }));
+  if (!data || !isFoldableSize(data.getType()))
+    return failure();
+  ArrayRef<int64_t> shape = data.getType().getShape();
+  int64_t rank = shape.size(), axis = getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return failure();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= shape[d];
+  SmallVector<Attribute> all(data.getValues<Attribute>());
+  SmallVector<OpFoldResult> folded;
+  int64_t offset = 0;
+  for (Value output : getOutputs()) {
+    auto type = dyn_cast<RankedTensorType>(output.getType());
+    if (!type || !type.hasStaticShape() || type.getRank() != rank)
+      return failure();
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && type.getShape()[d] != shape[d])
+        return failure();
+    int64_t extent = type.getShape()[axis];
+    if (offset + extent > shape[axis])
+      return failure();
+    SmallVector<Attribute> values;
+    for (int64_t o = 0; o < outer; ++o) {
+      auto begin = all.begin() + (o * shape[axis] + offset) * inner;
+      values.append(begin, begin + extent * inner);
+    }
+    folded.push_back(DenseElementsAttr::get(type, values));
+    offset += extent;
+  }
+  if (offset != shape[axis])
+    return failure();
+  results.append(folded.begin(), folded.end());
+  return success();
+}
+
 // numpy broadcasting of a constant to the static result shape.
 OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);

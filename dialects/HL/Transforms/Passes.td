@@ -60,4 +60,41 @@ def RefineShapes : Pass<"strata-hl-refine-shapes", "mlir::func::FuncOp"> {
   ];
 }
 
+def PromoteHalf : Pass<"strata-hl-promote-half", "mlir::func::FuncOp"> {
+  let summary = "Compute float16 and bfloat16 models in float32";
+  let description = [{
+    Strata's kernels and delegates compute in float32; models exported in
+    float16 (or bfloat16) are common. This pass gives every f16/bf16 tensor
+    inside the function (op results, region arguments, constants and
+    constant attributes) the f32 element type, casts the function's f16
+    arguments to f32 where they enter, and casts the returned values back,
+    so the program keeps the model's signature. Casts to f16 that the model
+    itself makes become f32 identities and fold away: values are no longer
+    rounded to half precision in between, so results are at least as
+    accurate as a half-precision run. The function gets
+    `hl.promoted_half = [values, boundary casts]` for the report.
+
+    Precondition: hl ops in a function. A function without f16/bf16 tensors
+    is left untouched.
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+      %y = hl.sigmoid %x : tensor<4xf16>
+      return %y : tensor<4xf16>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> attributes {hl.promoted_half = [1, 2]} {
+      %0 = hl.cast %x : (tensor<4xf16>) -> tensor<4xf32>
+      %y = hl.sigmoid %0 : tensor<4xf32>
+      %1 = hl.cast %y : (tensor<4xf32>) -> tensor<4xf16>
+      return %1 : tensor<4xf16>
+    }
+    ```
+  }];
+  let dependentDialects = ["strata::hl::HLDialect"];
+}
+
 #endif // STRATA_HL_PASSES

@@ -148,6 +148,9 @@ struct CompileReport {
     exec::MemoryPlanSummary summary;
   };
   std::string model;
+  /// What the importer changed to accept the model as ONNX Runtime does
+  /// (nodes sorted, a newer opset normalised, ...).
+  std::vector<std::string> importNotes;
   std::vector<Stage> stages;
   /// After each stage: dialect namespace -> number of ops.
   std::map<std::string, std::map<std::string, int64_t>> opCounts;

@@ -3,12 +3,14 @@
 // Sub-graphs become the regions of hl.if / hl.loop / hl.scan; their bodies
 // are converted by the same op table and may use outer values. hl.scan has
 // the opset-9 form; Scan-8 (leading batch axis) becomes a scan over the batch
-// around it.
+// around it. An If whose condition is a constant at import is replaced by
+// its taken branch.
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportContext.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -34,6 +36,17 @@ static Type resultType(NodeContext &ctx, unsigned i, ValueRange values,
 }
 
 static LogicalResult convertIf(NodeContext &ctx) {
+  // A condition known at import (exporters test shapes, as PyTorch's
+  // conditional squeeze `If(Equal(Gather(Shape(x), 0), 1))`, which fold
+  // once the input shapes are fixed): the taken branch is converted in
+  // place and the other never looked at, since it need not even be valid
+  // for these shapes.
+  DenseElementsAttr condition;
+  if (matchPattern(ctx.input(0), m_Constant(&condition)) &&
+      condition.getNumElements() == 1 &&
+      condition.getElementType().isInteger(1))
+    return ctx.inlineSubgraph(*condition.value_begin<bool>() ? "then_branch"
+                                                             : "else_branch");
   OperationState state(ctx.loc(), hl::IfOp::getOperationName());
   state.addOperands(ctx.input(0));
   Region *thenRegion = state.addRegion();

@@ -1,0 +1,731 @@
+//===- OpsetNormalization.cpp - ai.onnx opsets 18-21 as opset 17 ----------===//
+//
+// libonnx 1.12, the checker and shape inference the importer runs, knows
+// ai.onnx up to opset 17; PyTorch 2's exporters write 18 and later. Most
+// operators did not change after 17, or changed only by admitting new
+// element types (float8, int4) that a model using them would fail on with
+// a clear error anyway. The rest changed their form: ReduceX moved `axes`
+// into an input (18, ReduceMax/Min again at 20), Split gained `num_outputs`
+// (18), Pad gained `axes` (18) and `wrap` (19), Resize `antialias`, `axes`,
+// `keep_aspect_ratio_policy` (18) and `half_pixel_symmetric` (19),
+// AveragePool `dilations` (19), Cast and QuantizeLinear `saturate` (19),
+// DequantizeLinear and QuantizeLinear `block_size` (21), DFT took `axis` as
+// an input (20), GridSample renamed its modes (20); Mish (18),
+// GroupNormalization (18, per-channel scale at 21) and Gelu (20) are new
+// operators defined as ONNX functions.
+//
+// Each such node is rewritten here into its exact opset-17 equivalent, the
+// functions into their bodies, before the checker runs, so that everything
+// downstream (checker, inference, the op table, hl) sees one form. A
+// feature with no exact equivalent (antialiased resize, `wrap` padding,
+// blocked quantization of a computed tensor) is refused naming the node.
+//
+//===----------------------------------------------------------------------===//
+#include "OpsetNormalization.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Endian.h"
+
+#include <cmath>
+#include <optional>
+
+using mlir::failure;
+using mlir::FailureOr;
+
+namespace strata::importer {
+
+namespace {
+
+/// Rewrites the nodes of one graph (and, recursively, its sub-graphs).
+class GraphNormalizer {
+public:
+  GraphNormalizer(onnx::GraphProto &graph, int opset,
+                  NormalizationResult &result, std::string &error)
+      : graph(graph), opset(opset), result(result), error(error) {
+    for (const onnx::TensorProto &init : graph.initializer())
+      constants[init.name()] = &init;
+    for (const onnx::NodeProto &node : graph.node())
+      if (node.op_type() == "Constant" && node.output_size() == 1)
+        for (const onnx::AttributeProto &attr : node.attribute())
+          if (attr.name() == "value" && attr.has_t())
+            constants[node.output(0)] = &attr.t();
+    auto addRanks = [&](const auto &list) {
+      for (const onnx::ValueInfoProto &info : list)
+        if (info.type().has_tensor_type() &&
+            info.type().tensor_type().has_shape())
+          ranks[info.name()] = info.type().tensor_type().shape().dim_size();
+    };
+    addRanks(graph.input());
+    addRanks(graph.value_info());
+    addRanks(graph.output());
+    for (const onnx::TensorProto &init : graph.initializer())
+      ranks[init.name()] = init.dims_size();
+    for (const onnx::NodeProto &node : graph.node())
+      for (const std::string &output : node.output())
+        names.insert(output);
+    for (const onnx::TensorProto &init : graph.initializer())
+      names.insert(init.name());
+  }
+
+  mlir::LogicalResult run();
+
+private:
+  using Nodes = llvm::SmallVector<onnx::NodeProto, 4>;
+
+  mlir::LogicalResult fail(const onnx::NodeProto &node,
+                           const std::string &what) {
+    error = "node '" + node.name() + "' (" + node.op_type() + "-" +
+            std::to_string(sinceVersion(node)) + "): " + what;
+    return failure();
+  }
+  /// The version of the operator's definition that this model's opset
+  /// selects, for the operators handled here.
+  int sinceVersion(const onnx::NodeProto &node) const;
+  /// Rewrites `node` in place or into `replacement` (when it expands into
+  /// several nodes); `changed` says whether anything was rewritten.
+  mlir::LogicalResult rewrite(onnx::NodeProto &node, Nodes &replacement,
+                              bool &changed);
+
+  std::optional<llvm::SmallVector<int64_t>>
+  constantInts(const std::string &name) const;
+  const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
+                                       llvm::StringRef name) const {
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+  void eraseAttr(onnx::NodeProto &node, llvm::StringRef name) {
+    auto *attrs = node.mutable_attribute();
+    for (int i = attrs->size() - 1; i >= 0; --i)
+      if (attrs->Get(i).name() == name)
+        attrs->DeleteSubrange(i, 1);
+  }
+  /// Drops the trailing absent inputs, and input `i` when it is the last.
+  void dropInput(onnx::NodeProto &node, int i) {
+    if (i < node.input_size())
+      node.mutable_input(i)->clear();
+    while (node.input_size() > 0 && node.input(node.input_size() - 1).empty())
+      node.mutable_input()->RemoveLast();
+  }
+  /// A value name not used in the graph yet.
+  std::string freshName(const onnx::NodeProto &node, llvm::StringRef what) {
+    std::string base = node.name() + "/" + what.str();
+    std::string name = base;
+    for (int i = 1; names.contains(name); ++i)
+      name = base + "_" + std::to_string(i);
+    names.insert(name);
+    return name;
+  }
+  /// Adds an int64 initializer.
+  std::string addInts(const onnx::NodeProto &node, llvm::StringRef what,
+                      llvm::ArrayRef<int64_t> values, bool scalar = false) {
+    onnx::TensorProto *t = graph.add_initializer();
+    t->set_name(freshName(node, what));
+    t->set_data_type(onnx::TensorProto::INT64);
+    if (!scalar)
+      t->add_dims(values.size());
+    for (int64_t v : values)
+      t->add_int64_data(v);
+    return t->name();
+  }
+  /// Adds a float scalar initializer (cast to the data's type by CastLike
+  /// where it is used).
+  std::string addFloat(const onnx::NodeProto &node, llvm::StringRef what,
+                       float value) {
+    onnx::TensorProto *t = graph.add_initializer();
+    t->set_name(freshName(node, what));
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(value);
+    return t->name();
+  }
+  onnx::NodeProto &addNode(Nodes &nodes, const onnx::NodeProto &origin,
+                           llvm::StringRef opType,
+                           llvm::ArrayRef<std::string> inputs,
+                           llvm::ArrayRef<std::string> outputs) {
+    onnx::NodeProto &node = nodes.emplace_back();
+    node.set_op_type(opType.str());
+    node.set_name(origin.name() + "/" + opType.str() + "_" +
+                  std::to_string(nodes.size() - 1));
+    for (const std::string &in : inputs)
+      node.add_input(in);
+    for (const std::string &out : outputs)
+      node.add_output(out);
+    return node;
+  }
+  /// `value` cast to the element type of `like`, as a new value.
+  std::string castLike(Nodes &nodes, const onnx::NodeProto &origin,
+                       const std::string &value, const std::string &like) {
+    std::string out = freshName(origin, "cast");
+    addNode(nodes, origin, "CastLike", {value, like}, {out});
+    return out;
+  }
+
+  mlir::LogicalResult rewriteReduce(onnx::NodeProto &node, Nodes &nodes,
+                                    bool &changed);
+  mlir::LogicalResult rewriteGroupNorm(onnx::NodeProto &node, Nodes &nodes);
+  mlir::LogicalResult rewriteGelu(onnx::NodeProto &node, Nodes &nodes);
+  mlir::LogicalResult rewriteMish(onnx::NodeProto &node, Nodes &nodes);
+
+  onnx::GraphProto &graph;
+  int opset;
+  NormalizationResult &result;
+  std::string &error;
+  llvm::StringMap<const onnx::TensorProto *> constants;
+  llvm::StringMap<int> ranks;
+  llvm::StringSet<> names;
+};
+
+} // namespace
+
+/// The reductions whose `axes` became an input at opset 18 (ReduceSum's
+/// already had at 13).
+static bool isReduceWithAxesInputAt18(llvm::StringRef op) {
+  return llvm::is_contained({"ReduceL1", "ReduceL2", "ReduceLogSum",
+                             "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+                             "ReduceMin", "ReduceProd", "ReduceSumSquare"},
+                            op);
+}
+
+int GraphNormalizer::sinceVersion(const onnx::NodeProto &node) const {
+  // The (op type, version) pairs of the definitions changed after 17.
+  static const llvm::StringMap<llvm::SmallVector<int, 3>> versions = {
+      {"ReduceL1", {18}},
+      {"ReduceL2", {18}},
+      {"ReduceLogSum", {18}},
+      {"ReduceLogSumExp", {18}},
+      {"ReduceMax", {18, 20}},
+      {"ReduceMean", {18}},
+      {"ReduceMin", {18, 20}},
+      {"ReduceProd", {18}},
+      {"ReduceSumSquare", {18}},
+      {"Split", {18}},
+      {"Pad", {18, 19, 21}},
+      {"Resize", {18, 19}},
+      {"AveragePool", {19}},
+      {"Cast", {19, 21}},
+      {"CastLike", {19, 21}},
+      {"QuantizeLinear", {19, 21}},
+      {"DequantizeLinear", {19, 21}},
+      {"DFT", {20}},
+      {"GridSample", {20}},
+      {"Mish", {18}},
+      {"GroupNormalization", {18, 21}},
+      {"Gelu", {20}},
+      {"LpPool", {18}},
+      {"ScatterElements", {18}},
+      {"ScatterND", {18}},
+  };
+  auto it = versions.find(node.op_type());
+  if (it == versions.end())
+    return 0;
+  int since = 0;
+  for (int v : it->second)
+    if (v <= opset)
+      since = v;
+  return since;
+}
+
+std::optional<llvm::SmallVector<int64_t>>
+GraphNormalizer::constantInts(const std::string &name) const {
+  auto it = constants.find(name);
+  if (it == constants.end())
+    return std::nullopt;
+  const onnx::TensorProto &t = *it->second;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return std::nullopt;
+  llvm::SmallVector<int64_t> values;
+  if (t.data_type() == onnx::TensorProto::INT64) {
+    if (t.has_raw_data()) {
+      const std::string &raw = t.raw_data();
+      for (size_t i = 0; i + 8 <= raw.size(); i += 8)
+        values.push_back(llvm::support::endian::read64le(raw.data() + i));
+    } else {
+      values.append(t.int64_data().begin(), t.int64_data().end());
+    }
+  } else if (t.data_type() == onnx::TensorProto::INT32) {
+    if (t.has_raw_data()) {
+      const std::string &raw = t.raw_data();
+      for (size_t i = 0; i + 4 <= raw.size(); i += 4)
+        values.push_back(static_cast<int32_t>(
+            llvm::support::endian::read32le(raw.data() + i)));
+    } else {
+      values.append(t.int32_data().begin(), t.int32_data().end());
+    }
+  } else {
+    return std::nullopt;
+  }
+  return values;
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteReduce(onnx::NodeProto &node,
+                                                   Nodes &nodes,
+                                                   bool &changed) {
+  bool noop = false;
+  if (const onnx::AttributeProto *a = findAttr(node, "noop_with_empty_axes"))
+    noop = a->i() != 0;
+  bool hasAxes = node.input_size() > 1 && !node.input(1).empty();
+  std::optional<llvm::SmallVector<int64_t>> axes;
+  if (hasAxes) {
+    axes = constantInts(node.input(1));
+    if (!axes)
+      return fail(node, "its axes are computed at run time; only constant "
+                        "axes are supported");
+  }
+  changed = true;
+  if (!axes || axes->empty()) {
+    if (noop) {
+      // No axes with noop_with_empty_axes: the identity.
+      onnx::NodeProto &id =
+          addNode(nodes, node, "Identity", {node.input(0)}, {node.output(0)});
+      id.set_name(node.name());
+      return mlir::success();
+    }
+    axes.reset();
+  }
+  eraseAttr(node, "noop_with_empty_axes");
+  dropInput(node, 1);
+  if (axes) {
+    onnx::AttributeProto *attr = node.add_attribute();
+    attr->set_name("axes");
+    attr->set_type(onnx::AttributeProto::INTS);
+    for (int64_t axis : *axes)
+      attr->add_ints(axis);
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteGroupNorm(onnx::NodeProto &node,
+                                                      Nodes &nodes) {
+  // GroupNormalization(x, scale, bias) over [N, C, ...] with G groups:
+  // InstanceNormalization over x seen as [N, G, -1], back to x's shape,
+  // then the affine part per group (18) or per channel (21).
+  const onnx::AttributeProto *groups = findAttr(node, "num_groups");
+  if (!groups || groups->i() <= 0)
+    return fail(node, "num_groups must be a positive integer");
+  float epsilon = 1e-5f;
+  if (const onnx::AttributeProto *a = findAttr(node, "epsilon"))
+    epsilon = a->f();
+  int64_t g = groups->i();
+  const std::string &x = node.input(0), &scale = node.input(1),
+                    &bias = node.input(2);
+  std::string grouped = freshName(node, "grouped");
+  addNode(nodes, node, "Reshape", {x, addInts(node, "group_shape", {0, g, -1})},
+          {grouped});
+  bool perGroup = sinceVersion(node) == 18;
+  std::string normalized = freshName(node, "normalized");
+  std::string y = node.output(0);
+  if (perGroup) {
+    onnx::NodeProto &norm = addNode(nodes, node, "InstanceNormalization",
+                                    {grouped, scale, bias}, {normalized});
+    onnx::AttributeProto *eps = norm.add_attribute();
+    eps->set_name("epsilon");
+    eps->set_type(onnx::AttributeProto::FLOAT);
+    eps->set_f(epsilon);
+    std::string shape = freshName(node, "shape");
+    addNode(nodes, node, "Shape", {x}, {shape});
+    addNode(nodes, node, "Reshape", {normalized, shape}, {y});
+    return mlir::success();
+  }
+  // Unit scale and zero bias per group, cast to x's type.
+  std::string ones = freshName(node, "ones");
+  std::string zeros = freshName(node, "zeros");
+  std::string groupCount = addInts(node, "groups", {g});
+  onnx::NodeProto &fillOnes =
+      addNode(nodes, node, "ConstantOfShape", {groupCount}, {ones + "_f"});
+  onnx::AttributeProto *one = fillOnes.add_attribute();
+  one->set_name("value");
+  one->set_type(onnx::AttributeProto::TENSOR);
+  one->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  one->mutable_t()->add_dims(1);
+  one->mutable_t()->add_float_data(1.0f);
+  addNode(nodes, node, "CastLike", {ones + "_f", x}, {ones});
+  onnx::NodeProto &fillZeros =
+      addNode(nodes, node, "ConstantOfShape", {groupCount}, {zeros + "_f"});
+  onnx::AttributeProto *zero = fillZeros.add_attribute();
+  zero->set_name("value");
+  zero->set_type(onnx::AttributeProto::TENSOR);
+  zero->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  zero->mutable_t()->add_dims(1);
+  zero->mutable_t()->add_float_data(0.0f);
+  addNode(nodes, node, "CastLike", {zeros + "_f", x}, {zeros});
+  onnx::NodeProto &norm = addNode(nodes, node, "InstanceNormalization",
+                                  {grouped, ones, zeros}, {normalized});
+  onnx::AttributeProto *eps = norm.add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(epsilon);
+  // Per channel: [N, C, -1] (C is the scale's length) against scale and
+  // bias as [C, 1].
+  std::string channels = freshName(node, "channels");
+  std::string scaleLen = freshName(node, "scale_shape");
+  addNode(nodes, node, "Shape", {scale}, {scaleLen});
+  std::string nc = freshName(node, "nc_shape");
+  onnx::NodeProto &concat = addNode(
+      nodes, node, "Concat",
+      {addInts(node, "batch", {0}), scaleLen, addInts(node, "rest", {-1})},
+      {nc});
+  onnx::AttributeProto *axis = concat.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  addNode(nodes, node, "Reshape", {normalized, nc}, {channels});
+  std::string column = addInts(node, "column", {-1, 1});
+  std::string scale2 = freshName(node, "scale");
+  std::string bias2 = freshName(node, "bias");
+  addNode(nodes, node, "Reshape", {scale, column}, {scale2});
+  addNode(nodes, node, "Reshape", {bias, column}, {bias2});
+  std::string scaled = freshName(node, "scaled");
+  std::string shifted = freshName(node, "shifted");
+  addNode(nodes, node, "Mul", {channels, scale2}, {scaled});
+  addNode(nodes, node, "Add", {scaled, bias2}, {shifted});
+  std::string shape = freshName(node, "shape");
+  addNode(nodes, node, "Shape", {x}, {shape});
+  addNode(nodes, node, "Reshape", {shifted, shape}, {y});
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteGelu(onnx::NodeProto &node,
+                                                 Nodes &nodes) {
+  std::string approximate = "none";
+  if (const onnx::AttributeProto *a = findAttr(node, "approximate"))
+    approximate = a->s();
+  const std::string &x = node.input(0);
+  auto scalar = [&](llvm::StringRef what, float v) {
+    return castLike(nodes, node, addFloat(node, what, v), x);
+  };
+  std::string inner;
+  if (approximate == "none") {
+    // 0.5 x (1 + erf(x / sqrt(2)))
+    std::string scaled = freshName(node, "scaled");
+    addNode(nodes, node, "Mul", {x, scalar("rsqrt2", float(M_SQRT1_2))},
+            {scaled});
+    inner = freshName(node, "erf");
+    addNode(nodes, node, "Erf", {scaled}, {inner});
+  } else if (approximate == "tanh") {
+    // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+    std::string cube = freshName(node, "cube");
+    std::string square = freshName(node, "square");
+    addNode(nodes, node, "Mul", {x, x}, {square});
+    addNode(nodes, node, "Mul", {square, x}, {cube});
+    std::string term = freshName(node, "term");
+    addNode(nodes, node, "Mul", {cube, scalar("c", 0.044715f)}, {term});
+    std::string sum = freshName(node, "sum");
+    addNode(nodes, node, "Add", {x, term}, {sum});
+    std::string arg = freshName(node, "arg");
+    addNode(nodes, node, "Mul",
+            {sum, scalar("sqrt_2_over_pi", float(std::sqrt(2.0 / M_PI)))},
+            {arg});
+    inner = freshName(node, "tanh");
+    addNode(nodes, node, "Tanh", {arg}, {inner});
+  } else {
+    return fail(node, "approximate='" + approximate +
+                          "' is neither 'none' nor 'tanh'");
+  }
+  std::string plusOne = freshName(node, "plus_one");
+  addNode(nodes, node, "Add", {inner, scalar("one", 1.0f)}, {plusOne});
+  std::string half = freshName(node, "half_x");
+  addNode(nodes, node, "Mul", {x, scalar("half", 0.5f)}, {half});
+  addNode(nodes, node, "Mul", {half, plusOne}, {node.output(0)});
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteMish(onnx::NodeProto &node,
+                                                 Nodes &nodes) {
+  // x * tanh(softplus(x))
+  const std::string &x = node.input(0);
+  std::string softplus = freshName(node, "softplus");
+  std::string tanh = freshName(node, "tanh");
+  addNode(nodes, node, "Softplus", {x}, {softplus});
+  addNode(nodes, node, "Tanh", {softplus}, {tanh});
+  addNode(nodes, node, "Mul", {x, tanh}, {node.output(0)});
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
+                                             Nodes &nodes, bool &changed) {
+  changed = false;
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return mlir::success();
+  llvm::StringRef op = node.op_type();
+  // Operators introduced after 17 that have no opset-17 form here.
+  static const llvm::StringMap<int> introduced = {
+      {"BitwiseAnd", 18},     {"BitwiseNot", 18},    {"BitwiseOr", 18},
+      {"BitwiseXor", 18},     {"CenterCropPad", 18}, {"Col2Im", 18},
+      {"DeformConv", 19},     {"AffineGrid", 20},    {"ImageDecoder", 20},
+      {"RegexFullMatch", 20}, {"StringConcat", 20},  {"StringSplit", 20},
+  };
+  auto newOp = introduced.find(op);
+  if (newOp != introduced.end() && newOp->second <= opset) {
+    error = "node '" + node.name() + "' (" + node.op_type() + "-" +
+            std::to_string(newOp->second) +
+            "): this operator, introduced in opset " +
+            std::to_string(newOp->second) + ", is not supported";
+    return failure();
+  }
+  int since = sinceVersion(node);
+  if (since == 0)
+    return mlir::success();
+  auto intAttr = [&](llvm::StringRef name, int64_t dflt) {
+    const onnx::AttributeProto *a = findAttr(node, name);
+    return a ? a->i() : dflt;
+  };
+  auto strAttr = [&](llvm::StringRef name, llvm::StringRef dflt) {
+    const onnx::AttributeProto *a = findAttr(node, name);
+    return a ? a->s() : dflt.str();
+  };
+  // Drops `name` when it holds its neutral value; fails otherwise.
+  auto dropNeutralInt = [&](llvm::StringRef name, int64_t neutral,
+                            const std::string &why) -> mlir::LogicalResult {
+    if (intAttr(name, neutral) != neutral)
+      return fail(node, why);
+    if (findAttr(node, name))
+      changed = true;
+    eraseAttr(node, name);
+    return mlir::success();
+  };
+
+  if (isReduceWithAxesInputAt18(op))
+    return rewriteReduce(node, nodes, changed);
+  if (op == "Split") {
+    // Split-18's num_outputs: equal parts, the last smaller when the
+    // extent does not divide; Split-13 splits equally into as many parts as
+    // outputs, which is the same where it divides.
+    if (!findAttr(node, "num_outputs"))
+      return mlir::success();
+    if (intAttr("num_outputs", 0) != node.output_size())
+      return fail(node, "num_outputs differs from the number of outputs");
+    changed = true;
+    eraseAttr(node, "num_outputs");
+    return mlir::success();
+  }
+  if (op == "Pad") {
+    if (strAttr("mode", "constant") == "wrap")
+      return fail(node, "mode 'wrap' is not supported");
+    if (node.input_size() <= 3 || node.input(3).empty())
+      return mlir::success();
+    // Pad-18's axes: expand the pads to every dimension.
+    std::optional<llvm::SmallVector<int64_t>> axes =
+        constantInts(node.input(3));
+    std::optional<llvm::SmallVector<int64_t>> pads =
+        constantInts(node.input(1));
+    auto rank = ranks.find(node.input(0));
+    if (!axes || !pads || rank == ranks.end())
+      return fail(node, "its axes need constant pads and axes and an input "
+                        "of known rank");
+    int64_t r = rank->second;
+    if (pads->size() != 2 * axes->size())
+      return fail(node, "pads must hold two values per axis");
+    llvm::SmallVector<int64_t> full(2 * r, 0);
+    for (auto [i, axis] : llvm::enumerate(*axes)) {
+      int64_t a = axis < 0 ? axis + r : axis;
+      if (a < 0 || a >= r)
+        return fail(node, "axis " + std::to_string(axis) +
+                              " is outside the input's rank");
+      full[a] = (*pads)[i];
+      full[a + r] = (*pads)[i + axes->size()];
+    }
+    node.set_input(1, addInts(node, "pads", full));
+    dropInput(node, 3);
+    changed = true;
+    return mlir::success();
+  }
+  if (op == "Resize") {
+    if (failed(dropNeutralInt("antialias", 0, "antialias=1 is not supported")))
+      return failure();
+    if (const onnx::AttributeProto *a =
+            findAttr(node, "keep_aspect_ratio_policy")) {
+      bool hasSizes = node.input_size() > 3 && !node.input(3).empty();
+      if (a->s() != "stretch" && hasSizes)
+        return fail(node, "keep_aspect_ratio_policy '" + a->s() +
+                              "' with sizes is not supported");
+      eraseAttr(node, "keep_aspect_ratio_policy");
+      changed = true;
+    }
+    if (const onnx::AttributeProto *a = findAttr(node, "axes")) {
+      // Axes that list every dimension in order are the default.
+      auto rank = ranks.find(node.input(0));
+      bool all = rank != ranks.end() && a->ints_size() == rank->second;
+      for (int i = 0; all && i < a->ints_size(); ++i)
+        all = a->ints(i) == i || a->ints(i) == i - rank->second;
+      if (!all)
+        return fail(node, "axes other than every dimension are not "
+                          "supported");
+      eraseAttr(node, "axes");
+      changed = true;
+    }
+    if (strAttr("coordinate_transformation_mode", "half_pixel") ==
+        "half_pixel_symmetric")
+      return fail(node, "coordinate_transformation_mode "
+                        "'half_pixel_symmetric' is not supported");
+    return mlir::success();
+  }
+  if (op == "AveragePool") {
+    if (const onnx::AttributeProto *a = findAttr(node, "dilations")) {
+      if (llvm::any_of(a->ints(), [](int64_t d) { return d != 1; }))
+        return fail(node, "dilations other than 1 are not supported");
+      eraseAttr(node, "dilations");
+      changed = true;
+    }
+    return mlir::success();
+  }
+  if (op == "LpPool")
+    return dropNeutralInt("ceil_mode", 0, "ceil_mode=1 is not supported");
+  if (op == "ScatterElements" || op == "ScatterND") {
+    std::string reduction = strAttr("reduction", "none");
+    if (reduction == "max" || reduction == "min")
+      return fail(node, "reduction '" + reduction + "' is not supported");
+    return mlir::success();
+  }
+  if (op == "Cast" || op == "CastLike") {
+    // saturate only concerns float8 results.
+    if (findAttr(node, "saturate"))
+      changed = true;
+    eraseAttr(node, "saturate");
+    return mlir::success();
+  }
+  if (op == "QuantizeLinear" || op == "DequantizeLinear") {
+    if (findAttr(node, "saturate"))
+      changed = true;
+    eraseAttr(node, "saturate");
+    if (failed(dropNeutralInt("block_size", 0,
+                              "blocked quantization (block_size > 0) is not "
+                              "supported")))
+      return failure();
+    if (const onnx::AttributeProto *a = findAttr(node, "output_dtype")) {
+      bool hasZeroPoint = node.input_size() > 2 && !node.input(2).empty();
+      if (a->i() != 0 && !hasZeroPoint) {
+        // QuantizeLinear-21: the result type without a zero point.
+        onnx::TensorProto *zp = graph.add_initializer();
+        zp->set_name(freshName(node, "zero_point"));
+        zp->set_data_type(static_cast<int32_t>(a->i()));
+        if (a->i() != onnx::TensorProto::INT8 &&
+            a->i() != onnx::TensorProto::UINT8)
+          return fail(node, "output_dtype " + std::to_string(a->i()) +
+                                " is not int8 or uint8");
+        zp->add_int32_data(0);
+        while (node.input_size() < 3)
+          node.add_input("");
+        node.set_input(2, zp->name());
+      }
+      eraseAttr(node, "output_dtype");
+      changed = true;
+    }
+    return mlir::success();
+  }
+  if (op == "DFT") {
+    // DFT-20 takes axis as input 2 (default -2); DFT-17 as an attribute
+    // (default 1, the first dimension after the batch).
+    int64_t axis = -2;
+    if (node.input_size() > 2 && !node.input(2).empty()) {
+      std::optional<llvm::SmallVector<int64_t>> value =
+          constantInts(node.input(2));
+      if (!value || value->size() != 1)
+        return fail(node, "its axis must be a constant scalar");
+      axis = value->front();
+    }
+    if (axis < 0) {
+      auto rank = ranks.find(node.input(0));
+      if (rank == ranks.end())
+        return fail(node, "a negative axis needs an input of known rank");
+      axis += rank->second;
+    }
+    dropInput(node, 2);
+    onnx::AttributeProto *attr = node.add_attribute();
+    attr->set_name("axis");
+    attr->set_type(onnx::AttributeProto::INT);
+    attr->set_i(axis);
+    changed = true;
+    return mlir::success();
+  }
+  if (op == "GridSample") {
+    if (const onnx::AttributeProto *a = findAttr(node, "mode")) {
+      std::string mode = a->s() == "linear"  ? "bilinear"
+                         : a->s() == "cubic" ? "bicubic"
+                                             : a->s();
+      eraseAttr(node, "mode");
+      onnx::AttributeProto *m = node.add_attribute();
+      m->set_name("mode");
+      m->set_type(onnx::AttributeProto::STRING);
+      m->set_s(mode);
+      changed = true;
+    }
+    return mlir::success();
+  }
+  changed = true;
+  if (op == "Mish")
+    return rewriteMish(node, nodes);
+  if (op == "GroupNormalization")
+    return rewriteGroupNorm(node, nodes);
+  if (op == "Gelu")
+    return rewriteGelu(node, nodes);
+  changed = false;
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::run() {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> out;
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+      if (attr.has_g() &&
+          failed(
+              GraphNormalizer(*attr.mutable_g(), opset, result, error).run()))
+        return failure();
+      for (onnx::GraphProto &g : *attr.mutable_graphs())
+        if (failed(GraphNormalizer(g, opset, result, error).run()))
+          return failure();
+    }
+    Nodes replacement;
+    bool changed = false;
+    std::string key = node.op_type() + "-" + std::to_string(sinceVersion(node));
+    if (failed(rewrite(node, replacement, changed)))
+      return failure();
+    if (changed)
+      ++result.rewritten[key];
+    if (replacement.empty()) {
+      out.Add()->Swap(&node);
+      continue;
+    }
+    for (onnx::NodeProto &n : replacement)
+      out.Add()->Swap(&n);
+  }
+  graph.mutable_node()->Swap(&out);
+  return mlir::success();
+}
+
+FailureOr<NormalizationResult> normalizeToCheckedOpset(onnx::ModelProto &model,
+                                                       std::string &error) {
+  NormalizationResult result;
+  onnx::OperatorSetIdProto *onnxOpset = nullptr;
+  for (onnx::OperatorSetIdProto &opset : *model.mutable_opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      onnxOpset = &opset;
+  if (!onnxOpset || onnxOpset->version() <= kNewestCheckedOpset)
+    return result;
+  if (onnxOpset->version() > kNewestNormalizedOpset) {
+    error = "opset " + std::to_string(onnxOpset->version()) +
+            " of domain 'ai.onnx' is newer than the newest the importer "
+            "knows (" +
+            std::to_string(kNewestNormalizedOpset) + ")";
+    return failure();
+  }
+  int opset = onnxOpset->version();
+  if (failed(
+          GraphNormalizer(*model.mutable_graph(), opset, result, error).run()))
+    return failure();
+  result.fromOpset = opset;
+  onnxOpset->set_version(kNewestCheckedOpset);
+  // IR 9 and 10 only added types (float8, int4) that the importer refuses
+  // by name where they appear; libonnx checks up to IR 8.
+  if (model.ir_version() > onnx::IR_VERSION) {
+    result.fromIRVersion = model.ir_version();
+    model.set_ir_version(onnx::IR_VERSION);
+  }
+  return result;
+}
+
+} // namespace strata::importer
