@@ -1,6 +1,7 @@
 //===- CompileMain.cpp - strata-compile's command line --------------------===//
 //
 // strata-compile model.onnx -o model.strata [--emit ...] [--input-shape ...]
+//                [--input-value NAME=V,...]
 //   [--report report.json] [--verify [--verify-data DIR] [--bisect]]
 //   [--backend NAME [--backend-option K=V]... [--require-delegated]
 //    [--tune FILE | --tuning FILE]
@@ -226,6 +227,12 @@ cl::list<std::string>
                 cl::desc("Fix an input's shape: NAME=DIMS, e.g. "
                          "input=1x3x224x224 (repeatable)"),
                 cl::cat(category));
+cl::list<std::string> inputValues(
+    "input-value",
+    cl::desc("Freeze an input to constant values: NAME=V or NAME=V,V,... "
+             "(e.g. sr=16000); the input leaves the program's signature and "
+             "what depends on it folds (repeatable)"),
+    cl::cat(category));
 cl::opt<bool> printIRAfterAll("print-ir-after-all",
                               cl::desc("Print the IR after every pass"),
                               cl::cat(category));
@@ -773,6 +780,13 @@ int strataCompileMain(int argc, char **argv) {
     std::string error;
     if (failed(parseInputShape(shape, options.import, error))) {
       errs() << "strata-compile: bad --input-shape: " << error << "\n";
+      return 2;
+    }
+  }
+  for (const std::string &value : inputValues) {
+    std::string error;
+    if (failed(parseInputValue(value, options.import, error))) {
+      errs() << "strata-compile: bad --input-value: " << error << "\n";
       return 2;
     }
   }

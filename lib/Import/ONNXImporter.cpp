@@ -56,6 +56,7 @@ private:
   }
   LogicalResult checkOpsets(const onnx::ModelProto &model);
   LogicalResult applyInputShapes(onnx::GraphProto &graph);
+  LogicalResult applyInputValues(onnx::GraphProto &graph);
   LogicalResult reportUnsupported(const onnx::ModelProto &model);
   LogicalResult checkTensorSizes(ModuleOp module);
   LogicalResult checkBeforeInference(const onnx::GraphProto &graph);
@@ -134,6 +135,67 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
   return success();
 }
 
+/// Turns each input that --input-value freezes into an initializer of its
+/// declared element type and shape (after --input-shape).
+LogicalResult ModelImporter::applyInputValues(onnx::GraphProto &graph) {
+  for (const auto &entry : options.inputValues) {
+    auto *inputs = graph.mutable_input();
+    auto it = llvm::find_if(*inputs, [&](const onnx::ValueInfoProto &info) {
+      return info.name() == entry.getKey();
+    });
+    if (it == inputs->end())
+      return emitError(fileLoc()) << "--input-value names '" << entry.getKey()
+                                  << "', which is not a graph input";
+    const onnx::TypeProto_Tensor &type = it->type().tensor_type();
+    onnx::TensorProto tensor;
+    tensor.set_name(it->name());
+    tensor.set_data_type(type.elem_type());
+    int64_t count = 1;
+    for (const onnx::TensorShapeProto::Dimension &dim : type.shape().dim()) {
+      if (!dim.has_dim_value())
+        return emitError(fileLoc())
+               << "--input-value for '" << entry.getKey()
+               << "': the input's shape is not fixed; give it with "
+                  "--input-shape";
+      tensor.add_dims(dim.dim_value());
+      count *= dim.dim_value();
+    }
+    ArrayRef<double> values = entry.getValue();
+    if (static_cast<int64_t>(values.size()) != count)
+      return emitError(fileLoc())
+             << "--input-value for '" << entry.getKey() << "' gives "
+             << values.size() << " value(s); the input holds " << count;
+    for (double v : values) {
+      switch (type.elem_type()) {
+      case onnx::TensorProto::FLOAT:
+        tensor.add_float_data(static_cast<float>(v));
+        break;
+      case onnx::TensorProto::DOUBLE:
+        tensor.add_double_data(v);
+        break;
+      case onnx::TensorProto::INT64:
+        tensor.add_int64_data(static_cast<int64_t>(v));
+        break;
+      case onnx::TensorProto::INT32:
+      case onnx::TensorProto::INT8:
+      case onnx::TensorProto::UINT8:
+      case onnx::TensorProto::BOOL:
+        tensor.add_int32_data(static_cast<int32_t>(v));
+        break;
+      default:
+        return emitError(fileLoc()) << "--input-value for '" << entry.getKey()
+                                    << "': inputs of ONNX element type "
+                                    << type.elem_type() << " cannot be frozen";
+      }
+    }
+    *graph.add_initializer() = std::move(tensor);
+    inputs->erase(it);
+    notes.push_back("input '" + entry.getKey().str() +
+                    "' frozen to the given value(s) (--input-value)");
+  }
+  return success();
+}
+
 /// Refuses what libonnx's shape inference (Debian's 1.12) would read out of
 /// bounds on: a convolution (Conv, ConvTranspose, ConvInteger, QLinearConv)
 /// whose declared weight rank differs from its declared input rank (the
@@ -161,9 +223,9 @@ ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
     // The weight of each convolution form (QLinearConv's follows the
     // input's scale and zero point).
     int weightInput = -1;
-    if (standard && (node.op_type() == "Conv" ||
-                     node.op_type() == "ConvTranspose" ||
-                     node.op_type() == "ConvInteger"))
+    if (standard &&
+        (node.op_type() == "Conv" || node.op_type() == "ConvTranspose" ||
+         node.op_type() == "ConvInteger"))
       weightInput = 1;
     else if (standard && node.op_type() == "QLinearConv")
       weightInput = 3;
@@ -448,7 +510,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (!model.has_graph())
     return emitError(fileLoc()) << "the model has no graph", nullptr;
   if (failed(checkOpsets(model)) ||
-      failed(applyInputShapes(*model.mutable_graph())))
+      failed(applyInputShapes(*model.mutable_graph())) ||
+      failed(applyInputValues(*model.mutable_graph())))
     return nullptr;
   // Every node gets a name: diagnostics and locations refer to it.
   for (auto [i, node] : llvm::enumerate(*model.mutable_graph()->mutable_node()))
@@ -471,10 +534,9 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     return emitError(fileLoc()) << normalizeError, nullptr;
   if (normalized->fromOpset) {
     opsets[""] = importer::kNewestCheckedOpset;
-    std::string note = "ai.onnx opset " +
-                       std::to_string(normalized->fromOpset) +
-                       " normalised to opset " +
-                       std::to_string(importer::kNewestCheckedOpset);
+    std::string note =
+        "ai.onnx opset " + std::to_string(normalized->fromOpset) +
+        " normalised to opset " + std::to_string(importer::kNewestCheckedOpset);
     if (normalized->fromIRVersion)
       note += " (IR version " + std::to_string(normalized->fromIRVersion) +
               " checked as " + std::to_string(model.ir_version()) + ")";
@@ -510,8 +572,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     return nullptr;
   if (!notes.empty())
     (*module)->setAttr("hl.import_notes",
-                       builder.getStrArrayAttr(SmallVector<StringRef>(
-                           notes.begin(), notes.end())));
+                       builder.getStrArrayAttr(
+                           SmallVector<StringRef>(notes.begin(), notes.end())));
   return module;
 }
 

@@ -43,9 +43,13 @@ namespace {
 /// Rewrites the nodes of one graph (and, recursively, its sub-graphs).
 class GraphNormalizer {
 public:
+  /// `parent` is the normalizer of the enclosing graph, whose constants
+  /// and ranks a sub-graph sees (ONNX outer-scope values).
   GraphNormalizer(onnx::GraphProto &graph, int opset,
-                  NormalizationResult &result, std::string &error)
-      : graph(graph), opset(opset), result(result), error(error) {
+                  NormalizationResult &result, std::string &error,
+                  const GraphNormalizer *parent = nullptr)
+      : graph(graph), opset(opset), result(result), error(error),
+        parent(parent) {
     for (const onnx::TensorProto &init : graph.initializer())
       constants[init.name()] = &init;
     for (const onnx::NodeProto &node : graph.node())
@@ -175,6 +179,28 @@ private:
   int opset;
   NormalizationResult &result;
   std::string &error;
+  /// The constant named `name`, here or in an enclosing graph.
+  const onnx::TensorProto *findConstant(llvm::StringRef name) const {
+    for (const GraphNormalizer *g = this; g; g = g->parent) {
+      auto it = g->constants.find(name);
+      if (it != g->constants.end())
+        return it->second;
+      if (g->names.contains(name))
+        return nullptr;
+    }
+    return nullptr;
+  }
+  /// The declared rank of `name`, here or in an enclosing graph.
+  std::optional<int> findRank(llvm::StringRef name) const {
+    for (const GraphNormalizer *g = this; g; g = g->parent) {
+      auto it = g->ranks.find(name);
+      if (it != g->ranks.end())
+        return it->second;
+    }
+    return std::nullopt;
+  }
+
+  const GraphNormalizer *parent;
   llvm::StringMap<const onnx::TensorProto *> constants;
   llvm::StringMap<int> ranks;
   llvm::StringSet<> names;
@@ -232,10 +258,10 @@ int GraphNormalizer::sinceVersion(const onnx::NodeProto &node) const {
 
 std::optional<llvm::SmallVector<int64_t>>
 GraphNormalizer::constantInts(const std::string &name) const {
-  auto it = constants.find(name);
-  if (it == constants.end())
+  const onnx::TensorProto *found = findConstant(name);
+  if (!found)
     return std::nullopt;
-  const onnx::TensorProto &t = *it->second;
+  const onnx::TensorProto &t = *found;
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     return std::nullopt;
   llvm::SmallVector<int64_t> values;
@@ -513,11 +539,11 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
         constantInts(node.input(3));
     std::optional<llvm::SmallVector<int64_t>> pads =
         constantInts(node.input(1));
-    auto rank = ranks.find(node.input(0));
-    if (!axes || !pads || rank == ranks.end())
+    std::optional<int> rank = findRank(node.input(0));
+    if (!axes || !pads || !rank)
       return fail(node, "its axes need constant pads and axes and an input "
                         "of known rank");
-    int64_t r = rank->second;
+    int64_t r = *rank;
     if (pads->size() != 2 * axes->size())
       return fail(node, "pads must hold two values per axis");
     llvm::SmallVector<int64_t> full(2 * r, 0);
@@ -548,10 +574,10 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     }
     if (const onnx::AttributeProto *a = findAttr(node, "axes")) {
       // Axes that list every dimension in order are the default.
-      auto rank = ranks.find(node.input(0));
-      bool all = rank != ranks.end() && a->ints_size() == rank->second;
+      std::optional<int> rank = findRank(node.input(0));
+      bool all = rank && a->ints_size() == *rank;
       for (int i = 0; all && i < a->ints_size(); ++i)
-        all = a->ints(i) == i || a->ints(i) == i - rank->second;
+        all = a->ints(i) == i || a->ints(i) == i - *rank;
       if (!all)
         return fail(node, "axes other than every dimension are not "
                           "supported");
@@ -629,10 +655,10 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
       axis = value->front();
     }
     if (axis < 0) {
-      auto rank = ranks.find(node.input(0));
-      if (rank == ranks.end())
+      std::optional<int> rank = findRank(node.input(0));
+      if (!rank)
         return fail(node, "a negative axis needs an input of known rank");
-      axis += rank->second;
+      axis += *rank;
     }
     dropInput(node, 2);
     onnx::AttributeProto *attr = node.add_attribute();
@@ -672,11 +698,11 @@ mlir::LogicalResult GraphNormalizer::run() {
   for (onnx::NodeProto &node : *graph.mutable_node()) {
     for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
       if (attr.has_g() &&
-          failed(
-              GraphNormalizer(*attr.mutable_g(), opset, result, error).run()))
+          failed(GraphNormalizer(*attr.mutable_g(), opset, result, error, this)
+                     .run()))
         return failure();
       for (onnx::GraphProto &g : *attr.mutable_graphs())
-        if (failed(GraphNormalizer(g, opset, result, error).run()))
+        if (failed(GraphNormalizer(g, opset, result, error, this).run()))
           return failure();
     }
     Nodes replacement;

@@ -43,6 +43,30 @@ LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
   return success();
 }
 
+LogicalResult parseInputValue(StringRef spec, ImportOptions &options,
+                              std::string &error) {
+  auto [name, list] = spec.rsplit('=');
+  if (name.empty() || list.empty()) {
+    error = "expected name=V or name=V,V,..., got '" + spec.str() + "'";
+    return failure();
+  }
+  SmallVector<double> values;
+  SmallVector<StringRef> parts;
+  list.split(parts, ',');
+  for (StringRef part : parts) {
+    double value;
+    if (part.trim().getAsDouble(value)) {
+      error = "bad value '" + part.str() + "' in '" + spec.str() +
+              "': VALUES are numbers joined by ',', e.g. " + name.str() +
+              "=16000";
+      return failure();
+    }
+    values.push_back(value);
+  }
+  options.inputValues[name] = values;
+  return success();
+}
+
 /// Prints a coverage report; returns whether every op type is supported.
 static bool printCoverage(ArrayRef<OpCoverage> coverage,
                           llvm::raw_ostream &os) {
@@ -64,6 +88,10 @@ void registerONNXImportTranslation() {
   static llvm::cl::list<std::string> inputShapes(
       "input-shape",
       llvm::cl::desc("Fix an input's shape: name=1x3x224x224 (repeatable)"));
+  static llvm::cl::list<std::string> inputValues(
+      "input-value",
+      llvm::cl::desc("Freeze an input to constant values: name=16000 or "
+                     "name=1,2,3 (repeatable)"));
   static llvm::cl::opt<bool> coverage(
       "coverage",
       llvm::cl::desc("With --import-onnx: print which op types are "
@@ -86,6 +114,13 @@ void registerONNXImportTranslation() {
           std::string error;
           if (failed(parseInputShape(spec, options, error))) {
             emitError(UnknownLoc::get(context)) << "--input-shape: " << error;
+            return nullptr;
+          }
+        }
+        for (const std::string &spec : inputValues) {
+          std::string error;
+          if (failed(parseInputValue(spec, options, error))) {
+            emitError(UnknownLoc::get(context)) << "--input-value: " << error;
             return nullptr;
           }
         }

@@ -12,7 +12,7 @@
 //     Classification accuracy over the images (one sample per leading
 //     index), printed as strata-eval prints it.
 //   node ort-run.mjs --ort-dir DIR --model m.onnx --make-reference DIR
-//        [--seed N] [--input-shape name=2x3]
+//        [--seed N] [--input-shape name=2x3] [--input-value name=16000]
 //     Writes DIR/input_N.pb, pseudo-random inputs of the model's declared
 //     (static) shapes and types (floats uniform in [-2, 2), integers in
 //     [0, 4), booleans), or reads those already there, runs them and writes
@@ -126,8 +126,12 @@ async function reference(ort, session, args) {
     if (!dims.every((d) => typeof d === 'number' && d >= 0))
       throw new Error(`input '${name}' has no static shape (${dims}); write ${file} by hand`);
     const n = dims.reduce((a, b) => a * b, 1);
+    const fixed = (args.inputValue ?? '').split(',').find((spec) => spec.startsWith(`${name}=`));
+    const value = fixed ? Number(fixed.slice(name.length + 1)) : undefined;
     let data;
-    switch (meta.type) {
+    if (value !== undefined && meta.type === 'int64') data = BigInt64Array.from({ length: n }, () => BigInt(value));
+    else if (value !== undefined && meta.type === 'float32') data = Float32Array.from({ length: n }, () => value);
+    else switch (meta.type) {
       case 'float32': data = Float32Array.from({ length: n }, () => 4 * next() - 2); break;
       case 'float64': data = Float64Array.from({ length: n }, () => 4 * next() - 2); break;
       case 'float16': data = Uint16Array.from({ length: n }, () => toHalf(4 * next() - 2)); break;

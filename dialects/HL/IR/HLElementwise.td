@@ -73,6 +73,7 @@ def HL_NotOp : HL_UnaryElementwiseOp<"not"> {
   }];
   let arguments = (ins HL_BoolTensor:$input);
   let results = (outs HL_BoolTensor:$output);
+  let hasFolder = 1;
 }
 
 def HL_ExpOp : HL_UnaryFloatOp<"exp", "Exp", "e^x">;
@@ -204,9 +205,15 @@ def HL_DivOp : HL_BinaryOp<"div", "Div", "a / b (truncating for integers)"> {
 }
 def HL_MaxOp : HL_BinaryOp<"max", "Max", "max(a, b)", [Commutative]>;
 def HL_MinOp : HL_BinaryOp<"min", "Min", "min(a, b)", [Commutative]>;
-def HL_AndOp : HL_BinaryOp<"and", "And", "a and b", [Commutative]>;
-def HL_OrOp : HL_BinaryOp<"or", "Or", "a or b", [Commutative]>;
-def HL_XorOp : HL_BinaryOp<"xor", "Xor", "a xor b", [Commutative]>;
+def HL_AndOp : HL_BinaryOp<"and", "And", "a and b", [Commutative]> {
+  let hasFolder = 1;
+}
+def HL_OrOp : HL_BinaryOp<"or", "Or", "a or b", [Commutative]> {
+  let hasFolder = 1;
+}
+def HL_XorOp : HL_BinaryOp<"xor", "Xor", "a xor b", [Commutative]> {
+  let hasFolder = 1;
+}
 
 def HL_ModOp : HL_BinaryOp<"mod", "Mod", "a mod b"> {
   let arguments = (ins HL_Tensor:$lhs, HL_Tensor:$rhs,
@@ -256,11 +263,17 @@ def HL_PReluOp : HL_Op<"prelu", [Pure, ResultsBroadcastableShape,
 def HL_EqualOp : HL_CompareOp<"equal", "Equal", "a == b", [Commutative]> {
   let hasFolder = 1;
 }
-def HL_LessOp : HL_CompareOp<"less", "Less", "a < b">;
-def HL_LessOrEqualOp : HL_CompareOp<"less_or_equal", "LessOrEqual", "a <= b">;
-def HL_GreaterOp : HL_CompareOp<"greater", "Greater", "a > b">;
+def HL_LessOp : HL_CompareOp<"less", "Less", "a < b"> { let hasFolder = 1; }
+def HL_LessOrEqualOp : HL_CompareOp<"less_or_equal", "LessOrEqual", "a <= b"> {
+  let hasFolder = 1;
+}
+def HL_GreaterOp : HL_CompareOp<"greater", "Greater", "a > b"> {
+  let hasFolder = 1;
+}
 def HL_GreaterOrEqualOp : HL_CompareOp<"greater_or_equal", "GreaterOrEqual",
-                                       "a >= b">;
+                                       "a >= b"> {
+  let hasFolder = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Other elementwise

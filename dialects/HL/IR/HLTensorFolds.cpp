@@ -109,9 +109,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
     int64_t st = (*steps)[k].getSExtValue();
     if (axis < 0 || axis >= rank || st == 0)
       return {};
-    SliceAxis range =
-        resolveSliceAxis(shape[axis], (*starts)[k].getSExtValue(),
-                         (*ends)[k].getSExtValue(), st);
+    SliceAxis range = resolveSliceAxis(shape[axis], (*starts)[k].getSExtValue(),
+                                       (*ends)[k].getSExtValue(), st);
     first[axis] = range.first;
     step[axis] = st;
     count[axis] = range.count;
@@ -162,7 +161,8 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
       int64_t run = extents[p] * inner;
       if (static_cast<int64_t>(parts[p].size()) != outer * run)
         return {};
-      values.append(parts[p].begin() + o * run, parts[p].begin() + (o + 1) * run);
+      values.append(parts[p].begin() + o * run,
+                    parts[p].begin() + (o + 1) * run);
     }
   if (static_cast<int64_t>(values.size()) != resultType.getNumElements())
     return {};
@@ -180,8 +180,7 @@ LogicalResult SplitOp::fold(FoldAdaptor adaptor,
   auto integer = inputType ? dyn_cast<IntegerType>(inputType.getElementType())
                            : IntegerType();
   if (!data && integer && inputType.hasStaticShape())
-    if (std::optional<SmallVector<int64_t>> ints =
-            getConstantInts(getInput()))
+    if (std::optional<SmallVector<int64_t>> ints = getConstantInts(getInput()))
       if (static_cast<int64_t>(ints->size()) == inputType.getNumElements())
         data = DenseElementsAttr::get(
             inputType, llvm::map_to_vector(*ints, [&](int64_t v) {
@@ -235,8 +234,7 @@ OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
     return {};
   if (data.isSplat())
     return data.resizeSplat(resultType);
-  ArrayRef<int64_t> in = data.getType().getShape(),
-                    out = resultType.getShape();
+  ArrayRef<int64_t> in = data.getType().getShape(), out = resultType.getShape();
   int64_t rank = out.size(), offset = rank - static_cast<int64_t>(in.size());
   if (offset < 0)
     return {};
@@ -262,9 +260,9 @@ OpFoldResult ScatterNDOp::fold(FoldAdaptor adaptor) {
   auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
   auto indices = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getIndices());
   auto updates = dyn_cast_or_null<DenseElementsAttr>(adaptor.getUpdates());
-  if (!resultType || !data || !indices || !updates || getReduction() != "none" ||
-      data.getType() != resultType || !isFoldableSize(resultType) ||
-      !isFoldableSize(updates.getType()))
+  if (!resultType || !data || !indices || !updates ||
+      getReduction() != "none" || data.getType() != resultType ||
+      !isFoldableSize(resultType) || !isFoldableSize(updates.getType()))
     return {};
   ArrayRef<int64_t> shape = resultType.getShape(),
                     indexShape = indices.getType().getShape();
@@ -449,6 +447,100 @@ OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(resultType, values);
 }
 
+/// Folds a comparison of integer constants (shape tests: exporters compare
+/// extents before an If).
+static OpFoldResult
+foldIntCompare(Operation *op, Attribute lhs, Attribute rhs,
+               llvm::function_ref<bool(const APInt &, const APInt &)> fn) {
+  RankedTensorType resultType = staticResultType(op);
+  auto l = dyn_cast_or_null<DenseIntElementsAttr>(lhs);
+  auto r = dyn_cast_or_null<DenseIntElementsAttr>(rhs);
+  if (!resultType || !l || !r || !strata::isFoldableSize(resultType))
+    return {};
+  bool isUnsigned = l.getElementType().isUnsignedInteger();
+  int64_t n = resultType.getNumElements();
+  SmallVector<bool> values;
+  for (int64_t i = 0; i < n; ++i) {
+    std::optional<Attribute> a = elementAt(l, n, i), b = elementAt(r, n, i);
+    if (!a || !b)
+      return {};
+    const APInt &x = cast<IntegerAttr>(*a).getValue();
+    const APInt &y = cast<IntegerAttr>(*b).getValue();
+    // A signed comparison as (x < y) of the sign-flipped values is unsigned.
+    values.push_back(isUnsigned ? fn(x ^ APInt::getSignMask(x.getBitWidth()),
+                                     y ^ APInt::getSignMask(y.getBitWidth()))
+                                : fn(x, y));
+  }
+  return DenseElementsAttr::get(resultType, values);
+}
+
+OpFoldResult LessOp::fold(FoldAdaptor adaptor) {
+  return foldIntCompare(
+      *this, adaptor.getLhs(), adaptor.getRhs(),
+      [](const APInt &a, const APInt &b) { return a.slt(b); });
+}
+OpFoldResult LessOrEqualOp::fold(FoldAdaptor adaptor) {
+  return foldIntCompare(
+      *this, adaptor.getLhs(), adaptor.getRhs(),
+      [](const APInt &a, const APInt &b) { return a.sle(b); });
+}
+OpFoldResult GreaterOp::fold(FoldAdaptor adaptor) {
+  return foldIntCompare(
+      *this, adaptor.getLhs(), adaptor.getRhs(),
+      [](const APInt &a, const APInt &b) { return a.sgt(b); });
+}
+OpFoldResult GreaterOrEqualOp::fold(FoldAdaptor adaptor) {
+  return foldIntCompare(
+      *this, adaptor.getLhs(), adaptor.getRhs(),
+      [](const APInt &a, const APInt &b) { return a.sge(b); });
+}
+
+/// Folds a logical op over boolean constants (conditions built from shape
+/// tests).
+static OpFoldResult foldBoolBinary(Operation *op, Attribute lhs, Attribute rhs,
+                                   llvm::function_ref<bool(bool, bool)> fn) {
+  RankedTensorType resultType = staticResultType(op);
+  auto l = dyn_cast_or_null<DenseIntElementsAttr>(lhs);
+  auto r = dyn_cast_or_null<DenseIntElementsAttr>(rhs);
+  if (!resultType || !l || !r || !strata::isFoldableSize(resultType))
+    return {};
+  int64_t n = resultType.getNumElements();
+  SmallVector<bool> values;
+  for (int64_t i = 0; i < n; ++i) {
+    std::optional<Attribute> a = elementAt(l, n, i), b = elementAt(r, n, i);
+    if (!a || !b)
+      return {};
+    values.push_back(fn(!cast<IntegerAttr>(*a).getValue().isZero(),
+                        !cast<IntegerAttr>(*b).getValue().isZero()));
+  }
+  return DenseElementsAttr::get(resultType, values);
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  return foldBoolBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                        [](bool a, bool b) { return a && b; });
+}
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  return foldBoolBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                        [](bool a, bool b) { return a || b; });
+}
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  return foldBoolBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                        [](bool a, bool b) { return a != b; });
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
+  if (!resultType || !input || !isFoldableSize(resultType) ||
+      input.getNumElements() != resultType.getNumElements())
+    return {};
+  SmallVector<bool> values;
+  for (const APInt &v : input.getValues<APInt>())
+    values.push_back(v.isZero());
+  return DenseElementsAttr::get(resultType, values);
+}
+
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
   auto c = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getCondition());
@@ -462,9 +554,9 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
     std::optional<Attribute> pick = elementAt(c, n, i);
     if (!pick)
       return {};
-    std::optional<Attribute> v =
-        cast<IntegerAttr>(*pick).getValue().isZero() ? elementAt(y, n, i)
-                                                     : elementAt(x, n, i);
+    std::optional<Attribute> v = cast<IntegerAttr>(*pick).getValue().isZero()
+                                     ? elementAt(y, n, i)
+                                     : elementAt(x, n, i);
     if (!v)
       return {};
     values.push_back(*v);

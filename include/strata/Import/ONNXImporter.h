@@ -30,6 +30,12 @@ struct ImportOptions {
   /// Fixes input dimensions: input name -> full shape (e.g. "input" ->
   /// {1,3,224,224}). ONNX shape inference then propagates them.
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// Freezes inputs to constants: input name -> its values (a model's
+  /// sample-rate or mode input, such as Silero VAD's `sr`, that an If tests).
+  /// The input becomes an initializer of its declared type and shape (a
+  /// scalar, or the shape --input-shape gives) and leaves the signature, so
+  /// that what depends on it folds.
+  llvm::StringMap<llvm::SmallVector<double>> inputValues;
   /// Runs `onnx::checker::check_model` before conversion (errors are fatal).
   bool runChecker = true;
   /// Runs `onnx::shape_inference::InferShapes` (with data propagation).
@@ -83,6 +89,9 @@ getONNXCoverageFromBytes(llvm::StringRef bytes, llvm::StringRef bufferName,
 
 /// Parses `name=1x3x224x224` into `options.inputShapes`; `?` is not allowed.
 mlir::LogicalResult parseInputShape(llvm::StringRef spec,
+                                    ImportOptions &options, std::string &error);
+/// Parses `name=16000` or `name=1,2,3` into `options.inputValues`.
+mlir::LogicalResult parseInputValue(llvm::StringRef spec,
                                     ImportOptions &options, std::string &error);
 
 /// Registers the `--import-onnx` translation (with `--input-shape` and

@@ -150,6 +150,34 @@ static LogicalResult convertDropout(NodeContext &ctx) {
   return success();
 }
 
+/// RNN, GRU and LSTM. ONNX's inference leaves the results open where the
+/// input's extents came through a computation it does not follow (Silero
+/// VAD's decoder feeds its LSTM from a folded conditional squeeze); they
+/// follow from X ([seq, batch, input], or [batch, seq, input] with
+/// layout = 1), the direction and `hidden_size`.
+template <typename OpTy, unsigned Operands, unsigned Results>
+static LogicalResult convertRecurrent(NodeContext &ctx) {
+  auto x = dyn_cast_or_null<RankedTensorType>(
+      ctx.input(0) ? ctx.input(0).getType() : Type());
+  int64_t hidden = ctx.getInt("hidden_size", 0);
+  if (x && x.hasStaticShape() && x.getRank() == 3 && hidden > 0) {
+    bool batchFirst = ctx.getInt("layout", 0) == 1;
+    int64_t seq = x.getDimSize(batchFirst ? 1 : 0);
+    int64_t batch = x.getDimSize(batchFirst ? 0 : 1);
+    int64_t directions =
+        ctx.getString("direction", "forward") == "bidirectional" ? 2 : 1;
+    if (batchFirst)
+      ctx.refineOutputShape(0, {batch, seq, directions, hidden});
+    else
+      ctx.refineOutputShape(0, {seq, directions, batch, hidden});
+    for (unsigned i = 1; i < Results; ++i)
+      ctx.refineOutputShape(
+          i, batchFirst ? SmallVector<int64_t>{batch, directions, hidden}
+                        : SmallVector<int64_t>{directions, batch, hidden});
+  }
+  return ctx.convertGeneric(OpTy::getOperationName(), {}, Operands, Results);
+}
+
 void populateNNHandlers(OpTable &t) {
   t.on("Conv", 1, generic<hl::ConvOp>());
   t.on("ConvTranspose", 1, generic<hl::ConvTransposeOp>());
@@ -170,9 +198,9 @@ void populateNNHandlers(OpTable &t) {
   t.on("Hardmax", 1, convertSoftmax<hl::HardmaxOp>);
   t.on("Dropout", 7, convertDropout);
   // Recurrent layers: optional operands and results become segment sizes.
-  t.on("RNN", 7, generic<hl::RNNOp>({}, 6, 2));
-  t.on("GRU", 7, generic<hl::GRUOp>({}, 6, 2));
-  t.on("LSTM", 7, generic<hl::LSTMOp>({}, 8, 3));
+  t.on("RNN", 7, convertRecurrent<hl::RNNOp, 6, 2>);
+  t.on("GRU", 7, convertRecurrent<hl::GRUOp, 6, 2>);
+  t.on("LSTM", 7, convertRecurrent<hl::LSTMOp, 8, 3>);
 }
 
 } // namespace strata::importer

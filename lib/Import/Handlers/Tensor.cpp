@@ -20,6 +20,28 @@ static LogicalResult convertSplit(NodeContext &ctx) {
   Value split = ctx.input(1);
   if (auto attr = ctx.getInts("split"))
     split = ctx.constI64(*attr);
+  // The parts' extents where ONNX left them open (the input's shape came
+  // through a computation its inference does not follow): the constant
+  // `split`, or equal parts.
+  int64_t axis = ctx.getInt("axis", 0);
+  auto inputType = dyn_cast<RankedTensorType>(ctx.input(0).getType());
+  if (inputType && inputType.hasStaticShape()) {
+    int64_t rank = inputType.getRank();
+    int64_t a = axis < 0 ? axis + rank : axis;
+    std::optional<SmallVector<int64_t>> sizes;
+    if (split)
+      sizes = hl::getConstantIntValues(split);
+    else if (a >= 0 && a < rank && ctx.numOutputs() > 0 &&
+             inputType.getDimSize(a) % ctx.numOutputs() == 0)
+      sizes = SmallVector<int64_t>(ctx.numOutputs(),
+                                   inputType.getDimSize(a) / ctx.numOutputs());
+    if (a >= 0 && a < rank && sizes && sizes->size() == ctx.numOutputs())
+      for (auto [i, size] : llvm::enumerate(*sizes)) {
+        SmallVector<int64_t> shape(inputType.getShape());
+        shape[a] = size;
+        ctx.refineOutputShape(i, shape);
+      }
+  }
   SmallVector<Type> types;
   for (unsigned i = 0; i < ctx.numOutputs(); ++i)
     types.push_back(ctx.outputType(i));
@@ -28,9 +50,9 @@ static LogicalResult convertSplit(NodeContext &ctx) {
     operands.push_back(split);
   auto op = ctx.builder().create<hl::SplitOp>(
       ctx.loc(), types, operands,
-      ctx.builder().getNamedAttr(
-          "axis", ctx.builder().getI64IntegerAttr(ctx.getInt("axis", 0))));
-  ctx.setOutputs(op.getResults());
+      ctx.builder().getNamedAttr("axis",
+                                 ctx.builder().getI64IntegerAttr(axis)));
+  ctx.setOutputs(ctx.refineAndFold(op));
   return success();
 }
 
