@@ -399,6 +399,32 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     return success();
   }
 
+  if (auto deconv = dyn_cast<edge::ConvTranspose2DOp>(op)) {
+    FailureOr<uint32_t> x = in(0), w = in(1);
+    if (failed(x) || failed(w))
+      return failure();
+    std::vector<uint32_t> inputs{*x, *w};
+    if (deconv.getBias()) {
+      FailureOr<uint32_t> b = tensor(deconv.getBias());
+      if (failed(b))
+        return failure();
+      inputs.push_back(*b);
+    }
+    fbs::OpT &out = addOp(fbs::OpKind::Deconvolution, chain);
+    out.inputs = inputs;
+    ArrayRef<int64_t> pads = deconv.getPads(),
+                      extra = deconv.getOutputPadding();
+    out.strides = vec(deconv.getStrides());
+    out.dilations = vec(deconv.getDilations());
+    out.pads_begin = {pads[0], pads[1]};
+    // The output padding extends the result at its end: less cropping.
+    out.pads_end = {pads[2] - extra[0], pads[3] - extra[1]};
+    out.groups = 1;
+    fuseActivation(soleUser(result), out, result);
+    out.outputs = {newTensor(result)};
+    return success();
+  }
+
   if (auto matmul = dyn_cast<edge::MatMulOp>(op)) {
     FailureOr<uint32_t> a = in(0), b = in(1);
     if (failed(a) || failed(b))

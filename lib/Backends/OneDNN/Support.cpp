@@ -128,6 +128,17 @@ bool supportsOp(Operation *op) {
   if (auto conv = dyn_cast<edge::Conv2DOp>(op))
     return shapeOf(conv.getInput()).size() == 4 &&
            conv.getWeight().getDefiningOp<edge::ConstantOp>();
+  // Transposed convolutions: oneDNN's deconvolution, ungrouped, where the
+  // output padding fits in the end padding (oneDNN derives the result's
+  // extent from the geometry).
+  if (auto deconv = dyn_cast<edge::ConvTranspose2DOp>(op)) {
+    ArrayRef<int64_t> pads = deconv.getPads(),
+                      extra = deconv.getOutputPadding();
+    return shapeOf(deconv.getInput()).size() == 4 && deconv.getGroup() == 1 &&
+           deconv.getWeight().getDefiningOp<edge::ConstantOp>() &&
+           pads.size() == 4 && extra.size() == 2 && pads[2] >= extra[0] &&
+           pads[3] >= extra[1];
+  }
   if (auto matmul = dyn_cast<edge::MatMulOp>(op)) {
     ArrayRef<int64_t> a = shapeOf(matmul.getLhs()),
                       out = shapeOf(matmul.getOutput());

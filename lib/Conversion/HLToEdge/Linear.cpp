@@ -84,11 +84,30 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
     RankedTensorType resultType = getStaticType(op.getOutput());
     if (!resultType)
       return rewriter.notifyMatchFailure(op, "needs static shapes");
+    // A zero Pad of H and W before the convolution (tf2onnx writes Keras'
+    // ZeroPadding2D before strided convolutions so) becomes the
+    // convolution's own padding: the same values, without the copy.
+    Value input = adaptor.getInput();
+    std::optional<ArrayRef<int64_t>> pads = op.getPads();
+    SmallVector<int64_t> merged;
+    if (auto pad = op.getInput().getDefiningOp<hl::PadOp>();
+        pad && op.getAutoPad() == "NOTSET") {
+      std::optional<SmallVector<int64_t>> spatial = spatialZeroPads(pad);
+      Value data = spatial ? rewriter.getRemappedValue(pad.getData()) : Value();
+      if (data && getStaticType(data) && (!pads || pads->size() == 4)) {
+        merged = *spatial;
+        for (auto [i, own] :
+             llvm::enumerate(pads.value_or(ArrayRef<int64_t>())))
+          merged[i] += own;
+        input = data;
+        pads = ArrayRef<int64_t>(merged);
+      }
+    }
     FailureOr<Value> conv =
-        buildConv(rewriter, op.getLoc(), adaptor.getInput(),
-                  adaptor.getWeight(), adaptor.getBias(), resultType,
-                  {op.getStrides(), op.getDilations(), op.getPads(),
-                   op.getAutoPad(), static_cast<int64_t>(op.getGroup())});
+        buildConv(rewriter, op.getLoc(), input, adaptor.getWeight(),
+                  adaptor.getBias(), resultType,
+                  {op.getStrides(), op.getDilations(), pads, op.getAutoPad(),
+                   static_cast<int64_t>(op.getGroup())});
     if (failed(conv))
       return rewriter.notifyMatchFailure(
           op, "needs static 1-d or 2-d shapes and consistent attributes");
@@ -250,7 +269,7 @@ struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
 
 void strata::hl_to_edge::populateLinearPatterns(TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, GemmLowering, MatMulLowering,
-               ConvTransposeLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<ConvLowering, GemmLowering, MatMulLowering, ConvTransposeLowering>(
+          converter, patterns.getContext());
 }

@@ -11,7 +11,7 @@
 //   softplus      = log(exp(x) + 1); softsign = x / (1 + |x|)
 //   reciprocal    = 1 / x
 //   shrink        = x < -l ? x + bias : (x > l ? x - bias : 0) (selects)
-//   prelu         = select(x < 0, x * slope, x)
+//   prelu         = max(x, 0) + min(x, 0) * slope
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -308,7 +308,9 @@ STRATA_ACTIVATION(ShrinkLowering, hl::ShrinkOp, {
 
 #undef STRATA_ACTIVATION
 
-/// hl.prelu -> select(x < 0, x * slope, x), the slope broadcast to x.
+/// hl.prelu -> max(x, 0) + min(x, 0) * slope, the slope broadcast to x:
+/// the same values as select(x < 0, x * slope, x) (one of the two terms is
+/// a zero), in binary ops that the delegates run (LeakyRelu's form).
 struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -324,8 +326,8 @@ struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
     Value x = adaptor.getInput();
     Value slope =
         alignRank(rewriter, op.getLoc(), adaptor.getSlope(), type.getRank());
-    rewriter.replaceOp(op,
-                       a.select(a.less(x, a.scalar(0.0)), a.mul(x, slope), x));
+    rewriter.replaceOp(op, a.add(a.max(x, a.scalar(0.0)),
+                                 a.mul(a.min(x, a.scalar(0.0)), slope)));
     return success();
   }
 };

@@ -53,8 +53,8 @@ Value splatConstant(OpBuilder &builder, Location loc, Type elementType,
   auto type = RankedTensorType::get(SmallVector<int64_t>(rank, 1), elementType);
   auto floatType = cast<FloatType>(elementType);
   return builder.create<edge::ConstantOp>(
-      loc, DenseElementsAttr::get(type, builder.getFloatAttr(floatType, value)
-                                            .getValue()));
+      loc, DenseElementsAttr::get(
+               type, builder.getFloatAttr(floatType, value).getValue()));
 }
 
 std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
@@ -65,11 +65,11 @@ std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
   if (!intType || (intType.getWidth() != 32 && intType.getWidth() != 64))
     return std::nullopt;
   if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
-    return llvm::map_to_vector(dense.getValues<APInt>(), [](const APInt &v) {
-      return v.getSExtValue();
-    });
+    return llvm::map_to_vector(dense.getValues<APInt>(),
+                               [](const APInt &v) { return v.getSExtValue(); });
   auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
   if (!blob)
     return std::nullopt;
   ArrayRef<char> data = blob->getData();
@@ -95,6 +95,28 @@ std::optional<SmallVector<double>> getConstantFloats(Value value) {
   return strata::hl::getConstantFloatValues(value);
 }
 
+/// The spatial pads (ONNX order: begins, then ends) of a 4-d hl.pad of
+/// zeros on H and W only, which an average pool that counts padding
+/// or a convolution can take over; none for any other pad.
+std::optional<SmallVector<int64_t>> spatialZeroPads(hl::PadOp pad) {
+  std::optional<SmallVector<int64_t>> pads =
+      hl::getConstantIntValues(pad.getPads());
+  auto type = dyn_cast<RankedTensorType>(pad.getData().getType());
+  if (!pads || !type || type.getRank() != 4 || pads->size() != 8 ||
+      pad.getMode() != "constant")
+    return std::nullopt;
+  if (Value value = pad.getConstantValue()) {
+    std::optional<double> fill = getConstantScalar(value);
+    if (!fill || *fill != 0.0)
+      return std::nullopt;
+  }
+  const SmallVector<int64_t> &p = *pads;
+  if (p[0] || p[1] || p[4] || p[5] ||
+      llvm::any_of(p, [](int64_t v) { return v < 0; }))
+    return std::nullopt;
+  return SmallVector<int64_t>{p[2], p[3], p[6], p[7]};
+}
+
 std::optional<double> getConstantScalar(Value value) {
   ElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) || attr.getNumElements() != 1)
@@ -102,7 +124,8 @@ std::optional<double> getConstantScalar(Value value) {
   if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
     return (*dense.getValues<APFloat>().begin()).convertToDouble();
   auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
   if (!blob || !attr.getElementType().isF32() || blob->getData().size() != 4)
     return std::nullopt;
   float v;
@@ -121,15 +144,15 @@ FailureOr<Window> resolveWindow(ArrayRef<int64_t> spatial,
     return failure();
   Window window;
   window.kernel.assign(kernel.begin(), kernel.end());
-  window.strides = strides ? SmallVector<int64_t>(*strides)
-                           : SmallVector<int64_t>(rank, 1);
+  window.strides =
+      strides ? SmallVector<int64_t>(*strides) : SmallVector<int64_t>(rank, 1);
   window.dilations = dilations ? SmallVector<int64_t>(*dilations)
                                : SmallVector<int64_t>(rank, 1);
   if (window.strides.size() != rank || window.dilations.size() != rank)
     return failure();
   if (autoPad == "NOTSET") {
-    window.pads = pads ? SmallVector<int64_t>(*pads)
-                       : SmallVector<int64_t>(2 * rank, 0);
+    window.pads =
+        pads ? SmallVector<int64_t>(*pads) : SmallVector<int64_t>(2 * rank, 0);
     if (window.pads.size() != 2 * rank)
       return failure();
     return window;

@@ -3,6 +3,7 @@
 #define STRATA_LIB_CONVERSION_HLTOEDGE_PATTERNUTILS_H
 
 #include "Edge/IR/EdgeOps.h"
+#include "HL/IR/HLOps.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -38,6 +39,11 @@ std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
 
 /// The single value of a constant scalar (or one-element) float operand.
 std::optional<double> getConstantScalar(mlir::Value value);
+
+/// The spatial pads (ONNX order: begins, then ends) of a 4-d hl.pad of zeros
+/// on H and W only, which an average pool that counts padding or a
+/// convolution can take over; none for any other pad.
+std::optional<llvm::SmallVector<int64_t>> spatialZeroPads(hl::PadOp pad);
 
 /// Explicit window attributes of an ONNX conv/pool on `spatial` input
 /// extents: missing strides and dilations become 1, `auto_pad` becomes pads

@@ -19,8 +19,9 @@ RankedTensorType liftTo2D(RankedTensorType type) {
 }
 
 Value liftInput(OpBuilder &builder, Location loc, Value input) {
-  return reshapeTo(builder, loc, input,
-                   liftTo2D(cast<RankedTensorType>(input.getType())).getShape());
+  return reshapeTo(
+      builder, loc, input,
+      liftTo2D(cast<RankedTensorType>(input.getType())).getShape());
 }
 
 /// hl.max_pool (1-d or 2-d, without the indices result) -> edge.max_pool2d.
@@ -50,33 +51,11 @@ struct MaxPoolLowering : public OpConversionPattern<hl::MaxPoolOp> {
         loc, liftTo2D(resultType), liftInput(rewriter, loc, adaptor.getInput()),
         lifted.kernel, lifted.strides, lifted.dilations, lifted.pads,
         op.getCeilMode() != 0);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, pooled,
-                                     resultType.getShape()));
+    rewriter.replaceOp(op,
+                       reshapeTo(rewriter, loc, pooled, resultType.getShape()));
     return success();
   }
 };
-
-/// The spatial pads (ONNX order: begins, then ends) of a 4-d hl.pad of
-/// zeros on H and W only, which an average pool that counts padding can
-/// take over; none for any other pad.
-std::optional<SmallVector<int64_t>> spatialZeroPads(hl::PadOp pad) {
-  std::optional<SmallVector<int64_t>> pads =
-      hl::getConstantIntValues(pad.getPads());
-  auto type = dyn_cast<RankedTensorType>(pad.getData().getType());
-  if (!pads || !type || type.getRank() != 4 || pads->size() != 8 ||
-      pad.getMode() != "constant")
-    return std::nullopt;
-  if (Value value = pad.getConstantValue()) {
-    std::optional<double> fill = getConstantScalar(value);
-    if (!fill || *fill != 0.0)
-      return std::nullopt;
-  }
-  const SmallVector<int64_t> &p = *pads;
-  if (p[0] || p[1] || p[4] || p[5] ||
-      llvm::any_of(p, [](int64_t v) { return v < 0; }))
-    return std::nullopt;
-  return SmallVector<int64_t>{p[2], p[3], p[6], p[7]};
-}
 
 /// hl.average_pool (1-d or 2-d) -> edge.avg_pool2d. A pool without pads of
 /// its own over a zero Pad of H and W (PyTorch's AvgPool2d(padding=p) with
@@ -93,9 +72,8 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
     bool countPad = op.getCountIncludePad() != 0;
     SmallVector<int64_t> takenPads;
     auto pad = op.getInput().getDefiningOp<hl::PadOp>();
-    bool unpadded = !ownPads || llvm::all_of(*ownPads, [](int64_t v) {
-      return v == 0;
-    });
+    bool unpadded =
+        !ownPads || llvm::all_of(*ownPads, [](int64_t v) { return v == 0; });
     if (pad && unpadded && op.getAutoPad() == "NOTSET" &&
         op.getCeilMode() == 0) {
       if (std::optional<SmallVector<int64_t>> spatial = spatialZeroPads(pad)) {
@@ -126,8 +104,8 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
         loc, liftTo2D(resultType), liftInput(rewriter, loc, input),
         lifted.kernel, lifted.strides, lifted.dilations, lifted.pads,
         op.getCeilMode() != 0, countPad);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, pooled,
-                                     resultType.getShape()));
+    rewriter.replaceOp(op,
+                       reshapeTo(rewriter, loc, pooled, resultType.getShape()));
     return success();
   }
 };
@@ -209,13 +187,13 @@ struct MaxUnpoolLowering : public OpConversionPattern<hl::MaxUnpoolOp> {
     Value values = reshapeTo(rewriter, loc, adaptor.getInput(), {count});
     Value indices = reshapeTo(rewriter, loc, adaptor.getIndices(), {count});
     Value zeros = rewriter.create<edge::ConstantOp>(
-        loc, DenseElementsAttr::get(flatType, rewriter.getZeroAttr(elementType)));
+        loc,
+        DenseElementsAttr::get(flatType, rewriter.getZeroAttr(elementType)));
     Value result = rewriter.create<edge::ScatterElementsOp>(
         loc, flatType, zeros, indices, values, /*axis=*/0, "none");
     result = reshapeTo(rewriter, loc, result, unpooled);
     if (unpooledType != resultType) {
-      auto padsType =
-          RankedTensorType::get({2 * rank}, rewriter.getI64Type());
+      auto padsType = RankedTensorType::get({2 * rank}, rewriter.getI64Type());
       Value padsValue = rewriter.create<edge::ConstantOp>(
           loc, DenseElementsAttr::get(padsType, ArrayRef<int64_t>(padding)));
       result = rewriter.create<edge::PadOp>(loc, resultType, result, padsValue,

@@ -120,19 +120,60 @@ Error padKernel(KernelContext &ctx) {
   std::vector<char> fill(size, 0);
   if (ctx.ins.size() == 3)
     std::memcpy(fill.data(), ctx.ins[2].data, size);
-  std::vector<int64_t> inStrides = stridesOf(in.shape);
   const char *x = in.as<const char>();
   char *y = out.as<char>();
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
-    int64_t source = 0;
-    for (size_t d = 0; d < rank && source >= 0; ++d) {
-      int64_t at = padSource(index[d], pads[d], in.shape[d], mode);
-      source = at < 0 ? -1 : source + at * inStrides[d];
+  if (out.numel() == 0)
+    return Error::success();
+  // Per axis, the input coordinate each output coordinate reads (-1: the
+  // constant), computed once; then row by row along the last axis, whose
+  // interior is one contiguous copy.
+  std::vector<std::vector<int64_t>> source(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    source[d].resize(out.shape[d]);
+    for (int64_t i = 0; i < out.shape[d]; ++i)
+      source[d][i] = padSource(i, pads[d], in.shape[d], mode);
+  }
+  std::vector<int64_t> inStrides = stridesOf(in.shape);
+  if (rank == 0) {
+    std::memcpy(y, x, size);
+    return Error::success();
+  }
+  size_t last = rank - 1;
+  int64_t rowLength = out.shape[last];
+  int64_t rows = out.numel() / rowLength;
+  // The output range of the last axis that copies the input row as it is.
+  int64_t first = std::max<int64_t>(pads[last], 0);
+  int64_t stop = std::min<int64_t>(pads[last] + in.shape[last], rowLength);
+  const std::vector<int64_t> &lastSource = source[last];
+  std::vector<int64_t> index(last, 0);
+  std::vector<int64_t> outerShape(out.shape.begin(), out.shape.begin() + last);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t base = 0;
+    for (size_t d = 0; d < last && base >= 0; ++d) {
+      int64_t at = source[d][index[d]];
+      base = at < 0 ? -1 : base + at * inStrides[d];
     }
-    std::memcpy(y + i * size, source < 0 ? fill.data() : x + source * size,
-                size);
-    advance(index, out.shape);
+    char *row = y + r * rowLength * size;
+    if (base < 0) {
+      for (int64_t j = 0; j < rowLength; ++j)
+        std::memcpy(row + j * size, fill.data(), size);
+    } else {
+      const char *inRow = x + base * size;
+      for (int64_t j = 0; j < first && j < rowLength; ++j) {
+        int64_t at = lastSource[j];
+        std::memcpy(row + j * size, at < 0 ? fill.data() : inRow + at * size,
+                    size);
+      }
+      if (stop > first)
+        std::memcpy(row + first * size, inRow + (first - pads[last]) * size,
+                    (stop - first) * size);
+      for (int64_t j = std::max(stop, first); j < rowLength; ++j) {
+        int64_t at = lastSource[j];
+        std::memcpy(row + j * size, at < 0 ? fill.data() : inRow + at * size,
+                    size);
+      }
+    }
+    advance(index, outerShape);
   }
   return Error::success();
 }
@@ -144,13 +185,12 @@ Error dynamicSliceKernel(KernelContext &ctx) {
   bool boundsOk = true;
   for (size_t i = 1; i < 5; ++i)
     boundsOk = boundsOk && ctx.ins[i].dtype == DType::I64 &&
-               ctx.ins[i].rank() == 1 &&
-               ctx.ins[i].shape == ctx.ins[1].shape;
+               ctx.ins[i].rank() == 1 && ctx.ins[i].shape == ctx.ins[1].shape;
   if (in.dtype != out.dtype || out.rank() != rank || !boundsOk)
     return ctx.fail("takes x and four i64 vectors of one length (starts, "
                     "ends, axes, steps), got " +
-                    in.typeString() + ", " + ctx.ins[1].typeString() +
-                    " -> " + out.typeString());
+                    in.typeString() + ", " + ctx.ins[1].typeString() + " -> " +
+                    out.typeString());
   if (ctx.validateOnly)
     return Error::success();
 
@@ -164,8 +204,8 @@ Error dynamicSliceKernel(KernelContext &ctx) {
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t axis = normalizeAxis(axes[i], rank);
     if (axis < 0 || seen[axis])
-      return ctx.fail("axes " + formatList(axes) + " are not distinct axes of " +
-                      in.typeString());
+      return ctx.fail("axes " + formatList(axes) +
+                      " are not distinct axes of " + in.typeString());
     seen[axis] = true;
     int64_t extent = in.shape[axis], s = steps[i];
     if (s == 0)
@@ -187,8 +227,9 @@ Error dynamicSliceKernel(KernelContext &ctx) {
       b = resolve(starts[i], 0, extent - 1);
       int64_t e = resolve(ends[i], -1, extent - 1);
       // -s cannot overflow: s == INT64_MIN gives at most one element.
-      n = b > e ? (s == std::numeric_limits<int64_t>::min() ? 1
-                                                           : (b - e - 1) / -s + 1)
+      n = b > e ? (s == std::numeric_limits<int64_t>::min()
+                       ? 1
+                       : (b - e - 1) / -s + 1)
                 : 0;
     }
     first[axis] = b;
@@ -248,7 +289,8 @@ Error cumSumKernel(KernelContext &ctx) {
       for (int64_t j = 0; j < inner; ++j) {
         T sum = T(0);
         for (int64_t k = 0; k < extent; ++k) {
-          int64_t at = (o * extent + (reverse ? extent - 1 - k : k)) * inner + j;
+          int64_t at =
+              (o * extent + (reverse ? extent - 1 - k : k)) * inner + j;
           if (exclusive) {
             y[at] = sum;
             sum = static_cast<T>(sum + x[at]);

@@ -135,13 +135,16 @@ func.func @pow_int_float(%a: tensor<3xi64>, %b: tensor<3xf32>) -> tensor<3xi64> 
 
 // -----
 
-// Tests that prelu selects x * slope where x is negative.
+// Tests that prelu is max(x, 0) + min(x, 0) * slope (binary ops the
+// delegates run; the same values as selecting x * slope where x < 0).
 // CHECK-LABEL: func @prelu
 func.func @prelu(%x: tensor<2x3xf32>, %s: tensor<3xf32>) -> tensor<2x3xf32> {
-  // CHECK-DAG: %[[NEG:.*]] = edge.less %[[X:.*]], %{{.*}} : (tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xi1>
+  // CHECK-DAG: %[[POS:.*]] = edge.maximum %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>
+  // CHECK-DAG: %[[NEG:.*]] = edge.minimum %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>
   // CHECK-DAG: %[[S:.*]] = edge.reshape %{{.*}} : (tensor<3xf32>) -> tensor<1x3xf32>
-  // CHECK-DAG: %[[M:.*]] = edge.mul %{{.*}}, %[[S]]
-  // CHECK: edge.select %[[NEG]], %[[M]], %{{.*}}
+  // CHECK-DAG: %[[M:.*]] = edge.mul %[[NEG]], %[[S]]
+  // CHECK: edge.add %[[POS]], %[[M]]
+  // CHECK-NOT: edge.select
   %0 = hl.prelu %x, %s : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }

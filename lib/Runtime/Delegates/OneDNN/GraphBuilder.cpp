@@ -621,6 +621,9 @@ Error GraphBuilder::build() {
     case fbs::OpKind::ScaleShift:
       error = buildScaleShift(op);
       break;
+    case fbs::OpKind::Deconvolution:
+      error = buildDeconvolution(op);
+      break;
     default:
       return fail("unknown op kind " +
                   std::to_string(static_cast<int>(op.kind())));

@@ -328,8 +328,13 @@ private:
                                   int dst);
 
   // Weights (Weights.cpp).
-  /// Weights of a convolution or matmul in the layout the primitive picked.
-  Result<int> weights(uint32_t tensor, const Desc &want, const Dims &plain);
+  /// Weights of a convolution or matmul in the layout the primitive picked;
+  /// the constant's bytes are row-major over `plain`, or laid out as
+  /// `plainTag` says where one is given (a deconvolution's ONNX weights,
+  /// iohw over oneDNN's {OC, IC, KH, KW}).
+  Result<int> weights(uint32_t tensor, const Desc &want, const Dims &plain,
+                      dnnl::memory::format_tag plainTag =
+                          dnnl::memory::format_tag::undef);
   /// Packs the plain bytes of a constant into its packed bytes.
   using Packer = std::function<std::vector<uint8_t>(ByteSpan plain)>;
   /// The buffer of constant `tensor` packed by `pack` into `packedDesc`:
@@ -359,6 +364,8 @@ private:
 
   // Convolutions (Convolution.cpp, WinogradStep.cpp).
   Error buildConvolution(const fbs::Op &op);
+  // Deconvolution.cpp.
+  Error buildDeconvolution(const fbs::Op &op);
   /// Makes the convolution's primitive descriptor: Winograd or direct,
   /// input as placed or oneDNN's pick, the index-th implementation.
   using MakeConv = std::function<dnnl::convolution_forward::primitive_desc(

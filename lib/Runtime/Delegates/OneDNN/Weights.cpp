@@ -20,7 +20,8 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 
 Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
-                                  const Dims &plainDims) {
+                                  const Dims &plainDims,
+                                  memory::format_tag plainTag) {
   if (!isConstant(tensor)) {
     // Activations as weights (attention's matmuls): plain.
     Result<Placement> p = plainView(tensor, plainDims);
@@ -30,7 +31,9 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
       return fail("non-constant weights in a packed layout");
     return addMem(p->desc, p->buffer);
   }
-  Desc plain = plainDesc(plainDims, typeOf(tensor));
+  Desc plain = plainTag == memory::format_tag::undef
+                   ? plainDesc(plainDims, typeOf(tensor))
+                   : Desc(plainDims, typeOf(tensor), plainTag);
   auto reorder = [&](ByteSpan bytes) {
     memory src(plain, out.engine_, const_cast<uint8_t *>(bytes.data));
     std::vector<uint8_t> packed(want.get_size());
