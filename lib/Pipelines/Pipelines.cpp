@@ -20,6 +20,9 @@ void buildLowerToEdgePipeline(OpPassManager &pm) {
   // after import; here it finds nothing left).
   pm.addNestedPass<func::FuncOp>(hl::createPromoteHalf());
   pm.addNestedPass<func::FuncOp>(hl::createRefineShapes());
+  // Weights that exporters rearrange in the graph (LSTM gates) are stored
+  // rearranged.
+  pm.addNestedPass<func::FuncOp>(hl::createFoldConstantData());
   pm.addPass(createConvertHLToEdge());
   pm.addPass(createCanonicalizerPass());
   // Quantized chains (after QDQ insertion, or from a QDQ model) become

@@ -97,4 +97,40 @@ def PromoteHalf : Pass<"strata-hl-promote-half", "mlir::func::FuncOp"> {
   let dependentDialects = ["strata::hl::HLDialect"];
 }
 
+def FoldConstantData : Pass<"strata-hl-fold-constant-data", "mlir::func::FuncOp"> {
+  let summary = "Fold data movement on constants into constants, any size";
+  let description = [{
+    Exporters leave data movement on initializers in the graph: PyTorch's
+    LSTM and GRU exports reorder the gates of every weight with Slice and
+    Concat, others transpose or reshape weights. The hl folders fold only
+    small constants (shape arithmetic, a few thousand elements); this pass
+    folds `hl.slice`, `hl.concat`, `hl.transpose`, `hl.reshape`,
+    `hl.squeeze`, `hl.unsqueeze` and `hl.flatten` whose operands are all
+    constants, whatever their size (up to 256 MiB a result), on the
+    constants' bytes, into one `dense_resource` constant, repeating until
+    nothing folds. The program then stores the rearranged weights instead
+    of moving them on every call. Values are copied, never computed: the
+    results are the same bits.
+
+    Precondition: hl ops in a function. Postcondition: no op of those kinds
+    has only constant operands.
+
+    Before:
+    ```mlir
+    %w = hl.constant dense_resource<w> : tensor<512x128xf32>
+    %a = hl.slice %w, %s0, %e0, %ax, %st : (...) -> tensor<128x128xf32>
+    %b = hl.slice %w, %s1, %e1, %ax, %st : (...) -> tensor<384x128xf32>
+    %r = hl.concat %b, %a {axis = 0 : i64} : (...) -> tensor<512x128xf32>
+    ```
+    After:
+    ```mlir
+    %r = hl.constant dense_resource<folded> : tensor<512x128xf32>
+    ```
+  }];
+  let dependentDialects = ["strata::hl::HLDialect"];
+  let statistics = [
+    Statistic<"numFolded", "num-folded", "Ops folded into constants">,
+  ];
+}
+
 #endif // STRATA_HL_PASSES

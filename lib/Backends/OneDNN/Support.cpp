@@ -147,10 +147,19 @@ bool supportsOp(Operation *op) {
   }
   if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op))
     return getPoolGeometry(op).has_value();
+  // A mean only over extents of 1 is a copy, which oneDNN's reduction
+  // refuses (its source and result must differ).
+  if (auto mean = dyn_cast<edge::ReduceMeanOp>(op)) {
+    ArrayRef<int64_t> in = shapeOf(mean.getInput());
+    return llvm::any_of(mean.getAxes(), [&](int64_t axis) {
+      int64_t a = axis < 0 ? axis + static_cast<int64_t>(in.size()) : axis;
+      return a >= 0 && a < static_cast<int64_t>(in.size()) && in[a] != 1;
+    });
+  }
   if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
           edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
-          edge::SoftmaxOp, edge::ReduceMeanOp, edge::TransposeOp,
-          edge::ReshapeOp, edge::ConcatOp>(op))
+          edge::SoftmaxOp, edge::TransposeOp, edge::ReshapeOp, edge::ConcatOp>(
+          op))
     return true;
   // Erf only as part of a GELU (oneDNN has gelu_erf, not erf).
   if (isa<edge::ErfOp>(op))

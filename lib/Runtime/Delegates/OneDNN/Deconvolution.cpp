@@ -41,9 +41,9 @@ Error GraphBuilder::buildDeconvolution(const fbs::Op &op) {
   Desc wAny(oihw, typeOf(w), tag::any);
   Desc biasDesc = *bias >= 0 ? plainDesc({dstDims[1]}) : Desc();
   dnnl::deconvolution_forward::desc d(
-      dnnl::prop_kind::forward_inference,
-      dnnl::algorithm::deconvolution_direct, srcAny, wAny, biasDesc, dstAny,
-      window.strides, window.dilations, window.padsBegin, window.padsEnd);
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+      srcAny, wAny, biasDesc, dstAny, window.strides, window.dilations,
+      window.padsBegin, window.padsEnd);
   dnnl::deconvolution_forward::primitive_desc pd(d, *attr, out.engine_);
   Result<Placement> in = as(src, pd.src_desc());
   if (!in.ok())
