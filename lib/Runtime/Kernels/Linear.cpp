@@ -153,44 +153,56 @@ Result<std::vector<int64_t>> getPadsParam(const Params &params) {
   if (!pads.ok())
     return pads.takeError();
   if (pads->size() != 4 ||
-      std::any_of(pads->begin(), pads->end(), [](int64_t p) {
-        return p < 0 || p > kMaxWindowParam;
-      }))
+      std::any_of(pads->begin(), pads->end(),
+                  [](int64_t p) { return p < 0 || p > kMaxWindowParam; }))
     return Error(ErrorCode::InvalidArgument,
                  "parameter 'pads' must be four integers in [0, 2^20] "
                  "[top, left, bottom, right]");
   return pads;
 }
 
-/// Direct int32 convolution accumulating modulo 2^32; `g` is validated.
+/// int32 convolution accumulating modulo 2^32; `g` is validated. Per
+/// (batch, group) and per chunk of output pixels: im2col of the chunk, then
+/// the row-wise GEMM of the weights by it (its inner loop a contiguous,
+/// vectorisable multiply-add), so the columns stay small whatever the
+/// image size.
 static void conv2dI32(const Conv2dGeometry &g, const int32_t *x,
                       const int32_t *wt, const int32_t *bias, int32_t *y) {
   int64_t cg = g.c / g.group, ocg = g.oc / g.group;
+  int64_t k = cg * g.kh * g.kw, pixels = g.oh * g.ow;
+  int64_t chunk = std::min<int64_t>(pixels, 1024);
+  std::vector<int32_t> cols(k * chunk);
   for (int64_t b = 0; b < g.n; ++b)
-    for (int64_t o = 0; o < g.oc; ++o) {
-      int64_t firstChannel = (o / ocg) * cg;
-      const int32_t *wo = wt + o * cg * g.kh * g.kw;
-      for (int64_t oy = 0; oy < g.oh; ++oy)
-        for (int64_t ox = 0; ox < g.ow; ++ox) {
-          uint32_t acc = bias ? static_cast<uint32_t>(bias[o]) : 0u;
-          for (int64_t ci = 0; ci < cg; ++ci) {
-            const int32_t *xc = x + (b * g.c + firstChannel + ci) * g.h * g.w;
-            for (int64_t ky = 0; ky < g.kh; ++ky) {
-              int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
-              if (iy < 0 || iy >= g.h)
-                continue;
-              for (int64_t kx = 0; kx < g.kw; ++kx) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const int32_t *xg = x + (b * g.c + grp * cg) * g.h * g.w;
+      const int32_t *wg = wt + grp * ocg * k;
+      int32_t *yg = y + (b * g.oc + grp * ocg) * pixels;
+      for (int64_t p0 = 0; p0 < pixels; p0 += chunk) {
+        int64_t width = std::min(chunk, pixels - p0);
+        for (int64_t ci = 0; ci < cg; ++ci)
+          for (int64_t ky = 0; ky < g.kh; ++ky)
+            for (int64_t kx = 0; kx < g.kw; ++kx) {
+              int32_t *row =
+                  cols.data() + ((ci * g.kh + ky) * g.kw + kx) * width;
+              const int32_t *xc = xg + ci * g.h * g.w;
+              for (int64_t j = 0; j < width; ++j) {
+                int64_t oy = (p0 + j) / g.ow, ox = (p0 + j) % g.ow;
+                int64_t iy = oy * g.strideH - g.padT + ky * g.dilH;
                 int64_t ix = ox * g.strideW - g.padL + kx * g.dilW;
-                if (ix < 0 || ix >= g.w)
-                  continue;
-                acc += static_cast<uint32_t>(xc[iy * g.w + ix]) *
-                       static_cast<uint32_t>(wo[(ci * g.kh + ky) * g.kw + kx]);
+                row[j] = iy < 0 || iy >= g.h || ix < 0 || ix >= g.w
+                             ? 0
+                             : xc[iy * g.w + ix];
               }
             }
-          }
-          y[((b * g.oc + o) * g.oh + oy) * g.ow + ox] =
-              static_cast<int32_t>(acc);
-        }
+        gemmRowwise<int32_t, uint32_t>(ocg, width, k, wg, k, cols.data(), width,
+                                       yg + p0, pixels);
+      }
+      if (bias)
+        for (int64_t o = 0; o < ocg; ++o)
+          for (int64_t p = 0; p < pixels; ++p)
+            yg[o * pixels + p] = static_cast<int32_t>(
+                static_cast<uint32_t>(yg[o * pixels + p]) +
+                static_cast<uint32_t>(bias[grp * ocg + o]));
     }
 }
 
@@ -199,9 +211,10 @@ Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
                                           const TensorView &weight,
                                           const TensorView &out) {
   if (in.rank() != 4 || weight.rank() != 4 || out.rank() != 4)
-    return Error(ErrorCode::InvalidArgument, "input, weight and result must be 4-d (NCHW, OIHW), got " +
-                    in.typeString() + ", " + weight.typeString() + ", " +
-                    out.typeString());
+    return Error(ErrorCode::InvalidArgument,
+                 "input, weight and result must be 4-d (NCHW, OIHW), got " +
+                     in.typeString() + ", " + weight.typeString() + ", " +
+                     out.typeString());
   Conv2dGeometry g;
   Result<std::pair<int64_t, int64_t>> strides =
       getPairParam(ctx.params, "strides", 1);
@@ -226,19 +239,22 @@ Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
   g.padR = (*pads)[3];
   if (g.group < 1 || g.group > g.c || g.c % g.group || g.oc % g.group ||
       weight.shape[1] != g.c / g.group)
-    return Error(ErrorCode::InvalidArgument, "group " + std::to_string(g.group) + " does not fit input " +
-                    in.typeString() + " and weight " + weight.typeString());
+    return Error(ErrorCode::InvalidArgument,
+                 "group " + std::to_string(g.group) + " does not fit input " +
+                     in.typeString() + " and weight " + weight.typeString());
   if (out.shape[0] != g.n || out.shape[1] != g.oc)
-    return Error(ErrorCode::InvalidArgument, "result " + out.typeString() + " does not match input " +
-                    in.typeString() + " and weight " + weight.typeString());
+    return Error(ErrorCode::InvalidArgument,
+                 "result " + out.typeString() + " does not match input " +
+                     in.typeString() + " and weight " + weight.typeString());
   int64_t effH = g.dilH * (g.kh - 1) + 1, effW = g.dilW * (g.kw - 1) + 1;
   int64_t expectH = (g.h + g.padT + g.padB - effH) / g.strideH + 1;
   int64_t expectW = (g.w + g.padL + g.padR - effW) / g.strideW + 1;
   if (g.h + g.padT + g.padB < effH || g.w + g.padL + g.padR < effW ||
       expectH != g.oh || expectW != g.ow)
-    return Error(ErrorCode::InvalidArgument, "result " + out.typeString() +
-                    " does not match the convolution of " + in.typeString() +
-                    " by " + weight.typeString());
+    return Error(ErrorCode::InvalidArgument,
+                 "result " + out.typeString() +
+                     " does not match the convolution of " + in.typeString() +
+                     " by " + weight.typeString());
   return g;
 }
 
@@ -310,9 +326,8 @@ Error conv2dKernel(KernelContext &ctx) {
     return Error::success();
   }
 
-  bool pointwise = g.kh == 1 && g.kw == 1 && g.strideH == 1 &&
-                   g.strideW == 1 && g.padT == 0 && g.padL == 0 &&
-                   g.padB == 0 && g.padR == 0;
+  bool pointwise = g.kh == 1 && g.kw == 1 && g.strideH == 1 && g.strideW == 1 &&
+                   g.padT == 0 && g.padL == 0 && g.padB == 0 && g.padR == 0;
   float *col = pointwise ? nullptr
                          : ctx.scratchFloats(static_cast<size_t>(kSize) *
                                              static_cast<size_t>(spatial));
@@ -345,8 +360,8 @@ Error conv2dKernel(KernelContext &ctx) {
         cols = col;
       }
       float *yg = y + (b * g.oc + gi * ocg) * spatial;
-      gemm(ocg, spatial, kSize, wt + gi * ocg * kSize, kSize, cols, spatial,
-           yg, spatial);
+      gemm(ocg, spatial, kSize, wt + gi * ocg * kSize, kSize, cols, spatial, yg,
+           spatial);
       if (bias)
         for (int64_t o = 0; o < ocg; ++o) {
           float bv = bias[gi * ocg + o];
