@@ -6,7 +6,8 @@
 //     the Erf to the portable kernels and split the partition around it;
 //   - nn.SiLU (EfficientNet) as x * sigmoid(x), two passes over the tensor;
 //   - nn.Hardswish (MobileNetV3) before opset 14 as x * HardSigmoid(x),
-//     four edge ops: x * clip(x / 6 + 1 / 2, 0, 1).
+//     four edge ops: x * clip(x / 6 + 1 / 2, 0, 1); Paddle2ONNX and
+//     TensorFlow's exporters as x * clip(x + 3, 0, 6) / 6.
 // The matchers find each chain from its Erf, Sigmoid or Clip. The oneDNN
 // partition writer emits a chain as one eltwise op (gelu_erf, swish,
 // hardswish) or as a post-op of the convolution or matmul producing x;
@@ -90,8 +91,7 @@ std::optional<ActivationChain> matchGelu(Operation *erf) {
   // x / sqrt(2), or x * (1 / sqrt(2)).
   Operation *scale = erf->getOperand(0).getDefiningOp();
   Value x;
-  if (isa_and_nonnull<DivOp>(scale) &&
-      isScalar(scale->getOperand(1), M_SQRT2))
+  if (isa_and_nonnull<DivOp>(scale) && isScalar(scale->getOperand(1), M_SQRT2))
     x = scale->getOperand(0);
   else if (isa_and_nonnull<MulOp>(scale))
     x = otherThanScalar(scale, M_SQRT1_2);
@@ -147,8 +147,55 @@ std::optional<ActivationChain> matchSwish(Operation *sigmoid) {
   return chain;
 }
 
+/// x * clip(x + 3, 0, 6) / 6, as Paddle2ONNX and TensorFlow's exporters
+/// write hardswish: the same function, divided (or multiplied by 1/6)
+/// before or after the product with x.
+static std::optional<ActivationChain> matchHardSwishOfSix(ClipOp bounded) {
+  Operation *shift = bounded.getInput().getDefiningOp();
+  if (!isa_and_nonnull<AddOp>(shift) || !shift->getResult(0).hasOneUse())
+    return std::nullopt;
+  Value x = otherThanScalar(shift, 3.0);
+  if (!x)
+    return std::nullopt;
+  auto isSixth = [](Operation *op, Value of) {
+    if (isa_and_nonnull<DivOp>(op))
+      return op->getOperand(0) == of && isScalar(op->getOperand(1), 6.0);
+    return isa_and_nonnull<MulOp>(op) && otherThanScalar(op, 1.0 / 6.0) == of;
+  };
+  Operation *next = soleUser(bounded.getResult());
+  Operation *product = nullptr, *sixth = nullptr;
+  if (isa_and_nonnull<MulOp>(next) &&
+      otherOperand(next, bounded.getResult()) == x) {
+    product = next;
+    sixth = soleUser(product->getResult(0));
+    if (!isSixth(sixth, product->getResult(0)))
+      return std::nullopt;
+  } else if (isSixth(next, bounded.getResult())) {
+    sixth = next;
+    product = soleUser(sixth->getResult(0));
+    if (!isa_and_nonnull<MulOp>(product) ||
+        otherOperand(product, sixth->getResult(0)) != x)
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  Operation *last = product == next ? sixth : product;
+  if (last->getResult(0).getType() != x.getType() ||
+      shift->getResult(0).getType() != x.getType())
+    return std::nullopt;
+  ActivationChain chain;
+  chain.kind = ActivationChain::HardSwish;
+  chain.input = x;
+  chain.output = last->getResult(0);
+  chain.ops = {shift, bounded, next, last};
+  return chain;
+}
+
 std::optional<ActivationChain> matchHardSwish(Operation *clip) {
   auto bounded = dyn_cast_or_null<ClipOp>(clip);
+  if (bounded && bounded.getMin().convertToFloat() == 0.0f &&
+      bounded.getMax().convertToFloat() == 6.0f)
+    return matchHardSwishOfSix(bounded);
   if (!bounded || bounded.getMin().convertToFloat() != 0.0f ||
       bounded.getMax().convertToFloat() != 1.0f)
     return std::nullopt;
@@ -191,6 +238,8 @@ std::optional<ActivationChain> matchActivationOf(Value x) {
       if (isa_and_nonnull<AddOp>(shift))
         chain = matchHardSwish(soleUser(shift->getResult(0)));
     }
+    if (!chain && isa<AddOp>(user))
+      chain = matchHardSwish(soleUser(user->getResult(0)));
     if (!chain) {
       Operation *erf = soleUser(user->getResult(0));
       if (isa_and_nonnull<ErfOp>(erf))
