@@ -15,7 +15,7 @@
 //        [--seed N] [--input-shape name=2x3] [--input-value name=16000]
 //     Writes DIR/input_N.pb, pseudo-random inputs of the model's declared
 //     (static) shapes and types (floats uniform in [-2, 2), integers in
-//     [0, 4), booleans), or reads those already there, runs them and writes
+//     [0, 4), uint8 in [0, 256), booleans), or reads those already there, runs them and writes
 //     ONNX Runtime's outputs as DIR/output_N.pb: the reference for
 //     strata-run --expect.
 //   --opt-level L   ONNX Runtime's graph optimisation level (all; disabled
@@ -138,6 +138,7 @@ async function reference(ort, session, args) {
       case 'int64': data = BigInt64Array.from({ length: n }, () => BigInt(Math.floor(4 * next()))); break;
       case 'int32': data = Int32Array.from({ length: n }, () => Math.floor(4 * next())); break;
       case 'bool': data = Uint8Array.from({ length: n }, () => (next() < 0.5 ? 1 : 0)); break;
+      case 'uint8': data = Uint8Array.from({ length: n }, () => Math.floor(256 * next())); break;
       default: throw new Error(`input '${name}': type ${meta.type} not generated`);
     }
     feeds[name] = new ort.Tensor(meta.type, data, dims);

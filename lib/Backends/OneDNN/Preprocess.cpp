@@ -24,6 +24,7 @@
 #include "OneDNNBackend.h"
 
 #include "Common/ConstantBytes.h"
+#include "Edge/IR/EdgeAttributes.h"
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Runtime/Delegates/OneDNN.h"
@@ -392,6 +393,7 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
     fbs::OpT &out = addOp(fbs::OpKind::Convolution, chain);
     out.inputs = inputs;
     setConvGeometry(out, conv);
+    out.exact = conv->hasAttr(edge::kExactSumsAttrName);
     if (sum)
       out.post_ops.push_back(std::move(sum));
     fuseActivation(next, out, result);

@@ -10,7 +10,11 @@
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
 
+#include "Edge/IR/EdgeAttributes.h"
 #include "HL/IR/HLOps.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
@@ -92,8 +96,125 @@ struct MatMulIntegerLowering : public OpConversionPattern<hl::MatMulIntegerOp> {
   }
 };
 
+/// The integer values of constant `value` (8-bit weights and zero points,
+/// dense or dense_resource), or none.
+std::optional<std::vector<int64_t>> constantInts8(Value value) {
+  ElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  auto type = dyn_cast<IntegerType>(attr.getElementType());
+  if (!type || type.getWidth() != 8)
+    return std::nullopt;
+  bool isUnsigned = type.isUnsigned();
+  std::vector<int64_t> values;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(isUnsigned ? v.getZExtValue() : v.getSExtValue());
+    return values;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob ||
+      static_cast<int64_t>(blob->getData().size()) != resource.getNumElements())
+    return std::nullopt;
+  for (char c : blob->getData())
+    values.push_back(isUnsigned ? static_cast<uint8_t>(c)
+                                : static_cast<int8_t>(c));
+  return values;
+}
+
+/// ConvInteger with constant weights as f32 convolutions that sum exactly:
+/// with x' = x - x_zp in [-255, 255] and d = w - w_zp in [-255, 255] written
+/// in n signed base-B digits (d = sum_i B^i d_i, |d_i| <= B - 1, B^n >= 256),
+/// every partial sum of x' * d_i is an integer of magnitude at most
+/// K * 255 * (B - 1), exact in f32 while that stays below 2^24 (K = C/group *
+/// KH * KW); the result is sum_i B^i * i32(conv(x', d_i)) in int32, exactly
+/// ONNX's. B is the largest of 16, 8, 4, 2 that keeps the sums exact (2, 3,
+/// 4 or 8 convolutions; K up to 4386, 9398, 21931, 65793). The f32
+/// convolutions run where f32 convolutions run fast (the delegates; never
+/// as Winograd, which rounds: kExactSumsAttrName). Fails where the weights
+/// are not constant or K is larger still.
+FailureOr<Value> buildSplitConvInteger(ConversionPatternRewriter &rewriter,
+                                       hl::ConvIntegerOp op, Value x, Value w,
+                                       Value xZeroPoint, Value wZeroPoint,
+                                       RankedTensorType resultType) {
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (wType.getRank() != 4)
+    return failure();
+  int64_t m = wType.getDimSize(0);
+  int64_t k = wType.getDimSize(1) * wType.getDimSize(2) * wType.getDimSize(3);
+  int64_t base = 0, digits = 0;
+  for (auto [b, n] :
+       {std::pair<int64_t, int64_t>{16, 2}, {8, 3}, {4, 4}, {2, 8}})
+    if (k * 255 * (b - 1) < (int64_t(1) << 24)) {
+      base = b;
+      digits = n;
+      break;
+    }
+  if (!base)
+    return failure();
+  std::optional<std::vector<int64_t>> weights = constantInts8(w);
+  std::optional<std::vector<int64_t>> wZp =
+      wZeroPoint ? constantInts8(wZeroPoint) : std::vector<int64_t>{0};
+  if (!weights || !wZp ||
+      (wZp->size() != 1 && static_cast<int64_t>(wZp->size()) != m))
+    return failure();
+  std::vector<std::vector<float>> parts(digits,
+                                        std::vector<float>(weights->size()));
+  int64_t perChannel = weights->size() / m;
+  for (size_t i = 0; i < weights->size(); ++i) {
+    int64_t zp = (*wZp)[wZp->size() == 1 ? 0 : i / perChannel];
+    int64_t d = (*weights)[i] - zp;
+    // Signed digits, least significant first (division toward zero).
+    for (int64_t j = 0; j < digits; ++j) {
+      parts[j][i] = static_cast<float>(d % base);
+      d /= base;
+    }
+  }
+  Location loc = op.getLoc();
+  Type f32 = rewriter.getF32Type();
+  auto wf32 = RankedTensorType::get(wType.getShape(), f32);
+  Value input = castTo(rewriter, loc, x, f32);
+  if (xZeroPoint) {
+    SmallVector<int64_t> ones(4, 1);
+    Value zp =
+        reshapeTo(rewriter, loc, castTo(rewriter, loc, xZeroPoint, f32), ones);
+    input = rewriter.create<edge::SubOp>(loc, input.getType(), input, zp);
+  }
+  auto f32Result = RankedTensorType::get(resultType.getShape(), f32);
+  auto i32Scalar =
+      RankedTensorType::get(SmallVector<int64_t>(4, 1), rewriter.getI32Type());
+  Value sum;
+  int64_t weight = 1;
+  for (std::vector<float> &part : parts) {
+    Value kernel = rewriter.create<edge::ConstantOp>(
+        loc, DenseElementsAttr::get(wf32, ArrayRef<float>(part)));
+    FailureOr<Value> conv =
+        buildConv(rewriter, loc, input, kernel, Value(), f32Result,
+                  {op.getStrides(), op.getDilations(), op.getPads(),
+                   op.getAutoPad(), static_cast<int64_t>(op.getGroup())});
+    if (failed(conv))
+      return failure();
+    if (Operation *def = conv->getDefiningOp())
+      def->setAttr(edge::kExactSumsAttrName, rewriter.getUnitAttr());
+    Value term = castTo(rewriter, loc, *conv, rewriter.getI32Type());
+    if (weight != 1) {
+      Value factor = rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(i32Scalar, static_cast<int32_t>(weight)));
+      term = rewriter.create<edge::MulOp>(loc, term.getType(), term, factor);
+    }
+    sum = sum ? rewriter.create<edge::AddOp>(loc, term.getType(), sum, term)
+                    .getResult()
+              : term;
+    weight *= base;
+  }
+  return sum;
+}
+
 /// hl.conv_integer -> (i32(x) - x_zp) conv (i32(w) - w_zp) on edge.conv2d;
-/// w's zero point is per output channel ([M]).
+/// w's zero point is per output channel ([M]). With constant weights, the
+/// exact split into f32 convolutions (buildSplitConvInteger) instead.
 struct ConvIntegerLowering : public OpConversionPattern<hl::ConvIntegerOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -105,6 +226,15 @@ struct ConvIntegerLowering : public OpConversionPattern<hl::ConvIntegerOp> {
     if (!resultType || !allStatic(adaptor.getOperands()) || !is8Bit(x) ||
         !is8Bit(w))
       return rewriter.notifyMatchFailure(op, "needs static 8-bit operands");
+    if (resultType.getRank() == 4) {
+      FailureOr<Value> split =
+          buildSplitConvInteger(rewriter, op, x, w, adaptor.getXZeroPoint(),
+                                adaptor.getWZeroPoint(), resultType);
+      if (succeeded(split)) {
+        rewriter.replaceOp(op, *split);
+        return success();
+      }
+    }
     Location loc = op.getLoc();
     auto wType = cast<RankedTensorType>(w.getType());
     Value input =

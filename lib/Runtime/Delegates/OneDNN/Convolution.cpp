@@ -335,7 +335,7 @@ CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
   // The own Winograd kernel where its rule says it pays (winogradPays),
   // in the layout oneDNN would give the result, so that its readers see
   // the layout they would have seen, in the tile winogradTileFor gives.
-  if (graph.winograd()) {
+  if (graph.winograd() && !op.exact()) {
     Dims wDims = dimsOf(w), dDims = dimsOf(dst);
     WinogradTile tile = winogradTileFor(dDims[2], dDims[3]);
     std::optional<WinogradLayout> layout = ownLayoutFor(first.dst_desc());
@@ -366,7 +366,7 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
   CompiledGraph::ConvChoice best;
   double bestTime = 1e30, bestConvTime = 0; // with and without reorders
   std::vector<bool> algorithms{false};
-  if (graph.winograd() && op.groups() == 1)
+  if (graph.winograd() && op.groups() == 1 && !op.exact())
     algorithms.push_back(true);
   std::vector<bool> srcChoices{false};
   if (placed)
@@ -420,7 +420,7 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
   // layout oneDNN's choice gives the result: the timings see this
   // convolution alone, not what another layout costs its readers (a concat
   // in nChw16c is several times slower than in nhwc).
-  if (!graph.winograd())
+  if (!graph.winograd() || op.exact())
     return best;
   std::optional<WinogradLayout> layout = ownLayoutFor(oneDNN.dst_desc());
   if (!layout)

@@ -18,7 +18,7 @@ std::optional<WinogradConv> GraphBuilder::ownWinograd(const fbs::Op &op,
                                                       uint32_t dst, int bias,
                                                       WinogradLayout layout,
                                                       WinogradTile tile) const {
-  if (!WinogradConv::available() || op.groups() != 1 ||
+  if (!WinogradConv::available() || op.groups() != 1 || op.exact() ||
       (op.output_scales() && op.output_scales()->size() > 0))
     return std::nullopt;
   for (uint32_t t : {src, w, dst})
