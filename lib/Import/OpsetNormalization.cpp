@@ -496,6 +496,12 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
   int since = sinceVersion(node);
   if (since == 0)
     return mlir::success();
+  // Malformed nodes are the checker's to report, with its own message.
+  if (node.input_size() == 0 || node.input(0).empty() ||
+      node.output_size() == 0)
+    return mlir::success();
+  if (op == "GroupNormalization" && node.input_size() < 3)
+    return mlir::success();
   auto intAttr = [&](llvm::StringRef name, int64_t dflt) {
     const onnx::AttributeProto *a = findAttr(node, name);
     return a ? a->i() : dflt;
