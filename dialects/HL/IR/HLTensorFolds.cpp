@@ -427,51 +427,49 @@ static std::optional<Attribute> elementAt(DenseElementsAttr a, int64_t n,
   return a.getValues<Attribute>()[i];
 }
 
-// Equal and Where on constants: PyTorch exports expand(n, -1, -1) as
-// Where(Equal(shape, -1), ones, shape) over constant shapes.
-OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
-  RankedTensorType resultType = staticResultType(*this);
-  auto l = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getLhs());
-  auto r = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getRhs());
-  if (!resultType || !l || !r || !isFoldableSize(resultType))
-    return {};
-  int64_t n = resultType.getNumElements();
-  SmallVector<bool> values;
-  for (int64_t i = 0; i < n; ++i) {
-    std::optional<Attribute> a = elementAt(l, n, i), b = elementAt(r, n, i);
-    if (!a || !b)
-      return {};
-    values.push_back(cast<IntegerAttr>(*a).getValue() ==
-                     cast<IntegerAttr>(*b).getValue());
-  }
-  return DenseElementsAttr::get(resultType, values);
-}
-
-/// Folds a comparison of integer constants (shape tests: exporters compare
-/// extents before an If).
+/// Folds a binary op with boolean results over integer constants (equal
+/// shapes, or one a splat): `fn` of each pair of elements.
 static OpFoldResult
-foldIntCompare(Operation *op, Attribute lhs, Attribute rhs,
-               llvm::function_ref<bool(const APInt &, const APInt &)> fn) {
+foldToBool(Operation *op, Attribute lhs, Attribute rhs,
+           llvm::function_ref<bool(const APInt &, const APInt &)> fn) {
   RankedTensorType resultType = staticResultType(op);
   auto l = dyn_cast_or_null<DenseIntElementsAttr>(lhs);
   auto r = dyn_cast_or_null<DenseIntElementsAttr>(rhs);
   if (!resultType || !l || !r || !strata::isFoldableSize(resultType))
     return {};
-  bool isUnsigned = l.getElementType().isUnsignedInteger();
   int64_t n = resultType.getNumElements();
   SmallVector<bool> values;
   for (int64_t i = 0; i < n; ++i) {
     std::optional<Attribute> a = elementAt(l, n, i), b = elementAt(r, n, i);
     if (!a || !b)
       return {};
-    const APInt &x = cast<IntegerAttr>(*a).getValue();
-    const APInt &y = cast<IntegerAttr>(*b).getValue();
-    // A signed comparison as (x < y) of the sign-flipped values is unsigned.
-    values.push_back(isUnsigned ? fn(x ^ APInt::getSignMask(x.getBitWidth()),
-                                     y ^ APInt::getSignMask(y.getBitWidth()))
-                                : fn(x, y));
+    values.push_back(
+        fn(cast<IntegerAttr>(*a).getValue(), cast<IntegerAttr>(*b).getValue()));
   }
   return DenseElementsAttr::get(resultType, values);
+}
+
+// Equal and Where on constants: PyTorch exports expand(n, -1, -1) as
+// Where(Equal(shape, -1), ones, shape) over constant shapes.
+OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
+  return foldToBool(*this, adaptor.getLhs(), adaptor.getRhs(),
+                    [](const APInt &a, const APInt &b) { return a == b; });
+}
+
+/// Folds an ordering of integer constants (shape tests: exporters compare
+/// extents before an If); `fn` compares as signed, unsigned operands are
+/// compared with their sign bits flipped, which orders them the same way.
+static OpFoldResult
+foldIntCompare(Operation *op, Attribute lhs, Attribute rhs,
+               llvm::function_ref<bool(const APInt &, const APInt &)> fn) {
+  auto l = dyn_cast_or_null<DenseIntElementsAttr>(lhs);
+  bool isUnsigned = l && l.getElementType().isUnsignedInteger();
+  return foldToBool(op, lhs, rhs, [&](const APInt &x, const APInt &y) {
+    if (!isUnsigned)
+      return fn(x, y);
+    return fn(x ^ APInt::getSignMask(x.getBitWidth()),
+              y ^ APInt::getSignMask(y.getBitWidth()));
+  });
 }
 
 OpFoldResult LessOp::fold(FoldAdaptor adaptor) {
@@ -499,21 +497,9 @@ OpFoldResult GreaterOrEqualOp::fold(FoldAdaptor adaptor) {
 /// tests).
 static OpFoldResult foldBoolBinary(Operation *op, Attribute lhs, Attribute rhs,
                                    llvm::function_ref<bool(bool, bool)> fn) {
-  RankedTensorType resultType = staticResultType(op);
-  auto l = dyn_cast_or_null<DenseIntElementsAttr>(lhs);
-  auto r = dyn_cast_or_null<DenseIntElementsAttr>(rhs);
-  if (!resultType || !l || !r || !strata::isFoldableSize(resultType))
-    return {};
-  int64_t n = resultType.getNumElements();
-  SmallVector<bool> values;
-  for (int64_t i = 0; i < n; ++i) {
-    std::optional<Attribute> a = elementAt(l, n, i), b = elementAt(r, n, i);
-    if (!a || !b)
-      return {};
-    values.push_back(fn(!cast<IntegerAttr>(*a).getValue().isZero(),
-                        !cast<IntegerAttr>(*b).getValue().isZero()));
-  }
-  return DenseElementsAttr::get(resultType, values);
+  return foldToBool(op, lhs, rhs, [&](const APInt &a, const APInt &b) {
+    return fn(!a.isZero(), !b.isZero());
+  });
 }
 
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {

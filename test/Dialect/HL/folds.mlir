@@ -324,3 +324,34 @@ func.func @zero_pad(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2
   %b = hl.pad %x, %p : (tensor<1x2x4x4xf32>, tensor<8xi64>) -> tensor<1x2x5x4xf32>
   return %a, %b : tensor<1x2x4x4xf32>, tensor<1x2x5x4xf32>
 }
+
+// -----
+
+// Tests that shape tests fold: integer orderings (signed, and unsigned
+// ui8 200 > 100 although its bits are negative as i8), not, and, or, xor.
+// CHECK-LABEL: func @shape_tests
+func.func @shape_tests() -> (tensor<2xi1>, tensor<i1>, tensor<i1>, tensor<2xi1>, tensor<2xi1>, tensor<2xi1>) {
+  // CHECK-DAG: %[[LT:.*]] = hl.constant dense<[true, false]> : tensor<2xi1>
+  // CHECK-DAG: %[[T:.*]] = hl.constant dense<true> : tensor<i1>
+  // CHECK-DAG: %[[F:.*]] = hl.constant dense<false> : tensor<i1>
+  // CHECK-DAG: %[[AND:.*]] = hl.constant dense<[false, true]> : tensor<2xi1>
+  // CHECK-DAG: %[[OR:.*]] = hl.constant dense<true> : tensor<2xi1>
+  // CHECK-NOT: hl.less
+  // CHECK-NOT: hl.greater
+  // CHECK-NOT: hl.not
+  // xor [true, false] is the same constant as less's.
+  // CHECK: return %[[LT]], %[[T]], %[[F]], %[[AND]], %[[OR]], %[[LT]]
+  %a = hl.constant dense<[1, 5]> : tensor<2xi64>
+  %b = hl.constant dense<3> : tensor<i64>
+  %lt = hl.less %a, %b : (tensor<2xi64>, tensor<i64>) -> tensor<2xi1>
+  %u200 = hl.constant dense<200> : tensor<ui8>
+  %u100 = hl.constant dense<100> : tensor<ui8>
+  %gt = hl.greater %u200, %u100 : (tensor<ui8>, tensor<ui8>) -> tensor<i1>
+  %ngt = hl.not %gt : tensor<i1>
+  %p = hl.constant dense<[true, true]> : tensor<2xi1>
+  %q = hl.constant dense<[false, true]> : tensor<2xi1>
+  %and = hl.and %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  %or = hl.or %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  %xor = hl.xor %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  return %lt, %gt, %ngt, %and, %or, %xor : tensor<2xi1>, tensor<i1>, tensor<i1>, tensor<2xi1>, tensor<2xi1>, tensor<2xi1>
+}
