@@ -206,18 +206,7 @@ LogicalResult ModelImporter::applyInputValues(onnx::GraphProto &graph) {
 /// Sub-graphs included.
 LogicalResult
 ModelImporter::checkBeforeInference(const onnx::GraphProto &graph) {
-  llvm::StringMap<int> ranks;
-  auto addRanks = [&](const auto &list) {
-    for (const onnx::ValueInfoProto &info : list)
-      if (info.type().has_tensor_type() &&
-          info.type().tensor_type().has_shape())
-        ranks[info.name()] = info.type().tensor_type().shape().dim_size();
-  };
-  addRanks(graph.input());
-  addRanks(graph.value_info());
-  addRanks(graph.output());
-  for (const onnx::TensorProto &init : graph.initializer())
-    ranks[init.name()] = init.dims_size();
+  llvm::StringMap<int> ranks = importer::declaredRanks(graph);
   for (const onnx::NodeProto &node : graph.node()) {
     bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     // The weight of each convolution form (QLinearConv's follows the

@@ -38,6 +38,22 @@ using mlir::FailureOr;
 
 namespace strata::importer {
 
+llvm::StringMap<int> declaredRanks(const onnx::GraphProto &graph) {
+  llvm::StringMap<int> ranks;
+  auto addRanks = [&](const auto &list) {
+    for (const onnx::ValueInfoProto &info : list)
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        ranks[info.name()] = info.type().tensor_type().shape().dim_size();
+  };
+  addRanks(graph.input());
+  addRanks(graph.value_info());
+  addRanks(graph.output());
+  for (const onnx::TensorProto &init : graph.initializer())
+    ranks[init.name()] = init.dims_size();
+  return ranks;
+}
+
 namespace {
 
 /// Rewrites the nodes of one graph (and, recursively, its sub-graphs).
@@ -57,17 +73,7 @@ public:
         for (const onnx::AttributeProto &attr : node.attribute())
           if (attr.name() == "value" && attr.has_t())
             constants[node.output(0)] = &attr.t();
-    auto addRanks = [&](const auto &list) {
-      for (const onnx::ValueInfoProto &info : list)
-        if (info.type().has_tensor_type() &&
-            info.type().tensor_type().has_shape())
-          ranks[info.name()] = info.type().tensor_type().shape().dim_size();
-    };
-    addRanks(graph.input());
-    addRanks(graph.value_info());
-    addRanks(graph.output());
-    for (const onnx::TensorProto &init : graph.initializer())
-      ranks[init.name()] = init.dims_size();
+    ranks = declaredRanks(graph);
     for (const onnx::NodeProto &node : graph.node())
       for (const std::string &output : node.output())
         names.insert(output);

@@ -7,6 +7,7 @@
 #define STRATA_LIB_IMPORT_OPSETNORMALIZATION_H
 
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/StringMap.h"
 
 #include "onnx/onnx_pb.h"
 
@@ -19,6 +20,11 @@ namespace strata::importer {
 /// and the newest one the importer accepts, normalising the difference.
 constexpr int kNewestCheckedOpset = 17;
 constexpr int kNewestNormalizedOpset = 21;
+
+/// The rank each value of `graph` is declared with (graph inputs,
+/// value_info and outputs that carry a shape; initializers), sub-graphs not
+/// included.
+llvm::StringMap<int> declaredRanks(const onnx::GraphProto &graph);
 
 /// What normalisation rewrote.
 struct NormalizationResult {
