@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tensorFromPb } from '../peer/tensor-io.mjs';
+import { tensorFromPb, tensorToPb } from '../peer/tensor-io.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -41,38 +41,6 @@ for (let i = 0; i < args.length; i++) {
 }
 const npmDir = process.env.ORT_NPM_DIR || join(root, 'build', 'peer', 'npm');
 const ort = createRequire(join(npmDir, 'package.json'))('onnxruntime-node');
-
-// ORT tensor type -> ONNX data_type.
-const ONNX_TYPE = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6,
-  int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13 };
-
-function varint(n) {
-  const bytes = [];
-  let v = BigInt.asUintN(64, BigInt(n));
-  do {
-    let b = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v) b |= 0x80;
-    bytes.push(b);
-  } while (v);
-  return Buffer.from(bytes);
-}
-
-// A TensorProto: dims (1, packed), data_type (2), name (8), raw_data (9).
-function tensorProto(name, tensor) {
-  const type = ONNX_TYPE[tensor.type];
-  if (!type) throw new Error(`output ${name}: type ${tensor.type} not supported`);
-  const data = tensor.data;
-  const raw = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const dims = Buffer.concat(tensor.dims.map(varint));
-  const nameBytes = Buffer.from(name, 'utf8');
-  return Buffer.concat([
-    Buffer.from([0x0a]), varint(dims.length), dims,
-    Buffer.from([0x10]), varint(type),
-    Buffer.from([0x42]), varint(nameBytes.length), nameBytes,
-    Buffer.from([0x4a]), varint(raw.length), raw,
-  ]);
-}
 
 function loadInputs(session, dir) {
   const feeds = {};
@@ -116,7 +84,7 @@ async function runModel(id) {
     const dest = opt === 'all' ? join(dir, set) : join(dir, `ort-${opt}`, set);
     mkdirSync(dest, { recursive: true });
     session.outputNames.forEach((name, k) => {
-      writeFileSync(join(dest, `output_${k}.pb`), tensorProto(name, results[name]));
+      writeFileSync(join(dest, `output_${k}.pb`), tensorToPb(results[name], name));
       if (set === sets[0]) info.outputs.push({ name, type: results[name].type, dims: results[name].dims });
     });
   }
