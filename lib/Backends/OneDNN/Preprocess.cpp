@@ -30,6 +30,7 @@
 #include "strata/Runtime/Delegates/OneDNN.h"
 #include "strata/Runtime/Delegates/Schema/onednn_graph_generated.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -55,6 +56,13 @@ private:
   /// A new f32 constant tensor holding `values`.
   uint32_t constantTensor(ArrayRef<int64_t> dims, ArrayRef<float> values);
   LogicalResult writeQuantizedConv(edge::QuantizedConv2DOp conv);
+  /// A convolution of a dynamically quantized input (takesZeroPointForm):
+  /// oneDNN's run-time source zero point, the weights less their zero
+  /// point as one or two s8 convolutions, the run-time scale and the bias
+  /// as binary post-ops, then the clamp and activation function.
+  LogicalResult writeZeroPointConv(edge::QuantizedConv2DOp conv);
+  /// A new s8 constant tensor holding `values`.
+  uint32_t int8ConstantTensor(ArrayRef<int64_t> dims, ArrayRef<int8_t> values);
   LogicalResult writeQuantizedMatMul(edge::QuantizedMatMulOp matmul);
   /// The scales (per output channel) and bias (in accumulator units: oneDNN
   /// 2.x adds the bias before scaling) of an int8 op with input scale
@@ -718,7 +726,149 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
   return success();
 }
 
+/// Whether an int8 convolution takes the zero-point form
+/// (writeZeroPointConv): its input's scale or zero point is not a constant
+/// positive scale and zero, or its weights are u8 or have a zero point.
+static bool takesZeroPointForm(edge::QuantizedConv2DOp conv) {
+  std::optional<std::vector<float>> scale =
+      getFloatConstant(conv.getInputScale());
+  std::optional<std::vector<int64_t>> zeroPoint =
+      backends::getIntConstant(conv.getInputZeroPoint());
+  std::optional<std::vector<int64_t>> weightZeroPoint =
+      backends::getIntConstant(conv.getWeightZeroPoint());
+  auto allZero = [](const std::optional<std::vector<int64_t>> &v) {
+    return v && llvm::all_of(*v, [](int64_t z) { return z == 0; });
+  };
+  return !scale || scale->size() != 1 || scale->front() <= 0.0f ||
+         !allZero(zeroPoint) || !allZero(weightZeroPoint) ||
+         isSigned8(conv.getWeight().getType()) != std::optional(true);
+}
+
+/// The values of 8-bit constant `value`, zero-extended where it is u8.
+static std::optional<std::vector<int64_t>> int8Values(Value value) {
+  std::optional<std::vector<int64_t>> values = backends::getIntConstant(value);
+  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(value.getType()));
+  if (values && element && element.isUnsigned())
+    for (int64_t &v : *values)
+      v &= 0xff;
+  return values;
+}
+
+uint32_t GraphWriter::int8ConstantTensor(ArrayRef<int64_t> dims,
+                                         ArrayRef<int8_t> values) {
+  auto t = std::make_unique<fbs::TensorT>();
+  t->dims.assign(dims.begin(), dims.end());
+  t->dtype = fbs::DataType::S8;
+  graph.tensors.push_back(std::move(t));
+  uint32_t index = graph.tensors.size() - 1;
+  std::string key = func.getSymName().str() + "/t" + std::to_string(index);
+  graph.tensors[index]->constant_key = key;
+  constants.bytes[key].assign(reinterpret_cast<const uint8_t *>(values.data()),
+                              reinterpret_cast<const uint8_t *>(values.data()) +
+                                  values.size());
+  return index;
+}
+
+LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
+  FailureOr<uint32_t> x = tensor(conv.getInput());
+  FailureOr<uint32_t> zeroPoint = tensor(conv.getInputZeroPoint());
+  FailureOr<uint32_t> scale = tensor(conv.getInputScale());
+  std::optional<std::vector<int64_t>> w = int8Values(conv.getWeight());
+  std::optional<std::vector<int64_t>> wZp = int8Values(conv.getWeightZeroPoint());
+  std::optional<std::vector<float>> wScale =
+      getFloatConstant(conv.getWeightScale());
+  std::optional<std::vector<float>> bias = getFloatConstant(conv.getBias());
+  auto wType = cast<RankedTensorType>(conv.getWeight().getType());
+  int64_t channels = wType.getDimSize(0);
+  if (failed(x) || failed(zeroPoint) || failed(scale) || !w || !wZp ||
+      wZp->empty() || !wScale || !bias ||
+      static_cast<int64_t>(bias->size()) != channels)
+    return conv.emitError("the oneDNN delegate needs constant weights, "
+                          "weight zero points, weight scales and bias");
+  // The delegate's tensors have rank 1 at least: a scalar is [1]; the
+  // zero point has the input's type.
+  for (uint32_t t : {*zeroPoint, *scale})
+    if (graph.tensors[t]->dims.empty())
+      graph.tensors[t]->dims = {1};
+  graph.tensors[*zeroPoint]->dtype = graph.tensors[*x]->dtype;
+  // weight - zero point lies in [-255, 255]: s8 part d1 = clamp(d, -128,
+  // 127) and the rest d2 = d - d1, a second convolution (summed into the
+  // first's result) only where some d2 is not 0. The sums stay integers.
+  std::vector<int8_t> low(w->size()), high(w->size());
+  bool needsHigh = false;
+  int64_t perChannel = w->size() / channels;
+  for (size_t i = 0; i < w->size(); ++i) {
+    int64_t d = (*w)[i] - (*wZp)[wZp->size() == 1 ? 0 : i / perChannel];
+    int64_t d1 = std::clamp<int64_t>(d, -128, 127);
+    low[i] = static_cast<int8_t>(d1);
+    high[i] = static_cast<int8_t>(d - d1);
+    needsHigh |= d != d1;
+  }
+  SmallVector<int64_t> wDims(wType.getShape());
+  auto convolution = [&](ArrayRef<int8_t> weights) -> fbs::OpT & {
+    fbs::OpT &out = addOp(fbs::OpKind::Convolution, {conv});
+    out.inputs = {*x, int8ConstantTensor(wDims, weights)};
+    out.src_zero_point = static_cast<int32_t>(*zeroPoint);
+    setConvGeometry(out, conv);
+    if (llvm::any_of(*wScale, [](float s) { return s != 1.0f; }))
+      out.output_scales = *wScale;
+    return out;
+  };
+  auto resultShape = cast<RankedTensorType>(conv.getType()).getShape();
+  int32_t partial = -1;
+  if (needsHigh) {
+    fbs::OpT &first = convolution(low);
+    auto t = std::make_unique<fbs::TensorT>();
+    t->dims.assign(resultShape.begin(), resultShape.end());
+    graph.tensors.push_back(std::move(t));
+    partial = static_cast<int32_t>(graph.tensors.size() - 1);
+    first.outputs = {static_cast<uint32_t>(partial)};
+  }
+  fbs::OpT &out = convolution(needsHigh ? high : low);
+  if (partial >= 0) {
+    auto sum = std::make_unique<fbs::PostOpT>();
+    sum->is_sum = true;
+    sum->sum_input = partial;
+    out.post_ops.push_back(std::move(sum));
+  }
+  auto binary = [&](fbs::BinaryKind kind, uint32_t input) {
+    auto post = std::make_unique<fbs::PostOpT>();
+    post->binary = kind;
+    post->binary_input = static_cast<int32_t>(input);
+    out.post_ops.push_back(std::move(post));
+  };
+  binary(fbs::BinaryKind::Mul, *scale);
+  if (llvm::any_of(*bias, [](float b) { return b != 0.0f; }))
+    binary(fbs::BinaryKind::Add, constantTensor({channels, 1, 1}, *bias));
+  FloatAttr clipMin = conv.getClipMinAttr(), clipMax = conv.getClipMaxAttr();
+  if (clipMin || clipMax) {
+    auto post = std::make_unique<fbs::PostOpT>();
+    if (clipMin && clipMin.getValueAsDouble() == 0.0 && !clipMax) {
+      post->eltwise = fbs::EltwiseKind::Relu;
+    } else {
+      post->eltwise = fbs::EltwiseKind::Clip;
+      post->alpha = clipMin ? clipMin.getValueAsDouble()
+                            : -std::numeric_limits<float>::max();
+      post->beta = clipMax ? clipMax.getValueAsDouble()
+                           : std::numeric_limits<float>::max();
+    }
+    out.post_ops.push_back(std::move(post));
+  }
+  if (StringAttr activation = conv.getActivationAttr()) {
+    auto function = std::make_unique<fbs::PostOpT>();
+    ActivationChain::Kind kind =
+        *edge::symbolizeActivationKind(activation.getValue());
+    function->eltwise = eltwiseKindOf(kind);
+    function->alpha = eltwiseAlphaOf(kind);
+    out.post_ops.push_back(std::move(function));
+  }
+  out.outputs = {newTensor(conv.getResult())};
+  return success();
+}
+
 LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
+  if (takesZeroPointForm(conv))
+    return writeZeroPointConv(conv);
   FailureOr<uint32_t> x = tensor(conv.getInput()), w = tensor(conv.getWeight());
   FailureOr<uint32_t> r =
       conv.getResidual() ? tensor(conv.getResidual()) : FailureOr<uint32_t>(0u);

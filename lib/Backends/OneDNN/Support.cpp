@@ -67,6 +67,29 @@ static bool supportsInt8Linear(Value input, Value inputScale,
          getFloatConstant(bias) && resultOk;
 }
 
+/// A convolution of a dynamically quantized input (ONNX Runtime's
+/// ConvInteger chains, ScaledConvInteger.cpp): an 8-bit input whose scale
+/// and zero point are one value each, known at run time or not (oneDNN
+/// takes the zero point at run time, the scale as a binary post-op); 8-bit
+/// constant weights with constant zero points and scales (prepare turns
+/// weight - zero point into s8 parts); a constant bias and an f32 result.
+static bool supportsZeroPointConv(edge::QuantizedConv2DOp conv) {
+  auto isOneValue = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getNumElements() == 1;
+  };
+  std::optional<std::vector<float>> scales =
+      getFloatConstant(conv.getWeightScale());
+  return conv.getGroup() == 1 && !conv.getResidual() &&
+         isF32Tensor(conv.getType()) &&
+         isSigned8(conv.getInput().getType()) &&
+         isSigned8(conv.getWeight().getType()) &&
+         conv.getWeight().getDefiningOp<edge::ConstantOp>() &&
+         backends::getIntConstant(conv.getWeightZeroPoint()) && scales &&
+         llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
+         isOneValue(conv.getInputScale()) &&
+         isOneValue(conv.getInputZeroPoint()) && getFloatConstant(conv.getBias());
+}
+
 /// int8 ops: convolutions and matmuls with zero points 0 (s8 weights, s8/u8
 /// input and result, or an f32 result) and per-tensor quantize/dequantize
 /// reorders. Convolutions and matmuls only where oneDNN's int8 kernels sum
@@ -82,6 +105,8 @@ static bool supportsQuantizedOp(Operation *op) {
          isSigned8(conv.getResidual().getType()) == isSigned8(conv.getType()) &&
          isSymmetricPerTensor(conv.getResidualScale(),
                               conv.getResidualZeroPoint()));
+    if (supportsZeroPointConv(conv))
+      return true;
     return residualOk &&
            supportsInt8Linear(conv.getInput(), conv.getInputScale(),
                               conv.getInputZeroPoint(), conv.getWeight(),

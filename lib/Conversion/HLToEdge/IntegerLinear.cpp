@@ -96,34 +96,6 @@ struct MatMulIntegerLowering : public OpConversionPattern<hl::MatMulIntegerOp> {
   }
 };
 
-/// The integer values of constant `value` (8-bit weights and zero points,
-/// dense or dense_resource), or none.
-std::optional<std::vector<int64_t>> constantInts8(Value value) {
-  ElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
-    return std::nullopt;
-  auto type = dyn_cast<IntegerType>(attr.getElementType());
-  if (!type || type.getWidth() != 8)
-    return std::nullopt;
-  bool isUnsigned = type.isUnsigned();
-  std::vector<int64_t> values;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
-    for (const APInt &v : dense.getValues<APInt>())
-      values.push_back(isUnsigned ? v.getZExtValue() : v.getSExtValue());
-    return values;
-  }
-  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  AsmResourceBlob *blob =
-      resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob ||
-      static_cast<int64_t>(blob->getData().size()) != resource.getNumElements())
-    return std::nullopt;
-  for (char c : blob->getData())
-    values.push_back(isUnsigned ? static_cast<uint8_t>(c)
-                                : static_cast<int8_t>(c));
-  return values;
-}
-
 /// ConvInteger with constant weights as f32 convolutions that sum exactly:
 /// with x' = x - x_zp in [-255, 255] and d = w - w_zp in [-255, 255] written
 /// in n signed base-B digits (d = sum_i B^i d_i, |d_i| <= B - 1, B^n >= 256),

@@ -57,6 +57,32 @@ Value splatConstant(OpBuilder &builder, Location loc, Type elementType,
                type, builder.getFloatAttr(floatType, value).getValue()));
 }
 
+std::optional<std::vector<int64_t>> constantInts8(Value value) {
+  ElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  auto type = dyn_cast<IntegerType>(attr.getElementType());
+  if (!type || type.getWidth() != 8)
+    return std::nullopt;
+  bool isUnsigned = type.isUnsigned();
+  std::vector<int64_t> values;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(isUnsigned ? v.getZExtValue() : v.getSExtValue());
+    return values;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob ||
+      static_cast<int64_t>(blob->getData().size()) != resource.getNumElements())
+    return std::nullopt;
+  for (char c : blob->getData())
+    values.push_back(isUnsigned ? static_cast<uint8_t>(c)
+                                : static_cast<int8_t>(c));
+  return values;
+}
+
 std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
   ElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))

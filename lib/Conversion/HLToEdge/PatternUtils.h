@@ -30,6 +30,10 @@ mlir::Value alignRank(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value splatConstant(mlir::OpBuilder &builder, mlir::Location loc,
                           mlir::Type elementType, int64_t rank, double value);
 
+/// The integer values of a constant 8-bit operand (weights and zero points,
+/// dense or resource), sign- or zero-extended by its type.
+std::optional<std::vector<int64_t>> constantInts8(mlir::Value value);
+
 /// The integer values of a constant operand (dense or resource, i32/i64).
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
 
@@ -127,6 +131,8 @@ void populateControlFlowPatterns(mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populateQuantizationPatterns(mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+void populateScaledConvIntegerPatterns(mlir::TypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
 void populateIntegerLinearPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateEinsumPatterns(mlir::TypeConverter &converter,

@@ -449,6 +449,26 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
   return best;
 }
 
+Result<int> GraphBuilder::sourceZeroPoint(uint32_t tensor) {
+  Result<Placement> in = placement(tensor);
+  if (!in.ok())
+    return in.takeError();
+  bool isSigned = typeOf(tensor) == memory::data_type::s8;
+  int zeroPointMem = addMem(plainOf(tensor), in->buffer);
+  int wideMem = addMem(plainDesc({1}, memory::data_type::s32),
+                       addBuffer(BufferKind::Scratch, sizeof(int32_t)));
+  addKernelStep(
+      "strata:zero_point",
+      [isSigned](const std::unordered_map<int, memory> &args) {
+        const void *from = args.at(DNNL_ARG_SRC).get_data_handle();
+        *static_cast<int32_t *>(args.at(DNNL_ARG_DST).get_data_handle()) =
+            isSigned ? *static_cast<const int8_t *>(from)
+                     : *static_cast<const uint8_t *>(from);
+      },
+      {{DNNL_ARG_SRC, zeroPointMem}, {DNNL_ARG_DST, wideMem}}, 0);
+  return wideMem;
+}
+
 Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   uint32_t src = 0, w = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src, &w}, dst));
@@ -470,6 +490,17 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput, ownSwish ? 1 : 0);
   if (!attr.ok())
     return attr.takeError();
+  int zeroPoint = op.src_zero_point();
+  if (zeroPoint >= 0) {
+    if (static_cast<size_t>(zeroPoint) >= placements.size() ||
+        numElementsOf(zeroPoint) != 1 ||
+        typeOf(zeroPoint) != typeOf(src) ||
+        typeOf(src) == memory::data_type::f32)
+      return fail("the source zero point (tensor " +
+                  std::to_string(zeroPoint) +
+                  ") must be one value of the 8-bit input's type");
+    attr->set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  }
   // int8: s8/u8 input and weights, s8/u8/f32 result, output scales. In a
   // channel-blocked graph, f32 activations are nChw16c (a stem's input of
   // at most four channels is read as it is).
@@ -596,7 +627,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
         ++out.tunedFromRecords_;
       }
     }
-    if (!best && options.measure) {
+    if (!best && options.measure && !readsRunTimeArgs(op)) {
       best = measureConvolution(op, src, w, dst, *bias, sumInput, placed, make);
       ++out.tunedByMeasuring_;
       if (options.tuning)
@@ -681,12 +712,20 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   if (!outP.ok())
     return outP.takeError();
   int dstMem = addMem(pd.dst_desc(), outP->buffer);
+  Result<int> zeroPointMem = zeroPoint >= 0
+                                 ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
+                                 : Result<int>(-1);
+  if (!zeroPointMem.ok())
+    return zeroPointMem.takeError();
   addStep(dnnl::convolution_forward(pd),
           {{DNNL_ARG_SRC, srcMem},
            {DNNL_ARG_WEIGHTS, *wMem},
            {DNNL_ARG_DST, dstMem}},
           pd);
   STRATA_RETURN_IF_ERROR(addBias(*bias, {wDims[0]}));
+  if (*zeroPointMem >= 0)
+    addArgs(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, *zeroPointMem);
+  STRATA_RETURN_IF_ERROR(addPostOpInputs(op));
   if (ownSwish) {
     size_t count = pd.dst_desc().get_size() / sizeof(float);
     std::vector<WinogradPostOp> postOps{*ownSwish};

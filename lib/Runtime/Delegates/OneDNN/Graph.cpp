@@ -71,9 +71,15 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
            : t == memory::data_type::u8 ? DType::U8
                                         : DType::F32;
   };
+  // The graph's tensors have rank 1 at least: a scalar input is its [1].
+  auto sameShape = [](const TensorView &in,
+                      const std::vector<int64_t> &dims) {
+    return in.shape == dims ||
+           (in.rank() == 0 && dims == std::vector<int64_t>{1});
+  };
   for (size_t i = 0; i < ins.size(); ++i)
     if (ins[i].dtype != runtimeType(inputTypes_[i]) ||
-        ins[i].shape != inputDims_[i])
+        !sameShape(ins[i], inputDims_[i]))
       return Error(ErrorCode::InvalidArgument,
                    "input " + std::to_string(i) + " is " + ins[i].typeString() +
                        ", expected " + dtypeName(runtimeType(inputTypes_[i])) +

@@ -360,6 +360,12 @@ Result<dnnl::primitive_attr> GraphBuilder::attrOf(const fbs::Op &op,
           return fail("bad sum post-op");
         *sumInput = p->sum_input();
         ops.append_sum(p->scale());
+      } else if (p->binary_input() >= 0) {
+        if (static_cast<size_t>(p->binary_input()) >= placements.size() ||
+            !op.outputs() || op.outputs()->size() != 1)
+          return fail("bad binary post-op");
+        ops.append_binary(binaryAlgorithm(p->binary()),
+                          postOpInputDesc(op, p->binary_input()));
       } else {
         ops.append_eltwise(1.f, eltwiseAlgorithm(p->eltwise()), p->alpha(),
                            p->beta());
@@ -368,6 +374,39 @@ Result<dnnl::primitive_attr> GraphBuilder::attrOf(const fbs::Op &op,
   dnnl::primitive_attr attr = userScratchpadAttr();
   attr.set_post_ops(ops);
   return attr;
+}
+
+Desc GraphBuilder::postOpInputDesc(const fbs::Op &op, uint32_t input) const {
+  return plainDesc(padTo(dimsOf(input), dimsOf(op.outputs()->Get(0)).size()));
+}
+
+Error GraphBuilder::addPostOpInputs(const fbs::Op &op) {
+  if (!op.post_ops())
+    return Error::success();
+  for (uint32_t i = 0; i < op.post_ops()->size(); ++i) {
+    int input = op.post_ops()->Get(i)->binary_input();
+    if (input < 0)
+      continue;
+    Desc desc = postOpInputDesc(op, static_cast<uint32_t>(input));
+    Result<Placement> view =
+        plainView(static_cast<uint32_t>(input), desc.dims());
+    if (!view.ok())
+      return view.takeError();
+    addArgs(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
+                DNNL_ARG_SRC_1,
+            addMem(desc, view->buffer));
+  }
+  return Error::success();
+}
+
+bool GraphBuilder::readsRunTimeArgs(const fbs::Op &op) {
+  if (op.src_zero_point() >= 0)
+    return true;
+  if (op.post_ops())
+    for (const fbs::PostOp *p : *op.post_ops())
+      if (p->binary_input() >= 0)
+        return true;
+  return false;
 }
 
 Error GraphBuilder::setOutputScales(const fbs::Op &op, int64_t channels,

@@ -309,6 +309,15 @@ private:
   /// or -1.
   Result<dnnl::primitive_attr> attrOf(const fbs::Op &op, int *sumInput,
                                       size_t leaveOut = 0);
+  /// The row-major layout a binary post-op of `op` reads tensor `input` in:
+  /// its dims with leading 1s up to the result's rank.
+  Desc postOpInputDesc(const fbs::Op &op, uint32_t input) const;
+  /// Binds the tensors `op`'s binary post-ops read to the last step.
+  Error addPostOpInputs(const fbs::Op &op);
+  /// Whether `op`'s primitive reads arguments beyond its operands at run
+  /// time (a source zero point, binary post-op inputs): it cannot be timed
+  /// on scratch memory alone.
+  static bool readsRunTimeArgs(const fbs::Op &op);
   /// Sets `op`'s output scales (int8) on `attr`: one, or one per each of
   /// `channels` along dimension `axis` (`what` names them in errors).
   Error setOutputScales(const fbs::Op &op, int64_t channels, int axis,
@@ -364,6 +373,9 @@ private:
 
   // Convolutions (Convolution.cpp, WinogradStep.cpp).
   Error buildConvolution(const fbs::Op &op);
+  /// A step widening the one-element 8-bit zero point `tensor` to the s32
+  /// value oneDNN reads at run time; returns the memory holding it.
+  Result<int> sourceZeroPoint(uint32_t tensor);
   // Deconvolution.cpp.
   Error buildDeconvolution(const fbs::Op &op);
   /// Makes the convolution's primitive descriptor: Winograd or direct,
