@@ -69,12 +69,17 @@ int32_t load8(const TensorView &v, int64_t i) {
   return v.dtype == DType::I8 ? v.as<int8_t>()[i] : v.as<uint8_t>()[i];
 }
 
-/// real[i] = acc[i] * m + b.
+/// real[i] = acc[i] * m + b, rounded after the product and after the sum
+/// as the float chain it replaces is (Cast -> Mul -> Add): two loops, so
+/// that the compiler cannot contract them into one fused multiply-add.
 STRATA_GEMM_CLONES
 void applyEpilogue(const int32_t *acc, int64_t count, float m, float b,
                    float *real) {
   for (int64_t i = 0; i < count; ++i)
-    real[i] = static_cast<float>(acc[i]) * m + b;
+    real[i] = static_cast<float>(acc[i]) * m;
+  if (b != 0.0f)
+    for (int64_t i = 0; i < count; ++i)
+      real[i] += b;
 }
 
 /// real[i] += r[i] * scale.
