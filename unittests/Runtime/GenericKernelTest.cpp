@@ -2,9 +2,9 @@
 //
 // Cases the ONNX node tests leave out: f16 rounding at the edges (ties to
 // even, subnormals, overflow), Python-style integer mod with mixed signs
-// and a zero divisor, arg_max ties, integer reductions,
-// broadcasting select, out-of-range gather indices, and range's run-time
-// check of the compiled length.
+// and a zero divisor, arg_max ties, integer reductions, the NaN and signed
+// zero f32 max/min keep, broadcasting select, out-of-range gather indices,
+// and range's run-time check of the compiled length.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTestUtils.h"
@@ -221,6 +221,43 @@ TEST(GenericKernelTest, IntegerReductionsOverAnOuterAxis) {
     ASSERT_TRUE(out.ok()) << kernel << ": " << out.error().message();
     EXPECT_EQ(valuesOf<int32_t>(*out), want) << kernel;
   }
+}
+
+TEST(GenericKernelTest, F32MaxMinKeepTheLastNaNAndTheFirstSignedZero) {
+  // 100 elements, past the 32 vector lanes and into a tail: the results are
+  // those of the sequential loop, which keeps the last NaN met (with its
+  // payload) and, of +0 and -0, the first met.
+  auto bitsOf = [](const OwnedTensor &t) { return valuesOf<uint32_t>(t)[0]; };
+  auto reduce = [&](const char *kernel, const std::vector<float> &x) {
+    std::vector<OwnedTensor> inputs = {f32Tensor({100}, x)};
+    Result<OwnedTensor> out = runKernel(kernel, inputs, DType::F32, {1});
+    EXPECT_TRUE(out.ok()) << kernel << ": " << out.error().message();
+    return out.ok() ? bitsOf(*out) : 0u;
+  };
+  std::vector<float> below(100), above(100);
+  for (int i = 0; i < 100; ++i) {
+    below[i] = -1.0f - i;
+    above[i] = 1.0f + i;
+  }
+  for (std::vector<float> *x : {&below, &above}) {
+    (*x)[37] = -0.0f;
+    (*x)[70] = 0.0f;
+  }
+  EXPECT_EQ(reduce("reduce_max", below), 0x80000000u);
+  EXPECT_EQ(reduce("reduce_min", above), 0x80000000u);
+  for (std::vector<float> *x : {&below, &above}) {
+    (*x)[37] = 0.0f;
+    (*x)[70] = -0.0f;
+  }
+  EXPECT_EQ(reduce("reduce_max", below), 0x00000000u);
+  EXPECT_EQ(reduce("reduce_min", above), 0x00000000u);
+  uint32_t nanBits[2] = {0x7fc00001u, 0xffc00002u};
+  float nans[2];
+  std::memcpy(nans, nanBits, sizeof(nans));
+  below[20] = nans[0];
+  below[90] = nans[1];
+  EXPECT_EQ(reduce("reduce_max", below), nanBits[1]);
+  EXPECT_EQ(reduce("reduce_min", below), nanBits[1]);
 }
 
 TEST(GenericKernelTest, SelectBroadcastsEveryOperand) {

@@ -101,6 +101,24 @@ TEST(QuantizeKernelTest, NaNGivesTheZeroPointAndHugeValuesSaturate) {
       (std::vector<int16_t>{3, 32767, -32768, 32767, -32768, 32767, -251}));
 }
 
+TEST(QuantizeKernelTest, LongRunsRoundTiesToEven) {
+  // 1001 ties k + 0.5 for k in [-500, 500], past the vector loops' widths
+  // and into a tail: each goes to its even neighbour.
+  std::vector<float> x;
+  std::vector<int16_t> want;
+  for (int k = -500; k <= 500; ++k) {
+    x.push_back(k + 0.5f);
+    want.push_back(static_cast<int16_t>(k % 2 == 0 ? k : k + 1));
+  }
+  int64_t n = static_cast<int64_t>(x.size());
+  std::vector<OwnedTensor> inputs = {f32Tensor({n}, x), f32Tensor({}, {1}),
+                                     tensorOf<int16_t>(DType::I16, {}, {0})};
+  Result<OwnedTensor> out =
+      runKernel("quantize_linear", inputs, DType::I16, {n});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(valuesOf<int16_t>(*out), want);
+}
+
 TEST(QuantizeKernelTest, PerAxisUsesEachColumnsParams) {
   // Axis 1 of [2, 3]; scales [1, 2, 4], zero points [0, 1, -1]:
   // row 0: 2/1+0 = 2, 4/2+1 = 3, 8/4-1 = 1;

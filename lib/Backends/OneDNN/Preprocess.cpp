@@ -61,6 +61,15 @@ private:
   /// point as one or two s8 convolutions, the run-time scale and the bias
   /// as binary post-ops, then the clamp and activation function.
   LogicalResult writeZeroPointConv(edge::QuantizedConv2DOp conv);
+  /// The matmul form of writeZeroPointConv: oneDNN's weights zero point
+  /// takes the weights' (one value), so one product suffices.
+  LogicalResult writeZeroPointMatMul(edge::QuantizedMatMulOp matmul);
+  /// The epilogue of the zero-point forms: times the run-time `scale`,
+  /// plus the constant `bias` (seen with `biasDims`) where it is not 0,
+  /// then the clamp and activation function.
+  void addZeroPointEpilogue(fbs::OpT &out, uint32_t scale, ArrayRef<float> bias,
+                            ArrayRef<int64_t> biasDims, FloatAttr clipMin,
+                            FloatAttr clipMax, StringAttr activation);
   /// A new s8 constant tensor holding `values`.
   uint32_t int8ConstantTensor(ArrayRef<int64_t> dims, ArrayRef<int8_t> values);
   LogicalResult writeQuantizedMatMul(edge::QuantizedMatMulOp matmul);
@@ -831,16 +840,27 @@ LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
     sum->sum_input = partial;
     out.post_ops.push_back(std::move(sum));
   }
+  addZeroPointEpilogue(out, *scale, *bias, {channels, 1, 1},
+                       conv.getClipMinAttr(), conv.getClipMaxAttr(),
+                       conv.getActivationAttr());
+  out.outputs = {newTensor(conv.getResult())};
+  return success();
+}
+
+void GraphWriter::addZeroPointEpilogue(fbs::OpT &out, uint32_t scale,
+                                       ArrayRef<float> bias,
+                                       ArrayRef<int64_t> biasDims,
+                                       FloatAttr clipMin, FloatAttr clipMax,
+                                       StringAttr activation) {
   auto binary = [&](fbs::BinaryKind kind, uint32_t input) {
     auto post = std::make_unique<fbs::PostOpT>();
     post->binary = kind;
     post->binary_input = static_cast<int32_t>(input);
     out.post_ops.push_back(std::move(post));
   };
-  binary(fbs::BinaryKind::Mul, *scale);
-  if (llvm::any_of(*bias, [](float b) { return b != 0.0f; }))
-    binary(fbs::BinaryKind::Add, constantTensor({channels, 1, 1}, *bias));
-  FloatAttr clipMin = conv.getClipMinAttr(), clipMax = conv.getClipMaxAttr();
+  binary(fbs::BinaryKind::Mul, scale);
+  if (llvm::any_of(bias, [](float b) { return b != 0.0f; }))
+    binary(fbs::BinaryKind::Add, constantTensor(biasDims, bias));
   if (clipMin || clipMax) {
     auto post = std::make_unique<fbs::PostOpT>();
     if (clipMin && clipMin.getValueAsDouble() == 0.0 && !clipMax) {
@@ -854,7 +874,7 @@ LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
     }
     out.post_ops.push_back(std::move(post));
   }
-  if (StringAttr activation = conv.getActivationAttr()) {
+  if (activation) {
     auto function = std::make_unique<fbs::PostOpT>();
     ActivationChain::Kind kind =
         *edge::symbolizeActivationKind(activation.getValue());
@@ -862,7 +882,63 @@ LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
     function->alpha = eltwiseAlphaOf(kind);
     out.post_ops.push_back(std::move(function));
   }
-  out.outputs = {newTensor(conv.getResult())};
+}
+
+/// Whether an int8 matmul takes the zero-point form (writeZeroPointMatMul),
+/// as takesZeroPointForm for convolutions.
+static bool takesZeroPointForm(edge::QuantizedMatMulOp matmul) {
+  std::optional<std::vector<float>> scale =
+      getFloatConstant(matmul.getLhsScale());
+  std::optional<std::vector<int64_t>> zeroPoint =
+      backends::getIntConstant(matmul.getLhsZeroPoint());
+  std::optional<std::vector<int64_t>> weightZeroPoint =
+      backends::getIntConstant(matmul.getRhsZeroPoint());
+  auto allZero = [](const std::optional<std::vector<int64_t>> &v) {
+    return v && llvm::all_of(*v, [](int64_t z) { return z == 0; });
+  };
+  return !scale || scale->size() != 1 || scale->front() <= 0.0f ||
+         !allZero(zeroPoint) || !allZero(weightZeroPoint) ||
+         isSigned8(matmul.getRhs().getType()) != std::optional(true);
+}
+
+LogicalResult
+GraphWriter::writeZeroPointMatMul(edge::QuantizedMatMulOp matmul) {
+  FailureOr<uint32_t> a = tensor(matmul.getLhs());
+  FailureOr<uint32_t> zeroPoint = tensor(matmul.getLhsZeroPoint());
+  FailureOr<uint32_t> scale = tensor(matmul.getLhsScale());
+  std::optional<std::vector<int64_t>> w = int8Values(matmul.getRhs());
+  std::optional<std::vector<int64_t>> wZp = int8Values(matmul.getRhsZeroPoint());
+  std::optional<std::vector<float>> wScale =
+      getFloatConstant(matmul.getRhsScale());
+  std::optional<std::vector<float>> bias = getFloatConstant(matmul.getBias());
+  auto wType = cast<RankedTensorType>(matmul.getRhs().getType());
+  int64_t channels = wType.getDimSize(1);
+  if (failed(a) || failed(zeroPoint) || failed(scale) || !w || !wZp ||
+      wZp->empty() || !llvm::all_equal(*wZp) || !wScale || !bias ||
+      static_cast<int64_t>(bias->size()) != channels)
+    return matmul.emitError("the oneDNN delegate needs constant weights, "
+                            "one weight zero point, weight scales and bias");
+  for (uint32_t t : {*zeroPoint, *scale})
+    if (graph.tensors[t]->dims.empty())
+      graph.tensors[t]->dims = {1};
+  graph.tensors[*zeroPoint]->dtype = graph.tensors[*a]->dtype;
+  // oneDNN's int8 weights are s8: u8 ones and their zero point less 128
+  // (the differences, and so the sums, are the same).
+  bool isUnsigned = isSigned8(wType) == std::optional(false);
+  int64_t shift = isUnsigned ? 128 : 0;
+  std::vector<int8_t> weights(w->size());
+  for (size_t i = 0; i < w->size(); ++i)
+    weights[i] = static_cast<int8_t>((*w)[i] - shift);
+  SmallVector<int64_t> wDims(wType.getShape());
+  fbs::OpT &out = addOp(fbs::OpKind::MatMul, {matmul});
+  out.inputs = {*a, int8ConstantTensor(wDims, weights)};
+  out.src_zero_point = static_cast<int32_t>(*zeroPoint);
+  out.weights_zero_point = static_cast<int32_t>(wZp->front() - shift);
+  if (llvm::any_of(*wScale, [](float s) { return s != 1.0f; }))
+    out.output_scales = *wScale;
+  addZeroPointEpilogue(out, *scale, *bias, {channels}, matmul.getClipMinAttr(),
+                       matmul.getClipMaxAttr(), matmul.getActivationAttr());
+  out.outputs = {newTensor(matmul.getResult())};
   return success();
 }
 
@@ -901,6 +977,8 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
 
 LogicalResult
 GraphWriter::writeQuantizedMatMul(edge::QuantizedMatMulOp matmul) {
+  if (takesZeroPointForm(matmul))
+    return writeZeroPointMatMul(matmul);
   FailureOr<uint32_t> a = tensor(matmul.getLhs()), b = tensor(matmul.getRhs());
   if (failed(a) || failed(b))
     return failure();

@@ -90,6 +90,29 @@ static bool supportsZeroPointConv(edge::QuantizedConv2DOp conv) {
          isOneValue(conv.getInputZeroPoint()) && getFloatConstant(conv.getBias());
 }
 
+/// The matmul form of supportsZeroPointConv: [..., M, K] rows by constant
+/// [K, N] weights whose zero point is one value (oneDNN's weights zero
+/// point is per tensor).
+static bool supportsZeroPointMatMul(edge::QuantizedMatMulOp matmul) {
+  auto isOneValue = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getNumElements() == 1;
+  };
+  std::optional<std::vector<float>> scales =
+      getFloatConstant(matmul.getRhsScale());
+  std::optional<std::vector<int64_t>> zeroPoint =
+      backends::getIntConstant(matmul.getRhsZeroPoint());
+  return isF32Tensor(matmul.getType()) && shapeOf(matmul.getLhs()).size() >= 2 &&
+         shapeOf(matmul.getRhs()).size() == 2 &&
+         isSigned8(matmul.getLhs().getType()) &&
+         isSigned8(matmul.getRhs().getType()) &&
+         matmul.getRhs().getDefiningOp<edge::ConstantOp>() && zeroPoint &&
+         llvm::all_equal(*zeroPoint) && scales &&
+         llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
+         isOneValue(matmul.getLhsScale()) &&
+         isOneValue(matmul.getLhsZeroPoint()) &&
+         getFloatConstant(matmul.getBias());
+}
+
 /// int8 ops: convolutions and matmuls with zero points 0 (s8 weights, s8/u8
 /// input and result, or an f32 result) and per-tensor quantize/dequantize
 /// reorders. Convolutions and matmuls only where oneDNN's int8 kernels sum
@@ -115,13 +138,15 @@ static bool supportsQuantizedOp(Operation *op) {
                               conv.getOutputScale(), conv.getOutputZeroPoint());
   }
   if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op))
-    return shapeOf(matmul.getLhs()).size() >= 2 &&
-           supportsInt8Linear(
-               matmul.getLhs(), matmul.getLhsScale(), matmul.getLhsZeroPoint(),
-               matmul.getRhs(), matmul.getRhsScale(), matmul.getRhsZeroPoint(),
-               matmul.getBias(), matmul.getResult(), matmul.getOutputScale(),
-               matmul.getOutputZeroPoint(),
-               /*anyWeight=*/true);
+    return supportsZeroPointMatMul(matmul) ||
+           (shapeOf(matmul.getLhs()).size() >= 2 &&
+            supportsInt8Linear(
+                matmul.getLhs(), matmul.getLhsScale(),
+                matmul.getLhsZeroPoint(), matmul.getRhs(),
+                matmul.getRhsScale(), matmul.getRhsZeroPoint(),
+                matmul.getBias(), matmul.getResult(), matmul.getOutputScale(),
+                matmul.getOutputZeroPoint(),
+                /*anyWeight=*/true));
   if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
     return isF32Tensor(q.getInput().getType()) && isSigned8(q.getType()) &&
            isSymmetricPerTensor(q.getScale(), q.getZeroPoint());

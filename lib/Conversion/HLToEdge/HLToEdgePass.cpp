@@ -50,7 +50,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateControlFlowPatterns(typeConverter, patterns);
   hl_to_edge::populateQuantizationPatterns(typeConverter, patterns);
   hl_to_edge::populateIntegerLinearPatterns(typeConverter, patterns);
-  hl_to_edge::populateScaledConvIntegerPatterns(typeConverter, patterns);
+  hl_to_edge::populateScaledIntegerLinearPatterns(typeConverter, patterns);
   hl_to_edge::populateEinsumPatterns(typeConverter, patterns);
   hl_to_edge::populateResizePatterns(typeConverter, patterns);
   hl_to_edge::populateFusedPatterns(typeConverter, patterns);

@@ -131,7 +131,7 @@ void populateControlFlowPatterns(mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populateQuantizationPatterns(mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
-void populateScaledConvIntegerPatterns(mlir::TypeConverter &converter,
+void populateScaledIntegerLinearPatterns(mlir::TypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
 void populateIntegerLinearPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);

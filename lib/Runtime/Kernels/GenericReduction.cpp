@@ -5,6 +5,13 @@
 // writing i64 indices, and arg_top_k. An empty reduction yields the identity:
 // 0, 1, -inf (lowest) for max, +inf (highest) for min.
 //
+// Every reduction visits each result's elements in index order, so float
+// sums and products round as a sequential loop would (which NaN a sum of
+// two keeps is left to the compiler's operand order). f32 max and min, the
+// bulk of DynamicQuantizeLinear, run in vector lanes and then restore the
+// sequential loop's choices exactly: the last NaN of a run propagates and,
+// among equal values, the first wins (+0 or -0, whichever comes first).
+//
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
 #include "KernelUtils.h"
@@ -52,6 +59,80 @@ template <ReduceKind Kind, typename Acc> Acc combine(Acc acc, Acc value) {
     return value < acc || value != value ? value : acc;
 }
 
+/// Max (or min) of x[0, n), skipping NaNs and telling whether it saw one
+/// (-inf, or +inf, when there is nothing else). 32 independent lanes, so
+/// that GCC vectorises the loop; the order the lanes combine in only shows
+/// for signed zeros, which the caller settles.
+template <bool Max>
+STRATA_GEMM_CLONES static float laneMinMax(const float *x, int64_t n,
+                                           bool &sawNan) {
+  constexpr int64_t kLanes = 32;
+  const float init = Max ? -std::numeric_limits<float>::infinity()
+                         : std::numeric_limits<float>::infinity();
+  float lanes[kLanes];
+  int32_t nanSeen[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) {
+    lanes[l] = init;
+    nanSeen[l] = 0;
+  }
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) {
+      float v = x[i + l];
+      lanes[l] = (Max ? v > lanes[l] : v < lanes[l]) ? v : lanes[l];
+      nanSeen[l] |= v != v;
+    }
+  for (int64_t l = 0; i + l < n; ++l) {
+    float v = x[i + l];
+    lanes[l] = (Max ? v > lanes[l] : v < lanes[l]) ? v : lanes[l];
+    nanSeen[l] |= v != v;
+  }
+  float best = init;
+  int32_t anyNan = 0;
+  for (int64_t l = 0; l < kLanes; ++l) {
+    best = (Max ? lanes[l] > best : lanes[l] < best) ? lanes[l] : best;
+    anyNan |= nanSeen[l];
+  }
+  sawNan = anyNan != 0;
+  return best;
+}
+
+/// combine<Kind> (Max or Min) of `acc` with f32 x[0, n) in index order, from
+/// the lanes. The sequential combine ends on the run's last NaN if it has
+/// one, else keeps a NaN `acc`, else takes the extreme, the first met of
+/// equal values (`acc` before the run): only +0 and -0 are equal with
+/// different bits.
+template <ReduceKind Kind>
+double minMaxRun(double acc, const float *x, int64_t n) {
+  bool sawNan;
+  float best = laneMinMax<Kind == ReduceKind::Max>(x, n, sawNan);
+  if (sawNan)
+    for (int64_t i = n; i-- > 0;)
+      if (x[i] != x[i])
+        return x[i];
+  double result = combine<Kind, double>(acc, best);
+  if (result == 0 && acc != 0)
+    for (int64_t i = 0; i < n; ++i)
+      if (x[i] == 0)
+        return x[i];
+  return result;
+}
+
+/// combine<Kind> of `acc` with x[0, n) in index order.
+template <ReduceKind Kind, typename T>
+AccumulatorOf<T> reduceRun(AccumulatorOf<T> acc, const T *x, int64_t n) {
+  using Acc = AccumulatorOf<T>;
+  // f32 max/min runs take the lanes from 8 elements on (measured: below
+  // that, the plain loop is cheaper).
+  if constexpr ((Kind == ReduceKind::Max || Kind == ReduceKind::Min) &&
+                std::is_same_v<T, float>)
+    if (n >= 8)
+      return minMaxRun<Kind>(acc, x, n);
+  for (int64_t i = 0; i < n; ++i)
+    acc = combine<Kind, Acc>(acc, static_cast<Acc>(x[i]));
+  return acc;
+}
+
 /// Reads `axes` and `keep_dims` and checks the result shape; fills
 /// `reduced` with one flag per input dimension.
 Error checkReduce(KernelContext &ctx, std::vector<bool> &reduced) {
@@ -90,34 +171,61 @@ template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
   if (ctx.validateOnly)
     return Error::success();
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
-  size_t rank = in.rank();
-  // Stride of each input dimension in the result (0 along reduced ones).
-  std::vector<int64_t> outStride(rank, 0);
-  int64_t stride = 1;
-  for (size_t d = rank; d-- > 0;) {
-    outStride[d] = reduced[d] ? 0 : stride;
-    stride *= reduced[d] ? 1 : in.shape[d];
+  // Coalesce the dimensions: drop extents of 1 and merge neighbours that are
+  // both reduced or both kept. The last one is then walked as contiguous
+  // rows: folded into one result (reduced) or into a row of results (kept).
+  std::vector<int64_t> extent;
+  std::vector<bool> isReduced;
+  for (size_t d = 0; d < in.rank(); ++d) {
+    if (in.shape[d] == 1)
+      continue;
+    if (!extent.empty() && isReduced.back() == reduced[d]) {
+      extent.back() *= in.shape[d];
+    } else {
+      extent.push_back(in.shape[d]);
+      isReduced.push_back(reduced[d]);
+    }
   }
+  if (extent.empty()) {
+    extent.push_back(1);
+    isReduced.push_back(true);
+  }
+  size_t dims = extent.size();
+  // Stride of each dimension in the result (0 along reduced ones).
+  std::vector<int64_t> outStride(dims, 0);
+  int64_t stride = 1;
+  for (size_t d = dims; d-- > 0;) {
+    outStride[d] = isReduced[d] ? 0 : stride;
+    stride *= isReduced[d] ? 1 : extent[d];
+  }
+  int64_t row = extent.back();
+  bool rowReduced = isReduced.back();
   dispatchNumeric(in.dtype, [&](auto tag) {
     using T = decltype(tag);
     using Acc = AccumulatorOf<T>;
     std::vector<Acc> acc(out.numel(), identity<Kind, T>());
     const T *x = in.as<T>();
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t i = 0, n = in.numel(); i < n; ++i) {
-      int64_t o = 0;
-      for (size_t d = 0; d < rank; ++d)
-        o += index[d] * outStride[d];
-      acc[o] = combine<Kind, Acc>(acc[o], static_cast<Acc>(x[i]));
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < in.shape[d])
+    std::vector<int64_t> index(dims - 1, 0);
+    int64_t o = 0; // The result of the row's first element.
+    for (int64_t i = 0, n = in.numel(); i < n; i += row) {
+      if (rowReduced)
+        acc[o] = reduceRun<Kind, T>(acc[o], x + i, row);
+      else
+        for (int64_t j = 0; j < row; ++j)
+          acc[o + j] =
+              combine<Kind, Acc>(acc[o + j], static_cast<Acc>(x[i + j]));
+      for (size_t d = dims - 1; d-- > 0;) {
+        if (++index[d] < extent[d]) {
+          o += outStride[d];
           break;
+        }
+        o -= outStride[d] * (extent[d] - 1);
         index[d] = 0;
       }
     }
     T *y = out.as<T>();
-    for (size_t o = 0; o < acc.size(); ++o)
-      y[o] = static_cast<T>(acc[o]);
+    for (size_t r = 0; r < acc.size(); ++r)
+      y[r] = static_cast<T>(acc[r]);
   });
   return Error::success();
 }

@@ -96,26 +96,35 @@ template <typename Fn> void dispatchStorage(DType dtype, Fn &&fn) {
 } // namespace
 
 /// q[i] = clamp(round_half_to_even(x[i] / scale) + zeroPoint, lo, hi), NaN
-/// giving the zero point. The rounding takes floor(v) and compares the
-/// exact remainder with one half, so it needs no rounding mode; v is
-/// clamped to +-2^20 first (which saturates the same way), so every step
-/// is exact.
-STRATA_GEMM_CLONES
-static void quantizeRun(const float *x, int64_t count, float scale,
-                        int32_t zeroPoint, int32_t lo, int32_t hi, int32_t *q) {
+/// giving the zero point. v = x / scale is clamped to [lo - zeroPoint,
+/// hi - zeroPoint] first: rounding is monotone and the bounds are integers,
+/// so this saturates as clamping the result would, and keeps |v| < 2^16 so
+/// every later step is exact. The rounding takes floor(v) and compares the
+/// exact remainder with one half, so it needs no rounding mode. floor comes
+/// from a truncating conversion: std::floor is a libm call in the
+/// STRATA_GEMM_CLONES clones, which would keep the loop scalar.
+template <typename T>
+STRATA_GEMM_CLONES static void quantizeRun(const float *x, int64_t count,
+                                           float scale, int32_t zeroPoint,
+                                           T *q) {
+  const float lo =
+      static_cast<float>(std::numeric_limits<T>::min() - zeroPoint);
+  const float hi =
+      static_cast<float>(std::numeric_limits<T>::max() - zeroPoint);
   for (int64_t i = 0; i < count; ++i) {
     float v = x[i] / scale; // f32 division, as ONNX's reference.
-    bool isNan = v != v;
-    v = isNan ? 0.0f : v;
-    v = v < -1048576.0f ? -1048576.0f : v;
-    v = v > 1048576.0f ? 1048576.0f : v;
-    float floor = std::floor(v), fraction = v - floor;
-    int32_t r = static_cast<int32_t>(floor);
-    r += (fraction > 0.5f) | ((fraction == 0.5f) & (r & 1));
-    r += zeroPoint;
-    r = r < lo ? lo : r;
-    r = r > hi ? hi : r;
-    q[i] = isNan ? zeroPoint : r;
+    v = v != v ? 0.0f : v;  // NaN: the zero point.
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    int32_t r = static_cast<int32_t>(v);
+    r -= static_cast<float>(r) > v; // Truncation rounds negatives up.
+    float fraction = v - static_cast<float>(r);
+    // Both comparisons unconditional: under -ftrapping-math GCC will not
+    // speculate a float comparison, and a branch keeps the loop scalar.
+    int32_t up = fraction > 0.5f ? 1 : 0;
+    int32_t tieUp = fraction == 0.5f ? r & 1 : 0; // Ties to even.
+    r += up + tieUp;
+    q[i] = static_cast<T>(r + zeroPoint);
   }
 }
 
@@ -130,20 +139,11 @@ Error quantizeLinearKernel(KernelContext &ctx) {
     using T = decltype(zero);
     const T *zeroPoint = ctx.ins[2].as<const T>();
     T *y = out.as<T>();
-    constexpr int32_t lo = std::numeric_limits<T>::min();
-    constexpr int32_t hi = std::numeric_limits<T>::max();
-    // Runs of one channel, in blocks quantized to floats, then stored.
-    constexpr int64_t kBlock = 256;
-    int32_t q[kBlock];
+    // Runs of one channel (the whole tensor per tensor).
     for (int64_t start = 0, n = in.numel(); start < n; start += layout.inner) {
       int64_t c = (start / layout.inner) % layout.channels;
-      int64_t end = std::min(n, start + layout.inner);
-      for (int64_t i = start; i < end; i += kBlock) {
-        int64_t count = std::min(kBlock, end - i);
-        quantizeRun(x + i, count, scale[c], zeroPoint[c], lo, hi, q);
-        for (int64_t j = 0; j < count; ++j)
-          y[i + j] = static_cast<T>(q[j]);
-      }
+      int64_t count = std::min(n - start, layout.inner);
+      quantizeRun(x + start, count, scale[c], zeroPoint[c], y + start);
     }
   });
   return Error::success();

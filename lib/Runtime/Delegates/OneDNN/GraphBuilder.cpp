@@ -348,7 +348,8 @@ Result<Placement> GraphBuilder::inPlace(uint32_t tensor, const Desc &want) {
 
 Result<dnnl::primitive_attr> GraphBuilder::attrOf(const fbs::Op &op,
                                                   int *sumInput,
-                                                  size_t leaveOut) {
+                                                  size_t leaveOut,
+                                                  size_t dstRank) {
   dnnl::post_ops ops;
   *sumInput = -1;
   if (op.post_ops() && op.post_ops()->size() > leaveOut)
@@ -365,7 +366,7 @@ Result<dnnl::primitive_attr> GraphBuilder::attrOf(const fbs::Op &op,
             !op.outputs() || op.outputs()->size() != 1)
           return fail("bad binary post-op");
         ops.append_binary(binaryAlgorithm(p->binary()),
-                          postOpInputDesc(op, p->binary_input()));
+                          postOpInputDesc(op, p->binary_input(), dstRank));
       } else {
         ops.append_eltwise(1.f, eltwiseAlgorithm(p->eltwise()), p->alpha(),
                            p->beta());
@@ -376,18 +377,21 @@ Result<dnnl::primitive_attr> GraphBuilder::attrOf(const fbs::Op &op,
   return attr;
 }
 
-Desc GraphBuilder::postOpInputDesc(const fbs::Op &op, uint32_t input) const {
-  return plainDesc(padTo(dimsOf(input), dimsOf(op.outputs()->Get(0)).size()));
+Desc GraphBuilder::postOpInputDesc(const fbs::Op &op, uint32_t input,
+                                   size_t dstRank) const {
+  if (!dstRank)
+    dstRank = dimsOf(op.outputs()->Get(0)).size();
+  return plainDesc(padTo(dimsOf(input), dstRank));
 }
 
-Error GraphBuilder::addPostOpInputs(const fbs::Op &op) {
+Error GraphBuilder::addPostOpInputs(const fbs::Op &op, size_t dstRank) {
   if (!op.post_ops())
     return Error::success();
   for (uint32_t i = 0; i < op.post_ops()->size(); ++i) {
     int input = op.post_ops()->Get(i)->binary_input();
     if (input < 0)
       continue;
-    Desc desc = postOpInputDesc(op, static_cast<uint32_t>(input));
+    Desc desc = postOpInputDesc(op, static_cast<uint32_t>(input), dstRank);
     Result<Placement> view =
         plainView(static_cast<uint32_t>(input), desc.dims());
     if (!view.ok())

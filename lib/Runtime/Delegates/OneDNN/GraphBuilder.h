@@ -305,15 +305,18 @@ private:
   bool mayOverwrite(uint32_t tensor, int buffer) const;
   /// The attributes of a primitive running `op`: a user scratchpad and
   /// the op's post-ops but the last `leaveOut` (which the caller runs
-  /// itself); `sumInput` receives the tensor a sum post-op accumulates,
+  /// itself), binary ones on a result of rank `dstRank` (0: the op's
+  /// result's); `sumInput` receives the tensor a sum post-op accumulates,
   /// or -1.
   Result<dnnl::primitive_attr> attrOf(const fbs::Op &op, int *sumInput,
-                                      size_t leaveOut = 0);
+                                      size_t leaveOut = 0, size_t dstRank = 0);
   /// The row-major layout a binary post-op of `op` reads tensor `input` in:
-  /// its dims with leading 1s up to the result's rank.
-  Desc postOpInputDesc(const fbs::Op &op, uint32_t input) const;
+  /// its dims with leading 1s up to the rank of the primitive's result
+  /// (`dstRank`; 0: the op's result's rank).
+  Desc postOpInputDesc(const fbs::Op &op, uint32_t input,
+                       size_t dstRank = 0) const;
   /// Binds the tensors `op`'s binary post-ops read to the last step.
-  Error addPostOpInputs(const fbs::Op &op);
+  Error addPostOpInputs(const fbs::Op &op, size_t dstRank = 0);
   /// Whether `op`'s primitive reads arguments beyond its operands at run
   /// time (a source zero point, binary post-op inputs): it cannot be timed
   /// on scratch memory alone.

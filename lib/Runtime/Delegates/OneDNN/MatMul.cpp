@@ -38,14 +38,27 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
     rank = 2;
   }
   int sumInput = -1;
-  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
+  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput, 0, rank);
   if (!attr.ok())
     return attr.takeError();
   if (sumInput >= 0)
     return fail("matmul has no sum post-op");
-  // int8: s8/u8 rows, s8 weights, output scales per column (or one).
+  // int8: s8/u8 rows, s8 weights, output scales per column (or one); a
+  // run-time source zero point and a constant weights zero point (a
+  // dynamically quantized input).
   STRATA_RETURN_IF_ERROR(setOutputScales(
       op, dstDims.back(), static_cast<int>(rank - 1), "output column", *attr));
+  int zeroPoint = op.src_zero_point();
+  if (zeroPoint >= 0) {
+    if (static_cast<size_t>(zeroPoint) >= placements.size() ||
+        numElementsOf(zeroPoint) != 1 || typeOf(zeroPoint) != typeOf(a) ||
+        typeOf(a) == memory::data_type::f32)
+      return fail("the source zero point must be one value of the 8-bit "
+                  "input's type");
+    attr->set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  }
+  if (op.weights_zero_point() != 0)
+    attr->set_zero_points(DNNL_ARG_WEIGHTS, 0, {op.weights_zero_point()});
   Desc aDesc = plainDesc(aDims, typeOf(a)),
        dstDesc = plainDesc(dstDims, typeOf(dst));
   Desc bDesc = constantB ? Desc(bDims, typeOf(b), memory::format_tag::any)
@@ -91,10 +104,18 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
   int aMem = addMem(ap->desc, ap->buffer);
   Placement o = define(dst, pd.dst_desc());
   int dMem = addMem(o.desc, o.buffer);
+  Result<int> zeroPointMem =
+      zeroPoint >= 0 ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
+                     : Result<int>(-1);
+  if (!zeroPointMem.ok())
+    return zeroPointMem.takeError();
   addStep(
       dnnl::matmul(pd),
       {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, *bMem}, {DNNL_ARG_DST, dMem}},
       pd);
+  if (*zeroPointMem >= 0)
+    addArgs(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, *zeroPointMem);
+  STRATA_RETURN_IF_ERROR(addPostOpInputs(op, rank));
   return addBias(*bias, biasDesc.dims());
 }
 
