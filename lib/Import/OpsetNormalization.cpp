@@ -596,10 +596,6 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
       eraseAttr(node, "axes");
       changed = true;
     }
-    if (strAttr("coordinate_transformation_mode", "half_pixel") ==
-        "half_pixel_symmetric")
-      return fail(node, "coordinate_transformation_mode "
-                        "'half_pixel_symmetric' is not supported");
     return mlir::success();
   }
   if (op == "AveragePool") {
@@ -611,13 +607,14 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     }
     return mlir::success();
   }
-  if (op == "LpPool")
+  if (op == "LpPool") {
+    if (const onnx::AttributeProto *a = findAttr(node, "dilations")) {
+      if (llvm::any_of(a->ints(), [](int64_t d) { return d != 1; }))
+        return fail(node, "dilations other than 1 are not supported");
+      eraseAttr(node, "dilations");
+      changed = true;
+    }
     return dropNeutralInt("ceil_mode", 0, "ceil_mode=1 is not supported");
-  if (op == "ScatterElements" || op == "ScatterND") {
-    std::string reduction = strAttr("reduction", "none");
-    if (reduction == "max" || reduction == "min")
-      return fail(node, "reduction '" + reduction + "' is not supported");
-    return mlir::success();
   }
   if (op == "Cast" || op == "CastLike") {
     // saturate only concerns float8 results.

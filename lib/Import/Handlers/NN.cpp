@@ -32,6 +32,60 @@ static LogicalResult convertBatchNorm(NodeContext &ctx) {
   return success();
 }
 
+/// LpPool as the sum its definition is: (sum over the window of
+/// |x|^p)^(1/p), the sum a depthwise convolution by ones (padding adds
+/// zeros, as LpPool's does). Exact for p = 1 and 2 up to the summation
+/// order; other p go through pow.
+static LogicalResult convertLpPool(NodeContext &ctx) {
+  auto type = dyn_cast<RankedTensorType>(ctx.input(0).getType());
+  std::optional<SmallVector<int64_t>> kernel = ctx.getInts("kernel_shape");
+  if (!type || !type.hasStaticShape() || type.getRank() < 3 ||
+      !type.getElementType().isF32() || !kernel ||
+      static_cast<int64_t>(kernel->size()) != type.getRank() - 2)
+    return ctx.emitError() << "needs a static f32 input of rank 3 or more "
+                              "and kernel_shape for each spatial axis";
+  if (ctx.getString("auto_pad", "NOTSET") != "NOTSET")
+    return ctx.emitError() << "auto_pad other than NOTSET is not supported";
+  int64_t p = ctx.getInt("p", 2);
+  if (p < 1)
+    return ctx.emitError() << "p must be at least 1, got " << p;
+  OpBuilder &b = ctx.builder();
+  Type tensorType = type;
+  Value magnitude = ctx.create<hl::AbsOp>(tensorType, ctx.input(0));
+  Value powered = magnitude;
+  if (p == 2)
+    powered = ctx.create<hl::MulOp>(tensorType, magnitude, magnitude);
+  else if (p > 2)
+    powered = ctx.create<hl::PowOp>(
+        tensorType, magnitude,
+        ctx.constScalar(b.getF32Type(), static_cast<double>(p)));
+  int64_t channels = type.getDimSize(1);
+  SmallVector<int64_t> wShape{channels, 1};
+  llvm::append_range(wShape, *kernel);
+  auto wType = RankedTensorType::get(wShape, b.getF32Type());
+  Value ones = b.create<hl::ConstantOp>(ctx.loc(), wType,
+                                       DenseElementsAttr::get(wType, 1.0f));
+  std::optional<SmallVector<int64_t>> pads = ctx.getInts("pads");
+  std::optional<SmallVector<int64_t>> strides = ctx.getInts("strides");
+  std::optional<SmallVector<int64_t>> dilations = ctx.getInts("dilations");
+  auto arrayOr = [&](const std::optional<SmallVector<int64_t>> &v) {
+    return v ? b.getDenseI64ArrayAttr(*v) : DenseI64ArrayAttr();
+  };
+  Value sum = ctx.create<hl::ConvOp>(
+      ctx.outputType(0), powered, ones, Value(), b.getStringAttr("NOTSET"),
+      arrayOr(dilations), b.getI64IntegerAttr(channels),
+      b.getDenseI64ArrayAttr(*kernel), arrayOr(pads), arrayOr(strides));
+  Type resultType = sum.getType();
+  Value result = sum;
+  if (p == 2)
+    result = ctx.create<hl::SqrtOp>(resultType, sum);
+  else if (p > 2)
+    result = ctx.create<hl::PowOp>(
+        resultType, sum, ctx.constScalar(b.getF32Type(), 1.0 / p));
+  ctx.setOutput(0, result);
+  return success();
+}
+
 /// LayerNormalization with its optional mean/inv-std-dev results.
 static LogicalResult convertLayerNorm(NodeContext &ctx) {
   SmallVector<Type> types = {ctx.outputType(0)};
@@ -185,6 +239,7 @@ void populateNNHandlers(OpTable &t) {
   t.on("MatMul", 1, generic<hl::MatMulOp>());
   t.on("MaxPool", 1, generic<hl::MaxPoolOp>());
   t.on("AveragePool", 1, generic<hl::AveragePoolOp>());
+  t.on("LpPool", 1, convertLpPool);
   t.on("GlobalAveragePool", 1, generic<hl::GlobalAveragePoolOp>());
   t.on("GlobalMaxPool", 1, generic<hl::GlobalMaxPoolOp>());
   t.on("BatchNormalization", 7, convertBatchNorm);
