@@ -180,6 +180,7 @@ private:
   mlir::LogicalResult rewriteGroupNorm(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteGelu(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteMish(onnx::NodeProto &node, Nodes &nodes);
+  mlir::LogicalResult rewriteCol2Im(onnx::NodeProto &node, Nodes &nodes);
 
   onnx::GraphProto &graph;
   int opset;
@@ -249,6 +250,7 @@ int GraphNormalizer::sinceVersion(const onnx::NodeProto &node) const {
       {"GroupNormalization", {18, 21}},
       {"Gelu", {20}},
       {"LpPool", {18}},
+      {"Col2Im", {18}},
       {"ScatterElements", {18}},
       {"ScatterND", {18}},
   };
@@ -478,6 +480,98 @@ mlir::LogicalResult GraphNormalizer::rewriteMish(onnx::NodeProto &node,
   return mlir::success();
 }
 
+mlir::LogicalResult GraphNormalizer::rewriteCol2Im(onnx::NodeProto &node,
+                                                   Nodes &nodes) {
+  // Col2Im adds each column's blocks into the image: a transposed
+  // convolution of the blocks grid [N*C, kH*kW, oh, ow] by the identity
+  // over the kH*kW block positions ([kH*kW, 1, kH, kW]), which sums the
+  // overlapping contributions as Col2Im does; then [N*C, 1, H, W] back to
+  // [N, C, H, W] (N and C from the input's shape, folded once it is known).
+  if (node.input_size() != 3)
+    return fail(node, "needs input, image_shape and block_shape");
+  std::optional<llvm::SmallVector<int64_t>> image = constantInts(node.input(1));
+  std::optional<llvm::SmallVector<int64_t>> block = constantInts(node.input(2));
+  if (!image || !block || image->size() != 2 || block->size() != 2)
+    return fail(node, "needs constant 2-d image_shape and block_shape");
+  auto ints = [&](llvm::StringRef name, int64_t dflt, size_t n) {
+    llvm::SmallVector<int64_t> v(n, dflt);
+    if (const onnx::AttributeProto *a = findAttr(node, name))
+      v.assign(a->ints().begin(), a->ints().end());
+    return v;
+  };
+  llvm::SmallVector<int64_t> dilations = ints("dilations", 1, 2);
+  llvm::SmallVector<int64_t> strides = ints("strides", 1, 2);
+  llvm::SmallVector<int64_t> pads = ints("pads", 0, 4);
+  if (dilations.size() != 2 || strides.size() != 2 || pads.size() != 4)
+    return fail(node, "dilations, strides and pads must be 2-d");
+  llvm::SmallVector<int64_t> grid, outputPadding;
+  for (int i = 0; i < 2; ++i) {
+    int64_t k = (*block)[i], d = dilations[i], st = strides[i];
+    int64_t span = d * (k - 1) + 1;
+    int64_t padded = (*image)[i] + pads[i] + pads[i + 2];
+    if (k < 1 || d < 1 || st < 1 || padded < span)
+      return fail(node, "block, dilations and strides do not fit the image");
+    int64_t blocks = (padded - span) / st + 1;
+    grid.push_back(blocks);
+    outputPadding.push_back((*image)[i] -
+                            ((blocks - 1) * st + span - pads[i] - pads[i + 2]));
+  }
+  int64_t k = (*block)[0] * (*block)[1];
+  const std::string &x = node.input(0);
+  auto intsAttr = [](onnx::NodeProto &n, llvm::StringRef name,
+                     llvm::ArrayRef<int64_t> values) {
+    onnx::AttributeProto *a = n.add_attribute();
+    a->set_name(name.str());
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values)
+      a->add_ints(v);
+  };
+  std::string blocks = freshName(node, "blocks");
+  addNode(nodes, node, "Reshape",
+          {x, addInts(node, "blocks_shape", {-1, k, grid[0], grid[1]})},
+          {blocks});
+  onnx::TensorProto *w = graph.add_initializer();
+  w->set_name(freshName(node, "identity"));
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {k, int64_t(1), (*block)[0], (*block)[1]})
+    w->add_dims(d);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < k; ++j)
+      w->add_float_data(i == j ? 1.0f : 0.0f);
+  std::string summed = freshName(node, "summed");
+  onnx::NodeProto &convT =
+      addNode(nodes, node, "ConvTranspose",
+              {blocks, castLike(nodes, node, w->name(), x)}, {summed});
+  intsAttr(convT, "kernel_shape", *block);
+  intsAttr(convT, "strides", strides);
+  intsAttr(convT, "dilations", dilations);
+  intsAttr(convT, "pads", pads);
+  intsAttr(convT, "output_padding", outputPadding);
+  std::string shape = freshName(node, "shape");
+  addNode(nodes, node, "Shape", {x}, {shape});
+  std::string batch = freshName(node, "batch"), columns = freshName(node, "cols");
+  addNode(nodes, node, "Slice",
+          {shape, addInts(node, "zero", {0}), addInts(node, "one", {1})},
+          {batch});
+  addNode(nodes, node, "Slice",
+          {shape, addInts(node, "one_", {1}), addInts(node, "two", {2})},
+          {columns});
+  std::string channels = freshName(node, "channels");
+  addNode(nodes, node, "Div", {columns, addInts(node, "block_size", {k})},
+          {channels});
+  std::string outShape = freshName(node, "out_shape");
+  onnx::NodeProto &concat = addNode(
+      nodes, node, "Concat",
+      {batch, channels, addInts(node, "image", {(*image)[0], (*image)[1]})},
+      {outShape});
+  onnx::AttributeProto *axis = concat.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  addNode(nodes, node, "Reshape", {summed, outShape}, {node.output(0)});
+  return mlir::success();
+}
+
 mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
                                              Nodes &nodes, bool &changed) {
   changed = false;
@@ -487,10 +581,14 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
   // Operators introduced after 17 that have no opset-17 form here.
   static const llvm::StringMap<int> introduced = {
       {"BitwiseAnd", 18},     {"BitwiseNot", 18},    {"BitwiseOr", 18},
-      {"BitwiseXor", 18},     {"CenterCropPad", 18}, {"Col2Im", 18},
+      {"BitwiseXor", 18},     {"CenterCropPad", 18},
       {"DeformConv", 19},     {"AffineGrid", 20},    {"ImageDecoder", 20},
       {"RegexFullMatch", 20}, {"StringConcat", 20},  {"StringSplit", 20},
   };
+  if (op == "Col2Im" && opset >= 18) {
+    changed = true;
+    return rewriteCol2Im(node, nodes);
+  }
   auto newOp = introduced.find(op);
   if (newOp != introduced.end() && newOp->second <= opset) {
     error = "node '" + node.name() + "' (" + node.op_type() + "-" +
