@@ -159,6 +159,7 @@ private:
   LogicalResult finish(fbs::NodeT &node, ArrayRef<Value> inputs, Value result,
                        bool clamps);
   LogicalResult writeConv(edge::Conv2DOp conv);
+  LogicalResult writeDeconv(edge::ConvTranspose2DOp deconv);
   LogicalResult writeMatMul(edge::MatMulOp matmul);
   LogicalResult writePool(Operation *op);
   /// A concatenation as XNNPACK can compute it: each input padded with
@@ -357,6 +358,55 @@ LogicalResult GraphWriter::writeConv(edge::Conv2DOp conv) {
     node.inputs.push_back(*bias);
   }
   Value result = fuseClamp(node, conv.getOutput());
+  node.outputs.push_back(defineTensor(result));
+  return success();
+}
+
+LogicalResult GraphWriter::writeDeconv(edge::ConvTranspose2DOp deconv) {
+  std::optional<std::vector<float>> weights =
+      backends::getFloatConstant(deconv.getWeight());
+  if (!weights)
+    return deconv.emitError("XNNPACK deconvolution weights must be constant");
+  // ONNX's [C, M / group, KH, KW] (group g's inputs g * groupIn ...) as
+  // XNNPACK's [group * groupOut, KH, KW, groupIn].
+  ArrayRef<int64_t> w = shapeOf(deconv.getWeight());
+  int64_t groups = deconv.getGroup(), groupIn = w[0] / groups,
+          groupOut = w[1], kh = w[2], kw = w[3];
+  std::vector<float> filter(weights->size());
+  for (int64_t c = 0, k = 0; c < w[0]; ++c)
+    for (int64_t o = 0; o < groupOut; ++o)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          int64_t g = c / groupIn, i = c % groupIn;
+          filter[(((g * groupOut + o) * kh + y) * kw + x) * groupIn + i] =
+              (*weights)[k++];
+        }
+  fbs::NodeT &node =
+      addNode(fbs::NodeKind::Deconvolution, {deconv.getOperation()});
+  auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
+  ArrayRef<int64_t> pads = deconv.getPads(), strides = deconv.getStrides(),
+                    dilations = deconv.getDilations(),
+                    padding = deconv.getOutputPadding();
+  node.pads = {u32(pads[0]), u32(pads[3]), u32(pads[2]), u32(pads[1])};
+  node.kernel = {u32(kh), u32(kw)};
+  node.strides = {u32(strides[0]), u32(strides[1])};
+  node.dilations = {u32(dilations[0]), u32(dilations[1])};
+  node.adjustment = {u32(padding[0]), u32(padding[1])};
+  node.groups = u32(groups);
+  node.group_input_channels = groupIn;
+  node.group_output_channels = groupOut;
+  FailureOr<uint32_t> input = tensor(deconv.getInput());
+  if (failed(input))
+    return failure();
+  node.inputs = {*input,
+                 constantTensor({groups * groupOut, kh, kw, groupIn}, filter)};
+  if (deconv.getBias()) {
+    FailureOr<uint32_t> bias = tensor(deconv.getBias());
+    if (failed(bias))
+      return failure();
+    node.inputs.push_back(*bias);
+  }
+  Value result = fuseClamp(node, deconv.getOutput());
   node.outputs.push_back(defineTensor(result));
   return success();
 }
@@ -607,6 +657,8 @@ LogicalResult GraphWriter::writeOp(Operation *op) {
   }
   if (auto conv = dyn_cast<edge::Conv2DOp>(op))
     return writeConv(conv);
+  if (auto deconv = dyn_cast<edge::ConvTranspose2DOp>(op))
+    return writeDeconv(deconv);
   if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
     return writeQuantizedConv(conv);
   if (isa<edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op)) {

@@ -7,6 +7,7 @@
 // does not change its meaning:
 //
 //   conv2d (constant weights; grouped, depthwise)   convolution
+//   conv_transpose2d (constant weights, grouped)     deconvolution
 //   matmul (constant 2-d weights, lhs not 4-d)      fully connected
 //   max_pool2d, avg_pool2d                          pooling (an average
 //                                                    counting padding after
@@ -180,6 +181,15 @@ bool supportsOp(Operation *op) {
     return shapeOf(conv.getInput()).size() == 4 &&
            isConstant(conv.getWeight()) &&
            (!conv.getBias() || isConstant(conv.getBias()));
+  // XNNPACK adds output padding below its upsampling (the stride).
+  if (auto deconv = dyn_cast<edge::ConvTranspose2DOp>(op)) {
+    ArrayRef<int64_t> padding = deconv.getOutputPadding(),
+                      strides = deconv.getStrides();
+    return shapeOf(deconv.getInput()).size() == 4 &&
+           isConstant(deconv.getWeight()) &&
+           (!deconv.getBias() || isConstant(deconv.getBias())) &&
+           padding[0] < strides[0] && padding[1] < strides[1];
+  }
   if (auto matmul = dyn_cast<edge::MatMulOp>(op)) {
     ArrayRef<int64_t> lhs = shapeOf(matmul.getLhs()),
                       rhs = shapeOf(matmul.getRhs());

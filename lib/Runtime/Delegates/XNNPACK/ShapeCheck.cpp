@@ -99,6 +99,36 @@ Error checkShapes(const fbs::Graph &graph, const fbs::Node &node,
       return fail("output " + str(y) + ", the window gives " + str(want));
     return Error::success();
   }
+  case fbs::NodeKind::Deconvolution: {
+    if (in.size() < 2 || x.size() != 4 || in[1].size() != 4 || y.size() != 4)
+      return fail("a deconvolution takes a 4-d input and filter");
+    int64_t groups = node.groups(), groupIn = node.group_input_channels(),
+            groupOut = node.group_output_channels();
+    int64_t kh = u(node.kernel(), 0), kw = u(node.kernel(), 1);
+    if (groups < 1 || groupIn < 1 || groupOut < 1 || x[3] != groups * groupIn ||
+        in[1] != Dims{groups * groupOut, kh, kw, groupIn})
+      return fail("input " + str(x) + " and filter " + str(in[1]) +
+                  " do not match the node's groups and channels");
+    if (in.size() == 3 && in[2] != Dims{groups * groupOut})
+      return fail("bias " + str(in[2]) + " is not one per output channel");
+    // (in - 1) * stride + adjustment + dilated kernel - pads.
+    auto extent = [&](int64_t input, int i, int64_t k, int64_t before,
+                      int64_t after) -> int64_t {
+      int64_t stride = u(node.strides(), i), dilation = u(node.dilations(), i),
+              adjust = u(node.adjustment(), i);
+      if (k < 1 || stride < 1 || dilation < 1 || adjust >= stride)
+        return -1;
+      int64_t full = (input - 1) * stride + adjust + (k - 1) * dilation + 1;
+      return full - before - after > 0 ? full - before - after : -1;
+    };
+    Dims want{x[0],
+              extent(x[1], 0, kh, u(node.pads(), 0), u(node.pads(), 2)),
+              extent(x[2], 1, kw, u(node.pads(), 3), u(node.pads(), 1)),
+              groups * groupOut};
+    if (y != want)
+      return fail("output " + str(y) + ", the window gives " + str(want));
+    return Error::success();
+  }
   case fbs::NodeKind::MaxPool:
   case fbs::NodeKind::AvgPool: {
     if (x.size() != 4)

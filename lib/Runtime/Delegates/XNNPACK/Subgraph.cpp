@@ -162,6 +162,20 @@ Error defineNode(xnn_subgraph_t subgraph, const fbs::Node &node, size_t index,
           in[0], in[1], bias, out[0], 0);
     break;
   }
+  case fbs::NodeKind::Deconvolution: {
+    std::vector<uint32_t> adjustment;
+    if (!needInputs(2, 3) || !needWindow(true) ||
+        !window(node.adjustment(), 2, adjustment))
+      return fail("a deconvolution takes input, filter, optional bias, a "
+                  "full window and its adjustment");
+    status = xnn_define_deconvolution_2d(
+        subgraph, pads[0], pads[1], pads[2], pads[3], adjustment[0],
+        adjustment[1], kernel[0], kernel[1], strides[0], strides[1],
+        dilations[0], dilations[1], node.groups(), node.group_input_channels(),
+        node.group_output_channels(), lo, hi, in[0], in[1],
+        in.size() == 3 ? in[2] : XNN_INVALID_VALUE_ID, out[0], 0);
+    break;
+  }
   case fbs::NodeKind::FullyConnected:
     if (!needInputs(2, 3))
       return fail("a fully connected takes input, weights and optional bias");
