@@ -70,6 +70,11 @@ private:
   void addZeroPointEpilogue(fbs::OpT &out, uint32_t scale, ArrayRef<float> bias,
                             ArrayRef<int64_t> biasDims, FloatAttr clipMin,
                             FloatAttr clipMax, StringAttr activation);
+  /// Makes `zeroPoint` and `scale`, an 8-bit `input`'s one-element
+  /// quantization parameters, tensors of dims [1] (the zero point of the
+  /// input's type) that the zero-point forms read at run time.
+  void asRunTimeQuantization(uint32_t input, uint32_t zeroPoint,
+                             uint32_t scale);
   /// A new s8 constant tensor holding `values`.
   uint32_t int8ConstantTensor(ArrayRef<int64_t> dims, ArrayRef<int8_t> values);
   LogicalResult writeQuantizedMatMul(edge::QuantizedMatMulOp matmul);
@@ -735,22 +740,20 @@ LogicalResult GraphWriter::setInt8Epilogue(Operation *op, fbs::OpT &out,
   return success();
 }
 
-/// Whether an int8 convolution takes the zero-point form
-/// (writeZeroPointConv): its input's scale or zero point is not a constant
-/// positive scale and zero, or its weights are u8 or have a zero point.
-static bool takesZeroPointForm(edge::QuantizedConv2DOp conv) {
-  std::optional<std::vector<float>> scale =
-      getFloatConstant(conv.getInputScale());
-  std::optional<std::vector<int64_t>> zeroPoint =
-      backends::getIntConstant(conv.getInputZeroPoint());
-  std::optional<std::vector<int64_t>> weightZeroPoint =
-      backends::getIntConstant(conv.getWeightZeroPoint());
-  auto allZero = [](const std::optional<std::vector<int64_t>> &v) {
-    return v && llvm::all_of(*v, [](int64_t z) { return z == 0; });
+/// Whether an int8 convolution or matmul takes the zero-point form
+/// (writeZeroPointConv / writeZeroPointMatMul): its input's scale or zero
+/// point is not a constant positive scale and zero, or its weights are u8
+/// or have a zero point.
+static bool takesZeroPointForm(Value inputScale, Value inputZeroPoint,
+                               Value weight, Value weightZeroPoint) {
+  std::optional<std::vector<float>> scale = getFloatConstant(inputScale);
+  auto allZero = [](Value v) {
+    std::optional<std::vector<int64_t>> values = backends::getIntConstant(v);
+    return values && llvm::all_of(*values, [](int64_t z) { return z == 0; });
   };
   return !scale || scale->size() != 1 || scale->front() <= 0.0f ||
-         !allZero(zeroPoint) || !allZero(weightZeroPoint) ||
-         isSigned8(conv.getWeight().getType()) != std::optional(true);
+         !allZero(inputZeroPoint) || !allZero(weightZeroPoint) ||
+         isSigned8(weight.getType()) != std::optional(true);
 }
 
 /// The values of 8-bit constant `value`, zero-extended where it is u8.
@@ -778,6 +781,16 @@ uint32_t GraphWriter::int8ConstantTensor(ArrayRef<int64_t> dims,
   return index;
 }
 
+void GraphWriter::asRunTimeQuantization(uint32_t input, uint32_t zeroPoint,
+                                        uint32_t scale) {
+  // The delegate's tensors have rank 1 at least: a scalar is [1]; the
+  // zero point has the input's type.
+  for (uint32_t t : {zeroPoint, scale})
+    if (graph.tensors[t]->dims.empty())
+      graph.tensors[t]->dims = {1};
+  graph.tensors[zeroPoint]->dtype = graph.tensors[input]->dtype;
+}
+
 LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
   FailureOr<uint32_t> x = tensor(conv.getInput());
   FailureOr<uint32_t> zeroPoint = tensor(conv.getInputZeroPoint());
@@ -794,12 +807,7 @@ LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
       static_cast<int64_t>(bias->size()) != channels)
     return conv.emitError("the oneDNN delegate needs constant weights, "
                           "weight zero points, weight scales and bias");
-  // The delegate's tensors have rank 1 at least: a scalar is [1]; the
-  // zero point has the input's type.
-  for (uint32_t t : {*zeroPoint, *scale})
-    if (graph.tensors[t]->dims.empty())
-      graph.tensors[t]->dims = {1};
-  graph.tensors[*zeroPoint]->dtype = graph.tensors[*x]->dtype;
+  asRunTimeQuantization(*x, *zeroPoint, *scale);
   // weight - zero point lies in [-255, 255]: s8 part d1 = clamp(d, -128,
   // 127) and the rest d2 = d - d1, a second convolution (summed into the
   // first's result) only where some d2 is not 0. The sums stay integers.
@@ -884,23 +892,6 @@ void GraphWriter::addZeroPointEpilogue(fbs::OpT &out, uint32_t scale,
   }
 }
 
-/// Whether an int8 matmul takes the zero-point form (writeZeroPointMatMul),
-/// as takesZeroPointForm for convolutions.
-static bool takesZeroPointForm(edge::QuantizedMatMulOp matmul) {
-  std::optional<std::vector<float>> scale =
-      getFloatConstant(matmul.getLhsScale());
-  std::optional<std::vector<int64_t>> zeroPoint =
-      backends::getIntConstant(matmul.getLhsZeroPoint());
-  std::optional<std::vector<int64_t>> weightZeroPoint =
-      backends::getIntConstant(matmul.getRhsZeroPoint());
-  auto allZero = [](const std::optional<std::vector<int64_t>> &v) {
-    return v && llvm::all_of(*v, [](int64_t z) { return z == 0; });
-  };
-  return !scale || scale->size() != 1 || scale->front() <= 0.0f ||
-         !allZero(zeroPoint) || !allZero(weightZeroPoint) ||
-         isSigned8(matmul.getRhs().getType()) != std::optional(true);
-}
-
 LogicalResult
 GraphWriter::writeZeroPointMatMul(edge::QuantizedMatMulOp matmul) {
   FailureOr<uint32_t> a = tensor(matmul.getLhs());
@@ -918,10 +909,7 @@ GraphWriter::writeZeroPointMatMul(edge::QuantizedMatMulOp matmul) {
       static_cast<int64_t>(bias->size()) != channels)
     return matmul.emitError("the oneDNN delegate needs constant weights, "
                             "one weight zero point, weight scales and bias");
-  for (uint32_t t : {*zeroPoint, *scale})
-    if (graph.tensors[t]->dims.empty())
-      graph.tensors[t]->dims = {1};
-  graph.tensors[*zeroPoint]->dtype = graph.tensors[*a]->dtype;
+  asRunTimeQuantization(*a, *zeroPoint, *scale);
   // oneDNN's int8 weights are s8: u8 ones and their zero point less 128
   // (the differences, and so the sums, are the same).
   bool isUnsigned = isSigned8(wType) == std::optional(false);
@@ -943,7 +931,8 @@ GraphWriter::writeZeroPointMatMul(edge::QuantizedMatMulOp matmul) {
 }
 
 LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
-  if (takesZeroPointForm(conv))
+  if (takesZeroPointForm(conv.getInputScale(), conv.getInputZeroPoint(),
+                         conv.getWeight(), conv.getWeightZeroPoint()))
     return writeZeroPointConv(conv);
   FailureOr<uint32_t> x = tensor(conv.getInput()), w = tensor(conv.getWeight());
   FailureOr<uint32_t> r =
@@ -977,7 +966,8 @@ LogicalResult GraphWriter::writeQuantizedConv(edge::QuantizedConv2DOp conv) {
 
 LogicalResult
 GraphWriter::writeQuantizedMatMul(edge::QuantizedMatMulOp matmul) {
-  if (takesZeroPointForm(matmul))
+  if (takesZeroPointForm(matmul.getLhsScale(), matmul.getLhsZeroPoint(),
+                         matmul.getRhs(), matmul.getRhsZeroPoint()))
     return writeZeroPointMatMul(matmul);
   FailureOr<uint32_t> a = tensor(matmul.getLhs()), b = tensor(matmul.getRhs());
   if (failed(a) || failed(b))
