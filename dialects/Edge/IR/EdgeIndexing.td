@@ -142,4 +142,30 @@ def Edge_ResizeOp : Edge_Op<"resize", [Pure, AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Edge_GridSampleOp : Edge_Op<"grid_sample",
+    [Pure, Edge_KernelOpInterface]> {
+  let summary = "Sample an image at grid coordinates (ONNX GridSample, 2-d)";
+  let description = [{
+    Input `[N, C, H, W]`, grid `[N, H_out, W_out, 2]` of (x, y) in [-1, 1]
+    (the image's corner pixels' centres with `align_corners`, its edges
+    without), result `[N, C, H_out, W_out]`. `mode` is `bilinear`,
+    `nearest` (round half to even) or `bicubic` (4x4 taps, A = -0.75);
+    `padding_mode` says what a tap outside the image reads: `zeros`, the
+    nearest edge pixel (`border`) or the image reflected about its edges
+    (`reflection`), per tap as ONNX Runtime does.
+
+    ```mlir
+    %y = edge.grid_sample %x, %g {align_corners = false, mode = "bilinear",
+                                  padding_mode = "zeros"}
+        : (tensor<1x1x4x4xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input, Edge_F32Tensor:$grid,
+                       BoolAttr:$align_corners, StrAttr:$mode,
+                       StrAttr:$padding_mode);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_INDEXING

@@ -854,6 +854,22 @@ static LogicalResult verifyStaticScales(Operation *op, ArrayRef<double> scales,
   return success();
 }
 
+LogicalResult GridSampleOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyOneOf(op, "mode", getMode(),
+                         {"bilinear", "nearest", "bicubic"})) ||
+      failed(verifyOneOf(op, "padding_mode", getPaddingMode(),
+                         {"zeros", "border", "reflection"})))
+    return failure();
+  ArrayRef<int64_t> input = shapeOf(getInput()), grid = shapeOf(getGrid());
+  if (input.size() != 4 || grid.size() != 4 || grid[3] != 2 ||
+      grid[0] != input[0])
+    return emitOpError("needs an [N, C, H, W] input and an [N, H_out, W_out, "
+                       "2] grid");
+  SmallVector<int64_t, 4> expected{input[0], input[1], grid[1], grid[2]};
+  return verifyResultShape(*this, expected);
+}
+
 LogicalResult ResizeOp::verify() {
   Operation *op = getOperation();
   if (failed(

@@ -53,6 +53,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateScaledIntegerLinearPatterns(typeConverter, patterns);
   hl_to_edge::populateEinsumPatterns(typeConverter, patterns);
   hl_to_edge::populateResizePatterns(typeConverter, patterns);
+  hl_to_edge::populateGridSamplePatterns(typeConverter, patterns);
   hl_to_edge::populateFusedPatterns(typeConverter, patterns);
 }
 
@@ -127,7 +128,7 @@ LogicalResult checkWindowRanks(ModuleOp module) {
 }
 
 /// Reports, all at once, the ops that no pattern converts at all (a
-/// GridSample): the conversion would stop at the first with a bare "failed
+/// ScatterND): the conversion would stop at the first with a bare "failed
 /// to legalize". Ops with a pattern that declines this instance still get
 /// the conversion's own message.
 LogicalResult checkLoweringsExist(ModuleOp module,

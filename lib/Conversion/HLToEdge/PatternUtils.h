@@ -139,6 +139,8 @@ void populateEinsumPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateFusedPatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
+void populateGridSamplePatterns(mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
 void populateResizePatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 

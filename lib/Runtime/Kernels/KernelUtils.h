@@ -226,6 +226,7 @@ Error dequantizeLinearKernel(KernelContext &ctx);
 /// environment's rounding mode (ONNX QuantizeLinear's rounding).
 double roundHalfToEven(double value);
 Error resizeKernel(KernelContext &ctx);
+Error gridSampleKernel(KernelContext &ctx);
 /// add/sub/mul/div/pow (op 0..4) on any numeric type; the f32 kernels
 /// forward other types here.
 Error genericArithmeticKernel(KernelContext &ctx, int op);

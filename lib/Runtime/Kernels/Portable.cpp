@@ -117,6 +117,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"gather_nd", gatherNdKernel},
       {"range", rangeKernel},
       {"resize", resizeKernel},
+      {"grid_sample", gridSampleKernel},
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},

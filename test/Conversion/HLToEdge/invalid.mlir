@@ -55,10 +55,10 @@ func.func @video(%x: tensor<1x3x4x8x8xf32>, %w: tensor<2x3x3x3x3xf32>) -> tensor
 // Tests that ops no pattern converts are refused up front, all of them in
 // one message with their counts, at the first; an op that has patterns
 // (relu) is not listed.
-func.func @no_lowering(%x: tensor<1x1x4x4xf32>, %g: tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32> {
-  // expected-error @+1 {{'hl.grid_sample' has no lowering to edge: Strata does not support this op yet (docs/conformance.md lists what it supports); ops without a lowering in this model: hl.grid_sample (2)}}
-  %0 = hl.grid_sample %x, %g : (tensor<1x1x4x4xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
-  %1 = hl.relu %0 : tensor<1x1x6x6xf32>
-  %2 = hl.grid_sample %1, %g : (tensor<1x1x6x6xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
-  return %2 : tensor<1x1x6x6xf32>
+func.func @no_lowering(%x: tensor<8xf32>, %i: tensor<4x1xi64>, %u: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'hl.scatter_nd' has no lowering to edge: Strata does not support this op yet (docs/conformance.md lists what it supports); ops without a lowering in this model: hl.scatter_nd (2)}}
+  %0 = hl.scatter_nd %x, %i, %u : (tensor<8xf32>, tensor<4x1xi64>, tensor<4xf32>) -> tensor<8xf32>
+  %1 = hl.relu %0 : tensor<8xf32>
+  %2 = hl.scatter_nd %1, %i, %u : (tensor<8xf32>, tensor<4x1xi64>, tensor<4xf32>) -> tensor<8xf32>
+  return %2 : tensor<8xf32>
 }

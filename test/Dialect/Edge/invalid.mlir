@@ -985,3 +985,21 @@ func.func @resize_roi(%x: tensor<2x2xf32>) {
   %0 = edge.resize %x {antialias = false, coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", roi = array<f64: 0.0, 1.0>, scales = array<f64: 2.0, 2.0>} : (tensor<2x2xf32>) -> tensor<4x4xf32>
   return
 }
+
+// -----
+
+// Tests that grid_sample names its padding modes.
+func.func @grid_sample_padding(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>) {
+  // expected-error @+1 {{'padding_mode' must be one of}}
+  %0 = edge.grid_sample %x, %g {align_corners = false, mode = "bilinear", padding_mode = "wrap"} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that grid_sample's result is [N, C, H_out, W_out].
+func.func @grid_sample_shape(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x5x2xf32>) {
+  // expected-error @+1 {{result shape [1x2x3x3] should be [1x2x3x5]}}
+  %0 = edge.grid_sample %x, %g {align_corners = true, mode = "nearest", padding_mode = "zeros"} : (tensor<1x2x4x4xf32>, tensor<1x3x5x2xf32>) -> tensor<1x2x3x3xf32>
+  return
+}
