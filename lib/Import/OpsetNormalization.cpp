@@ -504,6 +504,14 @@ mlir::LogicalResult GraphNormalizer::rewriteCol2Im(onnx::NodeProto &node,
   llvm::SmallVector<int64_t> pads = ints("pads", 0, 4);
   if (dilations.size() != 2 || strides.size() != 2 || pads.size() != 4)
     return fail(node, "dilations, strides and pads must be 2-d");
+  // Bounded, so that the arithmetic below cannot overflow.
+  auto inRange = [](llvm::ArrayRef<int64_t> v, int64_t low) {
+    return llvm::all_of(v, [&](int64_t x) { return x >= low && x < (1 << 30); });
+  };
+  if (!inRange(*image, 1) || !inRange(*block, 1) || !inRange(dilations, 1) ||
+      !inRange(strides, 1) || !inRange(pads, 0))
+    return fail(node, "image_shape, block_shape, dilations and strides must "
+                      "be in [1, 2^30), pads in [0, 2^30)");
   llvm::SmallVector<int64_t> grid, outputPadding;
   for (int i = 0; i < 2; ++i) {
     int64_t k = (*block)[i], d = dilations[i], st = strides[i];

@@ -44,6 +44,8 @@ static LogicalResult convertLpPool(NodeContext &ctx) {
       static_cast<int64_t>(kernel->size()) != type.getRank() - 2)
     return ctx.emitError() << "needs a static f32 input of rank 3 or more "
                               "and kernel_shape for each spatial axis";
+  if (llvm::any_of(*kernel, [](int64_t k) { return k < 1 || k > (1 << 20); }))
+    return ctx.emitError() << "kernel_shape extents must be in [1, 2^20]";
   if (ctx.getString("auto_pad", "NOTSET") != "NOTSET")
     return ctx.emitError() << "auto_pad other than NOTSET is not supported";
   int64_t p = ctx.getInt("p", 2);

@@ -10,13 +10,14 @@
 // and each tap outside the image reads 0 (zeros), the nearest edge pixel
 // (border) or the pixel reflected about the image's edges (reflection: at
 // the corner pixels' centres with align_corners, at the image's edges, half
-// a pixel further out, without), per tap.
+// a pixel further out, without), per tap. A NaN coordinate samples NaN.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelUtils.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace strata::runtime::kernels {
 
@@ -88,7 +89,31 @@ void cubicWeights(float t, float w[4]) {
   w[3] = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
 }
 
+/// `x` moved to where every tap of every mode reads what it reads at `x`,
+/// within a few pixels of the image, so that far coordinates (an infinite
+/// one included) give integer tap indices and exact tap weights: for zeros
+/// and border, held at 4 pixels outside (every tap is outside, or at the
+/// edge, from there on); for reflection, shifted by whole periods of the
+/// reflection (2 * (high - low), an integer: a tap reflects alike there).
+float nearImage(const Plane &p, float x, int64_t extent, float low,
+                float high) {
+  if (p.padding != Padding::Reflection)
+    return std::clamp(x, -4.0f, static_cast<float>(extent + 3));
+  double period = 2.0 * (static_cast<double>(high) - low);
+  if (!(period > 0) || !std::isfinite(x))
+    return low;
+  double shifted = std::fmod(static_cast<double>(x) - low, period);
+  if (shifted < 0)
+    shifted += period;
+  return static_cast<float>(shifted + low);
+}
+
 float sample(const Plane &p, Mode mode, float x, float y) {
+  // A NaN coordinate samples NaN.
+  if (std::isnan(x) || std::isnan(y))
+    return std::numeric_limits<float>::quiet_NaN();
+  x = nearImage(p, x, p.width, p.bounds[0], p.bounds[2]);
+  y = nearImage(p, y, p.height, p.bounds[1], p.bounds[3]);
   switch (mode) {
   case Mode::Nearest:
     return p.at(static_cast<int64_t>(std::nearbyint(y)),
