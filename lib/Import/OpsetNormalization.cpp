@@ -181,6 +181,27 @@ private:
   mlir::LogicalResult rewriteGelu(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteMish(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteCol2Im(onnx::NodeProto &node, Nodes &nodes);
+  mlir::LogicalResult rewriteCenterCropPad(onnx::NodeProto &node,
+                                           Nodes &nodes);
+  mlir::LogicalResult rewriteAffineGrid(onnx::NodeProto &node, Nodes &nodes);
+  /// A Concat of `inputs` along axis 0, as a new value.
+  std::string concat0(Nodes &nodes, const onnx::NodeProto &origin,
+                      llvm::ArrayRef<std::string> inputs) {
+    std::string out = freshName(origin, "concat");
+    onnx::NodeProto &c = addNode(nodes, origin, "Concat", inputs, {out});
+    onnx::AttributeProto *axis = c.add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    return out;
+  }
+  /// `op`(`inputs`) with one output, as a new value.
+  std::string apply(Nodes &nodes, const onnx::NodeProto &origin,
+                    llvm::StringRef op, llvm::ArrayRef<std::string> inputs) {
+    std::string out = freshName(origin, op.lower());
+    addNode(nodes, origin, op, inputs, {out});
+    return out;
+  }
 
   onnx::GraphProto &graph;
   int opset;
@@ -251,6 +272,8 @@ int GraphNormalizer::sinceVersion(const onnx::NodeProto &node) const {
       {"Gelu", {20}},
       {"LpPool", {18}},
       {"Col2Im", {18}},
+      {"CenterCropPad", {18}},
+      {"AffineGrid", {20}},
       {"ScatterElements", {18}},
       {"ScatterND", {18}},
   };
@@ -580,6 +603,128 @@ mlir::LogicalResult GraphNormalizer::rewriteCol2Im(onnx::NodeProto &node,
   return mlir::success();
 }
 
+mlir::LogicalResult
+GraphNormalizer::rewriteCenterCropPad(onnx::NodeProto &node, Nodes &nodes) {
+  // Per axis, with `dim` the input's extent and `t` the target's: a crop
+  // from (dim - t) / 2 of min(dim, t) elements, then zeros padded, (t -
+  // dim) / 2 before and the rest after (where t > dim). Shape arithmetic
+  // that folds once the input's shape is known.
+  std::optional<int> rank = findRank(node.input(0));
+  if (node.input_size() != 2 || !rank)
+    return fail(node, "needs an input of known rank and a target shape");
+  llvm::SmallVector<int64_t> axes;
+  if (const onnx::AttributeProto *a = findAttr(node, "axes"))
+    axes.assign(a->ints().begin(), a->ints().end());
+  else
+    for (int d = 0; d < *rank; ++d)
+      axes.push_back(d);
+  for (int64_t &a : axes) {
+    if (a < -*rank || a >= *rank)
+      return fail(node, "axis " + std::to_string(a) + " is out of range");
+    if (a < 0)
+      a += *rank;
+  }
+  const std::string &x = node.input(0), &target = node.input(1);
+  std::string axesConst = addInts(node, "axes", axes);
+  std::string dims =
+      apply(nodes, node, "Gather", {apply(nodes, node, "Shape", {x}), axesConst});
+  std::string zero = addInts(node, "zero", {0}), two = addInts(node, "two", {2});
+  // max(a - b, 0) as (a - b) * (a > b): products, differences and
+  // comparisons of constants fold where Max would not.
+  auto positivePart = [&](const std::string &a, const std::string &b) {
+    std::string greater = apply(nodes, node, "Greater", {a, b});
+    std::string asInt = freshName(node, "as_int");
+    onnx::NodeProto &cast = addNode(nodes, node, "Cast", {greater}, {asInt});
+    onnx::AttributeProto *to = cast.add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(onnx::TensorProto::INT64);
+    return apply(nodes, node, "Mul",
+                 {apply(nodes, node, "Sub", {a, b}), asInt});
+  };
+  std::string excess = positivePart(dims, target);
+  std::string start = apply(nodes, node, "Div", {excess, two});
+  // min(dim, t) = dim - max(dim - t, 0).
+  std::string end = apply(
+      nodes, node, "Add", {start, apply(nodes, node, "Sub", {dims, excess})});
+  std::string cropped =
+      apply(nodes, node, "Slice", {x, start, end, axesConst});
+  std::string missing = positivePart(target, dims);
+  std::string before = apply(nodes, node, "Div", {missing, two});
+  std::string after = apply(nodes, node, "Sub", {missing, before});
+  // Pad-13 takes pads for every dimension: 0 where no axis is named.
+  std::vector<std::string> begins, ends;
+  for (int d = 0; d < *rank; ++d) {
+    auto it = llvm::find(axes, d);
+    if (it == axes.end()) {
+      begins.push_back(zero);
+      ends.push_back(zero);
+      continue;
+    }
+    int64_t i = it - axes.begin();
+    std::string from = addInts(node, "at", {i}), to = addInts(node, "to", {i + 1});
+    begins.push_back(apply(nodes, node, "Slice", {before, from, to}));
+    ends.push_back(apply(nodes, node, "Slice", {after, from, to}));
+  }
+  std::vector<std::string> pads(begins);
+  pads.insert(pads.end(), ends.begin(), ends.end());
+  addNode(nodes, node, "Pad", {cropped, concat0(nodes, node, pads)},
+          {node.output(0)});
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteAffineGrid(onnx::NodeProto &node,
+                                                       Nodes &nodes) {
+  // The grid is the base grid of (x, y, 1) at every output pixel centre
+  // (normalised to [-1, 1]; the corner pixels at +-1 with align_corners)
+  // times theta^T: MatMul([H*W, 3], [N, 3, 2]) -> [N, H*W, 2] -> [N, H, W,
+  // 2]. The size must be constant (it fixes the base grid).
+  std::optional<llvm::SmallVector<int64_t>> size =
+      node.input_size() == 2 ? constantInts(node.input(1)) : std::nullopt;
+  if (!size || size->size() != 4)
+    return fail(node, "needs a constant 4-entry size (the 3-d form is not "
+                      "supported)");
+  int64_t n = (*size)[0], h = (*size)[2], w = (*size)[3];
+  if (n < 1 || h < 1 || w < 1 || h > (1 << 14) || w > (1 << 14))
+    return fail(node, "size must have N, H and W in [1, 2^14]");
+  bool align = false;
+  if (const onnx::AttributeProto *a = findAttr(node, "align_corners"))
+    align = a->i() != 0;
+  auto coordinate = [&](int64_t i, int64_t extent) {
+    if (align)
+      return extent == 1 ? 0.0f
+                         : -1.0f + 2.0f * static_cast<float>(i) /
+                                       static_cast<float>(extent - 1);
+    return (2.0f * static_cast<float>(i) + 1.0f) / static_cast<float>(extent) -
+           1.0f;
+  };
+  onnx::TensorProto *base = graph.add_initializer();
+  base->set_name(freshName(node, "base_grid"));
+  base->set_data_type(onnx::TensorProto::FLOAT);
+  base->add_dims(h * w);
+  base->add_dims(3);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x) {
+      base->add_float_data(coordinate(x, w));
+      base->add_float_data(coordinate(y, h));
+      base->add_float_data(1.0f);
+    }
+  const std::string &theta = node.input(0);
+  std::string thetaT = freshName(node, "theta_t");
+  onnx::NodeProto &transpose =
+      addNode(nodes, node, "Transpose", {theta}, {thetaT});
+  onnx::AttributeProto *perm = transpose.add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto::INTS);
+  for (int64_t p : {0, 2, 1})
+    perm->add_ints(p);
+  std::string points = apply(
+      nodes, node, "MatMul", {castLike(nodes, node, base->name(), theta), thetaT});
+  addNode(nodes, node, "Reshape",
+          {points, addInts(node, "grid_shape", {n, h, w, 2})}, {node.output(0)});
+  return mlir::success();
+}
+
 mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
                                              Nodes &nodes, bool &changed) {
   changed = false;
@@ -589,13 +734,20 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
   // Operators introduced after 17 that have no opset-17 form here.
   static const llvm::StringMap<int> introduced = {
       {"BitwiseAnd", 18},     {"BitwiseNot", 18},    {"BitwiseOr", 18},
-      {"BitwiseXor", 18},     {"CenterCropPad", 18},
-      {"DeformConv", 19},     {"AffineGrid", 20},    {"ImageDecoder", 20},
+      {"BitwiseXor", 18},     {"DeformConv", 19},    {"ImageDecoder", 20},
       {"RegexFullMatch", 20}, {"StringConcat", 20},  {"StringSplit", 20},
   };
   if (op == "Col2Im" && opset >= 18) {
     changed = true;
     return rewriteCol2Im(node, nodes);
+  }
+  if (op == "CenterCropPad" && opset >= 18) {
+    changed = true;
+    return rewriteCenterCropPad(node, nodes);
+  }
+  if (op == "AffineGrid" && opset >= 20) {
+    changed = true;
+    return rewriteAffineGrid(node, nodes);
   }
   auto newOp = introduced.find(op);
   if (newOp != introduced.end() && newOp->second <= opset) {

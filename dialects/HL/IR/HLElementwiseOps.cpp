@@ -101,7 +101,9 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   auto intType = dyn_cast<IntegerType>(resultType.getElementType());
   if (!intType)
     return {};
-  bool isSigned = !input.getElementType().isUnsignedInteger();
+  // Booleans (i1) are 0 and 1: zero-extended, never sign-extended to -1.
+  bool isSigned = !input.getElementType().isUnsignedInteger() &&
+                  !input.getElementType().isInteger(1);
   SmallVector<APInt> values;
   for (const APInt &v : input.getValues<APInt>())
     values.push_back(isSigned ? v.sextOrTrunc(intType.getWidth())

@@ -355,3 +355,18 @@ func.func @shape_tests() -> (tensor<2xi1>, tensor<i1>, tensor<i1>, tensor<2xi1>,
   %xor = hl.xor %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
   return %lt, %gt, %ngt, %and, %or, %xor : tensor<2xi1>, tensor<i1>, tensor<i1>, tensor<2xi1>, tensor<2xi1>, tensor<2xi1>
 }
+
+// -----
+
+// Tests that a boolean casts to 1, not -1 (ONNX Cast; shape arithmetic
+// such as max(a - b, 0) written as (a - b) * Cast(a > b)).
+// CHECK-LABEL: func @cast_bool
+// CHECK-DAG: %[[I:.*]] = hl.constant dense<[1, 0]> : tensor<2xi64>
+// CHECK-DAG: %[[U:.*]] = hl.constant dense<[1, 0]> : tensor<2xui8>
+// CHECK: return %[[I]], %[[U]]
+func.func @cast_bool() -> (tensor<2xi64>, tensor<2xui8>) {
+  %b = hl.constant dense<[true, false]> : tensor<2xi1>
+  %i = hl.cast %b : (tensor<2xi1>) -> tensor<2xi64>
+  %u = hl.cast %b : (tensor<2xi1>) -> tensor<2xui8>
+  return %i, %u : tensor<2xi64>, tensor<2xui8>
+}
