@@ -142,6 +142,30 @@ def Edge_ResizeOp : Edge_Op<"resize", [Pure, AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Edge_ScatterNDOp : Edge_Op<"scatter_nd",
+    [Pure, AllTypesMatch<["input", "output"]>,
+     AllElementTypesMatch<["input", "updates"]>, Edge_KernelOpInterface]> {
+  let summary = "Scatter slices at n-d indices into a copy of the input";
+  let description = [{
+    `indices [I..., k]` (k at most the input's rank; negative entries count
+    from the end) address slices of the input's first k dimensions;
+    `updates [I..., input dims k...]` holds one slice per index tuple. The
+    result is the input with each addressed slice set to (`none`) or
+    combined with (`add`, `mul`, `max`, `min`) its update, in row-major
+    order of the index tuples.
+
+    ```mlir
+    %y = edge.scatter_nd %x, %i, %u {reduction = "none"}
+        : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, StaticShapeTensorOf<[I64]>:$indices,
+                       Edge_Tensor:$updates, StrAttr:$reduction);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Edge_GridSampleOp : Edge_Op<"grid_sample",
     [Pure, Edge_KernelOpInterface]> {
   let summary = "Sample an image at grid coordinates (ONNX GridSample, 2-d)";

@@ -573,6 +573,23 @@ LogicalResult ScatterElementsOp::verify() {
   return success();
 }
 
+LogicalResult ScatterNDOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  if (indices.empty() || indices.back() < 1 ||
+      indices.back() > static_cast<int64_t>(input.size()))
+    return emitOpError("indices [..., k] need k in [1, input rank]");
+  SmallVector<int64_t> expected(indices.drop_back());
+  llvm::append_range(expected, input.drop_front(indices.back()));
+  if (shapeOf(getUpdates()) != ArrayRef<int64_t>(expected))
+    return emitOpError("updates must have shape [")
+           << formatShape(expected) << "]";
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"},
+                          getReduction()))
+    return emitOpError("unknown reduction '") << getReduction() << "'";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ArgTopKOp
 //===----------------------------------------------------------------------===//

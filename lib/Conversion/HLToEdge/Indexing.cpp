@@ -390,6 +390,25 @@ struct ScatterElementsLowering
   }
 };
 
+/// hl.scatter_nd -> edge.scatter_nd, one to one (static shapes).
+struct ScatterNDLowering : public OpConversionPattern<hl::ScatterNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::ScatterNDOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getData());
+    if (!type || type != getStaticType(op.getOutput()) ||
+        !getStaticType(adaptor.getIndices()) ||
+        !getStaticType(adaptor.getUpdates()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    rewriter.replaceOpWithNewOp<edge::ScatterNDOp>(
+        op, type, adaptor.getData(), adaptor.getIndices(), adaptor.getUpdates(),
+        op.getReduction());
+    return success();
+  }
+};
+
 /// hl.tile -> concat of copies along every repeated axis. The repeats
 /// follow from the static shapes (result = input * repeats per dimension),
 /// so they need not be constant.
@@ -432,6 +451,6 @@ void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
   patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
                GatherElementsLowering, GatherLowering, GatherNDLowering,
                EyeLikeLowering, ExpandLowering, OneHotLowering, RangeLowering,
-               ScatterElementsLowering, TileLowering>(converter,
-                                                      patterns.getContext());
+               ScatterElementsLowering, ScatterNDLowering, TileLowering>(
+      converter, patterns.getContext());
 }

@@ -71,6 +71,46 @@ Error gatherElementsKernel(KernelContext &ctx) {
   return Error::success();
 }
 
+/// Writes (kind 0) or combines (1 add, 2 mul, 3 max, 4 min) `updates`
+/// into `out`: run i of `run` elements goes to element `targets[i]` on, in
+/// order.
+static void scatterInto(const TensorView &out, const TensorView &updates,
+                        const std::vector<int64_t> &targets, int64_t run,
+                        int kind) {
+  size_t size = dtypeSize(out.dtype);
+  if (kind == 0) {
+    const char *u = updates.as<const char>();
+    char *y = out.as<char>();
+    for (size_t i = 0; i < targets.size(); ++i)
+      std::memcpy(y + targets[i] * size, u + i * run * size, run * size);
+    return;
+  }
+  dispatchNumeric(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *u = updates.as<const T>();
+    T *y = out.as<T>();
+    for (size_t i = 0; i < targets.size(); ++i)
+      for (int64_t j = 0; j < run; ++j) {
+        T &slot = y[targets[i] + j];
+        T value = u[i * run + j];
+        switch (kind) {
+        case 1:
+          slot = wrapping(slot, value, [](auto a, auto b) { return a + b; });
+          break;
+        case 2:
+          slot = wrapping(slot, value, [](auto a, auto b) { return a * b; });
+          break;
+        case 3:
+          slot = slot < value ? value : slot;
+          break;
+        default:
+          slot = value < slot ? value : slot;
+          break;
+        }
+      }
+  });
+}
+
 Error scatterElementsKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
   const TensorView &in = ctx.ins[0], &indices = ctx.ins[1];
@@ -102,7 +142,7 @@ Error scatterElementsKernel(KernelContext &ctx) {
     return Error::success();
   if (out.numel() == 0)
     return Error::success();
-  size_t rank = in.rank(), size = dtypeSize(in.dtype);
+  size_t rank = in.rank();
   std::memcpy(out.data, in.data, in.nbytes());
   std::vector<int64_t> outStrides(rank, 1);
   for (size_t d = rank; d-- > 1;)
@@ -129,35 +169,65 @@ Error scatterElementsKernel(KernelContext &ctx) {
       index[d] = 0;
     }
   }
-  if (kind == 0) {
-    const char *u = updates.as<const char>();
-    char *y = out.as<char>();
-    for (size_t i = 0; i < targets.size(); ++i)
-      std::memcpy(y + targets[i] * size, u + i * size, size);
+  scatterInto(out, updates, targets, 1, kind);
+  return Error::success();
+}
+
+Error scatterNdKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
+  const TensorView &in = ctx.ins[0], &indices = ctx.ins[1];
+  const TensorView &updates = ctx.ins[2], &out = ctx.outs[0];
+  if (in.dtype != out.dtype || updates.dtype != out.dtype ||
+      indices.dtype != DType::I64)
+    return ctx.fail("takes data and updates of the result's type and i64 "
+                    "indices");
+  STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
+  size_t rank = in.rank();
+  int64_t k = indices.rank() ? indices.shape.back() : 0;
+  if (indices.rank() == 0 || k < 1 || k > static_cast<int64_t>(rank))
+    return ctx.fail("indices " + indices.typeString() +
+                    " need a last extent in [1, " + std::to_string(rank) +
+                    "]");
+  std::vector<int64_t> slice(indices.shape.begin(), indices.shape.end() - 1);
+  slice.insert(slice.end(), in.shape.begin() + k, in.shape.end());
+  if (updates.shape != slice)
+    return ctx.fail("updates " + updates.typeString() +
+                    " do not match indices " + indices.typeString() +
+                    " into " + in.typeString());
+  const Param *reductionParam = ctx.params.find("reduction");
+  std::string reduction = reductionParam ? reductionParam->stringValue : "none";
+  int kind = reduction == "none"  ? 0
+             : reduction == "add" ? 1
+             : reduction == "mul" ? 2
+             : reduction == "max" ? 3
+             : reduction == "min" ? 4
+                                  : -1;
+  if (kind < 0 || (kind > 0 && !dispatchNumeric(in.dtype, [](auto) {})))
+    return ctx.fail("reduction '" + reduction + "' is not supported for " +
+                    in.typeString());
+  if (ctx.validateOnly || out.numel() == 0)
     return Error::success();
-  }
-  dispatchNumeric(in.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    const T *u = updates.as<const T>();
-    T *y = out.as<T>();
-    for (size_t i = 0; i < targets.size(); ++i) {
-      T &slot = y[targets[i]];
-      switch (kind) {
-      case 1:
-        slot = wrapping(slot, u[i], [](auto a, auto b) { return a + b; });
-        break;
-      case 2:
-        slot = wrapping(slot, u[i], [](auto a, auto b) { return a * b; });
-        break;
-      case 3:
-        slot = slot < u[i] ? u[i] : slot;
-        break;
-      default:
-        slot = u[i] < slot ? u[i] : slot;
-        break;
-      }
+  std::memcpy(out.data, in.data, in.nbytes());
+  // Elements per addressed slice, and where each tuple's slice starts;
+  // every tuple is checked before anything is written.
+  int64_t sliceSize = 1;
+  for (size_t d = k; d < rank; ++d)
+    sliceSize *= in.shape[d];
+  int64_t tuples = updates.numel() / std::max<int64_t>(sliceSize, 1);
+  std::vector<int64_t> targets(tuples);
+  const int64_t *idx = indices.as<const int64_t>();
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t extent = in.shape[d], at = idx[t * k + d];
+      if (at < -extent || at >= extent)
+        return ctx.fail("index " + std::to_string(at) + " is outside axis " +
+                        std::to_string(d) + " of " + in.typeString());
+      offset = offset * extent + (at < 0 ? at + extent : at);
     }
-  });
+    targets[t] = offset * sliceSize;
+  }
+  scatterInto(out, updates, targets, sliceSize, kind);
   return Error::success();
 }
 

@@ -118,6 +118,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"range", rangeKernel},
       {"resize", resizeKernel},
       {"grid_sample", gridSampleKernel},
+      {"scatter_nd", scatterNdKernel},
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},

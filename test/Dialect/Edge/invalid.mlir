@@ -1003,3 +1003,12 @@ func.func @grid_sample_shape(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x5x2xf32>) {
   %0 = edge.grid_sample %x, %g {align_corners = true, mode = "nearest", padding_mode = "zeros"} : (tensor<1x2x4x4xf32>, tensor<1x3x5x2xf32>) -> tensor<1x2x3x3xf32>
   return
 }
+
+// -----
+
+// Tests that scatter_nd's updates hold one input slice per index tuple.
+func.func @scatter_nd_updates(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf32>) {
+  // expected-error @+1 {{updates must have shape [2x3]}}
+  %0 = edge.scatter_nd %x, %i, %u {reduction = "none"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
