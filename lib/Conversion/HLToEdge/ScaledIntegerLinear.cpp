@@ -105,7 +105,7 @@ FailureOr<Epilogue> matchEpilogue(Operation *root, int64_t axis,
     return failure();
   auto mulOp = dyn_cast_or_null<hl::MulOp>(soleUser(castOp.getResult()));
   Value scale = mulOp ? otherOperand(mulOp, castOp.getResult()) : Value();
-  if (!mulOp || !isOneElement(scale) ||
+  if (!mulOp || scale == castOp.getResult() || !isOneElement(scale) ||
       !getElementTypeOrSelf(scale.getType()).isF32() ||
       getStaticType(mulOp.getResult()) != getStaticType(castOp.getResult()))
     return failure();
@@ -114,6 +114,7 @@ FailureOr<Epilogue> matchEpilogue(Operation *root, int64_t axis,
   Value result = mulOp.getResult();
   int64_t rank = cast<RankedTensorType>(acc.getType()).getRank();
   if (auto addOp = dyn_cast_or_null<hl::AddOp>(soleUser(result))) {
+    // A constant: never the product itself (x + x).
     std::optional<SmallVector<float>> values =
         channelConstant(otherOperand(addOp, result), rank, axis, channels);
     if (values && getStaticType(addOp.getResult()) == getStaticType(result)) {
