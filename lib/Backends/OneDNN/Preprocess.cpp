@@ -70,11 +70,19 @@ private:
   void addZeroPointEpilogue(fbs::OpT &out, uint32_t scale, ArrayRef<float> bias,
                             ArrayRef<int64_t> biasDims, FloatAttr clipMin,
                             FloatAttr clipMax, StringAttr activation);
-  /// Makes `zeroPoint` and `scale`, an 8-bit `input`'s one-element
-  /// quantization parameters, tensors of dims [1] (the zero point of the
-  /// input's type) that the zero-point forms read at run time.
-  void asRunTimeQuantization(uint32_t input, uint32_t zeroPoint,
-                             uint32_t scale);
+  /// The operands of a zero-point form: the input's tensors, its
+  /// one-element zero point and scale as tensors of dims [1] (the zero
+  /// point of the input's type) read at run time, and the constant weights
+  /// with their zero points and scales, and the bias (`channels` values).
+  struct ZeroPointOperands {
+    uint32_t input, zeroPoint, scale;
+    std::vector<int64_t> weights, weightZeroPoints;
+    std::vector<float> weightScales, bias;
+  };
+  std::optional<ZeroPointOperands>
+  readZeroPointOperands(Value input, Value zeroPoint, Value scale, Value weight,
+                        Value weightZeroPoint, Value weightScale, Value bias,
+                        int64_t channels);
   /// A new s8 constant tensor holding `values`.
   uint32_t int8ConstantTensor(ArrayRef<int64_t> dims, ArrayRef<int8_t> values);
   LogicalResult writeQuantizedMatMul(edge::QuantizedMatMulOp matmul);
@@ -781,41 +789,51 @@ uint32_t GraphWriter::int8ConstantTensor(ArrayRef<int64_t> dims,
   return index;
 }
 
-void GraphWriter::asRunTimeQuantization(uint32_t input, uint32_t zeroPoint,
-                                        uint32_t scale) {
+std::optional<GraphWriter::ZeroPointOperands>
+GraphWriter::readZeroPointOperands(Value input, Value zeroPoint, Value scale,
+                                   Value weight, Value weightZeroPoint,
+                                   Value weightScale, Value bias,
+                                   int64_t channels) {
+  FailureOr<uint32_t> x = tensor(input), zp = tensor(zeroPoint),
+                      s = tensor(scale);
+  std::optional<std::vector<int64_t>> w = int8Values(weight);
+  std::optional<std::vector<int64_t>> wZp = int8Values(weightZeroPoint);
+  std::optional<std::vector<float>> wScale = getFloatConstant(weightScale);
+  std::optional<std::vector<float>> b = getFloatConstant(bias);
+  if (failed(x) || failed(zp) || failed(s) || !w || !wZp || wZp->empty() ||
+      !wScale || !b || static_cast<int64_t>(b->size()) != channels)
+    return std::nullopt;
   // The delegate's tensors have rank 1 at least: a scalar is [1]; the
   // zero point has the input's type.
-  for (uint32_t t : {zeroPoint, scale})
+  for (uint32_t t : {*zp, *s})
     if (graph.tensors[t]->dims.empty())
       graph.tensors[t]->dims = {1};
-  graph.tensors[zeroPoint]->dtype = graph.tensors[input]->dtype;
+  graph.tensors[*zp]->dtype = graph.tensors[*x]->dtype;
+  return ZeroPointOperands{*x, *zp, *s, std::move(*w), std::move(*wZp),
+                           std::move(*wScale), std::move(*b)};
 }
 
 LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
-  FailureOr<uint32_t> x = tensor(conv.getInput());
-  FailureOr<uint32_t> zeroPoint = tensor(conv.getInputZeroPoint());
-  FailureOr<uint32_t> scale = tensor(conv.getInputScale());
-  std::optional<std::vector<int64_t>> w = int8Values(conv.getWeight());
-  std::optional<std::vector<int64_t>> wZp = int8Values(conv.getWeightZeroPoint());
-  std::optional<std::vector<float>> wScale =
-      getFloatConstant(conv.getWeightScale());
-  std::optional<std::vector<float>> bias = getFloatConstant(conv.getBias());
   auto wType = cast<RankedTensorType>(conv.getWeight().getType());
   int64_t channels = wType.getDimSize(0);
-  if (failed(x) || failed(zeroPoint) || failed(scale) || !w || !wZp ||
-      wZp->empty() || !wScale || !bias ||
-      static_cast<int64_t>(bias->size()) != channels)
+  std::optional<ZeroPointOperands> q = readZeroPointOperands(
+      conv.getInput(), conv.getInputZeroPoint(), conv.getInputScale(),
+      conv.getWeight(), conv.getWeightZeroPoint(), conv.getWeightScale(),
+      conv.getBias(), channels);
+  if (!q)
     return conv.emitError("the oneDNN delegate needs constant weights, "
                           "weight zero points, weight scales and bias");
-  asRunTimeQuantization(*x, *zeroPoint, *scale);
   // weight - zero point lies in [-255, 255]: s8 part d1 = clamp(d, -128,
   // 127) and the rest d2 = d - d1, a second convolution (summed into the
   // first's result) only where some d2 is not 0. The sums stay integers.
-  std::vector<int8_t> low(w->size()), high(w->size());
+  std::vector<int8_t> low(q->weights.size()), high(q->weights.size());
   bool needsHigh = false;
-  int64_t perChannel = w->size() / channels;
-  for (size_t i = 0; i < w->size(); ++i) {
-    int64_t d = (*w)[i] - (*wZp)[wZp->size() == 1 ? 0 : i / perChannel];
+  int64_t perChannel = q->weights.size() / channels;
+  for (size_t i = 0; i < q->weights.size(); ++i) {
+    int64_t d =
+        q->weights[i] -
+        q->weightZeroPoints[q->weightZeroPoints.size() == 1 ? 0
+                                                            : i / perChannel];
     int64_t d1 = std::clamp<int64_t>(d, -128, 127);
     low[i] = static_cast<int8_t>(d1);
     high[i] = static_cast<int8_t>(d - d1);
@@ -824,11 +842,11 @@ LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
   SmallVector<int64_t> wDims(wType.getShape());
   auto convolution = [&](ArrayRef<int8_t> weights) -> fbs::OpT & {
     fbs::OpT &out = addOp(fbs::OpKind::Convolution, {conv});
-    out.inputs = {*x, int8ConstantTensor(wDims, weights)};
-    out.src_zero_point = static_cast<int32_t>(*zeroPoint);
+    out.inputs = {q->input, int8ConstantTensor(wDims, weights)};
+    out.src_zero_point = static_cast<int32_t>(q->zeroPoint);
     setConvGeometry(out, conv);
-    if (llvm::any_of(*wScale, [](float s) { return s != 1.0f; }))
-      out.output_scales = *wScale;
+    if (llvm::any_of(q->weightScales, [](float s) { return s != 1.0f; }))
+      out.output_scales = q->weightScales;
     return out;
   };
   auto resultShape = cast<RankedTensorType>(conv.getType()).getShape();
@@ -848,7 +866,7 @@ LogicalResult GraphWriter::writeZeroPointConv(edge::QuantizedConv2DOp conv) {
     sum->sum_input = partial;
     out.post_ops.push_back(std::move(sum));
   }
-  addZeroPointEpilogue(out, *scale, *bias, {channels, 1, 1},
+  addZeroPointEpilogue(out, q->scale, q->bias, {channels, 1, 1},
                        conv.getClipMinAttr(), conv.getClipMaxAttr(),
                        conv.getActivationAttr());
   out.outputs = {newTensor(conv.getResult())};
@@ -894,38 +912,33 @@ void GraphWriter::addZeroPointEpilogue(fbs::OpT &out, uint32_t scale,
 
 LogicalResult
 GraphWriter::writeZeroPointMatMul(edge::QuantizedMatMulOp matmul) {
-  FailureOr<uint32_t> a = tensor(matmul.getLhs());
-  FailureOr<uint32_t> zeroPoint = tensor(matmul.getLhsZeroPoint());
-  FailureOr<uint32_t> scale = tensor(matmul.getLhsScale());
-  std::optional<std::vector<int64_t>> w = int8Values(matmul.getRhs());
-  std::optional<std::vector<int64_t>> wZp = int8Values(matmul.getRhsZeroPoint());
-  std::optional<std::vector<float>> wScale =
-      getFloatConstant(matmul.getRhsScale());
-  std::optional<std::vector<float>> bias = getFloatConstant(matmul.getBias());
   auto wType = cast<RankedTensorType>(matmul.getRhs().getType());
   int64_t channels = wType.getDimSize(1);
-  if (failed(a) || failed(zeroPoint) || failed(scale) || !w || !wZp ||
-      wZp->empty() || !llvm::all_equal(*wZp) || !wScale || !bias ||
-      static_cast<int64_t>(bias->size()) != channels)
+  std::optional<ZeroPointOperands> q = readZeroPointOperands(
+      matmul.getLhs(), matmul.getLhsZeroPoint(), matmul.getLhsScale(),
+      matmul.getRhs(), matmul.getRhsZeroPoint(), matmul.getRhsScale(),
+      matmul.getBias(), channels);
+  if (!q || !llvm::all_equal(q->weightZeroPoints))
     return matmul.emitError("the oneDNN delegate needs constant weights, "
                             "one weight zero point, weight scales and bias");
-  asRunTimeQuantization(*a, *zeroPoint, *scale);
   // oneDNN's int8 weights are s8: u8 ones and their zero point less 128
   // (the differences, and so the sums, are the same).
   bool isUnsigned = isSigned8(wType) == std::optional(false);
   int64_t shift = isUnsigned ? 128 : 0;
-  std::vector<int8_t> weights(w->size());
-  for (size_t i = 0; i < w->size(); ++i)
-    weights[i] = static_cast<int8_t>((*w)[i] - shift);
+  std::vector<int8_t> weights(q->weights.size());
+  for (size_t i = 0; i < q->weights.size(); ++i)
+    weights[i] = static_cast<int8_t>(q->weights[i] - shift);
   SmallVector<int64_t> wDims(wType.getShape());
   fbs::OpT &out = addOp(fbs::OpKind::MatMul, {matmul});
-  out.inputs = {*a, int8ConstantTensor(wDims, weights)};
-  out.src_zero_point = static_cast<int32_t>(*zeroPoint);
-  out.weights_zero_point = static_cast<int32_t>(wZp->front() - shift);
-  if (llvm::any_of(*wScale, [](float s) { return s != 1.0f; }))
-    out.output_scales = *wScale;
-  addZeroPointEpilogue(out, *scale, *bias, {channels}, matmul.getClipMinAttr(),
-                       matmul.getClipMaxAttr(), matmul.getActivationAttr());
+  out.inputs = {q->input, int8ConstantTensor(wDims, weights)};
+  out.src_zero_point = static_cast<int32_t>(q->zeroPoint);
+  out.weights_zero_point =
+      static_cast<int32_t>(q->weightZeroPoints.front() - shift);
+  if (llvm::any_of(q->weightScales, [](float s) { return s != 1.0f; }))
+    out.output_scales = q->weightScales;
+  addZeroPointEpilogue(out, q->scale, q->bias, {channels},
+                       matmul.getClipMinAttr(), matmul.getClipMaxAttr(),
+                       matmul.getActivationAttr());
   out.outputs = {newTensor(matmul.getResult())};
   return success();
 }

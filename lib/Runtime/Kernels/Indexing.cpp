@@ -71,6 +71,24 @@ Error gatherElementsKernel(KernelContext &ctx) {
   return Error::success();
 }
 
+/// The scatter kernels' `reduction`: 0 none, 1 add, 2 mul, 3 max, 4 min
+/// (the last four on numeric types only).
+static Result<int> scatterReduction(const KernelContext &ctx,
+                                    const TensorView &data) {
+  const Param *param = ctx.params.find("reduction");
+  std::string reduction = param ? param->stringValue : "none";
+  int kind = reduction == "none"  ? 0
+             : reduction == "add" ? 1
+             : reduction == "mul" ? 2
+             : reduction == "max" ? 3
+             : reduction == "min" ? 4
+                                  : -1;
+  if (kind < 0 || (kind > 0 && !dispatchNumeric(data.dtype, [](auto) {})))
+    return ctx.fail("reduction '" + reduction + "' is not supported for " +
+                    data.typeString());
+  return kind;
+}
+
 /// Writes (kind 0) or combines (1 add, 2 mul, 3 max, 4 min) `updates`
 /// into `out`: run i of `run` elements goes to element `targets[i]` on, in
 /// order.
@@ -120,8 +138,6 @@ Error scatterElementsKernel(KernelContext &ctx) {
     return ctx.fail("takes data and updates of the result's type and "
                     "i32/i64 indices");
   STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
-  const Param *reductionParam = ctx.params.find("reduction");
-  std::string reduction = reductionParam ? reductionParam->stringValue : "none";
   int64_t axis = normalizeAxis(axisParam, in.rank());
   if (axis < 0 || indices.rank() != in.rank())
     return ctx.fail("axis " + std::to_string(axisParam) + " or indices " +
@@ -129,15 +145,9 @@ Error scatterElementsKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
   STRATA_RETURN_IF_ERROR(
       checkSameShape(ctx, indices, updates, "indices and updates"));
-  int kind = reduction == "none"  ? 0
-             : reduction == "add" ? 1
-             : reduction == "mul" ? 2
-             : reduction == "max" ? 3
-             : reduction == "min" ? 4
-                                  : -1;
-  if (kind < 0 || (kind > 0 && !dispatchNumeric(in.dtype, [](auto) {})))
-    return ctx.fail("reduction '" + reduction + "' is not supported for " +
-                    in.typeString());
+  Result<int> kind = scatterReduction(ctx, in);
+  if (!kind.ok())
+    return kind.takeError();
   if (ctx.validateOnly)
     return Error::success();
   if (out.numel() == 0)
@@ -169,7 +179,7 @@ Error scatterElementsKernel(KernelContext &ctx) {
       index[d] = 0;
     }
   }
-  scatterInto(out, updates, targets, 1, kind);
+  scatterInto(out, updates, targets, 1, *kind);
   return Error::success();
 }
 
@@ -194,17 +204,9 @@ Error scatterNdKernel(KernelContext &ctx) {
     return ctx.fail("updates " + updates.typeString() +
                     " do not match indices " + indices.typeString() +
                     " into " + in.typeString());
-  const Param *reductionParam = ctx.params.find("reduction");
-  std::string reduction = reductionParam ? reductionParam->stringValue : "none";
-  int kind = reduction == "none"  ? 0
-             : reduction == "add" ? 1
-             : reduction == "mul" ? 2
-             : reduction == "max" ? 3
-             : reduction == "min" ? 4
-                                  : -1;
-  if (kind < 0 || (kind > 0 && !dispatchNumeric(in.dtype, [](auto) {})))
-    return ctx.fail("reduction '" + reduction + "' is not supported for " +
-                    in.typeString());
+  Result<int> kind = scatterReduction(ctx, in);
+  if (!kind.ok())
+    return kind.takeError();
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();
   std::memcpy(out.data, in.data, in.nbytes());
@@ -227,7 +229,7 @@ Error scatterNdKernel(KernelContext &ctx) {
     }
     targets[t] = offset * sliceSize;
   }
-  scatterInto(out, updates, targets, sliceSize, kind);
+  scatterInto(out, updates, targets, sliceSize, *kind);
   return Error::success();
 }
 
