@@ -12,8 +12,82 @@
 
 #include <cctype>
 #include <map>
+#include <vector>
 
 namespace strata::importer {
+
+namespace {
+
+// Operators of opsets 18 to 21 that libonnx 1.12 has no schema for and that
+// the op table converts: their opset-18 definitions, registered in the
+// library's own registry so that its checker verifies such nodes and its
+// shape inference types them like any other. The opset normaliser lowers a
+// newer model's ai.onnx import to 17, so the schemas are registered at
+// since_version 17, the newest the library's domain range admits.
+constexpr int kRegisteredSinceVersion = 17;
+
+const std::vector<std::string> &integerTypes() {
+  static const std::vector<std::string> types = {
+      "tensor(uint8)",  "tensor(uint16)", "tensor(uint32)", "tensor(uint64)",
+      "tensor(int8)",   "tensor(int16)",  "tensor(int32)",  "tensor(int64)"};
+  return types;
+}
+
+onnx::OpSchema bitwiseBinarySchema(const char *name, const char *formula) {
+  return onnx::OpSchema()
+      .SetName(name)
+      .SetDomain("")
+      .SinceVersion(kRegisteredSinceVersion)
+      .SetLocation(__FILE__, __LINE__)
+      .SetDoc(std::string("Elementwise ") + formula +
+              " of two integer tensors with multidirectional broadcasting "
+              "(ai.onnx opset 18).")
+      .Input(0, "A", "first operand", "T")
+      .Input(1, "B", "second operand", "T")
+      .Output(0, "C", "result", "T")
+      .TypeConstraint("T", integerTypes(), "integer tensors")
+      .TypeAndShapeInferenceFunction([](onnx::InferenceContext &ctx) {
+        onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+        if (onnx::hasNInputShapes(ctx, 2))
+          onnx::bidirectionalBroadcastShapeInference(
+              ctx.getInputType(0)->tensor_type().shape(),
+              ctx.getInputType(1)->tensor_type().shape(),
+              *ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape());
+      });
+}
+
+onnx::OpSchema bitwiseNotSchema() {
+  return onnx::OpSchema()
+      .SetName("BitwiseNot")
+      .SetDomain("")
+      .SinceVersion(kRegisteredSinceVersion)
+      .SetLocation(__FILE__, __LINE__)
+      .SetDoc("Elementwise bitwise negation of an integer tensor (ai.onnx "
+              "opset 18).")
+      .Input(0, "X", "input", "T")
+      .Output(0, "Y", "result", "T")
+      .TypeConstraint("T", integerTypes(), "integer tensors")
+      .TypeAndShapeInferenceFunction(onnx::propagateShapeAndTypeFromFirstInput);
+}
+
+/// Registers the schemas above once; every entry point below calls it
+/// before it looks anything up.
+void registerNewerSchemas() {
+  static const bool registered = [] {
+    try {
+      onnx::RegisterSchema(bitwiseBinarySchema("BitwiseAnd", "bitwise and"));
+      onnx::RegisterSchema(bitwiseBinarySchema("BitwiseOr", "bitwise or"));
+      onnx::RegisterSchema(bitwiseBinarySchema("BitwiseXor", "bitwise xor"));
+      onnx::RegisterSchema(bitwiseNotSchema());
+    } catch (...) {
+      return false;
+    }
+    return true;
+  }();
+  (void)registered;
+}
+
+} // namespace
 
 /// Whether any initializer of the main graph keeps its data externally.
 static bool hasExternalData(const onnx::ModelProto &model) {
@@ -53,6 +127,7 @@ static void checkModelInDir(const onnx::ModelProto &model,
 
 std::optional<std::string> runONNXChecker(const onnx::ModelProto &model,
                                           const std::string &modelDir) {
+  registerNewerSchemas();
   try {
     if (hasExternalData(model))
       checkModelInDir(model, modelDir.empty() ? "." : modelDir);
@@ -67,6 +142,7 @@ std::optional<std::string> runONNXChecker(const onnx::ModelProto &model,
 }
 
 std::optional<std::string> runONNXShapeInference(onnx::ModelProto &model) {
+  registerNewerSchemas();
   try {
     onnx::ShapeInferenceOptions options(/*check_type_val=*/true,
                                         /*strict_mode_val=*/1,
@@ -83,6 +159,7 @@ std::optional<std::string> runONNXShapeInference(onnx::ModelProto &model) {
 
 std::optional<int> getSchemaSinceVersion(const std::string &domain,
                                          const std::string &opType, int opset) {
+  registerNewerSchemas();
   try {
     const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
         opType, opset, domain == "ai.onnx" ? "" : domain);
@@ -95,6 +172,7 @@ std::optional<int> getSchemaSinceVersion(const std::string &domain,
 }
 
 int getMaxKnownOpset(const std::string &domain) {
+  registerNewerSchemas();
   try {
     const auto &map =
         onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
@@ -107,6 +185,7 @@ int getMaxKnownOpset(const std::string &domain) {
 
 
 std::optional<std::string> findONNXOpType(const std::string &key) {
+  registerNewerSchemas();
   static const std::map<std::string, std::string> *byKey = [] {
     auto *map = new std::map<std::string, std::string>();
     try {
@@ -131,6 +210,7 @@ std::optional<std::string> findONNXOpType(const std::string &key) {
 
 std::optional<std::set<std::string>>
 getSchemaAttributeNames(const std::string &opType, int opset) {
+  registerNewerSchemas();
   try {
     const onnx::OpSchema *schema =
         onnx::OpSchemaRegistry::Schema(opType, opset, "");

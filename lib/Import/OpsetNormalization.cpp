@@ -17,8 +17,10 @@
 // Each such node is rewritten here into its exact opset-17 equivalent, the
 // functions into their bodies, before the checker runs, so that everything
 // downstream (checker, inference, the op table, hl) sees one form. A
-// feature with no exact equivalent (antialiased resize, `wrap` padding,
-// blocked quantization of a computed tensor) is refused naming the node.
+// feature with no exact equivalent (antialiased resize, blocked
+// quantization of a computed tensor) is refused naming the node. Operators
+// new in 18 that exist in no older form (the bitwise ones) keep their
+// node; ONNXChecks.cpp registers their schemas with libonnx.
 //
 //===----------------------------------------------------------------------===//
 #include "OpsetNormalization.h"
@@ -31,6 +33,7 @@
 #include "llvm/Support/Endian.h"
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 using mlir::failure;
@@ -184,6 +187,8 @@ private:
   mlir::LogicalResult rewriteCenterCropPad(onnx::NodeProto &node,
                                            Nodes &nodes);
   mlir::LogicalResult rewriteAffineGrid(onnx::NodeProto &node, Nodes &nodes);
+  mlir::LogicalResult rewriteConstantDequantize(onnx::NodeProto &node,
+                                                Nodes &nodes);
   /// A Concat of `inputs` along axis 0, as a new value.
   std::string concat0(Nodes &nodes, const onnx::NodeProto &origin,
                       llvm::ArrayRef<std::string> inputs) {
@@ -725,6 +730,202 @@ mlir::LogicalResult GraphNormalizer::rewriteAffineGrid(onnx::NodeProto &node,
   return mlir::success();
 }
 
+/// ONNX's 4-bit element types (IR 10), which libonnx 1.12 does not know.
+constexpr int32_t kUInt4 = 21, kInt4 = 22;
+
+/// The elements of an integer constant (int4/uint4 unpacked, low nibble
+/// first), or nullopt for other types and external data.
+static std::optional<std::vector<int32_t>>
+readIntegers(const onnx::TensorProto &t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : t.dims())
+    n *= d;
+  int32_t type = t.data_type();
+  std::vector<int32_t> values;
+  if (type == kUInt4 || type == kInt4) {
+    // Two per byte, in raw_data or one byte per int32_data entry.
+    std::vector<uint8_t> bytes;
+    if (t.has_raw_data())
+      bytes.assign(t.raw_data().begin(), t.raw_data().end());
+    else
+      for (int32_t b : t.int32_data())
+        bytes.push_back(static_cast<uint8_t>(b));
+    if (static_cast<int64_t>(bytes.size()) != (n + 1) / 2)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t nibble = (bytes[i / 2] >> (i % 2 ? 4 : 0)) & 0xF;
+      values.push_back(type == kInt4 && nibble >= 8 ? nibble - 16 : nibble);
+    }
+    return values;
+  }
+  int width;
+  bool isSigned;
+  switch (type) {
+  case onnx::TensorProto::INT8:
+    width = 1, isSigned = true;
+    break;
+  case onnx::TensorProto::UINT8:
+    width = 1, isSigned = false;
+    break;
+  case onnx::TensorProto::INT16:
+    width = 2, isSigned = true;
+    break;
+  case onnx::TensorProto::UINT16:
+    width = 2, isSigned = false;
+    break;
+  case onnx::TensorProto::INT32:
+    width = 4, isSigned = true;
+    break;
+  default:
+    return std::nullopt;
+  }
+  if (!t.has_raw_data()) {
+    values.assign(t.int32_data().begin(), t.int32_data().end());
+  } else {
+    const std::string &raw = t.raw_data();
+    if (static_cast<int64_t>(raw.size()) != n * width)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      const char *p = raw.data() + i * width;
+      uint32_t u = width == 1   ? static_cast<uint8_t>(*p)
+                   : width == 2 ? llvm::support::endian::read16le(p)
+                                : llvm::support::endian::read32le(p);
+      values.push_back(isSigned && width == 1   ? static_cast<int8_t>(u)
+                       : isSigned && width == 2 ? static_cast<int16_t>(u)
+                                                : static_cast<int32_t>(u));
+    }
+  }
+  if (static_cast<int64_t>(values.size()) != n)
+    return std::nullopt;
+  return values;
+}
+
+/// The elements of a float constant, or nullopt.
+static std::optional<std::vector<float>> readFloats(const onnx::TensorProto &t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL ||
+      t.data_type() != onnx::TensorProto::FLOAT)
+    return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : t.dims())
+    n *= d;
+  std::vector<float> values;
+  if (t.has_raw_data()) {
+    const std::string &raw = t.raw_data();
+    if (static_cast<int64_t>(raw.size()) != 4 * n)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t bits = llvm::support::endian::read32le(raw.data() + 4 * i);
+      float f;
+      std::memcpy(&f, &bits, 4);
+      values.push_back(f);
+    }
+  } else {
+    values.assign(t.float_data().begin(), t.float_data().end());
+  }
+  if (static_cast<int64_t>(values.size()) != n)
+    return std::nullopt;
+  return values;
+}
+
+mlir::LogicalResult
+GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
+                                           Nodes &nodes) {
+  // DequantizeLinear-21 of a constant, blocked or in 4 bits: no kernel
+  // takes either form, and the result is a constant, computed here as
+  // ONNX Runtime computes it, (x - zero_point) * scale in f32.
+  const onnx::TensorProto *x = findConstant(node.input(0));
+  const onnx::TensorProto *scale =
+      node.input_size() > 1 ? findConstant(node.input(1)) : nullptr;
+  bool hasZeroPoint = node.input_size() > 2 && !node.input(2).empty();
+  const onnx::TensorProto *zeroPoint =
+      hasZeroPoint ? findConstant(node.input(2)) : nullptr;
+  if (!x || !scale || (hasZeroPoint && !zeroPoint))
+    return fail(node, "blocked or 4-bit dequantization needs constant data, "
+                      "scale and zero point (a computed tensor is not "
+                      "supported)");
+  std::optional<std::vector<int32_t>> data = readIntegers(*x);
+  std::optional<std::vector<float>> scales = readFloats(*scale);
+  std::optional<std::vector<int32_t>> zeros =
+      zeroPoint ? readIntegers(*zeroPoint) : std::vector<int32_t>();
+  if (!data || !scales || !zeros)
+    return fail(node, "reads integer data, f32 scales and integer zero "
+                      "points held in the file");
+  if (zeroPoint && zeroPoint->data_type() != x->data_type())
+    return fail(node, "the zero point's type differs from the data's");
+  int64_t rank = x->dims_size();
+  const onnx::AttributeProto *axisAttr = findAttr(node, "axis");
+  const onnx::AttributeProto *blockAttr = findAttr(node, "block_size");
+  int64_t axis = axisAttr ? axisAttr->i() : 1;
+  int64_t block = blockAttr ? blockAttr->i() : 0;
+  if (axis < 0)
+    axis += rank;
+  bool perTensor = scale->dims_size() == 0 ||
+                   (scale->dims_size() == 1 && scale->dims(0) == 1);
+  if (!perTensor && (axis < 0 || axis >= rank))
+    return fail(node, "axis " + std::to_string(axis) +
+                          " is outside the data's rank");
+  if (block < 0)
+    return fail(node, "block_size must not be negative");
+  if (!perTensor && block > 0) {
+    // Blocked: scale has the data's shape, axis divided into blocks.
+    bool ok = scale->dims_size() == rank;
+    for (int64_t d = 0; ok && d < rank; ++d)
+      ok = scale->dims(d) == (d == axis ? (x->dims(d) + block - 1) / block
+                                        : x->dims(d));
+    if (!ok)
+      return fail(node, "the scale's shape does not match the data's in "
+                        "blocks of " +
+                            std::to_string(block) + " along axis " +
+                            std::to_string(axis));
+  } else if (!perTensor &&
+             (scale->dims_size() != 1 || scale->dims(0) != x->dims(axis))) {
+    return fail(node, "a per-axis scale needs one value per element of "
+                      "axis " +
+                          std::to_string(axis));
+  }
+  if (zeroPoint && zeros->size() != scales->size())
+    return fail(node, "the zero point's shape differs from the scale's");
+  // Element i's scale index: its coordinates, axis divided by the block.
+  llvm::SmallVector<int64_t> strides(rank, 1), scaleStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * x->dims(d + 1);
+    scaleStrides[d] =
+        scaleStrides[d + 1] * (block > 0 ? scale->dims(d + 1) : 1);
+  }
+  onnx::TensorProto value;
+  value.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : x->dims())
+    value.add_dims(d);
+  std::string *raw = value.mutable_raw_data();
+  raw->resize(4 * data->size());
+  for (size_t i = 0; i < data->size(); ++i) {
+    size_t j = 0;
+    if (!perTensor && block == 0) {
+      j = (i / strides[axis]) % x->dims(axis);
+    } else if (!perTensor) {
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t c = (i / strides[d]) % x->dims(d);
+        j += (d == axis ? c / block : c) * scaleStrides[d];
+      }
+    }
+    int32_t zero = zeros->empty() ? 0 : (*zeros)[j];
+    float y = static_cast<float>((*data)[i] - zero) * (*scales)[j];
+    uint32_t bits;
+    std::memcpy(&bits, &y, 4);
+    llvm::support::endian::write32le(raw->data() + 4 * i, bits);
+  }
+  onnx::NodeProto &constant =
+      addNode(nodes, node, "Constant", {}, {node.output(0)});
+  constant.set_name(node.name());
+  onnx::AttributeProto *attr = constant.add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  attr->mutable_t()->Swap(&value);
+  return mlir::success();
+}
+
 mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
                                              Nodes &nodes, bool &changed) {
   changed = false;
@@ -733,9 +934,8 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
   llvm::StringRef op = node.op_type();
   // Operators introduced after 17 that have no opset-17 form here.
   static const llvm::StringMap<int> introduced = {
-      {"BitwiseAnd", 18},     {"BitwiseNot", 18},    {"BitwiseOr", 18},
-      {"BitwiseXor", 18},     {"DeformConv", 19},    {"ImageDecoder", 20},
-      {"RegexFullMatch", 20}, {"StringConcat", 20},  {"StringSplit", 20},
+      {"DeformConv", 19},    {"ImageDecoder", 20},
+      {"RegexFullMatch", 20}, {"StringConcat", 20}, {"StringSplit", 20},
   };
   if (op == "Col2Im" && opset >= 18) {
     changed = true;
@@ -770,10 +970,6 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     const onnx::AttributeProto *a = findAttr(node, name);
     return a ? a->i() : dflt;
   };
-  auto strAttr = [&](llvm::StringRef name, llvm::StringRef dflt) {
-    const onnx::AttributeProto *a = findAttr(node, name);
-    return a ? a->s() : dflt.str();
-  };
   // Drops `name` when it holds its neutral value; fails otherwise.
   auto dropNeutralInt = [&](llvm::StringRef name, int64_t neutral,
                             const std::string &why) -> mlir::LogicalResult {
@@ -800,8 +996,8 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     return mlir::success();
   }
   if (op == "Pad") {
-    if (strAttr("mode", "constant") == "wrap")
-      return fail(node, "mode 'wrap' is not supported");
+    // Pad-19's `wrap` is a mode string that Pad-13's schema passes through;
+    // hl.pad and the kernel implement it.
     if (node.input_size() <= 3 || node.input(3).empty())
       return mlir::success();
     // Pad-18's axes: expand the pads to every dimension.
@@ -880,6 +1076,15 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
       changed = true;
     eraseAttr(node, "saturate");
     return mlir::success();
+  }
+  if (op == "DequantizeLinear" && node.input_size() > 1) {
+    const onnx::TensorProto *data = findConstant(node.input(0));
+    bool fourBit = data && (data->data_type() == kInt4 ||
+                            data->data_type() == kUInt4);
+    if (intAttr("block_size", 0) != 0 || fourBit) {
+      changed = true;
+      return rewriteConstantDequantize(node, nodes);
+    }
   }
   if (op == "QuantizeLinear" || op == "DequantizeLinear") {
     if (findAttr(node, "saturate"))
@@ -990,6 +1195,37 @@ mlir::LogicalResult GraphNormalizer::run() {
   return mlir::success();
 }
 
+/// Adds every value that a node of `graph` or of its sub-graphs reads.
+static void collectReads(const onnx::GraphProto &graph,
+                         llvm::StringSet<> &reads) {
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &input : node.input())
+      reads.insert(input);
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g())
+        collectReads(attr.g(), reads);
+      for (const onnx::GraphProto &g : attr.graphs())
+        collectReads(g, reads);
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    reads.insert(output.name());
+}
+
+/// Drops the int4/uint4 initializers that nothing reads any more (their
+/// dequantization became a constant): libonnx 1.12 rejects the types.
+static void dropUnusedFourBitInitializers(onnx::GraphProto &graph) {
+  llvm::StringSet<> reads;
+  collectReads(graph, reads);
+  auto *inits = graph.mutable_initializer();
+  for (int i = inits->size() - 1; i >= 0; --i) {
+    const onnx::TensorProto &t = inits->Get(i);
+    if ((t.data_type() == kInt4 || t.data_type() == kUInt4) &&
+        !reads.contains(t.name()))
+      inits->DeleteSubrange(i, 1);
+  }
+}
+
 FailureOr<NormalizationResult> normalizeToCheckedOpset(onnx::ModelProto &model,
                                                        std::string &error) {
   NormalizationResult result;
@@ -1010,6 +1246,7 @@ FailureOr<NormalizationResult> normalizeToCheckedOpset(onnx::ModelProto &model,
   if (failed(
           GraphNormalizer(*model.mutable_graph(), opset, result, error).run()))
     return failure();
+  dropUnusedFourBitInitializers(*model.mutable_graph());
   result.fromOpset = opset;
   onnxOpset->set_version(kNewestCheckedOpset);
   // IR 9 and 10 only added types (float8, int4) that the importer refuses

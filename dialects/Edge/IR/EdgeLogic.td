@@ -123,4 +123,37 @@ def Edge_BitShiftOp : Edge_Op<"bit_shift", [Pure,
   let hasVerifier = 1;
 }
 
+/// Integer element types of the bitwise ops.
+def Edge_IntegerTensor : StaticShapeTensorOf<[I8, I16, I32, I64, UI8, UI16,
+                                              UI32, UI64]>;
+
+/// Bitwise op on integers with rank-explicit broadcasting.
+class Edge_BitwiseOp<string mnemonic, string formula>
+    : Edge_BinaryAnyTypeOp<mnemonic, [Commutative]> {
+  let summary = "Elementwise bitwise `" # formula # "` of integer tensors";
+  let description = !strconcat(
+      "Signed or unsigned integers of 8 to 64 bits; broadcasting as `add`.",
+      "\n\n```mlir\n%y = edge.", mnemonic,
+      " %a, %b : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>\n```");
+  let arguments = (ins Edge_IntegerTensor:$lhs, Edge_IntegerTensor:$rhs);
+  let results = (outs Edge_IntegerTensor:$output);
+}
+
+def Edge_BitwiseAndOp : Edge_BitwiseOp<"bitwise_and", "a & b">;
+
+def Edge_BitwiseOrOp : Edge_BitwiseOp<"bitwise_or", "a | b">;
+
+def Edge_BitwiseXorOp : Edge_BitwiseOp<"bitwise_xor", "a ^ b">;
+
+def Edge_BitwiseNotOp : Edge_UnaryElementwiseOp<"bitwise_not"> {
+  let summary = "Elementwise bitwise negation `~x` of an integer tensor";
+  let description = [{
+    ```mlir
+    %y = edge.bitwise_not %x : tensor<2x3xui8>
+    ```
+  }];
+  let arguments = (ins Edge_IntegerTensor:$input);
+  let results = (outs Edge_IntegerTensor:$output);
+}
+
 #endif // STRATA_EDGE_LOGIC

@@ -360,6 +360,9 @@ LogicalResult LessEqualOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult LogicalAndOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult LogicalOrOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult LogicalXorOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult BitwiseAndOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult BitwiseOrOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult BitwiseXorOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult SelectOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult ModOp::verify() {
   if (!getFmod() && isa<FloatType>(getElementTypeOrSelf(getOutput())))

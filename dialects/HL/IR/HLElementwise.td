@@ -228,6 +228,37 @@ def HL_BitShiftOp : HL_BinaryOp<"bit_shift", "BitShift", "a << b or a >> b"> {
   let hasVerifier = 1;
 }
 
+/// A bitwise op on integers (ONNX Bitwise*, opset 18).
+class HL_BitwiseOp<string mnemonic, string onnxName, string formula>
+    : HL_BinaryOp<mnemonic, onnxName, formula, [Commutative]> {
+  let description = "ONNX `" # onnxName # "`: " # formula # [{ on the bits
+    of signed or unsigned integers, with NumPy multidirectional broadcasting.
+
+    ```mlir
+    %y = hl.}] # mnemonic # [{ %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+    ```
+  }];
+  let arguments = (ins HL_IntTensor:$lhs, HL_IntTensor:$rhs);
+  let results = (outs HL_IntTensor:$output);
+  let hasFolder = 1;
+}
+
+def HL_BitwiseAndOp : HL_BitwiseOp<"bitwise_and", "BitwiseAnd", "a & b">;
+def HL_BitwiseOrOp : HL_BitwiseOp<"bitwise_or", "BitwiseOr", "a | b">;
+def HL_BitwiseXorOp : HL_BitwiseOp<"bitwise_xor", "BitwiseXor", "a ^ b">;
+
+def HL_BitwiseNotOp : HL_UnaryElementwiseOp<"bitwise_not"> {
+  let summary = "~x on the bits of an integer (ONNX BitwiseNot)";
+  let description = [{
+    ```mlir
+    %y = hl.bitwise_not %x : tensor<4xui8>
+    ```
+  }];
+  let arguments = (ins HL_IntTensor:$input);
+  let results = (outs HL_IntTensor:$output);
+  let hasFolder = 1;
+}
+
 def HL_PowOp : HL_Op<"pow", [Pure, ResultsBroadcastableShape,
                              AllElementTypesMatch<["lhs", "output"]>]> {
   let summary = "a^b elementwise with broadcasting (ONNX Pow)";

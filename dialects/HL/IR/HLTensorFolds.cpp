@@ -515,6 +515,31 @@ OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
                         [](bool a, bool b) { return a != b; });
 }
 
+OpFoldResult BitwiseAndOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [](const APInt &a, const APInt &b) { return a & b; });
+}
+OpFoldResult BitwiseOrOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [](const APInt &a, const APInt &b) { return a | b; });
+}
+OpFoldResult BitwiseXorOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                       [](const APInt &a, const APInt &b) { return a ^ b; });
+}
+
+OpFoldResult BitwiseNotOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType resultType = staticResultType(*this);
+  auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
+  if (!resultType || !input || !isFoldableSize(resultType) ||
+      input.getNumElements() != resultType.getNumElements())
+    return {};
+  SmallVector<APInt> values;
+  for (const APInt &v : input.getValues<APInt>())
+    values.push_back(~v);
+  return DenseElementsAttr::get(resultType, values);
+}
+
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
   auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());

@@ -2,7 +2,7 @@
 //
 // Comparisons map onto edge.equal/less/less_equal (greater and
 // greater_or_equal swap their operands); And/Or/Xor/Not onto the logical
-// ops; Where onto edge.select. Decompositions:
+// ops, BitwiseAnd/Or/Xor/Not onto the bitwise ones; Where onto edge.select. Decompositions:
 //   is_nan(x)           = not(x == x)
 //   is_inf(x)           = |x| == inf, x == inf or x == -inf (f32)
 //   thresholded_relu(x) = select(alpha < x, x, 0)
@@ -61,6 +61,53 @@ struct NotLowering : public OpConversionPattern<hl::NotOp> {
     if (!getStaticType(adaptor.getInput()))
       return rewriter.notifyMatchFailure(op, "needs a static shape");
     rewriter.replaceOpWithNewOp<edge::LogicalNotOp>(op, adaptor.getInput());
+    return success();
+  }
+};
+
+/// Integer element types of the bitwise kernels (8 to 64 bits).
+bool isBitwiseElementType(Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && !integer.isSigned() && integer.getWidth() >= 8 &&
+         integer.getWidth() <= 64 && isRuntimeElementType(type);
+}
+
+/// hl.bitwise_{and,or,xor} -> edge's on rank-aligned operands.
+template <typename HLOp, typename EdgeOp>
+struct BitwiseLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType || !getStaticType(adaptor.getLhs()) ||
+        !getStaticType(adaptor.getRhs()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (!isBitwiseElementType(resultType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    int64_t rank = resultType.getRank();
+    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
+    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, lhs, rhs);
+    return success();
+  }
+};
+
+/// hl.bitwise_not -> edge.bitwise_not.
+struct BitwiseNotLowering : public OpConversionPattern<hl::BitwiseNotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::BitwiseNotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a static shape");
+    if (!isBitwiseElementType(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    rewriter.replaceOpWithNewOp<edge::BitwiseNotOp>(op, adaptor.getInput());
     return success();
   }
 };
@@ -172,6 +219,10 @@ void strata::hl_to_edge::populateLogicPatterns(TypeConverter &converter,
                CompareLowering<hl::AndOp, edge::LogicalAndOp>,
                CompareLowering<hl::OrOp, edge::LogicalOrOp>,
                CompareLowering<hl::XorOp, edge::LogicalXorOp>, NotLowering,
+               BitwiseLowering<hl::BitwiseAndOp, edge::BitwiseAndOp>,
+               BitwiseLowering<hl::BitwiseOrOp, edge::BitwiseOrOp>,
+               BitwiseLowering<hl::BitwiseXorOp, edge::BitwiseXorOp>,
+               BitwiseNotLowering,
                WhereLowering, IsNaNLowering, IsInfLowering,
                ThresholdedReluLowering>(converter, patterns.getContext());
 }

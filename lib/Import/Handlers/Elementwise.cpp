@@ -155,6 +155,12 @@ void populateElementwiseHandlers(OpTable &t) {
   t.on("Pow", 7, generic<hl::PowOp>());
   t.on("Mod", 10, generic<hl::ModOp>());
   t.on("BitShift", 11, generic<hl::BitShiftOp>());
+  // Bitwise ops are opset 18; their schemas are registered at 17 (see
+  // ONNXChecks.cpp).
+  t.on("BitwiseAnd", 17, generic<hl::BitwiseAndOp>());
+  t.on("BitwiseOr", 17, generic<hl::BitwiseOrOp>());
+  t.on("BitwiseXor", 17, generic<hl::BitwiseXorOp>());
+  t.on("BitwiseNot", 17, generic<hl::BitwiseNotOp>());
   t.on("And", 7, generic<hl::AndOp>());
   t.on("Or", 7, generic<hl::OrOp>());
   t.on("Xor", 7, generic<hl::XorOp>());

@@ -1,8 +1,8 @@
 //===- Math.cpp - float math, maximum/minimum and cast kernels ------------===//
 //
 // dtype-generic kernels: unary math on f32/f64, broadcasting maximum/minimum
-// on every numeric type (f16 through float), and cast between any two
-// supported types.
+// on every numeric type (f16 through float), integer modulo, shifts and
+// bitwise ops, and cast between any two supported types.
 //
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
@@ -285,6 +285,72 @@ Error bitShiftKernel(KernelContext &ctx) {
       return a; // Rejected above.
     }
   });
+}
+
+namespace {
+
+bool isIntegerDType(DType dtype) {
+  switch (dtype) {
+  case DType::I8:
+  case DType::U8:
+  case DType::I16:
+  case DType::U16:
+  case DType::I32:
+  case DType::U32:
+  case DType::I64:
+  case DType::U64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// A broadcasting bitwise kernel: `f` on integers of one type.
+template <typename F> Error bitwiseBinary(KernelContext &ctx, F f) {
+  DType dtype = ctx.outs.empty() ? DType::F32 : ctx.outs[0].dtype;
+  if (!isIntegerDType(dtype))
+    return ctx.fail("takes 8- to 64-bit integers, got " +
+                    std::string(dtypeName(dtype)));
+  return numericBinary(ctx, [f](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(f(a, b));
+    else
+      return a; // Rejected above.
+  });
+}
+
+} // namespace
+
+Error bitwiseAndKernel(KernelContext &ctx) {
+  return bitwiseBinary(ctx, [](auto a, auto b) { return a & b; });
+}
+Error bitwiseOrKernel(KernelContext &ctx) {
+  return bitwiseBinary(ctx, [](auto a, auto b) { return a | b; });
+}
+Error bitwiseXorKernel(KernelContext &ctx) {
+  return bitwiseBinary(ctx, [](auto a, auto b) { return a ^ b; });
+}
+
+Error bitwiseNotKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (in.dtype != out.dtype || !isIntegerDType(out.dtype))
+    return ctx.fail("takes and writes one 8- to 64-bit integer type, got " +
+                    in.typeString() + " -> " + out.typeString());
+  STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
+  if (ctx.validateOnly)
+    return Error::success();
+  dispatchNumeric(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      const T *x = in.as<const T>();
+      T *y = out.as<T>();
+      for (int64_t i = 0, n = out.numel(); i < n; ++i)
+        y[i] = static_cast<T>(~x[i]);
+    }
+  });
+  return Error::success();
 }
 
 Error genericArithmeticKernel(KernelContext &ctx, int op) {

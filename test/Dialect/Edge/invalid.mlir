@@ -1012,3 +1012,21 @@ func.func @scatter_nd_updates(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tens
   %0 = edge.scatter_nd %x, %i, %u {reduction = "none"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+// Tests that the bitwise ops take integers only.
+func.func @bitwise_float(%a: tensor<3xf32>) {
+  // expected-error @+1 {{must be statically shaped tensor of 8-bit signless integer}}
+  %0 = edge.bitwise_and %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// Tests that the bitwise ops broadcast by the edge contract.
+func.func @bitwise_broadcast(%a: tensor<2x3xi32>, %b: tensor<2x2xi32>) {
+  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  %0 = edge.bitwise_xor %a, %b : (tensor<2x3xi32>, tensor<2x2xi32>) -> tensor<2x3xi32>
+  return
+}

@@ -370,3 +370,27 @@ func.func @cast_bool() -> (tensor<2xi64>, tensor<2xui8>) {
   %u = hl.cast %b : (tensor<2xi1>) -> tensor<2xui8>
   return %i, %u : tensor<2xi64>, tensor<2xui8>
 }
+
+// -----
+
+// Tests that the bitwise ops fold on constants bit by bit (the values are
+// Python's: -1 & 3855 = 3855, 5 & -256 = 0, -1 | 3855 = -1, 5 | -256 =
+// -251, 0xAA ^ 0xFF = 0x55, and ~0x0F = 0xF0 on u8).
+// CHECK-LABEL: func @bitwise
+// CHECK-DAG: hl.constant dense<[3855, 0]> : tensor<2xi32>
+// CHECK-DAG: hl.constant dense<[-1, -251]> : tensor<2xi32>
+// CHECK-DAG: hl.constant dense<[85, 15]> : tensor<2xui8>
+// CHECK-DAG: hl.constant dense<[240, 0]> : tensor<2xui8>
+// CHECK-NOT: hl.bitwise
+func.func @bitwise() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xui8>, tensor<2xui8>) {
+  %a = hl.constant dense<[-1, 5]> : tensor<2xi32>
+  %b = hl.constant dense<[3855, -256]> : tensor<2xi32>
+  %u = hl.constant dense<[170, 15]> : tensor<2xui8>
+  %v = hl.constant dense<[255, 0]> : tensor<2xui8>
+  %and = hl.bitwise_and %a, %b : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %or = hl.bitwise_or %a, %b : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %xor = hl.bitwise_xor %u, %v : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
+  %w = hl.constant dense<[15, 255]> : tensor<2xui8>
+  %not = hl.bitwise_not %w : tensor<2xui8>
+  return %and, %or, %xor, %not : tensor<2xi32>, tensor<2xi32>, tensor<2xui8>, tensor<2xui8>
+}
