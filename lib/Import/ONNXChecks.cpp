@@ -19,7 +19,8 @@ namespace strata::importer {
 namespace {
 
 // Operators of opsets 18 to 21 that libonnx 1.12 has no schema for and that
-// the op table converts: their opset-18 definitions, registered in the
+// the op table converts: their definitions (Bitwise* of 18, DeformConv of
+// 19), registered in the
 // library's own registry so that its checker verifies such nodes and its
 // shape inference types them like any other. The opset normaliser lowers a
 // newer model's ai.onnx import to 17, so the schemas are registered at
@@ -70,6 +71,79 @@ onnx::OpSchema bitwiseNotSchema() {
       .TypeAndShapeInferenceFunction(onnx::propagateShapeAndTypeFromFirstInput);
 }
 
+/// DeformConv-19: `[N, M, oH, oW]` from the input, the weight and the
+/// window attributes, as Conv's.
+void inferDeformConv(onnx::InferenceContext &ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasNInputShapes(ctx, 2))
+    return;
+  const onnx::TensorShapeProto &x = ctx.getInputType(0)->tensor_type().shape();
+  const onnx::TensorShapeProto &w = ctx.getInputType(1)->tensor_type().shape();
+  if (x.dim_size() != 4 || w.dim_size() != 4)
+    fail_shape_inference("DeformConv is 2-d: input and weight must "
+                               "have rank 4");
+  auto ints = [&](const char *name, int64_t fallback, int count) {
+    std::vector<int64_t> values(count, fallback);
+    if (const onnx::AttributeProto *a = ctx.getAttribute(name)) {
+      if (a->ints_size() != count)
+        fail_shape_inference("DeformConv '", name, "' must have ",
+                                   count, " values");
+      values.assign(a->ints().begin(), a->ints().end());
+    }
+    return values;
+  };
+  std::vector<int64_t> strides = ints("strides", 1, 2);
+  std::vector<int64_t> dilations = ints("dilations", 1, 2);
+  std::vector<int64_t> pads = ints("pads", 0, 4);
+  onnx::TensorShapeProto *y =
+      ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  *y->add_dim() = x.dim(0);
+  *y->add_dim() = w.dim(0);
+  for (int i = 0; i < 2; ++i) {
+    onnx::TensorShapeProto::Dimension *d = y->add_dim();
+    if (!x.dim(2 + i).has_dim_value() || !w.dim(2 + i).has_dim_value())
+      continue;
+    int64_t window = dilations[i] * (w.dim(2 + i).dim_value() - 1) + 1;
+    int64_t padded = x.dim(2 + i).dim_value() + pads[i] + pads[2 + i];
+    if (strides[i] < 1 || padded < window)
+      fail_shape_inference("DeformConv's window does not fit the "
+                                 "padded input");
+    d->set_dim_value((padded - window) / strides[i] + 1);
+  }
+}
+
+onnx::OpSchema deformConvSchema() {
+  return onnx::OpSchema()
+      .SetName("DeformConv")
+      .SetDomain("")
+      .SinceVersion(kRegisteredSinceVersion)
+      .SetLocation(__FILE__, __LINE__)
+      .SetDoc("2-d deformable convolution (ai.onnx opset 19).")
+      .Attr("dilations", "dilation per spatial axis", onnx::AttributeProto::INTS,
+            false)
+      .Attr("group", "number of groups", onnx::AttributeProto::INT,
+            static_cast<int64_t>(1))
+      .Attr("kernel_shape", "the weight's spatial shape",
+            onnx::AttributeProto::INTS, false)
+      .Attr("offset_group", "number of offset groups",
+            onnx::AttributeProto::INT, static_cast<int64_t>(1))
+      .Attr("pads", "begin and end padding per spatial axis",
+            onnx::AttributeProto::INTS, false)
+      .Attr("strides", "stride per spatial axis", onnx::AttributeProto::INTS,
+            false)
+      .Input(0, "X", "input [N, C, H, W]", "T")
+      .Input(1, "W", "weight [M, C/group, kH, kW]", "T")
+      .Input(2, "offset", "offsets [N, offset_group*2*kH*kW, oH, oW]", "T")
+      .Input(3, "B", "bias [M]", "T", onnx::OpSchema::Optional)
+      .Input(4, "mask", "mask [N, offset_group*kH*kW, oH, oW]", "T",
+             onnx::OpSchema::Optional)
+      .Output(0, "Y", "result [N, M, oH, oW]", "T")
+      .TypeConstraint("T",
+                      {"tensor(float16)", "tensor(float)", "tensor(double)"},
+                      "float tensors")
+      .TypeAndShapeInferenceFunction(inferDeformConv);
+}
+
 /// Registers the schemas above once; every entry point below calls it
 /// before it looks anything up.
 void registerNewerSchemas() {
@@ -79,6 +153,7 @@ void registerNewerSchemas() {
       onnx::RegisterSchema(bitwiseBinarySchema("BitwiseOr", "bitwise or"));
       onnx::RegisterSchema(bitwiseBinarySchema("BitwiseXor", "bitwise xor"));
       onnx::RegisterSchema(bitwiseNotSchema());
+      onnx::RegisterSchema(deformConvSchema());
     } catch (...) {
       return false;
     }

@@ -549,6 +549,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
                 : runONNXShapeInference(model))
       return emitError(fileLoc()) << "ONNX shape inference: " << *error,
              nullptr;
+  importer::restoreDeferredAttributes(model, *normalized);
   if (failed(reportUnsupported(model)))
     return nullptr;
 

@@ -17,10 +17,12 @@
 // Each such node is rewritten here into its exact opset-17 equivalent, the
 // functions into their bodies, before the checker runs, so that everything
 // downstream (checker, inference, the op table, hl) sees one form. A
-// feature with no exact equivalent (antialiased resize, blocked
-// quantization of a computed tensor) is refused naming the node. Operators
-// new in 18 that exist in no older form (the bitwise ones) keep their
-// node; ONNXChecks.cpp registers their schemas with libonnx.
+// feature with no exact equivalent (blocked quantization of a computed
+// tensor) is refused naming the node; one that only libonnx's schema lacks
+// (Resize's antialias) is taken off for the checker and put back after. Operators
+// new in 18 and 19 that exist in no older form (the bitwise ones,
+// DeformConv) keep their node; ONNXChecks.cpp registers their schemas with
+// libonnx.
 //
 //===----------------------------------------------------------------------===//
 #include "OpsetNormalization.h"
@@ -934,8 +936,10 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
   llvm::StringRef op = node.op_type();
   // Operators introduced after 17 that have no opset-17 form here.
   static const llvm::StringMap<int> introduced = {
-      {"DeformConv", 19},    {"ImageDecoder", 20},
-      {"RegexFullMatch", 20}, {"StringConcat", 20}, {"StringSplit", 20},
+      {"ImageDecoder", 20},
+      {"RegexFullMatch", 20},
+      {"StringConcat", 20},
+      {"StringSplit", 20},
   };
   if (op == "Col2Im" && opset >= 18) {
     changed = true;
@@ -1027,8 +1031,13 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     return mlir::success();
   }
   if (op == "Resize") {
-    if (failed(dropNeutralInt("antialias", 0, "antialias=1 is not supported")))
-      return failure();
+    if (const onnx::AttributeProto *a = findAttr(node, "antialias")) {
+      // Resize-13's schema has no antialias; hl.resize and the kernel do.
+      if (a->i() != 0)
+        result.deferred.emplace_back(node.output(0), *a);
+      eraseAttr(node, "antialias");
+      changed = true;
+    }
     if (const onnx::AttributeProto *a =
             findAttr(node, "keep_aspect_ratio_policy")) {
       bool hasSizes = node.input_size() > 3 && !node.input(3).empty();
@@ -1224,6 +1233,34 @@ static void dropUnusedFourBitInitializers(onnx::GraphProto &graph) {
         !reads.contains(t.name()))
       inits->DeleteSubrange(i, 1);
   }
+}
+
+static void restoreDeferred(
+    onnx::GraphProto &graph,
+    const llvm::StringMap<const onnx::AttributeProto *> &byOutput) {
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+      if (attr.has_g())
+        restoreDeferred(*attr.mutable_g(), byOutput);
+      for (onnx::GraphProto &g : *attr.mutable_graphs())
+        restoreDeferred(g, byOutput);
+    }
+    if (node.output_size() == 0)
+      continue;
+    auto it = byOutput.find(node.output(0));
+    if (it != byOutput.end())
+      *node.add_attribute() = *it->second;
+  }
+}
+
+void restoreDeferredAttributes(onnx::ModelProto &model,
+                               const NormalizationResult &result) {
+  if (result.deferred.empty())
+    return;
+  llvm::StringMap<const onnx::AttributeProto *> byOutput;
+  for (const auto &[output, attr] : result.deferred)
+    byOutput[output] = &attr;
+  restoreDeferred(*model.mutable_graph(), byOutput);
 }
 
 FailureOr<NormalizationResult> normalizeToCheckedOpset(onnx::ModelProto &model,

@@ -13,6 +13,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace strata::importer {
 
@@ -35,6 +37,11 @@ struct NormalizationResult {
   int64_t fromIRVersion = 0;
   /// op type and opset -> number of nodes rewritten into opset-17 form.
   std::map<std::string, int> rewritten;
+  /// Attributes of opsets 18-21 that the importer implements but that
+  /// libonnx's opset-17 schema would reject (Resize-18's `antialias`):
+  /// taken off their node, named by its first output, for the checker and
+  /// shape inference, and put back by restoreDeferredAttributes.
+  std::vector<std::pair<std::string, onnx::AttributeProto>> deferred;
 };
 
 /// Rewrites a model whose ai.onnx opset is 18 to 21 into opset 17, which
@@ -47,6 +54,11 @@ struct NormalizationResult {
 /// equivalent exists. A model at opset 17 or older is left alone.
 mlir::FailureOr<NormalizationResult>
 normalizeToCheckedOpset(onnx::ModelProto &model, std::string &error);
+
+/// Puts the attributes that normalisation deferred back on their nodes,
+/// once the checker and shape inference have run.
+void restoreDeferredAttributes(onnx::ModelProto &model,
+                               const NormalizationResult &result);
 
 } // namespace strata::importer
 

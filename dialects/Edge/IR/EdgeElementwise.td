@@ -188,6 +188,9 @@ def Edge_CastOp : Edge_Op<"cast", [Pure, SameOperandsAndResultShape,
     truncate toward zero, anything to `i1` tests for non-zero, float to
     narrower float rounds to nearest even.
 
+    Folds an integer constant cast to f32 (QLinearConv's int32 bias, before
+    its scaling folds too).
+
     ```mlir
     %y = edge.cast %x : (tensor<2x3xf32>) -> tensor<2x3xi64>
     ```
@@ -196,6 +199,7 @@ def Edge_CastOp : Edge_Op<"cast", [Pure, SameOperandsAndResultShape,
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 #endif // STRATA_EDGE_ELEMENTWISE

@@ -2,7 +2,8 @@
 //
 // Elementwise ops on f32 constants fold (BatchNormalization's coefficients,
 // Gemm's scaled bias, LayerNorm's epsilon), with the edge broadcasting rule:
-// equal ranks, each operand extent equal to the result's or 1.
+// equal ranks, each operand extent equal to the result's or 1; so do casts
+// of integer constants to f32.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeConstants.h"
@@ -147,6 +148,25 @@ OpFoldResult foldUnary(Operation *op, Attribute inputAttr, Fn fn) {
 }
 
 } // namespace
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<ShapedType>(getType());
+  auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
+  auto intType = input ? dyn_cast<IntegerType>(input.getElementType())
+                       : IntegerType();
+  if (!type.getElementType().isF32() || !intType || intType.getWidth() == 1 ||
+      !isFoldableSize(type))
+    return {};
+  bool isUnsigned = intType.isUnsigned();
+  std::vector<float> values;
+  values.reserve(type.getNumElements());
+  for (const APInt &v : input.getValues<APInt>())
+    values.push_back(isUnsigned ? static_cast<float>(v.getZExtValue())
+                                : static_cast<float>(v.getSExtValue()));
+  if (static_cast<int64_t>(values.size()) != type.getNumElements())
+    return {};
+  return makeF32Constant(type, values);
+}
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),

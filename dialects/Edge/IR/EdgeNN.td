@@ -35,6 +35,40 @@ def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure, Edge_KernelOpInterface]> {
   let hasVerifier = 1;
 }
 
+def Edge_DeformConv2DOp : Edge_Op<"deform_conv2d",
+    [Pure, Edge_KernelOpInterface]> {
+  let summary = "2-d deformable convolution, NCHW input, OIHW weight (f32)";
+  let description = [{
+    Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, bias `[M]`, offset
+    `[N, offset_group * 2 * KH * KW, oH, oW]` and optional mask
+    `[N, offset_group * KH * KW, oH, oW]`. Tap `(i, j)` of output pixel
+    `(y, x)` reads channel group `g`'s input bilinearly at
+    `(y * stride - pad_top + i * dilation + offset[2k], x * stride - pad_left +
+    j * dilation + offset[2k + 1])`, `k = i * KW + j` within the group's
+    offsets, zero outside the image, times `mask[k]`; the samples are
+    convolved with the weight. `pads` is `[top, left, bottom, right]`.
+
+    ```mlir
+    %y = edge.deform_conv2d %x, %w, %b, %off {dilations = array<i64: 1, 1>,
+            group = 1 : i64, offset_group = 1 : i64,
+            pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+        : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1xf32>,
+           tensor<1x8x2x2xf32>) -> tensor<1x1x2x2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input, Edge_F32Tensor:$weight,
+                       Edge_F32Tensor:$bias, Edge_F32Tensor:$offset,
+                       Optional<Edge_F32Tensor>:$mask,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       I64Attr:$group,
+                       I64Attr:$offset_group);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
     [Pure, Edge_KernelOpInterface]> {
   let summary = "2-d transposed convolution, NCHW input, IOHW weight";

@@ -128,6 +128,42 @@ LogicalResult Conv2DOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// DeformConv2DOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DeformConv2DOp::verify() {
+  ArrayRef<int64_t> weight = shapeOf(getWeight());
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (input.size() != 4)
+    return emitOpError("input must have rank 4 (NCHW), got ") << input.size();
+  if (failed(verifyConvChannels(*this, input, weight, getGroup())))
+    return failure();
+  if (shapeOf(getBias()) != ArrayRef(weight[0]))
+    return emitOpError("bias must have shape [") << weight[0] << "]";
+  int64_t offsetGroup = static_cast<int64_t>(getOffsetGroup());
+  if (offsetGroup < 1 || input[1] % offsetGroup != 0)
+    return emitOpError("offset_group ")
+           << offsetGroup << " must be positive and divide the input's "
+           << input[1] << " channels";
+  auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
+                                getStrides(), getDilations(), getPads(),
+                                /*ceilMode=*/false);
+  if (failed(shape) || failed(verifyResultShape(*this, *shape)))
+    return failure();
+  int64_t taps = weight[2] * weight[3];
+  SmallVector<int64_t, 4> offset{input[0], offsetGroup * 2 * taps, (*shape)[2],
+                                 (*shape)[3]};
+  if (shapeOf(getOffset()) != ArrayRef(offset))
+    return emitOpError("offset must have shape [")
+           << formatShape(offset) << "]";
+  SmallVector<int64_t, 4> mask{input[0], offsetGroup * taps, (*shape)[2],
+                               (*shape)[3]};
+  if (getMask() && shapeOf(getMask()) != ArrayRef(mask))
+    return emitOpError("mask must have shape [") << formatShape(mask) << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ConvTranspose2DOp
 //===----------------------------------------------------------------------===//
 

@@ -63,6 +63,39 @@ def HL_ConvTransposeOp : HL_Op<"conv_transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
+def HL_DeformConvOp : HL_Op<"deform_conv", [Pure, AttrSizedOperandSegments]> {
+  let summary = "2-d deformable convolution (ONNX DeformConv)";
+  let description = [{
+    ONNX `DeformConv`: input `[N, C, H, W]`, weight `[M, C/group, kH, kW]`,
+    `offset` `[N, offset_group * 2 * kH * kW, oH, oW]` (per tap, the
+    vertical then the horizontal shift of its sampling point), optional
+    bias `[M]` and `mask` `[N, offset_group * kH * kW, oH, oW]`. Each tap
+    samples the input bilinearly at its shifted point (zero outside), times
+    its mask, and the samples are convolved with the weight.
+
+    ```mlir
+    %y = hl.deform_conv %x, %w, %off
+        : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1x8x2x2xf32>) -> tensor<1x1x2x2xf32>
+    ```
+  }];
+  let arguments = (ins HL_FloatTensor:$input, HL_FloatTensor:$weight,
+                       HL_FloatTensor:$offset,
+                       Optional<HL_FloatTensor>:$bias,
+                       Optional<HL_FloatTensor>:$mask,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                       DefaultValuedAttr<I64Attr, "1">:$offset_group,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs HL_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $offset (`bias` $bias^)? (`mask` $mask^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def HL_GemmOp : HL_Op<"gemm", [Pure]> {
   let summary = "General matrix multiply (ONNX Gemm)";
   let description = [{

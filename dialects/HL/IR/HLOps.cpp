@@ -71,6 +71,70 @@ LogicalResult ConvOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// DeformConvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DeformConvOp::verify() {
+  ArrayRef<int64_t> kernelShape;
+  if (auto attr = getKernelShape())
+    kernelShape = *attr;
+  if (failed(verifyWindowOp(*this, getInput(), "NOTSET", kernelShape,
+                            getStrides(), getDilations(), getPads())))
+    return failure();
+  int64_t group = static_cast<int64_t>(getGroup());
+  int64_t offsetGroup = static_cast<int64_t>(getOffsetGroup());
+  if (group < 1 || offsetGroup < 1)
+    return emitOpError("'group' and 'offset_group' must be positive, got ")
+           << group << " and " << offsetGroup;
+  auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
+  auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
+  auto offsetType = dyn_cast<RankedTensorType>(getOffset().getType());
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{
+                                "input", inputType},
+                            {"weight", weightType},
+                            {"offset", offsetType}})
+    if (type && type.getRank() != 4)
+      return emitOpError("is 2-d: the ")
+             << name << " must have rank 4, got " << type.getRank();
+  if (!inputType || !weightType || !inputType.hasStaticShape() ||
+      !weightType.hasStaticShape())
+    return success();
+  int64_t channels = inputType.getDimSize(1);
+  int64_t outChannels = weightType.getDimSize(0);
+  if (outChannels % group != 0 || channels != weightType.getDimSize(1) * group)
+    return emitOpError("input channels ")
+           << channels << " and output channels " << outChannels
+           << " do not match weight " << formatShape(weightType.getShape())
+           << " in " << group << " group(s)";
+  if (channels % offsetGroup != 0)
+    return emitOpError("input channels ")
+           << channels << " are not divisible by offset_group " << offsetGroup;
+  int64_t taps = weightType.getDimSize(2) * weightType.getDimSize(3);
+  if (offsetType && !ShapedType::isDynamic(offsetType.getDimSize(1)) &&
+      offsetType.getDimSize(1) != offsetGroup * 2 * taps)
+    return emitOpError("offset has ")
+           << offsetType.getDimSize(1) << " channels; expected offset_group x "
+           << "2 x kH x kW = " << offsetGroup * 2 * taps;
+  if (Value mask = getMask()) {
+    auto maskType = dyn_cast<RankedTensorType>(mask.getType());
+    if (maskType && (maskType.getRank() != 4 ||
+                     (!ShapedType::isDynamic(maskType.getDimSize(1)) &&
+                      maskType.getDimSize(1) != offsetGroup * taps)))
+      return emitOpError("mask must have rank 4 and offset_group x kH x kW = ")
+             << offsetGroup * taps << " channels";
+  }
+  if (Value bias = getBias()) {
+    auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+    if (biasType && (biasType.getRank() != 1 ||
+                     !isCompatibleShape(biasType.getShape(), {outChannels})))
+      return emitOpError("bias must have shape [")
+             << outChannels << "], got [" << formatShape(biasType.getShape())
+             << "]";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
 

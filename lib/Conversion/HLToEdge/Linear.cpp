@@ -1,4 +1,4 @@
-//===- Linear.cpp - hl conv/gemm/matmul to edge ---------------------------===//
+//===- Linear.cpp - hl conv/deform_conv/gemm/matmul to edge ---------------===//
 #include "PatternUtils.h"
 
 #include "HL/IR/HLOps.h"
@@ -265,11 +265,50 @@ struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
   }
 };
 
+/// hl.deform_conv (2-d, f32) -> edge.deform_conv2d with explicit window
+/// attributes; an absent bias becomes zeros.
+struct DeformConvLowering : public OpConversionPattern<hl::DeformConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::DeformConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    RankedTensorType weightType = getStaticType(adaptor.getWeight());
+    if (!resultType || !inputType || !weightType ||
+        !getStaticType(adaptor.getOffset()) || inputType.getRank() != 4 ||
+        !inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs static 2-d f32 shapes");
+    FailureOr<Window> window = resolveWindow(
+        inputType.getShape().drop_front(2), weightType.getShape().drop_front(2),
+        op.getStrides(), op.getDilations(), op.getPads(), "NOTSET");
+    if (failed(window))
+      return rewriter.notifyMatchFailure(op, "inconsistent window attributes");
+    Window window2D = liftWindowTo2D(*window);
+    Location loc = op.getLoc();
+    Value bias = adaptor.getBias();
+    if (!bias)
+      bias = rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   RankedTensorType::get({weightType.getDimSize(0)},
+                                         rewriter.getF32Type()),
+                   0.0f));
+    rewriter.replaceOpWithNewOp<edge::DeformConv2DOp>(
+        op, resultType, adaptor.getInput(), adaptor.getWeight(), bias,
+        adaptor.getOffset(), adaptor.getMask(), window2D.strides,
+        window2D.dilations, window2D.pads,
+        static_cast<int64_t>(op.getGroup()),
+        static_cast<int64_t>(op.getOffsetGroup()));
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateLinearPatterns(TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns
-      .add<ConvLowering, GemmLowering, MatMulLowering, ConvTransposeLowering>(
-          converter, patterns.getContext());
+      .add<ConvLowering, GemmLowering, MatMulLowering, ConvTransposeLowering,
+           DeformConvLowering>(converter, patterns.getContext());
 }

@@ -237,6 +237,8 @@ static LogicalResult convertRecurrent(NodeContext &ctx) {
 void populateNNHandlers(OpTable &t) {
   t.on("Conv", 1, generic<hl::ConvOp>());
   t.on("ConvTranspose", 1, generic<hl::ConvTransposeOp>());
+  // DeformConv is opset 19; its schema is registered at 17 (ONNXChecks.cpp).
+  t.on("DeformConv", 17, generic<hl::DeformConvOp>({}, 5));
   t.on("Gemm", 7, generic<hl::GemmOp>());
   t.on("MatMul", 1, generic<hl::MatMulOp>());
   t.on("MaxPool", 1, generic<hl::MaxPoolOp>());

@@ -158,6 +158,7 @@ Error absKernel(KernelContext &ctx);
 Error clipKernel(KernelContext &ctx);
 Error matmulKernel(KernelContext &ctx);
 Error conv2dKernel(KernelContext &ctx);
+Error deformConv2dKernel(KernelContext &ctx);
 Error maxPool2dKernel(KernelContext &ctx);
 Error avgPool2dKernel(KernelContext &ctx);
 Error reduceMeanKernel(KernelContext &ctx);

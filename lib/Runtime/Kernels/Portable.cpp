@@ -62,6 +62,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"clip", clipKernel},
       {"matmul", matmulKernel},
       {"conv2d", conv2dKernel},
+      {"deform_conv2d", deformConv2dKernel},
       {"quantized_conv2d", quantizedConv2dKernel},
       {"quantized_matmul", quantizedMatmulKernel},
       {"max_pool2d", maxPool2dKernel},

@@ -1030,3 +1030,12 @@ func.func @bitwise_broadcast(%a: tensor<2x3xi32>, %b: tensor<2x2xi32>) {
   %0 = edge.bitwise_xor %a, %b : (tensor<2x3xi32>, tensor<2x2xi32>) -> tensor<2x3xi32>
   return
 }
+
+// -----
+
+// Tests that deform_conv2d's offsets hold two values per tap and output pixel.
+func.func @deform_conv_offset(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>, %b: tensor<3xf32>, %o: tensor<1x4x3x3xf32>) {
+  // expected-error @+1 {{offset must have shape [1x8x3x3]}}
+  %0 = edge.deform_conv2d %x, %w, %b, %o {dilations = array<i64: 1, 1>, group = 1 : i64, offset_group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x2x2xf32>, tensor<3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x3x3x3xf32>
+  return
+}

@@ -1866,3 +1866,12 @@ func.func @fused_isolated(%x: tensor<2xf32>) {
   }
   return
 }
+
+// -----
+
+// Tests that DeformConv's offset holds offset_group x 2 x kH x kW channels.
+func.func @deform_conv_offset_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x3x3xf32>, %o: tensor<1x18x3x3xf32>) {
+  // expected-error @+1 {{offset has 18 channels; expected offset_group x 2 x kH x kW = 36}}
+  %0 = hl.deform_conv %x, %w, %o {offset_group = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<2x4x3x3xf32>, tensor<1x18x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return
+}

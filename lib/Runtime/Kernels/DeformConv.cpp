@@ -1,0 +1,121 @@
+//===- DeformConv.cpp - 2-d deformable convolution (f32) ------------------===//
+//
+// ONNX DeformConv as torchvision and ONNX Runtime compute it: per image, the
+// columns of an im2col whose every tap samples the input bilinearly at its
+// own shifted point (zero outside the image, each of the four neighbours
+// that lies outside contributing zero), scaled by the tap's mask, then one
+// GEMM per group with the weight and the bias added.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelUtils.h"
+
+#include <cmath>
+#include <vector>
+
+namespace strata::runtime::kernels {
+
+namespace {
+
+/// The plane `x` of `h` x `w` sampled at (`y`, `xpos`).
+float bilinear(const float *x, int64_t h, int64_t w, float y, float xpos) {
+  if (!(y > -1.0f && y < static_cast<float>(h) && xpos > -1.0f &&
+        xpos < static_cast<float>(w)))
+    return 0.0f; // Also NaN coordinates.
+  float fy = std::floor(y), fx = std::floor(xpos);
+  int64_t y0 = static_cast<int64_t>(fy), x0 = static_cast<int64_t>(fx);
+  int64_t y1 = y0 + 1, x1 = x0 + 1;
+  float ly = y - fy, lx = xpos - fx, hy = 1.0f - ly, hx = 1.0f - lx;
+  auto at = [&](int64_t r, int64_t c) {
+    return r >= 0 && r < h && c >= 0 && c < w ? x[r * w + c] : 0.0f;
+  };
+  return hy * hx * at(y0, x0) + hy * lx * at(y0, x1) + ly * hx * at(y1, x0) +
+         ly * lx * at(y1, x1);
+}
+
+} // namespace
+
+Error deformConv2dKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 4, 5, 1));
+  STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
+  const TensorView &in = ctx.ins[0], &weight = ctx.ins[1];
+  const TensorView &biasView = ctx.ins[2], &offsetView = ctx.ins[3];
+  const TensorView &out = ctx.outs[0];
+  if (in.rank() != 4 || weight.rank() != 4 || out.rank() != 4)
+    return ctx.fail("takes NCHW input, OIHW weight and NCHW result");
+  STRATA_KERNEL_ASSIGN(strides, getPairParam(ctx.params, "strides", 1));
+  STRATA_KERNEL_ASSIGN(dilations, getPairParam(ctx.params, "dilations", 1));
+  STRATA_KERNEL_ASSIGN(pads, getPadsParam(ctx.params));
+  STRATA_KERNEL_ASSIGN(group, ctx.params.getInt("group", 1));
+  STRATA_KERNEL_ASSIGN(offsetGroup, ctx.params.getInt("offset_group", 1));
+  int64_t n = in.shape[0], c = in.shape[1], h = in.shape[2], w = in.shape[3];
+  int64_t m = weight.shape[0], kh = weight.shape[2], kw = weight.shape[3];
+  if (group < 1 || offsetGroup < 1 || c % group != 0 || m % group != 0 ||
+      c % offsetGroup != 0 || weight.shape[1] * group != c)
+    return ctx.fail("group " + std::to_string(group) + " and offset_group " +
+                    std::to_string(offsetGroup) + " do not fit input " +
+                    in.typeString() + " and weight " + weight.typeString());
+  auto [sh, sw] = strides;
+  auto [dh, dw] = dilations;
+  if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
+    return ctx.fail("strides and dilations must be positive");
+  int64_t oh = (h + pads[0] + pads[2] - (dh * (kh - 1) + 1)) / sh + 1;
+  int64_t ow = (w + pads[1] + pads[3] - (dw * (kw - 1) + 1)) / sw + 1;
+  int64_t taps = kh * kw, points = oh * ow;
+  if (out.shape != std::vector<int64_t>{n, m, oh, ow} ||
+      biasView.shape != std::vector<int64_t>{m} ||
+      offsetView.shape !=
+          std::vector<int64_t>{n, offsetGroup * 2 * taps, oh, ow} ||
+      (ctx.ins.size() == 5 &&
+       ctx.ins[4].shape != std::vector<int64_t>{n, offsetGroup * taps, oh, ow}))
+    return ctx.fail("result " + out.typeString() + ", bias " +
+                    biasView.typeString() + " or offset " +
+                    offsetView.typeString() + " do not match input " +
+                    in.typeString() + " and weight " + weight.typeString());
+  if (ctx.validateOnly || out.numel() == 0)
+    return Error::success();
+
+  const float *x = in.as<float>(), *wt = weight.as<float>();
+  const float *bias = biasView.as<float>(), *offsets = offsetView.as<float>();
+  const float *mask = ctx.ins.size() == 5 ? ctx.ins[4].as<float>() : nullptr;
+  float *y = out.as<float>();
+  int64_t channelsPerOffsetGroup = c / offsetGroup;
+  int64_t cg = c / group, mg = m / group, rows = cg * taps;
+  std::vector<float> columns(static_cast<size_t>(c * taps * points));
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      int64_t og = ch / channelsPerOffsetGroup;
+      const float *plane = x + (b * c + ch) * h * w;
+      const float *off = offsets + (b * offsetGroup + og) * 2 * taps * points;
+      const float *mk =
+          mask ? mask + (b * offsetGroup + og) * taps * points : nullptr;
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) {
+          int64_t k = i * kw + j;
+          const float *dy = off + 2 * k * points, *dx = dy + points;
+          float *col = columns.data() + (ch * taps + k) * points;
+          for (int64_t py = 0; py < oh; ++py)
+            for (int64_t px = 0; px < ow; ++px) {
+              int64_t p = py * ow + px;
+              float sy = static_cast<float>(py * sh - pads[0] + i * dh) + dy[p];
+              float sx = static_cast<float>(px * sw - pads[1] + j * dw) + dx[p];
+              float v = bilinear(plane, h, w, sy, sx);
+              col[p] = mk ? v * mk[k * points + p] : v;
+            }
+        }
+    }
+    for (int64_t gi = 0; gi < group; ++gi) {
+      float *yg = y + (b * m + gi * mg) * points;
+      gemm(mg, points, rows, wt + gi * mg * rows, rows,
+           columns.data() + gi * rows * points, points, yg, points);
+      for (int64_t o = 0; o < mg; ++o) {
+        float bv = bias[gi * mg + o];
+        float *yo = yg + o * points;
+        for (int64_t s = 0; s < points; ++s)
+          yo[s] += bv;
+      }
+    }
+  }
+  return Error::success();
+}
+
+} // namespace strata::runtime::kernels
