@@ -75,3 +75,22 @@ func.func @identities(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %1 = edge.reshape %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
 }
+
+// -----
+
+// Tests that a cast of an integer constant to f32 folds, signed and
+// unsigned by the type, and that other casts stay.
+// CHECK-LABEL: func @cast_integer_constant
+// CHECK-DAG: edge.constant dense<[-500, 7, 2147483647]> : tensor<3xi32>
+// CHECK-DAG: %[[S:.*]] = edge.constant dense<[-5.000000e+02, 7.000000e+00, 2.14748365E+9]> : tensor<3xf32>
+// CHECK-DAG: %[[U:.*]] = edge.constant dense<[2.550000e+02, 1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[I:.*]] = edge.cast %{{.*}} : (tensor<3xi32>) -> tensor<3xi64>
+// CHECK: return %[[S]], %[[U]], %[[I]]
+func.func @cast_integer_constant() -> (tensor<3xf32>, tensor<2xf32>, tensor<3xi64>) {
+  %a = edge.constant dense<[-500, 7, 2147483647]> : tensor<3xi32>
+  %u = edge.constant dense<[255, 1]> : tensor<2xui8>
+  %f = edge.cast %a : (tensor<3xi32>) -> tensor<3xf32>
+  %g = edge.cast %u : (tensor<2xui8>) -> tensor<2xf32>
+  %i = edge.cast %a : (tensor<3xi32>) -> tensor<3xi64>
+  return %f, %g, %i : tensor<3xf32>, tensor<2xf32>, tensor<3xi64>
+}
