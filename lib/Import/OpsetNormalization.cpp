@@ -33,6 +33,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <cstring>
@@ -61,6 +62,14 @@ llvm::StringMap<int> declaredRanks(const onnx::GraphProto &graph) {
 
 namespace {
 
+/// The prefix naming the sub-graph held by `attr` of `node`, unique in its
+/// graph (the node's first output, or its name, and the attribute's name).
+std::string subGraphPath(const onnx::NodeProto &node,
+                         const onnx::AttributeProto &attr) {
+  return (node.output_size() ? node.output(0) : node.name()) + "." +
+         attr.name() + "/";
+}
+
 /// Rewrites the nodes of one graph (and, recursively, its sub-graphs).
 class GraphNormalizer {
 public:
@@ -68,9 +77,10 @@ public:
   /// and ranks a sub-graph sees (ONNX outer-scope values).
   GraphNormalizer(onnx::GraphProto &graph, int opset,
                   NormalizationResult &result, std::string &error,
-                  const GraphNormalizer *parent = nullptr)
+                  const GraphNormalizer *parent = nullptr,
+                  std::string path = "")
       : graph(graph), opset(opset), result(result), error(error),
-        parent(parent) {
+        parent(parent), path(std::move(path)) {
     for (const onnx::TensorProto &init : graph.initializer())
       constants[init.name()] = &init;
     for (const onnx::NodeProto &node : graph.node())
@@ -236,6 +246,9 @@ private:
   }
 
   const GraphNormalizer *parent;
+  /// Where the graph sits in the model (subGraphPath), for deferred
+  /// attributes.
+  std::string path;
   llvm::StringMap<const onnx::TensorProto *> constants;
   llvm::StringMap<int> ranks;
   llvm::StringSet<> names;
@@ -735,15 +748,26 @@ mlir::LogicalResult GraphNormalizer::rewriteAffineGrid(onnx::NodeProto &node,
 /// ONNX's 4-bit element types (IR 10), which libonnx 1.12 does not know.
 constexpr int32_t kUInt4 = 21, kInt4 = 22;
 
+/// The number of elements of `t`, or nullopt for a negative extent or one
+/// past what a constant folded here may hold (2^31 elements).
+static std::optional<int64_t> elementCount(const onnx::TensorProto &t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims())
+    if (d < 0 || llvm::MulOverflow(n, d, n) || n > (int64_t{1} << 31))
+      return std::nullopt;
+  return n;
+}
+
 /// The elements of an integer constant (int4/uint4 unpacked, low nibble
 /// first), or nullopt for other types and external data.
 static std::optional<std::vector<int32_t>>
 readIntegers(const onnx::TensorProto &t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     return std::nullopt;
-  int64_t n = 1;
-  for (int64_t d : t.dims())
-    n *= d;
+  std::optional<int64_t> count = elementCount(t);
+  if (!count)
+    return std::nullopt;
+  int64_t n = *count;
   int32_t type = t.data_type();
   std::vector<int32_t> values;
   if (type == kUInt4 || type == kInt4) {
@@ -809,9 +833,10 @@ static std::optional<std::vector<float>> readFloats(const onnx::TensorProto &t) 
   if (t.data_location() == onnx::TensorProto::EXTERNAL ||
       t.data_type() != onnx::TensorProto::FLOAT)
     return std::nullopt;
-  int64_t n = 1;
-  for (int64_t d : t.dims())
-    n *= d;
+  std::optional<int64_t> count = elementCount(t);
+  if (!count)
+    return std::nullopt;
+  int64_t n = *count;
   std::vector<float> values;
   if (t.has_raw_data()) {
     const std::string &raw = t.raw_data();
@@ -863,8 +888,11 @@ GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
   int64_t block = blockAttr ? blockAttr->i() : 0;
   if (axis < 0)
     axis += rank;
-  bool perTensor = scale->dims_size() == 0 ||
-                   (scale->dims_size() == 1 && scale->dims(0) == 1);
+  // Blocked scales have the data's rank; otherwise one element is per
+  // tensor.
+  bool perTensor = block == 0 && (scale->dims_size() == 0 ||
+                                  (scale->dims_size() == 1 &&
+                                   scale->dims(0) == 1));
   if (!perTensor && (axis < 0 || axis >= rank))
     return fail(node, "axis " + std::to_string(axis) +
                           " is outside the data's rank");
@@ -874,7 +902,9 @@ GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
     // Blocked: scale has the data's shape, axis divided into blocks.
     bool ok = scale->dims_size() == rank;
     for (int64_t d = 0; ok && d < rank; ++d)
-      ok = scale->dims(d) == (d == axis ? (x->dims(d) + block - 1) / block
+      ok = scale->dims(d) == (d == axis ? (x->dims(d) == 0
+                                               ? 0
+                                               : (x->dims(d) - 1) / block + 1)
                                         : x->dims(d));
     if (!ok)
       return fail(node, "the scale's shape does not match the data's in "
@@ -887,7 +917,11 @@ GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
                       "axis " +
                           std::to_string(axis));
   }
-  if (zeroPoint && zeros->size() != scales->size())
+  bool sameShape = !zeroPoint || (zeroPoint->dims_size() == scale->dims_size() &&
+                                  zeros->size() == scales->size());
+  for (int d = 0; sameShape && zeroPoint && d < scale->dims_size(); ++d)
+    sameShape = zeroPoint->dims(d) == scale->dims(d);
+  if (!sameShape)
     return fail(node, "the zero point's shape differs from the scale's");
   // Element i's scale index: its coordinates, axis divided by the block.
   llvm::SmallVector<int64_t> strides(rank, 1), scaleStrides(rank, 1);
@@ -912,8 +946,8 @@ GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
         j += (d == axis ? c / block : c) * scaleStrides[d];
       }
     }
-    int32_t zero = zeros->empty() ? 0 : (*zeros)[j];
-    float y = static_cast<float>((*data)[i] - zero) * (*scales)[j];
+    int64_t zero = zeros->empty() ? 0 : (*zeros)[j];
+    float y = static_cast<float>(int64_t{(*data)[i]} - zero) * (*scales)[j];
     uint32_t bits;
     std::memcpy(&bits, &y, 4);
     llvm::support::endian::write32le(raw->data() + 4 * i, bits);
@@ -1034,7 +1068,7 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     if (const onnx::AttributeProto *a = findAttr(node, "antialias")) {
       // Resize-13's schema has no antialias; hl.resize and the kernel do.
       if (a->i() != 0)
-        result.deferred.emplace_back(node.output(0), *a);
+        result.deferred.emplace_back(path + node.output(0), *a);
       eraseAttr(node, "antialias");
       changed = true;
     }
@@ -1178,12 +1212,14 @@ mlir::LogicalResult GraphNormalizer::run() {
   google::protobuf::RepeatedPtrField<onnx::NodeProto> out;
   for (onnx::NodeProto &node : *graph.mutable_node()) {
     for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
-      if (attr.has_g() &&
-          failed(GraphNormalizer(*attr.mutable_g(), opset, result, error, this)
-                     .run()))
+      std::string inner = path + subGraphPath(node, attr);
+      if (attr.has_g() && failed(GraphNormalizer(*attr.mutable_g(), opset,
+                                                 result, error, this, inner)
+                                     .run()))
         return failure();
       for (onnx::GraphProto &g : *attr.mutable_graphs())
-        if (failed(GraphNormalizer(g, opset, result, error, this).run()))
+        if (failed(
+                GraphNormalizer(g, opset, result, error, this, inner).run()))
           return failure();
     }
     Nodes replacement;
@@ -1236,18 +1272,19 @@ static void dropUnusedFourBitInitializers(onnx::GraphProto &graph) {
 }
 
 static void restoreDeferred(
-    onnx::GraphProto &graph,
+    onnx::GraphProto &graph, const std::string &path,
     const llvm::StringMap<const onnx::AttributeProto *> &byOutput) {
   for (onnx::NodeProto &node : *graph.mutable_node()) {
     for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+      std::string inner = path + subGraphPath(node, attr);
       if (attr.has_g())
-        restoreDeferred(*attr.mutable_g(), byOutput);
+        restoreDeferred(*attr.mutable_g(), inner, byOutput);
       for (onnx::GraphProto &g : *attr.mutable_graphs())
-        restoreDeferred(g, byOutput);
+        restoreDeferred(g, inner, byOutput);
     }
     if (node.output_size() == 0)
       continue;
-    auto it = byOutput.find(node.output(0));
+    auto it = byOutput.find(path + node.output(0));
     if (it != byOutput.end())
       *node.add_attribute() = *it->second;
   }
@@ -1260,7 +1297,40 @@ void restoreDeferredAttributes(onnx::ModelProto &model,
   llvm::StringMap<const onnx::AttributeProto *> byOutput;
   for (const auto &[output, attr] : result.deferred)
     byOutput[output] = &attr;
-  restoreDeferred(*model.mutable_graph(), byOutput);
+  restoreDeferred(*model.mutable_graph(), "", byOutput);
+}
+
+/// Fails, naming the first node, when `graph` (or a sub-graph) uses an
+/// operator whose schema Strata registers (ONNXChecks.cpp) at a lower
+/// opset than the one that introduced it: the registry would accept it.
+static mlir::LogicalResult
+checkIntroducedOperators(const onnx::GraphProto &graph, int opset,
+                         std::string &error) {
+  static const llvm::StringMap<int> introduced = {
+      {"BitwiseAnd", 18}, {"BitwiseOr", 18},  {"BitwiseXor", 18},
+      {"BitwiseNot", 18}, {"DeformConv", 19},
+  };
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g() && failed(checkIntroducedOperators(attr.g(), opset,
+                                                          error)))
+        return failure();
+      for (const onnx::GraphProto &g : attr.graphs())
+        if (failed(checkIntroducedOperators(g, opset, error)))
+          return failure();
+    }
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      continue;
+    auto it = introduced.find(node.op_type());
+    if (it != introduced.end() && opset < it->second) {
+      error = "node '" + node.name() + "' (" + node.op_type() +
+              "): this operator was introduced in opset " +
+              std::to_string(it->second) +
+              "; the model imports ai.onnx opset " + std::to_string(opset);
+      return failure();
+    }
+  }
+  return mlir::success();
 }
 
 FailureOr<NormalizationResult> normalizeToCheckedOpset(onnx::ModelProto &model,
@@ -1270,6 +1340,10 @@ FailureOr<NormalizationResult> normalizeToCheckedOpset(onnx::ModelProto &model,
   for (onnx::OperatorSetIdProto &opset : *model.mutable_opset_import())
     if (opset.domain().empty() || opset.domain() == "ai.onnx")
       onnxOpset = &opset;
+  if (onnxOpset &&
+      failed(checkIntroducedOperators(
+          model.graph(), static_cast<int>(onnxOpset->version()), error)))
+    return failure();
   if (!onnxOpset || onnxOpset->version() <= kNewestCheckedOpset)
     return result;
   if (onnxOpset->version() > kNewestNormalizedOpset) {

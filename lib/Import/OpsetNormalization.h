@@ -39,8 +39,9 @@ struct NormalizationResult {
   std::map<std::string, int> rewritten;
   /// Attributes of opsets 18-21 that the importer implements but that
   /// libonnx's opset-17 schema would reject (Resize-18's `antialias`):
-  /// taken off their node, named by its first output, for the checker and
-  /// shape inference, and put back by restoreDeferredAttributes.
+  /// taken off their node, named by its graph's place in the model and its
+  /// first output, for the checker and shape inference, and put back by
+  /// restoreDeferredAttributes.
   std::vector<std::pair<std::string, onnx::AttributeProto>> deferred;
 };
 

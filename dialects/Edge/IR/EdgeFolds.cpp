@@ -151,19 +151,40 @@ OpFoldResult foldUnary(Operation *op, Attribute inputAttr, Fn fn) {
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   auto type = cast<ShapedType>(getType());
-  auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
-  auto intType = input ? dyn_cast<IntegerType>(input.getElementType())
-                       : IntegerType();
+  auto input = dyn_cast_or_null<ElementsAttr>(adaptor.getInput());
+  auto intType =
+      input ? dyn_cast<IntegerType>(input.getElementType()) : IntegerType();
   if (!type.getElementType().isF32() || !intType || intType.getWidth() == 1 ||
+      intType.getWidth() % 8 != 0 || intType.getWidth() > 64 ||
       !isFoldableSize(type))
     return {};
   bool isUnsigned = intType.isUnsigned();
+  auto toFloat = [&](const APInt &v) {
+    return isUnsigned ? static_cast<float>(v.getZExtValue())
+                      : static_cast<float>(v.getSExtValue());
+  };
+  int64_t count = type.getNumElements();
   std::vector<float> values;
-  values.reserve(type.getNumElements());
-  for (const APInt &v : input.getValues<APInt>())
-    values.push_back(isUnsigned ? static_cast<float>(v.getZExtValue())
-                                : static_cast<float>(v.getSExtValue()));
-  if (static_cast<int64_t>(values.size()) != type.getNumElements())
+  values.reserve(count);
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(input)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(toFloat(v));
+  } else if (std::optional<ArrayRef<char>> raw = getRawConstantData(input)) {
+    // A resource (the importer's form from 64 bytes on): little-endian
+    // elements of the type's width.
+    unsigned bytes = intType.getWidth() / 8;
+    if (static_cast<int64_t>(raw->size()) != count * bytes)
+      return {};
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t bits = 0;
+      for (unsigned b = 0; b < bytes; ++b)
+        bits |= static_cast<uint64_t>(
+                    static_cast<unsigned char>((*raw)[i * bytes + b]))
+                << (8 * b);
+      values.push_back(toFloat(APInt(intType.getWidth(), bits)));
+    }
+  }
+  if (static_cast<int64_t>(values.size()) != count)
     return {};
   return makeF32Constant(type, values);
 }

@@ -11,7 +11,7 @@ def Edge_KernelOpInterface : OpInterface<"KernelOpInterface"> {
     lowering to `exec` goes through this interface alone: the kernel's
     registry name (by default the op's mnemonic) and its parameters (by
     default the op's inherent attributes, under their own names). The
-    operands become the kernel's inputs in order, the result its output.
+    operands become the kernel's inputs in order, the results its outputs.
   }];
   let methods = [
     InterfaceMethod<"Name of the runtime kernel that executes this op.",

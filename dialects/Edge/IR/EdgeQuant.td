@@ -47,6 +47,30 @@ def Edge_QuantizeLinearOp : Edge_Op<"quantize_linear",
   let hasVerifier = 1;
 }
 
+def Edge_DynamicQuantizeLinearOp : Edge_Op<"dynamic_quantize_linear",
+    [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+  let summary = "ONNX DynamicQuantizeLinear: u8 with a run-time scale and zero point";
+  let description = [{
+    One kernel for what ONNX defines as a chain: `lo = min(0, min(x))`,
+    `hi = max(0, max(x))`, `scale = (hi - lo) / 255` (1 where `hi == lo`, as
+    ONNX Runtime computes it), `zero_point = round_half_to_even(clamp(0 -
+    lo / scale, 0, 255))`, then `quantize_linear(x, scale, zero_point)` into
+    u8, every step in f32. The min and max come from one pass over the
+    input.
+
+    ```mlir
+    %q, %s, %z = edge.dynamic_quantize_linear %x
+        : (tensor<4xf32>) -> (tensor<4xui8>, tensor<f32>, tensor<ui8>)
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input);
+  let results = (outs StaticShapeTensorOf<[UI8]>:$output,
+                      StaticShapeTensorOf<[F32]>:$scale,
+                      StaticShapeTensorOf<[UI8]>:$zero_point);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Edge_DequantizeLinearOp : Edge_Op<"dequantize_linear",
     [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
   let summary = "Affine dequantization of 8- or 16-bit integers to f32";

@@ -139,3 +139,10 @@ LogicalResult DequantizeLinearOp::verify() {
                                   getZeroPoint(),
                                   static_cast<int64_t>(getAxis()));
 }
+
+LogicalResult DynamicQuantizeLinearOp::verify() {
+  if (cast<ShapedType>(getScale().getType()).getRank() != 0 ||
+      cast<ShapedType>(getZeroPoint().getType()).getRank() != 0)
+    return emitOpError("scale and zero point must be scalars");
+  return success();
+}

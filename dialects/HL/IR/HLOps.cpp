@@ -109,6 +109,31 @@ LogicalResult DeformConvOp::verify() {
   if (channels % offsetGroup != 0)
     return emitOpError("input channels ")
            << channels << " are not divisible by offset_group " << offsetGroup;
+  if (!kernelShape.empty() &&
+      kernelShape != weightType.getShape().drop_front(2))
+    return emitOpError("'kernel_shape' does not match the weight's spatial "
+                       "shape ")
+           << formatShape(weightType.getShape().drop_front(2));
+  // Offsets and mask: one plane per tap (and direction) of each image, at
+  // the result's spatial extents.
+  auto resultType = dyn_cast<RankedTensorType>(getOutput().getType());
+  for (auto [name, value] : {std::pair<StringRef, Value>{"offset", getOffset()},
+                             {"mask", getMask()}}) {
+    auto type = value ? dyn_cast<RankedTensorType>(value.getType())
+                      : RankedTensorType();
+    if (!type || type.getRank() != 4)
+      continue;
+    bool ok = isCompatibleShape(type.getShape().take_front(1),
+                                inputType.getShape().take_front(1));
+    if (ok && resultType && resultType.getRank() == 4)
+      ok = isCompatibleShape(type.getShape().drop_front(2),
+                             resultType.getShape().drop_front(2));
+    if (!ok)
+      return emitOpError()
+             << name << " of shape [" << formatShape(type.getShape())
+             << "] does not match the input's batch and the result's "
+                "spatial extents";
+  }
   int64_t taps = weightType.getDimSize(2) * weightType.getDimSize(3);
   if (offsetType && !ShapedType::isDynamic(offsetType.getDimSize(1)) &&
       offsetType.getDimSize(1) != offsetGroup * 2 * taps)

@@ -1,7 +1,7 @@
 //===- KernelCalls.cpp - edge ops to exec kernel calls and constants ------===//
 //
 // One generic pattern turns every op implementing edge::KernelOpInterface
-// into an allocation for its result plus an exec.kernel call; constants
+// into an allocation for each result plus an exec.kernel call; constants
 // become program-level exec.constant symbols read through exec.constant_ref.
 //
 //===----------------------------------------------------------------------===//
@@ -27,19 +27,22 @@ struct KernelCallLowering : public ConversionPattern {
     auto kernel = dyn_cast<edge::KernelOpInterface>(op);
     if (!kernel)
       return rewriter.notifyMatchFailure(op, "not a kernel op");
-    if (op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(op, "kernels have one result");
-    Type bufferType = getTypeConverter()->convertType(op->getResultTypes()[0]);
-    if (!bufferType)
-      return rewriter.notifyMatchFailure(op, "result type does not convert");
+    if (op->getNumResults() == 0)
+      return rewriter.notifyMatchFailure(op, "kernels have results");
     Location loc = op->getLoc();
-    auto alloc = rewriter.create<exec::AllocOp>(loc, bufferType,
-                                                /*memory_id=*/nullptr,
-                                                /*offset=*/nullptr);
+    SmallVector<Type> bufferTypes;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                bufferTypes)) ||
+        bufferTypes.size() != op->getNumResults())
+      return rewriter.notifyMatchFailure(op, "a result type does not convert");
+    // One buffer per result, written by the one call.
+    SmallVector<Value> buffers;
+    for (Type bufferType : bufferTypes)
+      buffers.push_back(rewriter.create<exec::AllocOp>(
+          loc, bufferType, /*memory_id=*/nullptr, /*offset=*/nullptr));
     rewriter.create<exec::KernelOp>(loc, kernel.getKernelName(), operands,
-                                    ValueRange{alloc.getResult()},
-                                    kernel.getKernelParams());
-    rewriter.replaceOp(op, alloc.getResult());
+                                    buffers, kernel.getKernelParams());
+    rewriter.replaceOp(op, buffers);
     return success();
   }
 };

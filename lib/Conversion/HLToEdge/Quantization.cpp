@@ -2,9 +2,9 @@
 //
 // QuantizeLinear / DequantizeLinear map onto edge's affine quantize ops with
 // scale and zero point in edge's canonical form (scalar per tensor, 1-D per
-// axis, zero point always present); DynamicQuantizeLinear decomposes into
-// the min/max reductions and scale arithmetic of the ONNX definition
-// followed by a quantize_linear with run-time scale and zero point.
+// axis, zero point always present); DynamicQuantizeLinear maps onto
+// edge.dynamic_quantize_linear, one kernel for the min/max pass, the scale
+// arithmetic of the ONNX definition and the quantization.
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -123,9 +123,10 @@ struct DequantizeLinearLowering
   }
 };
 
-/// hl.dynamic_quantize_linear -> ONNX's definition with qmin = 0, qmax = 255:
+/// hl.dynamic_quantize_linear -> edge.dynamic_quantize_linear, whose kernel
+/// computes ONNX's definition with qmin = 0, qmax = 255:
 ///   x_min = min(0, reduce_min(x)), x_max = max(0, reduce_max(x))
-///   scale = (x_max - x_min) / 255
+///   scale = x_max == x_min ? 1 : (x_max - x_min) / 255  (ONNX Runtime's)
 ///   zero_point = cast<ui8>(round_half_even(clip(0 - x_min / scale, 0, 255)))
 ///   y = quantize_linear(x, scale, zero_point)
 struct DynamicQuantizeLinearLowering
@@ -138,42 +139,15 @@ struct DynamicQuantizeLinearLowering
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     if (!inputType || !inputType.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "needs a static f32 input");
-    Location loc = op.getLoc();
-    Value x = adaptor.getInput();
-    auto scalarType = RankedTensorType::get({}, rewriter.getF32Type());
-    SmallVector<int64_t> allAxes =
-        llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank()));
-    auto constant = [&](double value) {
-      return splatConstant(rewriter, loc, rewriter.getF32Type(), 0, value);
-    };
-    Value zero = constant(0.0);
-    Value min = rewriter.create<edge::ReduceMinOp>(loc, scalarType, x, allAxes,
-                                                   /*keep_dims=*/false);
-    Value max = rewriter.create<edge::ReduceMaxOp>(loc, scalarType, x, allAxes,
-                                                   /*keep_dims=*/false);
-    min = rewriter.create<edge::MinimumOp>(loc, scalarType, min, zero);
-    max = rewriter.create<edge::MaximumOp>(loc, scalarType, max, zero);
-    Value range = rewriter.create<edge::SubOp>(loc, scalarType, max, min);
-    Value scale =
-        rewriter.create<edge::DivOp>(loc, scalarType, range, constant(255.0));
-    Value shift = rewriter.create<edge::DivOp>(loc, scalarType, min, scale);
-    Value zeroPoint =
-        rewriter.create<edge::SubOp>(loc, scalarType, zero, shift);
-    zeroPoint = rewriter.create<edge::ClipOp>(loc, zeroPoint,
-                                              rewriter.getF32FloatAttr(0.0f),
-                                              rewriter.getF32FloatAttr(255.0f));
-    zeroPoint = rewriter.create<edge::RoundOp>(loc, zeroPoint);
     Type u8 = rewriter.getIntegerType(8, /*isSigned=*/false);
-    zeroPoint = rewriter.create<edge::CastOp>(
-        loc, RankedTensorType::get({}, u8), zeroPoint);
-    Value y = rewriter.create<edge::QuantizeLinearOp>(
-        loc, RankedTensorType::get(inputType.getShape(), u8), x, scale,
-        zeroPoint, /*axis=*/0);
-    rewriter.replaceOp(op, {y, scale, zeroPoint});
+    auto dynamic = rewriter.create<edge::DynamicQuantizeLinearOp>(
+        op.getLoc(), RankedTensorType::get(inputType.getShape(), u8),
+        RankedTensorType::get({}, rewriter.getF32Type()),
+        RankedTensorType::get({}, u8), adaptor.getInput());
+    rewriter.replaceOp(op, dynamic.getResults());
     return success();
   }
 };
-
 
 /// Scale and zero-point constants of a `!quant.uniform` element type, in
 /// edge's canonical form (scalars per tensor, 1-D per axis).

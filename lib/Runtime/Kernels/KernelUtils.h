@@ -224,6 +224,7 @@ Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error convTranspose2dKernel(KernelContext &ctx);
 Error quantizeLinearKernel(KernelContext &ctx);
+Error dynamicQuantizeLinearKernel(KernelContext &ctx);
 Error quantizedConv2dKernel(KernelContext &ctx);
 Error quantizedMatmulKernel(KernelContext &ctx);
 Error dequantizeLinearKernel(KernelContext &ctx);

@@ -128,6 +128,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"arg_top_k", argTopKKernel},
       {"conv_transpose2d", convTranspose2dKernel},
       {"quantize_linear", quantizeLinearKernel},
+      {"dynamic_quantize_linear", dynamicQuantizeLinearKernel},
       {"dequantize_linear", dequantizeLinearKernel},
   };
   for (const auto &[name, fn] : table)

@@ -149,6 +149,81 @@ Error quantizeLinearKernel(KernelContext &ctx) {
   return Error::success();
 }
 
+/// The min and max of x[0, n) in one pass, NaN when x holds one (+inf and
+/// -inf when n is 0). Independent lanes so that GCC vectorises the loop;
+/// which of +0 and -0 wins is left open, as it does not change the scale
+/// and zero point computed from them.
+STRATA_GEMM_CLONES static void minMaxRun(const float *x, int64_t n, float &lo,
+                                         float &hi) {
+  constexpr int64_t kLanes = 16;
+  float mins[kLanes], maxs[kLanes];
+  int32_t nan[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) {
+    mins[l] = std::numeric_limits<float>::infinity();
+    maxs[l] = -std::numeric_limits<float>::infinity();
+    nan[l] = 0;
+  }
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) {
+      float v = x[i + l];
+      mins[l] = v < mins[l] ? v : mins[l];
+      maxs[l] = v > maxs[l] ? v : maxs[l];
+      nan[l] |= v != v;
+    }
+  for (int64_t l = 0; i + l < n; ++l) {
+    float v = x[i + l];
+    mins[l] = v < mins[l] ? v : mins[l];
+    maxs[l] = v > maxs[l] ? v : maxs[l];
+    nan[l] |= v != v;
+  }
+  lo = mins[0];
+  hi = maxs[0];
+  int32_t anyNan = nan[0];
+  for (int64_t l = 1; l < kLanes; ++l) {
+    lo = mins[l] < lo ? mins[l] : lo;
+    hi = maxs[l] > hi ? maxs[l] : hi;
+    anyNan |= nan[l];
+  }
+  if (anyNan)
+    lo = hi = std::numeric_limits<float>::quiet_NaN();
+}
+
+Error dynamicQuantizeLinearKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 3));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  const TensorView &scaleOut = ctx.outs[1], &zeroOut = ctx.outs[2];
+  if (in.dtype != DType::F32 || out.dtype != DType::U8 ||
+      scaleOut.dtype != DType::F32 || zeroOut.dtype != DType::U8 ||
+      scaleOut.numel() != 1 || zeroOut.numel() != 1)
+    return ctx.fail("takes f32 and writes u8, an f32 scale and a u8 zero "
+                    "point, got " +
+                    in.typeString() + " -> " + out.typeString() + ", " +
+                    scaleOut.typeString() + ", " + zeroOut.typeString());
+  STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
+  if (ctx.validateOnly)
+    return Error::success();
+  const float *x = in.as<const float>();
+  int64_t n = in.numel();
+  // ONNX's definition in f32, as ONNX Runtime computes it: the range
+  // extended to 0; a scale of 1 where it is empty (ONNX's formula would
+  // divide by a zero scale, its reference implementation use 1/255); the
+  // zero point clamped to [0, 255] (a NaN one, from a NaN input, to 255)
+  // and rounded half to even.
+  float lo, hi;
+  minMaxRun(x, n, lo, hi);
+  lo = lo != lo ? lo : std::min(lo, 0.0f);
+  hi = hi != hi ? hi : std::max(hi, 0.0f);
+  float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  float zero = 0.0f - lo / scale;
+  zero = std::max(0.0f, std::min(255.0f, zero));
+  auto zeroPoint = static_cast<uint8_t>(std::nearbyint(zero));
+  *scaleOut.as<float>() = scale;
+  *zeroOut.as<uint8_t>() = zeroPoint;
+  quantizeRun(x, n, scale, zeroPoint, out.as<uint8_t>());
+  return Error::success();
+}
+
 Error dequantizeLinearKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];

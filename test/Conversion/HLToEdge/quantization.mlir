@@ -45,25 +45,13 @@ func.func @dequantize_one_element_scale(%q: tensor<2x3xi8>, %s: tensor<1xf32>, %
 
 // -----
 
-// Tests that dynamic_quantize_linear computes scale and zero point from the
-// range (extended to 0) and quantizes with them at run time.
+// Tests that dynamic_quantize_linear becomes the one edge op whose kernel
+// computes scale and zero point from the range (extended to 0) and
+// quantizes with them.
 // CHECK-LABEL: func @dynamic_quantize
 func.func @dynamic_quantize(%x: tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) {
-  // CHECK: %[[ZERO:.*]] = edge.constant dense<0.000000e+00> : tensor<f32>
-  // CHECK: %[[MIN0:.*]] = edge.reduce_min %{{.*}} {axes = array<i64: 0, 1>, keep_dims = false}
-  // CHECK: %[[MAX0:.*]] = edge.reduce_max %{{.*}} {axes = array<i64: 0, 1>, keep_dims = false}
-  // CHECK: %[[MIN:.*]] = edge.minimum %[[MIN0]], %[[ZERO]]
-  // CHECK: %[[MAX:.*]] = edge.maximum %[[MAX0]], %[[ZERO]]
-  // CHECK: %[[RANGE:.*]] = edge.sub %[[MAX]], %[[MIN]]
-  // CHECK: %[[QMAX:.*]] = edge.constant dense<2.550000e+02> : tensor<f32>
-  // CHECK: %[[S:.*]] = edge.div %[[RANGE]], %[[QMAX]]
-  // CHECK: %[[SHIFT:.*]] = edge.div %[[MIN]], %[[S]]
-  // CHECK: %[[ZF:.*]] = edge.sub %[[ZERO]], %[[SHIFT]]
-  // CHECK: %[[ZC:.*]] = edge.clip %[[ZF]] {max = 2.550000e+02 : f32, min = 0.000000e+00 : f32}
-  // CHECK: %[[ZR:.*]] = edge.round %[[ZC]]
-  // CHECK: %[[Z:.*]] = edge.cast %[[ZR]] : (tensor<f32>) -> tensor<ui8>
-  // CHECK: %[[Y:.*]] = edge.quantize_linear %{{.*}}, %[[S]], %[[Z]] {axis = 0 : i64}
-  // CHECK: return %[[Y]], %[[S]], %[[Z]]
+  // CHECK: %[[Y:.*]], %[[S:.*]], %[[Z:.*]] = edge.dynamic_quantize_linear %{{.*}} : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
+  // CHECK-NEXT: return %[[Y]], %[[S]], %[[Z]]
   %y, %s, %z = hl.dynamic_quantize_linear %x : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
   return %y, %s, %z : tensor<2x3xui8>, tensor<f32>, tensor<ui8>
 }
