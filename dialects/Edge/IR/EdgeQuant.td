@@ -55,8 +55,7 @@ def Edge_DynamicQuantizeLinearOp : Edge_Op<"dynamic_quantize_linear",
     `hi = max(0, max(x))`, `scale = (hi - lo) / 255` (1 where `hi == lo`, as
     ONNX Runtime computes it), `zero_point = round_half_to_even(clamp(0 -
     lo / scale, 0, 255))`, then `quantize_linear(x, scale, zero_point)` into
-    u8, every step in f32. The min and max come from one pass over the
-    input.
+    u8, every step in f32, in one kernel call.
 
     ```mlir
     %q, %s, %z = edge.dynamic_quantize_linear %x

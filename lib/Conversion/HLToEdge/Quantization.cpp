@@ -3,7 +3,7 @@
 // QuantizeLinear / DequantizeLinear map onto edge's affine quantize ops with
 // scale and zero point in edge's canonical form (scalar per tensor, 1-D per
 // axis, zero point always present); DynamicQuantizeLinear maps onto
-// edge.dynamic_quantize_linear, one kernel for the min/max pass, the scale
+// edge.dynamic_quantize_linear, one kernel for the min and max, the scale
 // arithmetic of the ONNX definition and the quantization.
 //
 //===----------------------------------------------------------------------===//

@@ -133,6 +133,19 @@ AccumulatorOf<T> reduceRun(AccumulatorOf<T> acc, const T *x, int64_t n) {
   return acc;
 }
 
+} // namespace
+
+float reduceMaxF32(const float *x, int64_t n) {
+  return static_cast<float>(reduceRun<ReduceKind::Max, float>(
+      identity<ReduceKind::Max, float>(), x, n));
+}
+float reduceMinF32(const float *x, int64_t n) {
+  return static_cast<float>(reduceRun<ReduceKind::Min, float>(
+      identity<ReduceKind::Min, float>(), x, n));
+}
+
+namespace {
+
 /// Reads `axes` and `keep_dims` and checks the result shape; fills
 /// `reduced` with one flag per input dimension.
 Error checkReduce(KernelContext &ctx, std::vector<bool> &reduced) {

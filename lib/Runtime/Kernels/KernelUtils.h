@@ -138,6 +138,11 @@ blockedGemm(int64_t m, int64_t n, int64_t k, const In *a, int64_t lda,
   }
 }
 
+/// reduce_max / reduce_min of f32 x[0, n) as those kernels compute it
+/// (vectorised; NaN propagating; -inf / +inf when n is 0).
+float reduceMaxF32(const float *x, int64_t n);
+float reduceMinF32(const float *x, int64_t n);
+
 /// blockedGemm on f32, one clone per target.
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc);

@@ -149,46 +149,6 @@ Error quantizeLinearKernel(KernelContext &ctx) {
   return Error::success();
 }
 
-/// The min and max of x[0, n) in one pass, NaN when x holds one (+inf and
-/// -inf when n is 0). Independent lanes so that GCC vectorises the loop;
-/// which of +0 and -0 wins is left open, as it does not change the scale
-/// and zero point computed from them.
-STRATA_GEMM_CLONES static void minMaxRun(const float *x, int64_t n, float &lo,
-                                         float &hi) {
-  constexpr int64_t kLanes = 16;
-  float mins[kLanes], maxs[kLanes];
-  int32_t nan[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) {
-    mins[l] = std::numeric_limits<float>::infinity();
-    maxs[l] = -std::numeric_limits<float>::infinity();
-    nan[l] = 0;
-  }
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) {
-      float v = x[i + l];
-      mins[l] = v < mins[l] ? v : mins[l];
-      maxs[l] = v > maxs[l] ? v : maxs[l];
-      nan[l] |= v != v;
-    }
-  for (int64_t l = 0; i + l < n; ++l) {
-    float v = x[i + l];
-    mins[l] = v < mins[l] ? v : mins[l];
-    maxs[l] = v > maxs[l] ? v : maxs[l];
-    nan[l] |= v != v;
-  }
-  lo = mins[0];
-  hi = maxs[0];
-  int32_t anyNan = nan[0];
-  for (int64_t l = 1; l < kLanes; ++l) {
-    lo = mins[l] < lo ? mins[l] : lo;
-    hi = maxs[l] > hi ? maxs[l] : hi;
-    anyNan |= nan[l];
-  }
-  if (anyNan)
-    lo = hi = std::numeric_limits<float>::quiet_NaN();
-}
-
 Error dynamicQuantizeLinearKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 3));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
@@ -210,8 +170,7 @@ Error dynamicQuantizeLinearKernel(KernelContext &ctx) {
   // divide by a zero scale, its reference implementation use 1/255); the
   // zero point clamped to [0, 255] (a NaN one, from a NaN input, to 255)
   // and rounded half to even.
-  float lo, hi;
-  minMaxRun(x, n, lo, hi);
+  float lo = reduceMinF32(x, n), hi = reduceMaxF32(x, n);
   lo = lo != lo ? lo : std::min(lo, 0.0f);
   hi = hi != hi ? hi : std::max(hi, 0.0f);
   float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
