@@ -71,6 +71,12 @@ Error deformConv2dKernel(KernelContext &ctx) {
                     biasView.typeString() + " or offset " +
                     offsetView.typeString() + " do not match input " +
                     in.typeString() + " and weight " + weight.typeString());
+  // The sampled columns: (C * KH * KW) x (oH * oW) floats per image.
+  double columnFloats =
+      static_cast<double>(c) * static_cast<double>(taps) * points;
+  if (columnFloats > static_cast<double>(kMaxScratchFloats))
+    return ctx.fail("the sampled columns of " + out.typeString() +
+                    " would exceed 2^32 floats");
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();
 
@@ -80,7 +86,8 @@ Error deformConv2dKernel(KernelContext &ctx) {
   float *y = out.as<float>();
   int64_t channelsPerOffsetGroup = c / offsetGroup;
   int64_t cg = c / group, mg = m / group, rows = cg * taps;
-  std::vector<float> columns(static_cast<size_t>(c * taps * points));
+  float *columns =
+      ctx.scratchFloats(static_cast<size_t>(c * taps) * points);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t ch = 0; ch < c; ++ch) {
       int64_t og = ch / channelsPerOffsetGroup;
@@ -92,7 +99,7 @@ Error deformConv2dKernel(KernelContext &ctx) {
         for (int64_t j = 0; j < kw; ++j) {
           int64_t k = i * kw + j;
           const float *dy = off + 2 * k * points, *dx = dy + points;
-          float *col = columns.data() + (ch * taps + k) * points;
+          float *col = columns + (ch * taps + k) * points;
           for (int64_t py = 0; py < oh; ++py)
             for (int64_t px = 0; px < ow; ++px) {
               int64_t p = py * ow + px;
@@ -106,7 +113,7 @@ Error deformConv2dKernel(KernelContext &ctx) {
     for (int64_t gi = 0; gi < group; ++gi) {
       float *yg = y + (b * m + gi * mg) * points;
       gemm(mg, points, rows, wt + gi * mg * rows, rows,
-           columns.data() + gi * rows * points, points, yg, points);
+           columns + gi * rows * points, points, yg, points);
       for (int64_t o = 0; o < mg; ++o) {
         float bv = bias[gi * mg + o];
         float *yo = yg + o * points;
