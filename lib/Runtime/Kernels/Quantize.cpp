@@ -167,7 +167,7 @@ Error dynamicQuantizeLinearKernel(KernelContext &ctx) {
   int64_t n = in.numel();
   // ONNX's definition in f32, as ONNX Runtime computes it: the range
   // extended to 0; a scale of 1 where it is empty (ONNX's formula would
-  // divide by a zero scale, its reference implementation use 1/255); the
+  // divide by a zero scale, its reference implementation uses 1/255); the
   // zero point clamped to [0, 255] (a NaN one, from a NaN input, to 255)
   // and rounded half to even.
   float lo = reduceMinF32(x, n), hi = reduceMaxF32(x, n);
