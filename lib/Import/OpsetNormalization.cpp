@@ -1114,6 +1114,14 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     return dropNeutralInt("ceil_mode", 0, "ceil_mode=1 is not supported");
   }
   if (op == "Cast" || op == "CastLike") {
+    // Cast-19/21's new result types (float8 17-20, uint4 21, int4 22) have
+    // no Strata type; libonnx 1.12 would only say the type is not valid.
+    if (const onnx::AttributeProto *to = findAttr(node, "to");
+        to && to->i() >= 17 && to->i() <= 22)
+      return fail(node, "casts to ONNX element type " +
+                            std::to_string(to->i()) +
+                            " (float8 or 4-bit), which Strata does not "
+                            "support");
     // saturate only concerns float8 results.
     if (findAttr(node, "saturate"))
       changed = true;
