@@ -29,8 +29,8 @@ constexpr int kRegisteredSinceVersion = 17;
 
 const std::vector<std::string> &integerTypes() {
   static const std::vector<std::string> types = {
-      "tensor(uint8)",  "tensor(uint16)", "tensor(uint32)", "tensor(uint64)",
-      "tensor(int8)",   "tensor(int16)",  "tensor(int32)",  "tensor(int64)"};
+      "tensor(uint8)", "tensor(uint16)", "tensor(uint32)", "tensor(uint64)",
+      "tensor(int8)",  "tensor(int16)",  "tensor(int32)",  "tensor(int64)"};
   return types;
 }
 
@@ -81,13 +81,13 @@ void inferDeformConv(onnx::InferenceContext &ctx) {
   const onnx::TensorShapeProto &w = ctx.getInputType(1)->tensor_type().shape();
   if (x.dim_size() != 4 || w.dim_size() != 4)
     fail_shape_inference("DeformConv is 2-d: input and weight must "
-                               "have rank 4");
+                         "have rank 4");
   auto ints = [&](const char *name, int64_t fallback, int count) {
     std::vector<int64_t> values(count, fallback);
     if (const onnx::AttributeProto *a = ctx.getAttribute(name)) {
       if (a->ints_size() != count)
-        fail_shape_inference("DeformConv '", name, "' must have ",
-                                   count, " values");
+        fail_shape_inference("DeformConv '", name, "' must have ", count,
+                             " values");
       values.assign(a->ints().begin(), a->ints().end());
     }
     return values;
@@ -107,7 +107,7 @@ void inferDeformConv(onnx::InferenceContext &ctx) {
     int64_t padded = x.dim(2 + i).dim_value() + pads[i] + pads[2 + i];
     if (strides[i] < 1 || padded < window)
       fail_shape_inference("DeformConv's window does not fit the "
-                                 "padded input");
+                           "padded input");
     d->set_dim_value((padded - window) / strides[i] + 1);
   }
 }
@@ -119,8 +119,8 @@ onnx::OpSchema deformConvSchema() {
       .SinceVersion(kRegisteredSinceVersion)
       .SetLocation(__FILE__, __LINE__)
       .SetDoc("2-d deformable convolution (ai.onnx opset 19).")
-      .Attr("dilations", "dilation per spatial axis", onnx::AttributeProto::INTS,
-            false)
+      .Attr("dilations", "dilation per spatial axis",
+            onnx::AttributeProto::INTS, false)
       .Attr("group", "number of groups", onnx::AttributeProto::INT,
             static_cast<int64_t>(1))
       .Attr("kernel_shape", "the weight's spatial shape",
@@ -257,7 +257,6 @@ int getMaxKnownOpset(const std::string &domain) {
     return 0;
   }
 }
-
 
 std::optional<std::string> findONNXOpType(const std::string &key) {
   registerNewerSchemas();

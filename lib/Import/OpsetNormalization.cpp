@@ -18,11 +18,11 @@
 // functions into their bodies, before the checker runs, so that everything
 // downstream (checker, inference, the op table, hl) sees one form. A
 // feature with no exact equivalent (blocked quantization of a computed
-// tensor) is refused naming the node; one that only libonnx's schema lacks
-// (Resize's antialias) is taken off for the checker and put back after. Operators
-// new in 18 and 19 that exist in no older form (the bitwise ones,
-// DeformConv) keep their node; ONNXChecks.cpp registers their schemas with
-// libonnx.
+// tensor) is refused naming the node; one that only libonnx's schema
+// lacks (Resize's antialias) is taken off for the checker and put back
+// after. Operators new in 18 and 19 that exist in no older form (the
+// bitwise ones, DeformConv) keep their node; ONNXChecks.cpp registers their
+// schemas with libonnx.
 //
 //===----------------------------------------------------------------------===//
 #include "OpsetNormalization.h"

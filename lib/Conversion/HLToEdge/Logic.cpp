@@ -2,7 +2,8 @@
 //
 // Comparisons map onto edge.equal/less/less_equal (greater and
 // greater_or_equal swap their operands); And/Or/Xor/Not onto the logical
-// ops, BitwiseAnd/Or/Xor/Not onto the bitwise ones; Where onto edge.select. Decompositions:
+// ops, BitwiseAnd/Or/Xor/Not onto the bitwise ones; Where onto
+// edge.select. Decompositions:
 //   is_nan(x)           = not(x == x)
 //   is_inf(x)           = |x| == inf, x == inf or x == -inf (f32)
 //   thresholded_relu(x) = select(alpha < x, x, 0)

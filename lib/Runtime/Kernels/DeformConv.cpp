@@ -86,8 +86,7 @@ Error deformConv2dKernel(KernelContext &ctx) {
   float *y = out.as<float>();
   int64_t channelsPerOffsetGroup = c / offsetGroup;
   int64_t cg = c / group, mg = m / group, rows = cg * taps;
-  float *columns =
-      ctx.scratchFloats(static_cast<size_t>(c * taps) * points);
+  float *columns = ctx.scratchFloats(static_cast<size_t>(c * taps) * points);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t ch = 0; ch < c; ++ch) {
       int64_t og = ch / channelsPerOffsetGroup;
