@@ -26,9 +26,17 @@ bool isComparable(Type type) {
   return isRuntimeElementType(type) && !type.isF16();
 }
 
+/// Integer element types of the bitwise kernels (8 to 64 bits).
+bool isBitwiseElementType(Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && !integer.isSigned() && integer.getWidth() >= 8 &&
+         integer.getWidth() <= 64 && isRuntimeElementType(type);
+}
+
 /// A binary hl op -> `EdgeOp` on rank-aligned operands, swapped with
-/// `Swap`.
-template <typename HLOp, typename EdgeOp, bool Swap = false>
+/// `Swap`, for operands of an element type `Accepts`.
+template <typename HLOp, typename EdgeOp, bool Swap = false,
+          bool (*Accepts)(Type) = isComparable>
 struct CompareLowering : public OpConversionPattern<HLOp> {
   using OpConversionPattern<HLOp>::OpConversionPattern;
   using OpAdaptor = typename HLOp::Adaptor;
@@ -40,7 +48,7 @@ struct CompareLowering : public OpConversionPattern<HLOp> {
     RankedTensorType lhsType = getStaticType(adaptor.getLhs());
     if (!resultType || !lhsType || !getStaticType(adaptor.getRhs()))
       return rewriter.notifyMatchFailure(op, "needs static shapes");
-    if (!isComparable(lhsType.getElementType()))
+    if (!Accepts(lhsType.getElementType()))
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     int64_t rank = resultType.getRank();
     Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
@@ -62,36 +70,6 @@ struct NotLowering : public OpConversionPattern<hl::NotOp> {
     if (!getStaticType(adaptor.getInput()))
       return rewriter.notifyMatchFailure(op, "needs a static shape");
     rewriter.replaceOpWithNewOp<edge::LogicalNotOp>(op, adaptor.getInput());
-    return success();
-  }
-};
-
-/// Integer element types of the bitwise kernels (8 to 64 bits).
-bool isBitwiseElementType(Type type) {
-  auto integer = dyn_cast<IntegerType>(type);
-  return integer && !integer.isSigned() && integer.getWidth() >= 8 &&
-         integer.getWidth() <= 64 && isRuntimeElementType(type);
-}
-
-/// hl.bitwise_{and,or,xor} -> edge's on rank-aligned operands.
-template <typename HLOp, typename EdgeOp>
-struct BitwiseLowering : public OpConversionPattern<HLOp> {
-  using OpConversionPattern<HLOp>::OpConversionPattern;
-  using OpAdaptor = typename HLOp::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(HLOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getLhs()) ||
-        !getStaticType(adaptor.getRhs()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    if (!isBitwiseElementType(resultType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "no kernel for this type");
-    int64_t rank = resultType.getRank();
-    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
-    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, lhs, rhs);
     return success();
   }
 };
@@ -220,9 +198,12 @@ void strata::hl_to_edge::populateLogicPatterns(TypeConverter &converter,
                CompareLowering<hl::AndOp, edge::LogicalAndOp>,
                CompareLowering<hl::OrOp, edge::LogicalOrOp>,
                CompareLowering<hl::XorOp, edge::LogicalXorOp>, NotLowering,
-               BitwiseLowering<hl::BitwiseAndOp, edge::BitwiseAndOp>,
-               BitwiseLowering<hl::BitwiseOrOp, edge::BitwiseOrOp>,
-               BitwiseLowering<hl::BitwiseXorOp, edge::BitwiseXorOp>,
+               CompareLowering<hl::BitwiseAndOp, edge::BitwiseAndOp, false,
+                               isBitwiseElementType>,
+               CompareLowering<hl::BitwiseOrOp, edge::BitwiseOrOp, false,
+                               isBitwiseElementType>,
+               CompareLowering<hl::BitwiseXorOp, edge::BitwiseXorOp, false,
+                               isBitwiseElementType>,
                BitwiseNotLowering,
                WhereLowering, IsNaNLowering, IsInfLowering,
                ThresholdedReluLowering>(converter, patterns.getContext());
