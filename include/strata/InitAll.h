@@ -11,6 +11,7 @@
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
 #include "strata/Backends/Passes.h"
+#include "strata/Compiler/CompilePipeline.h"
 #include "strata/Delegation/Delegation.h"
 #include "HL/IR/HLOps.h"
 #include "HL/Transforms/Passes.h"
@@ -48,6 +49,7 @@ inline void registerAllPasses() {
   registerDelegationPasses();
   registerQuantizationPasses();
   registerPipelines();
+  registerCompilePipeline();
 }
 
 /// Registers Strata's translations (ONNX import, program emission) with

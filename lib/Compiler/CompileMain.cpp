@@ -16,6 +16,7 @@
 
 #include "strata/Backends/Backend.h"
 #include "strata/Compiler/Bisect.h"
+#include "strata/Compiler/CompilePipeline.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
 #include "strata/Compiler/Execute.h"
@@ -25,8 +26,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -45,176 +46,15 @@ cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
                                cl::cat(category));
 cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string> backendList(
-    "backend",
-    cl::desc("Backend whose patterns transform the model and whose "
-             "delegate takes what it supports; a comma-separated list of "
-             "delegates (onednn,xnnpack) is a priority order: each claims "
-             "what the earlier ones left, the first one's patterns apply "
-             "(--list-backends shows them)"),
-    cl::init("portable"), cl::cat(category));
-cl::list<std::string> backendOptions(
-    "backend-option",
-    cl::desc("A compile spec of the backend's delegate: KEY=VALUE, e.g. "
-             "winograd=true, or BACKEND:KEY=VALUE for one of a list "
-             "(repeatable; --list-backends shows them)"),
-    cl::cat(category));
-cl::opt<std::string> tuneFile(
-    "tune",
-    cl::desc("Measured tuning (opt-in): time the delegate's candidate "
-             "implementations and keep the fastest, recording the choices "
-             "in FILE; a later compile with --tuning FILE reuses them "
-             "without measuring (same bytes)"),
-    cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string> tuningFile(
-    "tuning",
-    cl::desc("Apply the tuning records in FILE (written by --tune) without "
-             "measuring"),
-    cl::value_desc("file"), cl::cat(category));
-cl::opt<bool> requireDelegated(
-    "require-delegated",
-    cl::desc("Fail when any op falls back to the portable kernels"),
-    cl::cat(category));
-cl::opt<bool> partitionCost(
-    "partition-cost",
-    cl::desc("Keep a group of supported ops on the portable kernels when the "
-             "delegate's cost model prices it cheaper there, call and "
-             "boundary conversions included (default on; --report lists each "
-             "decision with its estimates)"),
-    cl::init(true), cl::cat(category));
-cl::opt<std::string> partitionCalibration(
-    "partition-calibration",
-    cl::desc("Price partitions with this calibration (written by "
-             "scripts/calibrate-partitioner.sh) instead of the delegate's own"),
-    cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string> targetKernels(
-    "target-kernels",
-    cl::desc("The target runtime's kernel set (one name per line, "
-             "'delegate:NAME' for delegates; `strata-run --list-kernels` "
-             "prints it): refuse programs that need anything else"),
-    cl::value_desc("file"), cl::cat(category));
 cl::opt<bool> delegateBlobsInline(
     "delegate-blobs-inline",
     cl::desc("Store delegate blobs inside the flatbuffer instead of in "
              "segments"),
     cl::cat(category));
 cl::OptionCategory quantizeCategory("strata-compile quantization options");
-cl::opt<bool> quantize(
-    "quantize",
-    cl::desc("Quantize to int8 at the QDQ points of the backend's quantized "
-             "patterns, calibrated on --calibration-data"),
-    cl::cat(quantizeCategory));
-cl::opt<std::string> calibrationData(
-    "calibration-data",
-    cl::desc("Representative inputs: a .npy with one sample per leading "
-             "index, or a folder of .pb/.npy samples (or of folders with "
-             "input_N.pb); 'random' (uniform [0, 1)) or 'random-normal' "
-             "(N(0, 1)) draw seeded samples of the input's shape"),
-    cl::value_desc("dir|file.npy"), cl::cat(quantizeCategory));
-cl::opt<std::string> calibrationMethod(
-    "calibration-method",
-    cl::desc("minmax (default), percentile, entropy (KL) or mse"),
-    cl::init("minmax"), cl::cat(quantizeCategory));
-cl::opt<double> calibrationPercentile(
-    "calibration-percentile",
-    cl::desc("The percentile --calibration-method percentile keeps"),
-    cl::init(99.99), cl::cat(quantizeCategory));
-cl::opt<int64_t> calibrationSamples(
-    "calibration-samples",
-    cl::desc("Use at most N calibration samples (0: all)"), cl::init(0),
-    cl::cat(quantizeCategory));
-cl::opt<uint64_t> calibrationSeed(
-    "calibration-seed",
-    cl::desc("Seed of --calibration-data random|random-normal (0)"),
-    cl::init(0),
-    cl::cat(quantizeCategory));
-cl::opt<std::string> quantizeActivations(
-    "quantize-activations",
-    cl::desc("symmetric (default; zero point 0, as TensorRT requires) or "
-             "asymmetric"),
-    cl::init("symmetric"), cl::cat(quantizeCategory));
-cl::opt<std::string> quantizeScales(
-    "quantize-scales",
-    cl::desc("float (default: max|x| / 127 and the like) or power-of-two "
-             "(each scale rounded up to one; batch normalizations folded "
-             "into their convolutions first, biases rounded to whole int32 "
-             "accumulator steps: every layer is then exact in float, so a "
-             "runtime executing the exported QDQ file reproduces the int8 "
-             "program bit for bit, and requantization is a shift)"),
-    cl::init("float"), cl::cat(quantizeCategory));
-cl::list<std::string> quantizeSkipNodes(
-    "quantize-skip-nodes",
-    cl::desc("ONNX node names kept in float (comma separated)"),
-    cl::CommaSeparated, cl::cat(quantizeCategory));
-cl::list<std::string> quantizeSkipOps(
-    "quantize-skip-ops",
-    cl::desc("ONNX op types kept in float, e.g. Gemm (comma separated)"),
-    cl::CommaSeparated, cl::cat(quantizeCategory));
-cl::opt<int64_t> quantizeMinWeightElements(
-    "quantize-min-weight-elements",
-    cl::desc("Keep in float the groups whose weight has fewer elements"),
-    cl::init(0), cl::cat(quantizeCategory));
-cl::opt<bool> smooth(
-    "smooth",
-    cl::desc("SmoothQuant before quantizing: move per-channel activation "
-             "range into the weights at the backend's smooth sites"),
-    cl::cat(quantizeCategory));
-cl::opt<double> smoothAlpha(
-    "smooth-alpha",
-    cl::desc("SmoothQuant's migration strength in [0, 1] (0.5)"),
-    cl::init(0.5), cl::cat(quantizeCategory));
-cl::opt<bool> biasCorrection(
-    "bias-correction",
-    cl::desc("After calibration, move each quantized layer's bias by the "
-             "mean output shift its weight rounding causes (measured on "
-             "the calibration data)"),
-    cl::cat(quantizeCategory));
-cl::opt<bool> quantizeSensitivity(
-    "quantize-sensitivity",
-    cl::desc("After calibration, measure the output SQNR against the float "
-             "model on the calibration data with every tensor quantized and "
-             "with each quantized tensor alone (one program each), to pick "
-             "what --quantize-skip-nodes should keep in float"),
-    cl::cat(quantizeCategory));
-cl::opt<double> quantizeTargetSqnr(
-    "quantize-target-sqnr",
-    cl::desc("Keep the fewest quantized tensors in float so that the output "
-             "SQNR against the float model reaches DB on the held-out data "
-             "(--quantize-eval-data) or else the calibration data (checked "
-             "by running each choice)"),
-    cl::value_desc("DB"), cl::cat(quantizeCategory));
-cl::opt<double> quantizeTargetAccuracyDrop(
-    "quantize-target-accuracy-drop",
-    cl::desc("Keep the fewest quantized tensors in float so that top-1 "
-             "accuracy on the labelled data drops by at most PT percentage "
-             "points against the float model"),
-    cl::value_desc("PT"), cl::cat(quantizeCategory));
-cl::opt<std::string> quantizeEvalData(
-    "quantize-eval-data",
-    cl::desc("Held-out samples the mixed-precision targets are judged on "
-             "(as --calibration-data; default: the calibration samples); "
-             "with labels for --quantize-target-accuracy-drop"),
-    cl::cat(quantizeCategory));
-cl::opt<std::string> quantizeEvalLabels(
-    "quantize-eval-labels",
-    cl::desc("Their labels: a 1-D int64 .npy, one per sample"),
-    cl::cat(quantizeCategory));
-cl::opt<bool> noProgress("no-progress",
-                         cl::desc("No calibration progress bar"),
-                         cl::cat(quantizeCategory));
-
 cl::opt<bool> listBackends("list-backends",
                            cl::desc("List the backends and their patterns"),
                            cl::cat(category));
-cl::opt<std::string> planOut(
-    "plan-out",
-    cl::desc("Write the transformation plan (every pattern match, with its "
-             "apply flag) as JSON; without -o, only the plan is written"),
-    cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string>
-    planIn("plan-in",
-           cl::desc("Apply the matches a (possibly edited) plan enables"),
-           cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string>
     emitKind("emit",
              cl::desc("What to write: program (default), mlir-hl, mlir-edge, "
@@ -295,12 +135,16 @@ cl::opt<bool> verboseDiagnostics(
 cl::opt<uint64_t> segmentAlignment("segment-alignment",
                                    cl::desc("Alignment of file segments"),
                                    cl::init(4096), cl::cat(category));
-cl::opt<uint64_t> constantAlignment(
-    "constant-alignment", cl::desc("Alignment of constants in their segment"),
-    cl::init(64), cl::cat(category));
-cl::opt<int64_t> bufferAlignment("buffer-alignment",
-                                 cl::desc("Alignment of planned buffers"),
-                                 cl::init(64), cl::cat(category));
+cl::opt<uint64_t>
+    constantAlignment("constant-alignment",
+                      cl::desc("Alignment of constants in their segment"),
+                      cl::init(64), cl::cat(category));
+/// The compile pipeline's options (backend, delegation, quantization, ...),
+/// declared once in CompilePipeline.h and lifted onto this command line.
+CompilePipelineOptions &pipelineOptions() {
+  static CompilePipelineOptions options;
+  return options;
+}
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
 bool writeAtomically(StringRef path, StringRef bytes) {
@@ -342,8 +186,8 @@ bool reportComparison(StringRef what,
     }
     bool pass = c.relL2 <= verifyRelL2;
     outs() << "verify (" << what << "): output " << i << " max_abs "
-           << format("%.3g", c.maxAbs) << " rel_l2 "
-           << format("%.3g", c.relL2) << (pass ? " ok" : " FAIL") << "\n";
+           << format("%.3g", c.maxAbs) << " rel_l2 " << format("%.3g", c.relL2)
+           << (pass ? " ok" : " FAIL") << "\n";
     ok &= pass;
   }
   return ok;
@@ -374,8 +218,8 @@ bool verifyProgram(const std::string &program, const std::string &reference,
   if (verifyData.empty())
     return ok;
   std::vector<runtime::OwnedTensor> dataInputs, dataOutputs;
-  for (auto [prefix, list] : {std::pair{"input_", &dataInputs},
-                              std::pair{"output_", &dataOutputs}}) {
+  for (auto [prefix, list] :
+       {std::pair{"input_", &dataInputs}, std::pair{"output_", &dataOutputs}}) {
     for (int i = 0;; ++i) {
       SmallString<256> path(verifyData);
       sys::path::append(path, prefix + std::to_string(i) + ".pb");
@@ -410,8 +254,8 @@ bool printBackends(raw_ostream &os) {
     return false;
   }
   for (const Backend &backend : *backends) {
-    os << backend.getName() << " (" << backend.getSource() << "): "
-       << backend.getDescription() << "\n";
+    os << backend.getName() << " (" << backend.getSource()
+       << "): " << backend.getDescription() << "\n";
     for (auto [phase, list] :
          {std::pair{"conversion", backend.getConversionPatterns()},
           std::pair{"fusion", backend.getFusionPatterns()},
@@ -435,106 +279,53 @@ bool printBackends(raw_ostream &os) {
   return true;
 }
 
-/// The delegates of `--backend a,b,...`: `first` (selected, its patterns
-/// apply) when it has one, then each later name, which must name a
-/// delegate backend not listed before.
-FailureOr<std::vector<const Backend *>>
-delegateList(const Backend &first, ArrayRef<StringRef> names) {
-  std::vector<const Backend *> list;
-  if (first.getHooks().delegates())
-    list.push_back(&first);
-  if (names.size() == 1)
-    return list;
-  Expected<const std::vector<Backend> &> all = discoverBackends();
-  if (!all) {
-    errs() << "strata-compile: " << toString(all.takeError()) << "\n";
-    return failure();
+/// The driver's options (what to write, import shapes and values, the
+/// program file's layout) into `options`; false after printing an error.
+bool readDriverOptions(CompileOptions &options) {
+  std::optional<EmitKind> kind = parseEmitKind(emitKind);
+  if (!kind) {
+    errs() << "strata-compile: unknown --emit '" << emitKind
+           << "' (program, mlir-hl, mlir-edge, mlir-exec, onnx-qdq)\n";
+    return false;
   }
-  llvm::StringSet<> seen;
-  for (StringRef name : names) {
-    if (!seen.insert(name).second) {
-      errs() << "strata-compile: --backend " << backendList << " names '"
-             << name << "' twice\n";
-      return failure();
+  options.emit = *kind;
+  for (const std::string &shape : inputShapes) {
+    std::string error;
+    if (failed(parseInputShape(shape, options.import, error))) {
+      errs() << "strata-compile: bad --input-shape: " << error << "\n";
+      return false;
     }
-    if (name == first.getName())
-      continue;
-    const Backend *found = nullptr;
-    for (const Backend &b : *all)
-      if (b.getName() == name)
-        found = &b;
-    if (!found || !found->getHooks().delegates()) {
-      errs() << "strata-compile: --backend " << backendList << ": '" << name
-             << "' is not a backend with a delegate (--list-backends)\n";
-      return failure();
-    }
-    list.push_back(found);
   }
-  return list;
+  for (const std::string &value : inputValues) {
+    std::string error;
+    if (failed(parseInputValue(value, options.import, error))) {
+      errs() << "strata-compile: bad --input-value: " << error << "\n";
+      return false;
+    }
+  }
+  options.printIRAfterAll = printIRAfterAll;
+  options.emitOptions.delegateBlobsInline = delegateBlobsInline;
+  options.emitOptions.segmentAlignment = segmentAlignment;
+  options.emitOptions.constantAlignment = constantAlignment;
+  return true;
 }
 
-/// --backend-option items by backend: BACKEND:KEY=VALUE goes to that
-/// backend; KEY=VALUE to the one backend of a list of one (its own check
-/// names an unknown key), else to every listed backend that declares KEY
-/// (none: an error naming each one's keys).
-FailureOr<std::map<std::string, CompileSpecs>>
-routeCompileSpecs(ArrayRef<std::string> items,
-                  ArrayRef<const Backend *> backends) {
-  std::map<std::string, std::vector<std::string>> perBackend;
-  for (const std::string &item : items) {
-    size_t colon = item.find(':'), eq = item.find('=');
-    if (colon != std::string::npos && colon < eq) {
-      std::string name = item.substr(0, colon);
-      if (!llvm::any_of(backends, [&](const Backend *b) {
-            return b->getName() == name;
-          })) {
-        errs() << "strata-compile: --backend-option " << item << ": '"
-               << name << "' is not a listed delegate backend\n";
-        return failure();
-      }
-      perBackend[name].push_back(item.substr(colon + 1));
-      continue;
-    }
-    if (backends.size() == 1) {
-      perBackend[backends.front()->getName()].push_back(item);
-      continue;
-    }
-    std::string key = item.substr(0, eq);
-    bool taken = false;
-    std::string known;
-    for (const Backend *b : backends) {
-      known += (known.empty() ? "" : "; ") + b->getName() + ":";
-      for (const CompileSpecInfo &spec : b->getHooks().compileSpecs) {
-        known += " " + spec.name;
-        if (spec.name == key) {
-          perBackend[b->getName()].push_back(item);
-          taken = true;
-        }
-      }
-    }
-    if (!taken) {
-      errs() << "strata-compile: no listed backend has compile spec '" << key
-             << "' (known: " << known << ")\n";
-      return failure();
-    }
-  }
-  std::map<std::string, CompileSpecs> specs;
-  for (const auto &[name, list] : perBackend) {
-    std::string error;
-    FailureOr<CompileSpecs> parsed = parseCompileSpecs(list, error);
-    if (failed(parsed)) {
-      errs() << "strata-compile: bad --backend-option: " << error << "\n";
-      return failure();
-    }
-    specs[name] = std::move(*parsed);
-  }
-  return specs;
+/// The program's name: the model's folder name for a model.onnx in a
+/// folder of its own, else the file's stem.
+std::string programNameOf(StringRef modelPath) {
+  StringRef parent = sys::path::parent_path(modelPath);
+  std::string name =
+      sys::path::stem(parent.empty() ? modelPath : sys::path::filename(parent))
+          .str();
+  return name.empty() || name == "." ? "program" : name;
 }
 
 } // namespace
 
 int strataCompileMain(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  CompilePipelineOptions &pipeline = pipelineOptions();
+  pipeline.exposeOnCommandLine(category, quantizeCategory);
   cl::HideUnrelatedOptions({&category, &quantizeCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -542,266 +333,20 @@ int strataCompileMain(int argc, char **argv) {
 
   if (listBackends)
     return printBackends(outs()) ? 0 : 1;
-  if (inputPath.empty() || (outputPath.empty() && planOut.empty())) {
+  if (inputPath.empty() || (outputPath.empty() && pipeline.planOut.empty())) {
     errs() << "strata-compile: needs a model and -o (or --plan-out); see "
               "--help\n";
     return 2;
   }
+  if (!pipeline.given("program-name"))
+    pipeline.programName = programNameOf(inputPath);
   CompileOptions options;
-  SmallVector<StringRef> backendNames;
-  StringRef(backendList).split(backendNames, ',');
-  std::string backendName = backendNames.front().str();
-  if (Error e = setBackend(backendName)) {
-    errs() << "strata-compile: " << toString(std::move(e)) << "\n";
+  if (llvm::Error error = resolveCompileOptions(pipeline, options)) {
+    errs() << "strata-compile: " << toString(std::move(error)) << "\n";
     return 2;
   }
-  Expected<const Backend &> backend = getBackend();
-  if (!backend) {
-    errs() << "strata-compile: " << toString(backend.takeError()) << "\n";
+  if (!readDriverOptions(options))
     return 2;
-  }
-  options.patterns = backend->getPatterns(quantize);
-  // A backend may take its QDQ placement from another one's patterns.
-  const Backend *placement = &*backend;
-  if (quantize && !backend->getHooks().quantizeWith.empty()) {
-    Expected<const std::vector<Backend> &> all = discoverBackends();
-    if (!all) {
-      errs() << "strata-compile: " << toString(all.takeError()) << "\n";
-      return 2;
-    }
-    for (const Backend &b : *all)
-      if (b.getName() == backend->getHooks().quantizeWith)
-        placement = &b;
-    options.patterns = placement->getPatterns(true);
-  }
-  // --smooth-alpha alone asks for SmoothQuant too.
-  bool smoothing = smooth || smoothAlpha.getNumOccurrences() > 0;
-  if (quantizeScales.getNumOccurrences() && !quantize) {
-    errs() << "strata-compile: --quantize-scales needs --quantize\n";
-    return 2;
-  }
-  if (biasCorrection && !quantize) {
-    errs() << "strata-compile: --bias-correction needs --quantize\n";
-    return 2;
-  }
-  if (quantizeSensitivity && !quantize) {
-    errs() << "strata-compile: --quantize-sensitivity needs --quantize\n";
-    return 2;
-  }
-  if (smoothing && !quantize) {
-    errs() << "strata-compile: --smooth and --smooth-alpha need --quantize\n";
-    return 2;
-  }
-  bool mixed = quantizeTargetSqnr.getNumOccurrences() ||
-               quantizeTargetAccuracyDrop.getNumOccurrences();
-  if (mixed && !quantize) {
-    errs() << "strata-compile: --quantize-target-sqnr and "
-              "--quantize-target-accuracy-drop need --quantize\n";
-    return 2;
-  }
-  if (quantizeTargetAccuracyDrop.getNumOccurrences() &&
-      (quantizeEvalData.empty() || quantizeEvalLabels.empty())) {
-    errs() << "strata-compile: --quantize-target-accuracy-drop needs "
-              "labelled data: --quantize-eval-data and "
-              "--quantize-eval-labels\n";
-    return 2;
-  }
-  if ((!quantizeEvalData.empty() || !quantizeEvalLabels.empty()) && !mixed) {
-    errs() << "strata-compile: --quantize-eval-data and "
-              "--quantize-eval-labels are for --quantize-target-sqnr and "
-              "--quantize-target-accuracy-drop\n";
-    return 2;
-  }
-  if (!quantizeEvalLabels.empty() && quantizeEvalData.empty()) {
-    errs() << "strata-compile: --quantize-eval-labels needs "
-              "--quantize-eval-data\n";
-    return 2;
-  }
-  if (quantizeTargetAccuracyDrop.getNumOccurrences() &&
-      !(quantizeTargetAccuracyDrop >= 0 && quantizeTargetAccuracyDrop <= 100)) {
-    errs() << "strata-compile: --quantize-target-accuracy-drop must be in "
-              "[0, 100] percentage points\n";
-    return 2;
-  }
-  if (quantizeTargetSqnr.getNumOccurrences() &&
-      !std::isfinite(quantizeTargetSqnr.getValue())) {
-    errs() << "strata-compile: --quantize-target-sqnr must be a finite "
-              "number of dB\n";
-    return 2;
-  }
-  if (quantize && smoothing && placement->getSmoothPatterns().empty()) {
-    errs() << "strata-compile: backend '" << placement->getName()
-           << "' has no smooth patterns to say where SmoothQuant applies "
-              "(--list-backends; tensorrt has them)\n";
-    return 2;
-  }
-  if (!(smoothAlpha >= 0 && smoothAlpha <= 1)) {
-    errs() << "strata-compile: --smooth-alpha must be in [0, 1], got "
-           << llvm::format("%g", smoothAlpha.getValue()) << "\n";
-    return 2;
-  }
-  if (!smoothing)
-    llvm::erase_if(options.patterns, [](const PatternDescriptor &d) {
-      return d.info.phase == PatternPhase::Smooth;
-    });
-  if (quantize) {
-    if (placement->getQuantizedPatterns().empty()) {
-      errs() << "strata-compile: backend '" << backendName
-             << "' has no quantized patterns to say where QDQ pairs go "
-                "(--list-backends; tensorrt has them)\n";
-      return 2;
-    }
-    std::optional<quant::CalibrationMethod> method =
-        quant::parseCalibrationMethod(calibrationMethod.getValue());
-    if (!method) {
-      errs() << "strata-compile: unknown --calibration-method '"
-             << calibrationMethod
-             << "' (minmax, percentile, entropy, mse)\n";
-      return 2;
-    }
-    if (quantizeActivations != "symmetric" &&
-        quantizeActivations != "asymmetric") {
-      errs() << "strata-compile: --quantize-activations takes symmetric or "
-                "asymmetric, got '"
-             << quantizeActivations << "'\n";
-      return 2;
-    }
-    if (quantizeScales != "float" && quantizeScales != "power-of-two") {
-      errs() << "strata-compile: --quantize-scales takes float or "
-                "power-of-two, got '"
-             << quantizeScales << "'\n";
-      return 2;
-    }
-    bool symmetric = quantizeActivations == "symmetric";
-    if (!symmetric && (*method == quant::CalibrationMethod::Entropy ||
-                       *method == quant::CalibrationMethod::MSE)) {
-      errs() << "strata-compile: --calibration-method " << calibrationMethod
-             << " picks a symmetric threshold; use minmax or percentile "
-                "with asymmetric activations\n";
-      return 2;
-    }
-    if (!(calibrationPercentile > 0 && calibrationPercentile <= 100)) {
-      errs() << "strata-compile: --calibration-percentile must be in (0, "
-                "100]\n";
-      return 2;
-    }
-    if (calibrationData.empty()) {
-      errs() << "strata-compile: --quantize needs --calibration-data\n";
-      return 2;
-    }
-    CompileOptions::Quantize q;
-    q.activations = quantizeActivations;
-    q.minWeightElements = quantizeMinWeightElements;
-    q.smoothAlpha = smoothAlpha;
-    q.biasCorrection = biasCorrection;
-    q.sensitivity = quantizeSensitivity;
-    if (quantizeTargetSqnr.getNumOccurrences())
-      q.mixedPrecision.targetSqnrDB = quantizeTargetSqnr.getValue();
-    if (quantizeTargetAccuracyDrop.getNumOccurrences())
-      q.mixedPrecision.targetAccuracyDrop =
-          quantizeTargetAccuracyDrop.getValue();
-    q.mixedPrecision.evalImages = quantizeEvalData;
-    q.mixedPrecision.evalLabels = quantizeEvalLabels;
-    q.powerOfTwoScales = quantizeScales == "power-of-two";
-    q.calibration.powerOfTwoScales = q.powerOfTwoScales;
-    q.skipNodes.assign(quantizeSkipNodes.begin(), quantizeSkipNodes.end());
-    q.skipOps.assign(quantizeSkipOps.begin(), quantizeSkipOps.end());
-    q.calibration.dataPath = calibrationData;
-    q.calibration.method = *method;
-    q.calibration.percentile = calibrationPercentile;
-    q.calibration.symmetric = symmetric;
-    q.calibration.maxSamples = calibrationSamples;
-    q.calibration.seed = calibrationSeed;
-    q.calibration.progress = !noProgress;
-    options.quantize = std::move(q);
-  }
-  FailureOr<std::vector<const Backend *>> delegates =
-      delegateList(*backend, backendNames);
-  if (failed(delegates))
-    return 2;
-  options.delegateBackends = std::move(*delegates);
-  if (options.delegateBackends.empty() &&
-      (!backendOptions.empty() || requireDelegated || !tuneFile.empty() ||
-       !tuningFile.empty() || !partitionCalibration.empty())) {
-    errs() << "strata-compile: backend '" << backendName
-           << "' has no delegate (--backend-option, --require-delegated, "
-              "--tune, --tuning and --partition-calibration need one)\n";
-    return 2;
-  }
-  {
-    if (!tuneFile.empty() && !tuningFile.empty()) {
-      errs() << "strata-compile: --tune writes the tuning file and --tuning "
-                "reads one; give one of them\n";
-      return 2;
-    }
-    std::vector<std::string> items(backendOptions.begin(),
-                                   backendOptions.end());
-    if (!tuneFile.empty())
-      items.insert(items.end(), {"tune=true", "tuning_file=" + tuneFile});
-    if (!tuningFile.empty())
-      items.push_back("tuning_file=" + tuningFile);
-    FailureOr<std::map<std::string, CompileSpecs>> specs =
-        routeCompileSpecs(items, options.delegateBackends);
-    if (failed(specs))
-      return 2;
-    options.compileSpecs = std::move(*specs);
-  }
-  options.requireDelegated = requireDelegated;
-  options.partitionCost = partitionCost;
-  options.partitionCalibrationFile = partitionCalibration;
-  if (!targetKernels.empty()) {
-    auto file = MemoryBuffer::getFile(targetKernels);
-    if (!file) {
-      errs() << "strata-compile: cannot read --target-kernels '"
-             << targetKernels << "': " << file.getError().message() << "\n";
-      return 2;
-    }
-    std::set<std::string> names;
-    SmallVector<StringRef> lines;
-    (*file)->getBuffer().split(lines, '\n');
-    for (StringRef line : lines) {
-      line = line.split('#').first.trim();
-      if (!line.empty())
-        names.insert(line.str());
-    }
-    options.targetKernels = std::move(names);
-  }
-  options.emitOptions.delegateBlobsInline = delegateBlobsInline;
-  options.planIn = planIn;
-  options.planOut = planOut;
-  std::optional<EmitKind> kind = parseEmitKind(emitKind);
-  if (!kind) {
-    errs() << "strata-compile: unknown --emit '" << emitKind
-           << "' (program, mlir-hl, mlir-edge, mlir-exec, onnx-qdq)\n";
-    return 2;
-  }
-  options.emit = *kind;
-  for (const std::string &shape : inputShapes) {
-    std::string error;
-    if (failed(parseInputShape(shape, options.import, error))) {
-      errs() << "strata-compile: bad --input-shape: " << error << "\n";
-      return 2;
-    }
-  }
-  for (const std::string &value : inputValues) {
-    std::string error;
-    if (failed(parseInputValue(value, options.import, error))) {
-      errs() << "strata-compile: bad --input-value: " << error << "\n";
-      return 2;
-    }
-  }
-  options.printIRAfterAll = printIRAfterAll;
-  options.emitOptions.segmentAlignment = segmentAlignment;
-  options.emitOptions.constantAlignment = constantAlignment;
-  options.bufferAlignment = bufferAlignment;
-  options.programName =
-      sys::path::stem(sys::path::parent_path(inputPath).empty()
-                          ? StringRef(inputPath)
-                          : sys::path::filename(sys::path::parent_path(
-                                inputPath)))
-          .str();
-  if (options.programName.empty() || options.programName == ".")
-    options.programName = "program";
 
   MLIRContext context;
   loadCompilerDialects(context);
@@ -812,7 +357,8 @@ int strataCompileMain(int argc, char **argv) {
   if (outputPath.empty()) {
     // --plan-out alone: plan, write the plan, stop.
     options.emit = EmitKind::MLIRHL;
-    if (failed(compileONNXFile(inputPath, options, context, artifact, report))) {
+    if (failed(
+            compileONNXFile(inputPath, options, context, artifact, report))) {
       errs() << "strata-compile: planning '" << inputPath << "' failed\n";
       return 1;
     }

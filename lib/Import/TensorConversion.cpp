@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
+#include "strata/Support/ResourceKey.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -215,8 +217,7 @@ FailureOr<ElementsAttr> convertTensor(onnx::TensorProto &tensor, Location loc,
     if (failed(typedFieldBytes(tensor, element, *count, owned)))
       return emitError(loc) << "tensor '" << tensor.name() << "' holds "
                             << "a wrong number of elements for shape ["
-                            << shape.size() << "-D, " << *count
-                            << " elements]";
+                            << shape.size() << "-D, " << *count << " elements]";
     bytes = &owned;
   }
   if (static_cast<int64_t>(bytes->size()) != *count * width)
@@ -241,15 +242,7 @@ FailureOr<ElementsAttr> convertTensor(onnx::TensorProto &tensor, Location loc,
       ArrayRef<char>(storage->data(), storage->size()), alignof(max_align_t),
       [storage](void *, size_t, size_t) { delete storage; },
       /*dataIsMutable=*/true);
-  // Resource keys must parse back as identifiers: ONNX names such as
-  // "onnx::Conv_538" or "/enc/w" are mapped onto [A-Za-z0-9_.]; MLIR makes
-  // colliding keys unique.
-  std::string key = tensor.name().empty() ? "onnx_tensor" : tensor.name();
-  for (char &c : key)
-    if (!llvm::isAlnum(c) && c != '_' && c != '.')
-      c = '_';
-  if (llvm::isDigit(key.front()))
-    key.insert(key.begin(), '_');
+  std::string key = resourceKey(tensor.name(), "onnx_tensor");
   return ElementsAttr(
       DenseResourceElementsAttr::get(type, key, std::move(blob)));
 }

@@ -9,6 +9,7 @@
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Support/Limits.h"
+#include "strata/Support/ResourceKey.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -61,7 +62,8 @@ ElementsAttr makeNamedF32Constant(ShapedType type, ArrayRef<float> values,
       llvm::all_of(values, [&](float v) { return v == values.front(); }))
     return makeF32Constant(type, values);
   return DenseResourceElementsAttr::get(
-      type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
+      type, resourceKey(name),
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
 }
 
 } // namespace strata::edge

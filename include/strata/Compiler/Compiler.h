@@ -166,6 +166,8 @@ struct CompileReport {
   /// The intermediates of a debug build, in program order.
   std::vector<ExposedValue> exposed;
 
+  /// Records the number of ops per dialect in `module` as `stage`'s.
+  void countOps(mlir::ModuleOp module, llvm::StringRef stage);
   llvm::json::Value toJSON() const;
 };
 

@@ -1,0 +1,372 @@
+//===- CompileOptions.cpp - the compile pipeline's options, resolved ------===//
+//
+// CompilePipelineOptions as strata-compile and strata-opt spell them become
+// a CompileOptions here, once: the options that need others are checked
+// against one table, backend names against the registry, compile specs
+// routed to their delegates.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Compiler/CompilePipeline.h"
+
+#include "strata/Backends/Backend.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
+using namespace mlir;
+using llvm::Error;
+
+namespace strata {
+
+bool CompilePipelineOptions::given(StringRef name) const {
+  auto it = OptionsMap.find(name);
+  return it != OptionsMap.end() && it->second->getNumOccurrences() > 0;
+}
+
+void CompilePipelineOptions::exposeOnCommandLine(
+    llvm::cl::OptionCategory &general, llvm::cl::OptionCategory &quantization) {
+  std::vector<llvm::cl::Option *> all;
+  for (auto &entry : OptionsMap)
+    all.push_back(entry.second);
+  for (llvm::cl::Option *option : all) {
+    StringRef name = option->ArgStr;
+    bool isQuantization = name.starts_with("quantize") ||
+                          name.starts_with("calibration") ||
+                          name.starts_with("smooth") ||
+                          name == "bias-correction" || name == "no-progress";
+    // Registered in both: the pipeline string's parser still finds it.
+    option->removeArgument();
+    option->addSubCommand(llvm::cl::SubCommand::getTopLevel());
+    option->addCategory(isQuantization ? quantization : general);
+    option->addArgument();
+  }
+}
+
+namespace {
+
+Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// One line of the table of which options need which: when `given` holds,
+/// `met` must, else the error is `message`.
+struct Requirement {
+  bool (*given)(const CompilePipelineOptions &);
+  bool (*met)(const CompilePipelineOptions &);
+  const char *message;
+};
+
+bool quantizing(const CompilePipelineOptions &o) { return o.quantize; }
+bool mixedPrecision(const CompilePipelineOptions &o) {
+  return o.given("quantize-target-sqnr") ||
+         o.given("quantize-target-accuracy-drop");
+}
+bool smoothing(const CompilePipelineOptions &o) {
+  // --smooth-alpha alone asks for SmoothQuant too.
+  return o.smooth || o.given("smooth-alpha");
+}
+
+const Requirement kRequirements[] = {
+    {[](const CompilePipelineOptions &o) { return o.given("quantize-scales"); },
+     quantizing, "--quantize-scales needs --quantize"},
+    {[](const CompilePipelineOptions &o) { return bool(o.biasCorrection); },
+     quantizing, "--bias-correction needs --quantize"},
+    {[](const CompilePipelineOptions &o) {
+       return bool(o.quantizeSensitivity);
+     },
+     quantizing, "--quantize-sensitivity needs --quantize"},
+    {smoothing, quantizing, "--smooth and --smooth-alpha need --quantize"},
+    {mixedPrecision, quantizing,
+     "--quantize-target-sqnr and --quantize-target-accuracy-drop need "
+     "--quantize"},
+    {[](const CompilePipelineOptions &o) {
+       return o.given("quantize-target-accuracy-drop");
+     },
+     [](const CompilePipelineOptions &o) {
+       return !o.quantizeEvalData.empty() && !o.quantizeEvalLabels.empty();
+     },
+     "--quantize-target-accuracy-drop needs labelled data: "
+     "--quantize-eval-data and --quantize-eval-labels"},
+    {[](const CompilePipelineOptions &o) {
+       return !o.quantizeEvalData.empty() || !o.quantizeEvalLabels.empty();
+     },
+     mixedPrecision,
+     "--quantize-eval-data and --quantize-eval-labels are for "
+     "--quantize-target-sqnr and --quantize-target-accuracy-drop"},
+    {[](const CompilePipelineOptions &o) {
+       return !o.quantizeEvalLabels.empty();
+     },
+     [](const CompilePipelineOptions &o) {
+       return !o.quantizeEvalData.empty();
+     },
+     "--quantize-eval-labels needs --quantize-eval-data"},
+    {quantizing,
+     [](const CompilePipelineOptions &o) { return !o.calibrationData.empty(); },
+     "--quantize needs --calibration-data"},
+    {[](const CompilePipelineOptions &o) {
+       return !o.tune.empty() && !o.tuning.empty();
+     },
+     [](const CompilePipelineOptions &) { return false; },
+     "--tune writes the tuning file and --tuning reads one; give one of "
+     "them"},
+};
+
+/// The ranges of the numeric options.
+Error checkRanges(const CompilePipelineOptions &o) {
+  if (o.given("quantize-target-accuracy-drop") &&
+      !(o.quantizeTargetAccuracyDrop >= 0 &&
+        o.quantizeTargetAccuracyDrop <= 100))
+    return fail("--quantize-target-accuracy-drop must be in [0, 100] "
+                "percentage points");
+  if (o.given("quantize-target-sqnr") &&
+      !std::isfinite(o.quantizeTargetSqnr.getValue()))
+    return fail("--quantize-target-sqnr must be a finite number of dB");
+  if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1))
+    return fail("--smooth-alpha must be in [0, 1], got " +
+                llvm::formatv("{0}", o.smoothAlpha.getValue()).str());
+  if (!(o.calibrationPercentile > 0 && o.calibrationPercentile <= 100))
+    return fail("--calibration-percentile must be in (0, 100]");
+  bool symmetric = o.quantizeActivations == ActivationQuantization::Symmetric;
+  if (o.quantize && !symmetric &&
+      (o.calibrationMethod == quant::CalibrationMethod::Entropy ||
+       o.calibrationMethod == quant::CalibrationMethod::MSE))
+    return fail(
+        "--calibration-method " +
+        llvm::Twine(quant::stringifyCalibrationMethod(o.calibrationMethod)) +
+        " picks a symmetric threshold; use minmax or percentile "
+        "with asymmetric activations");
+  return Error::success();
+}
+
+const Backend *findBackend(const std::vector<Backend> &all, StringRef name) {
+  for (const Backend &b : all)
+    if (b.getName() == name)
+      return &b;
+  return nullptr;
+}
+
+/// The delegates of `--backend a,b,...`: `first` (selected, its patterns
+/// apply) when it has one, then each later name, which must name a
+/// delegate backend not listed before.
+llvm::Expected<std::vector<const Backend *>>
+delegateList(const std::vector<Backend> &all, const Backend &first,
+             ArrayRef<StringRef> names, StringRef spelled) {
+  std::vector<const Backend *> list;
+  if (first.getHooks().delegates())
+    list.push_back(&first);
+  llvm::StringSet<> seen;
+  for (StringRef name : names.drop_front(names.size() == 1 ? 1 : 0)) {
+    if (!seen.insert(name).second)
+      return fail("--backend " + spelled + " names '" + name + "' twice");
+    if (name == first.getName())
+      continue;
+    const Backend *found = findBackend(all, name);
+    if (!found || !found->getHooks().delegates())
+      return fail("--backend " + spelled + ": '" + name +
+                  "' is not a backend with a delegate (--list-backends)");
+    list.push_back(found);
+  }
+  return list;
+}
+
+/// --backend-option items by backend: BACKEND:KEY=VALUE goes to that
+/// backend; KEY=VALUE to the one backend of a list of one (its own check
+/// names an unknown key), else to every listed backend that declares KEY
+/// (none: an error naming each one's keys).
+llvm::Expected<std::map<std::string, CompileSpecs>>
+routeCompileSpecs(ArrayRef<std::string> items,
+                  ArrayRef<const Backend *> backends) {
+  std::map<std::string, std::vector<std::string>> perBackend;
+  for (const std::string &item : items) {
+    size_t colon = item.find(':'), eq = item.find('=');
+    if (colon != std::string::npos && colon < eq) {
+      std::string name = item.substr(0, colon);
+      if (!llvm::any_of(backends,
+                        [&](const Backend *b) { return b->getName() == name; }))
+        return fail("--backend-option " + item + ": '" + name +
+                    "' is not a listed delegate backend");
+      perBackend[name].push_back(item.substr(colon + 1));
+      continue;
+    }
+    if (backends.size() == 1) {
+      perBackend[backends.front()->getName()].push_back(item);
+      continue;
+    }
+    std::string key = item.substr(0, eq), known;
+    bool taken = false;
+    for (const Backend *b : backends) {
+      known += (known.empty() ? "" : "; ") + b->getName() + ":";
+      for (const CompileSpecInfo &spec : b->getHooks().compileSpecs) {
+        known += " " + spec.name;
+        if (spec.name == key) {
+          perBackend[b->getName()].push_back(item);
+          taken = true;
+        }
+      }
+    }
+    if (!taken)
+      return fail("no listed backend has compile spec '" + key +
+                  "' (known: " + known + ")");
+  }
+  std::map<std::string, CompileSpecs> specs;
+  for (const auto &[name, list] : perBackend) {
+    std::string error;
+    FailureOr<CompileSpecs> parsed = parseCompileSpecs(list, error);
+    if (failed(parsed))
+      return fail("bad --backend-option: " + error);
+    specs[name] = std::move(*parsed);
+  }
+  return specs;
+}
+
+/// The quantization options of `o` (valid: checked before).
+CompileOptions::Quantize quantizeOptions(const CompilePipelineOptions &o) {
+  CompileOptions::Quantize q;
+  bool symmetric = o.quantizeActivations == ActivationQuantization::Symmetric;
+  q.activations = symmetric ? "symmetric" : "asymmetric";
+  q.minWeightElements = o.quantizeMinWeightElements;
+  q.smoothAlpha = o.smoothAlpha;
+  q.biasCorrection = o.biasCorrection;
+  q.sensitivity = o.quantizeSensitivity;
+  if (o.given("quantize-target-sqnr"))
+    q.mixedPrecision.targetSqnrDB = o.quantizeTargetSqnr.getValue();
+  if (o.given("quantize-target-accuracy-drop"))
+    q.mixedPrecision.targetAccuracyDrop =
+        o.quantizeTargetAccuracyDrop.getValue();
+  q.mixedPrecision.evalImages = o.quantizeEvalData;
+  q.mixedPrecision.evalLabels = o.quantizeEvalLabels;
+  q.powerOfTwoScales = o.quantizeScales == ScaleForm::PowerOfTwo;
+  q.calibration.powerOfTwoScales = q.powerOfTwoScales;
+  q.skipNodes.assign(o.quantizeSkipNodes.begin(), o.quantizeSkipNodes.end());
+  q.skipOps.assign(o.quantizeSkipOps.begin(), o.quantizeSkipOps.end());
+  q.calibration.dataPath = o.calibrationData;
+  q.calibration.method = o.calibrationMethod;
+  q.calibration.percentile = o.calibrationPercentile;
+  q.calibration.symmetric = symmetric;
+  q.calibration.maxSamples = o.calibrationSamples;
+  q.calibration.seed = o.calibrationSeed;
+  q.calibration.progress = !o.noProgress;
+  return q;
+}
+
+/// The pattern lists: the selected backend's, or with --quantize those of
+/// the backend it takes its QDQ placement from; smooth ones only when
+/// smoothing.
+llvm::Expected<std::vector<PatternDescriptor>>
+patternList(const CompilePipelineOptions &o, const std::vector<Backend> &all,
+            const Backend &backend) {
+  const Backend *placement = &backend;
+  if (o.quantize && !backend.getHooks().quantizeWith.empty())
+    if (const Backend *b = findBackend(all, backend.getHooks().quantizeWith))
+      placement = b;
+  std::vector<PatternDescriptor> patterns = placement->getPatterns(o.quantize);
+  if (o.quantize && smoothing(o) && placement->getSmoothPatterns().empty())
+    return fail("backend '" + placement->getName() +
+                "' has no smooth patterns to say where SmoothQuant applies "
+                "(--list-backends; tensorrt has them)");
+  if (!smoothing(o))
+    llvm::erase_if(patterns, [](const PatternDescriptor &d) {
+      return d.info.phase == PatternPhase::Smooth;
+    });
+  if (o.quantize && placement->getQuantizedPatterns().empty())
+    return fail("backend '" + backend.getName() +
+                "' has no quantized patterns to say where QDQ pairs go "
+                "(--list-backends; tensorrt has them)");
+  return patterns;
+}
+
+/// The kernel set of a --target-kernels file.
+llvm::Expected<std::set<std::string>> readKernelSet(StringRef path) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return fail("cannot read --target-kernels '" + path +
+                "': " + file.getError().message());
+  std::set<std::string> names;
+  SmallVector<StringRef> lines;
+  (*file)->getBuffer().split(lines, '\n');
+  for (StringRef line : lines) {
+    line = line.split('#').first.trim();
+    if (!line.empty())
+      names.insert(line.str());
+  }
+  return names;
+}
+
+/// The delegates, their compile specs and the partitioner's options.
+Error resolveDelegation(const CompilePipelineOptions &o,
+                        const std::vector<Backend> &all, const Backend &backend,
+                        ArrayRef<StringRef> names, CompileOptions &options) {
+  llvm::Expected<std::vector<const Backend *>> delegates =
+      delegateList(all, backend, names, o.backend);
+  if (!delegates)
+    return delegates.takeError();
+  options.delegateBackends = std::move(*delegates);
+  if (options.delegateBackends.empty() &&
+      (!o.backendOptions.empty() || o.requireDelegated || !o.tune.empty() ||
+       !o.tuning.empty() || !o.partitionCalibration.empty()))
+    return fail("backend '" + backend.getName() +
+                "' has no delegate (--backend-option, --require-delegated, "
+                "--tune, --tuning and --partition-calibration need one)");
+  std::vector<std::string> items(o.backendOptions.begin(),
+                                 o.backendOptions.end());
+  if (!o.tune.empty())
+    items.insert(items.end(), {"tune=true", "tuning_file=" + o.tune});
+  if (!o.tuning.empty())
+    items.push_back("tuning_file=" + o.tuning);
+  llvm::Expected<std::map<std::string, CompileSpecs>> specs =
+      routeCompileSpecs(items, options.delegateBackends);
+  if (!specs)
+    return specs.takeError();
+  options.compileSpecs = std::move(*specs);
+  options.requireDelegated = o.requireDelegated;
+  options.partitionCost = o.partitionCost;
+  options.partitionCalibrationFile = o.partitionCalibration;
+  return Error::success();
+}
+
+} // namespace
+
+Error resolveCompileOptions(const CompilePipelineOptions &o,
+                            CompileOptions &options) {
+  for (const Requirement &r : kRequirements)
+    if (r.given(o) && !r.met(o))
+      return fail(r.message);
+  if (Error e = checkRanges(o))
+    return e;
+  SmallVector<StringRef> names;
+  StringRef(o.backend).split(names, ',');
+  if (Error e = setBackend(names.front().str()))
+    return e;
+  llvm::Expected<const Backend &> backend = getBackend();
+  if (!backend)
+    return backend.takeError();
+  llvm::Expected<const std::vector<Backend> &> all = discoverBackends();
+  if (!all)
+    return all.takeError();
+  llvm::Expected<std::vector<PatternDescriptor>> patterns =
+      patternList(o, *all, *backend);
+  if (!patterns)
+    return patterns.takeError();
+  options.patterns = std::move(*patterns);
+  if (o.quantize)
+    options.quantize = quantizeOptions(o);
+  if (Error e = resolveDelegation(o, *all, *backend, names, options))
+    return e;
+  if (!o.targetKernels.empty()) {
+    llvm::Expected<std::set<std::string>> kernels =
+        readKernelSet(o.targetKernels);
+    if (!kernels)
+      return kernels.takeError();
+    options.targetKernels = std::move(*kernels);
+  }
+  options.planIn = o.planIn;
+  options.planOut = o.planOut;
+  options.bufferAlignment = o.bufferAlignment;
+  options.programName = o.programName;
+  return Error::success();
+}
+
+} // namespace strata
