@@ -11,7 +11,7 @@
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
 #include "strata/Backends/Passes.h"
-#include "strata/Compiler/CompilePipeline.h"
+#include "strata/Pipelines/CompilePipeline.h"
 #include "strata/Delegation/Delegation.h"
 #include "HL/IR/HLOps.h"
 #include "HL/Transforms/Passes.h"

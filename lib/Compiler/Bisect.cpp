@@ -1,7 +1,7 @@
 //===- Bisect.cpp - the first ONNX node whose value diverges --------------===//
 #include "strata/Compiler/Bisect.h"
 
-#include "strata/Compiler/Execute.h"
+#include "strata/Calibration/Execute.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -16,10 +16,10 @@
 
 #include "strata/Backends/Backend.h"
 #include "strata/Compiler/Bisect.h"
-#include "strata/Compiler/CompilePipeline.h"
+#include "strata/Pipelines/CompilePipeline.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
-#include "strata/Compiler/Execute.h"
+#include "strata/Calibration/Execute.h"
 #include "strata/Compiler/HTMLReport.h"
 #include "strata/Compiler/ModelGraph.h"
 

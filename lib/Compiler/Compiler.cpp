@@ -1,50 +1,17 @@
 //===- Compiler.cpp - the ONNX -> .strata compilation driver --------------===//
 #include "strata/Compiler/Compiler.h"
-#include "strata/Compiler/CompilePipeline.h"
+
+#include "Exec/IR/ExecOps.h"
 #include "strata/Export/ONNXExport.h"
+#include "strata/Pipelines/CompilePipeline.h"
 
-#include "strata/InitAll.h"
-#include "strata/Pipelines/Pipelines.h"
-#include "strata/Quantization/Quantization.h"
-#include "strata/Support/Locations.h"
-
-#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <chrono>
 
 using namespace mlir;
 
 namespace strata {
-
-std::optional<EmitKind> parseEmitKind(StringRef text) {
-  return llvm::StringSwitch<std::optional<EmitKind>>(text)
-      .Case("mlir-hl", EmitKind::MLIRHL)
-      .Case("mlir-edge", EmitKind::MLIREdge)
-      .Case("mlir-exec", EmitKind::MLIRExec)
-      .Case("program", EmitKind::Program)
-      .Case("onnx-qdq", EmitKind::ONNXQDQ)
-      .Default(std::nullopt);
-}
-
-CompileOptions referenceOptions(CompileOptions options) {
-  options.patterns.clear();
-  options.planIn.clear();
-  options.planOut.clear();
-  options.delegateBackends.clear();
-  options.targetKernels.reset();
-  options.quantize.reset();
-  options.expose.reset();
-  return options;
-}
-
-void loadCompilerDialects(MLIRContext &context) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
-}
 
 llvm::json::Value CompileReport::toJSON() const {
   llvm::json::Array stageArray;
@@ -106,14 +73,6 @@ llvm::json::Value CompileReport::toJSON() const {
   return object;
 }
 
-void CompileReport::countOps(ModuleOp module, StringRef stage) {
-  std::map<std::string, int64_t> &counts = opCounts[stage.str()];
-  module.walk([&](Operation *op) {
-    if (op != module.getOperation())
-      ++counts[op->getName().getDialectNamespace().str()];
-  });
-}
-
 namespace {
 
 /// Times a stage outside the pipeline into `report` when it goes out of
@@ -135,28 +94,7 @@ private:
   std::chrono::steady_clock::time_point start;
 };
 
-LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
-                          function_ref<void(OpPassManager &)> build) {
-  PassManager pm(module.getContext());
-  if (options.printIRAfterAll) {
-    module.getContext()->disableMultithreading();
-    pm.enableIRPrinting(
-        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
-        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
-  }
-  build(pm);
-  return pm.run(module);
-}
-
 } // namespace
-
-LogicalResult lowerToExec(ModuleOp module, const CompileOptions &options,
-                          CompileReport &report, EmitKind stopAfter) {
-  return runPipeline(module, options, [&](OpPassManager &pm) {
-    buildLoweringStages(pm, options, &report, stopAfter);
-  });
-}
 
 LogicalResult compileONNXFile(StringRef modelPath,
                               const CompileOptions &options,

@@ -3,7 +3,7 @@
 
 #include "strata/Backends/Backend.h"
 #include "strata/Compiler/Compiler.h"
-#include "strata/Compiler/Execute.h"
+#include "strata/Calibration/Execute.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

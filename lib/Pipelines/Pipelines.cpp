@@ -52,8 +52,7 @@ void registerPipelines() {
       "Refine hl shapes, legalize hl to edge and fold what became constant",
       [](OpPassManager &pm) { buildLowerToEdgePipeline(pm); });
   PassPipelineRegistration<LowerToExecOptions>(
-      "strata-edge-to-exec",
-      "Lower edge to exec kernel calls and plan memory",
+      "strata-edge-to-exec", "Lower edge to exec kernel calls and plan memory",
       buildEdgeToExecPipeline);
   PassPipelineRegistration<LowerToExecOptions>(
       "strata-lower-to-exec",

@@ -7,7 +7,7 @@
 // of almost nothing).
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Compiler/Execute.h"
+#include "strata/Calibration/Execute.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Runtime/HalfFloat.h"
 

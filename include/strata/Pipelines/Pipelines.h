@@ -18,9 +18,9 @@ struct LowerToExecOptions
   Option<int64_t> alignment{*this, "alignment",
                             llvm::cl::desc("Byte alignment of planned buffers"),
                             llvm::cl::init(64)};
-  Option<std::string> programName{
-      *this, "program-name", llvm::cl::desc("Name of the exec.program"),
-      llvm::cl::init("program")};
+  Option<std::string> programName{*this, "program-name",
+                                  llvm::cl::desc("Name of the exec.program"),
+                                  llvm::cl::init("program")};
 };
 
 /// hl -> edge: legalization, then folding (constant reshapes/transposes).

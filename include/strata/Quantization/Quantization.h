@@ -2,7 +2,7 @@
 //
 // The quantize stage on hl: `strata-insert-qdq` puts quant.qcast /
 // quant.dcast pairs at the QDQ points of quantized groups; calibration
-// (strata/Compiler/Calibrate.h) then observes the float model and writes
+// (strata/Calibration/Calibrate.h) then observes the float model and writes
 // each activation scale back into the quant types.
 //
 //===----------------------------------------------------------------------===//

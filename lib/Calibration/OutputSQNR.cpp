@@ -3,7 +3,7 @@
 
 #include "Observation.h"
 
-#include "strata/Compiler/Calibrate.h"
+#include "strata/Calibration/Calibrate.h"
 #include "strata/Quantization/Observers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

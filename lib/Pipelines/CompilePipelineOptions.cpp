@@ -6,7 +6,7 @@
 // routed to their delegates.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Compiler/CompilePipeline.h"
+#include "strata/Pipelines/CompilePipeline.h"
 
 #include "strata/Backends/Backend.h"
 

@@ -8,7 +8,7 @@
 // calibration, on the weights' final quantization.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Compiler/Calibrate.h"
+#include "strata/Calibration/Calibrate.h"
 
 #include "Observation.h"
 

@@ -8,7 +8,7 @@
 // smoothed ones.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Compiler/Calibrate.h"
+#include "strata/Calibration/Calibrate.h"
 
 #include "Observation.h"
 

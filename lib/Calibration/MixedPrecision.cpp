@@ -19,7 +19,7 @@
 // samples for SQNR, the labelled set for accuracy).
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Compiler/Calibrate.h"
+#include "strata/Calibration/Calibrate.h"
 
 #include "Observation.h"
 #include "OutputSQNR.h"

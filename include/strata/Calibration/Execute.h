@@ -5,8 +5,8 @@
 // outputs with references produced elsewhere (runtime::compareTensors).
 //
 //===----------------------------------------------------------------------===//
-#ifndef STRATA_COMPILER_EXECUTE_H
-#define STRATA_COMPILER_EXECUTE_H
+#ifndef STRATA_CALIBRATION_EXECUTE_H
+#define STRATA_CALIBRATION_EXECUTE_H
 
 #include "strata/Runtime/Error.h"
 #include "strata/Runtime/TensorCompare.h"
@@ -59,4 +59,4 @@ makeRandomInputs(const std::string &bytes, uint64_t seed,
 
 } // namespace strata
 
-#endif // STRATA_COMPILER_EXECUTE_H
+#endif // STRATA_CALIBRATION_EXECUTE_H

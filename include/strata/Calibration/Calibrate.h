@@ -9,8 +9,8 @@
 // quantized tensor's SQNR for the report.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STRATA_COMPILER_CALIBRATE_H
-#define STRATA_COMPILER_CALIBRATE_H
+#ifndef STRATA_CALIBRATION_CALIBRATE_H
+#define STRATA_CALIBRATION_CALIBRATE_H
 
 #include "strata/Quantization/Quantization.h"
 
@@ -187,4 +187,4 @@ mlir::FailureOr<QuantizationReport> calibrate(mlir::ModuleOp module,
 
 } // namespace strata
 
-#endif // STRATA_COMPILER_CALIBRATE_H
+#endif // STRATA_CALIBRATION_CALIBRATE_H

@@ -1,5 +1,5 @@
 //===- Calibrate.cpp - calibration of the inserted QDQ pairs --------------===//
-#include "strata/Compiler/Calibrate.h"
+#include "strata/Calibration/Calibrate.h"
 
 #include "Observation.h"
 #include "QuantizedTensors.h"

@@ -18,7 +18,7 @@
 #ifndef STRATA_COMPILER_COMPILEPIPELINE_H
 #define STRATA_COMPILER_COMPILEPIPELINE_H
 
-#include "strata/Compiler/Compiler.h"
+#include "strata/Pipelines/CompileOptions.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -258,6 +258,12 @@ void buildStrataCompilePipeline(mlir::OpPassManager &pm,
 /// exec, memory planning, the target-kernel check), up to `stopAfter`.
 void buildLoweringStages(mlir::OpPassManager &pm, const CompileOptions &options,
                          CompileReport *report, EmitKind stopAfter);
+
+/// Runs the pipeline `build` adds to on `module`, printing the IR after
+/// every pass with `options.printIRAfterAll`.
+mlir::LogicalResult
+runPipeline(mlir::ModuleOp module, const CompileOptions &options,
+            llvm::function_ref<void(mlir::OpPassManager &)> build);
 
 /// Registers the `strata-compile` pipeline (CompilePipelineOptions).
 void registerCompilePipeline();

@@ -8,7 +8,7 @@
 // which is what picks the float-fallback list.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Compiler/Calibrate.h"
+#include "strata/Calibration/Calibrate.h"
 
 #include "Observation.h"
 #include "OutputSQNR.h"

@@ -11,7 +11,7 @@
 // node (a lowering into a few edge ops), the last one holds its value.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Compiler/Compiler.h"
+#include "strata/Pipelines/CompileOptions.h"
 #include "strata/Support/Locations.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -112,9 +112,8 @@ LogicalResult exposeIntermediates(ModuleOp module,
   for (auto &[key, candidate] : latest)
     ordered.push_back(&candidate);
   llvm::sort(ordered, [](const Candidate *a, const Candidate *b) {
-    return a->position != b->position
-               ? a->position < b->position
-               : a->record.result < b->record.result;
+    return a->position != b->position ? a->position < b->position
+                                      : a->record.result < b->record.result;
   });
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   for (Candidate *candidate : ordered) {

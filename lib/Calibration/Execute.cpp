@@ -1,5 +1,5 @@
 //===- Execute.cpp - run compiled programs in-process and compare ---------===//
-#include "strata/Compiler/Execute.h"
+#include "strata/Calibration/Execute.h"
 
 #include "strata/Runtime/DataLoader.h"
 #include "strata/Runtime/Delegates/Linked.h"

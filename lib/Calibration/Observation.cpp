@@ -3,9 +3,9 @@
 
 #include "Exec/IR/ExecOps.h"
 #include "HL/IR/HLOps.h"
-#include "strata/Compiler/Calibrate.h"
-#include "strata/Compiler/Compiler.h"
-#include "strata/Compiler/Execute.h"
+#include "strata/Calibration/Calibrate.h"
+#include "strata/Pipelines/CompileOptions.h"
+#include "strata/Calibration/Execute.h"
 #include "strata/Runtime/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
