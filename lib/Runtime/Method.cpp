@@ -262,12 +262,36 @@ struct DelegateInstance {
 
 struct Instruction {
   InstructionLayout::Kind kind;
+  /// A legacy kernel, or a typed kernel's execute and its prepared state.
   KernelFn fn = nullptr;
-  KernelContext ctx; ///< Kernel operands (also used for delegate operands).
+  KernelExecuteFn execute = nullptr;
+  std::unique_ptr<KernelState> state;
+  /// Kernel operands (also used for delegate operands); a typed kernel's
+  /// parameters are dropped once its state is prepared.
+  KernelContext ctx;
   size_t delegate = 0;
   std::string label;
   std::vector<std::string> nodeNames;
 };
+/// Validates a kernel instruction whose ctx is filled in: a typed kernel
+/// prepares its state (and its parameters are dropped), a legacy one runs
+/// with validateOnly set.
+Error prepareKernel(const KernelEntry &entry, Instruction &inst) {
+  if (entry.isTyped()) {
+    Result<std::unique_ptr<KernelState>> state = entry.prepare(inst.ctx);
+    if (!state.ok())
+      return state.takeError();
+    inst.state = std::move(*state);
+    inst.execute = entry.execute;
+    inst.ctx.params = Params();
+    return Error::success();
+  }
+  inst.fn = entry.fn;
+  inst.ctx.validateOnly = true;
+  STRATA_RETURN_IF_ERROR(inst.fn(inst.ctx));
+  inst.ctx.validateOnly = false;
+  return Error::success();
+}
 } // namespace
 
 struct Method::Impl {
@@ -356,8 +380,8 @@ Result<Method> Program::loadMethod(const std::string &name,
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
       std::string kernel = program_->operators()->Get(inst.index)->name()->str();
-      out.fn = kernels->lookup(kernel);
-      if (!out.fn)
+      const KernelEntry *entry = kernels->lookup(kernel);
+      if (!entry)
         return Error(ErrorCode::NotFound,
                      where + " instruction " + std::to_string(i) +
                          ": kernel '" + kernel + "' is not registered");
@@ -365,11 +389,9 @@ Result<Method> Program::loadMethod(const std::string &name,
       out.ctx.kernelName = kernel;
       out.ctx.params = std::move(inst.params);
       out.ctx.scratch = &impl->scratch;
-      out.ctx.validateOnly = true;
-      Error error = out.fn(out.ctx);
+      Error error = prepareKernel(*entry, out);
       if (!error.ok())
         return Error(error.code(), where + ": " + error.message());
-      out.ctx.validateOnly = false;
       break;
     }
     case InstructionLayout::Kind::Delegate: {
@@ -479,7 +501,8 @@ Error Method::execute() {
       start = Clock::now();
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
-      Error error = inst.fn(inst.ctx);
+      Error error = inst.execute ? inst.execute(*inst.state, inst.ctx)
+                                 : inst.fn(inst.ctx);
       if (!error.ok())
         return Error(ErrorCode::ExecutionFailed,
                      "method '" + impl_->name + "': " + error.message());
