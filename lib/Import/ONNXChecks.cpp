@@ -104,9 +104,9 @@ void inferDeformConv(onnx::InferenceContext &ctx) {
     onnx::TensorShapeProto::Dimension *d = y->add_dim();
     if (!x.dim(2 + i).has_dim_value() || !w.dim(2 + i).has_dim_value())
       continue;
-    std::optional<int64_t> extent = windowExtent(
-        x.dim(2 + i).dim_value(), w.dim(2 + i).dim_value(), strides[i],
-        dilations[i], pads[i], pads[2 + i]);
+    std::optional<int64_t> extent =
+        windowExtent(x.dim(2 + i).dim_value(), w.dim(2 + i).dim_value(),
+                     strides[i], dilations[i], pads[i], pads[2 + i]);
     if (!extent)
       fail_shape_inference("DeformConv's window does not fit the "
                            "padded input");

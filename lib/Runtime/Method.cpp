@@ -139,10 +139,7 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
                                               false, out.ins));
         STRATA_RETURN_IF_ERROR(checkValueList(call->outs(), layout,
                                               at + ".outs", true, out.outs));
-        Result<Params> params = convertParams(call->params(), at);
-        if (!params.ok())
-          return params.takeError();
-        out.params = std::move(*params);
+        STRATA_ASSIGN_OR_RETURN(out.params, convertParams(call->params(), at));
         break;
       }
       case fb::InstructionArgs::DelegateCall: {
@@ -278,10 +275,7 @@ struct Instruction {
 /// with validateOnly set.
 Error prepareKernel(const KernelEntry &entry, Instruction &inst) {
   if (entry.isTyped()) {
-    Result<std::unique_ptr<KernelState>> state = entry.prepare(inst.ctx);
-    if (!state.ok())
-      return state.takeError();
-    inst.state = std::move(*state);
+    STRATA_ASSIGN_OR_RETURN(inst.state, entry.prepare(inst.ctx));
     inst.execute = entry.execute;
     inst.ctx.params = Params();
     return Error::success();
@@ -340,15 +334,13 @@ Result<Method> Program::loadMethod(const std::string &name,
                                           name + "' (methods: " + known + ")");
   if (!kernels)
     kernels = &portableKernelRegistry();
-  Result<MethodLayout> layout =
-      detail::layoutMethod(*this, method, loader_->name());
-  if (!layout.ok())
-    return layout.takeError();
+  STRATA_ASSIGN_OR_RETURN(MethodLayout layout,
+                          detail::layoutMethod(*this, method, loader_->name()));
   std::string where = loader_->name() + ": method '" + name + "'";
 
   auto impl = std::make_unique<Method::Impl>();
   impl->name = name;
-  for (uint64_t size : layout->arenaSizes) {
+  for (uint64_t size : layout.arenaSizes) {
     Result<Arena> arena = Arena::allocate(size);
     if (!arena.ok())
       return Error(ErrorCode::OutOfMemory,
@@ -356,19 +348,19 @@ Result<Method> Program::loadMethod(const std::string &name,
     impl->arenas.push_back(std::move(*arena));
     impl->arenaSizes.push_back(size);
   }
-  for (ValueLayout &value : layout->values) {
+  for (ValueLayout &value : layout.values) {
     if (!value.isConstant)
       value.view.data = impl->arenas[value.memoryId].data() + value.offset;
     impl->values.push_back(value.view);
   }
-  impl->inputs = layout->inputs;
-  impl->outputs = layout->outputs;
+  impl->inputs = layout.inputs;
+  impl->outputs = layout.outputs;
 
   // Delegates this method calls, initialised once each.
   std::vector<int> delegateSlot(
       program_->delegates() ? program_->delegates()->size() : 0, -1);
-  for (size_t i = 0; i < layout->instructions.size(); ++i) {
-    InstructionLayout &inst = layout->instructions[i];
+  for (size_t i = 0; i < layout.instructions.size(); ++i) {
+    InstructionLayout &inst = layout.instructions[i];
     Instruction out;
     out.kind = inst.kind;
     out.nodeNames = inst.nodeNames;
@@ -418,19 +410,17 @@ Result<Method> Program::loadMethod(const std::string &name,
                            "' is not available on this machine");
         ByteSpan blob;
         if (d->segment() >= 0) {
-          Result<ByteSpan> seg = segment(static_cast<size_t>(d->segment()));
-          if (!seg.ok())
-            return seg.takeError();
-          blob = *seg;
+          STRATA_ASSIGN_OR_RETURN(blob,
+                                  segment(static_cast<size_t>(d->segment())));
         } else if (d->inline_blob()) {
           blob = {d->inline_blob()->data(), d->inline_blob()->size()};
         }
-        Result<Params> specs = detail::convertParams(
-            d->compile_specs(), where + " delegate '" + delegateName + "'");
-        if (!specs.ok())
-          return specs.takeError();
+        STRATA_ASSIGN_OR_RETURN(
+            Params specs,
+            detail::convertParams(d->compile_specs(),
+                                  where + " delegate '" + delegateName + "'"));
         Result<DelegateHandle *> handle =
-            backend->init(blob, *specs, ProgramNamedData(*this));
+            backend->init(blob, specs, ProgramNamedData(*this));
         if (!handle.ok())
           return Error(handle.error().code(),
                        where + ": backend '" + backendName +
@@ -470,17 +460,15 @@ Result<TensorView> Method::input(size_t index) {
 }
 
 Error Method::setInput(size_t index, const TensorView &value) {
-  Result<TensorView> target = input(index);
-  if (!target.ok())
-    return target.takeError();
-  if (value.dtype != target->dtype || value.shape != target->shape)
+  STRATA_ASSIGN_OR_RETURN(TensorView target, input(index));
+  if (value.dtype != target.dtype || value.shape != target.shape)
     return Error(ErrorCode::InvalidArgument,
                  "input " + std::to_string(index) + " of method '" +
-                     impl_->name + "' must be " + target->typeString() +
+                     impl_->name + "' must be " + target.typeString() +
                      ", got " + value.typeString());
   // An empty tensor may come with a null pointer: memmove must not see it.
-  if (value.data != target->data && target->nbytes())
-    std::memmove(target->data, value.data, target->nbytes());
+  if (value.data != target.data && target.nbytes())
+    std::memmove(target.data, value.data, target.nbytes());
   return Error::success();
 }
 

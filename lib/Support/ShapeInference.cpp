@@ -18,8 +18,7 @@ std::optional<int64_t> slidingWindowExtent(int64_t in, int64_t kernel,
                                            bool ceilMode) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return ShapedType::kDynamic;
-  return windowExtent(in, kernel, stride, dilation, padBegin, padEnd,
-                      ceilMode);
+  return windowExtent(in, kernel, stride, dilation, padBegin, padEnd, ceilMode);
 }
 
 LogicalResult

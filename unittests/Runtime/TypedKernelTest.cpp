@@ -18,8 +18,7 @@ using namespace strata::runtime::testing;
 namespace {
 
 /// Whether T has a member called `params`.
-template <typename T, typename = void>
-struct HasParams : std::false_type {};
+template <typename T, typename = void> struct HasParams : std::false_type {};
 template <typename T>
 struct HasParams<T, std::void_t<decltype(std::declval<T &>().params)>>
     : std::true_type {};
@@ -67,10 +66,10 @@ Error executeScale(const ScaleState &state, KernelIO &io) {
 
 TEST(TypedKernelTest, PreparesOnceAtLoadAndExecutesFromTheState) {
   KernelRegistry registry;
-  ASSERT_TRUE(registry
-                  .add("scale", typedKernel<ScaleState, prepareScale,
-                                            executeScale>())
-                  .ok());
+  ASSERT_TRUE(
+      registry
+          .add("scale", typedKernel<ScaleState, prepareScale, executeScale>())
+          .ok());
   TestProgramBuilder b;
   int x = b.addInput(DType::F32, {2});
   int y = b.addBuffer(DType::F32, {2});
@@ -127,9 +126,9 @@ TEST(TypedKernelTest, ConvPoolMatmulNetworkRunsRepeatedly) {
   std::vector<float> first(out.as<float>(), out.as<float>() + out.numel());
   for (int i = 0; i < 100; ++i) {
     ASSERT_TRUE(method->execute().ok());
-    ASSERT_EQ(std::vector<float>(out.as<float>(),
-                                 out.as<float>() + out.numel()),
-              first);
+    ASSERT_EQ(
+        std::vector<float>(out.as<float>(), out.as<float>() + out.numel()),
+        first);
   }
 }
 

@@ -27,8 +27,7 @@ Result<ConvTransposeState> prepareConvTranspose(const KernelContext &ctx) {
   if (in.rank() != 4 || weight.rank() != 4 || out.rank() != 4)
     return ctx.fail("takes NCHW input, IOHW weight and NCHW result");
   STRATA_KERNEL_ASSIGN(p, readWindowParams(ctx.params));
-  STRATA_KERNEL_ASSIGN(outputPadding,
-                       ctx.params.requireInts("output_padding"));
+  STRATA_KERNEL_ASSIGN(outputPadding, ctx.params.requireInts("output_padding"));
   STRATA_KERNEL_ASSIGN(group, ctx.params.requireInt("group"));
   ConvTransposeState st;
   st.p = p;
@@ -41,12 +40,10 @@ Result<ConvTransposeState> prepareConvTranspose(const KernelContext &ctx) {
                     in.typeString() + " and weight " + weight.typeString());
   st.group = group;
   st.perGroupOut = weight.shape[1], st.m = st.perGroupOut * group;
-  std::optional<int64_t> oh =
-      transposedWindowExtent(st.h, st.kh, p.strideH, p.dilH, p.padT, p.padB,
-                             outputPadding[0]);
-  std::optional<int64_t> ow =
-      transposedWindowExtent(st.w, st.kw, p.strideW, p.dilW, p.padL, p.padR,
-                             outputPadding[1]);
+  std::optional<int64_t> oh = transposedWindowExtent(
+      st.h, st.kh, p.strideH, p.dilH, p.padT, p.padB, outputPadding[0]);
+  std::optional<int64_t> ow = transposedWindowExtent(
+      st.w, st.kw, p.strideW, p.dilW, p.padL, p.padR, outputPadding[1]);
   if (!oh || !ow || out.shape != std::vector<int64_t>{st.n, st.m, *oh, *ow})
     return ctx.fail("result " + out.typeString() + " does not match input " +
                     in.typeString() + " and weight " + weight.typeString());

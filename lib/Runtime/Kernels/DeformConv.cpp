@@ -49,9 +49,18 @@ Result<DeformConvState> prepareDeformConv(const KernelContext &ctx) {
   STRATA_KERNEL_ASSIGN(p, readWindowParams(ctx.params));
   STRATA_KERNEL_ASSIGN(group, ctx.params.requireInt("group"));
   STRATA_KERNEL_ASSIGN(offsetGroup, ctx.params.requireInt("offset_group"));
-  DeformConvState st{in.shape[0], in.shape[1], in.shape[2], in.shape[3],
-                     weight.shape[0], weight.shape[2], weight.shape[3],
-                     0, 0, group, offsetGroup, p};
+  DeformConvState st{in.shape[0],
+                     in.shape[1],
+                     in.shape[2],
+                     in.shape[3],
+                     weight.shape[0],
+                     weight.shape[2],
+                     weight.shape[3],
+                     0,
+                     0,
+                     group,
+                     offsetGroup,
+                     p};
   int64_t c = st.c, m = st.m, n = st.n;
   if (group < 1 || offsetGroup < 1 || c % group != 0 || m % group != 0 ||
       c % offsetGroup != 0 || weight.shape[1] * group != c)
@@ -89,8 +98,8 @@ Error executeDeformConv(const DeformConvState &st, KernelIO &io) {
   int64_t n = st.n, c = st.c, h = st.h, w = st.w, m = st.m, kh = st.kh,
           kw = st.kw, oh = st.oh, ow = st.ow, group = st.group,
           offsetGroup = st.offsetGroup;
-  int64_t sh = st.p.strideH, sw = st.p.strideW, dh = st.p.dilH,
-          dw = st.p.dilW, padT = st.p.padT, padL = st.p.padL;
+  int64_t sh = st.p.strideH, sw = st.p.strideW, dh = st.p.dilH, dw = st.p.dilW,
+          padT = st.p.padT, padL = st.p.padL;
   int64_t taps = kh * kw, points = oh * ow;
   const float *x = in.as<float>(), *wt = weight.as<float>();
   const float *bias = biasView.as<float>(), *offsets = offsetView.as<float>();

@@ -13,8 +13,7 @@
 namespace strata::runtime::kernels {
 
 /// Checks the number of ins (within [minIns, maxIns]) and outs.
-Error checkArity(const KernelIO &io, size_t minIns, size_t maxIns,
-                 size_t outs);
+Error checkArity(const KernelIO &io, size_t minIns, size_t maxIns, size_t outs);
 /// Checks that every operand is float32.
 Error checkAllF32(const KernelIO &io);
 /// Checks that `a` and `b` have the same shape.

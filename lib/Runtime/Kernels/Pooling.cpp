@@ -61,8 +61,7 @@ Result<PoolState> prepareAvgPool(const KernelContext &ctx) {
   Result<PoolState> g = preparePool(ctx, /*anyNumeric=*/false);
   if (!g.ok())
     return g;
-  STRATA_KERNEL_ASSIGN(includePad,
-                       ctx.params.requireBool("count_include_pad"));
+  STRATA_KERNEL_ASSIGN(includePad, ctx.params.requireBool("count_include_pad"));
   g->countIncludePad = includePad;
   return g;
 }

@@ -315,16 +315,15 @@ Result<Epilogue> readEpilogue(const KernelIO &ctx, const EpilogueParams &params,
     next = 9;
   }
   if (ctx.ins.size() == next + 3 && allowResidual) {
-    Result<QuantOperand> residual = readQuantOperand(ctx, next, "residual", 0);
-    if (!residual.ok())
-      return residual.takeError();
-    if (residual->values->shape != out.shape)
+    STRATA_ASSIGN_OR_RETURN(QuantOperand residual,
+                            readQuantOperand(ctx, next, "residual", 0));
+    if (residual.values->shape != out.shape)
       return Error(ErrorCode::InvalidArgument,
-                   "residual " + residual->values->typeString() +
+                   "residual " + residual.values->typeString() +
                        " must have the result's shape " + out.typeString());
-    e.residual = residual->values;
-    e.residualScale = residual->scale[0];
-    e.residualZeroPoint = residual->zeroPoint[0];
+    e.residual = residual.values;
+    e.residualScale = residual.scale[0];
+    e.residualZeroPoint = residual.zeroPoint[0];
   } else if (ctx.ins.size() != next) {
     return Error(ErrorCode::InvalidArgument,
                  "takes " + std::to_string(next) +
@@ -618,8 +617,7 @@ void convInt16(KernelIO &ctx, const ConvOperands &op) {
 /// each group of G im2col rows (padding holds the zero point, so it
 /// contributes 0) packed straight into the B operand, then the GEMM.
 /// A 1x1 stride-1 unpadded convolution packs the planes themselves.
-template <typename T>
-void convPacked(KernelIO &ctx, const ConvOperands &op) {
+template <typename T> void convPacked(KernelIO &ctx, const ConvOperands &op) {
   constexpr bool vnni = sizeof(T) == 1;
   using W = std::conditional_t<vnni, int8_t, int16_t>;
   constexpr Int8GemmLayout l = layoutOf<T>();
@@ -751,8 +749,7 @@ prepareQuantizedConv(const KernelContext &ctx) {
 
 /// Reads the quantization operands' values (scales and zero points are
 /// tensors, which the program may compute) and runs the convolution.
-static Error executeQuantizedConv(const QuantizedConvState &st,
-                                  KernelIO &ctx) {
+static Error executeQuantizedConv(const QuantizedConvState &st, KernelIO &ctx) {
   const Conv2dGeometry &g = st.g;
   const TensorView &in = ctx.ins[0], &weight = ctx.ins[3], &out = ctx.outs[0];
   STRATA_KERNEL_ASSIGN(x, readQuantOperand(ctx, 0, "input", 0));
@@ -793,10 +790,10 @@ struct MatmulBatch {
 /// the packed B columns (K runs along each row, so a group is G adjacent
 /// values), and each row of C^T one channel's run of M results.
 template <typename T>
-void matmulPacked(KernelIO &ctx, const TensorView &lhs,
-                  const TensorView &rhs, const QuantOperand &a,
-                  const QuantOperand &b, const Epilogue &e, int64_t m,
-                  int64_t k, int64_t n, MatmulBatch at) {
+void matmulPacked(KernelIO &ctx, const TensorView &lhs, const TensorView &rhs,
+                  const QuantOperand &a, const QuantOperand &b,
+                  const Epilogue &e, int64_t m, int64_t k, int64_t n,
+                  MatmulBatch at) {
   constexpr bool vnni = sizeof(T) == 1;
   using W = std::conditional_t<vnni, int8_t, int16_t>;
   constexpr Int8GemmLayout l = layoutOf<T>();
@@ -866,10 +863,10 @@ void matmulPacked(KernelIO &ctx, const TensorView &lhs,
 
 /// The int16 path: (x - zero point) in int16, the blocked GEMM, then a
 /// column-wise epilogue.
-void matmulInt16(KernelIO &ctx, const TensorView &lhs,
-                 const TensorView &rhs, const QuantOperand &a,
-                 const QuantOperand &b, const Epilogue &e, int64_t m, int64_t k,
-                 int64_t n, MatmulBatch at) {
+void matmulInt16(KernelIO &ctx, const TensorView &lhs, const TensorView &rhs,
+                 const QuantOperand &a, const QuantOperand &b,
+                 const Epilogue &e, int64_t m, int64_t k, int64_t n,
+                 MatmulBatch at) {
   ScratchAreas areas;
   size_t weightsAt = areas.add<int16_t>(k * n);
   size_t columnsAt = areas.add<int16_t>(m * k);

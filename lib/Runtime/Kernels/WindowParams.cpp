@@ -14,15 +14,14 @@ namespace strata::runtime::kernels {
 
 Result<std::pair<int64_t, int64_t>> getPairParam(const Params &params,
                                                  const char *name) {
-  Result<std::vector<int64_t>> values = params.requireInts(name);
-  if (!values.ok())
-    return values.takeError();
-  if (values->size() != 2 || (*values)[0] < 1 || (*values)[1] < 1 ||
-      (*values)[0] > kMaxWindowParam || (*values)[1] > kMaxWindowParam)
+  STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> values,
+                          params.requireInts(name));
+  if (values.size() != 2 || (values)[0] < 1 || (values)[1] < 1 ||
+      (values)[0] > kMaxWindowParam || (values)[1] > kMaxWindowParam)
     return Error(ErrorCode::InvalidArgument,
                  std::string("parameter '") + name +
                      "' must be two integers in [1, 2^20]");
-  return std::make_pair((*values)[0], (*values)[1]);
+  return std::make_pair((values)[0], (values)[1]);
 }
 
 Result<WindowParams> readWindowParams(const Params &params) {
@@ -30,9 +29,9 @@ Result<WindowParams> readWindowParams(const Params &params) {
   STRATA_ASSIGN_OR_RETURN(auto dilations, getPairParam(params, "dilations"));
   STRATA_ASSIGN_OR_RETURN(std::vector<int64_t> pads,
                           params.requireInts("pads"));
-  if (pads.size() != 4 ||
-      std::any_of(pads.begin(), pads.end(),
-                  [](int64_t p) { return p < 0 || p > kMaxWindowParam; }))
+  if (pads.size() != 4 || std::any_of(pads.begin(), pads.end(), [](int64_t p) {
+        return p < 0 || p > kMaxWindowParam;
+      }))
     return Error(ErrorCode::InvalidArgument,
                  "parameter 'pads' must be four integers in [0, 2^20] "
                  "[top, left, bottom, right]");
