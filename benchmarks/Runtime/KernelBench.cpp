@@ -63,9 +63,9 @@ void BM_Conv2d(benchmark::State &state) {
   int wc = b.addConstant(DType::F32, {oc, c / group, k, k}, w.data());
   int y = b.addBuffer(DType::F32, {1, oc, out, out});
   b.addKernel("conv2d", {x, wc}, {y},
-              {intsParam("strides", {stride, stride}),
-               intsParam("pads", {pad, pad, pad, pad}),
-               intParam("group", group)});
+              windowParams("conv2d", {intsParam("strides", {stride, stride}),
+                                      intsParam("pads", {pad, pad, pad, pad}),
+                                      intParam("group", group)}));
   b.setOutputs({y});
   runProgram(state, b.build(),
              2.0 * oc * out * out * (c / group) * k * k);

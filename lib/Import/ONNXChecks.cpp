@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Import/ONNXChecks.h"
+#include "strata/Support/WindowExtent.h"
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -103,12 +104,13 @@ void inferDeformConv(onnx::InferenceContext &ctx) {
     onnx::TensorShapeProto::Dimension *d = y->add_dim();
     if (!x.dim(2 + i).has_dim_value() || !w.dim(2 + i).has_dim_value())
       continue;
-    int64_t window = dilations[i] * (w.dim(2 + i).dim_value() - 1) + 1;
-    int64_t padded = x.dim(2 + i).dim_value() + pads[i] + pads[2 + i];
-    if (strides[i] < 1 || padded < window)
+    std::optional<int64_t> extent =
+        windowExtent(x.dim(2 + i).dim_value(), w.dim(2 + i).dim_value(),
+                     strides[i], dilations[i], pads[i], pads[2 + i]);
+    if (!extent)
       fail_shape_inference("DeformConv's window does not fit the "
                            "padded input");
-    d->set_dim_value((padded - window) / strides[i] + 1);
+    d->set_dim_value(*extent);
   }
 }
 

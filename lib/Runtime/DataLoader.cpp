@@ -73,11 +73,9 @@ FileDataLoader::open(const std::string &path, size_t alignment) {
     return Error(ErrorCode::InvalidArgument,
                  "alignment " + std::to_string(alignment) +
                      " is not a power of two of at least pointer size");
-  Result<std::pair<int, size_t>> opened = openForReading(path);
-  if (!opened.ok())
-    return opened.takeError();
-  return std::unique_ptr<FileDataLoader>(new FileDataLoader(
-      opened->first, opened->second, path, alignment));
+  STRATA_ASSIGN_OR_RETURN(auto opened, openForReading(path));
+  return std::unique_ptr<FileDataLoader>(
+      new FileDataLoader(opened.first, opened.second, path, alignment));
 }
 
 FileDataLoader::~FileDataLoader() {
@@ -113,10 +111,8 @@ Result<ByteSpan> FileDataLoader::load(size_t offset, size_t size) {
 
 Result<std::unique_ptr<MmapDataLoader>>
 MmapDataLoader::open(const std::string &path) {
-  Result<std::pair<int, size_t>> opened = openForReading(path);
-  if (!opened.ok())
-    return opened.takeError();
-  auto [fd, size] = *opened;
+  STRATA_ASSIGN_OR_RETURN(auto opened, openForReading(path));
+  auto [fd, size] = opened;
   const uint8_t *base = nullptr;
   if (size > 0) {
     void *mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -78,13 +78,37 @@ Result<std::string> Params::getString(const std::string &name,
   return param->stringValue;
 }
 
-Error KernelContext::fail(const std::string &message) const {
+static Error missing(const std::string &name) {
+  return Error(ErrorCode::InvalidArgument,
+               "parameter '" + name + "' is missing");
+}
+
+Result<int64_t> Params::requireInt(const std::string &name) const {
+  if (!has(name))
+    return missing(name);
+  return getInt(name, 0);
+}
+
+Result<bool> Params::requireBool(const std::string &name) const {
+  if (!has(name))
+    return missing(name);
+  return getBool(name, false);
+}
+
+Result<std::vector<int64_t>>
+Params::requireInts(const std::string &name) const {
+  if (!has(name))
+    return missing(name);
+  return getInts(name, {});
+}
+
+Error KernelIO::fail(const std::string &message) const {
   return Error(ErrorCode::InvalidArgument,
                "kernel '" + kernelName + "' (instruction " +
                    std::to_string(instruction) + "): " + message);
 }
 
-float *KernelContext::scratchFloats(size_t count) {
+float *KernelIO::scratchFloats(size_t count) {
   if (scratch->size() < count)
     scratch->resize(count);
   return scratch->data();
@@ -94,15 +118,28 @@ Error KernelRegistry::add(const std::string &name, KernelFn fn) {
   if (!fn)
     return Error(ErrorCode::InvalidArgument,
                  "kernel '" + name + "' has no function");
-  if (!kernels_.emplace(name, fn).second)
+  KernelEntry entry;
+  entry.fn = fn;
+  if (!kernels_.emplace(name, entry).second)
     return Error(ErrorCode::InvalidArgument,
                  "kernel '" + name + "' is already registered");
   return Error::success();
 }
 
-KernelFn KernelRegistry::lookup(const std::string &name) const {
+Error KernelRegistry::add(const std::string &name, KernelEntry entry) {
+  if (entry.fn || !entry.prepare || !entry.execute)
+    return Error(ErrorCode::InvalidArgument,
+                 "kernel '" + name +
+                     "' must have a prepare and an execute function");
+  if (!kernels_.emplace(name, entry).second)
+    return Error(ErrorCode::InvalidArgument,
+                 "kernel '" + name + "' is already registered");
+  return Error::success();
+}
+
+const KernelEntry *KernelRegistry::lookup(const std::string &name) const {
   auto it = kernels_.find(name);
-  return it == kernels_.end() ? nullptr : it->second;
+  return it == kernels_.end() ? nullptr : &it->second;
 }
 
 std::vector<std::string> KernelRegistry::names() const {

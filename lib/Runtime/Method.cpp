@@ -139,10 +139,7 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
                                               false, out.ins));
         STRATA_RETURN_IF_ERROR(checkValueList(call->outs(), layout,
                                               at + ".outs", true, out.outs));
-        Result<Params> params = convertParams(call->params(), at);
-        if (!params.ok())
-          return params.takeError();
-        out.params = std::move(*params);
+        STRATA_ASSIGN_OR_RETURN(out.params, convertParams(call->params(), at));
         break;
       }
       case fb::InstructionArgs::DelegateCall: {
@@ -262,12 +259,33 @@ struct DelegateInstance {
 
 struct Instruction {
   InstructionLayout::Kind kind;
+  /// A legacy kernel, or a typed kernel's execute and its prepared state.
   KernelFn fn = nullptr;
-  KernelContext ctx; ///< Kernel operands (also used for delegate operands).
+  KernelExecuteFn execute = nullptr;
+  std::unique_ptr<KernelState> state;
+  /// Kernel operands (also used for delegate operands); a typed kernel's
+  /// parameters are dropped once its state is prepared.
+  KernelContext ctx;
   size_t delegate = 0;
   std::string label;
   std::vector<std::string> nodeNames;
 };
+/// Validates a kernel instruction whose ctx is filled in: a typed kernel
+/// prepares its state (and its parameters are dropped), a legacy one runs
+/// with validateOnly set.
+Error prepareKernel(const KernelEntry &entry, Instruction &inst) {
+  if (entry.isTyped()) {
+    STRATA_ASSIGN_OR_RETURN(inst.state, entry.prepare(inst.ctx));
+    inst.execute = entry.execute;
+    inst.ctx.params = Params();
+    return Error::success();
+  }
+  inst.fn = entry.fn;
+  inst.ctx.validateOnly = true;
+  STRATA_RETURN_IF_ERROR(inst.fn(inst.ctx));
+  inst.ctx.validateOnly = false;
+  return Error::success();
+}
 } // namespace
 
 struct Method::Impl {
@@ -316,15 +334,13 @@ Result<Method> Program::loadMethod(const std::string &name,
                                           name + "' (methods: " + known + ")");
   if (!kernels)
     kernels = &portableKernelRegistry();
-  Result<MethodLayout> layout =
-      detail::layoutMethod(*this, method, loader_->name());
-  if (!layout.ok())
-    return layout.takeError();
+  STRATA_ASSIGN_OR_RETURN(MethodLayout layout,
+                          detail::layoutMethod(*this, method, loader_->name()));
   std::string where = loader_->name() + ": method '" + name + "'";
 
   auto impl = std::make_unique<Method::Impl>();
   impl->name = name;
-  for (uint64_t size : layout->arenaSizes) {
+  for (uint64_t size : layout.arenaSizes) {
     Result<Arena> arena = Arena::allocate(size);
     if (!arena.ok())
       return Error(ErrorCode::OutOfMemory,
@@ -332,19 +348,19 @@ Result<Method> Program::loadMethod(const std::string &name,
     impl->arenas.push_back(std::move(*arena));
     impl->arenaSizes.push_back(size);
   }
-  for (ValueLayout &value : layout->values) {
+  for (ValueLayout &value : layout.values) {
     if (!value.isConstant)
       value.view.data = impl->arenas[value.memoryId].data() + value.offset;
     impl->values.push_back(value.view);
   }
-  impl->inputs = layout->inputs;
-  impl->outputs = layout->outputs;
+  impl->inputs = layout.inputs;
+  impl->outputs = layout.outputs;
 
   // Delegates this method calls, initialised once each.
   std::vector<int> delegateSlot(
       program_->delegates() ? program_->delegates()->size() : 0, -1);
-  for (size_t i = 0; i < layout->instructions.size(); ++i) {
-    InstructionLayout &inst = layout->instructions[i];
+  for (size_t i = 0; i < layout.instructions.size(); ++i) {
+    InstructionLayout &inst = layout.instructions[i];
     Instruction out;
     out.kind = inst.kind;
     out.nodeNames = inst.nodeNames;
@@ -356,8 +372,8 @@ Result<Method> Program::loadMethod(const std::string &name,
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
       std::string kernel = program_->operators()->Get(inst.index)->name()->str();
-      out.fn = kernels->lookup(kernel);
-      if (!out.fn)
+      const KernelEntry *entry = kernels->lookup(kernel);
+      if (!entry)
         return Error(ErrorCode::NotFound,
                      where + " instruction " + std::to_string(i) +
                          ": kernel '" + kernel + "' is not registered");
@@ -365,11 +381,9 @@ Result<Method> Program::loadMethod(const std::string &name,
       out.ctx.kernelName = kernel;
       out.ctx.params = std::move(inst.params);
       out.ctx.scratch = &impl->scratch;
-      out.ctx.validateOnly = true;
-      Error error = out.fn(out.ctx);
+      Error error = prepareKernel(*entry, out);
       if (!error.ok())
         return Error(error.code(), where + ": " + error.message());
-      out.ctx.validateOnly = false;
       break;
     }
     case InstructionLayout::Kind::Delegate: {
@@ -396,19 +410,17 @@ Result<Method> Program::loadMethod(const std::string &name,
                            "' is not available on this machine");
         ByteSpan blob;
         if (d->segment() >= 0) {
-          Result<ByteSpan> seg = segment(static_cast<size_t>(d->segment()));
-          if (!seg.ok())
-            return seg.takeError();
-          blob = *seg;
+          STRATA_ASSIGN_OR_RETURN(blob,
+                                  segment(static_cast<size_t>(d->segment())));
         } else if (d->inline_blob()) {
           blob = {d->inline_blob()->data(), d->inline_blob()->size()};
         }
-        Result<Params> specs = detail::convertParams(
-            d->compile_specs(), where + " delegate '" + delegateName + "'");
-        if (!specs.ok())
-          return specs.takeError();
+        STRATA_ASSIGN_OR_RETURN(
+            Params specs,
+            detail::convertParams(d->compile_specs(),
+                                  where + " delegate '" + delegateName + "'"));
         Result<DelegateHandle *> handle =
-            backend->init(blob, *specs, ProgramNamedData(*this));
+            backend->init(blob, specs, ProgramNamedData(*this));
         if (!handle.ok())
           return Error(handle.error().code(),
                        where + ": backend '" + backendName +
@@ -448,17 +460,15 @@ Result<TensorView> Method::input(size_t index) {
 }
 
 Error Method::setInput(size_t index, const TensorView &value) {
-  Result<TensorView> target = input(index);
-  if (!target.ok())
-    return target.takeError();
-  if (value.dtype != target->dtype || value.shape != target->shape)
+  STRATA_ASSIGN_OR_RETURN(TensorView target, input(index));
+  if (value.dtype != target.dtype || value.shape != target.shape)
     return Error(ErrorCode::InvalidArgument,
                  "input " + std::to_string(index) + " of method '" +
-                     impl_->name + "' must be " + target->typeString() +
+                     impl_->name + "' must be " + target.typeString() +
                      ", got " + value.typeString());
   // An empty tensor may come with a null pointer: memmove must not see it.
-  if (value.data != target->data && target->nbytes())
-    std::memmove(target->data, value.data, target->nbytes());
+  if (value.data != target.data && target.nbytes())
+    std::memmove(target.data, value.data, target.nbytes());
   return Error::success();
 }
 
@@ -479,7 +489,8 @@ Error Method::execute() {
       start = Clock::now();
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
-      Error error = inst.fn(inst.ctx);
+      Error error = inst.execute ? inst.execute(*inst.state, inst.ctx)
+                                 : inst.fn(inst.ctx);
       if (!error.ok())
         return Error(ErrorCode::ExecutionFailed,
                      "method '" + impl_->name + "': " + error.message());

@@ -134,12 +134,11 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
   if (loader.size() < sizeof(FileHeader))
     return invalid(file + ": " + std::to_string(loader.size()) +
                    " bytes is too short for the 64-byte header");
-  Result<ByteSpan> headerBytes = loader.load(0, sizeof(FileHeader));
-  if (!headerBytes.ok())
-    return headerBytes.takeError();
+  STRATA_ASSIGN_OR_RETURN(ByteSpan headerBytes,
+                          loader.load(0, sizeof(FileHeader)));
   Program program;
   program.loader_ = &loader;
-  std::memcpy(&program.header_, headerBytes->data, sizeof(FileHeader));
+  std::memcpy(&program.header_, headerBytes.data, sizeof(FileHeader));
   const FileHeader &h = program.header_;
   if (std::memcmp(h.magic, kFileMagic, sizeof(kFileMagic)) != 0)
     return invalid(file + ": header.magic is not STRATAPB (not a .strata file)");
@@ -165,31 +164,28 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
                    std::to_string(h.segmentDataSize) + ") lie outside the " +
                    std::to_string(size) + "-byte file (truncated?)");
 
-  Result<ByteSpan> fbBytes = loader.load(h.flatbufferOffset, h.flatbufferSize);
-  if (!fbBytes.ok())
-    return fbBytes.takeError();
-  program.flatbufferBytes_ = *fbBytes;
-  if (reinterpret_cast<uintptr_t>(fbBytes->data) % 8)
+  STRATA_ASSIGN_OR_RETURN(ByteSpan fbBytes,
+                          loader.load(h.flatbufferOffset, h.flatbufferSize));
+  program.flatbufferBytes_ = fbBytes;
+  if (reinterpret_cast<uintptr_t>(fbBytes.data) % 8)
     return Error(ErrorCode::InvalidArgument,
                  file + ": the flatbuffer is not 8-byte aligned in memory");
-  if (fbBytes->size < 8 ||
-      !flatbuffers::BufferHasIdentifier(fbBytes->data, fb::ProgramIdentifier()))
+  if (fbBytes.size < 8 ||
+      !flatbuffers::BufferHasIdentifier(fbBytes.data, fb::ProgramIdentifier()))
     return invalid(file + ": flatbuffer identifier is not \"STRA\"");
-  flatbuffers::Verifier verifier(fbBytes->data, fbBytes->size);
+  flatbuffers::Verifier verifier(fbBytes.data, fbBytes.size);
   if (!fb::VerifyProgramBuffer(verifier))
     return invalid(file + ": the flatbuffer does not verify (damaged file)");
-  program.program_ = fb::GetProgram(fbBytes->data);
+  program.program_ = fb::GetProgram(fbBytes.data);
   if (program.program_->version() != kProgramVersion)
     return invalid(file + ": program version " +
                    std::to_string(program.program_->version()) +
                    " is not supported (this runtime reads " +
                    std::to_string(kProgramVersion) + ")");
 
-  Result<ByteSpan> segmentBytes =
-      loader.load(h.segmentBaseOffset, h.segmentDataSize);
-  if (!segmentBytes.ok())
-    return segmentBytes.takeError();
-  program.segments_ = *segmentBytes;
+  STRATA_ASSIGN_OR_RETURN(ByteSpan segmentBytes,
+                          loader.load(h.segmentBaseOffset, h.segmentDataSize));
+  program.segments_ = segmentBytes;
   if (const auto *segments = program.program_->segments())
     for (size_t i = 0; i < segments->size(); ++i) {
       const fb::Segment *s = segments->Get(i);
@@ -286,9 +282,7 @@ Result<TensorView> Program::constant(size_t index) const {
 
 Error Program::verifyConstants() const {
   for (size_t i = 0; i < constantCount(); ++i) {
-    Result<TensorView> view = constant(i);
-    if (!view.ok())
-      return view.takeError();
+    STRATA_ASSIGN_OR_RETURN(TensorView view, constant(i));
   }
   if (const auto *ops = program_->operators())
     for (size_t i = 0; i < ops->size(); ++i)
@@ -310,9 +304,8 @@ Error Program::verifyConstants() const {
         return invalid(where + ": segment " + std::to_string(d->segment()) +
                        " is negative");
       }
-      Result<Params> specs = detail::convertParams(d->compile_specs(), where);
-      if (!specs.ok())
-        return specs.takeError();
+      STRATA_ASSIGN_OR_RETURN(Params specs,
+                              detail::convertParams(d->compile_specs(), where));
     }
   return Error::success();
 }

@@ -1,5 +1,6 @@
 //===- ShapeInference.cpp - Shape rules shared by verifiers ---------------===//
 #include "strata/Support/ShapeInference.h"
+#include "strata/Support/WindowExtent.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -17,26 +18,7 @@ std::optional<int64_t> slidingWindowExtent(int64_t in, int64_t kernel,
                                            bool ceilMode) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return ShapedType::kDynamic;
-  if (stride <= 0)
-    return std::nullopt;
-  // Checked: extents, pads and dilations come from the model, and an
-  // overflow would be undefined.
-  std::optional<int64_t> start = llvm::checkedAdd(in, padBegin);
-  std::optional<int64_t> padded =
-      start ? llvm::checkedAdd(*start, padEnd) : std::nullopt;
-  std::optional<int64_t> reach =
-      kernel >= 1 ? llvm::checkedMul(dilation, kernel - 1) : std::nullopt;
-  std::optional<int64_t> span =
-      padded && reach ? llvm::checkedSub(*padded, *reach) : std::nullopt;
-  if (!span || *span < 1)
-    return std::nullopt;
-  int64_t last = *span - 1;
-  int64_t out = last / stride + (ceilMode && last % stride != 0 ? 1 : 0) + 1;
-  // With ceil mode the last window must start inside the input or its leading
-  // padding (ONNX and PyTorch drop a window that starts in the trailing pad).
-  if (ceilMode && (out - 1) * stride >= *start)
-    --out;
-  return out;
+  return windowExtent(in, kernel, stride, dilation, padBegin, padEnd, ceilMode);
 }
 
 LogicalResult

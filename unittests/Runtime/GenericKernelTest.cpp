@@ -173,10 +173,10 @@ TEST(GenericKernelTest, MaxPoolOnU8) {
   std::vector<OwnedTensor> inputs = {tensorOf<uint8_t>(
       DType::U8, {1, 1, 4, 4},
       {1, 2, 3, 4, 5, 200, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})};
-  Result<OwnedTensor> out = runKernel(
-      "max_pool2d", inputs, DType::U8, {1, 1, 2, 2},
-      {intsParam("kernel", {2, 2}), intsParam("strides", {2, 2}),
-       intsParam("pads", {0, 0, 0, 0})});
+  Result<OwnedTensor> out =
+      runKernel("max_pool2d", inputs, DType::U8, {1, 1, 2, 2},
+                windowParams("max_pool2d", {intsParam("kernel", {2, 2}),
+                                            intsParam("strides", {2, 2})}));
   ASSERT_TRUE(out.ok()) << out.error().message();
   EXPECT_EQ(valuesOf<uint8_t>(*out), (std::vector<uint8_t>{200, 8, 14, 16}));
 }

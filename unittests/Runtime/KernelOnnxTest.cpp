@@ -53,7 +53,8 @@ TEST_P(KernelOnnxTest, MatchesReferenceOutput) {
   Result<OwnedTensor> want = readTensorFile(dir + "output_0.pb");
   ASSERT_TRUE(want.ok()) << want.error().toString();
   Result<OwnedTensor> got =
-      runKernel(c.kernel, inputs, want->dtype, want->shape, c.params);
+      runKernel(c.kernel, inputs, want->dtype, want->shape,
+                windowParams(c.kernel, c.params));
   ASSERT_TRUE(got.ok()) << got.error().toString();
   expectClose(*got, *want);
 }
@@ -75,6 +76,11 @@ std::vector<OnnxCase> cases() {
        {pair("strides", 2, 2), pads(1, 0, 1, 0)}, {0, 1}},
       {"test_conv_with_autopad_same", "conv2d",
        {pair("strides", 2, 2), pads(1, 1, 1, 1)}, {0, 1}},
+      {"test_convtranspose", "conv_transpose2d", {}, {0, 1}},
+      {"test_convtranspose_dilations", "conv_transpose2d",
+       {pair("dilations", 2, 2)}, {0, 1}},
+      {"test_convtranspose_pads", "conv_transpose2d",
+       {pair("strides", 3, 2), pads(1, 2, 1, 2)}, {0, 1}},
       // matmul.
       {"test_matmul_2d", "matmul", {}, {0, 1}},
       {"test_matmul_3d", "matmul", {}, {0, 1}},

@@ -223,7 +223,7 @@ TEST(KernelTest, HostileParamsAreRefusedBeforeAnyArithmetic) {
     ins.push_back(f32Tensor({1, 2, 4, 4}, ramp(32)));
     ins.push_back(f32Tensor({2, 1, 3, 3}, ramp(18)));
     return runKernel("conv2d", ins, DType::F32, {1, 2, 2, 2},
-                     std::move(params));
+                     windowParams("conv2d", std::move(params)));
   };
   int64_t huge = int64_t(1) << 62;
   Result<OwnedTensor> got = conv({intsParam("pads", {huge, 0, huge, 0})});

@@ -47,14 +47,15 @@ std::vector<uint8_t> buildNetwork() {
   int bc = b.addConstant(DType::F32, {8}, bias.data(), "conv.bias");
   int c = b.addBuffer(DType::F32, {1, 8, 16, 16});
   b.addKernel("conv2d", {x, wc, bc}, {c},
-              {intsParam("pads", {1, 1, 1, 1}), intsParam("strides", {1, 1})});
+              windowParams("conv2d", {intsParam("pads", {1, 1, 1, 1})}));
   int a = b.addBuffer(DType::F32, {1, 8, 16, 16});
   b.addKernel("add", {c, y}, {a});
   int r = b.addBuffer(DType::F32, {1, 8, 16, 16});
   b.addKernel("relu", {a}, {r});
   int p = b.addBuffer(DType::F32, {1, 8, 8, 8});
   b.addKernel("max_pool2d", {r}, {p},
-              {intsParam("kernel", {2, 2}), intsParam("strides", {2, 2})});
+              windowParams("max_pool2d", {intsParam("kernel", {2, 2}),
+                                          intsParam("strides", {2, 2})}));
   int f = b.addBuffer(DType::F32, {1, 512});
   b.addKernel("reshape", {p}, {f});
   std::vector<float> m(512 * 10);

@@ -318,7 +318,7 @@ TEST(MethodTest, MismatchedKernelOperandsFailAtLoad) {
   int x = b.addInput(DType::F32, {1, 1, 5, 5});
   int w = b.addInput(DType::F32, {1, 1, 3, 3});
   int y = b.addBuffer(DType::F32, {1, 1, 5, 5}); // needs pads for 5x5
-  b.addKernel("conv2d", {x, w}, {y});
+  b.addKernel("conv2d", {x, w}, {y}, windowParams("conv2d", {}));
   expectInvalid(b.build(), "kernel 'conv2d' (instruction 0): result",
                 ErrorCode::InvalidArgument);
 }

@@ -165,13 +165,14 @@ std::vector<uint8_t> buildSampleNetwork() {
   int bc = b.addConstant(DType::F32, {2}, bias, "conv.bias");
   int c = b.addBuffer(DType::F32, {1, 2, 4, 4});
   b.addKernel("conv2d", {x, wc, bc}, {c},
-              {intsParam("pads", {1, 1, 1, 1}), intsParam("strides", {1, 1})},
+              windowParams("conv2d", {intsParam("pads", {1, 1, 1, 1})}),
               {"Conv_0"});
   int r = b.addBuffer(DType::F32, {1, 2, 4, 4});
   b.addKernel("relu", {c}, {r}, {}, {"Relu_1"});
   int p = b.addBuffer(DType::F32, {1, 2, 2, 2});
   b.addKernel("max_pool2d", {r}, {p},
-              {intsParam("kernel", {2, 2}), intsParam("strides", {2, 2})},
+              windowParams("max_pool2d", {intsParam("kernel", {2, 2}),
+                                          intsParam("strides", {2, 2})}),
               {"MaxPool_2"});
   int f = b.addBuffer(DType::F32, {1, 8});
   b.addKernel("reshape", {p}, {f}, {}, {"Flatten_3"});

@@ -182,6 +182,34 @@ inline Param stringParam(const std::string &name, std::string v) {
   return p;
 }
 
+/// `params` of the window kernel `kernel` (conv2d, deform_conv2d,
+/// conv_transpose2d, max_pool2d, avg_pool2d, quantized_conv2d) completed
+/// with ONNX's defaults for each attribute it lacks, as the compiler states
+/// every one (the kernels refuse a program that leaves one out).
+inline std::vector<Param> windowParams(const std::string &kernel,
+                                       std::vector<Param> params) {
+  auto add = [&](Param p) {
+    for (const Param &given : params)
+      if (given.name == p.name)
+        return;
+    params.push_back(std::move(p));
+  };
+  add(intsParam("strides", {1, 1}));
+  add(intsParam("dilations", {1, 1}));
+  add(intsParam("pads", {0, 0, 0, 0}));
+  if (kernel == "max_pool2d" || kernel == "avg_pool2d")
+    add(boolParam("ceil_mode", false));
+  else
+    add(intParam("group", 1));
+  if (kernel == "avg_pool2d")
+    add(boolParam("count_include_pad", false));
+  if (kernel == "deform_conv2d")
+    add(intParam("offset_group", 1));
+  if (kernel == "conv_transpose2d")
+    add(intsParam("output_padding", {0, 0}));
+  return params;
+}
+
 } // namespace strata::runtime::testing
 
 #endif // STRATA_UNITTESTS_RUNTIME_TESTPROGRAMBUILDER_H

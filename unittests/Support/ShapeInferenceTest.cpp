@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Support/ShapeInference.h"
+#include "strata/Support/WindowExtent.h"
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,29 @@ TEST(SlidingWindowExtent, DynamicAndMisfit) {
   EXPECT_EQ(slidingWindowExtent(ShapedType::kDynamic, 3, 1, 1, 0, 0),
             ShapedType::kDynamic);
   EXPECT_EQ(slidingWindowExtent(2, 3, 1, 1, 0, 0), std::nullopt);
+}
+
+TEST(WindowExtent, RefusesWhatTheRuntimeMustNotComputeWith) {
+  // The plain C++ rule the runtime kernels check programs with: arguments
+  // out of range and overflowing steps give no extent.
+  EXPECT_EQ(windowExtent(224, 7, 2, 1, 3, 3), 112);
+  EXPECT_EQ(windowExtent(8, 3, 0, 1, 0, 0), std::nullopt);
+  EXPECT_EQ(windowExtent(8, 3, 1, 0, 0, 0), std::nullopt);
+  EXPECT_EQ(windowExtent(8, 0, 1, 1, 0, 0), std::nullopt);
+  EXPECT_EQ(windowExtent(8, 3, 1, 1, -1, 0), std::nullopt);
+  int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(windowExtent(kMax, 1, 1, 1, 1, 0), std::nullopt);
+}
+
+TEST(TransposedWindowExtent, MatchesOnnxConvTranspose) {
+  // ONNX ConvTranspose: (in - 1) * stride + dilation * (k - 1) + 1 - pads
+  // + output_padding; "convtranspose_pads": 3 input, 3x3, stride 3, pads 1.
+  EXPECT_EQ(transposedWindowExtent(3, 3, 3, 1, 1, 1, 0), 7);
+  EXPECT_EQ(transposedWindowExtent(3, 2, 1, 2, 0, 0, 0), 5);
+  EXPECT_EQ(transposedWindowExtent(3, 3, 2, 1, 0, 0, 1), 8);
+  EXPECT_EQ(transposedWindowExtent(1, 1, 1, 1, 1, 1, 0), std::nullopt);
+  int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(transposedWindowExtent(kMax, 3, 2, 1, 0, 0, 0), std::nullopt);
 }
 
 TEST(BroadcastShapes, NumpyRules) {

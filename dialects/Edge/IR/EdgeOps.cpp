@@ -12,6 +12,7 @@
 #include "Edge/IR/EdgeConstants.h"
 
 #include "strata/Support/ShapeInference.h"
+#include "strata/Support/WindowExtent.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -192,12 +193,12 @@ LogicalResult ConvTranspose2DOp::verify() {
     return emitOpError("bias must have shape [") << channels << "]";
   SmallVector<int64_t> expected = {input[0], channels};
   for (int64_t i = 0; i < 2; ++i) {
-    int64_t extent = (input[2 + i] - 1) * strides[i] +
-                     (weight[2 + i] - 1) * dilations[i] + 1 - pads[i] -
-                     pads[2 + i] + outputPadding[i];
-    if (extent < 0)
+    std::optional<int64_t> extent = transposedWindowExtent(
+        input[2 + i], weight[2 + i], strides[i], dilations[i], pads[i],
+        pads[2 + i], outputPadding[i]);
+    if (!extent)
       return emitOpError("pads exceed spatial dimension ") << i;
-    expected.push_back(extent);
+    expected.push_back(*extent);
   }
   return verifyResultShape(*this, expected);
 }

@@ -95,4 +95,21 @@ private:
       return strataError_;                                                    \
   } while (false)
 
+/// Evaluates `expr`, a Result<T>: returns its Error from the enclosing
+/// function, or moves its value into `lhs`, which may declare a variable:
+///   STRATA_ASSIGN_OR_RETURN(auto program, Program::load(loader));
+///   STRATA_ASSIGN_OR_RETURN(view, method.output(0));
+/// It expands to several statements, so it cannot be the body of an
+/// unbraced `if`.
+#define STRATA_ASSIGN_OR_RETURN(lhs, expr)                                    \
+  STRATA_ASSIGN_OR_RETURN_IMPL_(                                              \
+      STRATA_ERROR_CONCAT_(strataResult_, __COUNTER__), lhs, expr)
+#define STRATA_ASSIGN_OR_RETURN_IMPL_(result, lhs, expr)                      \
+  auto result = (expr);                                                       \
+  if (!result.ok())                                                           \
+    return result.takeError();                                                \
+  lhs = std::move(result).value()
+#define STRATA_ERROR_CONCAT_(a, b) STRATA_ERROR_CONCAT_IMPL_(a, b)
+#define STRATA_ERROR_CONCAT_IMPL_(a, b) a##b
+
 #endif // STRATA_RUNTIME_ERROR_H

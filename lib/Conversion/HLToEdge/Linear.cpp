@@ -2,6 +2,7 @@
 #include "PatternUtils.h"
 
 #include "HL/IR/HLOps.h"
+#include "strata/Support/WindowExtent.h"
 
 using namespace mlir;
 using namespace strata;
@@ -158,10 +159,12 @@ struct ConvTransposeLowering : public OpConversionPattern<hl::ConvTransposeOp> {
       }
     } else if (autoPad != "VALID") {
       for (int64_t i = 0; i < spatial; ++i) {
-        int64_t full = (inputType.getDimSize(2 + i) - 1) * strides[i] +
-                       (weightType.getDimSize(2 + i) - 1) * dilations[i] + 1 +
-                       outputPadding[i];
-        int64_t total = full - resultType.getDimSize(2 + i);
+        std::optional<int64_t> full = transposedWindowExtent(
+            inputType.getDimSize(2 + i), weightType.getDimSize(2 + i),
+            strides[i], dilations[i], 0, 0, outputPadding[i]);
+        if (!full)
+          return rewriter.notifyMatchFailure(op, "window out of range");
+        int64_t total = *full - resultType.getDimSize(2 + i);
         if (total < 0) {
           // A larger requested output: zeros appended at the end.
           outputPadding[i] -= total;

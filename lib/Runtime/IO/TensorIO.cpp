@@ -469,13 +469,12 @@ Result<NpyLayout> parseNpyHeader(const char *data, size_t size,
 
 Result<OwnedTensor> parseNpy(const std::string &bytes,
                              const std::string &where) {
-  Result<NpyLayout> layout = parseNpyHeader(bytes.data(), bytes.size(), where);
-  if (!layout.ok())
-    return layout.takeError();
+  STRATA_ASSIGN_OR_RETURN(NpyLayout layout,
+                          parseNpyHeader(bytes.data(), bytes.size(), where));
   OwnedTensor tensor;
-  tensor.dtype = layout->dtype;
-  tensor.shape = layout->shape;
-  tensor.bytes.assign(bytes.begin() + layout->dataOffset, bytes.end());
+  tensor.dtype = layout.dtype;
+  tensor.shape = layout.shape;
+  tensor.bytes.assign(bytes.begin() + layout.dataOffset, bytes.end());
   return tensor;
 }
 
@@ -503,12 +502,10 @@ std::string serializeNpy(const TensorView &tensor) {
 }
 
 Result<OwnedTensor> readTensorFile(const std::string &path) {
-  Result<std::string> bytes = readFile(path);
-  if (!bytes.ok())
-    return bytes.takeError();
-  if (bytes->compare(0, 6, "\x93NUMPY") == 0)
-    return parseNpy(*bytes, path);
-  return parseTensorProto(*bytes, path);
+  STRATA_ASSIGN_OR_RETURN(std::string bytes, readFile(path));
+  if (bytes.compare(0, 6, "\x93NUMPY") == 0)
+    return parseNpy(bytes, path);
+  return parseTensorProto(bytes, path);
 }
 
 } // namespace strata::runtime

@@ -32,9 +32,13 @@ float bilinear(const float *x, int64_t h, int64_t w, float y, float xpos) {
          ly * lx * at(y1, x1);
 }
 
-} // namespace
+/// A deformable convolution's geometry, checked against its operands.
+struct DeformConvState {
+  int64_t n, c, h, w, m, kh, kw, oh, ow, group, offsetGroup;
+  WindowParams p;
+};
 
-Error deformConv2dKernel(KernelContext &ctx) {
+Result<DeformConvState> prepareDeformConv(const KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 4, 5, 1));
   STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
   const TensorView &in = ctx.ins[0], &weight = ctx.ins[1];
@@ -42,26 +46,31 @@ Error deformConv2dKernel(KernelContext &ctx) {
   const TensorView &out = ctx.outs[0];
   if (in.rank() != 4 || weight.rank() != 4 || out.rank() != 4)
     return ctx.fail("takes NCHW input, OIHW weight and NCHW result");
-  STRATA_KERNEL_ASSIGN(strides, getPairParam(ctx.params, "strides", 1));
-  STRATA_KERNEL_ASSIGN(dilations, getPairParam(ctx.params, "dilations", 1));
-  STRATA_KERNEL_ASSIGN(pads, getPadsParam(ctx.params));
-  STRATA_KERNEL_ASSIGN(group, ctx.params.getInt("group", 1));
-  STRATA_KERNEL_ASSIGN(offsetGroup, ctx.params.getInt("offset_group", 1));
-  int64_t n = in.shape[0], c = in.shape[1], h = in.shape[2], w = in.shape[3];
-  int64_t m = weight.shape[0], kh = weight.shape[2], kw = weight.shape[3];
+  STRATA_KERNEL_ASSIGN(p, readWindowParams(ctx.params));
+  STRATA_KERNEL_ASSIGN(group, ctx.params.requireInt("group"));
+  STRATA_KERNEL_ASSIGN(offsetGroup, ctx.params.requireInt("offset_group"));
+  DeformConvState st{in.shape[0],
+                     in.shape[1],
+                     in.shape[2],
+                     in.shape[3],
+                     weight.shape[0],
+                     weight.shape[2],
+                     weight.shape[3],
+                     0,
+                     0,
+                     group,
+                     offsetGroup,
+                     p};
+  int64_t c = st.c, m = st.m, n = st.n;
   if (group < 1 || offsetGroup < 1 || c % group != 0 || m % group != 0 ||
       c % offsetGroup != 0 || weight.shape[1] * group != c)
     return ctx.fail("group " + std::to_string(group) + " and offset_group " +
                     std::to_string(offsetGroup) + " do not fit input " +
                     in.typeString() + " and weight " + weight.typeString());
-  auto [sh, sw] = strides;
-  auto [dh, dw] = dilations;
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
-    return ctx.fail("strides and dilations must be positive");
-  int64_t oh = (h + pads[0] + pads[2] - (dh * (kh - 1) + 1)) / sh + 1;
-  int64_t ow = (w + pads[1] + pads[3] - (dw * (kw - 1) + 1)) / sw + 1;
-  int64_t taps = kh * kw, points = oh * ow;
-  if (out.shape != std::vector<int64_t>{n, m, oh, ow} ||
+  st.oh = windowOutExtent(st.h, st.kh, p.strideH, p.dilH, p.padT, p.padB);
+  st.ow = windowOutExtent(st.w, st.kw, p.strideW, p.dilW, p.padL, p.padR);
+  int64_t taps = st.kh * st.kw, oh = st.oh, ow = st.ow;
+  if (oh < 0 || ow < 0 || out.shape != std::vector<int64_t>{n, m, oh, ow} ||
       biasView.shape != std::vector<int64_t>{m} ||
       offsetView.shape !=
           std::vector<int64_t>{n, offsetGroup * 2 * taps, oh, ow} ||
@@ -72,21 +81,33 @@ Error deformConv2dKernel(KernelContext &ctx) {
                     offsetView.typeString() + " do not match input " +
                     in.typeString() + " and weight " + weight.typeString());
   // The sampled columns: (C * KH * KW) x (oH * oW) floats per image.
-  double columnFloats =
-      static_cast<double>(c) * static_cast<double>(taps) * points;
+  double columnFloats = static_cast<double>(c) * static_cast<double>(taps) *
+                        static_cast<double>(oh * ow);
   if (columnFloats > static_cast<double>(kMaxScratchFloats))
     return ctx.fail("the sampled columns of " + out.typeString() +
                     " would exceed 2^32 floats");
-  if (ctx.validateOnly || out.numel() == 0)
-    return Error::success();
+  return st;
+}
 
+Error executeDeformConv(const DeformConvState &st, KernelIO &io) {
+  const TensorView &in = io.ins[0], &weight = io.ins[1];
+  const TensorView &biasView = io.ins[2], &offsetView = io.ins[3];
+  const TensorView &out = io.outs[0];
+  if (out.numel() == 0)
+    return Error::success();
+  int64_t n = st.n, c = st.c, h = st.h, w = st.w, m = st.m, kh = st.kh,
+          kw = st.kw, oh = st.oh, ow = st.ow, group = st.group,
+          offsetGroup = st.offsetGroup;
+  int64_t sh = st.p.strideH, sw = st.p.strideW, dh = st.p.dilH, dw = st.p.dilW,
+          padT = st.p.padT, padL = st.p.padL;
+  int64_t taps = kh * kw, points = oh * ow;
   const float *x = in.as<float>(), *wt = weight.as<float>();
   const float *bias = biasView.as<float>(), *offsets = offsetView.as<float>();
-  const float *mask = ctx.ins.size() == 5 ? ctx.ins[4].as<float>() : nullptr;
+  const float *mask = io.ins.size() == 5 ? io.ins[4].as<float>() : nullptr;
   float *y = out.as<float>();
   int64_t channelsPerOffsetGroup = c / offsetGroup;
   int64_t cg = c / group, mg = m / group, rows = cg * taps;
-  float *columns = ctx.scratchFloats(static_cast<size_t>(c * taps) * points);
+  float *columns = io.scratchFloats(static_cast<size_t>(c * taps) * points);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t ch = 0; ch < c; ++ch) {
       int64_t og = ch / channelsPerOffsetGroup;
@@ -102,8 +123,8 @@ Error deformConv2dKernel(KernelContext &ctx) {
           for (int64_t py = 0; py < oh; ++py)
             for (int64_t px = 0; px < ow; ++px) {
               int64_t p = py * ow + px;
-              float sy = static_cast<float>(py * sh - pads[0] + i * dh) + dy[p];
-              float sx = static_cast<float>(px * sw - pads[1] + j * dw) + dx[p];
+              float sy = static_cast<float>(py * sh - padT + i * dh) + dy[p];
+              float sx = static_cast<float>(px * sw - padL + j * dw) + dx[p];
               float v = bilinear(plane, h, w, sy, sx);
               col[p] = mk ? v * mk[k * points + p] : v;
             }
@@ -122,6 +143,12 @@ Error deformConv2dKernel(KernelContext &ctx) {
     }
   }
   return Error::success();
+}
+
+} // namespace
+
+KernelEntry deformConv2dKernel() {
+  return typedKernel<DeformConvState, prepareDeformConv, executeDeformConv>();
 }
 
 } // namespace strata::runtime::kernels

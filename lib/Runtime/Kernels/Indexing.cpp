@@ -145,9 +145,7 @@ Error scatterElementsKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
   STRATA_RETURN_IF_ERROR(
       checkSameShape(ctx, indices, updates, "indices and updates"));
-  Result<int> kind = scatterReduction(ctx, in);
-  if (!kind.ok())
-    return kind.takeError();
+  STRATA_ASSIGN_OR_RETURN(int kind, scatterReduction(ctx, in));
   if (ctx.validateOnly)
     return Error::success();
   if (out.numel() == 0)
@@ -179,7 +177,7 @@ Error scatterElementsKernel(KernelContext &ctx) {
       index[d] = 0;
     }
   }
-  scatterInto(out, updates, targets, 1, *kind);
+  scatterInto(out, updates, targets, 1, kind);
   return Error::success();
 }
 
@@ -204,9 +202,7 @@ Error scatterNdKernel(KernelContext &ctx) {
     return ctx.fail("updates " + updates.typeString() +
                     " do not match indices " + indices.typeString() +
                     " into " + in.typeString());
-  Result<int> kind = scatterReduction(ctx, in);
-  if (!kind.ok())
-    return kind.takeError();
+  STRATA_ASSIGN_OR_RETURN(int kind, scatterReduction(ctx, in));
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();
   std::memcpy(out.data, in.data, in.nbytes());
@@ -229,7 +225,7 @@ Error scatterNdKernel(KernelContext &ctx) {
     }
     targets[t] = offset * sliceSize;
   }
-  scatterInto(out, updates, targets, sliceSize, *kind);
+  scatterInto(out, updates, targets, sliceSize, kind);
   return Error::success();
 }
 

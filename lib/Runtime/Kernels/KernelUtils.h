@@ -13,14 +13,14 @@
 namespace strata::runtime::kernels {
 
 /// Checks the number of ins (within [minIns, maxIns]) and outs.
-Error checkArity(const KernelContext &ctx, size_t minIns, size_t maxIns,
-                 size_t outs);
+Error checkArity(const KernelIO &io, size_t minIns, size_t maxIns, size_t outs);
 /// Checks that every operand is float32.
-Error checkAllF32(const KernelContext &ctx);
+Error checkAllF32(const KernelIO &io);
 /// Checks that `a` and `b` have the same shape.
-Error checkSameShape(const KernelContext &ctx, const TensorView &a,
+Error checkSameShape(const KernelIO &io, const TensorView &a,
                      const TensorView &b, const char *what);
-/// Unwraps a Result<T> in a kernel, prefixing the error with the kernel name.
+/// Unwraps a Result<T> in a kernel, prefixing the error with the kernel name
+/// (`ctx` is the kernel's KernelContext or KernelIO).
 #define STRATA_KERNEL_ASSIGN(var, expr)                                       \
   auto var##Result_ = (expr);                                                 \
   if (!var##Result_.ok())                                                     \
@@ -36,20 +36,33 @@ constexpr int64_t kMaxWindowParam = int64_t(1) << 20;
 /// Largest scratch area a kernel asks for, in floats.
 constexpr size_t kMaxScratchFloats = size_t(1) << 32;
 
-/// Reads a two-element positive int list parameter (strides, kernel, ...).
-Result<std::pair<int64_t, int64_t>>
-getPairParam(const Params &params, const char *name, int64_t fallback);
-/// Reads `pads` as [top, left, bottom, right], non-negative.
-Result<std::vector<int64_t>> getPadsParam(const Params &params);
+/// Strides, dilations and pads of a 2-d window op (convolution or
+/// pooling), each in [1, 2^20] (pads in [0, 2^20]).
+struct WindowParams {
+  int64_t strideH, strideW, dilH, dilW, padT, padL, padB, padR;
+};
+/// Reads a two-element int list parameter in [1, 2^20] (strides, kernel,
+/// ...); an error naming it when absent, since the edge ops state every
+/// one.
+Result<std::pair<int64_t, int64_t>> getPairParam(const Params &params,
+                                                 const char *name);
+/// Reads `strides`, `dilations` and `pads` ([top, left, bottom, right]),
+/// all required.
+Result<WindowParams> readWindowParams(const Params &params);
+/// The output extent of one spatial dimension under `p` (WindowExtent.h),
+/// or -1 when the window does not fit.
+int64_t windowOutExtent(int64_t in, int64_t kernel, int64_t stride,
+                        int64_t dilation, int64_t padBegin, int64_t padEnd,
+                        bool ceilMode = false);
 
 /// The geometry of a 2-d convolution, NCHW input and OIHW weight.
 struct Conv2dGeometry {
   int64_t n, c, h, w, oc, kh, kw, oh, ow, group;
   int64_t strideH, strideW, dilH, dilW, padT, padL, padB, padR;
 };
-/// Reads strides, dilations, pads and group from `ctx.params` and checks
-/// them against the input, weight and result shapes.
-Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
+/// Reads strides, dilations, pads and group from `params` and checks them
+/// against the input, weight and result shapes.
+Result<Conv2dGeometry> readConv2dGeometry(const Params &params,
                                           const TensorView &in,
                                           const TensorView &weight,
                                           const TensorView &out);
@@ -147,7 +160,18 @@ float reduceMinF32(const float *x, int64_t n);
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc);
 
-// Kernel entry points (one per registry name).
+// Typed kernels (Kernel.h), their parameters decoded once at load: the
+// convolutions, pooling and the matrix products.
+KernelEntry matmulKernel();
+KernelEntry conv2dKernel();
+KernelEntry deformConv2dKernel();
+KernelEntry convTranspose2dKernel();
+KernelEntry maxPool2dKernel();
+KernelEntry avgPool2dKernel();
+KernelEntry quantizedConv2dKernel();
+KernelEntry quantizedMatmulKernel();
+
+// Legacy kernel entry points (one per registry name).
 Error addKernel(KernelContext &ctx);
 Error subKernel(KernelContext &ctx);
 Error mulKernel(KernelContext &ctx);
@@ -161,11 +185,6 @@ Error sqrtKernel(KernelContext &ctx);
 Error negKernel(KernelContext &ctx);
 Error absKernel(KernelContext &ctx);
 Error clipKernel(KernelContext &ctx);
-Error matmulKernel(KernelContext &ctx);
-Error conv2dKernel(KernelContext &ctx);
-Error deformConv2dKernel(KernelContext &ctx);
-Error maxPool2dKernel(KernelContext &ctx);
-Error avgPool2dKernel(KernelContext &ctx);
 Error reduceMeanKernel(KernelContext &ctx);
 Error softmaxKernel(KernelContext &ctx);
 Error reshapeKernel(KernelContext &ctx);
@@ -227,11 +246,8 @@ Error gatherNdKernel(KernelContext &ctx);
 Error rangeKernel(KernelContext &ctx);
 Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
-Error convTranspose2dKernel(KernelContext &ctx);
 Error quantizeLinearKernel(KernelContext &ctx);
 Error dynamicQuantizeLinearKernel(KernelContext &ctx);
-Error quantizedConv2dKernel(KernelContext &ctx);
-Error quantizedMatmulKernel(KernelContext &ctx);
 Error dequantizeLinearKernel(KernelContext &ctx);
 /// Rounds to the nearest integer, ties to even, whatever the floating-point
 /// environment's rounding mode (ONNX QuantizeLinear's rounding).

@@ -47,7 +47,7 @@ static void gemmRowwise(int64_t m, int64_t n, int64_t k, const T *a,
 
 /// Checks that every operand is f32, or every operand i32 (or, with
 /// `allowF64`, every operand f64).
-static Error checkAllF32OrI32(const KernelContext &ctx, bool allowF64 = false) {
+static Error checkAllF32OrI32(const KernelIO &ctx, bool allowF64 = false) {
   DType dtype = ctx.outs[0].dtype;
   bool ok = dtype == DType::F32 || dtype == DType::I32 ||
             (allowF64 && dtype == DType::F64);
@@ -65,7 +65,16 @@ static Error checkAllF32OrI32(const KernelContext &ctx, bool allowF64 = false) {
 // matmul
 //===----------------------------------------------------------------------===//
 
-Error matmulKernel(KernelContext &ctx) {
+namespace {
+/// A matmul's extents and the batch strides of its operands, in elements
+/// (0 where an operand broadcasts).
+struct MatmulState {
+  int64_t m, k, n, batches;
+  std::vector<int64_t> outShape, strideA, strideB;
+};
+} // namespace
+
+static Result<MatmulState> prepareMatmul(const KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
   STRATA_RETURN_IF_ERROR(checkAllF32OrI32(ctx, /*allowF64=*/true));
   const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
@@ -74,9 +83,10 @@ Error matmulKernel(KernelContext &ctx) {
     return ctx.fail("operands " + a.typeString() + " x " + b.typeString() +
                     " -> " + out.typeString() +
                     " must all have the same rank of at least 2");
-  int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
-  if (b.shape[rank - 2] != k || out.shape[rank - 2] != m ||
-      out.shape[rank - 1] != n)
+  MatmulState st;
+  st.m = a.shape[rank - 2], st.k = a.shape[rank - 1], st.n = b.shape[rank - 1];
+  if (b.shape[rank - 2] != st.k || out.shape[rank - 2] != st.m ||
+      out.shape[rank - 1] != st.n)
     return ctx.fail("shapes " + a.typeString() + " x " + b.typeString() +
                     " -> " + out.typeString() + " do not multiply");
   for (size_t d = 0; d + 2 < rank; ++d)
@@ -85,28 +95,33 @@ Error matmulKernel(KernelContext &ctx) {
       return ctx.fail("batch extents of " + a.typeString() + " and " +
                       b.typeString() + " do not broadcast to " +
                       out.typeString());
-  if (ctx.validateOnly)
-    return Error::success();
-
   size_t batchRank = rank - 2;
-  int64_t batches = 1;
-  for (size_t d = 0; d < batchRank; ++d)
-    batches *= out.shape[d];
-  // Batch strides in elements, 0 where an operand broadcasts.
-  std::vector<int64_t> sa(batchRank), sb(batchRank);
-  int64_t strideA = m * k, strideB = k * n;
+  st.outShape.assign(out.shape.begin(), out.shape.begin() + batchRank);
+  st.batches = 1;
+  for (int64_t extent : st.outShape)
+    st.batches *= extent;
+  st.strideA.resize(batchRank);
+  st.strideB.resize(batchRank);
+  int64_t strideA = st.m * st.k, strideB = st.k * st.n;
   for (size_t d = batchRank; d-- > 0;) {
-    sa[d] = a.shape[d] == 1 ? 0 : strideA;
-    sb[d] = b.shape[d] == 1 ? 0 : strideB;
+    st.strideA[d] = a.shape[d] == 1 ? 0 : strideA;
+    st.strideB[d] = b.shape[d] == 1 ? 0 : strideB;
     strideA *= a.shape[d];
     strideB *= b.shape[d];
   }
+  return st;
+}
+
+static Error executeMatmul(const MatmulState &st, KernelIO &io) {
+  const TensorView &a = io.ins[0], &b = io.ins[1], &out = io.outs[0];
+  int64_t m = st.m, k = st.k, n = st.n;
+  size_t batchRank = st.outShape.size();
   std::vector<int64_t> index(batchRank, 0);
-  for (int64_t batch = 0; batch < batches; ++batch) {
+  for (int64_t batch = 0; batch < st.batches; ++batch) {
     int64_t offA = 0, offB = 0;
     for (size_t d = 0; d < batchRank; ++d) {
-      offA += index[d] * sa[d];
-      offB += index[d] * sb[d];
+      offA += index[d] * st.strideA[d];
+      offB += index[d] * st.strideB[d];
     }
     if (out.dtype == DType::I32)
       gemmRowwise<int32_t, uint32_t>(m, n, k, a.as<int32_t>() + offA, k,
@@ -120,7 +135,7 @@ Error matmulKernel(KernelContext &ctx) {
       gemm(m, n, k, a.as<float>() + offA, k, b.as<float>() + offB, n,
            out.as<float>() + batch * m * n, n);
     for (size_t d = batchRank; d-- > 0;) {
-      if (++index[d] < out.shape[d])
+      if (++index[d] < st.outShape[d])
         break;
       index[d] = 0;
     }
@@ -128,38 +143,13 @@ Error matmulKernel(KernelContext &ctx) {
   return Error::success();
 }
 
+KernelEntry matmulKernel() {
+  return typedKernel<MatmulState, prepareMatmul, executeMatmul>();
+}
+
 //===----------------------------------------------------------------------===//
 // conv2d
 //===----------------------------------------------------------------------===//
-
-/// Reads a 2-element int list parameter (strides, dilations, kernel).
-Result<std::pair<int64_t, int64_t>>
-getPairParam(const Params &params, const char *name, int64_t fallback) {
-  Result<std::vector<int64_t>> values =
-      params.getInts(name, {fallback, fallback});
-  if (!values.ok())
-    return values.takeError();
-  if (values->size() != 2 || (*values)[0] < 1 || (*values)[1] < 1 ||
-      (*values)[0] > kMaxWindowParam || (*values)[1] > kMaxWindowParam)
-    return Error(ErrorCode::InvalidArgument,
-                 std::string("parameter '") + name +
-                     "' must be two integers in [1, 2^20]");
-  return std::make_pair((*values)[0], (*values)[1]);
-}
-
-/// Reads `pads` [top, left, bottom, right].
-Result<std::vector<int64_t>> getPadsParam(const Params &params) {
-  Result<std::vector<int64_t>> pads = params.getInts("pads", {0, 0, 0, 0});
-  if (!pads.ok())
-    return pads.takeError();
-  if (pads->size() != 4 ||
-      std::any_of(pads->begin(), pads->end(),
-                  [](int64_t p) { return p < 0 || p > kMaxWindowParam; }))
-    return Error(ErrorCode::InvalidArgument,
-                 "parameter 'pads' must be four integers in [0, 2^20] "
-                 "[top, left, bottom, right]");
-  return pads;
-}
 
 /// int32 convolution accumulating modulo 2^32; `g` is validated. Per
 /// (batch, group) and per chunk of output pixels: im2col of the chunk, then
@@ -206,86 +196,41 @@ static void conv2dI32(const Conv2dGeometry &g, const int32_t *x,
     }
 }
 
-Result<Conv2dGeometry> readConv2dGeometry(const KernelContext &ctx,
-                                          const TensorView &in,
-                                          const TensorView &weight,
-                                          const TensorView &out) {
-  if (in.rank() != 4 || weight.rank() != 4 || out.rank() != 4)
-    return Error(ErrorCode::InvalidArgument,
-                 "input, weight and result must be 4-d (NCHW, OIHW), got " +
-                     in.typeString() + ", " + weight.typeString() + ", " +
-                     out.typeString());
+namespace {
+/// A conv2d's geometry, checked against its operands.
+struct Conv2dState {
   Conv2dGeometry g;
-  Result<std::pair<int64_t, int64_t>> strides =
-      getPairParam(ctx.params, "strides", 1);
-  Result<std::pair<int64_t, int64_t>> dilations =
-      getPairParam(ctx.params, "dilations", 1);
-  Result<std::vector<int64_t>> pads = getPadsParam(ctx.params);
-  Result<int64_t> group = ctx.params.getInt("group", 1);
-  if (!strides.ok())
-    return strides.takeError();
-  if (!dilations.ok())
-    return dilations.takeError();
-  if (!pads.ok())
-    return pads.takeError();
-  if (!group.ok())
-    return group.takeError();
-  g.n = in.shape[0], g.c = in.shape[1], g.h = in.shape[2], g.w = in.shape[3];
-  g.oc = weight.shape[0], g.kh = weight.shape[2], g.kw = weight.shape[3];
-  g.oh = out.shape[2], g.ow = out.shape[3], g.group = *group;
-  std::tie(g.strideH, g.strideW) = *strides;
-  std::tie(g.dilH, g.dilW) = *dilations;
-  g.padT = (*pads)[0], g.padL = (*pads)[1], g.padB = (*pads)[2],
-  g.padR = (*pads)[3];
-  if (g.group < 1 || g.group > g.c || g.c % g.group || g.oc % g.group ||
-      weight.shape[1] != g.c / g.group)
-    return Error(ErrorCode::InvalidArgument,
-                 "group " + std::to_string(g.group) + " does not fit input " +
-                     in.typeString() + " and weight " + weight.typeString());
-  if (out.shape[0] != g.n || out.shape[1] != g.oc)
-    return Error(ErrorCode::InvalidArgument,
-                 "result " + out.typeString() + " does not match input " +
-                     in.typeString() + " and weight " + weight.typeString());
-  int64_t effH = g.dilH * (g.kh - 1) + 1, effW = g.dilW * (g.kw - 1) + 1;
-  int64_t expectH = (g.h + g.padT + g.padB - effH) / g.strideH + 1;
-  int64_t expectW = (g.w + g.padL + g.padR - effW) / g.strideW + 1;
-  if (g.h + g.padT + g.padB < effH || g.w + g.padL + g.padR < effW ||
-      expectH != g.oh || expectW != g.ow)
-    return Error(ErrorCode::InvalidArgument,
-                 "result " + out.typeString() +
-                     " does not match the convolution of " + in.typeString() +
-                     " by " + weight.typeString());
-  return g;
-}
+};
+} // namespace
 
-Error conv2dKernel(KernelContext &ctx) {
+static Result<Conv2dState> prepareConv2d(const KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 3, 1));
   STRATA_RETURN_IF_ERROR(checkAllF32OrI32(ctx));
   const TensorView &in = ctx.ins[0], &weight = ctx.ins[1], &out = ctx.outs[0];
-  STRATA_KERNEL_ASSIGN(g, readConv2dGeometry(ctx, in, weight, out));
-  const float *bias = nullptr;
-  if (ctx.ins.size() == 3) {
-    if (ctx.ins[2].shape != std::vector<int64_t>{g.oc})
-      return ctx.fail("bias " + ctx.ins[2].typeString() + " must be [" +
-                      std::to_string(g.oc) + "]");
-    bias = ctx.ins[2].as<float>();
-  }
-  if (in.dtype == DType::I32) {
-    if (!ctx.validateOnly)
-      conv2dI32(g, in.as<int32_t>(), weight.as<int32_t>(),
-                ctx.ins.size() == 3 ? ctx.ins[2].as<int32_t>() : nullptr,
-                out.as<int32_t>());
-    return Error::success();
-  }
-  // im2col scratch: (C/group * KH * KW) x (OH * OW) floats.
+  STRATA_KERNEL_ASSIGN(g, readConv2dGeometry(ctx.params, in, weight, out));
+  if (ctx.ins.size() == 3 && ctx.ins[2].shape != std::vector<int64_t>{g.oc})
+    return ctx.fail("bias " + ctx.ins[2].typeString() + " must be [" +
+                    std::to_string(g.oc) + "]");
+  // im2col scratch of the f32 path: (C/group * KH * KW) x (OH * OW) floats.
   double scratchFloats = static_cast<double>(g.c / g.group) * g.kh * g.kw *
                          static_cast<double>(g.oh) * g.ow;
-  if (scratchFloats > static_cast<double>(kMaxScratchFloats))
+  if (in.dtype != DType::I32 &&
+      scratchFloats > static_cast<double>(kMaxScratchFloats))
     return ctx.fail("the im2col buffer of " + out.typeString() +
                     " would exceed 2^32 floats");
-  if (ctx.validateOnly)
-    return Error::success();
+  return Conv2dState{g};
+}
 
+static Error executeConv2d(const Conv2dState &st, KernelIO &io) {
+  const Conv2dGeometry &g = st.g;
+  const TensorView &in = io.ins[0], &weight = io.ins[1], &out = io.outs[0];
+  if (in.dtype == DType::I32) {
+    conv2dI32(g, in.as<int32_t>(), weight.as<int32_t>(),
+              io.ins.size() == 3 ? io.ins[2].as<int32_t>() : nullptr,
+              out.as<int32_t>());
+    return Error::success();
+  }
+  const float *bias = io.ins.size() == 3 ? io.ins[2].as<float>() : nullptr;
   const float *x = in.as<float>(), *wt = weight.as<float>();
   float *y = out.as<float>();
   int64_t cg = g.c / g.group, ocg = g.oc / g.group;
@@ -329,8 +274,8 @@ Error conv2dKernel(KernelContext &ctx) {
   bool pointwise = g.kh == 1 && g.kw == 1 && g.strideH == 1 && g.strideW == 1 &&
                    g.padT == 0 && g.padL == 0 && g.padB == 0 && g.padR == 0;
   float *col = pointwise ? nullptr
-                         : ctx.scratchFloats(static_cast<size_t>(kSize) *
-                                             static_cast<size_t>(spatial));
+                         : io.scratchFloats(static_cast<size_t>(kSize) *
+                                            static_cast<size_t>(spatial));
   for (int64_t b = 0; b < g.n; ++b)
     for (int64_t gi = 0; gi < g.group; ++gi) {
       const float *xg = x + (b * g.c + gi * cg) * g.h * g.w;
@@ -371,6 +316,10 @@ Error conv2dKernel(KernelContext &ctx) {
         }
     }
   return Error::success();
+}
+
+KernelEntry conv2dKernel() {
+  return typedKernel<Conv2dState, prepareConv2d, executeConv2d>();
 }
 
 } // namespace strata::runtime::kernels

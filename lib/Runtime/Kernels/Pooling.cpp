@@ -10,30 +10,17 @@ namespace strata::runtime::kernels {
 
 namespace {
 
-struct PoolGeometry {
+/// A pooling window and its extents, decoded and checked at load.
+struct PoolState {
   int64_t planes, h, w, oh, ow, kh, kw, sh, sw, dh, dw, padT, padL, padB,
       padR;
+  /// avg_pool2d's count_include_pad.
+  bool countIncludePad = false;
 };
-
-/// Output extent of one spatial dimension, floor or ceil mode (ceil mode
-/// drops a last window that would start in the trailing padding, as ONNX
-/// and PyTorch do).
-int64_t pooledExtent(int64_t in, int64_t padBegin, int64_t padEnd,
-                     int64_t eff, int64_t stride, bool ceilMode) {
-  int64_t span = in + padBegin + padEnd - eff;
-  if (span < 0)
-    return -1;
-  if (!ceilMode)
-    return span / stride + 1;
-  int64_t out = (span + stride - 1) / stride + 1;
-  if ((out - 1) * stride >= in + padBegin)
-    --out;
-  return out;
-}
 
 /// Checks the operands (f32 unless `anyNumeric`, which admits every type
 /// dispatchNumeric knows, input and result alike) and reads the window.
-Error poolGeometry(KernelContext &ctx, PoolGeometry &g, bool anyNumeric) {
+Result<PoolState> preparePool(const KernelContext &ctx, bool anyNumeric) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
   if (!anyNumeric)
@@ -45,44 +32,49 @@ Error poolGeometry(KernelContext &ctx, PoolGeometry &g, bool anyNumeric) {
       in.shape[1] != out.shape[1])
     return ctx.fail("input " + in.typeString() + " and result " +
                     out.typeString() + " must be NCHW with equal N and C");
-  if (!ctx.params.has("kernel"))
-    return ctx.fail("parameter 'kernel' is missing");
-  STRATA_KERNEL_ASSIGN(kernel, getPairParam(ctx.params, "kernel", 1));
-  STRATA_KERNEL_ASSIGN(strides, getPairParam(ctx.params, "strides", 1));
-  STRATA_KERNEL_ASSIGN(dilations, getPairParam(ctx.params, "dilations", 1));
-  STRATA_KERNEL_ASSIGN(pads, getPadsParam(ctx.params));
-  STRATA_KERNEL_ASSIGN(ceilMode, ctx.params.getBool("ceil_mode", false));
+  STRATA_KERNEL_ASSIGN(kernel, getPairParam(ctx.params, "kernel"));
+  STRATA_KERNEL_ASSIGN(window, readWindowParams(ctx.params));
+  STRATA_KERNEL_ASSIGN(ceilMode, ctx.params.requireBool("ceil_mode"));
+  PoolState g;
   g.planes = in.shape[0] * in.shape[1];
   g.h = in.shape[2], g.w = in.shape[3], g.oh = out.shape[2],
   g.ow = out.shape[3];
   std::tie(g.kh, g.kw) = kernel;
-  std::tie(g.sh, g.sw) = strides;
-  std::tie(g.dh, g.dw) = dilations;
-  g.padT = pads[0], g.padL = pads[1], g.padB = pads[2], g.padR = pads[3];
-  int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
-  if (pooledExtent(g.h, g.padT, g.padB, eh, g.sh, ceilMode) != g.oh ||
-      pooledExtent(g.w, g.padL, g.padR, ew, g.sw, ceilMode) != g.ow)
+  g.sh = window.strideH, g.sw = window.strideW;
+  g.dh = window.dilH, g.dw = window.dilW;
+  g.padT = window.padT, g.padL = window.padL, g.padB = window.padB,
+  g.padR = window.padR;
+  if (windowOutExtent(g.h, g.kh, g.sh, g.dh, g.padT, g.padB, ceilMode) !=
+          g.oh ||
+      windowOutExtent(g.w, g.kw, g.sw, g.dw, g.padL, g.padR, ceilMode) != g.ow)
     return ctx.fail("result " + out.typeString() +
                     " does not match pooling " + in.typeString() +
                     (ceilMode ? " (ceil mode)" : " (floor mode)"));
-  return Error::success();
+  return g;
 }
 
-} // namespace
+Result<PoolState> prepareMaxPool(const KernelContext &ctx) {
+  return preparePool(ctx, /*anyNumeric=*/true);
+}
 
-Error maxPool2dKernel(KernelContext &ctx) {
-  PoolGeometry g;
-  STRATA_RETURN_IF_ERROR(poolGeometry(ctx, g, /*anyNumeric=*/true));
-  if (ctx.validateOnly)
-    return Error::success();
-  dispatchNumeric(ctx.ins[0].dtype, [&](auto tag) {
+Result<PoolState> prepareAvgPool(const KernelContext &ctx) {
+  Result<PoolState> g = preparePool(ctx, /*anyNumeric=*/false);
+  if (!g.ok())
+    return g;
+  STRATA_KERNEL_ASSIGN(includePad, ctx.params.requireBool("count_include_pad"));
+  g->countIncludePad = includePad;
+  return g;
+}
+
+Error executeMaxPool(const PoolState &g, KernelIO &io) {
+  dispatchNumeric(io.ins[0].dtype, [&](auto tag) {
     using T = decltype(tag);
     // A window entirely in the padding yields the type's lowest value.
     constexpr T lowest = std::numeric_limits<T>::has_infinity
                              ? -std::numeric_limits<T>::infinity()
                              : std::numeric_limits<T>::lowest();
-    const T *x = ctx.ins[0].as<const T>();
-    T *y = ctx.outs[0].as<T>();
+    const T *x = io.ins[0].as<const T>();
+    T *y = io.outs[0].as<T>();
     for (int64_t p = 0; p < g.planes; ++p) {
       const T *xp = x + p * g.h * g.w;
       T *yp = y + p * g.oh * g.ow;
@@ -107,15 +99,9 @@ Error maxPool2dKernel(KernelContext &ctx) {
   return Error::success();
 }
 
-Error avgPool2dKernel(KernelContext &ctx) {
-  PoolGeometry g;
-  STRATA_RETURN_IF_ERROR(poolGeometry(ctx, g, /*anyNumeric=*/false));
-  STRATA_KERNEL_ASSIGN(includePad,
-                       ctx.params.getBool("count_include_pad", false));
-  if (ctx.validateOnly)
-    return Error::success();
-  const float *x = ctx.ins[0].as<float>();
-  float *y = ctx.outs[0].as<float>();
+Error executeAvgPool(const PoolState &g, KernelIO &io) {
+  const float *x = io.ins[0].as<float>();
+  float *y = io.outs[0].as<float>();
   for (int64_t p = 0; p < g.planes; ++p) {
     const float *xp = x + p * g.h * g.w;
     float *yp = y + p * g.oh * g.ow;
@@ -139,11 +125,21 @@ Error avgPool2dKernel(KernelContext &ctx) {
             }
           }
         }
-        int64_t divisor = includePad ? padded : count;
+        int64_t divisor = g.countIncludePad ? padded : count;
         yp[oy * g.ow + ox] = divisor ? sum / static_cast<float>(divisor) : 0.0f;
       }
   }
   return Error::success();
+}
+
+} // namespace
+
+KernelEntry maxPool2dKernel() {
+  return typedKernel<PoolState, prepareMaxPool, executeMaxPool>();
+}
+
+KernelEntry avgPool2dKernel() {
+  return typedKernel<PoolState, prepareAvgPool, executeAvgPool>();
 }
 
 } // namespace strata::runtime::kernels

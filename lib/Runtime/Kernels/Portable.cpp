@@ -5,7 +5,7 @@ namespace strata::runtime {
 
 namespace kernels {
 
-Error checkArity(const KernelContext &ctx, size_t minIns, size_t maxIns,
+Error checkArity(const KernelIO &ctx, size_t minIns, size_t maxIns,
                  size_t outs) {
   if (ctx.ins.size() < minIns || ctx.ins.size() > maxIns)
     return ctx.fail("takes " + std::to_string(minIns) +
@@ -17,7 +17,7 @@ Error checkArity(const KernelContext &ctx, size_t minIns, size_t maxIns,
   return Error::success();
 }
 
-Error checkAllF32(const KernelContext &ctx) {
+Error checkAllF32(const KernelIO &ctx) {
   for (const TensorView &v : ctx.ins)
     if (v.dtype != DType::F32)
       return ctx.fail("takes f32 operands, got " + v.typeString());
@@ -27,7 +27,7 @@ Error checkAllF32(const KernelContext &ctx) {
   return Error::success();
 }
 
-Error checkSameShape(const KernelContext &ctx, const TensorView &a,
+Error checkSameShape(const KernelIO &ctx, const TensorView &a,
                      const TensorView &b, const char *what) {
   if (a.shape != b.shape)
     return ctx.fail(std::string(what) + ": shapes " + shapeToString(a.shape) +
@@ -60,13 +60,6 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"neg", negKernel},
       {"abs", absKernel},
       {"clip", clipKernel},
-      {"matmul", matmulKernel},
-      {"conv2d", conv2dKernel},
-      {"deform_conv2d", deformConv2dKernel},
-      {"quantized_conv2d", quantizedConv2dKernel},
-      {"quantized_matmul", quantizedMatmulKernel},
-      {"max_pool2d", maxPool2dKernel},
-      {"avg_pool2d", avgPool2dKernel},
       {"reduce_mean", reduceMeanKernel},
       {"softmax", softmaxKernel},
       {"reshape", reshapeKernel},
@@ -126,13 +119,24 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"scatter_nd", scatterNdKernel},
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
-      {"conv_transpose2d", convTranspose2dKernel},
       {"quantize_linear", quantizeLinearKernel},
       {"dynamic_quantize_linear", dynamicQuantizeLinearKernel},
       {"dequantize_linear", dequantizeLinearKernel},
   };
   for (const auto &[name, fn] : table)
     STRATA_RETURN_IF_ERROR(registry.add(name, fn));
+  const std::pair<const char *, KernelEntry> typed[] = {
+      {"matmul", matmulKernel()},
+      {"conv2d", conv2dKernel()},
+      {"deform_conv2d", deformConv2dKernel()},
+      {"conv_transpose2d", convTranspose2dKernel()},
+      {"quantized_conv2d", quantizedConv2dKernel()},
+      {"quantized_matmul", quantizedMatmulKernel()},
+      {"max_pool2d", maxPool2dKernel()},
+      {"avg_pool2d", avgPool2dKernel()},
+  };
+  for (const auto &[name, entry] : typed)
+    STRATA_RETURN_IF_ERROR(registry.add(name, entry));
   return Error::success();
 }
 

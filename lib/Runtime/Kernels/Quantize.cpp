@@ -60,10 +60,8 @@ Result<AffineLayout> checkAffineOperands(const KernelContext &ctx,
   layout.inner = std::max<int64_t>(real.numel(), 1);
   if (scale.rank() == 0)
     return layout;
-  Result<int64_t> axisParam = ctx.params.getInt("axis", 0);
-  if (!axisParam.ok())
-    return axisParam.takeError();
-  int64_t axis = *axisParam;
+  STRATA_ASSIGN_OR_RETURN(int64_t axisParam, ctx.params.getInt("axis", 0));
+  int64_t axis = axisParam;
   if (scale.rank() != 1 || axis < 0 ||
       axis >= static_cast<int64_t>(real.rank()) ||
       scale.shape[0] != real.shape[axis])

@@ -170,7 +170,7 @@ struct QuantOperand {
   std::vector<int32_t> zeroPoint;
 };
 
-Result<QuantOperand> readQuantOperand(const KernelContext &ctx, size_t index,
+Result<QuantOperand> readQuantOperand(const KernelIO &ctx, size_t index,
                                       const char *what, int64_t channels) {
   const TensorView &values = ctx.ins[index], &scale = ctx.ins[index + 1],
                    &zeroPoint = ctx.ins[index + 2];
@@ -249,9 +249,41 @@ struct Epilogue {
   }
 };
 
-/// Reads bias, output quantization, residual and clamp; `channels` is the
-/// extent the scale and bias run along.
-Result<Epilogue> readEpilogue(const KernelContext &ctx,
+/// The epilogue's parameters: the clamp and the activation function.
+struct EpilogueParams {
+  float clipMin = -std::numeric_limits<float>::infinity();
+  float clipMax = std::numeric_limits<float>::infinity();
+  Activation activation = Activation::None;
+};
+
+/// Reads clip_min, clip_max and activation, each optional (the edge ops'
+/// OptionalAttr: absent means no clamp, no function).
+Result<EpilogueParams> readEpilogueParams(const Params &params) {
+  EpilogueParams p;
+  STRATA_ASSIGN_OR_RETURN(double clipMin,
+                          params.getFloat("clip_min", p.clipMin));
+  STRATA_ASSIGN_OR_RETURN(double clipMax,
+                          params.getFloat("clip_max", p.clipMax));
+  p.clipMin = static_cast<float>(clipMin);
+  p.clipMax = static_cast<float>(clipMax);
+  STRATA_ASSIGN_OR_RETURN(std::string activation,
+                          params.getString("activation", ""));
+  if (activation == "swish")
+    p.activation = Activation::Swish;
+  else if (activation == "hardswish")
+    p.activation = Activation::HardSwish;
+  else if (activation == "gelu_erf")
+    p.activation = Activation::GeluErf;
+  else if (!activation.empty())
+    return Error(ErrorCode::InvalidArgument,
+                 "unknown activation '" + activation + "'");
+  return p;
+}
+
+/// Reads bias, output quantization and residual, with the clamp and
+/// activation of `params`; `channels` is the extent the scale and bias run
+/// along.
+Result<Epilogue> readEpilogue(const KernelIO &ctx, const EpilogueParams &params,
                               const QuantOperand &input,
                               const QuantOperand &weight, int64_t channels,
                               bool allowResidual) {
@@ -283,16 +315,15 @@ Result<Epilogue> readEpilogue(const KernelContext &ctx,
     next = 9;
   }
   if (ctx.ins.size() == next + 3 && allowResidual) {
-    Result<QuantOperand> residual = readQuantOperand(ctx, next, "residual", 0);
-    if (!residual.ok())
-      return residual.takeError();
-    if (residual->values->shape != out.shape)
+    STRATA_ASSIGN_OR_RETURN(QuantOperand residual,
+                            readQuantOperand(ctx, next, "residual", 0));
+    if (residual.values->shape != out.shape)
       return Error(ErrorCode::InvalidArgument,
-                   "residual " + residual->values->typeString() +
+                   "residual " + residual.values->typeString() +
                        " must have the result's shape " + out.typeString());
-    e.residual = residual->values;
-    e.residualScale = residual->scale[0];
-    e.residualZeroPoint = residual->zeroPoint[0];
+    e.residual = residual.values;
+    e.residualScale = residual.scale[0];
+    e.residualZeroPoint = residual.zeroPoint[0];
   } else if (ctx.ins.size() != next) {
     return Error(ErrorCode::InvalidArgument,
                  "takes " + std::to_string(next) +
@@ -300,26 +331,9 @@ Result<Epilogue> readEpilogue(const KernelContext &ctx,
                      " inputs for a " + out.typeString() + " result, got " +
                      std::to_string(ctx.ins.size()));
   }
-  Result<double> clipMin = ctx.params.getFloat("clip_min", e.clipMin);
-  Result<double> clipMax = ctx.params.getFloat("clip_max", e.clipMax);
-  if (!clipMin.ok())
-    return clipMin.takeError();
-  if (!clipMax.ok())
-    return clipMax.takeError();
-  e.clipMin = static_cast<float>(*clipMin);
-  e.clipMax = static_cast<float>(*clipMax);
-  Result<std::string> activation = ctx.params.getString("activation", "");
-  if (!activation.ok())
-    return activation.takeError();
-  if (*activation == "swish")
-    e.activation = Activation::Swish;
-  else if (*activation == "hardswish")
-    e.activation = Activation::HardSwish;
-  else if (*activation == "gelu_erf")
-    e.activation = Activation::GeluErf;
-  else if (!activation->empty())
-    return Error(ErrorCode::InvalidArgument,
-                 "unknown activation '" + *activation + "'");
+  e.clipMin = params.clipMin;
+  e.clipMax = params.clipMax;
+  e.activation = params.activation;
   e.multiplier.resize(channels);
   e.bias.assign(bias.as<float>(), bias.as<float>() + channels);
   for (int64_t c = 0; c < channels; ++c)
@@ -337,7 +351,7 @@ public:
     bytes_ += (static_cast<size_t>(count) * sizeof(T) + 63) / 64 * 64;
     return at;
   }
-  void allocate(KernelContext &ctx) {
+  void allocate(KernelIO &ctx) {
     base_ = reinterpret_cast<uint8_t *>(ctx.scratchFloats(bytes_ / 4));
   }
   template <typename T> T *at(size_t offset) const {
@@ -511,7 +525,7 @@ void widenWeights(const ConvOperands &op, int64_t rows, int64_t perRow,
 /// Depthwise: per channel, the plane widened to int16, then each tap adds
 /// a shifted input row over the output columns whose input column is
 /// inside the image (as the f32 kernel does).
-void convDepthwise(KernelContext &ctx, const ConvOperands &op) {
+void convDepthwise(KernelIO &ctx, const ConvOperands &op) {
   const Conv2dGeometry &g = op.g;
   int64_t spatial = g.oh * g.ow, taps = g.kh * g.kw;
   int32_t xz = op.x.zeroPoint[0];
@@ -553,7 +567,7 @@ void convDepthwise(KernelContext &ctx, const ConvOperands &op) {
 
 /// im2col of (x - zero point) in int16 (padding contributes 0), then the
 /// blocked int16 GEMM, per (batch, group).
-void convInt16(KernelContext &ctx, const ConvOperands &op) {
+void convInt16(KernelIO &ctx, const ConvOperands &op) {
   const Conv2dGeometry &g = op.g;
   int64_t cg = g.c / g.group, ocg = g.oc / g.group;
   int64_t spatial = g.oh * g.ow, kSize = cg * g.kh * g.kw;
@@ -603,8 +617,7 @@ void convInt16(KernelContext &ctx, const ConvOperands &op) {
 /// each group of G im2col rows (padding holds the zero point, so it
 /// contributes 0) packed straight into the B operand, then the GEMM.
 /// A 1x1 stride-1 unpadded convolution packs the planes themselves.
-template <typename T>
-void convPacked(KernelContext &ctx, const ConvOperands &op) {
+template <typename T> void convPacked(KernelIO &ctx, const ConvOperands &op) {
   constexpr bool vnni = sizeof(T) == 1;
   using W = std::conditional_t<vnni, int8_t, int16_t>;
   constexpr Int8GemmLayout l = layoutOf<T>();
@@ -710,21 +723,38 @@ void convPacked(KernelContext &ctx, const ConvOperands &op) {
 // quantized_conv2d
 //===----------------------------------------------------------------------===//
 
-Error quantizedConv2dKernel(KernelContext &ctx) {
+/// A quantized conv2d's geometry and epilogue parameters, checked against
+/// its operands.
+struct QuantizedConvState {
+  Conv2dGeometry g;
+  EpilogueParams epilogue;
+};
+
+static Result<QuantizedConvState>
+prepareQuantizedConv(const KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 7, 12, 1));
   const TensorView &in = ctx.ins[0], &weight = ctx.ins[3], &out = ctx.outs[0];
-  STRATA_KERNEL_ASSIGN(g, readConv2dGeometry(ctx, in, weight, out));
+  STRATA_KERNEL_ASSIGN(g, readConv2dGeometry(ctx.params, in, weight, out));
+  STRATA_KERNEL_ASSIGN(params, readEpilogueParams(ctx.params));
   STRATA_KERNEL_ASSIGN(x, readQuantOperand(ctx, 0, "input", 0));
   STRATA_KERNEL_ASSIGN(w, readQuantOperand(ctx, 3, "weight", g.oc));
-  STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, x, w, g.oc, true));
+  STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, params, x, w, g.oc, true));
   int64_t kSize = g.c / g.group * g.kh * g.kw;
   if (convScratchBytes(g) > 4.0 * static_cast<double>(kMaxScratchFloats) ||
       kSize >= (int64_t(1) << 15))
     return ctx.fail("the im2col buffers of " + out.typeString() +
                     " are too large");
-  if (ctx.validateOnly)
-    return Error::success();
+  return QuantizedConvState{g, params};
+}
 
+/// Reads the quantization operands' values (scales and zero points are
+/// tensors, which the program may compute) and runs the convolution.
+static Error executeQuantizedConv(const QuantizedConvState &st, KernelIO &ctx) {
+  const Conv2dGeometry &g = st.g;
+  const TensorView &in = ctx.ins[0], &weight = ctx.ins[3], &out = ctx.outs[0];
+  STRATA_KERNEL_ASSIGN(x, readQuantOperand(ctx, 0, "input", 0));
+  STRATA_KERNEL_ASSIGN(w, readQuantOperand(ctx, 3, "weight", g.oc));
+  STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, st.epilogue, x, w, g.oc, true));
   ConvOperands op{g, in, weight, out, x, w, e};
   if (g.c == g.group && g.oc == g.group) {
     convDepthwise(ctx, op);
@@ -760,10 +790,10 @@ struct MatmulBatch {
 /// the packed B columns (K runs along each row, so a group is G adjacent
 /// values), and each row of C^T one channel's run of M results.
 template <typename T>
-void matmulPacked(KernelContext &ctx, const TensorView &lhs,
-                  const TensorView &rhs, const QuantOperand &a,
-                  const QuantOperand &b, const Epilogue &e, int64_t m,
-                  int64_t k, int64_t n, MatmulBatch at) {
+void matmulPacked(KernelIO &ctx, const TensorView &lhs, const TensorView &rhs,
+                  const QuantOperand &a, const QuantOperand &b,
+                  const Epilogue &e, int64_t m, int64_t k, int64_t n,
+                  MatmulBatch at) {
   constexpr bool vnni = sizeof(T) == 1;
   using W = std::conditional_t<vnni, int8_t, int16_t>;
   constexpr Int8GemmLayout l = layoutOf<T>();
@@ -833,10 +863,10 @@ void matmulPacked(KernelContext &ctx, const TensorView &lhs,
 
 /// The int16 path: (x - zero point) in int16, the blocked GEMM, then a
 /// column-wise epilogue.
-void matmulInt16(KernelContext &ctx, const TensorView &lhs,
-                 const TensorView &rhs, const QuantOperand &a,
-                 const QuantOperand &b, const Epilogue &e, int64_t m, int64_t k,
-                 int64_t n, MatmulBatch at) {
+void matmulInt16(KernelIO &ctx, const TensorView &lhs, const TensorView &rhs,
+                 const QuantOperand &a, const QuantOperand &b,
+                 const Epilogue &e, int64_t m, int64_t k, int64_t n,
+                 MatmulBatch at) {
   ScratchAreas areas;
   size_t weightsAt = areas.add<int16_t>(k * n);
   size_t columnsAt = areas.add<int16_t>(m * k);
@@ -865,7 +895,18 @@ void matmulInt16(KernelContext &ctx, const TensorView &lhs,
 
 } // namespace
 
-Error quantizedMatmulKernel(KernelContext &ctx) {
+namespace {
+/// A quantized matmul's extents and epilogue parameters, checked against
+/// its operands.
+struct QuantizedMatmulState {
+  int64_t m, k, n, batches;
+  bool batchedRhs;
+  EpilogueParams epilogue;
+};
+} // namespace
+
+static Result<QuantizedMatmulState>
+prepareQuantizedMatmul(const KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 7, 9, 1));
   const TensorView &lhs = ctx.ins[0], &rhs = ctx.ins[3], &out = ctx.outs[0];
   // rhs [K, N] shared by every batch, or [B..., K, N] with lhs's batch.
@@ -886,13 +927,23 @@ Error quantizedMatmulKernel(KernelContext &ctx) {
   // Batches multiplied by their own rhs, and the rows of each.
   int64_t batches = batchedRhs ? (k * n == 0 ? 0 : rhs.numel() / (k * n)) : 1;
   int64_t m = batches == 0 ? 0 : rows / batches;
+  STRATA_KERNEL_ASSIGN(params, readEpilogueParams(ctx.params));
   STRATA_KERNEL_ASSIGN(a, readQuantOperand(ctx, 0, "lhs", 0));
   STRATA_KERNEL_ASSIGN(b, readQuantOperand(ctx, 3, "rhs", n));
-  STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, a, b, n, false));
+  STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, params, a, b, n, false));
   if (k >= (int64_t(1) << 15))
     return ctx.fail("inner dimension " + std::to_string(k) + " exceeds 32767");
-  if (ctx.validateOnly)
-    return Error::success();
+  return QuantizedMatmulState{m, k, n, batches, batchedRhs, params};
+}
+
+static Error executeQuantizedMatmul(const QuantizedMatmulState &st,
+                                    KernelIO &ctx) {
+  const TensorView &lhs = ctx.ins[0], &rhs = ctx.ins[3];
+  int64_t m = st.m, k = st.k, n = st.n, batches = st.batches;
+  bool batchedRhs = st.batchedRhs;
+  STRATA_KERNEL_ASSIGN(a, readQuantOperand(ctx, 0, "lhs", 0));
+  STRATA_KERNEL_ASSIGN(b, readQuantOperand(ctx, 3, "rhs", n));
+  STRATA_KERNEL_ASSIGN(e, readEpilogue(ctx, st.epilogue, a, b, n, false));
   GemmPath path = chooseGemmPath(rhs, b);
   for (int64_t batch = 0; batch < batches; ++batch) {
     MatmulBatch at{batch * m * k, batchedRhs ? batch * k * n : 0,
@@ -910,6 +961,16 @@ Error quantizedMatmulKernel(KernelContext &ctx) {
     }
   }
   return Error::success();
+}
+
+KernelEntry quantizedConv2dKernel() {
+  return typedKernel<QuantizedConvState, prepareQuantizedConv,
+                     executeQuantizedConv>();
+}
+
+KernelEntry quantizedMatmulKernel() {
+  return typedKernel<QuantizedMatmulState, prepareQuantizedMatmul,
+                     executeQuantizedMatmul>();
 }
 
 } // namespace strata::runtime::kernels

@@ -450,11 +450,9 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
 }
 
 Result<int> GraphBuilder::sourceZeroPoint(uint32_t tensor) {
-  Result<Placement> in = placement(tensor);
-  if (!in.ok())
-    return in.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement in, placement(tensor));
   bool isSigned = typeOf(tensor) == memory::data_type::s8;
-  int zeroPointMem = addMem(plainOf(tensor), in->buffer);
+  int zeroPointMem = addMem(plainOf(tensor), in.buffer);
   int wideMem = addMem(plainDesc({1}, memory::data_type::s32),
                        addBuffer(BufferKind::Scratch, sizeof(int32_t)));
   addKernelStep(
@@ -472,9 +470,7 @@ Result<int> GraphBuilder::sourceZeroPoint(uint32_t tensor) {
 Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   uint32_t src = 0, w = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src, &w}, dst));
-  Result<int> bias = optionalInput(op, 2);
-  if (!bias.ok())
-    return bias.takeError();
+  STRATA_ASSIGN_OR_RETURN(int bias, optionalInput(op, 2));
   Dims srcDims = dimsOf(src), wDims = dimsOf(w), dstDims = dimsOf(dst);
   if (srcDims.size() != 4 || wDims.size() != 4 || dstDims.size() != 4)
     return fail("convolution needs 4-D tensors");
@@ -487,9 +483,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   Window window = windowOf(op);
   int sumInput = -1;
   std::optional<WinogradPostOp> ownSwish = ownTrailingSwish(op, typeOf(dst));
-  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput, ownSwish ? 1 : 0);
-  if (!attr.ok())
-    return attr.takeError();
+  STRATA_ASSIGN_OR_RETURN(dnnl::primitive_attr attr,
+                          attrOf(op, &sumInput, ownSwish ? 1 : 0));
   int zeroPoint = op.src_zero_point();
   if (zeroPoint >= 0) {
     if (static_cast<size_t>(zeroPoint) >= placements.size() ||
@@ -499,7 +494,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       return fail("the source zero point (tensor " +
                   std::to_string(zeroPoint) +
                   ") must be one value of the 8-bit input's type");
-    attr->set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   }
   // int8: s8/u8 input and weights, s8/u8/f32 result, output scales. In a
   // channel-blocked graph, f32 activations are nChw16c (a stem's input of
@@ -519,8 +514,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   setLayouts(blocked);
   Desc wAny(wPlain, typeOf(w), tag::any);
   STRATA_RETURN_IF_ERROR(
-      setOutputScales(op, wDims[0], 1, "output channel", *attr));
-  Desc biasDesc = *bias >= 0 ? plainDesc({wDims[0]}) : Desc();
+      setOutputScales(op, wDims[0], 1, "output channel", attr));
+  Desc biasDesc = bias >= 0 ? plainDesc({wDims[0]}) : Desc();
   // The layout the input already has (its producer's, or row-major for a
   // graph input), which oneDNN might not pick itself: reading it as it is
   // saves a reorder (a stem with three channels, a direct convolution
@@ -547,7 +542,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
                    : dnnl::algorithm::convolution_direct,
           srcAsPlaced && placed ? placed : srcAny, wAny, biasDesc, dstDesc,
           window.strides, window.dilations, window.padsBegin, window.padsEnd);
-      return dnnl::convolution_forward::primitive_desc(d, *attr, out.engine_);
+      return dnnl::convolution_forward::primitive_desc(d, attr, out.engine_);
     };
     bool openDst = dstAny.data.format_kind == dnnl_format_kind_any;
     if (srcAsPlaced && placedChannelsLast && openDst && !winograd) {
@@ -606,7 +601,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   if (options.mode == CompiledGraph::Mode::Prepare) {
     std::string signature =
         convSignature(srcDims, wDims, dstDims, src, w, dst, groups, window,
-                      *attr, sumInput, placed);
+                      attr, sumInput, placed);
     if (blocked)
       signature += " activations=nChw16c";
     std::optional<CompiledGraph::ConvChoice> best;
@@ -628,7 +623,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
       }
     }
     if (!best && options.measure && !readsRunTimeArgs(op)) {
-      best = measureConvolution(op, src, w, dst, *bias, sumInput, placed, make);
+      best = measureConvolution(op, src, w, dst, bias, sumInput, placed, make);
       ++out.tunedByMeasuring_;
       if (options.tuning)
         (*options.tuning)[signature] = {
@@ -636,24 +631,23 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
             best->srcAsPlaced, best->index, best->name};
     }
     if (!best)
-      best = ruleChoice(op, src, w, dst, *bias, placed, make);
+      best = ruleChoice(op, src, w, dst, bias, placed, make);
     if (const OwnWinogradKind *kind = ownWinogradKindOf(best->kernel)) {
       std::optional<WinogradConv> own =
-          ownWinograd(op, src, w, dst, *bias, kind->layout, kind->tile);
+          ownWinograd(op, src, w, dst, bias, kind->layout, kind->tile);
       if (!own)
         return fail("a tuning record asks for the delegate's Winograd "
                     "kernel, which does not apply to this convolution");
       out.convChoices_[opIndex] = *best;
-      return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
+      return buildOwnWinograd(*own, src, w, bias, dst, sumInput);
     }
     if (const OwnGroupedKind *kind = groupedKindOf(best->kernel)) {
-      std::optional<GroupedConv> own =
-          ownGrouped(op, src, w, dst, *bias, *kind);
+      std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, bias, *kind);
       if (!own || !GroupedConv::available())
         return fail("a tuning record asks for the delegate's grouped kernel, "
                     "which does not apply to this convolution or CPU");
       out.convChoices_[opIndex] = *best;
-      return buildOwnGrouped(*own, *kind, src, w, *bias, dst);
+      return buildOwnGrouped(*own, *kind, src, w, bias, dst);
     }
     try {
       pd = make(best->winograd, best->srcAsPlaced, best->index);
@@ -669,8 +663,8 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   } else if (const OwnWinogradKind *winograd =
                  ownWinogradKindOf(op.conv_kernel())) {
     if (std::optional<WinogradConv> own = ownWinograd(
-            op, src, w, dst, *bias, winograd->layout, winograd->tile))
-      return buildOwnWinograd(*own, src, w, *bias, dst, sumInput);
+            op, src, w, dst, bias, winograd->layout, winograd->tile))
+      return buildOwnWinograd(*own, src, w, bias, dst, sumInput);
     if (WinogradConv::available())
       return fail("the delegate's Winograd kernel does not apply to this "
                   "convolution");
@@ -680,12 +674,12 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     recoverFrom.emplace(wDims[1], wDims[0], 1, 1, winograd->layout,
                         std::vector<WinogradPostOp>(), 1, 1, winograd->tile);
   } else if (const OwnGroupedKind *kind = groupedKindOf(op.conv_kernel())) {
-    std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, *bias, *kind);
+    std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, bias, *kind);
     if (!own)
       return fail("the delegate's grouped kernel does not apply to this "
                   "convolution");
     if (GroupedConv::available())
-      return buildOwnGrouped(*own, *kind, src, w, *bias, dst);
+      return buildOwnGrouped(*own, *kind, src, w, bias, dst);
     // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
     // choice, its weights unpacked.
     pd = make(false, false, 0);
@@ -697,34 +691,29 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     if (op.impl() && pd.impl_info_str() != op.impl()->str())
       pd = make(op.winograd(), op.src_as_placed(), 0);
   }
-  Result<Placement> in = as(src, pd.src_desc());
-  if (!in.ok())
-    return in.takeError();
-  int srcMem = addMem(pd.src_desc(), in->buffer);
-  Result<int> wMem =
+  STRATA_ASSIGN_OR_RETURN(Placement in, as(src, pd.src_desc()));
+  int srcMem = addMem(pd.src_desc(), in.buffer);
+  STRATA_ASSIGN_OR_RETURN(
+      int wMem,
       recoverFrom ? weightsFromWinograd(w, pd.weights_desc(), *recoverFrom)
       : recoverGrouped
           ? weightsFromGrouped(w, pd.weights_desc(), wPlain, *recoverGrouped)
-          : weights(w, pd.weights_desc(), wPlain);
-  if (!wMem.ok())
-    return wMem.takeError();
-  Result<Placement> outP = resultOf(dst, sumInput, pd.dst_desc());
-  if (!outP.ok())
-    return outP.takeError();
-  int dstMem = addMem(pd.dst_desc(), outP->buffer);
-  Result<int> zeroPointMem = zeroPoint >= 0
-                                 ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
-                                 : Result<int>(-1);
-  if (!zeroPointMem.ok())
-    return zeroPointMem.takeError();
+          : weights(w, pd.weights_desc(), wPlain));
+  STRATA_ASSIGN_OR_RETURN(Placement outP,
+                          resultOf(dst, sumInput, pd.dst_desc()));
+  int dstMem = addMem(pd.dst_desc(), outP.buffer);
+  STRATA_ASSIGN_OR_RETURN(
+      int zeroPointMem, zeroPoint >= 0
+                            ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
+                            : Result<int>(-1));
   addStep(dnnl::convolution_forward(pd),
           {{DNNL_ARG_SRC, srcMem},
-           {DNNL_ARG_WEIGHTS, *wMem},
+           {DNNL_ARG_WEIGHTS, wMem},
            {DNNL_ARG_DST, dstMem}},
           pd);
-  STRATA_RETURN_IF_ERROR(addBias(*bias, {wDims[0]}));
-  if (*zeroPointMem >= 0)
-    addArgs(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, *zeroPointMem);
+  STRATA_RETURN_IF_ERROR(addBias(bias, {wDims[0]}));
+  if (zeroPointMem >= 0)
+    addArgs(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zeroPointMem);
   STRATA_RETURN_IF_ERROR(addPostOpInputs(op));
   if (ownSwish) {
     size_t count = pd.dst_desc().get_size() / sizeof(float);

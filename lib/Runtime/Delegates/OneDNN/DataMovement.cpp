@@ -20,11 +20,9 @@ using dnnl::memory;
 
 Error GraphBuilder::copyView(uint32_t src, const Desc &layout, const Desc &view,
                              uint32_t dst, const Desc &dstDesc) {
-  Result<Placement> in = as(src, layout);
-  if (!in.ok())
-    return in.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement in, as(src, layout));
   Placement o = define(dst, dstDesc);
-  addReorder(view, in->buffer, o.desc, o.buffer);
+  addReorder(view, in.buffer, o.desc, o.buffer);
   return Error::success();
 }
 
@@ -45,15 +43,13 @@ Error GraphBuilder::buildTranspose(const fbs::Op &op) {
       return fail("bad transpose permutation");
     moved[p] = static_cast<int>(i);
   }
-  Result<Placement> in = placement(src);
-  if (!in.ok())
-    return in.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement in, placement(src));
   // The source's bytes seen with the axes permuted. Where that is a layout
   // the delegate's ops take as they are (row-major, or channels-last as a
   // convolution leaves it: ConvNeXt's NCHW <-> NHWC permutes), the
   // transpose is that view and moves nothing; else one reorder from the
   // view writes the result row-major.
-  Desc view = in->desc.permute_axes(moved, /*allow_empty=*/true);
+  Desc view = in.desc.permute_axes(moved, /*allow_empty=*/true);
   if (view.is_zero())
     return copyView(src, plainOf(src), plainOf(src).permute_axes(moved), dst,
                     plainOf(dst));
@@ -61,11 +57,11 @@ Error GraphBuilder::buildTranspose(const fbs::Op &op) {
   Desc channelsLast =
       rank == 4 ? Desc(dstDims, typeOf(dst), memory::format_tag::acdb) : plain;
   if (view == plain || view == channelsLast) {
-    defineView(dst, Placement{view, in->buffer});
+    defineView(dst, Placement{view, in.buffer});
     return Error::success();
   }
   Placement o = define(dst, plain);
-  addReorder(view, in->buffer, o.desc, o.buffer);
+  addReorder(view, in.buffer, o.desc, o.buffer);
   return Error::success();
 }
 
@@ -88,18 +84,14 @@ Error GraphBuilder::buildSlice(const fbs::Op &op) {
 Error GraphBuilder::buildReshape(const fbs::Op &op) {
   uint32_t src = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
-  Result<Placement> view = plainView(src, dimsOf(dst));
-  if (!view.ok())
-    return view.takeError();
-  defineView(dst, *view);
+  STRATA_ASSIGN_OR_RETURN(Placement view, plainView(src, dimsOf(dst)));
+  defineView(dst, view);
   return Error::success();
 }
 
 Error GraphBuilder::buildConcat(const fbs::Op &op) {
-  Result<uint32_t> dst = tensorAt(op.outputs(), 0, "outputs");
-  if (!dst.ok())
-    return dst.takeError();
-  Dims dstDims = dimsOf(*dst);
+  STRATA_ASSIGN_OR_RETURN(uint32_t dst, tensorAt(op.outputs(), 0, "outputs"));
+  Dims dstDims = dimsOf(dst);
   if (!op.inputs() || op.inputs()->size() == 0 || op.axis() < 0 ||
       op.axis() >= static_cast<int64_t>(dstDims.size()))
     return fail("bad concat");
@@ -107,45 +99,39 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
   // modules of SqueezeNet: NHWC convolutions), else row-major.
   std::vector<uint32_t> srcs;
   for (size_t i = 0; i < op.inputs()->size(); ++i) {
-    Result<uint32_t> t = tensorAt(op.inputs(), i, "inputs");
-    if (!t.ok())
-      return t.takeError();
-    srcs.push_back(*t);
+    STRATA_ASSIGN_OR_RETURN(uint32_t t, tensorAt(op.inputs(), i, "inputs"));
+    srcs.push_back(t);
   }
   dnnl::primitive_attr attr = userScratchpadAttr();
   auto make = [&](bool own) -> Result<dnnl::concat::primitive_desc> {
     std::vector<Desc> descs;
     for (uint32_t t : srcs) {
-      Result<Placement> p = placement(t);
-      if (!p.ok())
-        return p.takeError();
-      descs.push_back(own ? p->desc : plainOf(t));
+      STRATA_ASSIGN_OR_RETURN(Placement p, placement(t));
+      descs.push_back(own ? p.desc : plainOf(t));
     }
-    Desc dstDesc = own && !isOutput(*dst)
-                       ? Desc(dstDims, typeOf(*dst), memory::format_tag::any)
-                       : plainOf(*dst);
+    Desc dstDesc = own && !isOutput(dst)
+                       ? Desc(dstDims, typeOf(dst), memory::format_tag::any)
+                       : plainOf(dst);
     return dnnl::concat::primitive_desc(dstDesc, static_cast<int>(op.axis()),
                                         descs, out.engine_, attr);
   };
-  Result<dnnl::concat::primitive_desc> made =
-      orElse([&] { return make(true); }, [&] { return make(false); });
-  if (!made.ok())
-    return made.takeError();
-  dnnl::concat::primitive_desc pd = *made;
+  STRATA_ASSIGN_OR_RETURN(
+      dnnl::concat::primitive_desc made,
+      orElse([&] { return make(true); }, [&] { return make(false); }));
+  dnnl::concat::primitive_desc pd = made;
   std::vector<int> srcMems;
   for (size_t i = 0; i < srcs.size(); ++i) {
-    Result<Placement> p = as(srcs[i], pd.src_desc(static_cast<int>(i)));
-    if (!p.ok())
-      return p.takeError();
-    srcMems.push_back(addMem(p->desc, p->buffer));
+    STRATA_ASSIGN_OR_RETURN(Placement p,
+                            as(srcs[i], pd.src_desc(static_cast<int>(i))));
+    srcMems.push_back(addMem(p.desc, p.buffer));
   }
-  Placement o = define(*dst, pd.dst_desc());
+  Placement o = define(dst, pd.dst_desc());
   // Along channels, with every part row-major or every part in nChw16c
   // (nChw8c on AVX2) of whole channel blocks, each image of the result is
   // the parts' images one after another: a copy of contiguous ranges.
   // oneDNN 2.6's concat of blocked layouts runs at a few GB/s (0.55 ms for
   // SqueezeNet's 2 x 64 x 55 x 55 in nChw16c).
-  memory::data_type type = typeOf(*dst);
+  memory::data_type type = typeOf(dst);
   auto blockedBy = [&](const Desc &d, const Dims &dims) -> int64_t {
     if (dims.size() != 4)
       return 0;
@@ -252,14 +238,12 @@ Error GraphBuilder::buildReorder(const fbs::Op &op) {
     return fail("a reorder keeps the shape");
   if (!op.output_scales() || op.output_scales()->size() != 1)
     return fail("a reorder takes one scale");
-  Result<Placement> in = placement(src);
-  if (!in.ok())
-    return in.takeError();
-  Desc dstDesc = withType(in->desc, typeOf(dst));
+  STRATA_ASSIGN_OR_RETURN(Placement in, placement(src));
+  Desc dstDesc = withType(in.desc, typeOf(dst));
   dnnl::primitive_attr attr;
   attr.set_output_scales(0, {op.output_scales()->Get(0)});
   Placement o = define(dst, dstDesc);
-  addReorder(in->desc, in->buffer, dstDesc, o.buffer, attr);
+  addReorder(in.desc, in.buffer, dstDesc, o.buffer, attr);
   return Error::success();
 }
 

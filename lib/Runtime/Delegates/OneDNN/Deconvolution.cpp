@@ -17,9 +17,7 @@ using tag = memory::format_tag;
 Error GraphBuilder::buildDeconvolution(const fbs::Op &op) {
   uint32_t src = 0, w = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src, &w}, dst));
-  Result<int> bias = optionalInput(op, 2);
-  if (!bias.ok())
-    return bias.takeError();
+  STRATA_ASSIGN_OR_RETURN(int bias, optionalInput(op, 2));
   Dims srcDims = dimsOf(src), wDims = dimsOf(w), dstDims = dimsOf(dst);
   if (srcDims.size() != 4 || wDims.size() != 4 || dstDims.size() != 4)
     return fail("deconvolution needs 4-D tensors");
@@ -31,36 +29,29 @@ Error GraphBuilder::buildDeconvolution(const fbs::Op &op) {
   Dims oihw = {wDims[1], wDims[0], wDims[2], wDims[3]};
   Window window = windowOf(op);
   int sumInput = -1;
-  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
-  if (!attr.ok())
-    return attr.takeError();
+  STRATA_ASSIGN_OR_RETURN(dnnl::primitive_attr attr, attrOf(op, &sumInput));
   if (sumInput >= 0)
     return fail("a deconvolution takes no sum post-op");
   Desc srcAny(srcDims, typeOf(src), tag::any);
   Desc dstAny(dstDims, typeOf(dst), tag::any);
   Desc wAny(oihw, typeOf(w), tag::any);
-  Desc biasDesc = *bias >= 0 ? plainDesc({dstDims[1]}) : Desc();
+  Desc biasDesc = bias >= 0 ? plainDesc({dstDims[1]}) : Desc();
   dnnl::deconvolution_forward::desc d(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
       srcAny, wAny, biasDesc, dstAny, window.strides, window.dilations,
       window.padsBegin, window.padsEnd);
-  dnnl::deconvolution_forward::primitive_desc pd(d, *attr, out.engine_);
-  Result<Placement> in = as(src, pd.src_desc());
-  if (!in.ok())
-    return in.takeError();
-  int srcMem = addMem(pd.src_desc(), in->buffer);
-  Result<int> wMem = weights(w, pd.weights_desc(), oihw, tag::iohw);
-  if (!wMem.ok())
-    return wMem.takeError();
-  Result<Placement> outP = resultOf(dst, -1, pd.dst_desc());
-  if (!outP.ok())
-    return outP.takeError();
+  dnnl::deconvolution_forward::primitive_desc pd(d, attr, out.engine_);
+  STRATA_ASSIGN_OR_RETURN(Placement in, as(src, pd.src_desc()));
+  int srcMem = addMem(pd.src_desc(), in.buffer);
+  STRATA_ASSIGN_OR_RETURN(int wMem,
+                          weights(w, pd.weights_desc(), oihw, tag::iohw));
+  STRATA_ASSIGN_OR_RETURN(Placement outP, resultOf(dst, -1, pd.dst_desc()));
   addStep(dnnl::deconvolution_forward(pd),
           {{DNNL_ARG_SRC, srcMem},
-           {DNNL_ARG_WEIGHTS, *wMem},
-           {DNNL_ARG_DST, addMem(pd.dst_desc(), outP->buffer)}},
+           {DNNL_ARG_WEIGHTS, wMem},
+           {DNNL_ARG_DST, addMem(pd.dst_desc(), outP.buffer)}},
           pd);
-  return addBias(*bias, {dstDims[1]});
+  return addBias(bias, {dstDims[1]});
 }
 
 } // namespace strata::runtime::onednn

@@ -32,19 +32,15 @@ static Desc elementwiseLayout(const Desc &input, bool isOutput,
 Error GraphBuilder::buildEltwise(const fbs::Op &op) {
   uint32_t src = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
-  Result<Placement> in = placement(src);
-  if (!in.ok())
-    return in.takeError();
-  Desc desc = elementwiseLayout(in->desc, isOutput(dst), dimsOf(dst));
-  Result<Placement> from = as(src, desc);
-  if (!from.ok())
-    return from.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement in, placement(src));
+  Desc desc = elementwiseLayout(in.desc, isOutput(dst), dimsOf(dst));
+  STRATA_ASSIGN_OR_RETURN(Placement from, as(src, desc));
   dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
                                 eltwiseAlgorithm(op.eltwise()), desc,
                                 op.alpha(), op.beta());
   dnnl::eltwise_forward::primitive_desc pd(d, userScratchpadAttr(),
                                            out.engine_);
-  addUnaryStep(dnnl::eltwise_forward(pd), pd, addMem(desc, from->buffer), dst,
+  addUnaryStep(dnnl::eltwise_forward(pd), pd, addMem(desc, from.buffer), dst,
                pd.dst_desc());
   return Error::success();
 }
@@ -60,13 +56,9 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
     return fail("the first operand of a binary op must have the result's "
                 "shape");
   int sumInput = -1;
-  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
-  if (!attr.ok())
-    return attr.takeError();
-  Result<Placement> ap = placement(a);
-  if (!ap.ok())
-    return ap.takeError();
-  Desc aDesc = elementwiseLayout(ap->desc, isOutput(dst), dstDims);
+  STRATA_ASSIGN_OR_RETURN(dnnl::primitive_attr attr, attrOf(op, &sumInput));
+  STRATA_ASSIGN_OR_RETURN(Placement ap, placement(a));
+  Desc aDesc = elementwiseLayout(ap.desc, isOutput(dst), dstDims);
   Desc bDesc = bDims == dstDims ? aDesc : plainDesc(bDims);
   // The result in a's layout, of the result's type: s8 when a quantization
   // was fused as the last post-op.
@@ -74,7 +66,7 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
   auto make = [&] {
     dnnl::binary::desc d(binaryAlgorithm(op.binary()), aDesc, bDesc,
                          withType(aDesc, dstType));
-    return dnnl::binary::primitive_desc(d, *attr, out.engine_);
+    return dnnl::binary::primitive_desc(d, attr, out.engine_);
   };
   dnnl::binary::primitive_desc pd = orElse(make, [&] {
     aDesc = plainDesc(dstDims);
@@ -94,19 +86,16 @@ Error GraphBuilder::buildBinary(const fbs::Op &op) {
     if (own)
       bDesc = plainDesc(bDims);
   }
-  Result<Placement> aIn = as(a, aDesc);
-  if (!aIn.ok())
-    return aIn.takeError();
-  Result<Placement> bIn = bDims == dstDims ? as(b, bDesc) : plainView(b, bDims);
-  if (!bIn.ok())
-    return bIn.takeError();
-  int aMem = addMem(aDesc, aIn->buffer);
-  int bMem = addMem(bDesc, bIn->buffer);
+  STRATA_ASSIGN_OR_RETURN(Placement aIn, as(a, aDesc));
+  STRATA_ASSIGN_OR_RETURN(
+      Placement bIn, bDims == dstDims ? as(b, bDesc) : plainView(b, bDims));
+  int aMem = addMem(aDesc, aIn.buffer);
+  int bMem = addMem(bDesc, bIn.buffer);
   if (own) {
     // Over a where this is its last reader (a squeeze-excite scale: x is
     // read by its pooling, then here): one pass over the bytes less.
-    Placement o{aDesc, aIn->buffer};
-    if (mayOverwrite(a, aIn->buffer))
+    Placement o{aDesc, aIn.buffer};
+    if (mayOverwrite(a, aIn.buffer))
       defineView(dst, o);
     else
       o = define(dst, aDesc);
@@ -188,17 +177,11 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
     }
   dnnl::primitive_attr attr = userScratchpadAttr();
   attr.set_post_ops(ops);
-  Result<Placement> xp = placement(x);
-  if (!xp.ok())
-    return xp.takeError();
-  Desc xDesc = elementwiseLayout(xp->desc, isOutput(dst), dstDims);
+  STRATA_ASSIGN_OR_RETURN(Placement xp, placement(x));
+  Desc xDesc = elementwiseLayout(xp.desc, isOutput(dst), dstDims);
   Desc sDesc = plainDesc(sDims);
-  Result<Placement> scaleIn = plainView(scale, sDims);
-  if (!scaleIn.ok())
-    return scaleIn.takeError();
-  Result<Placement> shiftIn = plainView(shift, sDims);
-  if (!shiftIn.ok())
-    return shiftIn.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement scaleIn, plainView(scale, sDims));
+  STRATA_ASSIGN_OR_RETURN(Placement shiftIn, plainView(shift, sDims));
   // Per-channel f32 in a channel-blocked or channels-last x: the own
   // kernel, in x's layout (ChannelScaleShift.h).
   bool f32Factors = typeOf(scale) == memory::data_type::f32 &&
@@ -206,9 +189,7 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
   if (std::optional<ChannelScaleShift> own =
           f32Factors ? ownScaleShift(op, xDesc, sDims, typeOf(dst))
                      : std::nullopt) {
-    Result<Placement> xIn = as(x, xDesc);
-    if (!xIn.ok())
-      return xIn.takeError();
+    STRATA_ASSIGN_OR_RETURN(Placement xIn, as(x, xDesc));
     Placement o = define(dst, xDesc);
     auto kernel = std::make_shared<ChannelScaleShift>(*own);
     addKernelStep(
@@ -220,9 +201,9 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
           kernel->run(data(DNNL_ARG_SRC_0), data(DNNL_ARG_SRC_1),
                       data(DNNL_ARG_SRC_2), data(DNNL_ARG_DST));
         },
-        {{DNNL_ARG_SRC_0, addMem(xDesc, xIn->buffer)},
-         {DNNL_ARG_SRC_1, addMem(sDesc, scaleIn->buffer)},
-         {DNNL_ARG_SRC_2, addMem(sDesc, shiftIn->buffer)},
+        {{DNNL_ARG_SRC_0, addMem(xDesc, xIn.buffer)},
+         {DNNL_ARG_SRC_1, addMem(sDesc, scaleIn.buffer)},
+         {DNNL_ARG_SRC_2, addMem(sDesc, shiftIn.buffer)},
          {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
         0);
     return Error::success();
@@ -258,15 +239,13 @@ Error GraphBuilder::buildScaleShift(const fbs::Op &op) {
   if (!pd)
     return fail("oneDNN has no scale-shift for this tensor");
   xDesc = chosen;
-  Result<Placement> xIn = as(x, xDesc);
-  if (!xIn.ok())
-    return xIn.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement xIn, as(x, xDesc));
   Placement o = define(dst, pd->dst_desc());
   addStep(dnnl::binary(*pd),
-          {{DNNL_ARG_SRC_0, addMem(xDesc, xIn->buffer)},
-           {DNNL_ARG_SRC_1, addMem(sDesc, scaleIn->buffer)},
+          {{DNNL_ARG_SRC_0, addMem(xDesc, xIn.buffer)},
+           {DNNL_ARG_SRC_1, addMem(sDesc, scaleIn.buffer)},
            {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
-            addMem(sDesc, shiftIn->buffer)},
+            addMem(sDesc, shiftIn.buffer)},
            {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
           *pd);
   return Error::success();
@@ -330,14 +309,12 @@ Error GraphBuilder::buildSoftmax(const fbs::Op &op) {
   Dims dims = dimsOf(dst);
   if (op.axis() < 0 || op.axis() >= static_cast<int64_t>(dims.size()))
     return fail("softmax axis out of range");
-  Result<Placement> in = plainView(src, dims);
-  if (!in.ok())
-    return in.takeError();
-  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, in->desc,
+  STRATA_ASSIGN_OR_RETURN(Placement in, plainView(src, dims));
+  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, in.desc,
                                 static_cast<int>(op.axis()));
   dnnl::softmax_forward::primitive_desc pd(d, userScratchpadAttr(),
                                            out.engine_);
-  addUnaryStep(dnnl::softmax_forward(pd), pd, addMem(in->desc, in->buffer), dst,
+  addUnaryStep(dnnl::softmax_forward(pd), pd, addMem(in.desc, in.buffer), dst,
                pd.dst_desc());
   return Error::success();
 }

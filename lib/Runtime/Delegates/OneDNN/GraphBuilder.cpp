@@ -38,25 +38,19 @@ Error GraphBuilder::operands(const fbs::Op &op,
                              uint32_t &dst) const {
   size_t i = 0;
   for (uint32_t *in : ins) {
-    Result<uint32_t> t = tensorAt(op.inputs(), i++, "inputs");
-    if (!t.ok())
-      return t.takeError();
-    *in = *t;
+    STRATA_ASSIGN_OR_RETURN(uint32_t t, tensorAt(op.inputs(), i++, "inputs"));
+    *in = t;
   }
-  Result<uint32_t> t = tensorAt(op.outputs(), 0, "outputs");
-  if (!t.ok())
-    return t.takeError();
-  dst = *t;
+  STRATA_ASSIGN_OR_RETURN(uint32_t t, tensorAt(op.outputs(), 0, "outputs"));
+  dst = t;
   return Error::success();
 }
 
 Result<int> GraphBuilder::optionalInput(const fbs::Op &op, size_t i) const {
   if (op.inputs()->size() <= i)
     return -1;
-  Result<uint32_t> t = tensorAt(op.inputs(), i, "inputs");
-  if (!t.ok())
-    return t.takeError();
-  return static_cast<int>(*t);
+  STRATA_ASSIGN_OR_RETURN(uint32_t t, tensorAt(op.inputs(), i, "inputs"));
+  return static_cast<int>(t);
 }
 
 Dims GraphBuilder::dimsOf(uint32_t tensor) const {
@@ -127,14 +121,10 @@ Error GraphBuilder::addOwnConvStep(std::string name, uint32_t src,
   Dims srcDims = dimsOf(src);
   Desc srcDesc(srcDims, memory::data_type::f32, layout);
   Desc dstDesc(dimsOf(dst), memory::data_type::f32, layout);
-  Result<Placement> in = as(src, srcDesc);
-  if (!in.ok())
-    return in.takeError();
-  int srcMem = addMem(srcDesc, in->buffer);
-  Result<Placement> out = resultOf(dst, sumInput, dstDesc);
-  if (!out.ok())
-    return out.takeError();
-  int dstMem = addMem(dstDesc, out->buffer);
+  STRATA_ASSIGN_OR_RETURN(Placement in, as(src, srcDesc));
+  int srcMem = addMem(srcDesc, in.buffer);
+  STRATA_ASSIGN_OR_RETURN(Placement out, resultOf(dst, sumInput, dstDesc));
+  int dstMem = addMem(dstDesc, out.buffer);
   int64_t batch = srcDims[0];
   addKernelStep(
       std::move(name),
@@ -193,10 +183,9 @@ void GraphBuilder::addUnaryStep(dnnl::primitive primitive,
 Error GraphBuilder::addBias(int bias, const Dims &dims) {
   if (bias < 0)
     return Error::success();
-  Result<Placement> b = plainView(static_cast<uint32_t>(bias), dims);
-  if (!b.ok())
-    return b.takeError();
-  addArgs(DNNL_ARG_BIAS, addMem(b->desc, b->buffer));
+  STRATA_ASSIGN_OR_RETURN(Placement b,
+                          plainView(static_cast<uint32_t>(bias), dims));
+  addArgs(DNNL_ARG_BIAS, addMem(b.desc, b.buffer));
   return Error::success();
 }
 
@@ -211,16 +200,14 @@ Result<Placement> GraphBuilder::placement(uint32_t tensor) {
   if (!t->constant_key() || t->constant_key()->size() == 0)
     return fail("tensor " + std::to_string(tensor) +
                 " is read before it is written");
-  Result<ByteSpan> bytes = named.get(t->constant_key()->str());
-  if (!bytes.ok())
-    return bytes.takeError();
+  STRATA_ASSIGN_OR_RETURN(ByteSpan bytes, named.get(t->constant_key()->str()));
   Desc desc = plainOf(tensor);
-  if (bytes->size != desc.get_size())
+  if (bytes.size != desc.get_size())
     return fail("constant '" + t->constant_key()->str() + "' has " +
-                std::to_string(bytes->size) + " bytes, its shape needs " +
+                std::to_string(bytes.size) + " bytes, its shape needs " +
                 std::to_string(desc.get_size()));
-  int buffer = addBuffer(BufferKind::Constant, bytes->size,
-                         const_cast<uint8_t *>(bytes->data));
+  int buffer = addBuffer(BufferKind::Constant, bytes.size,
+                         const_cast<uint8_t *>(bytes.data));
   out.plainConstants_.insert(tensor);
   Placement p{desc, buffer};
   placements[tensor].push_back(p);
@@ -392,13 +379,11 @@ Error GraphBuilder::addPostOpInputs(const fbs::Op &op, size_t dstRank) {
     if (input < 0)
       continue;
     Desc desc = postOpInputDesc(op, static_cast<uint32_t>(input), dstRank);
-    Result<Placement> view =
-        plainView(static_cast<uint32_t>(input), desc.dims());
-    if (!view.ok())
-      return view.takeError();
+    STRATA_ASSIGN_OR_RETURN(
+        Placement view, plainView(static_cast<uint32_t>(input), desc.dims()));
     addArgs(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
                 DNNL_ARG_SRC_1,
-            addMem(desc, view->buffer));
+            addMem(desc, view.buffer));
   }
   return Error::success();
 }
@@ -686,12 +671,10 @@ Error GraphBuilder::build() {
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (outputWritten[j])
       continue;
-    Result<Placement> p = placement(outputs[j]);
-    if (!p.ok())
-      return p.takeError();
+    STRATA_ASSIGN_OR_RETURN(Placement p, placement(outputs[j]));
     Desc plain = plainOf(outputs[j]);
     int buffer = addBuffer(BufferKind::Output, plain.get_size(), nullptr, j);
-    addReorder(p->desc, p->buffer, plain, buffer);
+    addReorder(p.desc, p.buffer, plain, buffer);
   }
   planScratch();
   return Error::success();

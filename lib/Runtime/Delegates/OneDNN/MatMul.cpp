@@ -38,16 +38,15 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
     rank = 2;
   }
   int sumInput = -1;
-  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput, 0, rank);
-  if (!attr.ok())
-    return attr.takeError();
+  STRATA_ASSIGN_OR_RETURN(dnnl::primitive_attr attr,
+                          attrOf(op, &sumInput, 0, rank));
   if (sumInput >= 0)
     return fail("matmul has no sum post-op");
   // int8: s8/u8 rows, s8 weights, output scales per column (or one); a
   // run-time source zero point and a constant weights zero point (a
   // dynamically quantized input).
   STRATA_RETURN_IF_ERROR(setOutputScales(
-      op, dstDims.back(), static_cast<int>(rank - 1), "output column", *attr));
+      op, dstDims.back(), static_cast<int>(rank - 1), "output column", attr));
   int zeroPoint = op.src_zero_point();
   if (zeroPoint >= 0) {
     if (static_cast<size_t>(zeroPoint) >= placements.size() ||
@@ -55,27 +54,25 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
         typeOf(a) == memory::data_type::f32)
       return fail("the source zero point must be one value of the 8-bit "
                   "input's type");
-    attr->set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   }
   if (op.weights_zero_point() != 0)
-    attr->set_zero_points(DNNL_ARG_WEIGHTS, 0, {op.weights_zero_point()});
+    attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {op.weights_zero_point()});
   Desc aDesc = plainDesc(aDims, typeOf(a)),
        dstDesc = plainDesc(dstDims, typeOf(dst));
   Desc bDesc = constantB ? Desc(bDims, typeOf(b), memory::format_tag::any)
                          : plainDesc(bDims, typeOf(b));
-  Result<int> bias = optionalInput(op, 2);
-  if (!bias.ok())
-    return bias.takeError();
+  STRATA_ASSIGN_OR_RETURN(int bias, optionalInput(op, 2));
   Desc biasDesc;
-  if (*bias >= 0) {
+  if (bias >= 0) {
     Dims biasDims(rank, 1);
-    biasDims.back() = dimsOf(*bias).back();
+    biasDims.back() = dimsOf(bias).back();
     biasDesc = plainDesc(biasDims);
   }
   dnnl::matmul::desc d =
-      *bias >= 0 ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
-                 : dnnl::matmul::desc(aDesc, bDesc, dstDesc);
-  dnnl::matmul::primitive_desc pd(d, *attr, out.engine_);
+      bias >= 0 ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, dstDesc)
+                : dnnl::matmul::desc(aDesc, bDesc, dstDesc);
+  dnnl::matmul::primitive_desc pd(d, attr, out.engine_);
   // Constant f32 weights that oneDNN keeps row-major (its AVX2 sgemm has no
   // packed layout) with rows a multiple of 64 floats apart: the sgemm's
   // packing reads rows that share L1 sets (4 KiB apart at 1024 columns), so
@@ -88,35 +85,30 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
       pd.weights_desc() == plainDesc(bDims, typeOf(b))) {
     Desc padded(bDims, typeOf(b), Dims{bDims[1] + 16, 1});
     dnnl::matmul::desc withPadded =
-        *bias >= 0 ? dnnl::matmul::desc(aDesc, padded, biasDesc, dstDesc)
-                   : dnnl::matmul::desc(aDesc, padded, dstDesc);
+        bias >= 0 ? dnnl::matmul::desc(aDesc, padded, biasDesc, dstDesc)
+                  : dnnl::matmul::desc(aDesc, padded, dstDesc);
     try {
-      pd = dnnl::matmul::primitive_desc(withPadded, *attr, out.engine_);
+      pd = dnnl::matmul::primitive_desc(withPadded, attr, out.engine_);
     } catch (const dnnl::error &) {
     }
   }
-  Result<Placement> ap = plainView(a, aDims);
-  if (!ap.ok())
-    return ap.takeError();
-  Result<int> bMem = weights(b, pd.weights_desc(), bDims);
-  if (!bMem.ok())
-    return bMem.takeError();
-  int aMem = addMem(ap->desc, ap->buffer);
+  STRATA_ASSIGN_OR_RETURN(Placement ap, plainView(a, aDims));
+  STRATA_ASSIGN_OR_RETURN(int bMem, weights(b, pd.weights_desc(), bDims));
+  int aMem = addMem(ap.desc, ap.buffer);
   Placement o = define(dst, pd.dst_desc());
   int dMem = addMem(o.desc, o.buffer);
-  Result<int> zeroPointMem =
-      zeroPoint >= 0 ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
-                     : Result<int>(-1);
-  if (!zeroPointMem.ok())
-    return zeroPointMem.takeError();
+  STRATA_ASSIGN_OR_RETURN(
+      int zeroPointMem, zeroPoint >= 0
+                            ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
+                            : Result<int>(-1));
   addStep(
       dnnl::matmul(pd),
-      {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, *bMem}, {DNNL_ARG_DST, dMem}},
+      {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMem}, {DNNL_ARG_DST, dMem}},
       pd);
-  if (*zeroPointMem >= 0)
-    addArgs(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, *zeroPointMem);
+  if (zeroPointMem >= 0)
+    addArgs(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zeroPointMem);
   STRATA_RETURN_IF_ERROR(addPostOpInputs(op, rank));
-  return addBias(*bias, biasDesc.dims());
+  return addBias(bias, biasDesc.dims());
 }
 
 } // namespace strata::runtime::onednn

@@ -22,35 +22,29 @@ Error GraphBuilder::buildLayerNorm(const fbs::Op &op) {
   if (!(op.alpha() >= 0))
     return fail("layer normalization needs a non-negative epsilon");
   Dims channels{dims.back()};
-  Result<Placement> in = plainView(src, dims);
-  if (!in.ok())
-    return in.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement in, plainView(src, dims));
   // Gamma and beta placed before the step, so that a reorder they might
   // need does not come between the step and its arguments.
   std::vector<int> affine;
   for (size_t i = 1; i < inputs; ++i) {
-    Result<uint32_t> t = tensorAt(op.inputs(), i, "inputs");
-    if (!t.ok())
-      return t.takeError();
-    if (numElementsOf(*t) != dims.back())
+    STRATA_ASSIGN_OR_RETURN(uint32_t t, tensorAt(op.inputs(), i, "inputs"));
+    if (numElementsOf(t) != dims.back())
       return fail("layer normalization's gamma and beta need one value per "
                   "channel");
-    Result<Placement> p = plainView(*t, channels);
-    if (!p.ok())
-      return p.takeError();
-    affine.push_back(addMem(p->desc, p->buffer));
+    STRATA_ASSIGN_OR_RETURN(Placement p, plainView(t, channels));
+    affine.push_back(addMem(p.desc, p.buffer));
   }
   auto flags = dnnl::normalization_flags::none;
   if (inputs > 1)
     flags |= dnnl::normalization_flags::use_scale;
   if (inputs > 2)
     flags |= dnnl::normalization_flags::use_shift;
-  dnnl::layer_normalization_forward::desc d(
-      dnnl::prop_kind::forward_inference, in->desc, op.alpha(), flags);
+  dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference,
+                                            in.desc, op.alpha(), flags);
   dnnl::layer_normalization_forward::primitive_desc pd(
       d, userScratchpadAttr(), out.engine_);
   addUnaryStep(dnnl::layer_normalization_forward(pd), pd,
-               addMem(in->desc, in->buffer), dst, pd.dst_desc());
+               addMem(in.desc, in.buffer), dst, pd.dst_desc());
   const int args[] = {DNNL_ARG_SCALE, DNNL_ARG_SHIFT};
   for (size_t i = 0; i < affine.size(); ++i)
     addArgs(args[i], affine[i]);

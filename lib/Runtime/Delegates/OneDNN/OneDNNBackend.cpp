@@ -135,11 +135,10 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
                        packed == (*compiled)->packedWeights().end() ||
                        options.keepPlainWeights;
     if (plainNeeded) {
-      Result<ByteSpan> bytes = plainConstants.get(tensor.constant_key);
-      if (!bytes.ok())
-        return bytes.takeError();
-      prepared.namedData[tensor.constant_key].assign(bytes->data,
-                                                     bytes->data + bytes->size);
+      STRATA_ASSIGN_OR_RETURN(ByteSpan bytes,
+                              plainConstants.get(tensor.constant_key));
+      prepared.namedData[tensor.constant_key].assign(bytes.data,
+                                                     bytes.data + bytes.size);
     }
     if (packed != (*compiled)->packedWeights().end()) {
       tensor.packed_key = tensor.constant_key + ".packed";
@@ -261,11 +260,9 @@ public:
     options.mode = CompiledGraph::Mode::Init;
     options.threads = handle->threads; // the own kernels' working memory
     options.repackOnMismatch = *config_.get("repack_on_isa_mismatch") == "true";
-    Result<std::unique_ptr<CompiledGraph>> compiled =
-        CompiledGraph::build(**graph, named, options);
-    if (!compiled.ok())
-      return compiled.takeError();
-    handle->graph = std::move(*compiled);
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<CompiledGraph> compiled,
+                            CompiledGraph::build(**graph, named, options));
+    handle->graph = std::move(compiled);
     return static_cast<DelegateHandle *>(handle.release());
   }
 

@@ -40,9 +40,7 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
       op.kind() == fbs::OpKind::MaxPool ? dnnl::algorithm::pooling_max
       : op.count_include_pad() ? dnnl::algorithm::pooling_avg_include_padding
                                : dnnl::algorithm::pooling_avg_exclude_padding;
-  Result<Placement> in = placement(src);
-  if (!in.ok())
-    return in.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement in, placement(src));
   // The result in the layout oneDNN picks for the input's (a graph output
   // is copied into the caller's row-major buffer afterwards): a row-major
   // result of a channels-last input has only the reference implementation
@@ -57,8 +55,8 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
                                                     out.engine_);
   };
   dnnl::pooling_v2_forward::primitive_desc pd =
-      orElse([&] { return make(in->desc); },
-             [&] { return make(plainDesc(in->desc.dims())); });
+      orElse([&] { return make(in.desc); },
+             [&] { return make(plainDesc(in.desc.dims())); });
   // A row-major input has only oneDNN's generic NCHW kernel (AlexNet's
   // first max pooling, after a convolution oneDNN runs as a GEMM: 4.1 ms
   // on Zen 3, against 0.1 ms and a 0.2 ms reorder in nChw8c). There the
@@ -78,9 +76,7 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
     } catch (const dnnl::error &) {
     }
   }
-  Result<Placement> from = as(src, pd.src_desc());
-  if (!from.ok())
-    return from.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement from, as(src, pd.src_desc()));
   // The own kernel (BlockedPool.h) where it takes the layouts oneDNN
   // chose: its JIT pooling is many times slower on AVX2.
   BlockedPool::Kind kind =
@@ -91,11 +87,11 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   if (std::optional<BlockedPool> own = BlockedPool::plan(
           kind, pd.src_desc(), pd.dst_desc(), window.strides, window.kernel,
           window.dilations, window.padsBegin)) {
-    addOwnPool(*own, addMem(from->desc, from->buffer), dst, pd.dst_desc());
+    addOwnPool(*own, addMem(from.desc, from.buffer), dst, pd.dst_desc());
     return Error::success();
   }
-  addUnaryStep(dnnl::pooling_v2_forward(pd), pd,
-               addMem(from->desc, from->buffer), dst, pd.dst_desc());
+  addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(from.desc, from.buffer),
+               dst, pd.dst_desc());
   return Error::success();
 }
 
@@ -111,14 +107,10 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
     }
   if (plainDesc(kept).get_size() != plainDesc(dimsOf(dst)).get_size())
     return fail("reduce result shape does not match its axes");
-  Result<Placement> in = placement(src);
-  if (!in.ok())
-    return in.takeError();
+  STRATA_ASSIGN_OR_RETURN(Placement in, placement(src));
   // Post-ops: an int8 mean's rescale into its result's scale.
   int sumInput = -1;
-  Result<dnnl::primitive_attr> attr = attrOf(op, &sumInput);
-  if (!attr.ok())
-    return attr.takeError();
+  STRATA_ASSIGN_OR_RETURN(dnnl::primitive_attr attr, attrOf(op, &sumInput));
   if (sumInput >= 0)
     return fail("a mean takes no sum post-op");
   if (srcDims.size() == 4 && kept[0] == srcDims[0] && kept[1] == srcDims[1] &&
@@ -129,9 +121,9 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
     Desc dstDesc(kept, typeOf(dst), memory::format_tag::any);
     dnnl::pooling_v2_forward::desc d(
         dnnl::prop_kind::forward_inference,
-        dnnl::algorithm::pooling_avg_exclude_padding, in->desc, dstDesc, {1, 1},
+        dnnl::algorithm::pooling_avg_exclude_padding, in.desc, dstDesc, {1, 1},
         {srcDims[2], srcDims[3]}, {0, 0}, {0, 0}, {0, 0});
-    dnnl::pooling_v2_forward::primitive_desc pd(d, *attr, out.engine_);
+    dnnl::pooling_v2_forward::primitive_desc pd(d, attr, out.engine_);
     // f32 without a rescale: the own kernel, as for AveragePool.
     bool rescaled = (op.post_ops() && op.post_ops()->size() > 0) ||
                     (op.output_scales() && op.output_scales()->size() > 0);
@@ -141,25 +133,23 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
                               pd.src_desc(), pd.dst_desc(), {1, 1},
                               {srcDims[2], srcDims[3]}, {0, 0}, {0, 0});
     if (own) {
-      addOwnPool(*own, addMem(in->desc, in->buffer), dst, pd.dst_desc());
+      addOwnPool(*own, addMem(in.desc, in.buffer), dst, pd.dst_desc());
       return Error::success();
     }
-    addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(in->desc, in->buffer),
+    addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(in.desc, in.buffer),
                  dst, pd.dst_desc());
     return Error::success();
   }
   auto make = [&](const Desc &s) {
     dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s,
                             plainDesc(kept, typeOf(dst)), 0.f, 0.f);
-    return dnnl::reduction::primitive_desc(d, *attr, out.engine_);
+    return dnnl::reduction::primitive_desc(d, attr, out.engine_);
   };
   dnnl::reduction::primitive_desc pd = orElse(
-      [&] { return make(in->desc); }, [&] { return make(plainDesc(srcDims)); });
-  Result<Placement> from = as(src, pd.src_desc());
-  if (!from.ok())
-    return from.takeError();
+      [&] { return make(in.desc); }, [&] { return make(plainDesc(srcDims)); });
+  STRATA_ASSIGN_OR_RETURN(Placement from, as(src, pd.src_desc()));
   // Written row-major with kept dims, then seen with the result's dims.
-  addUnaryStep(dnnl::reduction(pd), pd, addMem(from->desc, from->buffer), dst,
+  addUnaryStep(dnnl::reduction(pd), pd, addMem(from.desc, from.buffer), dst,
                plainDesc(kept, typeOf(dst)));
   return Error::success();
 }

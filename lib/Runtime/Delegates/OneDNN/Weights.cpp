@@ -24,12 +24,10 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
                                   memory::format_tag plainTag) {
   if (!isConstant(tensor)) {
     // Activations as weights (attention's matmuls): plain.
-    Result<Placement> p = plainView(tensor, plainDims);
-    if (!p.ok())
-      return p.takeError();
-    if (!(p->desc == want))
+    STRATA_ASSIGN_OR_RETURN(Placement p, plainView(tensor, plainDims));
+    if (!(p.desc == want))
       return fail("non-constant weights in a packed layout");
-    return addMem(p->desc, p->buffer);
+    return addMem(p.desc, p.buffer);
   }
   Desc plain = plainTag == memory::format_tag::undef
                    ? plainDesc(plainDims, typeOf(tensor))
@@ -55,12 +53,11 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
       "weights were packed for " + packedFor +
       " and cannot be repacked: the program holds no plain copy (compile "
       "with keep_plain_weights=true)";
-  Result<int> buffer =
-      packedConstant(tensor, want, plain.get_size(), reorder,
-                     /*reorderStored=*/true, mismatch, noPlainCopy);
-  if (!buffer.ok())
-    return buffer.takeError();
-  return addMem(want, *buffer);
+  STRATA_ASSIGN_OR_RETURN(int buffer,
+                          packedConstant(tensor, want, plain.get_size(),
+                                         reorder, /*reorderStored=*/true,
+                                         mismatch, noPlainCopy));
+  return addMem(want, buffer);
 }
 
 Result<int> GraphBuilder::ownKernelWeights(
@@ -79,17 +76,17 @@ Result<int> GraphBuilder::ownKernelWeights(
     pack(floats.data(), reinterpret_cast<float *>(packed.data()));
     return packed;
   };
-  Result<int> buffer = packedConstant(
-      w, packedDesc, plainBytes, packer,
-      /*reorderStored=*/false, // the kernel's own layout, not a oneDNN one
-      what + " are missing or in another layout; recompile for this CPU "
-             "or set repack_on_isa_mismatch (needs keep_plain_weights at "
-             "compile time)",
-      what + " cannot be made: the program holds no plain copy (compile "
-             "with keep_plain_weights=true)");
-  if (!buffer.ok())
-    return buffer.takeError();
-  return addMem(packedDesc, *buffer);
+  STRATA_ASSIGN_OR_RETURN(
+      int buffer,
+      packedConstant(
+          w, packedDesc, plainBytes, packer,
+          /*reorderStored=*/false, // the kernel's own layout, not oneDNN's
+          what + " are missing or in another layout; recompile for this CPU "
+                 "or set repack_on_isa_mismatch (needs keep_plain_weights at "
+                 "compile time)",
+          what + " cannot be made: the program holds no plain copy (compile "
+                 "with keep_plain_weights=true)"));
+  return addMem(packedDesc, buffer);
 }
 
 Result<int> GraphBuilder::weightsFromOwnKernel(
@@ -105,18 +102,16 @@ Result<int> GraphBuilder::weightsFromOwnKernel(
                   "at compile time)");
     return weights(w, want, plainDims);
   }
-  Result<ByteSpan> bytes = named.get(t->packed_key()->str());
-  if (!bytes.ok())
-    return bytes.takeError();
-  if (bytes->size != packedBytes)
+  STRATA_ASSIGN_OR_RETURN(ByteSpan bytes, named.get(t->packed_key()->str()));
+  if (bytes.size != packedBytes)
     return fail(what + " '" + t->packed_key()->str() + "' have " +
-                std::to_string(bytes->size) + " bytes, expected " +
+                std::to_string(bytes.size) + " bytes, expected " +
                 std::to_string(packedBytes));
   Desc plain = plainDesc(plainDims, memory::data_type::f32);
   // A copy: the stored bytes need not be aligned for floats.
   std::vector<float> packed(packedBytes / sizeof(float)),
       floats(plain.get_size() / sizeof(float));
-  std::memcpy(packed.data(), bytes->data, bytes->size);
+  std::memcpy(packed.data(), bytes.data, bytes.size);
   unpack(packed.data(), floats.data());
   return addMem(want, ownedReorder(plain, floats.data(), want));
 }
@@ -141,10 +136,9 @@ Result<int> GraphBuilder::packedConstant(uint32_t tensor,
     return addBuffer(BufferKind::Owned, size, out.owned_.back().data());
   };
   if (options.mode == CompiledGraph::Mode::Prepare) {
-    Result<ByteSpan> bytes = named.get(t->constant_key()->str());
-    if (!bytes.ok())
-      return bytes.takeError();
-    return packedFrom(*bytes);
+    STRATA_ASSIGN_OR_RETURN(ByteSpan bytes,
+                            named.get(t->constant_key()->str()));
+    return packedFrom(bytes);
   }
   // Init: bind the stored packed bytes when that layout is still wanted.
   Result<int> stored = storedPacked(*t, packedDesc);
@@ -175,12 +169,10 @@ static std::optional<dnnl_memory_desc_t> recordedLayout(const fbs::Tensor &t) {
 
 Result<ByteSpan> GraphBuilder::storedBytes(const fbs::Tensor &t,
                                            const Desc &layout) {
-  Result<ByteSpan> bytes = named.get(t.packed_key()->str());
-  if (!bytes.ok())
-    return bytes.takeError();
-  if (bytes->size != layout.get_size())
+  STRATA_ASSIGN_OR_RETURN(ByteSpan bytes, named.get(t.packed_key()->str()));
+  if (bytes.size != layout.get_size())
     return fail("packed weights '" + t.packed_key()->str() + "' have " +
-                std::to_string(bytes->size) + " bytes, their layout needs " +
+                std::to_string(bytes.size) + " bytes, their layout needs " +
                 std::to_string(layout.get_size()));
   return bytes;
 }
@@ -189,11 +181,9 @@ Result<int> GraphBuilder::storedPacked(const fbs::Tensor &t, const Desc &want) {
   std::optional<dnnl_memory_desc_t> stored = recordedLayout(t);
   if (!stored || !(Desc(*stored) == want))
     return -1;
-  Result<ByteSpan> bytes = storedBytes(t, want);
-  if (!bytes.ok())
-    return bytes.takeError();
-  return addBuffer(BufferKind::Constant, bytes->size,
-                   const_cast<uint8_t *>(bytes->data));
+  STRATA_ASSIGN_OR_RETURN(ByteSpan bytes, storedBytes(t, want));
+  return addBuffer(BufferKind::Constant, bytes.size,
+                   const_cast<uint8_t *>(bytes.data));
 }
 
 Result<int> GraphBuilder::reorderedStored(const fbs::Tensor &t,
@@ -219,11 +209,9 @@ Result<int> GraphBuilder::reorderedStored(const fbs::Tensor &t,
       !std::equal(stored->dims, stored->dims + stored->ndims, want.data.dims))
     return -1;
   Desc from(*stored);
-  Result<ByteSpan> bytes = storedBytes(t, from);
-  if (!bytes.ok())
-    return bytes.takeError();
+  STRATA_ASSIGN_OR_RETURN(ByteSpan bytes, storedBytes(t, from));
   try {
-    return ownedReorder(from, bytes->data, want);
+    return ownedReorder(from, bytes.data, want);
   } catch (const dnnl::error &) {
     return -1;
   }

@@ -414,16 +414,14 @@ Result<std::unique_ptr<Subgraph>> Subgraph::build(const fbs::Graph &graph,
                    what + " needs one scale per channel");
     const void *data = nullptr;
     if (t->constant_key()) {
-      Result<ByteSpan> bytes = named.get(t->constant_key()->str());
-      if (!bytes.ok())
-        return bytes.takeError();
-      if (bytes->size != elements * bytesPerElement)
+      STRATA_ASSIGN_OR_RETURN(ByteSpan bytes,
+                              named.get(t->constant_key()->str()));
+      if (bytes.size != elements * bytesPerElement)
         return Error(ErrorCode::InvalidProgram,
                      "constant '" + t->constant_key()->str() + "' has " +
-                         std::to_string(bytes->size) +
-                         " bytes, its dims need " +
+                         std::to_string(bytes.size) + " bytes, its dims need " +
                          std::to_string(elements * bytesPerElement));
-      data = bytes->data;
+      data = bytes.data;
     }
     uint32_t flags = 0, external = XNN_INVALID_VALUE_ID;
     if (externalOf[i] >= 0) {

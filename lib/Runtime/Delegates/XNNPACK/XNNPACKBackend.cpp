@@ -88,15 +88,11 @@ public:
     if (!graph.ok())
       return graph.takeError();
     int threads = std::max(1, std::atoi(config_.get("threads")->c_str()));
-    Result<ThreadPool> pool = sharedThreadPool(threads);
-    if (!pool.ok())
-      return pool.takeError();
-    Result<std::unique_ptr<Subgraph>> built =
-        Subgraph::build(**graph, named, std::move(*pool));
-    if (!built.ok())
-      return built.takeError();
+    STRATA_ASSIGN_OR_RETURN(ThreadPool pool, sharedThreadPool(threads));
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Subgraph> built,
+                            Subgraph::build(**graph, named, std::move(pool)));
     auto handle = std::make_unique<Handle>();
-    handle->subgraph = std::move(*built);
+    handle->subgraph = std::move(built);
     return static_cast<DelegateHandle *>(handle.release());
   }
 
