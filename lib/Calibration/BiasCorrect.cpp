@@ -2,8 +2,8 @@
 //
 // The bias-correction stage of --quantize: the float model runs over the
 // calibration data once to measure the mean input of every site
-// (quant::findBiasCorrectionSites; for a convolution, per input channel
-// and kernel offset), then quant::applyBiasCorrection moves each site's
+// (quantization::findBiasCorrectionSites; for a convolution, per input channel
+// and kernel offset), then quantization::applyBiasCorrection moves each site's
 // bias by the output shift its weight rounding causes. It runs after
 // calibration, on the weights' final quantization.
 //
@@ -21,8 +21,8 @@ namespace strata {
 FailureOr<int64_t> correctBiases(ModuleOp module,
                                  const CalibrationOptions &options,
                                  const CompileOptions &base) {
-  std::vector<quant::BiasCorrectionSite> sites =
-      quant::findBiasCorrectionSites(module);
+  std::vector<quantization::BiasCorrectionSite> sites =
+      quantization::findBiasCorrectionSites(module);
   if (sites.empty())
     return 0;
   // One observed value per distinct input (a block's input feeds several
@@ -39,7 +39,7 @@ FailureOr<int64_t> correctBiases(ModuleOp module,
     return failure();
   std::vector<std::vector<double>> sums;
   std::vector<double> counts(sites.size(), 0.0);
-  for (const quant::BiasCorrectionSite &site : sites)
+  for (const quantization::BiasCorrectionSite &site : sites)
     sums.emplace_back(site.meanSize(), 0.0);
   if (failed((*run)->pass("bias correction", [&](size_t k, const float *data,
                                                  size_t n) {
@@ -53,7 +53,7 @@ FailureOr<int64_t> correctBiases(ModuleOp module,
       continue;
     for (double &s : sums[i])
       s /= counts[i];
-    if (failed(quant::applyBiasCorrection(sites[i], sums[i])))
+    if (failed(quantization::applyBiasCorrection(sites[i], sums[i])))
       return failure();
     ++corrected;
   }

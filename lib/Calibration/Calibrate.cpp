@@ -95,7 +95,7 @@ llvm::json::Value QuantizationReport::toJSON() const {
   }
   if (smoothAlpha) {
     llvm::json::Array sites;
-    for (const quant::SmoothedSite &site : smoothed)
+    for (const quantization::SmoothedSite &site : smoothed)
       sites.push_back(llvm::json::Object{{"producer", site.producer},
                                          {"consumers", site.consumers},
                                          {"channels", site.channels},
@@ -111,7 +111,7 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
   if (smoothAlpha) {
     os << "SmoothQuant (alpha " << llvm::format("%g", *smoothAlpha)
        << "): " << smoothed.size() << " sites\n";
-    for (const quant::SmoothedSite &site : smoothed)
+    for (const quantization::SmoothedSite &site : smoothed)
       os << llvm::format("  s in [%.3g, %.3g]  ", site.minFactor,
                          site.maxFactor)
          << site.producer << " -> " << site.consumers << " (" << site.channels
@@ -180,25 +180,25 @@ weightReport(const QuantizedTensor &weight) {
   mlir::quant::QuantizeCastOp qcast = weight.qcasts.front();
   auto type = cast<RankedTensorType>(qcast.getType());
   std::optional<std::vector<float>> values =
-      quant::constantFloats(qcast.getArg());
+      quantization::constantFloats(qcast.getArg());
   if (!values)
     return std::nullopt;
   QuantizationReport::Tensor t;
   t.tensor = weight.name();
   t.role = weight.roleName().str();
   t.consumers = weight.consumers();
-  std::optional<quant::TypeQuantization> q =
-      quant::getTypeQuantization(type.getElementType());
+  std::optional<quantization::TypeQuantization> q =
+      quantization::getTypeQuantization(type.getElementType());
   if (!q)
     return std::nullopt;
-  const std::vector<quant::QuantParams> &params = q->params;
-  quant::SQNRAccumulator sqnr;
+  const std::vector<quantization::QuantParams> &params = q->params;
+  quantization::SQNRAccumulator sqnr;
   t.channels = static_cast<int64_t>(params.size());
   if (params.size() == 1)
     t.scale = params[0].scale, t.zeroPoint = params[0].zeroPoint;
   float lo = 0, hi = 0;
   for (size_t i = 0; i < values->size(); ++i) {
-    size_t c = quant::channelOf(i, type.getShape(), q->axis);
+    size_t c = quantization::channelOf(i, type.getShape(), q->axis);
     sqnr.add(&(*values)[i], 1, params[c]);
     lo = std::min(lo, (*values)[i]);
     hi = std::max(hi, (*values)[i]);
@@ -214,7 +214,7 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
                                         const CalibrationOptions &options,
                                         const CompileOptions &base) {
   QuantizationReport report;
-  report.method = quant::stringifyCalibrationMethod(options.method);
+  report.method = quantization::stringifyCalibrationMethod(options.method);
 
   // The pairs waiting for calibration, grouped by the value observed, then
   // the fixed-range pairs (softmax, sigmoid), observed only for their SQNR.
@@ -231,9 +231,9 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
   size_t calibrated = llvm::count_if(sites, [](const QuantizedTensor &t) {
     return t.role == QuantizedTensor::Role::Activation;
   });
-  std::vector<quant::QuantParams> params(calibrated);
+  std::vector<quantization::QuantParams> params(calibrated);
   for (size_t k = calibrated; k < sites.size(); ++k) {
-    std::optional<quant::TypeQuantization> q = quant::getTypeQuantization(
+    std::optional<quantization::TypeQuantization> q = quantization::getTypeQuantization(
         cast<RankedTensorType>(sites[k].qcasts.front().getType())
             .getElementType());
     if (!q || q->params.size() != 1)
@@ -252,11 +252,11 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
       return failure();
     report.samples = (*run)->samples();
 
-    std::vector<quant::Observer> observers;
+    std::vector<quantization::Observer> observers;
     for (size_t i = 0; i < sites.size(); ++i)
       observers.emplace_back(options.method, options.symmetric,
                              options.percentile);
-    std::vector<quant::SQNRAccumulator> sqnr(sites.size());
+    std::vector<quantization::SQNRAccumulator> sqnr(sites.size());
     bool histogram = observers.front().needsHistogram();
     int passes = histogram ? 3 : 2;
     // Pass 1: ranges; pass 2 (histogram methods): histograms; last: SQNR.
@@ -266,7 +266,7 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
         for (size_t k = 0; k < calibrated; ++k) {
           params[k] = observers[k].params();
           if (options.powerOfTwoScales)
-            params[k] = quant::withPowerOfTwoScale(params[k]);
+            params[k] = quantization::withPowerOfTwoScale(params[k]);
         }
       std::string label = "calibrating (pass " + std::to_string(pass + 1) +
                           "/" + std::to_string(passes) + ")";
@@ -288,7 +288,7 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
       t.consumers = sites[k].consumers();
       if (k < calibrated)
         for (mlir::quant::QuantizeCastOp qcast : sites[k].qcasts)
-          quant::setQuantParams(qcast, params[k]);
+          quantization::setQuantParams(qcast, params[k]);
       t.scale = params[k].scale;
       t.zeroPoint = params[k].zeroPoint;
       t.min = observers[k].min();

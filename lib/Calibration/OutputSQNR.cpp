@@ -74,10 +74,10 @@ OutputSQNR::measureSamples(ArrayRef<Value> keepPairs) {
       ObservationRun::create(module, outputs_, options, base, keepPairs);
   if (failed(run))
     return failure();
-  quant::SQNRAccumulator pooled;
+  quantization::SQNRAccumulator pooled;
   std::vector<double> perSample;
   for (int64_t s = 0; s < samples(); ++s) {
-    quant::SQNRAccumulator sample;
+    quantization::SQNRAccumulator sample;
     if (failed((*run)->sample(s, [&](size_t k, const float *data, size_t n) {
           const std::vector<float> &ref = expected[s][k];
           for (size_t i = 0; i < n && i < ref.size(); ++i) {

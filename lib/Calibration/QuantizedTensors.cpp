@@ -78,7 +78,7 @@ std::vector<QuantizedTensor> collectQuantizedTensors(ModuleOp module) {
       weights.push_back(
           {QuantizedTensor::Role::Weight, qcast.getArg(), {qcast}});
     else
-      observed[quant::observedValue(qcast.getArg())].push_back(qcast);
+      observed[quantization::observedValue(qcast.getArg())].push_back(qcast);
   });
   std::vector<QuantizedTensor> tensors;
   for (auto &[value, qcasts] : observed)

@@ -3,7 +3,7 @@
 // The smooth stage of --quantize: the float model runs over the calibration
 // data once to measure max|X_j| of every channel of each tagged site's
 // activation (its last axis), the maxima go into the sites' tags, and
-// quant::applySmoothQuant migrates the scales. It runs before QDQ
+// quantization::applySmoothQuant migrates the scales. It runs before QDQ
 // insertion, so the activation ranges calibration then observes are the
 // smoothed ones.
 //
@@ -21,19 +21,19 @@ using namespace mlir;
 
 namespace strata {
 
-FailureOr<std::vector<quant::SmoothedSite>>
+FailureOr<std::vector<quantization::SmoothedSite>>
 smoothQuant(ModuleOp module, const CalibrationOptions &options, double alpha,
             const CompileOptions &base) {
   SmallVector<hl::FusedOp> sites;
   SmallVector<Value> values;
   module.walk([&](hl::FusedOp group) {
-    if (group->hasAttr(quant::kSmoothAttr)) {
+    if (group->hasAttr(quantization::kSmoothAttr)) {
       sites.push_back(group);
       values.push_back(group->getResult(0));
     }
   });
   if (sites.empty())
-    return std::vector<quant::SmoothedSite>();
+    return std::vector<quantization::SmoothedSite>();
   FailureOr<std::unique_ptr<ObservationRun>> run =
       ObservationRun::create(module, values, options, base);
   if (failed(run))
@@ -57,12 +57,12 @@ smoothQuant(ModuleOp module, const CalibrationOptions &options, double alpha,
     auto type = RankedTensorType::get(
         {static_cast<int64_t>(absmax[k].size())}, b.getF32Type());
     sites[k]->setAttr(
-        quant::kSmoothAttr,
+        quantization::kSmoothAttr,
         b.getDictionaryAttr(b.getNamedAttr(
             "act_absmax",
             DenseElementsAttr::get(type, ArrayRef<float>(absmax[k])))));
   }
-  return quant::applySmoothQuant(module, alpha);
+  return quantization::applySmoothQuant(module, alpha);
 }
 
 } // namespace strata

@@ -76,13 +76,21 @@ private:
   /// The bytes of an elements attribute in row-major storage order.
   FailureOr<std::string> getBytes(Operation *op, ElementsAttr value);
   /// Serializes a dictionary of kernel params or compile specs.
-  FailureOr<flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>>
+  FailureOr<
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>>
   emitParams(Operation *op, DictionaryAttr dict);
   FailureOr<flatbuffers::Offset<fbs::TensorType>> emitType(Operation *op,
-                                                          ShapedType type);
+                                                           ShapedType type);
   FailureOr<flatbuffers::Offset<fbs::Method>> emitMethod(exec::MethodOp method);
   /// Appends a segment holding `bytes`; returns its index.
   uint32_t addSegment(std::string bytes);
+  /// The constants, in one segment (segment 0), each aligned inside it.
+  LogicalResult emitConstants();
+  /// One delegate: its compile specs, blob (inline or a segment), named
+  /// data (equal contents sharing one segment) and debug handles.
+  LogicalResult emitDelegate(exec::DelegateOp delegate);
+  /// The delegate's named data into `namedData`.
+  LogicalResult emitNamedData(exec::DelegateOp delegate);
 
   exec::ProgramOp program;
   const EmitOptions &options;
@@ -90,6 +98,11 @@ private:
   llvm::StringMap<uint32_t> constantIndex, delegateIndex;
   llvm::MapVector<StringRef, uint32_t> operatorIndex;
   std::vector<std::string> segmentBytes;
+  std::vector<flatbuffers::Offset<fbs::Constant>> constants;
+  std::vector<flatbuffers::Offset<fbs::Delegate>> delegates;
+  std::vector<flatbuffers::Offset<fbs::NamedData>> namedData;
+  llvm::StringMap<uint32_t> namedDataSegment;
+  llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> segmentsByHash;
 };
 
 } // namespace
@@ -128,7 +141,8 @@ Emitter::emitType(Operation *op, ShapedType type) {
   return fbs::CreateTensorTypeDirect(fbb, *scalar, &shape);
 }
 
-FailureOr<flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>>
+FailureOr<
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>>
 Emitter::emitParams(Operation *op, DictionaryAttr dict) {
   std::vector<flatbuffers::Offset<fbs::Param>> params;
   for (NamedAttribute named : dict) {
@@ -145,8 +159,8 @@ Emitter::emitParams(Operation *op, DictionaryAttr dict) {
                                         f.getValueAsDouble()));
     } else if (auto s = dyn_cast<StringAttr>(attr)) {
       auto value = fbb.CreateString(s.getValue().str());
-      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::String, 0,
-                                        0.0, value));
+      params.push_back(
+          fbs::CreateParam(fbb, name, fbs::ParamKind::String, 0, 0.0, value));
     } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr)) {
       auto values = fbb.CreateVector(ints.asArrayRef().vec());
       params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::IntList, 0,
@@ -159,12 +173,12 @@ Emitter::emitParams(Operation *op, DictionaryAttr dict) {
     } else if (auto floats = dyn_cast<DenseF32ArrayAttr>(attr)) {
       std::vector<double> v(floats.asArrayRef().begin(),
                             floats.asArrayRef().end());
-      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::FloatList,
-                                        0, 0.0, 0, 0, fbb.CreateVector(v)));
+      params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::FloatList, 0,
+                                        0.0, 0, 0, fbb.CreateVector(v)));
     } else if (auto doubles = dyn_cast<DenseF64ArrayAttr>(attr)) {
-      params.push_back(fbs::CreateParam(
-          fbb, name, fbs::ParamKind::FloatList, 0, 0.0, 0, 0,
-          fbb.CreateVector(doubles.asArrayRef().vec())));
+      params.push_back(
+          fbs::CreateParam(fbb, name, fbs::ParamKind::FloatList, 0, 0.0, 0, 0,
+                           fbb.CreateVector(doubles.asArrayRef().vec())));
     } else if (auto array = dyn_cast<ArrayAttr>(attr)) {
       std::vector<int64_t> ints;
       std::vector<double> floats;
@@ -187,8 +201,8 @@ Emitter::emitParams(Operation *op, DictionaryAttr dict) {
                                           0, 0.0, 0, 0,
                                           fbb.CreateVector(floats)));
       else
-        params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::IntList,
-                                          0, 0.0, 0, fbb.CreateVector(ints)));
+        params.push_back(fbs::CreateParam(fbb, name, fbs::ParamKind::IntList, 0,
+                                          0.0, 0, fbb.CreateVector(ints)));
     } else {
       return op->emitError("parameter '")
              << named.getName().getValue() << "' has unsupported attribute "
@@ -240,8 +254,8 @@ Emitter::emitMethod(exec::MethodOp method) {
       valueIndex[placed.getBuffer()] = values.size();
       if (auto input = dyn_cast<exec::InputOp>(op))
         inputs[input.getIndex()] = values.size();
-      values.push_back(fbs::CreateValue(fbb, *type, fbs::ValueKind::Arena, *id,
-                                        *offset));
+      values.push_back(
+          fbs::CreateValue(fbb, *type, fbs::ValueKind::Arena, *id, *offset));
       continue;
     }
     if (auto ref = dyn_cast<exec::ConstantRefOp>(op)) {
@@ -287,9 +301,8 @@ Emitter::emitMethod(exec::MethodOp method) {
       auto it = delegateIndex.find(call.getDelegate());
       if (it == delegateIndex.end())
         return op.emitError("unknown delegate @") << call.getDelegate();
-      auto args = fbs::CreateDelegateCall(fbb, it->second,
-                                          fbb.CreateVector(*ins),
-                                          fbb.CreateVector(*outs));
+      auto args = fbs::CreateDelegateCall(
+          fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs));
       instruction = fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::DelegateCall, args.Union());
     } else if (auto move = dyn_cast<exec::MoveOp>(op)) {
@@ -298,8 +311,8 @@ Emitter::emitMethod(exec::MethodOp method) {
       if (failed(source) || failed(target))
         return failure();
       auto args = fbs::CreateMove(fbb, *source, *target);
-      instruction = fbs::CreateInstruction(fbb, fbs::InstructionArgs::Move,
-                                           args.Union());
+      instruction =
+          fbs::CreateInstruction(fbb, fbs::InstructionArgs::Move, args.Union());
     } else {
       return op.emitError("cannot be emitted to the program buffer");
     }
@@ -309,8 +322,8 @@ Emitter::emitMethod(exec::MethodOp method) {
       std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
       for (StringRef name : names)
         strings.push_back(fbb.CreateString(name.str()));
-      debugHandles.push_back(fbs::CreateDebugHandle(
-          fbb, instructions.size(), fbb.CreateVector(strings)));
+      debugHandles.push_back(fbs::CreateDebugHandle(fbb, instructions.size(),
+                                                    fbb.CreateVector(strings)));
     }
     instructions.push_back(instruction);
   }
@@ -324,20 +337,8 @@ Emitter::emitMethod(exec::MethodOp method) {
                                  plan, &debugHandles);
 }
 
-LogicalResult Emitter::emit(llvm::raw_ostream &os) {
-  auto isPowerOfTwo = [](uint64_t v) { return v && !(v & (v - 1)); };
-  if (!isPowerOfTwo(options.segmentAlignment) ||
-      !isPowerOfTwo(options.constantAlignment))
-    return program.emitError("segment and constant alignments must be powers "
-                             "of two");
-
-  // Constants: one segment, each constant aligned inside it.
+LogicalResult Emitter::emitConstants() {
   std::string constantSegment;
-  std::vector<flatbuffers::Offset<fbs::Constant>> constants;
-  std::vector<flatbuffers::Offset<fbs::Delegate>> delegates;
-  std::vector<flatbuffers::Offset<fbs::NamedData>> namedData;
-  llvm::StringMap<uint32_t> namedDataSegment;
-  llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> segmentsByHash;
   for (auto constant : program.getBody().getOps<exec::ConstantOp>()) {
     FailureOr<std::string> bytes = getBytes(constant, constant.getValue());
     auto type =
@@ -345,85 +346,108 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
     if (failed(bytes) || failed(type))
       return failure();
     constantSegment.resize(
-        runtime::alignTo(constantSegment.size(), options.constantAlignment), '\0');
+        runtime::alignTo(constantSegment.size(), options.constantAlignment),
+        '\0');
     uint64_t offset = constantSegment.size();
     constantSegment += *bytes;
     constantIndex[constant.getSymName()] = constants.size();
     // The constant segment is always segment 0 when it exists.
-    constants.push_back(fbs::CreateConstantDirect(
-        fbb, constant.getSymName().str().c_str(), *type, 0, offset,
-        bytes->size()));
+    constants.push_back(
+        fbs::CreateConstantDirect(fbb, constant.getSymName().str().c_str(),
+                                  *type, 0, offset, bytes->size()));
   }
   if (!constants.empty())
     addSegment(std::move(constantSegment));
+  return success();
+}
 
-  for (auto delegate : program.getBody().getOps<exec::DelegateOp>()) {
-    auto specs = emitParams(delegate, delegate.getCompileSpecs());
-    if (failed(specs))
+LogicalResult Emitter::emitNamedData(exec::DelegateOp delegate) {
+  for (NamedAttribute entry : delegate.getNamedData()) {
+    FailureOr<std::string> bytes =
+        getBytes(delegate, cast<ElementsAttr>(entry.getValue()));
+    if (failed(bytes))
       return failure();
-    std::string blob;
-    if (std::optional<ElementsAttr> processed = delegate.getProcessed()) {
-      FailureOr<std::string> bytes = getBytes(delegate, *processed);
-      if (failed(bytes))
-        return failure();
-      blob = std::move(*bytes);
+    StringRef key = entry.getName().getValue();
+    if (auto seen = namedDataSegment.find(key);
+        seen != namedDataSegment.end()) {
+      if (segmentBytes[seen->second] != *bytes)
+        return delegate.emitError("named data '")
+               << key << "' is stored twice with different bytes";
+      continue;
     }
-    auto name = fbb.CreateString(delegate.getSymName().str());
-    auto backend = fbb.CreateString(delegate.getBackend().str());
-    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> inlineBlob;
-    int32_t segment = -1;
-    if (options.delegateBlobsInline)
-      inlineBlob = fbb.CreateVector(
-          reinterpret_cast<const uint8_t *>(blob.data()), blob.size());
-    else if (delegate.getProcessed())
-      segment = static_cast<int32_t>(addSegment(std::move(blob)));
-    for (NamedAttribute entry : delegate.getNamedData()) {
-      FailureOr<std::string> bytes =
-          getBytes(delegate, cast<ElementsAttr>(entry.getValue()));
-      if (failed(bytes))
-        return failure();
-      StringRef key = entry.getName().getValue();
-      if (auto seen = namedDataSegment.find(key);
-          seen != namedDataSegment.end()) {
-        if (segmentBytes[seen->second] != *bytes)
-          return delegate.emitError("named data '")
-                 << key << "' is stored twice with different bytes";
-        continue;
-      }
-      // Equal contents share one segment.
-      uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(*bytes));
-      std::optional<uint32_t> segment;
-      for (uint32_t candidate : segmentsByHash[hash])
-        if (segmentBytes[candidate] == *bytes)
-          segment = candidate;
-      if (!segment) {
-        segment = addSegment(std::move(*bytes));
-        segmentsByHash[hash].push_back(*segment);
-      }
-      namedDataSegment[key] = *segment;
-      namedData.push_back(
-          fbs::CreateNamedDataDirect(fbb, key.str().c_str(), *segment));
+    // Equal contents share one segment.
+    uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(*bytes));
+    std::optional<uint32_t> segment;
+    for (uint32_t candidate : segmentsByHash[hash])
+      if (segmentBytes[candidate] == *bytes)
+        segment = candidate;
+    if (!segment) {
+      segment = addSegment(std::move(*bytes));
+      segmentsByHash[hash].push_back(*segment);
     }
-    std::vector<flatbuffers::Offset<fbs::DebugHandle>> handles;
-    for (NamedAttribute entry : delegate.getDebugHandles()) {
-      unsigned index = 0;
-      auto nodes = dyn_cast<ArrayAttr>(entry.getValue());
-      if (entry.getName().getValue().getAsInteger(10, index) || !nodes)
-        return delegate.emitError("debug handle '")
-               << entry.getName().getValue()
-               << "' must be an op index mapping to node names";
-      std::vector<std::string> names;
-      for (Attribute node : nodes)
-        if (auto str = dyn_cast<StringAttr>(node))
-          names.push_back(str.str());
-      handles.push_back(fbs::CreateDebugHandle(
-          fbb, index, fbb.CreateVectorOfStrings(names)));
-    }
-    delegateIndex[delegate.getSymName()] = delegates.size();
-    delegates.push_back(fbs::CreateDelegate(fbb, name, backend, *specs,
-                                            inlineBlob, segment,
-                                            fbb.CreateVector(handles)));
+    namedDataSegment[key] = *segment;
+    namedData.push_back(
+        fbs::CreateNamedDataDirect(fbb, key.str().c_str(), *segment));
   }
+  return success();
+}
+
+LogicalResult Emitter::emitDelegate(exec::DelegateOp delegate) {
+  auto specs = emitParams(delegate, delegate.getCompileSpecs());
+  if (failed(specs))
+    return failure();
+  std::string blob;
+  if (std::optional<ElementsAttr> processed = delegate.getProcessed()) {
+    FailureOr<std::string> bytes = getBytes(delegate, *processed);
+    if (failed(bytes))
+      return failure();
+    blob = std::move(*bytes);
+  }
+  auto name = fbb.CreateString(delegate.getSymName().str());
+  auto backend = fbb.CreateString(delegate.getBackend().str());
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> inlineBlob;
+  int32_t segment = -1;
+  if (options.delegateBlobsInline)
+    inlineBlob = fbb.CreateVector(
+        reinterpret_cast<const uint8_t *>(blob.data()), blob.size());
+  else if (delegate.getProcessed())
+    segment = static_cast<int32_t>(addSegment(std::move(blob)));
+  if (failed(emitNamedData(delegate)))
+    return failure();
+  std::vector<flatbuffers::Offset<fbs::DebugHandle>> handles;
+  for (NamedAttribute entry : delegate.getDebugHandles()) {
+    unsigned index = 0;
+    auto nodes = dyn_cast<ArrayAttr>(entry.getValue());
+    if (entry.getName().getValue().getAsInteger(10, index) || !nodes)
+      return delegate.emitError("debug handle '")
+             << entry.getName().getValue()
+             << "' must be an op index mapping to node names";
+    std::vector<std::string> names;
+    for (Attribute node : nodes)
+      if (auto str = dyn_cast<StringAttr>(node))
+        names.push_back(str.str());
+    handles.push_back(
+        fbs::CreateDebugHandle(fbb, index, fbb.CreateVectorOfStrings(names)));
+  }
+  delegateIndex[delegate.getSymName()] = delegates.size();
+  delegates.push_back(fbs::CreateDelegate(fbb, name, backend, *specs,
+                                          inlineBlob, segment,
+                                          fbb.CreateVector(handles)));
+  return success();
+}
+
+LogicalResult Emitter::emit(llvm::raw_ostream &os) {
+  auto isPowerOfTwo = [](uint64_t v) { return v && !(v & (v - 1)); };
+  if (!isPowerOfTwo(options.segmentAlignment) ||
+      !isPowerOfTwo(options.constantAlignment))
+    return program.emitError("segment and constant alignments must be powers "
+                             "of two");
+
+  if (failed(emitConstants()))
+    return failure();
+  for (auto delegate : program.getBody().getOps<exec::DelegateOp>())
+    if (failed(emitDelegate(delegate)))
+      return failure();
 
   std::vector<flatbuffers::Offset<fbs::Method>> methods;
   for (auto method : program.getBody().getOps<exec::MethodOp>()) {
@@ -435,7 +459,8 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
 
   std::vector<flatbuffers::Offset<fbs::Operator>> operators;
   for (auto &entry : operatorIndex)
-    operators.push_back(fbs::CreateOperatorDirect(fbb, entry.first.str().c_str()));
+    operators.push_back(
+        fbs::CreateOperatorDirect(fbb, entry.first.str().c_str()));
 
   // Segment offsets count from the segment base; each is aligned.
   std::vector<flatbuffers::Offset<fbs::Segment>> segments;
@@ -461,7 +486,7 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
   header.flatbufferSize = fbb.GetSize();
   header.segmentBaseOffset =
       runtime::alignTo(header.flatbufferOffset + header.flatbufferSize,
-              options.segmentAlignment);
+                       options.segmentAlignment);
   header.segmentDataSize = segmentEnd;
   header.segmentAlignment = options.segmentAlignment;
 

@@ -201,7 +201,7 @@ private:
 
   /// Scale (f32) and zero point (the storage type) initializers: scalars
   /// per tensor, 1-D per axis.
-  void addQuantParams(const quant::TypeQuantization &q, std::string base,
+  void addQuantParams(const quantization::TypeQuantization &q, std::string base,
                       std::string &scaleName, std::string &zeroName) {
     bool perAxis = q.axis >= 0;
     bool isUnsigned = q.params.front().qmin >= 0;
@@ -219,7 +219,7 @@ private:
       zero.add_dims(static_cast<int64_t>(q.params.size()));
     }
     std::string scales, zeros;
-    for (const quant::QuantParams &p : q.params) {
+    for (const quantization::QuantParams &p : q.params) {
       float s = static_cast<float>(p.scale);
       scales.append(reinterpret_cast<const char *>(&s), 4);
       zeros.push_back(static_cast<char>(p.zeroPoint));
@@ -312,8 +312,8 @@ private:
 
   LogicalResult emitQuantize(mlir::quant::QuantizeCastOp qcast) {
     auto type = cast<RankedTensorType>(qcast.getType());
-    std::optional<quant::TypeQuantization> q =
-        quant::getTypeQuantization(type.getElementType());
+    std::optional<quantization::TypeQuantization> q =
+        quantization::getTypeQuantization(type.getElementType());
     if (!q)
       return qcast.emitError("cannot export the quantization ")
              << type.getElementType();
@@ -322,12 +322,12 @@ private:
       // A constant weight: stored quantized; only its DequantizeLinear is
       // written.
       std::optional<std::vector<float>> values =
-          quant::constantFloats(qcast.getArg());
+          quantization::constantFloats(qcast.getArg());
       if (!values)
         return qcast.emitError("cannot read the constant to quantize");
       std::string bytes(values->size(), '\0');
       for (size_t i = 0; i < values->size(); ++i) {
-        size_t c = quant::channelOf(i, type.getShape(), q->axis);
+        size_t c = quantization::channelOf(i, type.getShape(), q->axis);
         bytes[i] = static_cast<char>(q->params[c].quantize((*values)[i]));
       }
       std::string hint = names[qcast.getArg()] + "_quantized";
@@ -351,7 +351,7 @@ private:
   /// QuantizeLinear or DequantizeLinear of `op`'s operand with `q`'s
   /// scale and zero point initializers; names `op`'s result.
   void addQDQNode(StringRef opType, Operation *op,
-                  const quant::TypeQuantization &q, const std::string &base,
+                  const quantization::TypeQuantization &q, const std::string &base,
                   StringRef suffix) {
     // A DequantizeLinear reuses its QuantizeLinear's initializers: one
     // scale per pair, as TensorRT requires of the two.
@@ -375,10 +375,10 @@ private:
 
   LogicalResult emitDequantize(mlir::quant::DequantizeCastOp dcast) {
     auto it = quantization.find(dcast.getArg());
-    std::optional<quant::TypeQuantization> q =
+    std::optional<quantization::TypeQuantization> q =
         it != quantization.end()
-            ? std::optional<quant::TypeQuantization>(it->second)
-            : quant::getTypeQuantization(
+            ? std::optional<quantization::TypeQuantization>(it->second)
+            : quantization::getTypeQuantization(
                   cast<RankedTensorType>(dcast.getArg().getType())
                       .getElementType());
     if (!q)
@@ -573,7 +573,7 @@ private:
   llvm::DenseMap<Value, std::string> preset;
   std::vector<std::string> outputNames;
   llvm::StringSet<> taken, reserved, nodeNames;
-  llvm::DenseMap<Value, quant::TypeQuantization> quantization;
+  llvm::DenseMap<Value, quantization::TypeQuantization> quantization;
   /// Quantized value -> its scale and zero point initializers.
   llvm::DenseMap<Value, std::pair<std::string, std::string>> paramNames;
   /// Body argument of a fused group -> the group's operand.

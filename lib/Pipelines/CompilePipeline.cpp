@@ -122,11 +122,11 @@ void addQuantizationRefinements(OpPassManager &pm,
              "Rounds each bias to whole int32 accumulator steps",
              [report](ModuleOp module) -> LogicalResult {
                int64_t snapped = 0;
-               for (const quant::BiasCorrectionSite &site :
-                    quant::findBiasCorrectionSites(module)) {
+               for (const quantization::BiasCorrectionSite &site :
+                    quantization::findBiasCorrectionSites(module)) {
                  if (!site.subtract)
                    continue;
-                 if (failed(quant::snapBiasToAccumulator(site)))
+                 if (failed(quantization::snapBiasToAccumulator(site)))
                    return failure();
                  ++snapped;
                }
@@ -179,7 +179,7 @@ void addQuantization(OpPassManager &pm, const CompileOptions &options,
   // With smooth patterns in the list, SmoothQuant runs at the sites they
   // tagged, and the report says how many there were (none on a CNN).
   auto smoothed =
-      std::make_shared<std::optional<std::vector<quant::SmoothedSite>>>();
+      std::make_shared<std::optional<std::vector<quantization::SmoothedSite>>>();
   if (llvm::any_of(options.patterns, [](const PatternDescriptor &d) {
         return d.info.phase == PatternPhase::Smooth;
       })) {
@@ -187,7 +187,7 @@ void addQuantization(OpPassManager &pm, const CompileOptions &options,
     addStage(pm, "strata-smooth", "SmoothQuant at the tagged sites",
              [options, smoothed](ModuleOp module) -> LogicalResult {
                const CompileOptions::Quantize &q = *options.quantize;
-               FailureOr<std::vector<quant::SmoothedSite>> sites =
+               FailureOr<std::vector<quantization::SmoothedSite>> sites =
                    smoothQuant(module, q.calibration, q.smoothAlpha, options);
                if (failed(sites))
                  return failure();

@@ -131,11 +131,11 @@ Error checkRanges(const CompilePipelineOptions &o) {
     return fail("--calibration-percentile must be in (0, 100]");
   bool symmetric = o.quantizeActivations == ActivationQuantization::Symmetric;
   if (o.quantize && !symmetric &&
-      (o.calibrationMethod == quant::CalibrationMethod::Entropy ||
-       o.calibrationMethod == quant::CalibrationMethod::MSE))
+      (o.calibrationMethod == quantization::CalibrationMethod::Entropy ||
+       o.calibrationMethod == quantization::CalibrationMethod::MSE))
     return fail(
         "--calibration-method " +
-        llvm::Twine(quant::stringifyCalibrationMethod(o.calibrationMethod)) +
+        llvm::Twine(quantization::stringifyCalibrationMethod(o.calibrationMethod)) +
         " picks a symmetric threshold; use minmax or percentile "
         "with asymmetric activations");
   return Error::success();

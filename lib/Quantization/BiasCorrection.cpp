@@ -20,7 +20,7 @@
 
 #include "mlir/IR/Builders.h"
 
-namespace strata::quant {
+namespace strata::quantization {
 
 using namespace mlir;
 
@@ -347,4 +347,4 @@ LogicalResult snapBiasToAccumulator(const BiasCorrectionSite &site) {
   return success();
 }
 
-} // namespace strata::quant
+} // namespace strata::quantization

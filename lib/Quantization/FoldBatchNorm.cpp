@@ -43,7 +43,7 @@ std::optional<std::vector<float>> channelValues(Value value, int64_t n) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape() || type.getNumElements() != n)
     return std::nullopt;
-  return strata::quant::constantFloats(value);
+  return quantization::constantFloats(value);
 }
 
 struct FoldIntoConv : OpRewritePattern<hl::BatchNormalizationOp> {
@@ -61,7 +61,7 @@ struct FoldIntoConv : OpRewritePattern<hl::BatchNormalizationOp> {
       return rewriter.notifyMatchFailure(bn, "weight shape or type unknown");
     int64_t channels = wType.getDimSize(0);
     std::optional<std::vector<float>> w =
-        strata::quant::constantFloats(conv.getWeight());
+        quantization::constantFloats(conv.getWeight());
     std::optional<std::vector<float>> b =
         conv.getBias() ? channelValues(conv.getBias(), channels)
                        : std::vector<float>(channels, 0.0f);

@@ -31,7 +31,7 @@ namespace strata {
 
 using namespace mlir;
 
-namespace strata::quant {
+namespace strata::quantization {
 namespace {
 
 /// Ops whose output keeps its input's scale: quantizing their output is
@@ -378,4 +378,4 @@ void setQuantParams(mlir::quant::QuantizeCastOp qcast,
   qcast->removeAttr("strata.asymmetric");
 }
 
-} // namespace strata::quant
+} // namespace strata::quantization

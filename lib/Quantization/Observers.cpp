@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace strata::quant {
+namespace strata::quantization {
 
 std::optional<CalibrationMethod> parseCalibrationMethod(std::string_view text) {
   if (text == "minmax")
@@ -273,4 +273,4 @@ double SQNRAccumulator::decibels() const {
   return 10.0 * std::log10(signal / noise);
 }
 
-} // namespace strata::quant
+} // namespace strata::quantization

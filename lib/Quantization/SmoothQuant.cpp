@@ -32,7 +32,7 @@ namespace strata {
 
 using namespace mlir;
 
-namespace strata::quant {
+namespace strata::quantization {
 namespace {
 
 /// The ONNX node of `op` (or its op name), for reports and errors.
@@ -184,4 +184,4 @@ struct SmoothQuantPass : impl::SmoothQuantBase<SmoothQuantPass> {
 };
 
 } // namespace
-} // namespace strata::quant
+} // namespace strata::quantization

@@ -41,6 +41,123 @@ Error checkValueList(const flatbuffers::Vector<uint32_t> *list,
   }
   return Error::success();
 }
+/// One value of a method: its type, and its constant (which must match
+/// it) or its place in an arena (which must hold it, aligned).
+Result<ValueLayout> layoutValue(const Program &program, const fb::Value *v,
+                                const MethodLayout &layout,
+                                const std::string &at) {
+  ValueLayout value;
+  STRATA_RETURN_IF_ERROR(detail::checkTensorType(v->type(), at, value.view));
+  uint64_t nbytes = value.view.nbytes();
+  if (v->kind() == fb::ValueKind::Constant) {
+    value.isConstant = true;
+    Result<TensorView> constant = program.constant(v->constant());
+    if (!constant.ok())
+      return invalid(at + ".constant: " + constant.error().message());
+    if (constant->dtype != value.view.dtype || constant->nbytes() != nbytes)
+      return invalid(at + ": type " + value.view.typeString() +
+                     " does not match constant " +
+                     std::to_string(v->constant()) + " of type " +
+                     constant->typeString());
+    value.view.data = constant->data;
+  } else if (v->kind() == fb::ValueKind::Arena) {
+    value.memoryId = v->memory_id();
+    value.offset = v->offset();
+    if (value.memoryId >= layout.arenaSizes.size())
+      return invalid(at + ": memory_id " + std::to_string(value.memoryId) +
+                     " has no arena (" +
+                     std::to_string(layout.arenaSizes.size()) +
+                     " arenas in memory_plan)");
+    uint64_t arena = layout.arenaSizes[value.memoryId];
+    if (value.offset > arena || nbytes > arena - value.offset)
+      return invalid(at + ": " + std::to_string(nbytes) + " bytes at offset " +
+                     std::to_string(value.offset) + " lie outside arena " +
+                     std::to_string(value.memoryId) + " of " +
+                     std::to_string(arena) + " bytes");
+    if (value.offset % dtypeSize(value.view.dtype))
+      return invalid(at + ": offset " + std::to_string(value.offset) +
+                     " is misaligned for " + dtypeName(value.view.dtype));
+  } else {
+    return invalid(at + ": unknown kind " +
+                   std::to_string(static_cast<int>(v->kind())));
+  }
+  return value;
+}
+
+/// One instruction of a method: a kernel call, a delegate call or a move,
+/// its operator or delegate in range and its operands valid values.
+Result<InstructionLayout> layoutInstruction(const fb::Program *root,
+                                            const fb::Instruction *inst,
+                                            const MethodLayout &layout,
+                                            const std::string &at) {
+  size_t operatorCount = root->operators() ? root->operators()->size() : 0;
+  size_t delegateCount = root->delegates() ? root->delegates()->size() : 0;
+  InstructionLayout out;
+  switch (inst->args_type()) {
+  case fb::InstructionArgs::KernelCall: {
+    const fb::KernelCall *call = inst->args_as_KernelCall();
+    if (!call)
+      return invalid(at + ": kernel call without arguments");
+    out.kind = InstructionLayout::Kind::Kernel;
+    out.index = call->op();
+    if (out.index >= operatorCount)
+      return invalid(at + ": operator " + std::to_string(out.index) +
+                     " is out of range (" + std::to_string(operatorCount) +
+                     " operators)");
+    const fb::Operator *op = root->operators()->Get(out.index);
+    if (!op->name() || op->name()->size() == 0)
+      return invalid(at + ": operator " + std::to_string(out.index) +
+                     " has no name");
+    STRATA_RETURN_IF_ERROR(
+        checkValueList(call->ins(), layout, at + ".ins", false, out.ins));
+    STRATA_RETURN_IF_ERROR(
+        checkValueList(call->outs(), layout, at + ".outs", true, out.outs));
+    STRATA_ASSIGN_OR_RETURN(out.params,
+                            detail::convertParams(call->params(), at));
+    break;
+  }
+  case fb::InstructionArgs::DelegateCall: {
+    const fb::DelegateCall *call = inst->args_as_DelegateCall();
+    if (!call)
+      return invalid(at + ": delegate call without arguments");
+    out.kind = InstructionLayout::Kind::Delegate;
+    out.index = call->delegate();
+    if (out.index >= delegateCount)
+      return invalid(at + ": delegate " + std::to_string(out.index) +
+                     " is out of range (" + std::to_string(delegateCount) +
+                     " delegates)");
+    STRATA_RETURN_IF_ERROR(
+        checkValueList(call->ins(), layout, at + ".ins", false, out.ins));
+    STRATA_RETURN_IF_ERROR(
+        checkValueList(call->outs(), layout, at + ".outs", true, out.outs));
+    break;
+  }
+  case fb::InstructionArgs::Move: {
+    const fb::Move *move = inst->args_as_Move();
+    if (!move)
+      return invalid(at + ": move without arguments");
+    out.kind = InstructionLayout::Kind::Move;
+    uint32_t source = move->source(), target = move->target();
+    if (source >= layout.values.size() || target >= layout.values.size())
+      return invalid(at + ": move " + std::to_string(source) + " -> " +
+                     std::to_string(target) + " is out of range (" +
+                     std::to_string(layout.values.size()) + " values)");
+    if (layout.values[target].isConstant)
+      return invalid(at + ": move target is a constant");
+    if (layout.values[source].view.nbytes() !=
+        layout.values[target].view.nbytes())
+      return invalid(at + ": move between buffers of different sizes");
+    out.ins = {source};
+    out.outs = {target};
+    break;
+  }
+  default:
+    return invalid(at + ": unknown instruction kind " +
+                   std::to_string(static_cast<int>(inst->args_type())));
+  }
+  return out;
+}
+
 } // namespace
 
 Result<MethodLayout> detail::layoutMethod(const Program &program,
@@ -66,121 +183,22 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
     for (size_t i = 0; i < values->size(); ++i) {
       const fb::Value *v = values->Get(i);
       std::string at = where + " values[" + std::to_string(i) + "]";
-      ValueLayout value;
-      STRATA_RETURN_IF_ERROR(checkTensorType(v->type(), at, value.view));
-      uint64_t nbytes = value.view.nbytes();
-      if (v->kind() == fb::ValueKind::Constant) {
-        value.isConstant = true;
-        Result<TensorView> constant = program.constant(v->constant());
-        if (!constant.ok())
-          return invalid(at + ".constant: " + constant.error().message());
-        if (constant->dtype != value.view.dtype ||
-            constant->nbytes() != nbytes)
-          return invalid(at + ": type " + value.view.typeString() +
-                         " does not match constant " +
-                         std::to_string(v->constant()) + " of type " +
-                         constant->typeString());
-        value.view.data = constant->data;
-      } else if (v->kind() == fb::ValueKind::Arena) {
-        value.memoryId = v->memory_id();
-        value.offset = v->offset();
-        if (value.memoryId >= layout.arenaSizes.size())
-          return invalid(at + ": memory_id " + std::to_string(value.memoryId) +
-                         " has no arena (" +
-                         std::to_string(layout.arenaSizes.size()) +
-                         " arenas in memory_plan)");
-        uint64_t arena = layout.arenaSizes[value.memoryId];
-        if (value.offset > arena || nbytes > arena - value.offset)
-          return invalid(at + ": " + std::to_string(nbytes) +
-                         " bytes at offset " + std::to_string(value.offset) +
-                         " lie outside arena " +
-                         std::to_string(value.memoryId) + " of " +
-                         std::to_string(arena) + " bytes");
-        if (value.offset % dtypeSize(value.view.dtype))
-          return invalid(at + ": offset " + std::to_string(value.offset) +
-                         " is misaligned for " + dtypeName(value.view.dtype));
-      } else {
-        return invalid(at + ": unknown kind " +
-                       std::to_string(static_cast<int>(v->kind())));
-      }
+      STRATA_ASSIGN_OR_RETURN(ValueLayout value,
+                              layoutValue(program, v, layout, at));
       layout.values.push_back(std::move(value));
     }
 
-  STRATA_RETURN_IF_ERROR(checkValueList(method->inputs(), layout,
-                                        where + " inputs", true,
-                                        layout.inputs));
-  STRATA_RETURN_IF_ERROR(checkValueList(method->outputs(), layout,
-                                        where + " outputs", false,
-                                        layout.outputs));
+  STRATA_RETURN_IF_ERROR(checkValueList(
+      method->inputs(), layout, where + " inputs", true, layout.inputs));
+  STRATA_RETURN_IF_ERROR(checkValueList(
+      method->outputs(), layout, where + " outputs", false, layout.outputs));
 
-  size_t operatorCount = root->operators() ? root->operators()->size() : 0;
-  size_t delegateCount = root->delegates() ? root->delegates()->size() : 0;
   if (const auto *instructions = method->instructions())
     for (size_t i = 0; i < instructions->size(); ++i) {
       const fb::Instruction *inst = instructions->Get(i);
       std::string at = where + " instructions[" + std::to_string(i) + "]";
-      InstructionLayout out;
-      switch (inst->args_type()) {
-      case fb::InstructionArgs::KernelCall: {
-        const fb::KernelCall *call = inst->args_as_KernelCall();
-        if (!call)
-          return invalid(at + ": kernel call without arguments");
-        out.kind = InstructionLayout::Kind::Kernel;
-        out.index = call->op();
-        if (out.index >= operatorCount)
-          return invalid(at + ": operator " + std::to_string(out.index) +
-                         " is out of range (" + std::to_string(operatorCount) +
-                         " operators)");
-        const fb::Operator *op = root->operators()->Get(out.index);
-        if (!op->name() || op->name()->size() == 0)
-          return invalid(at + ": operator " + std::to_string(out.index) +
-                         " has no name");
-        STRATA_RETURN_IF_ERROR(checkValueList(call->ins(), layout, at + ".ins",
-                                              false, out.ins));
-        STRATA_RETURN_IF_ERROR(checkValueList(call->outs(), layout,
-                                              at + ".outs", true, out.outs));
-        STRATA_ASSIGN_OR_RETURN(out.params, convertParams(call->params(), at));
-        break;
-      }
-      case fb::InstructionArgs::DelegateCall: {
-        const fb::DelegateCall *call = inst->args_as_DelegateCall();
-        if (!call)
-          return invalid(at + ": delegate call without arguments");
-        out.kind = InstructionLayout::Kind::Delegate;
-        out.index = call->delegate();
-        if (out.index >= delegateCount)
-          return invalid(at + ": delegate " + std::to_string(out.index) +
-                         " is out of range (" + std::to_string(delegateCount) +
-                         " delegates)");
-        STRATA_RETURN_IF_ERROR(checkValueList(call->ins(), layout, at + ".ins",
-                                              false, out.ins));
-        STRATA_RETURN_IF_ERROR(checkValueList(call->outs(), layout,
-                                              at + ".outs", true, out.outs));
-        break;
-      }
-      case fb::InstructionArgs::Move: {
-        const fb::Move *move = inst->args_as_Move();
-        if (!move)
-          return invalid(at + ": move without arguments");
-        out.kind = InstructionLayout::Kind::Move;
-        uint32_t source = move->source(), target = move->target();
-        if (source >= layout.values.size() || target >= layout.values.size())
-          return invalid(at + ": move " + std::to_string(source) + " -> " +
-                         std::to_string(target) + " is out of range (" +
-                         std::to_string(layout.values.size()) + " values)");
-        if (layout.values[target].isConstant)
-          return invalid(at + ": move target is a constant");
-        if (layout.values[source].view.nbytes() !=
-            layout.values[target].view.nbytes())
-          return invalid(at + ": move between buffers of different sizes");
-        out.ins = {source};
-        out.outs = {target};
-        break;
-      }
-      default:
-        return invalid(at + ": unknown instruction kind " +
-                       std::to_string(static_cast<int>(inst->args_type())));
-      }
+      STRATA_ASSIGN_OR_RETURN(InstructionLayout out,
+                              layoutInstruction(root, inst, layout, at));
       layout.instructions.push_back(std::move(out));
     }
 
@@ -188,10 +206,9 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
     for (size_t i = 0; i < handles->size(); ++i) {
       const fb::DebugHandle *handle = handles->Get(i);
       if (handle->instruction() >= layout.instructions.size())
-        return invalid(where + " debug_handles[" + std::to_string(i) +
-                       "]: instruction " +
-                       std::to_string(handle->instruction()) +
-                       " is out of range");
+        return invalid(
+            where + " debug_handles[" + std::to_string(i) + "]: instruction " +
+            std::to_string(handle->instruction()) + " is out of range");
       if (handle->node_names())
         for (const flatbuffers::String *name : *handle->node_names())
           layout.instructions[handle->instruction()].nodeNames.push_back(
@@ -215,8 +232,7 @@ public:
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
       return Error(ErrorCode::OutOfMemory,
-                   "cannot map an arena of " + std::to_string(size) +
-                       " bytes");
+                   "cannot map an arena of " + std::to_string(size) + " bytes");
     arena.data_ = static_cast<uint8_t *>(p);
     return arena;
   }
@@ -330,8 +346,8 @@ Result<Method> Program::loadMethod(const std::string &name,
     known += (known.empty() ? "" : ", ") + m->name()->str();
   }
   if (!method)
-    return Error(ErrorCode::NotFound, loader_->name() + ": no method '" +
-                                          name + "' (methods: " + known + ")");
+    return Error(ErrorCode::NotFound, loader_->name() + ": no method '" + name +
+                                          "' (methods: " + known + ")");
   if (!kernels)
     kernels = &portableKernelRegistry();
   STRATA_ASSIGN_OR_RETURN(MethodLayout layout,
@@ -371,12 +387,13 @@ Result<Method> Program::loadMethod(const std::string &name,
     out.ctx.instruction = i;
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
-      std::string kernel = program_->operators()->Get(inst.index)->name()->str();
+      std::string kernel =
+          program_->operators()->Get(inst.index)->name()->str();
       const KernelEntry *entry = kernels->lookup(kernel);
       if (!entry)
-        return Error(ErrorCode::NotFound,
-                     where + " instruction " + std::to_string(i) +
-                         ": kernel '" + kernel + "' is not registered");
+        return Error(ErrorCode::NotFound, where + " instruction " +
+                                              std::to_string(i) + ": kernel '" +
+                                              kernel + "' is not registered");
       out.label = "kernel " + kernel;
       out.ctx.kernelName = kernel;
       out.ctx.params = std::move(inst.params);

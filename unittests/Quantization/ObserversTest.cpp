@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-using namespace strata::quant;
+using namespace strata::quantization;
 
 namespace {
 

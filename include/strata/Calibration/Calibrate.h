@@ -35,7 +35,7 @@ struct CalibrationOptions {
   /// images).
   std::string dataPath;
   uint64_t seed = 0;
-  quant::CalibrationMethod method = quant::CalibrationMethod::MinMax;
+  quantization::CalibrationMethod method = quantization::CalibrationMethod::MinMax;
   double percentile = 99.99;
   bool symmetric = true;
   /// Round every calibrated scale up to a power of two.
@@ -82,7 +82,7 @@ struct QuantizationReport {
   int64_t samples = 0;
   /// SmoothQuant (--smooth): its alpha and the sites it rescaled.
   std::optional<double> smoothAlpha;
-  std::vector<quant::SmoothedSite> smoothed;
+  std::vector<quantization::SmoothedSite> smoothed;
   /// Bias correction (--bias-correction): the layers corrected.
   std::optional<int64_t> biasCorrected;
   /// --quantize-scales power-of-two: that name, and the biases rounded to
@@ -144,15 +144,15 @@ struct QuantizationReport {
 
 /// SmoothQuant's stage: measures the per-channel range of every site a
 /// smooth pattern tagged in `module` over the calibration data, then
-/// migrates scales with `alpha` (quant::applySmoothQuant).
-mlir::FailureOr<std::vector<quant::SmoothedSite>>
+/// migrates scales with `alpha` (quantization::applySmoothQuant).
+mlir::FailureOr<std::vector<quantization::SmoothedSite>>
 smoothQuant(mlir::ModuleOp module, const CalibrationOptions &options,
             double alpha, const CompileOptions &base);
 
 /// Bias correction (--bias-correction): measures the mean input of every
 /// quantized layer with a bias or batch normalization over the calibration
 /// data and moves the bias by the output shift the weight rounding causes
-/// (quant::applyBiasCorrection). Returns the number of layers corrected.
+/// (quantization::applyBiasCorrection). Returns the number of layers corrected.
 mlir::FailureOr<int64_t> correctBiases(mlir::ModuleOp module,
                                        const CalibrationOptions &options,
                                        const CompileOptions &base);

@@ -121,18 +121,18 @@ struct CompilePipelineOptions
           "'random' (uniform [0, 1)) or 'random-normal' (N(0, 1)) draw "
           "seeded samples of the input's shape"),
       llvm::cl::value_desc("dir|file.npy")};
-  Option<quant::CalibrationMethod> calibrationMethod{
+  Option<quantization::CalibrationMethod> calibrationMethod{
       *this, "calibration-method",
       llvm::cl::desc("How activation ranges are chosen"),
-      llvm::cl::init(quant::CalibrationMethod::MinMax),
-      llvm::cl::values(clEnumValN(quant::CalibrationMethod::MinMax, "minmax",
+      llvm::cl::init(quantization::CalibrationMethod::MinMax),
+      llvm::cl::values(clEnumValN(quantization::CalibrationMethod::MinMax, "minmax",
                                   "the observed range (default)"),
-                       clEnumValN(quant::CalibrationMethod::Percentile,
+                       clEnumValN(quantization::CalibrationMethod::Percentile,
                                   "percentile",
                                   "the --calibration-percentile of |x|"),
-                       clEnumValN(quant::CalibrationMethod::Entropy, "entropy",
+                       clEnumValN(quantization::CalibrationMethod::Entropy, "entropy",
                                   "the threshold of least KL divergence"),
-                       clEnumValN(quant::CalibrationMethod::MSE, "mse",
+                       clEnumValN(quantization::CalibrationMethod::MSE, "mse",
                                   "the threshold of least squared error"))};
   Option<double> calibrationPercentile{
       *this, "calibration-percentile",

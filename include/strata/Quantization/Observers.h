@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace strata::quant {
+namespace strata::quantization {
 
 /// How an observer turns what it saw into a clipping range.
 enum class CalibrationMethod {
@@ -106,6 +106,6 @@ struct SQNRAccumulator {
   double decibels() const;
 };
 
-} // namespace strata::quant
+} // namespace strata::quantization
 
 #endif // STRATA_QUANTIZATION_OBSERVERS_H

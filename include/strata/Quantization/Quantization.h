@@ -30,7 +30,7 @@ namespace strata {
 #define GEN_PASS_REGISTRATION
 #include "strata/Quantization/Passes.h.inc"
 
-namespace quant {
+namespace quantization {
 
 /// The value whose range decides the scale of a quantize at `value`: the
 /// start of the chain of scale-keeping ops (max pooling, reshape, ...)
@@ -126,7 +126,7 @@ mlir::LogicalResult snapBiasToAccumulator(const BiasCorrectionSite &site);
 void setQuantParams(mlir::quant::QuantizeCastOp qcast,
                     const QuantParams &params);
 
-} // namespace quant
+} // namespace quantization
 } // namespace strata
 
 #endif // STRATA_QUANTIZATION_QUANTIZATION_H

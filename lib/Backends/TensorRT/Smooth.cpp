@@ -27,7 +27,7 @@ struct SmoothLinearInput : StrataPattern {
   /// Claims the producer only: a group can be one site's reader and the
   /// next one's producer (a three-layer MLP has two sites).
   FailureOr<SmallVector<Operation *>> matchOps(Operation *root) const override {
-    if (root->hasAttr(quant::kSmoothAttr) || !patterns::matchSmoothSite(root))
+    if (root->hasAttr(quantization::kSmoothAttr) || !patterns::matchSmoothSite(root))
       return failure();
     return SmallVector<Operation *>{root};
   }
@@ -35,7 +35,7 @@ struct SmoothLinearInput : StrataPattern {
   LogicalResult rewriteMatch(Operation *root, ArrayRef<Operation *>,
                              PatternRewriter &rewriter) const override {
     rewriter.modifyOpInPlace(root, [&] {
-      root->setAttr(quant::kSmoothAttr, rewriter.getUnitAttr());
+      root->setAttr(quantization::kSmoothAttr, rewriter.getUnitAttr());
     });
     return success();
   }

@@ -11,44 +11,6 @@ using namespace strata::hl_to_edge;
 
 namespace {
 
-/// A binary hl op with NumPy broadcasting -> the edge op on operands
-/// reshaped to the result's rank.
-template <typename HLOp, typename EdgeOp>
-struct BinaryLowering : public OpConversionPattern<HLOp> {
-  using OpConversionPattern<HLOp>::OpConversionPattern;
-  using OpAdaptor = typename HLOp::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(HLOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getLhs()) ||
-        !getStaticType(adaptor.getRhs()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    int64_t rank = resultType.getRank();
-    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
-    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, lhs, rhs);
-    return success();
-  }
-};
-
-/// A unary hl op -> the edge op of the same meaning.
-template <typename HLOp, typename EdgeOp>
-struct UnaryLowering : public OpConversionPattern<HLOp> {
-  using OpConversionPattern<HLOp>::OpConversionPattern;
-  using OpAdaptor = typename HLOp::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(HLOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!getStaticType(adaptor.getInput()))
-      return rewriter.notifyMatchFailure(op, "needs a static shape");
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getInput());
-    return success();
-  }
-};
-
 /// hl.identity forwards its operand.
 struct IdentityLowering : public OpConversionPattern<hl::IdentityOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -91,20 +53,20 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
     if (!numeric)
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     for (Value bound : {min, max})
-      if (bound && (!getStaticType(bound) ||
-                    getStaticType(bound).getNumElements() != 1))
+      if (bound &&
+          (!getStaticType(bound) || getStaticType(bound).getNumElements() != 1))
         return rewriter.notifyMatchFailure(op, "bounds must be static scalars");
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
     Value result = adaptor.getInput();
     if (min)
       result = rewriter.create<edge::MaximumOp>(
-          loc, type, result, reshapeTo(rewriter, loc, min,
-                                       SmallVector<int64_t>(rank, 1)));
+          loc, type, result,
+          reshapeTo(rewriter, loc, min, SmallVector<int64_t>(rank, 1)));
     if (max)
       result = rewriter.create<edge::MinimumOp>(
-          loc, type, result, reshapeTo(rewriter, loc, max,
-                                       SmallVector<int64_t>(rank, 1)));
+          loc, type, result,
+          reshapeTo(rewriter, loc, max, SmallVector<int64_t>(rank, 1)));
     rewriter.replaceOp(op, result);
     return success();
   }

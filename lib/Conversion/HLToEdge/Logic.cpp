@@ -33,64 +33,6 @@ bool isBitwiseElementType(Type type) {
          integer.getWidth() <= 64 && isRuntimeElementType(type);
 }
 
-/// A binary hl op -> `EdgeOp` on rank-aligned operands, swapped with
-/// `Swap`, for operands of an element type `Accepts`.
-template <typename HLOp, typename EdgeOp, bool Swap = false,
-          bool (*Accepts)(Type) = isComparable>
-struct CompareLowering : public OpConversionPattern<HLOp> {
-  using OpConversionPattern<HLOp>::OpConversionPattern;
-  using OpAdaptor = typename HLOp::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(HLOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    RankedTensorType lhsType = getStaticType(adaptor.getLhs());
-    if (!resultType || !lhsType || !getStaticType(adaptor.getRhs()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    if (!Accepts(lhsType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "no kernel for this type");
-    int64_t rank = resultType.getRank();
-    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
-    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
-    if (Swap)
-      std::swap(lhs, rhs);
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, lhs, rhs);
-    return success();
-  }
-};
-
-/// hl.not -> edge.logical_not.
-struct NotLowering : public OpConversionPattern<hl::NotOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(hl::NotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!getStaticType(adaptor.getInput()))
-      return rewriter.notifyMatchFailure(op, "needs a static shape");
-    rewriter.replaceOpWithNewOp<edge::LogicalNotOp>(op, adaptor.getInput());
-    return success();
-  }
-};
-
-/// hl.bitwise_not -> edge.bitwise_not.
-struct BitwiseNotLowering : public OpConversionPattern<hl::BitwiseNotOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(hl::BitwiseNotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type)
-      return rewriter.notifyMatchFailure(op, "needs a static shape");
-    if (!isBitwiseElementType(type.getElementType()))
-      return rewriter.notifyMatchFailure(op, "no kernel for this type");
-    rewriter.replaceOpWithNewOp<edge::BitwiseNotOp>(op, adaptor.getInput());
-    return success();
-  }
-};
-
 /// hl.where -> edge.select on rank-aligned operands.
 struct WhereLowering : public OpConversionPattern<hl::WhereOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -190,21 +132,23 @@ struct ThresholdedReluLowering
 
 void strata::hl_to_edge::populateLogicPatterns(TypeConverter &converter,
                                                RewritePatternSet &patterns) {
-  patterns.add<CompareLowering<hl::EqualOp, edge::EqualOp>,
-               CompareLowering<hl::LessOp, edge::LessOp>,
-               CompareLowering<hl::LessOrEqualOp, edge::LessEqualOp>,
-               CompareLowering<hl::GreaterOp, edge::LessOp, true>,
-               CompareLowering<hl::GreaterOrEqualOp, edge::LessEqualOp, true>,
-               CompareLowering<hl::AndOp, edge::LogicalAndOp>,
-               CompareLowering<hl::OrOp, edge::LogicalOrOp>,
-               CompareLowering<hl::XorOp, edge::LogicalXorOp>, NotLowering,
-               CompareLowering<hl::BitwiseAndOp, edge::BitwiseAndOp, false,
-                               isBitwiseElementType>,
-               CompareLowering<hl::BitwiseOrOp, edge::BitwiseOrOp, false,
-                               isBitwiseElementType>,
-               CompareLowering<hl::BitwiseXorOp, edge::BitwiseXorOp, false,
-                               isBitwiseElementType>,
-               BitwiseNotLowering,
-               WhereLowering, IsNaNLowering, IsInfLowering,
-               ThresholdedReluLowering>(converter, patterns.getContext());
+  patterns.add<
+      BinaryLowering<hl::EqualOp, edge::EqualOp, isComparable>,
+      BinaryLowering<hl::LessOp, edge::LessOp, isComparable>,
+      BinaryLowering<hl::LessOrEqualOp, edge::LessEqualOp, isComparable>,
+      BinaryLowering<hl::GreaterOp, edge::LessOp, isComparable, true>,
+      BinaryLowering<hl::GreaterOrEqualOp, edge::LessEqualOp, isComparable,
+                     true>,
+      BinaryLowering<hl::AndOp, edge::LogicalAndOp, isComparable>,
+      BinaryLowering<hl::OrOp, edge::LogicalOrOp, isComparable>,
+      BinaryLowering<hl::XorOp, edge::LogicalXorOp, isComparable>,
+      UnaryLowering<hl::NotOp, edge::LogicalNotOp>,
+      BinaryLowering<hl::BitwiseAndOp, edge::BitwiseAndOp,
+                     isBitwiseElementType>,
+      BinaryLowering<hl::BitwiseOrOp, edge::BitwiseOrOp, isBitwiseElementType>,
+      BinaryLowering<hl::BitwiseXorOp, edge::BitwiseXorOp,
+                     isBitwiseElementType>,
+      UnaryLowering<hl::BitwiseNotOp, edge::BitwiseNotOp, isBitwiseElementType>,
+      WhereLowering, IsNaNLowering, IsInfLowering, ThresholdedReluLowering>(
+      converter, patterns.getContext());
 }

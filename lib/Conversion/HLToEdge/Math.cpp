@@ -18,53 +18,22 @@
 
 #include "HL/IR/HLOps.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
 
 namespace {
 
-/// A unary hl float op -> the edge op of the same meaning (f32 or f64).
-template <typename HLOp, typename EdgeOp>
-struct MathLowering : public OpConversionPattern<HLOp> {
-  using OpConversionPattern<HLOp>::OpConversionPattern;
-  using OpAdaptor = typename HLOp::Adaptor;
+/// Element types of the float math kernels.
+bool isF32OrF64(Type type) { return type.isF32() || type.isF64(); }
 
-  LogicalResult
-  matchAndRewrite(HLOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type ||
-        !(type.getElementType().isF32() || type.getElementType().isF64()))
-      return rewriter.notifyMatchFailure(op, "needs a static f32/f64 input");
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getInput());
-    return success();
-  }
-};
-
-/// hl.max / hl.min (binary after import) -> edge.maximum / edge.minimum.
-template <typename HLOp, typename EdgeOp>
-struct MinMaxLowering : public OpConversionPattern<HLOp> {
-  using OpConversionPattern<HLOp>::OpConversionPattern;
-  using OpAdaptor = typename HLOp::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(HLOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getLhs()) ||
-        !getStaticType(adaptor.getRhs()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    Type element = resultType.getElementType();
-    if (!isRuntimeElementType(element) || element.isInteger(1))
-      return rewriter.notifyMatchFailure(op, "no kernel for this type");
-    int64_t rank = resultType.getRank();
-    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
-    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, lhs, rhs);
-    return success();
-  }
-};
+/// Element types of the min/max and mod kernels (every runtime type but
+/// bool).
+bool isNumeric(Type type) {
+  return isRuntimeElementType(type) && !type.isInteger(1);
+}
 
 /// hl.mod -> edge.mod on rank-aligned operands.
 struct ModLowering : public OpConversionPattern<hl::ModOp> {
@@ -73,20 +42,16 @@ struct ModLowering : public OpConversionPattern<hl::ModOp> {
   LogicalResult
   matchAndRewrite(hl::ModOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getLhs()) ||
-        !getStaticType(adaptor.getRhs()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    Type element = resultType.getElementType();
-    if (!isRuntimeElementType(element) || element.isInteger(1))
-      return rewriter.notifyMatchFailure(op, "no kernel for this type");
     bool fmod = op.getFmod() != 0;
-    if (!fmod && isa<FloatType>(element))
+    if (!fmod && isa<FloatType>(getElementTypeOrSelf(op.getOutput())))
       return rewriter.notifyMatchFailure(op, "float mod needs fmod");
-    int64_t rank = resultType.getRank();
-    Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
-    Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
-    rewriter.replaceOpWithNewOp<edge::ModOp>(op, resultType, lhs, rhs, fmod);
+    FailureOr<AlignedOperands> aligned =
+        alignBinaryOperands(op, op.getOutput(), adaptor.getLhs(),
+                            adaptor.getRhs(), isNumeric, rewriter);
+    if (failed(aligned))
+      return failure();
+    rewriter.replaceOpWithNewOp<edge::ModOp>(op, aligned->resultType,
+                                             aligned->lhs, aligned->rhs, fmod);
     return success();
   }
 };
@@ -109,8 +74,8 @@ struct BitShiftLowering : public OpConversionPattern<hl::BitShiftOp> {
     Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
     Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
     // hl keeps ONNX's LEFT/RIGHT; edge spells them in lower case.
-    rewriter.replaceOpWithNewOp<edge::BitShiftOp>(
-        op, resultType, lhs, rhs, op.getDirection().lower());
+    rewriter.replaceOpWithNewOp<edge::BitShiftOp>(op, resultType, lhs, rhs,
+                                                  op.getDirection().lower());
     return success();
   }
 };
@@ -336,28 +301,29 @@ struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
 
 void strata::hl_to_edge::populateMathPatterns(TypeConverter &converter,
                                               RewritePatternSet &patterns) {
-  patterns.add<MathLowering<hl::LogOp, edge::LogOp>,
-               MathLowering<hl::SinOp, edge::SinOp>,
-               MathLowering<hl::CosOp, edge::CosOp>,
-               MathLowering<hl::TanOp, edge::TanOp>,
-               MathLowering<hl::AsinOp, edge::AsinOp>,
-               MathLowering<hl::AcosOp, edge::AcosOp>,
-               MathLowering<hl::AtanOp, edge::AtanOp>,
-               MathLowering<hl::SinhOp, edge::SinhOp>,
-               MathLowering<hl::CoshOp, edge::CoshOp>,
-               MathLowering<hl::AsinhOp, edge::AsinhOp>,
-               MathLowering<hl::AcoshOp, edge::AcoshOp>,
-               MathLowering<hl::AtanhOp, edge::AtanhOp>,
-               MathLowering<hl::FloorOp, edge::FloorOp>,
-               MathLowering<hl::CeilOp, edge::CeilOp>,
-               MathLowering<hl::RoundOp, edge::RoundOp>,
-               MathLowering<hl::ErfOp, edge::ErfOp>,
-               MathLowering<hl::SignOp, edge::SignOp>,
-               MinMaxLowering<hl::MaxOp, edge::MaximumOp>,
-               MinMaxLowering<hl::MinOp, edge::MinimumOp>, CastLowering,
-               ModLowering, BitShiftLowering, PowLowering, LeakyReluLowering,
-               EluLowering, SeluLowering, CeluLowering, HardSigmoidLowering,
-               HardSwishLowering, SoftplusLowering, SoftsignLowering,
-               ReciprocalLowering, ShrinkLowering, PReluLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<UnaryLowering<hl::LogOp, edge::LogOp, isF32OrF64>,
+           UnaryLowering<hl::SinOp, edge::SinOp, isF32OrF64>,
+           UnaryLowering<hl::CosOp, edge::CosOp, isF32OrF64>,
+           UnaryLowering<hl::TanOp, edge::TanOp, isF32OrF64>,
+           UnaryLowering<hl::AsinOp, edge::AsinOp, isF32OrF64>,
+           UnaryLowering<hl::AcosOp, edge::AcosOp, isF32OrF64>,
+           UnaryLowering<hl::AtanOp, edge::AtanOp, isF32OrF64>,
+           UnaryLowering<hl::SinhOp, edge::SinhOp, isF32OrF64>,
+           UnaryLowering<hl::CoshOp, edge::CoshOp, isF32OrF64>,
+           UnaryLowering<hl::AsinhOp, edge::AsinhOp, isF32OrF64>,
+           UnaryLowering<hl::AcoshOp, edge::AcoshOp, isF32OrF64>,
+           UnaryLowering<hl::AtanhOp, edge::AtanhOp, isF32OrF64>,
+           UnaryLowering<hl::FloorOp, edge::FloorOp, isF32OrF64>,
+           UnaryLowering<hl::CeilOp, edge::CeilOp, isF32OrF64>,
+           UnaryLowering<hl::RoundOp, edge::RoundOp, isF32OrF64>,
+           UnaryLowering<hl::ErfOp, edge::ErfOp, isF32OrF64>,
+           UnaryLowering<hl::SignOp, edge::SignOp, isF32OrF64>,
+           BinaryLowering<hl::MaxOp, edge::MaximumOp, isNumeric>,
+           BinaryLowering<hl::MinOp, edge::MinimumOp, isNumeric>, CastLowering,
+           ModLowering, BitShiftLowering, PowLowering, LeakyReluLowering,
+           EluLowering, SeluLowering, CeluLowering, HardSigmoidLowering,
+           HardSwishLowering, SoftplusLowering, SoftsignLowering,
+           ReciprocalLowering, ShrinkLowering, PReluLowering>(
+          converter, patterns.getContext());
 }

@@ -48,6 +48,22 @@ Value alignRank(OpBuilder &builder, Location loc, Value value, int64_t rank) {
   return reshapeTo(builder, loc, value, shape);
 }
 
+FailureOr<AlignedOperands>
+alignBinaryOperands(Operation *op, Value result, Value lhs, Value rhs,
+                    bool (*accepts)(Type),
+                    ConversionPatternRewriter &rewriter) {
+  RankedTensorType resultType = getStaticType(result);
+  RankedTensorType lhsType = getStaticType(lhs);
+  if (!resultType || !lhsType || !getStaticType(rhs))
+    return rewriter.notifyMatchFailure(op, "needs static shapes");
+  if (!accepts(lhsType.getElementType()))
+    return rewriter.notifyMatchFailure(op, "no kernel for this type");
+  int64_t rank = resultType.getRank();
+  return AlignedOperands{resultType,
+                         alignRank(rewriter, op->getLoc(), lhs, rank),
+                         alignRank(rewriter, op->getLoc(), rhs, rank)};
+}
+
 Value splatConstant(OpBuilder &builder, Location loc, Type elementType,
                     int64_t rank, double value) {
   auto type = RankedTensorType::get(SmallVector<int64_t>(rank, 1), elementType);

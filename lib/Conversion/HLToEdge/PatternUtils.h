@@ -26,6 +26,68 @@ mlir::Value reshapeTo(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value alignRank(mlir::OpBuilder &builder, mlir::Location loc,
                       mlir::Value value, int64_t rank);
 
+/// An element-type predicate of the lowerings below: every type.
+inline bool anyElementType(mlir::Type) { return true; }
+
+/// A unary hl op -> the edge op of the same meaning, for a static input of
+/// an element type `Accepts` takes.
+template <typename HLOp, typename EdgeOp,
+          bool (*Accepts)(mlir::Type) = anyElementType>
+struct UnaryLowering : public mlir::OpConversionPattern<HLOp> {
+  using mlir::OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  mlir::LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    mlir::RankedTensorType type = getStaticType(adaptor.getInput());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a static shape");
+    if (!Accepts(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "no kernel for this type");
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getInput());
+    return mlir::success();
+  }
+};
+
+/// The operands of a broadcasting binary op reshaped to its result's rank
+/// (the edge contract's rank-explicit broadcasting), when the result and
+/// both operands are static and `Accepts` takes the lhs's element type.
+struct AlignedOperands {
+  mlir::RankedTensorType resultType;
+  mlir::Value lhs, rhs;
+};
+mlir::FailureOr<AlignedOperands>
+alignBinaryOperands(mlir::Operation *op, mlir::Value result, mlir::Value lhs,
+                    mlir::Value rhs, bool (*accepts)(mlir::Type),
+                    mlir::ConversionPatternRewriter &rewriter);
+
+/// A broadcasting binary hl op -> `EdgeOp` on rank-aligned operands
+/// (swapped with `Swap`: a > b is b < a), for element types `Accepts`
+/// takes: the one lowering of the arithmetic, comparison, logical, bitwise
+/// and min/max ops.
+template <typename HLOp, typename EdgeOp,
+          bool (*Accepts)(mlir::Type) = anyElementType, bool Swap = false>
+struct BinaryLowering : public mlir::OpConversionPattern<HLOp> {
+  using mlir::OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  mlir::LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    mlir::FailureOr<AlignedOperands> aligned =
+        alignBinaryOperands(op, op.getOutput(), adaptor.getLhs(),
+                            adaptor.getRhs(), Accepts, rewriter);
+    if (mlir::failed(aligned))
+      return mlir::failure();
+    if (Swap)
+      std::swap(aligned->lhs, aligned->rhs);
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, aligned->resultType, aligned->lhs,
+                                        aligned->rhs);
+    return mlir::success();
+  }
+};
+
 /// A scalar constant of `elementType` shaped [1, ..., 1] with `rank` dims.
 mlir::Value splatConstant(mlir::OpBuilder &builder, mlir::Location loc,
                           mlir::Type elementType, int64_t rank, double value);
@@ -132,7 +194,7 @@ void populateControlFlowPatterns(mlir::TypeConverter &converter,
 void populateQuantizationPatterns(mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateScaledIntegerLinearPatterns(mlir::TypeConverter &converter,
-                                       mlir::RewritePatternSet &patterns);
+                                         mlir::RewritePatternSet &patterns);
 void populateIntegerLinearPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateEinsumPatterns(mlir::TypeConverter &converter,

@@ -157,8 +157,8 @@ struct QuantConstants {
 };
 FailureOr<QuantConstants> quantConstants(OpBuilder &builder, Location loc,
                                          Type element) {
-  std::optional<strata::quant::TypeQuantization> q =
-      strata::quant::getTypeQuantization(element);
+  std::optional<quantization::TypeQuantization> q =
+      quantization::getTypeQuantization(element);
   if (!q || !q->storage.isInteger(8))
     return failure();
   Type storage = q->storage;
@@ -166,7 +166,7 @@ FailureOr<QuantConstants> quantConstants(OpBuilder &builder, Location loc,
   out.axis = std::max<int64_t>(q->axis, 0);
   SmallVector<float> scales;
   SmallVector<int64_t> zeroPoints;
-  for (const strata::quant::QuantParams &p : q->params) {
+  for (const quantization::QuantParams &p : q->params) {
     scales.push_back(static_cast<float>(p.scale));
     zeroPoints.push_back(p.zeroPoint);
   }
@@ -230,12 +230,12 @@ struct DequantizeCastLowering
     std::optional<SmallVector<double>> constant =
         qcast ? getConstantFloats(qcast.getArg()) : std::nullopt;
     if (constant) {
-      strata::quant::TypeQuantization q =
-          *strata::quant::getTypeQuantization(element);
+      quantization::TypeQuantization q =
+          *quantization::getTypeQuantization(element);
       SmallVector<APInt> values;
       values.reserve(constant->size());
       for (size_t i = 0; i < constant->size(); ++i) {
-        size_t c = strata::quant::channelOf(i, inputType.getShape(), q.axis);
+        size_t c = quantization::channelOf(i, inputType.getShape(), q.axis);
         int64_t level = q.params[c].quantize(static_cast<float>((*constant)[i]));
         values.push_back(APInt(8, static_cast<uint64_t>(level), true));
       }

@@ -60,9 +60,12 @@ struct PrepareOptions {
   /// activation_layout): by the rule of ChannelBlockedRule.cpp, or forced.
   enum class Layout { Rule, Open, ChannelBlocked };
   Layout activationLayout = Layout::Rule;
-  /// Let convolutions use Winograd: the delegate's own F(2x2,3x3) kernel
-  /// where it applies (3x3, stride 1, AVX-512) and, when measuring,
-  /// oneDNN's Winograd implementations too.
+  /// Let convolutions use Winograd: the delegate's own kernel where it
+  /// applies (3x3, stride 1, dilation 1, no groups, channels in multiples
+  /// of 16; AVX-512 or AVX2), in F(4x4,3x3) tiles where both output
+  /// extents are at least 13 and F(2x2,3x3) tiles below (winogradTileFor in
+  /// Convolution.cpp), and, when measuring, oneDNN's Winograd
+  /// implementations too.
   bool winograd = false;
   /// Also keep the plain weights, so that init on another CPU can repack.
   bool keepPlainWeights = false;
