@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <ftw.h>
 #include <sys/stat.h>
 
 using namespace strata::runtime;
@@ -27,13 +28,24 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// A fresh temporary folder.
-std::string makeTempDir() {
-  char pattern[] = "/tmp/strata-samples-XXXXXX";
-  const char *dir = ::mkdtemp(pattern);
-  EXPECT_NE(dir, nullptr);
-  return dir ? dir : "/tmp";
-}
+/// A fresh temporary folder, removed with everything in it at scope exit.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char pattern[] = "/tmp/strata-samples-XXXXXX";
+    const char *dir = ::mkdtemp(pattern);
+    EXPECT_NE(dir, nullptr);
+    path = dir ? dir : "/tmp/strata-samples-failed";
+  }
+  ~TempDir() {
+    ::nftw(
+        path.c_str(),
+        [](const char *file, const struct stat *, int, struct FTW *) {
+          return ::remove(file);
+        },
+        16, FTW_DEPTH | FTW_PHYS);
+  }
+};
 
 OwnedTensor f32Tensor(std::vector<int64_t> shape, float first) {
   OwnedTensor t;
@@ -389,7 +401,8 @@ TEST(SampleSourceTest, BadSpecsNameThemselves) {
 //===----------------------------------------------------------------------===//
 
 TEST(SampleSourceTest, TestDataSetFolderWithExpectedOutputs) {
-  std::string dir = makeTempDir();
+  TempDir dirOwner;
+  const std::string &dir = dirOwner.path;
   writePb(dir + "/input_0.pb", f32Tensor({2, 3}, 1));
   writePb(dir + "/input_1.pb", f32Tensor({4}, 10));
   writePb(dir + "/output_0.pb", f32Tensor({1}, 42));
@@ -419,7 +432,8 @@ TEST(SampleSourceTest, TestDataSetFolderWithExpectedOutputs) {
 }
 
 TEST(SampleSourceTest, FolderOfSampleFolders) {
-  std::string dir = makeTempDir();
+  TempDir dirOwner;
+  const std::string &dir = dirOwner.path;
   for (int s = 0; s < 3; ++s) {
     std::string set = dir + "/test_data_set_" + std::to_string(s);
     ASSERT_EQ(::mkdir(set.c_str(), 0755), 0);
@@ -440,7 +454,8 @@ TEST(SampleSourceTest, FolderOfSampleFolders) {
 }
 
 TEST(SampleSourceTest, FolderOfSampleFiles) {
-  std::string dir = makeTempDir();
+  TempDir dirOwner;
+  const std::string &dir = dirOwner.path;
   writePb(dir + "/a.pb", f32Tensor({4}, 1));
   ASSERT_TRUE(writeFileAtomic(dir + "/b.npy",
                               serializeNpy(f32Tensor({2, 2}, 5).view()))
@@ -464,7 +479,8 @@ TEST(SampleSourceTest, FolderOfSampleFiles) {
 }
 
 TEST(SampleSourceTest, StackedNpy) {
-  std::string dir = makeTempDir();
+  TempDir dirOwner;
+  const std::string &dir = dirOwner.path;
   std::string path = dir + "/stack.npy";
   ASSERT_TRUE(
       writeFileAtomic(path, serializeNpy(f32Tensor({3, 2, 2}, 0).view())).ok());
@@ -492,7 +508,8 @@ TEST(SampleSourceTest, StackedNpy) {
 }
 
 TEST(SampleSourceTest, SingleFileAndGivenFiles) {
-  std::string dir = makeTempDir();
+  TempDir dirOwner;
+  const std::string &dir = dirOwner.path;
   writePb(dir + "/x.pb", f32Tensor({6}, 3));
   Result<SampleSource> source =
       SampleSource::open(dir + "/x.pb", {{DType::F32, {2, 3}}});
@@ -510,7 +527,8 @@ TEST(SampleSourceTest, SingleFileAndGivenFiles) {
 }
 
 TEST(SampleSourceTest, ErrorsNameTheFileAndField) {
-  std::string dir = makeTempDir();
+  TempDir dirOwner;
+  const std::string &dir = dirOwner.path;
   Result<SampleSource> missing = SampleSource::open(dir + "/nope", {});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message(),
@@ -524,7 +542,8 @@ TEST(SampleSourceTest, ErrorsNameTheFileAndField) {
   EXPECT_EQ(gap.error().message(), dir + ": input_1.pb is missing");
 
   // Fewer files than the model has inputs.
-  std::string set = makeTempDir();
+  TempDir setOwner;
+  const std::string &set = setOwner.path;
   writePb(set + "/input_0.pb", f32Tensor({2}, 0));
   Result<SampleSource> few =
       SampleSource::open(set, {{DType::F32, {2}}, {DType::F32, {2}}});
