@@ -3,13 +3,12 @@
 
 #include "strata/Runtime/DataLoader.h"
 #include "strata/Runtime/Delegates/Linked.h"
-#include "strata/Runtime/HalfFloat.h"
 #include "strata/Runtime/Kernel.h"
 #include "strata/Runtime/Program.h"
+#include "strata/Runtime/SampleSource.h"
 
 #include <cstring>
 #include <optional>
-#include <random>
 
 using namespace strata::runtime;
 
@@ -118,65 +117,18 @@ runProgram(const std::string &bytes, const std::vector<OwnedTensor> &inputs,
   return outputs;
 }
 
-/// Writes one random element of `dtype` at `at`: floating types uniform in
-/// [-1, 1) (rounded to the type), booleans 0 or 1, integers in [0, 10)
-/// (valid indices and counts for most models), every byte of the element
-/// written.
-static void writeRandomElement(DType dtype, uint8_t *at, std::mt19937_64 &rng) {
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  auto store = [at](auto value) { std::memcpy(at, &value, sizeof(value)); };
-  switch (dtype) {
-  case DType::F32:
-    return store(uniform(rng));
-  case DType::F64:
-    return store(static_cast<double>(uniform(rng)));
-  case DType::F16:
-    return store(floatToHalf(uniform(rng)));
-  case DType::BF16:
-    return store(floatToBFloat16(uniform(rng)));
-  case DType::Bool:
-    return store(static_cast<uint8_t>(rng() % 2));
-  case DType::I8:
-    return store(static_cast<int8_t>(rng() % 10));
-  case DType::U8:
-    return store(static_cast<uint8_t>(rng() % 10));
-  case DType::I16:
-    return store(static_cast<int16_t>(rng() % 10));
-  case DType::U16:
-    return store(static_cast<uint16_t>(rng() % 10));
-  case DType::I32:
-    return store(static_cast<int32_t>(rng() % 10));
-  case DType::U32:
-    return store(static_cast<uint32_t>(rng() % 10));
-  case DType::I64:
-    return store(static_cast<int64_t>(rng() % 10));
-  case DType::U64:
-    return store(static_cast<uint64_t>(rng() % 10));
-  }
-}
-
 Result<std::vector<OwnedTensor>> makeRandomInputs(const std::string &bytes,
                                                   uint64_t seed,
                                                   const std::string &method) {
-  Result<std::unique_ptr<ProgramSession>> session =
-      ProgramSession::open(bytes, method);
-  if (!session.ok())
-    return session.takeError();
-  ProgramSession &m = **session;
-  std::mt19937_64 rng(seed);
-  std::vector<OwnedTensor> inputs;
-  for (size_t i = 0; i < m.inputCount(); ++i) {
-    Result<TensorView> view = m.input(i);
-    if (!view.ok())
-      return view.takeError();
-    OwnedTensor tensor = copyOf(*view);
-    uint8_t *p = tensor.bytes.data();
-    size_t size = dtypeSize(tensor.dtype);
-    for (int64_t e = 0, n = view->numel(); e < n; ++e)
-      writeRandomElement(tensor.dtype, p + e * size, rng);
-    inputs.push_back(std::move(tensor));
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ProgramSession> session,
+                          ProgramSession::open(bytes, method));
+  std::vector<InputSpec> specs;
+  for (size_t i = 0; i < session->inputCount(); ++i) {
+    STRATA_ASSIGN_OR_RETURN(TensorView view, session->input(i));
+    specs.push_back({view.dtype, view.shape});
   }
-  return inputs;
+  return makeRandomSample(specs, RandomDistribution::verifyDefault(), seed,
+                          /*index=*/0);
 }
 
 } // namespace strata

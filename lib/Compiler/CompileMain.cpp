@@ -22,6 +22,7 @@
 #include "strata/Calibration/Execute.h"
 #include "strata/Compiler/HTMLReport.h"
 #include "strata/Compiler/ModelGraph.h"
+#include "strata/Runtime/SampleSource.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSet.h"
@@ -217,30 +218,28 @@ bool verifyProgram(const std::string &program, const std::string &reference,
     failing = *inputs;
   if (verifyData.empty())
     return ok;
-  std::vector<runtime::OwnedTensor> dataInputs, dataOutputs;
-  for (auto [prefix, list] :
-       {std::pair{"input_", &dataInputs}, std::pair{"output_", &dataOutputs}}) {
-    for (int i = 0;; ++i) {
-      SmallString<256> path(verifyData);
-      sys::path::append(path, prefix + std::to_string(i) + ".pb");
-      if (!sys::fs::exists(path))
-        break;
-      auto tensor = runtime::readTensorFile(path.str().str());
-      if (!tensor.ok()) {
-        errs() << "verify: " << tensor.error().toString() << "\n";
-        return false;
-      }
-      list->push_back(std::move(*tensor));
-    }
+  auto dataSet = runtime::SampleSource::openTestDataSet(verifyData, {});
+  if (!dataSet.ok()) {
+    errs() << "verify: " << dataSet.error().toString() << "\n";
+    return false;
   }
-  auto onData = runProgram(program, dataInputs);
+  auto dataInputs = dataSet->get(0);
+  auto dataOutputs = dataSet->expected(0);
+  if (!dataInputs.ok() || !dataOutputs.ok()) {
+    errs() << "verify: "
+           << (dataInputs.ok() ? dataOutputs.error() : dataInputs.error())
+                  .toString()
+           << "\n";
+    return false;
+  }
+  auto onData = runProgram(program, *dataInputs);
   if (!onData.ok()) {
     errs() << "verify: " << onData.error().toString() << "\n";
     return false;
   }
-  if (!reportComparison(verifyData, *onData, dataOutputs)) {
+  if (!reportComparison(verifyData, *onData, *dataOutputs)) {
     if (ok)
-      failing = std::move(dataInputs);
+      failing = std::move(*dataInputs);
     return false;
   }
   return ok;

@@ -4,6 +4,7 @@
 #include "strata/Backends/Backend.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Calibration/Execute.h"
+#include "strata/Runtime/SampleSource.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -37,22 +38,6 @@ namespace {
 ConformanceRecord failed(const std::string &name, std::string failureClass,
                          std::string message) {
   return {name, "failed", std::move(failureClass), std::move(message)};
-}
-
-/// The numbered files `prefix`N.pb of `dir`, in order.
-runtime::Result<std::vector<runtime::OwnedTensor>>
-readNumbered(const std::string &dir, StringRef prefix) {
-  std::vector<runtime::OwnedTensor> tensors;
-  for (int i = 0;; ++i) {
-    SmallString<256> path(dir);
-    llvm::sys::path::append(path, prefix + Twine(i) + ".pb");
-    if (!llvm::sys::fs::exists(path))
-      return tensors;
-    auto tensor = runtime::readTensorFile(path.str().str());
-    if (!tensor.ok())
-      return tensor.takeError();
-    tensors.push_back(std::move(*tensor));
-  }
 }
 
 /// Which of `types` are bf16.
@@ -175,8 +160,11 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
       dataSets.push_back(it->path());
   llvm::sort(dataSets);
   for (const std::string &dataSet : dataSets) {
-    auto inputs = readNumbered(dataSet, "input_");
-    auto expected = readNumbered(dataSet, "output_");
+    auto source = runtime::SampleSource::openTestDataSet(dataSet, {});
+    if (!source.ok())
+      return failed(name, "run-error", source.error().toString());
+    auto inputs = source->get(0);
+    auto expected = source->expected(0);
     if (!inputs.ok() || !expected.ok())
       return failed(name, "run-error",
                     (inputs.ok() ? expected.error() : inputs.error())

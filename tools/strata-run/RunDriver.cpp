@@ -5,8 +5,8 @@
 
 #include "strata/Runtime/DataLoader.h"
 #include "strata/Runtime/Delegates/Linked.h"
-#include "strata/Runtime/HalfFloat.h"
 #include "strata/Runtime/Program.h"
+#include "strata/Runtime/SampleSource.h"
 #include "strata/Runtime/TensorIO.h"
 
 #include <algorithm>
@@ -15,10 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <map>
 #include <memory>
-#include <random>
+#include <optional>
 #include <sys/stat.h>
 
 using namespace strata::runtime;
@@ -32,8 +31,13 @@ void printRunUsage() {
       "order\n"
       "  --inputs DIR      inputs from DIR/input_N.pb (a test_data_set_N "
       "folder)\n"
+      "  --inputs SPEC     or seeded random inputs: random, "
+      "random-uniform[:LO,HI],\n"
+      "                    random-normal[:MEAN,STD]\n"
       "  --seed N          seed of the random inputs used when none are given "
-      "(0)\n"
+      "(0);\n"
+      "                    random: floats uniform in [-1, 1), integers in "
+      "[-8, 8]\n"
       "  --output-dir DIR  write output_N.npy and output_N.pb to DIR\n"
       "  --expect DIR      compare with DIR/output_N.pb; exit 1 on mismatch\n"
       "  --atol A --rtol R each element: |got - want| <= A + R * |want| "
@@ -179,94 +183,6 @@ int fail(const Error &error) {
   return 1;
 }
 
-/// Files `prefix<N>.pb` of `dir`, ordered by N; fails when none or a gap.
-Result<std::vector<std::string>> numberedFiles(const std::string &dir,
-                                               const std::string &prefix) {
-  DIR *d = ::opendir(dir.c_str());
-  if (!d)
-    return Error(ErrorCode::IOError,
-                 dir + ": cannot open folder: " + std::strerror(errno));
-  std::vector<std::pair<long, std::string>> found;
-  while (dirent *entry = ::readdir(d)) {
-    std::string name = entry->d_name;
-    if (name.size() <= prefix.size() + 3 ||
-        name.compare(0, prefix.size(), prefix) ||
-        name.compare(name.size() - 3, 3, ".pb"))
-      continue;
-    std::string digits =
-        name.substr(prefix.size(), name.size() - prefix.size() - 3);
-    if (digits.empty() ||
-        digits.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    found.emplace_back(std::atol(digits.c_str()), dir + "/" + name);
-  }
-  ::closedir(d);
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> files;
-  for (size_t i = 0; i < found.size(); ++i) {
-    if (found[i].first != static_cast<long>(i))
-      return Error(ErrorCode::InvalidArgument,
-                   dir + ": " + prefix + std::to_string(i) + ".pb is missing");
-    files.push_back(found[i].second);
-  }
-  if (files.empty())
-    return Error(ErrorCode::NotFound, dir + ": no " + prefix + "N.pb files");
-  return files;
-}
-
-/// Fills `view` with seeded random values (uniform [-1, 1) for floats).
-void fillRandom(const TensorView &view, std::mt19937_64 &rng) {
-  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> small(-8, 8);
-  int64_t n = view.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (view.dtype) {
-    case DType::F32:
-      view.as<float>()[i] = real(rng);
-      break;
-    case DType::F64:
-      view.as<double>()[i] = real(rng);
-      break;
-    case DType::I32:
-      view.as<int32_t>()[i] = small(rng);
-      break;
-    case DType::I64:
-      view.as<int64_t>()[i] = small(rng);
-      break;
-    case DType::I8:
-      view.as<int8_t>()[i] = static_cast<int8_t>(small(rng));
-      break;
-    case DType::U8:
-      view.as<uint8_t>()[i] = static_cast<uint8_t>(small(rng) + 8);
-      break;
-    case DType::Bool:
-      view.as<uint8_t>()[i] = small(rng) > 0;
-      break;
-    case DType::I16:
-      view.as<int16_t>()[i] = static_cast<int16_t>(small(rng));
-      break;
-    case DType::U16:
-      view.as<uint16_t>()[i] = static_cast<uint16_t>(small(rng) + 8);
-      break;
-    case DType::U32:
-      view.as<uint32_t>()[i] = static_cast<uint32_t>(small(rng) + 8);
-      break;
-    case DType::U64:
-      view.as<uint64_t>()[i] = static_cast<uint64_t>(small(rng) + 8);
-      break;
-    case DType::F16:
-      view.as<Half>()[i] = floatToHalf(real(rng));
-      break;
-    case DType::BF16:
-      view.as<BFloat16>()[i] = floatToBFloat16(real(rng));
-      break;
-    default:
-      std::memset(view.data, 0, view.nbytes());
-      return;
-    }
-  }
-}
-
 /// Compares one output; prints a line; returns whether it passed.
 bool compare(size_t index, const TensorView &got, OwnedTensor &want,
              const RunOptions &options) {
@@ -391,90 +307,32 @@ int listKernels() {
   return 0;
 }
 
-int runProgram(const RunOptions &options) {
-  if (options.listKernels)
-    return listKernels();
-  Result<BackendRegistry> delegates = makeDelegates(options);
-  if (!delegates.ok())
-    return fail(delegates.error());
-  using Clock = std::chrono::steady_clock;
-  auto msSince = [](Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start)
-        .count();
-  };
-  Clock::time_point loadStart = Clock::now();
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+/// A loaded method with what it runs on. Not movable: the method points
+/// into the program and the delegates.
+struct RunSession {
+  BackendRegistry delegates;
   std::unique_ptr<DataLoader> loader;
-  if (options.useFileLoader) {
-    auto opened = FileDataLoader::open(options.model);
-    if (!opened.ok())
-      return fail(opened.error());
-    loader = std::move(*opened);
-  } else {
-    auto opened = MmapDataLoader::open(options.model);
-    if (!opened.ok())
-      return fail(opened.error());
-    loader = std::move(*opened);
-  }
-  Result<Program> program = Program::load(*loader, Verification::Full);
-  if (!program.ok())
-    return fail(program.error());
-  std::string methodName = options.method;
-  if (methodName.empty()) {
-    methodName = program->methodCount() ? program->methodName(0) : "";
-    for (size_t i = 0; i < program->methodCount(); ++i)
-      if (program->methodName(i) == "forward")
-        methodName = "forward";
-  }
-  double loadMs = msSince(loadStart);
-  Clock::time_point initStart = Clock::now();
-  Result<Method> method =
-      program->loadMethod(methodName, &portableKernelRegistry(), &*delegates);
-  if (!method.ok())
-    return fail(method.error());
-  double initMs = msSince(initStart);
-
-  std::printf("method '%s': %zu inputs, %zu outputs, %zu instructions\n",
-              methodName.c_str(), method->inputCount(), method->outputCount(),
-              method->instructionCount());
-  std::printf("load: %.3f ms, init: %.3f ms\n", loadMs, initMs);
-
-  // Inputs.
-  std::vector<std::string> inputFiles = options.inputs;
-  if (!options.inputsDir.empty()) {
-    auto files = numberedFiles(options.inputsDir, "input_");
-    if (!files.ok())
-      return fail(files.error());
-    inputFiles = *files;
-  }
-  if (!inputFiles.empty() && inputFiles.size() != method->inputCount())
-    return fail(Error(ErrorCode::InvalidArgument,
-                      "method '" + methodName + "' takes " +
-                          std::to_string(method->inputCount()) + " inputs, " +
-                          std::to_string(inputFiles.size()) + " given"));
-  // The inputs are kept here and set again before every execute: the
-  // memory plan may reuse an input's bytes for intermediates, so a method
-  // reads its inputs only once.
+  std::optional<Program> program;
+  std::optional<Method> method;
+  std::string methodName;
+  /// The inputs are kept here and set again before every execute: the
+  /// memory plan may reuse an input's bytes for intermediates, so a method
+  /// reads its inputs only once.
   std::vector<OwnedTensor> inputs;
-  std::mt19937_64 rng(options.seed);
-  for (size_t i = 0; i < method->inputCount(); ++i) {
-    if (inputFiles.empty()) {
-      Result<TensorView> slot = method->input(i);
-      if (!slot.ok())
-        return fail(slot.error());
-      OwnedTensor random;
-      random.dtype = slot->dtype;
-      random.shape = slot->shape;
-      random.bytes.resize(slot->nbytes());
-      fillRandom(random.view(), rng);
-      inputs.push_back(std::move(random));
-      continue;
-    }
-    Result<OwnedTensor> tensor = readTensorFile(inputFiles[i]);
-    if (!tensor.ok())
-      return fail(tensor.error());
-    inputs.push_back(std::move(*tensor));
-  }
-  auto setInputs = [&]() -> Error {
+  /// The file of each input (empty for random inputs), for messages.
+  std::vector<std::string> inputFiles;
+
+  /// Sets every input; a failure names the input's file.
+  Error setInputs() {
     for (size_t i = 0; i < inputs.size(); ++i) {
       Error error = method->setInput(i, inputs[i].view());
       if (!error.ok())
@@ -484,194 +342,312 @@ int runProgram(const RunOptions &options) {
                          ": " + error.message());
     }
     return Error::success();
-  };
-  if (Error error = setInputs(); !error.ok())
-    return fail(error);
-  if (inputFiles.empty() && method->inputCount())
-    std::printf("inputs: random (seed %llu)\n",
-                static_cast<unsigned long long>(options.seed));
-
-  Error error = method->execute();
-  if (!error.ok())
-    return fail(error);
-
-  for (size_t i = 0; i < method->outputCount(); ++i) {
-    Result<TensorView> out = method->output(i);
-    if (!out.ok())
-      return fail(out.error());
-    double sum = 0;
-    for (int64_t j = 0; j < out->numel(); ++j)
-      sum += elementAsDouble(*out, j);
-    std::printf("output %zu: %s sum %.6g\n", i, out->typeString().c_str(), sum);
   }
+};
 
-  if (!options.outputDir.empty()) {
-    ::mkdir(options.outputDir.c_str(), 0755);
-    for (size_t i = 0; i < method->outputCount(); ++i) {
-      TensorView out = *method->output(i);
-      std::string base = options.outputDir + "/output_" + std::to_string(i);
-      Error npy = writeFileAtomic(base + ".npy", serializeNpy(out));
-      if (!npy.ok())
-        return fail(npy);
-      Error pb = writeFileAtomic(
-          base + ".pb",
-          serializeTensorProto(out, "output_" + std::to_string(i)));
-      if (!pb.ok())
-        return fail(pb);
+/// Loads the program and its method (--method, else forward, else the
+/// first); prints the method's shape and the load and init times.
+Error loadSession(const RunOptions &options, RunSession &session) {
+  Clock::time_point loadStart = Clock::now();
+  if (options.useFileLoader) {
+    STRATA_ASSIGN_OR_RETURN(session.loader,
+                            FileDataLoader::open(options.model));
+  } else {
+    STRATA_ASSIGN_OR_RETURN(session.loader,
+                            MmapDataLoader::open(options.model));
+  }
+  STRATA_ASSIGN_OR_RETURN(Program program,
+                          Program::load(*session.loader, Verification::Full));
+  session.program.emplace(std::move(program));
+  session.methodName = options.method;
+  if (session.methodName.empty()) {
+    Program &p = *session.program;
+    session.methodName = p.methodCount() ? p.methodName(0) : "";
+    for (size_t i = 0; i < p.methodCount(); ++i)
+      if (p.methodName(i) == "forward")
+        session.methodName = "forward";
+  }
+  double loadMs = msSince(loadStart);
+  Clock::time_point initStart = Clock::now();
+  STRATA_ASSIGN_OR_RETURN(
+      Method method,
+      session.program->loadMethod(session.methodName,
+                                  &portableKernelRegistry(),
+                                  &session.delegates));
+  session.method.emplace(std::move(method));
+  double initMs = msSince(initStart);
+  std::printf("method '%s': %zu inputs, %zu outputs, %zu instructions\n",
+              session.methodName.c_str(), session.method->inputCount(),
+              session.method->outputCount(),
+              session.method->instructionCount());
+  std::printf("load: %.3f ms, init: %.3f ms\n", loadMs, initMs);
+  return Error::success();
+}
+
+/// Where the inputs come from: --input files, an --inputs test_data_set
+/// folder or random spec, else random draws of RandomDistribution::runDefault.
+Result<SampleSource> openInputs(const RunOptions &options, Method &method) {
+  RandomDistribution dist = RandomDistribution::runDefault();
+  if (isRandomSpec(options.inputsDir)) {
+    STRATA_ASSIGN_OR_RETURN(dist, parseRandomSpec(options.inputsDir, dist));
+  } else if (!options.inputsDir.empty()) {
+    STRATA_ASSIGN_OR_RETURN(
+        SampleSource set,
+        SampleSource::openTestDataSet(options.inputsDir, {}));
+    if (set.inputFiles(0).empty())
+      return Error(ErrorCode::NotFound,
+                   options.inputsDir + ": no input_N.pb files");
+    return set;
+  } else if (!options.inputs.empty()) {
+    return SampleSource::fromFiles(options.inputs, {});
+  }
+  std::vector<InputSpec> specs;
+  for (size_t i = 0; i < method.inputCount(); ++i) {
+    STRATA_ASSIGN_OR_RETURN(TensorView slot, method.input(i));
+    specs.push_back({slot.dtype, slot.shape});
+  }
+  return SampleSource::random(std::move(specs), dist, options.seed, 1);
+}
+
+/// Reads (or draws) the inputs and sets them.
+Error prepareInputs(const RunOptions &options, RunSession &session) {
+  STRATA_ASSIGN_OR_RETURN(SampleSource source,
+                          openInputs(options, *session.method));
+  session.inputFiles = source.inputFiles(0);
+  size_t count = session.method->inputCount();
+  if (!source.isRandom() && session.inputFiles.size() != count)
+    return Error(ErrorCode::InvalidArgument,
+                 "method '" + session.methodName + "' takes " +
+                     std::to_string(count) + " inputs, " +
+                     std::to_string(session.inputFiles.size()) + " given");
+  STRATA_ASSIGN_OR_RETURN(session.inputs, source.get(0));
+  STRATA_RETURN_IF_ERROR(session.setInputs());
+  if (source.isRandom() && count)
+    std::printf("inputs: %s (seed %llu)\n",
+                options.inputsDir.empty() ? "random"
+                                          : options.inputsDir.c_str(),
+                static_cast<unsigned long long>(options.seed));
+  return Error::success();
+}
+
+/// Prints each output's sum; writes them to --output-dir.
+Error reportOutputs(const RunOptions &options, Method &method) {
+  for (size_t i = 0; i < method.outputCount(); ++i) {
+    STRATA_ASSIGN_OR_RETURN(TensorView out, method.output(i));
+    double sum = 0;
+    for (int64_t j = 0; j < out.numel(); ++j)
+      sum += elementAsDouble(out, j);
+    std::printf("output %zu: %s sum %.6g\n", i, out.typeString().c_str(), sum);
+  }
+  if (options.outputDir.empty())
+    return Error::success();
+  ::mkdir(options.outputDir.c_str(), 0755);
+  for (size_t i = 0; i < method.outputCount(); ++i) {
+    TensorView out = *method.output(i);
+    std::string base = options.outputDir + "/output_" + std::to_string(i);
+    STRATA_RETURN_IF_ERROR(writeFileAtomic(base + ".npy", serializeNpy(out)));
+    STRATA_RETURN_IF_ERROR(writeFileAtomic(
+        base + ".pb",
+        serializeTensorProto(out, "output_" + std::to_string(i))));
+  }
+  return Error::success();
+}
+
+/// --expect DIR: compares each output with DIR/output_N.pb; prints PASS or
+/// FAIL. Returns whether all passed.
+Result<bool> checkExpected(const RunOptions &options, Method &method) {
+  STRATA_ASSIGN_OR_RETURN(
+      SampleSource set, SampleSource::openTestDataSet(options.expectDir, {}));
+  if (!set.hasExpected(0))
+    return Error(ErrorCode::NotFound,
+                 options.expectDir + ": no output_N.pb files");
+  STRATA_ASSIGN_OR_RETURN(std::vector<OwnedTensor> wants, set.expected(0));
+  if (wants.size() != method.outputCount())
+    return Error(ErrorCode::InvalidArgument,
+                 options.expectDir + ": " + std::to_string(wants.size()) +
+                     " expected outputs, the method has " +
+                     std::to_string(method.outputCount()));
+  bool passed = true;
+  for (size_t i = 0; i < wants.size(); ++i)
+    passed &= compare(i, *method.output(i), wants[i], options);
+  std::printf("%s\n", passed ? "PASS" : "FAIL");
+  return passed;
+}
+
+/// Each instruction's and delegate step's median time over the runs.
+struct ProfileTimes {
+  std::vector<uint64_t> instructions;
+  std::vector<std::vector<DelegateOpProfile>> steps;
+};
+
+uint64_t median(std::vector<uint64_t> values) {
+  if (values.empty())
+    return 0;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2,
+                   values.end());
+  return values[values.size() / 2];
+}
+
+/// Runs the method --profile-runs times with profiling on. After the first
+/// run (a warm-up: arenas and constants are paged in); the memory plan may
+/// reuse input bytes, so these runs' outputs are not the ones reported;
+/// only their times are used.
+Result<ProfileTimes> collectProfile(const RunOptions &options,
+                                    RunSession &session) {
+  Method &method = *session.method;
+  size_t count = method.instructionCount();
+  std::vector<std::vector<uint64_t>> instructionRuns(count);
+  ProfileTimes times;
+  times.steps.resize(count);
+  std::vector<std::vector<std::vector<uint64_t>>> stepRuns(count);
+  for (int run = 0; run < options.profileRuns; ++run) {
+    STRATA_RETURN_IF_ERROR(session.setInputs());
+    method.setProfiling(true);
+    Error e = method.execute();
+    method.setProfiling(false);
+    STRATA_RETURN_IF_ERROR(e);
+    for (size_t i = 0; i < count; ++i) {
+      instructionRuns[i].push_back(method.instructionTimesNs()[i]);
+      const std::vector<DelegateOpProfile> &now = method.delegateProfile(i);
+      if (run == 0) {
+        times.steps[i] = now;
+        stepRuns[i].resize(now.size());
+      }
+      for (size_t j = 0; j < now.size() && j < times.steps[i].size(); ++j)
+        stepRuns[i][j].push_back(now[j].nanoseconds);
     }
   }
+  for (size_t i = 0; i < count; ++i) {
+    times.instructions.push_back(median(instructionRuns[i]));
+    for (size_t j = 0; j < times.steps[i].size(); ++j)
+      times.steps[i][j].nanoseconds = median(stepRuns[i][j]);
+  }
+  return times;
+}
 
+std::string joined(const std::vector<std::string> &names, const char *sep) {
+  std::string text;
+  for (const std::string &n : names)
+    text += (text.empty() ? "" : sep) + n;
+  return text;
+}
+
+/// --profile: each instruction's time with its ONNX node names and its
+/// delegate steps; --profile-tsv writes the same as tab-separated lines.
+Error profile(const RunOptions &options, RunSession &session) {
+  STRATA_ASSIGN_OR_RETURN(ProfileTimes times, collectProfile(options, session));
+  Method &method = *session.method;
+  uint64_t total = 0;
+  for (uint64_t t : times.instructions)
+    total += t;
+  std::printf("profile: %zu instructions, %.3f ms%s\n",
+              method.instructionCount(), total / 1e6,
+              options.profileRuns > 1 ? " (medians)" : "");
+  std::string tsv;
+  for (size_t i = 0; i < method.instructionCount(); ++i) {
+    const std::vector<std::string> &names = method.instructionNodeNames(i);
+    uint64_t t = times.instructions[i];
+    std::printf("  %4zu %-24s %9.3f ms %5.1f%%  %s\n", i,
+                method.instructionLabel(i).c_str(), t / 1e6,
+                total ? 100.0 * t / total : 0.0, joined(names, ", ").c_str());
+    printDelegateSteps(times.steps[i], total);
+    tsv += "instruction\t" + std::to_string(i) + "\t" +
+           method.instructionLabel(i) + "\t" + std::to_string(t) + "\t" +
+           joined(names, "|") + "\n";
+    for (size_t j = 0; j < times.steps[i].size(); ++j) {
+      const DelegateOpProfile &step = times.steps[i][j];
+      tsv += "step\t" + std::to_string(i) + "\t" + std::to_string(j) + "\t" +
+             step.op + "\t" + step.implementation + "\t" + step.layout +
+             "\t" + std::to_string(step.nanoseconds) + "\t" +
+             joined(step.nodes, "|") + "\n";
+    }
+  }
+  if (!options.profileTsv.empty())
+    STRATA_RETURN_IF_ERROR(writeFileAtomic(options.profileTsv, tsv));
+  printStepSummary(times.steps, total);
+  return Error::success();
+}
+
+/// --bench N: N timed runs after a warm-up (median, p10, p90), the time to
+/// set the inputs, and load + init once more.
+Error bench(const RunOptions &options, RunSession &session) {
+  Method &method = *session.method;
+  int warmup = std::max(1, options.bench / 10);
+  auto millis = [](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+  };
+  for (int i = 0; i < warmup; ++i) {
+    STRATA_RETURN_IF_ERROR(session.setInputs());
+    STRATA_RETURN_IF_ERROR(method.execute());
+  }
+  // Each timed run is preceded by setting the inputs, timed apart.
+  std::vector<double> ms, copyMs;
+  for (int i = 0; i < options.bench; ++i) {
+    auto copyStart = Clock::now();
+    STRATA_RETURN_IF_ERROR(session.setInputs());
+    auto start = Clock::now();
+    STRATA_RETURN_IF_ERROR(method.execute());
+    auto end = Clock::now();
+    copyMs.push_back(millis(copyStart, start));
+    ms.push_back(millis(start, end));
+  }
+  std::sort(ms.begin(), ms.end());
+  std::sort(copyMs.begin(), copyMs.end());
+  std::printf("bench: %d runs after %d warm-up: median %.3f ms, p10 %.3f "
+              "ms, p90 %.3f ms\n",
+              options.bench, warmup, percentile(ms, 0.5), percentile(ms, 0.1),
+              percentile(ms, 0.9));
+  std::printf("bench: setting the inputs before each run: median %.1f us "
+              "(not in the figures above)\n",
+              1e3 * percentile(copyMs, 0.5));
+  // Load + init once more in this process (what a server reloading a
+  // model pays; oneDNN's primitive cache is warm, as ONNX Runtime's
+  // second session creation is).
+  auto start = Clock::now();
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<MmapDataLoader> again,
+                          MmapDataLoader::open(options.model));
+  STRATA_ASSIGN_OR_RETURN(Program reloaded,
+                          Program::load(*again, Verification::Full));
+  STRATA_ASSIGN_OR_RETURN(
+      Method reinit,
+      reloaded.loadMethod(session.methodName, &portableKernelRegistry(),
+                          &session.delegates));
+  (void)reinit;
+  std::printf("load+init again: %.3f ms\n", msSince(start));
+  return Error::success();
+}
+
+} // namespace
+
+int runProgram(const RunOptions &options) {
+  if (options.listKernels)
+    return listKernels();
+  RunSession session;
+  Result<BackendRegistry> delegates = makeDelegates(options);
+  if (!delegates.ok())
+    return fail(delegates.error());
+  session.delegates = std::move(*delegates);
+  if (Error e = loadSession(options, session); !e.ok())
+    return fail(e);
+  if (Error e = prepareInputs(options, session); !e.ok())
+    return fail(e);
+  if (Error e = session.method->execute(); !e.ok())
+    return fail(e);
+  if (Error e = reportOutputs(options, *session.method); !e.ok())
+    return fail(e);
   bool passed = true;
   if (!options.expectDir.empty()) {
-    auto files = numberedFiles(options.expectDir, "output_");
-    if (!files.ok())
-      return fail(files.error());
-    if (files->size() != method->outputCount())
-      return fail(Error(ErrorCode::InvalidArgument,
-                        options.expectDir + ": " +
-                            std::to_string(files->size()) +
-                            " expected outputs, the method has " +
-                            std::to_string(method->outputCount())));
-    for (size_t i = 0; i < files->size(); ++i) {
-      Result<OwnedTensor> want = readTensorFile((*files)[i]);
-      if (!want.ok())
-        return fail(want.error());
-      passed &= compare(i, *method->output(i), *want, options);
-    }
-    std::printf("%s\n", passed ? "PASS" : "FAIL");
+    Result<bool> checked = checkExpected(options, *session.method);
+    if (!checked.ok())
+      return fail(checked.error());
+    passed = *checked;
   }
-
-  if (options.profile) {
-    // After the run above (a warm-up: arenas and constants are paged in).
-    // The memory plan may reuse input bytes, so this run's outputs are not
-    // the ones reported above; only its times are used.
-    // Each instruction's and step's median over the runs.
-    std::vector<std::vector<uint64_t>> instructionRuns(
-        method->instructionCount());
-    std::vector<std::vector<DelegateOpProfile>> steps(
-        method->instructionCount());
-    std::vector<std::vector<std::vector<uint64_t>>> stepRuns(
-        method->instructionCount());
-    for (int run = 0; run < options.profileRuns; ++run) {
-      if (Error e = setInputs(); !e.ok())
-        return fail(e);
-      method->setProfiling(true);
-      Error e = method->execute();
-      method->setProfiling(false);
-      if (!e.ok())
-        return fail(e);
-      for (size_t i = 0; i < method->instructionCount(); ++i) {
-        instructionRuns[i].push_back(method->instructionTimesNs()[i]);
-        const std::vector<DelegateOpProfile> &now = method->delegateProfile(i);
-        if (run == 0) {
-          steps[i] = now;
-          stepRuns[i].resize(now.size());
-        }
-        for (size_t j = 0; j < now.size() && j < steps[i].size(); ++j)
-          stepRuns[i][j].push_back(now[j].nanoseconds);
-      }
-    }
-    auto median = [](std::vector<uint64_t> values) -> uint64_t {
-      if (values.empty())
-        return 0;
-      std::nth_element(values.begin(), values.begin() + values.size() / 2,
-                       values.end());
-      return values[values.size() / 2];
-    };
-    std::vector<uint64_t> times;
-    for (size_t i = 0; i < method->instructionCount(); ++i) {
-      times.push_back(median(instructionRuns[i]));
-      for (size_t j = 0; j < steps[i].size(); ++j)
-        steps[i][j].nanoseconds = median(stepRuns[i][j]);
-    }
-    uint64_t total = 0;
-    for (uint64_t t : times)
-      total += t;
-    std::printf("profile: %zu instructions, %.3f ms%s\n",
-                method->instructionCount(), total / 1e6,
-                options.profileRuns > 1 ? " (medians)" : "");
-    std::string tsv;
-    auto joined = [](const std::vector<std::string> &names, const char *sep) {
-      std::string text;
-      for (const std::string &n : names)
-        text += (text.empty() ? "" : sep) + n;
-      return text;
-    };
-    for (size_t i = 0; i < method->instructionCount(); ++i) {
-      const std::vector<std::string> &names = method->instructionNodeNames(i);
-      uint64_t t = times[i];
-      std::printf("  %4zu %-24s %9.3f ms %5.1f%%  %s\n", i,
-                  method->instructionLabel(i).c_str(), t / 1e6,
-                  total ? 100.0 * t / total : 0.0,
-                  joined(names, ", ").c_str());
-      printDelegateSteps(steps[i], total);
-      tsv += "instruction\t" + std::to_string(i) + "\t" +
-             method->instructionLabel(i) + "\t" + std::to_string(t) + "\t" +
-             joined(names, "|") + "\n";
-      for (size_t j = 0; j < steps[i].size(); ++j) {
-        const DelegateOpProfile &step = steps[i][j];
-        tsv += "step\t" + std::to_string(i) + "\t" + std::to_string(j) +
-               "\t" + step.op + "\t" + step.implementation + "\t" +
-               step.layout + "\t" + std::to_string(step.nanoseconds) + "\t" +
-               joined(step.nodes, "|") + "\n";
-      }
-    }
-    if (!options.profileTsv.empty())
-      if (Error e = writeFileAtomic(options.profileTsv, tsv); !e.ok())
-        return fail(e);
-    printStepSummary(steps, total);
-  }
-
-  if (options.bench > 0) {
-    using Clock = std::chrono::steady_clock;
-    int warmup = std::max(1, options.bench / 10);
-    auto millis = [](Clock::time_point from, Clock::time_point to) {
-      return std::chrono::duration<double, std::milli>(to - from).count();
-    };
-    for (int i = 0; i < warmup; ++i) {
-      if (Error e = setInputs(); !e.ok())
-        return fail(e);
-      if (Error e = method->execute(); !e.ok())
-        return fail(e);
-    }
-    // Each timed run is preceded by setting the inputs, timed apart.
-    std::vector<double> ms, copyMs;
-    for (int i = 0; i < options.bench; ++i) {
-      auto copyStart = Clock::now();
-      if (Error e = setInputs(); !e.ok())
-        return fail(e);
-      auto start = Clock::now();
-      if (Error e = method->execute(); !e.ok())
-        return fail(e);
-      auto end = Clock::now();
-      copyMs.push_back(millis(copyStart, start));
-      ms.push_back(millis(start, end));
-    }
-    std::sort(ms.begin(), ms.end());
-    std::sort(copyMs.begin(), copyMs.end());
-    std::printf("bench: %d runs after %d warm-up: median %.3f ms, p10 %.3f "
-                "ms, p90 %.3f ms\n",
-                options.bench, warmup, percentile(ms, 0.5), percentile(ms, 0.1),
-                percentile(ms, 0.9));
-    std::printf("bench: setting the inputs before each run: median %.1f us "
-                "(not in the figures above)\n",
-                1e3 * percentile(copyMs, 0.5));
-    // Load + init once more in this process (what a server reloading a
-    // model pays; oneDNN's primitive cache is warm, as ONNX Runtime's
-    // second session creation is).
-    auto start = Clock::now();
-    auto again = MmapDataLoader::open(options.model);
-    if (!again.ok())
-      return fail(again.error());
-    Result<Program> reloaded = Program::load(**again, Verification::Full);
-    if (!reloaded.ok())
-      return fail(reloaded.error());
-    Result<Method> reinit = reloaded->loadMethod(
-        methodName, &portableKernelRegistry(), &*delegates);
-    if (!reinit.ok())
-      return fail(reinit.error());
-    std::printf("load+init again: %.3f ms\n", msSince(start));
-  }
+  if (options.profile)
+    if (Error e = profile(options, session); !e.ok())
+      return fail(e);
+  if (options.bench > 0)
+    if (Error e = bench(options, session); !e.ok())
+      return fail(e);
   return passed ? 0 : 1;
 }
 

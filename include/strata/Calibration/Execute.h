@@ -50,9 +50,10 @@ runProgram(const std::string &bytes,
            const std::vector<runtime::OwnedTensor> &inputs,
            const std::string &method = "");
 
-/// Seeded inputs matching the method's input types, every byte of each
-/// element written: floating types (f32, f64, f16, bf16) uniform in
-/// [-1, 1), booleans 0 or 1, integers in [0, 10).
+/// Seeded inputs matching the method's input types: random sample 0 of
+/// runtime::RandomDistribution::verifyDefault() (floating types uniform in
+/// [-1, 1), booleans 0 or 1, integers in [0, 10); every byte of each element
+/// written) from runtime::SampleSource.
 runtime::Result<std::vector<runtime::OwnedTensor>>
 makeRandomInputs(const std::string &bytes, uint64_t seed,
                  const std::string &method = "");
