@@ -199,6 +199,23 @@ private:
   using Buffer = CompiledGraph::Buffer;
   using Args = std::initializer_list<std::pair<int, int>>;
 
+  // The graph and the op loop (GraphBuilder.cpp).
+  /// Reads the graph's inputs and outputs and checks every tensor's rank
+  /// and dimensions.
+  Error readGraphInterface();
+  /// Counts each tensor's readers (ops' inputs, sum post-ops, the caller
+  /// reading an output) into remainingUses.
+  void countUses();
+  /// Places the graph's inputs in the caller's buffers and records the
+  /// dims and types of the inputs and outputs.
+  void placeInputs();
+  /// Records each op's kind and ONNX node names (profiles, dumps).
+  void recordOpNames();
+  /// Builds the steps of op `opIndex` through its family's build function.
+  Error buildOp(const fbs::Op &op);
+  /// Copies the outputs no op wrote in place into the caller's buffers.
+  Error copyUnwrittenOutputs();
+
   // Operands (GraphBuilder.cpp).
   Error fail(const std::string &message) const {
     return Error(ErrorCode::InvalidArgument,
