@@ -467,74 +467,30 @@ Result<int> GraphBuilder::sourceZeroPoint(uint32_t tensor) {
   return wideMem;
 }
 
-Error GraphBuilder::buildConvolution(const fbs::Op &op) {
-  uint32_t src = 0, w = 0, dst = 0;
-  STRATA_RETURN_IF_ERROR(operands(op, {&src, &w}, dst));
-  STRATA_ASSIGN_OR_RETURN(int bias, optionalInput(op, 2));
-  Dims srcDims = dimsOf(src), wDims = dimsOf(w), dstDims = dimsOf(dst);
-  if (srcDims.size() != 4 || wDims.size() != 4 || dstDims.size() != 4)
-    return fail("convolution needs 4-D tensors");
-  int64_t groups = op.groups();
-  if (groups < 1 || wDims[0] % groups)
-    return fail("bad group count");
-  Dims wPlain = wDims;
-  if (groups > 1)
-    wPlain = {groups, wDims[0] / groups, wDims[1], wDims[2], wDims[3]};
-  Window window = windowOf(op);
-  int sumInput = -1;
-  std::optional<WinogradPostOp> ownSwish = ownTrailingSwish(op, typeOf(dst));
-  STRATA_ASSIGN_OR_RETURN(dnnl::primitive_attr attr,
-                          attrOf(op, &sumInput, ownSwish ? 1 : 0));
-  int zeroPoint = op.src_zero_point();
-  if (zeroPoint >= 0) {
-    if (static_cast<size_t>(zeroPoint) >= placements.size() ||
-        numElementsOf(zeroPoint) != 1 ||
-        typeOf(zeroPoint) != typeOf(src) ||
-        typeOf(src) == memory::data_type::f32)
-      return fail("the source zero point (tensor " +
-                  std::to_string(zeroPoint) +
-                  ") must be one value of the 8-bit input's type");
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  }
-  // int8: s8/u8 input and weights, s8/u8/f32 result, output scales. In a
-  // channel-blocked graph, f32 activations are nChw16c (a stem's input of
-  // at most four channels is read as it is).
-  bool blocked = channelBlocked && typeOf(src) == memory::data_type::f32 &&
-                 typeOf(dst) == memory::data_type::f32;
-  tag openTag = tag::any;
-  Desc srcAny, dstAny;
-  auto setLayouts = [&](bool blockedNow) {
+/// A convolution's operands and attributes, and the layouts its primitive
+/// descriptors are made with (make()), the same at prepare and at init.
+struct GraphBuilder::ConvSetup {
+  ConvSetup(const fbs::Op &op, const dnnl::engine &engine)
+      : op(op), engine(engine) {}
+  ConvSetup(const ConvSetup &) = delete;
+  ConvSetup &operator=(const ConvSetup &) = delete;
+
+  /// Sets the layouts of the input and the result: nChw16c where
+  /// `blockedNow`, else left to oneDNN; a graph output's result row-major
+  /// where it goes (unless a sum post-op accumulates into it).
+  void setLayouts(bool blockedNow) {
     blocked = blockedNow;
     openTag = blocked ? tag::aBcd16b : tag::any;
-    srcAny = Desc(srcDims, typeOf(src),
+    srcAny = Desc(srcDims, srcType,
                   blocked && srcDims[1] > 4 ? tag::aBcd16b : tag::any);
-    dstAny = Desc(dstDims, typeOf(dst),
-                  isOutput(dst) && sumInput < 0 ? tag::abcd : openTag);
-  };
-  setLayouts(blocked);
-  Desc wAny(wPlain, typeOf(w), tag::any);
-  STRATA_RETURN_IF_ERROR(
-      setOutputScales(op, wDims[0], 1, "output channel", attr));
-  Desc biasDesc = bias >= 0 ? plainDesc({wDims[0]}) : Desc();
-  // The layout the input already has (its producer's, or row-major for a
-  // graph input), which oneDNN might not pick itself: reading it as it is
-  // saves a reorder (a stem with three channels, a direct convolution
-  // after Winograd ones in nChw16c).
-  Desc placed;
-  if (!placements[src].empty())
-    placed = placements[src].front().desc;
-  // oneDNN 2.x's primitive descriptors keep a pointer to the op
-  // descriptor they were made from and read it again on next_impl(): the
-  // op descriptors live here, as long as every primitive descriptor.
-  std::deque<dnnl::convolution_forward::desc> descs;
-  // Read as placed, the result goes where oneDNN puts it; when oneDNN has
-  // only its reference kernel for a channels-last input with the result's
-  // layout left open (grouped convolutions in 2.6), the result is
-  // channels-last too, which its JIT kernels take.
-  Desc channelsLastDst(dstDims, typeOf(dst), tag::acdb);
-  bool placedChannelsLast =
-      placed && placed == Desc(srcDims, placed.data_type(), tag::acdb);
-  MakeConv make = [&](bool winograd, bool srcAsPlaced, int impl) {
+    dstAny = Desc(dstDims, dstType,
+                  dstIsOutput && sumInput < 0 ? tag::abcd : openTag);
+  }
+
+  /// The primitive descriptor: Winograd or direct, the input as placed or
+  /// in oneDNN's pick, moved on to its `impl`-th implementation.
+  dnnl::convolution_forward::primitive_desc make(bool winograd,
+                                                 bool srcAsPlaced, int impl) {
     auto build = [&](const Desc &dstDesc) {
       const dnnl::convolution_forward::desc &d = descs.emplace_back(
           dnnl::prop_kind::forward_inference,
@@ -542,7 +498,7 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
                    : dnnl::algorithm::convolution_direct,
           srcAsPlaced && placed ? placed : srcAny, wAny, biasDesc, dstDesc,
           window.strides, window.dilations, window.padsBegin, window.padsEnd);
-      return dnnl::convolution_forward::primitive_desc(d, attr, out.engine_);
+      return dnnl::convolution_forward::primitive_desc(d, attr, engine);
     };
     bool openDst = dstAny.data.format_kind == dnnl_format_kind_any;
     if (srcAsPlaced && placedChannelsLast && openDst && !winograd) {
@@ -559,18 +515,119 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
     dnnl::convolution_forward::primitive_desc pd = build(dstAny);
     seekImpl(pd, impl);
     return pd;
-  };
+  }
+
+  /// make() as the choosers take it.
+  MakeConv maker() {
+    return [this](bool winograd, bool srcAsPlaced, int impl) {
+      return make(winograd, srcAsPlaced, impl);
+    };
+  }
+
+  const fbs::Op &op;
+  const dnnl::engine &engine;
+  uint32_t src = 0, w = 0, dst = 0;
+  int bias = -1;
+  Dims srcDims, wDims, dstDims;
+  /// The weights' dims as oneDNN sees them: {G, OC/G, IC/G, KH, KW} for a
+  /// grouped convolution.
+  Dims wPlain;
+  dnnl::memory::data_type srcType = memory::data_type::undef,
+                          dstType = memory::data_type::undef;
+  bool dstIsOutput = false;
+  int64_t groups = 1;
+  Window window;
+  /// The tensor a sum post-op accumulates into, or -1.
+  int sumInput = -1;
+  /// The 8-bit input's zero point tensor, or -1.
+  int zeroPoint = -1;
+  std::optional<WinogradPostOp> ownSwish;
+  dnnl::primitive_attr attr;
+  // int8: s8/u8 input and weights, s8/u8/f32 result, output scales. In a
+  // channel-blocked graph, f32 activations are nChw16c (a stem's input of
+  // at most four channels is read as it is).
+  bool blocked = false;
+  tag openTag = tag::any;
+  Desc srcAny, dstAny, wAny, biasDesc;
+  // The layout the input already has (its producer's, or row-major for a
+  // graph input), which oneDNN might not pick itself: reading it as it is
+  // saves a reorder (a stem with three channels, a direct convolution
+  // after Winograd ones in nChw16c).
+  Desc placed;
+  // oneDNN 2.x's primitive descriptors keep a pointer to the op
+  // descriptor they were made from and read it again on next_impl(): the
+  // op descriptors live here, as long as every primitive descriptor.
+  std::deque<dnnl::convolution_forward::desc> descs;
+  // Read as placed, the result goes where oneDNN puts it; when oneDNN has
+  // only its reference kernel for a channels-last input with the result's
+  // layout left open (grouped convolutions in 2.6), the result is
+  // channels-last too, which its JIT kernels take.
+  Desc channelsLastDst;
+  bool placedChannelsLast = false;
+};
+
+Error GraphBuilder::setUpConvolution(ConvSetup &conv) {
+  const fbs::Op &op = conv.op;
+  STRATA_RETURN_IF_ERROR(operands(op, {&conv.src, &conv.w}, conv.dst));
+  STRATA_ASSIGN_OR_RETURN(conv.bias, optionalInput(op, 2));
+  uint32_t src = conv.src, dst = conv.dst;
+  conv.srcDims = dimsOf(src);
+  conv.wDims = dimsOf(conv.w);
+  conv.dstDims = dimsOf(dst);
+  const Dims &wDims = conv.wDims;
+  if (conv.srcDims.size() != 4 || wDims.size() != 4 || conv.dstDims.size() != 4)
+    return fail("convolution needs 4-D tensors");
+  conv.groups = op.groups();
+  if (conv.groups < 1 || wDims[0] % conv.groups)
+    return fail("bad group count");
+  conv.wPlain = wDims;
+  if (conv.groups > 1)
+    conv.wPlain = {conv.groups, wDims[0] / conv.groups, wDims[1], wDims[2],
+                   wDims[3]};
+  conv.window = windowOf(op);
+  conv.srcType = typeOf(src);
+  conv.dstType = typeOf(dst);
+  conv.dstIsOutput = isOutput(dst);
+  conv.ownSwish = ownTrailingSwish(op, conv.dstType);
+  STRATA_ASSIGN_OR_RETURN(conv.attr,
+                          attrOf(op, &conv.sumInput, conv.ownSwish ? 1 : 0));
+  int zeroPoint = conv.zeroPoint = op.src_zero_point();
+  if (zeroPoint >= 0) {
+    if (static_cast<size_t>(zeroPoint) >= placements.size() ||
+        numElementsOf(zeroPoint) != 1 || typeOf(zeroPoint) != conv.srcType ||
+        conv.srcType == memory::data_type::f32)
+      return fail("the source zero point (tensor " + std::to_string(zeroPoint) +
+                  ") must be one value of the 8-bit input's type");
+    conv.attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  }
+  conv.setLayouts(channelBlocked && conv.srcType == memory::data_type::f32 &&
+                  conv.dstType == memory::data_type::f32);
+  conv.wAny = Desc(conv.wPlain, typeOf(conv.w), tag::any);
+  STRATA_RETURN_IF_ERROR(
+      setOutputScales(op, wDims[0], 1, "output channel", conv.attr));
+  conv.biasDesc = conv.bias >= 0 ? plainDesc({wDims[0]}) : Desc();
+  if (!placements[src].empty())
+    conv.placed = placements[src].front().desc;
+  conv.channelsLastDst = Desc(conv.dstDims, conv.dstType, tag::acdb);
+  conv.placedChannelsLast =
+      conv.placed &&
+      conv.placed == Desc(conv.srcDims, conv.placed.data_type(), tag::acdb);
+  settleConvLayouts(conv);
+  return Error::success();
+}
+
+void GraphBuilder::settleConvLayouts(ConvSetup &conv) {
   // In a channel-blocked graph, a convolution oneDNN has only its
   // reference kernel for in nChw16c (a dense one over 8 channels, padded
   // to a block) takes the layouts oneDNN picks instead.
-  if (blocked) {
+  if (conv.blocked) {
     bool referenceOnly = true;
     try {
-      referenceOnly = isReference(make(false, false, 0).impl_info_str());
+      referenceOnly = isReference(conv.make(false, false, 0).impl_info_str());
     } catch (const dnnl::error &) {
     }
     if (referenceOnly)
-      setLayouts(false);
+      conv.setLayouts(false);
   }
   // A result the graph returns is written row-major where it goes, unless
   // oneDNN has only a slow kernel for that: its reference one (int8 into
@@ -580,144 +637,182 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
   // applies post-ops such as SiLU element by element). Then the result is
   // computed in the layout oneDNN picks and the final copy reorders it.
   // Decided the same way at prepare and at init.
-  if (isOutput(dst) && sumInput < 0) {
+  if (conv.dstIsOutput && conv.sumInput < 0) {
     bool slowInPlace = true;
     try {
-      std::string name = make(false, false, 0).impl_info_str();
-      bool pointwise = wDims[2] == 1 && wDims[3] == 1 && groups == 1 &&
-                       !(op.post_ops() && op.post_ops()->size() > 0);
+      std::string name = conv.make(false, false, 0).impl_info_str();
+      const Dims &wDims = conv.wDims;
+      bool pointwise = wDims[2] == 1 && wDims[3] == 1 && conv.groups == 1 &&
+                       !(conv.op.post_ops() && conv.op.post_ops()->size() > 0);
       slowInPlace = isReference(name) ||
                     (name.find("gemm") != std::string::npos && !pointwise);
     } catch (const dnnl::error &) {
     }
     if (slowInPlace)
-      dstAny = Desc(dstDims, typeOf(dst), openTag);
+      conv.dstAny = Desc(conv.dstDims, conv.dstType, conv.openTag);
+  }
+}
+
+std::optional<CompiledGraph::ConvChoice>
+GraphBuilder::recordedConvChoice(const std::string &signature) {
+  if (!options.tuning)
+    return std::nullopt;
+  auto record = options.tuning->find(signature);
+  if (record == options.tuning->end())
+    return std::nullopt;
+  const TunedConvolution &r = record->second;
+  const OwnWinogradKind *named = ownKindNamed(r.impl);
+  std::optional<CompiledGraph::ConvChoice> best;
+  if (r.ownWinograd)
+    best = ownChoice(
+        named ? *named
+              : ownKind(WinogradLayout::Blocked16, WinogradTile::F2x2));
+  else if (const OwnGroupedKind *kind = groupedKindNamed(r.impl))
+    best = groupedChoice(*kind);
+  else
+    best = {fbs::ConvKernel::OneDNN, r.winograd, r.srcAsPlaced, r.index,
+            r.impl};
+  ++out.tunedFromRecords_;
+  return best;
+}
+
+CompiledGraph::ConvChoice GraphBuilder::preparedConvChoice(ConvSetup &conv) {
+  const fbs::Op &op = conv.op;
+  std::string signature = convSignature(
+      conv.srcDims, conv.wDims, conv.dstDims, conv.src, conv.w, conv.dst,
+      conv.groups, conv.window, conv.attr, conv.sumInput, conv.placed);
+  if (conv.blocked)
+    signature += " activations=nChw16c";
+  std::optional<CompiledGraph::ConvChoice> best = recordedConvChoice(signature);
+  if (!best && options.measure && !readsRunTimeArgs(op)) {
+    best = measureConvolution(op, conv.src, conv.w, conv.dst, conv.bias,
+                              conv.sumInput, conv.placed, conv.maker());
+    ++out.tunedByMeasuring_;
+    if (options.tuning)
+      (*options.tuning)[signature] = {
+          ownWinogradKindOf(best->kernel) != nullptr, best->winograd,
+          best->srcAsPlaced, best->index, best->name};
+  }
+  if (!best)
+    best = ruleChoice(op, conv.src, conv.w, conv.dst, conv.bias, conv.placed,
+                      conv.maker());
+  return *best;
+}
+
+Error GraphBuilder::prepareConvolution(ConvSetup &conv) {
+  const fbs::Op &op = conv.op;
+  CompiledGraph::ConvChoice best = preparedConvChoice(conv);
+  if (const OwnWinogradKind *kind = ownWinogradKindOf(best.kernel)) {
+    std::optional<WinogradConv> own = ownWinograd(
+        op, conv.src, conv.w, conv.dst, conv.bias, kind->layout, kind->tile);
+    if (!own)
+      return fail("a tuning record asks for the delegate's Winograd "
+                  "kernel, which does not apply to this convolution");
+    out.convChoices_[opIndex] = best;
+    return buildOwnWinograd(*own, conv.src, conv.w, conv.bias, conv.dst,
+                            conv.sumInput);
+  }
+  if (const OwnGroupedKind *kind = groupedKindOf(best.kernel)) {
+    std::optional<GroupedConv> own =
+        ownGrouped(op, conv.src, conv.w, conv.dst, conv.bias, *kind);
+    if (!own || !GroupedConv::available())
+      return fail("a tuning record asks for the delegate's grouped kernel, "
+                  "which does not apply to this convolution or CPU");
+    out.convChoices_[opIndex] = best;
+    return buildOwnGrouped(*own, *kind, conv.src, conv.w, conv.bias, conv.dst);
   }
   dnnl::convolution_forward::primitive_desc pd;
-  // Init of a convolution prepared for the own kernel on a CPU that cannot
-  // run it: the kernel whose packing the stored weights have.
-  std::optional<WinogradConv> recoverFrom;
-  std::optional<GroupedConv> recoverGrouped;
-  if (options.mode == CompiledGraph::Mode::Prepare) {
-    std::string signature =
-        convSignature(srcDims, wDims, dstDims, src, w, dst, groups, window,
-                      attr, sumInput, placed);
-    if (blocked)
-      signature += " activations=nChw16c";
-    std::optional<CompiledGraph::ConvChoice> best;
-    if (options.tuning) {
-      auto record = options.tuning->find(signature);
-      if (record != options.tuning->end()) {
-        const TunedConvolution &r = record->second;
-        const OwnWinogradKind *named = ownKindNamed(r.impl);
-        if (r.ownWinograd)
-          best = ownChoice(
-              named ? *named
-                    : ownKind(WinogradLayout::Blocked16, WinogradTile::F2x2));
-        else if (const OwnGroupedKind *kind = groupedKindNamed(r.impl))
-          best = groupedChoice(*kind);
-        else
-          best = {fbs::ConvKernel::OneDNN, r.winograd, r.srcAsPlaced, r.index,
-                  r.impl};
-        ++out.tunedFromRecords_;
-      }
-    }
-    if (!best && options.measure && !readsRunTimeArgs(op)) {
-      best = measureConvolution(op, src, w, dst, bias, sumInput, placed, make);
-      ++out.tunedByMeasuring_;
-      if (options.tuning)
-        (*options.tuning)[signature] = {
-            ownWinogradKindOf(best->kernel) != nullptr, best->winograd,
-            best->srcAsPlaced, best->index, best->name};
-    }
-    if (!best)
-      best = ruleChoice(op, src, w, dst, bias, placed, make);
-    if (const OwnWinogradKind *kind = ownWinogradKindOf(best->kernel)) {
-      std::optional<WinogradConv> own =
-          ownWinograd(op, src, w, dst, bias, kind->layout, kind->tile);
-      if (!own)
-        return fail("a tuning record asks for the delegate's Winograd "
-                    "kernel, which does not apply to this convolution");
-      out.convChoices_[opIndex] = *best;
-      return buildOwnWinograd(*own, src, w, bias, dst, sumInput);
-    }
-    if (const OwnGroupedKind *kind = groupedKindOf(best->kernel)) {
-      std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, bias, *kind);
-      if (!own || !GroupedConv::available())
-        return fail("a tuning record asks for the delegate's grouped kernel, "
-                    "which does not apply to this convolution or CPU");
-      out.convChoices_[opIndex] = *best;
-      return buildOwnGrouped(*own, *kind, src, w, bias, dst);
-    }
-    try {
-      pd = make(best->winograd, best->srcAsPlaced, best->index);
-    } catch (const dnnl::error &) {
-      return fail("oneDNN has no implementation for the recorded choice "
-                  "(tuning record of another oneDNN build?)");
-    }
-    if (pd.impl_info_str() != best->name)
-      return fail("the tuning record names implementation '" + best->name +
-                  "' and oneDNN gives '" + pd.impl_info_str() +
-                  "' here; measure again (--tune)");
-    out.convChoices_[opIndex] = *best;
-  } else if (const OwnWinogradKind *winograd =
-                 ownWinogradKindOf(op.conv_kernel())) {
-    if (std::optional<WinogradConv> own = ownWinograd(
-            op, src, w, dst, bias, winograd->layout, winograd->tile))
-      return buildOwnWinograd(*own, src, w, bias, dst, sumInput);
+  try {
+    pd = conv.make(best.winograd, best.srcAsPlaced, best.index);
+  } catch (const dnnl::error &) {
+    return fail("oneDNN has no implementation for the recorded choice "
+                "(tuning record of another oneDNN build?)");
+  }
+  if (pd.impl_info_str() != best.name)
+    return fail("the tuning record names implementation '" + best.name +
+                "' and oneDNN gives '" + pd.impl_info_str() +
+                "' here; measure again (--tune)");
+  out.convChoices_[opIndex] = best;
+  return addConvolutionSteps(conv, pd);
+}
+
+Error GraphBuilder::initConvolution(ConvSetup &conv) {
+  const fbs::Op &op = conv.op;
+  if (const OwnWinogradKind *winograd = ownWinogradKindOf(op.conv_kernel())) {
+    if (std::optional<WinogradConv> own =
+            ownWinograd(op, conv.src, conv.w, conv.dst, conv.bias,
+                        winograd->layout, winograd->tile))
+      return buildOwnWinograd(*own, conv.src, conv.w, conv.bias, conv.dst,
+                              conv.sumInput);
     if (WinogradConv::available())
       return fail("the delegate's Winograd kernel does not apply to this "
                   "convolution");
     // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
     // choice, its weights recovered from the transformed ones.
-    pd = make(false, false, 0);
-    recoverFrom.emplace(wDims[1], wDims[0], 1, 1, winograd->layout,
-                        std::vector<WinogradPostOp>(), 1, 1, winograd->tile);
-  } else if (const OwnGroupedKind *kind = groupedKindOf(op.conv_kernel())) {
-    std::optional<GroupedConv> own = ownGrouped(op, src, w, dst, bias, *kind);
+    dnnl::convolution_forward::primitive_desc pd = conv.make(false, false, 0);
+    WinogradConv recoverFrom(conv.wDims[1], conv.wDims[0], 1, 1,
+                             winograd->layout, std::vector<WinogradPostOp>(), 1,
+                             1, winograd->tile);
+    return addConvolutionSteps(conv, pd, &recoverFrom);
+  }
+  if (const OwnGroupedKind *kind = groupedKindOf(op.conv_kernel())) {
+    std::optional<GroupedConv> own =
+        ownGrouped(op, conv.src, conv.w, conv.dst, conv.bias, *kind);
     if (!own)
       return fail("the delegate's grouped kernel does not apply to this "
                   "convolution");
     if (GroupedConv::available())
-      return buildOwnGrouped(*own, *kind, src, w, bias, dst);
+      return buildOwnGrouped(*own, *kind, conv.src, conv.w, conv.bias,
+                             conv.dst);
     // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
     // choice, its weights unpacked.
-    pd = make(false, false, 0);
-    recoverGrouped.emplace(*own);
-  } else {
-    pd = make(op.winograd(), op.src_as_placed(), op.impl_index());
-    // Another CPU or library may list other implementations: fall back to
-    // oneDNN's first choice (the weights' layout check follows).
-    if (op.impl() && pd.impl_info_str() != op.impl()->str())
-      pd = make(op.winograd(), op.src_as_placed(), 0);
+    return addConvolutionSteps(conv, conv.make(false, false, 0), nullptr,
+                               &*own);
   }
-  STRATA_ASSIGN_OR_RETURN(Placement in, as(src, pd.src_desc()));
+  dnnl::convolution_forward::primitive_desc pd =
+      conv.make(op.winograd(), op.src_as_placed(), op.impl_index());
+  // Another CPU or library may list other implementations: fall back to
+  // oneDNN's first choice (the weights' layout check follows).
+  if (op.impl() && pd.impl_info_str() != op.impl()->str())
+    pd = conv.make(op.winograd(), op.src_as_placed(), 0);
+  return addConvolutionSteps(conv, pd);
+}
+
+Error GraphBuilder::addConvolutionSteps(
+    ConvSetup &conv, const dnnl::convolution_forward::primitive_desc &pd,
+    const WinogradConv *fromWinograd, const GroupedConv *fromGrouped) {
+  STRATA_ASSIGN_OR_RETURN(Placement in, as(conv.src, pd.src_desc()));
   int srcMem = addMem(pd.src_desc(), in.buffer);
+  // At init of a convolution prepared for the own kernel on a CPU that
+  // cannot run it, `fromWinograd` or `fromGrouped` is the kernel whose
+  // packing the stored weights have.
   STRATA_ASSIGN_OR_RETURN(
       int wMem,
-      recoverFrom ? weightsFromWinograd(w, pd.weights_desc(), *recoverFrom)
-      : recoverGrouped
-          ? weightsFromGrouped(w, pd.weights_desc(), wPlain, *recoverGrouped)
-          : weights(w, pd.weights_desc(), wPlain));
+      fromWinograd
+          ? weightsFromWinograd(conv.w, pd.weights_desc(), *fromWinograd)
+      : fromGrouped ? weightsFromGrouped(conv.w, pd.weights_desc(), conv.wPlain,
+                                         *fromGrouped)
+                    : weights(conv.w, pd.weights_desc(), conv.wPlain));
   STRATA_ASSIGN_OR_RETURN(Placement outP,
-                          resultOf(dst, sumInput, pd.dst_desc()));
+                          resultOf(conv.dst, conv.sumInput, pd.dst_desc()));
   int dstMem = addMem(pd.dst_desc(), outP.buffer);
   STRATA_ASSIGN_OR_RETURN(
-      int zeroPointMem, zeroPoint >= 0
-                            ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
-                            : Result<int>(-1));
+      int zeroPointMem,
+      conv.zeroPoint >= 0
+          ? sourceZeroPoint(static_cast<uint32_t>(conv.zeroPoint))
+          : Result<int>(-1));
   addStep(dnnl::convolution_forward(pd),
           {{DNNL_ARG_SRC, srcMem},
            {DNNL_ARG_WEIGHTS, wMem},
            {DNNL_ARG_DST, dstMem}},
           pd);
-  STRATA_RETURN_IF_ERROR(addBias(bias, {wDims[0]}));
+  STRATA_RETURN_IF_ERROR(addBias(conv.bias, {conv.wDims[0]}));
   if (zeroPointMem >= 0)
     addArgs(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zeroPointMem);
-  STRATA_RETURN_IF_ERROR(addPostOpInputs(op));
-  if (ownSwish) {
+  STRATA_RETURN_IF_ERROR(addPostOpInputs(conv.op));
+  if (conv.ownSwish) {
     size_t count = pd.dst_desc().get_size() / sizeof(float);
-    std::vector<WinogradPostOp> postOps{*ownSwish};
+    std::vector<WinogradPostOp> postOps{*conv.ownSwish};
     addKernelStep(
         "strata:swish",
         [count, postOps](const std::unordered_map<int, memory> &args) {
@@ -726,6 +821,16 @@ Error GraphBuilder::buildConvolution(const fbs::Op &op) {
         {{DNNL_ARG_DST, dstMem}}, 0);
   }
   return Error::success();
+}
+
+Error GraphBuilder::buildConvolution(const fbs::Op &op) {
+  // The op descriptors and layouts live here, as long as every primitive
+  // descriptor made from them.
+  ConvSetup conv(op, out.engine_);
+  STRATA_RETURN_IF_ERROR(setUpConvolution(conv));
+  if (options.mode == CompiledGraph::Mode::Prepare)
+    return prepareConvolution(conv);
+  return initConvolution(conv);
 }
 
 } // namespace strata::runtime::onednn

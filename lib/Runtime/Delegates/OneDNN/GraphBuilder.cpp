@@ -528,7 +528,7 @@ void GraphBuilder::planScratch() {
   out.scratchBytes_ = end;
 }
 
-Error GraphBuilder::build() {
+Error GraphBuilder::readGraphInterface() {
   if (!graph.tensors() || !graph.ops() || !graph.inputs() || !graph.outputs())
     return Error(ErrorCode::InvalidArgument,
                  "the graph lacks tensors, ops, inputs or outputs");
@@ -560,6 +560,11 @@ Error GraphBuilder::build() {
         return Error(ErrorCode::InvalidArgument,
                      "tensor " + std::to_string(i) + " has a bad dimension");
   }
+  return Error::success();
+}
+
+void GraphBuilder::countUses() {
+  size_t tensorCount = graph.tensors()->size();
   for (const fbs::Op *op : *graph.ops()) {
     if (op->inputs())
       for (uint32_t t : *op->inputs())
@@ -576,6 +581,9 @@ Error GraphBuilder::build() {
   for (uint32_t t : outputs)
     if (t < tensorCount)
       ++remainingUses[t];
+}
+
+void GraphBuilder::placeInputs() {
   for (size_t i = 0; i < inputs.size(); ++i) {
     Desc desc = plainOf(inputs[i]);
     int buffer = addBuffer(BufferKind::Input, desc.get_size(), nullptr, i);
@@ -588,7 +596,9 @@ Error GraphBuilder::build() {
     out.outputDims_.push_back(dimsOf(t));
     out.outputTypes_.push_back(typeOf(t));
   }
+}
 
+void GraphBuilder::recordOpNames() {
   for (const fbs::Op *op : *graph.ops()) {
     out.opKinds_.push_back(fbs::EnumNameOpKind(op->kind()));
     std::vector<std::string> nodes;
@@ -597,76 +607,53 @@ Error GraphBuilder::build() {
         nodes.push_back(n->str());
     out.opNodes_.push_back(std::move(nodes));
   }
-  for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
-    const fbs::Op &op = *graph.ops()->Get(opIndex);
-    if (!op.outputs() || op.outputs()->size() != 1)
-      return fail("ops have exactly one output");
-    uint32_t result = op.outputs()->Get(0);
-    if (result >= tensorCount || !placements[result].empty())
-      return fail("output tensor is out of range or written twice");
-    Error error = Error::success();
-    switch (op.kind()) {
-    case fbs::OpKind::Convolution:
-      error = buildConvolution(op);
-      break;
-    case fbs::OpKind::MatMul:
-      error = buildMatMul(op);
-      break;
-    case fbs::OpKind::MaxPool:
-    case fbs::OpKind::AvgPool:
-      error = buildPool(op);
-      break;
-    case fbs::OpKind::Eltwise:
-      error = buildEltwise(op);
-      break;
-    case fbs::OpKind::Binary:
-      error = buildBinary(op);
-      break;
-    case fbs::OpKind::Softmax:
-      error = buildSoftmax(op);
-      break;
-    case fbs::OpKind::ReduceMean:
-      error = buildReduceMean(op);
-      break;
-    case fbs::OpKind::Transpose:
-      error = buildTranspose(op);
-      break;
-    case fbs::OpKind::Slice:
-      error = buildSlice(op);
-      break;
-    case fbs::OpKind::Reshape:
-      error = buildReshape(op);
-      break;
-    case fbs::OpKind::Concat:
-      error = buildConcat(op);
-      break;
-    case fbs::OpKind::Reorder:
-      error = buildReorder(op);
-      break;
-    case fbs::OpKind::LayerNorm:
-      error = buildLayerNorm(op);
-      break;
-    case fbs::OpKind::ScaleShift:
-      error = buildScaleShift(op);
-      break;
-    case fbs::OpKind::Deconvolution:
-      error = buildDeconvolution(op);
-      break;
-    default:
-      return fail("unknown op kind " +
-                  std::to_string(static_cast<int>(op.kind())));
-    }
-    if (!error.ok())
-      return error;
-    if (op.inputs())
-      for (uint32_t t : *op.inputs())
-        --remainingUses[t];
-    if (op.post_ops())
-      for (const fbs::PostOp *p : *op.post_ops())
-        if (p->is_sum())
-          --remainingUses[p->sum_input()];
+}
+
+Error GraphBuilder::buildOp(const fbs::Op &op) {
+  if (!op.outputs() || op.outputs()->size() != 1)
+    return fail("ops have exactly one output");
+  uint32_t result = op.outputs()->Get(0);
+  if (result >= graph.tensors()->size() || !placements[result].empty())
+    return fail("output tensor is out of range or written twice");
+  switch (op.kind()) {
+  case fbs::OpKind::Convolution:
+    return buildConvolution(op);
+  case fbs::OpKind::MatMul:
+    return buildMatMul(op);
+  case fbs::OpKind::MaxPool:
+  case fbs::OpKind::AvgPool:
+    return buildPool(op);
+  case fbs::OpKind::Eltwise:
+    return buildEltwise(op);
+  case fbs::OpKind::Binary:
+    return buildBinary(op);
+  case fbs::OpKind::Softmax:
+    return buildSoftmax(op);
+  case fbs::OpKind::ReduceMean:
+    return buildReduceMean(op);
+  case fbs::OpKind::Transpose:
+    return buildTranspose(op);
+  case fbs::OpKind::Slice:
+    return buildSlice(op);
+  case fbs::OpKind::Reshape:
+    return buildReshape(op);
+  case fbs::OpKind::Concat:
+    return buildConcat(op);
+  case fbs::OpKind::Reorder:
+    return buildReorder(op);
+  case fbs::OpKind::LayerNorm:
+    return buildLayerNorm(op);
+  case fbs::OpKind::ScaleShift:
+    return buildScaleShift(op);
+  case fbs::OpKind::Deconvolution:
+    return buildDeconvolution(op);
+  default:
+    return fail("unknown op kind " +
+                std::to_string(static_cast<int>(op.kind())));
   }
-  opIndex = graph.ops()->size();
+}
+
+Error GraphBuilder::copyUnwrittenOutputs() {
   // Outputs not written in place get a final copy into the caller's buffer.
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (outputWritten[j])
@@ -676,6 +663,27 @@ Error GraphBuilder::build() {
     int buffer = addBuffer(BufferKind::Output, plain.get_size(), nullptr, j);
     addReorder(p.desc, p.buffer, plain, buffer);
   }
+  return Error::success();
+}
+
+Error GraphBuilder::build() {
+  STRATA_RETURN_IF_ERROR(readGraphInterface());
+  countUses();
+  placeInputs();
+  recordOpNames();
+  for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
+    const fbs::Op &op = *graph.ops()->Get(opIndex);
+    STRATA_RETURN_IF_ERROR(buildOp(op));
+    if (op.inputs())
+      for (uint32_t t : *op.inputs())
+        --remainingUses[t];
+    if (op.post_ops())
+      for (const fbs::PostOp *p : *op.post_ops())
+        if (p->is_sum())
+          --remainingUses[p->sum_input()];
+  }
+  opIndex = graph.ops()->size();
+  STRATA_RETURN_IF_ERROR(copyUnwrittenOutputs());
   planScratch();
   return Error::success();
 }

@@ -199,6 +199,23 @@ private:
   using Buffer = CompiledGraph::Buffer;
   using Args = std::initializer_list<std::pair<int, int>>;
 
+  // The graph and the op loop (GraphBuilder.cpp).
+  /// Reads the graph's inputs and outputs and checks every tensor's rank
+  /// and dimensions.
+  Error readGraphInterface();
+  /// Counts each tensor's readers (ops' inputs, sum post-ops, the caller
+  /// reading an output) into remainingUses.
+  void countUses();
+  /// Places the graph's inputs in the caller's buffers and records the
+  /// dims and types of the inputs and outputs.
+  void placeInputs();
+  /// Records each op's kind and ONNX node names (profiles, dumps).
+  void recordOpNames();
+  /// Builds the steps of op `opIndex` through its family's build function.
+  Error buildOp(const fbs::Op &op);
+  /// Copies the outputs no op wrote in place into the caller's buffers.
+  Error copyUnwrittenOutputs();
+
   // Operands (GraphBuilder.cpp).
   Error fail(const std::string &message) const {
     return Error(ErrorCode::InvalidArgument,
@@ -376,6 +393,34 @@ private:
 
   // Convolutions (Convolution.cpp, WinogradStep.cpp).
   Error buildConvolution(const fbs::Op &op);
+  /// A convolution being built: its operands, attributes and the layouts
+  /// its primitive descriptors are made with (Convolution.cpp).
+  struct ConvSetup;
+  /// Reads and checks the convolution's operands and attributes into
+  /// `conv` and sets its layouts.
+  Error setUpConvolution(ConvSetup &conv);
+  /// Settles the layouts oneDNN would serve only with a slow kernel: a
+  /// channel-blocked graph's nChw16c, a graph output's row-major result.
+  void settleConvLayouts(ConvSetup &conv);
+  /// At prepare: picks the implementation (tuning record, measurements or
+  /// the rule), records it and builds its steps.
+  Error prepareConvolution(ConvSetup &conv);
+  /// The choice a tuning record for `signature` gives, if one does.
+  std::optional<CompiledGraph::ConvChoice>
+  recordedConvChoice(const std::string &signature);
+  /// The choice prepare makes: recorded, else measured (when measuring,
+  /// recorded for tuning), else the rule's.
+  CompiledGraph::ConvChoice preparedConvChoice(ConvSetup &conv);
+  /// At init: builds the kernel prepare recorded, or oneDNN's own choice
+  /// with the stored weights recovered on a CPU that cannot run it.
+  Error initConvolution(ConvSetup &conv);
+  /// The steps of oneDNN's convolution `pd`: its input, weights (recovered
+  /// from `fromWinograd`'s or `fromGrouped`'s packing where one is given),
+  /// result, zero point, bias and post-op inputs, then the own SiLU.
+  Error addConvolutionSteps(ConvSetup &conv,
+                            const dnnl::convolution_forward::primitive_desc &pd,
+                            const WinogradConv *fromWinograd = nullptr,
+                            const GroupedConv *fromGrouped = nullptr);
   /// A step widening the one-element 8-bit zero point `tensor` to the s32
   /// value oneDNN reads at run time; returns the memory holding it.
   Result<int> sourceZeroPoint(uint32_t tensor);
