@@ -85,6 +85,7 @@ Backend makeXNNPACKBackend() {
   hooks.supportsOp = xnnpack::supportsOp;
   hooks.preprocess = xnnpack::preprocess;
   hooks.runtimeDelegate = "xnnpack";
+  hooks.fusions = xnnpack::kFusions;
   // int8 from the same QDQ graph the oneDNN backend consumes.
   hooks.quantizeWith = "tensorrt";
   return checked(Backend::create(
