@@ -72,6 +72,8 @@ public:
 /// kind, and its alpha (swish's sigmoid scale).
 fbs::EltwiseKind eltwiseKindOf(edge::PostOpKind kind);
 float eltwiseAlphaOf(edge::PostOpKind kind);
+/// The eltwise post-op of an activation (gelu_erf, swish, hardswish).
+std::unique_ptr<fbs::PostOpT> activationPostOp(edge::PostOpKind kind);
 /// An eltwise post-op computing alpha * x.
 std::unique_ptr<fbs::PostOpT> linearPostOp(float alpha);
 

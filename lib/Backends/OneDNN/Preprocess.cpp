@@ -133,6 +133,13 @@ float eltwiseAlphaOf(edge::PostOpKind kind) {
   return kind == edge::PostOpKind::Swish ? 1.0f : 0.0f;
 }
 
+std::unique_ptr<fbs::PostOpT> activationPostOp(edge::PostOpKind kind) {
+  auto post = std::make_unique<fbs::PostOpT>();
+  post->eltwise = eltwiseKindOf(kind);
+  post->alpha = eltwiseAlphaOf(kind);
+  return post;
+}
+
 std::unique_ptr<fbs::PostOpT> linearPostOp(float alpha) {
   auto post = std::make_unique<fbs::PostOpT>();
   post->eltwise = fbs::EltwiseKind::Linear;
@@ -169,9 +176,7 @@ void GraphWriter::appendPostOps(fbs::OpT &out, Operation *op,
       out.post_ops.back()->beta = step.getBetaF();
       break;
     default:
-      out.post_ops.push_back(std::make_unique<fbs::PostOpT>());
-      out.post_ops.back()->eltwise = eltwiseKindOf(step.getKind());
-      out.post_ops.back()->alpha = eltwiseAlphaOf(step.getKind());
+      out.post_ops.push_back(activationPostOp(step.getKind()));
       break;
     }
   }

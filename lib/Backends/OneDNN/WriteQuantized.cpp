@@ -40,8 +40,8 @@ void addZeroPointEpilogue(GraphWriter &g, fbs::OpT &out, uint32_t scale,
                           FloatAttr clipMin, FloatAttr clipMax,
                           StringAttr activation);
 
-/// oneDNN's function for an int8 op's `activation` (its verifier admits
-/// only the names symbolizeActivationKind knows).
+/// The post-op kind of an int8 op's `activation` (its verifier admits only
+/// the names symbolizeActivationKind knows).
 edge::PostOpKind activationKindOf(StringAttr activation) {
   switch (*edge::symbolizeActivationKind(activation.getValue())) {
   case edge::ActivationChain::Swish:
@@ -116,12 +116,7 @@ LogicalResult setInt8Epilogue(GraphWriter &g, Operation *op, fbs::OpT &out,
     out.post_ops.push_back(std::move(post));
   }
   if (activation) {
-    auto function = std::make_unique<fbs::PostOpT>();
-    // The verifier admits only names symbolizeActivationKind knows.
-    edge::PostOpKind kind = activationKindOf(activation);
-    function->eltwise = eltwiseKindOf(kind);
-    function->alpha = eltwiseAlphaOf(kind);
-    out.post_ops.push_back(std::move(function));
+    out.post_ops.push_back(activationPostOp(activationKindOf(activation)));
     if (float z = resultScale(outScale); z != 1.0f)
       out.post_ops.push_back(linearPostOp(1.0f / z));
   }
@@ -264,13 +259,8 @@ void addZeroPointEpilogue(GraphWriter &g, fbs::OpT &out, uint32_t scale,
     }
     out.post_ops.push_back(std::move(post));
   }
-  if (activation) {
-    auto function = std::make_unique<fbs::PostOpT>();
-    edge::PostOpKind kind = activationKindOf(activation);
-    function->eltwise = eltwiseKindOf(kind);
-    function->alpha = eltwiseAlphaOf(kind);
-    out.post_ops.push_back(std::move(function));
-  }
+  if (activation)
+    out.post_ops.push_back(activationPostOp(activationKindOf(activation)));
 }
 
 LogicalResult writeZeroPointMatMul(GraphWriter &g,
