@@ -14,6 +14,7 @@
 #include "strata/Pipelines/CompilePipeline.h"
 #include "strata/Delegation/Delegation.h"
 #include "HL/IR/HLOps.h"
+#include "Edge/Transforms/Passes.h"
 #include "HL/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Emit/ProgramEmitter.h"
@@ -43,6 +44,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 inline void registerAllPasses() {
   mlir::registerTransformsPasses();
   hl::registerHLPasses();
+  edge::registerEdgePasses();
   exec::registerExecPasses();
   registerConversionPasses();
   registerBackendsPasses();

@@ -46,6 +46,7 @@ Backend makeOneDNNBackend() {
   // oneDNN's int8 convolutions want TensorRT's QDQ placement: input,
   // per-channel weights and residual quantized.
   hooks.quantizeWith = "tensorrt";
+  hooks.fusions = onednn::kFusions;
   hooks.compileSpecs = {
       {"winograd", "true",
        "run wide 3x3 stride-1 convolutions on the delegate's Winograd "
@@ -84,6 +85,7 @@ Backend makeXNNPACKBackend() {
   hooks.supportsOp = xnnpack::supportsOp;
   hooks.preprocess = xnnpack::preprocess;
   hooks.runtimeDelegate = "xnnpack";
+  hooks.fusions = xnnpack::kFusions;
   // int8 from the same QDQ graph the oneDNN backend consumes.
   hooks.quantizeWith = "tensorrt";
   return checked(Backend::create(

@@ -1,14 +1,19 @@
 //===- ToBackend.cpp - outlined partitions through their preprocess step --===//
 //
-// The body of each outlined partition is handed to its backend's
-// preprocess step; the function keeps only its signature and the products,
-// as attributes that the edge-to-exec lowering turns into an exec.delegate.
+// The body of each outlined partition is first fused as its backend
+// declares (strata-edge-fuse with BackendHooks::fusions), then handed to
+// the backend's preprocess step; the function keeps only its signature and
+// the products, as attributes that the edge-to-exec lowering turns into an
+// exec.delegate.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Delegation/Delegation.h"
 
+#include "Edge/Transforms/Passes.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <set>
 
@@ -38,6 +43,22 @@ FailureOr<CompileSpecs> parseCompileSpecs(ArrayRef<std::string> items,
     specs[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return specs;
+}
+
+/// Runs strata-edge-fuse with the backend's fusion options on `func`.
+static LogicalResult fuse(func::FuncOp func, const Backend &backend) {
+  const std::string &options = backend.getHooks().fusions;
+  if (options.empty())
+    return success();
+  std::unique_ptr<Pass> pass = edge::createEdgeFuse();
+  if (failed(pass->initializeOptions(options, [&](const Twine &message) {
+        return func.emitError("backend '")
+               << backend.getName() << "' fusions: " << message;
+      })))
+    return failure();
+  PassManager pm(func.getContext(), func::FuncOp::getOperationName());
+  pm.addPass(std::move(pass));
+  return pm.run(func);
 }
 
 LogicalResult toBackend(ModuleOp module, const Backend &backend,
@@ -70,6 +91,8 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
     if (!hooks.preprocess)
       return func.emitError("backend '")
              << backend.getName() << "' has no preprocess step";
+    if (failed(fuse(func, backend)))
+      return failure();
     FailureOr<PreprocessResult> result = hooks.preprocess(func, full);
     if (failed(result))
       return failure();

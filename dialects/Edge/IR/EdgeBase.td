@@ -30,7 +30,10 @@ def Edge_Dialect : Dialect {
     ```
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
+
+include "Edge/IR/EdgePostOps.td"
 
 /// Base class of every `edge` op.
 class Edge_Op<string mnemonic, list<Trait> traits = []>
@@ -76,6 +79,32 @@ class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+/// Binary arithmetic a delegate may fuse a post-op chain into
+/// (strata-edge-fuse, EdgePostOps.td): `post_ops` applied to the result,
+/// reading `post_operands` (of the result's rank) in order. Operands and
+/// result share the element type, except that a chain ending in `quantize`
+/// writes an 8-bit result.
+class Edge_FusibleBinaryOp<string mnemonic, list<Trait> traits = []>
+    : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultRank,
+                                             Edge_KernelOpInterface])> {
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs,
+                       Variadic<Edge_Tensor>:$post_operands,
+                       OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`post` `(` $post_operands^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs), [{
+      build($_builder, $_state, output, lhs, rhs, ::mlir::ValueRange(),
+            ::mlir::ArrayAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 /// Binary elementwise op over any element type, without a folder.

@@ -20,10 +20,14 @@ namespace {
 /// constant of shape [1, M, 1, 1] or [1, 1, 1, 1].
 std::optional<std::pair<Conv2DOp, Value>> matchConvAndChannelConstant(
     Operation *op) {
+  // Not where a fused post-op chain would be lost (strata-edge-fuse).
+  if (op->hasAttr("post_ops"))
+    return std::nullopt;
   for (int i = 0; i < 2; ++i) {
     auto conv = op->getOperand(i).getDefiningOp<Conv2DOp>();
     Value other = op->getOperand(1 - i);
-    if (!conv || !conv->hasOneUse() || !matchPattern(other, m_Constant()) ||
+    if (!conv || !conv->hasOneUse() || conv.getPostOps() ||
+        !matchPattern(other, m_Constant()) ||
         !matchPattern(conv.getWeight(), m_Constant()) ||
         (conv.getBias() && !matchPattern(conv.getBias(), m_Constant())))
       continue;

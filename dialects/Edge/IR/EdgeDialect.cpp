@@ -2,14 +2,23 @@
 #include "Edge/IR/EdgeOps.h"
 
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace strata::edge;
 
-#include "Edge/IR/EdgeOpsDialect.cpp.inc"
+#include "Edge/IR/EdgeEnums.cpp.inc"
 #include "Edge/IR/EdgeInterfaces.cpp.inc"
+#include "Edge/IR/EdgeOpsDialect.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "Edge/IR/EdgeAttrs.cpp.inc"
 
 void EdgeDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "Edge/IR/EdgeAttrs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "Edge/IR/EdgeOps.cpp.inc"

@@ -10,7 +10,8 @@
 
 include "Edge/IR/EdgeBase.td"
 
-def Edge_AddOp : Edge_BinaryElementwiseOp<"add", [Commutative]> {
+def Edge_AddOp : Edge_FusibleBinaryOp<"add", [Commutative]> {
+  let hasFolder = 1;
   let hasCanonicalizer = 1;
   let summary = "Elementwise addition";
   let description = [{
@@ -20,7 +21,8 @@ def Edge_AddOp : Edge_BinaryElementwiseOp<"add", [Commutative]> {
   }];
 }
 
-def Edge_SubOp : Edge_BinaryElementwiseOp<"sub"> {
+def Edge_SubOp : Edge_FusibleBinaryOp<"sub"> {
+  let hasFolder = 1;
   let summary = "Elementwise subtraction";
   let description = [{
     ```mlir
@@ -29,7 +31,8 @@ def Edge_SubOp : Edge_BinaryElementwiseOp<"sub"> {
   }];
 }
 
-def Edge_MulOp : Edge_BinaryElementwiseOp<"mul", [Commutative]> {
+def Edge_MulOp : Edge_FusibleBinaryOp<"mul", [Commutative]> {
+  let hasFolder = 1;
   let hasCanonicalizer = 1;
   let summary = "Elementwise multiplication";
   let description = [{
@@ -39,7 +42,8 @@ def Edge_MulOp : Edge_BinaryElementwiseOp<"mul", [Commutative]> {
   }];
 }
 
-def Edge_DivOp : Edge_BinaryElementwiseOp<"div"> {
+def Edge_DivOp : Edge_FusibleBinaryOp<"div"> {
+  let hasFolder = 1;
   let summary = "Elementwise division";
   let description = [{
     ```mlir
@@ -158,7 +162,7 @@ def Edge_ErfOp : Edge_FloatMathOp<"erf", "erf(x)">;
 
 def Edge_SignOp : Edge_FloatMathOp<"sign", "sign(x) (-1, 0 or 1)">;
 
-def Edge_MaximumOp : Edge_BinaryAnyTypeOp<"maximum", [Commutative]> {
+def Edge_MaximumOp : Edge_FusibleBinaryOp<"maximum", [Commutative]> {
   let summary = "Elementwise maximum (NaN propagates)";
   let description = [{
     Broadcasting as `add`. Float and integer element types.
@@ -169,7 +173,7 @@ def Edge_MaximumOp : Edge_BinaryAnyTypeOp<"maximum", [Commutative]> {
   }];
 }
 
-def Edge_MinimumOp : Edge_BinaryAnyTypeOp<"minimum", [Commutative]> {
+def Edge_MinimumOp : Edge_FusibleBinaryOp<"minimum", [Commutative]> {
   let summary = "Elementwise minimum (NaN propagates)";
   let description = [{
     Broadcasting as `add`. Float and integer element types.

@@ -75,8 +75,9 @@ template <typename Fn>
 OpFoldResult foldBinary(Operation *op, Attribute lhsAttr, Attribute rhsAttr,
                         Fn fn) {
   auto type = cast<ShapedType>(op->getResult(0).getType());
+  // A fused post-op chain (strata-edge-fuse) is not folded away.
   if (!type.getElementType().isF32() || !lhsAttr || !rhsAttr ||
-      !type.hasStaticShape())
+      !type.hasStaticShape() || op->hasAttr("post_ops"))
     return {};
   auto lhsSplat = dyn_cast<SplatElementsAttr>(lhsAttr);
   auto rhsSplat = dyn_cast<SplatElementsAttr>(rhsAttr);

@@ -10,12 +10,17 @@
 
 include "Edge/IR/EdgeBase.td"
 
-def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure, Edge_KernelOpInterface]> {
+def Edge_Conv2DOp : Edge_Op<"conv2d",
+    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface]> {
   let summary = "2-d convolution, NCHW input, OIHW weight";
   let description = [{
     Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, optional bias `[M]`.
     `pads` is `[top, left, bottom, right]`. The result shape must equal the
     one the attributes imply.
+
+    A delegated partition may carry a fused post-op chain (strata-edge-fuse,
+    EdgePostOps.td): `post_ops` applied to the result, reading
+    `post_operands` in order.
 
     ```mlir
     %y = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64,
@@ -26,12 +31,30 @@ def Edge_Conv2DOp : Edge_Op<"conv2d", [Pure, Edge_KernelOpInterface]> {
   }];
   let arguments = (ins Edge_Tensor:$input, Edge_Tensor:$weight,
                        Optional<Edge_Tensor>:$bias,
+                       Variadic<Edge_Tensor>:$post_operands,
                        DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads,
-                       I64Attr:$group);
+                       I64Attr:$group,
+                       OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
   let results = (outs Edge_Tensor:$output);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? (`post` `(` $post_operands^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$bias,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads, "int64_t":$group), [{
+      build($_builder, $_state, output, input, weight, bias,
+            ::mlir::ValueRange(), $_builder.getDenseI64ArrayAttr(strides),
+            $_builder.getDenseI64ArrayAttr(dilations),
+            $_builder.getDenseI64ArrayAttr(pads),
+            $_builder.getI64IntegerAttr(group), ::mlir::ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -70,7 +93,7 @@ def Edge_DeformConv2DOp : Edge_Op<"deform_conv2d",
 }
 
 def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
-    [Pure, Edge_KernelOpInterface]> {
+    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface]> {
   let summary = "2-d transposed convolution, NCHW input, IOHW weight";
   let description = [{
     Input `[N, C, H, W]`, weight `[C, M/group, KH, KW]`, optional bias `[M]`.
@@ -78,6 +101,10 @@ def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
     pad_begin - pad_end + output_padding`; `pads` is
     `[top, left, bottom, right]` (cropped from the full output) and
     `output_padding` `[bottom, right]` (zeros added at the end).
+
+    A delegated partition may carry a fused post-op chain (strata-edge-fuse,
+    EdgePostOps.td): `post_ops` applied to the result, reading
+    `post_operands` in order.
 
     ```mlir
     %y = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>,
@@ -90,13 +117,34 @@ def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
   }];
   let arguments = (ins Edge_FloatTensor:$input, Edge_FloatTensor:$weight,
                        Optional<Edge_FloatTensor>:$bias,
+                       Variadic<Edge_FloatTensor>:$post_operands,
                        DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$output_padding,
-                       I64Attr:$group);
+                       I64Attr:$group,
+                       OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
   let results = (outs Edge_FloatTensor:$output);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? (`post` `(` $post_operands^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$bias,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads,
+                   "::llvm::ArrayRef<int64_t>":$output_padding,
+                   "int64_t":$group), [{
+      build($_builder, $_state, output, input, weight, bias,
+            ::mlir::ValueRange(), $_builder.getDenseI64ArrayAttr(strides),
+            $_builder.getDenseI64ArrayAttr(dilations),
+            $_builder.getDenseI64ArrayAttr(pads),
+            $_builder.getDenseI64ArrayAttr(output_padding),
+            $_builder.getI64IntegerAttr(group), ::mlir::ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -107,13 +155,29 @@ def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface]> {
     the result's rank (at least 2); each batch extent equals the result's or
     is 1.
 
+    A delegated partition may carry a fused post-op chain (strata-edge-fuse,
+    EdgePostOps.td): `post_ops` applied to the result, reading
+    `post_operands` in order.
+
     ```mlir
     %y = edge.matmul %a, %b : (tensor<1x64xf32>, tensor<64x10xf32>) -> tensor<1x10xf32>
     ```
   }];
-  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
+  let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs,
+                       Variadic<Edge_Tensor>:$post_operands,
+                       OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
   let results = (outs Edge_Tensor:$output);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`post` `(` $post_operands^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs), [{
+      build($_builder, $_state, output, lhs, rhs, ::mlir::ValueRange(),
+            ::mlir::ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -136,9 +200,20 @@ def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
                        DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads,
-                       BoolAttr:$ceil_mode);
+                       BoolAttr:$ceil_mode,
+                       OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$kernel,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads, "bool":$ceil_mode), [{
+      build($_builder, $_state, output, input, kernel, strides, dilations,
+            pads, ceil_mode, ::mlir::ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -164,9 +239,21 @@ def Edge_AvgPool2DOp : Edge_Op<"avg_pool2d",
                        DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads,
                        BoolAttr:$ceil_mode,
-                       BoolAttr:$count_include_pad);
+                       BoolAttr:$count_include_pad,
+                       OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
   let results = (outs Edge_FloatTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$kernel,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads, "bool":$ceil_mode,
+                   "bool":$count_include_pad), [{
+      build($_builder, $_state, output, input, kernel, strides, dilations,
+            pads, ceil_mode, count_include_pad, ::mlir::ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -10,6 +10,7 @@
 #include "Edge/IR/EdgeActivationChains.h"
 
 #include "Edge/IR/EdgeConstants.h"
+#include "Edge/IR/EdgePostOps.h"
 
 #include "strata/Support/ShapeInference.h"
 #include "strata/Support/WindowExtent.h"
@@ -123,9 +124,12 @@ LogicalResult Conv2DOp::verify() {
   auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
                                 getStrides(), getDilations(), getPads(),
                                 /*ceilMode=*/false);
-  if (failed(shape))
+  if (failed(shape) || failed(verifyResultShape(*this, *shape)))
     return failure();
-  return verifyResultShape(*this, *shape);
+  return verifyPostOps(*this, getPostOpsAttr(), getPostOperands(),
+                       {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
+                        PostOpKind::Swish, PostOpKind::HardSwish,
+                        PostOpKind::Sum, PostOpKind::Add});
 }
 
 //===----------------------------------------------------------------------===//
@@ -200,7 +204,11 @@ LogicalResult ConvTranspose2DOp::verify() {
       return emitOpError("pads exceed spatial dimension ") << i;
     expected.push_back(*extent);
   }
-  return verifyResultShape(*this, expected);
+  if (failed(verifyResultShape(*this, expected)))
+    return failure();
+  return verifyPostOps(*this, getPostOpsAttr(), getPostOperands(),
+                       {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
+                        PostOpKind::Swish, PostOpKind::HardSwish});
 }
 
 //===----------------------------------------------------------------------===//
@@ -224,7 +232,12 @@ LogicalResult MatMulOp::verify() {
     expected.push_back(std::max(lhs[i], rhs[i]));
   }
   expected.append({lhs.end()[-2], rhs.back()});
-  return verifyResultShape(*this, expected);
+  if (failed(verifyResultShape(*this, expected)))
+    return failure();
+  return verifyPostOps(*this, getPostOpsAttr(), getPostOperands(),
+                       {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
+                        PostOpKind::Swish, PostOpKind::HardSwish,
+                        PostOpKind::Add});
 }
 
 //===----------------------------------------------------------------------===//
@@ -362,9 +375,10 @@ LogicalResult QuantizedMatMulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Rank-explicit broadcasting: each operand extent is the result's or 1.
-static LogicalResult verifyExplicitBroadcast(Operation *op) {
+static LogicalResult verifyExplicitBroadcast(Operation *op,
+                                             ValueRange operands) {
   ArrayRef<int64_t> out = shapeOf(op->getResult(0));
-  for (Value operand : op->getOperands()) {
+  for (Value operand : operands) {
     for (auto [i, pair] :
          llvm::enumerate(llvm::zip_equal(shapeOf(operand), out))) {
       auto [in, res] = pair;
@@ -374,8 +388,8 @@ static LogicalResult verifyExplicitBroadcast(Operation *op) {
                << "result's " << res << " nor is 1";
     }
   }
-  SmallVector<int64_t> expected(shapeOf(op->getOperand(0)));
-  for (Value operand : op->getOperands().drop_front()) {
+  SmallVector<int64_t> expected(shapeOf(operands.front()));
+  for (Value operand : operands.drop_front()) {
     auto broadcast = broadcastShapes(expected, shapeOf(operand));
     if (failed(broadcast))
       return op->emitOpError("operands do not broadcast");
@@ -383,14 +397,37 @@ static LogicalResult verifyExplicitBroadcast(Operation *op) {
   }
   return verifyResultShape(op, expected);
 }
+static LogicalResult verifyExplicitBroadcast(Operation *op) {
+  return verifyExplicitBroadcast(op, op->getOperands());
+}
 
-LogicalResult AddOp::verify() { return verifyExplicitBroadcast(*this); }
-LogicalResult SubOp::verify() { return verifyExplicitBroadcast(*this); }
-LogicalResult MulOp::verify() { return verifyExplicitBroadcast(*this); }
-LogicalResult DivOp::verify() { return verifyExplicitBroadcast(*this); }
+/// A binary op that may carry a post-op chain: explicit broadcasting of
+/// lhs and rhs, one element type for them and the result (an 8-bit result
+/// after a chain ending in `quantize`), then the chain.
+template <typename OpT> static LogicalResult verifyFusibleBinary(OpT op) {
+  if (failed(verifyExplicitBroadcast(op, {op.getLhs(), op.getRhs()})))
+    return failure();
+  Type element = getElementTypeOrSelf(op.getLhs());
+  SmallVector<PostOpAttr> steps = getPostOpSteps(op);
+  bool quantizes =
+      !steps.empty() && steps.back().getKind() == PostOpKind::Quantize;
+  if (getElementTypeOrSelf(op.getRhs()) != element ||
+      (!quantizes && getElementTypeOrSelf(op.getOutput()) != element))
+    return op.emitOpError("requires the same element type for all operands "
+                          "and results");
+  return verifyPostOps(op, op.getPostOpsAttr(), op.getPostOperands(),
+                       {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
+                        PostOpKind::Swish, PostOpKind::HardSwish,
+                        PostOpKind::Add, PostOpKind::Quantize});
+}
+
+LogicalResult AddOp::verify() { return verifyFusibleBinary(*this); }
+LogicalResult SubOp::verify() { return verifyFusibleBinary(*this); }
+LogicalResult MulOp::verify() { return verifyFusibleBinary(*this); }
+LogicalResult DivOp::verify() { return verifyFusibleBinary(*this); }
 LogicalResult PowOp::verify() { return verifyExplicitBroadcast(*this); }
-LogicalResult MaximumOp::verify() { return verifyExplicitBroadcast(*this); }
-LogicalResult MinimumOp::verify() { return verifyExplicitBroadcast(*this); }
+LogicalResult MaximumOp::verify() { return verifyFusibleBinary(*this); }
+LogicalResult MinimumOp::verify() { return verifyFusibleBinary(*this); }
 LogicalResult EqualOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult LessOp::verify() { return verifyExplicitBroadcast(*this); }
 LogicalResult LessEqualOp::verify() { return verifyExplicitBroadcast(*this); }
@@ -447,13 +484,23 @@ template <typename PoolOp> static LogicalResult verifyPool2D(PoolOp op) {
   return verifyResultShape(op, *shape);
 }
 
-LogicalResult MaxPool2DOp::verify() { return verifyPool2D(*this); }
+LogicalResult MaxPool2DOp::verify() {
+  if (failed(verifyPool2D(*this)))
+    return failure();
+  return verifyPostOps(*this, getPostOpsAttr(), {},
+                       {PostOpKind::Relu, PostOpKind::Clip});
+}
 
 //===----------------------------------------------------------------------===//
 // AvgPool2DOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AvgPool2DOp::verify() { return verifyPool2D(*this); }
+LogicalResult AvgPool2DOp::verify() {
+  if (failed(verifyPool2D(*this)))
+    return failure();
+  return verifyPostOps(*this, getPostOpsAttr(), {},
+                       {PostOpKind::Relu, PostOpKind::Clip});
+}
 
 //===----------------------------------------------------------------------===//
 // ConcatOp
@@ -511,7 +558,20 @@ static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
 }
 
 LogicalResult ReduceMeanOp::verify() {
-  return verifyReduction(*this, getAxes(), getKeepDims());
+  if (failed(verifyReduction(*this, getAxes(), getKeepDims())))
+    return failure();
+  // An 8-bit input or result only with a chain that scales and quantizes
+  // (an int8 global average pooling in a delegated partition).
+  SmallVector<PostOpAttr> steps = getPostOpSteps(*this);
+  bool quantizes =
+      !steps.empty() && steps.back().getKind() == PostOpKind::Quantize;
+  if (!quantizes &&
+      getElementTypeOrSelf(getInput()) != getElementTypeOrSelf(getOutput()))
+    return emitOpError("requires the same element type for all operands and "
+                       "results");
+  return verifyPostOps(*this, getPostOpsAttr(), {},
+                       {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::Linear,
+                        PostOpKind::Quantize});
 }
 LogicalResult ReduceSumOp::verify() {
   return verifyReduction(*this, getAxes(), getKeepDims());

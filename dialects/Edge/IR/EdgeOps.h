@@ -18,6 +18,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Edge/IR/EdgeOpsDialect.h.inc"
+#include "Edge/IR/EdgeEnums.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "Edge/IR/EdgeAttrs.h.inc"
 
 // TableGen's generated code leaves parameters unused (adaptors, builders,
 // default interface methods); that one warning is off for it alone.

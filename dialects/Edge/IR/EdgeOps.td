@@ -10,6 +10,7 @@
 include "Edge/IR/EdgeBase.td"
 include "Edge/IR/EdgeDelegation.td"
 include "Edge/IR/EdgeElementwise.td"
+include "Edge/IR/EdgeFused.td"
 include "Edge/IR/EdgeIndexing.td"
 include "Edge/IR/EdgeLogic.td"
 include "Edge/IR/EdgeNN.td"

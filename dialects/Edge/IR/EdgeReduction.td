@@ -10,12 +10,18 @@
 include "Edge/IR/EdgeBase.td"
 
 def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
-    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
+    [Pure, Edge_KernelOpInterface]> {
   let summary = "Mean over a set of axes";
   let description = [{
     `axes` is sorted, unique and non-negative. With `keep_dims` the reduced
     extents become 1, otherwise they are dropped. Global average pooling is
     `reduce_mean` over the spatial axes with `keep_dims`.
+
+    Input and result share the element type, except in a delegated
+    partition, where a fused post-op chain (strata-edge-fuse,
+    EdgePostOps.td) may read 8-bit integers, scale them (`linear`) and
+    `quantize` the mean into an 8-bit result (an int8 global average
+    pooling).
 
     ```mlir
     %y = edge.reduce_mean %x {axes = array<i64: 2, 3>, keep_dims = true}
@@ -23,9 +29,23 @@ def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
     ```
   }];
   let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$axes,
-                       BoolAttr:$keep_dims);
+                       BoolAttr:$keep_dims,
+                       OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$axes, "bool":$keep_dims), [{
+      build($_builder, $_state, output, input, axes, keep_dims,
+            ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$axes,
+                   "::mlir::BoolAttr":$keep_dims), [{
+      build($_builder, $_state, output, input, axes, keep_dims,
+            ::mlir::ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -90,6 +90,11 @@ struct BackendHooks {
   /// of its own (a delegate whose int8 kernels want another backend's
   /// placement rules). Empty: this backend's own patterns.
   std::string quantizeWith;
+  /// What the delegate runs fused, as strata-edge-fuse's options (e.g.
+  /// "anchors=conv2d activations=relu fusions=conv-sum"); to_backend runs
+  /// the pass with them on each partition before preprocess, so that the
+  /// partition writer serializes one edge op at a time. Empty: no fusion.
+  std::string fusions;
 
   bool delegates() const { return static_cast<bool>(preprocess); }
 };

@@ -40,24 +40,20 @@ using backends::getScalarConstant;
 using backends::isSigned8;
 using backends::PoolGeometry;
 
-/// GELU, SiLU and hardswish spelled out in edge ops (EdgeActivationChains.h).
-using edge::ActivationChain;
-using edge::matchActivationOf;
+/// GELU spelled out in edge ops (EdgeActivationChains.h): the partitioner
+/// claims its erf.
 using edge::matchGelu;
-using edge::matchHardSwish;
-using edge::matchSwish;
 
-/// LayerNorm over the last axis as exporters write it (LayerNorm.cpp):
-/// mean, subtract, square (pow 2 or d * d), mean, add epsilon, sqrt,
-/// divide, then optionally * gamma and + beta (constant vectors).
-struct LayerNormChain {
-  mlir::Value input, output, gamma, beta;
-  float epsilon = 0;
-  llvm::SmallVector<mlir::Operation *, 9> ops;
-};
-/// The chain starting at edge.reduce_mean `firstMean`, when it is one whose
-/// intermediate values have no other readers.
-std::optional<LayerNormChain> matchLayerNorm(mlir::Operation *firstMean);
+/// What the delegate runs fused (strata-edge-fuse's options): eltwise
+/// post-ops on convolutions, matmuls and binary ops, a residual sum, a
+/// matmul's bias row, a scale-shift, a quantization into s8, the int8
+/// global average pooling, and GELU, SiLU, hardswish and LayerNorm as one
+/// op each, standing where the chain's first op stood.
+inline constexpr const char *kFusions =
+    "anchors=conv2d,conv_transpose2d,matmul,add,sub,mul,div,maximum,minimum "
+    "activations=relu,clip,gelu_erf,swish,hardswish "
+    "fusions=conv-sum,matmul-bias,scale-shift,quantize,int8-global-pool "
+    "chains=gelu_erf,swish,hardswish,layer_norm chain-position=first";
 
 } // namespace strata::onednn
 

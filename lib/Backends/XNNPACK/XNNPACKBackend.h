@@ -25,6 +25,15 @@ bool supportsOp(mlir::Operation *op);
 mlir::FailureOr<PreprocessResult> preprocess(mlir::func::FuncOp func,
                                              const CompileSpecs &specs);
 
+/// What the delegate runs fused (strata-edge-fuse's options): a relu or
+/// clip as the output clamp of a convolution, fully connected, pooling or
+/// add/sub/mul/div node, a matmul's bias row, and hardswish as one node
+/// where its input has no other reader, standing where its last op stood.
+inline constexpr const char *kFusions =
+    "anchors=conv2d,conv_transpose2d,matmul,max_pool2d,avg_pool2d,"
+    "reduce_mean,add,sub,mul,div activations=relu,clip fusions=matmul-bias "
+    "chains=hardswish chain-position=last exclusive-chains=true";
+
 } // namespace strata::xnnpack
 
 #endif // STRATA_LIB_BACKENDS_XNNPACK_XNNPACKBACKEND_H

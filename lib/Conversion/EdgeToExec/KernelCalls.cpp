@@ -27,6 +27,10 @@ struct KernelCallLowering : public ConversionPattern {
     auto kernel = dyn_cast<edge::KernelOpInterface>(op);
     if (!kernel)
       return rewriter.notifyMatchFailure(op, "not a kernel op");
+    // Fused post-op chains (strata-edge-fuse) exist inside delegated
+    // partitions only: no portable kernel runs them.
+    if (op->hasAttr("post_ops"))
+      return rewriter.notifyMatchFailure(op, "a fused post-op chain");
     if (op->getNumResults() == 0)
       return rewriter.notifyMatchFailure(op, "kernels have results");
     Location loc = op->getLoc();

@@ -1039,3 +1039,67 @@ func.func @deform_conv_offset(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>, 
   %0 = edge.deform_conv2d %x, %w, %b, %o {dilations = array<i64: 1, 1>, group = 1 : i64, offset_group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x2x2xf32>, tensor<3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x3x3x3xf32>
   return
 }
+
+// -----
+
+// Tests that a post-op chain reads as many post operands as it has sum and
+// add steps.
+func.func @post_operand_missing(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) {
+  // expected-error @+1 {{post-op 0 reads a post operand that is missing}}
+  %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, post_ops = [#edge.post_op<sum>], strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a sum post operand has the result's shape.
+func.func @post_sum_shape(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x1x1xf32>) {
+  // expected-error @+1 {{'sum' post operand must have the result's shape}}
+  %0 = edge.conv2d %x, %w post(%r) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, post_ops = [#edge.post_op<sum>], strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that each op takes only its own post-op kinds.
+func.func @post_kind(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+1 {{takes no 'gelu_erf' post-op}}
+  %0 = edge.max_pool2d %x {ceil_mode = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, post_ops = [#edge.post_op<gelu_erf>], strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that a quantize step comes last.
+func.func @post_quantize_last(%a: tensor<1x4xf32>) {
+  // expected-error @+1 {{'quantize' must be the last post-op and the result 8-bit}}
+  %0 = edge.add %a, %a {post_ops = [#edge.post_op<quantize, 0.5, 0.0>, #edge.post_op<relu>]} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a binary op without a quantize step keeps its element type.
+func.func @post_element_type(%a: tensor<1x4xf32>) {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = edge.add %a, %a {post_ops = [#edge.post_op<relu>]} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xi8>
+  return
+}
+
+// -----
+
+// Tests that clip bounds are ordered.
+func.func @post_clip(%a: tensor<1x4xf32>) {
+  // expected-error @+1 {{clip post-op bounds are not ordered}}
+  %0 = edge.add %a, %a {post_ops = [#edge.post_op<clip, 6.0, 0.0>]} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+// Tests that edge.activation takes the activations only.
+func.func @activation_kind(%a: tensor<1x4xf32>) {
+  // expected-error @+1 {{kind must be gelu_erf, swish or hardswish}}
+  %0 = edge.activation %a {kind = #edge.post_op<sum>} : tensor<1x4xf32>
+  return
+}

@@ -284,3 +284,21 @@ func.func @resize(%x: tensor<1x1x2x2xf32>, %r: tensor<8xf32>, %s: tensor<4xf32>)
   %1 = edge.resize %x roi %r scales %s {antialias = false, coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor"} : (tensor<1x1x2x2xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<1x1x3x3xf32>
   return %0, %1 : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>
 }
+
+// Tests that the fused forms of a delegated partition round-trip: post-op
+// chains with their post operands, edge.activation and edge.layer_norm.
+// CHECK-LABEL: func @fused_forms
+func.func @fused_forms(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x4x4xf32>, %a: tensor<1x4xf32>, %m: tensor<4x3xf32>, %b: tensor<1x3xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x3xf32>, tensor<1x4xi8>, tensor<1x4xf32>, tensor<1x4xf32>) {
+  // CHECK: edge.conv2d %{{.*}}, %{{.*}} post(%{{.*}}) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, post_ops = [#edge.post_op<sum>, #edge.post_op<clip, 0.000000e+00, 6.000000e+00>], strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %0 = edge.conv2d %x, %w post(%r) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, post_ops = [#edge.post_op<sum>, #edge.post_op<clip, 0.0, 6.0>], strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  // CHECK: edge.matmul %{{.*}}, %{{.*}} post(%{{.*}}) {post_ops = [#edge.post_op<add>, #edge.post_op<gelu_erf>]} : (tensor<1x4xf32>, tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %1 = edge.matmul %a, %m post(%b) {post_ops = [#edge.post_op<add>, #edge.post_op<gelu_erf>]} : (tensor<1x4xf32>, tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  // CHECK: edge.add %{{.*}}, %{{.*}} {post_ops = [#edge.post_op<relu>, #edge.post_op<quantize, 5.000000e-01, 0.000000e+00>]} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xi8>
+  %2 = edge.add %a, %a {post_ops = [#edge.post_op<relu>, #edge.post_op<quantize, 0.5, 0.0>]} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xi8>
+  // CHECK: edge.activation %{{.*}} {kind = #edge.post_op<swish>} : tensor<1x4xf32>
+  %3 = edge.activation %a {kind = #edge.post_op<swish>} : tensor<1x4xf32>
+  // CHECK: edge.layer_norm %{{.*}} beta(%{{.*}}) {epsilon = 9.99999974E-6 : f32} : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %beta = edge.constant dense<0.5> : tensor<4xf32>
+  %4 = edge.layer_norm %a beta(%beta) {epsilon = 1.0e-05 : f32} : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<1x2x4x4xf32>, tensor<1x3xf32>, tensor<1x4xi8>, tensor<1x4xf32>, tensor<1x4xf32>
+}

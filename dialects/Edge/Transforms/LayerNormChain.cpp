@@ -1,4 +1,4 @@
-//===- LayerNorm.cpp - LayerNorm as exporters write it, for oneDNN --------===//
+//===- LayerNormChain.cpp - LayerNorm as exporters write it ---------------===//
 //
 // PyTorch exports nn.LayerNorm before opset 17 (and Strata lowers the
 // opset-17 op) as nine edge ops over the last axis:
@@ -7,17 +7,28 @@
 //   z = y * gamma + beta
 //
 // each a pass over the tensor, two of them broadcasts oneDNN's JIT kernels
-// do not take. The matcher finds the chain from its first mean; the
-// partition writer emits it as one oneDNN layer_normalization op.
+// do not take. The matcher finds the chain from its first mean;
+// strata-edge-fuse forms it as one edge.layer_norm, which the oneDNN
+// partition writer emits as one layer_normalization op.
 //
 //===----------------------------------------------------------------------===//
-#include "OneDNNBackend.h"
+#include "Edge/Transforms/Fusion.h"
 
-#include "Edge/IR/EdgeOps.h"
+#include "Edge/IR/EdgeConstants.h"
 
 using namespace mlir;
 
-namespace strata::onednn {
+namespace strata::edge {
+
+/// The value of an f32 constant whose elements are all equal.
+static std::optional<float> getScalarConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  std::optional<std::vector<float>> values =
+      constant ? readF32Constant(constant.getValue()) : std::nullopt;
+  if (!values || values->empty() || !llvm::all_equal(*values))
+    return std::nullopt;
+  return values->front();
+}
 
 /// The single user of `value` (one or more uses by one op), else null.
 static Operation *onlyUser(Value value) {
@@ -33,7 +44,7 @@ static Operation *onlyUser(Value value) {
 /// Whether `op` is a mean over the last axis of a static f32 tensor,
 /// keeping it.
 static bool isLastAxisMean(Operation *op) {
-  auto mean = dyn_cast_or_null<edge::ReduceMeanOp>(op);
+  auto mean = dyn_cast_or_null<ReduceMeanOp>(op);
   if (!mean || !mean.getKeepDims())
     return false;
   auto type = dyn_cast<RankedTensorType>(mean.getInput().getType());
@@ -48,9 +59,8 @@ static bool isLastAxisMean(Operation *op) {
 static bool isChannelVector(Value v, Value x) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   int64_t channels = cast<RankedTensorType>(x.getType()).getShape().back();
-  return v.getDefiningOp<edge::ConstantOp>() && type &&
-         type.hasStaticShape() && type.getRank() >= 1 &&
-         type.getShape().back() == channels &&
+  return v.getDefiningOp<ConstantOp>() && type && type.hasStaticShape() &&
+         type.getRank() >= 1 && type.getShape().back() == channels &&
          type.getNumElements() == channels &&
          type.getRank() <= cast<RankedTensorType>(x.getType()).getRank();
 }
@@ -62,19 +72,18 @@ std::optional<LayerNormChain> matchLayerNorm(Operation *firstMean) {
   Value x = firstMean->getOperand(0), m = firstMean->getResult(0);
   // d = x - m.
   Operation *sub = onlyUser(m);
-  if (!isa_and_nonnull<edge::SubOp>(sub) || sub->getOperand(0) != x ||
+  if (!isa_and_nonnull<SubOp>(sub) || sub->getOperand(0) != x ||
       sub->getOperand(1) != m || sub->getResult(0).getType() != x.getType())
     return std::nullopt;
   Value d = sub->getResult(0);
   // d^2 and d / sqrt(...) are d's only readers.
   Operation *square = nullptr, *div = nullptr;
   for (Operation *u : d.getUsers()) {
-    if (isa<edge::DivOp>(u) && u->getOperand(0) == d && !div)
+    if (isa<DivOp>(u) && u->getOperand(0) == d && !div)
       div = u;
-    else if (isa<edge::MulOp>(u) && u->getOperand(0) == d &&
-             u->getOperand(1) == d)
+    else if (isa<MulOp>(u) && u->getOperand(0) == d && u->getOperand(1) == d)
       square = u;
-    else if (isa<edge::PowOp>(u) && u->getOperand(0) == d &&
+    else if (isa<PowOp>(u) && u->getOperand(0) == d &&
              getScalarConstant(u->getOperand(1)) == 2.0f)
       square = u;
     else
@@ -86,13 +95,14 @@ std::optional<LayerNormChain> matchLayerNorm(Operation *firstMean) {
   if (!isLastAxisMean(varMean))
     return std::nullopt;
   Operation *plusEps = onlyUser(varMean->getResult(0));
-  if (!isa_and_nonnull<edge::AddOp>(plusEps) ||
+  if (!isa_and_nonnull<AddOp>(plusEps) ||
       plusEps->getOperand(0) != varMean->getResult(0))
     return std::nullopt;
   std::optional<float> eps = getScalarConstant(plusEps->getOperand(1));
   Operation *root = onlyUser(plusEps->getResult(0));
-  if (!eps || *eps < 0 || !isa_and_nonnull<edge::SqrtOp>(root) ||
-      onlyUser(root->getResult(0)) != div || div->getOperand(1) != root->getResult(0))
+  if (!eps || *eps < 0 || !isa_and_nonnull<SqrtOp>(root) ||
+      onlyUser(root->getResult(0)) != div ||
+      div->getOperand(1) != root->getResult(0))
     return std::nullopt;
   chain.ops = {firstMean, sub, square, varMean, plusEps, root, div};
   chain.input = x;
@@ -100,7 +110,7 @@ std::optional<LayerNormChain> matchLayerNorm(Operation *firstMean) {
   chain.output = div->getResult(0);
   // Optional affine: * gamma, then + beta.
   Operation *next = chain.output.hasOneUse() ? onlyUser(chain.output) : nullptr;
-  if (isa_and_nonnull<edge::MulOp>(next) && next->getOperand(0) == chain.output &&
+  if (isa_and_nonnull<MulOp>(next) && next->getOperand(0) == chain.output &&
       isChannelVector(next->getOperand(1), x) &&
       next->getResult(0).getType() == x.getType()) {
     chain.gamma = next->getOperand(1);
@@ -108,7 +118,7 @@ std::optional<LayerNormChain> matchLayerNorm(Operation *firstMean) {
     chain.output = next->getResult(0);
     next = chain.output.hasOneUse() ? onlyUser(chain.output) : nullptr;
   }
-  if (isa_and_nonnull<edge::AddOp>(next) && next->getOperand(0) == chain.output &&
+  if (isa_and_nonnull<AddOp>(next) && next->getOperand(0) == chain.output &&
       isChannelVector(next->getOperand(1), x) &&
       next->getResult(0).getType() == x.getType()) {
     chain.beta = next->getOperand(1);
@@ -118,4 +128,4 @@ std::optional<LayerNormChain> matchLayerNorm(Operation *firstMean) {
   return chain;
 }
 
-} // namespace strata::onednn
+} // namespace strata::edge

@@ -1,0 +1,82 @@
+//===- Passes.td - edge transformation passes --------------*- tablegen -*-===//
+#ifndef STRATA_EDGE_PASSES
+#define STRATA_EDGE_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def EdgeFuse : Pass<"strata-edge-fuse", "mlir::func::FuncOp"> {
+  let summary = "Fuse the op chains a delegate runs as one step into fused "
+                "edge forms";
+  let description = [{
+    Decides, once and in the IR, which chains of edge ops a delegate runs as
+    one step; its partition writer then serializes one edge op at a time.
+    The options say what the target takes (each delegate backend declares
+    its set, `BackendHooks::fusions`, and strata-to-backend runs the pass on
+    each of its partitions before preprocess). Two sweeps in program order:
+
+    1. **Chains** (`chains`): GELU (erf form), SiLU and hardswish spelled
+       out in edge ops (EdgeActivationChains.h) become `edge.activation`,
+       LayerNorm's nine ops `edge.layer_norm`, placed where the chain's
+       first op stood (`chain-position=first`) or its last (`last`). With
+       `exclusive-chains`, only chains whose input nothing else reads.
+    2. **Post-ops** (`anchors`, `activations`, `fusions`): an anchor op
+       (a convolution, matmul, binary, pooling or reduction op named in
+       `anchors`) takes the chain its result alone feeds as `post_ops`
+       (EdgePostOps.td), reading extra `post_operands`:
+       - `conv-sum`: `conv2d -> add(r)`, `r` of the result's type defined
+         before the convolution (a residual): a `sum` step;
+       - `matmul-bias`: `matmul -> add(c)`, `c` a constant row `[1.., N]`:
+         an `add` step;
+       - `scale-shift`: `mul(x, s) -> add(c)`, `s` and `c` constants of one
+         type (an unfolded BatchNormalization): an `add` step;
+       - then one activation named in `activations` (`relu`, `clip`, or an
+         `edge.activation` of kind `gelu_erf`, `swish`, `hardswish`);
+       - `quantize`: after a binary op (scale-shift, or operands of the
+         result's shape or one value per channel), a per-tensor
+         quantization into s8 with a constant positive scale: a `quantize`
+         step, the op then writes s8;
+       - `int8-global-pool`: `dequantize -> reduce_mean(axes 2, 3) ->
+         quantize` into s8 becomes one `reduce_mean` of the 8-bit values
+         with `linear(in scale)` and `quantize(out scale)` steps.
+
+    A link fuses only where the intermediate value has that single use, so
+    a second reader blocks it. The portable kernels never see the fused
+    forms: the pass runs on delegated partitions only.
+
+    Before (`anchors=conv2d activations=relu fusions=conv-sum`):
+    ```mlir
+    %0 = edge.conv2d %x, %w, %b {...} : (...) -> tensor<1x8x4x4xf32>
+    %1 = edge.add %0, %r : (...) -> tensor<1x8x4x4xf32>
+    %2 = edge.relu %1 : tensor<1x8x4x4xf32>
+    ```
+    After:
+    ```mlir
+    %0 = edge.conv2d %x, %w, %b post(%r) {...,
+           post_ops = [#edge.post_op<sum>, #edge.post_op<relu>]}
+        : (...) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let options = [
+    ListOption<"anchors", "anchors", "std::string",
+               "Edge ops (by mnemonic) that take post-ops: conv2d, "
+               "conv_transpose2d, matmul, add, sub, mul, div, maximum, "
+               "minimum, max_pool2d, avg_pool2d, reduce_mean">,
+    ListOption<"activations", "activations", "std::string",
+               "Activations an anchor takes as a post-op: relu, clip, "
+               "gelu_erf, swish, hardswish">,
+    ListOption<"fusions", "fusions", "std::string",
+               "Further fusions: conv-sum, matmul-bias, scale-shift, "
+               "quantize, int8-global-pool">,
+    ListOption<"chains", "chains", "std::string",
+               "Chains formed as one op: gelu_erf, swish, hardswish, "
+               "layer_norm">,
+    Option<"chainPosition", "chain-position", "std::string", [{"first"}],
+           "Where a formed chain stands: 'first' or 'last' (its op's place)">,
+    Option<"exclusiveChains", "exclusive-chains", "bool", "false",
+           "Form an activation chain only where nothing else reads its "
+           "input">,
+  ];
+  let dependentDialects = ["strata::edge::EdgeDialect"];
+}
+
+#endif // STRATA_EDGE_PASSES
