@@ -16,24 +16,6 @@ using namespace strata::runtime::testing;
 
 namespace {
 
-template <typename T>
-OwnedTensor tensorOf(DType dtype, std::vector<int64_t> shape,
-                     std::vector<T> values) {
-  OwnedTensor t;
-  t.dtype = dtype;
-  t.shape = std::move(shape);
-  t.bytes.resize(values.size() * sizeof(T));
-  if (!values.empty())
-    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  return t;
-}
-
-template <typename T> std::vector<T> valuesOf(const OwnedTensor &t) {
-  std::vector<T> v(t.bytes.size() / sizeof(T));
-  std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
-  return v;
-}
-
 TEST(GenericKernelTest, CastF32ToF16RoundsToNearestEven) {
   // 1 + 2^-11 is halfway between 1 and the next half (1 + 2^-10): ties go
   // to the even mantissa (1.0); 1 + 3 * 2^-11 rounds up to 1 + 2^-9.

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 namespace strata::runtime::testing {
 
@@ -50,6 +51,26 @@ inline Result<OwnedTensor> runKernel(const std::string &kernel,
 }
 
 /// An f32 tensor.
+/// A tensor of `dtype` and `shape` holding `values` (stored as T).
+template <typename T>
+OwnedTensor tensorOf(DType dtype, std::vector<int64_t> shape,
+                     std::vector<T> values) {
+  OwnedTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.bytes.resize(values.size() * sizeof(T));
+  if (!values.empty())
+    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+/// The elements of `t` read as T.
+template <typename T> std::vector<T> valuesOf(const OwnedTensor &t) {
+  std::vector<T> v(t.bytes.size() / sizeof(T));
+  std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
+  return v;
+}
+
 inline OwnedTensor f32Tensor(std::vector<int64_t> shape,
                              std::vector<float> values) {
   OwnedTensor t;

@@ -16,24 +16,6 @@ using namespace strata::runtime::testing;
 
 namespace {
 
-template <typename T>
-OwnedTensor tensorOf(DType dtype, std::vector<int64_t> shape,
-                     std::vector<T> values) {
-  OwnedTensor t;
-  t.dtype = dtype;
-  t.shape = std::move(shape);
-  t.bytes.resize(values.size() * sizeof(T));
-  if (!values.empty())
-    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  return t;
-}
-
-template <typename T> std::vector<T> valuesOf(const OwnedTensor &t) {
-  std::vector<T> v(t.bytes.size() / sizeof(T));
-  std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
-  return v;
-}
-
 TEST(QuantizeKernelTest, SpecExampleU8) {
   // ONNX QuantizeLinear example: 3 / 2 = 1.5 rounds to 2 (even); 1000 / 2
   // + 128 saturates to 255, -1000 / 2 + 128 to 0.

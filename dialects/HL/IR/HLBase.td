@@ -5,6 +5,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/Dialect/Quant/QuantOpsBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "HL/IR/HLInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"

@@ -13,7 +13,7 @@ include "HL/IR/HLBase.td"
 // Linear algebra and convolution
 //===----------------------------------------------------------------------===//
 
-def HL_ConvOp : HL_Op<"conv", [Pure]> {
+def HL_ConvOp : HL_Op<"conv", [Pure, HL_WindowOpInterface]> {
   let summary = "N-d convolution (ONNX Conv)";
   let description = [{
     ONNX `Conv`: input `[N, C, D1, ...]`, weight `[M, C/group, k1, ...]`,
@@ -37,7 +37,7 @@ def HL_ConvOp : HL_Op<"conv", [Pure]> {
   let hasVerifier = 1;
 }
 
-def HL_ConvTransposeOp : HL_Op<"conv_transpose", [Pure]> {
+def HL_ConvTransposeOp : HL_Op<"conv_transpose", [Pure, HL_WindowOpInterface]> {
   let summary = "N-d transposed convolution (ONNX ConvTranspose)";
   let description = [{
     ONNX `ConvTranspose`: input `[N, C, D1, ...]`, weight
@@ -63,7 +63,7 @@ def HL_ConvTransposeOp : HL_Op<"conv_transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
-def HL_DeformConvOp : HL_Op<"deform_conv", [Pure, AttrSizedOperandSegments]> {
+def HL_DeformConvOp : HL_Op<"deform_conv", [Pure, HL_WindowOpInterface, AttrSizedOperandSegments]> {
   let summary = "2-d deformable convolution (ONNX DeformConv)";
   let description = [{
     ONNX `DeformConv`: input `[N, C, H, W]`, weight `[M, C/group, kH, kW]`,
@@ -137,7 +137,7 @@ def HL_MatMulOp : HL_Op<"matmul", [Pure, SameOperandsAndResultElementType]> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-def HL_MaxPoolOp : HL_Op<"max_pool", [Pure]> {
+def HL_MaxPoolOp : HL_Op<"max_pool", [Pure, HL_WindowOpInterface]> {
   let summary = "N-d max pooling (ONNX MaxPool)";
   let description = [{
     ONNX `MaxPool`; `kernel_shape` is required. The optional second result
@@ -161,7 +161,7 @@ def HL_MaxPoolOp : HL_Op<"max_pool", [Pure]> {
   let hasVerifier = 1;
 }
 
-def HL_AveragePoolOp : HL_Op<"average_pool", [Pure,
+def HL_AveragePoolOp : HL_Op<"average_pool", [Pure, HL_WindowOpInterface,
     SameOperandsAndResultElementType]> {
   let summary = "N-d average pooling (ONNX AveragePool)";
   let description = [{

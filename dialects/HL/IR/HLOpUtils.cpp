@@ -98,6 +98,20 @@ LogicalResult verifyWindowOp(Operation *op, Value input, StringRef autoPad,
                                 pads.value_or(std::nullopt));
 }
 
+LogicalResult verifyWindowOpInterface(Operation *op) {
+  auto window = cast<WindowOpInterface>(op);
+  if (failed(verifyWindowOp(op, window.getWindowInput(),
+                            window.getWindowAutoPad(),
+                            window.getWindowKernelShape(),
+                            window.getWindowStrides(),
+                            window.getWindowDilations(), window.getWindowPads())))
+    return failure();
+  if (window.getWindowGroup() < 1)
+    return op->emitOpError("'group' must be positive, got ")
+           << window.getWindowGroup();
+  return success();
+}
+
 LogicalResult verifyRank(Operation *op, Value value, int64_t rank,
                          StringRef what) {
   std::optional<int64_t> actual = rankOf(value);
@@ -108,6 +122,8 @@ LogicalResult verifyRank(Operation *op, Value value, int64_t rank,
 }
 
 } // namespace strata::hl::detail
+
+#include "HL/IR/HLInterfaces.cpp.inc"
 
 std::optional<SmallVector<int64_t>>
 strata::hl::getConstantIntValues(Value value) {

@@ -23,15 +23,9 @@ using namespace strata::hl::detail;
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvOp::verify() {
-  ArrayRef<int64_t> kernelShape;
-  if (auto attr = getKernelShape())
-    kernelShape = *attr;
-  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), kernelShape,
-                            getStrides(), getDilations(), getPads())))
-    return failure();
-  int64_t group = static_cast<int64_t>(getGroup());
-  if (group < 1)
-    return emitOpError("'group' must be positive, got ") << group;
+  // WindowOpInterface checked the window attributes and the group.
+  ArrayRef<int64_t> kernelShape = getWindowKernelShape();
+  int64_t group = getWindowGroup();
 
   auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
   auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
@@ -75,17 +69,12 @@ LogicalResult ConvOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DeformConvOp::verify() {
-  ArrayRef<int64_t> kernelShape;
-  if (auto attr = getKernelShape())
-    kernelShape = *attr;
-  if (failed(verifyWindowOp(*this, getInput(), "NOTSET", kernelShape,
-                            getStrides(), getDilations(), getPads())))
-    return failure();
+  // WindowOpInterface checked the window attributes and the group.
+  ArrayRef<int64_t> kernelShape = getWindowKernelShape();
   int64_t group = static_cast<int64_t>(getGroup());
   int64_t offsetGroup = static_cast<int64_t>(getOffsetGroup());
-  if (group < 1 || offsetGroup < 1)
-    return emitOpError("'group' and 'offset_group' must be positive, got ")
-           << group << " and " << offsetGroup;
+  if (offsetGroup < 1)
+    return emitOpError("'offset_group' must be positive, got ") << offsetGroup;
   auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
   auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
   auto offsetType = dyn_cast<RankedTensorType>(getOffset().getType());
@@ -225,21 +214,14 @@ LogicalResult MatMulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MaxPoolOp::verify() {
-  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), getKernelShape(),
-                            getStrides(), getDilations(), getPads())))
-    return failure();
+  // WindowOpInterface checked the window attributes (kernel_shape, when
+  // given, has one entry per spatial dimension).
   if (getKernelShape().empty())
     return emitOpError("'kernel_shape' must not be empty");
   if (getCeilMode() != 0 && getCeilMode() != 1)
     return emitOpError("'ceil_mode' must be 0 or 1");
   if (getStorageOrder() != 0 && getStorageOrder() != 1)
     return emitOpError("'storage_order' must be 0 or 1");
-  if (std::optional<int64_t> rank = rankOf(getInput())) {
-    if (static_cast<int64_t>(getKernelShape().size()) != *rank - 2)
-      return emitOpError("'kernel_shape' has ")
-             << getKernelShape().size() << " entries, expected " << *rank - 2
-             << " (one per spatial dimension)";
-  }
   return success();
 }
 
@@ -271,15 +253,7 @@ LogicalResult GlobalAveragePoolOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvTransposeOp::verify() {
-  ArrayRef<int64_t> kernelShape;
-  if (auto attr = getKernelShape())
-    kernelShape = *attr;
-  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), kernelShape,
-                            getStrides(), getDilations(), getPads())))
-    return failure();
-  int64_t group = static_cast<int64_t>(getGroup());
-  if (group < 1)
-    return emitOpError("'group' must be positive, got ") << group;
+  // WindowOpInterface checked the window attributes and the group.
   auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
   auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
   if (inputType && weightType) {
@@ -308,18 +282,11 @@ LogicalResult ConvTransposeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AveragePoolOp::verify() {
-  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), getKernelShape(),
-                            getStrides(), getDilations(), getPads())))
-    return failure();
+  // WindowOpInterface checked the window attributes.
   if (getKernelShape().empty())
     return emitOpError("'kernel_shape' must not be empty");
   if (getCeilMode() > 1 || getCountIncludePad() > 1)
     return emitOpError("'ceil_mode' and 'count_include_pad' must be 0 or 1");
-  if (std::optional<int64_t> rank = rankOf(getInput()))
-    if (static_cast<int64_t>(getKernelShape().size()) != *rank - 2)
-      return emitOpError("'kernel_shape' has ")
-             << getKernelShape().size() << " entries, expected " << *rank - 2
-             << " (one per spatial dimension)";
   return success();
 }
 

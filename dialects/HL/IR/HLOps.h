@@ -19,6 +19,7 @@
 
 #include <array>
 
+#include "HL/IR/HLInterfaces.h"
 #include "HL/IR/HLOpsDialect.h.inc"
 
 // TableGen's generated code leaves parameters unused (adaptors, builders,

@@ -88,7 +88,7 @@ def HL_MatMulIntegerOp : HL_Op<"matmul_integer", [Pure,
   let hasVerifier = 1;
 }
 
-def HL_ConvIntegerOp : HL_Op<"conv_integer", [Pure, AttrSizedOperandSegments]> {
+def HL_ConvIntegerOp : HL_Op<"conv_integer", [Pure, HL_WindowOpInterface, AttrSizedOperandSegments]> {
   let summary = "Integer convolution with zero points (ONNX ConvInteger)";
   let description = [{
     ```mlir
@@ -135,7 +135,7 @@ def HL_QLinearMatMulOp : HL_Op<"qlinear_matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
-def HL_QLinearConvOp : HL_Op<"qlinear_conv", [Pure]> {
+def HL_QLinearConvOp : HL_Op<"qlinear_conv", [Pure, HL_WindowOpInterface]> {
   let summary = "Quantised convolution (ONNX QLinearConv)";
   let description = [{
     Operands: `x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,

@@ -87,14 +87,7 @@ LogicalResult MatMulIntegerOp::verify() {
 }
 
 LogicalResult ConvIntegerOp::verify() {
-  ArrayRef<int64_t> kernelShape;
-  if (auto attr = getKernelShape())
-    kernelShape = *attr;
-  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), kernelShape,
-                            getStrides(), getDilations(), getPads())))
-    return failure();
-  if (static_cast<int64_t>(getGroup()) < 1)
-    return emitOpError("'group' must be positive");
+  // WindowOpInterface checked the window attributes and the group.
   if (failed(
           verifyZeroPoint(*this, getXZeroPoint(), getInput(), "x_zero_point")))
     return failure();
@@ -111,12 +104,7 @@ LogicalResult QLinearMatMulOp::verify() {
 }
 
 LogicalResult QLinearConvOp::verify() {
-  ArrayRef<int64_t> kernelShape;
-  if (auto attr = getKernelShape())
-    kernelShape = *attr;
-  if (failed(verifyWindowOp(*this, getInput(), getAutoPad(), kernelShape,
-                            getStrides(), getDilations(), getPads())))
-    return failure();
+  // WindowOpInterface checked the window attributes and the group.
   if (failed(verifyZeroPoint(*this, getXZeroPoint(), getInput(),
                              "x_zero_point")) ||
       failed(verifyZeroPoint(*this, getWZeroPoint(), getWeight(),

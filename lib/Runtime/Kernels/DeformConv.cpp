@@ -134,12 +134,7 @@ Error executeDeformConv(const DeformConvState &st, KernelIO &io) {
       float *yg = y + (b * m + gi * mg) * points;
       gemm(mg, points, rows, wt + gi * mg * rows, rows,
            columns + gi * rows * points, points, yg, points);
-      for (int64_t o = 0; o < mg; ++o) {
-        float bv = bias[gi * mg + o];
-        float *yo = yg + o * points;
-        for (int64_t s = 0; s < points; ++s)
-          yo[s] += bv;
-      }
+      addChannelBias(yg, bias + gi * mg, mg, points);
     }
   }
   return Error::success();

@@ -67,6 +67,17 @@ Result<Conv2dGeometry> readConv2dGeometry(const Params &params,
                                           const TensorView &weight,
                                           const TensorView &out);
 
+/// Adds `bias[o]` to each of the `channels` rows of `points` values at `y`
+/// (a convolution's per-output-channel bias after its GEMM).
+inline void addChannelBias(float *y, const float *bias, int64_t channels,
+                           int64_t points) {
+  for (int64_t o = 0; o < channels; ++o) {
+    float *row = y + o * points;
+    for (int64_t s = 0; s < points; ++s)
+      row[s] += bias[o];
+  }
+}
+
 /// The output columns [lo, hi] of kernel column `kx` whose input column
 /// ox * strideW + shift (shift = kx * dilW - padL) is inside the image;
 /// lo > hi when there are none. Lets the depthwise loops run without

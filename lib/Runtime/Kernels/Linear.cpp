@@ -308,12 +308,7 @@ static Error executeConv2d(const Conv2dState &st, KernelIO &io) {
       gemm(ocg, spatial, kSize, wt + gi * ocg * kSize, kSize, cols, spatial, yg,
            spatial);
       if (bias)
-        for (int64_t o = 0; o < ocg; ++o) {
-          float bv = bias[gi * ocg + o];
-          float *yo = yg + o * spatial;
-          for (int64_t s = 0; s < spatial; ++s)
-            yo[s] += bv;
-        }
+        addChannelBias(yg, bias + gi * ocg, ocg, spatial);
     }
   return Error::success();
 }
