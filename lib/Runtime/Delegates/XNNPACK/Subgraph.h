@@ -74,6 +74,14 @@ public:
 
 private:
   Subgraph() = default;
+  /// Defines tensor `i` of `graph` in `subgraph` and sets `id`; a partition
+  /// input or output (`externalIndex` >= 0) gets its staging buffer.
+  Error defineTensor(xnn_subgraph_t subgraph, const fbs::Graph &graph, size_t i,
+                     const NamedDataMap &named, int64_t externalIndex,
+                     uint32_t &id);
+  /// Creates the runtime of `subgraph` on `pool` and binds the staging
+  /// buffers to its external values.
+  Error createRuntime(xnn_subgraph_t subgraph, ThreadPool pool);
   xnn_runtime_t runtime_ = nullptr;
   ThreadPool pool_;
   std::vector<Staging> inputs_, outputs_;
