@@ -191,165 +191,238 @@ void keepInFloat(const QuantizedTensor &t) {
 
 } // namespace
 
+namespace {
+
+/// The search for the fewest quantized tensors kept in float: figures of a
+/// choice (`floats`: the indices of the tensors kept in float), each
+/// tensor's share of the noise, the choice the additive model suggests,
+/// then one at a time up until the target holds and back down while it
+/// still does.
+class MixedPrecisionSearch {
+public:
+  using Result = QuantizationReport::MixedPrecision;
+  using Floats = llvm::DenseSet<size_t>;
+  struct Figures {
+    double sqnr = 0, lowDecileSqnr = 0, accuracy = 0;
+  };
+  /// Whether a choice meets the target, and its figures.
+  using Measured = std::pair<bool, Figures>;
+
+  MixedPrecisionSearch(Judge &judge, const MixedPrecisionOptions &options,
+                       std::vector<QuantizedTensor> tensors, Result &result)
+      : judge(judge), options(options), tensors(std::move(tensors)),
+        result(result), byAccuracy(options.targetAccuracyDrop.has_value()) {}
+
+  /// The program keeping every tensor but `floats` in int8.
+  FailureOr<Measured> measure(const Floats &floats);
+  /// The float model's accuracy (every tensor in float).
+  LogicalResult measureFloatAccuracy();
+  /// Each tensor's output noise alone and what keeping it in float costs;
+  /// `order` by noise removed per cost, best first.
+  LogicalResult measureShares();
+  /// The float tensors that meet the target, from `current` (all int8,
+  /// which does not), into `floats`; `added` in the order they were added.
+  /// False when even every tensor in float misses the target.
+  FailureOr<bool> search(Floats &floats, std::vector<size_t> &added,
+                         Measured &current);
+  /// Reports the tensors kept in float and takes their pairs out.
+  void keep(const Floats &floats, ArrayRef<size_t> added);
+
+private:
+  SmallVector<Value> pairsWithout(const Floats &floats) const;
+  /// How many tensors the additive noise model says the SQNR target needs
+  /// (one for the accuracy target, which has no model).
+  size_t modelledCount() const;
+
+  Judge &judge;
+  const MixedPrecisionOptions &options;
+  std::vector<QuantizedTensor> tensors;
+  Result &result;
+  bool byAccuracy;
+  std::vector<double> noise, alone;
+  std::vector<int64_t> cost;
+  std::vector<size_t> order;
+  double total = 0;
+};
+
+SmallVector<Value>
+MixedPrecisionSearch::pairsWithout(const Floats &floats) const {
+  SmallVector<Value> pairs;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (!floats.contains(i))
+      pairs.append(tensors[i].pairs());
+  return pairs;
+}
+
+FailureOr<MixedPrecisionSearch::Measured>
+MixedPrecisionSearch::measure(const Floats &floats) {
+  SmallVector<Value> pairs = pairsWithout(floats);
+  Figures f;
+  FailureOr<OutputSQNR::Figures> sqnr = judge.sqnr(pairs);
+  if (failed(sqnr))
+    return failure();
+  f.sqnr = sqnr->pooledDB;
+  f.lowDecileSqnr = sqnr->lowDecileDB;
+  // The pooled figure and nine samples in ten meet the target: one
+  // sample's SQNR is what a user sees on one input, and the pooled noise
+  // alone lets quiet samples fall short (a held-out image landed 0.3-0.8
+  // dB under a target the pooled calibration figure met).
+  bool meets =
+      !options.targetSqnrDB || (f.sqnr >= *options.targetSqnrDB &&
+                                f.lowDecileSqnr >= *options.targetSqnrDB);
+  if (byAccuracy) {
+    FailureOr<double> accuracy = judge.accuracy(pairs);
+    if (failed(accuracy))
+      return failure();
+    f.accuracy = *accuracy;
+    meets = meets && 100.0 * (result.floatAccuracy - f.accuracy) <=
+                         *options.targetAccuracyDrop + 1e-9;
+  }
+  return std::make_pair(meets, f);
+}
+
+LogicalResult MixedPrecisionSearch::measureFloatAccuracy() {
+  Floats all;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    all.insert(i);
+  FailureOr<double> floatAccuracy = judge.accuracy(pairsWithout(all));
+  if (failed(floatAccuracy))
+    return failure();
+  result.floatAccuracy = *floatAccuracy;
+  return success();
+}
+
+LogicalResult MixedPrecisionSearch::measureShares() {
+  noise.assign(tensors.size(), 0.0);
+  alone.assign(tensors.size(), 0.0);
+  cost.assign(tensors.size(), 0);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    FailureOr<OutputSQNR::Figures> db = judge.sqnr(tensors[i].pairs());
+    if (failed(db))
+      return failure();
+    alone[i] = db->pooledDB;
+    noise[i] = std::isfinite(alone[i]) ? std::pow(10.0, -alone[i] / 10) : 0.0;
+    cost[i] = floatCostOf(tensors[i]);
+    total += noise[i];
+  }
+  order.resize(tensors.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return noise[a] / cost[a] > noise[b] / cost[b];
+  });
+  return success();
+}
+
+size_t MixedPrecisionSearch::modelledCount() const {
+  if (!options.targetSqnrDB)
+    return order.empty() ? 0 : 1;
+  double allowed = std::pow(10.0, -*options.targetSqnrDB / 10);
+  double measured = std::pow(
+      10.0,
+      -std::min(result.allInt8SqnrDB, result.allInt8LowDecileSqnrDB) / 10);
+  // Scale the model to the measured whole: noises do not add exactly.
+  double scale = total > 0 ? measured / total : 1.0;
+  double left = measured;
+  size_t next = 0;
+  while (next < order.size() && left > allowed && noise[order[next]] > 0)
+    left -= scale * noise[order[next++]];
+  return next;
+}
+
+FailureOr<bool> MixedPrecisionSearch::search(Floats &floats,
+                                             std::vector<size_t> &added,
+                                             Measured &current) {
+  size_t next = modelledCount();
+  added.assign(order.begin(), order.begin() + next);
+  floats.insert(added.begin(), added.end());
+  FailureOr<Measured> now = measure(floats);
+  if (failed(now))
+    return failure();
+  current = *now;
+  while (!current.first && next < order.size()) {
+    floats.insert(order[next]);
+    added.push_back(order[next++]);
+    if (failed(now = measure(floats)))
+      return failure();
+    current = *now;
+  }
+  if (!current.first)
+    return false;
+  // As much int8 as possible: each float tensor, latest first, back to int8
+  // where the target still holds.
+  for (auto it = added.rbegin(); it != added.rend(); ++it) {
+    floats.erase(*it);
+    if (failed(now = measure(floats)))
+      return failure();
+    if (now->first)
+      current = *now;
+    else
+      floats.insert(*it);
+  }
+  return true;
+}
+
+void MixedPrecisionSearch::keep(const Floats &floats, ArrayRef<size_t> added) {
+  int64_t totalCost = std::accumulate(cost.begin(), cost.end(), int64_t(0));
+  for (size_t i : added) {
+    if (!floats.contains(i))
+      continue;
+    Result::Kept kept;
+    kept.tensor = tensors[i].name();
+    kept.role = tensors[i].roleName().str();
+    kept.consumers = tensors[i].consumers();
+    kept.aloneSqnrDB = alone[i];
+    kept.noiseShare = total > 0 ? noise[i] / total : 0;
+    kept.floatWork = cost[i];
+    kept.workShare = totalCost ? static_cast<double>(cost[i]) / totalCost : 0;
+    result.keptFloat.push_back(std::move(kept));
+  }
+  // Leave the module with the float tensors' pairs removed.
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (floats.contains(i))
+      keepInFloat(tensors[i]);
+}
+
+} // namespace
+
 FailureOr<QuantizationReport::MixedPrecision>
 chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
                      const MixedPrecisionOptions &options,
                      const CompileOptions &base) {
-  using Result = QuantizationReport::MixedPrecision;
   bool byAccuracy = options.targetAccuracyDrop.has_value();
   if (byAccuracy && (options.evalImages.empty() || options.evalLabels.empty()))
     return module.emitError("--quantize-target-accuracy-drop needs labelled "
                             "data (--quantize-eval-data and "
                             "--quantize-eval-labels)");
-  FailureOr<std::unique_ptr<Judge>> judgeOr =
+  FailureOr<std::unique_ptr<Judge>> judge =
       Judge::create(module, calibration, options, base);
-  if (failed(judgeOr))
+  if (failed(judge))
     return failure();
-  Judge &judge = **judgeOr;
   std::vector<QuantizedTensor> tensors = collectQuantizedTensors(module);
-  Result result;
+  MixedPrecisionSearch::Result result;
   result.tensors = static_cast<int64_t>(tensors.size());
-
-  // The kept pairs of every tensor not in `floats`.
-  auto pairsWithout = [&](const llvm::DenseSet<size_t> &floats) {
-    SmallVector<Value> pairs;
-    for (size_t i = 0; i < tensors.size(); ++i)
-      if (!floats.contains(i))
-        pairs.append(tensors[i].pairs());
-    return pairs;
-  };
-  // Whether the program keeping every tensor but `floats` meets the target,
-  // and its figures.
-  struct Figures {
-    double sqnr = 0, lowDecileSqnr = 0, accuracy = 0;
-  };
-  auto measure = [&](const llvm::DenseSet<size_t> &floats)
-      -> FailureOr<std::pair<bool, Figures>> {
-    SmallVector<Value> pairs = pairsWithout(floats);
-    Figures f;
-    FailureOr<OutputSQNR::Figures> sqnr = judge.sqnr(pairs);
-    if (failed(sqnr))
-      return failure();
-    f.sqnr = sqnr->pooledDB;
-    f.lowDecileSqnr = sqnr->lowDecileDB;
-    // The pooled figure and nine samples in ten meet the target: one
-    // sample's SQNR is what a user sees on one input, and the pooled noise
-    // alone lets quiet samples fall short (a held-out image landed 0.3-0.8
-    // dB under a target the pooled calibration figure met).
-    bool meets =
-        !options.targetSqnrDB || (f.sqnr >= *options.targetSqnrDB &&
-                                  f.lowDecileSqnr >= *options.targetSqnrDB);
-    if (byAccuracy) {
-      FailureOr<double> accuracy = judge.accuracy(pairs);
-      if (failed(accuracy))
-        return failure();
-      f.accuracy = *accuracy;
-      meets = meets && 100.0 * (result.floatAccuracy - f.accuracy) <=
-                           *options.targetAccuracyDrop + 1e-9;
-    }
-    return std::make_pair(meets, f);
-  };
-
-  if (byAccuracy) {
-    llvm::DenseSet<size_t> all;
-    for (size_t i = 0; i < tensors.size(); ++i)
-      all.insert(i);
-    FailureOr<double> floatAccuracy = judge.accuracy(pairsWithout(all));
-    if (failed(floatAccuracy))
-      return failure();
-    result.floatAccuracy = *floatAccuracy;
-  }
-  llvm::DenseSet<size_t> floats;
-  FailureOr<std::pair<bool, Figures>> whole = measure(floats);
+  MixedPrecisionSearch search(**judge, options, std::move(tensors), result);
+  if (byAccuracy && failed(search.measureFloatAccuracy()))
+    return failure();
+  MixedPrecisionSearch::Floats floats;
+  FailureOr<MixedPrecisionSearch::Measured> whole = search.measure(floats);
   if (failed(whole))
     return failure();
   result.allInt8SqnrDB = whole->second.sqnr;
   result.allInt8LowDecileSqnrDB = whole->second.lowDecileSqnr;
   result.allInt8Accuracy = whole->second.accuracy;
-  std::pair<bool, Figures> current = *whole;
-
+  MixedPrecisionSearch::Measured current = *whole;
   if (!current.first) {
-    // Each tensor's share of the output noise (its pairs alone) and what
-    // keeping it in float costs.
-    std::vector<double> noise(tensors.size()), alone(tensors.size());
-    std::vector<int64_t> cost(tensors.size());
-    double total = 0;
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      FailureOr<OutputSQNR::Figures> db = judge.sqnr(tensors[i].pairs());
-      if (failed(db))
-        return failure();
-      alone[i] = db->pooledDB;
-      noise[i] = std::isfinite(alone[i]) ? std::pow(10.0, -alone[i] / 10) : 0.0;
-      cost[i] = floatCostOf(tensors[i]);
-      total += noise[i];
-    }
-    std::vector<size_t> order(tensors.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return noise[a] / cost[a] > noise[b] / cost[b];
-    });
-    // As many as the additive model says the SQNR target needs (the
-    // accuracy target has no model: one at a time from the first).
-    size_t next = 0;
-    if (options.targetSqnrDB) {
-      double allowed = std::pow(10.0, -*options.targetSqnrDB / 10);
-      double measured = std::pow(
-          10.0,
-          -std::min(result.allInt8SqnrDB, result.allInt8LowDecileSqnrDB) / 10);
-      // Scale the model to the measured whole: noises do not add exactly.
-      double scale = total > 0 ? measured / total : 1.0;
-      double left = measured;
-      while (next < order.size() && left > allowed && noise[order[next]] > 0) {
-        left -= scale * noise[order[next]];
-        floats.insert(order[next++]);
-      }
-    } else if (!order.empty()) {
-      floats.insert(order[next++]);
-    }
-    std::vector<size_t> added(order.begin(), order.begin() + next);
-    FailureOr<std::pair<bool, Figures>> now = measure(floats);
-    if (failed(now))
+    std::vector<size_t> added;
+    if (failed(search.measureShares()))
       return failure();
-    current = *now;
-    while (!current.first && next < order.size()) {
-      floats.insert(order[next]);
-      added.push_back(order[next++]);
-      if (failed(now = measure(floats)))
-        return failure();
-      current = *now;
-    }
-    if (!current.first)
+    FailureOr<bool> met = search.search(floats, added, current);
+    if (failed(met))
+      return failure();
+    if (!*met)
       return module.emitError("mixed precision: the target is not met even "
                               "with every quantized tensor in float");
-    // As much int8 as possible: each float tensor, latest first, back to
-    // int8 where the target still holds.
-    for (auto it = added.rbegin(); it != added.rend(); ++it) {
-      floats.erase(*it);
-      if (failed(now = measure(floats)))
-        return failure();
-      if (now->first)
-        current = *now;
-      else
-        floats.insert(*it);
-    }
-    int64_t totalCost = std::accumulate(cost.begin(), cost.end(), int64_t(0));
-    for (size_t i : added) {
-      if (!floats.contains(i))
-        continue;
-      Result::Kept kept;
-      kept.tensor = tensors[i].name();
-      kept.role = tensors[i].roleName().str();
-      kept.consumers = tensors[i].consumers();
-      kept.aloneSqnrDB = alone[i];
-      kept.noiseShare = total > 0 ? noise[i] / total : 0;
-      kept.floatWork = cost[i];
-      kept.workShare = totalCost ? static_cast<double>(cost[i]) / totalCost : 0;
-      result.keptFloat.push_back(std::move(kept));
-    }
-    // Leave the module with the float tensors' pairs removed.
-    for (size_t i = 0; i < tensors.size(); ++i)
-      if (floats.contains(i))
-        keepInFloat(tensors[i]);
+    search.keep(floats, added);
   }
   result.achievedSqnrDB = current.second.sqnr;
   result.achievedLowDecileSqnrDB = current.second.lowDecileSqnr;
@@ -358,7 +431,7 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
     result.targetSqnrDB = *options.targetSqnrDB;
   if (options.targetAccuracyDrop)
     result.targetAccuracyDrop = *options.targetAccuracyDrop;
-  result.programs = judge.programs();
+  result.programs = (*judge)->programs();
   result.judgedOn = options.evalImages.empty() ? "calibration" : "eval";
   result.sqnrOn = options.targetSqnrDB && !options.evalImages.empty()
                       ? "eval"

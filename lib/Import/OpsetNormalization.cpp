@@ -192,12 +192,18 @@ private:
 
   mlir::LogicalResult rewriteReduce(onnx::NodeProto &node, Nodes &nodes,
                                     bool &changed);
+  /// The attributes and inputs of opsets 18-21 whose opset-17 form is the
+  /// same node without them (or with them spelled out), in place.
+  mlir::LogicalResult rewritePadAxes(onnx::NodeProto &node, bool &changed);
+  mlir::LogicalResult rewriteResizeAttrs(onnx::NodeProto &node, bool &changed);
+  mlir::LogicalResult rewriteQuantizeAttrs(onnx::NodeProto &node,
+                                           bool &changed);
+  mlir::LogicalResult rewriteDFTAxis(onnx::NodeProto &node, bool &changed);
   mlir::LogicalResult rewriteGroupNorm(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteGelu(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteMish(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteCol2Im(onnx::NodeProto &node, Nodes &nodes);
-  mlir::LogicalResult rewriteCenterCropPad(onnx::NodeProto &node,
-                                           Nodes &nodes);
+  mlir::LogicalResult rewriteCenterCropPad(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteAffineGrid(onnx::NodeProto &node, Nodes &nodes);
   mlir::LogicalResult rewriteConstantDequantize(onnx::NodeProto &node,
                                                 Nodes &nodes);
@@ -549,7 +555,8 @@ mlir::LogicalResult GraphNormalizer::rewriteCol2Im(onnx::NodeProto &node,
     return fail(node, "dilations, strides and pads must be 2-d");
   // Bounded, so that the arithmetic below cannot overflow.
   auto inRange = [](llvm::ArrayRef<int64_t> v, int64_t low) {
-    return llvm::all_of(v, [&](int64_t x) { return x >= low && x < (1 << 30); });
+    return llvm::all_of(v,
+                        [&](int64_t x) { return x >= low && x < (1 << 30); });
   };
   if (!inRange(*image, 1) || !inRange(*block, 1) || !inRange(dilations, 1) ||
       !inRange(strides, 1) || !inRange(pads, 0))
@@ -600,7 +607,8 @@ mlir::LogicalResult GraphNormalizer::rewriteCol2Im(onnx::NodeProto &node,
   intsAttr(convT, "output_padding", outputPadding);
   std::string shape = freshName(node, "shape");
   addNode(nodes, node, "Shape", {x}, {shape});
-  std::string batch = freshName(node, "batch"), columns = freshName(node, "cols");
+  std::string batch = freshName(node, "batch"),
+              columns = freshName(node, "cols");
   addNode(nodes, node, "Slice",
           {shape, addInts(node, "zero", {0}), addInts(node, "one", {1})},
           {batch});
@@ -623,8 +631,8 @@ mlir::LogicalResult GraphNormalizer::rewriteCol2Im(onnx::NodeProto &node,
   return mlir::success();
 }
 
-mlir::LogicalResult
-GraphNormalizer::rewriteCenterCropPad(onnx::NodeProto &node, Nodes &nodes) {
+mlir::LogicalResult GraphNormalizer::rewriteCenterCropPad(onnx::NodeProto &node,
+                                                          Nodes &nodes) {
   // Per axis, with `dim` the input's extent and `t` the target's: a crop
   // from (dim - t) / 2 of min(dim, t) elements, then zeros padded, (t -
   // dim) / 2 before and the rest after (where t > dim). Shape arithmetic
@@ -646,9 +654,10 @@ GraphNormalizer::rewriteCenterCropPad(onnx::NodeProto &node, Nodes &nodes) {
   }
   const std::string &x = node.input(0), &target = node.input(1);
   std::string axesConst = addInts(node, "axes", axes);
-  std::string dims =
-      apply(nodes, node, "Gather", {apply(nodes, node, "Shape", {x}), axesConst});
-  std::string zero = addInts(node, "zero", {0}), two = addInts(node, "two", {2});
+  std::string dims = apply(nodes, node, "Gather",
+                           {apply(nodes, node, "Shape", {x}), axesConst});
+  std::string zero = addInts(node, "zero", {0}),
+              two = addInts(node, "two", {2});
   // max(a - b, 0) as (a - b) * (a > b): products, differences and
   // comparisons of constants fold where Max would not.
   auto positivePart = [&](const std::string &a, const std::string &b) {
@@ -665,10 +674,9 @@ GraphNormalizer::rewriteCenterCropPad(onnx::NodeProto &node, Nodes &nodes) {
   std::string excess = positivePart(dims, target);
   std::string start = apply(nodes, node, "Div", {excess, two});
   // min(dim, t) = dim - max(dim - t, 0).
-  std::string end = apply(
-      nodes, node, "Add", {start, apply(nodes, node, "Sub", {dims, excess})});
-  std::string cropped =
-      apply(nodes, node, "Slice", {x, start, end, axesConst});
+  std::string end = apply(nodes, node, "Add",
+                          {start, apply(nodes, node, "Sub", {dims, excess})});
+  std::string cropped = apply(nodes, node, "Slice", {x, start, end, axesConst});
   std::string missing = positivePart(target, dims);
   std::string before = apply(nodes, node, "Div", {missing, two});
   std::string after = apply(nodes, node, "Sub", {missing, before});
@@ -682,7 +690,8 @@ GraphNormalizer::rewriteCenterCropPad(onnx::NodeProto &node, Nodes &nodes) {
       continue;
     }
     int64_t i = it - axes.begin();
-    std::string from = addInts(node, "at", {i}), to = addInts(node, "to", {i + 1});
+    std::string from = addInts(node, "at", {i}),
+                to = addInts(node, "to", {i + 1});
     begins.push_back(apply(nodes, node, "Slice", {before, from, to}));
     ends.push_back(apply(nodes, node, "Slice", {after, from, to}));
   }
@@ -738,10 +747,12 @@ mlir::LogicalResult GraphNormalizer::rewriteAffineGrid(onnx::NodeProto &node,
   perm->set_type(onnx::AttributeProto::INTS);
   for (int64_t p : {0, 2, 1})
     perm->add_ints(p);
-  std::string points = apply(
-      nodes, node, "MatMul", {castLike(nodes, node, base->name(), theta), thetaT});
+  std::string points =
+      apply(nodes, node, "MatMul",
+            {castLike(nodes, node, base->name(), theta), thetaT});
   addNode(nodes, node, "Reshape",
-          {points, addInts(node, "grid_shape", {n, h, w, 2})}, {node.output(0)});
+          {points, addInts(node, "grid_shape", {n, h, w, 2})},
+          {node.output(0)});
   return mlir::success();
 }
 
@@ -829,7 +840,8 @@ readIntegers(const onnx::TensorProto &t) {
 }
 
 /// The elements of a float constant, or nullopt.
-static std::optional<std::vector<float>> readFloats(const onnx::TensorProto &t) {
+static std::optional<std::vector<float>>
+readFloats(const onnx::TensorProto &t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL ||
       t.data_type() != onnx::TensorProto::FLOAT)
     return std::nullopt;
@@ -890,22 +902,21 @@ GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
     axis += rank;
   // Blocked scales have the data's rank; otherwise one element is per
   // tensor.
-  bool perTensor = block == 0 && (scale->dims_size() == 0 ||
-                                  (scale->dims_size() == 1 &&
-                                   scale->dims(0) == 1));
+  bool perTensor =
+      block == 0 && (scale->dims_size() == 0 ||
+                     (scale->dims_size() == 1 && scale->dims(0) == 1));
   if (!perTensor && (axis < 0 || axis >= rank))
-    return fail(node, "axis " + std::to_string(axis) +
-                          " is outside the data's rank");
+    return fail(node,
+                "axis " + std::to_string(axis) + " is outside the data's rank");
   if (block < 0)
     return fail(node, "block_size must not be negative");
   if (!perTensor && block > 0) {
     // Blocked: scale has the data's shape, axis divided into blocks.
     bool ok = scale->dims_size() == rank;
     for (int64_t d = 0; ok && d < rank; ++d)
-      ok = scale->dims(d) == (d == axis ? (x->dims(d) == 0
-                                               ? 0
-                                               : (x->dims(d) - 1) / block + 1)
-                                        : x->dims(d));
+      ok = scale->dims(d) ==
+           (d == axis ? (x->dims(d) == 0 ? 0 : (x->dims(d) - 1) / block + 1)
+                      : x->dims(d));
     if (!ok)
       return fail(node, "the scale's shape does not match the data's in "
                         "blocks of " +
@@ -917,8 +928,9 @@ GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
                       "axis " +
                           std::to_string(axis));
   }
-  bool sameShape = !zeroPoint || (zeroPoint->dims_size() == scale->dims_size() &&
-                                  zeros->size() == scales->size());
+  bool sameShape =
+      !zeroPoint || (zeroPoint->dims_size() == scale->dims_size() &&
+                     zeros->size() == scales->size());
   for (int d = 0; sameShape && zeroPoint && d < scale->dims_size(); ++d)
     sameShape = zeroPoint->dims(d) == scale->dims(d);
   if (!sameShape)
@@ -959,6 +971,131 @@ GraphNormalizer::rewriteConstantDequantize(onnx::NodeProto &node,
   attr->set_name("value");
   attr->set_type(onnx::AttributeProto::TENSOR);
   attr->mutable_t()->Swap(&value);
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewritePadAxes(onnx::NodeProto &node,
+                                                    bool &changed) {
+  // Pad-19's `wrap` is a mode string that Pad-13's schema passes through;
+  // hl.pad and the kernel implement it.
+  if (node.input_size() <= 3 || node.input(3).empty())
+    return mlir::success();
+  // Pad-18's axes: expand the pads to every dimension.
+  std::optional<llvm::SmallVector<int64_t>> axes = constantInts(node.input(3));
+  std::optional<llvm::SmallVector<int64_t>> pads = constantInts(node.input(1));
+  std::optional<int> rank = findRank(node.input(0));
+  if (!axes || !pads || !rank)
+    return fail(node, "its axes need constant pads and axes and an input "
+                      "of known rank");
+  int64_t r = *rank;
+  if (pads->size() != 2 * axes->size())
+    return fail(node, "pads must hold two values per axis");
+  llvm::SmallVector<int64_t> full(2 * r, 0);
+  for (auto [i, axis] : llvm::enumerate(*axes)) {
+    int64_t a = axis < 0 ? axis + r : axis;
+    if (a < 0 || a >= r)
+      return fail(node, "axis " + std::to_string(axis) +
+                            " is outside the input's rank");
+    full[a] = (*pads)[i];
+    full[a + r] = (*pads)[i + axes->size()];
+  }
+  node.set_input(1, addInts(node, "pads", full));
+  dropInput(node, 3);
+  changed = true;
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteResizeAttrs(onnx::NodeProto &node,
+                                                        bool &changed) {
+  if (const onnx::AttributeProto *a = findAttr(node, "antialias")) {
+    // Resize-13's schema has no antialias; hl.resize and the kernel do.
+    if (a->i() != 0)
+      result.deferred.emplace_back(path + node.output(0), *a);
+    eraseAttr(node, "antialias");
+    changed = true;
+  }
+  if (const onnx::AttributeProto *a =
+          findAttr(node, "keep_aspect_ratio_policy")) {
+    bool hasSizes = node.input_size() > 3 && !node.input(3).empty();
+    if (a->s() != "stretch" && hasSizes)
+      return fail(node, "keep_aspect_ratio_policy '" + a->s() +
+                            "' with sizes is not supported");
+    eraseAttr(node, "keep_aspect_ratio_policy");
+    changed = true;
+  }
+  if (const onnx::AttributeProto *a = findAttr(node, "axes")) {
+    // Axes that list every dimension in order are the default.
+    std::optional<int> rank = findRank(node.input(0));
+    bool all = rank && a->ints_size() == *rank;
+    for (int i = 0; all && i < a->ints_size(); ++i)
+      all = a->ints(i) == i || a->ints(i) == i - *rank;
+    if (!all)
+      return fail(node, "axes other than every dimension are not "
+                        "supported");
+    eraseAttr(node, "axes");
+    changed = true;
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteQuantizeAttrs(onnx::NodeProto &node,
+                                                          bool &changed) {
+  if (findAttr(node, "saturate"))
+    changed = true;
+  eraseAttr(node, "saturate");
+  if (const onnx::AttributeProto *a = findAttr(node, "block_size")) {
+    if (a->i() != 0)
+      return fail(node, "blocked quantization (block_size > 0) is not "
+                        "supported");
+    eraseAttr(node, "block_size");
+    changed = true;
+  }
+  if (const onnx::AttributeProto *a = findAttr(node, "output_dtype")) {
+    bool hasZeroPoint = node.input_size() > 2 && !node.input(2).empty();
+    if (a->i() != 0 && !hasZeroPoint) {
+      // QuantizeLinear-21: the result type without a zero point.
+      onnx::TensorProto *zp = graph.add_initializer();
+      zp->set_name(freshName(node, "zero_point"));
+      zp->set_data_type(static_cast<int32_t>(a->i()));
+      if (a->i() != onnx::TensorProto::INT8 &&
+          a->i() != onnx::TensorProto::UINT8)
+        return fail(node, "output_dtype " + std::to_string(a->i()) +
+                              " is not int8 or uint8");
+      zp->add_int32_data(0);
+      while (node.input_size() < 3)
+        node.add_input("");
+      node.set_input(2, zp->name());
+    }
+    eraseAttr(node, "output_dtype");
+    changed = true;
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult GraphNormalizer::rewriteDFTAxis(onnx::NodeProto &node,
+                                                    bool &changed) {
+  // DFT-20 takes axis as input 2 (default -2); DFT-17 as an attribute
+  // (default 1, the first dimension after the batch).
+  int64_t axis = -2;
+  if (node.input_size() > 2 && !node.input(2).empty()) {
+    std::optional<llvm::SmallVector<int64_t>> value =
+        constantInts(node.input(2));
+    if (!value || value->size() != 1)
+      return fail(node, "its axis must be a constant scalar");
+    axis = value->front();
+  }
+  if (axis < 0) {
+    std::optional<int> rank = findRank(node.input(0));
+    if (!rank)
+      return fail(node, "a negative axis needs an input of known rank");
+    axis += *rank;
+  }
+  dropInput(node, 2);
+  onnx::AttributeProto *attr = node.add_attribute();
+  attr->set_name("axis");
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(axis);
+  changed = true;
   return mlir::success();
 }
 
@@ -1033,68 +1170,10 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
     eraseAttr(node, "num_outputs");
     return mlir::success();
   }
-  if (op == "Pad") {
-    // Pad-19's `wrap` is a mode string that Pad-13's schema passes through;
-    // hl.pad and the kernel implement it.
-    if (node.input_size() <= 3 || node.input(3).empty())
-      return mlir::success();
-    // Pad-18's axes: expand the pads to every dimension.
-    std::optional<llvm::SmallVector<int64_t>> axes =
-        constantInts(node.input(3));
-    std::optional<llvm::SmallVector<int64_t>> pads =
-        constantInts(node.input(1));
-    std::optional<int> rank = findRank(node.input(0));
-    if (!axes || !pads || !rank)
-      return fail(node, "its axes need constant pads and axes and an input "
-                        "of known rank");
-    int64_t r = *rank;
-    if (pads->size() != 2 * axes->size())
-      return fail(node, "pads must hold two values per axis");
-    llvm::SmallVector<int64_t> full(2 * r, 0);
-    for (auto [i, axis] : llvm::enumerate(*axes)) {
-      int64_t a = axis < 0 ? axis + r : axis;
-      if (a < 0 || a >= r)
-        return fail(node, "axis " + std::to_string(axis) +
-                              " is outside the input's rank");
-      full[a] = (*pads)[i];
-      full[a + r] = (*pads)[i + axes->size()];
-    }
-    node.set_input(1, addInts(node, "pads", full));
-    dropInput(node, 3);
-    changed = true;
-    return mlir::success();
-  }
-  if (op == "Resize") {
-    if (const onnx::AttributeProto *a = findAttr(node, "antialias")) {
-      // Resize-13's schema has no antialias; hl.resize and the kernel do.
-      if (a->i() != 0)
-        result.deferred.emplace_back(path + node.output(0), *a);
-      eraseAttr(node, "antialias");
-      changed = true;
-    }
-    if (const onnx::AttributeProto *a =
-            findAttr(node, "keep_aspect_ratio_policy")) {
-      bool hasSizes = node.input_size() > 3 && !node.input(3).empty();
-      if (a->s() != "stretch" && hasSizes)
-        return fail(node, "keep_aspect_ratio_policy '" + a->s() +
-                              "' with sizes is not supported");
-      eraseAttr(node, "keep_aspect_ratio_policy");
-      changed = true;
-    }
-    if (const onnx::AttributeProto *a = findAttr(node, "axes")) {
-      // Axes that list every dimension in order are the default.
-      std::optional<int> rank = findRank(node.input(0));
-      bool all = rank && a->ints_size() == *rank;
-      for (int i = 0; all && i < a->ints_size(); ++i)
-        all = a->ints(i) == i || a->ints(i) == i - *rank;
-      if (!all)
-        return fail(node, "axes other than every dimension are not "
-                          "supported");
-      eraseAttr(node, "axes");
-      changed = true;
-    }
-    return mlir::success();
-  }
+  if (op == "Pad")
+    return rewritePadAxes(node, changed);
+  if (op == "Resize")
+    return rewriteResizeAttrs(node, changed);
   if (op == "AveragePool") {
     if (const onnx::AttributeProto *a = findAttr(node, "dilations")) {
       if (llvm::any_of(a->ints(), [](int64_t d) { return d != 1; }))
@@ -1130,67 +1209,17 @@ mlir::LogicalResult GraphNormalizer::rewrite(onnx::NodeProto &node,
   }
   if (op == "DequantizeLinear" && node.input_size() > 1) {
     const onnx::TensorProto *data = findConstant(node.input(0));
-    bool fourBit = data && (data->data_type() == kInt4 ||
-                            data->data_type() == kUInt4);
+    bool fourBit =
+        data && (data->data_type() == kInt4 || data->data_type() == kUInt4);
     if (intAttr("block_size", 0) != 0 || fourBit) {
       changed = true;
       return rewriteConstantDequantize(node, nodes);
     }
   }
-  if (op == "QuantizeLinear" || op == "DequantizeLinear") {
-    if (findAttr(node, "saturate"))
-      changed = true;
-    eraseAttr(node, "saturate");
-    if (failed(dropNeutralInt("block_size", 0,
-                              "blocked quantization (block_size > 0) is not "
-                              "supported")))
-      return failure();
-    if (const onnx::AttributeProto *a = findAttr(node, "output_dtype")) {
-      bool hasZeroPoint = node.input_size() > 2 && !node.input(2).empty();
-      if (a->i() != 0 && !hasZeroPoint) {
-        // QuantizeLinear-21: the result type without a zero point.
-        onnx::TensorProto *zp = graph.add_initializer();
-        zp->set_name(freshName(node, "zero_point"));
-        zp->set_data_type(static_cast<int32_t>(a->i()));
-        if (a->i() != onnx::TensorProto::INT8 &&
-            a->i() != onnx::TensorProto::UINT8)
-          return fail(node, "output_dtype " + std::to_string(a->i()) +
-                                " is not int8 or uint8");
-        zp->add_int32_data(0);
-        while (node.input_size() < 3)
-          node.add_input("");
-        node.set_input(2, zp->name());
-      }
-      eraseAttr(node, "output_dtype");
-      changed = true;
-    }
-    return mlir::success();
-  }
-  if (op == "DFT") {
-    // DFT-20 takes axis as input 2 (default -2); DFT-17 as an attribute
-    // (default 1, the first dimension after the batch).
-    int64_t axis = -2;
-    if (node.input_size() > 2 && !node.input(2).empty()) {
-      std::optional<llvm::SmallVector<int64_t>> value =
-          constantInts(node.input(2));
-      if (!value || value->size() != 1)
-        return fail(node, "its axis must be a constant scalar");
-      axis = value->front();
-    }
-    if (axis < 0) {
-      std::optional<int> rank = findRank(node.input(0));
-      if (!rank)
-        return fail(node, "a negative axis needs an input of known rank");
-      axis += *rank;
-    }
-    dropInput(node, 2);
-    onnx::AttributeProto *attr = node.add_attribute();
-    attr->set_name("axis");
-    attr->set_type(onnx::AttributeProto::INT);
-    attr->set_i(axis);
-    changed = true;
-    return mlir::success();
-  }
+  if (op == "QuantizeLinear" || op == "DequantizeLinear")
+    return rewriteQuantizeAttrs(node, changed);
+  if (op == "DFT")
+    return rewriteDFTAxis(node, changed);
   if (op == "GridSample") {
     if (const onnx::AttributeProto *a = findAttr(node, "mode")) {
       std::string mode = a->s() == "linear"  ? "bilinear"
@@ -1226,8 +1255,7 @@ mlir::LogicalResult GraphNormalizer::run() {
                                      .run()))
         return failure();
       for (onnx::GraphProto &g : *attr.mutable_graphs())
-        if (failed(
-                GraphNormalizer(g, opset, result, error, this, inner).run()))
+        if (failed(GraphNormalizer(g, opset, result, error, this, inner).run()))
           return failure();
     }
     Nodes replacement;
@@ -1279,9 +1307,9 @@ static void dropUnusedFourBitInitializers(onnx::GraphProto &graph) {
   }
 }
 
-static void restoreDeferred(
-    onnx::GraphProto &graph, const std::string &path,
-    const llvm::StringMap<const onnx::AttributeProto *> &byOutput) {
+static void
+restoreDeferred(onnx::GraphProto &graph, const std::string &path,
+                const llvm::StringMap<const onnx::AttributeProto *> &byOutput) {
   for (onnx::NodeProto &node : *graph.mutable_node()) {
     for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
       std::string inner = path + subGraphPath(node, attr);
@@ -1320,8 +1348,8 @@ checkIntroducedOperators(const onnx::GraphProto &graph, int opset,
   };
   for (const onnx::NodeProto &node : graph.node()) {
     for (const onnx::AttributeProto &attr : node.attribute()) {
-      if (attr.has_g() && failed(checkIntroducedOperators(attr.g(), opset,
-                                                          error)))
+      if (attr.has_g() &&
+          failed(checkIntroducedOperators(attr.g(), opset, error)))
         return failure();
       for (const onnx::GraphProto &g : attr.graphs())
         if (failed(checkIntroducedOperators(g, opset, error)))

@@ -51,6 +51,15 @@ Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// Moves the value of `expected` into `out`, or returns its error.
+template <typename T, typename U>
+Error assign(llvm::Expected<T> expected, U &out) {
+  if (!expected)
+    return expected.takeError();
+  out = std::move(*expected);
+  return Error::success();
+}
+
 /// One line of the table of which options need which: when `given` holds,
 /// `met` must, else the error is `message`.
 struct Requirement {
@@ -299,11 +308,9 @@ llvm::Expected<std::set<std::string>> readKernelSet(StringRef path) {
 Error resolveDelegation(const CompilePipelineOptions &o,
                         const std::vector<Backend> &all, const Backend &backend,
                         ArrayRef<StringRef> names, CompileOptions &options) {
-  llvm::Expected<std::vector<const Backend *>> delegates =
-      delegateList(all, backend, names, o.backend);
-  if (!delegates)
-    return delegates.takeError();
-  options.delegateBackends = std::move(*delegates);
+  if (Error e = assign(delegateList(all, backend, names, o.backend),
+                      options.delegateBackends))
+    return e;
   if (options.delegateBackends.empty() &&
       (!o.backendOptions.empty() || o.requireDelegated || !o.tune.empty() ||
        !o.tuning.empty() || !o.partitionCalibration.empty()))
@@ -316,11 +323,9 @@ Error resolveDelegation(const CompilePipelineOptions &o,
     items.insert(items.end(), {"tune=true", "tuning_file=" + o.tune});
   if (!o.tuning.empty())
     items.push_back("tuning_file=" + o.tuning);
-  llvm::Expected<std::map<std::string, CompileSpecs>> specs =
-      routeCompileSpecs(items, options.delegateBackends);
-  if (!specs)
-    return specs.takeError();
-  options.compileSpecs = std::move(*specs);
+  if (Error e = assign(routeCompileSpecs(items, options.delegateBackends),
+                      options.compileSpecs))
+    return e;
   options.requireDelegated = o.requireDelegated;
   options.partitionCost = o.partitionCost;
   options.partitionCalibrationFile = o.partitionCalibration;
@@ -346,22 +351,15 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
   llvm::Expected<const std::vector<Backend> &> all = discoverBackends();
   if (!all)
     return all.takeError();
-  llvm::Expected<std::vector<PatternDescriptor>> patterns =
-      patternList(o, *all, *backend);
-  if (!patterns)
-    return patterns.takeError();
-  options.patterns = std::move(*patterns);
+  if (Error e = assign(patternList(o, *all, *backend), options.patterns))
+    return e;
   if (o.quantize)
     options.quantize = quantizeOptions(o);
   if (Error e = resolveDelegation(o, *all, *backend, names, options))
     return e;
-  if (!o.targetKernels.empty()) {
-    llvm::Expected<std::set<std::string>> kernels =
-        readKernelSet(o.targetKernels);
-    if (!kernels)
-      return kernels.takeError();
-    options.targetKernels = std::move(*kernels);
-  }
+  if (!o.targetKernels.empty())
+    if (Error e = assign(readKernelSet(o.targetKernels), options.targetKernels))
+      return e;
   options.planIn = o.planIn;
   options.planOut = o.planOut;
   options.bufferAlignment = o.bufferAlignment;

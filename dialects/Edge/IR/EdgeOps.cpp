@@ -73,6 +73,19 @@ inferWindowShape(Operation *op, ArrayRef<int64_t> input, int64_t channels,
   return shape;
 }
 
+/// The result shape of a 2-d convolution `op` (NCHW input, OIHW weight)
+/// from its window attributes, checked against its result.
+template <typename ConvOp>
+static FailureOr<SmallVector<int64_t>>
+verifyConvWindow(ConvOp op, ArrayRef<int64_t> input, ArrayRef<int64_t> weight) {
+  FailureOr<SmallVector<int64_t>> shape = inferWindowShape(
+      op, input, weight[0], weight.drop_front(2), op.getStrides(),
+      op.getDilations(), op.getPads(), /*ceilMode=*/false);
+  if (failed(shape) || failed(verifyResultShape(op, *shape)))
+    return failure();
+  return shape;
+}
+
 //===----------------------------------------------------------------------===//
 // ConstantOp
 //===----------------------------------------------------------------------===//
@@ -121,10 +134,8 @@ LogicalResult Conv2DOp::verify() {
     return failure();
   if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(weight[0]))
     return emitOpError("bias must have shape [") << weight[0] << "]";
-  auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
-                                getStrides(), getDilations(), getPads(),
-                                /*ceilMode=*/false);
-  if (failed(shape) || failed(verifyResultShape(*this, *shape)))
+  auto shape = verifyConvWindow(*this, input, weight);
+  if (failed(shape))
     return failure();
   return verifyPostOps(*this, getPostOpsAttr(), getPostOperands(),
                        {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
@@ -150,10 +161,8 @@ LogicalResult DeformConv2DOp::verify() {
     return emitOpError("offset_group ")
            << offsetGroup << " must be positive and divide the input's "
            << input[1] << " channels";
-  auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
-                                getStrides(), getDilations(), getPads(),
-                                /*ceilMode=*/false);
-  if (failed(shape) || failed(verifyResultShape(*this, *shape)))
+  auto shape = verifyConvWindow(*this, input, weight);
+  if (failed(shape))
     return failure();
   int64_t taps = weight[2] * weight[3];
   SmallVector<int64_t, 4> offset{input[0], offsetGroup * 2 * taps, (*shape)[2],
@@ -276,8 +285,8 @@ static LogicalResult verifyQuantOperand(Operation *op, StringRef what,
   if (getElementTypeOrSelf(zeroPoint) != storage)
     return op->emitOpError()
            << what << " zero point must have the storage type " << storage;
-  bool perChannel = scaleShape.size() == 1 && channels > 0 &&
-                    scaleShape[0] == channels;
+  bool perChannel =
+      scaleShape.size() == 1 && channels > 0 && scaleShape[0] == channels;
   if (!scaleShape.empty() && !perChannel)
     return op->emitOpError()
            << what << " scale must be a scalar"
@@ -297,8 +306,8 @@ static LogicalResult verifyQuantizedResult(Operation *op, Value result,
   if (!outputScale)
     return op->emitOpError("an 8-bit result needs 'output_scale' and "
                            "'output_zero_point'");
-  return verifyQuantOperand(op, "output", result, outputScale,
-                            outputZeroPoint, 0);
+  return verifyQuantOperand(op, "output", result, outputScale, outputZeroPoint,
+                            0);
 }
 
 /// The fused activation, when present, is one the int8 kernels implement.
@@ -337,12 +346,7 @@ LogicalResult QuantizedConv2DOp::verify() {
     if (shapeOf(residual) != shapeOf(getOutput()))
       return emitOpError("residual must have the result's shape");
   }
-  auto shape = inferWindowShape(*this, input, weight[0], weight.drop_front(2),
-                                getStrides(), getDilations(), getPads(),
-                                /*ceilMode=*/false);
-  if (failed(shape))
-    return failure();
-  return verifyResultShape(*this, *shape);
+  return verifyConvWindow(*this, input, weight);
 }
 
 LogicalResult QuantizedMatMulOp::verify() {
@@ -353,7 +357,8 @@ LogicalResult QuantizedMatMulOp::verify() {
     return emitOpError("batch extents of lhs and rhs differ");
   int64_t k = rhs.end()[-2], n = rhs.back();
   if (lhs.back() != k)
-    return emitOpError("inner dimensions differ: ") << lhs.back() << " vs " << k;
+    return emitOpError("inner dimensions differ: ")
+           << lhs.back() << " vs " << k;
   if (failed(verifyQuantOperand(*this, "lhs", getLhs(), getLhsScale(),
                                 getLhsZeroPoint(), 0)) ||
       failed(verifyQuantOperand(*this, "rhs", getRhs(), getRhsScale(),
@@ -518,8 +523,8 @@ LogicalResult ConcatOp::verify() {
   for (auto [index, input] : llvm::enumerate(getInputs())) {
     ArrayRef<int64_t> shape = shapeOf(input);
     if (static_cast<int64_t>(shape.size()) != rank)
-      return emitOpError("input ") << index << " has rank " << shape.size()
-                                   << ", expected " << rank;
+      return emitOpError("input ")
+             << index << " has rank " << shape.size() << ", expected " << rank;
     for (int64_t dim = 0; dim < rank; ++dim)
       if (dim != axis && shape[dim] != first[dim])
         return emitOpError("input ")
@@ -542,8 +547,8 @@ static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
     return op->emitOpError("'axes' must not be empty");
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
-      return op->emitOpError("axis ") << axis << " is outside [0, "
-                                      << input.size() << ")";
+      return op->emitOpError("axis ")
+             << axis << " is outside [0, " << input.size() << ")";
     if (i > 0 && axis <= axes[i - 1])
       return op->emitOpError("'axes' must be sorted and unique");
   }
@@ -595,8 +600,8 @@ static LogicalResult verifyArgReduction(Operation *op, int64_t axis,
   ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
   int64_t rank = input.size();
   if (axis < 0 || axis >= rank)
-    return op->emitOpError("'axis' ") << axis << " is outside [0, " << rank
-                                      << ")";
+    return op->emitOpError("'axis' ")
+           << axis << " is outside [0, " << rank << ")";
   if (input[axis] == 0)
     return op->emitOpError("axis ") << axis << " is empty";
   SmallVector<int64_t> expected;
@@ -622,16 +627,26 @@ LogicalResult ArgMinOp::verify() {
 // GatherElementsOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherElementsOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  ArrayRef<int64_t> indices = shapeOf(getIndices());
+/// Checks that `axis` lies in [0, rank of `input`) and, for the *Elements
+/// ops (`indices` given), that the indices have the input's rank.
+static LogicalResult
+verifyIndexedAxis(Operation *op, ArrayRef<int64_t> input, int64_t axis,
+                  std::optional<ArrayRef<int64_t>> indices = std::nullopt) {
   int64_t rank = input.size();
-  int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= rank)
-    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
-  if (static_cast<int64_t>(indices.size()) != rank)
-    return emitOpError("indices have rank ")
-           << indices.size() << ", input has " << rank;
+    return op->emitOpError("'axis' ")
+           << axis << " is outside [0, " << rank << ")";
+  if (indices && static_cast<int64_t>(indices->size()) != rank)
+    return op->emitOpError("indices have rank ")
+           << indices->size() << ", input has " << rank;
+  return success();
+}
+
+LogicalResult GatherElementsOp::verify() {
+  ArrayRef<int64_t> indices = shapeOf(getIndices());
+  if (failed(verifyIndexedAxis(*this, shapeOf(getInput()),
+                               static_cast<int64_t>(getAxis()), indices)))
+    return failure();
   return verifyResultShape(*this, indices);
 }
 
@@ -641,10 +656,9 @@ LogicalResult GatherElementsOp::verify() {
 
 LogicalResult GatherOp::verify() {
   ArrayRef<int64_t> input = shapeOf(getInput());
-  int64_t rank = input.size();
   int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0 || axis >= rank)
-    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  if (failed(verifyIndexedAxis(*this, input, axis)))
+    return failure();
   SmallVector<int64_t> expected(input.take_front(axis));
   llvm::append_range(expected, shapeOf(getIndices()));
   llvm::append_range(expected, input.drop_front(axis + 1));
@@ -658,17 +672,12 @@ LogicalResult GatherOp::verify() {
 LogicalResult ScatterElementsOp::verify() {
   ArrayRef<int64_t> input = shapeOf(getInput());
   ArrayRef<int64_t> indices = shapeOf(getIndices());
-  int64_t rank = input.size();
-  int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0 || axis >= rank)
-    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
-  if (static_cast<int64_t>(indices.size()) != rank)
-    return emitOpError("indices have rank ")
-           << indices.size() << ", input has " << rank;
+  if (failed(verifyIndexedAxis(*this, input, static_cast<int64_t>(getAxis()),
+                               indices)))
+    return failure();
   if (shapeOf(getUpdates()) != indices)
     return emitOpError("updates and indices differ in shape");
-  if (!llvm::is_contained({"none", "add", "mul", "max", "min"},
-                          getReduction()))
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, getReduction()))
     return emitOpError("unknown reduction '") << getReduction() << "'";
   return success();
 }
@@ -684,8 +693,7 @@ LogicalResult ScatterNDOp::verify() {
   if (shapeOf(getUpdates()) != ArrayRef<int64_t>(expected))
     return emitOpError("updates must have shape [")
            << formatShape(expected) << "]";
-  if (!llvm::is_contained({"none", "add", "mul", "max", "min"},
-                          getReduction()))
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, getReduction()))
     return emitOpError("unknown reduction '") << getReduction() << "'";
   return success();
 }
@@ -801,8 +809,7 @@ LogicalResult TransposeOp::verify() {
   ArrayRef<int64_t> permutation = getPermutation();
   if (permutation.size() != input.size())
     return emitOpError("'permutation' has ")
-           << permutation.size() << " entries, input rank is "
-           << input.size();
+           << permutation.size() << " entries, input rank is " << input.size();
   SmallVector<bool> seen(input.size(), false);
   SmallVector<int64_t> expected;
   for (int64_t dim : permutation) {
@@ -827,8 +834,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     return {};
   ArrayRef<int64_t> inShape = shapeOf(getInput());
   int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  if (elementBytes == 0 ||
-      static_cast<int64_t>(data->size()) != type.getNumElements() * elementBytes)
+  if (elementBytes == 0 || static_cast<int64_t>(data->size()) !=
+                               type.getNumElements() * elementBytes)
     return {};
   // Row-major strides of the input, visited in the output's order.
   int64_t rank = type.getRank();

@@ -1,4 +1,5 @@
-//===- Backend.h - runtime delegates (backends) and their registry -*- C++ -*-===//
+//===- Backend.h - runtime delegates (backends) and their registry -*- C++
+//-*-===//
 //
 // A backend executes the subgraphs that its compiler-side partitioner claimed.
 // Its lifecycle (AITune-style, docs/delegation.md): isAvailable,
@@ -70,7 +71,7 @@ public:
 struct DelegateOpProfile {
   std::string op;                 ///< What ran: "convolution", "reorder", ...
   std::vector<std::string> nodes; ///< The ONNX nodes it serves.
-  std::string layout;         ///< Source -> destination layout, backend's words.
+  std::string layout; ///< Source -> destination layout, backend's words.
   std::string implementation; ///< The backend's name of the algorithm/kernel.
   uint64_t nanoseconds = 0;
 };
@@ -114,6 +115,20 @@ public:
   }
   /// The backend's configuration (mutable: set options before init).
   virtual BackendConfig &config() = 0;
+};
+
+/// The registry name and configuration every delegate backend keeps.
+class NamedBackend : public Backend {
+public:
+  explicit NamedBackend(std::string name) : name_(std::move(name)) {}
+  const std::string &name() const override { return name_; }
+  BackendConfig &config() override { return config_; }
+
+protected:
+  BackendConfig config_;
+
+private:
+  std::string name_;
 };
 
 /// Backends by name; it does not own them.

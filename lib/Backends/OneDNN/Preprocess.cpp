@@ -228,8 +228,11 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   if (failed(writer.write()))
     return failure();
   runtime::onednn::PrepareOptions options;
-  // On by default: the own F(2x2,3x3) kernel where its rule says it pays
-  // (rel-L2 about 1e-6 against the direct convolution's 1e-7 on ResNets).
+  // On by default: the delegate's own Winograd kernel where its rule says it
+  // pays, in F(4x4,3x3) tiles where both output extents are at least 13 and
+  // F(2x2,3x3) tiles below (winogradTileFor in the runtime's
+  // Convolution.cpp); less exact than a direct convolution (figures in
+  // docs/delegation.md).
   FailureOr<bool> winograd = flag(func, specs, "winograd", /*byDefault=*/true);
   FailureOr<bool> keepPlain = flag(func, specs, "keep_plain_weights");
   FailureOr<bool> tune = flag(func, specs, "tune");

@@ -173,13 +173,15 @@ struct SplitLowering : public OpConversionPattern<hl::SplitOp> {
   }
 };
 
-/// hl.gather_elements -> edge.gather_elements.
-struct GatherElementsLowering
-    : public OpConversionPattern<hl::GatherElementsOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// hl.gather / hl.gather_elements -> the edge op of the same meaning, the
+/// axis normalised.
+template <typename HLOp, typename EdgeOp>
+struct AxisGatherLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
 
   LogicalResult
-  matchAndRewrite(hl::GatherElementsOp op, OpAdaptor adaptor,
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
     RankedTensorType resultType = getStaticType(op.getOutput());
@@ -189,29 +191,8 @@ struct GatherElementsLowering
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    rewriter.replaceOpWithNewOp<edge::GatherElementsOp>(
-        op, resultType, adaptor.getData(), adaptor.getIndices(), *axis);
-    return success();
-  }
-};
-
-/// hl.gather -> edge.gather.
-struct GatherLowering : public OpConversionPattern<hl::GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(hl::GatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getData());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || !getStaticType(adaptor.getIndices()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    FailureOr<int64_t> axis =
-        normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
-    if (failed(axis))
-      return rewriter.notifyMatchFailure(op, "axis out of range");
-    rewriter.replaceOpWithNewOp<edge::GatherOp>(
-        op, resultType, adaptor.getData(), adaptor.getIndices(), *axis);
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, adaptor.getData(),
+                                        adaptor.getIndices(), *axis);
     return success();
   }
 };
@@ -448,9 +429,11 @@ struct TileLowering : public OpConversionPattern<hl::TileOp> {
 
 void strata::hl_to_edge::populateIndexingPatterns(TypeConverter &converter,
                                                   RewritePatternSet &patterns) {
-  patterns.add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
-               GatherElementsLowering, GatherLowering, GatherNDLowering,
-               EyeLikeLowering, ExpandLowering, OneHotLowering, RangeLowering,
-               ScatterElementsLowering, ScatterNDLowering, TileLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<ConstantOfShapeLowering, TriluLowering, SplitLowering,
+           AxisGatherLowering<hl::GatherElementsOp, edge::GatherElementsOp>,
+           AxisGatherLowering<hl::GatherOp, edge::GatherOp>, GatherNDLowering,
+           EyeLikeLowering, ExpandLowering, OneHotLowering, RangeLowering,
+           ScatterElementsLowering, ScatterNDLowering, TileLowering>(
+          converter, patterns.getContext());
 }

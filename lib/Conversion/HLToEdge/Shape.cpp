@@ -23,9 +23,10 @@ struct ConstantLowering : public OpConversionPattern<hl::ConstantOp> {
   }
 };
 
-/// hl.flatten and hl.reshape -> edge.reshape to the static result type (the
-/// shape operand of hl.reshape has served its purpose once the result type
-/// is static; the constant feeding it dies).
+/// hl.flatten, hl.reshape, hl.squeeze and hl.unsqueeze -> edge.reshape of
+/// their first operand to the static result type (the shape or axes operand
+/// has served its purpose once the result type is static; the constant
+/// feeding it dies).
 template <typename HLOp>
 struct ReshapeLikeLowering : public OpConversionPattern<HLOp> {
   using OpConversionPattern<HLOp>::OpConversionPattern;
@@ -56,8 +57,7 @@ struct SoftmaxLowering : public OpConversionPattern<hl::SoftmaxOp> {
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    rewriter.replaceOpWithNewOp<edge::SoftmaxOp>(op, adaptor.getInput(),
-                                                 *axis);
+    rewriter.replaceOpWithNewOp<edge::SoftmaxOp>(op, adaptor.getInput(), *axis);
     return success();
   }
 };
@@ -92,8 +92,8 @@ struct ConcatLowering : public OpConversionPattern<hl::ConcatOp> {
   matchAndRewrite(hl::ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType ||
-        llvm::any_of(adaptor.getInputs(), [](Value v) { return !getStaticType(v); }))
+    if (!resultType || llvm::any_of(adaptor.getInputs(),
+                                    [](Value v) { return !getStaticType(v); }))
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), resultType.getRank());
@@ -107,24 +107,6 @@ struct ConcatLowering : public OpConversionPattern<hl::ConcatOp> {
     if (inputs.empty())
       return rewriter.notifyMatchFailure(op, "all inputs are empty");
     rewriter.replaceOpWithNewOp<edge::ConcatOp>(op, resultType, inputs, *axis);
-    return success();
-  }
-};
-
-/// hl.squeeze / hl.unsqueeze -> edge.reshape to the static result type.
-template <typename HLOp>
-struct AxesReshapeLowering : public OpConversionPattern<HLOp> {
-  using OpConversionPattern<HLOp>::OpConversionPattern;
-  using OpAdaptor = typename HLOp::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(HLOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getData()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getData(),
-                                     resultType.getShape()));
     return success();
   }
 };
@@ -220,8 +202,8 @@ struct BlockRearrangeLowering : public OpConversionPattern<HLOp> {
     Value transposed = rewriter.create<edge::TransposeOp>(
         loc, RankedTensorType::get(permuted, type.getElementType()), blocks,
         permutation);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, transposed,
-                                     resultType.getShape()));
+    rewriter.replaceOp(
+        op, reshapeTo(rewriter, loc, transposed, resultType.getShape()));
     return success();
   }
 };
@@ -233,8 +215,8 @@ void strata::hl_to_edge::populateShapePatterns(TypeConverter &converter,
   patterns.add<ConstantLowering, ReshapeLikeLowering<hl::FlattenOp>,
                ReshapeLikeLowering<hl::ReshapeOp>, SoftmaxLowering,
                TransposeLowering, ConcatLowering,
-               AxesReshapeLowering<hl::SqueezeOp>,
-               AxesReshapeLowering<hl::UnsqueezeOp>, SliceLowering,
+               ReshapeLikeLowering<hl::SqueezeOp>,
+               ReshapeLikeLowering<hl::UnsqueezeOp>, SliceLowering,
                BlockRearrangeLowering<hl::DepthToSpaceOp>,
                BlockRearrangeLowering<hl::SpaceToDepthOp>>(
       converter, patterns.getContext());

@@ -23,15 +23,24 @@ int64_t readIndex(const TensorView &indices, int64_t i) {
 
 } // namespace
 
-Error gatherElementsKernel(KernelContext &ctx) {
-  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
-  const TensorView &in = ctx.ins[0], &indices = ctx.ins[1], &out = ctx.outs[0];
+/// Checks that `in` has the result's type and `indices` are i32 or i64 (the
+/// gather kernels).
+static Error checkDataAndIndices(const KernelContext &ctx, const TensorView &in,
+                                 const TensorView &indices,
+                                 const TensorView &out) {
   if (in.dtype != out.dtype ||
       (indices.dtype != DType::I64 && indices.dtype != DType::I32))
     return ctx.fail("takes data of the result's type and i32/i64 indices, "
                     "got " +
                     in.typeString() + ", " + indices.typeString() + " -> " +
                     out.typeString());
+  return Error::success();
+}
+
+Error gatherElementsKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
+  const TensorView &in = ctx.ins[0], &indices = ctx.ins[1], &out = ctx.outs[0];
+  STRATA_RETURN_IF_ERROR(checkDataAndIndices(ctx, in, indices, out));
   STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
   int64_t axis = normalizeAxis(axisParam, in.rank());
   if (axis < 0 || indices.rank() != in.rank())
@@ -289,12 +298,7 @@ Error gatherNdKernel(KernelContext &ctx) {
 Error gatherKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
   const TensorView &in = ctx.ins[0], &indices = ctx.ins[1], &out = ctx.outs[0];
-  if (in.dtype != out.dtype ||
-      (indices.dtype != DType::I64 && indices.dtype != DType::I32))
-    return ctx.fail("takes data of the result's type and i32/i64 indices, "
-                    "got " +
-                    in.typeString() + ", " + indices.typeString() + " -> " +
-                    out.typeString());
+  STRATA_RETURN_IF_ERROR(checkDataAndIndices(ctx, in, indices, out));
   STRATA_KERNEL_ASSIGN(axisParam, ctx.params.getInt("axis", 0));
   int64_t axis = normalizeAxis(axisParam, in.rank());
   if (axis < 0)

@@ -46,12 +46,9 @@ Error GraphBuilder::buildEltwise(const fbs::Op &op) {
 }
 
 Error GraphBuilder::buildBinary(const fbs::Op &op) {
-  uint32_t a = 0, b = 0, dst = 0;
-  STRATA_RETURN_IF_ERROR(operands(op, {&a, &b}, dst));
-  Dims dstDims = dimsOf(dst);
-  size_t rank = dstDims.size();
-  auto padded = [&](uint32_t t) { return padTo(dimsOf(t), rank); };
-  Dims aDims = padded(a), bDims = padded(b);
+  STRATA_ASSIGN_OR_RETURN(PaddedOperands p, paddedOperands(op));
+  uint32_t a = p.a, b = p.b, dst = p.dst;
+  const Dims &aDims = p.aDims, &bDims = p.bDims, &dstDims = p.dstDims;
   if (aDims != dstDims)
     return fail("the first operand of a binary op must have the result's "
                 "shape");

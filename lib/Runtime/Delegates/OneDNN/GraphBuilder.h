@@ -226,6 +226,20 @@ private:
   /// The op's leading inputs (into `ins`, in order) and its result.
   Error operands(const fbs::Op &op, std::initializer_list<uint32_t *> ins,
                  uint32_t &dst) const;
+  /// A two-input op's operands and result, with both operands' dims padded
+  /// with leading 1s to the result's rank.
+  struct PaddedOperands {
+    uint32_t a = 0, b = 0, dst = 0;
+    Dims aDims, bDims, dstDims;
+  };
+  Result<PaddedOperands> paddedOperands(const fbs::Op &op) const {
+    PaddedOperands p;
+    STRATA_RETURN_IF_ERROR(operands(op, {&p.a, &p.b}, p.dst));
+    p.dstDims = dimsOf(p.dst);
+    p.aDims = padTo(dimsOf(p.a), p.dstDims.size());
+    p.bDims = padTo(dimsOf(p.b), p.dstDims.size());
+    return p;
+  }
   /// Input `i` of `op` when it has one (a bias), else -1.
   Result<int> optionalInput(const fbs::Op &op, size_t i) const;
   Dims dimsOf(uint32_t tensor) const;

@@ -15,12 +15,10 @@ namespace strata::runtime::onednn {
 using dnnl::memory;
 
 Error GraphBuilder::buildMatMul(const fbs::Op &op) {
-  uint32_t a = 0, b = 0, dst = 0;
-  STRATA_RETURN_IF_ERROR(operands(op, {&a, &b}, dst));
-  Dims dstDims = dimsOf(dst);
+  STRATA_ASSIGN_OR_RETURN(PaddedOperands p, paddedOperands(op));
+  uint32_t a = p.a, b = p.b, dst = p.dst;
+  Dims aDims = p.aDims, bDims = p.bDims, dstDims = p.dstDims;
   size_t rank = dstDims.size();
-  auto padded = [&](uint32_t t) { return padTo(dimsOf(t), rank); };
-  Dims aDims = padded(a), bDims = padded(b);
   if (rank < 2 || aDims.size() != rank || bDims.size() != rank)
     return fail("matmul ranks do not line up");
   bool constantB = isConstant(b);

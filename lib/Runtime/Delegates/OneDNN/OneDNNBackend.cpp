@@ -233,9 +233,9 @@ struct Handle final : DelegateHandle {
   int threads = 1;
 };
 
-class OneDNNDelegate final : public Backend {
+class OneDNNDelegate final : public NamedBackend {
 public:
-  OneDNNDelegate() {
+  OneDNNDelegate() : NamedBackend(kBackendName) {
     config_.declare("threads", ConfigOption::Type::Int, "1",
                     "OpenMP threads oneDNN runs on");
     config_.declare("repack_on_isa_mismatch", ConfigOption::Type::Bool, "false",
@@ -243,7 +243,6 @@ public:
                     "for, repack them from the plain copy (compile with "
                     "keep_plain_weights) instead of failing");
   }
-  const std::string &name() const override { return name_; }
   bool isAvailable() const override {
     return dnnl::engine::get_count(dnnl::engine::kind::cpu) > 0;
   }
@@ -285,11 +284,6 @@ public:
   std::string describe(ByteSpan processed) const override {
     return describeGraph(processed);
   }
-  BackendConfig &config() override { return config_; }
-
-private:
-  std::string name_ = kBackendName;
-  BackendConfig config_;
 };
 
 } // namespace

@@ -71,15 +71,14 @@ struct Handle final : DelegateHandle {
   std::unique_ptr<Subgraph> subgraph;
 };
 
-class XNNPACKDelegate final : public Backend {
+class XNNPACKDelegate final : public NamedBackend {
 public:
-  XNNPACKDelegate() {
+  XNNPACKDelegate() : NamedBackend(kBackendName) {
     config_.declare("threads", ConfigOption::Type::Int, "1",
                     "threads XNNPACK runs on (1: the caller's; more: one "
                     "pthreadpool per thread count, shared by every "
                     "partition)");
   }
-  const std::string &name() const override { return name_; }
   bool isAvailable() const override { return xnnpackReady(); }
 
   Result<DelegateHandle *> init(ByteSpan processed, const Params &,
@@ -105,11 +104,6 @@ public:
   std::string describe(ByteSpan processed) const override {
     return describeGraph(processed);
   }
-  BackendConfig &config() override { return config_; }
-
-private:
-  std::string name_ = kBackendName;
-  BackendConfig config_;
 };
 
 } // namespace
