@@ -1,4 +1,4 @@
-//===- CompileOptions.cpp - the compile pipeline's options, resolved ------===//
+//===- CompilePipelineOptions.cpp - the pipeline's options, resolved ------===//
 //
 // CompilePipelineOptions as strata-compile and strata-opt spell them become
 // a CompileOptions here, once: the options that need others are checked
@@ -11,6 +11,7 @@
 #include "strata/Backends/Backend.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -28,6 +29,10 @@ bool CompilePipelineOptions::given(StringRef name) const {
 
 void CompilePipelineOptions::exposeOnCommandLine(
     llvm::cl::OptionCategory &general, llvm::cl::OptionCategory &quantization) {
+  // Registering an option twice on one command line aborts.
+  if (exposed)
+    return;
+  exposed = true;
   std::vector<llvm::cl::Option *> all;
   for (auto &entry : OptionsMap)
     all.push_back(entry.second);
@@ -133,20 +138,24 @@ Error checkRanges(const CompilePipelineOptions &o) {
   if (o.given("quantize-target-sqnr") &&
       !std::isfinite(o.quantizeTargetSqnr.getValue()))
     return fail("--quantize-target-sqnr must be a finite number of dB");
-  if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1))
-    return fail("--smooth-alpha must be in [0, 1], got " +
-                llvm::formatv("{0}", o.smoothAlpha.getValue()).str());
-  if (!(o.calibrationPercentile > 0 && o.calibrationPercentile <= 100))
+  if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) {
+    std::string alpha;
+    llvm::raw_string_ostream(alpha)
+        << llvm::format("%g", o.smoothAlpha.getValue());
+    return fail("--smooth-alpha must be in [0, 1], got " + alpha);
+  }
+  if (o.quantize &&
+      !(o.calibrationPercentile > 0 && o.calibrationPercentile <= 100))
     return fail("--calibration-percentile must be in (0, 100]");
   bool symmetric = o.quantizeActivations == ActivationQuantization::Symmetric;
   if (o.quantize && !symmetric &&
       (o.calibrationMethod == quantization::CalibrationMethod::Entropy ||
        o.calibrationMethod == quantization::CalibrationMethod::MSE))
-    return fail(
-        "--calibration-method " +
-        llvm::Twine(quantization::stringifyCalibrationMethod(o.calibrationMethod)) +
-        " picks a symmetric threshold; use minmax or percentile "
-        "with asymmetric activations");
+    return fail("--calibration-method " +
+                llvm::Twine(quantization::stringifyCalibrationMethod(
+                    o.calibrationMethod)) +
+                " picks a symmetric threshold; use minmax or percentile "
+                "with asymmetric activations");
   return Error::success();
 }
 
@@ -309,7 +318,7 @@ Error resolveDelegation(const CompilePipelineOptions &o,
                         const std::vector<Backend> &all, const Backend &backend,
                         ArrayRef<StringRef> names, CompileOptions &options) {
   if (Error e = assign(delegateList(all, backend, names, o.backend),
-                      options.delegateBackends))
+                       options.delegateBackends))
     return e;
   if (options.delegateBackends.empty() &&
       (!o.backendOptions.empty() || o.requireDelegated || !o.tune.empty() ||
@@ -324,7 +333,7 @@ Error resolveDelegation(const CompilePipelineOptions &o,
   if (!o.tuning.empty())
     items.push_back("tuning_file=" + o.tuning);
   if (Error e = assign(routeCompileSpecs(items, options.delegateBackends),
-                      options.compileSpecs))
+                       options.compileSpecs))
     return e;
   options.requireDelegated = o.requireDelegated;
   options.partitionCost = o.partitionCost;

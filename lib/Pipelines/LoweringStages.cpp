@@ -196,7 +196,11 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
     module.getContext()->disableMultithreading();
     pm.enableIRPrinting(
         /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
-        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+        // The report markers change nothing: not printed.
+        /*shouldPrintAfterPass=*/
+        [](Pass *pass, Operation *) {
+          return !pass->getArgument().starts_with("strata-report-");
+        },
         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
   build(pm);

@@ -8,16 +8,16 @@
 // name the file and what was expected.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/Runtime/HalfFloat.h"
 #include "strata/Runtime/SampleSource.h"
+#include "strata/Runtime/HalfFloat.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <ftw.h>
+#include <random>
 #include <sys/stat.h>
 
 using namespace strata::runtime;
@@ -60,8 +60,7 @@ OwnedTensor f32Tensor(std::vector<int64_t> shape, float first) {
 }
 
 void writePb(const std::string &path, OwnedTensor t) {
-  ASSERT_TRUE(
-      writeFileAtomic(path, serializeTensorProto(t.view(), "x")).ok());
+  ASSERT_TRUE(writeFileAtomic(path, serializeTensorProto(t.view(), "x")).ok());
 }
 
 float firstFloat(const OwnedTensor &t) {
@@ -209,9 +208,9 @@ void legacyRunFill(OwnedTensor &t, std::mt19937_64 &rng) {
 }
 
 /// lib/Calibration/Observation.cpp's random samples (f32, i32, i64).
-std::vector<OwnedTensor> legacyCalibrationSample(
-    const std::vector<InputSpec> &specs, bool randomNormal, uint64_t seed,
-    int64_t index) {
+std::vector<OwnedTensor>
+legacyCalibrationSample(const std::vector<InputSpec> &specs, bool randomNormal,
+                        uint64_t seed, int64_t index) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + index);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
@@ -396,6 +395,18 @@ TEST(SampleSourceTest, BadSpecsNameThemselves) {
   EXPECT_FALSE(bad.ok());
 }
 
+TEST(SampleSourceTest, BoundsMustHoldAsFloats) {
+  // The draws are f32: bounds that overflow, collapse or underflow there
+  // would break the distributions' preconditions.
+  for (const char *spec :
+       {"random-uniform:-1e300,1e300", "random-uniform:0,1e-50",
+        "random-uniform:-3e38,3e38", "random-normal:0,1e-60",
+        "random-normal:1e39,1"})
+    EXPECT_FALSE(parseRandomSpec(spec, RandomDistribution()).ok()) << spec;
+  EXPECT_TRUE(
+      parseRandomSpec("random-uniform:-1e30,1e30", RandomDistribution()).ok());
+}
+
 //===----------------------------------------------------------------------===//
 // Files and folders
 //===----------------------------------------------------------------------===//
@@ -419,12 +430,12 @@ TEST(SampleSourceTest, TestDataSetFolderWithExpectedOutputs) {
   ASSERT_TRUE(outputs.ok());
   ASSERT_EQ(outputs->size(), 1u);
   EXPECT_EQ(firstFloat((*outputs)[0]), 42.0f);
-  EXPECT_EQ(source->inputFiles(0),
-            (std::vector<std::string>{dir + "/input_0.pb",
-                                      dir + "/input_1.pb"}));
+  EXPECT_EQ(
+      source->inputFiles(0),
+      (std::vector<std::string>{dir + "/input_0.pb", dir + "/input_1.pb"}));
   // With specs, a tensor takes the spec's shape (same type and count).
-  source = SampleSource::open(
-      dir, {{DType::F32, {3, 2}}, {DType::F32, {2, 2}}});
+  source =
+      SampleSource::open(dir, {{DType::F32, {3, 2}}, {DType::F32, {2, 2}}});
   ASSERT_TRUE(source.ok());
   inputs = source->get(0);
   ASSERT_TRUE(inputs.ok());
@@ -457,12 +468,11 @@ TEST(SampleSourceTest, FolderOfSampleFiles) {
   TempDir dirOwner;
   const std::string &dir = dirOwner.path;
   writePb(dir + "/a.pb", f32Tensor({4}, 1));
-  ASSERT_TRUE(writeFileAtomic(dir + "/b.npy",
-                              serializeNpy(f32Tensor({2, 2}, 5).view()))
-                  .ok());
+  ASSERT_TRUE(
+      writeFileAtomic(dir + "/b.npy", serializeNpy(f32Tensor({2, 2}, 5).view()))
+          .ok());
   ASSERT_TRUE(writeFileAtomic(dir + "/notes.txt", "ignored").ok());
-  Result<SampleSource> source =
-      SampleSource::open(dir, {{DType::F32, {1, 4}}});
+  Result<SampleSource> source = SampleSource::open(dir, {{DType::F32, {1, 4}}});
   ASSERT_TRUE(source.ok()) << source.error().toString();
   ASSERT_EQ(source->size(), 2);
   Result<std::vector<OwnedTensor>> b = source->get(1);
@@ -471,8 +481,8 @@ TEST(SampleSourceTest, FolderOfSampleFiles) {
   EXPECT_EQ(firstFloat((*b)[0]), 5.0f);
   EXPECT_FALSE(source->hasExpected(0));
   // Loose files feed single-input models only.
-  Result<SampleSource> two = SampleSource::open(
-      dir, {{DType::F32, {4}}, {DType::F32, {4}}});
+  Result<SampleSource> two =
+      SampleSource::open(dir, {{DType::F32, {4}}, {DType::F32, {4}}});
   ASSERT_FALSE(two.ok());
   EXPECT_NE(two.error().message().find("a.pb' can feed only single-input"),
             std::string::npos);
@@ -494,8 +504,7 @@ TEST(SampleSourceTest, StackedNpy) {
   EXPECT_EQ(firstFloat((*row)[0]), 8.0f);
   EXPECT_TRUE(source->inputFiles(2).empty());
   // Rows of another size fail naming the file and both layouts.
-  Result<SampleSource> wrong =
-      SampleSource::open(path, {{DType::F32, {5}}});
+  Result<SampleSource> wrong = SampleSource::open(path, {{DType::F32, {5}}});
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.error().message(),
             path + ": expected one sample per leading index, each 5 f32 (the "

@@ -15,8 +15,8 @@
 // same option objects onto its command line (exposeOnCommandLine).
 //
 //===----------------------------------------------------------------------===//
-#ifndef STRATA_COMPILER_COMPILEPIPELINE_H
-#define STRATA_COMPILER_COMPILEPIPELINE_H
+#ifndef STRATA_PIPELINES_COMPILEPIPELINE_H
+#define STRATA_PIPELINES_COMPILEPIPELINE_H
 
 #include "strata/Pipelines/CompileOptions.h"
 
@@ -125,15 +125,15 @@ struct CompilePipelineOptions
       *this, "calibration-method",
       llvm::cl::desc("How activation ranges are chosen"),
       llvm::cl::init(quantization::CalibrationMethod::MinMax),
-      llvm::cl::values(clEnumValN(quantization::CalibrationMethod::MinMax, "minmax",
-                                  "the observed range (default)"),
-                       clEnumValN(quantization::CalibrationMethod::Percentile,
-                                  "percentile",
-                                  "the --calibration-percentile of |x|"),
-                       clEnumValN(quantization::CalibrationMethod::Entropy, "entropy",
-                                  "the threshold of least KL divergence"),
-                       clEnumValN(quantization::CalibrationMethod::MSE, "mse",
-                                  "the threshold of least squared error"))};
+      llvm::cl::values(
+          clEnumValN(quantization::CalibrationMethod::MinMax, "minmax",
+                     "the observed range (default)"),
+          clEnumValN(quantization::CalibrationMethod::Percentile, "percentile",
+                     "the --calibration-percentile of |x|"),
+          clEnumValN(quantization::CalibrationMethod::Entropy, "entropy",
+                     "the threshold of least KL divergence"),
+          clEnumValN(quantization::CalibrationMethod::MSE, "mse",
+                     "the threshold of least squared error"))};
   Option<double> calibrationPercentile{
       *this, "calibration-percentile",
       llvm::cl::desc("The percentile --calibration-method percentile keeps"),
@@ -230,11 +230,15 @@ struct CompilePipelineOptions
   /// pipeline string).
   bool given(llvm::StringRef name) const;
 
-  /// Moves every option onto the top-level command line (strata-compile),
+  /// Registers every option on the top-level command line too (once;
+  /// strata-compile),
   /// `--quantize*`, `--calibration*` and `--smooth*` under `quantization`,
   /// the rest under `general`. Call before parsing the command line, once.
   void exposeOnCommandLine(llvm::cl::OptionCategory &general,
                            llvm::cl::OptionCategory &quantization);
+
+private:
+  bool exposed = false;
 };
 
 /// Checks the options against each other (the table of which options need
@@ -270,4 +274,4 @@ void registerCompilePipeline();
 
 } // namespace strata
 
-#endif // STRATA_COMPILER_COMPILEPIPELINE_H
+#endif // STRATA_PIPELINES_COMPILEPIPELINE_H

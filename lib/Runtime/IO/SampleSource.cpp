@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -46,8 +47,8 @@ std::string RandomDistribution::describe() const {
                 ")"
           : "floats N(" + formatNumber(a) + ", " + formatNumber(b) + ")";
   return text + ", integers in [" + std::to_string(intLo) + ", " +
-         std::to_string(intHi) + "), booleans from [" +
-         std::to_string(boolLo) + ", " + std::to_string(boolHi) + ") > 0";
+         std::to_string(intHi) + "), booleans from [" + std::to_string(boolLo) +
+         ", " + std::to_string(boolHi) + ") > 0";
 }
 
 static bool startsWith(const std::string &text, const std::string &prefix) {
@@ -73,8 +74,8 @@ static bool parsePair(const std::string &text, double &p, double &q) {
   return !second.empty() && !*end;
 }
 
-Result<RandomDistribution>
-parseRandomSpec(const std::string &text, const RandomDistribution &defaults) {
+Result<RandomDistribution> parseRandomSpec(const std::string &text,
+                                           const RandomDistribution &defaults) {
   if (text == "random")
     return defaults;
   RandomDistribution dist = defaults;
@@ -94,8 +95,15 @@ parseRandomSpec(const std::string &text, const RandomDistribution &defaults) {
   if (!hasParams)
     return dist;
   bool uniform = dist.floats == RandomDistribution::Floats::Uniform;
-  if (!parsePair(text.substr(kind.size() + 1), dist.a, dist.b) ||
-      (uniform ? !(dist.a < dist.b) : !(dist.b > 0)))
+  // The draws are in float: the bounds must hold as floats too (finite,
+  // ordered, a finite width; a positive deviation).
+  auto valid = [&] {
+    float a = static_cast<float>(dist.a), b = static_cast<float>(dist.b);
+    if (!std::isfinite(a) || !std::isfinite(b))
+      return false;
+    return uniform ? a < b && std::isfinite(b - a) : b > 0;
+  };
+  if (!parsePair(text.substr(kind.size() + 1), dist.a, dist.b) || !valid())
     return Error(ErrorCode::InvalidArgument,
                  "'" + text + "': expected " +
                      (uniform ? "random-uniform:LO,HI with numbers LO < HI"
@@ -270,8 +278,7 @@ SampleSource::openTestDataSet(const std::string &dir,
   STRATA_ASSIGN_OR_RETURN(std::vector<std::string> names, listFolder(dir));
   FileSample sample;
   STRATA_ASSIGN_OR_RETURN(sample.inputs, numberedFiles(dir, names, "input_"));
-  STRATA_ASSIGN_OR_RETURN(sample.outputs,
-                          numberedFiles(dir, names, "output_"));
+  STRATA_ASSIGN_OR_RETURN(sample.outputs, numberedFiles(dir, names, "output_"));
   if (!specs.empty() && sample.inputs.size() < specs.size())
     return Error(ErrorCode::InvalidArgument,
                  dir + ": input_" + std::to_string(sample.inputs.size()) +
@@ -297,8 +304,8 @@ SampleSource SampleSource::fromFiles(std::vector<std::string> files,
 }
 
 SampleSource SampleSource::random(std::vector<InputSpec> specs,
-                                  const RandomDistribution &dist,
-                                  uint64_t seed, int64_t samples) {
+                                  const RandomDistribution &dist, uint64_t seed,
+                                  int64_t samples) {
   SampleSource source;
   source.kind = Kind::Random;
   source.specs = std::move(specs);
@@ -358,8 +365,9 @@ Error SampleSource::openFolder(const std::string &path) {
 Error SampleSource::openNpy(const std::string &path) {
   if (specs.size() != 1)
     return Error(ErrorCode::InvalidArgument,
-                 path + ": a .npy of stacked samples feeds single-input "
-                        "models; this one has " +
+                 path +
+                     ": a .npy of stacked samples feeds single-input "
+                     "models; this one has " +
                      std::to_string(specs.size()) +
                      " inputs (use a folder of test_data_set-style folders)");
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<MmapDataLoader> loader,
@@ -373,8 +381,7 @@ Error SampleSource::openNpy(const std::string &path) {
   int64_t per = 1;
   for (size_t d = 1; d < layout.shape.size(); ++d)
     per *= layout.shape[d];
-  if (layout.shape.empty() || layout.dtype != spec.dtype ||
-      per != spec.numel())
+  if (layout.shape.empty() || layout.dtype != spec.dtype || per != spec.numel())
     return Error(ErrorCode::InvalidArgument,
                  path + ": expected one sample per leading index, each " +
                      describeSpec(spec) + " (the model input), got " +
@@ -411,13 +418,14 @@ Result<OwnedTensor> SampleSource::readInput(const std::string &file,
   if (input >= specs.size())
     return Error(ErrorCode::InvalidArgument,
                  file + ": input " + std::to_string(input) +
-                     " given, the model takes " +
-                     std::to_string(specs.size()) + " inputs");
+                     " given, the model takes " + std::to_string(specs.size()) +
+                     " inputs");
   const InputSpec &spec = specs[input];
   if (tensor.dtype != spec.dtype || tensor.view().numel() != spec.numel())
     return Error(ErrorCode::InvalidArgument,
-                 file + ": a sample must have the model input's type and "
-                        "element count (" +
+                 file +
+                     ": a sample must have the model input's type and "
+                     "element count (" +
                      describeSpec(spec) + "), got " +
                      std::to_string(tensor.view().numel()) + " " +
                      dtypeName(tensor.dtype));
@@ -427,9 +435,9 @@ Result<OwnedTensor> SampleSource::readInput(const std::string &file,
 
 Result<std::vector<OwnedTensor>> SampleSource::get(int64_t index) const {
   if (index < 0 || index >= size())
-    return Error(ErrorCode::InvalidArgument,
-                 "sample " + std::to_string(index) + " of " +
-                     std::to_string(size()));
+    return Error(ErrorCode::InvalidArgument, "sample " + std::to_string(index) +
+                                                 " of " +
+                                                 std::to_string(size()));
   if (kind == Kind::Random)
     return makeRandomSample(specs, dist, seed, index);
   std::vector<OwnedTensor> sample;
@@ -457,8 +465,7 @@ bool SampleSource::hasExpected(int64_t index) const {
          !files[index].outputs.empty();
 }
 
-Result<std::vector<OwnedTensor>>
-SampleSource::expected(int64_t index) const {
+Result<std::vector<OwnedTensor>> SampleSource::expected(int64_t index) const {
   std::vector<OwnedTensor> outputs;
   if (!hasExpected(index))
     return outputs;

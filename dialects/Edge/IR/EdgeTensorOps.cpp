@@ -1,0 +1,175 @@
+//===- EdgeTensorOps.cpp - concat, reshape, transpose, slice --------------===//
+//
+// Every verifier here checks that the result type is exactly the one the
+// operands and attributes imply: backends and the portable runtime rely on
+// it and never re-derive shapes (EdgeOpUtils.h has the shared checks).
+//
+//===----------------------------------------------------------------------===//
+#include "Edge/IR/EdgeOps.h"
+
+#include "Edge/IR/EdgeActivationChains.h"
+#include "Edge/IR/EdgeConstants.h"
+#include "Edge/IR/EdgePostOps.h"
+#include "EdgeOpUtils.h"
+
+#include "strata/Support/ShapeInference.h"
+#include "strata/Support/WindowExtent.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::edge;
+using namespace strata::edge::detail;
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::verify() {
+  // SameOperandsAndResultElementType already requires one input.
+  ArrayRef<int64_t> first = shapeOf(getInputs().front());
+  int64_t rank = first.size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  SmallVector<int64_t> expected(first);
+  expected[axis] = 0;
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    ArrayRef<int64_t> shape = shapeOf(input);
+    if (static_cast<int64_t>(shape.size()) != rank)
+      return emitOpError("input ")
+             << index << " has rank " << shape.size() << ", expected " << rank;
+    for (int64_t dim = 0; dim < rank; ++dim)
+      if (dim != axis && shape[dim] != first[dim])
+        return emitOpError("input ")
+               << index << " differs from input 0 at dimension " << dim;
+    expected[axis] += shape[axis];
+  }
+  return verifyResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto inputType = cast<ShapedType>(getInput().getType());
+  auto outputType = cast<ShapedType>(getOutput().getType());
+  if (inputType.getNumElements() != outputType.getNumElements())
+    return emitOpError("result has ")
+           << outputType.getNumElements() << " elements, input has "
+           << inputType.getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  auto type = cast<ShapedType>(getOutput().getType());
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(type);
+  // A resource blob holds row-major data whatever its shape: share it.
+  if (auto resource =
+          dyn_cast_or_null<DenseResourceElementsAttr>(adaptor.getInput()))
+    return DenseResourceElementsAttr::get(type, resource.getRawHandle());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> permutation = getPermutation();
+  if (permutation.size() != input.size())
+    return emitOpError("'permutation' has ")
+           << permutation.size() << " entries, input rank is " << input.size();
+  SmallVector<bool> seen(input.size(), false);
+  SmallVector<int64_t> expected;
+  for (int64_t dim : permutation) {
+    if (dim < 0 || dim >= static_cast<int64_t>(input.size()) || seen[dim])
+      return emitOpError("'permutation' is not a permutation of [0, ")
+             << input.size() << ")";
+    seen[dim] = true;
+    expected.push_back(input[dim]);
+  }
+  return verifyResultShape(*this, expected);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<ShapedType>(getOutput().getType());
+  if (llvm::equal(getPermutation(), llvm::seq<int64_t>(0, type.getRank())))
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (dense.isSplat())
+      return dense.resizeSplat(type);
+  std::optional<ArrayRef<char>> data = getRawConstantData(adaptor.getInput());
+  if (!data)
+    return {};
+  ArrayRef<int64_t> inShape = shapeOf(getInput());
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  if (elementBytes == 0 || static_cast<int64_t>(data->size()) !=
+                               type.getNumElements() * elementBytes)
+    return {};
+  // Row-major strides of the input, visited in the output's order.
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  SmallVector<char> out(data->size());
+  SmallVector<int64_t> index(rank, 0);
+  ArrayRef<int64_t> outShape = type.getShape();
+  for (int64_t linear = 0, n = type.getNumElements(); linear < n; ++linear) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += index[d] * inStrides[getPermutation()[d]];
+    std::memcpy(out.data() + linear * elementBytes,
+                data->data() + source * elementBytes, elementBytes);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == outShape[d]; --d)
+      index[d] = 0;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(adaptor.getInput()))
+    return DenseResourceElementsAttr::get(
+        type, "transposed",
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            out, resource.getRawHandle().getBlob()->getDataAlignment()));
+  return DenseElementsAttr::getFromRawBuffer(type, out);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> output = shapeOf(getOutput());
+  ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
+  if (output.size() != input.size() || starts.size() != input.size() ||
+      steps.size() != input.size())
+    return emitOpError("'starts', 'steps' and the result need the input's "
+                       "rank ")
+           << input.size();
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (steps[d] == 0)
+      return emitOpError("step of dimension ") << d << " is zero";
+    if (output[d] == 0)
+      continue;
+    int64_t last = starts[d] + (output[d] - 1) * steps[d];
+    if (starts[d] < 0 || starts[d] >= input[d] || last < 0 || last >= input[d])
+      return emitOpError("dimension ")
+             << d << " reads indices " << starts[d] << ".." << last
+             << " outside [0, " << input[d] << ")";
+  }
+  return success();
+}
