@@ -32,10 +32,9 @@ static Type toBuffer(Type type) {
     return Type();
   Type element = tensor.getElementType();
   if (auto quantized = dyn_cast<quant::QuantizedType>(element))
-    element = IntegerType::get(type.getContext(),
-                               quantized.getStorageTypeIntegralWidth(),
-                               quantized.isSigned() ? IntegerType::Signless
-                                                    : IntegerType::Unsigned);
+    element = IntegerType::get(
+        type.getContext(), quantized.getStorageTypeIntegralWidth(),
+        quantized.isSigned() ? IntegerType::Signless : IntegerType::Unsigned);
   return MemRefType::get(tensor.getShape(), element);
 }
 
@@ -120,10 +119,24 @@ struct ConvertEdgeToExecPass
           .push_back(func);
     if (funcs.empty())
       return;
+    // Fused post-op chains (strata-edge-fuse) exist inside delegated
+    // partitions only: no portable kernel runs them. Refused before anything
+    // moves, naming the op.
+    for (func::FuncOp func : funcs) {
+      WalkResult fused = func.walk([](Operation *op) {
+        if (!op->hasAttr("post_ops"))
+          return WalkResult::advance();
+        op->emitOpError("carries a fused post-op chain, which only a "
+                        "delegate runs");
+        return WalkResult::interrupt();
+      });
+      if (fused.wasInterrupted())
+        return signalPassFailure();
+    }
     OpBuilder builder(module.getContext());
     builder.setInsertionPointToEnd(module.getBody());
-    auto program = builder.create<exec::ProgramOp>(module.getLoc(),
-                                                   programName);
+    auto program =
+        builder.create<exec::ProgramOp>(module.getLoc(), programName);
     program.getBody().emplaceBlock();
     for (func::FuncOp func : delegates)
       if (failed(buildDelegate(func, program)))
