@@ -5,7 +5,7 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
 // CHECK-NEXT: %[[Y:.*]] = edge.delegate_call @onednn_0(%[[X]]) : (tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>
 // CHECK-NEXT: return %[[Y]]
-// CHECK: func.func private @onednn_0(%[[A:.*]]: tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32> attributes {strata.delegate = "onednn"}
+// CHECK: func.func private @onednn_0(%[[A:.*]]: tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32> attributes {edge.delegate = "onednn"}
 // CHECK-DAG: %[[W:.*]] = edge.constant dense<1.000000e+00> : tensor<4x3x3x3xf32>
 // CHECK: %[[C:.*]] = edge.conv2d %[[A]], %[[W]]
 // CHECK: %[[R:.*]] = edge.relu %[[C]]

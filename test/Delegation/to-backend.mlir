@@ -11,12 +11,12 @@
 // RUN: not strata-opt %s --strata-partition="backend=portable" 2>&1 | FileCheck %s --check-prefix=NODELEGATE
 
 // EDGE: func.func private @onednn_0(tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>
-// EDGE-SAME: strata.compile_specs = {activation_layout = "auto", keep_plain_weights = "false", tune_threads = "1", winograd = "true"}
-// EDGE-SAME: strata.debug_handles = {"0" = ["conv", "relu"]}
-// EDGE-SAME: strata.delegate = "onednn"
-// EDGE-SAME: strata.named_data = {"onednn_0/t1.packed" = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>, "onednn_0/t2" = dense<{{.*}}> : tensor<16xui8>}
-// EDGE-SAME: strata.processed = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>
-// EDGE-SAME: strata.scratch_bytes = {{[0-9]+}} : i64
+// EDGE-SAME: edge.compile_specs = {activation_layout = "auto", keep_plain_weights = "false", tune_threads = "1", winograd = "true"}
+// EDGE-SAME: edge.debug_handles = {"0" = ["conv", "relu"]}
+// EDGE-SAME: edge.delegate = "onednn"
+// EDGE-SAME: edge.named_data = {"onednn_0/t1.packed" = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>, "onednn_0/t2" = dense<{{.*}}> : tensor<16xui8>}
+// EDGE-SAME: edge.processed = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>
+// EDGE-SAME: edge.scratch_bytes = {{[0-9]+}} : i64
 
 // EXEC: exec.delegate @onednn_0 {backend = "onednn"
 // EXEC: exec.method @main

@@ -1,6 +1,9 @@
-//===- EdgeAttributes.h - discardable attributes on edge ops ----*- C++ -*-===//
+//===- EdgeAttributes.h - discardable attributes of the edge dialect -*- C++ -*-===//
 //
-// Hints that lowerings leave on edge ops for the backends.
+// The `edge.*` attributes that stages leave on edge ops and on the functions
+// that hold edge ops. EdgeDialect::verifyOperationAttribute checks each one's
+// kind and where it may stand (docs/dialects/edge.md, "Discardable
+// attributes"); an unknown `edge.*` name is an error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DIALECTS_EDGE_IR_EDGEATTRIBUTES_H
@@ -13,8 +16,29 @@ namespace strata::edge {
 /// On an f32 edge.conv2d whose operands hold integers: its sums must be
 /// exact (they stay below 2^24), so a backend must not compute it with a
 /// transform that rounds (Winograd). hl->edge sets it on the parts of an
-/// integer convolution (ConvInteger) split into f32 convolutions.
-inline constexpr llvm::StringLiteral kExactSumsAttrName = "strata.exact_sums";
+/// integer convolution (ConvInteger) split into f32 convolutions. Unit.
+inline constexpr llvm::StringLiteral kExactSumsAttrName = "edge.exact_sums";
+
+// The delegation stage (docs/delegation.md).
+/// On an edge op: the backend whose partitioner claimed it. String.
+inline constexpr llvm::StringLiteral kBackendAttrName = "edge.backend";
+/// On an outlined function: the backend it is delegated to. String.
+inline constexpr llvm::StringLiteral kDelegateAttrName = "edge.delegate";
+/// On a delegated declaration: the backend's compiled blob. i8 elements.
+inline constexpr llvm::StringLiteral kProcessedAttrName = "edge.processed";
+/// On a delegated declaration: the named data its blob refers to, by key.
+/// Dictionary of i8 elements.
+inline constexpr llvm::StringLiteral kNamedDataAttrName = "edge.named_data";
+/// On a delegated declaration: the working memory it needs. i64 >= 0.
+inline constexpr llvm::StringLiteral kScratchAttrName = "edge.scratch_bytes";
+/// On a delegated declaration: for each debug handle, the ONNX nodes it
+/// computes. Dictionary of string arrays.
+inline constexpr llvm::StringLiteral kDebugHandlesAttrName =
+    "edge.debug_handles";
+/// On a delegated declaration: the compile specs its runtime reads.
+/// Dictionary of strings.
+inline constexpr llvm::StringLiteral kCompileSpecsAttrName =
+    "edge.compile_specs";
 
 } // namespace strata::edge
 

@@ -30,6 +30,7 @@ def Edge_Dialect : Dialect {
     ```
   }];
   let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
 }
 

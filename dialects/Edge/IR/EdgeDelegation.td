@@ -13,10 +13,10 @@ def Edge_DelegateCallOp : Edge_Op<"delegate_call",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Runs a partition a backend claimed";
   let description = [{
-    `callee` names a function marked `strata.delegate = "<backend>"`: the
+    `callee` names a function marked `edge.delegate = "<backend>"`: the
     partition outlined from the caller (with its body, before the backend's
     preprocess step ran) or its compiled form (a declaration carrying
-    `strata.processed` and the other products of preprocess, after).
+    `edge.processed` and the other products of preprocess, after).
 
     ```mlir
     %y = edge.delegate_call @onednn_0(%x) : (tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>

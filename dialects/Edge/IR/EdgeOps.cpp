@@ -8,6 +8,7 @@
 #include "Edge/IR/EdgeOps.h"
 
 #include "Edge/IR/EdgeActivationChains.h"
+#include "Edge/IR/EdgeAttributes.h"
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgePostOps.h"
 #include "EdgeOpUtils.h"
@@ -76,9 +77,10 @@ DelegateCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       *this, getCalleeAttr());
   if (!callee)
     return emitOpError("calls @") << getCallee() << ", which is no function";
-  if (!callee->hasAttr("strata.delegate"))
+  if (!callee->hasAttr(kDelegateAttrName))
     return emitOpError("calls @")
-           << getCallee() << ", which is no delegate (no strata.delegate)";
+           << getCallee() << ", which is no delegate (no "
+           << kDelegateAttrName << ")";
   auto type = dyn_cast<FunctionType>(callee.getFunctionType());
   if (!type || TypeRange(type.getInputs()) != getInputs().getTypes() ||
       TypeRange(type.getResults()) != getResultTypes())

@@ -69,7 +69,7 @@ struct BackendHooks {
   /// types and attributes). The default partitioner claims exactly these.
   std::function<bool(mlir::Operation *)> supportsOp;
   /// Replaces the default partitioner: marks the ops of `func` it claims
-  /// with the attribute `strata.backend = "<backend name>"`. Partitions are
+  /// with the attribute `edge.backend = "<backend name>"`. Partitions are
   /// then formed from the marks without creating cycles.
   std::function<mlir::LogicalResult(mlir::func::FuncOp)> partitioner;
   /// Compiles one outlined partition with the given compile specs.

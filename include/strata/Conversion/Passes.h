@@ -32,7 +32,7 @@ void populateDelegateCallPatterns(mlir::TypeConverter &typeConverter,
                                   mlir::RewritePatternSet &patterns);
 
 /// Turns a preprocessed partition (external function marked
-/// strata.delegate) into an exec.delegate of `program` and erases it.
+/// edge.delegate) into an exec.delegate of `program` and erases it.
 mlir::LogicalResult buildDelegate(mlir::func::FuncOp func,
                                   exec::ProgramOp program);
 

@@ -14,6 +14,7 @@
 #include "strata/Backends/Backend.h"
 #include "strata/Delegation/CostModel.h"
 
+#include "Edge/IR/EdgeAttributes.h"
 #include "Edge/IR/EdgeOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,17 +27,18 @@
 
 namespace strata {
 
-/// Attribute names of the delegation stage.
+/// Attribute names of the delegation stage: the edge dialect's own, which
+/// its verifier checks (Edge/IR/EdgeAttributes.h says what each holds).
 namespace delegation {
-/// On an edge op: the backend that claimed it.
-inline constexpr llvm::StringLiteral kBackendAttr = "strata.backend";
-/// On an outlined function: the backend it is delegated to.
-inline constexpr llvm::StringLiteral kDelegateAttr = "strata.delegate";
-inline constexpr llvm::StringLiteral kProcessedAttr = "strata.processed";
-inline constexpr llvm::StringLiteral kNamedDataAttr = "strata.named_data";
-inline constexpr llvm::StringLiteral kScratchAttr = "strata.scratch_bytes";
-inline constexpr llvm::StringLiteral kDebugHandlesAttr = "strata.debug_handles";
-inline constexpr llvm::StringLiteral kCompileSpecsAttr = "strata.compile_specs";
+inline constexpr llvm::StringLiteral kBackendAttr = edge::kBackendAttrName;
+inline constexpr llvm::StringLiteral kDelegateAttr = edge::kDelegateAttrName;
+inline constexpr llvm::StringLiteral kProcessedAttr = edge::kProcessedAttrName;
+inline constexpr llvm::StringLiteral kNamedDataAttr = edge::kNamedDataAttrName;
+inline constexpr llvm::StringLiteral kScratchAttr = edge::kScratchAttrName;
+inline constexpr llvm::StringLiteral kDebugHandlesAttr =
+    edge::kDebugHandlesAttrName;
+inline constexpr llvm::StringLiteral kCompileSpecsAttr =
+    edge::kCompileSpecsAttrName;
 } // namespace delegation
 
 /// Where each op of the model runs, for --report and --require-delegated.

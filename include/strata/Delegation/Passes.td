@@ -14,7 +14,7 @@ def Partition : Pass<"strata-partition", "mlir::ModuleOp"> {
     when no path leaves that partition and comes back through an unmarked
     op, so partitions never form a cycle with the rest of the program.
     Each partition becomes a private function marked
-    `strata.delegate = "<backend>"`, called through `edge.delegate_call`;
+    `edge.delegate = "<backend>"`, called through `edge.delegate_call`;
     constants it reads are cloned into it. Unmarked ops stay for the
     portable kernels.
 
@@ -35,7 +35,7 @@ def Partition : Pass<"strata-partition", "mlir::ModuleOp"> {
     ```mlir
     %1 = edge.delegate_call @onednn_0(%x) : ...
     %2 = edge.foo %1 : ...
-    func.func private @onednn_0(%x: ...) -> ... attributes {strata.delegate = "onednn"}
+    func.func private @onednn_0(%x: ...) -> ... attributes {edge.delegate = "onednn"}
     ```
   }];
   let options = [
@@ -52,12 +52,12 @@ def Partition : Pass<"strata-partition", "mlir::ModuleOp"> {
 def ToBackend : Pass<"strata-to-backend", "mlir::ModuleOp"> {
   let summary = "Compile each outlined partition with its backend's preprocess";
   let description = [{
-    For every function marked `strata.delegate = "<backend>"` with a body,
+    For every function marked `edge.delegate = "<backend>"` with a body,
     calls the backend's preprocess step with the compile specs and replaces
     the body by its products, as attributes of the now external function:
-    `strata.processed` (the blob), `strata.named_data` (key -> bytes,
-    stored as separate segments), `strata.scratch_bytes`,
-    `strata.debug_handles` and `strata.compile_specs`.
+    `edge.processed` (the blob), `edge.named_data` (key -> bytes,
+    stored as separate segments), `edge.scratch_bytes`,
+    `edge.debug_handles` and `edge.compile_specs`.
   }];
   let options = [
     ListOption<"specs", "specs", "std::string",

@@ -1,6 +1,6 @@
 //===- Delegates.cpp - delegate partitions to exec.delegate and calls -----===//
 //
-// A preprocessed partition (an external function marked strata.delegate)
+// A preprocessed partition (an external function marked edge.delegate)
 // becomes a program-level exec.delegate holding its blob, named data and
 // working-memory size; each edge.delegate_call becomes an allocation per
 // result, one more for the working memory when the delegate needs some,
@@ -28,7 +28,7 @@ LogicalResult strata::buildDelegate(func::FuncOp func,
   auto processed =
       func->getAttrOfType<ElementsAttr>(delegation::kProcessedAttr);
   if (!processed)
-    return func.emitOpError("has no strata.processed blob");
+    return func.emitOpError("has no edge.processed blob");
   OpBuilder builder(func.getContext());
   builder.setInsertionPointToEnd(&program.getBody().front());
   auto dict = [&](StringRef name) {

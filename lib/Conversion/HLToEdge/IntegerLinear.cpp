@@ -168,8 +168,12 @@ FailureOr<Value> buildSplitConvInteger(ConversionPatternRewriter &rewriter,
                    op.getAutoPad(), static_cast<int64_t>(op.getGroup())});
     if (failed(conv))
       return failure();
-    if (Operation *def = conv->getDefiningOp())
-      def->setAttr(edge::kExactSumsAttrName, rewriter.getUnitAttr());
+    // A 1-D convolution comes back through the reshape to its rank.
+    Operation *def = conv->getDefiningOp();
+    if (auto reshape = dyn_cast_or_null<edge::ReshapeOp>(def))
+      def = reshape.getInput().getDefiningOp();
+    if (auto conv2d = dyn_cast_or_null<edge::Conv2DOp>(def))
+      conv2d->setAttr(edge::kExactSumsAttrName, rewriter.getUnitAttr());
     Value term = castTo(rewriter, loc, *conv, rewriter.getI32Type());
     if (weight != 1) {
       Value factor = rewriter.create<edge::ConstantOp>(

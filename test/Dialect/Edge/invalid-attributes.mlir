@@ -1,0 +1,74 @@
+// RUN: strata-opt %s -split-input-file -verify-diagnostics
+
+// Tests that the edge dialect verifies its discardable attributes: the
+// delegation stage's products and the exact-sums hint, each by kind and by
+// the op it stands on.
+
+// expected-error @+1 {{attribute 'edge.delegate' must name a backend}}
+func.func private @empty_backend(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = ""}
+
+// -----
+
+func.func @delegate_on_op(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{attribute 'edge.delegate' stands only on a function}}
+  %0 = edge.relu %a {edge.delegate = "onednn"} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'edge.backend' stands on the ops a backend claimed, not on a function}}
+func.func @backend_on_function(%a: tensor<2xf32>) -> tensor<2xf32> attributes {edge.backend = "onednn"} {
+  return %a : tensor<2xf32>
+}
+
+// -----
+
+func.func @backend_not_string(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{attribute 'edge.backend' must name a backend}}
+  %0 = edge.relu %a {edge.backend = 3 : i64} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'edge.processed' stands only on a function delegated with 'edge.delegate'}}
+func.func private @processed_without_delegate(tensor<2xf32>) -> tensor<2xf32> attributes {edge.processed = dense<[1, 2]> : tensor<2xi8>}
+
+// -----
+
+// expected-error @+1 {{attribute 'edge.scratch_bytes' must be a non-negative integer}}
+func.func private @negative_scratch(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = "onednn", edge.scratch_bytes = -1 : i64}
+
+// -----
+
+// expected-error @+1 {{attribute 'edge.named_data' must map each key to its bytes}}
+func.func private @named_data_not_bytes(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = "onednn", edge.named_data = {w = "x"}}
+
+// -----
+
+// expected-error @+1 {{attribute 'edge.debug_handles' must map each handle to its node names}}
+func.func private @handles_not_names(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = "onednn", edge.debug_handles = {h0 = [1]}}
+
+// -----
+
+// expected-error @+1 {{attribute 'edge.compile_specs' must map each spec to a string}}
+func.func private @specs_not_strings(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = "onednn", edge.compile_specs = {threads = 4 : i64}}
+
+// -----
+
+func.func @exact_sums_on_relu(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{attribute 'edge.exact_sums' stands only on an edge.conv2d}}
+  %0 = edge.relu %a {edge.exact_sums} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'edge.unknown' is not an edge attribute}}
+func.func private @unknown(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = "onednn", edge.unknown}
+
+// -----
+
+// A complete preprocessed declaration verifies.
+func.func private @complete(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = "onednn", edge.processed = dense<[1, 2]> : tensor<2xi8>, edge.named_data = {w = dense<0> : tensor<4xi8>}, edge.scratch_bytes = 64 : i64, edge.debug_handles = {h0 = ["conv"]}, edge.compile_specs = {threads = "4"}}
