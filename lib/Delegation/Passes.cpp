@@ -72,7 +72,11 @@ struct ToBackendPass : impl::ToBackendBase<ToBackendPass> {
         backends.insert(b.str());
     for (const std::string &name : backends) {
       FailureOr<const Backend *> selected = lookupBackend(module, name);
-      if (failed(selected) || failed(toBackend(module, **selected, *parsed)))
+      if (failed(selected) ||
+          failed(toBackend(module, **selected, *parsed,
+                           [this](OpPassManager &pm, Operation *op) {
+                             return runPipeline(pm, op);
+                           })))
         return signalPassFailure();
     }
   }

@@ -45,8 +45,10 @@ FailureOr<CompileSpecs> parseCompileSpecs(ArrayRef<std::string> items,
   return specs;
 }
 
-/// Runs strata-edge-fuse with the backend's fusion options on `func`.
-static LogicalResult fuse(func::FuncOp func, const Backend &backend) {
+/// Runs strata-edge-fuse with the backend's fusion options on `func`, as a
+/// dynamic pipeline of the calling pass.
+static LogicalResult fuse(func::FuncOp func, const Backend &backend,
+                          NestedPipelineRunner runPipeline) {
   const std::string &options = backend.getHooks().fusions;
   if (options.empty())
     return success();
@@ -56,13 +58,14 @@ static LogicalResult fuse(func::FuncOp func, const Backend &backend) {
                << backend.getName() << "' fusions: " << message;
       })))
     return failure();
-  PassManager pm(func.getContext(), func::FuncOp::getOperationName());
+  OpPassManager pm(func::FuncOp::getOperationName());
   pm.addPass(std::move(pass));
-  return pm.run(func);
+  return runPipeline(pm, func);
 }
 
 LogicalResult toBackend(ModuleOp module, const Backend &backend,
-                        const CompileSpecs &specs) {
+                        const CompileSpecs &specs,
+                        NestedPipelineRunner runPipeline) {
   const BackendHooks &hooks = backend.getHooks();
   CompileSpecs full;
   std::set<std::string> compileTimeOnly;
@@ -91,7 +94,7 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
     if (!hooks.preprocess)
       return func.emitError("backend '")
              << backend.getName() << "' has no preprocess step";
-    if (failed(fuse(func, backend)))
+    if (failed(fuse(func, backend, runPipeline)))
       return failure();
     FailureOr<PreprocessResult> result = hooks.preprocess(func, full);
     if (failed(result))

@@ -36,10 +36,23 @@ class StagePass
 public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StagePass)
   using Run = std::function<mlir::LogicalResult(mlir::ModuleOp)>;
+  /// A stage that runs pipelines on nested ops, through the runner it is
+  /// given (this pass's runPipeline: a dynamic pipeline of the stage).
+  using NestedPipelineRunner = llvm::function_ref<mlir::LogicalResult(
+      mlir::OpPassManager &, mlir::Operation *)>;
+  using RunNested =
+      std::function<mlir::LogicalResult(mlir::ModuleOp, NestedPipelineRunner)>;
 
-  StagePass(llvm::StringRef argument, llvm::StringRef description, Run run)
+  StagePass(llvm::StringRef argument, llvm::StringRef description,
+            RunNested run)
       : argument(argument.str()), description(description.str()),
         run(std::move(run)) {}
+  StagePass(llvm::StringRef argument, llvm::StringRef description, Run run)
+      : StagePass(argument, description,
+                  [run = std::move(run)](mlir::ModuleOp module,
+                                         NestedPipelineRunner) {
+                    return run(module);
+                  }) {}
 
   llvm::StringRef getArgument() const override { return argument; }
   llvm::StringRef getDescription() const override { return description; }
@@ -52,17 +65,25 @@ public:
                     mlir::quant::QuantizationDialect>();
   }
   void runOnOperation() override {
-    if (failed(run(getOperation())))
+    auto runNested = [this](mlir::OpPassManager &pm, mlir::Operation *op) {
+      return runPipeline(pm, op);
+    };
+    if (failed(run(getOperation(), runNested)))
       signalPassFailure();
   }
 
 private:
   std::string argument, description;
-  Run run;
+  RunNested run;
 };
 
 inline void addStage(mlir::OpPassManager &pm, llvm::StringRef argument,
                      llvm::StringRef description, StagePass::Run run) {
+  pm.addPass(
+      std::make_unique<StagePass>(argument, description, std::move(run)));
+}
+inline void addStage(mlir::OpPassManager &pm, llvm::StringRef argument,
+                     llvm::StringRef description, StagePass::RunNested run) {
   pm.addPass(
       std::make_unique<StagePass>(argument, description, std::move(run)));
 }

@@ -9,6 +9,7 @@
 // RUN: not strata-opt %s --strata-partition="backend=onednn" --strata-to-backend="specs=wingrad=true" 2>&1 | FileCheck %s --check-prefix=SPEC
 // RUN: not strata-opt %s --strata-partition="backend=onednn" --strata-edge-to-exec 2>&1 | FileCheck %s --check-prefix=UNCOMPILED
 // RUN: not strata-opt %s --strata-partition="backend=portable" 2>&1 | FileCheck %s --check-prefix=NODELEGATE
+// RUN: strata-opt %s --strata-partition="backend=onednn" --strata-to-backend --mlir-print-ir-after=strata-edge-fuse -o /dev/null 2>&1 | FileCheck %s --check-prefix=FUSED
 
 // EDGE: func.func private @onednn_0(tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>
 // EDGE-SAME: edge.compile_specs = {activation_layout = "auto", keep_plain_weights = "false", tune_threads = "1", winograd = "true"}
@@ -17,6 +18,15 @@
 // EDGE-SAME: edge.named_data = {"onednn_0/t1.packed" = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>, "onednn_0/t2" = dense<{{.*}}> : tensor<16xui8>}
 // EDGE-SAME: edge.processed = dense<{{.*}}> : tensor<{{[0-9]+}}xui8>
 // EDGE-SAME: edge.scratch_bytes = {{[0-9]+}} : i64
+
+// The backend's fusions run as a dynamic pipeline of --strata-to-backend,
+// on each partition before its preprocess step, so the usual IR printing
+// shows the fused partition that the backend serializes.
+// FUSED: IR Dump After EdgeFuse (strata-edge-fuse)
+// FUSED-NEXT: func.func private @onednn_0
+// FUSED: edge.conv2d {{.*}}post_ops = [#edge.post_op<relu>]
+// FUSED-NOT: edge.relu
+// FUSED: return
 
 // EXEC: exec.delegate @onednn_0 {backend = "onednn"
 // EXEC: exec.method @main

@@ -89,10 +89,19 @@ mlir::FailureOr<DelegationReport>
 partition(mlir::ModuleOp module, const Backend &backend,
           const CostCalibration *calibration = nullptr);
 
-/// Runs `backend`'s preprocess on each of its outlined partitions. Unknown
-/// compile spec names fail, listing the known ones.
+/// Runs a pipeline on an op nested in the module being compiled: the
+/// calling pass's Pass::runPipeline, so that the work runs as a dynamic
+/// pipeline of that pass (verified, instrumented and printed with it).
+using NestedPipelineRunner = llvm::function_ref<mlir::LogicalResult(
+    mlir::OpPassManager &, mlir::Operation *)>;
+
+/// Runs `backend`'s preprocess on each of its outlined partitions, after
+/// fusing each as the backend declares (strata-edge-fuse with
+/// BackendHooks::fusions, through `runPipeline`). Unknown compile spec
+/// names fail, listing the known ones.
 mlir::LogicalResult toBackend(mlir::ModuleOp module, const Backend &backend,
-                              const CompileSpecs &specs);
+                              const CompileSpecs &specs,
+                              NestedPipelineRunner runPipeline);
 
 /// Parses "key=value" items into compile specs.
 mlir::FailureOr<CompileSpecs>
