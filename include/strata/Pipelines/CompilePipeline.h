@@ -118,9 +118,10 @@ struct CompilePipelineOptions
       llvm::cl::desc(
           "Representative inputs: a .npy with one sample per leading index, "
           "or a folder of .pb/.npy samples (or of folders with input_N.pb); "
-          "'random' (uniform [0, 1)) or 'random-normal' (N(0, 1)) draw "
-          "seeded samples of the input's shape"),
-      llvm::cl::value_desc("dir|file.npy")};
+          "'random' (uniform [0, 1)), 'random-uniform[:LO,HI]' or "
+          "'random-normal[:MEAN,STD]' (default N(0, 1)) draw seeded samples "
+          "of the input's shape"),
+      llvm::cl::value_desc("dir|file.npy|random-spec")};
   Option<quantization::CalibrationMethod> calibrationMethod{
       *this, "calibration-method",
       llvm::cl::desc("How activation ranges are chosen"),
@@ -144,7 +145,7 @@ struct CompilePipelineOptions
       llvm::cl::init(0)};
   Option<uint64_t> calibrationSeed{
       *this, "calibration-seed",
-      llvm::cl::desc("Seed of --calibration-data random|random-normal (0)"),
+      llvm::cl::desc("Seed of a random --calibration-data spec (0)"),
       llvm::cl::init(0)};
   Option<ActivationQuantization> quantizeActivations{
       *this, "quantize-activations",
