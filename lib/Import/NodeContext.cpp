@@ -1,7 +1,7 @@
 //===- NodeContext.cpp - the op table and the handlers' view of a node ----===//
 #include "ImportContext.h"
 
-#include "HL/Transforms/ShapeRules.h"
+#include "HL/IR/HLShapeInference.h"
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/BuiltinTypes.h"

@@ -36,6 +36,66 @@ def HL_Dialect : Dialect {
 class HL_Op<string mnemonic, list<Trait> traits = []>
     : Op<HL_Dialect, mnemonic, traits>;
 
+//===----------------------------------------------------------------------===//
+// Shape rules
+//===----------------------------------------------------------------------===//
+
+/// An op's forward shape rule: the result shape its operands (their shapes,
+/// constant shape-bearing operands) imply, through MLIR's
+/// InferShapedTypeOpInterface. Only `inferReturnTypeComponents` is declared,
+/// and not InferTypeOpInterface: a result type may stay less refined (`?`)
+/// than the rule's shape. The op's C++ defines the rule next to its verifier,
+/// or `extraClassDefinition` names a shared one (HL_SharedShapeRule).
+defvar HL_InferShape = DeclareOpInterfaceMethods<InferShapedTypeOpInterface,
+                                                 ["inferReturnTypeComponents"]>;
+
+/// The definition of `inferReturnTypeComponents` that delegates to the
+/// shared rule `rule` of HLShapeInference.h, for `extraClassDefinition`.
+class HL_SharedShapeRule<string rule> {
+  code definition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypeComponents(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location> location,
+        ::mlir::ValueShapeRange operands, ::mlir::DictionaryAttr,
+        ::mlir::OpaqueProperties, ::mlir::RegionRange,
+        ::llvm::SmallVectorImpl<::mlir::ShapedTypeComponents> &shapes) {
+      return ::strata::hl::detail::}] # rule # [{(location, operands, shapes);
+    }
+  }];
+}
+
+/// The definition of `inferReturnTypeComponents` that hands the op's adaptor
+/// to the shared rule `rule` (a template of HLShapeInference.h), for rules
+/// that read the op's attributes.
+class HL_SharedAdaptorShapeRule<string rule> {
+  code definition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypeComponents(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location> location,
+        ::mlir::ValueShapeRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::OpaqueProperties properties, ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::ShapedTypeComponents> &shapes) {
+      Adaptor op(operands.getValues(), attributes, properties, regions);
+      return ::strata::hl::detail::}] # rule # [{(location, operands, op, shapes);
+    }
+  }];
+}
+
+/// The result has the shape of the first operand (elementwise ops, casts,
+/// normalisations, scatters).
+defvar HL_SameShapeRule =
+    HL_SharedShapeRule<"inferSameShapeAsFirstOperand">.definition;
+/// The result has the NumPy broadcast of all operands' shapes.
+defvar HL_BroadcastShapeRule =
+    HL_SharedShapeRule<"inferBroadcastShape">.definition;
+/// Reductions over constant (or absent) axes.
+defvar HL_ReductionShapeRule =
+    HL_SharedAdaptorShapeRule<"inferReductionShape">.definition;
+/// MaxPool and AveragePool: the sliding window over the input's channels.
+defvar HL_PoolShapeRule =
+    HL_SharedAdaptorShapeRule<"inferPoolShape">.definition;
+/// Global pooling: `[N, C, D1, ...]` to `[N, C, 1, ...]`.
+defvar HL_GlobalPoolShapeRule =
+    HL_SharedShapeRule<"inferGlobalPoolShape">.definition;
+
 /// Tensors `hl` carries: ONNX's numeric element types, possibly quantized.
 def HL_Tensor : TensorOf<[AnyFloat, AnySignlessInteger, AnyUnsignedInteger,
                           I1, quant_QuantizedType]>;
@@ -54,10 +114,12 @@ def HL_IndexTensor : TensorOf<[I32, I64]>;
 /// Elementwise op of one operand, result type equal to the operand's. The
 /// description is generated from `onnxName` and `formula`.
 class HL_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
-    : HL_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+    : HL_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                            HL_InferShape])> {
   let arguments = (ins HL_Tensor:$input);
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 /// A unary elementwise op on floats: `summary` is `formula (ONNX name)`.
@@ -79,9 +141,11 @@ class HL_UnaryFloatOp<string mnemonic, string onnxName, string formula,
 /// Elementwise op of two operands with ONNX multidirectional broadcasting.
 class HL_BinaryBroadcastOp<string mnemonic, list<Trait> traits = []>
     : HL_Op<mnemonic, !listconcat(traits, [Pure, ResultsBroadcastableShape,
-                                            SameOperandsAndResultElementType])> {
+                                            SameOperandsAndResultElementType,
+                                            HL_InferShape])> {
   let arguments = (ins HL_Tensor:$lhs, HL_Tensor:$rhs);
   let results = (outs HL_Tensor:$output);
+  let extraClassDefinition = HL_BroadcastShapeRule;
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
@@ -106,7 +170,8 @@ class HL_BinaryOp<string mnemonic, string onnxName, string formula,
 class HL_CompareOp<string mnemonic, string onnxName, string formula,
                    list<Trait> traits = []>
     : HL_Op<mnemonic, !listconcat(traits, [Pure, ResultsBroadcastableShape,
-                                            AllElementTypesMatch<["lhs", "rhs"]>])> {
+                                            AllElementTypesMatch<["lhs", "rhs"]>,
+                                            HL_InferShape])> {
   let summary = formula # " elementwise, boolean result (ONNX " # onnxName # ")";
   let description = "ONNX `" # onnxName # "`: " # formula # [{ with NumPy
     multidirectional broadcasting; the result is a boolean tensor.
@@ -117,6 +182,7 @@ class HL_CompareOp<string mnemonic, string onnxName, string formula,
   }];
   let arguments = (ins HL_Tensor:$lhs, HL_Tensor:$rhs);
   let results = (outs HL_BoolTensor:$output);
+  let extraClassDefinition = HL_BroadcastShapeRule;
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
@@ -125,7 +191,8 @@ class HL_CompareOp<string mnemonic, string onnxName, string formula,
 /// Reduction over `axes` (an optional 1-D i64 operand, the opset-18 form; the
 /// attribute form of older opsets is normalised to it at import).
 class HL_ReduceOp<string mnemonic, string onnxName, string formula>
-    : HL_Op<mnemonic, [Pure, AllElementTypesMatch<["data", "output"]>]> {
+    : HL_Op<mnemonic, [Pure, AllElementTypesMatch<["data", "output"]>,
+                       HL_InferShape]> {
   let summary = formula # " over axes (ONNX " # onnxName # ")";
   let description = "ONNX `" # onnxName # "`: " # formula # [{ over the
     dimensions listed in `axes` (all when absent, unless
@@ -142,6 +209,7 @@ class HL_ReduceOp<string mnemonic, string onnxName, string formula>
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_ReductionShapeRule;
 }
 
 #endif // STRATA_HL_BASE

@@ -152,9 +152,10 @@ def HL_ShrinkOp : HL_UnaryElementwiseOp<"shrink"> {
 
 /// A float classification op with a boolean result.
 class HL_FloatTestOp<string mnemonic> : HL_Op<mnemonic,
-    [Pure, SameOperandsAndResultShape]> {
+    [Pure, SameOperandsAndResultShape, HL_InferShape]> {
   let results = (outs HL_BoolTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_IsNaNOp : HL_FloatTestOp<"is_nan"> {
@@ -260,7 +261,8 @@ def HL_BitwiseNotOp : HL_UnaryElementwiseOp<"bitwise_not"> {
 }
 
 def HL_PowOp : HL_Op<"pow", [Pure, ResultsBroadcastableShape,
-                             AllElementTypesMatch<["lhs", "output"]>]> {
+                             AllElementTypesMatch<["lhs", "output"]>,
+    HL_InferShape]> {
   let summary = "a^b elementwise with broadcasting (ONNX Pow)";
   let description = [{
     The exponent may have another numeric element type than the base; the
@@ -273,10 +275,12 @@ def HL_PowOp : HL_Op<"pow", [Pure, ResultsBroadcastableShape,
   let arguments = (ins HL_Tensor:$lhs, HL_Tensor:$rhs);
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = HL_BroadcastShapeRule;
 }
 
 def HL_PReluOp : HL_Op<"prelu", [Pure, ResultsBroadcastableShape,
-                                 SameOperandsAndResultElementType]> {
+                                 SameOperandsAndResultElementType,
+    HL_InferShape]> {
   let summary = "Parametric ReLU, slope broadcast to the input (ONNX PRelu)";
   let description = [{
     `x >= 0 ? x : slope*x`; `slope` broadcasts unidirectionally to `x`.
@@ -289,6 +293,7 @@ def HL_PReluOp : HL_Op<"prelu", [Pure, ResultsBroadcastableShape,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_BroadcastShapeRule;
 }
 
 def HL_EqualOp : HL_CompareOp<"equal", "Equal", "a == b", [Commutative]> {
@@ -311,7 +316,7 @@ def HL_GreaterOrEqualOp : HL_CompareOp<"greater_or_equal", "GreaterOrEqual",
 //===----------------------------------------------------------------------===//
 
 def HL_ClipOp : HL_Op<"clip", [Pure, AttrSizedOperandSegments,
-    AllTypesMatch<["input", "output"]>]> {
+    AllTypesMatch<["input", "output"]>, HL_InferShape]> {
   let summary = "Clamp to [min, max] (ONNX Clip, opset 11 form)";
   let description = [{
     Bounds are optional scalar operands of the input's element type; opset
@@ -330,10 +335,11 @@ def HL_ClipOp : HL_Op<"clip", [Pure, AttrSizedOperandSegments,
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_WhereOp : HL_Op<"where", [Pure, ResultsBroadcastableShape,
-    AllElementTypesMatch<["x", "y", "output"]>]> {
+    AllElementTypesMatch<["x", "y", "output"]>, HL_InferShape]> {
   let summary = "Select by condition with broadcasting (ONNX Where)";
   let description = [{
     ```mlir
@@ -344,9 +350,11 @@ def HL_WhereOp : HL_Op<"where", [Pure, ResultsBroadcastableShape,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
+  let extraClassDefinition = HL_BroadcastShapeRule;
 }
 
-def HL_CastOp : HL_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+def HL_CastOp : HL_Op<"cast", [Pure, SameOperandsAndResultShape,
+    HL_InferShape]> {
   let summary = "Element type conversion (ONNX Cast and CastLike)";
   let description = [{
     The target type is the result's element type (`CastLike` is normalised to
@@ -360,6 +368,7 @@ def HL_CastOp : HL_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 #endif // STRATA_HL_ELEMENTWISE

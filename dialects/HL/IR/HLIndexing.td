@@ -9,7 +9,8 @@
 
 include "HL/IR/HLBase.td"
 
-def HL_GatherOp : HL_Op<"gather", [Pure, AllElementTypesMatch<["data", "output"]>]> {
+def HL_GatherOp : HL_Op<"gather", [Pure, AllElementTypesMatch<["data", "output"]>,
+    HL_InferShape]> {
   let summary = "Gather slices along an axis (ONNX Gather)";
   let description = [{
     Result shape: `data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
@@ -59,7 +60,7 @@ def HL_GatherNDOp : HL_Op<"gather_nd", [Pure,
 
 def HL_ScatterElementsOp : HL_Op<"scatter_elements", [Pure,
     AllTypesMatch<["data", "output"]>,
-    AllElementTypesMatch<["data", "updates"]>]> {
+    AllElementTypesMatch<["data", "updates"]>, HL_InferShape]> {
   let summary = "Scatter single elements along an axis (ONNX ScatterElements)";
   let description = [{
     The deprecated `Scatter` is normalised to this op at import.
@@ -77,11 +78,12 @@ def HL_ScatterElementsOp : HL_Op<"scatter_elements", [Pure,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_ScatterNDOp : HL_Op<"scatter_nd", [Pure,
     AllTypesMatch<["data", "output"]>,
-    AllElementTypesMatch<["data", "updates"]>]> {
+    AllElementTypesMatch<["data", "updates"]>, HL_InferShape]> {
   let summary = "Scatter slices by index tuples (ONNX ScatterND)";
   let description = [{
     ```mlir
@@ -95,6 +97,7 @@ def HL_ScatterNDOp : HL_Op<"scatter_nd", [Pure,
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 class HL_BlockOp<string mnemonic, string onnxName> : HL_Op<mnemonic, [Pure,
@@ -121,7 +124,8 @@ def HL_SpaceToDepthOp : HL_BlockOp<"space_to_depth", "SpaceToDepth"> {
   let arguments = (ins HL_Tensor:$input, I64Attr:$blocksize);
 }
 
-def HL_TriluOp : HL_Op<"trilu", [Pure, AllTypesMatch<["input", "output"]>]> {
+def HL_TriluOp : HL_Op<"trilu", [Pure, AllTypesMatch<["input", "output"]>,
+    HL_InferShape]> {
   let summary = "Upper or lower triangle of matrices (ONNX Trilu)";
   let description = [{
     ```mlir
@@ -133,6 +137,7 @@ def HL_TriluOp : HL_Op<"trilu", [Pure, AllTypesMatch<["input", "output"]>]> {
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_OneHotOp : HL_Op<"one_hot", [Pure,
@@ -177,7 +182,7 @@ def HL_CompressOp : HL_Op<"compress", [Pure,
 }
 
 def HL_ReverseSequenceOp : HL_Op<"reverse_sequence", [Pure,
-    AllTypesMatch<["input", "output"]>]> {
+    AllTypesMatch<["input", "output"]>, HL_InferShape]> {
   let summary = "Reverse batch sequences up to their lengths (ONNX ReverseSequence)";
   let description = [{
     ```mlir
@@ -191,9 +196,11 @@ def HL_ReverseSequenceOp : HL_Op<"reverse_sequence", [Pure,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
-def HL_EyeLikeOp : HL_Op<"eye_like", [Pure, SameOperandsAndResultShape]> {
+def HL_EyeLikeOp : HL_Op<"eye_like", [Pure, SameOperandsAndResultShape,
+    HL_InferShape]> {
   let summary = "Identity-like 2-D matrix of the input's shape (ONNX EyeLike)";
   let description = [{
     Ones on the diagonal shifted by `k`; the element type is the result's.
@@ -206,6 +213,7 @@ def HL_EyeLikeOp : HL_Op<"eye_like", [Pure, SameOperandsAndResultShape]> {
                        DefaultValuedAttr<I64Attr, "0">:$k);
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_TopKOp : HL_Op<"top_k", [Pure, AllElementTypesMatch<["input", "values"]>]> {
@@ -228,7 +236,8 @@ def HL_TopKOp : HL_Op<"top_k", [Pure, AllElementTypesMatch<["input", "values"]>]
   let hasVerifier = 1;
 }
 
-def HL_CumSumOp : HL_Op<"cum_sum", [Pure, AllTypesMatch<["input", "output"]>]> {
+def HL_CumSumOp : HL_Op<"cum_sum", [Pure, AllTypesMatch<["input", "output"]>,
+    HL_InferShape]> {
   let summary = "Cumulative sum along an axis (ONNX CumSum)";
   let description = [{
     ```mlir
@@ -241,6 +250,7 @@ def HL_CumSumOp : HL_Op<"cum_sum", [Pure, AllTypesMatch<["input", "output"]>]> {
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_EinsumOp : HL_Op<"einsum", [Pure]> {
@@ -258,7 +268,7 @@ def HL_EinsumOp : HL_Op<"einsum", [Pure]> {
 }
 
 def HL_ResizeOp : HL_Op<"resize", [Pure, AttrSizedOperandSegments,
-    AllElementTypesMatch<["input", "output"]>]> {
+    AllElementTypesMatch<["input", "output"]>, HL_InferShape]> {
   let summary = "Resize by interpolation (ONNX Resize, opset 19 form)";
   let description = [{
     One of `scales` (f32) or `sizes` (i64) gives the result shape, one entry

@@ -1,6 +1,11 @@
 //===- HLMiscOps.cpp - verifiers of block, sort, scan and resize ops ------===//
+//
+// Also Resize's shape rule (InferShapedTypeOpInterface).
+//
+//===----------------------------------------------------------------------===//
 #include "HL/IR/HLOpUtils.h"
 #include "HL/IR/HLOps.h"
+#include "HL/IR/HLShapeInference.h"
 
 #include "strata/Support/ShapeInference.h"
 
@@ -8,10 +13,14 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl;
 using namespace strata::hl::detail;
+
+using Shape = SmallVector<int64_t>;
 
 /// Shared checks of DepthToSpace/SpaceToDepth.
 static LogicalResult verifyBlockOp(Operation *op, Value input,
@@ -101,6 +110,32 @@ LogicalResult EinsumOp::verify() {
   return success();
 }
 
+/// Sets the `axes` of `result` from `sizes` (one per axis): as given
+/// (stretch), or the input's extents times one common ratio of them,
+/// rounded half up (not_larger: the smallest ratio, not_smaller: the
+/// largest).
+static LogicalResult resizeToSizes(ArrayRef<int64_t> input,
+                                   ArrayRef<int64_t> axes,
+                                   ArrayRef<int64_t> sizes, StringRef policy,
+                                   MutableArrayRef<int64_t> result) {
+  if (policy == "stretch") {
+    for (auto [i, axis] : llvm::enumerate(axes))
+      result[axis] = sizes[i];
+    return success();
+  }
+  bool notLarger = policy == "not_larger";
+  double common = notLarger ? INFINITY : 0.0;
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (input[axis] <= 0)
+      return failure();
+    double ratio = static_cast<double>(sizes[i]) / input[axis];
+    common = notLarger ? std::min(common, ratio) : std::max(common, ratio);
+  }
+  for (int64_t axis : axes)
+    result[axis] = static_cast<int64_t>(common * input[axis] + 0.5);
+  return success();
+}
+
 LogicalResult ResizeOp::verify() {
   if (!llvm::is_contained({"nearest", "linear", "cubic"}, getMode()))
     return emitOpError("'mode' must be nearest, linear or cubic, got '")
@@ -134,4 +169,59 @@ LogicalResult ResizeOp::verify() {
     return emitOpError("scales/sizes have ")
            << type.getDimSize(0) << " entries, expected " << *entries;
   return success();
+}
+
+LogicalResult ResizeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  // The listed axes (all without `axes`) take constant `sizes`, or
+  // floor(extent * scale) for constant `scales`; the other axes keep their
+  // extent. tf_crop_and_resize with scales also depends on the roi and is
+  // left open.
+  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  if (!input)
+    return unknownShape(shapes);
+  int64_t rank = input->size();
+  SmallVector<int64_t> axes;
+  if (std::optional<ArrayRef<int64_t>> listed = op.getAxes()) {
+    for (int64_t a : *listed) {
+      FailureOr<int64_t> axis = normalizeAxis(a, rank);
+      if (failed(axis))
+        return misfit(location, "'axes' entry out of range");
+      axes.push_back(*axis);
+    }
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  Shape result = *input;
+  if (Value sizesValue = op.getSizes()) {
+    std::optional<Shape> sizes = getKnownInts(operands, sizesValue);
+    if (!sizes)
+      return unknownShape(shapes);
+    if (sizes->size() != axes.size() ||
+        failed(resizeToSizes(*input, axes, *sizes,
+                             op.getKeepAspectRatioPolicy(), result)))
+      return misfit(location, "'sizes' do not fit the input");
+  } else if (Value scalesValue = op.getScales()) {
+    std::optional<SmallVector<double>> scales =
+        getConstantFloatValues(scalesValue);
+    if (!scales ||
+        op.getCoordinateTransformationMode() == "tf_crop_and_resize")
+      return unknownShape(shapes);
+    if (scales->size() != axes.size())
+      return misfit(location, "'scales' do not fit the input");
+    for (auto [i, axis] : llvm::enumerate(axes)) {
+      double extent = std::floor((*input)[axis] * (*scales)[i]);
+      if (!(extent >= 0 && extent < 9.0e18))
+        return misfit(location, "scaled extent out of range");
+      result[axis] = static_cast<int64_t>(extent);
+    }
+  } else {
+    return misfit(location, "one of scales and sizes must be given");
+  }
+  if (llvm::any_of(result, [](int64_t d) { return d < 0; }))
+    return misfit(location, "negative extent");
+  return knownShape(shapes, result);
 }

@@ -13,7 +13,7 @@ include "HL/IR/HLBase.td"
 // Linear algebra and convolution
 //===----------------------------------------------------------------------===//
 
-def HL_ConvOp : HL_Op<"conv", [Pure, HL_WindowOpInterface]> {
+def HL_ConvOp : HL_Op<"conv", [Pure, HL_WindowOpInterface, HL_InferShape]> {
   let summary = "N-d convolution (ONNX Conv)";
   let description = [{
     ONNX `Conv`: input `[N, C, D1, ...]`, weight `[M, C/group, k1, ...]`,
@@ -96,7 +96,7 @@ def HL_DeformConvOp : HL_Op<"deform_conv", [Pure, HL_WindowOpInterface, AttrSize
   let hasVerifier = 1;
 }
 
-def HL_GemmOp : HL_Op<"gemm", [Pure]> {
+def HL_GemmOp : HL_Op<"gemm", [Pure, HL_InferShape]> {
   let summary = "General matrix multiply (ONNX Gemm)";
   let description = [{
     `Y = alpha * op(A) * op(B) + beta * C`, where `op` transposes when
@@ -117,7 +117,8 @@ def HL_GemmOp : HL_Op<"gemm", [Pure]> {
   let hasVerifier = 1;
 }
 
-def HL_MatMulOp : HL_Op<"matmul", [Pure, SameOperandsAndResultElementType]> {
+def HL_MatMulOp : HL_Op<"matmul", [Pure, SameOperandsAndResultElementType,
+    HL_InferShape]> {
   let summary = "NumPy matrix product (ONNX MatMul)";
   let description = [{
     ONNX `MatMul` with `numpy.matmul` semantics: 1-D operands are promoted and
@@ -137,7 +138,8 @@ def HL_MatMulOp : HL_Op<"matmul", [Pure, SameOperandsAndResultElementType]> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-def HL_MaxPoolOp : HL_Op<"max_pool", [Pure, HL_WindowOpInterface]> {
+def HL_MaxPoolOp : HL_Op<"max_pool", [Pure, HL_WindowOpInterface,
+    HL_InferShape]> {
   let summary = "N-d max pooling (ONNX MaxPool)";
   let description = [{
     ONNX `MaxPool`; `kernel_shape` is required. The optional second result
@@ -159,10 +161,11 @@ def HL_MaxPoolOp : HL_Op<"max_pool", [Pure, HL_WindowOpInterface]> {
   let results = (outs HL_Tensor:$output, Optional<HL_I64Tensor>:$indices);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_PoolShapeRule;
 }
 
 def HL_AveragePoolOp : HL_Op<"average_pool", [Pure, HL_WindowOpInterface,
-    SameOperandsAndResultElementType]> {
+    SameOperandsAndResultElementType, HL_InferShape]> {
   let summary = "N-d average pooling (ONNX AveragePool)";
   let description = [{
     `count_include_pad` says whether padded elements count in the divisor.
@@ -183,10 +186,11 @@ def HL_AveragePoolOp : HL_Op<"average_pool", [Pure, HL_WindowOpInterface,
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_PoolShapeRule;
 }
 
 def HL_GlobalMaxPoolOp : HL_Op<"global_max_pool",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, SameOperandsAndResultElementType, HL_InferShape]> {
   let summary = "Maximum over all spatial dimensions (ONNX GlobalMaxPool)";
   let description = [{
     `[N, C, D1, ...]` to `[N, C, 1, ...]`.
@@ -199,10 +203,11 @@ def HL_GlobalMaxPoolOp : HL_Op<"global_max_pool",
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_GlobalPoolShapeRule;
 }
 
 def HL_GlobalAveragePoolOp : HL_Op<"global_average_pool",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, SameOperandsAndResultElementType, HL_InferShape]> {
   let summary = "Average over all spatial dimensions (ONNX GlobalAveragePool)";
   let description = [{
     `[N, C, D1, ...]` to `[N, C, 1, ...]`.
@@ -215,6 +220,7 @@ def HL_GlobalAveragePoolOp : HL_Op<"global_average_pool",
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_GlobalPoolShapeRule;
 }
 
 //===----------------------------------------------------------------------===//
@@ -222,7 +228,7 @@ def HL_GlobalAveragePoolOp : HL_Op<"global_average_pool",
 //===----------------------------------------------------------------------===//
 
 def HL_BatchNormalizationOp : HL_Op<"batch_normalization", [Pure,
-    AllTypesMatch<["input", "output"]>]> {
+    AllTypesMatch<["input", "output"]>, HL_InferShape]> {
   let summary = "Inference-mode batch normalisation (ONNX BatchNormalization)";
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * scale + bias` per channel (dimension
@@ -242,10 +248,11 @@ def HL_BatchNormalizationOp : HL_Op<"batch_normalization", [Pure,
   let results = (outs HL_FloatTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_InstanceNormalizationOp : HL_Op<"instance_normalization", [Pure,
-    AllTypesMatch<["input", "output"]>]> {
+    AllTypesMatch<["input", "output"]>, HL_InferShape]> {
   let summary = "Per-instance, per-channel normalisation (ONNX InstanceNormalization)";
   let description = [{
     ```mlir
@@ -259,10 +266,12 @@ def HL_InstanceNormalizationOp : HL_Op<"instance_normalization", [Pure,
   let results = (outs HL_FloatTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_LayerNormalizationOp : HL_Op<"layer_normalization", [Pure,
-    AttrSizedResultSegments, AllTypesMatch<["input", "output"]>]> {
+    AttrSizedResultSegments, AllTypesMatch<["input", "output"]>,
+    HL_InferShape]> {
   let summary = "Normalisation over the trailing axes (ONNX LayerNormalization)";
   let description = [{
     Normalises over dimensions `[axis, rank)`; `scale` and optional `bias`
@@ -286,7 +295,7 @@ def HL_LayerNormalizationOp : HL_Op<"layer_normalization", [Pure,
   let hasVerifier = 1;
 }
 
-def HL_LRNOp : HL_Op<"lrn", [Pure, SameOperandsAndResultType]> {
+def HL_LRNOp : HL_Op<"lrn", [Pure, SameOperandsAndResultType, HL_InferShape]> {
   let summary = "Local response normalisation across channels (ONNX LRN)";
   let description = [{
     ```mlir
@@ -301,10 +310,11 @@ def HL_LRNOp : HL_Op<"lrn", [Pure, SameOperandsAndResultType]> {
   let results = (outs HL_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_MeanVarianceNormalizationOp : HL_Op<"mean_variance_normalization",
-    [Pure, SameOperandsAndResultType]> {
+    [Pure, SameOperandsAndResultType, HL_InferShape]> {
   let summary = "Zero mean, unit variance over axes (ONNX MeanVarianceNormalization)";
   let description = [{
     ```mlir
@@ -317,11 +327,12 @@ def HL_MeanVarianceNormalizationOp : HL_Op<"mean_variance_normalization",
   let results = (outs HL_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 /// Softmax-like op along one axis (opset-13 semantics).
 class HL_AxisSoftmaxOp<string mnemonic, string onnxName>
-    : HL_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : HL_Op<mnemonic, [Pure, SameOperandsAndResultType, HL_InferShape]> {
   let summary = onnxName # " along one axis (ONNX " # onnxName # ", opset 13 form)";
   let description = [{
     Opset 1-12 models (which coerce the input to 2-D at `axis`) are rewritten
@@ -336,9 +347,11 @@ class HL_AxisSoftmaxOp<string mnemonic, string onnxName>
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
-def HL_SoftmaxOp : HL_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def HL_SoftmaxOp : HL_Op<"softmax", [Pure, SameOperandsAndResultType,
+    HL_InferShape]> {
   let summary = "Softmax along one axis (ONNX Softmax, opset 13 form)";
   let description = [{
     Normalised exponential along `axis`. Opset 1-12 models (softmax over the
@@ -353,6 +366,7 @@ def HL_SoftmaxOp : HL_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let results = (outs HL_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let extraClassDefinition = HL_SameShapeRule;
 }
 
 def HL_LogSoftmaxOp : HL_AxisSoftmaxOp<"log_softmax", "LogSoftmax">;

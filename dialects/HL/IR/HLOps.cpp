@@ -2,11 +2,15 @@
 //
 // Verifiers check what ONNX makes an invariant; shape rules come from
 // strata/Support/ShapeInference.h so that `hl` and `edge` agree. Dynamic
-// extents are accepted wherever ONNX accepts them.
+// extents are accepted wherever ONNX accepts them. Conv, Gemm, MatMul and
+// LayerNormalization state their forward shape rule here
+// (InferShapedTypeOpInterface); the poolings share theirs
+// (HLShapeInference.h).
 //
 //===----------------------------------------------------------------------===//
 #include "HL/IR/HLOps.h"
 #include "HL/IR/HLOpUtils.h"
+#include "HL/IR/HLShapeInference.h"
 
 #include "strata/Support/ShapeInference.h"
 
@@ -17,6 +21,8 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::hl;
 using namespace strata::hl::detail;
+
+using Shape = SmallVector<int64_t>;
 
 //===----------------------------------------------------------------------===//
 // ConvOp
@@ -62,6 +68,22 @@ LogicalResult ConvOp::verify() {
              << formatShape(biasType.getShape()) << "]";
   }
   return success();
+}
+
+LogicalResult ConvOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  std::optional<Shape> weight = getStaticShape(operands, op.getWeight());
+  if (!input || !weight)
+    return unknownShape(shapes);
+  if (weight->size() < 3)
+    return misfit(location, "weight rank below 3");
+  return inferSlidingWindowShape(location, *input, (*weight)[0],
+                                 ArrayRef<int64_t>(*weight).drop_front(2),
+                                 getWindowAttrs(op), shapes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -185,6 +207,21 @@ LogicalResult GemmOp::verify() {
   return success();
 }
 
+LogicalResult GemmOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> a = getStaticShape(operands, op.getA());
+  std::optional<Shape> b = getStaticShape(operands, op.getB());
+  if (!a || !b)
+    return unknownShape(shapes);
+  if (a->size() != 2 || b->size() != 2)
+    return misfit(location, "operands must be matrices");
+  return knownShape(shapes, {(*a)[op.getTransA() ? 1 : 0],
+                             (*b)[op.getTransB() ? 0 : 1]});
+}
+
 //===----------------------------------------------------------------------===//
 // MatMulOp
 //===----------------------------------------------------------------------===//
@@ -207,6 +244,36 @@ LogicalResult MatMulOp::verify() {
   if (failed(batch))
     return emitOpError("batch dimensions do not broadcast");
   return success();
+}
+
+LogicalResult MatMulOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  // numpy matmul: 1-D operands are promoted and their unit dimension
+  // dropped again; batch dimensions broadcast.
+  std::optional<Shape> lhs = getStaticShape(operands, op.getLhs());
+  std::optional<Shape> rhs = getStaticShape(operands, op.getRhs());
+  if (!lhs || !rhs)
+    return unknownShape(shapes);
+  if (lhs->empty() || rhs->empty())
+    return misfit(location, "operands must have rank 1 or more");
+  bool lhsVector = lhs->size() == 1, rhsVector = rhs->size() == 1;
+  Shape l = lhsVector ? Shape{1, (*lhs)[0]} : *lhs;
+  Shape r = rhsVector ? Shape{(*rhs)[0], 1} : *rhs;
+  if (l.back() != r[r.size() - 2])
+    return misfit(location, "contracting dimensions differ");
+  FailureOr<Shape> batch = broadcastShapes(ArrayRef<int64_t>(l).drop_back(2),
+                                           ArrayRef<int64_t>(r).drop_back(2));
+  if (failed(batch))
+    return misfit(location, "batch dimensions do not broadcast");
+  Shape result(*batch);
+  if (!lhsVector)
+    result.push_back(l[l.size() - 2]);
+  if (!rhsVector)
+    result.push_back(r.back());
+  return knownShape(shapes, result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -358,6 +425,28 @@ LogicalResult LayerNormalizationOp::verify() {
              << "] do not broadcast to the normalised shape ["
              << formatShape(normShape) << "]";
   }
+  return success();
+}
+
+LogicalResult LayerNormalizationOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  // The output has the input's shape; the optional mean and inverse
+  // standard deviation [d0, ..., d(axis-1), 1, ..., 1].
+  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  std::optional<Shape> stats = input;
+  if (input) {
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), input->size());
+    if (failed(axis))
+      return misfit(location, "'axis' out of range");
+    std::fill(stats->begin() + *axis, stats->end(), 1);
+  }
+  for (auto [i, count] : llvm::enumerate(op.getProperties().resultSegmentSizes))
+    for (int32_t n = 0; n < count; ++n)
+      shapes.push_back(input ? ShapedTypeComponents(i == 0 ? *input : *stats)
+                             : ShapedTypeComponents());
   return success();
 }
 

@@ -54,7 +54,7 @@ def HL_STFTOp : HL_Op<"stft", [Pure, AttrSizedOperandSegments]> {
 /// or size - 1 (symmetric); `coefficients` is the C++ initializer of
 /// {a0, a1, a2}.
 class HL_WindowOp<string mnemonic, string onnxName, string coefficients>
-    : HL_Op<mnemonic, [Pure]> {
+    : HL_Op<mnemonic, [Pure, HL_InferShape]> {
   let summary = onnxName # " of a given size (ONNX " # onnxName # ")";
   let description = [{
     The result's element type is ONNX's `output_datatype`. Folds to a
@@ -69,6 +69,8 @@ class HL_WindowOp<string mnemonic, string onnxName, string coefficients>
   let results = (outs 1DTensorOf<[AnyType]>:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
+  let extraClassDefinition =
+      HL_SharedShapeRule<"inferWindowLengthShape">.definition;
   let extraClassDeclaration = [{
     /// {a0, a1, a2} of w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N).
     static std::array<double, 3> getCoefficients() {

@@ -1,6 +1,12 @@
 //===- HLSignalVisionOps.cpp - verifiers and folders of signal and vision ops//
+//
+// Also the window generators' shape rule (their length from a constant
+// `size`).
+//
+//===----------------------------------------------------------------------===//
 #include "HL/IR/HLOpUtils.h"
 #include "HL/IR/HLOps.h"
+#include "HL/IR/HLShapeInference.h"
 
 #include "strata/Support/Limits.h"
 #include "strata/Support/ShapeInference.h"
@@ -42,6 +48,20 @@ static OpFoldResult foldWindow(WindowOp op, Attribute sizeAttr) {
                        a0 - a1 * std::cos(phase) + a2 * std::cos(2.0 * phase)));
   }
   return DenseElementsAttr::get(type, values);
+}
+
+LogicalResult
+strata::hl::detail::inferWindowLengthShape(std::optional<Location> location,
+                               ValueShapeRange operands,
+                               InferredShapes &shapes) {
+  // The window ops' only operand is `size`.
+  std::optional<SmallVector<int64_t>> size =
+      operands.empty() ? std::nullopt : getKnownInts(operands, operands[0]);
+  if (!size)
+    return unknownShape(shapes);
+  if (size->size() != 1 || (*size)[0] < 0)
+    return misfit(location, "'size' must be one non-negative integer");
+  return knownShape(shapes, *size);
 }
 
 OpFoldResult HannWindowOp::fold(FoldAdaptor adaptor) {

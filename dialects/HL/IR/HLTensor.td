@@ -28,7 +28,8 @@ def HL_ConstantOp : HL_Op<"constant",
   let hasFolder = 1;
 }
 
-def HL_FlattenOp : HL_Op<"flatten", [Pure, SameOperandsAndResultElementType]> {
+def HL_FlattenOp : HL_Op<"flatten", [Pure, SameOperandsAndResultElementType,
+    HL_InferShape]> {
   let summary = "Flatten to a matrix at an axis (ONNX Flatten)";
   let description = [{
     Dimensions before `axis` form the first result dimension, the rest the
@@ -45,7 +46,7 @@ def HL_FlattenOp : HL_Op<"flatten", [Pure, SameOperandsAndResultElementType]> {
 }
 
 def HL_ReshapeOp : HL_Op<"reshape", [Pure,
-    AllElementTypesMatch<["data", "output"]>]> {
+    AllElementTypesMatch<["data", "output"]>, HL_InferShape]> {
   let summary = "Reshape to a shape given as a tensor (ONNX Reshape)";
   let description = [{
     The target shape is a 1-D `i64` operand (opset 5 and later form; older
@@ -64,7 +65,7 @@ def HL_ReshapeOp : HL_Op<"reshape", [Pure,
   let hasFolder = 1;
 }
 
-def HL_ShapeOp : HL_Op<"shape", [Pure]> {
+def HL_ShapeOp : HL_Op<"shape", [Pure, HL_InferShape]> {
   let summary = "Shape of a tensor as a 1-D i64 tensor (ONNX Shape)";
   let description = [{
     Extents `[start, end)` of the input's shape (negative bounds count from
@@ -82,7 +83,7 @@ def HL_ShapeOp : HL_Op<"shape", [Pure]> {
   let hasFolder = 1;
 }
 
-def HL_SizeOp : HL_Op<"size", [Pure]> {
+def HL_SizeOp : HL_Op<"size", [Pure, HL_InferShape]> {
   let summary = "Number of elements as an i64 scalar (ONNX Size)";
   let description = [{
     ```mlir
@@ -96,7 +97,7 @@ def HL_SizeOp : HL_Op<"size", [Pure]> {
 }
 
 def HL_TransposeOp : HL_Op<"transpose", [Pure,
-    SameOperandsAndResultElementType]> {
+    SameOperandsAndResultElementType, HL_InferShape]> {
   let summary = "Permutation of dimensions (ONNX Transpose)";
   let description = [{
     Result dimension `i` is input dimension `perm[i]`; without `perm` the
@@ -113,7 +114,8 @@ def HL_TransposeOp : HL_Op<"transpose", [Pure,
   let hasFolder = 1;
 }
 
-def HL_ConcatOp : HL_Op<"concat", [Pure, SameOperandsAndResultElementType]> {
+def HL_ConcatOp : HL_Op<"concat", [Pure, SameOperandsAndResultElementType,
+    HL_InferShape]> {
   let summary = "Concatenation along an axis (ONNX Concat)";
   let description = [{
     All operands have one rank and equal extents except at `axis`. Folds when
@@ -150,7 +152,8 @@ def HL_SplitOp : HL_Op<"split", [Pure]> {
   let hasFolder = 1;
 }
 
-def HL_SliceOp : HL_Op<"slice", [Pure, AllElementTypesMatch<["data", "output"]>]> {
+def HL_SliceOp : HL_Op<"slice", [Pure, AllElementTypesMatch<["data", "output"]>,
+    HL_InferShape]> {
   let summary = "Strided slice (ONNX Slice, opset 10 form)";
   let description = [{
     `starts`, `ends`, `axes` and `steps` are 1-D index tensors of one length
@@ -172,7 +175,7 @@ def HL_SliceOp : HL_Op<"slice", [Pure, AllElementTypesMatch<["data", "output"]>]
 }
 
 def HL_SqueezeOp : HL_Op<"squeeze", [Pure,
-    AllElementTypesMatch<["data", "output"]>]> {
+    AllElementTypesMatch<["data", "output"]>, HL_InferShape]> {
   let summary = "Remove extent-1 dimensions (ONNX Squeeze, opset 13 form)";
   let description = [{
     `axes` is an optional 1-D i64 operand (the opset-1 attribute form is
@@ -190,7 +193,7 @@ def HL_SqueezeOp : HL_Op<"squeeze", [Pure,
 }
 
 def HL_UnsqueezeOp : HL_Op<"unsqueeze", [Pure,
-    AllElementTypesMatch<["data", "output"]>]> {
+    AllElementTypesMatch<["data", "output"]>, HL_InferShape]> {
   let summary = "Insert extent-1 dimensions (ONNX Unsqueeze, opset 13 form)";
   let description = [{
     `axes` (a 1-D i64 operand) indexes the result's dimensions. Folds on
@@ -208,7 +211,7 @@ def HL_UnsqueezeOp : HL_Op<"unsqueeze", [Pure,
 }
 
 def HL_ExpandOp : HL_Op<"expand", [Pure,
-    AllElementTypesMatch<["input", "output"]>]> {
+    AllElementTypesMatch<["input", "output"]>, HL_InferShape]> {
   let summary = "Broadcast to a shape (ONNX Expand)";
   let description = [{
     ```mlir
@@ -222,7 +225,8 @@ def HL_ExpandOp : HL_Op<"expand", [Pure,
   let hasFolder = 1;
 }
 
-def HL_TileOp : HL_Op<"tile", [Pure, AllElementTypesMatch<["input", "output"]>]> {
+def HL_TileOp : HL_Op<"tile", [Pure, AllElementTypesMatch<["input", "output"]>,
+    HL_InferShape]> {
   let summary = "Repeat a tensor along each dimension (ONNX Tile)";
   let description = [{
     ```mlir
@@ -235,7 +239,8 @@ def HL_TileOp : HL_Op<"tile", [Pure, AllElementTypesMatch<["input", "output"]>]>
   let hasVerifier = 1;
 }
 
-def HL_PadOp : HL_Op<"pad", [Pure, AllElementTypesMatch<["data", "output"]>]> {
+def HL_PadOp : HL_Op<"pad", [Pure, AllElementTypesMatch<["data", "output"]>,
+    HL_InferShape]> {
   let summary = "Pad with a constant, reflection or edge values (ONNX Pad)";
   let description = [{
     `pads` is a 1-D i64 operand (all begin extents, then all end extents; the
@@ -255,7 +260,7 @@ def HL_PadOp : HL_Op<"pad", [Pure, AllElementTypesMatch<["data", "output"]>]> {
   let hasFolder = 1;
 }
 
-def HL_ConstantOfShapeOp : HL_Op<"constant_of_shape", [Pure]> {
+def HL_ConstantOfShapeOp : HL_Op<"constant_of_shape", [Pure, HL_InferShape]> {
   let summary = "Tensor of a given shape filled with one value (ONNX ConstantOfShape)";
   let description = [{
     `value` is a one-element tensor giving the fill value and element type.
@@ -272,7 +277,8 @@ def HL_ConstantOfShapeOp : HL_Op<"constant_of_shape", [Pure]> {
   let hasFolder = 1;
 }
 
-def HL_RangeOp : HL_Op<"range", [Pure, AllTypesMatch<["start", "limit", "delta"]>]> {
+def HL_RangeOp : HL_Op<"range", [Pure, AllTypesMatch<["start", "limit", "delta"]>,
+    HL_InferShape]> {
   let summary = "Arithmetic sequence (ONNX Range)";
   let description = [{
     `start + i * delta` for `i` in `[0, max(ceil((limit - start) / delta), 0))`.

@@ -16,9 +16,10 @@ def RefineShapes : Pass<"strata-hl-refine-shapes", "mlir::func::FuncOp"> {
     - folding (the hl folders turn shape arithmetic on static shapes and
       constants into `hl.constant`s), and
     - refinement: an op whose result type is not static gets the static type
-      its operands imply (Reshape/Expand/Tile/ConstantOfShape/Range/Slice/...
-      with constant shape operands, elementwise and broadcasting ops with
-      static operands, reductions with constant axes).
+      its operands imply, as the op's InferShapedTypeOpInterface rule gives
+      it (Reshape/Expand/Tile/ConstantOfShape/Range/Slice/... with constant
+      shape operands, elementwise and broadcasting ops with static operands,
+      reductions with constant axes).
 
     Ops whose 1-d result length comes from run-time scalars and whose
     lowering checks that length at run time (`hl.range`, which becomes

@@ -1,13 +1,14 @@
 //===- RefineShapes.cpp - make hl result types static by folding ----------===//
 //
 // Greedy folding plus a refinement pattern that gives an op the static result
-// type its operands imply (ShapeRules.cpp), run to a fixpoint; then the
+// type its operands imply (the op's InferShapedTypeOpInterface, through
+// inferStaticResultShape in HLShapeInference.h), run to a fixpoint; then the
 // function's result types follow the returned values where the declared
 // types leave room. See the pass description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
+#include "HL/IR/HLShapeInference.h"
 #include "HL/Transforms/Passes.h"
-#include "HL/Transforms/ShapeRules.h"
 
 #include "strata/Support/ShapeInference.h"
 

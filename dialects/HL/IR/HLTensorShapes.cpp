@@ -1,0 +1,308 @@
+//===- HLTensorShapes.cpp - shape rules of the hl tensor ops --------------===//
+//
+// InferShapedTypeOpInterface for the data-movement and shape ops; their
+// verifiers live in HLTensorOps.cpp and their folders in HLTensorFolds.cpp.
+// Shape-bearing operands (Reshape's target, Slice's bounds, Pad's pads)
+// determine the result once they are constant.
+//
+//===----------------------------------------------------------------------===//
+#include "HL/IR/HLOps.h"
+#include "HL/IR/HLShapeInference.h"
+
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl;
+using namespace strata::hl::detail;
+
+using Shape = SmallVector<int64_t>;
+
+/// The element of `value` as a double when it is a one-element constant.
+static std::optional<double> constantScalar(Value value) {
+  DenseElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      attr.getNumElements() != 1)
+    return std::nullopt;
+  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr))
+    return static_cast<double>((*ints.value_begin<APInt>()).getSExtValue());
+  if (auto floats = dyn_cast<DenseFPElementsAttr>(attr))
+    return (*floats.value_begin<APFloat>()).convertToDouble();
+  return std::nullopt;
+}
+
+static bool anyNegative(ArrayRef<int64_t> values) {
+  return llvm::any_of(values, [](int64_t v) { return v < 0; });
+}
+
+//===----------------------------------------------------------------------===//
+// Reshaping
+//===----------------------------------------------------------------------===//
+
+
+LogicalResult ReshapeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  std::optional<Shape> target = getKnownInts(operands, op.getShape());
+  if (!input || !target)
+    return unknownShape(shapes);
+  return fromSupportRule(
+      location, shapes,
+      inferReshapeShape(*input, *target, op.getAllowzero() != 0));
+}
+
+LogicalResult FlattenOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  if (!input)
+    return unknownShape(shapes);
+  int64_t rank = input->size(), axis = op.getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return misfit(location, "'axis' out of range");
+  std::optional<int64_t> outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> &side = d < axis ? outer : inner;
+    side = side ? llvm::checkedMul(*side, (*input)[d]) : std::nullopt;
+  }
+  if (!outer || !inner)
+    return misfit(location, "extent overflows");
+  return knownShape(shapes, {*outer, *inner});
+}
+
+LogicalResult SqueezeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  if (!input)
+    return unknownShape(shapes);
+  if (!op.getAxes())
+    return fromSupportRule(location, shapes,
+                           inferSqueezeShape(*input, std::nullopt));
+  std::optional<Shape> axes = getKnownInts(operands, op.getAxes());
+  if (!axes)
+    return unknownShape(shapes);
+  return fromSupportRule(location, shapes,
+                         inferSqueezeShape(*input, ArrayRef<int64_t>(*axes)));
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  std::optional<Shape> axes = getKnownInts(operands, op.getAxes());
+  if (!input || !axes)
+    return unknownShape(shapes);
+  return fromSupportRule(location, shapes, inferUnsqueezeShape(*input, *axes));
+}
+
+LogicalResult TransposeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  if (!input)
+    return unknownShape(shapes);
+  int64_t rank = input->size();
+  SmallVector<int64_t> perm;
+  if (std::optional<ArrayRef<int64_t>> attr = op.getPerm())
+    perm.assign(attr->begin(), attr->end());
+  else
+    perm = llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank)));
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return misfit(location, "'perm' does not fit the input rank");
+  Shape result;
+  for (int64_t d : perm) {
+    if (d < 0 || d >= rank)
+      return misfit(location, "'perm' entry out of range");
+    result.push_back((*input)[d]);
+  }
+  return knownShape(shapes, result);
+}
+
+//===----------------------------------------------------------------------===//
+// Expansion and padding
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  std::optional<Shape> target = getKnownInts(operands, op.getShape());
+  if (!input || !target)
+    return unknownShape(shapes);
+  if (anyNegative(*target))
+    return misfit(location, "negative target extent");
+  return fromSupportRule(location, shapes, broadcastShapes(*input, *target));
+}
+
+LogicalResult TileOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  std::optional<Shape> repeats = getKnownInts(operands, op.getRepeats());
+  if (!input || !repeats)
+    return unknownShape(shapes);
+  if (repeats->size() != input->size())
+    return misfit(location, "'repeats' does not fit the input rank");
+  Shape result;
+  for (auto [extent, repeat] : llvm::zip_equal(*input, *repeats)) {
+    std::optional<int64_t> tiled =
+        repeat < 0 ? std::nullopt : llvm::checkedMul(extent, repeat);
+    if (!tiled)
+      return misfit(location, "negative or overflowing repeat");
+    result.push_back(*tiled);
+  }
+  return knownShape(shapes, result);
+}
+
+LogicalResult PadOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  // Each extent grows by its begin and end pads (negative pads crop).
+  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  std::optional<Shape> pads = getKnownInts(operands, op.getPads());
+  if (!input || !pads)
+    return unknownShape(shapes);
+  size_t rank = input->size();
+  if (pads->size() != 2 * rank)
+    return misfit(location, "'pads' does not fit the input rank");
+  Shape result;
+  for (size_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> begin = llvm::checkedAdd((*input)[d], (*pads)[d]);
+    std::optional<int64_t> extent =
+        begin ? llvm::checkedAdd(*begin, (*pads)[d + rank]) : std::nullopt;
+    if (!extent || *extent < 0)
+      return misfit(location, "pads crop below zero or overflow");
+    result.push_back(*extent);
+  }
+  return knownShape(shapes, result);
+}
+
+//===----------------------------------------------------------------------===//
+// Concatenation and indexing
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  SmallVector<Shape> inputs;
+  for (Value input : op.getInputs()) {
+    std::optional<Shape> shape = getStaticShape(operands, input);
+    if (!shape)
+      return unknownShape(shapes);
+    inputs.push_back(std::move(*shape));
+  }
+  return fromSupportRule(location, shapes,
+                         inferConcatShape(inputs, op.getAxis()));
+}
+
+LogicalResult GatherOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> data = getStaticShape(operands, op.getData());
+  std::optional<Shape> indices = getStaticShape(operands, op.getIndices());
+  if (!data || !indices)
+    return unknownShape(shapes);
+  return fromSupportRule(location, shapes,
+                         inferGatherShape(*data, *indices, op.getAxis()));
+}
+
+LogicalResult SliceOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> data = getStaticShape(operands, op.getData());
+  std::optional<Shape> starts = getKnownInts(operands, op.getStarts());
+  std::optional<Shape> ends = getKnownInts(operands, op.getEnds());
+  std::optional<Shape> axes = getKnownInts(operands, op.getAxes());
+  std::optional<Shape> steps = getKnownInts(operands, op.getSteps());
+  if (!data || !starts || !ends || !axes || !steps)
+    return unknownShape(shapes);
+  return fromSupportRule(
+      location, shapes, inferSliceShape(*data, *starts, *ends, *axes, *steps));
+}
+
+//===----------------------------------------------------------------------===//
+// Generators and shape queries
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOfShapeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> shape = getKnownInts(operands, op.getInput());
+  if (!shape)
+    return unknownShape(shapes);
+  if (anyNegative(*shape))
+    return misfit(location, "negative extent");
+  return knownShape(shapes, *shape);
+}
+
+LogicalResult RangeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<double> start = constantScalar(op.getStart());
+  std::optional<double> limit = constantScalar(op.getLimit());
+  std::optional<double> delta = constantScalar(op.getDelta());
+  if (!start || !limit || !delta)
+    return unknownShape(shapes);
+  FailureOr<int64_t> count = rangeElementCount(*start, *limit, *delta);
+  if (failed(count))
+    return misfit(location, "no element count for these bounds");
+  return knownShape(shapes, {*count});
+}
+
+LogicalResult ShapeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> , ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  // The extents [start, end) of the input's shape, bounds clamped.
+  ShapeAdaptor input = operands.getShape(op.getData());
+  if (!input || !input.hasRank())
+    return unknownShape(shapes);
+  int64_t rank = input.getRank();
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+  };
+  int64_t start = clampIndex(op.getStart());
+  int64_t end = op.getEnd() ? clampIndex(*op.getEnd()) : rank;
+  return knownShape(shapes, {std::max<int64_t>(end - start, 0)});
+}
+
+LogicalResult SizeOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location>, ValueShapeRange, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  // A scalar, whatever the input.
+  return knownShape(shapes, {});
+}
