@@ -20,6 +20,23 @@ static Backend checked(llvm::Expected<Backend> backend) {
   return std::move(*backend);
 }
 
+/// The hooks of a backend whose partitions run on the runtime delegate
+/// `delegate`. Its int8 comes from TensorRT's QDQ placement (input,
+/// per-channel weights and residual quantized), the graph both delegates'
+/// int8 convolutions want.
+static BackendHooks
+delegateHooks(std::function<bool(mlir::Operation *)> supportsOp,
+              decltype(BackendHooks::preprocess) preprocess,
+              const char *delegate, const char *fusions) {
+  BackendHooks hooks;
+  hooks.supportsOp = std::move(supportsOp);
+  hooks.preprocess = std::move(preprocess);
+  hooks.runtimeDelegate = delegate;
+  hooks.quantizeWith = "tensorrt";
+  hooks.fusions = fusions;
+  return hooks;
+}
+
 Backend makePortableBackend() {
   return checked(Backend::create(
       "portable", {}, {}, {}, {}, {},
@@ -36,17 +53,11 @@ Backend makeTensorRTBackend() {
 }
 
 Backend makeOneDNNBackend() {
-  BackendHooks hooks;
-  hooks.supportsOp = onednn::supportsOp;
-  hooks.preprocess = onednn::preprocess;
-  hooks.runtimeDelegate = "onednn";
+  BackendHooks hooks = delegateHooks(onednn::supportsOp, onednn::preprocess,
+                                     "onednn", onednn::kFusions);
   hooks.costCalibration =
 #include "OneDNNPartitionCost.inc"
       ;
-  // oneDNN's int8 convolutions want TensorRT's QDQ placement: input,
-  // per-channel weights and residual quantized.
-  hooks.quantizeWith = "tensorrt";
-  hooks.fusions = onednn::kFusions;
   hooks.compileSpecs = {
       {"winograd", "true",
        "run wide 3x3 stride-1 convolutions on the delegate's Winograd "
@@ -81,15 +92,10 @@ Backend makeOneDNNBackend() {
 }
 
 Backend makeXNNPACKBackend() {
-  BackendHooks hooks;
-  hooks.supportsOp = xnnpack::supportsOp;
-  hooks.preprocess = xnnpack::preprocess;
-  hooks.runtimeDelegate = "xnnpack";
-  hooks.fusions = xnnpack::kFusions;
-  // int8 from the same QDQ graph the oneDNN backend consumes.
-  hooks.quantizeWith = "tensorrt";
   return checked(Backend::create(
-      "xnnpack", {}, {}, {}, {}, std::move(hooks),
+      "xnnpack", {}, {}, {}, {},
+      delegateHooks(xnnpack::supportsOp, xnnpack::preprocess, "xnnpack",
+                    xnnpack::kFusions),
       "CPU delegate on XNNPACK (x86 and ARM): convolutions (grouped, "
       "depthwise), fully connected, pooling, broadcasting element-wise ops "
       "and softmax, NHWC inside, with fused clamps; weights packed by "

@@ -265,6 +265,18 @@ std::string dumpText(const Program &program, size_t fileSize,
   return s;
 }
 
+/// The JSON objects `object(i, element)` writes for the elements of the
+/// flatbuffer vector `items` (none when it is absent), each on its own line
+/// of a list in the top-level object.
+template <typename Vector, typename Object>
+static std::string objectLines(const Vector *items, Object object) {
+  std::string s;
+  if (items)
+    for (size_t i = 0; i < items->size(); ++i)
+      s += std::string(i ? "," : "") + "\n    " + object(i, items->Get(i));
+  return s;
+}
+
 std::string dumpJson(const Program &program, size_t fileSize) {
   const fbs::Program *root = program.flatbuffer();
   const FileHeader &h = program.header();
@@ -281,43 +293,33 @@ std::string dumpJson(const Program &program, size_t fileSize) {
                   ", \"segment_alignment\": " +
                   std::to_string(h.segmentAlignment) + "},\n";
   s += "  \"segments\": [";
-  if (root->segments())
-    for (size_t i = 0; i < root->segments()->size(); ++i)
-      s += std::string(i ? "," : "") + "\n    {\"offset\": " +
-           std::to_string(root->segments()->Get(i)->offset()) +
-           ", \"size\": " + std::to_string(root->segments()->Get(i)->size()) +
-           "}";
+  s += objectLines(root->segments(), [](size_t, const auto *segment) {
+    return "{\"offset\": " + std::to_string(segment->offset()) +
+           ", \"size\": " + std::to_string(segment->size()) + "}";
+  });
   s += "\n  ],\n  \"constants\": [";
-  if (root->constants())
-    for (size_t i = 0; i < root->constants()->size(); ++i) {
-      const fbs::Constant *c = root->constants()->Get(i);
-      s += std::string(i ? "," : "") + "\n    {\"name\": " +
-           quote(program.constantName(i)) + ", " + typeOf(c->type(), true) +
+  s += objectLines(root->constants(), [&](size_t i, const fbs::Constant *c) {
+    return "{\"name\": " + quote(program.constantName(i)) + ", " +
+           typeOf(c->type(), true) +
            ", \"segment\": " + std::to_string(c->segment()) +
            ", \"offset\": " + std::to_string(c->offset()) +
            ", \"size\": " + std::to_string(c->size()) + "}";
-    }
+  });
   s += "\n  ],\n  \"delegates\": [";
-  if (root->delegates())
-    for (size_t i = 0; i < root->delegates()->size(); ++i) {
-      const fbs::Delegate *d = root->delegates()->Get(i);
-      s += std::string(i ? "," : "") + "\n    {\"name\": " +
-           quote(delegateName(root, i)) +
+  s += objectLines(root->delegates(), [&](size_t i, const fbs::Delegate *d) {
+    return "{\"name\": " + quote(delegateName(root, i)) +
            ", \"backend\": " + quote(d->backend()->str()) +
            ", \"compile_specs\": " + params(d->compile_specs(), true) +
            ", \"segment\": " + std::to_string(d->segment()) +
            ", \"inline_size\": " +
            std::to_string(d->inline_blob() ? d->inline_blob()->size() : 0) +
            "}";
-    }
+  });
   s += "\n  ],\n  \"named_data\": [";
-  if (root->named_data())
-    for (size_t i = 0; i < root->named_data()->size(); ++i) {
-      const fbs::NamedData *n = root->named_data()->Get(i);
-      s += std::string(i ? "," : "") + "\n    {\"key\": " +
-           quote(n->key() ? n->key()->str() : "") +
+  s += objectLines(root->named_data(), [](size_t, const fbs::NamedData *n) {
+    return "{\"key\": " + quote(n->key() ? n->key()->str() : "") +
            ", \"segment\": " + std::to_string(n->segment()) + "}";
-    }
+  });
   s += "\n  ],\n  \"operators\": [";
   if (root->operators())
     for (size_t i = 0; i < root->operators()->size(); ++i)

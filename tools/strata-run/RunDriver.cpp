@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -73,6 +74,13 @@ static bool parseNumber(const char *flag, const char *text, double &out) {
   return true;
 }
 
+/// The options whose value is kept as given (a directory or a name).
+static const std::pair<const char *, std::string RunOptions::*> kTextOptions[] =
+    {{"--inputs", &RunOptions::inputsDir},
+     {"--output-dir", &RunOptions::outputDir},
+     {"--expect", &RunOptions::expectDir},
+     {"--method", &RunOptions::method}};
+
 bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -86,28 +94,19 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
     };
     const char *v = nullptr;
     double number = 0;
+    auto text =
+        std::find_if(std::begin(kTextOptions), std::end(kTextOptions),
+                     [&](const auto &option) { return arg == option.first; });
     if (arg == "--help" || arg == "-h") {
       help = true;
     } else if (arg == "--input") {
       if (!value(v))
         return false;
       options.inputs.push_back(v);
-    } else if (arg == "--inputs") {
+    } else if (text != std::end(kTextOptions)) {
       if (!value(v))
         return false;
-      options.inputsDir = v;
-    } else if (arg == "--output-dir") {
-      if (!value(v))
-        return false;
-      options.outputDir = v;
-    } else if (arg == "--expect") {
-      if (!value(v))
-        return false;
-      options.expectDir = v;
-    } else if (arg == "--method") {
-      if (!value(v))
-        return false;
-      options.method = v;
+      options.*text->second = v;
     } else if (arg == "--atol" || arg == "--rtol" || arg == "--rel-l2" ||
                arg == "--bench" || arg == "--seed" || arg == "--min-sqnr" ||
                arg == "--profile-runs") {

@@ -294,37 +294,35 @@ TEST(GenericKernelTest, RangeCountsAPartialStepAsAnElement) {
   EXPECT_EQ(values(*out), (std::vector<float>{1, 3, 5}));
 }
 
+/// Runs range on `inputs` for a result of `type` and `extent` elements and
+/// expects an error that says `says`.
+void expectRangeFails(std::vector<OwnedTensor> inputs, DType type,
+                      int64_t extent, const std::string &says) {
+  Result<OwnedTensor> out = runKernel("range", inputs, type, {extent}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find(says), std::string::npos)
+      << out.error().message();
+}
+
 TEST(GenericKernelTest, RangeRejectsOperandsForAnotherLength) {
   // Range(0, 7, 1) has 7 elements; the program was compiled for 10.
   std::vector<OwnedTensor> inputs = {tensorOf<int64_t>(DType::I64, {}, {0}),
                                      tensorOf<int64_t>(DType::I64, {}, {7}),
                                      tensorOf<int64_t>(DType::I64, {}, {1})};
-  Result<OwnedTensor> out = runKernel("range", inputs, DType::I64, {10}, {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.error().message().find(
-                "give 7 elements, but the program was compiled for 10"),
-            std::string::npos)
-      << out.error().message();
+  expectRangeFails(std::move(inputs), DType::I64, 10,
+                   "give 7 elements, but the program was compiled for 10");
 }
 
 TEST(GenericKernelTest, RangeRejectsAZeroDelta) {
   std::vector<OwnedTensor> inputs = {f32Tensor({}, {0}), f32Tensor({}, {1}),
                                      f32Tensor({}, {0})};
-  Result<OwnedTensor> out = runKernel("range", inputs, DType::F32, {1}, {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.error().message().find("gives no valid range"),
-            std::string::npos)
-      << out.error().message();
+  expectRangeFails(std::move(inputs), DType::F32, 1, "gives no valid range");
 }
 
 TEST(GenericKernelTest, RangeRejectsOperandsOfAnotherType) {
   std::vector<OwnedTensor> inputs = {f32Tensor({}, {0}), f32Tensor({}, {2}),
                                      f32Tensor({}, {1})};
-  Result<OwnedTensor> out = runKernel("range", inputs, DType::I64, {2}, {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.error().message().find("of the result's type"),
-            std::string::npos)
-      << out.error().message();
+  expectRangeFails(std::move(inputs), DType::I64, 2, "of the result's type");
 }
 
 } // namespace

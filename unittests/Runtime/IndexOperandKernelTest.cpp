@@ -30,49 +30,39 @@ std::vector<int64_t> i64Values(const OwnedTensor &t) {
   return v;
 }
 
-Param modeParam(const std::string &mode) {
-  Param p;
-  p.name = "mode";
-  p.kind = Param::Kind::String;
-  p.stringValue = mode;
-  return p;
-}
+Param modeParam(const std::string &mode) { return stringParam("mode", mode); }
 
 // ONNX Pad, examples "constant_pad", "reflection_pad" and "edge_pad" of the
 // specification: x = [[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]].
 const std::vector<float> kPadInput = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
 
-TEST(IndexOperandKernelTest, PadConstantSpecExample) {
+/// Pads kPadInput by two columns in front in `mode` (a constant pad with
+/// the value 0 takes it as an operand) and checks the result.
+void expectPaddedInFront(const std::string &mode,
+                         const std::vector<float> &expected) {
   std::vector<OwnedTensor> inputs = {f32Tensor({3, 2}, kPadInput),
-                                     i64Tensor({4}, {0, 2, 0, 0}),
-                                     f32Tensor({}, {0.0f})};
-  Result<OwnedTensor> out = runKernel("pad", inputs, DType::F32, {3, 4},
-                                      {modeParam("constant")});
+                                     i64Tensor({4}, {0, 2, 0, 0})};
+  if (mode == "constant")
+    inputs.push_back(f32Tensor({}, {0.0f}));
+  Result<OwnedTensor> out =
+      runKernel("pad", inputs, DType::F32, {3, 4}, {modeParam(mode)});
   ASSERT_TRUE(out.ok()) << out.error().message();
-  EXPECT_EQ(values(*out), (std::vector<float>{0, 0, 1.0f, 1.2f, 0, 0, 2.3f,
-                                              3.4f, 0, 0, 4.5f, 5.7f}));
+  EXPECT_EQ(values(*out), expected);
+}
+
+TEST(IndexOperandKernelTest, PadConstantSpecExample) {
+  expectPaddedInFront("constant",
+                      {0, 0, 1.0f, 1.2f, 0, 0, 2.3f, 3.4f, 0, 0, 4.5f, 5.7f});
 }
 
 TEST(IndexOperandKernelTest, PadReflectSpecExample) {
-  std::vector<OwnedTensor> inputs = {f32Tensor({3, 2}, kPadInput),
-                                     i64Tensor({4}, {0, 2, 0, 0})};
-  Result<OwnedTensor> out =
-      runKernel("pad", inputs, DType::F32, {3, 4}, {modeParam("reflect")});
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  EXPECT_EQ(values(*out),
-            (std::vector<float>{1.0f, 1.2f, 1.0f, 1.2f, 2.3f, 3.4f, 2.3f, 3.4f,
-                                4.5f, 5.7f, 4.5f, 5.7f}));
+  expectPaddedInFront("reflect", {1.0f, 1.2f, 1.0f, 1.2f, 2.3f, 3.4f, 2.3f,
+                                  3.4f, 4.5f, 5.7f, 4.5f, 5.7f});
 }
 
 TEST(IndexOperandKernelTest, PadEdgeSpecExample) {
-  std::vector<OwnedTensor> inputs = {f32Tensor({3, 2}, kPadInput),
-                                     i64Tensor({4}, {0, 2, 0, 0})};
-  Result<OwnedTensor> out =
-      runKernel("pad", inputs, DType::F32, {3, 4}, {modeParam("edge")});
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  EXPECT_EQ(values(*out),
-            (std::vector<float>{1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f, 3.4f,
-                                4.5f, 4.5f, 4.5f, 5.7f}));
+  expectPaddedInFront("edge", {1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f, 3.4f,
+                               4.5f, 4.5f, 4.5f, 5.7f});
 }
 
 TEST(IndexOperandKernelTest, PadWrapAndCrop) {

@@ -11,6 +11,8 @@
 #include "strata/Runtime/Backend.h"
 
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <random>
 #include <unistd.h>
 
@@ -423,15 +425,35 @@ std::vector<uint8_t> buildDelegated(const std::string &backend,
   return b.build();
 }
 
-TEST(DelegateTest, UnknownBackendFailsAtLoadWithItsName) {
-  std::vector<uint8_t> bytes = buildDelegated("npu9000");
-  BufferDataLoader loader(bytes.data(), bytes.size());
-  Result<Program> program = Program::load(loader);
-  ASSERT_TRUE(program.ok()) << program.error().toString();
+/// The program of buildDelegated, loaded, beside a registry that holds
+/// `fake`.
+class DelegateTest : public ::testing::Test {
+protected:
+  /// Builds and loads the program whose delegate names `backend`, then
+  /// registers `fake`.
+  void load(const std::string &backend, bool inlineBlob = false) {
+    bytes = buildDelegated(backend, inlineBlob);
+    loader = std::make_unique<BufferDataLoader>(bytes.data(), bytes.size());
+    Result<Program> loaded = Program::load(*loader);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().toString();
+    program.emplace(std::move(*loaded));
+    ASSERT_TRUE(backends.add(&fake).ok());
+  }
+  /// Loads the program's method with the registered backends.
+  Result<Method> loadMethod() {
+    return program->loadMethod("forward", nullptr, &backends);
+  }
+
+  std::vector<uint8_t> bytes;
+  std::unique_ptr<BufferDataLoader> loader;
+  std::optional<Program> program;
   FakeBackend fake;
   BackendRegistry backends;
-  ASSERT_TRUE(backends.add(&fake).ok());
-  Result<Method> method = program->loadMethod("forward", nullptr, &backends);
+};
+
+TEST_F(DelegateTest, UnknownBackendFailsAtLoadWithItsName) {
+  ASSERT_NO_FATAL_FAILURE(load("npu9000"));
+  Result<Method> method = loadMethod();
   ASSERT_FALSE(method.ok());
   EXPECT_EQ(method.error().code(), ErrorCode::NotFound);
   EXPECT_NE(method.error().message().find(
@@ -442,17 +464,11 @@ TEST(DelegateTest, UnknownBackendFailsAtLoadWithItsName) {
   EXPECT_EQ(fake.inits, 0);
 }
 
-TEST(DelegateTest, LifecycleInitOnceExecuteDestroy) {
-  std::vector<uint8_t> bytes = buildDelegated("fake");
-  BufferDataLoader loader(bytes.data(), bytes.size());
-  Result<Program> program = Program::load(loader);
-  ASSERT_TRUE(program.ok()) << program.error().toString();
-  FakeBackend fake;
-  BackendRegistry backends;
-  ASSERT_TRUE(backends.add(&fake).ok());
+TEST_F(DelegateTest, LifecycleInitOnceExecuteDestroy) {
+  ASSERT_NO_FATAL_FAILURE(load("fake"));
   EXPECT_FALSE(backends.add(&fake).ok()) << "names are unique";
   {
-    Result<Method> method = program->loadMethod("forward", nullptr, &backends);
+    Result<Method> method = loadMethod();
     ASSERT_TRUE(method.ok()) << method.error().toString();
     EXPECT_EQ(fake.inits, 1) << "one delegate, called twice, inits once";
     EXPECT_EQ(fake.lastSpecs, 2u);
@@ -467,15 +483,9 @@ TEST(DelegateTest, LifecycleInitOnceExecuteDestroy) {
   EXPECT_EQ(fake.destroys, 1);
 }
 
-TEST(DelegateTest, InlineBlobReachesInit) {
-  std::vector<uint8_t> bytes = buildDelegated("fake", /*inlineBlob=*/true);
-  BufferDataLoader loader(bytes.data(), bytes.size());
-  Result<Program> program = Program::load(loader);
-  ASSERT_TRUE(program.ok()) << program.error().toString();
-  FakeBackend fake;
-  BackendRegistry backends;
-  ASSERT_TRUE(backends.add(&fake).ok());
-  Result<Method> method = program->loadMethod("forward", nullptr, &backends);
+TEST_F(DelegateTest, InlineBlobReachesInit) {
+  ASSERT_NO_FATAL_FAILURE(load("fake", /*inlineBlob=*/true));
+  Result<Method> method = loadMethod();
   ASSERT_TRUE(method.ok()) << method.error().toString();
   OwnedTensor x = f32Tensor({4}, {1, 1, 1, 1});
   ASSERT_TRUE(method->setInput(0, x.view()).ok());
@@ -483,16 +493,10 @@ TEST(DelegateTest, InlineBlobReachesInit) {
   EXPECT_FLOAT_EQ(method->output(0)->as<float>()[0], 9.0f);
 }
 
-TEST(DelegateTest, UnavailableBackendFailsAtLoad) {
-  std::vector<uint8_t> bytes = buildDelegated("fake");
-  BufferDataLoader loader(bytes.data(), bytes.size());
-  Result<Program> program = Program::load(loader);
-  ASSERT_TRUE(program.ok());
-  FakeBackend fake;
+TEST_F(DelegateTest, UnavailableBackendFailsAtLoad) {
   fake.available = false;
-  BackendRegistry backends;
-  ASSERT_TRUE(backends.add(&fake).ok());
-  Result<Method> method = program->loadMethod("forward", nullptr, &backends);
+  ASSERT_NO_FATAL_FAILURE(load("fake"));
+  Result<Method> method = loadMethod();
   ASSERT_FALSE(method.ok());
   EXPECT_EQ(method.error().code(), ErrorCode::NotSupported);
   EXPECT_NE(method.error().message().find("backend 'fake' is not available"),

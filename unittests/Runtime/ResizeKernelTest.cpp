@@ -42,16 +42,37 @@ void expectNear(const std::vector<float> &actual,
     EXPECT_NEAR(actual[i], expected[i], 1e-5) << "at " << i;
 }
 
+/// Runs resize on the f32 `inputs` into an f32 result of `shape` with
+/// `params` and checks the result against `expected`.
+void expectResized(std::vector<OwnedTensor> &inputs, std::vector<int64_t> shape,
+                   std::vector<Param> params,
+                   const std::vector<float> &expected) {
+  Result<OwnedTensor> out = runKernel("resize", inputs, DType::F32,
+                                      std::move(shape), std::move(params));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  expectNear(values(*out), expected);
+}
+
+/// As expectResized, for a resize that must fail with an error that says
+/// `says`.
+void expectResizeFails(std::vector<OwnedTensor> &inputs,
+                       std::vector<int64_t> shape, std::vector<Param> params,
+                       const std::string &says) {
+  Result<OwnedTensor> out = runKernel("resize", inputs, DType::F32,
+                                      std::move(shape), std::move(params));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message().find(says), std::string::npos)
+      << out.error().message();
+}
+
 TEST(ResizeKernelTest, UpsampleLinearHalfPixelMatchesSpecExample) {
   // resize_upsample_scales_linear: scales [1, 1, 2, 2].
   std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 2, 2}, {1, 2, 3, 4})};
-  Result<OwnedTensor> out =
-      runKernel("resize", inputs, DType::F32, {1, 1, 4, 4},
+  expectResized(inputs, {1, 1, 4, 4},
                 resizeParams("linear", "half_pixel",
-                             {floatsParam("scales", {1, 1, 2, 2})}));
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  expectNear(values(*out), {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75,
-                            3.25, 3.5, 3, 3.25, 3.75, 4});
+                             {floatsParam("scales", {1, 1, 2, 2})}),
+                {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5,
+                 3, 3.25, 3.75, 4});
 }
 
 TEST(ResizeKernelTest, UpsampleLinearRowsLongerThanAChunk) {
@@ -84,13 +105,11 @@ TEST(ResizeKernelTest, UpsampleLinearRowsLongerThanAChunk) {
 TEST(ResizeKernelTest, UpsampleNearestMatchesSpecExample) {
   // resize_upsample_scales_nearest: scales [1, 1, 2, 3].
   std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 2, 2}, {1, 2, 3, 4})};
-  Result<OwnedTensor> out =
-      runKernel("resize", inputs, DType::F32, {1, 1, 4, 6},
-                resizeParams("nearest", "half_pixel",
-                             {floatsParam("scales", {1, 1, 2, 3})}));
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  expectNear(values(*out), {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
-                            3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
+  expectResized(
+      inputs, {1, 1, 4, 6},
+      resizeParams("nearest", "half_pixel",
+                   {floatsParam("scales", {1, 1, 2, 3})}),
+      {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
 }
 
 TEST(ResizeKernelTest, DownsampleLinearAntialiasMatchesSpecExample) {
@@ -102,13 +121,11 @@ TEST(ResizeKernelTest, DownsampleLinearAntialiasMatchesSpecExample) {
   for (int i = 0; i < 16; ++i)
     in[i] = static_cast<float>(i + 1);
   std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 4, 4}, in)};
-  Result<OwnedTensor> out =
-      runKernel("resize", inputs, DType::F32, {1, 1, 2, 2},
+  expectResized(inputs, {1, 1, 2, 2},
                 resizeParams("linear", "half_pixel",
                              {floatsParam("scales", {1, 1, 0.6, 0.6}),
-                              boolParam("antialias", true)}));
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  expectNear(values(*out), {2.875, 4.5, 9.375, 11});
+                              boolParam("antialias", true)}),
+                {2.875, 4.5, 9.375, 11});
 }
 
 TEST(ResizeKernelTest, CropAndResizeExtrapolatesWithRunTimeRoi) {
@@ -122,13 +139,11 @@ TEST(ResizeKernelTest, CropAndResizeExtrapolatesWithRunTimeRoi) {
   std::vector<OwnedTensor> inputs = {
       f32Tensor({1, 1, 4, 4}, in),
       f32Tensor({8}, {0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f})};
-  Result<OwnedTensor> out =
-      runKernel("resize", inputs, DType::F32, {1, 1, 3, 3},
+  expectResized(inputs, {1, 1, 3, 3},
                 resizeParams("linear", "tf_crop_and_resize",
                              {floatsParam("scales", {1, 1, 0.75, 0.75}),
-                              floatParam("extrapolation_value", 10)}));
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  expectNear(values(*out), {7.6f, 10, 10, 12.4f, 10, 10, 10, 10, 10});
+                              floatParam("extrapolation_value", 10)}),
+                {7.6f, 10, 10, 12.4f, 10, 10, 10, 10, 10});
 }
 
 TEST(ResizeKernelTest, CubicAsymmetricWeightsAndExcludeOutside) {
@@ -140,18 +155,18 @@ TEST(ResizeKernelTest, CubicAsymmetricWeightsAndExcludeOutside) {
   // x = 3 reads 0..3: 2 * -0.09375 + 8 * 0.59375 = 4.5625;
   // x = 5 reads 1, 2, 3, 3: 8 * -0.09375 = -0.75.
   std::vector<OwnedTensor> inputs = {f32Tensor({1, 4}, {2, 8, 0, 0})};
-  Result<OwnedTensor> out = runKernel(
-      "resize", inputs, DType::F32, {1, 8},
-      resizeParams("cubic", "asymmetric", {floatsParam("scales", {1, 2})}));
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  expectNear(values(*out), {2, 5.75, 8, 4.5625, 0, -0.75, 0, 0});
+  expectResized(
+      inputs, {1, 8},
+      resizeParams("cubic", "asymmetric", {floatsParam("scales", {1, 2})}),
+      {2, 5.75, 8, 4.5625, 0, -0.75, 0, 0});
 
   // exclude_outside drops tap -1 at x = 1 and renormalises the others by
   // their sum 1.09375: (2 + 8) * 0.59375 / 1.09375.
-  out = runKernel("resize", inputs, DType::F32, {1, 8},
-                  resizeParams("cubic", "asymmetric",
-                               {floatsParam("scales", {1, 2}),
-                                boolParam("exclude_outside", true)}));
+  Result<OwnedTensor> out =
+      runKernel("resize", inputs, DType::F32, {1, 8},
+                resizeParams("cubic", "asymmetric",
+                             {floatsParam("scales", {1, 2}),
+                              boolParam("exclude_outside", true)}));
   ASSERT_TRUE(out.ok()) << out.error().message();
   std::vector<float> v = values(*out);
   EXPECT_NEAR(v[0], 2, 1e-5);
@@ -161,35 +176,26 @@ TEST(ResizeKernelTest, CubicAsymmetricWeightsAndExcludeOutside) {
 
 TEST(ResizeKernelTest, RejectsScalesThatDoNotGiveTheResultShape) {
   std::vector<OwnedTensor> inputs = {f32Tensor({1, 1, 2, 2}, {1, 2, 3, 4})};
-  Result<OwnedTensor> out =
-      runKernel("resize", inputs, DType::F32, {1, 1, 4, 4},
-                resizeParams("linear", "half_pixel",
-                             {floatsParam("scales", {1, 1, 3, 2})}));
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.error().message().find("does not map"), std::string::npos)
-      << out.error().message();
+  expectResizeFails(inputs, {1, 1, 4, 4},
+                    resizeParams("linear", "half_pixel",
+                                 {floatsParam("scales", {1, 1, 3, 2})}),
+                    "does not map");
 }
 
 TEST(ResizeKernelTest, RejectsRunTimeScalesThatDoNotGiveTheResultShape) {
   // Without a `scales` parameter the last input holds them.
   std::vector<OwnedTensor> inputs = {f32Tensor({1, 2}, {1, 2}),
                                      f32Tensor({2}, {1, 0.5f})};
-  Result<OwnedTensor> out =
-      runKernel("resize", inputs, DType::F32, {1, 4},
-                resizeParams("nearest", "asymmetric", {}));
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.error().message().find("does not map"), std::string::npos)
-      << out.error().message();
+  expectResizeFails(inputs, {1, 4}, resizeParams("nearest", "asymmetric", {}),
+                    "does not map");
 }
 
 TEST(ResizeKernelTest, RejectsUnknownModes) {
   std::vector<OwnedTensor> inputs = {f32Tensor({2}, {1, 2})};
-  Result<OwnedTensor> out = runKernel(
-      "resize", inputs, DType::F32, {4},
-      resizeParams("bilinear", "half_pixel", {floatsParam("scales", {2})}));
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.error().message().find("unknown mode"), std::string::npos)
-      << out.error().message();
+  expectResizeFails(
+      inputs, {4},
+      resizeParams("bilinear", "half_pixel", {floatsParam("scales", {2})}),
+      "unknown mode");
 }
 
 } // namespace

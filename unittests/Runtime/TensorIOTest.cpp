@@ -20,6 +20,20 @@ OwnedTensor sample() {
   return t;
 }
 
+/// Parses the TensorProto `pb`, checks that it holds `dtype` and returns
+/// its elements as `T`s (none when it does not parse).
+template <typename T>
+std::vector<T> parseElements(const std::string &pb, DType dtype) {
+  Result<OwnedTensor> t = parseTensorProto(pb, "mem");
+  EXPECT_TRUE(t.ok()) << t.error().toString();
+  if (!t.ok())
+    return {};
+  EXPECT_EQ(t->dtype, dtype);
+  std::vector<T> values(t->bytes.size() / sizeof(T));
+  std::memcpy(values.data(), t->bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
 TEST(TensorIOTest, TensorProtoRoundTrips) {
   OwnedTensor t = sample();
   std::string bytes = serializeTensorProto(t.view(), "x");
@@ -58,14 +72,8 @@ TEST(TensorIOTest, ReadsTypedRepeatedFields) {
   pb.append(reinterpret_cast<const char *>(minus2), sizeof(minus2));
   pb += static_cast<char>(0xac);
   pb += static_cast<char>(0x02);
-  Result<OwnedTensor> t = parseTensorProto(pb, "mem");
-  ASSERT_TRUE(t.ok()) << t.error().toString();
-  EXPECT_EQ(t->dtype, DType::I64);
-  int64_t v[3];
-  std::memcpy(v, t->bytes.data(), 24);
-  EXPECT_EQ(v[0], 1);
-  EXPECT_EQ(v[1], -2);
-  EXPECT_EQ(v[2], 300);
+  EXPECT_EQ(parseElements<int64_t>(pb, DType::I64),
+            (std::vector<int64_t>{1, -2, 300}));
 }
 
 TEST(TensorIOTest, ReadsUnsignedFieldsAndEmptyTensors) {
@@ -76,26 +84,16 @@ TEST(TensorIOTest, ReadsUnsignedFieldsAndEmptyTensors) {
                                0x80, 0x80, 0x80, 0x80, 0x01};
   pb.append(reinterpret_cast<const char *>(big), sizeof(big));
   pb += static_cast<char>(0x05);
-  Result<OwnedTensor> u64 = parseTensorProto(pb, "mem");
-  ASSERT_TRUE(u64.ok()) << u64.error().toString();
-  EXPECT_EQ(u64->dtype, DType::U64);
-  uint64_t v[2];
-  std::memcpy(v, u64->bytes.data(), 16);
-  EXPECT_EQ(v[0], (uint64_t(1) << 63) + 1);
-  EXPECT_EQ(v[1], 5u);
+  EXPECT_EQ(parseElements<uint64_t>(pb, DType::U64),
+            (std::vector<uint64_t>{(uint64_t(1) << 63) + 1, 5u}));
 
   // dims [2], data_type UINT32 (12), uint64_data [4294967295, 7].
   std::string pb32 = {0x0a, 0x01, 0x02, 0x10, 0x0c, 0x5a, 0x06,
                       static_cast<char>(0xff), static_cast<char>(0xff),
                       static_cast<char>(0xff), static_cast<char>(0xff),
                       0x0f, 0x07};
-  Result<OwnedTensor> u32 = parseTensorProto(pb32, "mem");
-  ASSERT_TRUE(u32.ok()) << u32.error().toString();
-  EXPECT_EQ(u32->dtype, DType::U32);
-  uint32_t w[2];
-  std::memcpy(w, u32->bytes.data(), 8);
-  EXPECT_EQ(w[0], 4294967295u);
-  EXPECT_EQ(w[1], 7u);
+  EXPECT_EQ(parseElements<uint32_t>(pb32, DType::U32),
+            (std::vector<uint32_t>{4294967295u, 7u}));
 
   // dims [1], data_type UINT16 (4), int32_data [65535]; BFLOAT16 (16) too.
   std::string pb16 = {0x0a, 0x01, 0x01, 0x10, 0x04, 0x2a, 0x03,

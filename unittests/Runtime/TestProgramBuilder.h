@@ -140,46 +140,36 @@ private:
 /// of value and several kernels, with debug handles.
 std::vector<uint8_t> buildSampleNetwork();
 
+/// A kernel param `name` of `kind` whose `field` holds `value`.
+template <typename Field, typename Value>
+inline Param makeParam(const std::string &name, Param::Kind kind,
+                       Field Param::*field, Value value) {
+  Param p;
+  p.name = name;
+  p.kind = kind;
+  p.*field = std::move(value);
+  return p;
+}
+
 /// Shorthands for kernel params.
 inline Param intsParam(const std::string &name, std::vector<int64_t> v) {
-  Param p;
-  p.name = name;
-  p.kind = Param::Kind::IntList;
-  p.ints = std::move(v);
-  return p;
+  return makeParam(name, Param::Kind::IntList, &Param::ints, std::move(v));
 }
 inline Param intParam(const std::string &name, int64_t v) {
-  Param p;
-  p.name = name;
-  p.kind = Param::Kind::Int;
-  p.intValue = v;
-  return p;
+  return makeParam(name, Param::Kind::Int, &Param::intValue, v);
 }
 inline Param boolParam(const std::string &name, bool v) {
-  Param p = intParam(name, v);
-  p.kind = Param::Kind::Bool;
-  return p;
+  return makeParam(name, Param::Kind::Bool, &Param::intValue, int64_t(v));
 }
 inline Param floatParam(const std::string &name, double v) {
-  Param p;
-  p.name = name;
-  p.kind = Param::Kind::Float;
-  p.floatValue = v;
-  return p;
+  return makeParam(name, Param::Kind::Float, &Param::floatValue, v);
 }
 inline Param floatsParam(const std::string &name, std::vector<double> v) {
-  Param p;
-  p.name = name;
-  p.kind = Param::Kind::FloatList;
-  p.floats = std::move(v);
-  return p;
+  return makeParam(name, Param::Kind::FloatList, &Param::floats, std::move(v));
 }
 inline Param stringParam(const std::string &name, std::string v) {
-  Param p;
-  p.name = name;
-  p.kind = Param::Kind::String;
-  p.stringValue = std::move(v);
-  return p;
+  return makeParam(name, Param::Kind::String, &Param::stringValue,
+                   std::move(v));
 }
 
 /// `params` of the window kernel `kernel` (conv2d, deform_conv2d,

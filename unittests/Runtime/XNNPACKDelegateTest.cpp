@@ -98,10 +98,19 @@ void expectRows(const std::vector<float> &y) {
             << "channel " << o << " row " << oh << " column " << ow;
 }
 
-TEST(XNNPACKDelegateTest, CheckInitExecuteDestroy) {
+/// Tests that run graphs on the delegate: skipped where XNNPACK does not
+/// initialise.
+class XNNPACKDelegateTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!backend.isAvailable())
+      GTEST_SKIP() << "XNNPACK does not initialise here";
+  }
+
   Backend &backend = xnnpack::getBackend();
-  if (!backend.isAvailable())
-    GTEST_SKIP() << "XNNPACK does not initialise here";
+};
+
+TEST_F(XNNPACKDelegateTest, CheckInitExecuteDestroy) {
   ConvGraph graph;
   std::vector<uint8_t> blob = graph.blob();
   ASSERT_TRUE(xnnpack::checkGraph({blob.data(), blob.size()}, graph.constants)
@@ -123,10 +132,7 @@ TEST(XNNPACKDelegateTest, CheckInitExecuteDestroy) {
             std::string::npos);
 }
 
-TEST(XNNPACKDelegateTest, ExecuteRejectsWrongInputs) {
-  Backend &backend = xnnpack::getBackend();
-  if (!backend.isAvailable())
-    GTEST_SKIP();
+TEST_F(XNNPACKDelegateTest, ExecuteRejectsWrongInputs) {
   ConvGraph graph;
   std::vector<uint8_t> blob = graph.blob();
   Result<DelegateHandle *> handle =
@@ -149,10 +155,7 @@ TEST(XNNPACKDelegateTest, ExecuteRejectsWrongInputs) {
   backend.destroy(*handle);
 }
 
-TEST(XNNPACKDelegateTest, BadBlobsFailAtInit) {
-  Backend &backend = xnnpack::getBackend();
-  if (!backend.isAvailable())
-    GTEST_SKIP();
+TEST_F(XNNPACKDelegateTest, BadBlobsFailAtInit) {
   auto initFails = [&](std::vector<uint8_t> blob, const MapData &constants,
                        const std::string &says) {
     Result<DelegateHandle *> handle =
@@ -214,10 +217,7 @@ TEST(XNNPACKDelegateTest, BadBlobsFailAtInit) {
   }
 }
 
-TEST(XNNPACKDelegateTest, QuantizeDequantizeRoundTrip) {
-  Backend &backend = xnnpack::getBackend();
-  if (!backend.isAvailable())
-    GTEST_SKIP();
+TEST_F(XNNPACKDelegateTest, QuantizeDequantizeRoundTrip) {
   fbs::GraphT g;
   g.tensors.push_back(tensor({4}));
   g.tensors.push_back(tensor({4}));
@@ -248,10 +248,7 @@ TEST(XNNPACKDelegateTest, QuantizeDequantizeRoundTrip) {
   backend.destroy(*handle);
 }
 
-TEST(XNNPACKDelegateTest, HandlesOfOneBlobExecuteConcurrently) {
-  Backend &backend = xnnpack::getBackend();
-  if (!backend.isAvailable())
-    GTEST_SKIP();
+TEST_F(XNNPACKDelegateTest, HandlesOfOneBlobExecuteConcurrently) {
   ConvGraph graph;
   std::vector<uint8_t> blob = graph.blob();
   std::vector<DelegateHandle *> handles;
@@ -281,7 +278,7 @@ TEST(XNNPACKDelegateTest, HandlesOfOneBlobExecuteConcurrently) {
 
 // Every partition of one thread count shares one pool: pools of their own
 // leave their workers spinning against each other between partitions.
-TEST(XNNPACKDelegateTest, PartitionsShareOneThreadPool) {
+TEST(XNNPACKThreadsTest, PartitionsShareOneThreadPool) {
   Result<xnnpack::ThreadPool> one = xnnpack::sharedThreadPool(1);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->get(), nullptr);
@@ -294,7 +291,7 @@ TEST(XNNPACKDelegateTest, PartitionsShareOneThreadPool) {
   EXPECT_NE(a->get(), c->get());
 }
 
-TEST(XNNPACKDelegateTest, ThreadsOptionAndRegistration) {
+TEST(XNNPACKThreadsTest, ThreadsOptionAndRegistration) {
   Backend &backend = xnnpack::getBackend();
   EXPECT_EQ(backend.name(), "xnnpack");
   ASSERT_NE(backend.config().get("threads"), nullptr);

@@ -29,8 +29,14 @@ bool isF32Tensor(Type type) {
          tensor.getNumElements() > 0;
 }
 
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
+bool isF32Op(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), isF32Tensor) &&
+         llvm::all_of(op->getResultTypes(), isF32Tensor) &&
+         op->getNumResults() == 1;
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
 }
 
 std::optional<std::vector<float>> getFloatConstant(Value value) {

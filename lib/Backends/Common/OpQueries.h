@@ -21,6 +21,11 @@ namespace strata::backends {
 /// An f32 tensor of static shape, rank 1 to 6, not empty: what the
 /// delegates' float kernels take.
 bool isF32Tensor(mlir::Type type);
+/// Whether `op` has one result and every operand and the result are f32
+/// tensors (isF32Tensor): the float ops a delegate may claim.
+bool isF32Op(mlir::Operation *op);
+/// The shape of `value`, which must be a ranked tensor.
+llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
 /// The f32 values of an edge.constant operand.
 std::optional<std::vector<float>> getFloatConstant(mlir::Value value);
 /// The value of an f32 constant whose elements are all equal.

@@ -20,10 +20,7 @@ using namespace mlir;
 namespace strata::onednn {
 
 using backends::isF32Tensor;
-
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
-}
+using backends::shapeOf;
 
 /// Whether `value` is a constant whose every element is zero.
 static bool isZeroConstant(Value value) {
@@ -169,9 +166,7 @@ bool supportsOp(Operation *op) {
       llvm::all_of(op->getOperandTypes(), isS8Tensor) &&
       llvm::all_of(op->getResultTypes(), isS8Tensor))
     return !isa<edge::MaxPool2DOp>(op) || getPoolGeometry(op).has_value();
-  if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
-      !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
-      op->getNumResults() != 1)
+  if (!backends::isF32Op(op))
     return false;
   // Weights are packed at compile time: a convolution whose weights are
   // computed at run time stays with the portable kernels.

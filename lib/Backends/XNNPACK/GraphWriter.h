@@ -32,9 +32,7 @@ using mlir::ArrayRef;
 constexpr uint32_t kResizeAsymmetric = 0x4;
 constexpr uint32_t kResizeAlignCorners = 0x8;
 
-inline ArrayRef<int64_t> shapeOf(mlir::Value v) {
-  return llvm::cast<mlir::RankedTensorType>(v.getType()).getShape();
-}
+using backends::shapeOf;
 
 /// The dims XNNPACK sees: NCHW -> NHWC for 4-d values.
 inline std::vector<int64_t> xnnDims(ArrayRef<int64_t> shape) {

@@ -46,10 +46,7 @@ using namespace mlir;
 namespace strata::xnnpack {
 
 using backends::isF32Tensor;
-
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
-}
+using backends::shapeOf;
 
 static bool isConstant(Value v) {
   return static_cast<bool>(v.getDefiningOp<edge::ConstantOp>());
@@ -172,9 +169,7 @@ bool supportsOp(Operation *op) {
     return concat.getInputs().size() >= 2 && concat.getInputs().size() <= kMaxConcatInputs &&
            llvm::all_of(op->getOperandTypes(), isF32Tensor) &&
            isF32Tensor(concat.getType());
-  if (!llvm::all_of(op->getOperandTypes(), isF32Tensor) ||
-      !llvm::all_of(op->getResultTypes(), isF32Tensor) ||
-      op->getNumResults() != 1)
+  if (!backends::isF32Op(op))
     return false;
   // Weights are laid out for XNNPACK at compile time.
   if (auto conv = dyn_cast<edge::Conv2DOp>(op))

@@ -20,57 +20,38 @@
 
 namespace strata::runtime::kernels {
 
+/// One case of a dispatch: the C++ type `T` stands for elements of `D`.
+template <typename T, DType D> struct TypeCase {
+  using type = T;
+  static constexpr DType dtype = D;
+};
+
+/// Calls `fn(T{})` for the first of `Cases` whose DType is `dtype`; returns
+/// false when none is.
+template <typename... Cases, typename Fn>
+bool dispatchAmong(DType dtype, Fn &&fn) {
+  return ((dtype == Cases::dtype
+               ? (static_cast<void>(fn(typename Cases::type{})), true)
+               : false) ||
+          ...);
+}
+
 /// Calls `fn(T{})` with T the C++ element type of `dtype` for the real
 /// numeric types (no bool, no f16/bf16); returns false for any other dtype.
 template <typename Fn> bool dispatchNumeric(DType dtype, Fn &&fn) {
-  switch (dtype) {
-  case DType::F32:
-    fn(float{});
-    return true;
-  case DType::F64:
-    fn(double{});
-    return true;
-  case DType::I8:
-    fn(int8_t{});
-    return true;
-  case DType::U8:
-    fn(uint8_t{});
-    return true;
-  case DType::I16:
-    fn(int16_t{});
-    return true;
-  case DType::I32:
-    fn(int32_t{});
-    return true;
-  case DType::I64:
-    fn(int64_t{});
-    return true;
-  case DType::U16:
-    fn(uint16_t{});
-    return true;
-  case DType::U32:
-    fn(uint32_t{});
-    return true;
-  case DType::U64:
-    fn(uint64_t{});
-    return true;
-  default:
-    return false;
-  }
+  return dispatchAmong<
+      TypeCase<float, DType::F32>, TypeCase<double, DType::F64>,
+      TypeCase<int8_t, DType::I8>, TypeCase<uint8_t, DType::U8>,
+      TypeCase<int16_t, DType::I16>, TypeCase<int32_t, DType::I32>,
+      TypeCase<int64_t, DType::I64>, TypeCase<uint16_t, DType::U16>,
+      TypeCase<uint32_t, DType::U32>, TypeCase<uint64_t, DType::U64>>(dtype,
+                                                                      fn);
 }
 
 /// As dispatchNumeric, for f32 and f64 only.
 template <typename Fn> bool dispatchFloat(DType dtype, Fn &&fn) {
-  switch (dtype) {
-  case DType::F32:
-    fn(float{});
-    return true;
-  case DType::F64:
-    fn(double{});
-    return true;
-  default:
-    return false;
-  }
+  return dispatchAmong<TypeCase<float, DType::F32>,
+                       TypeCase<double, DType::F64>>(dtype, fn);
 }
 
 /// f(a, b) for +, - or * with two's-complement wrap-around for integers:

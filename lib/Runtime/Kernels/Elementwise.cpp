@@ -6,6 +6,7 @@
 // broadcast scalar) and vectorises.
 //
 //===----------------------------------------------------------------------===//
+#include "Dispatch.h"
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -49,17 +50,6 @@ void row(const float *a, int64_t sa, const float *b, int64_t sb, float *out,
       out[i] = apply<Op>(a[0], b[0]);
 }
 
-/// Strides of `shape` (row-major) with 0 where the extent is 1.
-std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size(), 0);
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = shape[i] == 1 ? 0 : stride;
-    stride *= shape[i];
-  }
-  return strides;
-}
-
 template <BinaryOp Op> Error binary(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
   // Other element types take the dtype-generic path (Math.cpp).
@@ -92,8 +82,8 @@ template <BinaryOp Op> Error binary(KernelContext &ctx) {
     po[0] = apply<Op>(pa[0], pb[0]);
     return Error::success();
   }
-  std::vector<int64_t> sa = broadcastStrides(a.shape);
-  std::vector<int64_t> sb = broadcastStrides(b.shape);
+  std::vector<int64_t> sa = broadcastStridesOf(a.shape);
+  std::vector<int64_t> sb = broadcastStridesOf(b.shape);
   int64_t inner = out.shape[rank - 1];
   std::vector<int64_t> index(rank, 0);
   for (int64_t base = 0; base < total; base += inner) {

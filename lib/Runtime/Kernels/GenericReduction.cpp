@@ -146,36 +146,16 @@ float reduceMinF32(const float *x, int64_t n) {
 
 namespace {
 
-/// Reads `axes` and `keep_dims` and checks the result shape; fills
-/// `reduced` with one flag per input dimension.
+/// Checks that input and result share one numeric type, then reads `axes`
+/// and `keep_dims` and checks the result shape; fills `reduced` with one
+/// flag per input dimension.
 Error checkReduce(KernelContext &ctx, std::vector<bool> &reduced) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
   if (in.dtype != out.dtype || !dispatchNumeric(in.dtype, [](auto) {}))
     return ctx.fail("takes and writes one numeric type, got " +
                     in.typeString() + " -> " + out.typeString());
-  size_t rank = in.rank();
-  STRATA_KERNEL_ASSIGN(axes, ctx.params.getInts("axes", {}));
-  STRATA_KERNEL_ASSIGN(keepDims, ctx.params.getBool("keep_dims", true));
-  reduced.assign(rank, axes.empty());
-  for (int64_t axis : axes) {
-    int64_t a = normalizeAxis(axis, rank);
-    if (a < 0)
-      return ctx.fail("axis " + std::to_string(axis) + " is out of range for " +
-                      in.typeString());
-    reduced[a] = true;
-  }
-  std::vector<int64_t> expected;
-  for (size_t d = 0; d < rank; ++d) {
-    if (!reduced[d])
-      expected.push_back(in.shape[d]);
-    else if (keepDims)
-      expected.push_back(1);
-  }
-  if (out.shape != expected)
-    return ctx.fail("result " + out.typeString() + " does not match reducing " +
-                    in.typeString());
-  return Error::success();
+  return readReductionAxes(ctx, reduced);
 }
 
 template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
@@ -257,23 +237,13 @@ template <bool Greater> Error argReduce(KernelContext &ctx) {
   if (axis < 0 || in.shape[axis] == 0)
     return ctx.fail("axis " + std::to_string(axisParam) +
                     " is out of range or empty for " + in.typeString());
-  std::vector<int64_t> expected;
-  for (size_t d = 0; d < in.rank(); ++d) {
-    if (static_cast<int64_t>(d) != axis)
-      expected.push_back(in.shape[d]);
-    else if (keepDims)
-      expected.push_back(1);
-  }
-  if (out.shape != expected)
-    return ctx.fail("result " + out.typeString() + " does not match reducing " +
-                    in.typeString());
+  std::vector<bool> reduced(in.rank(), false);
+  reduced[axis] = true;
+  STRATA_RETURN_IF_ERROR(checkReducedShape(ctx, in, out, keepDims, reduced));
   if (ctx.validateOnly)
     return Error::success();
-  int64_t outer = 1, inner = 1, dim = in.shape[axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= in.shape[d];
-  for (size_t d = axis + 1; d < in.rank(); ++d)
-    inner *= in.shape[d];
+  AxisSplit split = splitAtAxis(in.shape, axis);
+  int64_t outer = split.outer, inner = split.inner, dim = split.extent;
   int64_t *y = out.as<int64_t>();
   dispatchNumeric(in.dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -316,11 +286,9 @@ Error argTopKKernel(KernelContext &ctx) {
                       in.typeString());
   if (ctx.validateOnly)
     return Error::success();
-  int64_t outer = 1, inner = 1, dim = in.shape[axis], k = out.shape[axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= in.shape[d];
-  for (size_t d = axis + 1; d < in.rank(); ++d)
-    inner *= in.shape[d];
+  AxisSplit split = splitAtAxis(in.shape, axis);
+  int64_t outer = split.outer, inner = split.inner, dim = split.extent,
+          k = out.shape[axis];
   int64_t *y = out.as<int64_t>();
   std::vector<int64_t> order(dim);
   dispatchNumeric(in.dtype, [&](auto tag) {

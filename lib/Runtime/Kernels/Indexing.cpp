@@ -313,11 +313,8 @@ Error gatherKernel(KernelContext &ctx) {
                     " from " + in.typeString());
   if (ctx.validateOnly)
     return Error::success();
-  int64_t outer = 1, inner = 1, extent = in.shape[axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= in.shape[d];
-  for (size_t d = axis + 1; d < in.rank(); ++d)
-    inner *= in.shape[d];
+  AxisSplit split = splitAtAxis(in.shape, axis);
+  int64_t outer = split.outer, inner = split.inner, extent = split.extent;
   if (out.numel() == 0)
     return Error::success();
   size_t block = static_cast<size_t>(inner) * dtypeSize(in.dtype);

@@ -30,6 +30,35 @@ Error checkSameShape(const KernelIO &io, const TensorView &a,
 /// Normalises a possibly negative axis against `rank`; -1 when invalid.
 int64_t normalizeAxis(int64_t axis, size_t rank);
 
+/// Checks that `out` has the shape of `in` reduced along the dimensions `d`
+/// where `reduced[d]`: dropped, or kept as extents of 1 with `keepDims`.
+Error checkReducedShape(const KernelIO &io, const TensorView &in,
+                        const TensorView &out, bool keepDims,
+                        const std::vector<bool> &reduced);
+/// Reads a reduction's `axes` (every dimension when empty) and `keep_dims`
+/// and checks the result's shape; fills `reduced` with one flag per input
+/// dimension.
+Error readReductionAxes(const KernelContext &ctx, std::vector<bool> &reduced);
+
+/// A row-major shape seen as [outer, extent, inner] around one axis.
+struct AxisSplit {
+  /// The product of the extents before the axis.
+  int64_t outer;
+  /// The axis's own extent.
+  int64_t extent;
+  /// The product of the extents after the axis.
+  int64_t inner;
+};
+/// Splits `shape` around `axis` (which must be in range).
+inline AxisSplit splitAtAxis(const std::vector<int64_t> &shape, size_t axis) {
+  AxisSplit split{1, shape[axis], 1};
+  for (size_t d = 0; d < axis; ++d)
+    split.outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    split.inner *= shape[d];
+  return split;
+}
+
 /// Largest stride, dilation, kernel extent or pad a kernel accepts: keeps
 /// every index computation of the window kernels far from overflow.
 constexpr int64_t kMaxWindowParam = int64_t(1) << 20;

@@ -42,6 +42,38 @@ int64_t normalizeAxis(int64_t axis, size_t rank) {
   return axis < 0 ? axis + r : axis;
 }
 
+Error checkReducedShape(const KernelIO &io, const TensorView &in,
+                        const TensorView &out, bool keepDims,
+                        const std::vector<bool> &reduced) {
+  std::vector<int64_t> expected;
+  for (size_t d = 0; d < in.rank(); ++d) {
+    if (!reduced[d])
+      expected.push_back(in.shape[d]);
+    else if (keepDims)
+      expected.push_back(1);
+  }
+  if (out.shape != expected)
+    return io.fail("result " + out.typeString() + " does not match reducing " +
+                   in.typeString());
+  return Error::success();
+}
+
+Error readReductionAxes(const KernelContext &ctx, std::vector<bool> &reduced) {
+  const TensorView &in = ctx.ins[0];
+  size_t rank = in.rank();
+  STRATA_KERNEL_ASSIGN(axes, ctx.params.getInts("axes", {}));
+  STRATA_KERNEL_ASSIGN(keepDims, ctx.params.getBool("keep_dims", true));
+  reduced.assign(rank, axes.empty());
+  for (int64_t axis : axes) {
+    int64_t a = normalizeAxis(axis, rank);
+    if (a < 0)
+      return ctx.fail("axis " + std::to_string(axis) + " is out of range for " +
+                      in.typeString());
+    reduced[a] = true;
+  }
+  return checkReducedShape(ctx, in, ctx.outs[0], keepDims, reduced);
+}
+
 } // namespace kernels
 
 Error registerPortableKernels(KernelRegistry &registry) {

@@ -363,6 +363,23 @@ private:
   uint8_t *base_ = nullptr;
 };
 
+/// The scratch of an int16 path, in one allocation: the weights and the
+/// input (a plane or im2col columns) widened to int16, and the int32 sums.
+struct Int16Scratch {
+  int16_t *weights, *input;
+  int32_t *acc;
+};
+Int16Scratch allocateInt16Scratch(KernelIO &ctx, int64_t weights, int64_t input,
+                                  int64_t acc) {
+  ScratchAreas areas;
+  size_t weightsAt = areas.add<int16_t>(weights);
+  size_t inputAt = areas.add<int16_t>(input);
+  size_t accAt = areas.add<int32_t>(acc);
+  areas.allocate(ctx);
+  return {areas.at<int16_t>(weightsAt), areas.at<int16_t>(inputAt),
+          areas.at<int32_t>(accAt)};
+}
+
 int64_t roundUp(int64_t value, int64_t to) {
   return (value + to - 1) / to * to;
 }
@@ -529,14 +546,10 @@ void convDepthwise(KernelIO &ctx, const ConvOperands &op) {
   const Conv2dGeometry &g = op.g;
   int64_t spatial = g.oh * g.ow, taps = g.kh * g.kw;
   int32_t xz = op.x.zeroPoint[0];
-  ScratchAreas areas;
-  size_t weightsAt = areas.add<int16_t>(g.oc * taps);
-  size_t planeAt = areas.add<int16_t>(g.h * g.w);
-  size_t accAt = areas.add<int32_t>(spatial);
-  areas.allocate(ctx);
-  int16_t *weights = areas.at<int16_t>(weightsAt);
-  int16_t *plane = areas.at<int16_t>(planeAt);
-  int32_t *acc = areas.at<int32_t>(accAt);
+  Int16Scratch scratch =
+      allocateInt16Scratch(ctx, g.oc * taps, g.h * g.w, spatial);
+  int16_t *weights = scratch.weights, *plane = scratch.input;
+  int32_t *acc = scratch.acc;
   widenWeights(op, g.oc, taps, weights);
   std::vector<float> real(spatial);
   std::vector<int16_t> widened(op.e.residual ? spatial : 0);
@@ -572,14 +585,10 @@ void convInt16(KernelIO &ctx, const ConvOperands &op) {
   int64_t cg = g.c / g.group, ocg = g.oc / g.group;
   int64_t spatial = g.oh * g.ow, kSize = cg * g.kh * g.kw;
   int32_t xz = op.x.zeroPoint[0];
-  ScratchAreas areas;
-  size_t weightsAt = areas.add<int16_t>(g.oc * kSize);
-  size_t columnsAt = areas.add<int16_t>(kSize * spatial);
-  size_t accAt = areas.add<int32_t>(ocg * spatial);
-  areas.allocate(ctx);
-  int16_t *weights = areas.at<int16_t>(weightsAt);
-  int16_t *columns = areas.at<int16_t>(columnsAt);
-  int32_t *acc = areas.at<int32_t>(accAt);
+  Int16Scratch scratch =
+      allocateInt16Scratch(ctx, g.oc * kSize, kSize * spatial, ocg * spatial);
+  int16_t *weights = scratch.weights, *columns = scratch.input;
+  int32_t *acc = scratch.acc;
   widenWeights(op, g.oc, kSize, weights);
   std::vector<float> real(spatial);
   std::vector<int16_t> widened(op.e.residual ? spatial : 0);
@@ -867,14 +876,9 @@ void matmulInt16(KernelIO &ctx, const TensorView &lhs, const TensorView &rhs,
                  const QuantOperand &a, const QuantOperand &b,
                  const Epilogue &e, int64_t m, int64_t k, int64_t n,
                  MatmulBatch at) {
-  ScratchAreas areas;
-  size_t weightsAt = areas.add<int16_t>(k * n);
-  size_t columnsAt = areas.add<int16_t>(m * k);
-  size_t accAt = areas.add<int32_t>(m * n);
-  areas.allocate(ctx);
-  int16_t *weights = areas.at<int16_t>(weightsAt);
-  int16_t *columns = areas.at<int16_t>(columnsAt);
-  int32_t *acc = areas.at<int32_t>(accAt);
+  Int16Scratch scratch = allocateInt16Scratch(ctx, k * n, m * k, m * n);
+  int16_t *weights = scratch.weights, *columns = scratch.input;
+  int32_t *acc = scratch.acc;
   for (int64_t p = 0; p < k; ++p)
     for (int64_t j = 0; j < n; ++j)
       weights[p * n + j] = static_cast<int16_t>(

@@ -11,25 +11,8 @@ Error reduceMeanKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
   size_t rank = in.rank();
-  STRATA_KERNEL_ASSIGN(axes, ctx.params.getInts("axes", {}));
-  STRATA_KERNEL_ASSIGN(keepDims, ctx.params.getBool("keep_dims", true));
-  std::vector<bool> reduced(rank, axes.empty());
-  for (int64_t axis : axes) {
-    int64_t a = normalizeAxis(axis, rank);
-    if (a < 0)
-      return ctx.fail("axis " + std::to_string(axis) + " is out of range for " +
-                      in.typeString());
-    reduced[a] = true;
-  }
-  std::vector<int64_t> kept, squeezed;
-  for (size_t d = 0; d < rank; ++d) {
-    kept.push_back(reduced[d] ? 1 : in.shape[d]);
-    if (!reduced[d])
-      squeezed.push_back(in.shape[d]);
-  }
-  if (out.shape != (keepDims ? kept : squeezed))
-    return ctx.fail("result " + out.typeString() + " does not match reducing " +
-                    in.typeString());
+  std::vector<bool> reduced;
+  STRATA_RETURN_IF_ERROR(readReductionAxes(ctx, reduced));
   if (ctx.validateOnly)
     return Error::success();
 
@@ -61,7 +44,7 @@ Error reduceMeanKernel(KernelContext &ctx) {
   int64_t stride = 1;
   for (size_t d = rank; d-- > 0;) {
     outStride[d] = reduced[d] ? 0 : stride;
-    stride *= kept[d];
+    stride *= reduced[d] ? 1 : in.shape[d];
   }
   std::vector<double> acc(outTotal, 0.0);
   std::vector<int64_t> index(rank, 0);
@@ -93,11 +76,8 @@ Error softmaxKernel(KernelContext &ctx) {
                     " is out of range for " + in.typeString());
   if (ctx.validateOnly)
     return Error::success();
-  int64_t outer = 1, inner = 1, dim = in.shape[axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= in.shape[d];
-  for (size_t d = axis + 1; d < in.rank(); ++d)
-    inner *= in.shape[d];
+  AxisSplit split = splitAtAxis(in.shape, axis);
+  int64_t outer = split.outer, inner = split.inner, dim = split.extent;
   const float *x = in.as<float>();
   float *y = out.as<float>();
   for (int64_t o = 0; o < outer; ++o)

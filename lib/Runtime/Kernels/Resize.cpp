@@ -261,11 +261,8 @@ bool isIdentity(const AxisFilter &filter, int64_t inN, int64_t outN) {
 void applyFilter(const float *src, float *dst,
                  const std::vector<int64_t> &shape, size_t axis, int64_t outN,
                  const AxisFilter &filter, float extrapolation) {
-  int64_t outer = 1, inner = 1, inN = shape[axis];
-  for (size_t d = 0; d < axis; ++d)
-    outer *= shape[d];
-  for (size_t d = axis + 1; d < shape.size(); ++d)
-    inner *= shape[d];
+  AxisSplit split = splitAtAxis(shape, axis);
+  int64_t outer = split.outer, inner = split.inner, inN = split.extent;
   for (int64_t o = 0; o < outer; ++o) {
     const float *plane = src + o * inN * inner;
     for (int64_t x = 0; x < outN; ++x) {

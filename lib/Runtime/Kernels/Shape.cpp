@@ -146,11 +146,8 @@ Error concatKernel(KernelContext &ctx) {
   if (ctx.validateOnly)
     return Error::success();
   size_t esize = dtypeSize(out.dtype);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= out.shape[d];
-  for (size_t d = axis + 1; d < rank; ++d)
-    inner *= out.shape[d];
+  AxisSplit split = splitAtAxis(out.shape, axis);
+  int64_t outer = split.outer, inner = split.inner;
   uint8_t *dst = static_cast<uint8_t *>(out.data);
   size_t outRow = static_cast<size_t>(out.shape[axis] * inner) * esize;
   size_t done = 0;
