@@ -1,8 +1,10 @@
 //===- EdgeIndexingOps.cpp - gather, scatter, top-k, range ----------------===//
 //
-// Every verifier here checks that the result type is exactly the one the
-// operands and attributes imply: backends and the portable runtime rely on
-// it and never re-derive shapes (EdgeOpUtils.h has the shared checks).
+// The result type is exactly the one the operands and attributes imply:
+// ops whose result follows from them infer it (InferTypeOpInterface, whose
+// verifier compares it with the actual one), the others' verifiers check
+// it. Backends and the portable runtime rely on it and never re-derive
+// shapes (EdgeOpUtils.h has the shared helpers).
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
@@ -38,39 +40,72 @@ using namespace strata::edge::detail;
 /// Checks that `axis` lies in [0, rank of `input`) and, for the *Elements
 /// ops (`indices` given), that the indices have the input's rank.
 static LogicalResult
-verifyIndexedAxis(Operation *op, ArrayRef<int64_t> input, int64_t axis,
+verifyIndexedAxis(llvm::function_ref<InFlightDiagnostic()> emitError,
+                  ArrayRef<int64_t> input, int64_t axis,
                   std::optional<ArrayRef<int64_t>> indices = std::nullopt) {
   int64_t rank = input.size();
   if (axis < 0 || axis >= rank)
-    return op->emitOpError("'axis' ")
-           << axis << " is outside [0, " << rank << ")";
+    return emitError() << "'axis' " << axis << " is outside [0, " << rank
+                       << ")";
   if (indices && static_cast<int64_t>(indices->size()) != rank)
-    return op->emitOpError("indices have rank ")
-           << indices->size() << ", input has " << rank;
+    return emitError() << "indices have rank " << indices->size()
+                       << ", input has " << rank;
   return success();
 }
 
-LogicalResult GatherElementsOp::verify() {
-  ArrayRef<int64_t> indices = shapeOf(getIndices());
-  if (failed(verifyIndexedAxis(*this, shapeOf(getInput()),
-                               static_cast<int64_t>(getAxis()), indices)))
+/// The result of gathering from `input` by `indices`: `shape` applied to
+/// the two shapes after the axis checks, with the input's element type.
+template <typename OpT>
+static LogicalResult
+inferGathered(std::optional<Location> location, typename OpT::Adaptor adaptor,
+              bool elementwise, SmallVectorImpl<Type> &inferred,
+              llvm::function_ref<SmallVector<int64_t>(
+                  ArrayRef<int64_t>, ArrayRef<int64_t>, int64_t)>
+                  shape) {
+  auto emitError = [&] {
+    return inferError(location, OpT::getOperationName());
+  };
+  RankedTensorType input = rankedType(adaptor.getInput());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  if (!input || !indices)
+    return emitError() << "needs ranked input and indices";
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(verifyIndexedAxis(
+          emitError, input.getShape(), axis,
+          elementwise ? std::optional(indices.getShape()) : std::nullopt)))
     return failure();
-  return verifyResultShape(*this, indices);
+  return pushTensor(inferred, shape(input.getShape(), indices.getShape(), axis),
+                    input.getElementType());
+}
+
+LogicalResult
+GatherElementsOp::inferReturnTypes(MLIRContext *,
+                                   std::optional<Location> location,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferred) {
+  return inferGathered<GatherElementsOp>(
+      location, adaptor, /*elementwise=*/true, inferred,
+      [](ArrayRef<int64_t>, ArrayRef<int64_t> indices, int64_t) {
+        return SmallVector<int64_t>(indices);
+      });
 }
 
 //===----------------------------------------------------------------------===//
 // GatherOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  int64_t axis = static_cast<int64_t>(getAxis());
-  if (failed(verifyIndexedAxis(*this, input, axis)))
-    return failure();
-  SmallVector<int64_t> expected(input.take_front(axis));
-  llvm::append_range(expected, shapeOf(getIndices()));
-  llvm::append_range(expected, input.drop_front(axis + 1));
-  return verifyResultShape(*this, expected);
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferGathered<GatherOp>(
+      location, adaptor, /*elementwise=*/false, inferred,
+      [](ArrayRef<int64_t> input, ArrayRef<int64_t> indices, int64_t axis) {
+        SmallVector<int64_t> shape(input.take_front(axis));
+        llvm::append_range(shape, indices);
+        llvm::append_range(shape, input.drop_front(axis + 1));
+        return shape;
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -80,8 +115,8 @@ LogicalResult GatherOp::verify() {
 LogicalResult ScatterElementsOp::verify() {
   ArrayRef<int64_t> input = shapeOf(getInput());
   ArrayRef<int64_t> indices = shapeOf(getIndices());
-  if (failed(verifyIndexedAxis(*this, input, static_cast<int64_t>(getAxis()),
-                               indices)))
+  if (failed(verifyIndexedAxis([&] { return emitOpError(); }, input,
+                               static_cast<int64_t>(getAxis()), indices)))
     return failure();
   if (shapeOf(getUpdates()) != indices)
     return emitOpError("updates and indices differ in shape");
@@ -129,23 +164,41 @@ LogicalResult ArgTopKOp::verify() {
 // GatherNDOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherNDOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  ArrayRef<int64_t> indices = shapeOf(getIndices());
-  int64_t batch = static_cast<int64_t>(getBatchDims());
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> location,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto emitError = [&] { return inferError(location, getOperationName()); };
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType indicesType = rankedType(adaptor.getIndices());
+  if (!inputType || !indicesType)
+    return emitError() << "needs ranked input and indices";
+  ArrayRef<int64_t> input = inputType.getShape();
+  ArrayRef<int64_t> indices = indicesType.getShape();
+  int64_t batch = static_cast<int64_t>(adaptor.getBatchDims());
   int64_t rank = input.size(), indexRank = indices.size();
   if (indexRank < 1 || batch < 0 || batch >= indexRank || batch >= rank)
-    return emitOpError("'batch_dims' ")
-           << batch << " must be below both ranks and indices need rank >= 1";
+    return emitError() << "'batch_dims' " << batch
+                       << " must be below both ranks and indices need rank "
+                          ">= 1";
   int64_t tuple = indices.back();
   if (tuple < 1 || batch + tuple > rank)
-    return emitOpError("index tuples of length ")
-           << tuple << " do not fit the input's rank " << rank;
-  if (input.take_front(batch) != indices.take_front(batch))
+    return emitError() << "index tuples of length " << tuple
+                       << " do not fit the input's rank " << rank;
+  SmallVector<int64_t> shape(indices.drop_back());
+  llvm::append_range(shape, input.drop_front(batch + tuple));
+  return pushTensor(inferred, shape, inputType.getElementType());
+}
+
+LogicalResult GatherNDOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
+  // Inference has checked the ranks and the tuple length.
+  int64_t batch = static_cast<int64_t>(getBatchDims());
+  if (shapeOf(getInput()).take_front(batch) !=
+      shapeOf(getIndices()).take_front(batch))
     return emitOpError("batch dimensions of input and indices differ");
-  SmallVector<int64_t> expected(indices.drop_back());
-  llvm::append_range(expected, input.drop_front(batch + tuple));
-  return verifyResultShape(*this, expected);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
