@@ -62,9 +62,7 @@ inferGathered(std::optional<Location> location, typename OpT::Adaptor adaptor,
               llvm::function_ref<SmallVector<int64_t>(
                   ArrayRef<int64_t>, ArrayRef<int64_t>, int64_t)>
                   shape) {
-  auto emitError = [&] {
-    return inferError(location, OpT::getOperationName());
-  };
+  auto emitError = inferErrorFor<OpT>(location);
   RankedTensorType input = rankedType(adaptor.getInput());
   RankedTensorType indices = rankedType(adaptor.getIndices());
   if (!input || !indices)
@@ -168,7 +166,7 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> location,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] { return inferError(location, getOperationName()); };
+  auto emitError = inferErrorFor<GatherNDOp>(location);
   RankedTensorType inputType = rankedType(adaptor.getInput());
   RankedTensorType indicesType = rankedType(adaptor.getIndices());
   if (!inputType || !indicesType)

@@ -90,9 +90,7 @@ template <typename ConvOp>
 static LogicalResult inferConv(std::optional<Location> location,
                                typename ConvOp::Adaptor adaptor,
                                SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] {
-    return inferError(location, ConvOp::getOperationName());
-  };
+  auto emitError = inferErrorFor<ConvOp>(location);
   auto shape = inferConvWindow<ConvOp>(emitError, adaptor.getInput(),
                                        adaptor.getWeight(), adaptor);
   if (failed(shape))
@@ -184,7 +182,7 @@ LogicalResult DeformConv2DOp::verify() {
 LogicalResult ConvTranspose2DOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] { return inferError(location, getOperationName()); };
+  auto emitError = inferErrorFor<ConvTranspose2DOp>(location);
   RankedTensorType inputType = rankedType(adaptor.getInput());
   RankedTensorType weightType = rankedType(adaptor.getWeight());
   if (!inputType || !weightType || inputType.getRank() != 4 ||
@@ -244,7 +242,7 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] { return inferError(location, getOperationName()); };
+  auto emitError = inferErrorFor<MatMulOp>(location);
   RankedTensorType lhsType = rankedType(adaptor.getLhs());
   RankedTensorType rhsType = rankedType(adaptor.getRhs());
   if (!lhsType || !rhsType || lhsType.getRank() < 2 ||
@@ -416,9 +414,7 @@ template <typename PoolOp>
 static LogicalResult inferPool2D(std::optional<Location> location,
                                  typename PoolOp::Adaptor adaptor,
                                  SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] {
-    return inferError(location, PoolOp::getOperationName());
-  };
+  auto emitError = inferErrorFor<PoolOp>(location);
   RankedTensorType inputType = rankedType(adaptor.getInput());
   if (!inputType)
     return emitError() << "needs a ranked input";

@@ -37,6 +37,13 @@ mlir::LogicalResult verifySameElementTypes(mlir::Operation *op);
 mlir::InFlightDiagnostic inferError(std::optional<mlir::Location> location,
                                     llvm::StringRef opName);
 
+/// inferError bound to the op `OpT`: what a shared inference rule reports
+/// through.
+template <typename OpT>
+auto inferErrorFor(std::optional<mlir::Location> location) {
+  return [location] { return inferError(location, OpT::getOperationName()); };
+}
+
 /// The ranked tensor type of `value`, or null when it has none (a builder
 /// may infer before any verifier has checked the operand types).
 mlir::RankedTensorType rankedType(mlir::Value value);

@@ -58,9 +58,7 @@ template <typename OpT>
 static LogicalResult inferReduction(std::optional<Location> location,
                                     typename OpT::Adaptor adaptor,
                                     SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] {
-    return inferError(location, OpT::getOperationName());
-  };
+  auto emitError = inferErrorFor<OpT>(location);
   RankedTensorType inputType = rankedType(adaptor.getInput());
   if (!inputType)
     return emitError() << "needs a ranked input";

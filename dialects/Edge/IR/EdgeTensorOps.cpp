@@ -41,7 +41,7 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] { return inferError(location, getOperationName()); };
+  auto emitError = inferErrorFor<ConcatOp>(location);
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty() || !rankedType(inputs.front()))
     return emitError() << "needs at least one ranked input";
@@ -103,7 +103,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  auto emitError = [&] { return inferError(location, getOperationName()); };
+  auto emitError = inferErrorFor<TransposeOp>(location);
   RankedTensorType inputType = rankedType(adaptor.getInput());
   if (!inputType)
     return emitError() << "needs a ranked input";
