@@ -1,4 +1,4 @@
-//===- EdgeIndexingOps.cpp - gather, scatter, top-k, range ----------------===//
+//===- EdgeIndexingOps.cpp - gather, scatter, top-k, range, resize --------===//
 //
 // The result type is exactly the one the operands and attributes imply:
 // ops whose result follows from them infer it (InferTypeOpInterface, whose
@@ -214,5 +214,128 @@ LogicalResult RangeOp::verify() {
            << type.getElementType();
   if (shapeOf(getOutput()).size() != 1)
     return emitOpError("result must be 1-d, got ") << getOutput().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeOp, GridSampleOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `value` is one of `allowed`, naming the attribute otherwise.
+static LogicalResult verifyOneOf(Operation *op, StringRef name, StringRef value,
+                                 ArrayRef<StringRef> allowed) {
+  if (llvm::is_contained(allowed, value))
+    return success();
+  return op->emitOpError("'")
+         << name << "' must be one of " << llvm::join(allowed, ", ")
+         << ", got '" << value << "'";
+}
+
+/// Checks a run-time vector operand: rank 1 with `entries` elements.
+static LogicalResult verifyVectorOperand(Operation *op, Value value,
+                                         StringRef name, int64_t entries) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (shape.size() == 1 && shape[0] == entries &&
+      getElementTypeOrSelf(value).isF32())
+    return success();
+  return op->emitOpError("'") << name << "' operand must be tensor<" << entries
+                              << "xf32>, got " << value.getType();
+}
+
+/// Checks per-axis scales against the input and result extents.
+static LogicalResult verifyStaticScales(Operation *op, ArrayRef<double> scales,
+                                        ArrayRef<int64_t> input,
+                                        ArrayRef<int64_t> output) {
+  int64_t rank = input.size();
+  if (static_cast<int64_t>(scales.size()) != rank)
+    return op->emitOpError("'scales' has ")
+           << scales.size() << " entries, expected " << rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!(scales[d] > 0) || !std::isfinite(scales[d]))
+      return op->emitOpError("scale ")
+             << scales[d] << " of axis " << d << " must be positive and finite";
+    // floor(scale * in) per the ONNX shape rule; keep_aspect_ratio_policy
+    // rounds instead, so allow anything within one.
+    if (std::abs(static_cast<double>(output[d]) - scales[d] * input[d]) >=
+        1.0 + 1e-6)
+      return op->emitOpError("result extent ")
+             << output[d] << " of axis " << d << " does not match scale "
+             << scales[d] << " times input extent " << input[d];
+  }
+  return success();
+}
+
+LogicalResult GridSampleOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
+  Operation *op = getOperation();
+  if (failed(verifyOneOf(op, "mode", getMode(),
+                         {"bilinear", "nearest", "bicubic"})) ||
+      failed(verifyOneOf(op, "padding_mode", getPaddingMode(),
+                         {"zeros", "border", "reflection"})))
+    return failure();
+  return success();
+}
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType gridType = rankedType(adaptor.getGrid());
+  if (!inputType || !gridType || inputType.getRank() != 4 ||
+      gridType.getRank() != 4 || gridType.getDimSize(3) != 2 ||
+      gridType.getDimSize(0) != inputType.getDimSize(0))
+    return inferError(location, getOperationName())
+           << "needs an [N, C, H, W] input and an [N, H_out, W_out, 2] grid";
+  ArrayRef<int64_t> input = inputType.getShape(), grid = gridType.getShape();
+  return pushTensor(inferred, {input[0], input[1], grid[1], grid[2]},
+                    inputType.getElementType());
+}
+
+LogicalResult ResizeOp::verify() {
+  Operation *op = getOperation();
+  if (failed(
+          verifyOneOf(op, "mode", getMode(), {"nearest", "linear", "cubic"})) ||
+      failed(verifyOneOf(op, "coordinate_transformation_mode",
+                         getCoordinateTransformationMode(),
+                         {"half_pixel", "half_pixel_symmetric",
+                          "pytorch_half_pixel", "align_corners", "asymmetric",
+                          "tf_half_pixel_for_nn", "tf_crop_and_resize"})) ||
+      failed(verifyOneOf(
+          op, "nearest_mode", getNearestMode(),
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
+    return failure();
+  if (getAntialias() && getMode() == "nearest")
+    return emitOpError("'antialias' needs linear or cubic mode");
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> output = shapeOf(getOutput());
+  int64_t rank = input.size();
+  if (static_cast<int64_t>(output.size()) != rank)
+    return emitOpError("result rank ")
+           << output.size() << " differs from the input rank " << rank;
+
+  if (getScales().has_value() == (getDynamicScales() != nullptr))
+    return emitOpError("needs exactly one of the 'scales' attribute and the "
+                       "'scales' operand");
+  if (Value scales = getDynamicScales()) {
+    if (failed(verifyVectorOperand(op, scales, "scales", rank)))
+      return failure();
+  } else if (failed(verifyStaticScales(op, *getScales(), input, output))) {
+    return failure();
+  }
+
+  bool crop = getCoordinateTransformationMode() == "tf_crop_and_resize";
+  bool hasRoi = getRoi().has_value() || getDynamicRoi();
+  if (!crop && hasRoi)
+    return emitOpError("a region of interest needs 'tf_crop_and_resize'");
+  if (crop && getRoi().has_value() == (getDynamicRoi() != nullptr))
+    return emitOpError("'tf_crop_and_resize' needs exactly one of the 'roi' "
+                       "attribute and the 'roi' operand");
+  if (Value roi = getDynamicRoi())
+    return verifyVectorOperand(op, roi, "roi", 2 * rank);
+  if (crop && static_cast<int64_t>(getRoi()->size()) != 2 * rank)
+    return emitOpError("'roi' has ")
+           << getRoi()->size() << " entries, expected " << 2 * rank;
   return success();
 }
