@@ -56,31 +56,29 @@ verifyIndexedAxis(llvm::function_ref<InFlightDiagnostic()> emitError,
 /// The result of gathering from `input` by `indices`: `shape` applied to
 /// the two shapes after the axis checks, with the input's element type.
 template <typename OpT>
-static LogicalResult
-inferGathered(std::optional<Location> location, typename OpT::Adaptor adaptor,
-              bool elementwise, SmallVectorImpl<Type> &inferred,
-              llvm::function_ref<SmallVector<int64_t>(
-                  ArrayRef<int64_t>, ArrayRef<int64_t>, int64_t)>
-                  shape) {
+static LogicalResult inferGathered(
+    std::optional<Location> location, typename OpT::Adaptor adaptor,
+    bool elementwise, SmallVectorImpl<Type> &inferred,
+    llvm::function_ref<SmallVector<int64_t>(ArrayRef<int64_t>,
+                                            ArrayRef<int64_t>, int64_t)>
+        shape) {
   auto emitError = inferErrorFor<OpT>(location);
   RankedTensorType input = rankedType(adaptor.getInput());
   RankedTensorType indices = rankedType(adaptor.getIndices());
   if (!input || !indices)
     return emitError() << "needs ranked input and indices";
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
-  if (failed(verifyIndexedAxis(
-          emitError, input.getShape(), axis,
-          elementwise ? std::optional(indices.getShape()) : std::nullopt)))
+  if (failed(verifyIndexedAxis(emitError, input.getShape(), axis,
+                               elementwise ? std::optional(indices.getShape())
+                                           : std::nullopt)))
     return failure();
   return pushTensor(inferred, shape(input.getShape(), indices.getShape(), axis),
                     input.getElementType());
 }
 
-LogicalResult
-GatherElementsOp::inferReturnTypes(MLIRContext *,
-                                   std::optional<Location> location,
-                                   Adaptor adaptor,
-                                   SmallVectorImpl<Type> &inferred) {
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
   return inferGathered<GatherElementsOp>(
       location, adaptor, /*elementwise=*/true, inferred,
       [](ArrayRef<int64_t>, ArrayRef<int64_t> indices, int64_t) {

@@ -42,8 +42,7 @@ inferWindowShape(EmitErrorFn emitError, ArrayRef<int64_t> input,
                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                  ArrayRef<int64_t> pads, bool ceilMode) {
   if (input.size() != 4)
-    return emitError() << "input must have rank 4 (NCHW), got "
-                       << input.size();
+    return emitError() << "input must have rank 4 (NCHW), got " << input.size();
   if (kernel.size() != 2)
     return emitError() << "'kernel' must have 2 entries";
   if (failed(verifyWindowAttributes(emitError, 2, kernel, strides, dilations,
@@ -95,8 +94,7 @@ static LogicalResult inferConv(std::optional<Location> location,
                                        adaptor.getWeight(), adaptor);
   if (failed(shape))
     return failure();
-  return pushTensor(inferred, *shape,
-                    getElementTypeOrSelf(adaptor.getInput()));
+  return pushTensor(inferred, *shape, getElementTypeOrSelf(adaptor.getInput()));
 }
 
 STRATA_EDGE_INFER_WITH(Conv2DOp, inferConv)

@@ -60,8 +60,7 @@ mlir::LogicalResult pushTensor(llvm::SmallVectorImpl<mlir::Type> &inferred,
 /// (of the inferred types, returned in `inferred` when given).
 template <typename OpT>
 mlir::LogicalResult
-verifyInferable(OpT op,
-                llvm::SmallVectorImpl<mlir::Type> *inferred = nullptr) {
+verifyInferable(OpT op, llvm::SmallVectorImpl<mlir::Type> *inferred = nullptr) {
   llvm::SmallVector<mlir::Type> types;
   return OpT::inferReturnTypes(op.getContext(), op.getLoc(),
                                typename OpT::Adaptor(op),

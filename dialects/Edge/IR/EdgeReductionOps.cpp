@@ -72,12 +72,11 @@ static LogicalResult inferReduction(std::optional<Location> location,
     if (i > 0 && axis <= axes[i - 1])
       return emitError() << "'axes' must be sorted and unique";
   }
-  return pushTensor(inferred,
-                    reducedShape(inputType.getShape(), adaptor.getKeepDims(),
-                                 [&](int64_t dim) {
-                                   return llvm::is_contained(axes, dim);
-                                 }),
-                    inputType.getElementType());
+  return pushTensor(
+      inferred,
+      reducedShape(inputType.getShape(), adaptor.getKeepDims(),
+                   [&](int64_t dim) { return llvm::is_contained(axes, dim); }),
+      inputType.getElementType());
 }
 
 STRATA_EDGE_INFER_WITH(ReduceMeanOp, inferReduction)

@@ -145,8 +145,8 @@ struct MaxUnpoolLowering : public OpConversionPattern<hl::MaxUnpoolOp> {
     RankedTensorType resultType = getStaticType(op.getOutput());
     if (inputType.getShape() != indicesType.getShape() ||
         resultType.getRank() != inputType.getRank())
-      return rewriter.notifyMatchFailure(
-          op, "needs indices shaped like the input");
+      return rewriter.notifyMatchFailure(op,
+                                         "needs indices shaped like the input");
     int64_t rank = inputType.getRank(), spatial = rank - 2;
     ArrayRef<int64_t> kernel = op.getKernelShape();
     SmallVector<int64_t> strides(spatial, 1), pads(2 * spatial, 0);
