@@ -72,13 +72,13 @@ class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
     : Edge_Op<mnemonic, !listconcat(traits, [Pure,
                                              SameOperandsAndResultElementType,
                                              SameOperandsAndResultRank,
-                                             Edge_KernelOpInterface])> {
+                                             Edge_KernelOpInterface,
+                                             InferTypeOpAdaptor])> {
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -86,10 +86,13 @@ class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
 /// (strata-edge-fuse, EdgePostOps.td): `post_ops` applied to the result,
 /// reading `post_operands` (of the result's rank) in order. Operands and
 /// result share the element type, except that a chain ending in `quantize`
-/// writes an 8-bit result.
+/// writes an 8-bit result: the inferred type is the unfused one, and an
+/// 8-bit result of its shape is compatible with it (the verifier checks the
+/// chain).
 class Edge_FusibleBinaryOp<string mnemonic, list<Trait> traits = []>
     : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultRank,
-                                             Edge_KernelOpInterface])> {
+                                             Edge_KernelOpInterface,
+                                             InferTypeOpAdaptorWithIsCompatible])> {
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs,
                        Variadic<Edge_Tensor>:$post_operands,
                        OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);
@@ -103,6 +106,10 @@ class Edge_FusibleBinaryOp<string mnemonic, list<Trait> traits = []>
                    "::mlir::Value":$rhs), [{
       build($_builder, $_state, output, lhs, rhs, ::mlir::ValueRange(),
             ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+      build($_builder, $_state, lhs, rhs, ::mlir::ValueRange(),
+            ::mlir::ArrayAttr());
     }]>
   ];
   let hasVerifier = 1;
@@ -113,13 +120,13 @@ class Edge_BinaryAnyTypeOp<string mnemonic, list<Trait> traits = []>
     : Edge_Op<mnemonic, !listconcat(traits, [Pure,
                                              SameOperandsAndResultElementType,
                                              SameOperandsAndResultRank,
-                                             Edge_KernelOpInterface])> {
+                                             Edge_KernelOpInterface,
+                                             InferTypeOpAdaptor])> {
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
 }
 
 #endif // STRATA_EDGE_BASE

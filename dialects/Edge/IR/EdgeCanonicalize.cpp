@@ -73,11 +73,11 @@ struct FoldScaleIntoConv : public OpRewritePattern<MulOp> {
     int64_t scaleChannels = cast<ShapedType>(scale.getType()).getDimSize(1);
     Value weight = conv.getWeight();
     Value weightScale = reshape(rewriter, loc, scale, {scaleChannels, 1, 1, 1});
-    weight = rewriter.create<MulOp>(loc, weight.getType(), weight, weightScale);
+    weight = rewriter.create<MulOp>(loc, weight, weightScale);
     Value bias = conv.getBias();
     if (bias) {
       Value biasScale = reshape(rewriter, loc, scale, {scaleChannels});
-      bias = rewriter.create<MulOp>(loc, bias.getType(), bias, biasScale);
+      bias = rewriter.create<MulOp>(loc, bias, biasScale);
     }
     replaceByFoldedConv(rewriter, op, conv, weight, bias);
     return success();
@@ -105,7 +105,7 @@ struct FoldShiftIntoConv : public OpRewritePattern<AddOp> {
           loc, DenseElementsAttr::get(
                    biasType, rewriter.getZeroAttr(convType.getElementType())));
     Value flatShift = reshape(rewriter, loc, shift, {shiftChannels});
-    bias = rewriter.create<AddOp>(loc, biasType, bias, flatShift);
+    bias = rewriter.create<AddOp>(loc, bias, flatShift);
     replaceByFoldedConv(rewriter, op, conv, conv.getWeight(), bias);
     return success();
   }

@@ -31,7 +31,8 @@ def Edge_ActivationOp : Edge_Op<"activation",
   let hasVerifier = 1;
 }
 
-def Edge_LayerNormOp : Edge_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
+def Edge_LayerNormOp : Edge_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["input", "output"]>]> {
   let summary = "Layer normalization over the last axis (delegates only)";
   let description = [{
     `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + epsilon)` over the last

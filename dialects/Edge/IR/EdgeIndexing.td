@@ -10,7 +10,8 @@
 include "Edge/IR/EdgeBase.td"
 
 def Edge_GatherElementsOp : Edge_Op<"gather_elements",
-    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "Gather along one axis with a full index tensor";
   let description = [{
     `output[i...]` is `input[i...]` with the `axis` coordinate replaced by
@@ -27,11 +28,11 @@ def Edge_GatherElementsOp : Edge_Op<"gather_elements",
                        I64Attr:$axis);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Edge_GatherOp : Edge_Op<"gather",
-    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "Gather slices along one axis";
   let description = [{
     The result shape is `input[:axis] ++ indices ++ input[axis+1:]`; each
@@ -48,7 +49,6 @@ def Edge_GatherOp : Edge_Op<"gather",
                        I64Attr:$axis);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Edge_ScatterElementsOp : Edge_Op<"scatter_elements",
@@ -78,7 +78,8 @@ def Edge_ScatterElementsOp : Edge_Op<"scatter_elements",
 }
 
 def Edge_GatherNDOp : Edge_Op<"gather_nd",
-    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "Gather slices addressed by index tuples";
   let description = [{
     The last extent `K` of `indices` is the tuple length; the first
@@ -167,7 +168,7 @@ def Edge_ScatterNDOp : Edge_Op<"scatter_nd",
 }
 
 def Edge_GridSampleOp : Edge_Op<"grid_sample",
-    [Pure, Edge_KernelOpInterface]> {
+    [Pure, Edge_KernelOpInterface, InferTypeOpAdaptor]> {
   let summary = "Sample an image at grid coordinates (ONNX GridSample, 2-d)";
   let description = [{
     Input `[N, C, H, W]`, grid `[N, H_out, W_out, 2]` of (x, y) in [-1, 1]

@@ -1,8 +1,10 @@
-//===- EdgeIndexingOps.cpp - gather, scatter, top-k, range ----------------===//
+//===- EdgeIndexingOps.cpp - gather, scatter, top-k, range, resize --------===//
 //
-// Every verifier here checks that the result type is exactly the one the
-// operands and attributes imply: backends and the portable runtime rely on
-// it and never re-derive shapes (EdgeOpUtils.h has the shared checks).
+// The result type is exactly the one the operands and attributes imply:
+// ops whose result follows from them infer it (InferTypeOpInterface, whose
+// verifier compares it with the actual one), the others' verifiers check
+// it. Backends and the portable runtime rely on it and never re-derive
+// shapes (EdgeOpUtils.h has the shared helpers).
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
@@ -38,39 +40,68 @@ using namespace strata::edge::detail;
 /// Checks that `axis` lies in [0, rank of `input`) and, for the *Elements
 /// ops (`indices` given), that the indices have the input's rank.
 static LogicalResult
-verifyIndexedAxis(Operation *op, ArrayRef<int64_t> input, int64_t axis,
+verifyIndexedAxis(llvm::function_ref<InFlightDiagnostic()> emitError,
+                  ArrayRef<int64_t> input, int64_t axis,
                   std::optional<ArrayRef<int64_t>> indices = std::nullopt) {
   int64_t rank = input.size();
   if (axis < 0 || axis >= rank)
-    return op->emitOpError("'axis' ")
-           << axis << " is outside [0, " << rank << ")";
+    return emitError() << "'axis' " << axis << " is outside [0, " << rank
+                       << ")";
   if (indices && static_cast<int64_t>(indices->size()) != rank)
-    return op->emitOpError("indices have rank ")
-           << indices->size() << ", input has " << rank;
+    return emitError() << "indices have rank " << indices->size()
+                       << ", input has " << rank;
   return success();
 }
 
-LogicalResult GatherElementsOp::verify() {
-  ArrayRef<int64_t> indices = shapeOf(getIndices());
-  if (failed(verifyIndexedAxis(*this, shapeOf(getInput()),
-                               static_cast<int64_t>(getAxis()), indices)))
+/// The result of gathering from `input` by `indices`: `shape` applied to
+/// the two shapes after the axis checks, with the input's element type.
+template <typename OpT>
+static LogicalResult inferGathered(
+    std::optional<Location> location, typename OpT::Adaptor adaptor,
+    bool elementwise, SmallVectorImpl<Type> &inferred,
+    llvm::function_ref<SmallVector<int64_t>(ArrayRef<int64_t>,
+                                            ArrayRef<int64_t>, int64_t)>
+        shape) {
+  auto emitError = inferErrorFor<OpT>(location);
+  RankedTensorType input = rankedType(adaptor.getInput());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  if (!input || !indices)
+    return emitError() << "needs ranked input and indices";
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(verifyIndexedAxis(emitError, input.getShape(), axis,
+                               elementwise ? std::optional(indices.getShape())
+                                           : std::nullopt)))
     return failure();
-  return verifyResultShape(*this, indices);
+  return pushTensor(inferred, shape(input.getShape(), indices.getShape(), axis),
+                    input.getElementType());
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferGathered<GatherElementsOp>(
+      location, adaptor, /*elementwise=*/true, inferred,
+      [](ArrayRef<int64_t>, ArrayRef<int64_t> indices, int64_t) {
+        return SmallVector<int64_t>(indices);
+      });
 }
 
 //===----------------------------------------------------------------------===//
 // GatherOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  int64_t axis = static_cast<int64_t>(getAxis());
-  if (failed(verifyIndexedAxis(*this, input, axis)))
-    return failure();
-  SmallVector<int64_t> expected(input.take_front(axis));
-  llvm::append_range(expected, shapeOf(getIndices()));
-  llvm::append_range(expected, input.drop_front(axis + 1));
-  return verifyResultShape(*this, expected);
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferGathered<GatherOp>(
+      location, adaptor, /*elementwise=*/false, inferred,
+      [](ArrayRef<int64_t> input, ArrayRef<int64_t> indices, int64_t axis) {
+        SmallVector<int64_t> shape(input.take_front(axis));
+        llvm::append_range(shape, indices);
+        llvm::append_range(shape, input.drop_front(axis + 1));
+        return shape;
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -80,8 +111,8 @@ LogicalResult GatherOp::verify() {
 LogicalResult ScatterElementsOp::verify() {
   ArrayRef<int64_t> input = shapeOf(getInput());
   ArrayRef<int64_t> indices = shapeOf(getIndices());
-  if (failed(verifyIndexedAxis(*this, input, static_cast<int64_t>(getAxis()),
-                               indices)))
+  if (failed(verifyIndexedAxis([&] { return emitOpError(); }, input,
+                               static_cast<int64_t>(getAxis()), indices)))
     return failure();
   if (shapeOf(getUpdates()) != indices)
     return emitOpError("updates and indices differ in shape");
@@ -129,23 +160,41 @@ LogicalResult ArgTopKOp::verify() {
 // GatherNDOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherNDOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  ArrayRef<int64_t> indices = shapeOf(getIndices());
-  int64_t batch = static_cast<int64_t>(getBatchDims());
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> location,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<GatherNDOp>(location);
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType indicesType = rankedType(adaptor.getIndices());
+  if (!inputType || !indicesType)
+    return emitError() << "needs ranked input and indices";
+  ArrayRef<int64_t> input = inputType.getShape();
+  ArrayRef<int64_t> indices = indicesType.getShape();
+  int64_t batch = static_cast<int64_t>(adaptor.getBatchDims());
   int64_t rank = input.size(), indexRank = indices.size();
   if (indexRank < 1 || batch < 0 || batch >= indexRank || batch >= rank)
-    return emitOpError("'batch_dims' ")
-           << batch << " must be below both ranks and indices need rank >= 1";
+    return emitError() << "'batch_dims' " << batch
+                       << " must be below both ranks and indices need rank "
+                          ">= 1";
   int64_t tuple = indices.back();
   if (tuple < 1 || batch + tuple > rank)
-    return emitOpError("index tuples of length ")
-           << tuple << " do not fit the input's rank " << rank;
-  if (input.take_front(batch) != indices.take_front(batch))
+    return emitError() << "index tuples of length " << tuple
+                       << " do not fit the input's rank " << rank;
+  SmallVector<int64_t> shape(indices.drop_back());
+  llvm::append_range(shape, input.drop_front(batch + tuple));
+  return pushTensor(inferred, shape, inputType.getElementType());
+}
+
+LogicalResult GatherNDOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
+  // Inference has checked the ranks and the tuple length.
+  int64_t batch = static_cast<int64_t>(getBatchDims());
+  if (shapeOf(getInput()).take_front(batch) !=
+      shapeOf(getIndices()).take_front(batch))
     return emitOpError("batch dimensions of input and indices differ");
-  SmallVector<int64_t> expected(indices.drop_back());
-  llvm::append_range(expected, input.drop_front(batch + tuple));
-  return verifyResultShape(*this, expected);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -163,5 +212,128 @@ LogicalResult RangeOp::verify() {
            << type.getElementType();
   if (shapeOf(getOutput()).size() != 1)
     return emitOpError("result must be 1-d, got ") << getOutput().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeOp, GridSampleOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `value` is one of `allowed`, naming the attribute otherwise.
+static LogicalResult verifyOneOf(Operation *op, StringRef name, StringRef value,
+                                 ArrayRef<StringRef> allowed) {
+  if (llvm::is_contained(allowed, value))
+    return success();
+  return op->emitOpError("'")
+         << name << "' must be one of " << llvm::join(allowed, ", ")
+         << ", got '" << value << "'";
+}
+
+/// Checks a run-time vector operand: rank 1 with `entries` elements.
+static LogicalResult verifyVectorOperand(Operation *op, Value value,
+                                         StringRef name, int64_t entries) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (shape.size() == 1 && shape[0] == entries &&
+      getElementTypeOrSelf(value).isF32())
+    return success();
+  return op->emitOpError("'") << name << "' operand must be tensor<" << entries
+                              << "xf32>, got " << value.getType();
+}
+
+/// Checks per-axis scales against the input and result extents.
+static LogicalResult verifyStaticScales(Operation *op, ArrayRef<double> scales,
+                                        ArrayRef<int64_t> input,
+                                        ArrayRef<int64_t> output) {
+  int64_t rank = input.size();
+  if (static_cast<int64_t>(scales.size()) != rank)
+    return op->emitOpError("'scales' has ")
+           << scales.size() << " entries, expected " << rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!(scales[d] > 0) || !std::isfinite(scales[d]))
+      return op->emitOpError("scale ")
+             << scales[d] << " of axis " << d << " must be positive and finite";
+    // floor(scale * in) per the ONNX shape rule; keep_aspect_ratio_policy
+    // rounds instead, so allow anything within one.
+    if (std::abs(static_cast<double>(output[d]) - scales[d] * input[d]) >=
+        1.0 + 1e-6)
+      return op->emitOpError("result extent ")
+             << output[d] << " of axis " << d << " does not match scale "
+             << scales[d] << " times input extent " << input[d];
+  }
+  return success();
+}
+
+LogicalResult GridSampleOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
+  Operation *op = getOperation();
+  if (failed(verifyOneOf(op, "mode", getMode(),
+                         {"bilinear", "nearest", "bicubic"})) ||
+      failed(verifyOneOf(op, "padding_mode", getPaddingMode(),
+                         {"zeros", "border", "reflection"})))
+    return failure();
+  return success();
+}
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType gridType = rankedType(adaptor.getGrid());
+  if (!inputType || !gridType || inputType.getRank() != 4 ||
+      gridType.getRank() != 4 || gridType.getDimSize(3) != 2 ||
+      gridType.getDimSize(0) != inputType.getDimSize(0))
+    return inferError(location, getOperationName())
+           << "needs an [N, C, H, W] input and an [N, H_out, W_out, 2] grid";
+  ArrayRef<int64_t> input = inputType.getShape(), grid = gridType.getShape();
+  return pushTensor(inferred, {input[0], input[1], grid[1], grid[2]},
+                    inputType.getElementType());
+}
+
+LogicalResult ResizeOp::verify() {
+  Operation *op = getOperation();
+  if (failed(
+          verifyOneOf(op, "mode", getMode(), {"nearest", "linear", "cubic"})) ||
+      failed(verifyOneOf(op, "coordinate_transformation_mode",
+                         getCoordinateTransformationMode(),
+                         {"half_pixel", "half_pixel_symmetric",
+                          "pytorch_half_pixel", "align_corners", "asymmetric",
+                          "tf_half_pixel_for_nn", "tf_crop_and_resize"})) ||
+      failed(verifyOneOf(
+          op, "nearest_mode", getNearestMode(),
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
+    return failure();
+  if (getAntialias() && getMode() == "nearest")
+    return emitOpError("'antialias' needs linear or cubic mode");
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  ArrayRef<int64_t> output = shapeOf(getOutput());
+  int64_t rank = input.size();
+  if (static_cast<int64_t>(output.size()) != rank)
+    return emitOpError("result rank ")
+           << output.size() << " differs from the input rank " << rank;
+
+  if (getScales().has_value() == (getDynamicScales() != nullptr))
+    return emitOpError("needs exactly one of the 'scales' attribute and the "
+                       "'scales' operand");
+  if (Value scales = getDynamicScales()) {
+    if (failed(verifyVectorOperand(op, scales, "scales", rank)))
+      return failure();
+  } else if (failed(verifyStaticScales(op, *getScales(), input, output))) {
+    return failure();
+  }
+
+  bool crop = getCoordinateTransformationMode() == "tf_crop_and_resize";
+  bool hasRoi = getRoi().has_value() || getDynamicRoi();
+  if (!crop && hasRoi)
+    return emitOpError("a region of interest needs 'tf_crop_and_resize'");
+  if (crop && getRoi().has_value() == (getDynamicRoi() != nullptr))
+    return emitOpError("'tf_crop_and_resize' needs exactly one of the 'roi' "
+                       "attribute and the 'roi' operand");
+  if (Value roi = getDynamicRoi())
+    return verifyVectorOperand(op, roi, "roi", 2 * rank);
+  if (crop && static_cast<int64_t>(getRoi()->size()) != 2 * rank)
+    return emitOpError("'roi' has ")
+           << getRoi()->size() << " entries, expected " << 2 * rank;
   return success();
 }

@@ -13,7 +13,7 @@ include "Edge/IR/EdgeBase.td"
 /// and `greater_equal` are `less` and `less_equal` with swapped operands.
 class Edge_CompareOp<string mnemonic, string formula>
     : Edge_Op<mnemonic, [Pure, SameOperandsElementType, SameOperandsAndResultRank,
-                         Edge_KernelOpInterface]> {
+                         Edge_KernelOpInterface, InferTypeOpAdaptor]> {
   let summary = "Elementwise comparison `" # formula # "`";
   let description = !strconcat(
       "Broadcasting as `add`; operands share one element type.\n\n```mlir\n",
@@ -24,7 +24,6 @@ class Edge_CompareOp<string mnemonic, string formula>
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
 }
 
 def Edge_EqualOp : Edge_CompareOp<"equal", "a == b">;
@@ -63,7 +62,8 @@ def Edge_LogicalNotOp : Edge_UnaryElementwiseOp<"logical_not"> {
 
 def Edge_SelectOp : Edge_Op<"select", [Pure, SameOperandsAndResultRank,
                                        AllElementTypesMatch<["on_true", "on_false", "output"]>,
-                                       Edge_KernelOpInterface]> {
+                                       Edge_KernelOpInterface,
+                                       InferTypeOpAdaptor]> {
   let summary = "Elementwise choice: condition ? on_true : on_false";
   let description = [{
     All three operands have the result's rank; each extent equals the
@@ -78,7 +78,6 @@ def Edge_SelectOp : Edge_Op<"select", [Pure, SameOperandsAndResultRank,
                        Edge_Tensor:$on_false);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Edge_ModOp : Edge_BinaryAnyTypeOp<"mod"> {
@@ -94,6 +93,7 @@ def Edge_ModOp : Edge_BinaryAnyTypeOp<"mod"> {
     ```
   }];
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs, BoolAttr:$fmod);
+  let hasVerifier = 1;
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
@@ -101,7 +101,7 @@ def Edge_ModOp : Edge_BinaryAnyTypeOp<"mod"> {
 
 def Edge_BitShiftOp : Edge_Op<"bit_shift", [Pure,
     SameOperandsAndResultElementType, SameOperandsAndResultRank,
-    Edge_KernelOpInterface]> {
+    Edge_KernelOpInterface, InferTypeOpAdaptor]> {
   let summary = "Elementwise logical shift of unsigned integers";
   let description = [{
     `lhs << rhs` (`direction = "left"`) or `lhs >> rhs` (`"right"`) on

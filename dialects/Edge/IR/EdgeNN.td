@@ -11,7 +11,8 @@
 include "Edge/IR/EdgeBase.td"
 
 def Edge_Conv2DOp : Edge_Op<"conv2d",
-    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface]> {
+    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "2-d convolution, NCHW input, OIHW weight";
   let description = [{
     Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, optional bias `[M]`.
@@ -53,13 +54,24 @@ def Edge_Conv2DOp : Edge_Op<"conv2d",
             $_builder.getDenseI64ArrayAttr(dilations),
             $_builder.getDenseI64ArrayAttr(pads),
             $_builder.getI64IntegerAttr(group), ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$bias,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads, "int64_t":$group), [{
+      build($_builder, $_state, input, weight, bias,
+            ::mlir::ValueRange(), $_builder.getDenseI64ArrayAttr(strides),
+            $_builder.getDenseI64ArrayAttr(dilations),
+            $_builder.getDenseI64ArrayAttr(pads),
+            $_builder.getI64IntegerAttr(group), ::mlir::ArrayAttr());
     }]>
   ];
   let hasVerifier = 1;
 }
 
 def Edge_DeformConv2DOp : Edge_Op<"deform_conv2d",
-    [Pure, Edge_KernelOpInterface]> {
+    [Pure, Edge_KernelOpInterface, InferTypeOpAdaptor]> {
   let summary = "2-d deformable convolution, NCHW input, OIHW weight (f32)";
   let description = [{
     Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, bias `[M]`, offset
@@ -93,7 +105,8 @@ def Edge_DeformConv2DOp : Edge_Op<"deform_conv2d",
 }
 
 def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
-    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface]> {
+    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "2-d transposed convolution, NCHW input, IOHW weight";
   let description = [{
     Input `[N, C, H, W]`, weight `[C, M/group, KH, KW]`, optional bias `[M]`.
@@ -143,12 +156,27 @@ def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
             $_builder.getDenseI64ArrayAttr(pads),
             $_builder.getDenseI64ArrayAttr(output_padding),
             $_builder.getI64IntegerAttr(group), ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$bias,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads,
+                   "::llvm::ArrayRef<int64_t>":$output_padding,
+                   "int64_t":$group), [{
+      build($_builder, $_state, input, weight, bias,
+            ::mlir::ValueRange(), $_builder.getDenseI64ArrayAttr(strides),
+            $_builder.getDenseI64ArrayAttr(dilations),
+            $_builder.getDenseI64ArrayAttr(pads),
+            $_builder.getDenseI64ArrayAttr(output_padding),
+            $_builder.getI64IntegerAttr(group), ::mlir::ArrayAttr());
     }]>
   ];
   let hasVerifier = 1;
 }
 
-def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface]> {
+def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface,
+                                       InferTypeOpAdaptor]> {
   let summary = "Batched matrix product with rank-explicit batch broadcasting";
   let description = [{
     `lhs [B..., M, K] x rhs [B..., K, N] -> [B..., M, N]`. Both operands have
@@ -176,13 +204,19 @@ def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface]> {
                    "::mlir::Value":$rhs), [{
       build($_builder, $_state, output, lhs, rhs, ::mlir::ValueRange(),
             ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs), [{
+      build($_builder, $_state, lhs, rhs, ::mlir::ValueRange(),
+            ::mlir::ArrayAttr());
     }]>
   ];
   let hasVerifier = 1;
 }
 
 def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
-    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType,
+     InferTypeOpAdaptor]> {
   let summary = "2-d max pooling, NCHW";
   let description = [{
     `pads` is `[top, left, bottom, right]`; padded elements never win.
@@ -212,13 +246,22 @@ def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
                    "::llvm::ArrayRef<int64_t>":$pads, "bool":$ceil_mode), [{
       build($_builder, $_state, output, input, kernel, strides, dilations,
             pads, ceil_mode, ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$kernel,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads, "bool":$ceil_mode), [{
+      build($_builder, $_state, input, kernel, strides, dilations,
+            pads, ceil_mode, ::mlir::ArrayAttr());
     }]>
   ];
   let hasVerifier = 1;
 }
 
 def Edge_AvgPool2DOp : Edge_Op<"avg_pool2d",
-    [Pure, SameOperandsAndResultElementType, Edge_KernelOpInterface]> {
+    [Pure, SameOperandsAndResultElementType, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "2-d average pooling, NCHW";
   let description = [{
     Attributes as `max_pool2d`; with `count_include_pad` the divisor counts
@@ -251,6 +294,15 @@ def Edge_AvgPool2DOp : Edge_Op<"avg_pool2d",
                    "::llvm::ArrayRef<int64_t>":$pads, "bool":$ceil_mode,
                    "bool":$count_include_pad), [{
       build($_builder, $_state, output, input, kernel, strides, dilations,
+            pads, ceil_mode, count_include_pad, ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$kernel,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$dilations,
+                   "::llvm::ArrayRef<int64_t>":$pads, "bool":$ceil_mode,
+                   "bool":$count_include_pad), [{
+      build($_builder, $_state, input, kernel, strides, dilations,
             pads, ceil_mode, count_include_pad, ::mlir::ArrayAttr());
     }]>
   ];

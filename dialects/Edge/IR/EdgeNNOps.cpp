@@ -1,8 +1,10 @@
-//===- EdgeNNOps.cpp - convolutions, matmuls, pooling, resize -------------===//
+//===- EdgeNNOps.cpp - convolutions, matmuls, pooling, softmax ------------===//
 //
-// Every verifier here checks that the result type is exactly the one the
-// operands and attributes imply: backends and the portable runtime rely on
-// it and never re-derive shapes (EdgeOpUtils.h has the shared checks).
+// The result type is exactly the one the operands and attributes imply:
+// ops whose result follows from them infer it (InferTypeOpInterface, whose
+// verifier compares it with the actual one), the others' verifiers check
+// it. Backends and the portable runtime rely on it and never re-derive
+// shapes (EdgeOpUtils.h has the shared helpers).
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
@@ -31,46 +33,72 @@ using namespace strata;
 using namespace strata::edge;
 using namespace strata::edge::detail;
 
+using EmitErrorFn = llvm::function_ref<InFlightDiagnostic()>;
+
 /// Shape of a 2-d sliding window op over NCHW input with `channels` outputs.
 static FailureOr<SmallVector<int64_t>>
-inferWindowShape(Operation *op, ArrayRef<int64_t> input, int64_t channels,
-                 ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                 ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
-                 bool ceilMode) {
+inferWindowShape(EmitErrorFn emitError, ArrayRef<int64_t> input,
+                 int64_t channels, ArrayRef<int64_t> kernel,
+                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                 ArrayRef<int64_t> pads, bool ceilMode) {
   if (input.size() != 4)
-    return op->emitOpError("input must have rank 4 (NCHW), got ")
-           << input.size();
-  if (failed(verifyWindowAttributes([&] { return op->emitOpError(); }, 2,
-                                    kernel, strides, dilations, pads)))
+    return emitError() << "input must have rank 4 (NCHW), got " << input.size();
+  if (kernel.size() != 2)
+    return emitError() << "'kernel' must have 2 entries";
+  if (failed(verifyWindowAttributes(emitError, 2, kernel, strides, dilations,
+                                    pads)))
     return failure();
   if (strides.empty() || dilations.empty() || pads.empty())
-    return op->emitOpError("'strides', 'dilations' and 'pads' must be given");
+    return emitError() << "'strides', 'dilations' and 'pads' must be given";
   SmallVector<int64_t> shape = {input[0], channels};
   for (int i = 0; i < 2; ++i) {
     std::optional<int64_t> extent =
         slidingWindowExtent(input[2 + i], kernel[i], strides[i], dilations[i],
                             pads[i], pads[2 + i], ceilMode);
     if (!extent)
-      return op->emitOpError("window of extent ")
-             << kernel[i] << " does not fit spatial dimension " << i
-             << " of extent " << input[2 + i];
+      return emitError() << "window of extent " << kernel[i]
+                         << " does not fit spatial dimension " << i
+                         << " of extent " << input[2 + i];
     shape.push_back(*extent);
   }
   return shape;
 }
 
-/// The result shape of a 2-d convolution `op` (NCHW input, OIHW weight)
-/// from its window attributes, checked against its result.
+/// The result shape of a 2-d convolution (NCHW input, OIHW weight) from its
+/// window attributes.
 template <typename ConvOp>
 static FailureOr<SmallVector<int64_t>>
-verifyConvWindow(ConvOp op, ArrayRef<int64_t> input, ArrayRef<int64_t> weight) {
-  FailureOr<SmallVector<int64_t>> shape = inferWindowShape(
-      op, input, weight[0], weight.drop_front(2), op.getStrides(),
-      op.getDilations(), op.getPads(), /*ceilMode=*/false);
-  if (failed(shape) || failed(verifyResultShape(op, *shape)))
-    return failure();
-  return shape;
+inferConvWindow(EmitErrorFn emitError, Value input, Value weight,
+                typename ConvOp::Adaptor adaptor) {
+  RankedTensorType inputType = rankedType(input);
+  RankedTensorType weightType = rankedType(weight);
+  if (!inputType || !weightType)
+    return emitError() << "needs ranked input and weight";
+  if (weightType.getRank() != 4)
+    return emitError() << "weight must have rank 4 (OIHW), got "
+                       << weightType.getRank();
+  ArrayRef<int64_t> shape = weightType.getShape();
+  return inferWindowShape(emitError, inputType.getShape(), shape[0],
+                          shape.drop_front(2), adaptor.getStrides(),
+                          adaptor.getDilations(), adaptor.getPads(),
+                          /*ceilMode=*/false);
 }
+
+/// A convolution's result: the window shape with the input's element type.
+template <typename ConvOp>
+static LogicalResult inferConv(std::optional<Location> location,
+                               typename ConvOp::Adaptor adaptor,
+                               SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<ConvOp>(location);
+  auto shape = inferConvWindow<ConvOp>(emitError, adaptor.getInput(),
+                                       adaptor.getWeight(), adaptor);
+  if (failed(shape))
+    return failure();
+  return pushTensor(inferred, *shape, getElementTypeOrSelf(adaptor.getInput()));
+}
+
+STRATA_EDGE_INFER_WITH(Conv2DOp, inferConv)
+STRATA_EDGE_INFER_WITH(DeformConv2DOp, inferConv)
 
 //===----------------------------------------------------------------------===//
 // Conv2DOp
@@ -94,6 +122,8 @@ static LogicalResult verifyConvChannels(Operation *op, ArrayRef<int64_t> input,
 }
 
 LogicalResult Conv2DOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
   if (failed(verifySameElementTypes(*this)))
     return failure();
   ArrayRef<int64_t> weight = shapeOf(getWeight());
@@ -102,9 +132,6 @@ LogicalResult Conv2DOp::verify() {
     return failure();
   if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(weight[0]))
     return emitOpError("bias must have shape [") << weight[0] << "]";
-  auto shape = verifyConvWindow(*this, input, weight);
-  if (failed(shape))
-    return failure();
   return verifyPostOps(*this, getPostOpsAttr(), getPostOperands(),
                        {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
                         PostOpKind::Swish, PostOpKind::HardSwish,
@@ -116,10 +143,14 @@ LogicalResult Conv2DOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DeformConv2DOp::verify() {
+  // Inference checks the ranks and the window; the offsets and the mask
+  // cover the inferred output pixels.
+  SmallVector<Type, 1> inferred;
+  if (failed(verifyInferable(*this, &inferred)))
+    return failure();
   ArrayRef<int64_t> weight = shapeOf(getWeight());
   ArrayRef<int64_t> input = shapeOf(getInput());
-  if (input.size() != 4)
-    return emitOpError("input must have rank 4 (NCHW), got ") << input.size();
+  ArrayRef<int64_t> output = cast<RankedTensorType>(inferred[0]).getShape();
   if (failed(verifyConvChannels(*this, input, weight, getGroup())))
     return failure();
   if (shapeOf(getBias()) != ArrayRef(weight[0]))
@@ -129,17 +160,14 @@ LogicalResult DeformConv2DOp::verify() {
     return emitOpError("offset_group ")
            << offsetGroup << " must be positive and divide the input's "
            << input[1] << " channels";
-  auto shape = verifyConvWindow(*this, input, weight);
-  if (failed(shape))
-    return failure();
   int64_t taps = weight[2] * weight[3];
-  SmallVector<int64_t, 4> offset{input[0], offsetGroup * 2 * taps, (*shape)[2],
-                                 (*shape)[3]};
+  SmallVector<int64_t, 4> offset{input[0], offsetGroup * 2 * taps, output[2],
+                                 output[3]};
   if (shapeOf(getOffset()) != ArrayRef(offset))
     return emitOpError("offset must have shape [")
            << formatShape(offset) << "]";
-  SmallVector<int64_t, 4> mask{input[0], offsetGroup * taps, (*shape)[2],
-                               (*shape)[3]};
+  SmallVector<int64_t, 4> mask{input[0], offsetGroup * taps, output[2],
+                               output[3]};
   if (getMask() && shapeOf(getMask()) != ArrayRef(mask))
     return emitOpError("mask must have shape [") << formatShape(mask) << "]";
   return success();
@@ -149,40 +177,56 @@ LogicalResult DeformConv2DOp::verify() {
 // ConvTranspose2DOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConvTranspose2DOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput()), weight = shapeOf(getWeight());
-  if (input.size() != 4 || weight.size() != 4)
-    return emitOpError("input and weight must have rank 4 (NCHW, IOHW)");
-  int64_t group = static_cast<int64_t>(getGroup());
-  if (group < 1 || input[1] % group != 0 || input[1] != weight[0])
-    return emitOpError("input channels ")
-           << input[1] << " must equal the weight's " << weight[0]
-           << " and divide by group " << group;
-  ArrayRef<int64_t> strides = getStrides(), dilations = getDilations();
-  ArrayRef<int64_t> pads = getPads(), outputPadding = getOutputPadding();
+LogicalResult ConvTranspose2DOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<ConvTranspose2DOp>(location);
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType weightType = rankedType(adaptor.getWeight());
+  if (!inputType || !weightType || inputType.getRank() != 4 ||
+      weightType.getRank() != 4)
+    return emitError() << "input and weight must have rank 4 (NCHW, IOHW)";
+  ArrayRef<int64_t> input = inputType.getShape();
+  ArrayRef<int64_t> weight = weightType.getShape();
+  ArrayRef<int64_t> strides = adaptor.getStrides();
+  ArrayRef<int64_t> dilations = adaptor.getDilations();
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  ArrayRef<int64_t> outputPadding = adaptor.getOutputPadding();
   if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
       outputPadding.size() != 2)
-    return emitOpError("needs 2 strides, dilations and output paddings and "
-                       "4 pads");
+    return emitError() << "needs 2 strides, dilations and output paddings "
+                          "and 4 pads";
   for (int64_t i = 0; i < 2; ++i)
     if (strides[i] < 1 || dilations[i] < 1 || outputPadding[i] < 0 ||
         pads[i] < 0 || pads[2 + i] < 0)
-      return emitOpError("strides and dilations must be positive, paddings "
-                         "non-negative");
-  int64_t channels = weight[1] * group;
-  if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(channels))
-    return emitOpError("bias must have shape [") << channels << "]";
-  SmallVector<int64_t> expected = {input[0], channels};
+      return emitError() << "strides and dilations must be positive, "
+                            "paddings non-negative";
+  SmallVector<int64_t> shape = {
+      input[0], weight[1] * static_cast<int64_t>(adaptor.getGroup())};
   for (int64_t i = 0; i < 2; ++i) {
     std::optional<int64_t> extent = transposedWindowExtent(
         input[2 + i], weight[2 + i], strides[i], dilations[i], pads[i],
         pads[2 + i], outputPadding[i]);
     if (!extent)
-      return emitOpError("pads exceed spatial dimension ") << i;
-    expected.push_back(*extent);
+      return emitError() << "pads exceed spatial dimension " << i;
+    shape.push_back(*extent);
   }
-  if (failed(verifyResultShape(*this, expected)))
+  return pushTensor(inferred, shape, inputType.getElementType());
+}
+
+LogicalResult ConvTranspose2DOp::verify() {
+  if (failed(verifyInferable(*this)))
     return failure();
+  // Inference has checked the ranks and the window attributes.
+  ArrayRef<int64_t> input = shapeOf(getInput()), weight = shapeOf(getWeight());
+  int64_t group = static_cast<int64_t>(getGroup());
+  if (group < 1 || input[1] % group != 0 || input[1] != weight[0])
+    return emitOpError("input channels ")
+           << input[1] << " must equal the weight's " << weight[0]
+           << " and divide by group " << group;
+  int64_t channels = weight[1] * group;
+  if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(channels))
+    return emitOpError("bias must have shape [") << channels << "]";
   return verifyPostOps(*this, getPostOpsAttr(), getPostOperands(),
                        {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
                         PostOpKind::Swish, PostOpKind::HardSwish});
@@ -192,24 +236,34 @@ LogicalResult ConvTranspose2DOp::verify() {
 // MatMulOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatMulOp::verify() {
-  if (failed(verifySameElementTypes(*this)))
-    return failure();
-  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
-  ArrayRef<int64_t> out = shapeOf(getOutput());
-  if (lhs.size() < 2 || lhs.size() != rhs.size() || lhs.size() != out.size())
-    return emitOpError("operands and result must share one rank >= 2");
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<MatMulOp>(location);
+  RankedTensorType lhsType = rankedType(adaptor.getLhs());
+  RankedTensorType rhsType = rankedType(adaptor.getRhs());
+  if (!lhsType || !rhsType || lhsType.getRank() < 2 ||
+      lhsType.getRank() != rhsType.getRank())
+    return emitError() << "operands and result must share one rank >= 2";
+  ArrayRef<int64_t> lhs = lhsType.getShape(), rhs = rhsType.getShape();
   if (lhs.back() != rhs.end()[-2])
-    return emitOpError("inner dimensions differ: ")
-           << lhs.back() << " vs " << rhs.end()[-2];
-  SmallVector<int64_t> expected;
+    return emitError() << "inner dimensions differ: " << lhs.back() << " vs "
+                       << rhs.end()[-2];
+  SmallVector<int64_t> shape;
   for (size_t i = 0; i + 2 < lhs.size(); ++i) {
     if (lhs[i] != rhs[i] && lhs[i] != 1 && rhs[i] != 1)
-      return emitOpError("batch dimension ") << i << " does not broadcast";
-    expected.push_back(std::max(lhs[i], rhs[i]));
+      return emitError() << "batch dimension " << i << " does not broadcast";
+    shape.push_back(lhs[i] == 1 ? rhs[i] : lhs[i]);
   }
-  expected.append({lhs.end()[-2], rhs.back()});
-  if (failed(verifyResultShape(*this, expected)))
+  shape.append({lhs.end()[-2], rhs.back()});
+  return pushTensor(inferred, shape, lhsType.getElementType());
+}
+
+LogicalResult MatMulOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
+  if (failed(verifySameElementTypes(*this)))
     return failure();
   return verifyPostOps(*this, getPostOpsAttr(), getPostOperands(),
                        {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::GeluErf,
@@ -314,7 +368,12 @@ LogicalResult QuantizedConv2DOp::verify() {
     if (shapeOf(residual) != shapeOf(getOutput()))
       return emitOpError("residual must have the result's shape");
   }
-  return verifyConvWindow(*this, input, weight);
+  auto emitError = [&] { return emitOpError(); };
+  auto shape = inferConvWindow<QuantizedConv2DOp>(emitError, getInput(),
+                                                  getWeight(), Adaptor(*this));
+  if (failed(shape))
+    return failure();
+  return verifyResultShape(*this, *shape);
 }
 
 LogicalResult QuantizedMatMulOp::verify() {
@@ -347,32 +406,38 @@ LogicalResult QuantizedMatMulOp::verify() {
 // MaxPool2DOp
 //===----------------------------------------------------------------------===//
 
-/// Pooling keeps the channel count; its window attributes imply the rest.
-template <typename PoolOp> static LogicalResult verifyPool2D(PoolOp op) {
-  ArrayRef<int64_t> input = shapeOf(op.getInput());
-  if (op.getKernel().size() != 2)
-    return op.emitOpError("'kernel' must have 2 entries");
+/// Pooling keeps the channel count and element type; its window
+/// attributes imply the rest.
+template <typename PoolOp>
+static LogicalResult inferPool2D(std::optional<Location> location,
+                                 typename PoolOp::Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<PoolOp>(location);
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  if (!inputType)
+    return emitError() << "needs a ranked input";
+  ArrayRef<int64_t> input = inputType.getShape();
   auto shape = inferWindowShape(
-      op, input, input.size() > 1 ? input[1] : 0, op.getKernel(),
-      op.getStrides(), op.getDilations(), op.getPads(), op.getCeilMode());
+      emitError, input, input.size() > 1 ? input[1] : 0, adaptor.getKernel(),
+      adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
+      adaptor.getCeilMode());
   if (failed(shape))
     return failure();
-  return verifyResultShape(op, *shape);
+  return pushTensor(inferred, *shape, inputType.getElementType());
 }
 
+STRATA_EDGE_INFER_WITH(MaxPool2DOp, inferPool2D)
+STRATA_EDGE_INFER_WITH(AvgPool2DOp, inferPool2D)
+
 LogicalResult MaxPool2DOp::verify() {
-  if (failed(verifyPool2D(*this)))
+  if (failed(verifyInferable(*this)))
     return failure();
   return verifyPostOps(*this, getPostOpsAttr(), {},
                        {PostOpKind::Relu, PostOpKind::Clip});
 }
 
-//===----------------------------------------------------------------------===//
-// AvgPool2DOp
-//===----------------------------------------------------------------------===//
-
 LogicalResult AvgPool2DOp::verify() {
-  if (failed(verifyPool2D(*this)))
+  if (failed(verifyInferable(*this)))
     return failure();
   return verifyPostOps(*this, getPostOpsAttr(), {},
                        {PostOpKind::Relu, PostOpKind::Clip});
@@ -387,116 +452,5 @@ LogicalResult SoftmaxOp::verify() {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= rank)
     return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// ResizeOp
-//===----------------------------------------------------------------------===//
-
-/// Checks that `value` is one of `allowed`, naming the attribute otherwise.
-static LogicalResult verifyOneOf(Operation *op, StringRef name, StringRef value,
-                                 ArrayRef<StringRef> allowed) {
-  if (llvm::is_contained(allowed, value))
-    return success();
-  return op->emitOpError("'")
-         << name << "' must be one of " << llvm::join(allowed, ", ")
-         << ", got '" << value << "'";
-}
-
-/// Checks a run-time vector operand: rank 1 with `entries` elements.
-static LogicalResult verifyVectorOperand(Operation *op, Value value,
-                                         StringRef name, int64_t entries) {
-  ArrayRef<int64_t> shape = shapeOf(value);
-  if (shape.size() == 1 && shape[0] == entries &&
-      getElementTypeOrSelf(value).isF32())
-    return success();
-  return op->emitOpError("'") << name << "' operand must be tensor<" << entries
-                              << "xf32>, got " << value.getType();
-}
-
-/// Checks per-axis scales against the input and result extents.
-static LogicalResult verifyStaticScales(Operation *op, ArrayRef<double> scales,
-                                        ArrayRef<int64_t> input,
-                                        ArrayRef<int64_t> output) {
-  int64_t rank = input.size();
-  if (static_cast<int64_t>(scales.size()) != rank)
-    return op->emitOpError("'scales' has ")
-           << scales.size() << " entries, expected " << rank;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!(scales[d] > 0) || !std::isfinite(scales[d]))
-      return op->emitOpError("scale ")
-             << scales[d] << " of axis " << d << " must be positive and finite";
-    // floor(scale * in) per the ONNX shape rule; keep_aspect_ratio_policy
-    // rounds instead, so allow anything within one.
-    if (std::abs(static_cast<double>(output[d]) - scales[d] * input[d]) >=
-        1.0 + 1e-6)
-      return op->emitOpError("result extent ")
-             << output[d] << " of axis " << d << " does not match scale "
-             << scales[d] << " times input extent " << input[d];
-  }
-  return success();
-}
-
-LogicalResult GridSampleOp::verify() {
-  Operation *op = getOperation();
-  if (failed(verifyOneOf(op, "mode", getMode(),
-                         {"bilinear", "nearest", "bicubic"})) ||
-      failed(verifyOneOf(op, "padding_mode", getPaddingMode(),
-                         {"zeros", "border", "reflection"})))
-    return failure();
-  ArrayRef<int64_t> input = shapeOf(getInput()), grid = shapeOf(getGrid());
-  if (input.size() != 4 || grid.size() != 4 || grid[3] != 2 ||
-      grid[0] != input[0])
-    return emitOpError("needs an [N, C, H, W] input and an [N, H_out, W_out, "
-                       "2] grid");
-  SmallVector<int64_t, 4> expected{input[0], input[1], grid[1], grid[2]};
-  return verifyResultShape(*this, expected);
-}
-
-LogicalResult ResizeOp::verify() {
-  Operation *op = getOperation();
-  if (failed(
-          verifyOneOf(op, "mode", getMode(), {"nearest", "linear", "cubic"})) ||
-      failed(verifyOneOf(op, "coordinate_transformation_mode",
-                         getCoordinateTransformationMode(),
-                         {"half_pixel", "half_pixel_symmetric",
-                          "pytorch_half_pixel", "align_corners", "asymmetric",
-                          "tf_half_pixel_for_nn", "tf_crop_and_resize"})) ||
-      failed(verifyOneOf(
-          op, "nearest_mode", getNearestMode(),
-          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
-    return failure();
-  if (getAntialias() && getMode() == "nearest")
-    return emitOpError("'antialias' needs linear or cubic mode");
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  ArrayRef<int64_t> output = shapeOf(getOutput());
-  int64_t rank = input.size();
-  if (static_cast<int64_t>(output.size()) != rank)
-    return emitOpError("result rank ")
-           << output.size() << " differs from the input rank " << rank;
-
-  if (getScales().has_value() == (getDynamicScales() != nullptr))
-    return emitOpError("needs exactly one of the 'scales' attribute and the "
-                       "'scales' operand");
-  if (Value scales = getDynamicScales()) {
-    if (failed(verifyVectorOperand(op, scales, "scales", rank)))
-      return failure();
-  } else if (failed(verifyStaticScales(op, *getScales(), input, output))) {
-    return failure();
-  }
-
-  bool crop = getCoordinateTransformationMode() == "tf_crop_and_resize";
-  bool hasRoi = getRoi().has_value() || getDynamicRoi();
-  if (!crop && hasRoi)
-    return emitOpError("a region of interest needs 'tf_crop_and_resize'");
-  if (crop && getRoi().has_value() == (getDynamicRoi() != nullptr))
-    return emitOpError("'tf_crop_and_resize' needs exactly one of the 'roi' "
-                       "attribute and the 'roi' operand");
-  if (Value roi = getDynamicRoi())
-    return verifyVectorOperand(op, roi, "roi", 2 * rank);
-  if (crop && static_cast<int64_t>(getRoi()->size()) != 2 * rank)
-    return emitOpError("'roi' has ")
-           << getRoi()->size() << " entries, expected " << 2 * rank;
   return success();
 }

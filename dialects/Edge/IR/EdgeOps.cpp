@@ -1,8 +1,10 @@
 //===- EdgeOps.cpp - edge ops: shared checks, constants, calls ------------===//
 //
-// Every verifier here checks that the result type is exactly the one the
-// operands and attributes imply: backends and the portable runtime rely on
-// it and never re-derive shapes (EdgeOpUtils.h has the shared checks).
+// The result type is exactly the one the operands and attributes imply:
+// ops whose result follows from them infer it (InferTypeOpInterface, whose
+// verifier compares it with the actual one), the others' verifiers check
+// it. Backends and the portable runtime rely on it and never re-derive
+// shapes (EdgeOpUtils.h has the shared helpers).
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
@@ -56,6 +58,26 @@ LogicalResult verifySameElementTypes(Operation *op) {
       return op->emitOpError("operand element type ")
              << getElementTypeOrSelf(operand) << " differs from the result's "
              << expected;
+  return success();
+}
+
+InFlightDiagnostic inferError(std::optional<Location> location,
+                              StringRef opName) {
+  if (!location)
+    return InFlightDiagnostic();
+  InFlightDiagnostic diag = emitError(*location);
+  diag << "'" << opName << "' op ";
+  return diag;
+}
+
+RankedTensorType rankedType(Value value) {
+  return value ? dyn_cast<RankedTensorType>(value.getType())
+               : RankedTensorType();
+}
+
+LogicalResult pushTensor(SmallVectorImpl<Type> &inferred,
+                         ArrayRef<int64_t> shape, Type element) {
+  inferred.push_back(RankedTensorType::get(shape, element));
   return success();
 }
 

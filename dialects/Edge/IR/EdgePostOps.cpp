@@ -71,6 +71,18 @@ static bool isEightBit(Type type) {
   return element.isInteger(8);
 }
 
+bool strata::edge::isCompatibleWithQuantizedResult(TypeRange inferred,
+                                                   TypeRange actual) {
+  if (inferred.size() != 1 || actual.size() != 1)
+    return false;
+  if (inferred.front() == actual.front())
+    return true;
+  auto expected = dyn_cast<RankedTensorType>(inferred.front());
+  auto result = dyn_cast<RankedTensorType>(actual.front());
+  return expected && result && expected.getShape() == result.getShape() &&
+         isEightBit(result);
+}
+
 LogicalResult
 strata::edge::verifyPostOps(Operation *op, ArrayAttr postOps,
                             ValueRange postOperands,

@@ -22,6 +22,12 @@ mlir::LogicalResult verifyPostOps(mlir::Operation *op, mlir::ArrayAttr postOps,
                                   mlir::ValueRange postOperands,
                                   std::initializer_list<PostOpKind> allowed);
 
+/// The return type compatibility of an op whose chain may end in
+/// `quantize`: the `inferred` (unfused) type, or an 8-bit type of its shape
+/// (the verifier checks that the chain quantizes).
+bool isCompatibleWithQuantizedResult(mlir::TypeRange inferred,
+                                     mlir::TypeRange actual);
+
 /// The steps of `op`'s `post_ops` chain; empty where it has none.
 llvm::SmallVector<PostOpAttr> getPostOpSteps(mlir::Operation *op);
 

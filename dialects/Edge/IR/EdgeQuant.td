@@ -48,7 +48,8 @@ def Edge_QuantizeLinearOp : Edge_Op<"quantize_linear",
 }
 
 def Edge_DynamicQuantizeLinearOp : Edge_Op<"dynamic_quantize_linear",
-    [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+    [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "ONNX DynamicQuantizeLinear: u8 with a run-time scale and zero point";
   let description = [{
     One kernel for what ONNX defines as a chain: `lo = min(0, min(x))`,
@@ -71,7 +72,8 @@ def Edge_DynamicQuantizeLinearOp : Edge_Op<"dynamic_quantize_linear",
 }
 
 def Edge_DequantizeLinearOp : Edge_Op<"dequantize_linear",
-    [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+    [Pure, AllShapesMatch<["input", "output"]>, Edge_KernelOpInterface,
+     InferTypeOpAdaptor]> {
   let summary = "Affine dequantization of 8- or 16-bit integers to f32";
   let description = [{
     `(input - zero_point) * scale`, per tensor or per axis as

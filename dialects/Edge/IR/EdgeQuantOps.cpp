@@ -8,14 +8,18 @@
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
 
+#include "EdgeOpUtils.h"
+
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace strata;
 using namespace strata::edge;
+using namespace strata::edge::detail;
 
 /// The plain integer type holding the values of `type`: `i8` for a signed
 /// 8-bit storage, `ui8` for an unsigned one (ONNX's int8/uint8).
@@ -135,12 +139,39 @@ LogicalResult QuantizeLinearOp::verify() {
 }
 
 LogicalResult DequantizeLinearOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
   return verifyAffineQuantization(*this, getOutput(), getInput(), getScale(),
                                   getZeroPoint(),
                                   static_cast<int64_t>(getAxis()));
 }
 
+LogicalResult DequantizeLinearOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedType(adaptor.getInput());
+  if (!input || !adaptor.getScale())
+    return inferError(location, getOperationName())
+           << "needs a ranked input and a scale";
+  return pushTensor(inferred, input.getShape(),
+                    getElementTypeOrSelf(adaptor.getScale()));
+}
+
+LogicalResult DynamicQuantizeLinearOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedType(adaptor.getInput());
+  if (!input)
+    return inferError(location, getOperationName()) << "needs a ranked input";
+  auto u8 = IntegerType::get(context, 8, IntegerType::Unsigned);
+  inferred.push_back(RankedTensorType::get(input.getShape(), u8));
+  inferred.push_back(RankedTensorType::get({}, Float32Type::get(context)));
+  return pushTensor(inferred, {}, u8);
+}
+
 LogicalResult DynamicQuantizeLinearOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
   if (cast<ShapedType>(getScale().getType()).getRank() != 0 ||
       cast<ShapedType>(getZeroPoint().getType()).getRank() != 0)
     return emitOpError("scale and zero point must be scalars");

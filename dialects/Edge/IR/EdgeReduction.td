@@ -10,7 +10,7 @@
 include "Edge/IR/EdgeBase.td"
 
 def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
-    [Pure, Edge_KernelOpInterface]> {
+    [Pure, Edge_KernelOpInterface, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Mean over a set of axes";
   let description = [{
     `axes` is sorted, unique and non-negative. With `keep_dims` the reduced
@@ -39,10 +39,21 @@ def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
       build($_builder, $_state, output, input, axes, keep_dims,
             ::mlir::ArrayAttr());
     }]>,
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$axes, "bool":$keep_dims), [{
+      build($_builder, $_state, input, axes, keep_dims,
+            ::mlir::ArrayAttr());
+    }]>,
     OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
                    "::mlir::DenseI64ArrayAttr":$axes,
                    "::mlir::BoolAttr":$keep_dims), [{
       build($_builder, $_state, output, input, axes, keep_dims,
+            ::mlir::ArrayAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$axes,
+                   "::mlir::BoolAttr":$keep_dims), [{
+      build($_builder, $_state, input, axes, keep_dims,
             ::mlir::ArrayAttr());
     }]>
   ];
@@ -50,10 +61,11 @@ def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
 }
 
 /// Reduction over sorted, unique, non-negative `axes`; shares reduce_mean's
-/// verifier.
+/// result type inference.
 class Edge_ReduceOp<string mnemonic, string what>
     : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface,
-                         SameOperandsAndResultElementType]> {
+                         SameOperandsAndResultElementType,
+                         InferTypeOpAdaptor]> {
   let summary = what # " over a set of axes";
   let description = !strconcat(
       "`axes` is sorted, unique and non-negative. With `keep_dims` the ",
@@ -64,7 +76,6 @@ class Edge_ReduceOp<string mnemonic, string what>
                        BoolAttr:$keep_dims);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Edge_ReduceSumOp : Edge_ReduceOp<"reduce_sum", "Sum">;
@@ -77,7 +88,7 @@ def Edge_ReduceProdOp : Edge_ReduceOp<"reduce_prod", "Product">;
 
 /// Index of the extreme element along one axis.
 class Edge_ArgReduceOp<string mnemonic, string what>
-    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface]> {
+    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface, InferTypeOpAdaptor]> {
   let summary = "Index (i64) of the " # what # " along one axis";
   let description = !strconcat(
       "`axis` is non-negative; with `keep_dims` the axis becomes 1, otherwise ",

@@ -1,8 +1,10 @@
 //===- EdgeReductionOps.cpp - reduction verifiers -------------------------===//
 //
-// Every verifier here checks that the result type is exactly the one the
-// operands and attributes imply: backends and the portable runtime rely on
-// it and never re-derive shapes (EdgeOpUtils.h has the shared checks).
+// The result type is exactly the one the operands and attributes imply:
+// ops whose result follows from them infer it (InferTypeOpInterface, whose
+// verifier compares it with the actual one), the others' verifiers check
+// it. Backends and the portable runtime rely on it and never re-derive
+// shapes (EdgeOpUtils.h has the shared helpers).
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
@@ -32,35 +34,66 @@ using namespace strata::edge;
 using namespace strata::edge::detail;
 
 //===----------------------------------------------------------------------===//
-// ReduceMeanOp
+// Reductions
 //===----------------------------------------------------------------------===//
 
-/// Shared by every reduction: sorted, unique axes inside the input's rank
-/// and the result shape they imply.
-static LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes,
-                                     bool keepDims) {
-  ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
-  if (axes.empty())
-    return op->emitOpError("'axes' must not be empty");
-  for (auto [i, axis] : llvm::enumerate(axes)) {
-    if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
-      return op->emitOpError("axis ")
-             << axis << " is outside [0, " << input.size() << ")";
-    if (i > 0 && axis <= axes[i - 1])
-      return op->emitOpError("'axes' must be sorted and unique");
-  }
-  SmallVector<int64_t> expected;
+/// The input's shape with the dimensions `reduced` says dropped, or kept
+/// as 1 with `keepDims`.
+static SmallVector<int64_t>
+reducedShape(ArrayRef<int64_t> input, bool keepDims,
+             llvm::function_ref<bool(int64_t)> reduced) {
+  SmallVector<int64_t> shape;
   for (auto [dim, extent] : llvm::enumerate(input)) {
-    if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
-      expected.push_back(extent);
+    if (!reduced(static_cast<int64_t>(dim)))
+      shape.push_back(extent);
     else if (keepDims)
-      expected.push_back(1);
+      shape.push_back(1);
   }
-  return verifyResultShape(op, expected);
+  return shape;
+}
+
+/// Shared by every reduction: sorted, unique axes inside the input's rank;
+/// the result keeps the input's element type.
+template <typename OpT>
+static LogicalResult inferReduction(std::optional<Location> location,
+                                    typename OpT::Adaptor adaptor,
+                                    SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<OpT>(location);
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  if (!inputType)
+    return emitError() << "needs a ranked input";
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  if (axes.empty())
+    return emitError() << "'axes' must not be empty";
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (axis < 0 || axis >= inputType.getRank())
+      return emitError() << "axis " << axis << " is outside [0, "
+                         << inputType.getRank() << ")";
+    if (i > 0 && axis <= axes[i - 1])
+      return emitError() << "'axes' must be sorted and unique";
+  }
+  return pushTensor(
+      inferred,
+      reducedShape(inputType.getShape(), adaptor.getKeepDims(),
+                   [&](int64_t dim) { return llvm::is_contained(axes, dim); }),
+      inputType.getElementType());
+}
+
+STRATA_EDGE_INFER_WITH(ReduceMeanOp, inferReduction)
+STRATA_EDGE_INFER_WITH(ReduceSumOp, inferReduction)
+STRATA_EDGE_INFER_WITH(ReduceMaxOp, inferReduction)
+STRATA_EDGE_INFER_WITH(ReduceMinOp, inferReduction)
+STRATA_EDGE_INFER_WITH(ReduceProdOp, inferReduction)
+
+/// reduce_mean infers its unfused type; a chain that ends in `quantize`
+/// makes an 8-bit result of that shape compatible with it.
+bool ReduceMeanOp::isCompatibleReturnTypes(TypeRange inferred,
+                                           TypeRange actual) {
+  return isCompatibleWithQuantizedResult(inferred, actual);
 }
 
 LogicalResult ReduceMeanOp::verify() {
-  if (failed(verifyReduction(*this, getAxes(), getKeepDims())))
+  if (failed(verifyInferable(*this)))
     return failure();
   // An 8-bit input or result only with a chain that scales and quantizes
   // (an int8 global average pooling in a delegated partition).
@@ -75,47 +108,44 @@ LogicalResult ReduceMeanOp::verify() {
                        {PostOpKind::Relu, PostOpKind::Clip, PostOpKind::Linear,
                         PostOpKind::Quantize});
 }
-LogicalResult ReduceSumOp::verify() {
-  return verifyReduction(*this, getAxes(), getKeepDims());
-}
-LogicalResult ReduceMaxOp::verify() {
-  return verifyReduction(*this, getAxes(), getKeepDims());
-}
-LogicalResult ReduceMinOp::verify() {
-  return verifyReduction(*this, getAxes(), getKeepDims());
-}
-LogicalResult ReduceProdOp::verify() {
-  return verifyReduction(*this, getAxes(), getKeepDims());
-}
 
 //===----------------------------------------------------------------------===//
 // ArgMaxOp, ArgMinOp
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyArgReduction(Operation *op, int64_t axis,
-                                        bool keepDims) {
-  ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
-  int64_t rank = input.size();
+/// The index of the extreme along `axis`: i64, the axis dropped or kept as
+/// 1.
+template <typename OpT>
+static LogicalResult inferArgReduction(std::optional<Location> location,
+                                       typename OpT::Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  if (!inputType)
+    return inferError(location, OpT::getOperationName())
+           << "needs a ranked input";
+  int64_t rank = inputType.getRank();
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (axis < 0 || axis >= rank)
-    return op->emitOpError("'axis' ")
-           << axis << " is outside [0, " << rank << ")";
-  if (input[axis] == 0)
-    return op->emitOpError("axis ") << axis << " is empty";
-  SmallVector<int64_t> expected;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d != axis)
-      expected.push_back(input[d]);
-    else if (keepDims)
-      expected.push_back(1);
-  }
-  return verifyResultShape(op, expected);
+    return inferError(location, OpT::getOperationName())
+           << "'axis' " << axis << " is outside [0, " << rank << ")";
+  return pushTensor(inferred,
+                    reducedShape(inputType.getShape(), adaptor.getKeepDims(),
+                                 [&](int64_t dim) { return dim == axis; }),
+                    IntegerType::get(inputType.getContext(), 64));
 }
 
-LogicalResult ArgMaxOp::verify() {
-  return verifyArgReduction(*this, static_cast<int64_t>(getAxis()),
-                            getKeepDims());
+STRATA_EDGE_INFER_WITH(ArgMaxOp, inferArgReduction)
+STRATA_EDGE_INFER_WITH(ArgMinOp, inferArgReduction)
+
+/// The reduced axis exists (inference) and is not empty.
+template <typename OpT> static LogicalResult verifyArgReduction(OpT op) {
+  if (failed(verifyInferable(op)))
+    return failure();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (shapeOf(op.getInput())[axis] == 0)
+    return op.emitOpError("axis ") << axis << " is empty";
+  return success();
 }
-LogicalResult ArgMinOp::verify() {
-  return verifyArgReduction(*this, static_cast<int64_t>(getAxis()),
-                            getKeepDims());
-}
+
+LogicalResult ArgMaxOp::verify() { return verifyArgReduction(*this); }
+LogicalResult ArgMinOp::verify() { return verifyArgReduction(*this); }

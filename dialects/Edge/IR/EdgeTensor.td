@@ -40,7 +40,8 @@ def Edge_ReshapeOp : Edge_Op<"reshape",
 }
 
 def Edge_TransposeOp : Edge_Op<"transpose",
-    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
+    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType,
+     InferTypeOpAdaptor]> {
   let summary = "Permute dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`. Transposes of
@@ -54,12 +55,12 @@ def Edge_TransposeOp : Edge_Op<"transpose",
   let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$permutation);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
 def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
-                                       Edge_KernelOpInterface]> {
+                                       Edge_KernelOpInterface,
+                                       InferTypeOpAdaptor]> {
   let summary = "Concatenate along a non-negative axis";
   let description = [{
     ```mlir
@@ -70,7 +71,6 @@ def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
   let arguments = (ins Variadic<Edge_Tensor>:$inputs, I64Attr:$axis);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,

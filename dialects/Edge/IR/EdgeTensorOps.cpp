@@ -1,8 +1,10 @@
 //===- EdgeTensorOps.cpp - concat, reshape, transpose, slice --------------===//
 //
-// Every verifier here checks that the result type is exactly the one the
-// operands and attributes imply: backends and the portable runtime rely on
-// it and never re-derive shapes (EdgeOpUtils.h has the shared checks).
+// The result type is exactly the one the operands and attributes imply:
+// ops whose result follows from them infer it (InferTypeOpInterface, whose
+// verifier compares it with the actual one), the others' verifiers check
+// it. Backends and the portable runtime rely on it and never re-derive
+// shapes (EdgeOpUtils.h has the shared helpers).
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
@@ -35,27 +37,35 @@ using namespace strata::edge::detail;
 // ConcatOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConcatOp::verify() {
-  // SameOperandsAndResultElementType already requires one input.
-  ArrayRef<int64_t> first = shapeOf(getInputs().front());
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<ConcatOp>(location);
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty() || !rankedType(inputs.front()))
+    return emitError() << "needs at least one ranked input";
+  ArrayRef<int64_t> first = rankedType(inputs.front()).getShape();
   int64_t rank = first.size();
-  int64_t axis = static_cast<int64_t>(getAxis());
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (axis < 0 || axis >= rank)
-    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
-  SmallVector<int64_t> expected(first);
-  expected[axis] = 0;
-  for (auto [index, input] : llvm::enumerate(getInputs())) {
-    ArrayRef<int64_t> shape = shapeOf(input);
-    if (static_cast<int64_t>(shape.size()) != rank)
-      return emitOpError("input ")
-             << index << " has rank " << shape.size() << ", expected " << rank;
+    return emitError() << "'axis' " << axis << " is outside [0, " << rank
+                       << ")";
+  SmallVector<int64_t> shape(first);
+  shape[axis] = 0;
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    RankedTensorType type = rankedType(input);
+    if (!type || type.getRank() != rank)
+      return emitError() << "input " << index << " has rank "
+                         << (type ? type.getRank() : 0) << ", expected "
+                         << rank;
     for (int64_t dim = 0; dim < rank; ++dim)
-      if (dim != axis && shape[dim] != first[dim])
-        return emitOpError("input ")
-               << index << " differs from input 0 at dimension " << dim;
-    expected[axis] += shape[axis];
+      if (dim != axis && type.getDimSize(dim) != first[dim])
+        return emitError() << "input " << index
+                           << " differs from input 0 at dimension " << dim;
+    shape[axis] += type.getDimSize(axis);
   }
-  return verifyResultShape(*this, expected);
+  return pushTensor(inferred, shape, getElementTypeOrSelf(inputs.front()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -89,22 +99,29 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 // TransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TransposeOp::verify() {
-  ArrayRef<int64_t> input = shapeOf(getInput());
-  ArrayRef<int64_t> permutation = getPermutation();
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto emitError = inferErrorFor<TransposeOp>(location);
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  if (!inputType)
+    return emitError() << "needs a ranked input";
+  ArrayRef<int64_t> input = inputType.getShape();
+  ArrayRef<int64_t> permutation = adaptor.getPermutation();
   if (permutation.size() != input.size())
-    return emitOpError("'permutation' has ")
-           << permutation.size() << " entries, input rank is " << input.size();
+    return emitError() << "'permutation' has " << permutation.size()
+                       << " entries, input rank is " << input.size();
   SmallVector<bool> seen(input.size(), false);
-  SmallVector<int64_t> expected;
+  SmallVector<int64_t> shape;
   for (int64_t dim : permutation) {
     if (dim < 0 || dim >= static_cast<int64_t>(input.size()) || seen[dim])
-      return emitOpError("'permutation' is not a permutation of [0, ")
-             << input.size() << ")";
+      return emitError() << "'permutation' is not a permutation of [0, "
+                         << input.size() << ")";
     seen[dim] = true;
-    expected.push_back(input[dim]);
+    shape.push_back(input[dim]);
   }
-  return verifyResultShape(*this, expected);
+  return pushTensor(inferred, shape, inputType.getElementType());
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {

@@ -113,15 +113,13 @@ void formChains(func::FuncOp func, const FusionCapabilities &caps) {
   IRRewriter rewriter(func.getContext());
   for (const Chain &chain : chains) {
     replaceChain(rewriter, chain, caps.chainAtEnd, [&](Location loc) -> Value {
-      Type type = chain.output.getType();
       if (chain.activation)
         return rewriter.create<ActivationOp>(
-            loc, type, chain.input,
+            loc, chain.input,
             PostOpAttr::get(rewriter.getContext(),
                             postOpKindOf(*chain.activation)));
       const LayerNormChain &ln = *chain.layerNorm;
-      return rewriter.create<LayerNormOp>(loc, type, chain.input, ln.gamma,
-                                          ln.beta,
+      return rewriter.create<LayerNormOp>(loc, chain.input, ln.gamma, ln.beta,
                                           rewriter.getF32FloatAttr(ln.epsilon));
     });
   }

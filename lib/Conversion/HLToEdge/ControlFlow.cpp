@@ -57,12 +57,6 @@ struct ScanUnrolling : public OpConversionPattern<hl::ScanOp> {
         static_cast<int64_t>(op.getNumResults()) - numStates;
     if (numStates < 0 || numScanOutputs < 0)
       return rewriter.notifyMatchFailure(op, "operand/result counts");
-    for (Value v : inputs)
-      if (!getStaticType(v))
-        return rewriter.notifyMatchFailure(op, "needs static shapes");
-    for (Value v : op.getResults())
-      if (!getStaticType(v))
-        return rewriter.notifyMatchFailure(op, "needs static result shapes");
     SmallVector<int64_t> inAxes =
         entriesOr0(op.getScanInputAxes(), numScanned);
     SmallVector<int64_t> inDirections =
@@ -139,8 +133,7 @@ struct ScanUnrolling : public OpConversionPattern<hl::ScanOp> {
       results.push_back(
           slices[j].size() == 1
               ? reshapeTo(rewriter, loc, slices[j][0], type.getShape())
-              : rewriter.create<edge::ConcatOp>(loc, type, slices[j],
-                                                outAxes[j])
+              : rewriter.create<edge::ConcatOp>(loc, slices[j], outAxes[j])
                     .getResult());
     }
     rewriter.replaceOp(op, results);
@@ -170,9 +163,6 @@ struct IfInlining : public OpConversionPattern<hl::IfOp> {
   LogicalResult
   matchAndRewrite(hl::IfOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    for (Value v : op.getResults())
-      if (!getStaticType(v))
-        return rewriter.notifyMatchFailure(op, "needs static result shapes");
     Value condition = adaptor.getCondition();
     auto conditionType = getStaticType(condition);
     if (!conditionType || conditionType.getNumElements() != 1)
@@ -195,8 +185,8 @@ struct IfInlining : public OpConversionPattern<hl::IfOp> {
             op, "branches yield types other than the results'");
       Value mask = reshapeTo(rewriter, op.getLoc(), condition,
                              SmallVector<int64_t>(type.getRank(), 1));
-      results.push_back(rewriter.create<edge::SelectOp>(op.getLoc(), type,
-                                                        mask, onTrue, onFalse));
+      results.push_back(
+          rewriter.create<edge::SelectOp>(op.getLoc(), mask, onTrue, onFalse));
     }
     rewriter.replaceOp(op, results);
     return success();

@@ -131,8 +131,7 @@ public:
       perm.push_back(from);
       shape.push_back(term.shape()[from]);
     }
-    term.value = builder.create<edge::TransposeOp>(
-        loc, RankedTensorType::get(shape, elementType), term.value, perm);
+    term.value = builder.create<edge::TransposeOp>(loc, term.value, perm);
     term.labels = order.str();
   }
 
@@ -150,9 +149,8 @@ public:
     }
     if (axes.empty())
       return;
-    term.value = builder.create<edge::ReduceSumOp>(
-        loc, RankedTensorType::get(shape, elementType), term.value, axes,
-        /*keep_dims=*/false);
+    term.value = builder.create<edge::ReduceSumOp>(loc, term.value, axes,
+                                                   /*keep_dims=*/false);
     term.labels = labels;
   }
 
@@ -178,13 +176,13 @@ public:
       Value zero = builder.create<edge::ConstantOp>(
           loc,
           DenseElementsAttr::get(zeroType, builder.getZeroAttr(elementType)));
-      Value masked = builder.create<edge::SelectOp>(
-          loc, term.value.getType(), maskValue, term.value, zero);
+      Value masked =
+          builder.create<edge::SelectOp>(loc, maskValue, term.value, zero);
       SmallVector<int64_t> reduced(shape);
       reduced.erase(reduced.begin() + q);
       term.value = builder.create<edge::ReduceSumOp>(
-          loc, RankedTensorType::get(reduced, elementType), masked,
-          ArrayRef<int64_t>{static_cast<int64_t>(q)}, /*keep_dims=*/false);
+          loc, masked, ArrayRef<int64_t>{static_cast<int64_t>(q)},
+          /*keep_dims=*/false);
       term.labels.erase(q, 1);
       --q;
     }
@@ -235,9 +233,7 @@ public:
     llvm::append_range(resultShape, nExtents);
     Value lhsMatrix = reshapeTo(builder, loc, lhs.value, lhsShape);
     Value rhsMatrix = reshapeTo(builder, loc, rhs.value, rhsShape);
-    Value matmul = builder.create<edge::MatMulOp>(
-        loc, RankedTensorType::get(outShape, elementType), lhsMatrix,
-        rhsMatrix);
+    Value matmul = builder.create<edge::MatMulOp>(loc, lhsMatrix, rhsMatrix);
     return {reshapeTo(builder, loc, matmul, resultShape),
             batch + lhsOnly + rhsOnly};
   }
@@ -256,8 +252,6 @@ struct EinsumLowering : public OpConversionPattern<hl::EinsumOp> {
   matchAndRewrite(hl::EinsumOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !allOperandsStatic(adaptor.getInputs()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     SmallVector<int64_t> ranks;
     for (Value input : adaptor.getInputs())
       ranks.push_back(cast<RankedTensorType>(input.getType()).getRank());
@@ -318,10 +312,6 @@ struct EinsumLowering : public OpConversionPattern<hl::EinsumOp> {
              << "], not the result's";
     rewriter.replaceOp(op, result.value);
     return success();
-  }
-
-  static bool allOperandsStatic(ValueRange values) {
-    return llvm::all_of(values, [](Value v) { return getStaticType(v); });
   }
 };
 

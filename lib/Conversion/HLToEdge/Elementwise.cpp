@@ -33,8 +33,6 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
   matchAndRewrite(hl::ClipOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type)
-      return rewriter.notifyMatchFailure(op, "needs a static input");
     Value min = adaptor.getMin(), max = adaptor.getMax();
     std::optional<double> lo = min ? getConstantScalar(min) : std::nullopt;
     std::optional<double> hi = max ? getConstantScalar(max) : std::nullopt;
@@ -53,19 +51,18 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
     if (!numeric)
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     for (Value bound : {min, max})
-      if (bound &&
-          (!getStaticType(bound) || getStaticType(bound).getNumElements() != 1))
-        return rewriter.notifyMatchFailure(op, "bounds must be static scalars");
+      if (bound && getStaticType(bound).getNumElements() != 1)
+        return rewriter.notifyMatchFailure(op, "bounds must be scalars");
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
     Value result = adaptor.getInput();
     if (min)
       result = rewriter.create<edge::MaximumOp>(
-          loc, type, result,
+          loc, result,
           reshapeTo(rewriter, loc, min, SmallVector<int64_t>(rank, 1)));
     if (max)
       result = rewriter.create<edge::MinimumOp>(
-          loc, type, result,
+          loc, result,
           reshapeTo(rewriter, loc, max, SmallVector<int64_t>(rank, 1)));
     rewriter.replaceOp(op, result);
     return success();

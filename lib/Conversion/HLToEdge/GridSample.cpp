@@ -20,17 +20,15 @@ struct GridSampleLowering : public OpConversionPattern<hl::GridSampleOp> {
   LogicalResult
   matchAndRewrite(hl::GridSampleOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType gridType = getStaticType(adaptor.getGrid());
-    if (!resultType || !inputType || !gridType || inputType.getRank() != 4 ||
-        !inputType.getElementType().isF32() ||
+    if (inputType.getRank() != 4 || !inputType.getElementType().isF32() ||
         !gridType.getElementType().isF32())
       return rewriter.notifyMatchFailure(
-          op, "needs static f32 [N, C, H, W] input and grid (the volumetric "
+          op, "needs an f32 [N, C, H, W] input and grid (the volumetric "
               "form is not supported)");
     rewriter.replaceOpWithNewOp<edge::GridSampleOp>(
-        op, resultType, adaptor.getInput(), adaptor.getGrid(),
+        op, adaptor.getInput(), adaptor.getGrid(),
         rewriter.getBoolAttr(op.getAlignCorners() != 0), op.getModeAttr(),
         op.getPaddingModeAttr());
     return success();

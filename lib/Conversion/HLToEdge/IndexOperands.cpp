@@ -35,8 +35,6 @@ struct PadLowering : public OpConversionPattern<hl::PadOp> {
   matchAndRewrite(hl::PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getData()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     Value value = op.getMode() == "constant" ? adaptor.getConstantValue()
                                              : Value();
     rewriter.replaceOpWithNewOp<edge::PadOp>(
@@ -55,8 +53,6 @@ struct DynamicSliceLowering : public OpConversionPattern<hl::SliceOp> {
   matchAndRewrite(hl::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getData()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     SmallVector<Value, 4> bounds = {adaptor.getStarts(), adaptor.getEnds(),
                                     adaptor.getAxes(), adaptor.getSteps()};
     if (llvm::all_of(bounds, [](Value v) { return getConstantInts(v); }))
@@ -80,11 +76,10 @@ struct CumSumLowering : public OpConversionPattern<hl::CumSumOp> {
   matchAndRewrite(hl::CumSumOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || resultType.getRank() == 0)
-      return rewriter.notifyMatchFailure(op, "needs a static, ranked input");
+    if (resultType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "needs a result of rank >= 1");
     rewriter.replaceOpWithNewOp<edge::CumSumOp>(
-        op, resultType, adaptor.getInput(),
-        toI64(rewriter, op.getLoc(), adaptor.getAxis()),
+        op, adaptor.getInput(), toI64(rewriter, op.getLoc(), adaptor.getAxis()),
         rewriter.getBoolAttr(op.getExclusive() != 0),
         rewriter.getBoolAttr(op.getReverse() != 0));
     return success();

@@ -39,8 +39,6 @@ struct ConstantOfShapeLowering
   matchAndRewrite(hl::ConstantOfShapeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType)
-      return rewriter.notifyMatchFailure(op, "needs a static result");
     auto value = dyn_cast<DenseElementsAttr>(op.getValue());
     if (!value || value.getNumElements() != 1 ||
         value.getElementType() != resultType.getElementType())
@@ -63,8 +61,6 @@ struct RangeLowering : public OpConversionPattern<hl::RangeOp> {
   matchAndRewrite(hl::RangeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getStart()))
-      return rewriter.notifyMatchFailure(op, "needs a static result");
     rewriter.replaceOpWithNewOp<edge::RangeOp>(
         op, resultType, adaptor.getStart(), adaptor.getLimit(),
         adaptor.getDelta());
@@ -80,8 +76,8 @@ struct TriluLowering : public OpConversionPattern<hl::TriluOp> {
   matchAndRewrite(hl::TriluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || type.getRank() < 2)
-      return rewriter.notifyMatchFailure(op, "needs a static input of rank "
+    if (type.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "needs an input of rank "
                                              ">= 2");
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
@@ -105,8 +101,6 @@ struct TriluLowering : public OpConversionPattern<hl::TriluOp> {
           loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
     } else {
       // k known at run time: compare it with the constant j - i.
-      if (!getStaticType(adaptor.getK()))
-        return rewriter.notifyMatchFailure(op, "k needs a static type");
       SmallVector<int64_t> diagonal;
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j)
@@ -117,17 +111,16 @@ struct TriluLowering : public OpConversionPattern<hl::TriluOp> {
                    ArrayRef<int64_t>(diagonal)));
       Value kValue = reshapeTo(rewriter, loc, adaptor.getK(),
                                SmallVector<int64_t>(rank, 1));
-      maskValue = upper ? rewriter.create<edge::LessEqualOp>(loc, maskType,
-                                                             kValue, offsets)
-                        : rewriter.create<edge::LessEqualOp>(loc, maskType,
-                                                             offsets, kValue);
+      maskValue =
+          upper ? rewriter.create<edge::LessEqualOp>(loc, kValue, offsets)
+                : rewriter.create<edge::LessEqualOp>(loc, offsets, kValue);
     }
     auto zeroType = RankedTensorType::get(SmallVector<int64_t>(rank, 1),
                                           type.getElementType());
     Value zero = rewriter.create<edge::ConstantOp>(
         loc, DenseElementsAttr::get(
                  zeroType, rewriter.getZeroAttr(type.getElementType())));
-    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, type, maskValue,
+    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, maskValue,
                                                 adaptor.getInput(), zero);
     return success();
   }
@@ -142,8 +135,6 @@ struct SplitLowering : public OpConversionPattern<hl::SplitOp> {
   matchAndRewrite(hl::SplitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type)
-      return rewriter.notifyMatchFailure(op, "needs a static input");
     int64_t rank = type.getRank();
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
@@ -152,8 +143,9 @@ struct SplitLowering : public OpConversionPattern<hl::SplitOp> {
     int64_t total = 0;
     for (Value result : op.getOutputs()) {
       RankedTensorType resultType = getStaticType(result);
-      if (!resultType || resultType.getRank() != rank)
-        return rewriter.notifyMatchFailure(op, "needs static results");
+      if (resultType.getRank() != rank)
+        return rewriter.notifyMatchFailure(op,
+                                           "needs results of the input's rank");
       total += resultType.getDimSize(*axis);
     }
     if (total != type.getDimSize(*axis))
@@ -184,14 +176,11 @@ struct AxisGatherLowering : public OpConversionPattern<HLOp> {
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || !getStaticType(adaptor.getIndices()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, adaptor.getData(),
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getData(),
                                         adaptor.getIndices(), *axis);
     return success();
   }
@@ -204,13 +193,8 @@ struct GatherNDLowering : public OpConversionPattern<hl::GatherNDOp> {
   LogicalResult
   matchAndRewrite(hl::GatherNDOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getData()) ||
-        !getStaticType(adaptor.getIndices()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     rewriter.replaceOpWithNewOp<edge::GatherNDOp>(
-        op, resultType, adaptor.getData(), adaptor.getIndices(),
-        op.getBatchDims());
+        op, adaptor.getData(), adaptor.getIndices(), op.getBatchDims());
     return success();
   }
 };
@@ -223,8 +207,8 @@ struct EyeLikeLowering : public OpConversionPattern<hl::EyeLikeOp> {
   matchAndRewrite(hl::EyeLikeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || resultType.getRank() != 2)
-      return rewriter.notifyMatchFailure(op, "needs a static 2-d result");
+    if (resultType.getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "needs a 2-d result");
     if (!isFoldableSize(resultType))
       return rewriter.notifyMatchFailure(op, "result too large to fold");
     Type element = resultType.getElementType();
@@ -255,8 +239,6 @@ struct ExpandLowering : public OpConversionPattern<hl::ExpandOp> {
   matchAndRewrite(hl::ExpandOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getInput()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     Type element = resultType.getElementType();
     if (!element.isIntOrFloat() || element.isF16() || element.isBF16())
       return rewriter.notifyMatchFailure(op, "unsupported element type");
@@ -270,10 +252,9 @@ struct ExpandLowering : public OpConversionPattern<hl::ExpandOp> {
     Value zero = rewriter.create<edge::ConstantOp>(
         loc, DenseElementsAttr::get(resultType, rewriter.getZeroAttr(element)));
     if (element.isInteger(1))
-      rewriter.replaceOpWithNewOp<edge::LogicalOrOp>(op, resultType, input,
-                                                     zero);
+      rewriter.replaceOpWithNewOp<edge::LogicalOrOp>(op, input, zero);
     else
-      rewriter.replaceOpWithNewOp<edge::AddOp>(op, resultType, input, zero);
+      rewriter.replaceOpWithNewOp<edge::AddOp>(op, input, zero);
     return success();
   }
 };
@@ -291,10 +272,10 @@ struct OneHotLowering : public OpConversionPattern<hl::OneHotOp> {
     RankedTensorType indicesType = getStaticType(adaptor.getIndices());
     RankedTensorType resultType = getStaticType(op.getOutput());
     RankedTensorType valuesType = getStaticType(adaptor.getValues());
-    if (!indicesType || !resultType || !valuesType ||
-        valuesType.getNumElements() != 2 ||
+    if (valuesType.getNumElements() != 2 ||
         resultType.getRank() != indicesType.getRank() + 1)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+      return rewriter.notifyMatchFailure(
+          op, "needs two values and a result of rank indices + 1");
     int64_t rank = resultType.getRank();
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
@@ -327,12 +308,9 @@ struct OneHotLowering : public OpConversionPattern<hl::OneHotOp> {
     expandedShape.insert(expandedShape.begin() + *axis, 1);
     Value indices =
         reshapeTo(rewriter, loc, adaptor.getIndices(), expandedShape);
-    auto hitType =
-        RankedTensorType::get(resultType.getShape(), rewriter.getI1Type());
     Value hit = rewriter.create<edge::LogicalOrOp>(
-        loc, hitType,
-        rewriter.create<edge::EqualOp>(loc, hitType, indices, iota(0)),
-        rewriter.create<edge::EqualOp>(loc, hitType, indices, iota(-depth)));
+        loc, rewriter.create<edge::EqualOp>(loc, indices, iota(0)),
+        rewriter.create<edge::EqualOp>(loc, indices, iota(-depth)));
     // values = [off, on], each reshaped to [1, ..., 1].
     Value values = reshapeTo(rewriter, loc, adaptor.getValues(), {2});
     auto pick = [&](int64_t index) {
@@ -341,8 +319,7 @@ struct OneHotLowering : public OpConversionPattern<hl::OneHotOp> {
           ArrayRef<int64_t>{index}, ArrayRef<int64_t>{1});
       return reshapeTo(rewriter, loc, one, SmallVector<int64_t>(rank, 1));
     };
-    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, resultType, hit, pick(1),
-                                                pick(0));
+    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, hit, pick(1), pick(0));
     return success();
   }
 };
@@ -356,16 +333,15 @@ struct ScatterElementsLowering
   matchAndRewrite(hl::ScatterElementsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
-    if (!type || type != getStaticType(op.getOutput()) ||
-        !getStaticType(adaptor.getIndices()) ||
-        !getStaticType(adaptor.getUpdates()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (type != getStaticType(op.getOutput()))
+      return rewriter.notifyMatchFailure(op,
+                                         "needs a result of the input's type");
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
     rewriter.replaceOpWithNewOp<edge::ScatterElementsOp>(
-        op, type, adaptor.getData(), adaptor.getIndices(), adaptor.getUpdates(),
+        op, adaptor.getData(), adaptor.getIndices(), adaptor.getUpdates(),
         *axis, op.getReduction());
     return success();
   }
@@ -379,12 +355,11 @@ struct ScatterNDLowering : public OpConversionPattern<hl::ScatterNDOp> {
   matchAndRewrite(hl::ScatterNDOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
-    if (!type || type != getStaticType(op.getOutput()) ||
-        !getStaticType(adaptor.getIndices()) ||
-        !getStaticType(adaptor.getUpdates()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (type != getStaticType(op.getOutput()))
+      return rewriter.notifyMatchFailure(op,
+                                         "needs a result of the input's type");
     rewriter.replaceOpWithNewOp<edge::ScatterNDOp>(
-        op, type, adaptor.getData(), adaptor.getIndices(), adaptor.getUpdates(),
+        op, adaptor.getData(), adaptor.getIndices(), adaptor.getUpdates(),
         op.getReduction());
     return success();
   }
@@ -401,8 +376,9 @@ struct TileLowering : public OpConversionPattern<hl::TileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || type.getRank() != resultType.getRank())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (type.getRank() != resultType.getRank())
+      return rewriter.notifyMatchFailure(op,
+                                         "needs a result of the input's rank");
     Location loc = op.getLoc();
     Value result = adaptor.getInput();
     SmallVector<int64_t> shape(type.getShape());
@@ -417,8 +393,7 @@ struct TileLowering : public OpConversionPattern<hl::TileOp> {
         return rewriter.notifyMatchFailure(op, "too many copies");
       shape[d] = out;
       SmallVector<Value> copies(out / in, result);
-      result = rewriter.create<edge::ConcatOp>(
-          loc, RankedTensorType::get(shape, type.getElementType()), copies, d);
+      result = rewriter.create<edge::ConcatOp>(loc, copies, d);
     }
     rewriter.replaceOp(op, result);
     return success();

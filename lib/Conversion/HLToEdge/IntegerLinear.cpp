@@ -46,7 +46,7 @@ Value subtractZeroPoint(OpBuilder &builder, Location loc, Value value,
     shape.assign(rank, 1);
   Value zp =
       reshapeTo(builder, loc, castTo(builder, loc, zeroPoint, i32), shape);
-  return builder.create<edge::SubOp>(loc, wide.getType(), wide, zp);
+  return builder.create<edge::SubOp>(loc, wide, zp);
 }
 
 /// Shape of a per-`axis` parameter broadcast against a rank-`rank` tensor
@@ -57,10 +57,7 @@ SmallVector<int64_t> perAxisShape(int64_t rank, int64_t axis, int64_t extent) {
   return shape;
 }
 
-/// Whether every value has a static type and the given ones are 8-bit.
-bool allStatic(ValueRange values) {
-  return llvm::all_of(values, [](Value v) { return !v || getStaticType(v); });
-}
+/// Whether the given value is 8-bit.
 bool is8Bit(Value value) {
   auto type = dyn_cast<IntegerType>(getElementTypeOrSelf(value.getType()));
   return type && type.getWidth() == 8 && !type.isSigned();
@@ -76,9 +73,8 @@ struct MatMulIntegerLowering : public OpConversionPattern<hl::MatMulIntegerOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     Value a = adaptor.getA(), b = adaptor.getB();
-    if (!resultType || !allStatic(adaptor.getOperands()) || !is8Bit(a) ||
-        !is8Bit(b))
-      return rewriter.notifyMatchFailure(op, "needs static 8-bit operands");
+    if (!is8Bit(a) || !is8Bit(b))
+      return rewriter.notifyMatchFailure(op, "needs 8-bit operands");
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(a.getType());
     auto bType = cast<RankedTensorType>(b.getType());
@@ -152,7 +148,7 @@ FailureOr<Value> buildSplitConvInteger(ConversionPatternRewriter &rewriter,
     SmallVector<int64_t> ones(4, 1);
     Value zp =
         reshapeTo(rewriter, loc, castTo(rewriter, loc, xZeroPoint, f32), ones);
-    input = rewriter.create<edge::SubOp>(loc, input.getType(), input, zp);
+    input = rewriter.create<edge::SubOp>(loc, input, zp);
   }
   auto f32Result = RankedTensorType::get(resultType.getShape(), f32);
   auto i32Scalar =
@@ -178,11 +174,9 @@ FailureOr<Value> buildSplitConvInteger(ConversionPatternRewriter &rewriter,
     if (weight != 1) {
       Value factor = rewriter.create<edge::ConstantOp>(
           loc, DenseElementsAttr::get(i32Scalar, static_cast<int32_t>(weight)));
-      term = rewriter.create<edge::MulOp>(loc, term.getType(), term, factor);
+      term = rewriter.create<edge::MulOp>(loc, term, factor);
     }
-    sum = sum ? rewriter.create<edge::AddOp>(loc, term.getType(), sum, term)
-                    .getResult()
-              : term;
+    sum = sum ? rewriter.create<edge::AddOp>(loc, sum, term).getResult() : term;
     weight *= base;
   }
   return sum;
@@ -199,9 +193,8 @@ struct ConvIntegerLowering : public OpConversionPattern<hl::ConvIntegerOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     Value x = adaptor.getInput(), w = adaptor.getWeight();
-    if (!resultType || !allStatic(adaptor.getOperands()) || !is8Bit(x) ||
-        !is8Bit(w))
-      return rewriter.notifyMatchFailure(op, "needs static 8-bit operands");
+    if (!is8Bit(x) || !is8Bit(w))
+      return rewriter.notifyMatchFailure(op, "needs 8-bit operands");
     if (resultType.getRank() == 4) {
       FailureOr<Value> split =
           buildSplitConvInteger(rewriter, op, x, w, adaptor.getXZeroPoint(),
@@ -240,9 +233,8 @@ FailureOr<Value> dequantize(OpBuilder &builder, Location loc, Value value,
   if (failed(params))
     return failure();
   return builder
-      .create<edge::DequantizeLinearOp>(
-          loc, RankedTensorType::get(type.getShape(), builder.getF32Type()),
-          value, params->scale, params->zeroPoint, params->axis)
+      .create<edge::DequantizeLinearOp>(loc, value, params->scale,
+                                        params->zeroPoint, params->axis)
       .getResult();
 }
 
@@ -272,9 +264,8 @@ struct QLinearMatMulLowering : public OpConversionPattern<hl::QLinearMatMulOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     Value a = adaptor.getA(), b = adaptor.getB();
-    if (!resultType || !allStatic(adaptor.getOperands()) || !is8Bit(a) ||
-        !is8Bit(b) || !is8Bit(op.getOutput()))
-      return rewriter.notifyMatchFailure(op, "needs static 8-bit operands");
+    if (!is8Bit(a) || !is8Bit(b) || !is8Bit(op.getOutput()))
+      return rewriter.notifyMatchFailure(op, "needs 8-bit operands");
     Location loc = op.getLoc();
     int64_t aRank = cast<RankedTensorType>(a.getType()).getRank();
     int64_t bRank = cast<RankedTensorType>(b.getType()).getRank();
@@ -309,9 +300,8 @@ struct QLinearConvLowering : public OpConversionPattern<hl::QLinearConvOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     Value x = adaptor.getInput(), w = adaptor.getWeight();
-    if (!resultType || !allStatic(adaptor.getOperands()) || !is8Bit(x) ||
-        !is8Bit(w) || !is8Bit(op.getOutput()))
-      return rewriter.notifyMatchFailure(op, "needs static 8-bit operands");
+    if (!is8Bit(x) || !is8Bit(w) || !is8Bit(op.getOutput()))
+      return rewriter.notifyMatchFailure(op, "needs 8-bit operands");
     Location loc = op.getLoc();
     FailureOr<Value> input = dequantize(rewriter, loc, x, adaptor.getXScale(),
                                         adaptor.getXZeroPoint(), 1);
@@ -329,14 +319,9 @@ struct QLinearConvLowering : public OpConversionPattern<hl::QLinearConvOp> {
       };
       Value xScale = asVector(adaptor.getXScale());
       Value wScale = asVector(adaptor.getWScale());
-      auto biasType = RankedTensorType::get(
-          cast<RankedTensorType>(intBias.getType()).getShape(),
-          rewriter.getF32Type());
-      Value scale =
-          rewriter.create<edge::MulOp>(loc, wScale.getType(), wScale, xScale);
+      Value scale = rewriter.create<edge::MulOp>(loc, wScale, xScale);
       bias = rewriter.create<edge::MulOp>(
-          loc, biasType, castTo(rewriter, loc, intBias, rewriter.getF32Type()),
-          scale);
+          loc, castTo(rewriter, loc, intBias, rewriter.getF32Type()), scale);
     }
     FailureOr<Value> conv = buildConv(
         rewriter, loc, *input, *weight, bias,

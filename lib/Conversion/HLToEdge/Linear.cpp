@@ -40,9 +40,8 @@ FailureOr<Value> buildConv(OpBuilder &builder, Location loc, Value input,
   Value input4D = to4D(input, inputType);
   Value weight4D = to4D(weight, weightType);
   Value conv = builder.create<edge::Conv2DOp>(
-      loc, RankedTensorType::get(out4D, resultType.getElementType()), input4D,
-      weight4D, bias, window2D.strides, window2D.dilations, window2D.pads,
-      attrs.group);
+      loc, input4D, weight4D, bias, window2D.strides, window2D.dilations,
+      window2D.pads, attrs.group);
   return reshapeTo(builder, loc, conv, out);
 }
 
@@ -65,8 +64,7 @@ Value buildMatMul(OpBuilder &builder, Location loc, Value lhs, Value rhs,
   for (int64_t i = 0; i + 2 < rank; ++i)
     shape.push_back(std::max(l[i], r[i]));
   shape.append({l[rank - 2], r[rank - 1]});
-  Value product = builder.create<edge::MatMulOp>(
-      loc, RankedTensorType::get(shape, resultType.getElementType()), lhs, rhs);
+  Value product = builder.create<edge::MatMulOp>(loc, lhs, rhs);
   return reshapeTo(builder, loc, product, resultType.getShape());
 }
 
@@ -83,8 +81,6 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
   matchAndRewrite(hl::ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     // A zero Pad of H and W before the convolution (tf2onnx writes Keras'
     // ZeroPadding2D before strided convolutions so) becomes the
     // convolution's own padding: the same values, without the copy.
@@ -111,7 +107,7 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
                    static_cast<int64_t>(op.getGroup())});
     if (failed(conv))
       return rewriter.notifyMatchFailure(
-          op, "needs static 1-d or 2-d shapes and consistent attributes");
+          op, "needs 1-d or 2-d shapes and consistent attributes");
     rewriter.replaceOp(op, *conv);
     return success();
   }
@@ -130,9 +126,8 @@ struct ConvTransposeLowering : public OpConversionPattern<hl::ConvTransposeOp> {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType weightType = getStaticType(adaptor.getWeight());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !weightType || !resultType ||
-        !inputType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    if (!inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     int64_t rank = inputType.getRank();
     if ((rank != 3 && rank != 4) || weightType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "only 1-d and 2-d");
@@ -192,8 +187,7 @@ struct ConvTransposeLowering : public OpConversionPattern<hl::ConvTransposeOp> {
       out4D = {out[0], out[1], 1, out[2]};
     }
     Value conv = rewriter.create<edge::ConvTranspose2DOp>(
-        loc, RankedTensorType::get(out4D, resultType.getElementType()),
-        to4D(adaptor.getInput(), inputType),
+        loc, to4D(adaptor.getInput(), inputType),
         to4D(adaptor.getWeight(), weightType), adaptor.getBias(), strides,
         dilations, pads, outputPadding, op.getGroup());
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, conv, out));
@@ -209,41 +203,31 @@ struct GemmLowering : public OpConversionPattern<hl::GemmOp> {
   matchAndRewrite(hl::GemmOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getA()) ||
-        !getStaticType(adaptor.getB()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     if (!isa<FloatType>(resultType.getElementType()))
       return rewriter.notifyMatchFailure(op, "integer gemm is not supported");
     Location loc = op.getLoc();
     auto transpose = [&](Value value) -> Value {
-      auto type = cast<RankedTensorType>(value.getType());
-      return rewriter.create<edge::TransposeOp>(
-          loc,
-          RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
-                                type.getElementType()),
-          value, ArrayRef<int64_t>{1, 0});
+      return rewriter.create<edge::TransposeOp>(loc, value,
+                                                ArrayRef<int64_t>{1, 0});
     };
     Value a = op.getTransA() ? transpose(adaptor.getA()) : adaptor.getA();
     Value b = op.getTransB() ? transpose(adaptor.getB()) : adaptor.getB();
     Type elementType = resultType.getElementType();
-    Value result = rewriter.create<edge::MatMulOp>(loc, resultType, a, b);
+    Value result = rewriter.create<edge::MatMulOp>(loc, a, b);
     auto scale = [&](Value value, float factor) -> Value {
       if (factor == 1.0f)
         return value;
       Value constant = splatConstant(
           rewriter, loc, elementType,
           cast<RankedTensorType>(value.getType()).getRank(), factor);
-      return rewriter.create<edge::MulOp>(loc, value.getType(), value,
-                                          constant);
+      return rewriter.create<edge::MulOp>(loc, value, constant);
     };
     result = scale(result, op.getAlpha().convertToFloat());
     if (Value c = adaptor.getC()) {
-      if (!getStaticType(c))
-        return rewriter.notifyMatchFailure(op, "needs a static C");
       if (op.getBeta().convertToFloat() != 0.0f) {
         Value bias = scale(alignRank(rewriter, loc, c, 2),
                            op.getBeta().convertToFloat());
-        result = rewriter.create<edge::AddOp>(loc, resultType, result, bias);
+        result = rewriter.create<edge::AddOp>(loc, result, bias);
       }
     }
     rewriter.replaceOp(op, result);
@@ -259,9 +243,6 @@ struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
   matchAndRewrite(hl::MatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!getStaticType(adaptor.getLhs()) || !getStaticType(adaptor.getRhs()) ||
-        !resultType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     rewriter.replaceOp(op, buildMatMul(rewriter, op.getLoc(), adaptor.getLhs(),
                                        adaptor.getRhs(), resultType));
     return success();
@@ -276,13 +257,10 @@ struct DeformConvLowering : public OpConversionPattern<hl::DeformConvOp> {
   LogicalResult
   matchAndRewrite(hl::DeformConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType weightType = getStaticType(adaptor.getWeight());
-    if (!resultType || !inputType || !weightType ||
-        !getStaticType(adaptor.getOffset()) || inputType.getRank() != 4 ||
-        !inputType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs static 2-d f32 shapes");
+    if (inputType.getRank() != 4 || !inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs a 4-d f32 input");
     FailureOr<Window> window = resolveWindow(
         inputType.getShape().drop_front(2), weightType.getShape().drop_front(2),
         op.getStrides(), op.getDilations(), op.getPads(), "NOTSET");
@@ -298,9 +276,8 @@ struct DeformConvLowering : public OpConversionPattern<hl::DeformConvOp> {
                                          rewriter.getF32Type()),
                    0.0f));
     rewriter.replaceOpWithNewOp<edge::DeformConv2DOp>(
-        op, resultType, adaptor.getInput(), adaptor.getWeight(), bias,
-        adaptor.getOffset(), adaptor.getMask(), window2D.strides,
-        window2D.dilations, window2D.pads,
+        op, adaptor.getInput(), adaptor.getWeight(), bias, adaptor.getOffset(),
+        adaptor.getMask(), window2D.strides, window2D.dilations, window2D.pads,
         static_cast<int64_t>(op.getGroup()),
         static_cast<int64_t>(op.getOffsetGroup()));
     return success();

@@ -41,13 +41,10 @@ struct WhereLowering : public OpConversionPattern<hl::WhereOp> {
   matchAndRewrite(hl::WhereOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getCondition()) ||
-        !getStaticType(adaptor.getX()) || !getStaticType(adaptor.getY()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     int64_t rank = resultType.getRank();
     Location loc = op.getLoc();
     rewriter.replaceOpWithNewOp<edge::SelectOp>(
-        op, resultType, alignRank(rewriter, loc, adaptor.getCondition(), rank),
+        op, alignRank(rewriter, loc, adaptor.getCondition(), rank),
         alignRank(rewriter, loc, adaptor.getX(), rank),
         alignRank(rewriter, loc, adaptor.getY(), rank));
     return success();
@@ -62,11 +59,10 @@ struct IsNaNLowering : public OpConversionPattern<hl::IsNaNOp> {
   matchAndRewrite(hl::IsNaNOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || !isComparable(type.getElementType()))
-      return rewriter.notifyMatchFailure(op, "needs a static f32/f64 input");
+    if (!isComparable(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs an f32/f64 input");
     Value x = adaptor.getInput();
-    Value equal = rewriter.create<edge::EqualOp>(op.getLoc(), resultType, x, x);
+    Value equal = rewriter.create<edge::EqualOp>(op.getLoc(), x, x);
     rewriter.replaceOpWithNewOp<edge::LogicalNotOp>(op, equal);
     return success();
   }
@@ -81,8 +77,8 @@ struct IsInfLowering : public OpConversionPattern<hl::IsInfOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+    if (!type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     bool negative = op.getDetectNegative() != 0;
     bool positive = op.getDetectPositive() != 0;
     Location loc = op.getLoc();
@@ -97,7 +93,7 @@ struct IsInfLowering : public OpConversionPattern<hl::IsInfOp> {
       x = rewriter.create<edge::AbsOp>(loc, x);
     Value bound = splatConstant(rewriter, loc, type.getElementType(),
                                 type.getRank(), positive ? inf : -inf);
-    rewriter.replaceOpWithNewOp<edge::EqualOp>(op, resultType, x, bound);
+    rewriter.replaceOpWithNewOp<edge::EqualOp>(op, x, bound);
     return success();
   }
 };
@@ -111,19 +107,16 @@ struct ThresholdedReluLowering
   matchAndRewrite(hl::ThresholdedReluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type ||
-        !(type.getElementType().isF32() || type.getElementType().isF64()))
-      return rewriter.notifyMatchFailure(op, "needs a static f32/f64 input");
+    if (!(type.getElementType().isF32() || type.getElementType().isF64()))
+      return rewriter.notifyMatchFailure(op, "needs an f32/f64 input");
     Location loc = op.getLoc();
     Type element = type.getElementType();
     Value x = adaptor.getInput();
     Value alpha = splatConstant(rewriter, loc, element, type.getRank(),
                                 op.getAlpha().convertToFloat());
     Value zero = splatConstant(rewriter, loc, element, type.getRank(), 0.0);
-    Value above = rewriter.create<edge::LessOp>(
-        loc, RankedTensorType::get(type.getShape(), rewriter.getI1Type()),
-        alpha, x);
-    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, type, above, x, zero);
+    Value above = rewriter.create<edge::LessOp>(loc, alpha, x);
+    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, above, x, zero);
     return success();
   }
 };

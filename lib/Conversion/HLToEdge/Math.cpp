@@ -50,8 +50,8 @@ struct ModLowering : public OpConversionPattern<hl::ModOp> {
                             adaptor.getRhs(), isNumeric, rewriter);
     if (failed(aligned))
       return failure();
-    rewriter.replaceOpWithNewOp<edge::ModOp>(op, aligned->resultType,
-                                             aligned->lhs, aligned->rhs, fmod);
+    rewriter.replaceOpWithNewOp<edge::ModOp>(op, aligned->lhs, aligned->rhs,
+                                             fmod);
     return success();
   }
 };
@@ -64,9 +64,6 @@ struct BitShiftLowering : public OpConversionPattern<hl::BitShiftOp> {
   matchAndRewrite(hl::BitShiftOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || !getStaticType(adaptor.getLhs()) ||
-        !getStaticType(adaptor.getRhs()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     if (!resultType.getElementType().isUnsignedInteger() ||
         resultType.getElementType().isUnsignedInteger(1))
       return rewriter.notifyMatchFailure(op, "shifts unsigned integers only");
@@ -74,7 +71,7 @@ struct BitShiftLowering : public OpConversionPattern<hl::BitShiftOp> {
     Value lhs = alignRank(rewriter, op.getLoc(), adaptor.getLhs(), rank);
     Value rhs = alignRank(rewriter, op.getLoc(), adaptor.getRhs(), rank);
     // hl keeps ONNX's LEFT/RIGHT; edge spells them in lower case.
-    rewriter.replaceOpWithNewOp<edge::BitShiftOp>(op, resultType, lhs, rhs,
+    rewriter.replaceOpWithNewOp<edge::BitShiftOp>(op, lhs, rhs,
                                                   op.getDirection().lower());
     return success();
   }
@@ -91,8 +88,6 @@ struct PowLowering : public OpConversionPattern<hl::PowOp> {
     RankedTensorType resultType = getStaticType(op.getOutput());
     RankedTensorType lhsType = getStaticType(adaptor.getLhs());
     RankedTensorType rhsType = getStaticType(adaptor.getRhs());
-    if (!resultType || !lhsType || !rhsType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     for (Type element : {lhsType.getElementType(), rhsType.getElementType()})
       if (!isRuntimeElementType(element) || element.isInteger(1))
         return rewriter.notifyMatchFailure(op, "no kernel for this type");
@@ -109,14 +104,12 @@ struct PowLowering : public OpConversionPattern<hl::PowOp> {
     };
     Type base = lhsType.getElementType();
     if (isa<FloatType>(base) || !isa<FloatType>(rhsType.getElementType())) {
-      rewriter.replaceOpWithNewOp<edge::PowOp>(op, resultType, lhs,
-                                               castTo(rhs, base));
+      rewriter.replaceOpWithNewOp<edge::PowOp>(op, lhs, castTo(rhs, base));
       return success();
     }
     Type f64 = rewriter.getF64Type();
-    Value power = rewriter.create<edge::PowOp>(
-        loc, RankedTensorType::get(resultType.getShape(), f64),
-        castTo(lhs, f64), castTo(rhs, f64));
+    Value power =
+        rewriter.create<edge::PowOp>(loc, castTo(lhs, f64), castTo(rhs, f64));
     rewriter.replaceOp(op, castTo(power, base));
     return success();
   }
@@ -131,8 +124,6 @@ struct CastLowering : public OpConversionPattern<hl::CastOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType inType = getStaticType(adaptor.getInput());
     RankedTensorType outType = getStaticType(op.getOutput());
-    if (!inType || !outType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     auto isCastable = [](Type element) {
       return isRuntimeElementType(element) || element.isBF16();
     };
@@ -159,31 +150,22 @@ public:
     return splatConstant(builder, loc, type.getElementType(), type.getRank(),
                          value);
   }
-  Value add(Value a, Value b) {
-    return builder.create<edge::AddOp>(loc, type, a, b);
-  }
-  Value sub(Value a, Value b) {
-    return builder.create<edge::SubOp>(loc, type, a, b);
-  }
-  Value mul(Value a, Value b) {
-    return builder.create<edge::MulOp>(loc, type, a, b);
-  }
-  Value div(Value a, Value b) {
-    return builder.create<edge::DivOp>(loc, type, a, b);
-  }
+  Value add(Value a, Value b) { return builder.create<edge::AddOp>(loc, a, b); }
+  Value sub(Value a, Value b) { return builder.create<edge::SubOp>(loc, a, b); }
+  Value mul(Value a, Value b) { return builder.create<edge::MulOp>(loc, a, b); }
+  Value div(Value a, Value b) { return builder.create<edge::DivOp>(loc, a, b); }
   Value max(Value a, Value b) {
-    return builder.create<edge::MaximumOp>(loc, type, a, b);
+    return builder.create<edge::MaximumOp>(loc, a, b);
   }
   Value min(Value a, Value b) {
-    return builder.create<edge::MinimumOp>(loc, type, a, b);
+    return builder.create<edge::MinimumOp>(loc, a, b);
   }
   /// a < b as i1.
   Value less(Value a, Value b) {
-    return builder.create<edge::LessOp>(
-        loc, RankedTensorType::get(type.getShape(), builder.getI1Type()), a, b);
+    return builder.create<edge::LessOp>(loc, a, b);
   }
   Value select(Value c, Value a, Value b) {
-    return builder.create<edge::SelectOp>(loc, type, c, a, b);
+    return builder.create<edge::SelectOp>(loc, c, a, b);
   }
   Value exp(Value a) { return builder.create<edge::ExpOp>(loc, a); }
   Value log(Value a) { return builder.create<edge::LogOp>(loc, a); }
@@ -209,8 +191,8 @@ template <typename HLOp, typename Build>
 LogicalResult decompose(HLOp op, Value input,
                         ConversionPatternRewriter &rewriter, Build build) {
   RankedTensorType type = getStaticType(input);
-  if (!type || !type.getElementType().isF32())
-    return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+  if (!type.getElementType().isF32())
+    return rewriter.notifyMatchFailure(op, "needs an f32 input");
   Arith arith(rewriter, op.getLoc(), type);
   rewriter.replaceOp(op, build(arith, input));
   return success();
@@ -284,9 +266,8 @@ struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || type != resultType || !type.getElementType().isF32() ||
-        !getStaticType(adaptor.getSlope()))
-      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    if (type != resultType || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs f32 operands");
     Arith a(rewriter, op.getLoc(), type);
     Value x = adaptor.getInput();
     Value slope =

@@ -30,8 +30,8 @@ struct BatchNormalizationLowering
   matchAndRewrite(hl::BatchNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || type.getRank() < 2 || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+    if (type.getRank() < 2 || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     int64_t channels = type.getDimSize(1);
     for (Value v : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
                     adaptor.getVar()}) {
@@ -41,25 +41,20 @@ struct BatchNormalizationLowering
     }
     Location loc = op.getLoc();
     Type f32 = type.getElementType();
-    auto vector = RankedTensorType::get({channels}, f32);
-    Value eps = splatConstant(rewriter, loc, f32, 1,
-                              op.getEpsilon().convertToFloat());
-    Value variance =
-        rewriter.create<edge::AddOp>(loc, vector, adaptor.getVar(), eps);
+    Value eps =
+        splatConstant(rewriter, loc, f32, 1, op.getEpsilon().convertToFloat());
+    Value variance = rewriter.create<edge::AddOp>(loc, adaptor.getVar(), eps);
     Value deviation = rewriter.create<edge::SqrtOp>(loc, variance);
-    Value a = rewriter.create<edge::DivOp>(loc, vector, adaptor.getScale(),
-                                           deviation);
-    Value meanTimesA =
-        rewriter.create<edge::MulOp>(loc, vector, adaptor.getMean(), a);
-    Value b = rewriter.create<edge::SubOp>(loc, vector, adaptor.getBias(),
-                                           meanTimesA);
+    Value a = rewriter.create<edge::DivOp>(loc, adaptor.getScale(), deviation);
+    Value meanTimesA = rewriter.create<edge::MulOp>(loc, adaptor.getMean(), a);
+    Value b = rewriter.create<edge::SubOp>(loc, adaptor.getBias(), meanTimesA);
     // [C] -> [1, C, 1, ...] to broadcast over the batch and spatial axes.
     SmallVector<int64_t> channelShape(type.getRank(), 1);
     channelShape[1] = channels;
     Value scaled = rewriter.create<edge::MulOp>(
-        loc, type, adaptor.getInput(), reshapeTo(rewriter, loc, a, channelShape));
+        loc, adaptor.getInput(), reshapeTo(rewriter, loc, a, channelShape));
     rewriter.replaceOpWithNewOp<edge::AddOp>(
-        op, type, scaled, reshapeTo(rewriter, loc, b, channelShape));
+        op, scaled, reshapeTo(rewriter, loc, b, channelShape));
     return success();
   }
 };
@@ -72,9 +67,8 @@ struct LayerNormalizationLowering
   matchAndRewrite(hl::LayerNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || !type.getElementType().isF32() ||
-        !getStaticType(adaptor.getScale()))
-      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    if (!type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs f32 operands");
     int64_t rank = type.getRank();
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
@@ -93,23 +87,22 @@ struct LayerNormalizationLowering
         return rewriter.notifyMatchFailure(op, "statistics must have the "
                                                "input's reduced type");
     Value x = adaptor.getInput();
-    Value mean = rewriter.create<edge::ReduceMeanOp>(loc, reducedType, x, axes,
+    Value mean = rewriter.create<edge::ReduceMeanOp>(loc, x, axes,
                                                      /*keep_dims=*/true);
-    Value centered = rewriter.create<edge::SubOp>(loc, type, x, mean);
-    Value squared = rewriter.create<edge::MulOp>(loc, type, centered, centered);
-    Value variance = rewriter.create<edge::ReduceMeanOp>(
-        loc, reducedType, squared, axes, /*keep_dims=*/true);
+    Value centered = rewriter.create<edge::SubOp>(loc, x, mean);
+    Value squared = rewriter.create<edge::MulOp>(loc, centered, centered);
+    Value variance = rewriter.create<edge::ReduceMeanOp>(loc, squared, axes,
+                                                         /*keep_dims=*/true);
     Value eps = splatConstant(rewriter, loc, f32, rank,
                               op.getEpsilon().convertToFloat());
     Value deviation = rewriter.create<edge::SqrtOp>(
-        loc, rewriter.create<edge::AddOp>(loc, reducedType, variance, eps));
-    Value normalized =
-        rewriter.create<edge::DivOp>(loc, type, centered, deviation);
+        loc, rewriter.create<edge::AddOp>(loc, variance, eps));
+    Value normalized = rewriter.create<edge::DivOp>(loc, centered, deviation);
     Value result = rewriter.create<edge::MulOp>(
-        loc, type, normalized, alignRank(rewriter, loc, adaptor.getScale(), rank));
+        loc, normalized, alignRank(rewriter, loc, adaptor.getScale(), rank));
     if (Value bias = adaptor.getBias())
-      result = rewriter.create<edge::AddOp>(loc, type, result,
-                                            alignRank(rewriter, loc, bias, rank));
+      result = rewriter.create<edge::AddOp>(
+          loc, result, alignRank(rewriter, loc, bias, rank));
     // The optional statistics results: the mean and 1 / deviation, with
     // the normalised axes kept as unit extents.
     SmallVector<Value> results = {result};
@@ -117,8 +110,7 @@ struct LayerNormalizationLowering
       results.push_back(mean);
     if (op.getInvStdDev())
       results.push_back(rewriter.create<edge::DivOp>(
-          loc, reducedType, splatConstant(rewriter, loc, f32, rank, 1.0),
-          deviation));
+          loc, splatConstant(rewriter, loc, f32, rank, 1.0), deviation));
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -129,27 +121,21 @@ struct LayerNormalizationLowering
 Value standardize(OpBuilder &builder, Location loc, Value x,
                   ArrayRef<int64_t> axes, double epsilon, double stdOffset) {
   auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> reducedShape(type.getShape());
-  for (int64_t axis : axes)
-    reducedShape[axis] = 1;
-  auto reducedType = RankedTensorType::get(reducedShape, type.getElementType());
   int64_t rank = type.getRank();
   Type f32 = type.getElementType();
-  Value mean = builder.create<edge::ReduceMeanOp>(loc, reducedType, x, axes,
+  Value mean = builder.create<edge::ReduceMeanOp>(loc, x, axes,
                                                   /*keep_dims=*/true);
-  Value centered = builder.create<edge::SubOp>(loc, type, x, mean);
-  Value squared = builder.create<edge::MulOp>(loc, type, centered, centered);
-  Value variance = builder.create<edge::ReduceMeanOp>(
-      loc, reducedType, squared, axes, /*keep_dims=*/true);
+  Value centered = builder.create<edge::SubOp>(loc, x, mean);
+  Value squared = builder.create<edge::MulOp>(loc, centered, centered);
+  Value variance = builder.create<edge::ReduceMeanOp>(loc, squared, axes,
+                                                      /*keep_dims=*/true);
   Value deviation = builder.create<edge::SqrtOp>(
       loc, builder.create<edge::AddOp>(
-               loc, reducedType, variance,
-               splatConstant(builder, loc, f32, rank, epsilon)));
+               loc, variance, splatConstant(builder, loc, f32, rank, epsilon)));
   if (stdOffset != 0.0)
     deviation = builder.create<edge::AddOp>(
-        loc, reducedType, deviation,
-        splatConstant(builder, loc, f32, rank, stdOffset));
-  return builder.create<edge::DivOp>(loc, type, centered, deviation);
+        loc, deviation, splatConstant(builder, loc, f32, rank, stdOffset));
+  return builder.create<edge::DivOp>(loc, centered, deviation);
 }
 
 /// hl.instance_normalization -> standardize over the spatial axes, then
@@ -162,8 +148,8 @@ struct InstanceNormalizationLowering
   matchAndRewrite(hl::InstanceNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || type.getRank() < 3 || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+    if (type.getRank() < 3 || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     int64_t channels = type.getDimSize(1);
     for (Value v : {adaptor.getScale(), adaptor.getBias()}) {
       RankedTensorType t = getStaticType(v);
@@ -179,11 +165,10 @@ struct InstanceNormalizationLowering
     SmallVector<int64_t> channelShape(type.getRank(), 1);
     channelShape[1] = channels;
     Value scaled = rewriter.create<edge::MulOp>(
-        loc, type, normalized,
+        loc, normalized,
         reshapeTo(rewriter, loc, adaptor.getScale(), channelShape));
     rewriter.replaceOpWithNewOp<edge::AddOp>(
-        op, type, scaled,
-        reshapeTo(rewriter, loc, adaptor.getBias(), channelShape));
+        op, scaled, reshapeTo(rewriter, loc, adaptor.getBias(), channelShape));
     return success();
   }
 };
@@ -198,8 +183,8 @@ struct MeanVarianceNormalizationLowering
   matchAndRewrite(hl::MeanVarianceNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+    if (!type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     SmallVector<int64_t> axes;
     for (int64_t axis : op.getAxes()) {
       FailureOr<int64_t> normalized = normalizeAxis(axis, type.getRank());
@@ -227,23 +212,22 @@ struct LRNLowering : public OpConversionPattern<hl::LRNOp> {
   matchAndRewrite(hl::LRNOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || type.getRank() < 3 || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+    if (type.getRank() < 3 || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     int64_t size = static_cast<int64_t>(op.getSize());
     if (size < 1)
       return rewriter.notifyMatchFailure(op, "size must be positive");
     Location loc = op.getLoc();
     Type f32 = type.getElementType();
     int64_t rank = type.getRank();
-    int64_t spatial = type.getNumElements() /
-                      (type.getDimSize(0) * type.getDimSize(1));
+    int64_t spatial =
+        type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1));
     Value x = adaptor.getInput();
-    Value squared = rewriter.create<edge::MulOp>(loc, type, x, x);
+    Value squared = rewriter.create<edge::MulOp>(loc, x, x);
     SmallVector<int64_t> poolShape = {type.getDimSize(0), 1, type.getDimSize(1),
                                       spatial};
     Value windows = rewriter.create<edge::AvgPool2DOp>(
-        loc, RankedTensorType::get(poolShape, f32),
-        reshapeTo(rewriter, loc, squared, poolShape),
+        loc, reshapeTo(rewriter, loc, squared, poolShape),
         ArrayRef<int64_t>{size, 1}, ArrayRef<int64_t>{1, 1},
         ArrayRef<int64_t>{1, 1},
         ArrayRef<int64_t>{(size - 1) / 2, 0, size / 2, 0},
@@ -251,17 +235,17 @@ struct LRNLowering : public OpConversionPattern<hl::LRNOp> {
     Value sum = reshapeTo(rewriter, loc, windows, type.getShape());
     // bias + alpha / size * (size * mean) = bias + alpha * mean.
     Value base = rewriter.create<edge::AddOp>(
-        loc, type,
+        loc,
         splatConstant(rewriter, loc, f32, rank, op.getBias().convertToFloat()),
         rewriter.create<edge::MulOp>(
-            loc, type,
+            loc,
             splatConstant(rewriter, loc, f32, rank,
                           op.getAlpha().convertToFloat()),
             sum));
     Value denominator = rewriter.create<edge::PowOp>(
-        loc, type, base,
+        loc, base,
         splatConstant(rewriter, loc, f32, rank, op.getBeta().convertToFloat()));
-    rewriter.replaceOpWithNewOp<edge::DivOp>(op, type, x, denominator);
+    rewriter.replaceOpWithNewOp<edge::DivOp>(op, x, denominator);
     return success();
   }
 };

@@ -54,8 +54,6 @@ alignBinaryOperands(Operation *op, Value result, Value lhs, Value rhs,
                     ConversionPatternRewriter &rewriter) {
   RankedTensorType resultType = getStaticType(result);
   RankedTensorType lhsType = getStaticType(lhs);
-  if (!resultType || !lhsType || !getStaticType(rhs))
-    return rewriter.notifyMatchFailure(op, "needs static shapes");
   if (!accepts(lhsType.getElementType()))
     return rewriter.notifyMatchFailure(op, "no kernel for this type");
   int64_t rank = resultType.getRank();

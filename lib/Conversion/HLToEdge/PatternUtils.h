@@ -82,8 +82,7 @@ struct BinaryLowering : public mlir::OpConversionPattern<HLOp> {
       return mlir::failure();
     if (Swap)
       std::swap(aligned->lhs, aligned->rhs);
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, aligned->resultType, aligned->lhs,
-                                        aligned->rhs);
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, aligned->lhs, aligned->rhs);
     return mlir::success();
   }
 };

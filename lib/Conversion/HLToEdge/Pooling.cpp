@@ -36,9 +36,8 @@ struct MaxPoolLowering : public OpConversionPattern<hl::MaxPoolOp> {
                                              "supported");
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !resultType ||
-        (inputType.getRank() != 4 && inputType.getRank() != 3))
-      return rewriter.notifyMatchFailure(op, "needs a static 1-d or 2-d "
+    if ((inputType.getRank() != 4 && inputType.getRank() != 3))
+      return rewriter.notifyMatchFailure(op, "needs a 1-d or 2-d "
                                              "input");
     FailureOr<Window> window = resolveWindow(
         inputType.getShape().drop_front(2), op.getKernelShape(),
@@ -48,9 +47,8 @@ struct MaxPoolLowering : public OpConversionPattern<hl::MaxPoolOp> {
     Window lifted = liftWindowTo2D(*window);
     Location loc = op.getLoc();
     Value pooled = rewriter.create<edge::MaxPool2DOp>(
-        loc, liftTo2D(resultType), liftInput(rewriter, loc, adaptor.getInput()),
-        lifted.kernel, lifted.strides, lifted.dilations, lifted.pads,
-        op.getCeilMode() != 0);
+        loc, liftInput(rewriter, loc, adaptor.getInput()), lifted.kernel,
+        lifted.strides, lifted.dilations, lifted.pads, op.getCeilMode() != 0);
     rewriter.replaceOp(op,
                        reshapeTo(rewriter, loc, pooled, resultType.getShape()));
     return success();
@@ -88,10 +86,9 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
     }
     RankedTensorType inputType = getStaticType(input);
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !resultType ||
-        (inputType.getRank() != 4 && inputType.getRank() != 3) ||
+    if ((inputType.getRank() != 4 && inputType.getRank() != 3) ||
         !inputType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static 1-d or 2-d f32 "
+      return rewriter.notifyMatchFailure(op, "needs a 1-d or 2-d f32 "
                                              "input");
     FailureOr<Window> window = resolveWindow(
         inputType.getShape().drop_front(2), op.getKernelShape(),
@@ -101,9 +98,8 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
     Window lifted = liftWindowTo2D(*window);
     Location loc = op.getLoc();
     Value pooled = rewriter.create<edge::AvgPool2DOp>(
-        loc, liftTo2D(resultType), liftInput(rewriter, loc, input),
-        lifted.kernel, lifted.strides, lifted.dilations, lifted.pads,
-        op.getCeilMode() != 0, countPad);
+        loc, liftInput(rewriter, loc, input), lifted.kernel, lifted.strides,
+        lifted.dilations, lifted.pads, op.getCeilMode() != 0, countPad);
     rewriter.replaceOp(op,
                        reshapeTo(rewriter, loc, pooled, resultType.getShape()));
     return success();
@@ -121,16 +117,13 @@ struct GlobalPoolLowering : public OpConversionPattern<HLOp> {
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !resultType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     SmallVector<int64_t> axes;
     for (int64_t axis = 2; axis < inputType.getRank(); ++axis)
       axes.push_back(axis);
     if (axes.empty())
       return rewriter.notifyMatchFailure(op, "no spatial axes");
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, adaptor.getInput(),
-                                        axes, /*keep_dims=*/true);
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getInput(), axes,
+                                        /*keep_dims=*/true);
     return success();
   }
 };
@@ -150,11 +143,10 @@ struct MaxUnpoolLowering : public OpConversionPattern<hl::MaxUnpoolOp> {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType indicesType = getStaticType(adaptor.getIndices());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !indicesType || !resultType ||
-        inputType.getShape() != indicesType.getShape() ||
+    if (inputType.getShape() != indicesType.getShape() ||
         resultType.getRank() != inputType.getRank())
-      return rewriter.notifyMatchFailure(
-          op, "needs static shapes, indices shaped like the input");
+      return rewriter.notifyMatchFailure(op,
+                                         "needs indices shaped like the input");
     int64_t rank = inputType.getRank(), spatial = rank - 2;
     ArrayRef<int64_t> kernel = op.getKernelShape();
     SmallVector<int64_t> strides(spatial, 1), pads(2 * spatial, 0);
@@ -190,7 +182,7 @@ struct MaxUnpoolLowering : public OpConversionPattern<hl::MaxUnpoolOp> {
         loc,
         DenseElementsAttr::get(flatType, rewriter.getZeroAttr(elementType)));
     Value result = rewriter.create<edge::ScatterElementsOp>(
-        loc, flatType, zeros, indices, values, /*axis=*/0, "none");
+        loc, zeros, indices, values, /*axis=*/0, "none");
     result = reshapeTo(rewriter, loc, result, unpooled);
     if (unpooledType != resultType) {
       auto padsType = RankedTensorType::get({2 * rank}, rewriter.getI64Type());

@@ -81,10 +81,10 @@ struct QuantizeLinearLowering
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !resultType || !inputType.getElementType().isF32() ||
+    if (!inputType.getElementType().isF32() ||
         !isQuantStorage(resultType.getElementType()))
       return rewriter.notifyMatchFailure(
-          op, "needs static f32 input and an i8, ui8 or i16 result");
+          op, "needs an f32 input and an i8, ui8 or i16 result");
     FailureOr<AffineParams> params = resolveAffineParams(
         rewriter, op.getLoc(), adaptor.getScale(), adaptor.getZeroPoint(),
         resultType.getElementType(), op.getAxis(), inputType.getRank());
@@ -107,18 +107,17 @@ struct DequantizeLinearLowering
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !resultType || !resultType.getElementType().isF32() ||
+    if (!resultType.getElementType().isF32() ||
         !isQuantStorage(inputType.getElementType()))
       return rewriter.notifyMatchFailure(
-          op, "needs a static i8, ui8 or i16 input and an f32 result");
+          op, "needs an i8, ui8 or i16 input and an f32 result");
     FailureOr<AffineParams> params = resolveAffineParams(
         rewriter, op.getLoc(), adaptor.getScale(), adaptor.getZeroPoint(),
         inputType.getElementType(), op.getAxis(), inputType.getRank());
     if (failed(params))
       return rewriter.notifyMatchFailure(op, "unsupported scale/zero point");
     rewriter.replaceOpWithNewOp<edge::DequantizeLinearOp>(
-        op, resultType, adaptor.getInput(), params->scale, params->zeroPoint,
-        params->axis);
+        op, adaptor.getInput(), params->scale, params->zeroPoint, params->axis);
     return success();
   }
 };
@@ -137,13 +136,10 @@ struct DynamicQuantizeLinearLowering
   matchAndRewrite(hl::DynamicQuantizeLinearOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
-    if (!inputType || !inputType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
-    Type u8 = rewriter.getIntegerType(8, /*isSigned=*/false);
+    if (!inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     auto dynamic = rewriter.create<edge::DynamicQuantizeLinearOp>(
-        op.getLoc(), RankedTensorType::get(inputType.getShape(), u8),
-        RankedTensorType::get({}, rewriter.getF32Type()),
-        RankedTensorType::get({}, u8), adaptor.getInput());
+        op.getLoc(), adaptor.getInput());
     rewriter.replaceOp(op, dynamic.getResults());
     return success();
   }
@@ -195,8 +191,8 @@ struct QuantizeCastLowering
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = dyn_cast<RankedTensorType>(op.getType());
     RankedTensorType inputType = getStaticType(adaptor.getArg());
-    if (!resultType || !inputType || !inputType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs a static f32 tensor");
+    if (!resultType || !inputType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 tensor");
     FailureOr<QuantConstants> params =
         quantConstants(rewriter, op.getLoc(), resultType.getElementType());
     if (failed(params))
@@ -244,10 +240,7 @@ struct DequantizeCastLowering
           loc, DenseElementsAttr::get(type, values));
     }
     rewriter.replaceOpWithNewOp<edge::DequantizeLinearOp>(
-        op, RankedTensorType::get(inputType.getShape(),
-                                  cast<mlir::quant::QuantizedType>(element)
-                                      .getExpressedType()),
-        input, params->scale, params->zeroPoint, params->axis);
+        op, input, params->scale, params->zeroPoint, params->axis);
     return success();
   }
 };

@@ -53,19 +53,15 @@ public:
     SmallVector<int64_t> to;
     for (int64_t p : permutation)
       to.push_back(shape(v)[p]);
-    return b.create<edge::TransposeOp>(loc, type(to), v, permutation);
+    return b.create<edge::TransposeOp>(loc, v, permutation);
   }
   /// a[M, K] x b[K, N].
   Value matmul(Value lhs, Value rhs) {
-    return b.create<edge::MatMulOp>(
-        loc, type({shape(lhs)[0], shape(rhs)[1]}), lhs, rhs);
+    return b.create<edge::MatMulOp>(loc, lhs, rhs);
   }
   /// Elementwise op with rank-explicit broadcasting (equal ranks).
   template <typename OpT> Value binary(Value lhs, Value rhs) {
-    SmallVector<int64_t> to;
-    for (auto [l, r] : llvm::zip_equal(shape(lhs), shape(rhs)))
-      to.push_back(l == 1 ? r : l);
-    return b.create<OpT>(loc, type(to), lhs, rhs);
+    return b.create<OpT>(loc, lhs, rhs);
   }
   Value add(Value l, Value r) { return binary<edge::AddOp>(l, r); }
   Value mul(Value l, Value r) { return binary<edge::MulOp>(l, r); }
@@ -77,7 +73,7 @@ public:
     to[axis] = 0;
     for (Value p : parts)
       to[axis] += shape(p)[axis];
-    return b.create<edge::ConcatOp>(loc, type(to), parts, axis);
+    return b.create<edge::ConcatOp>(loc, parts, axis);
   }
   Value zeros(ArrayRef<int64_t> to) {
     return b.create<edge::ConstantOp>(
@@ -86,16 +82,15 @@ public:
   Value clip(Value v, std::optional<float> limit) {
     if (!limit)
       return v;
-    return b.create<edge::ClipOp>(loc, v.getType(), v,
-                                  b.getF32FloatAttr(-*limit),
+    return b.create<edge::ClipOp>(loc, v, b.getF32FloatAttr(-*limit),
                                   b.getF32FloatAttr(*limit));
   }
   Value activation(StringRef name, Value v) {
     if (name == "Sigmoid")
-      return b.create<edge::SigmoidOp>(loc, v.getType(), v);
+      return b.create<edge::SigmoidOp>(loc, v);
     if (name == "Tanh")
-      return b.create<edge::TanhOp>(loc, v.getType(), v);
-    return b.create<edge::ReluOp>(loc, v.getType(), v);
+      return b.create<edge::TanhOp>(loc, v);
+    return b.create<edge::ReluOp>(loc, v);
   }
   /// Columns [j * h, (j + 1) * h) of a [rows, G * h] matrix.
   Value gate(Value v, int64_t j, int64_t h) {
@@ -269,16 +264,12 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
       Value tConst = e.b.create<edge::ConstantOp>(
           e.loc, DenseElementsAttr::get(
                      tType, e.b.getIntegerAttr(lensType, t).getValue()));
-      auto maskType = RankedTensorType::get({batch}, e.b.getI1Type());
-      Value live = e.b.create<edge::LessOp>(e.loc, maskType, tConst,
-                                            layer.sequenceLens);
+      Value live = e.b.create<edge::LessOp>(e.loc, tConst, layer.sequenceLens);
       live = reshapeTo(e.b, e.loc, live, {batch, 1});
-      auto selectType = e.type({batch, hidden});
-      out = e.b.create<edge::SelectOp>(e.loc, selectType, live, h,
-                                       e.zeros({1, 1}));
-      h = e.b.create<edge::SelectOp>(e.loc, selectType, live, h, hPrev);
+      out = e.b.create<edge::SelectOp>(e.loc, live, h, e.zeros({1, 1}));
+      h = e.b.create<edge::SelectOp>(e.loc, live, h, hPrev);
       if (c)
-        c = e.b.create<edge::SelectOp>(e.loc, selectType, live, c, cPrev);
+        c = e.b.create<edge::SelectOp>(e.loc, live, c, cPrev);
     }
     outputs[t] = e.reshape(out, {1, 1, batch, hidden});
     hPrev = h;

@@ -55,9 +55,7 @@ RankedTensorType reducedType(RankedTensorType type, ArrayRef<int64_t> axes,
 template <typename EdgeOp>
 Value reduce(OpBuilder &builder, Location loc, Value x, ArrayRef<int64_t> axes,
              bool keepDims) {
-  auto type = cast<RankedTensorType>(x.getType());
-  return builder.create<EdgeOp>(loc, reducedType(type, axes, keepDims), x, axes,
-                                keepDims);
+  return builder.create<EdgeOp>(loc, x, axes, keepDims);
 }
 
 /// log(reduce_sum(exp(x - m))) + m with m = reduce_max(x), over `axes`
@@ -67,7 +65,7 @@ Value logSumExp(OpBuilder &builder, Location loc, Value x,
   auto type = cast<RankedTensorType>(x.getType());
   RankedTensorType kept = reducedType(type, axes, true);
   Value max = reduce<edge::ReduceMaxOp>(builder, loc, x, axes, true);
-  Value shifted = builder.create<edge::SubOp>(loc, type, x, max);
+  Value shifted = builder.create<edge::SubOp>(loc, x, max);
   Value sum = reduce<edge::ReduceSumOp>(
       builder, loc, builder.create<edge::ExpOp>(loc, shifted), axes, true);
   Value log = builder.create<edge::LogOp>(loc, sum);
@@ -87,8 +85,6 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     Type element = type.getElementType();
     // log_sum_exp's decomposition has f64 kernels throughout.
     bool isFloat32 =
@@ -173,7 +169,7 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
       break;
     case Kind::L2:
     case Kind::SumSquare: {
-      Value square = rewriter.create<edge::MulOp>(loc, type, x, x);
+      Value square = rewriter.create<edge::MulOp>(loc, x, x);
       result = reduce<edge::ReduceSumOp>(rewriter, loc, square, axes, keepDims);
       if (K == Kind::L2)
         result = rewriter.create<edge::SqrtOp>(loc, result);
@@ -203,15 +199,15 @@ struct LogSoftmaxLowering : public OpConversionPattern<hl::LogSoftmaxOp> {
   matchAndRewrite(hl::LogSoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || !type.getElementType().isF32() || type.getRank() == 0)
-      return rewriter.notifyMatchFailure(op, "needs a static f32 input");
+    if (!type.getElementType().isF32() || type.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
     Value x = adaptor.getInput();
     Value lse = logSumExp(rewriter, op.getLoc(), x, {*axis});
-    rewriter.replaceOpWithNewOp<edge::SubOp>(op, type, x, lse);
+    rewriter.replaceOpWithNewOp<edge::SubOp>(op, x, lse);
     return success();
   }
 };
@@ -225,9 +221,10 @@ struct HardmaxLowering : public OpConversionPattern<hl::HardmaxOp> {
   matchAndRewrite(hl::HardmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type || type.getRank() == 0 ||
+    if (type.getRank() == 0 ||
         !(type.getElementType().isF32() || type.getElementType().isF64()))
-      return rewriter.notifyMatchFailure(op, "needs a static float input");
+      return rewriter.notifyMatchFailure(op,
+                                         "needs a float input of rank >= 1");
     int64_t rank = type.getRank();
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
@@ -238,7 +235,7 @@ struct HardmaxLowering : public OpConversionPattern<hl::HardmaxOp> {
     SmallVector<int64_t> keptShape(type.getShape());
     keptShape[*axis] = 1;
     Value argMax = rewriter.create<edge::ArgMaxOp>(
-        loc, RankedTensorType::get(keptShape, i64), adaptor.getInput(), *axis,
+        loc, adaptor.getInput(), *axis,
         /*keep_dims=*/true, /*select_last_index=*/false);
     SmallVector<int64_t> iotaShape(rank, 1);
     iotaShape[*axis] = type.getDimSize(*axis);
@@ -247,9 +244,7 @@ struct HardmaxLowering : public OpConversionPattern<hl::HardmaxOp> {
                  RankedTensorType::get(iotaShape, i64),
                  ArrayRef<int64_t>(llvm::to_vector(
                      llvm::seq<int64_t>(0, type.getDimSize(*axis))))));
-    Value hit = rewriter.create<edge::EqualOp>(
-        loc, RankedTensorType::get(type.getShape(), rewriter.getI1Type()),
-        argMax, iota);
+    Value hit = rewriter.create<edge::EqualOp>(loc, argMax, iota);
     rewriter.replaceOpWithNewOp<edge::CastOp>(op, type, hit);
     return success();
   }
@@ -265,10 +260,9 @@ struct TopKLowering : public OpConversionPattern<hl::TopKOp> {
   matchAndRewrite(hl::TopKOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    RankedTensorType valuesType = getStaticType(op.getValues());
     RankedTensorType indicesType = getStaticType(op.getIndices());
-    if (!type || !valuesType || !indicesType || type.getRank() == 0)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (type.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "needs an input of rank >= 1");
     Type element = type.getElementType();
     if (!(element.isF32() || element.isF64() || element.isInteger(32) ||
           element.isInteger(64)))
@@ -281,7 +275,7 @@ struct TopKLowering : public OpConversionPattern<hl::TopKOp> {
     Value indices = rewriter.create<edge::ArgTopKOp>(
         loc, indicesType, adaptor.getInput(), *axis, op.getLargest() != 0);
     Value values = rewriter.create<edge::GatherElementsOp>(
-        loc, valuesType, adaptor.getInput(), indices, *axis);
+        loc, adaptor.getInput(), indices, *axis);
     rewriter.replaceOp(op, {values, indices});
     return success();
   }
@@ -297,9 +291,8 @@ struct ArgReduceLowering : public OpConversionPattern<HLOp> {
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || type.getRank() == 0)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (type.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "needs an input of rank >= 1");
     Type element = type.getElementType();
     if (!(element.isF32() || element.isF64() || element.isInteger(8) ||
           element.isInteger(32) || element.isInteger(64)))
@@ -308,8 +301,8 @@ struct ArgReduceLowering : public OpConversionPattern<HLOp> {
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    rewriter.replaceOpWithNewOp<EdgeOp>(op, resultType, adaptor.getData(),
-                                        *axis, op.getKeepdims() != 0,
+    rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getData(), *axis,
+                                        op.getKeepdims() != 0,
                                         op.getSelectLastIndex() != 0);
     return success();
   }

@@ -43,8 +43,6 @@ struct ResizeLowering : public OpConversionPattern<hl::ResizeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType inputType = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!inputType || !resultType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     if (!inputType.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "edge.resize supports f32 only");
     ArrayRef<int64_t> in = inputType.getShape();

@@ -210,9 +210,8 @@ struct ScaledConvIntegerLowering
     RankedTensorType accType = getStaticType(op.getOutput());
     Value x = adaptor.getInput(), w = adaptor.getWeight();
     RankedTensorType xType = getStaticType(x), wType = getStaticType(w);
-    if (!accType || accType.getRank() != 4 || !xType || !wType ||
-        wType.getRank() != 4 || xType.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "needs a static 2-d convolution");
+    if (accType.getRank() != 4 || wType.getRank() != 4 || xType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "needs a 2-d convolution");
     int64_t channels = wType.getDimSize(0);
     Value xZeroPoint = adaptor.getXZeroPoint();
     if (!storageOf(xType) ||

@@ -37,8 +37,6 @@ struct ReshapeLikeLowering : public OpConversionPattern<HLOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     Value input = adaptor.getOperands().front();
-    if (!resultType || !getStaticType(input))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     rewriter.replaceOp(
         op, reshapeTo(rewriter, op.getLoc(), input, resultType.getShape()));
     return success();
@@ -52,8 +50,6 @@ struct SoftmaxLowering : public OpConversionPattern<hl::SoftmaxOp> {
   matchAndRewrite(hl::SoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type)
-      return rewriter.notifyMatchFailure(op, "needs a static shape");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
@@ -70,17 +66,13 @@ struct TransposeLowering : public OpConversionPattern<hl::TransposeOp> {
   matchAndRewrite(hl::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     SmallVector<int64_t> perm;
     if (auto given = op.getPerm())
       perm.assign(given->begin(), given->end());
     else
       for (int64_t d = type.getRank() - 1; d >= 0; --d)
         perm.push_back(d);
-    rewriter.replaceOpWithNewOp<edge::TransposeOp>(op, resultType,
-                                                   adaptor.getData(), perm);
+    rewriter.replaceOpWithNewOp<edge::TransposeOp>(op, adaptor.getData(), perm);
     return success();
   }
 };
@@ -92,9 +84,6 @@ struct ConcatLowering : public OpConversionPattern<hl::ConcatOp> {
   matchAndRewrite(hl::ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!resultType || llvm::any_of(adaptor.getInputs(),
-                                    [](Value v) { return !getStaticType(v); }))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), resultType.getRank());
     if (failed(axis))
@@ -106,7 +95,7 @@ struct ConcatLowering : public OpConversionPattern<hl::ConcatOp> {
         inputs.push_back(input);
     if (inputs.empty())
       return rewriter.notifyMatchFailure(op, "all inputs are empty");
-    rewriter.replaceOpWithNewOp<edge::ConcatOp>(op, resultType, inputs, *axis);
+    rewriter.replaceOpWithNewOp<edge::ConcatOp>(op, inputs, *axis);
     return success();
   }
 };
@@ -121,8 +110,6 @@ struct SliceLowering : public OpConversionPattern<hl::SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getData());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType)
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     auto starts = getConstantInts(adaptor.getStarts());
     auto ends = getConstantInts(adaptor.getEnds());
     auto axes = getConstantInts(adaptor.getAxes());
@@ -170,8 +157,8 @@ struct BlockRearrangeLowering : public OpConversionPattern<HLOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || type.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "needs a static NCHW input");
+    if (type.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "needs an NCHW input");
     int64_t b = static_cast<int64_t>(op.getBlocksize());
     int64_t n = type.getDimSize(0), c = type.getDimSize(1);
     int64_t h = type.getDimSize(2), w = type.getDimSize(3);
@@ -199,9 +186,8 @@ struct BlockRearrangeLowering : public OpConversionPattern<HLOp> {
     SmallVector<int64_t> permuted;
     for (int64_t d : permutation)
       permuted.push_back(split[d]);
-    Value transposed = rewriter.create<edge::TransposeOp>(
-        loc, RankedTensorType::get(permuted, type.getElementType()), blocks,
-        permutation);
+    Value transposed =
+        rewriter.create<edge::TransposeOp>(loc, blocks, permutation);
     rewriter.replaceOp(
         op, reshapeTo(rewriter, loc, transposed, resultType.getShape()));
     return success();

@@ -47,10 +47,10 @@ struct WindowLowering : public OpConversionPattern<WindowOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
     RankedTensorType sizeType = getStaticType(adaptor.getSize());
-    if (!resultType || !sizeType || sizeType.getNumElements() != 1 ||
+    if (sizeType.getNumElements() != 1 ||
         !isa<FloatType>(resultType.getElementType()))
       return rewriter.notifyMatchFailure(
-          op, "needs a static float result and a one-element size");
+          op, "needs a float result and a one-element size");
     Location loc = op.getLoc();
     // f64 windows compute in f64, every other float type in f32.
     Type computeType = resultType.getElementType().isF64()
@@ -67,24 +67,21 @@ struct WindowLowering : public OpConversionPattern<WindowOp> {
                                              sizeF, constant(1.0));
     Value period = sizeF;
     if (!op.getPeriodic())
-      period =
-          rewriter.create<edge::SubOp>(loc, scalarType, sizeF, constant(1.0));
-    Value step = rewriter.create<edge::DivOp>(loc, scalarType,
-                                              constant(2.0 * M_PI), period);
-    Value phase = rewriter.create<edge::MulOp>(loc, vectorType, n, step);
+      period = rewriter.create<edge::SubOp>(loc, sizeF, constant(1.0));
+    Value step =
+        rewriter.create<edge::DivOp>(loc, constant(2.0 * M_PI), period);
+    Value phase = rewriter.create<edge::MulOp>(loc, n, step);
     auto [a0, a1, a2] = WindowOp::getCoefficients();
     auto cosineTerm = [&](Value angle, double coefficient) -> Value {
-      Value c = rewriter.create<edge::CosOp>(loc, vectorType, angle);
-      return rewriter.create<edge::MulOp>(loc, vectorType, c,
-                                          constant(coefficient));
+      Value c = rewriter.create<edge::CosOp>(loc, angle);
+      return rewriter.create<edge::MulOp>(loc, c, constant(coefficient));
     };
-    Value window = rewriter.create<edge::SubOp>(loc, vectorType, constant(a0),
-                                                cosineTerm(phase, a1));
+    Value window =
+        rewriter.create<edge::SubOp>(loc, constant(a0), cosineTerm(phase, a1));
     if (a2 != 0.0) {
-      Value doubled =
-          rewriter.create<edge::MulOp>(loc, vectorType, phase, constant(2.0));
-      window = rewriter.create<edge::AddOp>(loc, vectorType, window,
-                                            cosineTerm(doubled, a2));
+      Value doubled = rewriter.create<edge::MulOp>(loc, phase, constant(2.0));
+      window =
+          rewriter.create<edge::AddOp>(loc, window, cosineTerm(doubled, a2));
     }
     if (resultType.getElementType() != computeType)
       window = rewriter.create<edge::CastOp>(loc, resultType, window);
@@ -101,8 +98,8 @@ struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
     RankedTensorType resultType = getStaticType(op.getOutput());
-    if (!type || !resultType || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    if (!type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input");
     int64_t rank = type.getRank();
     // An I64Attr reads back as uint64_t: cast before checking the sign.
     int64_t axis = static_cast<int64_t>(op.getAxis());
@@ -146,8 +143,7 @@ struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
     SmallVector<int64_t> permuted(rest);
     permuted.append({samples, components});
     if (!identity)
-      x = rewriter.create<edge::TransposeOp>(
-          loc, RankedTensorType::get(permuted, f32), x, permutation);
+      x = rewriter.create<edge::TransposeOp>(loc, x, permutation);
     int64_t rows = 1;
     for (int64_t r : rest)
       rows *= r;
@@ -175,8 +171,7 @@ struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
         RankedTensorType::get({samples * components, frequencies * 2}, f32);
     Value dft = rewriter.create<edge::ConstantOp>(
         loc, edge::makeF32Constant(matrixType, matrix));
-    Value y = rewriter.create<edge::MatMulOp>(
-        loc, RankedTensorType::get({rows, frequencies * 2}, f32), x, dft);
+    Value y = rewriter.create<edge::MatMulOp>(loc, x, dft);
 
     // Back to the input's axis order.
     SmallVector<int64_t> outPermuted(rest);
@@ -186,8 +181,7 @@ struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
       SmallVector<int64_t> inversePermutation(rank);
       for (int64_t d = 0; d < rank; ++d)
         inversePermutation[permutation[d]] = d;
-      y = rewriter.create<edge::TransposeOp>(loc, resultType, y,
-                                             inversePermutation);
+      y = rewriter.create<edge::TransposeOp>(loc, y, inversePermutation);
     }
     rewriter.replaceOp(op, y);
     return success();

@@ -83,7 +83,8 @@ func.func @conv_window_fit(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // Tests that conv2d's result shape is exactly the implied one.
 func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{result shape [1x4x8x8] should be [1x4x6x6]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x4x6x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8x8xf32>'}}
   %0 = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   return
 }
@@ -119,7 +120,8 @@ func.func @matmul_batch(%a: tensor<2x3x4xf32>, %b: tensor<3x4x5xf32>) {
 
 // Tests that matmul's result shape is exactly the implied one.
 func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
-  // expected-error @+1 {{result shape [2x4] should be [2x5]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2x5xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf32>'}}
   %0 = edge.matmul %a, %b : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x4xf32>
   return
 }
@@ -137,7 +139,7 @@ func.func @add_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 
 // Tests that add's operand extents equal the result's or are 1.
 func.func @add_extent(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) {
-  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  // expected-error @+1 {{operand extents 3 and 2 at dimension 1 do not broadcast}}
   %0 = edge.add %a, %b : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x3xf32>
   return
 }
@@ -146,7 +148,8 @@ func.func @add_extent(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) {
 
 // Tests that add's result is the broadcast shape.
 func.func @add_result(%a: tensor<1x3xf32>, %b: tensor<1x3xf32>) {
-  // expected-error @+1 {{result shape [2x3] should be [1x3]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x3xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
   %0 = edge.add %a, %b : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
   return
 }
@@ -164,7 +167,8 @@ func.func @pool_kernel(%x: tensor<1x4x8x8xf32>) {
 
 // Tests that max_pool2d's result accounts for ceil mode.
 func.func @pool_ceil(%x: tensor<1x4x7x7xf32>) {
-  // expected-error @+1 {{result shape [1x4x3x3] should be [1x4x4x4]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x4x4x4xf32>' are incompatible with return type(s) of operation 'tensor<1x4x3x3xf32>'}}
   %0 = edge.max_pool2d %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x3x3xf32>
   return
 }
@@ -200,7 +204,8 @@ func.func @reduce_sorted(%x: tensor<2x3xf32>) {
 
 // Tests that reduce_mean's result drops or keeps the reduced axes.
 func.func @reduce_result(%x: tensor<2x3xf32>) {
-  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2x1xf32>'}}
   %0 = edge.reduce_mean %x {axes = array<i64: 1>, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2x1xf32>
   return
 }
@@ -218,6 +223,7 @@ func.func @reshape_count(%x: tensor<16xf32>) {
 
 // Tests that transpose's permutation has one entry per dimension.
 func.func @transpose_size(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{'permutation' has 1 entries, input rank is 2}}
   %0 = edge.transpose %x {permutation = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -227,6 +233,7 @@ func.func @transpose_size(%x: tensor<2x3xf32>) {
 
 // Tests that transpose's permutation is a permutation.
 func.func @transpose_perm(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{'permutation' is not a permutation of [0, 2)}}
   %0 = edge.transpose %x {permutation = array<i64: 0, 0>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
   return
@@ -236,7 +243,8 @@ func.func @transpose_perm(%x: tensor<2x3xf32>) {
 
 // Tests that transpose's result is the permuted shape.
 func.func @transpose_result(%x: tensor<2x3xf32>) {
-  // expected-error @+1 {{result shape [2x3] should be [3x2]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<3x2xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
   %0 = edge.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
@@ -254,7 +262,7 @@ func.func @softmax_axis(%x: tensor<1x10xf32>) {
 
 // Tests that sub follows the rank-explicit broadcasting rule.
 func.func @sub_extent(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) {
-  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  // expected-error @+1 {{operand extents 3 and 2 at dimension 1 do not broadcast}}
   %0 = edge.sub %a, %b : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x3xf32>
   return
 }
@@ -263,7 +271,8 @@ func.func @sub_extent(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) {
 
 // Tests that mul's result is the broadcast shape.
 func.func @mul_result(%a: tensor<1x3xf32>, %b: tensor<1x3xf32>) {
-  // expected-error @+1 {{result shape [2x3] should be [1x3]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x3xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
   %0 = edge.mul %a, %b : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
   return
 }
@@ -308,7 +317,8 @@ func.func @avg_pool_kernel(%x: tensor<1x4x8x8xf32>) {
 
 // Tests that avg_pool2d's result is the implied shape.
 func.func @avg_pool_result(%x: tensor<1x4x8x8xf32>) {
-  // expected-error @+1 {{result shape [1x4x3x3] should be [1x4x4x4]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x4x4x4xf32>' are incompatible with return type(s) of operation 'tensor<1x4x3x3xf32>'}}
   %0 = edge.avg_pool2d %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x3x3xf32>
   return
 }
@@ -326,6 +336,7 @@ func.func @concat_empty() {
 
 // Tests that concat's axis is in range.
 func.func @concat_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
   %0 = edge.concat %a, %a {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
   return
@@ -335,6 +346,7 @@ func.func @concat_axis(%a: tensor<2x3xf32>) {
 
 // Tests that concat's inputs share a rank.
 func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{input 1 has rank 3, expected 2}}
   %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<2x6xf32>
   return
@@ -344,6 +356,7 @@ func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
 
 // Tests that concat's inputs agree off the axis.
 func.func @concat_extent(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{input 1 differs from input 0 at dimension 0}}
   %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x6xf32>
   return
@@ -353,7 +366,8 @@ func.func @concat_extent(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
 
 // Tests that concat's result sums the axis extents.
 func.func @concat_result(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
-  // expected-error @+1 {{result shape [2x6] should be [2x7]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2x7xf32>' are incompatible with return type(s) of operation 'tensor<2x6xf32>'}}
   %0 = edge.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x6xf32>
   return
 }
@@ -362,6 +376,7 @@ func.func @concat_result(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
 
 // Tests that a reduction's axes are non-empty.
 func.func @reduce_no_axes(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{'axes' must not be empty}}
   %0 = edge.reduce_sum %x {axes = array<i64>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -371,6 +386,7 @@ func.func @reduce_no_axes(%x: tensor<2x3xf32>) {
 
 // Tests that a reduction's axes lie inside the input's rank.
 func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{axis 2 is outside [0, 2)}}
   %0 = edge.reduce_max %x {axes = array<i64: 2>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -380,6 +396,7 @@ func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
 
 // Tests that a reduction's axes are sorted and unique.
 func.func @reduce_axes_sorted(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{'axes' must be sorted and unique}}
   %0 = edge.reduce_min %x {axes = array<i64: 1, 0>, keep_dims = true} : (tensor<2x3xf32>) -> tensor<1x1xf32>
   return
@@ -389,7 +406,8 @@ func.func @reduce_axes_sorted(%x: tensor<2x3xf32>) {
 
 // Tests that a reduction's result shape is the implied one.
 func.func @reduce_result(%x: tensor<2x3xf32>) {
-  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2x1xf32>'}}
   %0 = edge.reduce_prod %x {axes = array<i64: 1>, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2x1xf32>
   return
 }
@@ -416,7 +434,8 @@ func.func @arg_min_empty(%x: tensor<2x0xf32>) {
 
 // Tests that arg_max's result shape is the implied one.
 func.func @arg_max_result(%x: tensor<2x3xf32>) {
-  // expected-error @+1 {{result shape [2x1] should be [2]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2xi64>' are incompatible with return type(s) of operation 'tensor<2x1xi64>'}}
   %0 = edge.arg_max %x {axis = 1 : i64, keep_dims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
   return
 }
@@ -425,7 +444,7 @@ func.func @arg_max_result(%x: tensor<2x3xf32>) {
 
 // Tests that maximum follows rank-explicit broadcasting.
 func.func @maximum_broadcast(%a: tensor<2x3xi32>, %b: tensor<2x2xi32>) {
-  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  // expected-error @+1 {{operand extents 3 and 2 at dimension 1 do not broadcast}}
   %0 = edge.maximum %a, %b : (tensor<2x3xi32>, tensor<2x2xi32>) -> tensor<2x3xi32>
   return
 }
@@ -434,7 +453,8 @@ func.func @maximum_broadcast(%a: tensor<2x3xi32>, %b: tensor<2x2xi32>) {
 
 // Tests that a comparison's result has the broadcast shape.
 func.func @equal_result(%a: tensor<2x1xf32>, %b: tensor<1x1xf32>) {
-  // expected-error @+1 {{result shape [2x3] should be [2x1]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2x1xi1>' are incompatible with return type(s) of operation 'tensor<2x3xi1>'}}
   %0 = edge.equal %a, %b : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x3xi1>
   return
 }
@@ -443,7 +463,8 @@ func.func @equal_result(%a: tensor<2x1xf32>, %b: tensor<1x1xf32>) {
 
 // Tests that select broadcasts all three operands.
 func.func @select_broadcast(%c: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<4x1xf32>) {
-  // expected-error @+1 {{operand extent 4 at dimension 0 neither equals the result's 2 nor is 1}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{operand extents 2 and 4 at dimension 0 do not broadcast}}
   %0 = edge.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<4x1xf32>) -> tensor<2x3xf32>
   return
 }
@@ -461,6 +482,7 @@ func.func @mod_float(%a: tensor<2xf32>, %b: tensor<2xf32>) {
 
 // Tests that gather_elements' axis lies inside the input's rank.
 func.func @gather_elements_axis(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
   %0 = edge.gather_elements %x, %i {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return
@@ -470,6 +492,7 @@ func.func @gather_elements_axis(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
 
 // Tests that gather_elements' indices have the input's rank.
 func.func @gather_elements_rank(%x: tensor<2x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{indices have rank 1, input has 2}}
   %0 = edge.gather_elements %x, %i {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
   return
@@ -479,7 +502,8 @@ func.func @gather_elements_rank(%x: tensor<2x3xf32>, %i: tensor<2xi64>) {
 
 // Tests that gather_elements' result has the indices' shape.
 func.func @gather_elements_result(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
-  // expected-error @+1 {{result shape [2x3] should be [2x2]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2x2xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
   %0 = edge.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
   return
 }
@@ -488,6 +512,7 @@ func.func @gather_elements_result(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
 
 // Tests that gather's axis lies inside the input's rank.
 func.func @gather_axis(%x: tensor<5x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
   %0 = edge.gather %x, %i {axis = 2 : i64} : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
   return
@@ -497,7 +522,8 @@ func.func @gather_axis(%x: tensor<5x4xf32>, %i: tensor<2xi64>) {
 
 // Tests that gather's result splices the indices' shape in at the axis.
 func.func @gather_result(%x: tensor<5x4xf32>, %i: tensor<2x3xi64>) {
-  // expected-error @+1 {{result shape [2x4] should be [2x3x4]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2x3x4xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf32>'}}
   %0 = edge.gather %x, %i {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x4xf32>
   return
 }
@@ -560,7 +586,8 @@ func.func @conv_transpose_crop(%x: tensor<1x1x1x1xf32>, %w: tensor<1x2x1x1xf32>)
 
 // Tests that conv_transpose2d's result shape is the implied one.
 func.func @conv_transpose_result(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
-  // expected-error @+1 {{result shape [1x2x5x5] should be [1x2x7x7]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x2x7x7xf32>' are incompatible with return type(s) of operation 'tensor<1x2x5x5xf32>'}}
   %0 = edge.conv_transpose2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
   return
 }
@@ -659,7 +686,8 @@ func.func @gather_nd_batch_extent(%x: tensor<2x2xf32>, %i: tensor<3x1xi64>) {
 
 // Tests that gather_nd's result shape is the implied one.
 func.func @gather_nd_result(%x: tensor<2x2xf32>, %i: tensor<2x1xi64>) {
-  // expected-error @+1 {{result shape [2] should be [2x2]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2x2xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
   %0 = edge.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x1xi64>) -> tensor<2xf32>
   return
 }
@@ -999,7 +1027,8 @@ func.func @grid_sample_padding(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>)
 
 // Tests that grid_sample's result is [N, C, H_out, W_out].
 func.func @grid_sample_shape(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x5x2xf32>) {
-  // expected-error @+1 {{result shape [1x2x3x3] should be [1x2x3x5]}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x2x3x5xf32>' are incompatible with return type(s) of operation 'tensor<1x2x3x3xf32>'}}
   %0 = edge.grid_sample %x, %g {align_corners = true, mode = "nearest", padding_mode = "zeros"} : (tensor<1x2x4x4xf32>, tensor<1x3x5x2xf32>) -> tensor<1x2x3x3xf32>
   return
 }
@@ -1026,7 +1055,8 @@ func.func @bitwise_float(%a: tensor<3xf32>) {
 
 // Tests that the bitwise ops broadcast by the edge contract.
 func.func @bitwise_broadcast(%a: tensor<2x3xi32>, %b: tensor<2x2xi32>) {
-  // expected-error @+1 {{operand extent 2 at dimension 1 neither equals the result's 3 nor is 1}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{operand extents 3 and 2 at dimension 1 do not broadcast}}
   %0 = edge.bitwise_xor %a, %b : (tensor<2x3xi32>, tensor<2x2xi32>) -> tensor<2x3xi32>
   return
 }
@@ -1101,5 +1131,54 @@ func.func @post_clip(%a: tensor<1x4xf32>) {
 func.func @activation_kind(%a: tensor<1x4xf32>) {
   // expected-error @+1 {{kind must be gelu_erf, swish or hardswish}}
   %0 = edge.activation %a {kind = #edge.post_op<sum>} : tensor<1x4xf32>
+  return
+}
+
+// -----
+
+// Tests that select's result type is inferred from its three operands.
+func.func @select_result(%c: tensor<2x1xi1>, %a: tensor<1x3xf32>, %b: tensor<1x1xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<2x1xf32>'}}
+  %0 = edge.select %c, %a, %b : (tensor<2x1xi1>, tensor<1x3xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// Tests that deform_conv2d's result type is inferred from its window.
+func.func @deform_conv_result(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>, %b: tensor<3xf32>, %o: tensor<1x8x3x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x3x3x3xf32>' are incompatible with return type(s) of operation 'tensor<1x3x4x4xf32>'}}
+  %0 = edge.deform_conv2d %x, %w, %b, %o {dilations = array<i64: 1, 1>, group = 1 : i64, offset_group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x2x2xf32>, tensor<3xf32>, tensor<1x8x3x3xf32>) -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that an inferred element type is checked too: arg_min is i64.
+func.func @arg_min_element(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 64-bit signless integer values}}
+  %0 = edge.arg_min %x {axis = 1 : i64, keep_dims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2xi32>
+  return
+}
+
+// -----
+
+// Tests that only a chain ending in quantize makes an 8-bit result of a
+// fusible op compatible with its inferred (unfused) type.
+func.func @add_eight_bit_without_quantize(%a: tensor<1x4xf32>) {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = edge.add %a, %a : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xi8>
+  return
+}
+
+// -----
+
+// Tests that an 8-bit result of the inferred shape still has to match it.
+func.func @add_eight_bit_shape(%a: tensor<1x4xf32>, %s: tensor<1x4xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<1x4xf32>' are incompatible with return type(s) of operation 'tensor<1x2xi8>'}}
+  %0 = edge.add %a, %a {post_ops = [#edge.post_op<quantize, 0.5, 0.0>]} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x2xi8>
   return
 }
