@@ -13,6 +13,7 @@
 
 #include "Edge/IR/EdgeActivationChains.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -51,9 +52,9 @@ std::optional<ActivationChain> matchActivationAt(Operation *op) {
 }
 
 /// Replaces `chain` by one op built by `build` at the chain's first or last
-/// op.
-void replaceChain(IRRewriter &rewriter, const Chain &chain, bool atEnd,
-                  function_ref<Value(Location)> build) {
+/// op; returns that op's result.
+Value replaceChain(IRRewriter &rewriter, const Chain &chain, bool atEnd,
+                   function_ref<Value(Location)> build) {
   Operation *first = chain.ops.front(), *last = chain.ops.front();
   for (Operation *op : chain.ops) {
     if (op->isBeforeInBlock(first))
@@ -72,6 +73,7 @@ void replaceChain(IRRewriter &rewriter, const Chain &chain, bool atEnd,
              [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
   for (Operation *op : ops)
     rewriter.eraseOp(op);
+  return fused;
 }
 
 } // namespace
@@ -111,17 +113,28 @@ void formChains(func::FuncOp func, const FusionCapabilities &caps) {
         claim({ln->ops, ln->input, ln->output, std::nullopt, ln});
   }
   IRRewriter rewriter(func.getContext());
+  // A chain may read what an earlier one wrote (a LayerNorm right after a
+  // GELU): its operands are looked up through the earlier replacements,
+  // whose ops are gone.
+  IRMapping replaced;
   for (const Chain &chain : chains) {
-    replaceChain(rewriter, chain, caps.chainAtEnd, [&](Location loc) -> Value {
-      if (chain.activation)
-        return rewriter.create<ActivationOp>(
-            loc, chain.input,
-            PostOpAttr::get(rewriter.getContext(),
-                            postOpKindOf(*chain.activation)));
-      const LayerNormChain &ln = *chain.layerNorm;
-      return rewriter.create<LayerNormOp>(loc, chain.input, ln.gamma, ln.beta,
-                                          rewriter.getF32FloatAttr(ln.epsilon));
-    });
+    Value input = replaced.lookupOrDefault(chain.input);
+    Value fused = replaceChain(
+        rewriter, chain, caps.chainAtEnd, [&](Location loc) -> Value {
+          if (chain.activation)
+            return rewriter.create<ActivationOp>(
+                loc, input,
+                PostOpAttr::get(rewriter.getContext(),
+                                postOpKindOf(*chain.activation)));
+          const LayerNormChain &ln = *chain.layerNorm;
+          auto lookup = [&](Value v) {
+            return v ? replaced.lookupOrDefault(v) : v;
+          };
+          return rewriter.create<LayerNormOp>(
+              loc, input, lookup(ln.gamma), lookup(ln.beta),
+              rewriter.getF32FloatAttr(ln.epsilon));
+        });
+    replaced.map(chain.output, fused);
   }
 }
 

@@ -232,3 +232,42 @@ func.func @layer_norm(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %yb = edge.add %yg, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
   return %yb : tensor<2x4xf32>
 }
+
+// -----
+
+// Tests chains that read each other: a LayerNorm whose input is a GELU's
+// output and a second LayerNorm right after the first (BERT's prediction
+// head). Each chain is replaced reading what the previous replacement wrote.
+
+// CHECK-LABEL: func @chains_in_a_row
+func.func @chains_in_a_row(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %sqrt2 = edge.constant dense<1.41421354> : tensor<1x1xf32>
+  %one = edge.constant dense<1.0> : tensor<1x1xf32>
+  %half = edge.constant dense<0.5> : tensor<1x1xf32>
+  %eps = edge.constant dense<1.0e-05> : tensor<1x1xf32>
+  %two = edge.constant dense<2.0> : tensor<1x1xf32>
+  // CHECK: %[[G:.*]] = edge.activation %{{.*}} {kind = #edge.post_op<gelu_erf>} : tensor<2x4xf32>
+  // CHECK: %[[L1:.*]] = edge.layer_norm %[[G]] {epsilon
+  // CHECK: %[[L2:.*]] = edge.layer_norm %[[L1]] {epsilon
+  // CHECK: return %[[L2]]
+  %0 = edge.div %x, %sqrt2 : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+  %1 = edge.erf %0 : tensor<2x4xf32>
+  %2 = edge.add %1, %one : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+  %3 = edge.mul %x, %2 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %g = edge.mul %3, %half : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+  %m = edge.reduce_mean %g {axes = array<i64: 1>, keep_dims = true} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  %d = edge.sub %g, %m : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %sq = edge.pow %d, %two : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+  %v = edge.reduce_mean %sq {axes = array<i64: 1>, keep_dims = true} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  %ve = edge.add %v, %eps : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>
+  %sd = edge.sqrt %ve : tensor<2x1xf32>
+  %y = edge.div %d, %sd : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %m2 = edge.reduce_mean %y {axes = array<i64: 1>, keep_dims = true} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  %d2 = edge.sub %y, %m2 : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %sq2 = edge.pow %d2, %two : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>
+  %v2 = edge.reduce_mean %sq2 {axes = array<i64: 1>, keep_dims = true} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  %ve2 = edge.add %v2, %eps : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>
+  %sd2 = edge.sqrt %ve2 : tensor<2x1xf32>
+  %y2 = edge.div %d2, %sd2 : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  return %y2 : tensor<2x4xf32>
+}
