@@ -41,7 +41,8 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
 # places in such a slab (an ArrayAttr after a custom `#edge.post_op`) reads
 # as use-after-poison although it is live. The manual annotations are
 # therefore off; ASan's own redzones and heap checks stay on.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1:allow_user_poisoning=0}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1}
+ASAN_OPTIONS+=:allow_user_poisoning=0
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 

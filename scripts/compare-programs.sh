@@ -8,8 +8,8 @@
 # onednn,xnnpack), and compares the programs byte for byte. --int8 also
 # compiles each quantized (random calibration, 4 samples) for tensorrt,
 # onednn and xnnpack. Prints one line per model and a total; exits 1 when a
-# pair differs or only one of the two compiles fails. The check behind "no
-# behaviour change" in refactorings (docs/testing.md).
+# pair differs, or the two compiles end differently (or either crashes).
+# The check behind "no behaviour change" in refactorings (docs/pipeline.md).
 #
 #===----------------------------------------------------------------------===//
 set -uo pipefail
@@ -33,7 +33,9 @@ compare() {
   local r1=$?
   "$new" "$model" -o "$work/new.strata" "$@" >/dev/null 2>"$work/new.err"
   local r2=$?
-  if [ $r1 -ne 0 ] && [ $r2 -ne 0 ]; then
+  # A refusal is an exit status of 1 or 2 with a message; a crash (128 and
+  # up) or a different status is a difference.
+  if [ $r1 -ne 0 ] && [ $r1 -eq $r2 ] && [ $r1 -lt 128 ]; then
     refused=$((refused + 1)); echo "both-refuse"
   elif [ $r1 -ne 0 ] || [ $r2 -ne 0 ]; then
     differ=$((differ + 1)); echo "EXIT($r1,$r2)"

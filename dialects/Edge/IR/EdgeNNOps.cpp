@@ -24,6 +24,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
 #include <cstring>
@@ -201,8 +202,12 @@ LogicalResult ConvTranspose2DOp::inferReturnTypes(
         pads[i] < 0 || pads[2 + i] < 0)
       return emitError() << "strides and dilations must be positive, "
                             "paddings non-negative";
-  SmallVector<int64_t> shape = {
-      input[0], weight[1] * static_cast<int64_t>(adaptor.getGroup())};
+  auto group = static_cast<int64_t>(adaptor.getGroup());
+  std::optional<int64_t> channels =
+      group < 1 ? std::nullopt : llvm::checkedMul(weight[1], group);
+  if (!channels)
+    return emitError() << "'group' must be positive";
+  SmallVector<int64_t> shape = {input[0], *channels};
   for (int64_t i = 0; i < 2; ++i) {
     std::optional<int64_t> extent = transposedWindowExtent(
         input[2 + i], weight[2 + i], strides[i], dilations[i], pads[i],

@@ -151,6 +151,11 @@ LogicalResult GridSampleOp::verify() {
   if (grid && !grid.isDynamicDim(3) && grid.getDimSize(3) != 2)
     return emitOpError("grid's last dimension must be 2, got ")
            << grid.getDimSize(3);
+  auto input = dyn_cast<RankedTensorType>(getInput().getType());
+  if (input && grid && !input.isDynamicDim(0) && !grid.isDynamicDim(0) &&
+      input.getDimSize(0) != grid.getDimSize(0))
+    return emitOpError("input and grid must have one batch extent, got ")
+           << input.getDimSize(0) << " and " << grid.getDimSize(0);
   return success();
 }
 

@@ -213,6 +213,8 @@ LogicalResult GatherNDOp::verify() {
   std::optional<int64_t> rank = rankOf(getData());
   std::optional<int64_t> indicesRank = rankOf(getIndices());
   int64_t batchDims = static_cast<int64_t>(getBatchDims());
+  if (batchDims < 0)
+    return emitOpError("'batch_dims' must not be negative");
   if ((rank && batchDims >= *rank) ||
       (indicesRank && batchDims >= *indicesRank))
     return emitOpError("'batch_dims' must be less than both operand ranks");
@@ -222,6 +224,9 @@ LogicalResult GatherNDOp::verify() {
     return emitOpError("index tuples of length ")
            << indicesType.getShape().back() << " exceed data rank " << *rank
            << " - batch_dims";
+  if (indicesType && !indicesType.isDynamicDim(*indicesRank - 1) &&
+      indicesType.getShape().back() < 1)
+    return emitOpError("index tuples must have at least one entry");
   return success();
 }
 

@@ -164,11 +164,7 @@ FailureOr<Value> buildSplitConvInteger(ConversionPatternRewriter &rewriter,
                    op.getAutoPad(), static_cast<int64_t>(op.getGroup())});
     if (failed(conv))
       return failure();
-    // A 1-D convolution comes back through the reshape to its rank.
-    Operation *def = conv->getDefiningOp();
-    if (auto reshape = dyn_cast_or_null<edge::ReshapeOp>(def))
-      def = reshape.getInput().getDefiningOp();
-    if (auto conv2d = dyn_cast_or_null<edge::Conv2DOp>(def))
+    if (auto conv2d = conv->getDefiningOp<edge::Conv2DOp>())
       conv2d->setAttr(edge::kExactSumsAttrName, rewriter.getUnitAttr());
     Value term = castTo(rewriter, loc, *conv, rewriter.getI32Type());
     if (weight != 1) {

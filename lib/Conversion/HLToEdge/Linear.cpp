@@ -113,6 +113,31 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
   }
 };
 
+/// Whether a 2-d transposed convolution of `input` (lifted to 4-d) by
+/// `weight` with these attributes gives `out4D`: the channel counts and each
+/// spatial extent.
+static LogicalResult
+checkTransposedExtents(RankedTensorType input, RankedTensorType weight,
+                       ArrayRef<int64_t> out4D, ArrayRef<int64_t> strides,
+                       ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
+                       ArrayRef<int64_t> outputPadding, int64_t group) {
+  if (group < 1 || input.getDimSize(1) != weight.getDimSize(0) ||
+      input.getDimSize(1) % group != 0 ||
+      weight.getDimSize(1) * group != out4D[1])
+    return failure();
+  int64_t lifted = 4 - input.getRank();
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t in = i < lifted ? 1 : input.getDimSize(2 + i - lifted);
+    int64_t kernel = i < lifted ? 1 : weight.getDimSize(2 + i - lifted);
+    std::optional<int64_t> extent =
+        transposedWindowExtent(in, kernel, strides[i], dilations[i], pads[i],
+                               pads[2 + i], outputPadding[i]);
+    if (!extent || *extent != out4D[2 + i])
+      return failure();
+  }
+  return success();
+}
+
 /// hl.conv_transpose (1-d or 2-d) -> edge.conv_transpose2d. Explicit pads
 /// are used as given; with auto_pad SAME_* or an output_shape the total
 /// padding follows from the (static) result extent, its smaller half at the
@@ -186,6 +211,13 @@ struct ConvTransposeLowering : public OpConversionPattern<hl::ConvTransposeOp> {
       pads = {0, pads[0], 0, pads[1]};
       out4D = {out[0], out[1], 1, out[2]};
     }
+    // The edge op infers its result: refuse here (not in its builder, which
+    // cannot fail gracefully) attributes that do not give the declared one.
+    if (failed(checkTransposedExtents(inputType, weightType, out4D, strides,
+                                      dilations, pads, outputPadding,
+                                      op.getGroup())))
+      return rewriter.notifyMatchFailure(
+          op, "the attributes do not give the declared output shape");
     Value conv = rewriter.create<edge::ConvTranspose2DOp>(
         loc, to4D(adaptor.getInput(), inputType),
         to4D(adaptor.getWeight(), weightType), adaptor.getBias(), strides,

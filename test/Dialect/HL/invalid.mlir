@@ -793,6 +793,15 @@ func.func @grid_samples(%x: tensor<1x1x8x8xf32>, %g: tensor<1x4x4x3xf32>) {
 
 // -----
 
+// Tests that grid_sample's input and grid have one batch extent.
+func.func @grid_sample_batches(%x: tensor<1x3x4x4xf32>, %g: tensor<2x5x5x2xf32>) {
+  // expected-error @+1 {{input and grid must have one batch extent, got 1 and 2}}
+  %0 = hl.grid_sample %x, %g : (tensor<1x3x4x4xf32>, tensor<2x5x5x2xf32>) -> tensor<2x3x5x5xf32>
+  return
+}
+
+// -----
+
 // Tests that max_unpool's indices have the input's shape.
 func.func @max_unpools(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x3xi64>) {
   // expected-error @+1 {{indices must have the input's shape}}
@@ -907,6 +916,24 @@ func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<4xi64>) {
 func.func @gather_nds(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>) {
   // expected-error @+1 {{'batch_dims' must be less than both operand ranks}}
   %0 = hl.gather_nd %x, %i {batch_dims = 2 : i64} : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's batch_dims is not negative.
+func.func @gather_nd_negative_batch(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>) {
+  // expected-error @+1 {{'batch_dims' must not be negative}}
+  %0 = hl.gather_nd %x, %i {batch_dims = -1 : i64} : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that gather_nd's index tuples are not empty.
+func.func @gather_nd_empty_tuples(%x: tensor<2x3xf32>, %i: tensor<2x0xi64>) {
+  // expected-error @+1 {{index tuples must have at least one entry}}
+  %0 = hl.gather_nd %x, %i : (tensor<2x3xf32>, tensor<2x0xi64>) -> tensor<2x2x3xf32>
   return
 }
 
