@@ -4,6 +4,8 @@
 #include "HL/IR/HLOps.h"
 #include "strata/Support/WindowExtent.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
@@ -123,7 +125,7 @@ checkTransposedExtents(RankedTensorType input, RankedTensorType weight,
                        ArrayRef<int64_t> outputPadding, int64_t group) {
   if (group < 1 || input.getDimSize(1) != weight.getDimSize(0) ||
       input.getDimSize(1) % group != 0 ||
-      weight.getDimSize(1) * group != out4D[1])
+      llvm::checkedMul(weight.getDimSize(1), group) != out4D[1])
     return failure();
   int64_t lifted = 4 - input.getRank();
   for (int64_t i = 0; i < 2; ++i) {
