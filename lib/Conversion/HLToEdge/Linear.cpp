@@ -35,16 +35,12 @@ FailureOr<Value> buildConv(OpBuilder &builder, Location loc, Value input,
     ArrayRef<int64_t> s = type.getShape();
     return reshapeTo(builder, loc, value, {s[0], s[1], 1, s[2]});
   };
-  ArrayRef<int64_t> out = resultType.getShape();
-  SmallVector<int64_t> out4D(out);
-  if (rank == 3)
-    out4D = {out[0], out[1], 1, out[2]};
   Value input4D = to4D(input, inputType);
   Value weight4D = to4D(weight, weightType);
   Value conv = builder.create<edge::Conv2DOp>(
       loc, input4D, weight4D, bias, window2D.strides, window2D.dilations,
       window2D.pads, attrs.group);
-  return reshapeTo(builder, loc, conv, out);
+  return reshapeTo(builder, loc, conv, resultType.getShape());
 }
 
 Value buildMatMul(OpBuilder &builder, Location loc, Value lhs, Value rhs,
