@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #===- make-benchmark-models.sh - full-size models for the benchmarks -----===//
 #
-# Usage: scripts/make-benchmark-models.sh [--zoo] [--out DIR] [MODEL...]
+# Usage: scripts/make-benchmark-models.sh [--zoo|--arch] [--out DIR] [MODEL...]
 # Writes the full-size networks (resnet18_bn, mobilenet_v2, mobilenet_v2_bn,
 # squeezenet1_1 at 224x224; transformer_encoder and its opset-17 twin at
 # d 256, 4 layers, sequence 64) with PyTorch reference outputs into DIR
@@ -12,24 +12,30 @@
 # time. Models already present are kept (delete OUT_DIR to regenerate).
 # --zoo: the model zoo instead (models/zoo.py: every torchvision
 # classification family, BERT- and GPT-style transformers; 5 GB), into
-# $BUILD_DIR/zoo by default. MODEL names pick some of the set.
+# $BUILD_DIR/zoo by default. --arch: the architecture set instead
+# (models/arch.py: segmentation, detection heads, recurrent, audio,
+# recommendation, super-resolution, style transfer and transformers outside
+# the zoo, with float64 references; about 0.4 GB), into $BUILD_DIR/arch by
+# default. MODEL names pick some of the set.
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 zoo=no
+set_name=
 out=
 names=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --zoo) zoo=yes; shift ;;
+    --zoo) zoo=yes; set_name=zoo; shift ;;
+    --arch) zoo=yes; set_name=arch; shift ;;
     --out) out=$2; shift 2 ;;
     -*) echo "make-benchmark-models: unknown option $1" >&2; exit 2 ;;
     *) names+=("$1"); shift ;;
   esac
 done
-if [ $zoo = yes ]; then out=${out:-$build/zoo}; else out=${out:-$build/models}; fi
+if [ $zoo = yes ]; then out=${out:-$build/$set_name}; else out=${out:-$build/models}; fi
 # Absolute: the generators run from models/ (a relative BUILD_DIR or --out
 # would otherwise land under models/).
 mkdir -p "$out"
@@ -53,9 +59,9 @@ fi
 mkdir -p "$out"
 # Which generator, and which models by default.
 if [ $zoo = yes ]; then
-  generator=(zoo.py)
+  generator=("$set_name.py")
   [ ${#names[@]} -gt 0 ] ||
-    mapfile -t names < <(cd "$root/models" && /usr/bin/python3 zoo.py --list)
+    mapfile -t names < <(cd "$root/models" && /usr/bin/python3 "$set_name.py" --list)
 else
   generator=(generate.py --size full)
   [ ${#names[@]} -gt 0 ] ||

@@ -2,6 +2,7 @@
 //
 //   node ort-bench.mjs --ort-dir DIR --model model.onnx [--input input_0.pb]
 //                      [--threads T] [--runs N] [--sessions K]
+//                      [--output-dir DIR]
 //
 // --ort-dir is the folder whose node_modules holds onnxruntime-node (the
 // harness installs it under $BUILD_DIR/peer/npm). Prints one JSON object on
@@ -17,12 +18,13 @@
 // in this process, each session released before the next. The first one also
 // pays ORT's one-time environment set-up (thread pools, allocators, logging):
 // it is reported as session_first_ms, and session_ms is the median of the
-// other K-1.
+// other K-1. --output-dir writes the outputs of the last run there as
+// output_K.pb (graph output order), for accuracy comparisons.
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { tensorFromPb } from './tensor-io.mjs';
+import { tensorFromPb, tensorToPb } from './tensor-io.mjs';
 
 function parseArgs(argv) {
   const args = { threads: 1, runs: 50, sessions: 6 };
@@ -86,10 +88,16 @@ async function main() {
   const warmup = Math.max(1, Math.floor(args.runs / 10));
   for (let i = 0; i < warmup; ++i) await session.run(feeds);
   const ms = [];
+  let results = null;
   for (let i = 0; i < args.runs; ++i) {
     const start = performance.now();
-    await session.run(feeds);
+    results = await session.run(feeds);
     ms.push(performance.now() - start);
+  }
+  if (args.outputDir && results) {
+    mkdirSync(args.outputDir, { recursive: true });
+    session.outputNames.forEach((name, k) => writeFileSync(
+      path.join(args.outputDir, `output_${k}.pb`), tensorToPb(results[name], name)));
   }
   await session.release();
   ms.sort((a, b) => a - b);

@@ -37,6 +37,17 @@
 #                  configuration compiled twice and compared byte for byte
 #                  and checked against PyTorch's outputs (--expect); writes
 #                  docs/performance-zoo.md
+#   --arch         the architecture set (models/arch.py: segmentation,
+#                  detection heads, recurrent, audio, recommendation,
+#                  super-resolution, style transfer, transformers outside
+#                  the zoo; generated into $BUILD_DIR/arch by
+#                  scripts/make-benchmark-models.sh --arch), as --zoo but
+#                  6 runs in 2 rounds and --min-ms 300 unless given, the shapes of models
+#                  exported with dynamic axes pinned from their
+#                  compile-flags file, every program's outputs and ONNX
+#                  Runtime's compared with the float64 reference too
+#                  (f64-accuracy.py), the portable program profiled as
+#                  well; writes docs/performance-arch.md
 #   --smoke        digits_cnn only (from models/), 3 runs, 1 thread; writes
 #                  $BUILD_DIR/peer/performance-smoke.md, not docs/
 #   --out FILE     where the markdown goes (docs/performance.md)
@@ -68,6 +79,7 @@ threads="1 2"
 out=$root/docs/performance.md
 models=()
 zoo=no
+arch=no
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -77,6 +89,9 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --zoo) zoo=yes; runs=30; out=$root/docs/performance-zoo.md
            models_dir=${MODELS_DIR:-$build/zoo}; shift ;;
+    --arch) zoo=yes; arch=yes; runs=6; rounds=2; min_ms=300
+            out=$root/docs/performance-arch.md
+            models_dir=${MODELS_DIR:-$build/arch}; shift ;;
     --smoke) models=(digits_cnn); runs=3; rounds=1; threads=1
              models_dir=${MODELS_DIR:-$root/models}
              out=$peer/performance-smoke.md; shift ;;
@@ -86,10 +101,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $zoo = yes ]; then
+  set_name=zoo
+  [ $arch = yes ] && set_name=arch
   [ ${#models[@]} -gt 0 ] ||
-    mapfile -t models < <(cd "$root/models" && /usr/bin/python3 zoo.py --list)
+    mapfile -t models < <(cd "$root/models" && /usr/bin/python3 $set_name.py --list)
   [ -n "${MODELS_DIR:-}" ] ||
-    BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --zoo --out "$models_dir" "${models[@]}"
+    BUILD_DIR=$build "$root/scripts/make-benchmark-models.sh" --$set_name --out "$models_dir" "${models[@]}"
 fi
 [ ${#models[@]} -gt 0 ] || models=("${DEFAULT_MODELS[@]}")
 [ -n "$min_ms" ] || { [ $zoo = yes ] && min_ms=500 || min_ms=0; }
@@ -138,6 +155,10 @@ for model in "${models[@]}"; do
   fi
   dir=$work/$model
   mkdir -p "$dir"
+  # Shapes pinned for models exported with dynamic axes (models/arch.py).
+  pinned=()
+  [ -f "$models_dir/$model/compile-flags" ] &&
+    mapfile -t pinned <"$models_dir/$model/compile-flags"
   ort_input=() strata_input=()
   if [ -f "$input" ]; then
     ort_input=(--input "$input")
@@ -157,6 +178,7 @@ for model in "${models[@]}"; do
       xnnpack) flags=("${XNNPACK_FLAGS[@]}") ;;
     esac
     echo "$model: compile $config"
+    flags+=("${pinned[@]}")
     if "$build/bin/strata-compile" "$onnx" -o "$dir/$config.strata" "${flags[@]}" \
         >"$dir/$config.compile.log" 2>&1; then
       compiled+=("$config")
@@ -178,7 +200,10 @@ for model in "${models[@]}"; do
   # reference outputs the generator saved (rel-L2 limit 1e-5).
   if [ $zoo = yes ] && [ -f "$models_dir/$model/test_data_set_0/output_0.pb" ]; then
     for config in "${compiled[@]}"; do
-      if "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" \
+      # The architecture set keeps the outputs for the float64 comparison.
+      keep=()
+      [ $arch = yes ] && keep=(--output-dir "$dir/$config.out")
+      if "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" "${keep[@]}" \
           --expect "$models_dir/$model/test_data_set_0" --rel-l2 1e-5 \
           >"$dir/$config.expect.log" 2>&1; then
         row accuracy "$model" - "$config" pass "$dir/$config.expect.log"
@@ -209,8 +234,11 @@ for model in "${models[@]}"; do
    fi
    for round in $(seq 1 "$rounds"); do
     echo "$model: onnxruntime, $t thread(s), round $round"
+    ort_keep=()
+    [ $arch = yes ] && [ "$round" = 1 ] && [ ! -d "$dir/ort.out" ] &&
+      ort_keep=(--output-dir "$dir/ort.out")
     if node "$here/ort-bench.mjs" --ort-dir "$npm_dir" --model "$onnx" \
-        "${ort_input[@]}" --threads "$t" --runs "$per_round" \
+        "${ort_input[@]}" --threads "$t" --runs "$per_round" "${ort_keep[@]}" \
         >"$dir/ort-t$t-r$round.json" 2>"$dir/ort-t$t-r$round.err"; then
       row ort "$model" "$t" - ok "$dir/ort-t$t-r$round.json"
     else
@@ -235,7 +263,8 @@ for model in "${models[@]}"; do
       # Where the delegate's time goes (the zoo page names it for the
       # slowest models): the per-step profile summed by op and
       # implementation.
-      if [ $zoo = yes ] && [ "$config" = onednn ] && [ "$round" = 1 ]; then
+      if [ $zoo = yes ] && [ "$round" = 1 ] && { [ "$config" = onednn ] ||
+          { [ $arch = yes ] && [ "$config" = portable ]; }; }; then
         "$build/bin/strata-run" "$dir/$config.strata" "${strata_input[@]}" \
           --profile "${thread_arg[@]}" >"$dir/$config-t$t.profile" 2>&1 &&
           row profile "$model" "$t" "$config" ok "$dir/$config-t$t.profile"
@@ -249,6 +278,12 @@ done
   printf 'meta\tloadavg_end\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$manifest"
 
-node "$here/report.mjs" --manifest "$manifest" --json "$peer/results.json" --md "$out" \
-  $([ $zoo = yes ] && echo "--title zoo")
+title=()
+[ $zoo = yes ] && title=(--title zoo)
+[ $arch = yes ] && title=(--title arch)
+node "$here/report.mjs" --manifest "$manifest" --json "$peer/results.json" --md "$out" "${title[@]}"
+# The architecture set: every runtime against the float64 reference.
+[ $arch = yes ] &&
+  /usr/bin/python3 "$here/f64-accuracy.py" --models "$models_dir" --work "$work" \
+    "${models[@]}" >>"$out"
 echo "wrote $out and $peer/results.json"
