@@ -541,7 +541,9 @@ class T5Encoder(nn.Module):
             self.eps = eps
 
         def forward(self, x):
-            var = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+            # modeling_t5 widens half precision first (.to(torch.float32)):
+            # a no-op on float32, and it would narrow the float64 reference.
+            var = x.pow(2).mean(-1, keepdim=True)
             return self.weight * (x * torch.rsqrt(var + self.eps))
 
     def __init__(self, vocab=32128, d=512, heads=8, ff=2048, layers=6,
@@ -583,7 +585,8 @@ class T5Encoder(nn.Module):
             y = L["n1"](x)
             q, k, v = (L[w](y).view(n, -1, self.heads, self.dk).transpose(1, 2)
                        for w in "qkv")
-            w = F.softmax((q @ k.transpose(3, 2) + bias).float(), dim=-1)
+            scores = q @ k.transpose(3, 2) + bias
+            w = F.softmax(scores.float(), dim=-1).type_as(scores)
             a = (w @ v).transpose(1, 2).reshape(n, -1, self.heads * self.dk)
             x = x + L["o"](a)
             x = x + L["wo"](F.relu(L["wi"](L["n2"](x))))
