@@ -5,7 +5,8 @@
 # Writes each case of table.py (all, or those of the given families or case
 # ids) as OUT/<id>/model.onnx with its weights as initializers and seeded
 # inputs as OUT/<id>/test_data_set_0/input_K.pb (graph input order), and
-# OUT/cases.tsv: id, family, label, source, op types, opset. The data of a
+# OUT/cases.tsv: id, family, label, source, op types, opset; and OUT/_floor,
+# a one-element Add (not a case): each runtime's per-run overhead. The data of a
 # case depends on its id only (seeded by its CRC-32): the same files every
 # time. Needs numpy and onnx (Debian python3-onnx).
 # ===----------------------------------------------------------------------===#
@@ -82,6 +83,26 @@ def build(case):
     return model, feeds
 
 
+def floor_model():
+    """Add of two one-element inputs: what a run costs with nothing to do."""
+    x = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1]) for n in 'ab']
+    y = helper.make_tensor_value_info('y', TensorProto.FLOAT, [1])
+    model = helper.make_model(helper.make_graph([helper.make_node('Add', ['a', 'b'], ['y'], name='add')],
+                                                'floor', x, [y]),
+                              opset_imports=[helper.make_opsetid('', 17)], producer_name='strata-op-benchmark')
+    model.ir_version = 8
+    feeds = [numpy_helper.from_array(np.array([k + 1.0], np.float32), n) for k, n in enumerate('ab')]
+    return model, feeds
+
+
+def write(folder, model, feeds):
+    os.makedirs(os.path.join(folder, 'test_data_set_0'), exist_ok=True)
+    onnx.save(model, os.path.join(folder, 'model.onnx'))
+    for k, feed in enumerate(feeds):
+        with open(os.path.join(folder, 'test_data_set_0', 'input_%d.pb' % k), 'wb') as fh:
+            fh.write(feed.SerializeToString())
+
+
 def main(argv):
     if not argv:
         print('usage: make-models.py OUT [FAMILY|CASE ...]', file=sys.stderr)
@@ -95,15 +116,10 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     rows = []
     for case in cases:
-        model, feeds = build(case)
-        folder = os.path.join(out, case.id, 'test_data_set_0')
-        os.makedirs(folder, exist_ok=True)
-        onnx.save(model, os.path.join(out, case.id, 'model.onnx'))
-        for k, feed in enumerate(feeds):
-            with open(os.path.join(folder, 'input_%d.pb' % k), 'wb') as fh:
-                fh.write(feed.SerializeToString())
+        write(os.path.join(out, case.id), *build(case))
         rows.append('\t'.join([case.id, case.family, case.label, case.source,
                                ','.join(sorted(case.op_types())), str(case.opset)]))
+    write(os.path.join(out, '_floor'), *floor_model())
     with open(os.path.join(out, 'cases.tsv'), 'w') as fh:
         fh.write('\n'.join(rows) + '\n')
     print('make-models.py: %d cases in %s' % (len(rows), out))

@@ -2,9 +2,12 @@
 // results.
 //
 //   node report.mjs --cases cases.tsv --results results.jsonl --meta meta.tsv
-//                   --json results.json --md performance-ops.md
+//                   --json results.json --md performance-ops.md [--stat p10]
 //
-// A cell is the median of the round medians. A family's figure is the
+// A cell is the median of the round medians (--stat p10: of the rounds'
+// 10th percentiles, for a machine busy with other work, where a run that
+// outlasts its time slice waits for the next one and the median of runs of
+// a few ms measures the scheduler). A family's figure is the
 // geometric mean over its shapes of each configuration's time over ORT's
 // (shapes where either side failed are left out and counted). Flags:
 //   ref      a delegate step ran a reference implementation (oneDNN's
@@ -49,13 +52,18 @@ for (const line of readFileSync(args.results, 'utf8').split('\n').filter(Boolean
 const CONFIGS = ['portable', 'onednn', 'xnnpack']
   .filter((c) => [...results.values()].some((r) => r.configs?.[c]));
 
-// One side of a case: the median over rounds, or the reason there is none.
+// One side of a case: the median over rounds of each round's statistic, or
+// the reason there is none.
+const STAT = args.stat === 'p10' ? 'p10_ms' : 'median_ms';
 function cell(side) {
   if (!side) return { error: 'not run' };
   if (side.error) return { error: side.error };
   if (!side.rounds?.length) return { error: 'no rounds' };
-  const medians = side.rounds.map((r) => r.median_ms);
-  return { ms: median(medians), lo: Math.min(...medians), hi: Math.max(...medians) };
+  const medians = side.rounds.map((r) => r[STAT]);
+  const ms = median(medians);
+  // strata-run prints ms with 3 decimals: 0.000 is below 0.0005 ms, and
+  // counts as that (an upper bound) in the ratios.
+  return { ms: ms > 0 ? ms : 0.0005, below: !(ms > 0), lo: Math.min(...medians), hi: Math.max(...medians) };
 }
 
 // Flags of a delegated program from its profile.
@@ -122,7 +130,7 @@ mkdirSync(path.dirname(args.json), { recursive: true });
 writeFileSync(args.json, JSON.stringify({ meta, families: familyRows, cases: rows }, null, 1) + '\n');
 
 // --- Markdown.
-const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms >= 0.01 ? ms.toFixed(3) : ms > 0 ? ms.toPrecision(2) : '<0.001');
 const esc = (s) => String(s).replace(/\|/g, '\\|');
 const na = (x) => `n/a (${esc(x.error ?? 'not run')})`;
 const ratioText = (x) => (x === undefined ? '—' : `${x.toFixed(2)}x`);
@@ -130,7 +138,7 @@ const bold = (x) => (x !== undefined && x > 1.0 ? `**${ratioText(x)}**` : ratioT
 
 function cellText(x) {
   if (x.ms === undefined) return na(x);
-  return `${fmt(x.ms)} (${bold(x.ratio)})`;
+  return x.below ? `<0.001 (≤ ${bold(x.ratio)})` : `${fmt(x.ms)} (${bold(x.ratio)})`;
 }
 function notes(row) {
   const n = [];
@@ -143,6 +151,10 @@ function notes(row) {
   return esc(n.join('; '));
 }
 
+// Per-run overhead: the one-element Add that run-ops.sh times first.
+const floor = results.get('_floor');
+const floorText = floor ? [['ORT', cell(floor.ort)], ...CONFIGS.map((c) => [c, cell(floor.configs?.[c])])]
+  .map(([name, x]) => `${x.ms === undefined ? 'n/a' : x.below ? '<0.001' : fmt(x.ms)} ms on ${name}`).join(', ') : '';
 const lines = [
   '# Op benchmark: Strata against ONNX Runtime, op family by op family', '',
   '<!-- Written by benchmarks/ops/run-ops.sh (report.mjs); do not edit by hand. -->', '',
@@ -153,10 +165,11 @@ const lines = [
   'types it leaves out and why, and how to rerun: `benchmarks/ops/README.md`.', '',
   '## Method', '',
   `- ${meta.threads} thread(s) for ORT (intra-op) and the delegates; ORT ${meta.ort_version} (npm onnxruntime-node, CPU, graph optimisation level all, in process), Strata \`strata-run --bench N --threads ${meta.threads}\` in a fresh process per round.`,
-  `- Per case: ${meta.rounds} round(s) alternating ORT and each program, ${meta.runs} timed runs per round at least, more to fill ${meta.min_ms} ms (from a 3-run probe of ORT), after max(1, N/10) warm-up runs; the same count for every side, except that a side whose check run says a round would last over ${Math.max(500, 10 * meta.min_ms)} ms runs fewer (at least 3). A cell is the median of the round medians, with its ratio to ORT; **bold** is slower than ORT.`,
+  `- Per case: ${meta.rounds} round(s) alternating ORT and each program, ${meta.runs} timed runs per round at least, more to fill ${meta.min_ms} ms (from a 3-run probe of ORT), after max(1, N/10) warm-up runs; the same count for every side, except that a side whose check run says a round would last over ${Math.max(500, 10 * meta.min_ms)} ms runs fewer (at least 3). A cell is the median over rounds of ${STAT === 'p10_ms' ? 'each round\'s 10th percentile (`--stat p10`: the machine was busy with other work, and the median of runs of a few ms then measures the scheduler)' : 'the round medians'}, with its ratio to ORT; **bold** is slower than ORT.`,
   `- A family's figure is the geometric mean of the ratios over its shapes. Round 1 checks each program's outputs against ORT's (rel-L2 limit ${REL_L2}, ${REL_L2_QUANTIZED} for quantized outputs) and profiles the delegated programs (\`--profile-tsv\`).`,
   '- Notes name each reference implementation a delegate step ran (`ref:*`, with its share of the profiled run), each portable kernel a delegated program ran (from 5% of the run), each output mismatch.',
-  '- ORT is timed through its node binding (`session.run`, inputs bound per run) and Strata inside `strata-run` (inputs set before the timed runs): for cases of a few microseconds the binding\'s overhead favours Strata.',
+  '- ORT is timed through its node binding (`session.run`, inputs bound per run) and Strata inside `strata-run` (inputs set before the timed runs): for cases of a few microseconds the binding\'s overhead favours Strata.'
+    + (floor ? ` A run of a one-element Add (nothing to compute) takes ${floorText}.` : ''),
   '',
   '## Machine', '',
   `- ${meta.cpu}, ${meta.cores} cores, ${meta.memory_gib} GiB; ${meta.os}, node ${meta.node}.`,

@@ -3,7 +3,7 @@
 #
 # Usage: benchmarks/ops/run-ops.sh [--smoke] [--runs N] [--rounds R]
 #                                  [--min-ms MS] [--threads T] [--out FILE]
-#                                  [--work DIR] [--configs LIST]
+#                                  [--work DIR] [--configs LIST] [--stat p10]
 #                                  [FAMILY|CASE ...]
 #
 # In one sequential run:
@@ -25,6 +25,8 @@
 #   --min-ms MS   more runs for fast cases: each round times at least MS ms
 #                 per side (30), from a 3-run probe of ORT
 #   --threads T   intra-op threads of ORT and the delegates (1)
+#   --stat p10    cells from each round's 10th percentile instead of its
+#                 median (a machine busy with other work)
 #   --configs L   the Strata configurations, space-separated, of
 #                 "portable onednn xnnpack" (all)
 #   --smoke       a handful of small families, 1 round, 3 runs; the page goes
@@ -52,7 +54,7 @@ root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 work=$build/ops
 
-runs=5 rounds=3 min_ms=30 threads=1 smoke=no
+runs=5 rounds=3 min_ms=30 threads=1 smoke=no stat=median
 configs="portable onednn xnnpack"
 out=
 selected=()
@@ -65,8 +67,9 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
+    --stat) stat=$2; shift 2 ;;
     --smoke) smoke=yes; shift ;;
-    -h|--help) sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-ops.sh: unknown option $1" >&2; exit 2 ;;
     *) selected+=("$1"); shift ;;
   esac
@@ -100,7 +103,8 @@ mkdir -p "$work/cases"
     [ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ] && echo ' (with uncommitted changes)')"
 } >"$work/meta.tsv"
 
-mapfile -t ids < <(cut -f1 "$models/cases.tsv")
+# _floor first: a one-element Add, each side's per-run overhead.
+mapfile -t ids < <(echo _floor; cut -f1 "$models/cases.tsv")
 config_args=()
 for config in $configs; do
   case $config in
@@ -118,5 +122,5 @@ printf 'finished\t%s\nloadavg_end\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
   "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/meta.tsv"
 
 node "$here/report.mjs" --cases "$models/cases.tsv" --results "$work/cases/results.jsonl" \
-  --meta "$work/meta.tsv" --json "$work/results.json" --md "$out"
+  --meta "$work/meta.tsv" --json "$work/results.json" --md "$out" --stat "$stat"
 echo "wrote $out and $work/results.json"
