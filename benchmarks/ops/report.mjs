@@ -140,8 +140,14 @@ function cellText(x) {
   if (x.ms === undefined) return na(x);
   return x.below ? `<0.001 (≤ ${bold(x.ratio)})` : `${fmt(x.ms)} (${bold(x.ratio)})`;
 }
+// Per-run overhead: the one-element Add that run-ops.sh times first.
+const floor = results.get('_floor');
+const ortFloorMs = floor ? cell(floor.ort).ms : undefined;
+const floorText = floor ? [['ORT', cell(floor.ort)], ...CONFIGS.map((c) => [c, cell(floor.configs?.[c])])]
+  .map(([name, x]) => `${x.ms === undefined ? 'n/a' : x.below ? '<0.001' : fmt(x.ms)} ms on ${name}`).join(', ') : '';
 function notes(row) {
   const n = [];
+  if (ortFloorMs > 0 && row.ort.ms < 3 * ortFloorMs) n.push('ORT within 3x its per-run floor');
   for (const config of CONFIGS) {
     const f = row[config].flags;
     if (f.ref.length) n.push(`${config}: ref ${f.ref.join(', ')}`);
@@ -151,10 +157,6 @@ function notes(row) {
   return esc(n.join('; '));
 }
 
-// Per-run overhead: the one-element Add that run-ops.sh times first.
-const floor = results.get('_floor');
-const floorText = floor ? [['ORT', cell(floor.ort)], ...CONFIGS.map((c) => [c, cell(floor.configs?.[c])])]
-  .map(([name, x]) => `${x.ms === undefined ? 'n/a' : x.below ? '<0.001' : fmt(x.ms)} ms on ${name}`).join(', ') : '';
 const lines = [
   '# Op benchmark: Strata against ONNX Runtime, op family by op family', '',
   '<!-- Written by benchmarks/ops/run-ops.sh (report.mjs); do not edit by hand. -->', '',
@@ -181,7 +183,8 @@ const lines = [
 for (const config of ['onednn', 'xnnpack', 'portable'].filter((c) => CONFIGS.includes(c))) {
   const timed = familyRows.filter((f) => f[config].ratio !== undefined);
   const slower = timed.filter((f) => f[config].ratio > 1.0).sort((a, b) => b[config].ratio - a[config].ratio);
-  const none = familyRows.filter((f) => f[config].ratio === undefined).map((f) => f.family);
+  const none = familyRows.filter((f) => f[config].ratio === undefined
+    && rows.some((r) => r.family === f.family && r.ort.error !== 'not run')).map((f) => f.family);
   const all = rows.filter((r) => r[config].ratio !== undefined).map((r) => r[config].ratio);
   lines.push(`- **${config}**: ${slower.length} of ${timed.length} families slower than ORT`
     + (all.length ? ` (geometric mean over all ${all.length} timed cases ${ratioText(geo(all))})` : '')
@@ -198,11 +201,16 @@ for (const r of rows)
     if (f.mismatch !== null) mismatches.push(`${r.id} (${r.family} ${r.label}) ${config}: rel-L2 ${f.mismatch.toExponential(1)}`);
   }
 lines.push(`- Reference implementations (${refCells.length} cells): ${refCells.join('; ') || 'none'}.`);
+const nearFloor = rows.filter((r) => ortFloorMs > 0 && r.ort.ms < 3 * ortFloorMs);
+if (nearFloor.length)
+  lines.push(`- ${nearFloor.length} cases where ORT's time is within 3x its per-run floor (${fmt(ortFloorMs)} ms; its binding's overhead is then a large part of it): ${nearFloor.map((r) => r.id).join(', ')}.`);
 lines.push(`- Output mismatches against ORT (${mismatches.length}): ${mismatches.join('; ') || 'none'}.`);
 const worst = rows.filter((r) => r.onednn.ratio !== undefined).sort((a, b) => b.onednn.ratio - a.onednn.ratio).slice(0, 10);
 lines.push(`- Worst onednn cases: ${worst.map((r) => `${r.id} ${ratioText(r.onednn.ratio)} (${esc(r.label)})`).join(', ')}.`);
 lines.push(`- Portable kernels inside delegated programs (${portableCells.length} cells): ${esc(portableCells.join('; ')) || 'none'}.`);
-const ortFailed = rows.filter((r) => r.ort.ms === undefined);
+const notRun = rows.filter((r) => r.ort.error === 'not run');
+if (notRun.length) lines.push(`- Not run (the run stopped before them): ${notRun.length} cases.`);
+const ortFailed = rows.filter((r) => r.ort.ms === undefined && r.ort.error !== 'not run');
 if (ortFailed.length) lines.push(`- ORT could not run: ${ortFailed.map((r) => `${r.id} (${esc(r.ort.error)})`).join(', ')}.`);
 lines.push('');
 
