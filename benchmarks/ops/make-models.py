@@ -76,8 +76,10 @@ def build(case):
         known = {v.name: v for v in inferred.graph.output}
         for k, (name, dtype, _) in enumerate(case.outputs):
             t = known[name].type.tensor_type
-            if dtype is None and (not t.elem_type or not t.HasField('shape')):
-                raise ValueError('%s: no shape inferred for output %s' % (case.id, name))
+            if dtype is None and (not t.elem_type or not t.HasField('shape') or
+                                  any(not d.HasField('dim_value') for d in t.shape.dim)):
+                raise ValueError('%s: no static shape inferred for output %s (declare it in table.py)'
+                                 % (case.id, name))
             if dtype is None:
                 model.graph.output[k].CopyFrom(known[name])
     return model, feeds

@@ -83,7 +83,8 @@ class Case:
         self.nodes, self.tensors, self.opset = nodes, tensors, opset
         # Graph outputs: the last node's, unless given as (name, dtype,
         # shape) for ops whose output the installed onnx cannot infer (opset
-        # 18 and later, data-dependent shapes: a string is a symbolic dim).
+        # 18 and later, Einsum, OneHot: exporters declare them static;
+        # data-dependent shapes: a string is a symbolic dim).
         self.outputs = outputs or [(o, None, None) for o in nodes[-1].outputs if o]
         self.id = None
 
@@ -184,9 +185,10 @@ one('Gemm', '[1,1280] x W[1000,1280]^T', 'mobilenet_v2 classifier', 'Gemm',
 one('Gemm', '[64,512] x W[512,512]^T', 'face-feature embedding (batch 64)', 'Gemm',
     [f(64, 512), w(512, 512), w(512)], transB=1)
 one('Einsum', 'bhqd,bhkd->bhqk [1,12,128,64]', 'vit / swin attention', 'Einsum',
-    [f(1, 12, 128, 64), f(1, 12, 128, 64)], equation='bhqd,bhkd->bhqk')
+    [f(1, 12, 128, 64), f(1, 12, 128, 64)], equation='bhqd,bhkd->bhqk',
+    outputs=[('y0', 'float32', ATT)])
 one('Einsum', 'bnd,de->bne [1,128,768]', 'bert_encoder projection', 'Einsum',
-    [f(*H), w(768, 768)], equation='bnd,de->bne')
+    [f(*H), w(768, 768)], equation='bnd,de->bne', outputs=[('y0', 'float32', H)])
 one('MatMulInteger', 'u8 [1,128,768] x s8 W[768,768]', 'dynamic-quantized bert', 'MatMulInteger',
     [ints(0, 255, *H, dtype='uint8'), ints(-127, 127, 768, 768, dtype='int8', weight=True),
      const([128], 'uint8', ()), const([0], 'int8', ())])
@@ -471,9 +473,11 @@ one('ReverseSequence', '[4,200,256] batch-major', 'bidirectional RNN (manual)', 
 one('Trilu', 'lower [1,1,128,128]', 'gpt_decoder causal mask', 'Trilu', [f(1, 1, 128, 128)], upper=0)
 one('Trilu', 'upper [1,12,128,128]', 'attention mask', 'Trilu', [f(*ATT)], upper=1)
 one('OneHot', 'ids [1,128] depth 1000', 'one-hot tokens', 'OneHot',
-    [ints(0, 999, 1, 128), scalar(1000, 'int64'), const([0.0, 1.0], 'float32')], axis=-1)
+    [ints(0, 999, 1, 128), scalar(1000, 'int64'), const([0.0, 1.0], 'float32')], axis=-1,
+    outputs=[('y0', 'float32', (1, 128, 1000))])
 one('OneHot', 'labels [1,56,56] depth 21', 'segmentation targets', 'OneHot',
-    [ints(0, 20, 1, 56, 56), scalar(21, 'int64'), const([0.0, 1.0], 'float32')], axis=1)
+    [ints(0, 20, 1, 56, 56), scalar(21, 'int64'), const([0.0, 1.0], 'float32')], axis=1,
+    outputs=[('y0', 'float32', (1, 21, 56, 56))])
 
 # --- Resampling and vision ---------------------------------------------------
 one('Resize', 'nearest x2 [1,256,40,40]', 'yolo / FPN upsample', 'Resize',
