@@ -191,13 +191,21 @@ for (const config of ['onednn', 'xnnpack', 'portable'].filter((c) => CONFIGS.inc
     + (config === 'portable' ? '.' : `: ${slower.map((f) => `${f.family} ${ratioText(f[config].ratio)}`).join(', ') || 'none'}.`)
     + (none.length ? ` Not timed at all: ${none.join(', ')}.` : ''));
 }
-const refCells = [], portableCells = [], mismatches = [];
+const refCells = [], mismatches = [];
+const portableCases = {}, portableKernels = {}, undelegated = {};   // per configuration
 for (const r of rows)
   for (const config of CONFIGS) {
     const f = r[config].flags;
     if (f.ref.length) refCells.push(`${r.id} (${r.family} ${r.label}) ${config}: ${f.ref.join(', ')}`);
-    if (f.portable.length && config !== 'portable')
-      portableCells.push(`${r.id} ${config}: ${f.portable.join(', ')}${f.delegated ? '' : ' (nothing delegated)'}`);
+    if (f.portable.length && config !== 'portable') {
+      portableCases[config] = (portableCases[config] ?? 0) + 1;
+      if (!f.delegated) undelegated[config] = (undelegated[config] ?? 0) + 1;
+      for (const k of f.portable) {
+        const name = k.replace(/ \d+%$/, '');
+        portableKernels[config] = portableKernels[config] ?? {};
+        portableKernels[config][name] = (portableKernels[config][name] ?? 0) + 1;
+      }
+    }
     if (f.mismatch !== null) mismatches.push(`${r.id} (${r.family} ${r.label}) ${config}: rel-L2 ${f.mismatch.toExponential(1)}`);
   }
 lines.push(`- Reference implementations (${refCells.length} cells): ${refCells.join('; ') || 'none'}.`);
@@ -207,7 +215,11 @@ if (nearFloor.length)
 lines.push(`- Output mismatches against ORT (${mismatches.length}): ${mismatches.join('; ') || 'none'}.`);
 const worst = rows.filter((r) => r.onednn.ratio !== undefined).sort((a, b) => b.onednn.ratio - a.onednn.ratio).slice(0, 10);
 lines.push(`- Worst onednn cases: ${worst.map((r) => `${r.id} ${ratioText(r.onednn.ratio)} (${esc(r.label)})`).join(', ')}.`);
-lines.push(`- Portable kernels inside delegated programs (${portableCells.length} cells): ${esc(portableCells.join('; ')) || 'none'}.`);
+for (const config of CONFIGS.filter((c) => c !== 'portable')) {
+  const kernels = Object.entries(portableKernels[config] ?? {}).sort((a, b) => b[1] - a[1]);
+  lines.push(`- ${config} programs that ran portable kernels (from 5% of the run; per case in the notes): ${portableCases[config] ?? 0} cases, `
+    + `${undelegated[config] ?? 0} of them with nothing delegated; by kernel (cases): ${kernels.map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}.`);
+}
 const notRun = rows.filter((r) => r.ort.error === 'not run');
 if (notRun.length) lines.push(`- Not run (the run stopped before them): ${notRun.length} cases.`);
 const ortFailed = rows.filter((r) => r.ort.ms === undefined && r.ort.error !== 'not run');
