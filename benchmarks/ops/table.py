@@ -262,6 +262,8 @@ REDUCE = {
     'ReduceMin': [(A, [1], 'channel min'), (ATT, [-1], 'row min')],
     'ReduceProd': [(H, [-1], 'row product'), (A, [2, 3], 'spatial product')],
     'ReduceSumSquare': [(H, [-1], 'L2 norm'), (A, [1], 'channel L2 norm')],
+    'ReduceL1': [(H, [-1], 'L1 norm'), (A, [1], 'channel L1 norm')],
+    'ReduceL2': [(H, [-1], 'L2 norm (F.normalize)'), (A, [1], 'channel L2 norm')],
     'ReduceLogSum': [(H, [-1], 'log-sum'), (A, [1], 'channel log-sum')],
     'ReduceLogSumExp': [(H, [-1], 'logsumexp'), ((1, 21, 128, 128), [1], 'segmentation classes')],
 }
