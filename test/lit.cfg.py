@@ -56,6 +56,11 @@ if chromium:
     config.available_features.add("chromium")
     config.substitutions.append(("%chromium", chromium))
 
+# Debian's /usr/bin/python3 with numpy and onnx (python3-onnx): the op
+# benchmark's model generator (benchmarks/ops/make-models.py).
+if all(os.path.isdir("/usr/lib/python3/dist-packages/" + m) for m in ("onnx", "numpy")):
+    config.available_features.add("python3-onnx")
+
 # ONNX Runtime (npm onnxruntime-node), installed by scripts/test.sh through
 # scripts/install-ort.sh; the tests running exported ONNX files in it need it.
 ort_dir = os.path.join(config.strata_obj_root, "peer", "npm")

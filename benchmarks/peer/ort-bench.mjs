@@ -2,7 +2,6 @@
 //
 //   node ort-bench.mjs --ort-dir DIR --model model.onnx [--input input_0.pb]
 //                      [--threads T] [--runs N] [--sessions K]
-//                      [--output-dir DIR]
 //
 // --ort-dir is the folder whose node_modules holds onnxruntime-node (the
 // harness installs it under $BUILD_DIR/peer/npm). Prints one JSON object on
@@ -19,11 +18,14 @@
 // pays ORT's one-time environment set-up (thread pools, allocators, logging):
 // it is reported as session_first_ms, and session_ms is the median of the
 // other K-1. --output-dir writes the outputs of the last run there as
-// output_K.pb (graph output order), for accuracy comparisons.
+// output_K.pb (graph output order), for accuracy comparisons. Imported, it
+// gives the same method to other harnesses (benchmarks/ops/time-ops.mjs):
+// loadOrt, sessionOptions, timeRuns.
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { tensorFromPb, tensorToPb } from './tensor-io.mjs';
 
 function parseArgs(argv) {
@@ -38,7 +40,7 @@ function parseArgs(argv) {
 }
 
 // Same definition as strata-run's percentile(): linear interpolation.
-function percentile(sorted, p) {
+export function percentile(sorted, p) {
   const pos = p * (sorted.length - 1);
   const lo = Math.floor(pos);
   const hi = Math.min(lo + 1, sorted.length - 1);
@@ -54,17 +56,44 @@ function randomTensor(ort, meta) {
   return new ort.Tensor('float32', data, dims);
 }
 
-async function main() {
-  const args = parseArgs(process.argv.slice(2));
-  const require = createRequire(path.join(path.resolve(args.ortDir), 'package.json'));
-  const ort = require('onnxruntime-node');
-  const options = {
+// onnxruntime-node from the folder whose node_modules holds it.
+export function loadOrt(ortDir) {
+  return createRequire(path.join(path.resolve(ortDir), 'package.json'))('onnxruntime-node');
+}
+
+// The session options of every measurement: CPU, T intra-op threads,
+// sequential, graph optimisation level all.
+export function sessionOptions(threads) {
+  return {
     executionProviders: ['cpu'],
-    intraOpNumThreads: args.threads,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
   };
+}
+
+// max(1, N/10) warm-up runs, then N timed runs: median, p10, p90 in ms.
+// `onLast` receives the outputs of the last timed run.
+export async function timeRuns(session, feeds, runs, onLast = null) {
+  const warmup = Math.max(1, Math.floor(runs / 10));
+  for (let i = 0; i < warmup; ++i) await session.run(feeds);
+  const ms = [];
+  let results = null;
+  for (let i = 0; i < runs; ++i) {
+    const start = performance.now();
+    results = await session.run(feeds);
+    ms.push(performance.now() - start);
+  }
+  if (onLast && results) onLast(results);
+  ms.sort((a, b) => a - b);
+  return { runs, warmup, median_ms: percentile(ms, 0.5), p10_ms: percentile(ms, 0.1), p90_ms: percentile(ms, 0.9) };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const ort = loadOrt(args.ortDir);
+  const options = sessionOptions(args.threads);
 
   // Session creation, K times; keep the final one for the timed runs.
   const sessionMs = [];
@@ -85,34 +114,26 @@ async function main() {
     feeds[name] = file && existsSync(file) ? tensorFromPb(ort, file) : randomTensor(ort, meta);
   });
 
-  const warmup = Math.max(1, Math.floor(args.runs / 10));
-  for (let i = 0; i < warmup; ++i) await session.run(feeds);
-  const ms = [];
-  let results = null;
-  for (let i = 0; i < args.runs; ++i) {
-    const start = performance.now();
-    results = await session.run(feeds);
-    ms.push(performance.now() - start);
-  }
-  if (args.outputDir && results) {
+  const timed = await timeRuns(session, feeds, args.runs, args.outputDir && ((results) => {
     mkdirSync(args.outputDir, { recursive: true });
     session.outputNames.forEach((name, k) => writeFileSync(
       path.join(args.outputDir, `output_${k}.pb`), tensorToPb(results[name], name)));
-  }
+  }));
   await session.release();
-  ms.sort((a, b) => a - b);
 
   const later = (sessionMs.length > 1 ? sessionMs.slice(1) : sessionMs).sort((a, b) => a - b);
   console.log(JSON.stringify({
     ort_version: ort.env.versions?.node ?? 'unknown',
-    threads: args.threads, runs: args.runs, warmup,
-    median_ms: percentile(ms, 0.5), p10_ms: percentile(ms, 0.1), p90_ms: percentile(ms, 0.9),
+    threads: args.threads, ...timed,
     session_ms: percentile(later, 0.5), session_first_ms: sessionMs[0],
     session_all_ms: sessionMs,
   }));
 }
 
-main().catch((e) => {
-  console.error(`ort-bench: ${e.message ?? e}`);
-  process.exit(1);
-});
+// A command when run, a module (the helpers above) when imported.
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((e) => {
+    console.error(`ort-bench: ${e.message ?? e}`);
+    process.exit(1);
+  });
+}

@@ -3,7 +3,8 @@
 // The coverage report (strata-translate --coverage, getONNXCoverage) and the
 // list of unsupported operators a normal import reports all at once come
 // from here: every (domain, op_type, schema since_version) of the model,
-// sub-graphs included, looked up in the op table.
+// sub-graphs included, looked up in the op table; and the list of every op
+// type the table converts (strata-translate --list-onnx-ops).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Import/ONNXImporter.h"
@@ -12,6 +13,8 @@
 #include "strata/Import/ONNXChecks.h"
 
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -73,6 +76,26 @@ std::vector<OpCoverage> importer::modelCoverage(const onnx::ModelProto &model) {
   std::vector<OpCoverage> result;
   collectCoverage(model.graph(), opsets, index, result);
   return result;
+}
+
+std::vector<SupportedOp> getSupportedONNXOps() {
+  std::vector<SupportedOp> result;
+  for (const auto &[key, versions] : getOpTable().entries()) {
+    SupportedOp &op = result.emplace_back();
+    op.domain = key.first.empty() ? "ai.onnx" : key.first;
+    op.opType = key.second;
+    for (const auto &entry : versions)
+      op.sinceVersions.push_back(entry.first);
+  }
+  return result;
+}
+
+void printSupportedONNXOps(llvm::raw_ostream &os) {
+  for (const SupportedOp &op : getSupportedONNXOps()) {
+    os << op.domain << "::" << op.opType << " ";
+    llvm::interleave(op.sinceVersions, os, ",");
+    os << "\n";
+  }
 }
 
 LogicalResult

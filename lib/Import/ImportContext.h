@@ -59,6 +59,13 @@ public:
   /// The handler for an operator whose schema has `sinceVersion`, or null.
   const Handler *lookup(llvm::StringRef domain, llvm::StringRef opType,
                         int64_t sinceVersion) const;
+  /// Every registered (domain, op type) with its handlers by since_version
+  /// (domain "" is ai.onnx), in (domain, op type) order.
+  const std::map<std::pair<std::string, std::string>,
+                 std::map<int64_t, Handler>> &
+  entries() const {
+    return handlers;
+  }
 
 private:
   std::map<std::pair<std::string, std::string>, std::map<int64_t, Handler>>

@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -86,6 +87,22 @@ getONNXCoverage(llvm::StringRef path, mlir::MLIRContext *context);
 mlir::FailureOr<std::vector<OpCoverage>>
 getONNXCoverageFromBytes(llvm::StringRef bytes, llvm::StringRef bufferName,
                          mlir::MLIRContext *context);
+
+/// One op type of the importer's op table and the schema versions
+/// (since_version) it has handlers for; a model's node uses the largest one
+/// not above its schema's.
+struct SupportedOp {
+  std::string domain; ///< "ai.onnx" for the default domain
+  std::string opType;
+  std::vector<int64_t> sinceVersions;
+};
+
+/// Every op type the importer converts, in (domain, op type) order.
+std::vector<SupportedOp> getSupportedONNXOps();
+
+/// Prints getSupportedONNXOps() one op type a line, `ai.onnx::Conv 1,11`
+/// (`strata-translate --list-onnx-ops`).
+void printSupportedONNXOps(llvm::raw_ostream &os);
 
 /// Parses `name=1x3x224x224` into `options.inputShapes`; `?` is not allowed.
 mlir::LogicalResult parseInputShape(llvm::StringRef spec,
