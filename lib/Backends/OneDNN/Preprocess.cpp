@@ -241,6 +241,22 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   options.winograd = *winograd;
   options.keepPlainWeights = *keepPlain;
   options.measure = *tune;
+  if (auto it = specs.find("winograd_budget"); it != specs.end()) {
+    double budget = 0;
+    if (StringRef(it->second).getAsDouble(budget) || !(budget >= 0))
+      return func.emitError("compile spec 'winograd_budget' takes a "
+                            "non-negative number, got '")
+             << it->second << "'";
+    options.winogradBudget = budget;
+  }
+  if (auto it = specs.find("winograd_size_budget"); it != specs.end()) {
+    double share = 0;
+    if (StringRef(it->second).getAsDouble(share) || !(share >= 0))
+      return func.emitError("compile spec 'winograd_size_budget' takes a "
+                            "non-negative number, got '")
+             << it->second << "'";
+    options.winogradSizeShare = share;
+  }
   if (auto it = specs.find("activation_layout"); it != specs.end()) {
     using Layout = runtime::onednn::PrepareOptions::Layout;
     if (it->second == "auto")
@@ -296,6 +312,7 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   result.namedData = std::move(prepared->namedData);
   result.scratchBytes = prepared->scratchBytes;
   result.debugHandles = std::move(writer.debugHandles);
+  result.notes = std::move(prepared->notes);
   return result;
 }
 
