@@ -47,16 +47,16 @@ TEST(WinogradCheck, AcceptsTwoByTwoTilesOnAnOrdinaryLayer) {
   if (!WinogradConv::available())
     GTEST_SKIP() << "the kernel needs AVX2 or AVX-512";
   std::vector<float> w = ordinaryWeights(64, 64, 1);
-  WinogradErrors e = measureWinogradErrors(64, 64, w.data(),
-                                           WinogradTile::F2x2, layoutHere());
+  WinogradErrors e =
+      measureWinogradErrors(64, 64, w.data(), WinogradTile::F2x2, layoutHere());
   // A float32 sum of 576 products: within a few float32 epsilons.
   EXPECT_GT(e.direct, 1e-8);
   EXPECT_LT(e.direct, 2e-6);
   EXPECT_LT(e.winograd, e.direct);
   EXPECT_TRUE(e.within(2.0));
   // Deterministic: the same weights give the same figures.
-  WinogradErrors again = measureWinogradErrors(
-      64, 64, w.data(), WinogradTile::F2x2, layoutHere());
+  WinogradErrors again =
+      measureWinogradErrors(64, 64, w.data(), WinogradTile::F2x2, layoutHere());
   EXPECT_EQ(e.direct, again.direct);
   EXPECT_EQ(e.winograd, again.winograd);
 }
@@ -87,10 +87,10 @@ TEST(WinogradCheck, RejectsFourByFourTilesWhereInputChannelsDifferInScale) {
     for (int64_t i = 0; i < 64; i += 2)
       for (int t = 0; t < 9; ++t)
         w[(o * 64 + i) * 9 + t] *= 1000.f;
-  WinogradErrors f2 = measureWinogradErrors(64, 64, w.data(),
-                                            WinogradTile::F2x2, layoutHere());
-  WinogradErrors f4 = measureWinogradErrors(64, 64, w.data(),
-                                            WinogradTile::F4x4, layoutHere());
+  WinogradErrors f2 =
+      measureWinogradErrors(64, 64, w.data(), WinogradTile::F2x2, layoutHere());
+  WinogradErrors f4 =
+      measureWinogradErrors(64, 64, w.data(), WinogradTile::F4x4, layoutHere());
   EXPECT_FALSE(f4.within(2.0));
   EXPECT_TRUE(f2.within(2.0));
 }

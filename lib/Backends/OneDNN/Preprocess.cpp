@@ -228,11 +228,11 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   if (failed(writer.write()))
     return failure();
   runtime::onednn::PrepareOptions options;
-  // On by default: the delegate's own Winograd kernel where its rule says it
-  // pays, in F(4x4,3x3) tiles where both output extents are at least 13 and
-  // F(2x2,3x3) tiles below (winogradTileFor in the runtime's
-  // Convolution.cpp); less exact than a direct convolution (figures in
-  // docs/delegation.md).
+  // Allowed by default: the delegate's own Winograd kernel where its rule
+  // says it pays, the layer's accuracy check passes (winograd_budget) and
+  // the transformed weights fit the size budget (winograd_size_budget;
+  // planWinograd in the runtime's Convolution.cpp, figures in
+  // docs/delegation.md); false: never.
   FailureOr<bool> winograd = flag(func, specs, "winograd", /*byDefault=*/true);
   FailureOr<bool> keepPlain = flag(func, specs, "keep_plain_weights");
   FailureOr<bool> tune = flag(func, specs, "tune");

@@ -65,7 +65,9 @@ struct PrepareOptions {
   /// of 16; AVX-512 or AVX2), in F(4x4,3x3) tiles where both output
   /// extents are at least 13 and F(2x2,3x3) tiles below (winogradTileFor in
   /// Convolution.cpp), and, when measuring, oneDNN's Winograd
-  /// implementations too.
+  /// implementations too; each only where the layer's accuracy check
+  /// (winogradBudget) and the size budget (winogradSizeShare) allow
+  /// (planWinograd in Convolution.cpp).
   bool winograd = false;
   /// The most a layer's Winograd error may be, as a multiple of a direct
   /// float32 convolution's (WinogradCheck.h; kWinogradBudget there).

@@ -200,7 +200,6 @@ static int64_t pointsOf(WinogradTile tile) {
   return tile == WinogradTile::F4x4 ? 36 : 16;
 }
 
-
 //===----------------------------------------------------------------------===//
 // Where Winograd may run: accuracy check and size budget
 //===----------------------------------------------------------------------===//
@@ -261,8 +260,8 @@ void GraphBuilder::planWinograd() {
         constantBytes += bytes->size;
   struct Candidate {
     size_t op;
-    int64_t pixels;      ///< of the result: the products saved per weight
-    size_t plainBytes;   ///< of the weights
+    int64_t pixels;    ///< of the result: the products saved per weight
+    size_t plainBytes; ///< of the weights
     std::vector<WinogradTile> tiles; ///< within the accuracy budget
   };
   std::vector<Candidate> candidates;
@@ -288,8 +287,10 @@ void GraphBuilder::planWinograd() {
                "; the rule wants 12 from 27x27 results, else 24)");
       continue;
     }
-    Candidate c{opIndex, d[2] * d[3],
-                static_cast<size_t>(k[0] * k[1] * 9) * sizeof(float), {}};
+    Candidate c{opIndex,
+                d[2] * d[3],
+                static_cast<size_t>(k[0] * k[1] * 9) * sizeof(float),
+                {}};
     for (WinogradTile tile : tiles)
       if (winogradWithinBudget(w, tile))
         c.tiles.push_back(tile);

@@ -1,4 +1,5 @@
-//===- WinogradCheck.h - a layer's Winograd error, measured ------*- C++ -*-===//
+//===- WinogradCheck.h - a layer's Winograd error, measured ------*- C++
+//-*-===//
 //
 // Before the delegate gives a convolution to its own Winograd kernel, it
 // measures what that costs in accuracy on this layer's own weights: the
@@ -42,7 +43,8 @@ struct WinogradErrors {
 /// Measures the errors of a 3x3 convolution with `ic` input and `oc`
 /// output channels and OIHW weights `oihw`, in `tile`s computed by the
 /// kernel in `layout`, on a 10x10 crop (8x8 outputs, no padding) of two
-/// seeded inputs: a ReLU's output (half-normal) and a signed normal one.
+/// seeded inputs: a ReLU's output (half-normal) and a signed normal one,
+/// compared on up to 64 output channels spread evenly over `oc`.
 /// Bias and post-ops are left out (they add no Winograd error). Only where
 /// WinogradConv::available().
 WinogradErrors measureWinogradErrors(int64_t ic, int64_t oc, const float *oihw,
