@@ -62,7 +62,19 @@ Backend makeOneDNNBackend() {
       {"winograd", "true",
        "run wide 3x3 stride-1 convolutions on the delegate's Winograd "
        "kernel, where its rule says that pays (faster; rel-L2 about 1e-6 "
-       "against a direct convolution); false: direct convolutions only"},
+       "against a direct convolution) and where its error on the layer's "
+       "own weights is within winograd_budget; false: direct convolutions "
+       "only"},
+      {"winograd_budget", "2",
+       "the most a layer's Winograd rel-L2 error may be, as a multiple of "
+       "a float32 direct convolution's, both measured at compile time on "
+       "seeded inputs against float64",
+       /*compileTimeOnly=*/true},
+      {"winograd_size_budget", "0.07",
+       "the most the Winograd kernel's transformed weights may add to a "
+       "partition, as a share of its constants' bytes (the layers with the "
+       "largest results get it first)",
+       /*compileTimeOnly=*/true},
       {"activation_layout", "auto",
        "layout of f32 activations between convolutions: auto (nChw16c "
        "for depthwise-separable graphs on AVX-512, else oneDNN's choice per "

@@ -68,6 +68,8 @@ llvm::json::Value CompileReport::toJSON() const {
     object["transform"] = transform->toJSON();
   if (delegation)
     object["delegation"] = delegation->toJSON();
+  if (!backendNotes.empty())
+    object["backend_notes"] = llvm::json::Array(backendNotes);
   if (quantization)
     object["quantization"] = quantization->toJSON();
   return object;

@@ -65,7 +65,8 @@ static LogicalResult fuse(func::FuncOp func, const Backend &backend,
 
 LogicalResult toBackend(ModuleOp module, const Backend &backend,
                         const CompileSpecs &specs,
-                        NestedPipelineRunner runPipeline) {
+                        NestedPipelineRunner runPipeline,
+                        std::vector<std::string> *notes) {
   const BackendHooks &hooks = backend.getHooks();
   CompileSpecs full;
   std::set<std::string> compileTimeOnly;
@@ -99,6 +100,9 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
     FailureOr<PreprocessResult> result = hooks.preprocess(func, full);
     if (failed(result))
       return failure();
+    if (notes)
+      for (const std::string &note : result->notes)
+        notes->push_back(func.getSymName().str() + ": " + note);
     func.getBody().getBlocks().clear();
     func->setAttr(delegation::kProcessedAttr,
                   bytesAttr(context, result->processedBytes));

@@ -117,15 +117,15 @@ void addDelegation(OpPassManager &pm, const CompileOptions &options,
   stages.begin();
   addStage(pm, "strata-to-backends",
            "Compiles each partition with its backend's preprocess",
-           [options](ModuleOp module,
-                     NestedPipelineRunner runPipeline) -> LogicalResult {
+           [options, report](ModuleOp module, NestedPipelineRunner runPipeline)
+               -> LogicalResult {
              for (const Backend *backend : options.delegateBackends) {
                auto specs = options.compileSpecs.find(backend->getName());
-               if (failed(toBackend(module, *backend,
-                                    specs == options.compileSpecs.end()
-                                        ? CompileSpecs()
-                                        : specs->second,
-                                    runPipeline)))
+               if (failed(toBackend(
+                       module, *backend,
+                       specs == options.compileSpecs.end() ? CompileSpecs()
+                                                           : specs->second,
+                       runPipeline, report ? &report->backendNotes : nullptr)))
                  return failure();
              }
              return success();

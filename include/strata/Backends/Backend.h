@@ -61,6 +61,9 @@ struct PreprocessResult {
   /// Working memory the delegate needs at execute: the lowering passes a
   /// planned u8 buffer of this size as the call's last output.
   uint64_t scratchBytes = 0;
+  /// Decisions the backend made that the compile report lists, one line
+  /// each (a convolution's algorithm and why).
+  std::vector<std::string> notes;
 };
 
 /// The hooks of the delegation stage; empty for pattern-only backends.

@@ -98,10 +98,13 @@ using NestedPipelineRunner = llvm::function_ref<mlir::LogicalResult(
 /// Runs `backend`'s preprocess on each of its outlined partitions, after
 /// fusing each as the backend declares (strata-edge-fuse with
 /// BackendHooks::fusions, through `runPipeline`). Unknown compile spec
-/// names fail, listing the known ones.
+/// names fail, listing the known ones. Where `notes` is given, each
+/// partition's PreprocessResult::notes are appended to it, prefixed with
+/// the partition's name.
 mlir::LogicalResult toBackend(mlir::ModuleOp module, const Backend &backend,
                               const CompileSpecs &specs,
-                              NestedPipelineRunner runPipeline);
+                              NestedPipelineRunner runPipeline,
+                              std::vector<std::string> *notes = nullptr);
 
 /// Parses "key=value" items into compile specs.
 mlir::FailureOr<CompileSpecs>

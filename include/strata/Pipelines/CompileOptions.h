@@ -161,6 +161,9 @@ struct CompileReport {
   std::optional<TransformReport> transform;
   /// Where each op runs, when a delegate backend partitioned the model.
   std::optional<DelegationReport> delegation;
+  /// What the delegates' preprocess decided inside their partitions
+  /// ("partition: op N [nodes]: winograd F(2x2,3x3); ..."), in order.
+  std::vector<std::string> backendNotes;
   /// Scales and SQNR of each quantized tensor, when quantizing.
   std::optional<QuantizationReport> quantization;
   /// The intermediates of a debug build, in program order.

@@ -228,11 +228,11 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   if (failed(writer.write()))
     return failure();
   runtime::onednn::PrepareOptions options;
-  // On by default: the delegate's own Winograd kernel where its rule says it
-  // pays, in F(4x4,3x3) tiles where both output extents are at least 13 and
-  // F(2x2,3x3) tiles below (winogradTileFor in the runtime's
-  // Convolution.cpp); less exact than a direct convolution (figures in
-  // docs/delegation.md).
+  // Allowed by default: the delegate's own Winograd kernel where its rule
+  // says it pays, the layer's accuracy check passes (winograd_budget) and
+  // the transformed weights fit the size budget (winograd_size_budget;
+  // planWinograd in the runtime's Convolution.cpp, figures in
+  // docs/delegation.md); false: never.
   FailureOr<bool> winograd = flag(func, specs, "winograd", /*byDefault=*/true);
   FailureOr<bool> keepPlain = flag(func, specs, "keep_plain_weights");
   FailureOr<bool> tune = flag(func, specs, "tune");
@@ -241,6 +241,22 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   options.winograd = *winograd;
   options.keepPlainWeights = *keepPlain;
   options.measure = *tune;
+  if (auto it = specs.find("winograd_budget"); it != specs.end()) {
+    double budget = 0;
+    if (StringRef(it->second).getAsDouble(budget) || !(budget >= 0))
+      return func.emitError("compile spec 'winograd_budget' takes a "
+                            "non-negative number, got '")
+             << it->second << "'";
+    options.winogradBudget = budget;
+  }
+  if (auto it = specs.find("winograd_size_budget"); it != specs.end()) {
+    double share = 0;
+    if (StringRef(it->second).getAsDouble(share) || !(share >= 0))
+      return func.emitError("compile spec 'winograd_size_budget' takes a "
+                            "non-negative number, got '")
+             << it->second << "'";
+    options.winogradSizeShare = share;
+  }
   if (auto it = specs.find("activation_layout"); it != specs.end()) {
     using Layout = runtime::onednn::PrepareOptions::Layout;
     if (it->second == "auto")
@@ -296,6 +312,7 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   result.namedData = std::move(prepared->namedData);
   result.scratchBytes = prepared->scratchBytes;
   result.debugHandles = std::move(writer.debugHandles);
+  result.notes = std::move(prepared->notes);
   return result;
 }
 

@@ -65,8 +65,16 @@ struct PrepareOptions {
   /// of 16; AVX-512 or AVX2), in F(4x4,3x3) tiles where both output
   /// extents are at least 13 and F(2x2,3x3) tiles below (winogradTileFor in
   /// Convolution.cpp), and, when measuring, oneDNN's Winograd
-  /// implementations too.
+  /// implementations too; each only where the layer's accuracy check
+  /// (winogradBudget) and the size budget (winogradSizeShare) allow
+  /// (planWinograd in Convolution.cpp).
   bool winograd = false;
+  /// The most a layer's Winograd error may be, as a multiple of a direct
+  /// float32 convolution's (WinogradCheck.h; kWinogradBudget there).
+  double winogradBudget = 2.0;
+  /// The most the transformed Winograd weights may add to the partition,
+  /// as a share of its constants' bytes (Convolution.cpp, planWinograd).
+  double winogradSizeShare = 0.07;
   /// Also keep the plain weights, so that init on another CPU can repack.
   bool keepPlainWeights = false;
   /// OpenMP threads the program will run on: oneDNN's choice of
@@ -95,6 +103,10 @@ struct PreparedGraph {
   /// Convolutions whose choice came from a tuning record, and those
   /// measured now.
   size_t tunedFromRecords = 0, tunedByMeasuring = 0;
+  /// Per convolution the own Winograd kernel could run: the algorithm
+  /// chosen and why ("op 12 [node]: F(4x4,3x3): rel-L2 ... over;
+  /// F(2x2,3x3): ... within; winograd F(2x2,3x3)").
+  std::vector<std::string> notes;
 };
 
 /// Picks layouts, pre-packs weights and plans working memory for the plain

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <set>
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -173,6 +174,164 @@ static bool winogradPays(int64_t ic, int64_t oc, int64_t oh, int64_t ow) {
 /// 1.36 with AVX-512 (1.05 against 0.78 ms) and 0.91 with AVX2.
 static WinogradTile winogradTileFor(int64_t oh, int64_t ow) {
   return std::min(oh, ow) >= 13 ? WinogradTile::F4x4 : WinogradTile::F2x2;
+}
+
+/// The tiles the rule would try on an ic -> oc convolution with an oh x ow
+/// result, in order: 4x4 where winogradTileFor gives it and the kernel
+/// pays, then 2x2 where it pays in 2x2 tiles (from ratio 24 at any size),
+/// the fallback when 4x4 tiles fail the accuracy check.
+static std::vector<WinogradTile> ruleTiles(int64_t ic, int64_t oc, int64_t oh,
+                                           int64_t ow) {
+  std::vector<WinogradTile> tiles;
+  if (winogradTileFor(oh, ow) == WinogradTile::F4x4 &&
+      winogradPays(ic, oc, oh, ow))
+    tiles.push_back(WinogradTile::F4x4);
+  if (ic * oc >= 24 * (ic + oc))
+    tiles.push_back(WinogradTile::F2x2);
+  return tiles;
+}
+
+static const char *tileName(WinogradTile tile) {
+  return tile == WinogradTile::F4x4 ? "F(4x4,3x3)" : "F(2x2,3x3)";
+}
+
+/// Transform points per tile, against a 3x3 kernel's 9 weights.
+static int64_t pointsOf(WinogradTile tile) {
+  return tile == WinogradTile::F4x4 ? 36 : 16;
+}
+
+//===----------------------------------------------------------------------===//
+// Where Winograd may run: accuracy check and size budget
+//===----------------------------------------------------------------------===//
+
+void GraphBuilder::noteConv(const std::string &note) {
+  std::string &notes = out.convNotes_[opIndex];
+  notes += (notes.empty() ? "" : "; ") + note;
+}
+
+bool GraphBuilder::winogradWithinBudget(uint32_t w, WinogradTile tile) {
+  if (!WinogradConv::available() || !isConstant(w) ||
+      typeOf(w) != memory::data_type::f32)
+    return false;
+  auto key = std::make_pair(opIndex, static_cast<int>(tile));
+  auto it = winogradChecks.find(key);
+  if (it == winogradChecks.end()) {
+    Dims k = dimsOf(w);
+    if (k.size() != 4 || k[2] != 3 || k[3] != 3 ||
+        !WinogradConv::supports(k[1], k[0], 10, 10, 0))
+      return false;
+    Result<ByteSpan> bytes =
+        named.get(graph.tensors()->Get(w)->constant_key()->str());
+    size_t count = static_cast<size_t>(k[0] * k[1] * 9);
+    if (!bytes.ok() || bytes->size != count * sizeof(float))
+      return false;
+    // A copy: the stored bytes need not be aligned for floats.
+    std::vector<float> oihw(count);
+    std::memcpy(oihw.data(), bytes->data, bytes->size);
+    WinogradLayout layout = WinogradConv::isa() == WinogradIsa::Avx512
+                                ? WinogradLayout::ChannelsLast
+                                : WinogradLayout::Blocked8;
+    WinogradErrors errors =
+        measureWinogradErrors(k[1], k[0], oihw.data(), tile, layout);
+    it = winogradChecks.emplace(key, errors).first;
+    noteConv(describeWinogradErrors(tile, errors, options.winogradBudget) +
+             (errors.within(options.winogradBudget) ? ", within" : ", over"));
+  }
+  return it->second.within(options.winogradBudget);
+}
+
+bool GraphBuilder::winogradPlanned(WinogradTile tile) const {
+  auto it = winogradPlan.find(opIndex);
+  if (it == winogradPlan.end())
+    return false;
+  return tile == WinogradTile::F2x2 ||
+         tile == it->second; // 2x2 tiles take less than the planned 4x4
+}
+
+void GraphBuilder::planWinograd() {
+  // The partition's constant bytes, each stored once.
+  std::set<std::string> keys;
+  size_t constantBytes = 0;
+  for (const fbs::Tensor *t : *graph.tensors())
+    if (t->constant_key() && t->constant_key()->size() &&
+        keys.insert(t->constant_key()->str()).second)
+      if (Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+          bytes.ok())
+        constantBytes += bytes->size;
+  struct Candidate {
+    size_t op;
+    int64_t pixels;    ///< of the result: the products saved per weight
+    size_t plainBytes; ///< of the weights
+    std::vector<WinogradTile> tiles; ///< within the accuracy budget
+  };
+  std::vector<Candidate> candidates;
+  for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
+    const fbs::Op &op = *graph.ops()->Get(opIndex);
+    if (op.kind() != fbs::OpKind::Convolution || op.exact() || !op.inputs() ||
+        op.inputs()->size() < 2 || !op.outputs() || op.outputs()->size() != 1)
+      continue;
+    uint32_t src = op.inputs()->Get(0), w = op.inputs()->Get(1),
+             dst = op.outputs()->Get(0);
+    int bias = op.inputs()->size() > 2 ? int(op.inputs()->Get(2)) : -1;
+    size_t tensorCount = graph.tensors()->size();
+    if (src >= tensorCount || w >= tensorCount || dst >= tensorCount ||
+        bias >= int(tensorCount) || !isConstant(w) ||
+        !ownWinograd(op, src, w, dst, bias, WinogradLayout::ChannelsLast,
+                     WinogradTile::F2x2))
+      continue;
+    Dims k = dimsOf(w), d = dimsOf(dst);
+    std::vector<WinogradTile> tiles = ruleTiles(k[1], k[0], d[2], d[3]);
+    if (tiles.empty()) {
+      noteConv("direct: Winograd does not pay here (ic * oc / (ic + oc) = " +
+               std::to_string(k[1] * k[0] / (k[1] + k[0])) +
+               "; the rule wants 12 from 27x27 results, else 24)");
+      continue;
+    }
+    Candidate c{opIndex,
+                d[2] * d[3],
+                static_cast<size_t>(k[0] * k[1] * 9) * sizeof(float),
+                {}};
+    for (WinogradTile tile : tiles)
+      if (winogradWithinBudget(w, tile))
+        c.tiles.push_back(tile);
+    if (c.tiles.empty())
+      noteConv("direct: no Winograd tile within the accuracy budget");
+    else
+      candidates.push_back(std::move(c));
+  }
+  // The size budget goes to the convolutions with the largest results
+  // first: the products a transformed weight saves grow with the pixels
+  // it is applied to, its bytes do not.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate &a, const Candidate &b) {
+                     return a.pixels > b.pixels;
+                   });
+  // The transformed weights are stored in the program (F(2x2,3x3) 16/9
+  // and F(4x4,3x3) 36/9 times the plain ones): by default they may add 7%
+  // of the constants, so that the program stays within 1.1x of the model
+  // (oneDNN's padded weight layouts take some of the rest). Transforming
+  // them at init instead would cost more than init may take
+  // (docs/delegation.md).
+  double budget =
+      options.winogradSizeShare * static_cast<double>(constantBytes);
+  for (const Candidate &c : candidates) {
+    opIndex = c.op;
+    bool placed = false;
+    for (WinogradTile tile : c.tiles) {
+      double extra = static_cast<double>(c.plainBytes) *
+                     static_cast<double>(pointsOf(tile) - 9) / 9.0;
+      if (extra <= budget) {
+        budget -= extra;
+        winogradPlan[c.op] = tile;
+        placed = true;
+        break;
+      }
+    }
+    if (!placed)
+      noteConv("direct: its transformed weights are over the program's size "
+               "budget");
+  }
+  opIndex = 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -335,13 +494,21 @@ CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
   // The own Winograd kernel where its rule says it pays (winogradPays),
   // in the layout oneDNN would give the result, so that its readers see
   // the layout they would have seen, in the tile winogradTileFor gives.
+  // The tile the plan allows (planWinograd: the rule, the accuracy check
+  // and the size budget).
   if (graph.winograd() && !op.exact()) {
-    Dims wDims = dimsOf(w), dDims = dimsOf(dst);
-    WinogradTile tile = winogradTileFor(dDims[2], dDims[3]);
     std::optional<WinogradLayout> layout = ownLayoutFor(first.dst_desc());
-    if (layout && winogradPays(wDims[1], wDims[0], dDims[2], dDims[3]) &&
-        ownWinograd(op, src, w, dst, bias, *layout, tile))
-      choice = ownChoice(ownKind(*layout, tile));
+    auto planned = winogradPlan.find(opIndex);
+    if (planned != winogradPlan.end()) {
+      if (layout &&
+          ownWinograd(op, src, w, dst, bias, *layout, planned->second)) {
+        choice = ownChoice(ownKind(*layout, planned->second));
+        noteConv(std::string("winograd ") + tileName(planned->second));
+      } else {
+        noteConv("direct: oneDNN's choice leaves the result in a layout "
+                 "the own kernel lacks");
+      }
+    }
   }
   if (GroupedConv::available() && groupedPays(first))
     for (const OwnGroupedKind *kind : groupedKindsFor(placed, first.dst_desc()))
@@ -366,7 +533,10 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
   CompiledGraph::ConvChoice best;
   double bestTime = 1e30, bestConvTime = 0; // with and without reorders
   std::vector<bool> algorithms{false};
-  if (graph.winograd() && op.groups() == 1 && !op.exact())
+  // oneDNN's Winograd (F(4x4,3x3)) where this layer's check of 4x4 tiles
+  // passes (the own kernel's transform stands in for oneDNN's).
+  if (graph.winograd() && op.groups() == 1 && !op.exact() &&
+      winogradPlanned(WinogradTile::F4x4))
     algorithms.push_back(true);
   std::vector<bool> srcChoices{false};
   if (placed)
@@ -429,7 +599,7 @@ GraphBuilder::measureConvolution(const fbs::Op &op, uint32_t src, uint32_t w,
   for (WinogradTile tile : {WinogradTile::F2x2, WinogradTile::F4x4}) {
     std::optional<WinogradConv> own =
         ownWinograd(op, src, w, dst, bias, *layout, tile);
-    if (!own)
+    if (!own || !winogradPlanned(tile))
       continue;
     // Head to head with the weights out of the cache, as in a whole network
     // whose weights exceed the last-level cache: the warm timings above
@@ -684,6 +854,17 @@ CompiledGraph::ConvChoice GraphBuilder::preparedConvChoice(ConvSetup &conv) {
   if (conv.blocked)
     signature += " activations=nChw16c";
   std::optional<CompiledGraph::ConvChoice> best = recordedConvChoice(signature);
+  // A record is per signature, not per weights: a Winograd it names must
+  // pass this layer's accuracy check too, else the rule decides.
+  if (best) {
+    const OwnWinogradKind *kind = ownWinogradKindOf(best->kernel);
+    if ((kind && !winogradPlanned(kind->tile)) ||
+        (!kind && best->winograd && !winogradPlanned(WinogradTile::F4x4))) {
+      noteConv("the tuning record's Winograd is over this layer's accuracy "
+               "or the program's size budget");
+      best.reset();
+    }
+  }
   if (!best && options.measure && !readsRunTimeArgs(op)) {
     best = measureConvolution(op, conv.src, conv.w, conv.dst, conv.bias,
                               conv.sumInput, conv.placed, conv.maker());

@@ -48,6 +48,10 @@ public:
     /// Part of every tuning signature; at init, the threads the own
     /// kernels split their working memory for.
     int threads = 1;
+    /// Prepare mode: PrepareOptions::winogradBudget.
+    double winogradBudget = 2.0;
+    /// Prepare mode: PrepareOptions::winogradSizeShare.
+    double winogradSizeShare = 0.07;
   };
 
   /// Builds the primitives of `graph`. In Prepare mode, `packed` receives
@@ -90,6 +94,9 @@ public:
   const std::map<size_t, ConvChoice> &convChoices() const {
     return convChoices_;
   }
+  /// Prepare mode: per convolution, why its algorithm was chosen (the
+  /// Winograd accuracy check's figures, or the rule that kept it direct).
+  const std::map<size_t, std::string> &convNotes() const { return convNotes_; }
   /// Constants read in their plain layout (their bytes must be stored).
   const std::set<uint32_t> &plainConstants() const { return plainConstants_; }
   /// Prepare mode: convolutions chosen from tuning records, and measured.
@@ -150,6 +157,7 @@ private:
   std::map<uint32_t, PackedWeight> packed_;
   std::set<uint32_t> plainConstants_;
   std::map<size_t, ConvChoice> convChoices_;
+  std::map<size_t, std::string> convNotes_;
   size_t tunedFromRecords_ = 0, tunedByMeasuring_ = 0;
 };
 

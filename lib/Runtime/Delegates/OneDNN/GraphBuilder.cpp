@@ -671,6 +671,8 @@ Error GraphBuilder::build() {
   countUses();
   placeInputs();
   recordOpNames();
+  if (options.mode == CompiledGraph::Mode::Prepare && graph.winograd())
+    planWinograd();
   for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
     const fbs::Op &op = *graph.ops()->Get(opIndex);
     STRATA_RETURN_IF_ERROR(buildOp(op));

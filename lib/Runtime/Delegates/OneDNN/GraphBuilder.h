@@ -23,6 +23,7 @@
 #include "Graph.h"
 #include "GroupedConv.h"
 #include "Winograd.h"
+#include "WinogradCheck.h"
 
 #include <functional>
 #include <optional>
@@ -472,6 +473,19 @@ private:
                                           uint32_t w, uint32_t dst, int bias,
                                           WinogradLayout layout,
                                           WinogradTile tile) const;
+  /// Prepare, before any op is built: the Winograd tile each convolution
+  /// may use (winogradPlan), where the rule says the kernel pays, its
+  /// accuracy check passes and the transformed weights fit the size
+  /// budget (Convolution.cpp); the reasons noted for the report.
+  void planWinograd();
+  /// Prepare: whether `tile` passes the accuracy check on weight `w`
+  /// (measured once per op and tile, noted).
+  bool winogradWithinBudget(uint32_t w, WinogradTile tile);
+  /// Whether the plan lets op opIndex use `tile` (or, for oneDNN's
+  /// Winograd, 4x4 tiles).
+  bool winogradPlanned(WinogradTile tile) const;
+  /// Adds `note` to this op's line in the compile report.
+  void noteConv(const std::string &note);
   /// Best time of the own kernel on scratch memory, in seconds, its
   /// weights evicted from the caches before each run.
   double timeOf(const WinogradConv &conv);
@@ -567,6 +581,10 @@ private:
   /// Graph outputs some op writes directly into the caller's buffer.
   std::vector<bool> outputWritten;
   size_t scratchpadBytes = 0;
+  /// Prepare: each (op, tile)'s measured Winograd errors.
+  std::map<std::pair<size_t, int>, WinogradErrors> winogradChecks;
+  /// Prepare: convolution op -> the largest Winograd tile it may use.
+  std::map<size_t, WinogradTile> winogradPlan;
   /// f32 convolutions read and write nChw16c (the graph's
   /// activation_layout, on a CPU that runs it).
   bool channelBlocked = false;

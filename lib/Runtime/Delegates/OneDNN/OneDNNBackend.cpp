@@ -101,6 +101,8 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   CompiledGraph::BuildOptions build;
   build.mode = CompiledGraph::Mode::Prepare;
   build.measure = options.measure;
+  build.winogradBudget = options.winogradBudget;
+  build.winogradSizeShare = options.winogradSizeShare;
   build.tuning = options.tuning;
   build.threads = std::max(1, options.tuneThreads);
   // Choose (and time, when measuring) the implementations on the thread
@@ -119,6 +121,13 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   object.scratch_bytes = (*compiled)->scratchBytes();
   prepared.tunedFromRecords = (*compiled)->tunedFromRecords();
   prepared.tunedByMeasuring = (*compiled)->tunedByMeasuring();
+  for (const auto &[index, note] : (*compiled)->convNotes()) {
+    std::string line = "op " + std::to_string(index);
+    const std::vector<std::string> &names = object.ops[index]->node_names;
+    for (size_t j = 0; j < names.size(); ++j)
+      line += (j ? ", " : " [") + names[j] + (j + 1 == names.size() ? "]" : "");
+    prepared.notes.push_back(line + ": " + note);
+  }
   for (const auto &[index, choice] : (*compiled)->convChoices()) {
     object.ops[index]->conv_kernel = choice.kernel;
     object.ops[index]->winograd = choice.winograd;

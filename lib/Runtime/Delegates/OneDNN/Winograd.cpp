@@ -154,24 +154,29 @@ static const double kG4[6][3] = {{0.25, 0, 0},
 void WinogradConv::packWeights(const float *oihw, float *packed) const {
   const double(*g)[3] = tile_ == WinogradTile::F4x4 ? kG4 : kG2;
   int n = static_cast<int>(edge_) + 2; // rows of G
-  for (int64_t o = 0; o < oc_; ++o) {
-    int64_t panel = o / kPanel, lane = o % kPanel;
+  // Panel by panel, input channel by input channel, the panel's output
+  // channels innermost: each transform point's plane is written in order
+  // (o outermost scattered the writes over every plane, 50-150 MB/s).
+  int64_t panels = (oc_ + kPanel - 1) / kPanel;
+  for (int64_t panel = 0; panel < panels; ++panel) {
     int64_t width = panelWidth(oc_, panel);
-    for (int64_t i = 0; i < ic_; ++i) {
-      const float *k = oihw + (o * ic_ + i) * 9;
-      double gk[6][3]; // G k
-      for (int r = 0; r < n; ++r)
-        for (int c = 0; c < 3; ++c)
-          gk[r][c] = g[r][0] * k[c] + g[r][1] * k[3 + c] + g[r][2] * k[6 + c];
-      for (int r = 0; r < n; ++r)
-        for (int c = 0; c < n; ++c) {
-          double u = gk[r][0] * g[c][0] + gk[r][1] * g[c][1] +
-                     gk[r][2] * g[c][2]; // (G k G^T)[r][c]
-          int64_t e = r * n + c;
-          float *panelBase = packed + e * ic_ * oc_ + panel * kPanel * ic_;
-          panelBase[i * width + lane] = static_cast<float>(u);
-        }
-    }
+    for (int64_t i = 0; i < ic_; ++i)
+      for (int64_t lane = 0; lane < width; ++lane) {
+        int64_t o = panel * kPanel + lane;
+        const float *k = oihw + (o * ic_ + i) * 9;
+        double gk[6][3]; // G k
+        for (int r = 0; r < n; ++r)
+          for (int c = 0; c < 3; ++c)
+            gk[r][c] = g[r][0] * k[c] + g[r][1] * k[3 + c] + g[r][2] * k[6 + c];
+        for (int r = 0; r < n; ++r)
+          for (int c = 0; c < n; ++c) {
+            double u = gk[r][0] * g[c][0] + gk[r][1] * g[c][1] +
+                       gk[r][2] * g[c][2]; // (G k G^T)[r][c]
+            int64_t e = r * n + c;
+            float *panelBase = packed + e * ic_ * oc_ + panel * kPanel * ic_;
+            panelBase[i * width + lane] = static_cast<float>(u);
+          }
+      }
   }
 }
 
