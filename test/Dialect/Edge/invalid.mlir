@@ -1232,7 +1232,8 @@ func.func @lstm_initial_c(%x: tensor<5x2x3xf32>, %w: tensor<1x3x16xf32>, %r: ten
 
 // Tests that the result shapes follow from the operands.
 func.func @gru_result(%x: tensor<5x1x3xf32>, %w: tensor<1x3x12xf32>, %r: tensor<1x4x12xf32>, %b: tensor<1x24xf32>, %h: tensor<1x1x4xf32>) {
-  // expected-error @+1 {{'edge.gru' op inferred type(s)}}
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<5x1x1x4xf32>', 'tensor<1x1x4xf32>' are incompatible with return type(s) of operation 'tensor<5x1x4xf32>', 'tensor<1x1x4xf32>'}}
   %y, %yh = edge.gru %x, %w, %r, %b, %h {direction = "forward", linear_before_reset = true} : (tensor<5x1x3xf32>, tensor<1x3x12xf32>, tensor<1x4x12xf32>, tensor<1x24xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x4xf32>, tensor<1x1x4xf32>)
   return
 }
