@@ -8,7 +8,9 @@ at batch 2 (a bidirectional layer the delegate leaves to the portable
 kernel), exported at opset 13 the way PyTorch exports them (ONNX LSTM /
 GRU nodes, GRU with linear_before_reset = 1, Transposes and Slices around
 them). Outputs: the sequence output [N, 6, 32], then h_n (and the LSTM's
-c_n) [4, N, 16]. Each folder gets
+c_n) [4, N, 16]. models/gru_unidir is the GRU with one direction at
+batch 2 (the delegate takes it: lbr_gru_forward), outputs [2, 6, 16] and
+[2, 2, 16]. Each folder gets
 model.onnx and test_data_set_0/{input_0.pb, output_N.pb}, the outputs
 computed by PyTorch in eval mode (float32). Seeded: the same command
 writes the same files.
@@ -117,6 +119,9 @@ def main():
     torch.manual_seed(2)
     export("gru_bidir", nn.GRU(8, 16, num_layers=2, bidirectional=True,
                                batch_first=True), args.out)
+    torch.manual_seed(5)
+    export("gru_unidir", nn.GRU(8, 16, num_layers=2, batch_first=True),
+           args.out)
 
 
 if __name__ == "__main__":
