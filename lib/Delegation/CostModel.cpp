@@ -91,6 +91,22 @@ OpWork estimateWork(Operation *op) {
                               out * static_cast<double>(
                                         lhs.getDimSize(lhs.getRank() - 1))};
               })
+          .Case<edge::RNNOp, edge::GRUOp, edge::LSTMOp>(
+              [&](auto layer) -> std::optional<OpWork> {
+                // Every step and direction multiplies [batch, input] by
+                // W [input, G*H] and [batch, hidden] by R [hidden, G*H].
+                auto x = dyn_cast<ShapedType>(layer.getX().getType());
+                auto w = dyn_cast<ShapedType>(layer.getW().getType());
+                auto r = dyn_cast<ShapedType>(layer.getR().getType());
+                if (!x || !w || !r || !x.hasStaticShape() ||
+                    !w.hasStaticShape() || !r.hasStaticShape())
+                  return OpWork{"matmul", 0};
+                double steps = static_cast<double>(x.getDimSize(0)) *
+                               static_cast<double>(x.getDimSize(1));
+                return OpWork{"matmul",
+                              steps * static_cast<double>(w.getNumElements() +
+                                                          r.getNumElements())};
+              })
           .Default([](Operation *) { return std::nullopt; });
   if (typed)
     return *typed;

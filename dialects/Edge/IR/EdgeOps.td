@@ -15,6 +15,7 @@ include "Edge/IR/EdgeIndexing.td"
 include "Edge/IR/EdgeLogic.td"
 include "Edge/IR/EdgeNN.td"
 include "Edge/IR/EdgeQuant.td"
+include "Edge/IR/EdgeRecurrent.td"
 include "Edge/IR/EdgeReduction.td"
 include "Edge/IR/EdgeTensor.td"
 

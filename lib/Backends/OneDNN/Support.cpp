@@ -166,6 +166,23 @@ bool supportsOp(Operation *op) {
       llvm::all_of(op->getOperandTypes(), isS8Tensor) &&
       llvm::all_of(op->getResultTypes(), isS8Tensor))
     return !isa<edge::MaxPool2DOp>(op) || getPoolGeometry(op).has_value();
+  // A whole recurrent layer on oneDNN's RNN primitives, its weights and
+  // biases packed at compile time (the one kind of op with several
+  // results the delegate takes). Bidirectional only at batch 1: oneDNN
+  // writes Y as [seq, batch, 2 * hidden], which is edge's
+  // [seq, 2, batch, hidden] only then.
+  if (isa<edge::RNNOp, edge::GRUOp, edge::LSTMOp>(op)) {
+    ArrayRef<int64_t> x = shapeOf(op->getOperand(0)),
+                      r = shapeOf(op->getOperand(2));
+    return llvm::all_of(op->getOperandTypes(), isF32Tensor) &&
+           llvm::all_of(op->getResultTypes(), isF32Tensor) &&
+           llvm::all_of(op->getOperands().slice(1, 3),
+                        [](Value v) {
+                          return v.getDefiningOp<edge::ConstantOp>() !=
+                                 nullptr;
+                        }) &&
+           (r[0] == 1 || x[1] == 1);
+  }
   if (!backends::isF32Op(op))
     return false;
   // Weights are packed at compile time: a convolution whose weights are

@@ -1,9 +1,10 @@
-//===- WriteLinear.cpp - oneDNN convolutions and matmuls ------------------===//
+//===- WriteLinear.cpp - oneDNN convolutions, matmuls, recurrent layers ---===//
 //
 // edge.conv2d, edge.conv_transpose2d and edge.matmul as oneDNN
 // convolution, deconvolution and matmul ops, with the post-ops
 // strata-edge-fuse put on them: a residual as a sum post-op, a matmul's
 // bias row as its bias input, an activation as an eltwise post-op.
+// edge.rnn, edge.gru and edge.lstm as one Recurrent op each.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphWriter.h"
@@ -74,10 +75,48 @@ LogicalResult writeMatMul(GraphWriter &w, edge::MatMulOp matmul) {
   return success();
 }
 
+/// A whole recurrent layer: its operands and results as they are; the
+/// delegate repacks the weights at prepare (Delegates/OneDNN/Recurrent.cpp).
+template <typename OpT>
+LogicalResult writeRecurrent(GraphWriter &w, OpT op, fbs::RecurrentCell cell) {
+  FailureOr<std::vector<uint32_t>> inputs = w.tensorsOf(op->getOperands());
+  if (failed(inputs))
+    return failure();
+  fbs::OpT &out = w.addOp(fbs::OpKind::Recurrent, op);
+  out.inputs = std::move(*inputs);
+  out.recurrent_cell = cell;
+  StringRef direction = op.getDirection();
+  out.recurrent_direction =
+      direction == "bidirectional" ? fbs::RecurrentDirection::Bidirectional
+      : direction == "reverse"     ? fbs::RecurrentDirection::Reverse
+                                   : fbs::RecurrentDirection::Forward;
+  for (Value result : op->getResults())
+    out.outputs.push_back(w.newTensor(result));
+  return success();
+}
+
+LogicalResult writeRNN(GraphWriter &w, edge::RNNOp op) {
+  return writeRecurrent(w, op,
+                        op.getActivation() == "relu"
+                            ? fbs::RecurrentCell::VanillaRelu
+                            : fbs::RecurrentCell::VanillaTanh);
+}
+
+LogicalResult writeGRU(GraphWriter &w, edge::GRUOp op) {
+  return writeRecurrent(w, op,
+                        op.getLinearBeforeReset() ? fbs::RecurrentCell::LbrGru
+                                                  : fbs::RecurrentCell::Gru);
+}
+
+LogicalResult writeLSTM(GraphWriter &w, edge::LSTMOp op) {
+  return writeRecurrent(w, op, fbs::RecurrentCell::Lstm);
+}
+
 } // namespace
 
 void addLinearWriters(WriteTable &table) {
   table.on(writeConv).on(writeDeconv).on(writeMatMul);
+  table.on(writeRNN).on(writeGRU).on(writeLSTM);
 }
 
 } // namespace strata::onednn

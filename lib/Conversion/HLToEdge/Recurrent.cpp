@@ -1,6 +1,12 @@
-//===- Recurrent.cpp - hl.rnn / hl.gru / hl.lstm -> unrolled edge ops -----===//
+//===- Recurrent.cpp - hl.rnn / hl.gru / hl.lstm -> edge ------------------===//
 //
-// ONNX recurrent layers unroll over the static sequence length into edge
+// A layer with the default activations (RNN: Tanh or Relu in every
+// direction), no peepholes, no sequence_lens and no clip becomes one
+// edge.rnn / edge.gru / edge.lstm (EdgeRecurrent.td): X and the results
+// transposed to layout 0, W and R transposed to [D, in, G*H] (folded on
+// constants), absent biases and initial states as zero constants.
+//
+// Every other layer unrolls over the static sequence length into edge
 // matmuls, elementwise gate arithmetic and activations:
 //   - the input projection of all time steps is one matmul,
 //     X[S*B, I] x W^T[I, G*H] (+ Wb), sliced per step;
@@ -19,6 +25,8 @@
 #include "HL/IR/HLOps.h"
 
 #include "mlir/IR/TypeUtilities.h"
+
+#include <type_traits>
 
 using namespace mlir;
 using namespace strata;
@@ -315,7 +323,74 @@ std::tuple<Value, Value, Value> lowerLayer(Emitter &e, const Layer &layer) {
   return {y, yh, yc};
 }
 
-template <typename OpT, Layer::Kind kind>
+/// Whether the whole layer can be one fused edge op; else the reason.
+std::string fusedFormRefusal(const Layer &layer) {
+  if (layer.peepholes)
+    return "peepholes";
+  if (layer.sequenceLens)
+    return "sequence_lens";
+  if (layer.clip)
+    return "clip";
+  int64_t per = layer.activationsPerDirection();
+  for (size_t i = 0; i < layer.activations.size(); ++i) {
+    StringRef a = layer.activations[i];
+    if (layer.kind == Layer::RNN) {
+      if (a != layer.activations[0])
+        return "activations differing by direction";
+      if (a != "Tanh" && a != "Relu")
+        return "activation '" + a.str() + "'";
+    } else if (a != (i % per == 0 ? "Sigmoid" : "Tanh")) {
+      return "activation '" + a.str() + "'";
+    }
+  }
+  return "";
+}
+
+/// Lowers `layer` to one edge.rnn / edge.gru / edge.lstm; returns Y, Y_h
+/// and Y_c in the layer's layout.
+template <typename OpT>
+std::tuple<Value, Value, Value> lowerFused(Emitter &e, const Layer &layer) {
+  int64_t directions = layer.direction == "bidirectional" ? 2 : 1;
+  Value x = layer.layout == 1 ? e.transpose(layer.x, {1, 0, 2}) : layer.x;
+  int64_t batch = Emitter::shape(x)[1];
+  int64_t hidden = Emitter::shape(layer.r)[2];
+  auto initial = [&](Value v) {
+    if (!v)
+      return e.zeros({directions, batch, hidden});
+    return layer.layout == 1 ? e.transpose(v, {1, 0, 2}) : v;
+  };
+  Value w = e.transpose(layer.w, {0, 2, 1});
+  Value r = e.transpose(layer.r, {0, 2, 1});
+  Value bias = layer.bias ? layer.bias
+                          : e.zeros({directions, 2 * layer.gates() * hidden});
+  Value h0 = initial(layer.initialH);
+  StringAttr direction = e.b.getStringAttr(layer.direction);
+  Value y, yh, yc;
+  if constexpr (std::is_same_v<OpT, edge::LSTMOp>) {
+    auto op = e.b.create<edge::LSTMOp>(e.loc, x, w, r, bias, h0,
+                                       initial(layer.initialC), direction);
+    y = op.getY(), yh = op.getYH(), yc = op.getYC();
+  } else if constexpr (std::is_same_v<OpT, edge::GRUOp>) {
+    auto op = e.b.create<edge::GRUOp>(
+        e.loc, x, w, r, bias, h0, direction,
+        e.b.getBoolAttr(layer.linearBeforeReset));
+    y = op.getY(), yh = op.getYH();
+  } else {
+    auto op = e.b.create<edge::RNNOp>(
+        e.loc, x, w, r, bias, h0, direction,
+        e.b.getStringAttr(layer.activations[0].lower()));
+    y = op.getY(), yh = op.getYH();
+  }
+  if (layer.layout == 1) {
+    y = e.transpose(y, {2, 0, 1, 3});
+    yh = e.transpose(yh, {1, 0, 2});
+    if (yc)
+      yc = e.transpose(yc, {1, 0, 2});
+  }
+  return {y, yh, yc};
+}
+
+template <typename OpT, typename EdgeOpT, Layer::Kind kind>
 struct RecurrentLowering : public OpConversionPattern<OpT> {
   using OpConversionPattern<OpT>::OpConversionPattern;
   using OpAdaptor = typename OpT::Adaptor;
@@ -354,7 +429,9 @@ struct RecurrentLowering : public OpConversionPattern<OpT> {
       return rewriter.notifyMatchFailure(op, "supports f32 layers only");
 
     Emitter e(rewriter, op.getLoc(), elementType);
-    auto [y, yh, yc] = lowerLayer(e, layer);
+    auto [y, yh, yc] = fusedFormRefusal(layer).empty()
+                           ? lowerFused<EdgeOpT>(e, layer)
+                           : lowerLayer(e, layer);
     SmallVector<Value> results;
     if (op.getY())
       results.push_back(y);
@@ -372,8 +449,8 @@ struct RecurrentLowering : public OpConversionPattern<OpT> {
 
 void hl_to_edge::populateRecurrentPatterns(TypeConverter &converter,
                                            RewritePatternSet &patterns) {
-  patterns.add<RecurrentLowering<hl::RNNOp, Layer::RNN>,
-               RecurrentLowering<hl::GRUOp, Layer::GRU>,
-               RecurrentLowering<hl::LSTMOp, Layer::LSTM>>(
+  patterns.add<RecurrentLowering<hl::RNNOp, edge::RNNOp, Layer::RNN>,
+               RecurrentLowering<hl::GRUOp, edge::GRUOp, Layer::GRU>,
+               RecurrentLowering<hl::LSTMOp, edge::LSTMOp, Layer::LSTM>>(
       converter, patterns.getContext());
 }

@@ -210,6 +210,10 @@ KernelEntry maxPool2dKernel();
 KernelEntry avgPool2dKernel();
 KernelEntry quantizedConv2dKernel();
 KernelEntry quantizedMatmulKernel();
+/// rnn, gru and lstm: one call per recurrent layer (Recurrent.cpp).
+KernelEntry rnnKernel();
+KernelEntry gruKernel();
+KernelEntry lstmKernel();
 
 // Legacy kernel entry points (one per registry name).
 Error addKernel(KernelContext &ctx);

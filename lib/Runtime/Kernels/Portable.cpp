@@ -166,6 +166,9 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"quantized_matmul", quantizedMatmulKernel()},
       {"max_pool2d", maxPool2dKernel()},
       {"avg_pool2d", avgPool2dKernel()},
+      {"rnn", rnnKernel()},
+      {"gru", gruKernel()},
+      {"lstm", lstmKernel()},
   };
   for (const auto &[name, entry] : typed)
     STRATA_RETURN_IF_ERROR(registry.add(name, entry));

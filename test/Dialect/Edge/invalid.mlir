@@ -1182,3 +1182,58 @@ func.func @add_eight_bit_shape(%a: tensor<1x4xf32>, %s: tensor<1x4xf32>) {
   %0 = edge.add %a, %a {post_ops = [#edge.post_op<quantize, 0.5, 0.0>]} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x2xi8>
   return
 }
+
+// -----
+
+// Tests that a recurrent layer's direction is one of the three ONNX names.
+func.func @rnn_direction(%x: tensor<5x1x3xf32>, %w: tensor<1x3x4xf32>, %r: tensor<1x4x4xf32>, %b: tensor<1x8xf32>, %h: tensor<1x1x4xf32>) {
+  // expected-error @+1 {{direction must be forward, reverse or bidirectional, got 'backward'}}
+  %y, %yh = edge.rnn %x, %w, %r, %b, %h {activation = "tanh", direction = "backward"} : (tensor<5x1x3xf32>, tensor<1x3x4xf32>, tensor<1x4x4xf32>, tensor<1x8xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x1x4xf32>, tensor<1x1x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that edge.rnn runs tanh or relu only.
+func.func @rnn_activation(%x: tensor<5x1x3xf32>, %w: tensor<1x3x4xf32>, %r: tensor<1x4x4xf32>, %b: tensor<1x8xf32>, %h: tensor<1x1x4xf32>) {
+  // expected-error @+1 {{activation must be tanh or relu, got 'sigmoid'}}
+  %y, %yh = edge.rnn %x, %w, %r, %b, %h {activation = "sigmoid", direction = "forward"} : (tensor<5x1x3xf32>, tensor<1x3x4xf32>, tensor<1x4x4xf32>, tensor<1x8xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x1x4xf32>, tensor<1x1x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that a bidirectional GRU needs weights of both directions.
+func.func @gru_directions(%x: tensor<5x1x3xf32>, %w: tensor<1x3x12xf32>, %r: tensor<1x4x12xf32>, %b: tensor<1x24xf32>, %h: tensor<1x1x4xf32>) {
+  // expected-error @+1 {{R must have shape [2,4,12]}}
+  %y, %yh = edge.gru %x, %w, %r, %b, %h {direction = "bidirectional", linear_before_reset = false} : (tensor<5x1x3xf32>, tensor<1x3x12xf32>, tensor<1x4x12xf32>, tensor<1x24xf32>, tensor<1x1x4xf32>) -> (tensor<5x2x1x4xf32>, tensor<2x1x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that an LSTM's W has four gates of the hidden size.
+func.func @lstm_gates(%x: tensor<5x1x3xf32>, %w: tensor<1x3x12xf32>, %r: tensor<1x4x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x1x4xf32>) {
+  // expected-error @+1 {{W must have shape [1,3,16]}}
+  %y, %yh, %yc = edge.lstm %x, %w, %r, %b, %h, %h {direction = "forward"} : (tensor<5x1x3xf32>, tensor<1x3x12xf32>, tensor<1x4x16xf32>, tensor<1x32xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x1x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that an LSTM's initial cell state has the batch of X.
+func.func @lstm_initial_c(%x: tensor<5x2x3xf32>, %w: tensor<1x3x16xf32>, %r: tensor<1x4x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x4xf32>, %c: tensor<1x1x4xf32>) {
+  // expected-error @+1 {{initial_c must have shape [1,2,4]}}
+  %y, %yh, %yc = edge.lstm %x, %w, %r, %b, %h, %c {direction = "forward"} : (tensor<5x2x3xf32>, tensor<1x3x16xf32>, tensor<1x4x16xf32>, tensor<1x32xf32>, tensor<1x2x4xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that the result shapes follow from the operands.
+func.func @gru_result(%x: tensor<5x1x3xf32>, %w: tensor<1x3x12xf32>, %r: tensor<1x4x12xf32>, %b: tensor<1x24xf32>, %h: tensor<1x1x4xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<5x1x1x4xf32>', 'tensor<1x1x4xf32>' are incompatible with return type(s) of operation 'tensor<5x1x4xf32>', 'tensor<1x1x4xf32>'}}
+  %y, %yh = edge.gru %x, %w, %r, %b, %h {direction = "forward", linear_before_reset = true} : (tensor<5x1x3xf32>, tensor<1x3x12xf32>, tensor<1x4x12xf32>, tensor<1x24xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x4xf32>, tensor<1x1x4xf32>)
+  return
+}

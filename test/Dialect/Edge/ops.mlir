@@ -302,3 +302,14 @@ func.func @fused_forms(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: ten
   %4 = edge.layer_norm %a beta(%beta) {epsilon = 1.0e-05 : f32} : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
   return %0, %1, %2, %3, %4 : tensor<1x2x4x4xf32>, tensor<1x3xf32>, tensor<1x4xi8>, tensor<1x4xf32>, tensor<1x4xf32>
 }
+
+// CHECK-LABEL: func @recurrent
+func.func @recurrent(%x: tensor<5x1x3xf32>, %h: tensor<2x1x4xf32>, %rw: tensor<2x3x4xf32>, %rr: tensor<2x4x4xf32>, %rb: tensor<2x8xf32>, %gw: tensor<1x3x12xf32>, %gr: tensor<1x4x12xf32>, %gb: tensor<1x24xf32>, %g0: tensor<1x1x4xf32>, %lw: tensor<1x3x16xf32>, %lr: tensor<1x4x16xf32>, %lb: tensor<1x32xf32>) -> (tensor<5x2x1x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>) {
+  // CHECK: edge.rnn %{{.*}} {activation = "relu", direction = "bidirectional"} : (tensor<5x1x3xf32>, tensor<2x3x4xf32>, tensor<2x4x4xf32>, tensor<2x8xf32>, tensor<2x1x4xf32>) -> (tensor<5x2x1x4xf32>, tensor<2x1x4xf32>)
+  %y, %yh = edge.rnn %x, %rw, %rr, %rb, %h {activation = "relu", direction = "bidirectional"} : (tensor<5x1x3xf32>, tensor<2x3x4xf32>, tensor<2x4x4xf32>, tensor<2x8xf32>, tensor<2x1x4xf32>) -> (tensor<5x2x1x4xf32>, tensor<2x1x4xf32>)
+  // CHECK: edge.gru %{{.*}} {direction = "reverse", linear_before_reset = false}
+  %gy, %gh = edge.gru %x, %gw, %gr, %gb, %g0 {direction = "reverse", linear_before_reset = false} : (tensor<5x1x3xf32>, tensor<1x3x12xf32>, tensor<1x4x12xf32>, tensor<1x24xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x1x4xf32>, tensor<1x1x4xf32>)
+  // CHECK: edge.lstm %{{.*}} {direction = "forward"} : (tensor<5x1x3xf32>, tensor<1x3x16xf32>, tensor<1x4x16xf32>, tensor<1x32xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x1x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>)
+  %ly, %lh, %lc = edge.lstm %x, %lw, %lr, %lb, %g0, %g0 {direction = "forward"} : (tensor<5x1x3xf32>, tensor<1x3x16xf32>, tensor<1x4x16xf32>, tensor<1x32xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x1x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>)
+  return %y, %gh, %lc : tensor<5x2x1x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>
+}

@@ -610,11 +610,13 @@ void GraphBuilder::recordOpNames() {
 }
 
 Error GraphBuilder::buildOp(const fbs::Op &op) {
-  if (!op.outputs() || op.outputs()->size() != 1)
-    return fail("ops have exactly one output");
-  uint32_t result = op.outputs()->Get(0);
-  if (result >= graph.tensors()->size() || !placements[result].empty())
-    return fail("output tensor is out of range or written twice");
+  if (!op.outputs() || op.outputs()->size() == 0 ||
+      (op.outputs()->size() != 1 && op.kind() != fbs::OpKind::Recurrent))
+    return fail("ops have exactly one output (recurrent layers one per "
+                "result)");
+  for (uint32_t result : *op.outputs())
+    if (result >= graph.tensors()->size() || !placements[result].empty())
+      return fail("output tensor is out of range or written twice");
   switch (op.kind()) {
   case fbs::OpKind::Convolution:
     return buildConvolution(op);
@@ -647,6 +649,8 @@ Error GraphBuilder::buildOp(const fbs::Op &op) {
     return buildScaleShift(op);
   case fbs::OpKind::Deconvolution:
     return buildDeconvolution(op);
+  case fbs::OpKind::Recurrent:
+    return buildRecurrent(op);
   default:
     return fail("unknown op kind " +
                 std::to_string(static_cast<int>(op.kind())));

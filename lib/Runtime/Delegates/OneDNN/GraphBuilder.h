@@ -13,6 +13,7 @@
 //                      reference implementation
 //   Pooling.cpp        max/average pooling, reduce mean
 //   Normalization.cpp  layer normalization
+//   Recurrent.cpp      RNN, GRU and LSTM layers
 //   DataMovement.cpp   transpose, slice, reshape, concat, int8 reorders
 //
 //===----------------------------------------------------------------------===//
@@ -553,6 +554,14 @@ private:
                   const Desc &dstDesc);
   Error buildReduceMean(const fbs::Op &op);
   Error buildLayerNorm(const fbs::Op &op);
+  // Recurrent.cpp.
+  /// A whole RNN, GRU or LSTM layer on oneDNN's primitive for its cell.
+  Error buildRecurrent(const fbs::Op &op);
+  /// Constant `tensor` (a recurrent layer's weights or biases) packed by
+  /// `pack` into `packed` at prepare, as memory.
+  Result<int>
+  recurrentConstant(uint32_t tensor, const Desc &packed,
+                    const std::function<void(const float *, float *)> &pack);
   Error buildEltwise(const fbs::Op &op);
   Error buildBinary(const fbs::Op &op);
   Error buildScaleShift(const fbs::Op &op);
