@@ -154,7 +154,36 @@ static bool supportsQuantizedOp(Operation *op) {
   return false;
 }
 
+/// Whether `value` becomes integers through a cast, directly or after
+/// further element-wise arithmetic (`depth` ops at most): an index computed
+/// in float, as T5's relative-position buckets (log of a distance, scaled,
+/// truncated). oneDNN's log and exp differ from libm's in the last bit,
+/// which moves a value at an integer boundary to the next bucket; such
+/// arithmetic stays with the portable kernels, which compute as the
+/// reference does.
+static bool isArithmetic(Operation *op) {
+  return isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp,
+             edge::MaximumOp, edge::MinimumOp, edge::PowOp, edge::LogOp,
+             edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::NegOp,
+             edge::TanhOp, edge::SigmoidOp, edge::ClipOp, edge::ReluOp>(op);
+}
+
+static bool becomesIntegers(Value value, int depth = 4) {
+  for (Operation *user : value.getUsers()) {
+    if (auto cast = dyn_cast<edge::CastOp>(user))
+      if (isa<IntegerType>(getElementTypeOrSelf(cast.getType())))
+        return true;
+    if (depth > 0 && isArithmetic(user) &&
+        isa<FloatType>(getElementTypeOrSelf(user->getResult(0).getType())) &&
+        becomesIntegers(user->getResult(0), depth - 1))
+      return true;
+  }
+  return false;
+}
+
 bool supportsOp(Operation *op) {
+  if (isArithmetic(op) && becomesIntegers(op->getResult(0)))
+    return false;
   if (isa<edge::QuantizedConv2DOp, edge::QuantizedMatMulOp,
           edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op))
     return supportsQuantizedOp(op);
