@@ -115,7 +115,7 @@ OpWork estimateWork(Operation *op) {
     return {"pool", orZero(in)};
   if (name.starts_with("reduce_") || name.starts_with("arg_"))
     return {"reduce", orZero(in)};
-  if (name == "softmax")
+  if (name == "softmax" || name == "log_softmax")
     return {"normalize", orZero(in)};
   if (isDataMovement(name))
     return {"data", orZero(out)};

@@ -130,6 +130,54 @@ std::optional<ActivationChain> matchGelu(Operation *erf) {
   return chain;
 }
 
+/// The value of every element of f32 constant `value`, when they are equal.
+static std::optional<float> splatValue(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  std::optional<std::vector<float>> v =
+      constant ? readF32Constant(constant.getValue()) : std::nullopt;
+  if (!v || v->empty() ||
+      llvm::any_of(*v, [&](float e) { return e != v->front(); }))
+    return std::nullopt;
+  return v->front();
+}
+
+std::optional<LeakyReluChain> matchLeakyRelu(Operation *positive) {
+  // max(x, 0) (or relu(x)) + slope * min(x, 0), in either operand order.
+  Value x;
+  if (isa_and_nonnull<ReluOp>(positive))
+    x = positive->getOperand(0);
+  else if (isa_and_nonnull<MaximumOp>(positive))
+    x = otherThanScalar(positive, 0.0);
+  if (!x)
+    return std::nullopt;
+  Operation *sum = soleUser(positive->getResult(0));
+  if (!isa_and_nonnull<AddOp>(sum))
+    return std::nullopt;
+  Value scaledValue = otherOperand(sum, positive->getResult(0));
+  Operation *scaled = scaledValue ? scaledValue.getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<MulOp>(scaled) || !scaledValue.hasOneUse())
+    return std::nullopt;
+  Operation *negative = nullptr;
+  std::optional<float> slope;
+  for (int i = 0; i < 2 && !negative; ++i) {
+    Operation *def = scaled->getOperand(i).getDefiningOp();
+    if (isa_and_nonnull<MinimumOp>(def) && otherThanScalar(def, 0.0) == x &&
+        def->getResult(0).hasOneUse()) {
+      negative = def;
+      slope = splatValue(scaled->getOperand(1 - i));
+    }
+  }
+  if (!negative || !slope || sum->getResult(0).getType() != x.getType() ||
+      positive->getResult(0).getType() != x.getType())
+    return std::nullopt;
+  LeakyReluChain chain;
+  chain.input = x;
+  chain.output = sum->getResult(0);
+  chain.slope = *slope;
+  chain.ops = {positive, negative, scaled, sum};
+  return chain;
+}
+
 std::optional<ActivationChain> matchSwish(Operation *sigmoid) {
   if (!isa_and_nonnull<SigmoidOp>(sigmoid))
     return std::nullopt;

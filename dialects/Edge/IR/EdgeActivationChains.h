@@ -37,6 +37,17 @@ std::optional<ActivationChain> matchGelu(mlir::Operation *erf);
 std::optional<ActivationChain> matchSwish(mlir::Operation *sigmoid);
 /// The hardswish chain through edge.clip `clip`.
 std::optional<ActivationChain> matchHardSwish(mlir::Operation *clip);
+/// LeakyRelu as the hl lowering writes it: max(x, 0) + slope * min(x, 0)
+/// (the maximum possibly a relu), which the delegates run as a relu whose
+/// alpha is the slope.
+struct LeakyReluChain {
+  mlir::Value input, output;
+  float slope = 0;
+  llvm::SmallVector<mlir::Operation *, 4> ops;
+};
+/// The LeakyRelu chain through its maximum (or relu) `positive`.
+std::optional<LeakyReluChain> matchLeakyRelu(mlir::Operation *positive);
+
 /// The chain reading `x`, when x has no other users (a producer may take
 /// it as a post-op or epilogue).
 std::optional<ActivationChain> matchActivationOf(mlir::Value x);

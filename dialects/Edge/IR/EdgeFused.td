@@ -13,11 +13,12 @@ include "Edge/IR/EdgeBase.td"
 
 def Edge_ActivationOp : Edge_Op<"activation",
     [Pure, SameOperandsAndResultType]> {
-  let summary = "GELU (erf form), SiLU or hardswish as one op (delegates only)";
+  let summary = "GELU (erf form), SiLU, hardswish or LeakyRelu as one op "
+                "(delegates only)";
   let description = [{
     `kind` is one of the activation post-op steps (`gelu_erf`, `swish`,
-    `hardswish`): x * 0.5 * (1 + erf(x / sqrt(2))), x * sigmoid(x), or
-    x * clip(x / 6 + 1 / 2, 0, 1). strata-edge-fuse forms it from the chain
+    `hardswish`, `relu`): x * 0.5 * (1 + erf(x / sqrt(2))), x * sigmoid(x),
+    x * clip(x / 6 + 1 / 2, 0, 1), or max(x, 0) + alpha * min(x, 0). strata-edge-fuse forms it from the chain
     of edge ops (EdgeActivationChains.h) inside a delegated partition.
 
     ```mlir

@@ -322,4 +322,21 @@ def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, Edge_KernelOpInterface, SameOpera
   let hasVerifier = 1;
 }
 
+def Edge_LogSoftmaxOp : Edge_Op<"log_softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType]> {
+  let summary = "LogSoftmax along one non-negative axis";
+  let description = [{
+    `x - max - log(sum(exp(x - max)))` along `axis` (max and sum over it):
+    one pass of a delegate's log-softmax, where its arithmetic spelled out
+    would be six ops and two reductions.
+
+    ```mlir
+    %y = edge.log_softmax %x {axis = 1 : i64} : tensor<1x80x100xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input, I64Attr:$axis);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_NN

@@ -449,13 +449,23 @@ LogicalResult AvgPool2DOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// SoftmaxOp
+// SoftmaxOp, LogSoftmaxOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SoftmaxOp::verify() {
-  int64_t rank = shapeOf(getInput()).size();
-  int64_t axis = static_cast<int64_t>(getAxis());
+/// Softmax and LogSoftmax: the axis is one of the input's.
+static LogicalResult verifySoftmaxAxis(Operation *op, Value input,
+                                       int64_t axis) {
+  int64_t rank = shapeOf(input).size();
   if (axis < 0 || axis >= rank)
-    return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+    return op->emitOpError("'axis' ")
+           << axis << " is outside [0, " << rank << ")";
   return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifySoftmaxAxis(*this, getInput(), getAxis());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifySoftmaxAxis(*this, getInput(), getAxis());
 }

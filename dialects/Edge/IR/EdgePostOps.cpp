@@ -138,8 +138,8 @@ strata::edge::verifyPostOps(Operation *op, ArrayAttr postOps,
 LogicalResult ActivationOp::verify() {
   PostOpKind kind = getKind().getKind();
   if (kind != PostOpKind::GeluErf && kind != PostOpKind::Swish &&
-      kind != PostOpKind::HardSwish)
-    return emitOpError("kind must be gelu_erf, swish or hardswish");
+      kind != PostOpKind::HardSwish && kind != PostOpKind::Relu)
+    return emitOpError("kind must be gelu_erf, swish, hardswish or relu");
   return success();
 }
 

@@ -34,7 +34,7 @@ def Edge_PostOpAttr : AttrDef<Edge_Dialect, "PostOp"> {
 
     | step | computes | alpha, beta |
     |---|---|---|
-    | `relu` | `max(y, 0)` | |
+    | `relu` | `max(y, 0) + alpha * min(y, 0)` (LeakyRelu where alpha is not 0, as oneDNN's relu) | negative slope |
     | `clip` | `min(max(y, alpha), beta)` | bounds |
     | `gelu_erf`, `swish`, `hardswish` | the activation (EdgeActivationChains.h) | |
     | `sum` | `y + r`, `r` the next post operand, of the result's shape (a residual) | |

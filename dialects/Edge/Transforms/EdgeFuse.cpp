@@ -74,7 +74,10 @@ struct EdgeFusePass : impl::EdgeFuseBase<EdgeFusePass> {
         continue;
       }
       std::optional<PostOpKind> kind = symbolizePostOpKind(name);
-      if (!kind || *kind < PostOpKind::GeluErf || *kind > PostOpKind::HardSwish)
+      // relu: LeakyRelu chains, a relu whose alpha is the slope.
+      if (!kind || (*kind != PostOpKind::Relu &&
+                    (*kind < PostOpKind::GeluErf ||
+                     *kind > PostOpKind::HardSwish)))
         return fail("chain", name);
       caps.chains.push_back(*kind);
     }

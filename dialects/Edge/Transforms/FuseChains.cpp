@@ -1,9 +1,9 @@
 //===- FuseChains.cpp - activations and LayerNorm as one edge op ----------===//
 //
-// strata-edge-fuse's first sweep: GELU, SiLU and hardswish chains
-// (EdgeActivationChains.h) become edge.activation, LayerNorm chains
+// strata-edge-fuse's first sweep: GELU, SiLU, hardswish and LeakyRelu
+// chains (EdgeActivationChains.h) become edge.activation, LayerNorm chains
 // edge.layer_norm. Chains are found in program order from their erf,
-// clip, sigmoid or first mean, as the delegates found them, and each op
+// clip, sigmoid, maximum or first mean, as the delegates found them, and each op
 // belongs to one chain at most. The formed op stands where the chain's
 // first op stood (where a writer walking the program meets the chain) or,
 // with chain-position=last, where its last one did.
@@ -27,6 +27,7 @@ struct Chain {
   SmallVector<Operation *, 9> ops;
   Value input, output;
   std::optional<ActivationChain::Kind> activation;
+  std::optional<float> leakySlope;
   std::optional<LayerNormChain> layerNorm;
 };
 
@@ -108,9 +109,21 @@ void formChains(func::FuncOp func, const FusionCapabilities &caps) {
       claim(std::move(chain));
       continue;
     }
+    if (std::optional<LeakyReluChain> leaky;
+        llvm::is_contained(caps.chains, PostOpKind::Relu) &&
+        (leaky = matchLeakyRelu(&op)) &&
+        (!caps.exclusiveChains || leaky->input.hasOneUse())) {
+      Chain chain;
+      chain.ops.assign(leaky->ops.begin(), leaky->ops.end());
+      chain.input = leaky->input;
+      chain.output = leaky->output;
+      chain.leakySlope = leaky->slope;
+      claim(std::move(chain));
+      continue;
+    }
     if (caps.layerNorm && isa<ReduceMeanOp>(op))
       if (std::optional<LayerNormChain> ln = matchLayerNorm(&op))
-        claim({ln->ops, ln->input, ln->output, std::nullopt, ln});
+        claim({ln->ops, ln->input, ln->output, std::nullopt, std::nullopt, ln});
   }
   IRRewriter rewriter(func.getContext());
   // A chain may read what an earlier one wrote (a LayerNorm right after a
@@ -121,6 +134,11 @@ void formChains(func::FuncOp func, const FusionCapabilities &caps) {
     Value input = replaced.lookupOrDefault(chain.input);
     Value fused = replaceChain(
         rewriter, chain, caps.chainAtEnd, [&](Location loc) -> Value {
+          if (chain.leakySlope)
+            return rewriter.create<ActivationOp>(
+                loc, input,
+                PostOpAttr::get(rewriter.getContext(), PostOpKind::Relu,
+                                *chain.leakySlope));
           if (chain.activation)
             return rewriter.create<ActivationOp>(
                 loc, input,

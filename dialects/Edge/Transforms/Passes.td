@@ -14,8 +14,10 @@ def EdgeFuse : Pass<"strata-edge-fuse", "mlir::func::FuncOp"> {
     its set, `BackendHooks::fusions`, and strata-to-backend runs the pass on
     each of its partitions before preprocess). Two sweeps in program order:
 
-    1. **Chains** (`chains`): GELU (erf form), SiLU and hardswish spelled
-       out in edge ops (EdgeActivationChains.h) become `edge.activation`,
+    1. **Chains** (`chains`): GELU (erf form), SiLU, hardswish and
+       LeakyRelu (`relu`: max(x, 0) + slope * min(x, 0), a relu whose
+       alpha is the slope) spelled out in edge ops
+       (EdgeActivationChains.h) become `edge.activation`,
        LayerNorm's nine ops `edge.layer_norm`, placed where the chain's
        first op stood (`chain-position=first`) or its last (`last`). With
        `exclusive-chains`, only chains whose input nothing else reads.
@@ -69,7 +71,7 @@ def EdgeFuse : Pass<"strata-edge-fuse", "mlir::func::FuncOp"> {
                "quantize, int8-global-pool">,
     ListOption<"chains", "chains", "std::string",
                "Chains formed as one op: gelu_erf, swish, hardswish, "
-               "layer_norm">,
+               "relu (LeakyRelu), layer_norm">,
     Option<"chainPosition", "chain-position", "std::string", [{"first"}],
            "Where a formed chain stands: 'first' or 'last' (its op's place)">,
     Option<"exclusiveChains", "exclusive-chains", "bool", "false",

@@ -47,13 +47,14 @@ using edge::matchGelu;
 /// What the delegate runs fused (strata-edge-fuse's options): eltwise
 /// post-ops on convolutions, matmuls and binary ops, a residual sum, a
 /// matmul's bias row, a scale-shift, a quantization into s8, the int8
-/// global average pooling, and GELU, SiLU, hardswish and LayerNorm as one
-/// op each, standing where the chain's first op stood.
+/// global average pooling, and GELU, SiLU, hardswish, LeakyRelu (a relu
+/// with a slope) and LayerNorm as one op each, standing where the chain's
+/// first op stood.
 inline constexpr const char *kFusions =
     "anchors=conv2d,conv_transpose2d,matmul,add,sub,mul,div,maximum,minimum "
     "activations=relu,clip,gelu_erf,swish,hardswish "
     "fusions=conv-sum,matmul-bias,scale-shift,quantize,int8-global-pool "
-    "chains=gelu_erf,swish,hardswish,layer_norm chain-position=first";
+    "chains=gelu_erf,swish,hardswish,relu,layer_norm chain-position=first";
 
 } // namespace strata::onednn
 

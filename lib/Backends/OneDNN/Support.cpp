@@ -154,7 +154,36 @@ static bool supportsQuantizedOp(Operation *op) {
   return false;
 }
 
+/// Whether `value` becomes integers through a cast, directly or after
+/// further element-wise arithmetic (`depth` ops at most): an index computed
+/// in float, as T5's relative-position buckets (log of a distance, scaled,
+/// truncated). oneDNN's log and exp differ from libm's in the last bit,
+/// which moves a value at an integer boundary to the next bucket; such
+/// arithmetic stays with the portable kernels, which compute as the
+/// reference does.
+static bool isArithmetic(Operation *op) {
+  return isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp,
+             edge::MaximumOp, edge::MinimumOp, edge::PowOp, edge::LogOp,
+             edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::NegOp,
+             edge::TanhOp, edge::SigmoidOp, edge::ClipOp, edge::ReluOp>(op);
+}
+
+static bool becomesIntegers(Value value, int depth = 4) {
+  for (Operation *user : value.getUsers()) {
+    if (auto cast = dyn_cast<edge::CastOp>(user))
+      if (isa<IntegerType>(getElementTypeOrSelf(cast.getType())))
+        return true;
+    if (depth > 0 && isArithmetic(user) &&
+        isa<FloatType>(getElementTypeOrSelf(user->getResult(0).getType())) &&
+        becomesIntegers(user->getResult(0), depth - 1))
+      return true;
+  }
+  return false;
+}
+
 bool supportsOp(Operation *op) {
+  if (isArithmetic(op) && becomesIntegers(op->getResult(0)))
+    return false;
   if (isa<edge::QuantizedConv2DOp, edge::QuantizedMatMulOp,
           edge::QuantizeLinearOp, edge::DequantizeLinearOp>(op))
     return supportsQuantizedOp(op);
@@ -209,18 +238,35 @@ bool supportsOp(Operation *op) {
   }
   if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op))
     return getPoolGeometry(op).has_value();
-  // A mean only over extents of 1 is a copy, which oneDNN's reduction
-  // refuses (its source and result must differ).
+  // A mean over one run of axes (the extents of 1 aside): the delegate
+  // runs it as a reduction (a trailing run) or as pooling (H and W, or a
+  // run with kept axes after it); over several runs oneDNN has only its
+  // reference code. A mean only over extents of 1 is a copy, which
+  // oneDNN's reduction refuses (its source and result must differ).
   if (auto mean = dyn_cast<edge::ReduceMeanOp>(op)) {
     ArrayRef<int64_t> in = shapeOf(mean.getInput());
-    return llvm::any_of(mean.getAxes(), [&](int64_t axis) {
-      int64_t a = axis < 0 ? axis + static_cast<int64_t>(in.size()) : axis;
-      return a >= 0 && a < static_cast<int64_t>(in.size()) && in[a] != 1;
-    });
+    int64_t rank = static_cast<int64_t>(in.size());
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t axis : mean.getAxes()) {
+      int64_t a = axis < 0 ? axis + rank : axis;
+      if (a < 0 || a >= rank)
+        return false;
+      reduced[a] = in[a] != 1;
+    }
+    int runs = 0;
+    bool inRun = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (in[d] == 1)
+        continue;
+      if (reduced[d] && !inRun)
+        ++runs;
+      inRun = reduced[d];
+    }
+    return runs == 1;
   }
   if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
           edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
-          edge::SoftmaxOp, edge::TransposeOp, edge::ReshapeOp, edge::ConcatOp>(
+          edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp, edge::ReshapeOp, edge::ConcatOp>(
           op))
     return true;
   // Erf only as part of a GELU (oneDNN has gelu_erf, not erf).

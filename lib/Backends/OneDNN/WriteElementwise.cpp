@@ -41,8 +41,11 @@ Eltwise eltwiseOf(Operation *op) {
   if (isa<edge::NegOp>(op))
     return Eltwise{fbs::EltwiseKind::Linear, -1};
   if (auto activation = dyn_cast<edge::ActivationOp>(op)) {
+    // A relu's alpha is its negative slope (LeakyRelu), as oneDNN's.
     edge::PostOpKind kind = activation.getKind().getKind();
-    return Eltwise{eltwiseKindOf(kind), eltwiseAlphaOf(kind)};
+    return Eltwise{eltwiseKindOf(kind), kind == edge::PostOpKind::Relu
+                                            ? activation.getKind().getAlphaF()
+                                            : eltwiseAlphaOf(kind)};
   }
   // edge.pow by 2 or 0.5 (the partitioner claims no other).
   return Eltwise{getScalarConstant(op->getOperand(1)) == 2.f
@@ -190,6 +193,11 @@ LogicalResult writeSoftmax(GraphWriter &w, edge::SoftmaxOp softmax) {
                     [&](fbs::OpT &out) { out.axis = softmax.getAxis(); });
 }
 
+LogicalResult writeLogSoftmax(GraphWriter &w, edge::LogSoftmaxOp softmax) {
+  return writeUnary(w, softmax, fbs::OpKind::LogSoftmax,
+                    [&](fbs::OpT &out) { out.axis = softmax.getAxis(); });
+}
+
 LogicalResult writeTranspose(GraphWriter &w, edge::TransposeOp transpose) {
   return writeUnary(w, transpose, fbs::OpKind::Transpose, [&](fbs::OpT &out) {
     out.axes = vec(transpose.getPermutation());
@@ -229,6 +237,7 @@ void addElementwiseWriters(WriteTable &table) {
       .on(writeLayerNorm)
       .on(writeReduceMean)
       .on(writeSoftmax)
+      .on(writeLogSoftmax)
       .on(writeTranspose)
       .on(writeSlice)
       .on(writeReshape)

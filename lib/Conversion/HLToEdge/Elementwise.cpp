@@ -69,6 +69,49 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
   }
 };
 
+/// Whether edge's float ops take `type` (Edge_FloatTensor).
+bool isEdgeFloat(Type type) { return isa<FloatType>(type); }
+
+/// hl.abs and hl.neg of integers (T5's relative-position buckets take the
+/// absolute value of position differences): 0 - x, and select(x < 0, 0 - x,
+/// x), in the ops the integer kernels run; the absolute value of an
+/// unsigned integer is itself.
+template <typename HLOp, bool isAbs>
+struct IntegerSignLowering : public OpConversionPattern<HLOp> {
+  using OpConversionPattern<HLOp>::OpConversionPattern;
+  using OpAdaptor = typename HLOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(HLOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getInput());
+    auto element = type ? dyn_cast<IntegerType>(type.getElementType())
+                        : IntegerType();
+    if (!element || element.getWidth() == 1)
+      return rewriter.notifyMatchFailure(op, "needs an integer input");
+    Value x = adaptor.getInput();
+    if (isAbs && element.isUnsigned()) {
+      rewriter.replaceOp(op, x);
+      return success();
+    }
+    Location loc = op.getLoc();
+    auto unitType =
+        RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), element);
+    Value zero = rewriter.create<edge::ConstantOp>(
+        loc, DenseElementsAttr::get(unitType, rewriter.getIntegerAttr(
+                                                  element, 0)));
+    Value negated = rewriter.create<edge::SubOp>(loc, type, zero, x);
+    if (!isAbs) {
+      rewriter.replaceOp(op, negated);
+      return success();
+    }
+    Value negative = rewriter.create<edge::LessOp>(loc, x, zero);
+    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, type, negative, negated,
+                                                x);
+    return success();
+  }
+};
+
 } // namespace
 
 void strata::hl_to_edge::populateElementwisePatterns(
@@ -82,7 +125,10 @@ void strata::hl_to_edge::populateElementwisePatterns(
                UnaryLowering<hl::TanhOp, edge::TanhOp>,
                UnaryLowering<hl::ExpOp, edge::ExpOp>,
                UnaryLowering<hl::SqrtOp, edge::SqrtOp>,
-               UnaryLowering<hl::NegOp, edge::NegOp>,
-               UnaryLowering<hl::AbsOp, edge::AbsOp>, IdentityLowering,
+               UnaryLowering<hl::NegOp, edge::NegOp, isEdgeFloat>,
+               UnaryLowering<hl::AbsOp, edge::AbsOp, isEdgeFloat>,
+               IntegerSignLowering<hl::NegOp, /*isAbs=*/false>,
+               IntegerSignLowering<hl::AbsOp, /*isAbs=*/true>,
+               IdentityLowering,
                ClipLowering>(converter, patterns.getContext());
 }

@@ -138,8 +138,10 @@ Value standardize(OpBuilder &builder, Location loc, Value x,
   return builder.create<edge::DivOp>(loc, centered, deviation);
 }
 
-/// hl.instance_normalization -> standardize over the spatial axes, then
-/// scale and bias per channel.
+/// hl.instance_normalization -> standardize over the spatial axes (each
+/// channel's values one row), then scale and bias per channel. GroupNorm as
+/// exporters write it before opset 18 (reshape to [N, groups, -1],
+/// InstanceNormalization, reshape back, scale, bias) is the same rows.
 struct InstanceNormalizationLowering
     : public OpConversionPattern<hl::InstanceNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -157,11 +159,18 @@ struct InstanceNormalizationLowering
         return rewriter.notifyMatchFailure(op, "scale and bias must be [C]");
     }
     Location loc = op.getLoc();
-    SmallVector<int64_t> axes;
+    // Standardized as rows of [N * C, spatial] (a view): the last-axis
+    // LayerNorm chain that delegates run as one layer normalization.
+    int64_t spatial = 1;
     for (int64_t d = 2; d < type.getRank(); ++d)
-      axes.push_back(d);
-    Value normalized = standardize(rewriter, loc, adaptor.getInput(), axes,
-                                   op.getEpsilon().convertToFloat(), 0.0);
+      spatial *= type.getDimSize(d);
+    Value rows = reshapeTo(rewriter, loc, adaptor.getInput(),
+                           {type.getDimSize(0) * channels, spatial});
+    Value normalized = reshapeTo(
+        rewriter, loc,
+        standardize(rewriter, loc, rows, {1},
+                    op.getEpsilon().convertToFloat(), 0.0),
+        type.getShape());
     SmallVector<int64_t> channelShape(type.getRank(), 1);
     channelShape[1] = channels;
     Value scaled = rewriter.create<edge::MulOp>(

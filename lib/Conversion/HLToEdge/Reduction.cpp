@@ -191,7 +191,7 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
   }
 };
 
-/// hl.log_softmax -> x - logsumexp(x) along the axis (f32).
+/// hl.log_softmax -> edge.log_softmax (f32).
 struct LogSoftmaxLowering : public OpConversionPattern<hl::LogSoftmaxOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -205,9 +205,8 @@ struct LogSoftmaxLowering : public OpConversionPattern<hl::LogSoftmaxOp> {
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    Value x = adaptor.getInput();
-    Value lse = logSumExp(rewriter, op.getLoc(), x, {*axis});
-    rewriter.replaceOpWithNewOp<edge::SubOp>(op, x, lse);
+    rewriter.replaceOpWithNewOp<edge::LogSoftmaxOp>(op, adaptor.getInput(),
+                                                    *axis);
     return success();
   }
 };

@@ -231,6 +231,7 @@ Error absKernel(KernelContext &ctx);
 Error clipKernel(KernelContext &ctx);
 Error reduceMeanKernel(KernelContext &ctx);
 Error softmaxKernel(KernelContext &ctx);
+Error logSoftmaxKernel(KernelContext &ctx);
 Error reshapeKernel(KernelContext &ctx);
 Error copyKernel(KernelContext &ctx);
 Error transposeKernel(KernelContext &ctx);

@@ -94,6 +94,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"clip", clipKernel},
       {"reduce_mean", reduceMeanKernel},
       {"softmax", softmaxKernel},
+      {"log_softmax", logSoftmaxKernel},
       {"reshape", reshapeKernel},
       {"copy", copyKernel},
       {"transpose", transposeKernel},

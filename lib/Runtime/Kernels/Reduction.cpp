@@ -1,4 +1,4 @@
-//===- Reduction.cpp - reduce_mean and softmax (f32) ----------------------===//
+//===- Reduction.cpp - reduce_mean, softmax and log_softmax (f32) --------===//
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -39,6 +39,35 @@ Error reduceMeanKernel(KernelContext &ctx) {
     }
     return Error::success();
   }
+  // The reduced axes one run with kept axes after it ([outer, count,
+  // inner] row-major, an embedding bag's mean over its length): rows of
+  // `inner` summed in order, in double as the other paths.
+  size_t runBegin = 0, runEnd = rank;
+  while (runBegin < rank && !reduced[runBegin])
+    ++runBegin;
+  while (runEnd > runBegin && !reduced[runEnd - 1])
+    --runEnd;
+  bool oneRun = std::all_of(reduced.begin() + runBegin,
+                            reduced.begin() + runEnd,
+                            [](bool r) { return r; });
+  if (oneRun) {
+    int64_t inner = 1;
+    for (size_t d = runEnd; d < rank; ++d)
+      inner *= in.shape[d];
+    int64_t outer = outTotal / inner;
+    std::vector<double> acc(inner);
+    for (int64_t o = 0; o < outer; ++o) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      const float *block = x + o * count * inner;
+      for (int64_t r = 0; r < count; ++r)
+        for (int64_t i = 0; i < inner; ++i)
+          acc[i] += block[r * inner + i];
+      for (int64_t i = 0; i < inner; ++i)
+        y[o * inner + i] =
+            static_cast<float>(acc[i] / static_cast<double>(count));
+    }
+    return Error::success();
+  }
   // General case: accumulate every input element into its result slot.
   std::vector<int64_t> outStride(rank, 0);
   int64_t stride = 1;
@@ -64,7 +93,44 @@ Error reduceMeanKernel(KernelContext &ctx) {
   return Error::success();
 }
 
-Error softmaxKernel(KernelContext &ctx) {
+namespace {
+
+/// Softmax (or, with `log`, log-softmax) of `dim` values `inner` apart, for
+/// `width` neighbouring positions at once (width <= inner): the loops run
+/// over contiguous runs of `width` so that the compiler vectorizes them.
+template <bool log>
+void softmaxColumns(const float *x, float *y, int64_t dim, int64_t inner,
+                    int64_t width, float *maxV, float *sum) {
+  for (int64_t i = 0; i < width; ++i) {
+    maxV[i] = -INFINITY;
+    sum[i] = 0.0f;
+  }
+  for (int64_t j = 0; j < dim; ++j) {
+    const float *row = x + j * inner;
+    for (int64_t i = 0; i < width; ++i)
+      maxV[i] = std::max(maxV[i], row[i]);
+  }
+  for (int64_t j = 0; j < dim; ++j) {
+    const float *row = x + j * inner;
+    float *out = y + j * inner;
+    for (int64_t i = 0; i < width; ++i) {
+      float e = std::exp(row[i] - maxV[i]);
+      if (!log)
+        out[i] = e;
+      sum[i] += e;
+    }
+  }
+  for (int64_t i = 0; i < width; ++i)
+    sum[i] = log ? maxV[i] + std::log(sum[i]) : 1.0f / sum[i];
+  for (int64_t j = 0; j < dim; ++j) {
+    const float *row = x + j * inner;
+    float *out = y + j * inner;
+    for (int64_t i = 0; i < width; ++i)
+      out[i] = log ? row[i] - sum[i] : out[i] * sum[i];
+  }
+}
+
+template <bool log> Error softmaxOverAxis(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
   STRATA_RETURN_IF_ERROR(checkAllF32(ctx));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
@@ -80,24 +146,22 @@ Error softmaxKernel(KernelContext &ctx) {
   int64_t outer = split.outer, inner = split.inner, dim = split.extent;
   const float *x = in.as<float>();
   float *y = out.as<float>();
+  constexpr int64_t kColumns = 64;
+  float maxV[kColumns], sum[kColumns];
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) {
-      const float *xs = x + o * dim * inner + i;
-      float *ys = y + o * dim * inner + i;
-      float maxV = -INFINITY;
-      for (int64_t j = 0; j < dim; ++j)
-        maxV = std::max(maxV, xs[j * inner]);
-      float sum = 0.0f;
-      for (int64_t j = 0; j < dim; ++j) {
-        float e = std::exp(xs[j * inner] - maxV);
-        ys[j * inner] = e;
-        sum += e;
-      }
-      float scale = 1.0f / sum;
-      for (int64_t j = 0; j < dim; ++j)
-        ys[j * inner] *= scale;
-    }
+    for (int64_t i = 0; i < inner; i += kColumns)
+      softmaxColumns<log>(x + o * dim * inner + i, y + o * dim * inner + i,
+                          dim, inner, std::min(kColumns, inner - i), maxV,
+                          sum);
   return Error::success();
+}
+
+} // namespace
+
+Error softmaxKernel(KernelContext &ctx) { return softmaxOverAxis<false>(ctx); }
+
+Error logSoftmaxKernel(KernelContext &ctx) {
+  return softmaxOverAxis<true>(ctx);
 }
 
 } // namespace strata::runtime::kernels

@@ -30,3 +30,24 @@ func.func @relu(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = hl.relu %a : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Tests that abs and neg of signed integers become 0 - x and
+// select(x < 0, 0 - x, x) (edge's abs and neg take floats), and that the
+// absolute value of an unsigned integer is itself.
+// CHECK-LABEL: func @integer_abs_neg
+func.func @integer_abs_neg(%x: tensor<2x3xi64>, %u: tensor<4xui8>) -> (tensor<2x3xi64>, tensor<2x3xi64>, tensor<4xui8>) {
+  // CHECK: %[[ZERO:.*]] = edge.constant dense<0> : tensor<1x1xi64>
+  // CHECK: %[[NEG:.*]] = edge.sub %[[ZERO]], %[[X:.*]] :
+  // CHECK: %[[LT:.*]] = edge.less %[[X]], %[[ZERO]]
+  // CHECK: %[[ABS:.*]] = edge.select %[[LT]], %[[NEG]], %[[X]]
+  // CHECK: edge.sub
+  // CHECK-NOT: edge.abs
+  // CHECK-NOT: edge.neg
+  // CHECK: return %[[ABS]], %{{.*}}, %{{.*}} :
+  %0 = hl.abs %x : tensor<2x3xi64>
+  %1 = hl.neg %x : tensor<2x3xi64>
+  %2 = hl.abs %u : tensor<4xui8>
+  return %0, %1, %2 : tensor<2x3xi64>, tensor<2x3xi64>, tensor<4xui8>
+}

@@ -74,13 +74,16 @@ func.func @layer_norm(%x: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>)
 
 // -----
 
-// Tests that instance_normalization standardizes over the spatial axes and
-// scales per channel.
+// Tests that instance_normalization standardizes each channel's values as
+// one row of [N * C, spatial] over its last axis (the LayerNorm chain the
+// delegates run as one step) and scales per channel.
 // CHECK-LABEL: func @instance_norm
 func.func @instance_norm(%x: tensor<1x2x3x3xf32>, %s: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<1x2x3x3xf32> {
-  // CHECK: %[[MEAN:.*]] = edge.reduce_mean %{{.*}} {axes = array<i64: 2, 3>, keep_dims = true}
-  // CHECK: %[[C:.*]] = edge.sub %{{.*}}, %[[MEAN]]
-  // CHECK: %[[N:.*]] = edge.div %[[C]], %{{.*}}
+  // CHECK: %[[ROWS:.*]] = edge.reshape %{{.*}} : (tensor<1x2x3x3xf32>) -> tensor<2x9xf32>
+  // CHECK: %[[MEAN:.*]] = edge.reduce_mean %[[ROWS]] {axes = array<i64: 1>, keep_dims = true}
+  // CHECK: %[[C:.*]] = edge.sub %[[ROWS]], %[[MEAN]]
+  // CHECK: %[[D:.*]] = edge.div %[[C]], %{{.*}}
+  // CHECK: %[[N:.*]] = edge.reshape %[[D]] : (tensor<2x9xf32>) -> tensor<1x2x3x3xf32>
   // CHECK: %[[S:.*]] = edge.reshape %{{.*}} : (tensor<2xf32>) -> tensor<1x2x1x1xf32>
   // CHECK: edge.mul %[[N]], %[[S]]
   // CHECK-NOT: hl.instance_normalization

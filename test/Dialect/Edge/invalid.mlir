@@ -260,6 +260,15 @@ func.func @softmax_axis(%x: tensor<1x10xf32>) {
 
 // -----
 
+// Tests that log_softmax's axis is in range.
+func.func @log_softmax_axis(%x: tensor<1x10xf32>) {
+  // expected-error @+1 {{'axis' 2 is outside [0, 2)}}
+  %0 = edge.log_softmax %x {axis = 2 : i64} : tensor<1x10xf32>
+  return
+}
+
+// -----
+
 // Tests that sub follows the rank-explicit broadcasting rule.
 func.func @sub_extent(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) {
   // expected-error @+1 {{operand extents 3 and 2 at dimension 1 do not broadcast}}
@@ -1129,7 +1138,7 @@ func.func @post_clip(%a: tensor<1x4xf32>) {
 
 // Tests that edge.activation takes the activations only.
 func.func @activation_kind(%a: tensor<1x4xf32>) {
-  // expected-error @+1 {{kind must be gelu_erf, swish or hardswish}}
+  // expected-error @+1 {{kind must be gelu_erf, swish, hardswish or relu}}
   %0 = edge.activation %a {kind = #edge.post_op<sum>} : tensor<1x4xf32>
   return
 }

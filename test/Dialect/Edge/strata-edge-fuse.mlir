@@ -1,4 +1,4 @@
-// RUN: strata-opt %s -split-input-file --strata-edge-fuse="anchors=conv2d,conv_transpose2d,matmul,add,sub,mul,div,maximum,minimum activations=relu,clip,gelu_erf,swish,hardswish fusions=conv-sum,matmul-bias,scale-shift,quantize,int8-global-pool chains=gelu_erf,swish,hardswish,layer_norm" | FileCheck %s
+// RUN: strata-opt %s -split-input-file --strata-edge-fuse="anchors=conv2d,conv_transpose2d,matmul,add,sub,mul,div,maximum,minimum activations=relu,clip,gelu_erf,swish,hardswish fusions=conv-sum,matmul-bias,scale-shift,quantize,int8-global-pool chains=gelu_erf,swish,hardswish,relu,layer_norm" | FileCheck %s
 // RUN: strata-opt %s -split-input-file --strata-edge-fuse="anchors=conv2d,matmul,add activations=relu,clip fusions=matmul-bias chains=hardswish chain-position=last exclusive-chains=true" | FileCheck %s --check-prefix=CLAMP
 // RUN: strata-opt %s -split-input-file --strata-edge-fuse | FileCheck %s --check-prefix=NONE
 
@@ -147,6 +147,43 @@ func.func @hardswish(%x: tensor<1x4xf32>, %y: tensor<1x4xf32>) -> (tensor<1x4xf3
   %2 = edge.mul %x, %1 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
   %3 = edge.div %2, %six : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
   return %3, %n : tensor<1x4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// Tests that LeakyRelu as the hl lowering writes it, max(x, 0) +
+// slope * min(x, 0), becomes a relu whose alpha is the slope: a post-op of
+// the convolution producing x, or one edge.activation; the slope on either
+// side of the product. A minimum against another value than 0 is no
+// LeakyRelu, and a target without relu chains keeps the ops.
+
+// CHECK-LABEL: func @leaky_relu
+// CLAMP-LABEL: func @leaky_relu
+func.func @leaky_relu(%x: tensor<1x2x4x4xf32>, %y: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = edge.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %zero = edge.constant dense<0.0> : tensor<1x1x1x1xf32>
+  %one = edge.constant dense<1.0> : tensor<1x1x1x1xf32>
+  %slope = edge.constant dense<0.1> : tensor<1x1x1x1xf32>
+  // CHECK: edge.conv2d {{.*}}post_ops = [#edge.post_op<relu, 1.0{{0*}}e-01
+  // CHECK: edge.activation %{{.*}} {kind = #edge.post_op<relu, 1.0{{0*}}e-01
+  // CHECK: edge.maximum
+  // CHECK: edge.minimum
+  // CLAMP-NOT: edge.activation
+  // CLAMP-COUNT-3: edge.maximum
+  %c = edge.conv2d %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %0 = edge.maximum %c, %zero : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = edge.minimum %c, %zero : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %2 = edge.mul %slope, %1 : (tensor<1x1x1x1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %3 = edge.add %0, %2 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %4 = edge.maximum %y, %zero : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %5 = edge.minimum %y, %zero : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %6 = edge.mul %5, %slope : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %7 = edge.add %6, %4 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %8 = edge.maximum %x, %zero : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %9 = edge.minimum %x, %one : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %10 = edge.mul %9, %slope : (tensor<1x2x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %11 = edge.add %8, %10 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %3, %7, %11 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
 
 // -----

@@ -300,18 +300,56 @@ ownBinary(const fbs::Op &op, const Desc &layout, const Dims &bDims) {
   return kernel;
 }
 
+/// `dims` row-major except that `axis` is the innermost: the layout in
+/// which oneDNN's softmax kernels run over any axis (in a plain layout
+/// they take only the last one, and fall back to the reference code).
+static Desc axisInnermostDesc(const Dims &dims, int axis,
+                              dnnl::memory::data_type type) {
+  Dims strides(dims.size(), 0);
+  dnnl::memory::dim stride = dims[axis];
+  strides[axis] = 1;
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (d == axis)
+      continue;
+    strides[d] = stride;
+    stride *= dims[d];
+  }
+  return Desc(dims, type, strides);
+}
+
 Error GraphBuilder::buildSoftmax(const fbs::Op &op) {
   uint32_t src = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
   Dims dims = dimsOf(dst);
   if (op.axis() < 0 || op.axis() >= static_cast<int64_t>(dims.size()))
     return fail("softmax axis out of range");
+  int axis = static_cast<int>(op.axis());
   STRATA_ASSIGN_OR_RETURN(Placement in, plainView(src, dims));
-  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, in.desc,
-                                static_cast<int>(op.axis()));
-  dnnl::softmax_forward::primitive_desc pd(d, userScratchpadAttr(),
-                                           out.engine_);
-  addUnaryStep(dnnl::softmax_forward(pd), pd, addMem(in.desc, in.buffer), dst,
+  if (op.kind() == fbs::OpKind::LogSoftmax)
+    return addSoftmaxStep<dnnl::logsoftmax_forward>(src, dst, axis, in);
+  return addSoftmaxStep<dnnl::softmax_forward>(src, dst, axis, in);
+}
+
+template <typename Primitive>
+Error GraphBuilder::addSoftmaxStep(uint32_t src, uint32_t dst, int axis,
+                                   Placement in) {
+  auto make = [&](const Desc &desc) {
+    typename Primitive::desc d(dnnl::prop_kind::forward_inference, desc, axis);
+    return typename Primitive::primitive_desc(d, userScratchpadAttr(),
+                                              out.engine_);
+  };
+  typename Primitive::primitive_desc pd = make(in.desc);
+  if (isReference(pd.impl_info_str())) {
+    // Over an axis that is not the innermost: reordered so that it is,
+    // the result left in that layout for its readers.
+    Desc inner = axisInnermostDesc(in.desc.dims(), axis, typeOf(src));
+    typename Primitive::primitive_desc fast = make(inner);
+    if (!isReference(fast.impl_info_str())) {
+      STRATA_ASSIGN_OR_RETURN(in, as(src, inner));
+      pd = fast;
+    }
+  }
+  addUnaryStep(Primitive(pd), pd, addMem(in.desc, in.buffer), dst,
                pd.dst_desc());
   return Error::success();
 }

@@ -630,6 +630,7 @@ Error GraphBuilder::buildOp(const fbs::Op &op) {
   case fbs::OpKind::Binary:
     return buildBinary(op);
   case fbs::OpKind::Softmax:
+  case fbs::OpKind::LogSoftmax:
     return buildSoftmax(op);
   case fbs::OpKind::ReduceMean:
     return buildReduceMean(op);

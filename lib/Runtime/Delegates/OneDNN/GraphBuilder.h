@@ -566,6 +566,11 @@ private:
   Error buildBinary(const fbs::Op &op);
   Error buildScaleShift(const fbs::Op &op);
   Error buildSoftmax(const fbs::Op &op);
+  /// A softmax or log-softmax over `axis` of `in` (src's placement): in
+  /// that layout, or with the axis innermost where oneDNN has only its
+  /// reference code for the other.
+  template <typename Primitive>
+  Error addSoftmaxStep(uint32_t src, uint32_t dst, int axis, Placement in);
   Error buildTranspose(const fbs::Op &op);
   Error buildSlice(const fbs::Op &op);
   /// Copies `view` of `src`, read in layout `layout`, into op result `dst`

@@ -3,12 +3,15 @@
 // Pooling reads its input's layout when oneDNN accepts it (blocked layouts
 // from convolutions), row-major otherwise, and a channel-blocked copy where
 // oneDNN has only a generic kernel for the layout it has. A mean over H and
-// W is global average pooling; other means are oneDNN reductions.
+// W is global average pooling, a mean over axes with kept ones after them
+// (an embedding bag's [bags, length, width] over the length) pools over the
+// height of a channels-last view; other means are oneDNN reductions.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
 #include <memory>
+#include <optional>
 
 namespace strata::runtime::onednn {
 
@@ -95,6 +98,30 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   return Error::success();
 }
 
+/// For a mean over `src` that keeps `kept`: {outer, reduced, inner} when
+/// the reduced extents (other than 1s) are one run of axes with a kept
+/// extent other than 1 after it; none otherwise.
+static std::optional<Dims> middleReductionRun(const Dims &src,
+                                              const Dims &kept) {
+  memory::dim outer = 1, reduced = 1, inner = 1;
+  int phase = 0; // 0: before the run, 1: in it, 2: after it.
+  for (size_t d = 0; d < src.size(); ++d) {
+    if (src[d] == 1)
+      continue;
+    bool isReduced = kept[d] != src[d];
+    if (isReduced && phase == 2)
+      return std::nullopt;
+    if (isReduced)
+      phase = 1;
+    else if (phase == 1)
+      phase = 2;
+    (phase == 0 ? outer : phase == 1 ? reduced : inner) *= src[d];
+  }
+  if (phase != 2 || inner == 1)
+    return std::nullopt;
+  return Dims{outer, reduced, inner};
+}
+
 Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
   uint32_t src = 0, dst = 0;
   STRATA_RETURN_IF_ERROR(operands(op, {&src}, dst));
@@ -140,13 +167,44 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
                  dst, pd.dst_desc());
     return Error::success();
   }
+  // A mean over one run of axes with kept extents after it ([outer,
+  // reduced, inner] row-major): oneDNN's reduction kernels take only
+  // trailing runs and fall back to the reference code for these; its
+  // pooling kernels read the same bytes as an nhwc tensor
+  // {outer, inner, reduced, 1} and pool over the whole height.
+  std::optional<Dims> run = middleReductionRun(srcDims, kept);
+  if (run) {
+    STRATA_ASSIGN_OR_RETURN(Placement plain, plainView(src, srcDims));
+    memory::dim outer = (*run)[0], reduced = (*run)[1], inner = (*run)[2];
+    Desc view({outer, inner, reduced, 1}, typeOf(src),
+              Dims{reduced * inner, 1, inner, inner});
+    Desc dstDesc({outer, inner, 1, 1}, typeOf(dst), memory::format_tag::acdb);
+    dnnl::pooling_v2_forward::desc d(
+        dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::pooling_avg_exclude_padding, view, dstDesc, {1, 1},
+        {reduced, 1}, {0, 0}, {0, 0}, {0, 0});
+    dnnl::pooling_v2_forward::primitive_desc pd(d, attr, out.engine_);
+    if (!isReference(pd.impl_info_str())) {
+      addUnaryStep(dnnl::pooling_v2_forward(pd), pd,
+                   addMem(view, plain.buffer), dst, pd.dst_desc());
+      return Error::success();
+    }
+  }
   auto make = [&](const Desc &s) {
     dnnl::reduction::desc d(dnnl::algorithm::reduction_mean, s,
                             plainDesc(kept, typeOf(dst)), 0.f, 0.f);
     return dnnl::reduction::primitive_desc(d, attr, out.engine_);
   };
+  // In the layout the source has, unless only the reference code takes it
+  // there (a channels-last or blocked source reduced over its spatial
+  // extents): then row-major.
   dnnl::reduction::primitive_desc pd = orElse(
       [&] { return make(in.desc); }, [&] { return make(plainDesc(srcDims)); });
+  if (isReference(pd.impl_info_str()) && in.desc != plainDesc(srcDims)) {
+    dnnl::reduction::primitive_desc plain = make(plainDesc(srcDims));
+    if (!isReference(plain.impl_info_str()))
+      pd = plain;
+  }
   STRATA_ASSIGN_OR_RETURN(Placement from, as(src, pd.src_desc()));
   // Written row-major with kept dims, then seen with the result's dims.
   addUnaryStep(dnnl::reduction(pd), pd, addMem(from.desc, from.buffer), dst,
