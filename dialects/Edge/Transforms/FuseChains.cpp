@@ -112,7 +112,10 @@ void formChains(func::FuncOp func, const FusionCapabilities &caps) {
     if (std::optional<LeakyReluChain> leaky;
         llvm::is_contained(caps.chains, PostOpKind::Relu) &&
         (leaky = matchLeakyRelu(&op)) &&
-        (!caps.exclusiveChains || leaky->input.hasOneUse())) {
+        (!caps.exclusiveChains ||
+         llvm::all_of(leaky->input.getUsers(), [&](Operation *user) {
+           return llvm::is_contained(leaky->ops, user);
+         }))) {
       Chain chain;
       chain.ops.assign(leaky->ops.begin(), leaky->ops.end());
       chain.input = leaky->input;

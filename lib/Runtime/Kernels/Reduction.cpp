@@ -120,13 +120,14 @@ void softmaxColumns(const float *x, float *y, int64_t dim, int64_t inner,
       sum[i] += e;
     }
   }
+  // (x - max) - log(sum), as oneDNN and PyTorch: exact where max is large.
   for (int64_t i = 0; i < width; ++i)
-    sum[i] = log ? maxV[i] + std::log(sum[i]) : 1.0f / sum[i];
+    sum[i] = log ? std::log(sum[i]) : 1.0f / sum[i];
   for (int64_t j = 0; j < dim; ++j) {
     const float *row = x + j * inner;
     float *out = y + j * inner;
     for (int64_t i = 0; i < width; ++i)
-      out[i] = log ? row[i] - sum[i] : out[i] * sum[i];
+      out[i] = log ? (row[i] - maxV[i]) - sum[i] : out[i] * sum[i];
   }
 }
 

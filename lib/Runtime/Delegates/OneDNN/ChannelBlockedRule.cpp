@@ -110,6 +110,7 @@ bool channelBlockedPays(const fbs::Graph &graph) {
     case fbs::OpKind::ScaleShift:
     case fbs::OpKind::MatMul:
     case fbs::OpKind::Softmax:
+    case fbs::OpKind::LogSoftmax:
       break;
     case fbs::OpKind::Concat:
       // In place only where every part is whole channel blocks.
