@@ -43,6 +43,13 @@ PostOpKind postOpKindOf(ActivationChain::Kind kind) {
   return PostOpKind::GeluErf;
 }
 
+/// Whether nothing but the chain's `ops` reads its `input`.
+bool readOnlyBy(Value input, ArrayRef<Operation *> ops) {
+  return llvm::all_of(input.getUsers(), [&](Operation *user) {
+    return llvm::is_contained(ops, user);
+  });
+}
+
 /// The activation chain through `op` (its erf, clip or sigmoid).
 std::optional<ActivationChain> matchActivationAt(Operation *op) {
   if (isa<ErfOp>(op))
@@ -97,10 +104,7 @@ void formChains(func::FuncOp func, const FusionCapabilities &caps) {
       continue;
     if (std::optional<ActivationChain> a = matchActivationAt(&op);
         a && llvm::is_contained(caps.chains, postOpKindOf(a->kind)) &&
-        (!caps.exclusiveChains ||
-         llvm::all_of(a->input.getUsers(), [&](Operation *user) {
-           return llvm::is_contained(a->ops, user);
-         }))) {
+        (!caps.exclusiveChains || readOnlyBy(a->input, a->ops))) {
       Chain chain;
       chain.ops.assign(a->ops.begin(), a->ops.end());
       chain.input = a->input;
@@ -112,10 +116,7 @@ void formChains(func::FuncOp func, const FusionCapabilities &caps) {
     if (std::optional<LeakyReluChain> leaky;
         llvm::is_contained(caps.chains, PostOpKind::Relu) &&
         (leaky = matchLeakyRelu(&op)) &&
-        (!caps.exclusiveChains ||
-         llvm::all_of(leaky->input.getUsers(), [&](Operation *user) {
-           return llvm::is_contained(leaky->ops, user);
-         }))) {
+        (!caps.exclusiveChains || readOnlyBy(leaky->input, leaky->ops))) {
       Chain chain;
       chain.ops.assign(leaky->ops.begin(), leaky->ops.end());
       chain.input = leaky->input;

@@ -286,19 +286,49 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
   return {e.concat(outputs, 0), hPrev, cPrev};
 }
 
+/// The layer seen time-major (layout 0): X [S, B, I] and its initial
+/// states [D, B, H], zeros where the layer has none (the cell state only
+/// for an LSTM).
+struct TimeMajor {
+  Value x, h0, c0;
+  int64_t directions, batch, hidden;
+};
+TimeMajor toTimeMajor(Emitter &e, const Layer &layer) {
+  TimeMajor t;
+  t.directions = layer.direction == "bidirectional" ? 2 : 1;
+  t.x = layer.layout == 1 ? e.transpose(layer.x, {1, 0, 2}) : layer.x;
+  t.batch = Emitter::shape(t.x)[1];
+  t.hidden = Emitter::shape(layer.r)[2];
+  auto initial = [&](Value v) {
+    if (!v)
+      return e.zeros({t.directions, t.batch, t.hidden});
+    return layer.layout == 1 ? e.transpose(v, {1, 0, 2}) : v;
+  };
+  t.h0 = initial(layer.initialH);
+  if (layer.kind == Layer::LSTM)
+    t.c0 = initial(layer.initialC);
+  return t;
+}
+
+/// Y [S, D, B, H], Y_h and Y_c [D, B, H] (time-major) in the layer's
+/// layout.
+std::tuple<Value, Value, Value> inLayerLayout(Emitter &e, const Layer &layer,
+                                              Value y, Value yh, Value yc) {
+  if (layer.layout == 1) {
+    y = e.transpose(y, {2, 0, 1, 3});
+    yh = e.transpose(yh, {1, 0, 2});
+    if (yc)
+      yc = e.transpose(yc, {1, 0, 2});
+  }
+  return {y, yh, yc};
+}
+
 /// Lowers `layer` and returns Y [S, D, B, H], Y_h and Y_c [D, B, H] in the
 /// layer's layout.
 std::tuple<Value, Value, Value> lowerLayer(Emitter &e, const Layer &layer) {
-  int64_t directions = layer.direction == "bidirectional" ? 2 : 1;
-  Value x = layer.layout == 1 ? e.transpose(layer.x, {1, 0, 2}) : layer.x;
-  int64_t batch = Emitter::shape(x)[1];
-  int64_t hidden = Emitter::shape(layer.r)[2];
-  auto initial = [&](Value v) {
-    if (!v)
-      return e.zeros({directions, batch, hidden});
-    return layer.layout == 1 ? e.transpose(v, {1, 0, 2}) : v;
-  };
-  Value h0 = initial(layer.initialH), c0 = initial(layer.initialC);
+  TimeMajor t = toTimeMajor(e, layer);
+  Value x = t.x, h0 = t.h0, c0 = t.c0;
+  int64_t directions = t.directions, batch = t.batch, hidden = t.hidden;
   SmallVector<Value> ys, hs, cs;
   for (int64_t d = 0; d < directions; ++d) {
     auto state = [&](Value all) {
@@ -312,15 +342,8 @@ std::tuple<Value, Value, Value> lowerLayer(Emitter &e, const Layer &layer) {
     if (r.c)
       cs.push_back(e.reshape(r.c, {1, batch, hidden}));
   }
-  Value y = e.concat(ys, 1), yh = e.concat(hs, 0);
   Value yc = cs.empty() ? Value() : e.concat(cs, 0);
-  if (layer.layout == 1) {
-    y = e.transpose(y, {2, 0, 1, 3});
-    yh = e.transpose(yh, {1, 0, 2});
-    if (yc)
-      yc = e.transpose(yc, {1, 0, 2});
-  }
-  return {y, yh, yc};
+  return inLayerLayout(e, layer, e.concat(ys, 1), e.concat(hs, 0), yc);
 }
 
 /// Whether the whole layer can be one fused edge op; else the reason.
@@ -350,25 +373,18 @@ std::string fusedFormRefusal(const Layer &layer) {
 /// and Y_c in the layer's layout.
 template <typename OpT>
 std::tuple<Value, Value, Value> lowerFused(Emitter &e, const Layer &layer) {
-  int64_t directions = layer.direction == "bidirectional" ? 2 : 1;
-  Value x = layer.layout == 1 ? e.transpose(layer.x, {1, 0, 2}) : layer.x;
-  int64_t batch = Emitter::shape(x)[1];
-  int64_t hidden = Emitter::shape(layer.r)[2];
-  auto initial = [&](Value v) {
-    if (!v)
-      return e.zeros({directions, batch, hidden});
-    return layer.layout == 1 ? e.transpose(v, {1, 0, 2}) : v;
-  };
+  TimeMajor t = toTimeMajor(e, layer);
+  Value x = t.x, h0 = t.h0;
   Value w = e.transpose(layer.w, {0, 2, 1});
   Value r = e.transpose(layer.r, {0, 2, 1});
-  Value bias = layer.bias ? layer.bias
-                          : e.zeros({directions, 2 * layer.gates() * hidden});
-  Value h0 = initial(layer.initialH);
+  Value bias = layer.bias
+                   ? layer.bias
+                   : e.zeros({t.directions, 2 * layer.gates() * t.hidden});
   StringAttr direction = e.b.getStringAttr(layer.direction);
   Value y, yh, yc;
   if constexpr (std::is_same_v<OpT, edge::LSTMOp>) {
-    auto op = e.b.create<edge::LSTMOp>(e.loc, x, w, r, bias, h0,
-                                       initial(layer.initialC), direction);
+    auto op = e.b.create<edge::LSTMOp>(e.loc, x, w, r, bias, h0, t.c0,
+                                       direction);
     y = op.getY(), yh = op.getYH(), yc = op.getYC();
   } else if constexpr (std::is_same_v<OpT, edge::GRUOp>) {
     auto op = e.b.create<edge::GRUOp>(
@@ -381,13 +397,7 @@ std::tuple<Value, Value, Value> lowerFused(Emitter &e, const Layer &layer) {
         e.b.getStringAttr(layer.activations[0].lower()));
     y = op.getY(), yh = op.getYH();
   }
-  if (layer.layout == 1) {
-    y = e.transpose(y, {2, 0, 1, 3});
-    yh = e.transpose(yh, {1, 0, 2});
-    if (yc)
-      yc = e.transpose(yc, {1, 0, 2});
-  }
-  return {y, yh, yc};
+  return inLayerLayout(e, layer, y, yh, yc);
 }
 
 template <typename OpT, typename EdgeOpT, Layer::Kind kind>
