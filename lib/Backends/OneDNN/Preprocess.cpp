@@ -220,6 +220,20 @@ FailureOr<bool> flag(func::FuncOp func, const CompileSpecs &specs,
          << name << "' takes true or false, got '" << it->second << "'";
 }
 
+/// Parses a non-negative number compile spec.
+FailureOr<double> nonNegative(func::FuncOp func, const CompileSpecs &specs,
+                              StringRef name, double byDefault) {
+  auto it = specs.find(name.str());
+  if (it == specs.end())
+    return byDefault;
+  double value = 0;
+  if (StringRef(it->second).getAsDouble(value) || !(value >= 0))
+    return func.emitError("compile spec '")
+           << name << "' takes a non-negative number, got '" << it->second
+           << "'";
+  return value;
+}
+
 } // namespace
 
 FailureOr<PreprocessResult> preprocess(func::FuncOp func,
@@ -241,22 +255,14 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   options.winograd = *winograd;
   options.keepPlainWeights = *keepPlain;
   options.measure = *tune;
-  if (auto it = specs.find("winograd_budget"); it != specs.end()) {
-    double budget = 0;
-    if (StringRef(it->second).getAsDouble(budget) || !(budget >= 0))
-      return func.emitError("compile spec 'winograd_budget' takes a "
-                            "non-negative number, got '")
-             << it->second << "'";
-    options.winogradBudget = budget;
-  }
-  if (auto it = specs.find("winograd_size_budget"); it != specs.end()) {
-    double share = 0;
-    if (StringRef(it->second).getAsDouble(share) || !(share >= 0))
-      return func.emitError("compile spec 'winograd_size_budget' takes a "
-                            "non-negative number, got '")
-             << it->second << "'";
-    options.winogradSizeShare = share;
-  }
+  FailureOr<double> budget = nonNegative(func, specs, "winograd_budget",
+                                          options.winogradBudget);
+  FailureOr<double> sizeShare = nonNegative(
+      func, specs, "winograd_size_budget", options.winogradSizeShare);
+  if (failed(budget) || failed(sizeShare))
+    return failure();
+  options.winogradBudget = *budget;
+  options.winogradSizeShare = *sizeShare;
   if (auto it = specs.find("activation_layout"); it != specs.end()) {
     using Layout = runtime::onednn::PrepareOptions::Layout;
     if (it->second == "auto")
