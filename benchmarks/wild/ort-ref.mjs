@@ -31,10 +31,12 @@ const args = process.argv.slice(2);
 let out = join(root, 'build', 'wild');
 let opt = 'all';
 let timeMs = 1500;
+let threads = 1;
 const only = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--opt') opt = args[++i];
   else if (args[i] === '--time-ms') timeMs = Number(args[++i]);
+  else if (args[i] === '--threads') threads = Number(args[++i]);
   else if (i === 0 && !args[i].startsWith('-') && existsSync(args[i]) &&
            !existsSync(join(args[i], 'model.onnx'))) out = resolve(args[i]);
   else only.push(args[i]);
@@ -74,10 +76,10 @@ async function runModel(id) {
   const sets = readdirSync(dir).filter((d) => /^test_data_set_\d+$/.test(d)).sort();
   if (!sets.length) throw new Error('no test_data_set_N (run make-inputs.py)');
   const session = await ort.InferenceSession.create(join(dir, 'model.onnx'), {
-    intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential',
+    intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
     graphOptimizationLevel: opt, logSeverityLevel: 3,
   });
-  const info = { ok: true, opt, outputs: [] };
+  const info = { ok: true, opt, threads, outputs: [] };
   for (const set of sets) {
     const feeds = loadInputs(session, join(dir, set));
     const results = await session.run(feeds);

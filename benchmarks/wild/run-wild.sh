@@ -4,7 +4,8 @@
 # Usage: benchmarks/wild/run-wild.sh [OUT] [ID...]     (OUT: build/wild)
 # Env:   BIN (build/bin), PIPELINES ("default onednn"), TIMEOUT (300 s per
 #        step), ORT=0 to reuse the ORT references and timings already in OUT,
-#        DOC (docs/wild-models.md).
+#        DOC (docs/wild-models.md), THREADS (1: ORT's intra-op threads and
+#        strata-run --threads, for the timed runs).
 # Expects fetch.sh and make-inputs.py to have run (the corpus and inputs in
 # OUT/<id>/). For each model:
 #   1. ort-ref.mjs: ONNX Runtime's outputs (the reference) and its median
@@ -20,7 +21,7 @@
 #      fp16 model: SQNR >= 40 dB); a model that fails is also checked against ORT at
 #      'basic' optimisation (ORT 'all' is wrong on some graphs);
 #   4. VAD models: vad-stream.py, the utterance chunk by chunk, state carried;
-#   5. strata-run --bench N --threads 1 (N: ORT's number of runs);
+#   5. strata-run --bench N --threads THREADS (N: ORT's number of runs);
 # then report.py: the task-level checks (VAD speech/silence, OCR decoded
 # text, top boxes, argmax, ...), OUT/results.json and DOC.
 # One model's crash or timeout never stops the run. Run one heavy process
@@ -35,6 +36,7 @@ if [ $# -gt 0 ] && [ -d "$1" ] && [ ! -f "$1/model.onnx" ]; then out=$(cd "$1" &
 bin=${BIN:-$root/build/bin}
 pipelines=${PIPELINES:-default onednn}
 limit=${TIMEOUT:-300}
+threads=${THREADS:-1}
 export OMP_NUM_THREADS=1
 py=/usr/bin/python3
 
@@ -86,7 +88,7 @@ while IFS="|" read -r id shapes criterion frozen; do
   fi
   echo "== $id"
   if [ "${ORT:-1}" != 0 ] || [ ! -f "$dir/ort.json" ]; then
-    timeout 900 node "$here/ort-ref.mjs" "$out" "$id" >"$dir/ort.log" 2>&1
+    timeout 900 node "$here/ort-ref.mjs" "$out" --threads "$threads" "$id" >"$dir/ort.log" 2>&1
   fi
   rm -f "$dir/ort-basic.json"; rm -rf "$dir/ort-basic"
   # the importer's op coverage: which op types (domain::type-opset) it lacks
@@ -146,7 +148,7 @@ while IFS="|" read -r id shapes criterion frozen; do
       continue
     fi
     benchin=$dir/test_data_set_0; [ -n "$frozen" ] && benchin=$p/in/test_data_set_0
-    timeout "$limit" "$bin/strata-run" "$p/model.strata" --threads 1 --inputs "$benchin" \
+    timeout "$limit" "$bin/strata-run" "$p/model.strata" --threads "$threads" --inputs "$benchin" \
       --bench "$n" >"$p/bench.log" 2>&1
     echo $? >"$p/bench.rc"
   done
