@@ -3,6 +3,7 @@
 #
 # Usage: benchmarks/peer/run-peers.sh [--runs N] [--rounds R]
 #                                     [--threads "1 2"] [--min-ms MS] [--smoke]
+#                                     [--configs "portable onednn direct xnnpack"]
 #                                     [--out FILE] [model ...]
 #
 # For each model (default list below; names are folders of $MODELS_DIR), in
@@ -25,6 +26,9 @@
 #                  split over the rounds
 #   --rounds R     alternations of ORT and Strata per thread count (3)
 #   --threads L    thread counts, space-separated ("1 2")
+#   --configs L    the Strata configurations, space-separated, of
+#                  "portable onednn direct xnnpack" (all; direct only for
+#                  models with convolutions)
 #   --min-ms MS    time at least MS ms of runs per configuration and round
 #                  (0): fast models get more runs than N/R, the count
 #                  (the same for ORT and every Strata configuration) from a
@@ -76,6 +80,7 @@ runs=100
 rounds=3
 min_ms=
 threads="1 2"
+wanted_configs="portable onednn direct xnnpack"
 out=$root/docs/performance.md
 models=()
 zoo=no
@@ -85,6 +90,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --configs) wanted_configs=$2; shift 2 ;;
     --min-ms) min_ms=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --zoo) zoo=yes; runs=30; out=$root/docs/performance-zoo.md
@@ -166,9 +172,14 @@ for model in "${models[@]}"; do
   fi
 
   # Compile every configuration first (compiles are not timed here).
-  configs=(portable onednn)
-  LC_ALL=C grep -qa Conv "$onnx" && configs+=(direct)
-  configs+=(xnnpack)
+  configs=()
+  for config in $wanted_configs; do
+    case $config in
+      portable|onednn|xnnpack) configs+=("$config") ;;
+      direct) LC_ALL=C grep -qa Conv "$onnx" && configs+=(direct) ;;
+      *) echo "run-peers.sh: unknown configuration $config" >&2; exit 2 ;;
+    esac
+  done
   compiled=()
   for config in "${configs[@]}"; do
     case $config in
