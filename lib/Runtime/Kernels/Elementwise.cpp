@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
 #include "KernelUtils.h"
+#include "VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -143,12 +144,15 @@ Error sigmoidKernel(KernelContext &ctx) {
   });
 }
 Error tanhKernel(KernelContext &ctx) {
-  return unary(ctx, [](float x) { return std::tanh(x); });
+  STRATA_RETURN_IF_ERROR(checkUnary(ctx));
+  if (!ctx.validateOnly)
+    applyFloatFunction(FloatFunction::Tanh, ctx.ins[0].as<const float>(),
+                       ctx.outs[0].as<float>(), ctx.outs[0].numel());
+  return Error::success();
 }
 Error expKernel(KernelContext &ctx) {
-  if (ctx.ins.size() == 1 && ctx.ins[0].dtype == DType::F64)
-    return genericExpKernel(ctx);
-  return unary(ctx, [](float x) { return std::exp(x); });
+  // f32 and f64 both go through the generic kernel (vector math for f32).
+  return genericExpKernel(ctx);
 }
 Error sqrtKernel(KernelContext &ctx) {
   return unary(ctx, [](float x) { return std::sqrt(x); });

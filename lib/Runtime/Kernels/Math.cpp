@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
 #include "KernelUtils.h"
+#include "VectorMath.h"
 
 #include <cmath>
 #include <limits>
@@ -44,6 +45,30 @@ template <typename F> Error floatUnary(KernelContext &ctx, F f) {
   return Error::success();
 }
 
+/// y[i] = f(a[SA ? i : 0], b[SB ? i : 0]) for i < n.
+template <bool SA, bool SB, typename T, typename F>
+STRATA_GEMM_CLONES void numericRow(const T *a, const T *b, T *y, int64_t n,
+                                   F f) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = f(a[SA ? i : 0], b[SB ? i : 0]);
+}
+
+/// out = fn(in) through the vector math library for f32 and `f` (generic,
+/// in double) element by element for f64.
+template <typename F>
+Error transcendental(KernelContext &ctx, FloatFunction fn, F f) {
+  STRATA_RETURN_IF_ERROR(checkFloatUnary(ctx));
+  if (ctx.validateOnly)
+    return Error::success();
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (in.dtype == DType::F32) {
+    applyFloatFunction(fn, in.as<const float>(), out.as<float>(),
+                       out.numel());
+    return Error::success();
+  }
+  return floatUnary(ctx, f);
+}
+
 /// Broadcasting binary kernel over every numeric type (edge contract: equal
 /// ranks, extents equal to the result's or 1).
 template <typename F> Error numericBinary(KernelContext &ctx, F f) {
@@ -69,41 +94,34 @@ template <typename F> Error numericBinary(KernelContext &ctx, F f) {
   int64_t total = out.numel();
   if (total == 0)
     return Error::success();
-  std::vector<int64_t> sa = broadcastStridesOf(a.shape);
-  std::vector<int64_t> sb = broadcastStridesOf(b.shape);
   if (isHalf) {
     // f16 computes in float and rounds back.
     const Half *pa = a.as<const Half>(), *pb = b.as<const Half>();
     Half *po = out.as<Half>();
-    forEachBroadcast(ctx.ins, out, [&](int64_t i, const int64_t *offsets) {
-      po[i] = floatToHalf(
-          f(halfToFloat(pa[offsets[0]]), halfToFloat(pb[offsets[1]])));
-    });
+    forEachBroadcastRow(ctx.ins, out,
+                        [&](int64_t base, const int64_t *offsets, int64_t n,
+                            const int64_t *steps) {
+                          const Half *ra = pa + offsets[0], *rb = pb + offsets[1];
+                          for (int64_t i = 0; i < n; ++i)
+                            po[base + i] = floatToHalf(
+                                f(halfToFloat(ra[steps[0] * i]),
+                                  halfToFloat(rb[steps[1] * i])));
+                        });
     return Error::success();
   }
   dispatchNumeric(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.as<T>(), *pb = b.as<T>();
     T *po = out.as<T>();
-    if (a.shape == out.shape && b.shape == out.shape) {
-      for (int64_t i = 0; i < total; ++i)
-        po[i] = f(pa[i], pb[i]);
-      return;
-    }
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t i = 0; i < total; ++i) {
-      int64_t offA = 0, offB = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        offA += index[d] * sa[d];
-        offB += index[d] * sb[d];
-      }
-      po[i] = f(pa[offA], pb[offB]);
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < out.shape[d])
-          break;
-        index[d] = 0;
-      }
-    }
+    forEachBroadcastRow(
+        ctx.ins, out,
+        [&](int64_t base, const int64_t *offsets, int64_t n,
+            const int64_t *steps) {
+          withSteps(steps, [&](auto sa, auto sb) {
+            numericRow<decltype(sa)::value, decltype(sb)::value>(
+                pa + offsets[0], pb + offsets[1], po + base, n, f);
+          });
+        });
   });
   return Error::success();
 }
@@ -160,25 +178,32 @@ template <typename To, typename From> To convertElement(From value) {
 } // namespace
 
 Error logKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::log(x); });
+  return transcendental(ctx, FloatFunction::Log,
+                        [](auto x) { return std::log(x); });
 }
 Error sinKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::sin(x); });
+  return transcendental(ctx, FloatFunction::Sin,
+                        [](auto x) { return std::sin(x); });
 }
 Error cosKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::cos(x); });
+  return transcendental(ctx, FloatFunction::Cos,
+                        [](auto x) { return std::cos(x); });
 }
 Error tanKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::tan(x); });
+  return transcendental(ctx, FloatFunction::Tan,
+                        [](auto x) { return std::tan(x); });
 }
 Error asinKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::asin(x); });
+  return transcendental(ctx, FloatFunction::Asin,
+                        [](auto x) { return std::asin(x); });
 }
 Error acosKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::acos(x); });
+  return transcendental(ctx, FloatFunction::Acos,
+                        [](auto x) { return std::acos(x); });
 }
 Error atanKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::atan(x); });
+  return transcendental(ctx, FloatFunction::Atan,
+                        [](auto x) { return std::atan(x); });
 }
 Error sinhKernel(KernelContext &ctx) {
   return floatUnary(ctx, [](auto x) { return std::sinh(x); });
@@ -206,7 +231,8 @@ Error roundKernel(KernelContext &ctx) {
   return floatUnary(ctx, [](auto x) { return std::nearbyint(x); });
 }
 Error erfKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::erf(x); });
+  return transcendental(ctx, FloatFunction::Erf,
+                        [](auto x) { return std::erf(x); });
 }
 Error signKernel(KernelContext &ctx) {
   return floatUnary(ctx, [](auto x) {
@@ -389,7 +415,8 @@ Error genericArithmeticKernel(KernelContext &ctx, int op) {
 }
 
 Error genericExpKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::exp(x); });
+  return transcendental(ctx, FloatFunction::Exp,
+                        [](auto x) { return std::exp(x); });
 }
 
 Error castKernel(KernelContext &ctx) {
@@ -409,6 +436,11 @@ Error castKernel(KernelContext &ctx) {
       using To = decltype(toTag);
       const From *x = in.as<From>();
       To *y = out.as<To>();
+      if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Half>) {
+        static_assert(sizeof(Half) == sizeof(uint16_t));
+        floatsToHalves(x, reinterpret_cast<uint16_t *>(y), n);
+        return;
+      }
       for (int64_t i = 0; i < n; ++i)
         y[i] = convertElement<To>(x[i]);
     });
