@@ -196,6 +196,45 @@ TEST(BroadcastRowsTest, SelectCopiesEveryElementSizeAndAnyNonZeroByte) {
             (std::vector<int64_t>{-(1LL << 50), -1, 3, -(1LL << 50)}));
 }
 
+TEST(BroadcastRowsTest, FloatModMatchesStdFmodBitForBit) {
+  // Quotients small and huge, ties to integers, zeros of both signs,
+  // subnormals, infinities and NaN, against a broadcast row of divisors.
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> divisors = {0.7f, -0.7f, 3.0f, 1e-3f, 1e-40f, 0.0f,
+                                 -0.0f, inf, -inf, 1e30f, 2.5f};
+  std::vector<float> dividends = {0.0f, -0.0f, 2.1f, -2.1f, 1e7f, 8388607.5f,
+                                  1e20f, -3.4e38f, 1e-41f, inf, -inf,
+                                  std::numeric_limits<float>::quiet_NaN()};
+  for (int i = 0; i < 500; ++i)
+    dividends.push_back(std::ldexp(static_cast<float>((i * 7919) % 4001) -
+                                       2000.0f,
+                                   i % 37 - 20));
+  int64_t rows = static_cast<int64_t>(dividends.size());
+  int64_t cols = static_cast<int64_t>(divisors.size());
+  std::vector<float> a(rows * cols);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      a[r * cols + c] = dividends[r];
+  std::vector<OwnedTensor> ins = {tensorOf(DType::F32, {rows, cols}, a),
+                                  tensorOf(DType::F32, {1, cols}, divisors)};
+  Result<OwnedTensor> out = runKernel("mod", ins, DType::F32, {rows, cols},
+                                      {boolParam("fmod", true)});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  std::vector<float> y = valuesOf<float>(*out);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      float expected = std::fmod(dividends[r], divisors[c]);
+      float got = y[r * cols + c];
+      uint32_t eb, gb;
+      std::memcpy(&eb, &expected, 4);
+      std::memcpy(&gb, &got, 4);
+      if (std::isnan(expected))
+        EXPECT_TRUE(std::isnan(got)) << dividends[r] << " % " << divisors[c];
+      else
+        EXPECT_EQ(gb, eb) << dividends[r] << " fmod " << divisors[c];
+    }
+}
+
 /// Inputs over the domain of each function, with its special values.
 std::vector<float> domainOf(const std::string &kernel) {
   const float inf = std::numeric_limits<float>::infinity();

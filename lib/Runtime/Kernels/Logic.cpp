@@ -35,6 +35,12 @@ STRATA_GEMM_CLONES void selectRow(const uint8_t *c, const U *a, const U *b,
   }
 }
 
+/// y[i] = !x[i] over bytes (any non-zero byte is true).
+STRATA_GEMM_CLONES void notRow(const uint8_t *x, uint8_t *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = x[i] == 0 ? 1 : 0;
+}
+
 /// Select over `U`-sized elements by rows of the broadcast.
 template <typename U>
 void selectRows(const std::vector<TensorView> &ins, const TensorView &out) {
@@ -152,10 +158,7 @@ Error logicalNotKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
   if (ctx.validateOnly)
     return Error::success();
-  const bool *x = in.as<bool>();
-  bool *y = out.as<bool>();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i)
-    y[i] = !x[i];
+  notRow(in.as<const uint8_t>(), out.as<uint8_t>(), out.numel());
   return Error::success();
 }
 

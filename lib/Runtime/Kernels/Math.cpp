@@ -29,6 +29,14 @@ Error checkFloatUnary(KernelContext &ctx) {
   return checkSameShape(ctx, in, out, "input and result");
 }
 
+/// y[i] = f(x[i]) for i < n. Cloned per ISA: with SSE4.1 floor, ceil and
+/// nearbyint are one instruction instead of a libm call.
+template <typename T, typename F>
+STRATA_GEMM_CLONES void unaryRow(const T *x, T *y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<T>(f(x[i]));
+}
+
 /// out[i] = f(in[i]) in the input's float type; `f` is generic.
 template <typename F> Error floatUnary(KernelContext &ctx, F f) {
   STRATA_RETURN_IF_ERROR(checkFloatUnary(ctx));
@@ -37,10 +45,7 @@ template <typename F> Error floatUnary(KernelContext &ctx, F f) {
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
   dispatchFloat(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T *x = in.as<T>();
-    T *y = out.as<T>();
-    for (int64_t i = 0, n = out.numel(); i < n; ++i)
-      y[i] = static_cast<T>(f(x[i]));
+    unaryRow(in.as<const T>(), out.as<T>(), out.numel(), f);
   });
   return Error::success();
 }
@@ -71,7 +76,8 @@ Error transcendental(KernelContext &ctx, FloatFunction fn, F f) {
 
 /// Broadcasting binary kernel over every numeric type (edge contract: equal
 /// ranks, extents equal to the result's or 1).
-template <typename F> Error numericBinary(KernelContext &ctx, F f) {
+/// Checks a broadcasting binary kernel over one numeric type.
+Error checkNumericBinary(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
   const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
   bool isHalf = out.dtype == DType::F16;
@@ -89,12 +95,15 @@ template <typename F> Error numericBinary(KernelContext &ctx, F f) {
         (b.shape[i] != out.shape[i] && b.shape[i] != 1))
       return ctx.fail("operands " + a.typeString() + " and " + b.typeString() +
                       " do not broadcast to " + out.typeString());
-  if (ctx.validateOnly)
+  return Error::success();
+}
+
+template <typename F> Error numericBinary(KernelContext &ctx, F f) {
+  STRATA_RETURN_IF_ERROR(checkNumericBinary(ctx));
+  if (ctx.validateOnly || ctx.outs[0].numel() == 0)
     return Error::success();
-  int64_t total = out.numel();
-  if (total == 0)
-    return Error::success();
-  if (isHalf) {
+  const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
+  if (out.dtype == DType::F16) {
     // f16 computes in float and rounds back.
     const Half *pa = a.as<const Half>(), *pb = b.as<const Half>();
     Half *po = out.as<Half>();
@@ -173,6 +182,65 @@ template <typename To, typename From> To convertElement(From value) {
     return value != From{};
   else
     return static_cast<To>(value);
+}
+
+/// Whether fmodQuotient's result is exact: |a / b| below 2^23 (rounded
+/// quotient), b finite and non-zero, neither operand NaN.
+inline bool fmodFast(double quotient, double b) {
+  return std::fabs(quotient) < 8388608.0 &&
+         std::fabs(b) < std::numeric_limits<double>::infinity();
+}
+
+/// fmod(a, b) for f32 without a libm call where the quotient is small:
+/// with A, B the integer significands (a = A 2^s, b = B 2^t, |A|, |B| <
+/// 2^24), a non-integer a / b is at least min(2^-24, 2^(s-t-24)) from an
+/// integer while the double quotient is within 2^-53 |a / b| (below
+/// 2^-30, or 2^(s-t-52) when s < t), so its truncation is the exact one;
+/// trunc(a / b) * b has at most 47 bits and fmod's result is a float, so
+/// a - trunc(a / b) * b is exact in double. A zero takes a's sign, as
+/// fmod's. Other elements (see fmodFast) call std::fmod.
+template <bool SA, bool SB>
+STRATA_GEMM_CLONES bool fmodRow(const float *a, const float *b, float *y,
+                                int64_t n) {
+  bool slow = false;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = a[SA ? i : 0], d = b[SB ? i : 0];
+    double q = x / d;
+    bool fast = fmodFast(q, d);
+    slow |= !fast;
+    double whole = static_cast<double>(static_cast<int32_t>(fast ? q : 0.0));
+    float r = static_cast<float>(x - whole * d);
+    y[i] = r == 0.0f ? std::copysign(0.0f, static_cast<float>(x)) : r;
+  }
+  return slow;
+}
+
+Error fmodF32(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkNumericBinary(ctx));
+  if (ctx.validateOnly)
+    return Error::success();
+  const float *pa = ctx.ins[0].as<const float>();
+  const float *pb = ctx.ins[1].as<const float>();
+  float *po = ctx.outs[0].as<float>();
+  forEachBroadcastRow(
+      ctx.ins, ctx.outs[0],
+      [&](int64_t base, const int64_t *offsets, int64_t n,
+          const int64_t *steps) {
+        const float *a = pa + offsets[0], *b = pb + offsets[1];
+        float *y = po + base;
+        bool slow = false;
+        withSteps(steps, [&](auto sa, auto sb) {
+          slow = fmodRow<decltype(sa)::value, decltype(sb)::value>(a, b, y, n);
+        });
+        if (!slow)
+          return;
+        for (int64_t i = 0; i < n; ++i) {
+          float x = a[steps[0] * i], d = b[steps[1] * i];
+          if (!fmodFast(static_cast<double>(x) / d, d))
+            y[i] = std::fmod(x, d);
+        }
+      });
+  return Error::success();
 }
 
 } // namespace
@@ -254,6 +322,10 @@ Error minimumKernel(KernelContext &ctx) {
 
 Error modKernel(KernelContext &ctx) {
   STRATA_KERNEL_ASSIGN(fmod, ctx.params.getBool("fmod", false));
+  if (fmod && ctx.ins.size() == 2 && ctx.outs.size() == 1 &&
+      ctx.ins[0].dtype == DType::F32 && ctx.ins[1].dtype == DType::F32 &&
+      ctx.outs[0].dtype == DType::F32)
+    return fmodF32(ctx);
   if (fmod)
     return numericBinary(ctx, [](auto a, auto b) {
       using T = decltype(a);
