@@ -253,10 +253,11 @@ std::vector<float> domainOf(const std::string &kernel) {
     for (float x : {100.0f, 1e4f, 123456.7f, 1e6f, 3e7f, 1e30f, -1e30f,
                     3.4e38f})
       v.push_back(x);
-  if (kernel == "exp")
+  if (kernel == "exp" || kernel == "sigmoid")
     for (float x : {88.7f, 89.0f, -87.0f, -103.0f, -110.0f})
       v.push_back(x);
-  if (kernel == "erf" || kernel == "tanh" || kernel == "atan")
+  if (kernel == "erf" || kernel == "tanh" || kernel == "atan" ||
+      kernel == "sigmoid")
     for (float x : {30.0f, -30.0f, 1e10f, 3.9f, -3.9f})
       v.push_back(x);
   if (kernel == "log")
@@ -284,12 +285,14 @@ double referenceOf(const std::string &kernel, double x) {
     return std::exp(x);
   if (kernel == "log")
     return std::log(x);
+  if (kernel == "sigmoid")
+    return 1.0 / (1.0 + std::exp(-x));
   return std::tanh(x);
 }
 
 TEST(VectorMathTest, TranscendentalsMatchDoublePrecision) {
   for (std::string kernel : {"sin", "cos", "tan", "asin", "acos", "atan",
-                             "erf", "exp", "log", "tanh"}) {
+                             "erf", "exp", "log", "tanh", "sigmoid"}) {
     std::vector<float> x = domainOf(kernel);
     int64_t n = static_cast<int64_t>(x.size());
     // An odd count leaves a tail shorter than a vector.

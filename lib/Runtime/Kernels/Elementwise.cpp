@@ -135,13 +135,26 @@ Error reluKernel(KernelContext &ctx) {
   return unary(ctx, [](float x) { return x > 0.0f ? x : 0.0f; });
 }
 Error sigmoidKernel(KernelContext &ctx) {
-  return unary(ctx, [](float x) {
-    // Split on the sign so that exp never overflows.
-    if (x >= 0)
-      return 1.0f / (1.0f + std::exp(-x));
-    float e = std::exp(x);
-    return e / (1.0f + e);
-  });
+  STRATA_RETURN_IF_ERROR(checkUnary(ctx));
+  if (ctx.validateOnly)
+    return Error::success();
+  const float *x = ctx.ins[0].as<const float>();
+  float *y = ctx.outs[0].as<float>();
+  // e = exp(-|x|) a block at a time through the vector exp, so exp never
+  // overflows; then 1 / (1 + e) for x >= 0 and e / (1 + e) below.
+  constexpr int64_t kBlock = 1024;
+  float e[kBlock];
+  for (int64_t start = 0, n = ctx.outs[0].numel(); start < n;
+       start += kBlock) {
+    int64_t count = std::min(kBlock, n - start);
+    for (int64_t i = 0; i < count; ++i)
+      e[i] = -std::fabs(x[start + i]);
+    applyFloatFunction(FloatFunction::Exp, e, e, count);
+    for (int64_t i = 0; i < count; ++i)
+      y[start + i] = x[start + i] >= 0 ? 1.0f / (1.0f + e[i])
+                                       : e[i] / (1.0f + e[i]);
+  }
+  return Error::success();
 }
 Error tanhKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkUnary(ctx));
