@@ -150,9 +150,10 @@ Error sigmoidKernel(KernelContext &ctx) {
     for (int64_t i = 0; i < count; ++i)
       e[i] = -std::fabs(x[start + i]);
     applyFloatFunction(FloatFunction::Exp, e, e, count);
+    // One division with a selected numerator: branch-free, so it
+    // vectorises (a division on either side of a branch would not).
     for (int64_t i = 0; i < count; ++i)
-      y[start + i] = x[start + i] >= 0 ? 1.0f / (1.0f + e[i])
-                                       : e[i] / (1.0f + e[i]);
+      y[start + i] = (x[start + i] >= 0 ? 1.0f : e[i]) / (1.0f + e[i]);
   }
   return Error::success();
 }
