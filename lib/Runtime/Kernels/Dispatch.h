@@ -120,6 +120,109 @@ void forEachBroadcast(const std::vector<TensorView> &ins, const TensorView &out,
   }
 }
 
+/// A broadcast walk in rows: the result's dimensions with extent 1 dropped
+/// and neighbours merged where every operand steps through them alike, so
+/// the innermost dimension is as long as the broadcasts allow and each
+/// operand either walks it (step 1) or repeats one element (step 0).
+struct BroadcastRows {
+  static constexpr size_t kMaxInputs = 4;
+  /// Extents and per-operand strides of the outer (merged) dimensions,
+  /// outermost first; the row itself is not among them.
+  std::vector<int64_t> outer;
+  std::vector<int64_t> strides[kMaxInputs];
+  int64_t rowLength = 1;
+  /// 1 where operand k walks the row, 0 where it repeats one element.
+  int64_t steps[kMaxInputs] = {0, 0, 0, 0};
+  size_t count = 0;
+};
+
+/// Plans the walk of `out` from `ins` (edge contract: equal ranks, extents
+/// equal to the result's or 1; at most 4 operands).
+inline BroadcastRows planBroadcastRows(const std::vector<TensorView> &ins,
+                                       const TensorView &out) {
+  BroadcastRows plan;
+  plan.count = ins.size();
+  std::vector<int64_t> extents;
+  std::vector<std::vector<int64_t>> strides(plan.count);
+  std::vector<std::vector<int64_t>> full;
+  for (const TensorView &in : ins)
+    full.push_back(broadcastStridesOf(in.shape));
+  for (size_t d = 0; d < out.rank(); ++d) {
+    if (out.shape[d] == 1)
+      continue;
+    bool merges = !extents.empty();
+    for (size_t k = 0; k < plan.count && merges; ++k)
+      merges = strides[k].back() == full[k][d] * out.shape[d];
+    if (merges) {
+      extents.back() *= out.shape[d];
+      for (size_t k = 0; k < plan.count; ++k)
+        strides[k].back() = full[k][d];
+      continue;
+    }
+    extents.push_back(out.shape[d]);
+    for (size_t k = 0; k < plan.count; ++k)
+      strides[k].push_back(full[k][d]);
+  }
+  if (extents.empty())
+    return plan; // One element.
+  plan.rowLength = extents.back();
+  extents.pop_back();
+  plan.outer = extents;
+  for (size_t k = 0; k < plan.count; ++k) {
+    plan.steps[k] = strides[k].back() ? 1 : 0;
+    strides[k].pop_back();
+    plan.strides[k] = strides[k];
+  }
+  return plan;
+}
+
+/// Calls `fn(outOffset, offsets, n, steps)` for every row of the broadcast
+/// of `ins` to `out` in row-major order: the row writes result elements
+/// [outOffset, outOffset + n) and reads operand k from `offsets[k]` with
+/// step `steps[k]` (0 or 1). Rows are as long as the shapes allow, so `fn`'s
+/// inner loop is contiguous or a repeated element and vectorises.
+template <typename Fn>
+void forEachBroadcastRow(const std::vector<TensorView> &ins,
+                         const TensorView &out, Fn &&fn) {
+  if (out.numel() == 0)
+    return;
+  BroadcastRows plan = planBroadcastRows(ins, out);
+  size_t rank = plan.outer.size();
+  std::vector<int64_t> index(rank, 0);
+  int64_t offsets[BroadcastRows::kMaxInputs] = {0, 0, 0, 0};
+  const int64_t *steps = plan.steps;
+  for (int64_t base = 0, total = out.numel(); base < total;
+       base += plan.rowLength) {
+    fn(base, static_cast<const int64_t *>(offsets), plan.rowLength, steps);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < plan.outer[d]) {
+        for (size_t k = 0; k < plan.count; ++k)
+          offsets[k] += plan.strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < plan.count; ++k)
+        offsets[k] -= plan.strides[k][d] * (plan.outer[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+/// Calls `fn(std::integral_constant<bool, A>, std::integral_constant<bool,
+/// B>)` with A, B whether each of two operands walks the row (step 1), so a
+/// row kernel is compiled once per pattern with constant strides.
+template <typename Fn> void withSteps(const int64_t *steps, Fn &&fn) {
+  using T = std::true_type;
+  using F = std::false_type;
+  if (steps[0] && steps[1])
+    fn(T{}, T{});
+  else if (steps[0])
+    fn(T{}, F{});
+  else if (steps[1])
+    fn(F{}, T{});
+  else
+    fn(F{}, F{});
+}
+
 } // namespace strata::runtime::kernels
 
 #endif // STRATA_LIB_RUNTIME_KERNELS_DISPATCH_H

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
 #include "KernelUtils.h"
+#include "VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,21 +135,38 @@ Error reluKernel(KernelContext &ctx) {
   return unary(ctx, [](float x) { return x > 0.0f ? x : 0.0f; });
 }
 Error sigmoidKernel(KernelContext &ctx) {
-  return unary(ctx, [](float x) {
-    // Split on the sign so that exp never overflows.
-    if (x >= 0)
-      return 1.0f / (1.0f + std::exp(-x));
-    float e = std::exp(x);
-    return e / (1.0f + e);
-  });
+  STRATA_RETURN_IF_ERROR(checkUnary(ctx));
+  if (ctx.validateOnly)
+    return Error::success();
+  const float *x = ctx.ins[0].as<const float>();
+  float *y = ctx.outs[0].as<float>();
+  // e = exp(-|x|) a block at a time through the vector exp, so exp never
+  // overflows; then 1 / (1 + e) for x >= 0 and e / (1 + e) below.
+  constexpr int64_t kBlock = 1024;
+  float e[kBlock];
+  for (int64_t start = 0, n = ctx.outs[0].numel(); start < n;
+       start += kBlock) {
+    int64_t count = std::min(kBlock, n - start);
+    for (int64_t i = 0; i < count; ++i)
+      e[i] = -std::fabs(x[start + i]);
+    applyFloatFunction(FloatFunction::Exp, e, e, count);
+    // One division with a selected numerator: branch-free, so it
+    // vectorises (a division on either side of a branch would not).
+    for (int64_t i = 0; i < count; ++i)
+      y[start + i] = (x[start + i] >= 0 ? 1.0f : e[i]) / (1.0f + e[i]);
+  }
+  return Error::success();
 }
 Error tanhKernel(KernelContext &ctx) {
-  return unary(ctx, [](float x) { return std::tanh(x); });
+  STRATA_RETURN_IF_ERROR(checkUnary(ctx));
+  if (!ctx.validateOnly)
+    applyFloatFunction(FloatFunction::Tanh, ctx.ins[0].as<const float>(),
+                       ctx.outs[0].as<float>(), ctx.outs[0].numel());
+  return Error::success();
 }
 Error expKernel(KernelContext &ctx) {
-  if (ctx.ins.size() == 1 && ctx.ins[0].dtype == DType::F64)
-    return genericExpKernel(ctx);
-  return unary(ctx, [](float x) { return std::exp(x); });
+  // f32 and f64 both go through the generic kernel (vector math for f32).
+  return genericExpKernel(ctx);
 }
 Error sqrtKernel(KernelContext &ctx) {
   return unary(ctx, [](float x) { return std::sqrt(x); });

@@ -8,11 +8,60 @@
 #include "Dispatch.h"
 #include "KernelUtils.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace strata::runtime::kernels {
 
 namespace {
+
+/// y[i] = f(a[SA ? i : 0], b[SB ? i : 0]) for i < n, as a byte.
+template <bool SA, bool SB, typename T, typename F>
+STRATA_GEMM_CLONES void binaryRow(const T *a, const T *b, uint8_t *y,
+                                  int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<uint8_t>(f(a[SA ? i : 0], b[SB ? i : 0]));
+}
+
+/// y[i] = c[i] ? a[i] : b[i] over elements of one size (an unsigned
+/// integer of that size), each operand walking the row or repeating
+/// element 0. Branch-free, so it vectorises.
+template <bool SC, bool SA, bool SB, typename U>
+STRATA_GEMM_CLONES void selectRow(const uint8_t *c, const U *a, const U *b,
+                                  U *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    U mask = static_cast<U>(0) - static_cast<U>(c[SC ? i : 0] != 0);
+    y[i] = static_cast<U>((a[SA ? i : 0] & mask) | (b[SB ? i : 0] & ~mask));
+  }
+}
+
+/// y[i] = !x[i] over bytes (any non-zero byte is true).
+STRATA_GEMM_CLONES void notRow(const uint8_t *x, uint8_t *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = x[i] == 0 ? 1 : 0;
+}
+
+/// Select over `U`-sized elements by rows of the broadcast.
+template <typename U>
+void selectRows(const std::vector<TensorView> &ins, const TensorView &out) {
+  const uint8_t *pc = ins[0].as<uint8_t>();
+  const U *pa = ins[1].as<U>(), *pb = ins[2].as<U>();
+  U *y = out.as<U>();
+  forEachBroadcastRow(ins, out,
+                      [&](int64_t base, const int64_t *offsets, int64_t n,
+                          const int64_t *steps) {
+                        const uint8_t *c = pc + offsets[0];
+                        const U *a = pa + offsets[1], *b = pb + offsets[2];
+                        withSteps(steps + 1, [&](auto sa, auto sb) {
+                          constexpr bool A = decltype(sa)::value;
+                          constexpr bool B = decltype(sb)::value;
+                          if (steps[0])
+                            selectRow<true, A, B>(c, a, b, y + base, n);
+                          else
+                            selectRow<false, A, B>(c, a, b, y + base, n);
+                        });
+                      });
+}
 
 /// Calls `fn(T{})` for numeric types and bool.
 template <typename Fn> bool dispatchComparable(DType dtype, Fn &&fn) {
@@ -36,13 +85,19 @@ template <typename F> Error compare(KernelContext &ctx, F f) {
     return ctx.fail("operands do not broadcast to " + out.typeString());
   if (ctx.validateOnly)
     return Error::success();
-  bool *y = out.as<bool>();
+  uint8_t *y = out.as<uint8_t>();
   dispatchComparable(a.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.as<T>(), *pb = b.as<T>();
-    forEachBroadcast(ctx.ins, out, [&](int64_t i, const int64_t *offsets) {
-      y[i] = f(pa[offsets[0]], pb[offsets[1]]);
-    });
+    forEachBroadcastRow(
+        ctx.ins, out,
+        [&](int64_t base, const int64_t *offsets, int64_t n,
+            const int64_t *steps) {
+          withSteps(steps, [&](auto sa, auto sb) {
+            binaryRow<decltype(sa)::value, decltype(sb)::value>(
+                pa + offsets[0], pb + offsets[1], y + base, n, f);
+          });
+        });
   });
   return Error::success();
 }
@@ -58,11 +113,18 @@ template <typename F> Error logical(KernelContext &ctx, F f) {
     return ctx.fail("operands do not broadcast to " + out.typeString());
   if (ctx.validateOnly)
     return Error::success();
-  const bool *pa = a.as<bool>(), *pb = b.as<bool>();
-  bool *y = out.as<bool>();
-  forEachBroadcast(ctx.ins, out, [&](int64_t i, const int64_t *offsets) {
-    y[i] = f(pa[offsets[0]], pb[offsets[1]]);
-  });
+  // Bytes, read as non-zero: a stored bool is one byte.
+  const uint8_t *pa = a.as<uint8_t>(), *pb = b.as<uint8_t>();
+  uint8_t *y = out.as<uint8_t>();
+  auto g = [f](uint8_t x, uint8_t z) { return f(x != 0, z != 0); };
+  forEachBroadcastRow(ctx.ins, out,
+                      [&](int64_t base, const int64_t *offsets, int64_t n,
+                          const int64_t *steps) {
+                        withSteps(steps, [&](auto sa, auto sb) {
+                          binaryRow<decltype(sa)::value, decltype(sb)::value>(
+                              pa + offsets[0], pb + offsets[1], y + base, n, g);
+                        });
+                      });
   return Error::success();
 }
 
@@ -96,10 +158,7 @@ Error logicalNotKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkSameShape(ctx, in, out, "input and result"));
   if (ctx.validateOnly)
     return Error::success();
-  const bool *x = in.as<bool>();
-  bool *y = out.as<bool>();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i)
-    y[i] = !x[i];
+  notRow(in.as<const uint8_t>(), out.as<uint8_t>(), out.numel());
   return Error::success();
 }
 
@@ -118,6 +177,24 @@ Error selectKernel(KernelContext &ctx) {
     return Error::success();
   // Copy whole elements by size: select never interprets the values.
   size_t size = dtypeSize(out.dtype);
+  if (out.numel() == 0)
+    return Error::success();
+  switch (size) {
+  case 1:
+    selectRows<uint8_t>(ctx.ins, out);
+    return Error::success();
+  case 2:
+    selectRows<uint16_t>(ctx.ins, out);
+    return Error::success();
+  case 4:
+    selectRows<uint32_t>(ctx.ins, out);
+    return Error::success();
+  case 8:
+    selectRows<uint64_t>(ctx.ins, out);
+    return Error::success();
+  default:
+    break;
+  }
   const bool *pc = c.as<bool>();
   const char *pa = a.as<const char>(), *pb = b.as<const char>();
   char *y = out.as<char>();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
 #include "KernelUtils.h"
+#include "VectorMath.h"
 
 #include <cmath>
 #include <limits>
@@ -28,6 +29,14 @@ Error checkFloatUnary(KernelContext &ctx) {
   return checkSameShape(ctx, in, out, "input and result");
 }
 
+/// y[i] = f(x[i]) for i < n. Cloned per ISA: with SSE4.1 floor, ceil and
+/// nearbyint are one instruction instead of a libm call.
+template <typename T, typename F>
+STRATA_GEMM_CLONES void unaryRow(const T *x, T *y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<T>(f(x[i]));
+}
+
 /// out[i] = f(in[i]) in the input's float type; `f` is generic.
 template <typename F> Error floatUnary(KernelContext &ctx, F f) {
   STRATA_RETURN_IF_ERROR(checkFloatUnary(ctx));
@@ -36,17 +45,39 @@ template <typename F> Error floatUnary(KernelContext &ctx, F f) {
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
   dispatchFloat(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T *x = in.as<T>();
-    T *y = out.as<T>();
-    for (int64_t i = 0, n = out.numel(); i < n; ++i)
-      y[i] = static_cast<T>(f(x[i]));
+    unaryRow(in.as<const T>(), out.as<T>(), out.numel(), f);
   });
   return Error::success();
 }
 
+/// y[i] = f(a[SA ? i : 0], b[SB ? i : 0]) for i < n.
+template <bool SA, bool SB, typename T, typename F>
+STRATA_GEMM_CLONES void numericRow(const T *a, const T *b, T *y, int64_t n,
+                                   F f) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = f(a[SA ? i : 0], b[SB ? i : 0]);
+}
+
+/// out = fn(in) through the vector math library for f32 and `f` (generic,
+/// in double) element by element for f64.
+template <typename F>
+Error transcendental(KernelContext &ctx, FloatFunction fn, F f) {
+  STRATA_RETURN_IF_ERROR(checkFloatUnary(ctx));
+  if (ctx.validateOnly)
+    return Error::success();
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (in.dtype == DType::F32) {
+    applyFloatFunction(fn, in.as<const float>(), out.as<float>(),
+                       out.numel());
+    return Error::success();
+  }
+  return floatUnary(ctx, f);
+}
+
 /// Broadcasting binary kernel over every numeric type (edge contract: equal
 /// ranks, extents equal to the result's or 1).
-template <typename F> Error numericBinary(KernelContext &ctx, F f) {
+/// Checks a broadcasting binary kernel over one numeric type.
+Error checkNumericBinary(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
   const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
   bool isHalf = out.dtype == DType::F16;
@@ -64,46 +95,42 @@ template <typename F> Error numericBinary(KernelContext &ctx, F f) {
         (b.shape[i] != out.shape[i] && b.shape[i] != 1))
       return ctx.fail("operands " + a.typeString() + " and " + b.typeString() +
                       " do not broadcast to " + out.typeString());
-  if (ctx.validateOnly)
+  return Error::success();
+}
+
+template <typename F> Error numericBinary(KernelContext &ctx, F f) {
+  STRATA_RETURN_IF_ERROR(checkNumericBinary(ctx));
+  if (ctx.validateOnly || ctx.outs[0].numel() == 0)
     return Error::success();
-  int64_t total = out.numel();
-  if (total == 0)
-    return Error::success();
-  std::vector<int64_t> sa = broadcastStridesOf(a.shape);
-  std::vector<int64_t> sb = broadcastStridesOf(b.shape);
-  if (isHalf) {
+  const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
+  if (out.dtype == DType::F16) {
     // f16 computes in float and rounds back.
     const Half *pa = a.as<const Half>(), *pb = b.as<const Half>();
     Half *po = out.as<Half>();
-    forEachBroadcast(ctx.ins, out, [&](int64_t i, const int64_t *offsets) {
-      po[i] = floatToHalf(
-          f(halfToFloat(pa[offsets[0]]), halfToFloat(pb[offsets[1]])));
-    });
+    forEachBroadcastRow(ctx.ins, out,
+                        [&](int64_t base, const int64_t *offsets, int64_t n,
+                            const int64_t *steps) {
+                          const Half *ra = pa + offsets[0], *rb = pb + offsets[1];
+                          for (int64_t i = 0; i < n; ++i)
+                            po[base + i] = floatToHalf(
+                                f(halfToFloat(ra[steps[0] * i]),
+                                  halfToFloat(rb[steps[1] * i])));
+                        });
     return Error::success();
   }
   dispatchNumeric(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.as<T>(), *pb = b.as<T>();
     T *po = out.as<T>();
-    if (a.shape == out.shape && b.shape == out.shape) {
-      for (int64_t i = 0; i < total; ++i)
-        po[i] = f(pa[i], pb[i]);
-      return;
-    }
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t i = 0; i < total; ++i) {
-      int64_t offA = 0, offB = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        offA += index[d] * sa[d];
-        offB += index[d] * sb[d];
-      }
-      po[i] = f(pa[offA], pb[offB]);
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < out.shape[d])
-          break;
-        index[d] = 0;
-      }
-    }
+    forEachBroadcastRow(
+        ctx.ins, out,
+        [&](int64_t base, const int64_t *offsets, int64_t n,
+            const int64_t *steps) {
+          withSteps(steps, [&](auto sa, auto sb) {
+            numericRow<decltype(sa)::value, decltype(sb)::value>(
+                pa + offsets[0], pb + offsets[1], po + base, n, f);
+          });
+        });
   });
   return Error::success();
 }
@@ -157,28 +184,94 @@ template <typename To, typename From> To convertElement(From value) {
     return static_cast<To>(value);
 }
 
+/// Whether fmodQuotient's result is exact: |a / b| below 2^23 (rounded
+/// quotient), b finite and non-zero, neither operand NaN.
+inline bool fmodFast(double quotient, double b) {
+  return std::fabs(quotient) < 8388608.0 &&
+         std::fabs(b) < std::numeric_limits<double>::infinity();
+}
+
+/// fmod(a, b) for f32 without a libm call where the quotient is small:
+/// with A, B the integer significands (a = A 2^s, b = B 2^t, |A|, |B| <
+/// 2^24), a non-integer a / b is at least min(2^-24, 2^(s-t-24)) from an
+/// integer while the double quotient is within 2^-53 |a / b| (below
+/// 2^-30, or 2^(s-t-52) when s < t), so its truncation is the exact one;
+/// trunc(a / b) * b has at most 47 bits and fmod's result is a float, so
+/// a - trunc(a / b) * b is exact in double. A zero takes a's sign, as
+/// fmod's. Other elements (see fmodFast) call std::fmod.
+template <bool SA, bool SB>
+STRATA_GEMM_CLONES bool fmodRow(const float *a, const float *b, float *y,
+                                int64_t n) {
+  bool slow = false;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = a[SA ? i : 0], d = b[SB ? i : 0];
+    double q = x / d;
+    bool fast = fmodFast(q, d);
+    slow |= !fast;
+    double whole = static_cast<double>(static_cast<int32_t>(fast ? q : 0.0));
+    float r = static_cast<float>(x - whole * d);
+    y[i] = r == 0.0f ? std::copysign(0.0f, static_cast<float>(x)) : r;
+  }
+  return slow;
+}
+
+Error fmodF32(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkNumericBinary(ctx));
+  if (ctx.validateOnly)
+    return Error::success();
+  const float *pa = ctx.ins[0].as<const float>();
+  const float *pb = ctx.ins[1].as<const float>();
+  float *po = ctx.outs[0].as<float>();
+  forEachBroadcastRow(
+      ctx.ins, ctx.outs[0],
+      [&](int64_t base, const int64_t *offsets, int64_t n,
+          const int64_t *steps) {
+        const float *a = pa + offsets[0], *b = pb + offsets[1];
+        float *y = po + base;
+        bool slow = false;
+        withSteps(steps, [&](auto sa, auto sb) {
+          slow = fmodRow<decltype(sa)::value, decltype(sb)::value>(a, b, y, n);
+        });
+        if (!slow)
+          return;
+        for (int64_t i = 0; i < n; ++i) {
+          float x = a[steps[0] * i], d = b[steps[1] * i];
+          if (!fmodFast(static_cast<double>(x) / d, d))
+            y[i] = std::fmod(x, d);
+        }
+      });
+  return Error::success();
+}
+
 } // namespace
 
 Error logKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::log(x); });
+  return transcendental(ctx, FloatFunction::Log,
+                        [](auto x) { return std::log(x); });
 }
 Error sinKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::sin(x); });
+  return transcendental(ctx, FloatFunction::Sin,
+                        [](auto x) { return std::sin(x); });
 }
 Error cosKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::cos(x); });
+  return transcendental(ctx, FloatFunction::Cos,
+                        [](auto x) { return std::cos(x); });
 }
 Error tanKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::tan(x); });
+  return transcendental(ctx, FloatFunction::Tan,
+                        [](auto x) { return std::tan(x); });
 }
 Error asinKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::asin(x); });
+  return transcendental(ctx, FloatFunction::Asin,
+                        [](auto x) { return std::asin(x); });
 }
 Error acosKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::acos(x); });
+  return transcendental(ctx, FloatFunction::Acos,
+                        [](auto x) { return std::acos(x); });
 }
 Error atanKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::atan(x); });
+  return transcendental(ctx, FloatFunction::Atan,
+                        [](auto x) { return std::atan(x); });
 }
 Error sinhKernel(KernelContext &ctx) {
   return floatUnary(ctx, [](auto x) { return std::sinh(x); });
@@ -206,7 +299,8 @@ Error roundKernel(KernelContext &ctx) {
   return floatUnary(ctx, [](auto x) { return std::nearbyint(x); });
 }
 Error erfKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::erf(x); });
+  return transcendental(ctx, FloatFunction::Erf,
+                        [](auto x) { return std::erf(x); });
 }
 Error signKernel(KernelContext &ctx) {
   return floatUnary(ctx, [](auto x) {
@@ -228,6 +322,10 @@ Error minimumKernel(KernelContext &ctx) {
 
 Error modKernel(KernelContext &ctx) {
   STRATA_KERNEL_ASSIGN(fmod, ctx.params.getBool("fmod", false));
+  if (fmod && ctx.ins.size() == 2 && ctx.outs.size() == 1 &&
+      ctx.ins[0].dtype == DType::F32 && ctx.ins[1].dtype == DType::F32 &&
+      ctx.outs[0].dtype == DType::F32)
+    return fmodF32(ctx);
   if (fmod)
     return numericBinary(ctx, [](auto a, auto b) {
       using T = decltype(a);
@@ -389,7 +487,8 @@ Error genericArithmeticKernel(KernelContext &ctx, int op) {
 }
 
 Error genericExpKernel(KernelContext &ctx) {
-  return floatUnary(ctx, [](auto x) { return std::exp(x); });
+  return transcendental(ctx, FloatFunction::Exp,
+                        [](auto x) { return std::exp(x); });
 }
 
 Error castKernel(KernelContext &ctx) {
@@ -409,6 +508,11 @@ Error castKernel(KernelContext &ctx) {
       using To = decltype(toTag);
       const From *x = in.as<From>();
       To *y = out.as<To>();
+      if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Half>) {
+        static_assert(sizeof(Half) == sizeof(uint16_t));
+        floatsToHalves(x, reinterpret_cast<uint16_t *>(y), n);
+        return;
+      }
       for (int64_t i = 0; i < n; ++i)
         y[i] = convertElement<To>(x[i]);
     });

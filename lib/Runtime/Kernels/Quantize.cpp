@@ -126,6 +126,17 @@ STRATA_GEMM_CLONES static void quantizeRun(const float *x, int64_t count,
   }
 }
 
+/// y[i] = (q[i] - zeroPoint) * scale; the difference of two 16-bit
+/// integers is exact in f32.
+template <typename T>
+STRATA_GEMM_CLONES static void dequantizeRun(const T *q, int64_t count,
+                                             float scale, T zeroPoint,
+                                             float *y) {
+  const float zero = static_cast<float>(zeroPoint);
+  for (int64_t i = 0; i < count; ++i)
+    y[i] = (static_cast<float>(q[i]) - zero) * scale;
+}
+
 Error quantizeLinearKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
@@ -192,11 +203,11 @@ Error dequantizeLinearKernel(KernelContext &ctx) {
   dispatchStorage(in.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T *q = in.as<const T>(), *zeroPoint = ctx.ins[2].as<const T>();
-    for (int64_t i = 0, n = in.numel(); i < n; ++i) {
-      int64_t c = (i / layout.inner) % layout.channels;
-      // Exact in f32: the difference of two 16-bit integers.
-      y[i] = (static_cast<float>(q[i]) - static_cast<float>(zeroPoint[c])) *
-             scale[c];
+    // Runs of one channel (the whole tensor per tensor).
+    for (int64_t start = 0, n = in.numel(); start < n; start += layout.inner) {
+      int64_t c = (start / layout.inner) % layout.channels;
+      int64_t count = std::min(n - start, layout.inner);
+      dequantizeRun(q + start, count, scale[c], zeroPoint[c], y + start);
     }
   });
   return Error::success();
