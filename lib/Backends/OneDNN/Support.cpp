@@ -97,7 +97,8 @@ static bool isF32OrSums(Type type) {
 /// The values of 8-bit constant `value`, zero-extended where it is u8.
 static std::optional<std::vector<int64_t>> eightBitValues(Value value) {
   std::optional<std::vector<int64_t>> values = backends::getIntConstant(value);
-  if (values && isSigned8(value.getType()) == std::optional(false))
+  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(value.getType()));
+  if (values && element && element.isUnsigned())
     for (int64_t &v : *values)
       v &= 0xff;
   return values;
