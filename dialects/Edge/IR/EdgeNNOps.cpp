@@ -322,10 +322,20 @@ static LogicalResult verifyQuantOperand(Operation *op, StringRef what,
 }
 
 /// The epilogue shared by the quantized ops: an f32 result without output
-/// quantization or an 8-bit one with it.
+/// quantization, an 8-bit one with it, or the i32 sums themselves (no
+/// epilogue at all: MatMulInteger, ConvInteger).
 static LogicalResult verifyQuantizedResult(Operation *op, Value result,
                                            Value outputScale,
                                            Value outputZeroPoint) {
+  if (getElementTypeOrSelf(result).isSignlessInteger(32))
+    return outputScale || op->getAttr("clip_min") || op->getAttr("clip_max") ||
+                   op->getAttr("activation") ||
+                   (isa<QuantizedConv2DOp>(op) &&
+                    cast<QuantizedConv2DOp>(op).getResidual())
+               ? op->emitOpError("an i32 result (the sums themselves) takes "
+                                 "no requantization, residual, clamp or "
+                                 "activation")
+               : success();
   if (getElementTypeOrSelf(result).isF32())
     return outputScale ? op->emitOpError("an f32 result takes no "
                                          "'output_scale'")

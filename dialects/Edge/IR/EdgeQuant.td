@@ -115,7 +115,9 @@ def Edge_QuantizedConv2DOp : Edge_Op<"quantized_conv2d",
 
     and then either `real` itself (an f32 result) or
     `saturate(round_half_to_even(real / output_scale) + output_zero_point)`
-    (an 8-bit result, which needs `output_scale` and `output_zero_point`).
+    (an 8-bit result, which needs `output_scale` and `output_zero_point`),
+    or, for an `i32` result, `acc` itself (ONNX ConvInteger; the scales and
+    bias play no part, and there is no residual, clamp or activation).
     `input_scale` and the zero points of input, residual and output are
     scalars; `weight_scale` and `weight_zero_point` are scalars or `[M]`;
     `bias` is `[M]` f32. `weight_scale` may be negative (a folded
@@ -155,7 +157,8 @@ def Edge_QuantizedConv2DOp : Edge_Op<"quantized_conv2d",
                        OptionalAttr<F32Attr>:$clip_min,
                        OptionalAttr<F32Attr>:$clip_max,
                        OptionalAttr<StrAttr>:$activation);
-  let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor]>:$output);
+  let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor,
+                                 StaticShapeTensorOf<[I32]>]>:$output);
   let assemblyFormat = [{
     $input `(` $input_scale `,` $input_zero_point `)` `,`
     $weight `(` $weight_scale `,` $weight_zero_point `)` `,` `bias` $bias
@@ -178,8 +181,8 @@ def Edge_QuantizedMatMulOp : Edge_Op<"quantized_matmul",
     column, `real = acc[n] * lhs_scale * rhs_scale[n] + bias[n]`, clamped to
     `[clip_min, clip_max]`, passed through `activation` as for
     `quantized_conv2d`, and the result is `real` (f32) or its
-    quantization by `output_scale` / `output_zero_point` (8-bit), as for
-    `quantized_conv2d`.
+    quantization by `output_scale` / `output_zero_point` (8-bit), or `acc`
+    itself (i32: ONNX MatMulInteger), as for `quantized_conv2d`.
 
     ```mlir
     %y = edge.quantized_matmul %a(%as, %az), %b(%bs, %bz), bias %bias
@@ -199,7 +202,8 @@ def Edge_QuantizedMatMulOp : Edge_Op<"quantized_matmul",
                        OptionalAttr<F32Attr>:$clip_min,
                        OptionalAttr<F32Attr>:$clip_max,
                        OptionalAttr<StrAttr>:$activation);
-  let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor]>:$output);
+  let results = (outs AnyTypeOf<[Edge_F32Tensor, Edge_QuantStorageTensor,
+                                 StaticShapeTensorOf<[I32]>]>:$output);
   let assemblyFormat = [{
     $lhs `(` $lhs_scale `,` $lhs_zero_point `)` `,`
     $rhs `(` $rhs_scale `,` $rhs_zero_point `)` `,` `bias` $bias

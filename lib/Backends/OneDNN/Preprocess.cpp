@@ -26,6 +26,8 @@
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Runtime/Delegates/OneDNN.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include <cstring>
 
 using namespace mlir;
@@ -39,6 +41,8 @@ uint32_t GraphWriter::newTensor(Value value) {
   if (std::optional<bool> isSigned = isSigned8(value.getType()))
     t->dtype = *isSigned && !unsignedValues.contains(value) ? fbs::DataType::S8
                                                             : fbs::DataType::U8;
+  else if (getElementTypeOrSelf(value.getType()).isSignlessInteger(32))
+    t->dtype = fbs::DataType::S32;
   uint32_t index = appendTensor(std::move(t));
   tensors[value] = index;
   return index;

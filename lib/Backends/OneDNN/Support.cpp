@@ -15,6 +15,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 using namespace mlir;
 
 namespace strata::onednn {
@@ -40,28 +43,96 @@ static bool isSymmetricPerTensor(Value scale, Value zeroPoint) {
          isZeroConstant(zeroPoint);
 }
 
-/// What an int8 convolution or matmul needs: an 8-bit input with zero
-/// point 0, an s8 weight (constant unless `anyWeight`: a matmul's rhs may
-/// be computed, as attention's K and V) with zero points 0 and non-zero
-/// scales, a constant bias, and an f32 result or an 8-bit one with zero
-/// point 0.
+/// A per-tensor quantization with a constant positive scale and a constant
+/// zero point (a scalar each).
+static bool isConstantPerTensor(Value scale, Value zeroPoint) {
+  std::optional<std::vector<float>> s = getFloatConstant(scale);
+  std::optional<std::vector<int64_t>> z = backends::getIntConstant(zeroPoint);
+  return s && s->size() == 1 && s->front() > 0.0f &&
+         cast<RankedTensorType>(scale.getType()).getRank() == 0 && z &&
+         z->size() == 1;
+}
+
+/// What an int8 convolution or matmul needs: an 8-bit input with a
+/// constant zero point (0 unless the weight is constant: oneDNN's source
+/// zero point), an s8 weight (constant unless `anyWeight`: a matmul's rhs
+/// may be computed, as attention's K and V) with zero points 0 and
+/// non-zero scales, a constant bias, and an f32 result or an 8-bit one
+/// with a constant zero point (0 where a clamp, activation function or
+/// residual follows; else a linear post-op adds it: QLinearConv and
+/// QLinearMatMul).
 static bool supportsInt8Linear(Value input, Value inputScale,
                                Value inputZeroPoint, Value weight,
                                Value weightScale, Value weightZeroPoint,
                                Value bias, Value result, Value outputScale,
-                               Value outputZeroPoint, bool anyWeight = false) {
+                               Value outputZeroPoint, bool bareEpilogue,
+                               bool anyWeight = false) {
   std::optional<std::vector<float>> scales = getFloatConstant(weightScale);
   bool resultOk = getElementTypeOrSelf(result.getType()).isF32()
                       ? isF32Tensor(result.getType())
                       : isSigned8(result.getType()) &&
-                            isSymmetricPerTensor(outputScale, outputZeroPoint);
+                            (isSymmetricPerTensor(outputScale,
+                                                  outputZeroPoint) ||
+                             (bareEpilogue && isConstantPerTensor(
+                                                  outputScale,
+                                                  outputZeroPoint)));
+  bool constantWeight = weight.getDefiningOp<edge::ConstantOp>() != nullptr;
   return isSigned8(input.getType()) &&
          isSigned8(weight.getType()) == std::optional(true) &&
-         (anyWeight || weight.getDefiningOp<edge::ConstantOp>()) &&
-         isSymmetricPerTensor(inputScale, inputZeroPoint) &&
+         (anyWeight || constantWeight) &&
+         (isSymmetricPerTensor(inputScale, inputZeroPoint) ||
+          (constantWeight && isConstantPerTensor(inputScale, inputZeroPoint))) &&
          isZeroConstant(weightZeroPoint) && scales &&
          llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
          getFloatConstant(bias) && resultOk;
+}
+
+/// Whether `type` is an f32 tensor, or the i32 sums of an integer op
+/// (MatMulInteger, ConvInteger: oneDNN's s32 destination).
+static bool isF32OrSums(Type type) {
+  return isF32Tensor(type) ||
+         getElementTypeOrSelf(type).isSignlessInteger(32);
+}
+
+/// The values of 8-bit constant `value`, zero-extended where it is u8.
+static std::optional<std::vector<int64_t>> eightBitValues(Value value) {
+  std::optional<std::vector<int64_t>> values = backends::getIntConstant(value);
+  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(value.getType()));
+  if (values && element && element.isUnsigned())
+    for (int64_t &v : *values)
+      v &= 0xff;
+  return values;
+}
+
+/// Whether an integer op's i32 sums come out of oneDNN exactly: its int8
+/// kernels convert the int32 sums to f32 on the way to an s32
+/// destination, exact while every |sum| stays below 2^24. Bounds each
+/// output channel's sum by max |input - zero point| (from a constant zero
+/// point, else 255) times the sum of its |weight - zero point| over the
+/// `perChannel` weights it reads (`weights` laid out channel-major, or
+/// column-major for a matmul's [K, N]: `columns`).
+static bool sumsStayExact(Value input, Value inputZeroPoint, Value weight,
+                          Value weightZeroPoint, int64_t channels,
+                          bool columns) {
+  std::optional<std::vector<int64_t>> w = eightBitValues(weight);
+  std::optional<std::vector<int64_t>> wZp = eightBitValues(weightZeroPoint);
+  if (!w || !wZp || wZp->empty() || channels <= 0)
+    return false;
+  int64_t maxInput = 255;
+  if (std::optional<std::vector<int64_t>> zp = eightBitValues(inputZeroPoint);
+      zp && zp->size() == 1) {
+    bool isSigned = isSigned8(input.getType()).value_or(false);
+    int64_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+    maxInput = std::max(zp->front() - lo, hi - zp->front());
+  }
+  int64_t perChannel = static_cast<int64_t>(w->size()) / channels;
+  std::vector<int64_t> sums(channels, 0);
+  for (int64_t i = 0; i < static_cast<int64_t>(w->size()); ++i) {
+    int64_t c = columns ? i % channels : i / perChannel;
+    sums[c] += std::abs((*w)[i] - (*wZp)[wZp->size() == 1 ? 0 : c]);
+  }
+  int64_t most = *std::max_element(sums.begin(), sums.end());
+  return most * maxInput < (int64_t(1) << 24);
 }
 
 /// A convolution of a dynamically quantized input (ONNX Runtime's
@@ -69,15 +140,22 @@ static bool supportsInt8Linear(Value input, Value inputScale,
 /// and zero point are one value each, known at run time or not (oneDNN
 /// takes the zero point at run time, the scale as a binary post-op); 8-bit
 /// constant weights with constant zero points and scales (prepare turns
-/// weight - zero point into s8 parts); a constant bias and an f32 result.
+/// weight - zero point into s8 parts); a constant bias and an f32 result,
+/// or the i32 sums (a lone ConvInteger).
 static bool supportsZeroPointConv(edge::QuantizedConv2DOp conv) {
   auto isOneValue = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getNumElements() == 1;
   };
   std::optional<std::vector<float>> scales =
       getFloatConstant(conv.getWeightScale());
+  bool isSums = getElementTypeOrSelf(conv.getType()).isSignlessInteger(32);
+  if (isSums && !sumsStayExact(conv.getInput(), conv.getInputZeroPoint(),
+                               conv.getWeight(), conv.getWeightZeroPoint(),
+                               shapeOf(conv.getWeight())[0],
+                               /*columns=*/false))
+    return false;
   return conv.getGroup() == 1 && !conv.getResidual() &&
-         isF32Tensor(conv.getType()) &&
+         isF32OrSums(conv.getType()) &&
          isSigned8(conv.getInput().getType()) &&
          isSigned8(conv.getWeight().getType()) &&
          conv.getWeight().getDefiningOp<edge::ConstantOp>() &&
@@ -98,7 +176,15 @@ static bool supportsZeroPointMatMul(edge::QuantizedMatMulOp matmul) {
       getFloatConstant(matmul.getRhsScale());
   std::optional<std::vector<int64_t>> zeroPoint =
       backends::getIntConstant(matmul.getRhsZeroPoint());
-  return isF32Tensor(matmul.getType()) && shapeOf(matmul.getLhs()).size() >= 2 &&
+  bool isSums = getElementTypeOrSelf(matmul.getType()).isSignlessInteger(32);
+  if (isSums && (shapeOf(matmul.getRhs()).size() != 2 ||
+                 !sumsStayExact(matmul.getLhs(), matmul.getLhsZeroPoint(),
+                                matmul.getRhs(), matmul.getRhsZeroPoint(),
+                                shapeOf(matmul.getRhs())[1],
+                                /*columns=*/true)))
+    return false;
+  return isF32OrSums(matmul.getType()) &&
+         shapeOf(matmul.getLhs()).size() >= 2 &&
          shapeOf(matmul.getRhs()).size() == 2 &&
          isSigned8(matmul.getLhs().getType()) &&
          isSigned8(matmul.getRhs().getType()) &&
@@ -127,12 +213,15 @@ static bool supportsQuantizedOp(Operation *op) {
                               conv.getResidualZeroPoint()));
     if (supportsZeroPointConv(conv))
       return true;
+    bool bare = !conv.getResidual() && !conv.getClipMinAttr() &&
+                !conv.getClipMaxAttr() && !conv.getActivationAttr();
     return residualOk &&
            supportsInt8Linear(conv.getInput(), conv.getInputScale(),
                               conv.getInputZeroPoint(), conv.getWeight(),
                               conv.getWeightScale(), conv.getWeightZeroPoint(),
                               conv.getBias(), conv.getResult(),
-                              conv.getOutputScale(), conv.getOutputZeroPoint());
+                              conv.getOutputScale(), conv.getOutputZeroPoint(),
+                              bare);
   }
   if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op))
     return supportsZeroPointMatMul(matmul) ||
@@ -143,6 +232,8 @@ static bool supportsQuantizedOp(Operation *op) {
                 matmul.getRhsScale(), matmul.getRhsZeroPoint(),
                 matmul.getBias(), matmul.getResult(), matmul.getOutputScale(),
                 matmul.getOutputZeroPoint(),
+                /*bareEpilogue=*/!matmul.getClipMinAttr() &&
+                    !matmul.getClipMaxAttr() && !matmul.getActivationAttr(),
                 /*anyWeight=*/true));
   if (auto q = dyn_cast<edge::QuantizeLinearOp>(op))
     return isF32Tensor(q.getInput().getType()) && isSigned8(q.getType()) &&

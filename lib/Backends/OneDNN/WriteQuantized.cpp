@@ -40,6 +40,12 @@ void addZeroPointEpilogue(GraphWriter &g, fbs::OpT &out, uint32_t scale,
                           FloatAttr clipMin, FloatAttr clipMax,
                           StringAttr activation);
 
+/// Whether an integer op's result is its i32 sums (MatMulInteger,
+/// ConvInteger): the zero-point form without an epilogue.
+bool isSums(Value result) {
+  return getElementTypeOrSelf(result.getType()).isSignlessInteger(32);
+}
+
 /// The post-op kind of an int8 op's `activation` (its verifier admits only
 /// the names symbolizeActivationKind knows).
 edge::PostOpKind activationKindOf(StringAttr activation) {
@@ -124,20 +130,28 @@ LogicalResult setInt8Epilogue(GraphWriter &g, Operation *op, fbs::OpT &out,
 }
 
 /// Whether an int8 convolution or matmul takes the zero-point form
-/// (writeZeroPointConv / writeZeroPointMatMul): its input's scale or zero
-/// point is not a constant positive scale and zero, or its weights are u8
-/// or have a zero point.
+/// (writeZeroPointConv / writeZeroPointMatMul): its input's scale is not a
+/// constant positive scale, or its input's zero point is not a constant 0
+/// (with an 8-bit result, any constant: the plain form's source zero
+/// point), or its weights are u8 or have a zero point.
 bool takesZeroPointForm(Value inputScale, Value inputZeroPoint, Value weight,
-                        Value weightZeroPoint) {
+                        Value weightZeroPoint, Value result) {
   std::optional<std::vector<float>> scale = getFloatConstant(inputScale);
   auto allZero = [](Value v) {
     std::optional<std::vector<int64_t>> values = backends::getIntConstant(v);
     return values && llvm::all_of(*values, [](int64_t z) { return z == 0; });
   };
-  return !scale || scale->size() != 1 || scale->front() <= 0.0f ||
-         !allZero(inputZeroPoint) || !allZero(weightZeroPoint) ||
+  std::optional<std::vector<int64_t>> zeroPoint =
+      backends::getIntConstant(inputZeroPoint);
+  bool inputOk = allZero(inputZeroPoint) ||
+                 (isSigned8(result.getType()) && zeroPoint &&
+                  zeroPoint->size() == 1);
+  return isSums(result) || !scale || scale->size() != 1 ||
+         scale->front() <= 0.0f || !inputOk ||
+         !allZero(weightZeroPoint) ||
          isSigned8(weight.getType()) != std::optional(true);
 }
+
 
 /// The values of 8-bit constant `value`, zero-extended where it is u8.
 std::optional<std::vector<int64_t>> int8Values(Value value) {
@@ -149,12 +163,68 @@ std::optional<std::vector<int64_t>> int8Values(Value value) {
   return values;
 }
 
+/// The one-element tensor oneDNN reads `input`'s zero point from, of the
+/// type input `x` is read with: a constant written as one byte (an s8
+/// input read as u8 holds no negative values; its zero point must not
+/// be), or the run-time value.
+FailureOr<uint32_t> zeroPointTensor(GraphWriter &g, Value zeroPoint,
+                                    uint32_t x) {
+  fbs::DataType type = g.graph.tensors[x]->dtype;
+  std::optional<std::vector<int64_t>> value = int8Values(zeroPoint);
+  uint32_t zp;
+  if (value && value->size() == 1) {
+    if (type == fbs::DataType::U8 && value->front() < 0)
+      return failure();
+    zp = g.int8ConstantTensor({1}, {static_cast<int8_t>(value->front())});
+  } else {
+    FailureOr<uint32_t> t = g.tensor(zeroPoint);
+    if (failed(t))
+      return failure();
+    zp = *t;
+    if (g.graph.tensors[zp]->dims.empty())
+      g.graph.tensors[zp]->dims = {1};
+  }
+  g.graph.tensors[zp]->dtype = type;
+  return zp;
+}
+
+/// The plain form's zero points: the input's as oneDNN's source zero point
+/// (a one-element tensor read at run time) where it is not 0, and the
+/// result's as a final linear post-op adding it (before the rounding and
+/// saturation into the 8-bit result, so round(v) + z = round(v + z)).
+LogicalResult setPlainZeroPoints(GraphWriter &g, fbs::OpT &out, Value input,
+                                 Value inputZeroPoint, Value outputZeroPoint) {
+  std::optional<std::vector<int64_t>> in = int8Values(inputZeroPoint);
+  if (in && in->size() == 1 && in->front() != 0) {
+    FailureOr<uint32_t> x = g.tensor(input);
+    if (failed(x))
+      return failure();
+    FailureOr<uint32_t> zp = zeroPointTensor(g, inputZeroPoint, *x);
+    if (failed(zp))
+      return failure();
+    out.src_zero_point = static_cast<int32_t>(*zp);
+  }
+  if (!outputZeroPoint)
+    return success();
+  std::optional<std::vector<int64_t>> z = int8Values(outputZeroPoint);
+  if (!z || z->size() != 1)
+    return failure();
+  if (z->front() != 0) {
+    std::unique_ptr<fbs::PostOpT> post = linearPostOp(1.0f);
+    post->beta = static_cast<float>(z->front());
+    out.post_ops.push_back(std::move(post));
+  }
+  return success();
+}
+
 std::optional<ZeroPointOperands>
 readZeroPointOperands(GraphWriter &g, Value input, Value zeroPoint, Value scale,
                       Value weight, Value weightZeroPoint, Value weightScale,
                       Value bias, int64_t channels) {
-  FailureOr<uint32_t> x = g.tensor(input), zp = g.tensor(zeroPoint),
-                      s = g.tensor(scale);
+  FailureOr<uint32_t> x = g.tensor(input);
+  FailureOr<uint32_t> zp = succeeded(x) ? zeroPointTensor(g, zeroPoint, *x)
+                                        : FailureOr<uint32_t>(failure());
+  FailureOr<uint32_t> s = g.tensor(scale);
   std::optional<std::vector<int64_t>> w = int8Values(weight);
   std::optional<std::vector<int64_t>> wZp = int8Values(weightZeroPoint);
   std::optional<std::vector<float>> wScale = getFloatConstant(weightScale);
@@ -164,10 +234,8 @@ readZeroPointOperands(GraphWriter &g, Value input, Value zeroPoint, Value scale,
     return std::nullopt;
   // The delegate's tensors have rank 1 at least: a scalar is [1]; the
   // zero point has the input's type.
-  for (uint32_t t : {*zp, *s})
-    if (g.graph.tensors[t]->dims.empty())
-      g.graph.tensors[t]->dims = {1};
-  g.graph.tensors[*zp]->dtype = g.graph.tensors[*x]->dtype;
+  if (g.graph.tensors[*s]->dims.empty())
+    g.graph.tensors[*s]->dims = {1};
   return ZeroPointOperands{
       *x,           *zp, *s, std::move(*w), std::move(*wZp), std::move(*wScale),
       std::move(*b)};
@@ -215,6 +283,8 @@ LogicalResult writeZeroPointConv(GraphWriter &g, edge::QuantizedConv2DOp conv) {
     fbs::OpT &first = convolution(low);
     auto t = std::make_unique<fbs::TensorT>();
     t->dims.assign(resultShape.begin(), resultShape.end());
+    if (isSums(conv.getResult()))
+      t->dtype = fbs::DataType::S32;
     g.graph.tensors.push_back(std::move(t));
     partial = static_cast<int32_t>(g.graph.tensors.size() - 1);
     first.outputs = {static_cast<uint32_t>(partial)};
@@ -226,9 +296,10 @@ LogicalResult writeZeroPointConv(GraphWriter &g, edge::QuantizedConv2DOp conv) {
     sum->sum_input = partial;
     out.post_ops.push_back(std::move(sum));
   }
-  addZeroPointEpilogue(g, out, q->scale, q->bias, {channels, 1, 1},
-                       conv.getClipMinAttr(), conv.getClipMaxAttr(),
-                       conv.getActivationAttr());
+  if (!isSums(conv.getResult()))
+    addZeroPointEpilogue(g, out, q->scale, q->bias, {channels, 1, 1},
+                         conv.getClipMinAttr(), conv.getClipMaxAttr(),
+                         conv.getActivationAttr());
   out.outputs = {g.newTensor(conv.getResult())};
   return success();
 }
@@ -289,16 +360,18 @@ LogicalResult writeZeroPointMatMul(GraphWriter &g,
       static_cast<int32_t>(q->weightZeroPoints.front() - shift);
   if (llvm::any_of(q->weightScales, [](float s) { return s != 1.0f; }))
     out.output_scales = q->weightScales;
-  addZeroPointEpilogue(g, out, q->scale, q->bias, {channels},
-                       matmul.getClipMinAttr(), matmul.getClipMaxAttr(),
-                       matmul.getActivationAttr());
+  if (!isSums(matmul.getResult()))
+    addZeroPointEpilogue(g, out, q->scale, q->bias, {channels},
+                         matmul.getClipMinAttr(), matmul.getClipMaxAttr(),
+                         matmul.getActivationAttr());
   out.outputs = {g.newTensor(matmul.getResult())};
   return success();
 }
 
 LogicalResult writeQuantizedConv(GraphWriter &g, edge::QuantizedConv2DOp conv) {
   if (takesZeroPointForm(conv.getInputScale(), conv.getInputZeroPoint(),
-                         conv.getWeight(), conv.getWeightZeroPoint()))
+                         conv.getWeight(), conv.getWeightZeroPoint(),
+                         conv.getResult()))
     return writeZeroPointConv(g, conv);
   FailureOr<uint32_t> x = g.tensor(conv.getInput()),
                       w = g.tensor(conv.getWeight());
@@ -324,7 +397,10 @@ LogicalResult writeQuantizedConv(GraphWriter &g, edge::QuantizedConv2DOp conv) {
                              conv.getWeightScale(), conv.getBias(),
                              conv.getOutputScale(), channels,
                              conv.getClipMinAttr(), conv.getClipMaxAttr(),
-                             conv.getActivationAttr())))
+                             conv.getActivationAttr())) ||
+      failed(setPlainZeroPoints(g, out, conv.getInput(),
+                                conv.getInputZeroPoint(),
+                                conv.getOutputZeroPoint())))
     return failure();
   out.outputs = {g.newTensor(conv.getResult())};
   return success();
@@ -333,7 +409,8 @@ LogicalResult writeQuantizedConv(GraphWriter &g, edge::QuantizedConv2DOp conv) {
 LogicalResult writeQuantizedMatMul(GraphWriter &g,
                                    edge::QuantizedMatMulOp matmul) {
   if (takesZeroPointForm(matmul.getLhsScale(), matmul.getLhsZeroPoint(),
-                         matmul.getRhs(), matmul.getRhsZeroPoint()))
+                         matmul.getRhs(), matmul.getRhsZeroPoint(),
+                         matmul.getResult()))
     return writeZeroPointMatMul(g, matmul);
   FailureOr<uint32_t> a = g.tensor(matmul.getLhs()),
                       b = g.tensor(matmul.getRhs());
@@ -347,7 +424,10 @@ LogicalResult writeQuantizedMatMul(GraphWriter &g,
                              matmul.getRhsScale(), matmul.getBias(),
                              matmul.getOutputScale(), channels,
                              matmul.getClipMinAttr(), matmul.getClipMaxAttr(),
-                             matmul.getActivationAttr())))
+                             matmul.getActivationAttr())) ||
+      failed(setPlainZeroPoints(g, out, matmul.getLhs(),
+                                matmul.getLhsZeroPoint(),
+                                matmul.getOutputZeroPoint())))
     return failure();
   out.outputs = {g.newTensor(matmul.getResult())};
   return success();

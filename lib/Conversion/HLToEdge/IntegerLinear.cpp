@@ -1,6 +1,8 @@
 //===- IntegerLinear.cpp - integer and quantized conv/matmul to edge ------===//
 //
-// MatMulInteger / ConvInteger widen both operands to i32, subtract the zero
+// MatMulInteger / ConvInteger of the forms the quantized ops do not take
+// (ScaledIntegerLinear.cpp: a per-row input zero point, a 1-D or 3-D
+// convolution) widen both operands to i32, subtract the zero
 // points and run edge.matmul / edge.conv2d on i32, which accumulate exactly
 // in int32 as ONNX specifies (an f32 path would be exact only while partial
 // sums stay below 2^24). QLinearMatMul / QLinearConv are the QDQ reference

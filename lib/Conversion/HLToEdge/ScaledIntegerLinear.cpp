@@ -18,6 +18,8 @@
 // convolutions a lone ConvInteger becomes (IntegerLinear.cpp). The patterns
 // are rooted at the integer op and take its single-use users; they build
 // the op where the last of them stood, where the run-time scale is defined.
+// A lone integer op (no such chain) is the quantized op with an i32 result,
+// the sums themselves (the Bare* patterns, tried after the chains).
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -202,7 +204,7 @@ Location fusedLoc(ConversionPatternRewriter &rewriter, const Epilogue &e) {
 struct ScaledConvIntegerLowering
     : public OpConversionPattern<hl::ConvIntegerOp> {
   ScaledConvIntegerLowering(TypeConverter &converter, MLIRContext *context)
-      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+      : OpConversionPattern(converter, context, /*benefit=*/3) {}
 
   LogicalResult
   matchAndRewrite(hl::ConvIntegerOp op, OpAdaptor adaptor,
@@ -256,7 +258,7 @@ struct ScaledConvIntegerLowering
 struct ScaledMatMulIntegerLowering
     : public OpConversionPattern<hl::MatMulIntegerOp> {
   ScaledMatMulIntegerLowering(TypeConverter &converter, MLIRContext *context)
-      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+      : OpConversionPattern(converter, context, /*benefit=*/3) {}
 
   LogicalResult
   matchAndRewrite(hl::MatMulIntegerOp op, OpAdaptor adaptor,
@@ -296,10 +298,153 @@ struct ScaledMatMulIntegerLowering
   }
 };
 
+/// The operands of an integer op's quantized form without an epilogue
+/// (an i32 result, the sums themselves): zero points as given (0 where
+/// absent), scales 1 of their shapes, bias 0.
+QuantOperands buildBareQuantOperands(ConversionPatternRewriter &rewriter,
+                                     Location loc, Value input,
+                                     Value inputZeroPoint, Value weight,
+                                     Value weightZeroPoint, int64_t channels) {
+  auto zeroOf = [&](Value of) {
+    return rewriter
+        .create<edge::ConstantOp>(
+            loc, DenseElementsAttr::get(
+                     RankedTensorType::get({}, storageOf(of.getType())),
+                     ArrayRef<APInt>(APInt(8, 0))))
+        .getResult();
+  };
+  auto f32 = rewriter.getF32Type();
+  auto ones = [&](Value like) {
+    return rewriter
+        .create<edge::ConstantOp>(
+            loc,
+            DenseElementsAttr::get(
+                RankedTensorType::get(
+                    cast<RankedTensorType>(like.getType()).getShape(), f32),
+                1.0f))
+        .getResult();
+  };
+  QuantOperands q;
+  q.inputZeroPoint = inputZeroPoint ? asScalar(rewriter, loc, inputZeroPoint)
+                                    : zeroOf(input);
+  q.inputScale = ones(q.inputZeroPoint);
+  q.weightZeroPoint =
+      !weightZeroPoint ? zeroOf(weight)
+      : isOneElement(weightZeroPoint)
+          ? asScalar(rewriter, loc, weightZeroPoint)
+          : reshapeTo(rewriter, loc, weightZeroPoint, {channels});
+  q.weightScale = ones(q.weightZeroPoint);
+  q.bias = rewriter.create<edge::ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({channels}, f32),
+                                  0.0f));
+  return q;
+}
+
+/// Whether zero point `zp` of a weight with `channels` output channels is
+/// absent, one value, or one per channel.
+bool isChannelZeroPoint(Value zp, int64_t channels) {
+  if (!zp || isOneElement(zp))
+    return true;
+  RankedTensorType type = getStaticType(zp);
+  return type && type.getRank() == 1 && type.getDimSize(0) == channels;
+}
+
+/// A lone ConvInteger (no epilogue to fuse): edge.quantized_conv2d with
+/// the i32 sums as its result, which the int8 kernels compute exactly
+/// (the portable int8 GEMMs; oneDNN's int8 convolution with a source zero
+/// point), where the input's zero point is one value and the weight's one
+/// value or one per output channel.
+struct BareConvIntegerLowering : public OpConversionPattern<hl::ConvIntegerOp> {
+  BareConvIntegerLowering(TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(hl::ConvIntegerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType accType = getStaticType(op.getOutput());
+    Value x = adaptor.getInput(), w = adaptor.getWeight();
+    RankedTensorType xType = getStaticType(x), wType = getStaticType(w);
+    if (!accType || !xType || !wType || accType.getRank() != 4 ||
+        wType.getRank() != 4 || xType.getRank() != 4 ||
+        !accType.getElementType().isSignlessInteger(32))
+      return rewriter.notifyMatchFailure(op, "needs a 2-d convolution");
+    int64_t channels = wType.getDimSize(0);
+    Value xZeroPoint = adaptor.getXZeroPoint();
+    if (!storageOf(xType) || !storageOf(wType) ||
+        (xZeroPoint && !isOneElement(xZeroPoint)) ||
+        !isChannelZeroPoint(adaptor.getWZeroPoint(), channels))
+      return rewriter.notifyMatchFailure(op, "needs 8-bit operands and "
+                                             "per-tensor/channel zero points");
+    FailureOr<Window> window = resolveWindow(
+        xType.getShape().drop_front(2), wType.getShape().drop_front(2),
+        op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
+    if (failed(window))
+      return rewriter.notifyMatchFailure(op, "unsupported convolution");
+    Window window2D = liftWindowTo2D(*window);
+    Location loc = op.getLoc();
+    QuantOperands q = buildBareQuantOperands(
+        rewriter, loc, x, xZeroPoint, w, adaptor.getWZeroPoint(), channels);
+    Value conv = rewriter.create<edge::QuantizedConv2DOp>(
+        loc, accType, x, q.inputScale, q.inputZeroPoint, w, q.weightScale,
+        q.weightZeroPoint, q.bias, /*output_scale=*/Value(),
+        /*output_zero_point=*/Value(), /*residual=*/Value(),
+        /*residual_scale=*/Value(), /*residual_zero_point=*/Value(),
+        rewriter.getDenseI64ArrayAttr(window2D.strides),
+        rewriter.getDenseI64ArrayAttr(window2D.dilations),
+        rewriter.getDenseI64ArrayAttr(window2D.pads),
+        rewriter.getI64IntegerAttr(op.getGroup()), /*clip_min=*/FloatAttr(),
+        /*clip_max=*/FloatAttr(), /*activation=*/StringAttr());
+    rewriter.replaceOp(op, conv);
+    return success();
+  }
+};
+
+/// A lone MatMulInteger: edge.quantized_matmul with the i32 sums as its
+/// result, for [B..., M, K] by [K, N] (or [B..., K, N] of the same batch),
+/// the input's zero point one value, the weight's one value or [N].
+struct BareMatMulIntegerLowering
+    : public OpConversionPattern<hl::MatMulIntegerOp> {
+  BareMatMulIntegerLowering(TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(hl::MatMulIntegerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType accType = getStaticType(op.getOutput());
+    Value a = adaptor.getA(), b = adaptor.getB();
+    RankedTensorType aType = getStaticType(a), bType = getStaticType(b);
+    if (!accType || !aType || !bType || aType.getRank() < 2 ||
+        accType.getRank() != aType.getRank() ||
+        !accType.getElementType().isSignlessInteger(32) ||
+        (bType.getRank() != 2 &&
+         (bType.getRank() != aType.getRank() ||
+          aType.getShape().drop_back(2) != bType.getShape().drop_back(2))))
+      return rewriter.notifyMatchFailure(op, "needs [..., M, K] x [K, N]");
+    int64_t channels = bType.getShape().back();
+    Value aZeroPoint = adaptor.getAZeroPoint();
+    if (!storageOf(aType) || !storageOf(bType) ||
+        (aZeroPoint && !isOneElement(aZeroPoint)) ||
+        !isChannelZeroPoint(adaptor.getBZeroPoint(), channels))
+      return rewriter.notifyMatchFailure(op, "needs 8-bit operands and "
+                                             "per-tensor/column zero points");
+    Location loc = op.getLoc();
+    QuantOperands q = buildBareQuantOperands(
+        rewriter, loc, a, aZeroPoint, b, adaptor.getBZeroPoint(), channels);
+    Value matmul = rewriter.create<edge::QuantizedMatMulOp>(
+        loc, accType, a, q.inputScale, q.inputZeroPoint, b, q.weightScale,
+        q.weightZeroPoint, q.bias, /*output_scale=*/Value(),
+        /*output_zero_point=*/Value(), /*clip_min=*/FloatAttr(),
+        /*clip_max=*/FloatAttr(), /*activation=*/StringAttr());
+    rewriter.replaceOp(op, matmul);
+    return success();
+  }
+};
+
 } // namespace
 
 void hl_to_edge::populateScaledIntegerLinearPatterns(
     TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ScaledConvIntegerLowering, ScaledMatMulIntegerLowering>(
+  patterns.add<ScaledConvIntegerLowering, ScaledMatMulIntegerLowering,
+               BareConvIntegerLowering, BareMatMulIntegerLowering>(
       converter, patterns.getContext());
 }

@@ -4,7 +4,7 @@
 // u8), products accumulated exactly in int32, then the float epilogue
 // (per-channel scale, f32 bias, residual, clamp, activation function) and,
 // for an 8-bit result, the requantization of QuantizeLinear (f32 division,
-// round half to even, saturation).
+// round half to even, saturation); an i32 result is the sums themselves.
 //
 // The convolution is im2col + GEMM per (batch, group), direct for
 // depthwise; the GEMM is picked at run time (Int8Gemm.h):
@@ -223,6 +223,12 @@ struct Epilogue {
   void storeRun(const TensorView &out, int64_t index, int64_t stride, int64_t c,
                 const int32_t *acc, int64_t count, float *real,
                 int16_t *widened) const {
+    if (out.dtype == DType::I32) {
+      int32_t *dst = out.as<int32_t>() + index;
+      for (int64_t i = 0; i < count; ++i)
+        dst[i * stride] = acc[i];
+      return;
+    }
     applyEpilogue(acc, count, multiplier[c], bias[c], real);
     if (residual) {
       widen(*residual, index, stride, count, residualZeroPoint, widened);
@@ -294,9 +300,11 @@ Result<Epilogue> readEpilogue(const KernelIO &ctx, const EpilogueParams &params,
                      std::to_string(channels) + "]");
   Epilogue e;
   e.requantize = isEightBit(out.dtype);
-  if (!e.requantize && out.dtype != DType::F32)
+  if (!e.requantize && out.dtype != DType::F32 && out.dtype != DType::I32)
     return Error(ErrorCode::InvalidArgument,
-                 "writes f32, i8 or u8, got " + out.typeString());
+                 "writes f32, i8, u8 or i32, got " + out.typeString());
+  if (out.dtype == DType::I32)
+    allowResidual = false;
   size_t next = 7;
   if (e.requantize) {
     if (ctx.ins.size() < 9)

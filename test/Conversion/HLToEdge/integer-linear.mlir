@@ -1,7 +1,8 @@
 // RUN: strata-opt %s -split-input-file --convert-hl-to-edge | FileCheck %s
 
-// Tests that matmul_integer widens to i32, subtracts the zero points (a's
-// per row, b's per tensor) and multiplies on i32.
+// Tests that matmul_integer with a per-row zero point (which the quantized
+// ops do not take) widens to i32, subtracts the zero points (a's per row,
+// b's per tensor) and multiplies on i32.
 // CHECK-LABEL: func @matmul_integer
 func.func @matmul_integer(%a: tensor<4x3xui8>, %b: tensor<3x2xui8>, %za: tensor<4xui8>, %zb: tensor<ui8>) -> tensor<4x2xi32> {
   // CHECK: %[[A:.*]] = edge.cast %{{.*}} : (tensor<4x3xui8>) -> tensor<4x3xi32>
@@ -20,18 +21,31 @@ func.func @matmul_integer(%a: tensor<4x3xui8>, %b: tensor<3x2xui8>, %za: tensor<
 
 // -----
 
-// Tests that conv_integer subtracts the weight's per-channel zero point and
-// convolves on i32.
+// Tests that a lone 2-d conv_integer (input zero point one value, weight's
+// one per channel) is quantized_conv2d with the i32 sums as its result:
+// scales 1, bias 0, the input's zero point 0 where absent.
 // CHECK-LABEL: func @conv_integer
 func.func @conv_integer(%x: tensor<1x1x3x3xi8>, %w: tensor<2x1x2x2xi8>, %zw: tensor<2xi8>) -> tensor<1x2x2x2xi32> {
-  // CHECK: %[[X:.*]] = edge.cast %{{.*}} : (tensor<1x1x3x3xi8>) -> tensor<1x1x3x3xi32>
-  // CHECK: %[[W:.*]] = edge.cast %{{.*}} : (tensor<2x1x2x2xi8>) -> tensor<2x1x2x2xi32>
-  // CHECK: %[[Z:.*]] = edge.reshape %{{.*}} : (tensor<2xi32>) -> tensor<2x1x1x1xi32>
-  // CHECK: %[[WZ:.*]] = edge.sub %[[W]], %[[Z]]
-  // CHECK: edge.conv2d %[[X]], %[[WZ]] {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<2x1x2x2xi32>) -> tensor<1x2x2x2xi32>
+  // CHECK-DAG: %[[ZX:.*]] = edge.constant dense<0> : tensor<i8>
+  // CHECK-DAG: %[[SX:.*]] = edge.constant dense<1.000000e+00> : tensor<f32>
+  // CHECK-DAG: %[[SW:.*]] = edge.constant dense<1.000000e+00> : tensor<2xf32>
+  // CHECK-DAG: %[[B:.*]] = edge.constant dense<0.000000e+00> : tensor<2xf32>
+  // CHECK: edge.quantized_conv2d %{{.*}}(%[[SX]], %[[ZX]]), %{{.*}}(%[[SW]], %{{.*}}), bias %[[B]] {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : {{.*}} -> tensor<1x2x2x2xi32>
   // CHECK-NOT: hl.conv_integer
   %0 = hl.conv_integer %x, %w w_zero_point %zw : (tensor<1x1x3x3xi8>, tensor<2x1x2x2xi8>, tensor<2xi8>) -> tensor<1x2x2x2xi32>
   return %0 : tensor<1x2x2x2xi32>
+}
+
+// -----
+
+// Tests that a lone matmul_integer with a per-tensor input zero point is
+// quantized_matmul with the i32 sums as its result.
+// CHECK-LABEL: func @matmul_integer_sums
+func.func @matmul_integer_sums(%a: tensor<2x4x3xui8>, %b: tensor<3x2xi8>, %za: tensor<ui8>) -> tensor<2x4x2xi32> {
+  // CHECK: edge.quantized_matmul %{{.*}}(%{{.*}}, %{{.*}}), %{{.*}}(%{{.*}}, %{{.*}}), bias %{{.*}} : (tensor<2x4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<f32>, tensor<i8>, tensor<2xf32>) -> tensor<2x4x2xi32>
+  // CHECK-NOT: hl.matmul_integer
+  %0 = hl.matmul_integer %a, %b a_zero_point %za : (tensor<2x4x3xui8>, tensor<3x2xi8>, tensor<ui8>) -> tensor<2x4x2xi32>
+  return %0 : tensor<2x4x2xi32>
 }
 
 // -----

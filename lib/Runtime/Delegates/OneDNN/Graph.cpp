@@ -67,9 +67,10 @@ Error CompiledGraph::execute(const std::vector<TensorView> &ins,
                      " outputs, got " + std::to_string(ins.size()) + " and " +
                      std::to_string(outs.size()));
   auto runtimeType = [](memory::data_type t) {
-    return t == memory::data_type::s8   ? DType::I8
-           : t == memory::data_type::u8 ? DType::U8
-                                        : DType::F32;
+    return t == memory::data_type::s8    ? DType::I8
+           : t == memory::data_type::u8  ? DType::U8
+           : t == memory::data_type::s32 ? DType::I32
+                                         : DType::F32;
   };
   // The graph's tensors have rank 1 at least: a scalar input is its [1].
   auto sameShape = [](const TensorView &in,

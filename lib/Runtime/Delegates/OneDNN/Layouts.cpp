@@ -137,6 +137,8 @@ memory::data_type dataTypeOf(fbs::DataType type) {
     return memory::data_type::s8;
   case fbs::DataType::U8:
     return memory::data_type::u8;
+  case fbs::DataType::S32:
+    return memory::data_type::s32;
   default:
     return memory::data_type::f32;
   }

@@ -222,7 +222,9 @@ std::string describeGraph(ByteSpan processed) {
         op.outputs()->Get(0) < tensorCount) {
       fbs::DataType type = graph.tensors()->Get(op.outputs()->Get(0))->dtype();
       if (type != fbs::DataType::F32)
-        s += std::string(" -> ") + (type == fbs::DataType::S8 ? "s8" : "u8");
+        s += std::string(" -> ") + (type == fbs::DataType::S8    ? "s8"
+                                    : type == fbs::DataType::S32 ? "s32"
+                                                                 : "u8");
     }
     if (op.node_names() && op.node_names()->size()) {
       s += "  [";
