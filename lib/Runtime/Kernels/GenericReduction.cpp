@@ -6,11 +6,12 @@
 // 0, 1, -inf (lowest) for max, +inf (highest) for min.
 //
 // Every reduction visits each result's elements in index order, so float
-// sums and products round as a sequential loop would (which NaN a sum of
-// two keeps is left to the compiler's operand order). f32 max and min, the
-// bulk of DynamicQuantizeLinear, run in vector lanes and then restore the
-// sequential loop's choices exactly: the last NaN of a run propagates and,
-// among equal values, the first wins (+0 or -0, whichever comes first).
+// products round as a sequential loop would; f32 sums over a contiguous run
+// add in 16 double lanes (the order shows only in the double's last bits). f32
+// max and min, the bulk of DynamicQuantizeLinear, run in vector lanes and then
+// restore the sequential loop's choices exactly: the last NaN of a run
+// propagates and, among equal values, the first wins (+0 or -0, whichever comes
+// first).
 //
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace strata::runtime::kernels {
 
@@ -118,10 +120,31 @@ double minMaxRun(double acc, const float *x, int64_t n) {
   return result;
 }
 
-/// combine<Kind> of `acc` with x[0, n) in index order.
+/// The sum of f32 x[0, n) in double, over 16 independent lanes so that the
+/// loop vectorises (a sequential double sum waits on each add's latency).
+STRATA_GEMM_CLONES static double laneSum(const float *x, int64_t n) {
+  constexpr int64_t kLanes = 16;
+  double lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l)
+      lanes[l] += static_cast<double>(x[i + l]);
+  for (int64_t l = 0; i + l < n; ++l)
+    lanes[l] += static_cast<double>(x[i + l]);
+  double sum = 0;
+  for (int64_t l = 0; l < kLanes; ++l)
+    sum += lanes[l];
+  return sum;
+}
+
+/// combine<Kind> of `acc` with x[0, n) in index order (f32 sums from 32
+/// elements on: in lanes, whose order only shows in the double's last bits).
 template <ReduceKind Kind, typename T>
 AccumulatorOf<T> reduceRun(AccumulatorOf<T> acc, const T *x, int64_t n) {
   using Acc = AccumulatorOf<T>;
+  if constexpr (Kind == ReduceKind::Sum && std::is_same_v<T, float>)
+    if (n >= 32)
+      return acc + laneSum(x, n);
   // f32 max/min runs take the lanes from 8 elements on (measured: below
   // that, the plain loop is cheaper).
   if constexpr ((Kind == ReduceKind::Max || Kind == ReduceKind::Min) &&
@@ -223,6 +246,36 @@ template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
   return Error::success();
 }
 
+/// arg_max (`Greater`) or arg_min of `dim` rows of `inner` values: y[i] is
+/// the row of the best x[j * inner + i] (the first, or with `last` the last,
+/// of equal ones; a NaN never replaces nor is replaced, as a column walk's
+/// comparisons go). `best` is scratch of `inner` values.
+template <bool Greater, typename T>
+void argRows(const T *x, int64_t *y, int64_t dim, int64_t inner, bool last,
+             T *best) {
+  for (int64_t i = 0; i < inner; ++i) {
+    best[i] = x[i];
+    y[i] = 0;
+  }
+  for (int64_t j = 1; j < dim; ++j) {
+    const T *row = x + j * inner;
+    if (last)
+      for (int64_t i = 0; i < inner; ++i) {
+        T v = row[i], b = best[i];
+        bool better = Greater ? v >= b : v <= b;
+        best[i] = better ? v : b;
+        y[i] = better ? j : y[i];
+      }
+    else
+      for (int64_t i = 0; i < inner; ++i) {
+        T v = row[i], b = best[i];
+        bool better = Greater ? v > b : v < b;
+        best[i] = better ? v : b;
+        y[i] = better ? j : y[i];
+      }
+  }
+}
+
 /// arg_max (`Greater`) or arg_min along `axis`.
 template <bool Greater> Error argReduce(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
@@ -248,6 +301,15 @@ template <bool Greater> Error argReduce(KernelContext &ctx) {
   dispatchNumeric(in.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *x = in.as<T>();
+    if (inner > 1) {
+      // Rows of `inner` at once: a running best value and index per
+      // column, with the same comparisons as the column walk below.
+      std::vector<T> bestValue(static_cast<size_t>(inner));
+      for (int64_t o = 0; o < outer; ++o)
+        argRows<Greater>(x + o * dim * inner, y + o * inner, dim, inner, last,
+                         bestValue.data());
+      return;
+    }
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         const T *run = x + o * dim * inner + i;

@@ -200,6 +200,11 @@ float reduceMinF32(const float *x, int64_t n);
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc);
 
+/// The same product with a register-tiled kernel (TiledGemm.cpp): faster
+/// where M is several tiles of 6 and N long (deform_conv2d's columns).
+void tiledGemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+               const float *b, int64_t ldb, float *c, int64_t ldc);
+
 // Typed kernels (Kernel.h), their parameters decoded once at load: the
 // convolutions, pooling and the matrix products.
 KernelEntry matmulKernel();
