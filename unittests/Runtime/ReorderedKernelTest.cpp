@@ -1,6 +1,7 @@
 //===- ReorderedKernelTest.cpp - fast paths against plain definitions ----===//
 //
-// reduce_sum (lanes), arg_max / arg_min (row at a time), transpose (block
+// reduce_sum (lanes), reduce_max / reduce_min (rows of lanes), arg_max /
+// arg_min (row at a time), scatter_elements (typed stores), transpose (block
 // copies), deform_conv2d (a sampling plan and a tiled GEMM) and grid_sample
 // (bilinear taps once per point) reorganise their loops for speed; each is
 // checked here against the operation's definition written out in the most
@@ -11,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -106,6 +109,56 @@ TEST(ReorderedKernelTest, ReduceSumMatchesFloat64OverEveryAxisSet) {
   }
 }
 
+TEST(ReorderedKernelTest, ReduceMaxMinMatchTheSequentialLoopBitForBit) {
+  // Rows short (20) and long (130), with NaNs, signed zeros and ties:
+  // the sequential loop keeps the last NaN, else the first of equal
+  // values (+0 or -0, whichever comes first).
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::vector<int64_t> &shape :
+       {std::vector<int64_t>{5, 7, 20}, std::vector<int64_t>{4, 3, 130}}) {
+    std::mt19937 rng(5);
+    std::vector<float> x(numel(shape));
+    for (float &v : x) {
+      uint32_t r = rng() % 16;
+      v = r == 0 ? 0.0f : r == 1 ? -0.0f : static_cast<float>(int(r) - 9);
+    }
+    x[3] = nan;             // Row 0.
+    x[shape[2] + 5] = -nan; // Row 1: two NaNs, the last kept.
+    x[shape[2] + 9] = nan;
+    for (size_t i = 2 * shape[2]; i < 3 * size_t(shape[2]); ++i)
+      x[i] = i % 2 ? 0.0f : -0.0f; // Row 2: only zeros.
+    for (bool isMax : {true, false})
+      for (const std::vector<int64_t> &axes :
+           {std::vector<int64_t>{-1}, {1, 2}, {0}, {1}}) {
+        std::vector<bool> reduced(3, false);
+        for (int64_t a : axes)
+          reduced[(a + 3) % 3] = true;
+        std::vector<int64_t> keptShape;
+        for (size_t d = 0; d < 3; ++d)
+          keptShape.push_back(reduced[d] ? 1 : shape[d]);
+        std::vector<float> want(numel(keptShape), isMax ? -INFINITY : INFINITY);
+        std::vector<int64_t> ks = rowMajorStrides(keptShape);
+        for (int64_t i = 0; i < numel(shape); ++i) {
+          std::vector<int64_t> idx = unflatten(i, shape);
+          int64_t o = 0;
+          for (size_t d = 0; d < 3; ++d)
+            o += (reduced[d] ? 0 : idx[d]) * ks[d];
+          float v = x[i], &acc = want[o];
+          acc = (isMax ? v > acc : v < acc) || v != v ? v : acc;
+        }
+        std::vector<OwnedTensor> in = {f32Tensor(shape, x)};
+        Result<OwnedTensor> out =
+            runKernel(isMax ? "reduce_max" : "reduce_min", in, DType::F32,
+                      keptShape, {intsParam("axes", axes)});
+        ASSERT_TRUE(out.ok()) << out.error().message();
+        std::vector<float> got = values(*out);
+        ASSERT_EQ(got.size(), want.size());
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), 4 * got.size()), 0)
+            << "max " << isMax << " axes " << axes[0] << " row " << shape[2];
+      }
+  }
+}
+
 /// arg_max (greater) / arg_min of `x` along `axis` by its definition: the
 /// first extreme (or the last, `last`).
 std::vector<int64_t> argReference(const std::vector<float> &x,
@@ -197,6 +250,56 @@ TEST(ReorderedKernelTest, TransposeMatchesTheIndexMapping) {
     checkTranspose<int64_t>(DType::I64, {4, 3, 18, 5}, perm);
   } while (std::next_permutation(perm.begin(), perm.end()));
   checkTranspose<float>(DType::F32, {1, 1, 1}, {2, 0, 1});
+}
+
+TEST(ReorderedKernelTest, ScatterElementsMatchesTheDefinition) {
+  // Every axis of [3, 4, 5] updated through [2, 3, 4] indices (distinct
+  // along the axis, some negative), i64 and i32 indices, f32 and i64 data.
+  std::vector<int64_t> shape = {3, 4, 5}, ishape = {2, 3, 4};
+  std::vector<int64_t> st = rowMajorStrides(shape);
+  for (int64_t axis = 0; axis < 3; ++axis)
+    for (bool wideIndex : {true, false}) {
+      std::vector<int64_t> idx(numel(ishape));
+      std::vector<float> upd(idx.size());
+      std::vector<float> data = randomFloats(numel(shape), 31);
+      std::vector<float> want = data;
+      for (int64_t i = 0; i < numel(ishape); ++i) {
+        std::vector<int64_t> pos = unflatten(i, ishape);
+        int64_t at = (pos[axis] * 2 + pos[(axis + 1) % 3]) % shape[axis];
+        idx[i] = i % 3 == 0 ? at - shape[axis] : at;
+        upd[i] = 100.0f + static_cast<float>(i);
+        pos[axis] = at;
+        want[pos[0] * st[0] + pos[1] * st[1] + pos[2] * st[2]] = upd[i];
+      }
+      std::vector<int32_t> idx32(idx.begin(), idx.end());
+      std::vector<OwnedTensor> in = {
+          f32Tensor(shape, data),
+          wideIndex ? tensorOf<int64_t>(DType::I64, ishape, idx)
+                    : tensorOf<int32_t>(DType::I32, ishape, idx32),
+          f32Tensor(ishape, upd)};
+      Result<OwnedTensor> out = runKernel("scatter_elements", in, DType::F32,
+                                          shape, {intParam("axis", axis)});
+      ASSERT_TRUE(out.ok()) << out.error().message();
+      EXPECT_EQ(values(*out), want) << "axis " << axis;
+      // The same on i64 data (8-byte elements).
+      std::vector<int64_t> data64(data.size()), upd64(upd.size()),
+          want64(want.size());
+      for (size_t i = 0; i < data.size(); ++i) {
+        data64[i] = static_cast<int64_t>(data[i] * 1000);
+        want64[i] = static_cast<int64_t>(want[i] * 1000);
+      }
+      for (size_t i = 0; i < upd.size(); ++i)
+        upd64[i] = static_cast<int64_t>(upd[i] * 1000);
+      std::vector<OwnedTensor> in64 = {
+          tensorOf<int64_t>(DType::I64, shape, data64),
+          tensorOf<int64_t>(DType::I64, ishape, idx),
+          tensorOf<int64_t>(DType::I64, ishape, upd64)};
+      Result<OwnedTensor> out64 =
+          runKernel("scatter_elements", in64, DType::I64, shape,
+                    {intParam("axis", axis)});
+      ASSERT_TRUE(out64.ok()) << out64.error().message();
+      EXPECT_EQ(valuesOf<int64_t>(*out64), want64) << "axis " << axis;
+    }
 }
 
 /// ONNX DeformConv by its definition, in float64.

@@ -10,7 +10,9 @@
 #include "KernelUtils.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace strata::runtime::kernels {
@@ -25,7 +27,7 @@ namespace {
 /// the mask) on the ring's first zero. The same for every channel of the
 /// group, so found once and then gathered per channel.
 struct SamplePlan {
-  std::vector<int64_t> index[4];
+  std::vector<int32_t> index[4];
   std::vector<float> weight[4];
 
   void resize(size_t n) {
@@ -47,7 +49,8 @@ struct SamplePlan {
     float fy = std::floor(y), fx = std::floor(x);
     int64_t y0 = static_cast<int64_t>(fy) + 1,
             x0 = static_cast<int64_t>(fx) + 1;
-    int64_t pw = w + 2, base = y0 * pw + x0;
+    auto pw = static_cast<int32_t>(w + 2),
+         base = static_cast<int32_t>(y0 * pw + x0);
     float ly = y - fy, lx = x - fx, hy = 1.0f - ly, hx = 1.0f - lx;
     index[0][at] = base;
     index[1][at] = base + 1;
@@ -64,7 +67,7 @@ struct SamplePlan {
 STRATA_GEMM_CLONES void gatherSamples(const SamplePlan &plan, size_t from,
                                       int64_t n, const float *padded,
                                       float *col) {
-  const int64_t *i0 = plan.index[0].data() + from,
+  const int32_t *i0 = plan.index[0].data() + from,
                 *i1 = plan.index[1].data() + from,
                 *i2 = plan.index[2].data() + from,
                 *i3 = plan.index[3].data() + from;
@@ -125,6 +128,11 @@ Result<DeformConvState> prepareDeformConv(const KernelContext &ctx) {
                     biasView.typeString() + " or offset " +
                     offsetView.typeString() + " do not match input " +
                     in.typeString() + " and weight " + weight.typeString());
+  // The sampling plan's 32-bit indices into a padded input plane.
+  if (static_cast<double>(st.h + 2) * static_cast<double>(st.w + 2) >
+      static_cast<double>(INT32_MAX))
+    return ctx.fail("an input plane of " + in.typeString() +
+                    " is over 2^31 elements");
   // The sampled columns: (C * KH * KW) x (oH * oW) floats per image.
   double columnFloats = static_cast<double>(c) * static_cast<double>(taps) *
                         static_cast<double>(oh * ow);

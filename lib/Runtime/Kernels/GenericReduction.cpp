@@ -18,7 +18,9 @@
 #include "KernelUtils.h"
 
 #include <algorithm>
+#include <climits>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -62,24 +64,23 @@ template <ReduceKind Kind, typename Acc> Acc combine(Acc acc, Acc value) {
 }
 
 /// Max (or min) of x[0, n), skipping NaNs and telling whether it saw one
-/// (-inf, or +inf, when there is nothing else). 32 independent lanes, so
-/// that GCC vectorises the loop; the order the lanes combine in only shows
-/// for signed zeros, which the caller settles.
-template <bool Max>
-STRATA_GEMM_CLONES static float laneMinMax(const float *x, int64_t n,
-                                           bool &sawNan) {
-  constexpr int64_t kLanes = 32;
+/// (-inf, or +inf, when there is nothing else). `Lanes` independent lanes,
+/// so that GCC vectorises the loop; the order the lanes combine in only
+/// shows for signed zeros, which the caller settles.
+template <bool Max, int64_t Lanes>
+[[gnu::always_inline]] inline float laneMinMaxBody(const float *x, int64_t n,
+                                                   bool &sawNan) {
   const float init = Max ? -std::numeric_limits<float>::infinity()
                          : std::numeric_limits<float>::infinity();
-  float lanes[kLanes];
-  int32_t nanSeen[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) {
+  float lanes[Lanes];
+  int32_t nanSeen[Lanes];
+  for (int64_t l = 0; l < Lanes; ++l) {
     lanes[l] = init;
     nanSeen[l] = 0;
   }
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) {
+  for (; i + Lanes <= n; i += Lanes)
+    for (int64_t l = 0; l < Lanes; ++l) {
       float v = x[i + l];
       lanes[l] = (Max ? v > lanes[l] : v < lanes[l]) ? v : lanes[l];
       nanSeen[l] |= v != v;
@@ -91,7 +92,7 @@ STRATA_GEMM_CLONES static float laneMinMax(const float *x, int64_t n,
   }
   float best = init;
   int32_t anyNan = 0;
-  for (int64_t l = 0; l < kLanes; ++l) {
+  for (int64_t l = 0; l < Lanes; ++l) {
     best = (Max ? lanes[l] > best : lanes[l] < best) ? lanes[l] : best;
     anyNan |= nanSeen[l];
   }
@@ -99,15 +100,31 @@ STRATA_GEMM_CLONES static float laneMinMax(const float *x, int64_t n,
   return best;
 }
 
-/// combine<Kind> (Max or Min) of `acc` with f32 x[0, n) in index order, from
-/// the lanes. The sequential combine ends on the run's last NaN if it has
-/// one, else keeps a NaN `acc`, else takes the extreme, the first met of
-/// equal values (`acc` before the run): only +0 and -0 are equal with
-/// different bits.
+/// laneMinMaxBody over one long run, in 32 lanes.
+template <bool Max>
+STRATA_GEMM_CLONES static float laneMinMax(const float *x, int64_t n,
+                                           bool &sawNan) {
+  return laneMinMaxBody<Max, 32>(x, n, sawNan);
+}
+
+/// laneMinMaxBody of each of `rows` runs of `n` (short rows: 16 lanes, and
+/// one call for all of them).
+template <bool Max>
+STRATA_GEMM_CLONES static void laneMinMaxRows(const float *x, int64_t rows,
+                                              int64_t n, float *best,
+                                              bool *sawNan) {
+  for (int64_t r = 0; r < rows; ++r)
+    best[r] = laneMinMaxBody<Max, 16>(x + r * n, n, sawNan[r]);
+}
+
+/// combine<Kind> (Max or Min) of `acc` with f32 x[0, n) in index order,
+/// from the lanes' `best` and `sawNan`. The sequential combine ends on the
+/// run's last NaN if it has one, else keeps a NaN `acc`, else takes the
+/// extreme, the first met of equal values (`acc` before the run): only +0
+/// and -0 are equal with different bits.
 template <ReduceKind Kind>
-double minMaxRun(double acc, const float *x, int64_t n) {
-  bool sawNan;
-  float best = laneMinMax<Kind == ReduceKind::Max>(x, n, sawNan);
+double settleMinMax(double acc, const float *x, int64_t n, float best,
+                    bool sawNan) {
   if (sawNan)
     for (int64_t i = n; i-- > 0;)
       if (x[i] != x[i])
@@ -118,6 +135,13 @@ double minMaxRun(double acc, const float *x, int64_t n) {
       if (x[i] == 0)
         return x[i];
   return result;
+}
+
+template <ReduceKind Kind>
+double minMaxRun(double acc, const float *x, int64_t n) {
+  bool sawNan;
+  float best = laneMinMax<Kind == ReduceKind::Max>(x, n, sawNan);
+  return settleMinMax<Kind>(acc, x, n, best, sawNan);
 }
 
 /// The sum of f32 x[0, n) in double, over 16 independent lanes so that the
@@ -222,11 +246,32 @@ template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
     std::vector<Acc> acc(out.numel(), identity<Kind, T>());
     const T *x = in.as<T>();
     std::vector<int64_t> index(dims - 1, 0);
+    // f32 max/min over many short rows: every row's lanes in one call.
+    constexpr bool kMinMaxF32 =
+        (Kind == ReduceKind::Max || Kind == ReduceKind::Min) &&
+        std::is_same_v<T, float>;
+    std::vector<float> rowBest;
+    std::unique_ptr<bool[]> rowNan;
+    if constexpr (kMinMaxF32)
+      if (rowReduced && row >= 8 && row <= 4096) {
+        int64_t rows = in.numel() / row;
+        rowBest.resize(rows);
+        rowNan = std::make_unique<bool[]>(rows);
+        laneMinMaxRows<Kind == ReduceKind::Max>(x, rows, row, rowBest.data(),
+                                                rowNan.get());
+      }
     int64_t o = 0; // The result of the row's first element.
     for (int64_t i = 0, n = in.numel(); i < n; i += row) {
-      if (rowReduced)
+      bool settled = false;
+      if constexpr (kMinMaxF32)
+        if (!rowBest.empty()) {
+          acc[o] = settleMinMax<Kind>(acc[o], x + i, row, rowBest[i / row],
+                                      rowNan[i / row]);
+          settled = true;
+        }
+      if (!settled && rowReduced)
         acc[o] = reduceRun<Kind, T>(acc[o], x + i, row);
-      else
+      else if (!settled)
         for (int64_t j = 0; j < row; ++j)
           acc[o + j] =
               combine<Kind, Acc>(acc[o + j], static_cast<Acc>(x[i + j]));
@@ -246,33 +291,64 @@ template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
   return Error::success();
 }
 
-/// arg_max (`Greater`) or arg_min of `dim` rows of `inner` values: y[i] is
-/// the row of the best x[j * inner + i] (the first, or with `last` the last,
-/// of equal ones; a NaN never replaces nor is replaced, as a column walk's
-/// comparisons go). `best` is scratch of `inner` values.
-template <bool Greater, typename T>
-void argRows(const T *x, int64_t *y, int64_t dim, int64_t inner, bool last,
-             T *best) {
-  for (int64_t i = 0; i < inner; ++i) {
+/// arg_max (`Greater`) or arg_min of `dim` rows of `width` values `inner`
+/// apart: y[i] is the row of the best x[j * inner + i] (the first, or with
+/// `Last` the last, of equal ones; a NaN never replaces nor is replaced, as
+/// a column walk's comparisons go). A running best value and row per
+/// column in local arrays (width <= 256), so that the loop vectorises.
+template <bool Greater, bool Last, typename T>
+[[gnu::always_inline]] inline void
+argColumns(const T *x, int64_t *y, int64_t dim, int64_t inner, int64_t width) {
+  constexpr int64_t kWidth = 256;
+  T best[kWidth];
+  int32_t row[kWidth];
+  for (int64_t i = 0; i < width; ++i) {
     best[i] = x[i];
-    y[i] = 0;
+    row[i] = 0;
   }
   for (int64_t j = 1; j < dim; ++j) {
-    const T *row = x + j * inner;
+    const T *xj = x + j * inner;
+    auto jj = static_cast<int32_t>(j);
+    for (int64_t i = 0; i < width; ++i) {
+      T v = xj[i], b = best[i];
+      bool better = Greater ? (Last ? v >= b : v > b) : (Last ? v <= b : v < b);
+      best[i] = better ? v : b;
+      row[i] = better ? jj : row[i];
+    }
+  }
+  for (int64_t i = 0; i < width; ++i)
+    y[i] = row[i];
+}
+
+/// argColumns over `outer` blocks of `dim` rows of `inner`, 256 columns at
+/// a time; compiled per target for f32.
+template <bool Greater, bool Last, typename T>
+void argRowsBody(const T *x, int64_t *y, int64_t outer, int64_t dim,
+                 int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; i += 256)
+      argColumns<Greater, Last>(x + o * dim * inner + i, y + o * inner + i, dim,
+                                inner, std::min<int64_t>(256, inner - i));
+}
+
+template <bool Greater, bool Last>
+STRATA_GEMM_CLONES void argRowsF32(const float *x, int64_t *y, int64_t outer,
+                                   int64_t dim, int64_t inner) {
+  argRowsBody<Greater, Last>(x, y, outer, dim, inner);
+}
+
+template <bool Greater, typename T>
+void argRows(const T *x, int64_t *y, int64_t outer, int64_t dim, int64_t inner,
+             bool last) {
+  if constexpr (std::is_same_v<T, float>) {
     if (last)
-      for (int64_t i = 0; i < inner; ++i) {
-        T v = row[i], b = best[i];
-        bool better = Greater ? v >= b : v <= b;
-        best[i] = better ? v : b;
-        y[i] = better ? j : y[i];
-      }
+      argRowsF32<Greater, true>(x, y, outer, dim, inner);
     else
-      for (int64_t i = 0; i < inner; ++i) {
-        T v = row[i], b = best[i];
-        bool better = Greater ? v > b : v < b;
-        best[i] = better ? v : b;
-        y[i] = better ? j : y[i];
-      }
+      argRowsF32<Greater, false>(x, y, outer, dim, inner);
+  } else if (last) {
+    argRowsBody<Greater, true>(x, y, outer, dim, inner);
+  } else {
+    argRowsBody<Greater, false>(x, y, outer, dim, inner);
   }
 }
 
@@ -301,13 +377,10 @@ template <bool Greater> Error argReduce(KernelContext &ctx) {
   dispatchNumeric(in.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *x = in.as<T>();
-    if (inner > 1) {
-      // Rows of `inner` at once: a running best value and index per
-      // column, with the same comparisons as the column walk below.
-      std::vector<T> bestValue(static_cast<size_t>(inner));
-      for (int64_t o = 0; o < outer; ++o)
-        argRows<Greater>(x + o * dim * inner, y + o * inner, dim, inner, last,
-                         bestValue.data());
+    if (inner > 1 && dim <= INT32_MAX) {
+      // Rows of columns at once, with the same comparisons as the column
+      // walk below.
+      argRows<Greater>(x, y, outer, dim, inner, last);
       return;
     }
     for (int64_t o = 0; o < outer; ++o)

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
 namespace strata::runtime::kernels {
 
@@ -250,20 +249,24 @@ Error gridSampleKernel(KernelContext &ctx) {
   const float *src = in.as<const float>(), *g = grid.as<const float>();
   float *dst = out.as<float>();
   if (mode == Mode::Bilinear) {
-    // The taps and weights once per grid point, then every channel.
-    std::vector<BilinearTaps> taps(static_cast<size_t>(points));
-    for (int64_t b = 0; b < n; ++b) {
-      const float *coords = g + b * points * 2;
-      for (int64_t i = 0; i < points; ++i)
-        taps[i] = bilinearTaps(plane, denormalize(coords[2 * i], w),
-                               denormalize(coords[2 * i + 1], h));
-      for (int64_t ch = 0; ch < c; ++ch) {
-        const float *data = src + (b * c + ch) * h * w;
-        float *row = dst + (b * c + ch) * points;
-        for (int64_t i = 0; i < points; ++i)
-          row[i] = taps[i].sample(data);
+    // The taps and weights of a chunk of grid points (kept in L1), then
+    // every channel's samples of that chunk.
+    constexpr int64_t kChunk = 256;
+    BilinearTaps taps[kChunk];
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t p0 = 0; p0 < points; p0 += kChunk) {
+        int64_t count = std::min(kChunk, points - p0);
+        const float *coords = g + (b * points + p0) * 2;
+        for (int64_t i = 0; i < count; ++i)
+          taps[i] = bilinearTaps(plane, denormalize(coords[2 * i], w),
+                                 denormalize(coords[2 * i + 1], h));
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const float *data = src + (b * c + ch) * h * w;
+          float *row = dst + (b * c + ch) * points + p0;
+          for (int64_t i = 0; i < count; ++i)
+            row[i] = taps[i].sample(data);
+        }
       }
-    }
     return Error::success();
   }
   for (int64_t b = 0; b < n; ++b)
