@@ -110,12 +110,14 @@ TEST(ReorderedKernelTest, ReduceSumMatchesFloat64OverEveryAxisSet) {
 }
 
 TEST(ReorderedKernelTest, ReduceMaxMinMatchTheSequentialLoopBitForBit) {
-  // Rows short (20) and long (130), with NaNs, signed zeros and ties:
+  // Rows short (20), long (130) and over 4096 (axes {1, 2} of the last
+  // shape), with NaNs, signed zeros and ties:
   // the sequential loop keeps the last NaN, else the first of equal
   // values (+0 or -0, whichever comes first).
   float nan = std::numeric_limits<float>::quiet_NaN();
   for (const std::vector<int64_t> &shape :
-       {std::vector<int64_t>{5, 7, 20}, std::vector<int64_t>{4, 3, 130}}) {
+       {std::vector<int64_t>{5, 7, 20}, std::vector<int64_t>{4, 3, 130},
+        std::vector<int64_t>{3, 3, 1501}}) {
     std::mt19937 rng(5);
     std::vector<float> x(numel(shape));
     for (float &v : x) {
@@ -184,30 +186,41 @@ std::vector<int64_t> argReference(const std::vector<float> &x,
 }
 
 TEST(ReorderedKernelTest, ArgMaxAndArgMinMatchTheDefinitionWithTies) {
-  std::vector<int64_t> shape = {3, 6, 5, 4};
-  std::mt19937 rng(3);
-  std::vector<float> x(numel(shape));
-  for (float &v : x)
-    v = static_cast<float>(rng() % 4); // Many ties.
-  for (size_t axis = 0; axis < 4; ++axis)
-    for (bool greater : {true, false})
-      for (bool last : {false, true})
-        for (bool keep : {true, false}) {
-          std::vector<int64_t> outShape;
-          for (size_t d = 0; d < 4; ++d)
-            if (d != axis || keep)
-              outShape.push_back(d == axis ? 1 : shape[d]);
-          std::vector<OwnedTensor> in = {f32Tensor(shape, x)};
-          Result<OwnedTensor> out = runKernel(
-              greater ? "arg_max" : "arg_min", in, DType::I64, outShape,
-              {intParam("axis", static_cast<int64_t>(axis)),
-               boolParam("keep_dims", keep),
-               boolParam("select_last_index", last)});
-          ASSERT_TRUE(out.ok()) << out.error().message();
-          EXPECT_EQ(valuesOf<int64_t>(*out),
-                    argReference(x, shape, axis, greater, last))
-              << "axis " << axis << " greater " << greater << " last " << last;
-        }
+  // Many ties, signed zeros and NaNs (one first in its run), over every
+  // axis; runs of 70 along the last axis of the second shape.
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::vector<int64_t> &shape :
+       {std::vector<int64_t>{3, 6, 5, 4}, std::vector<int64_t>{2, 3, 1, 70}}) {
+    std::mt19937 rng(3);
+    std::vector<float> x(numel(shape));
+    for (float &v : x) {
+      uint32_t r = rng() % 6;
+      v = r == 5 ? -0.0f : static_cast<float>(r);
+    }
+    x[0] = nan;
+    x[7] = nan;
+    x[x.size() - 2] = nan;
+    for (size_t axis = 0; axis < 4; ++axis)
+      for (bool greater : {true, false})
+        for (bool last : {false, true})
+          for (bool keep : {true, false}) {
+            std::vector<int64_t> outShape;
+            for (size_t d = 0; d < 4; ++d)
+              if (d != axis || keep)
+                outShape.push_back(d == axis ? 1 : shape[d]);
+            std::vector<OwnedTensor> in = {f32Tensor(shape, x)};
+            Result<OwnedTensor> out = runKernel(
+                greater ? "arg_max" : "arg_min", in, DType::I64, outShape,
+                {intParam("axis", static_cast<int64_t>(axis)),
+                 boolParam("keep_dims", keep),
+                 boolParam("select_last_index", last)});
+            ASSERT_TRUE(out.ok()) << out.error().message();
+            EXPECT_EQ(valuesOf<int64_t>(*out),
+                      argReference(x, shape, axis, greater, last))
+                << "axis " << axis << " greater " << greater << " last " << last
+                << " extent " << shape[axis];
+          }
+  }
 }
 
 /// transpose of `shape` by `perm` for elements of type T, against the

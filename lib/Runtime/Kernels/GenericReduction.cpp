@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -63,40 +64,68 @@ template <ReduceKind Kind, typename Acc> Acc combine(Acc acc, Acc value) {
     return value < acc || value != value ? value : acc;
 }
 
+/// 16 f32 (an AVX-512 register, two AVX2 ones, four SSE ones) and the
+/// lane mask a comparison of two gives.
+typedef float F32x16 __attribute__((vector_size(64)));
+typedef int32_t I32x16 __attribute__((vector_size(64)));
+
+/// 16 f32 at any 4-byte aligned address, read as F32x16.
+typedef float F32x16Unaligned __attribute__((vector_size(64), aligned(4)));
+#define STRATA_LOAD16(p) (*reinterpret_cast<const F32x16Unaligned *>(p))
+
 /// Max (or min) of x[0, n), skipping NaNs and telling whether it saw one
-/// (-inf, or +inf, when there is nothing else). `Lanes` independent lanes,
-/// so that GCC vectorises the loop; the order the lanes combine in only
-/// shows for signed zeros, which the caller settles.
-template <bool Max, int64_t Lanes>
+/// (-inf, or +inf, when there is nothing else). 16 * `Vectors` independent
+/// lanes in vector registers (written with GCC's vector types: the plain
+/// loop's selects stay scalar), folded in halves, then the last n % (16 *
+/// `Vectors`); the order only shows for signed zeros, which the caller
+/// settles.
+template <bool Max, int Vectors>
 [[gnu::always_inline]] inline float laneMinMaxBody(const float *x, int64_t n,
                                                    bool &sawNan) {
+  constexpr int64_t kLanes = 16 * Vectors;
   const float init = Max ? -std::numeric_limits<float>::infinity()
                          : std::numeric_limits<float>::infinity();
-  float lanes[Lanes];
-  int32_t nanSeen[Lanes];
-  for (int64_t l = 0; l < Lanes; ++l) {
-    lanes[l] = init;
-    nanSeen[l] = 0;
+  F32x16 acc[Vectors];
+  I32x16 nan[Vectors];
+  for (int v = 0; v < Vectors; ++v) {
+    acc[v] = F32x16{} + init;
+    nan[v] = I32x16{};
   }
   int64_t i = 0;
-  for (; i + Lanes <= n; i += Lanes)
-    for (int64_t l = 0; l < Lanes; ++l) {
-      float v = x[i + l];
-      lanes[l] = (Max ? v > lanes[l] : v < lanes[l]) ? v : lanes[l];
-      nanSeen[l] |= v != v;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int v = 0; v < Vectors; ++v) {
+      F32x16 xv = STRATA_LOAD16(x + i + 16 * v);
+      I32x16 better = Max ? xv > acc[v] : xv < acc[v];
+      acc[v] = better ? xv : acc[v];
+      nan[v] |= xv != xv;
     }
-  for (int64_t l = 0; i + l < n; ++l) {
-    float v = x[i + l];
-    lanes[l] = (Max ? v > lanes[l] : v < lanes[l]) ? v : lanes[l];
-    nanSeen[l] |= v != v;
+  // The lanes hold no NaN, so they fold in any order: halves at a time.
+  for (int v = 1; v < Vectors; ++v) {
+    I32x16 better = Max ? acc[v] > acc[0] : acc[v] < acc[0];
+    acc[0] = better ? acc[v] : acc[0];
+    nan[0] |= nan[v];
   }
-  float best = init;
-  int32_t anyNan = 0;
-  for (int64_t l = 0; l < Lanes; ++l) {
-    best = (Max ? lanes[l] > best : lanes[l] < best) ? lanes[l] : best;
-    anyNan |= nanSeen[l];
+  F32x16 folded = acc[0];
+  I32x16 nanFolded = nan[0];
+  const I32x16 halves[4] = {
+      {8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7},
+      {4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3},
+      {2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1},
+      {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}};
+  for (const I32x16 &half : halves) {
+    F32x16 other = __builtin_shuffle(folded, half);
+    I32x16 better = Max ? other > folded : other < folded;
+    folded = better ? other : folded;
+    nanFolded |= __builtin_shuffle(nanFolded, half);
   }
-  sawNan = anyNan != 0;
+  float best = folded[0];
+  bool anyNan = nanFolded[0] != 0;
+  for (; i < n; ++i) {
+    float v = x[i];
+    best = (Max ? v > best : v < best) ? v : best;
+    anyNan |= v != v;
+  }
+  sawNan = anyNan;
   return best;
 }
 
@@ -104,7 +133,7 @@ template <bool Max, int64_t Lanes>
 template <bool Max>
 STRATA_GEMM_CLONES static float laneMinMax(const float *x, int64_t n,
                                            bool &sawNan) {
-  return laneMinMaxBody<Max, 32>(x, n, sawNan);
+  return laneMinMaxBody<Max, 2>(x, n, sawNan);
 }
 
 /// laneMinMaxBody of each of `rows` runs of `n` (short rows: 16 lanes, and
@@ -114,7 +143,7 @@ STRATA_GEMM_CLONES static void laneMinMaxRows(const float *x, int64_t rows,
                                               int64_t n, float *best,
                                               bool *sawNan) {
   for (int64_t r = 0; r < rows; ++r)
-    best[r] = laneMinMaxBody<Max, 16>(x + r * n, n, sawNan[r]);
+    best[r] = laneMinMaxBody<Max, 1>(x + r * n, n, sawNan[r]);
 }
 
 /// combine<Kind> (Max or Min) of `acc` with f32 x[0, n) in index order,
@@ -295,11 +324,11 @@ template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
 /// apart: y[i] is the row of the best x[j * inner + i] (the first, or with
 /// `Last` the last, of equal ones; a NaN never replaces nor is replaced, as
 /// a column walk's comparisons go). A running best value and row per
-/// column in local arrays (width <= 256), so that the loop vectorises.
+/// column in local arrays (width <= 128).
 template <bool Greater, bool Last, typename T>
 [[gnu::always_inline]] inline void
 argColumns(const T *x, int64_t *y, int64_t dim, int64_t inner, int64_t width) {
-  constexpr int64_t kWidth = 256;
+  constexpr int64_t kWidth = 128;
   T best[kWidth];
   int32_t row[kWidth];
   for (int64_t i = 0; i < width; ++i) {
@@ -320,15 +349,54 @@ argColumns(const T *x, int64_t *y, int64_t dim, int64_t inner, int64_t width) {
     y[i] = row[i];
 }
 
-/// argColumns over `outer` blocks of `dim` rows of `inner`, 256 columns at
-/// a time; compiled per target for f32.
+/// argColumns on f32 in vector registers, 128 columns (8 vectors of 16);
+/// the `width` % 16 last columns by argColumns.
+template <bool Greater, bool Last>
+[[gnu::always_inline]] inline void argColumnsF32(const float *x, int64_t *y,
+                                                 int64_t dim, int64_t inner,
+                                                 int64_t width) {
+  constexpr int kVectors = 8;
+  int64_t vectors = std::min<int64_t>(kVectors, width / 16);
+  F32x16 best[kVectors];
+  I32x16 row[kVectors];
+  for (int64_t v = 0; v < vectors; ++v) {
+    best[v] = STRATA_LOAD16(x + 16 * v);
+    row[v] = I32x16{};
+  }
+  for (int64_t j = 1; j < dim; ++j) {
+    const float *xj = x + j * inner;
+    I32x16 jj = I32x16{} + static_cast<int32_t>(j);
+    for (int64_t v = 0; v < vectors; ++v) {
+      F32x16 xv = STRATA_LOAD16(xj + 16 * v);
+      I32x16 better = Greater ? (Last ? xv >= best[v] : xv > best[v])
+                              : (Last ? xv <= best[v] : xv < best[v]);
+      best[v] = better ? xv : best[v];
+      row[v] = better ? jj : row[v];
+    }
+  }
+  for (int64_t v = 0; v < vectors; ++v)
+    for (int l = 0; l < 16; ++l)
+      y[16 * v + l] = row[v][l];
+  if (vectors * 16 < width)
+    argColumns<Greater, Last>(x + vectors * 16, y + vectors * 16, dim, inner,
+                              width - vectors * 16);
+}
+
+/// argColumns (argColumnsF32 on f32) over `outer` blocks of `dim` rows of
+/// `inner`, 128 columns at a time.
 template <bool Greater, bool Last, typename T>
-void argRowsBody(const T *x, int64_t *y, int64_t outer, int64_t dim,
-                 int64_t inner) {
+[[gnu::always_inline]] inline void
+argRowsBody(const T *x, int64_t *y, int64_t outer, int64_t dim, int64_t inner) {
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; i += 256)
-      argColumns<Greater, Last>(x + o * dim * inner + i, y + o * inner + i, dim,
-                                inner, std::min<int64_t>(256, inner - i));
+    for (int64_t i = 0; i < inner; i += 128) {
+      const T *xo = x + o * dim * inner + i;
+      int64_t *yo = y + o * inner + i,
+              width = std::min<int64_t>(128, inner - i);
+      if constexpr (std::is_same_v<T, float>)
+        argColumnsF32<Greater, Last>(xo, yo, dim, inner, width);
+      else
+        argColumns<Greater, Last>(xo, yo, dim, inner, width);
+    }
 }
 
 template <bool Greater, bool Last>
@@ -350,6 +418,28 @@ void argRows(const T *x, int64_t *y, int64_t outer, int64_t dim, int64_t inner,
   } else {
     argRowsBody<Greater, false>(x, y, outer, dim, inner);
   }
+}
+
+/// arg_max (`Greater`) or arg_min of f32 x[0, n) as the column walk finds
+/// it: a NaN first element stays (nothing compares better); else the
+/// first (or, `last`, the last) index holding the extreme of the other
+/// values (-0 and +0 equal, as the walk's comparisons see them).
+template <bool Greater>
+int64_t argRunF32(const float *x, int64_t n, bool last) {
+  if (x[0] != x[0])
+    return 0;
+  bool sawNan;
+  float best = laneMinMax<Greater>(x, n, sawNan);
+  if (last) {
+    for (int64_t i = n; i-- > 0;)
+      if (x[i] == best)
+        return i;
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      if (x[i] == best)
+        return i;
+  }
+  return 0;
 }
 
 /// arg_max (`Greater`) or arg_min along `axis`.
@@ -377,6 +467,13 @@ template <bool Greater> Error argReduce(KernelContext &ctx) {
   dispatchNumeric(in.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *x = in.as<T>();
+    if constexpr (std::is_same_v<T, float>)
+      if (inner == 1) {
+        // Each run's extreme from the lanes, then its first (last) index.
+        for (int64_t o = 0; o < outer; ++o)
+          y[o] = argRunF32<Greater>(x + o * dim, dim, last);
+        return;
+      }
     if (inner > 1 && dim <= INT32_MAX) {
       // Rows of columns at once, with the same comparisons as the column
       // walk below.
