@@ -1,11 +1,11 @@
 //===- ReorderedKernelTest.cpp - fast paths against plain definitions ----===//
 //
-// reduce_sum (lanes), reduce_max / reduce_min (rows of lanes), arg_max /
-// arg_min (row at a time), scatter_elements (typed stores), transpose (block
-// copies), deform_conv2d (a sampling plan and a tiled GEMM) and grid_sample
-// (bilinear taps once per point) reorganise their loops for speed; each is
-// checked here against the operation's definition written out in the most
-// direct way (float64 where it sums), over odd shapes and every axis.
+// reduce_sum and reduce_mean (lanes), reduce_max / reduce_min (rows of lanes),
+// arg_max / arg_min (row at a time), scatter_elements (typed stores), transpose
+// (block copies), deform_conv2d (a sampling plan and a tiled GEMM) and
+// grid_sample (bilinear taps once per point) reorganise their loops for speed;
+// each is checked here against the operation's definition written out in the
+// most direct way (float64 where it sums), over odd shapes and every axis.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTestUtils.h"
@@ -63,7 +63,7 @@ double relL2(const std::vector<float> &got, const std::vector<double> &want) {
   return std::sqrt(num / std::max(den, 1e-300));
 }
 
-TEST(ReorderedKernelTest, ReduceSumMatchesFloat64OverEveryAxisSet) {
+TEST(ReorderedKernelTest, ReduceSumAndMeanMatchFloat64OverEveryAxisSet) {
   for (const std::vector<int64_t> &shape :
        {std::vector<int64_t>{3, 5, 7, 37}, std::vector<int64_t>{2, 40, 9, 11},
         std::vector<int64_t>{1, 3, 1, 300}}) {
@@ -104,6 +104,17 @@ TEST(ReorderedKernelTest, ReduceSumMatchesFloat64OverEveryAxisSet) {
         EXPECT_LT(relL2(values(*out), want), 1e-6)
             << "shape[3] " << shape[3] << " axes " << axes.size() << ":"
             << axes[0] << " keep " << keep;
+        // reduce_mean: the same sums over the count.
+        double count = double(numel(shape)) / double(numel(keptShape));
+        std::vector<double> mean = want;
+        for (double &m : mean)
+          m /= count;
+        Result<OwnedTensor> meanOut =
+            runKernel("reduce_mean", in, DType::F32, outShape,
+                      {intsParam("axes", axes), boolParam("keep_dims", keep)});
+        ASSERT_TRUE(meanOut.ok()) << meanOut.error().message();
+        EXPECT_LT(relL2(values(*meanOut), mean), 1e-6)
+            << "mean shape[3] " << shape[3] << " axes " << axes.size();
       }
     }
   }

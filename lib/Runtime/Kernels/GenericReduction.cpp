@@ -211,6 +211,8 @@ AccumulatorOf<T> reduceRun(AccumulatorOf<T> acc, const T *x, int64_t n) {
 
 } // namespace
 
+double sumF32(const float *x, int64_t n) { return laneSum(x, n); }
+
 float reduceMaxF32(const float *x, int64_t n) {
   return static_cast<float>(reduceRun<ReduceKind::Max, float>(
       identity<ReduceKind::Max, float>(), x, n));

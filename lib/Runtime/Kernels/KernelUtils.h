@@ -191,6 +191,9 @@ blockedGemm(int64_t m, int64_t n, int64_t k, const In *a, int64_t lda,
   }
 }
 
+/// The sum of f32 x[0, n) in double, in 16 lanes (reduce_sum's order).
+double sumF32(const float *x, int64_t n);
+
 /// reduce_max / reduce_min of f32 x[0, n) as those kernels compute it
 /// (vectorised; NaN propagating; -inf / +inf when n is 0).
 float reduceMaxF32(const float *x, int64_t n);
