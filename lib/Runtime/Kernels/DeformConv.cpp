@@ -20,42 +20,39 @@ namespace strata::runtime::kernels {
 namespace {
 
 /// Where a bilinear sample reads: for each (tap, point) of an offset group,
-/// the four neighbours' indices in a plane padded with a ring of zeros
-/// ((h + 2) x (w + 2), so a neighbour just outside the image reads 0) and
-/// their weights with the tap's mask folded in. A point that is not within
-/// (-1, h) x (-1, w) (NaN included) samples 0: all its weights are 0 (times
-/// the mask) on the ring's first zero. The same for every channel of the
-/// group, so found once and then gathered per channel.
+/// the index of its top-left neighbour in a plane padded with zeros (a ring
+/// around the image and one more row below: (h + 3) x (w + 2), so that a
+/// neighbour just outside the image reads 0; the others are 1, `pitch` and
+/// `pitch` + 1 further) and the four neighbours' weights with the tap's
+/// mask folded in. A point that is not within (-1, h) x (-1, w) (NaN
+/// included) samples 0: its weights are 0 (times the mask) on the bottom
+/// rows' zeros. The same for every channel of the group, so found once and
+/// then gathered per channel.
 struct SamplePlan {
-  std::vector<int32_t> index[4];
+  int32_t pitch = 0, zeros = 0;
+  std::vector<int32_t> index;
   std::vector<float> weight[4];
 
-  void resize(size_t n) {
-    for (int q = 0; q < 4; ++q) {
-      index[q].resize(n);
+  SamplePlan(int64_t h, int64_t w, size_t n)
+      : pitch(static_cast<int32_t>(w + 2)),
+        zeros(static_cast<int32_t>((h + 1) * (w + 2))), index(n) {
+    for (int q = 0; q < 4; ++q)
       weight[q].resize(n);
-    }
   }
 
   void set(size_t at, int64_t h, int64_t w, float y, float x, float mask) {
     if (!(y > -1.0f && y < static_cast<float>(h) && x > -1.0f &&
           x < static_cast<float>(w))) {
-      for (int q = 0; q < 4; ++q) {
-        index[q][at] = 0;
+      index[at] = zeros;
+      for (int q = 0; q < 4; ++q)
         weight[q][at] = 0.0f * mask;
-      }
       return;
     }
     float fy = std::floor(y), fx = std::floor(x);
     int64_t y0 = static_cast<int64_t>(fy) + 1,
             x0 = static_cast<int64_t>(fx) + 1;
-    auto pw = static_cast<int32_t>(w + 2),
-         base = static_cast<int32_t>(y0 * pw + x0);
     float ly = y - fy, lx = x - fx, hy = 1.0f - ly, hx = 1.0f - lx;
-    index[0][at] = base;
-    index[1][at] = base + 1;
-    index[2][at] = base + pw;
-    index[3][at] = base + pw + 1;
+    index[at] = static_cast<int32_t>(y0 * pitch + x0);
     weight[0][at] = hy * hx * mask;
     weight[1][at] = hy * lx * mask;
     weight[2][at] = ly * hx * mask;
@@ -67,17 +64,15 @@ struct SamplePlan {
 STRATA_GEMM_CLONES void gatherSamples(const SamplePlan &plan, size_t from,
                                       int64_t n, const float *padded,
                                       float *col) {
-  const int32_t *i0 = plan.index[0].data() + from,
-                *i1 = plan.index[1].data() + from,
-                *i2 = plan.index[2].data() + from,
-                *i3 = plan.index[3].data() + from;
+  const int32_t *at = plan.index.data() + from;
   const float *w0 = plan.weight[0].data() + from,
               *w1 = plan.weight[1].data() + from,
               *w2 = plan.weight[2].data() + from,
               *w3 = plan.weight[3].data() + from;
+  const float *below = padded + plan.pitch;
   for (int64_t p = 0; p < n; ++p)
-    col[p] = w0[p] * padded[i0[p]] + w1[p] * padded[i1[p]] +
-             w2[p] * padded[i2[p]] + w3[p] * padded[i3[p]];
+    col[p] = w0[p] * padded[at[p]] + w1[p] * padded[at[p] + 1] +
+             w2[p] * below[at[p]] + w3[p] * below[at[p] + 1];
 }
 
 /// A deformable convolution's geometry, checked against its operands.
@@ -129,7 +124,7 @@ Result<DeformConvState> prepareDeformConv(const KernelContext &ctx) {
                     offsetView.typeString() + " do not match input " +
                     in.typeString() + " and weight " + weight.typeString());
   // The sampling plan's 32-bit indices into a padded input plane.
-  if (static_cast<double>(st.h + 2) * static_cast<double>(st.w + 2) >
+  if (static_cast<double>(st.h + 3) * static_cast<double>(st.w + 2) >
       static_cast<double>(INT32_MAX))
     return ctx.fail("an input plane of " + in.typeString() +
                     " is over 2^31 elements");
@@ -161,9 +156,8 @@ Error executeDeformConv(const DeformConvState &st, KernelIO &io) {
   int64_t channelsPerOffsetGroup = c / offsetGroup;
   int64_t cg = c / group, mg = m / group, rows = cg * taps;
   float *columns = io.scratchFloats(static_cast<size_t>(c * taps) * points);
-  SamplePlan plan;
-  plan.resize(static_cast<size_t>(taps * points));
-  std::vector<float> padded(static_cast<size_t>((h + 2) * (w + 2)), 0.0f);
+  SamplePlan plan(h, w, static_cast<size_t>(taps * points));
+  std::vector<float> padded(static_cast<size_t>((h + 3) * (w + 2)), 0.0f);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t og = 0; og < offsetGroup; ++og) {
       const float *off = offsets + (b * offsetGroup + og) * 2 * taps * points;

@@ -4,7 +4,8 @@
 // registers while it runs over a block of K: each element of B loaded is
 // used by six rows and each of A by 32 columns, where blockedGemm's AXPY
 // loads and stores C once per product. Blocked over K (128 rows of B, a
-// 16 KiB panel of 32 columns that stays in L1 across the row tiles).
+// 16 KiB panel of 32 columns, packed, that stays in L1 across the row
+// tiles).
 // Compiled per target like gemm: 16-float vectors are one AVX-512
 // register, two AVX2 ones, four SSE ones.
 //
@@ -66,14 +67,20 @@ void tiledGemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   int64_t nTiled = n / kTileCols * kTileCols;
   for (int64_t i = 0; i < m; ++i)
     std::memset(c + i * ldc + nTiled, 0, sizeof(float) * (n - nTiled));
+  // The panel of B the row tiles share, packed contiguously: read from B
+  // itself, its rows a whole row of B apart, the loads miss L1.
+  alignas(64) float panel[kBlockK * kTileCols];
   for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
     int64_t kc = std::min(kBlockK, k - k0);
     bool first = k0 == 0;
-    for (int64_t j = 0; j < nTiled; j += kTileCols)
+    for (int64_t j = 0; j < nTiled; j += kTileCols) {
+      for (int64_t p = 0; p < kc; ++p)
+        std::memcpy(panel + p * kTileCols, b + (k0 + p) * ldb + j,
+                    sizeof(float) * kTileCols);
       for (int64_t i = 0; i < m; i += kTileRows)
         tileRows<kTileRows>(std::min(kTileRows, m - i), kc, a + i * lda + k0,
-                            lda, b + k0 * ldb + j, ldb, c + i * ldc + j, ldc,
-                            first);
+                            lda, panel, kTileCols, c + i * ldc + j, ldc, first);
+    }
     // The last n % 32 columns: a row of C at a time.
     if (nTiled < n)
       for (int64_t i = 0; i < m; ++i)
