@@ -146,6 +146,18 @@ STRATA_GEMM_CLONES static void laneMinMaxRows(const float *x, int64_t rows,
     best[r] = laneMinMaxBody<Max, 1>(x + r * n, n, sawNan[r]);
 }
 
+/// acc[j] = combine<Max or Min>(acc[j], x[j]) for j < n, branch-free so
+/// that it vectorises (a kept row: a channel max or min).
+template <bool Max>
+STRATA_GEMM_CLONES static void
+combineRowF32(double *__restrict acc, const float *__restrict x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    double v = x[j], a = acc[j];
+    bool take = (Max ? v > a : v < a) | (v != v);
+    acc[j] = take ? v : a;
+  }
+}
+
 /// combine<Kind> (Max or Min) of `acc` with f32 x[0, n) in index order,
 /// from the lanes' `best` and `sawNan`. The sequential combine ends on the
 /// run's last NaN if it has one, else keeps a NaN `acc`, else takes the
@@ -302,10 +314,14 @@ template <ReduceKind Kind> Error reduce(KernelContext &ctx) {
         }
       if (!settled && rowReduced)
         acc[o] = reduceRun<Kind, T>(acc[o], x + i, row);
-      else if (!settled)
-        for (int64_t j = 0; j < row; ++j)
-          acc[o + j] =
-              combine<Kind, Acc>(acc[o + j], static_cast<Acc>(x[i + j]));
+      else if (!settled) {
+        if constexpr (kMinMaxF32)
+          combineRowF32<Kind == ReduceKind::Max>(acc.data() + o, x + i, row);
+        else
+          for (int64_t j = 0; j < row; ++j)
+            acc[o + j] =
+                combine<Kind, Acc>(acc[o + j], static_cast<Acc>(x[i + j]));
+      }
       for (size_t d = dims - 1; d-- > 0;) {
         if (++index[d] < extent[d]) {
           o += outStride[d];
