@@ -52,10 +52,16 @@ struct Plane {
   float bounds[4]; ///< x low, y low, x high, y high (reflection)
 
   float at(int64_t y, int64_t x) const {
+    int64_t i = index(y, x);
+    return i < 0 ? 0.0f : data[i];
+  }
+
+  /// Where the tap at (`y`, `x`) reads, or -1 where it reads 0.
+  int64_t index(int64_t y, int64_t x) const {
     switch (padding) {
     case Padding::Zeros:
       if (x < 0 || y < 0 || x >= width || y >= height)
-        return 0.0f;
+        return -1;
       break;
     case Padding::Border:
       x = std::clamp<int64_t>(x, 0, width - 1);
@@ -71,7 +77,7 @@ struct Plane {
       y = std::clamp<int64_t>(y, 0, height - 1);
       break;
     }
-    return data[y * width + x];
+    return y * width + x;
   }
 };
 
@@ -108,6 +114,41 @@ float nearImage(const Plane &p, float x, int64_t extent, float low,
   return static_cast<float>(shifted + low);
 }
 
+/// A bilinear sample's four taps (where they read in the plane, -1 for 0)
+/// and its distances to them: the same for every channel of an image, so
+/// found once per grid point.
+struct BilinearTaps {
+  int64_t at[4]; ///< (y1, x1), (y1, x1 + 1), (y1 + 1, x1), (y1 + 1, x1 + 1)
+  float dx1, dx2, dy1, dy2;
+  bool nan;
+
+  /// The taps at (`x`, `y`), a point that nearImage has moved.
+  static BilinearTaps near(const Plane &p, float x, float y) {
+    BilinearTaps t{};
+    float x1 = std::floor(x), y1 = std::floor(y);
+    float x2 = x1 + 1, y2 = y1 + 1;
+    auto ix1 = static_cast<int64_t>(x1), iy1 = static_cast<int64_t>(y1);
+    t.at[0] = p.index(iy1, ix1);
+    t.at[1] = p.index(iy1, ix1 + 1);
+    t.at[2] = p.index(iy1 + 1, ix1);
+    t.at[3] = p.index(iy1 + 1, ix1 + 1);
+    t.dx2 = x2 - x;
+    t.dx1 = x - x1;
+    t.dy2 = y2 - y;
+    t.dy1 = y - y1;
+    return t;
+  }
+
+  /// The sample of `data`.
+  float sample(const float *data) const {
+    if (nan)
+      return std::numeric_limits<float>::quiet_NaN();
+    auto tap = [&](int k) { return at[k] < 0 ? 0.0f : data[at[k]]; };
+    float p11 = tap(0), p12 = tap(1), p21 = tap(2), p22 = tap(3);
+    return dy2 * (dx2 * p11 + dx1 * p12) + dy1 * (dx2 * p21 + dx1 * p22);
+  }
+};
+
 float sample(const Plane &p, Mode mode, float x, float y) {
   // A NaN coordinate samples NaN.
   if (std::isnan(x) || std::isnan(y))
@@ -118,15 +159,8 @@ float sample(const Plane &p, Mode mode, float x, float y) {
   case Mode::Nearest:
     return p.at(static_cast<int64_t>(std::nearbyint(y)),
                 static_cast<int64_t>(std::nearbyint(x)));
-  case Mode::Bilinear: {
-    float x1 = std::floor(x), y1 = std::floor(y);
-    float x2 = x1 + 1, y2 = y1 + 1;
-    auto ix1 = static_cast<int64_t>(x1), iy1 = static_cast<int64_t>(y1);
-    float p11 = p.at(iy1, ix1), p12 = p.at(iy1, ix1 + 1);
-    float p21 = p.at(iy1 + 1, ix1), p22 = p.at(iy1 + 1, ix1 + 1);
-    float dx2 = x2 - x, dx1 = x - x1, dy2 = y2 - y, dy1 = y - y1;
-    return dy2 * (dx2 * p11 + dx1 * p12) + dy1 * (dx2 * p21 + dx1 * p22);
-  }
+  case Mode::Bilinear:
+    return BilinearTaps::near(p, x, y).sample(p.data);
   case Mode::Bicubic: {
     float x0 = std::floor(x), y0 = std::floor(y);
     auto ix = static_cast<int64_t>(x0) - 1, iy = static_cast<int64_t>(y0) - 1;
@@ -146,6 +180,18 @@ float sample(const Plane &p, Mode mode, float x, float y) {
   return 0;
 }
 
+/// The bilinear taps at (`x`, `y`) as sample() finds them.
+BilinearTaps bilinearTaps(const Plane &p, float x, float y) {
+  if (std::isnan(x) || std::isnan(y)) {
+    BilinearTaps t{};
+    t.nan = true;
+    return t;
+  }
+  return BilinearTaps::near(
+      p, nearImage(p, x, p.width, p.bounds[0], p.bounds[2]),
+      nearImage(p, y, p.height, p.bounds[1], p.bounds[3]));
+}
+
 } // namespace
 
 Error gridSampleKernel(KernelContext &ctx) {
@@ -154,8 +200,8 @@ Error gridSampleKernel(KernelContext &ctx) {
   if (in.dtype != DType::F32 || grid.dtype != DType::F32 ||
       out.dtype != DType::F32 || in.rank() != 4 || grid.rank() != 4 ||
       grid.shape[3] != 2 || grid.shape[0] != in.shape[0] ||
-      out.shape != std::vector<int64_t>{in.shape[0], in.shape[1],
-                                        grid.shape[1], grid.shape[2]})
+      out.shape != std::vector<int64_t>{in.shape[0], in.shape[1], grid.shape[1],
+                                        grid.shape[2]})
     return ctx.fail("takes f32 [N, C, H, W] and [N, H_out, W_out, 2] to "
                     "[N, C, H_out, W_out], got " +
                     in.typeString() + ", " + grid.typeString() + " -> " +
@@ -165,21 +211,21 @@ Error gridSampleKernel(KernelContext &ctx) {
                        ctx.params.getString("padding_mode", "zeros"));
   STRATA_KERNEL_ASSIGN(alignCorners,
                        ctx.params.getBool("align_corners", false));
-  Mode mode = modeName == "bilinear" ? Mode::Bilinear
+  Mode mode = modeName == "bilinear"  ? Mode::Bilinear
               : modeName == "nearest" ? Mode::Nearest
               : modeName == "bicubic" ? Mode::Bicubic
                                       : static_cast<Mode>(-1);
-  Padding padding = paddingName == "zeros"    ? Padding::Zeros
-                    : paddingName == "border" ? Padding::Border
-                    : paddingName == "reflection"
-                        ? Padding::Reflection
-                        : static_cast<Padding>(-1);
+  Padding padding = paddingName == "zeros"        ? Padding::Zeros
+                    : paddingName == "border"     ? Padding::Border
+                    : paddingName == "reflection" ? Padding::Reflection
+                                                  : static_cast<Padding>(-1);
   if (static_cast<int>(mode) < 0)
     return ctx.fail("unknown mode '" + modeName + "'");
   if (static_cast<int>(padding) < 0)
     return ctx.fail("unknown padding_mode '" + paddingName + "'");
   if (in.shape[2] < 1 || in.shape[3] < 1)
-    return ctx.fail("an empty image " + in.typeString() + " has nothing "
+    return ctx.fail("an empty image " + in.typeString() +
+                    " has nothing "
                     "to sample");
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();
@@ -202,6 +248,27 @@ Error gridSampleKernel(KernelContext &ctx) {
   }
   const float *src = in.as<const float>(), *g = grid.as<const float>();
   float *dst = out.as<float>();
+  if (mode == Mode::Bilinear) {
+    // The taps and weights of a chunk of grid points (kept in L1), then
+    // every channel's samples of that chunk.
+    constexpr int64_t kChunk = 256;
+    BilinearTaps taps[kChunk];
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t p0 = 0; p0 < points; p0 += kChunk) {
+        int64_t count = std::min(kChunk, points - p0);
+        const float *coords = g + (b * points + p0) * 2;
+        for (int64_t i = 0; i < count; ++i)
+          taps[i] = bilinearTaps(plane, denormalize(coords[2 * i], w),
+                                 denormalize(coords[2 * i + 1], h));
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const float *data = src + (b * c + ch) * h * w;
+          float *row = dst + (b * c + ch) * points + p0;
+          for (int64_t i = 0; i < count; ++i)
+            row[i] = taps[i].sample(data);
+        }
+      }
+    return Error::success();
+  }
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch) {
       plane.data = src + (b * c + ch) * h * w;

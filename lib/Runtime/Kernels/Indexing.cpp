@@ -106,6 +106,19 @@ static void scatterInto(const TensorView &out, const TensorView &updates,
                         int kind) {
   size_t size = dtypeSize(out.dtype);
   if (kind == 0) {
+    // Single elements of 4 or 8 bytes (scatter_elements on f32 or i64, a
+    // MaxUnpool's): plain typed stores instead of a memcpy call each.
+    auto store = [&](auto tag) {
+      using T = decltype(tag);
+      const T *u = updates.as<const T>();
+      T *y = out.as<T>();
+      for (size_t i = 0; i < targets.size(); ++i)
+        y[targets[i]] = u[i];
+    };
+    if (run == 1 && size == 4)
+      return store(uint32_t{});
+    if (run == 1 && size == 8)
+      return store(uint64_t{});
     const char *u = updates.as<const char>();
     char *y = out.as<char>();
     for (size_t i = 0; i < targets.size(); ++i)
@@ -160,29 +173,37 @@ Error scatterElementsKernel(KernelContext &ctx) {
   if (out.numel() == 0)
     return Error::success();
   size_t rank = in.rank();
-  std::memcpy(out.data, in.data, in.nbytes());
+  if (out.data != in.data)
+    std::memcpy(out.data, in.data, in.nbytes());
   std::vector<int64_t> outStrides(rank, 1);
   for (size_t d = rank; d-- > 1;)
     outStrides[d - 1] = outStrides[d] * out.shape[d];
-  int64_t extent = in.shape[axis];
-  // Element offsets of every update first, so bad indices fail cleanly.
+  int64_t extent = in.shape[axis], axisStride = outStrides[axis];
+  // Element offsets of every update first, so bad indices fail cleanly:
+  // `base` is the offset of the update's position with 0 on the axis,
+  // stepped along with the position, rows of the last dimension at once.
   std::vector<int64_t> targets(updates.numel());
   std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0, n = updates.numel(); i < n; ++i) {
-    int64_t at = readIndex(indices, i);
-    if (at < -extent || at >= extent)
-      return ctx.fail("index " + std::to_string(at) + " is outside axis " +
-                      std::to_string(axis) + " of " + in.typeString());
-    if (at < 0)
-      at += extent;
-    int64_t target = 0;
-    for (size_t d = 0; d < rank; ++d)
-      target +=
-          (static_cast<int64_t>(d) == axis ? at : index[d]) * outStrides[d];
-    targets[i] = target;
-    for (size_t d = rank; d-- > 0;) {
+  int64_t row = indices.shape[rank - 1];
+  int64_t rowStep = static_cast<size_t>(axis) == rank - 1 ? 0 : 1;
+  int64_t base = 0;
+  for (int64_t i = 0, n = updates.numel(); i < n; i += row) {
+    for (int64_t j = 0; j < row; ++j) {
+      int64_t at = readIndex(indices, i + j);
+      if (at < -extent || at >= extent)
+        return ctx.fail("index " + std::to_string(at) + " is outside axis " +
+                        std::to_string(axis) + " of " + in.typeString());
+      if (at < 0)
+        at += extent;
+      targets[i + j] = base + j * rowStep + at * axisStride;
+    }
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (static_cast<int64_t>(d) != axis)
+        base += outStrides[d];
       if (++index[d] < indices.shape[d])
         break;
+      if (static_cast<int64_t>(d) != axis)
+        base -= outStrides[d] * indices.shape[d];
       index[d] = 0;
     }
   }
@@ -203,14 +224,13 @@ Error scatterNdKernel(KernelContext &ctx) {
   int64_t k = indices.rank() ? indices.shape.back() : 0;
   if (indices.rank() == 0 || k < 1 || k > static_cast<int64_t>(rank))
     return ctx.fail("indices " + indices.typeString() +
-                    " need a last extent in [1, " + std::to_string(rank) +
-                    "]");
+                    " need a last extent in [1, " + std::to_string(rank) + "]");
   std::vector<int64_t> slice(indices.shape.begin(), indices.shape.end() - 1);
   slice.insert(slice.end(), in.shape.begin() + k, in.shape.end());
   if (updates.shape != slice)
     return ctx.fail("updates " + updates.typeString() +
-                    " do not match indices " + indices.typeString() +
-                    " into " + in.typeString());
+                    " do not match indices " + indices.typeString() + " into " +
+                    in.typeString());
   STRATA_ASSIGN_OR_RETURN(int kind, scatterReduction(ctx, in));
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();

@@ -191,6 +191,9 @@ blockedGemm(int64_t m, int64_t n, int64_t k, const In *a, int64_t lda,
   }
 }
 
+/// The sum of f32 x[0, n) in double, in 16 lanes (reduce_sum's order).
+double sumF32(const float *x, int64_t n);
+
 /// reduce_max / reduce_min of f32 x[0, n) as those kernels compute it
 /// (vectorised; NaN propagating; -inf / +inf when n is 0).
 float reduceMaxF32(const float *x, int64_t n);
@@ -199,6 +202,11 @@ float reduceMinF32(const float *x, int64_t n);
 /// blockedGemm on f32, one clone per target.
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc);
+
+/// The same product with a register-tiled kernel (TiledGemm.cpp): faster
+/// where M is several tiles of 6 and N long (deform_conv2d's columns).
+void tiledGemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+               const float *b, int64_t ldb, float *c, int64_t ldc);
 
 // Typed kernels (Kernel.h), their parameters decoded once at load: the
 // convolutions, pooling and the matrix products.

@@ -23,7 +23,7 @@ Error reduceMeanKernel(KernelContext &ctx) {
     return Error::success();
   int64_t count = outTotal ? total / outTotal : 0;
   // Fast path: the reduced axes are a trailing block, so each result is the
-  // mean of one contiguous run.
+  // mean of one contiguous run (summed in reduce_sum's double lanes).
   size_t firstReduced = rank;
   while (firstReduced > 0 && reduced[firstReduced - 1])
     --firstReduced;
@@ -31,10 +31,7 @@ Error reduceMeanKernel(KernelContext &ctx) {
                                [](bool r) { return r; });
   if (trailing) {
     for (int64_t o = 0; o < outTotal; ++o) {
-      const float *run = x + o * count;
-      double sum = 0;
-      for (int64_t i = 0; i < count; ++i)
-        sum += run[i];
+      double sum = sumF32(x + o * count, count);
       y[o] = static_cast<float>(sum / static_cast<double>(count));
     }
     return Error::success();
@@ -151,9 +148,8 @@ template <bool log> Error softmaxOverAxis(KernelContext &ctx) {
   float maxV[kColumns], sum[kColumns];
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; i += kColumns)
-      softmaxColumns<log>(x + o * dim * inner + i, y + o * dim * inner + i,
-                          dim, inner, std::min(kColumns, inner - i), maxV,
-                          sum);
+      softmaxColumns<log>(x + o * dim * inner + i, y + o * dim * inner + i, dim,
+                          inner, std::min(kColumns, inner - i), maxV, sum);
   return Error::success();
 }
 

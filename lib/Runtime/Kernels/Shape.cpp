@@ -5,7 +5,10 @@
 //===----------------------------------------------------------------------===//
 #include "KernelUtils.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace strata::runtime::kernels {
 
@@ -24,8 +27,7 @@ Error byteCopy(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkSameDType(ctx));
   if (ctx.ins[0].numel() != ctx.outs[0].numel())
     return ctx.fail("input " + ctx.ins[0].typeString() + " and result " +
-                    ctx.outs[0].typeString() +
-                    " differ in element count");
+                    ctx.outs[0].typeString() + " differ in element count");
   if (ctx.validateOnly)
     return Error::success();
   if (ctx.ins[0].data != ctx.outs[0].data && ctx.outs[0].nbytes())
@@ -50,6 +52,94 @@ inline void copyElement(uint8_t *dst, const uint8_t *src, size_t size) {
     break;
   default:
     std::memcpy(dst, src, size);
+  }
+}
+
+/// The result (row-major `extent`) of reading the source at `srcStride`
+/// per result dimension, element by element of `size` bytes.
+void permuteElements(uint8_t *dst, const uint8_t *src, size_t size,
+                     const std::vector<int64_t> &extent,
+                     const std::vector<int64_t> &srcStride) {
+  size_t rank = extent.size();
+  int64_t inner = extent[rank - 1], innerStride = srcStride[rank - 1];
+  int64_t total = 1;
+  for (int64_t e : extent)
+    total *= e;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t base = 0; base < total; base += inner) {
+    int64_t off = 0;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      off += index[d] * srcStride[d];
+    for (int64_t i = 0; i < inner; ++i)
+      copyElement(dst + (base + i) * size, src + (off + i * innerStride) * size,
+                  size);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++index[d] < extent[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+/// permuteElements for elements of type T, moving contiguous runs: where
+/// the last result dimension reads contiguously, one memcpy per row; else
+/// the result dimension S that does (the input's last) and the last one L
+/// are copied as 2-d blocks, reading runs of S and writing runs of L.
+template <typename T>
+void permuteBlocks(uint8_t *dstBytes, const uint8_t *srcBytes,
+                   const std::vector<int64_t> &extent,
+                   const std::vector<int64_t> &srcStride) {
+  T *dst = reinterpret_cast<T *>(dstBytes);
+  const T *src = reinterpret_cast<const T *>(srcBytes);
+  size_t rank = extent.size(), last = rank - 1;
+  std::vector<int64_t> dstStride(rank, 1);
+  for (size_t d = last; d-- > 0;)
+    dstStride[d] = dstStride[d + 1] * extent[d + 1];
+  size_t s = last;
+  for (size_t d = 0; d < rank; ++d)
+    if (srcStride[d] == 1)
+      s = d;
+  // The dimensions walked around each block.
+  std::vector<size_t> outerDims;
+  for (size_t d = 0; d < rank; ++d)
+    if (d != s && d != last)
+      outerDims.push_back(d);
+  std::vector<int64_t> index(outerDims.size(), 0);
+  int64_t nl = extent[last], ns = s == last ? 1 : extent[s];
+  int64_t srcL = srcStride[last], dstS = s == last ? 0 : dstStride[s];
+  int64_t srcOff = 0, dstOff = 0;
+  constexpr int64_t kTile = 16;
+  while (true) {
+    const T *from = src + srcOff;
+    T *to = dst + dstOff;
+    if (s == last) {
+      std::memcpy(to, from, sizeof(T) * nl);
+    } else {
+      for (int64_t s0 = 0; s0 < ns; s0 += kTile) {
+        int64_t s1 = std::min(ns, s0 + kTile);
+        for (int64_t l0 = 0; l0 < nl; l0 += kTile) {
+          int64_t l1 = std::min(nl, l0 + kTile);
+          for (int64_t l = l0; l < l1; ++l)
+            for (int64_t i = s0; i < s1; ++i)
+              to[i * dstS + l] = from[l * srcL + i];
+        }
+      }
+    }
+    // The next block: an odometer over the outer dimensions.
+    bool wrapped = true;
+    for (size_t k = outerDims.size(); wrapped && k-- > 0;) {
+      size_t d = outerDims[k];
+      srcOff += srcStride[d];
+      dstOff += dstStride[d];
+      wrapped = ++index[k] == extent[d];
+      if (wrapped) {
+        srcOff -= srcStride[d] * extent[d];
+        dstOff -= dstStride[d] * extent[d];
+        index[k] = 0;
+      }
+    }
+    if (wrapped)
+      return;
   }
 }
 } // namespace
@@ -89,30 +179,42 @@ Error transposeKernel(KernelContext &ctx) {
   std::vector<int64_t> inStride(rank, 1);
   for (size_t d = rank; d-- > 1;)
     inStride[d - 1] = inStride[d] * in.shape[d];
-  // Source stride of each result dimension.
-  std::vector<int64_t> srcStride(rank);
-  for (size_t d = 0; d < rank; ++d)
-    srcStride[d] = inStride[perm[d]];
+  // The result's dimensions with their source strides, extents of 1
+  // dropped and neighbours that are neighbours in the input too merged.
+  std::vector<int64_t> extent, srcStride;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t e = out.shape[d], st = inStride[perm[d]];
+    if (e == 1)
+      continue;
+    if (!extent.empty() && srcStride.back() == st * e) {
+      extent.back() *= e;
+      srcStride.back() = st;
+    } else {
+      extent.push_back(e);
+      srcStride.push_back(st);
+    }
+  }
   const uint8_t *src = static_cast<const uint8_t *>(in.data);
   uint8_t *dst = static_cast<uint8_t *>(out.data);
-  if (rank == 0) {
-    copyElement(dst, src, esize);
+  if (extent.size() <= 1) {
+    std::memcpy(dst, src, total * esize); // The same order.
     return Error::success();
   }
-  int64_t inner = out.shape[rank - 1], innerStride = srcStride[rank - 1];
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t base = 0; base < total; base += inner) {
-    int64_t off = 0;
-    for (size_t d = 0; d + 1 < rank; ++d)
-      off += index[d] * srcStride[d];
-    for (int64_t i = 0; i < inner; ++i)
-      copyElement(dst + (base + i) * esize,
-                  src + (off + i * innerStride) * esize, esize);
-    for (size_t d = rank - 1; d-- > 0;) {
-      if (++index[d] < out.shape[d])
-        break;
-      index[d] = 0;
-    }
+  switch (esize) {
+  case 1:
+    permuteBlocks<uint8_t>(dst, src, extent, srcStride);
+    break;
+  case 2:
+    permuteBlocks<uint16_t>(dst, src, extent, srcStride);
+    break;
+  case 4:
+    permuteBlocks<uint32_t>(dst, src, extent, srcStride);
+    break;
+  case 8:
+    permuteBlocks<uint64_t>(dst, src, extent, srcStride);
+    break;
+  default:
+    permuteElements(dst, src, esize, extent, srcStride);
   }
   return Error::success();
 }
@@ -161,7 +263,6 @@ Error concatKernel(KernelContext &ctx) {
   return Error::success();
 }
 
-
 /// out[i...] = in[starts + i * steps] per dimension (steps may be negative).
 Error sliceKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
@@ -172,7 +273,8 @@ Error sliceKernel(KernelContext &ctx) {
   STRATA_KERNEL_ASSIGN(steps, ctx.params.getInts("steps", {}));
   if (starts.size() != rank || steps.size() != rank || out.rank() != rank)
     return ctx.fail("'starts' and 'steps' must have one entry per dimension "
-                    "of " + in.typeString() + " -> " + out.typeString());
+                    "of " +
+                    in.typeString() + " -> " + out.typeString());
   for (size_t d = 0; d < rank; ++d) {
     if (steps[d] == 0)
       return ctx.fail("step of dimension " + std::to_string(d) + " is zero");
@@ -181,8 +283,8 @@ Error sliceKernel(KernelContext &ctx) {
     int64_t last = starts[d] + (out.shape[d] - 1) * steps[d];
     if (starts[d] < 0 || starts[d] >= in.shape[d] || last < 0 ||
         last >= in.shape[d])
-      return ctx.fail("dimension " + std::to_string(d) +
-                      " reads outside " + in.typeString());
+      return ctx.fail("dimension " + std::to_string(d) + " reads outside " +
+                      in.typeString());
   }
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();

@@ -5,11 +5,15 @@
 // oneDNN has only a generic kernel for the layout it has. A mean over H and
 // W is global average pooling, a mean over axes with kept ones after them
 // (an embedding bag's [bags, length, width] over the length) pools over the
-// height of a channels-last view; other means are oneDNN reductions.
+// height of a channels-last view; other means are oneDNN reductions. Two
+// row-major f32 averages run own loops: a global average pooling (one
+// contiguous mean per plane) and an average over a window of rows of a
+// one-channel tensor (LRN's sum across channels).
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -17,8 +21,57 @@ namespace strata::runtime::onednn {
 
 using dnnl::memory;
 
-void GraphBuilder::addOwnPool(const BlockedPool &pool, int srcMem,
-                              uint32_t dst, const Desc &dstDesc) {
+namespace {
+/// y[p] = the mean of x[p * area, (p + 1) * area), summed in 16 float
+/// lanes (so that it vectorises; oneDNN's pooling sums in f32 too).
+void planeMeans(const float *x, float *y, int64_t planes, int64_t area) {
+  constexpr int64_t kLanes = 16;
+  for (int64_t p = 0; p < planes; ++p) {
+    const float *plane = x + p * area;
+    float lanes[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= area; i += kLanes)
+      for (int64_t l = 0; l < kLanes; ++l)
+        lanes[l] += plane[i + l];
+    for (int64_t l = 0; i + l < area; ++l)
+      lanes[l] += plane[i + l];
+    float sum = 0;
+    for (int64_t l = 0; l < kLanes; ++l)
+      sum += lanes[l];
+    y[p] = sum / static_cast<float>(area);
+  }
+}
+/// An average pooling of [images, 1, rows, width] over windows of `kernel`
+/// rows (`padTop` before the first), stride 1.
+struct RowWindow {
+  int64_t images, rows, width, outRows, kernel, padTop;
+  bool includePadding;
+};
+
+/// Each result row the mean of its window's input rows, summed in row
+/// order in f32 (as oneDNN's pooling does), over whole rows so that the
+/// loop vectorises.
+void rowWindowMeans(const RowWindow &rw, const float *x, float *y) {
+  for (int64_t n = 0; n < rw.images; ++n)
+    for (int64_t r = 0; r < rw.outRows; ++r) {
+      int64_t lo = std::max<int64_t>(0, r - rw.padTop),
+              hi = std::min<int64_t>(rw.rows, r - rw.padTop + rw.kernel);
+      float *out = y + (n * rw.outRows + r) * rw.width;
+      const float *in = x + n * rw.rows * rw.width;
+      std::fill(out, out + rw.width, 0.0f);
+      for (int64_t k = lo; k < hi; ++k)
+        for (int64_t i = 0; i < rw.width; ++i)
+          out[i] += in[k * rw.width + i];
+      float count = static_cast<float>(
+          rw.includePadding ? rw.kernel : std::max<int64_t>(hi - lo, 1));
+      for (int64_t i = 0; i < rw.width; ++i)
+        out[i] /= count;
+    }
+}
+} // namespace
+
+void GraphBuilder::addOwnPool(const BlockedPool &pool, int srcMem, uint32_t dst,
+                              const Desc &dstDesc) {
   Placement o = define(dst, dstDesc);
   auto kernel = std::make_shared<BlockedPool>(pool);
   addKernelStep(
@@ -44,6 +97,44 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
       : op.count_include_pad() ? dnnl::algorithm::pooling_avg_include_padding
                                : dnnl::algorithm::pooling_avg_exclude_padding;
   STRATA_ASSIGN_OR_RETURN(Placement in, placement(src));
+  // An average over a window of rows only, of a one-channel row-major f32
+  // tensor (LRN's sum across channels, with the channels as its rows):
+  // each result row the mean of whole input rows, where oneDNN would
+  // reorder into and out of a blocked layout around its pooling.
+  Dims srcDims = dimsOf(src);
+  if (alg != dnnl::algorithm::pooling_max && srcDims[1] == 1 &&
+      typeOf(src) == memory::data_type::f32 &&
+      typeOf(dst) == memory::data_type::f32 && in.desc == plainDesc(srcDims) &&
+      window.kernel[1] == 1 && window.strides[0] == 1 &&
+      window.strides[1] == 1 && window.dilations[0] == 0 &&
+      window.dilations[1] == 0 && window.padsBegin[1] == 0 &&
+      window.padsEnd[1] == 0 && window.padsBegin[0] >= 0 &&
+      window.padsBegin[0] < window.kernel[0] && dstDims[0] == srcDims[0] &&
+      dstDims[1] == 1 && dstDims[3] == srcDims[3] &&
+      dstDims[2] == srcDims[2] + window.padsBegin[0] + window.padsEnd[0] -
+                        window.kernel[0] + 1) {
+    Placement o = define(dst, plainDesc(dstDims));
+    RowWindow rw{srcDims[0],
+                 srcDims[2],
+                 srcDims[3],
+                 dstDims[2],
+                 window.kernel[0],
+                 window.padsBegin[0],
+                 alg == dnnl::algorithm::pooling_avg_include_padding};
+    addKernelStep(
+        "strata:row_window_mean",
+        [rw](const std::unordered_map<int, memory> &args) {
+          rowWindowMeans(
+              rw,
+              static_cast<const float *>(
+                  args.at(DNNL_ARG_SRC).get_data_handle()),
+              static_cast<float *>(args.at(DNNL_ARG_DST).get_data_handle()));
+        },
+        {{DNNL_ARG_SRC, addMem(in.desc, in.buffer)},
+         {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+        0);
+    return Error::success();
+  }
   // The result in the layout oneDNN picks for the input's (a graph output
   // is copied into the caller's row-major buffer afterwards): a row-major
   // result of a channels-last input has only the reference implementation
@@ -82,11 +173,11 @@ Error GraphBuilder::buildPool(const fbs::Op &op) {
   STRATA_ASSIGN_OR_RETURN(Placement from, as(src, pd.src_desc()));
   // The own kernel (BlockedPool.h) where it takes the layouts oneDNN
   // chose: its JIT pooling is many times slower on AVX2.
-  BlockedPool::Kind kind =
-      alg == dnnl::algorithm::pooling_max ? BlockedPool::Kind::Max
-      : alg == dnnl::algorithm::pooling_avg_include_padding
-          ? BlockedPool::Kind::AvgIncludePadding
-          : BlockedPool::Kind::AvgExcludePadding;
+  BlockedPool::Kind kind = alg == dnnl::algorithm::pooling_max
+                               ? BlockedPool::Kind::Max
+                           : alg == dnnl::algorithm::pooling_avg_include_padding
+                               ? BlockedPool::Kind::AvgIncludePadding
+                               : BlockedPool::Kind::AvgExcludePadding;
   if (std::optional<BlockedPool> own = BlockedPool::plan(
           kind, pd.src_desc(), pd.dst_desc(), window.strides, window.kernel,
           window.dilations, window.padsBegin)) {
@@ -163,6 +254,28 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
       addOwnPool(*own, addMem(in.desc, in.buffer), dst, pd.dst_desc());
       return Error::success();
     }
+    // f32 row-major (the caller's tensor, or a plain producer's): each
+    // result the mean of one contiguous plane, where oneDNN's kernel for
+    // this layout takes about twice ONNX Runtime's time.
+    if (!rescaled && typeOf(src) == memory::data_type::f32 &&
+        typeOf(dst) == memory::data_type::f32 &&
+        in.desc == plainDesc(srcDims)) {
+      Placement o = define(dst, plainDesc(kept, typeOf(dst)));
+      int64_t planes = srcDims[0] * srcDims[1], area = srcDims[2] * srcDims[3];
+      addKernelStep(
+          "strata:plane_mean",
+          [planes, area](const std::unordered_map<int, memory> &args) {
+            planeMeans(
+                static_cast<const float *>(
+                    args.at(DNNL_ARG_SRC).get_data_handle()),
+                static_cast<float *>(args.at(DNNL_ARG_DST).get_data_handle()),
+                planes, area);
+          },
+          {{DNNL_ARG_SRC, addMem(in.desc, in.buffer)},
+           {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
+          0);
+      return Error::success();
+    }
     addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(in.desc, in.buffer),
                  dst, pd.dst_desc());
     return Error::success();
@@ -185,8 +298,8 @@ Error GraphBuilder::buildReduceMean(const fbs::Op &op) {
         {reduced, 1}, {0, 0}, {0, 0}, {0, 0});
     dnnl::pooling_v2_forward::primitive_desc pd(d, attr, out.engine_);
     if (!isReference(pd.impl_info_str())) {
-      addUnaryStep(dnnl::pooling_v2_forward(pd), pd,
-                   addMem(view, plain.buffer), dst, pd.dst_desc());
+      addUnaryStep(dnnl::pooling_v2_forward(pd), pd, addMem(view, plain.buffer),
+                   dst, pd.dst_desc());
       return Error::success();
     }
   }
