@@ -63,9 +63,3 @@ func.func @no_lowering(%n: tensor<i64>, %len: tensor<i64>, %rate: tensor<i64>, %
   %3 = hl.add %1, %2 : (tensor<9x8xf32>, tensor<9x8xf32>) -> tensor<9x8xf32>
   return %3 : tensor<9x8xf32>
 }
-  %0 = hl.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
-  %1 = hl.relu %0 : tensor<2xf32>
-  %2 = hl.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
-  %3 = hl.add %1, %2 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-  return %3 : tensor<2xf32>
-}
