@@ -349,8 +349,7 @@ LogicalResult ReverseSequenceOp::verify() {
   if (input.size() < 2)
     return emitOpError("needs an input of rank 2 or more, got rank ")
            << input.size();
-  if (!((batchAxis == 0 && timeAxis == 1) ||
-        (batchAxis == 1 && timeAxis == 0)))
+  if (!((batchAxis == 0 && timeAxis == 1) || (batchAxis == 1 && timeAxis == 0)))
     return emitOpError("'batch_axis' and 'time_axis' must be 0 and 1, got ")
            << batchAxis << " and " << timeAxis;
   ArrayRef<int64_t> lengths = shapeOf(getSequenceLens());
@@ -386,10 +385,10 @@ LogicalResult RoiAlignOp::inferReturnTypes(MLIRContext *,
   if (height < 1 || width < 1 || ratio < 0)
     return inferError(location, getOperationName())
            << "needs output extents >= 1 and a sampling_ratio >= 0";
-  return pushTensor(inferred,
-                    {roisType.getDimSize(0), inputType.getDimSize(1), height,
-                     width},
-                    inputType.getElementType());
+  return pushTensor(
+      inferred,
+      {roisType.getDimSize(0), inputType.getDimSize(1), height, width},
+      inputType.getElementType());
 }
 
 LogicalResult DetOp::inferReturnTypes(MLIRContext *,
@@ -407,7 +406,8 @@ LogicalResult DetOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult STFTOp::verify() {
-  ArrayRef<int64_t> signal = shapeOf(getSignal()), result = shapeOf(getOutput());
+  ArrayRef<int64_t> signal = shapeOf(getSignal()),
+                    result = shapeOf(getOutput());
   if (signal.size() != 3 || (signal[2] != 1 && signal[2] != 2))
     return emitOpError("needs a signal [batch, samples, 1 or 2]");
   if (getOnesided() && signal[2] != 1)

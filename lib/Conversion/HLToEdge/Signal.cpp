@@ -294,8 +294,7 @@ struct STFTLowering : public OpConversionPattern<hl::STFTOp> {
     if (resultType.getShape() != ArrayRef<int64_t>{batch, frames, bins, 2})
       return op.emitOpError("frame step ")
              << hop << " and length " << length << " give [" << batch << ", "
-             << frames << ", " << bins << ", 2], the result is "
-             << resultType;
+             << frames << ", " << bins << ", 2], the result is " << resultType;
     if (length * components * bins * 2 > (int64_t(1) << 26))
       return op.emitOpError("frame length ")
              << length << " needs a convolution kernel of more than 2^26 "
@@ -334,7 +333,8 @@ struct STFTLowering : public OpConversionPattern<hl::STFTOp> {
         /*group=*/1);
     y = reshapeTo(rewriter, loc, y, {batch, bins * 2, frames});
     y = rewriter.create<edge::TransposeOp>(loc, y, ArrayRef<int64_t>{0, 2, 1});
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, y, {batch, frames, bins, 2}));
+    rewriter.replaceOp(op,
+                       reshapeTo(rewriter, loc, y, {batch, frames, bins, 2}));
     return success();
   }
 };
@@ -345,7 +345,6 @@ void hl_to_edge::populateSignalPatterns(TypeConverter &converter,
                                         RewritePatternSet &patterns) {
   patterns.add<WindowLowering<hl::HannWindowOp>,
                WindowLowering<hl::HammingWindowOp>,
-               WindowLowering<hl::BlackmanWindowOp>, DFTLowering,
-               STFTLowering>(
+               WindowLowering<hl::BlackmanWindowOp>, DFTLowering, STFTLowering>(
       converter, patterns.getContext());
 }

@@ -15,8 +15,7 @@ Error reverseSequenceKernel(KernelContext &ctx) {
   const TensorView &in = ctx.ins[0], &lens = ctx.ins[1], &out = ctx.outs[0];
   STRATA_KERNEL_ASSIGN(batchAxis, ctx.params.getInt("batch_axis", -1));
   STRATA_KERNEL_ASSIGN(timeAxis, ctx.params.getInt("time_axis", -1));
-  if (!((batchAxis == 0 && timeAxis == 1) ||
-        (batchAxis == 1 && timeAxis == 0)))
+  if (!((batchAxis == 0 && timeAxis == 1) || (batchAxis == 1 && timeAxis == 0)))
     return ctx.fail("'batch_axis' and 'time_axis' must be 0 and 1, got " +
                     std::to_string(batchAxis) + " and " +
                     std::to_string(timeAxis));

@@ -35,13 +35,13 @@ void precomputeTaps(int64_t height, int64_t width, int64_t outH, int64_t outW,
   for (int64_t ph = 0; ph < outH; ++ph)
     for (int64_t pw = 0; pw < outW; ++pw)
       for (int64_t iy = 0; iy < gridH; ++iy) {
-        float y = startH + static_cast<float>(ph) * binH +
-                  static_cast<float>(iy + .5f) * binH /
-                      static_cast<float>(gridH);
+        float y =
+            startH + static_cast<float>(ph) * binH +
+            static_cast<float>(iy + .5f) * binH / static_cast<float>(gridH);
         for (int64_t ix = 0; ix < gridW; ++ix) {
-          float x = startW + static_cast<float>(pw) * binW +
-                    static_cast<float>(ix + .5f) * binW /
-                        static_cast<float>(gridW);
+          float x =
+              startW + static_cast<float>(pw) * binW +
+              static_cast<float>(ix + .5f) * binW / static_cast<float>(gridW);
           Taps t{};
           if (y < -1.0f || y > static_cast<float>(height) || x < -1.0f ||
               x > static_cast<float>(width)) {
@@ -83,8 +83,8 @@ void precomputeTaps(int64_t height, int64_t width, int64_t outH, int64_t outW,
 
 Error roiAlignKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
-  const TensorView &in = ctx.ins[0], &rois = ctx.ins[1],
-                   &indices = ctx.ins[2], &out = ctx.outs[0];
+  const TensorView &in = ctx.ins[0], &rois = ctx.ins[1], &indices = ctx.ins[2],
+                   &out = ctx.outs[0];
   STRATA_KERNEL_ASSIGN(modeName, ctx.params.getString("mode", ""));
   STRATA_KERNEL_ASSIGN(halfPixel, ctx.params.getBool("half_pixel", true));
   STRATA_KERNEL_ASSIGN(outH, ctx.params.getInt("output_height", 0));
@@ -101,8 +101,7 @@ Error roiAlignKernel(KernelContext &ctx) {
       out.dtype != DType::F32 || indices.dtype != DType::I64 ||
       in.rank() != 4 || rois.rank() != 2 || rois.shape[1] != 4 ||
       indices.rank() != 1 || indices.shape[0] != rois.shape[0] ||
-      out.shape != std::vector<int64_t>{rois.shape[0], in.shape[1], outH,
-                                        outW})
+      out.shape != std::vector<int64_t>{rois.shape[0], in.shape[1], outH, outW})
     return ctx.fail("takes f32 [N, C, H, W], f32 [R, 4] and i64 [R] to "
                     "[R, C, output_height, output_width], got " +
                     in.typeString() + ", " + rois.typeString() + ", " +
@@ -156,11 +155,10 @@ Error roiAlignKernel(KernelContext &ctx) {
         float value = 0.0f;
         if (isMax) {
           for (int64_t s = 0; s < samples; ++s, ++t) {
-            float v = std::max(
-                std::max(std::max(t->w[0] * data[t->pos[0]],
-                                  t->w[1] * data[t->pos[1]]),
-                         t->w[2] * data[t->pos[2]]),
-                t->w[3] * data[t->pos[3]]);
+            float v = std::max(std::max(std::max(t->w[0] * data[t->pos[0]],
+                                                 t->w[1] * data[t->pos[1]]),
+                                        t->w[2] * data[t->pos[2]]),
+                               t->w[3] * data[t->pos[3]]);
             value = s == 0 ? v : std::max(value, v);
           }
         } else {

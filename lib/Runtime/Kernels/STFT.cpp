@@ -56,13 +56,13 @@ Error stftKernel(KernelContext &ctx) {
     return ctx.fail("frame step " + std::to_string(step) + " and length " +
                     std::to_string(length) + " give " +
                     std::to_string(expectFrames) + " frames of " +
-                    std::to_string(expectBins) + " bins, the compiled result "
-                    "has " + std::to_string(frames) + " of " +
-                    std::to_string(bins));
+                    std::to_string(expectBins) +
+                    " bins, the compiled result "
+                    "has " +
+                    std::to_string(frames) + " of " + std::to_string(bins));
   std::vector<double> cosT(length), sinT(length), w(length, 1.0);
   for (int64_t j = 0; j < length; ++j) {
-    double t =
-        2.0 * kPi * static_cast<double>(j) / static_cast<double>(length);
+    double t = 2.0 * kPi * static_cast<double>(j) / static_cast<double>(length);
     cosT[j] = std::cos(t);
     sinT[j] = std::sin(t);
     if (window)
