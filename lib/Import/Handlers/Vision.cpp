@@ -51,9 +51,9 @@ static LogicalResult convertUnique(NodeContext &ctx) {
 
 static LogicalResult convertRoiAlign(NodeContext &ctx) {
   OpBuilder &b = ctx.builder();
-  std::string transform = ctx.getString(
-      "coordinate_transformation_mode",
-      ctx.opset() < 16 ? "output_half_pixel" : "half_pixel");
+  std::string transform =
+      ctx.getString("coordinate_transformation_mode",
+                    ctx.opset() < 16 ? "output_half_pixel" : "half_pixel");
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("coordinate_transformation_mode",
                      b.getStringAttr(transform)),
