@@ -521,8 +521,10 @@ one('Det', '[256,4,4]', 'pose geometry', 'Det', [f(256, 4, 4)])
 one('DFT', 'onesided [100,400,1] axis 1', 'spectrogram frames', 'DFT',
     [f(100, 400, 1)], axis=1, onesided=1)
 one('DFT', '[1,512,1] axis 1', 'one frame', 'DFT', [f(1, 512, 1)], axis=1)
+# Output declared: onnx 1.12's STFT inference miscounts the frames (99).
 one('STFT', '1 s at 16 kHz, frame 400 step 160', 'oww-melspectrogram', 'STFT',
-    [f(1, 16000, 1), scalar(160, 'int64'), w(400, lo=0.0, hi=1.0), scalar(400, 'int64')], onesided=1)
+    [f(1, 16000, 1), scalar(160, 'int64'), w(400, lo=0.0, hi=1.0), scalar(400, 'int64')], onesided=1,
+    outputs=[('y0', 'float32', (1, 98, 201, 2))])
 one('STFT', '[1,4096,1] frame 256 step 128', 'silero-vad', 'STFT',
     [f(1, 4096, 1), scalar(128, 'int64'), w(256, lo=0.0, hi=1.0), scalar(256, 'int64')], onesided=1)
 

@@ -9,10 +9,12 @@
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
+#include "onnx/defs/tensor_proto_util.h"
 #include "onnx/shape_inference/implementation.h"
 
 #include <cctype>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace strata::importer {
@@ -146,6 +148,67 @@ onnx::OpSchema deformConvSchema() {
       .TypeAndShapeInferenceFunction(inferDeformConv);
 }
 
+/// STFT-17's shape inference, replacing libonnx 1.12's, which miscounts the
+/// frames (it infers 99 frames of 400 samples at step 160 in 16000
+/// samples; ONNX Runtime and the operator's definition give
+/// (samples - length) / step + 1 = 98). Frames and bins are inferred when
+/// the step and the frame length (or the window's extent) are constants;
+/// otherwise they are left to the declared output shape.
+void inferSTFT(onnx::InferenceContext &ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasInputShape(ctx, 0))
+    return;
+  const onnx::TensorShapeProto &signal =
+      ctx.getInputType(0)->tensor_type().shape();
+  if (signal.dim_size() != 3)
+    fail_shape_inference("STFT's signal must have rank 3, got ",
+                         signal.dim_size());
+  auto constantScalar = [&](size_t index) -> std::optional<int64_t> {
+    if (ctx.getNumInputs() <= index)
+      return std::nullopt;
+    const onnx::TensorProto *t = ctx.getInputData(index);
+    if (!t)
+      return std::nullopt;
+    if (t->data_type() == onnx::TensorProto::INT64) {
+      std::vector<int64_t> v = onnx::ParseData<int64_t>(t);
+      if (v.size() == 1)
+        return v[0];
+    } else if (t->data_type() == onnx::TensorProto::INT32) {
+      std::vector<int32_t> v = onnx::ParseData<int32_t>(t);
+      if (v.size() == 1)
+        return v[0];
+    }
+    return std::nullopt;
+  };
+  std::optional<int64_t> step = constantScalar(1);
+  std::optional<int64_t> length = constantScalar(3);
+  if (!length && onnx::hasInputShape(ctx, 2)) {
+    const onnx::TensorShapeProto &window =
+        ctx.getInputType(2)->tensor_type().shape();
+    if (window.dim_size() == 1 && window.dim(0).has_dim_value())
+      length = window.dim(0).dim_value();
+  }
+  bool onesided = true;
+  if (const onnx::AttributeProto *a = ctx.getAttribute("onesided"))
+    onesided = a->i() != 0;
+  onnx::TensorShapeProto *y =
+      ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  *y->add_dim() = signal.dim(0);
+  onnx::TensorShapeProto::Dimension *frames = y->add_dim();
+  onnx::TensorShapeProto::Dimension *bins = y->add_dim();
+  y->add_dim()->set_dim_value(2);
+  if (length && *length > 0)
+    bins->set_dim_value(onesided ? *length / 2 + 1 : *length);
+  if (step && *step > 0 && length && *length > 0 &&
+      signal.dim(1).has_dim_value()) {
+    int64_t samples = signal.dim(1).dim_value();
+    if (*length > samples)
+      fail_shape_inference("STFT's frame length ", *length,
+                           " exceeds the signal's ", samples, " samples");
+    frames->set_dim_value((samples - *length) / *step + 1);
+  }
+}
+
 /// Registers the schemas above once; every entry point below calls it
 /// before it looks anything up.
 void registerNewerSchemas() {
@@ -156,6 +219,12 @@ void registerNewerSchemas() {
       onnx::RegisterSchema(bitwiseBinarySchema("BitwiseXor", "bitwise xor"));
       onnx::RegisterSchema(bitwiseNotSchema());
       onnx::RegisterSchema(deformConvSchema());
+      // The registry holds its schemas by value; this replaces only the
+      // inference function of the one STFT schema.
+      if (const onnx::OpSchema *stft =
+              onnx::OpSchemaRegistry::Schema("STFT", 17, ""))
+        const_cast<onnx::OpSchema *>(stft)->TypeAndShapeInferenceFunction(
+            inferSTFT);
     } catch (...) {
       return false;
     }

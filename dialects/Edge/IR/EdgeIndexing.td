@@ -193,4 +193,95 @@ def Edge_GridSampleOp : Edge_Op<"grid_sample",
   let hasVerifier = 1;
 }
 
+def Edge_ReverseSequenceOp : Edge_Op<"reverse_sequence",
+    [Pure, Edge_KernelOpInterface, AllTypesMatch<["input", "output"]>]> {
+  let summary = "Reverse each batch entry's first `sequence_lens` steps";
+  let description = [{
+    ONNX ReverseSequence: for batch entry `b` (along `batch_axis`), the
+    first `sequence_lens[b]` steps along `time_axis` come out reversed and
+    the rest are copied. `batch_axis` and `time_axis` are 0 and 1 in either
+    order; a length outside [0, time steps] fails at run time.
+
+    ```mlir
+    %y = edge.reverse_sequence %x, %l {batch_axis = 1 : i64, time_axis = 0 : i64}
+        : (tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input, Edge_IndexTensor:$sequence_lens,
+                       I64Attr:$batch_axis, I64Attr:$time_axis);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_RoiAlignOp : Edge_Op<"roi_align",
+    [Pure, Edge_KernelOpInterface, InferTypeOpAdaptor]> {
+  let summary = "Region-of-interest align pooling (ONNX RoiAlign)";
+  let description = [{
+    Input `[N, C, H, W]`, rois `[R, 4]` of (x1, y1, x2, y2) in input
+    coordinates before `spatial_scale`, batch indices `[R]`; result
+    `[R, C, output_height, output_width]`. Each output bin averages
+    (`mode` `avg`) or takes the largest (`max`) of its bilinear samples, a
+    grid of `sampling_ratio` squared per bin, or ceil(roi extent / output
+    extent) per axis when it is 0. `half_pixel` shifts the roi by half a
+    pixel (coordinate_transformation_mode `half_pixel`); without it
+    (`output_half_pixel`) rois are at least one pixel wide. Samples as ONNX
+    Runtime's kernel does.
+
+    ```mlir
+    %y = edge.roi_align %x, %rois, %idx {half_pixel = true, mode = "avg",
+        output_height = 5 : i64, output_width = 5 : i64,
+        sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32}
+        : (tensor<1x1x10x10xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x1x5x5xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input, Edge_F32Tensor:$rois,
+                       Edge_IndexTensor:$batch_indices, BoolAttr:$half_pixel,
+                       StrAttr:$mode, I64Attr:$output_height,
+                       I64Attr:$output_width, I64Attr:$sampling_ratio,
+                       F32Attr:$spatial_scale);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Edge_DetOp : Edge_Op<"det",
+    [Pure, Edge_KernelOpInterface, InferTypeOpAdaptor]> {
+  let summary = "Determinant of square matrices (ONNX Det)";
+  let description = [{
+    Input `[*, M, M]`, result `[*]`: LU factorisation with partial pivoting
+    per matrix, accumulated in double precision.
+
+    ```mlir
+    %d = edge.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$input);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Edge_STFTOp : Edge_Op<"stft", [Pure, Edge_KernelOpInterface]> {
+  let summary = "Short-time Fourier transform with run-time frame parameters";
+  let description = [{
+    ONNX STFT of a real or complex signal `[batch, samples, 1 or 2]` whose
+    frame step and length (i64 `[1]` each) and optional window (f32
+    `[length]`) are run-time values; result `[batch, frames, bins, 2]`,
+    `bins` = length / 2 + 1 with `onesided`, else length. The kernel checks
+    that the run-time values give the compiled result shape. (STFT with
+    constant parameters lowers to a strided convolution instead.)
+
+    ```mlir
+    %y = edge.stft %x, %step, %length {onesided = true}
+        : (tensor<1x128x1xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x15x9x2xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$signal, Edge_IndexTensor:$frame_step,
+                       Edge_IndexTensor:$frame_length,
+                       Optional<Edge_F32Tensor>:$window, BoolAttr:$onesided);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_INDEXING

@@ -337,3 +337,88 @@ LogicalResult ResizeOp::verify() {
            << getRoi()->size() << " entries, expected " << 2 * rank;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ReverseSequenceOp, RoiAlignOp, DetOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReverseSequenceOp::verify() {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  int64_t batchAxis = static_cast<int64_t>(getBatchAxis());
+  int64_t timeAxis = static_cast<int64_t>(getTimeAxis());
+  if (input.size() < 2)
+    return emitOpError("needs an input of rank 2 or more, got rank ")
+           << input.size();
+  if (!((batchAxis == 0 && timeAxis == 1) || (batchAxis == 1 && timeAxis == 0)))
+    return emitOpError("'batch_axis' and 'time_axis' must be 0 and 1, got ")
+           << batchAxis << " and " << timeAxis;
+  ArrayRef<int64_t> lengths = shapeOf(getSequenceLens());
+  if (lengths.size() != 1 || lengths[0] != input[batchAxis])
+    return emitOpError("'sequence_lens' must have one entry per batch entry (")
+           << input[batchAxis] << ")";
+  return success();
+}
+
+LogicalResult RoiAlignOp::verify() {
+  if (failed(verifyInferable(*this)))
+    return failure();
+  return verifyOneOf(getOperation(), "mode", getMode(), {"avg", "max"});
+}
+
+LogicalResult RoiAlignOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> location,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType roisType = rankedType(adaptor.getRois());
+  RankedTensorType indicesType = rankedType(adaptor.getBatchIndices());
+  if (!inputType || !roisType || !indicesType || inputType.getRank() != 4 ||
+      roisType.getRank() != 2 || roisType.getDimSize(1) != 4 ||
+      indicesType.getRank() != 1 ||
+      indicesType.getDimSize(0) != roisType.getDimSize(0))
+    return inferError(location, getOperationName())
+           << "needs an [N, C, H, W] input, [R, 4] rois and [R] batch "
+              "indices";
+  int64_t height = static_cast<int64_t>(adaptor.getOutputHeight());
+  int64_t width = static_cast<int64_t>(adaptor.getOutputWidth());
+  int64_t ratio = static_cast<int64_t>(adaptor.getSamplingRatio());
+  if (height < 1 || width < 1 || ratio < 0)
+    return inferError(location, getOperationName())
+           << "needs output extents >= 1 and a sampling_ratio >= 0";
+  return pushTensor(
+      inferred,
+      {roisType.getDimSize(0), inputType.getDimSize(1), height, width},
+      inputType.getElementType());
+}
+
+LogicalResult DetOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> location,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  if (!inputType || inputType.getRank() < 2 ||
+      inputType.getDimSize(inputType.getRank() - 1) !=
+          inputType.getDimSize(inputType.getRank() - 2))
+    return inferError(location, getOperationName())
+           << "needs square matrices [*, M, M]";
+  return pushTensor(inferred, inputType.getShape().drop_back(2),
+                    inputType.getElementType());
+}
+
+LogicalResult STFTOp::verify() {
+  ArrayRef<int64_t> signal = shapeOf(getSignal()),
+                    result = shapeOf(getOutput());
+  if (signal.size() != 3 || (signal[2] != 1 && signal[2] != 2))
+    return emitOpError("needs a signal [batch, samples, 1 or 2]");
+  if (getOnesided() && signal[2] != 1)
+    return emitOpError("'onesided' needs a real signal");
+  if (shapeOf(getFrameStep()) != ArrayRef<int64_t>{1} ||
+      shapeOf(getFrameLength()) != ArrayRef<int64_t>{1})
+    return emitOpError("needs a frame step and a frame length of one entry");
+  if (Value window = getWindow())
+    if (shapeOf(window).size() != 1)
+      return emitOpError("needs a 1-d window");
+  if (result.size() != 4 || result[0] != signal[0] || result[3] != 2)
+    return emitOpError("result must be [batch, frames, bins, 2]");
+  return success();
+}

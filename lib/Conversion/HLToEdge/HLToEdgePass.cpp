@@ -54,6 +54,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateEinsumPatterns(typeConverter, patterns);
   hl_to_edge::populateResizePatterns(typeConverter, patterns);
   hl_to_edge::populateGridSamplePatterns(typeConverter, patterns);
+  hl_to_edge::populateVisionPatterns(typeConverter, patterns);
   hl_to_edge::populateFusedPatterns(typeConverter, patterns);
 }
 

@@ -202,6 +202,8 @@ void populateFusedPatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateGridSamplePatterns(mlir::TypeConverter &converter,
                                 mlir::RewritePatternSet &patterns);
+void populateVisionPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 void populateResizePatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 

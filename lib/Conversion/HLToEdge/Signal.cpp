@@ -23,6 +23,16 @@
 // DFT unit run it, and for the short transforms of inference models the
 // matmul is as fast as an FFT would be.
 //
+// STFT. With a constant frame step, frame length and window, each frame's
+// DFT is a dot product of the signal with window * cos and window * sin
+// rows, so the whole transform is one strided 1-d convolution: the signal
+// [batch, 1, 1, samples * c] (c real or complex components as input
+// channels) by [bins * 2, c, 1, frame] at stride (1, step) gives
+// [batch, bins * 2, 1, frames], which a transpose and a reshape turn into
+// ONNX's [batch, frames, bins, 2]. Each output channel pair (2k, 2k + 1) is
+// bin k's real and imaginary part, with the DFT's signs above. `onesided`
+// keeps bins 0 .. frame / 2. Delegates run it as the convolution it is.
+//
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
 
@@ -188,12 +198,153 @@ struct DFTLowering : public OpConversionPattern<hl::DFTOp> {
   }
 };
 
+struct STFTLowering : public OpConversionPattern<hl::STFTOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  /// edge.stft, whose kernel reads the frame step, the frame length (the
+  /// window's extent when only the window is given) and the window at run
+  /// time and checks them against the compiled result shape.
+  static LogicalResult lowerAtRunTime(hl::STFTOp op, OpAdaptor adaptor,
+                                      ConversionPatternRewriter &rewriter,
+                                      RankedTensorType resultType) {
+    Location loc = op.getLoc();
+    auto indexVector = [&](Value value) -> Value {
+      RankedTensorType type = getStaticType(value);
+      if (!type || type.getNumElements() != 1)
+        return Value();
+      value = reshapeTo(rewriter, loc, value, {1});
+      if (!type.getElementType().isInteger(64))
+        value = rewriter.create<edge::CastOp>(
+            loc, RankedTensorType::get({1}, rewriter.getI64Type()), value);
+      return value;
+    };
+    Value step = indexVector(adaptor.getFrameStep());
+    if (!step)
+      return op.emitOpError("needs a scalar frame_step");
+    Value window = adaptor.getWindow();
+    RankedTensorType windowType;
+    if (window)
+      windowType = getStaticType(window);
+    if (window && (!windowType || windowType.getRank() != 1 ||
+                   !windowType.getElementType().isF32()))
+      return op.emitOpError("needs a static f32 1-d window");
+    Value length;
+    if (Value frameLength = adaptor.getFrameLength()) {
+      length = indexVector(frameLength);
+      if (!length)
+        return op.emitOpError("needs a scalar frame_length");
+    } else {
+      auto type = RankedTensorType::get({1}, rewriter.getI64Type());
+      length = rewriter.create<edge::ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   type, ArrayRef<int64_t>{windowType.getDimSize(0)}));
+    }
+    rewriter.replaceOpWithNewOp<edge::STFTOp>(
+        op, resultType, adaptor.getSignal(), step, length, window,
+        rewriter.getBoolAttr(op.getOnesided() != 0));
+    return success();
+  }
+
+  LogicalResult
+  matchAndRewrite(hl::STFTOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getStaticType(adaptor.getSignal());
+    RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!type || !resultType || !type.getElementType().isF32() ||
+        type.getRank() != 3 ||
+        (type.getDimSize(2) != 1 && type.getDimSize(2) != 2))
+      return rewriter.notifyMatchFailure(
+          op, "needs a static f32 signal [batch, samples, 1 or 2]");
+    if (op.getOnesided() && type.getDimSize(2) == 2)
+      return op.emitOpError("onesided needs a real signal ([batch, "
+                            "samples, 1])");
+    Value windowValue = adaptor.getWindow();
+    Value frameLength = adaptor.getFrameLength();
+    if (!windowValue && !frameLength)
+      return op.emitOpError("needs a window or a frame_length");
+    auto step = getConstantInts(adaptor.getFrameStep());
+    std::optional<SmallVector<double>> window;
+    if (windowValue)
+      window = getConstantFloats(windowValue);
+    std::optional<SmallVector<int64_t>> lengthValues;
+    if (frameLength)
+      lengthValues = getConstantInts(frameLength);
+    // A parameter fed at run time: the STFT kernel.
+    if (!step || (windowValue && !window) || (frameLength && !lengthValues))
+      return lowerAtRunTime(op, adaptor, rewriter, resultType);
+    if (step->size() != 1 || (*step)[0] < 1)
+      return op.emitOpError("needs a frame_step >= 1");
+    int64_t length = window ? static_cast<int64_t>(window->size()) : 0;
+    if (lengthValues) {
+      if (lengthValues->size() != 1 || (*lengthValues)[0] < 1)
+        return op.emitOpError("needs a frame_length >= 1");
+      if (window && (*lengthValues)[0] != length)
+        return op.emitOpError("frame_length ")
+               << (*lengthValues)[0] << " differs from the window's length "
+               << length;
+      length = (*lengthValues)[0];
+    }
+    int64_t batch = type.getDimSize(0), samples = type.getDimSize(1);
+    int64_t components = type.getDimSize(2), hop = (*step)[0];
+    if (length > samples)
+      return op.emitOpError("frame length ")
+             << length << " is longer than the signal (" << samples << ")";
+    int64_t frames = (samples - length) / hop + 1;
+    int64_t bins = op.getOnesided() ? length / 2 + 1 : length;
+    if (resultType.getShape() != ArrayRef<int64_t>{batch, frames, bins, 2})
+      return op.emitOpError("frame step ")
+             << hop << " and length " << length << " give [" << batch << ", "
+             << frames << ", " << bins << ", 2], the result is " << resultType;
+    if (length * components * bins * 2 > (int64_t(1) << 26))
+      return op.emitOpError("frame length ")
+             << length << " needs a convolution kernel of more than 2^26 "
+             << "entries";
+
+    // The kernel [bins * 2, components, 1, length].
+    std::vector<float> kernel(bins * 2 * components * length, 0.0f);
+    for (int64_t k = 0; k < bins; ++k)
+      for (int64_t j = 0; j < length; ++j) {
+        double t = 2.0 * M_PI * static_cast<double>((k * j) % length) /
+                   static_cast<double>(length);
+        double w = window ? (*window)[j] : 1.0;
+        double c = std::cos(t) * w, s = std::sin(t) * w;
+        float *re = &kernel[(2 * k) * components * length];
+        float *im = &kernel[(2 * k + 1) * components * length];
+        re[j] = static_cast<float>(c);
+        im[j] = static_cast<float>(-s);
+        if (components == 2) {
+          re[length + j] = static_cast<float>(s);
+          im[length + j] = static_cast<float>(c);
+        }
+      }
+    Location loc = op.getLoc();
+    auto kernelType = RankedTensorType::get({bins * 2, components, 1, length},
+                                            rewriter.getF32Type());
+    Value weight = rewriter.create<edge::ConstantOp>(
+        loc, edge::makeF32Constant(kernelType, kernel));
+    Value x = adaptor.getSignal();
+    if (components != 1)
+      x = rewriter.create<edge::TransposeOp>(loc, x,
+                                             ArrayRef<int64_t>{0, 2, 1});
+    x = reshapeTo(rewriter, loc, x, {batch, components, 1, samples});
+    Value y = rewriter.create<edge::Conv2DOp>(
+        loc, x, weight, Value(), ArrayRef<int64_t>{1, hop},
+        ArrayRef<int64_t>{1, 1}, ArrayRef<int64_t>{0, 0, 0, 0},
+        /*group=*/1);
+    y = reshapeTo(rewriter, loc, y, {batch, bins * 2, frames});
+    y = rewriter.create<edge::TransposeOp>(loc, y, ArrayRef<int64_t>{0, 2, 1});
+    rewriter.replaceOp(op,
+                       reshapeTo(rewriter, loc, y, {batch, frames, bins, 2}));
+    return success();
+  }
+};
+
 } // namespace
 
 void hl_to_edge::populateSignalPatterns(TypeConverter &converter,
                                         RewritePatternSet &patterns) {
   patterns.add<WindowLowering<hl::HannWindowOp>,
                WindowLowering<hl::HammingWindowOp>,
-               WindowLowering<hl::BlackmanWindowOp>, DFTLowering>(
+               WindowLowering<hl::BlackmanWindowOp>, DFTLowering, STFTLowering>(
       converter, patterns.getContext());
 }

@@ -2,7 +2,9 @@
 //
 // Normalisations: NonMaxSuppression's absent max_output_boxes_per_class and
 // iou_threshold become constants with ONNX's defaults; Unique always has its
-// four results.
+// four results; RoiAlign before opset 16, which had no
+// coordinate_transformation_mode and sampled as output_half_pixel does,
+// states that mode (hl's default is opset 16's half_pixel).
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportContext.h"
@@ -47,9 +49,33 @@ static LogicalResult convertUnique(NodeContext &ctx) {
   return success();
 }
 
+static LogicalResult convertRoiAlign(NodeContext &ctx) {
+  OpBuilder &b = ctx.builder();
+  std::string transform =
+      ctx.getString("coordinate_transformation_mode",
+                    ctx.opset() < 16 ? "output_half_pixel" : "half_pixel");
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("coordinate_transformation_mode",
+                     b.getStringAttr(transform)),
+      b.getNamedAttr("mode", b.getStringAttr(ctx.getString("mode", "avg"))),
+      b.getNamedAttr("output_height",
+                     b.getI64IntegerAttr(ctx.getInt("output_height", 1))),
+      b.getNamedAttr("output_width",
+                     b.getI64IntegerAttr(ctx.getInt("output_width", 1))),
+      b.getNamedAttr("sampling_ratio",
+                     b.getI64IntegerAttr(ctx.getInt("sampling_ratio", 0))),
+      b.getNamedAttr("spatial_scale",
+                     b.getF32FloatAttr(ctx.getFloat("spatial_scale", 1.0f)))};
+  ctx.setOutput(0, ctx.create<hl::RoiAlignOp>(
+                       ctx.outputType(0),
+                       ValueRange{ctx.input(0), ctx.input(1), ctx.input(2)},
+                       attrs));
+  return success();
+}
+
 void populateVisionHandlers(OpTable &t) {
   t.on("NonMaxSuppression", 10, convertNMS);
-  t.on("RoiAlign", 10, generic<hl::RoiAlignOp>());
+  t.on("RoiAlign", 10, convertRoiAlign);
   t.on("GridSample", 16, generic<hl::GridSampleOp>());
   t.on("MaxUnpool", 9, generic<hl::MaxUnpoolOp>());
   t.on("Unique", 11, convertUnique);

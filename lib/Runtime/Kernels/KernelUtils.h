@@ -307,6 +307,10 @@ Error dequantizeLinearKernel(KernelContext &ctx);
 double roundHalfToEven(double value);
 Error resizeKernel(KernelContext &ctx);
 Error gridSampleKernel(KernelContext &ctx);
+Error roiAlignKernel(KernelContext &ctx);
+Error reverseSequenceKernel(KernelContext &ctx);
+Error detKernel(KernelContext &ctx);
+Error stftKernel(KernelContext &ctx);
 Error scatterNdKernel(KernelContext &ctx);
 /// add/sub/mul/div/pow (op 0..4) on any numeric type; the f32 kernels
 /// forward other types here.

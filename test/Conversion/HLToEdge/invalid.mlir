@@ -55,11 +55,11 @@ func.func @video(%x: tensor<1x3x4x8x8xf32>, %w: tensor<2x3x3x3x3xf32>) -> tensor
 // Tests that ops no pattern converts are refused up front, all of them in
 // one message with their counts, at the first; an op that has patterns
 // (relu) is not listed.
-func.func @no_lowering(%x: tensor<2x3x3xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'hl.det' has no lowering to edge: Strata does not support this op yet (docs/conformance.md lists what it supports); ops without a lowering in this model: hl.det (2)}}
-  %0 = hl.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
-  %1 = hl.relu %0 : tensor<2xf32>
-  %2 = hl.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
-  %3 = hl.add %1, %2 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-  return %3 : tensor<2xf32>
+func.func @no_lowering(%n: tensor<i64>, %len: tensor<i64>, %rate: tensor<i64>, %lo: tensor<f32>, %hi: tensor<f32>) -> tensor<9x8xf32> {
+  // expected-error @+1 {{'hl.mel_weight_matrix' has no lowering to edge: Strata does not support this op yet (docs/conformance.md lists what it supports); ops without a lowering in this model: hl.mel_weight_matrix (2)}}
+  %0 = hl.mel_weight_matrix %n, %len, %rate, %lo, %hi : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<9x8xf32>
+  %1 = hl.relu %0 : tensor<9x8xf32>
+  %2 = hl.mel_weight_matrix %n, %len, %rate, %lo, %hi : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<9x8xf32>
+  %3 = hl.add %1, %2 : (tensor<9x8xf32>, tensor<9x8xf32>) -> tensor<9x8xf32>
+  return %3 : tensor<9x8xf32>
 }

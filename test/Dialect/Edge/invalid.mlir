@@ -1246,3 +1246,59 @@ func.func @gru_result(%x: tensor<5x1x3xf32>, %w: tensor<1x3x12xf32>, %r: tensor<
   %y, %yh = edge.gru %x, %w, %r, %b, %h {direction = "forward", linear_before_reset = true} : (tensor<5x1x3xf32>, tensor<1x3x12xf32>, tensor<1x4x12xf32>, tensor<1x24xf32>, tensor<1x1x4xf32>) -> (tensor<5x1x4xf32>, tensor<1x1x4xf32>)
   return
 }
+
+// -----
+
+// Tests that reverse_sequence takes one length per batch entry.
+func.func @reverse_sequence_lengths(%x: tensor<5x3x2xf32>, %l: tensor<5xi64>) {
+  // expected-error @+1 {{'sequence_lens' must have one entry per batch entry (3)}}
+  %0 = edge.reverse_sequence %x, %l {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<5x3x2xf32>, tensor<5xi64>) -> tensor<5x3x2xf32>
+  return
+}
+
+// -----
+
+// Tests that reverse_sequence's axes are 0 and 1.
+func.func @reverse_sequence_axes(%x: tensor<5x3x2xf32>, %l: tensor<3xi64>) {
+  // expected-error @+1 {{'batch_axis' and 'time_axis' must be 0 and 1, got 2 and 0}}
+  %0 = edge.reverse_sequence %x, %l {batch_axis = 2 : i64, time_axis = 0 : i64} : (tensor<5x3x2xf32>, tensor<3xi64>) -> tensor<5x3x2xf32>
+  return
+}
+
+// -----
+
+// Tests that roi_align's mode is avg or max.
+func.func @roi_align_mode(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'mode' must be one of avg, max, got 'min'}}
+  %0 = edge.roi_align %x, %r, %i {half_pixel = true, mode = "min", output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 0 : i64, spatial_scale = 1.0 : f32} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that roi_align's result is [R, C, output_height, output_width].
+func.func @roi_align_shape(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<3x2x2x3xf32>' are incompatible with return type(s) of operation 'tensor<3x2x2x2xf32>'}}
+  %0 = edge.roi_align %x, %r, %i {half_pixel = false, mode = "avg", output_height = 2 : i64, output_width = 3 : i64, sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that det takes square matrices.
+func.func @det_square(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{needs square matrices [*, M, M]}}
+  %0 = edge.det %x : (tensor<2x3x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that a onesided stft takes a real signal.
+func.func @stft_onesided(%x: tensor<1x64x2xf32>, %s: tensor<1xi64>, %l: tensor<1xi64>) {
+  // expected-error @+1 {{'onesided' needs a real signal}}
+  %0 = edge.stft %x, %s, %l {onesided = true} : (tensor<1x64x2xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x7x9x2xf32>
+  return
+}
