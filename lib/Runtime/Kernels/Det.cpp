@@ -43,9 +43,11 @@ Error detKernel(KernelContext &ctx) {
         det = -det;
       }
       double p = a[k * m + k];
-      det *= p;
-      if (p == 0.0)
+      if (p == 0.0) { // singular (an overflowed product times 0 is NaN)
+        det = 0.0;
         break;
+      }
+      det *= p;
       for (int64_t r = k + 1; r < m; ++r) {
         double f = a[r * m + k] / p;
         for (int64_t c = k + 1; c < m; ++c)

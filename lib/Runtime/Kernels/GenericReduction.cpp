@@ -107,17 +107,20 @@ template <bool Max, int Vectors>
   }
   F32x16 folded = acc[0];
   I32x16 nanFolded = nan[0];
-  const I32x16 halves[4] = {
-      {8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7},
-      {4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3},
-      {2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1},
-      {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}};
-  for (const I32x16 &half : halves) {
-    F32x16 other = __builtin_shuffle(folded, half);
+  // __builtin_shufflevector (GCC 12 and clang) takes constant indices.
+  auto fold = [&](F32x16 other, I32x16 otherNan) {
     I32x16 better = Max ? other > folded : other < folded;
     folded = better ? other : folded;
-    nanFolded |= __builtin_shuffle(nanFolded, half);
-  }
+    nanFolded |= otherNan;
+  };
+#define STRATA_FOLD_HALF(...)                                                  \
+  fold(__builtin_shufflevector(folded, folded, __VA_ARGS__),                  \
+       __builtin_shufflevector(nanFolded, nanFolded, __VA_ARGS__))
+  STRATA_FOLD_HALF(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+  STRATA_FOLD_HALF(4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3);
+  STRATA_FOLD_HALF(2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1);
+  STRATA_FOLD_HALF(1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0);
+#undef STRATA_FOLD_HALF
   float best = folded[0];
   bool anyNan = nanFolded[0] != 0;
   for (; i < n; ++i) {

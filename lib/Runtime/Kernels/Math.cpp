@@ -510,7 +510,10 @@ Error castKernel(KernelContext &ctx) {
       To *y = out.as<To>();
       if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Half>) {
         static_assert(sizeof(Half) == sizeof(uint16_t));
-        floatsToHalves(x, reinterpret_cast<uint16_t *>(y), n);
+        // (The casts keep the call well-formed in every instantiation:
+        // clang instantiates this branch for other types as well.)
+        floatsToHalves(reinterpret_cast<const float *>(x),
+                       reinterpret_cast<uint16_t *>(y), n);
         return;
       }
       for (int64_t i = 0; i < n; ++i)

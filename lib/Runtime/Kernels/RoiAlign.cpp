@@ -43,8 +43,9 @@ void precomputeTaps(int64_t height, int64_t width, int64_t outH, int64_t outW,
               startW + static_cast<float>(pw) * binW +
               static_cast<float>(ix + .5f) * binW / static_cast<float>(gridW);
           Taps t{};
-          if (y < -1.0f || y > static_cast<float>(height) || x < -1.0f ||
-              x > static_cast<float>(width)) {
+          // (Written so that a NaN coordinate counts as outside.)
+          if (!(y >= -1.0f && y <= static_cast<float>(height) &&
+                x >= -1.0f && x <= static_cast<float>(width))) {
             taps.push_back(t);
             continue;
           }
@@ -108,6 +109,8 @@ Error roiAlignKernel(KernelContext &ctx) {
                     indices.typeString() + " -> " + out.typeString());
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();
+  if (in.shape[2] < 1 || in.shape[3] < 1)
+    return ctx.fail("samples an empty image " + in.typeString());
 
   bool isMax = modeName == "max";
   int64_t batch = in.shape[0], channels = in.shape[1];
@@ -141,9 +144,17 @@ Error roiAlignKernel(KernelContext &ctx) {
     if (ratio == 0 && !(adaptiveH <= 1024 && adaptiveW <= 1024))
       return ctx.fail("roi " + std::to_string(r) +
                       " needs more than 1024 samples per bin and axis");
-    int64_t gridH = ratio > 0 ? ratio : static_cast<int64_t>(adaptiveH);
-    int64_t gridW = ratio > 0 ? ratio : static_cast<int64_t>(adaptiveW);
+    // A roi that runs backwards (half_pixel does not widen it) has no
+    // samples: its bins are 0, as in ONNX Runtime.
+    int64_t gridH = std::max<int64_t>(
+        ratio > 0 ? ratio : static_cast<int64_t>(adaptiveH), 0);
+    int64_t gridW = std::max<int64_t>(
+        ratio > 0 ? ratio : static_cast<int64_t>(adaptiveW), 0);
     int64_t samples = gridH * gridW;
+    if (samples > (int64_t{1} << 22) / bins)
+      return ctx.fail("roi " + std::to_string(r) + " needs " +
+                      std::to_string(samples) + " samples in each of " +
+                      std::to_string(bins) + " bins (at most 2^22 in all)");
     float count = static_cast<float>(std::max<int64_t>(samples, 1));
     precomputeTaps(height, width, outH, outW, gridH, gridW, startH, startW,
                    binH, binW, taps);

@@ -16,6 +16,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include <cpuid.h>
 #if defined(STRATA_HAVE_LIBMVEC)
 #define STRATA_VECTOR_MATH 1
 #endif
@@ -191,8 +192,12 @@ floatsToHalvesF16c(const float *x, uint16_t *y, int64_t n) {
 }
 
 bool hasF16c() {
-  static const bool has =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  // F16C from CPUID leaf 1 (clang's __builtin_cpu_supports has no "f16c").
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __builtin_cpu_supports("avx2") &&
+           __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+  }();
   return has;
 }
 

@@ -220,15 +220,16 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
           }
         },
         {{DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, 0);
-  } else if (isReference(pd.impl_info_str())) {
+  } else if (isReference(pd.impl_info_str()) &&
+             concatByReorders(srcs, srcMems, pd.dst_desc(), o.buffer,
+                              op.axis())) {
     // oneDNN's concat of parts in other layouts than the result's (a
     // row-major constant beside channels-last features: tf2onnx writes a
     // channel Pad as a Concat with zeros) is its `ref` implementation, one
     // reorder per part into the result. The delegate runs those reorders
-    // itself, so that each is a step of its own, named for the
-    // implementation oneDNN picked for it.
-    STRATA_RETURN_IF_ERROR(
-        concatByReorders(srcs, srcMems, pd.dst_desc(), o.buffer, op.axis()));
+    // itself, each a step named for the implementation oneDNN picked for
+    // it. Where a part cannot be written so (a result padded to whole
+    // channel blocks, a part starting inside a block), oneDNN's concat runs.
     return Error::success();
   } else {
     addStep(dnnl::concat(pd), {{DNNL_ARG_DST, addMem(o.desc, o.buffer)}}, pd);
@@ -238,41 +239,38 @@ Error GraphBuilder::buildConcat(const fbs::Op &op) {
   return Error::success();
 }
 
-Error GraphBuilder::concatByReorders(const std::vector<uint32_t> &srcs,
-                                     const std::vector<int> &srcMems,
-                                     const Desc &dstDesc, int dstBuffer,
-                                     int64_t axis) {
+bool GraphBuilder::concatByReorders(const std::vector<uint32_t> &srcs,
+                                    const std::vector<int> &srcMems,
+                                    const Desc &dstDesc, int dstBuffer,
+                                    int64_t axis) {
   // A result with padding (a blocked layout over a partial block) would
   // need its padding zeroed as well: oneDNN's own concat does that.
   Dims dims = dstDesc.dims();
   if (dstDesc.get_size() != plainDesc(dims, dstDesc.data_type()).get_size())
-    return fail("a concat into a padded layout has no reorder form");
+    return false;
   Dims offsets(dims.size(), 0);
   std::vector<std::pair<dnnl::reorder::primitive_desc, int>> parts;
   for (size_t i = 0; i < srcs.size(); ++i) {
     Dims partDims = dimsOf(srcs[i]);
     Desc from = out.mems_[srcMems[i]].memory.get_desc();
-    STRATA_ASSIGN_OR_RETURN(
-        dnnl::reorder::primitive_desc pd,
-        orElse([&]() -> Result<dnnl::reorder::primitive_desc> {
-                 Desc into = dstDesc.submemory_desc(partDims, offsets);
-                 return dnnl::reorder::primitive_desc(
-                     out.engine_, from, out.engine_, into,
-                     userScratchpadAttr());
-               },
-               [&]() -> Result<dnnl::reorder::primitive_desc> {
-                 return fail("no reorder writes concat part " +
-                             std::to_string(i) + " into the result's layout");
-               }));
-    parts.push_back({pd, srcMems[i]});
+    try {
+      Desc into = dstDesc.submemory_desc(partDims, offsets);
+      parts.push_back({dnnl::reorder::primitive_desc(out.engine_, from,
+                                                     out.engine_, into,
+                                                     userScratchpadAttr()),
+                       srcMems[i]});
+    } catch (const dnnl::error &) {
+      return false; // a part inside a block, or no reorder between them
+    }
     offsets[axis] += partDims[axis];
   }
+  // Nothing is added until every part has its reorder.
   for (auto &[pd, from] : parts)
     addStep(dnnl::reorder(pd),
             {{DNNL_ARG_FROM, from},
              {DNNL_ARG_TO, addMem(pd.dst_desc(), dstBuffer)}},
             pd);
-  return Error::success();
+  return true;
 }
 
 /// A conversion to the result's element type with one scale (quantize:

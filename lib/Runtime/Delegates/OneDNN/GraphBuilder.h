@@ -366,10 +366,11 @@ private:
   bool sharesBytes(int buffer) const;
   /// Concatenates `srcs` (read through `srcMems`) along `axis` into the
   /// result's layout `dstDesc` at `dstBuffer` by one oneDNN reorder per part
-  /// into its sub-memory of the result.
-  Error concatByReorders(const std::vector<uint32_t> &srcs,
-                         const std::vector<int> &srcMems, const Desc &dstDesc,
-                         int dstBuffer, int64_t axis);
+  /// into its sub-memory of the result. False (and nothing added) where a
+  /// part cannot be written so.
+  bool concatByReorders(const std::vector<uint32_t> &srcs,
+                        const std::vector<int> &srcMems, const Desc &dstDesc,
+                        int dstBuffer, int64_t axis);
   /// Makes the parts of a concatenation of `partBytes` into `dst` (one
   /// image, contiguous ranges) the bytes of `dst` where it can: a part that
   /// is a whole scratch buffer, or a run of parts that is exactly the parts
