@@ -49,19 +49,22 @@ inline void tile16(const uint8_t *src, int64_t srcStride, uint8_t *dst,
 
 void transposeBytes(const uint8_t *src, uint8_t *dst, int64_t rows,
                     int64_t cols) {
-  int64_t fullRows = 0, fullCols = 0;
+  // One block of 16 columns (dst rows) per iteration: whole tiles, then the
+  // rows they leave, one byte at a time; the last columns % 16 likewise.
+  int64_t blocks = (cols + 15) / 16;
+  bool parallel = blocks > 1 && rows * cols >= (1 << 16);
+#pragma omp parallel for if (parallel)
+  for (int64_t block = 0; block < blocks; ++block) {
+    int64_t c0 = block * 16, c1 = std::min(cols, c0 + 16), r0 = 0;
 #if defined(__SSE2__)
-  fullRows = rows / 16 * 16;
-  fullCols = cols / 16 * 16;
-  for (int64_t c = 0; c < fullCols; c += 16)
-    for (int64_t r = 0; r < fullRows; r += 16)
-      tile16(src + r * cols + c, cols, dst + c * rows + r, rows);
+    if (c1 - c0 == 16)
+      for (; r0 + 16 <= rows; r0 += 16)
+        tile16(src + r0 * cols + c0, cols, dst + c0 * rows + r0, rows);
 #endif
-  // The edges the tiles leave: the last rows % 16 rows, the last cols % 16
-  // columns.
-  for (int64_t c = 0; c < cols; ++c)
-    for (int64_t r = c < fullCols ? fullRows : 0; r < rows; ++r)
-      dst[c * rows + r] = src[r * cols + c];
+    for (int64_t c = c0; c < c1; ++c)
+      for (int64_t r = r0; r < rows; ++r)
+        dst[c * rows + r] = src[r * cols + c];
+  }
 }
 
 } // namespace strata::runtime::onednn
