@@ -18,7 +18,8 @@ inline void tile16(const uint8_t *src, int64_t srcStride, uint8_t *dst,
                    int64_t dstStride) {
   __m128i r[16], a[16], b[16];
   for (int i = 0; i < 16; ++i)
-    r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i * srcStride));
+    r[i] =
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i * srcStride));
   for (int i = 0; i < 8; ++i) {
     a[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
     a[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);

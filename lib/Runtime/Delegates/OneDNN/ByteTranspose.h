@@ -1,4 +1,4 @@
-//===- ByteTranspose.h - 8-bit tensors between nchw and nhwc -----*- C++ -*-===//
+//===- ByteTranspose.h - 8-bit tensors between nchw and nhwc ----*- C++ -*-===//
 //
 // oneDNN's int8 convolutions run channels-last (it has only its reference
 // kernel for u8/s8 in nchw), so an 8-bit graph input or output in nchw is
