@@ -191,7 +191,12 @@ std::vector<DelegateOpProfile> CompiledGraph::profile() const {
     if (ownsOp)
       entry.nodes = opNodes_[step.op];
     if (step.kernel) {
-      entry.op = ownsOp ? opKinds_[step.op] : "kernel";
+      // The own byte transpose stands in for a layout reorder.
+      bool layoutChange = step.name == "strata:byte_transpose" &&
+                          (!ownsOp || opKinds_[step.op] != "Reorder");
+      entry.op = layoutChange ? "Reorder(layout)"
+                 : ownsOp     ? opKinds_[step.op]
+                              : "kernel";
       entry.implementation = step.name;
     } else {
       // A reorder that is not the op itself changes a layout for it.

@@ -8,9 +8,11 @@
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
 
+#include "ByteTranspose.h"
 #include "ChannelBlockedRule.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace strata::runtime::onednn {
 
@@ -160,9 +162,57 @@ void GraphBuilder::touch(int buffer, int step) {
   b.last = std::max(b.last, step);
 }
 
+namespace {
+/// The rows and columns of each image's byte matrix when `from` -> `to` is
+/// an 8-bit 4-D tensor's nchw <-> nhwc reorder without scales (nchw to
+/// nhwc: C x H*W per image).
+std::optional<std::pair<int64_t, int64_t>>
+byteTransposeOf(const Desc &from, const Desc &to,
+                const dnnl::primitive_attr &attr) {
+  memory::data_type type = from.data_type();
+  if (from.dims().size() != 4 || to.dims() != from.dims() ||
+      to.data_type() != type ||
+      (type != memory::data_type::u8 && type != memory::data_type::s8))
+    return std::nullopt;
+  int mask = -1;
+  std::vector<float> scales;
+  attr.get_output_scales(mask, scales);
+  if (mask != 0 || scales.size() != 1 || scales[0] != 1.0f)
+    return std::nullopt;
+  const Dims &dims = from.dims();
+  Desc nchw(dims, type, memory::format_tag::abcd),
+      nhwc(dims, type, memory::format_tag::acdb);
+  if (from == nchw && to == nhwc)
+    return std::make_pair(dims[1], dims[2] * dims[3]);
+  if (from == nhwc && to == nchw)
+    return std::make_pair(dims[2] * dims[3], dims[1]);
+  return std::nullopt;
+}
+} // namespace
+
 void GraphBuilder::addReorder(const Desc &fromDesc, int from,
                               const Desc &toDesc, int to,
                               const dnnl::primitive_attr &attr) {
+  if (std::optional<std::pair<int64_t, int64_t>> matrix =
+          byteTransposeOf(fromDesc, toDesc, attr)) {
+    int64_t images = fromDesc.dims()[0], rows = matrix->first,
+            cols = matrix->second;
+    addKernelStep(
+        "strata:byte_transpose",
+        [images, rows, cols](const std::unordered_map<int, memory> &args) {
+          auto *src = static_cast<const uint8_t *>(
+              args.at(DNNL_ARG_FROM).get_data_handle());
+          auto *dst =
+              static_cast<uint8_t *>(args.at(DNNL_ARG_TO).get_data_handle());
+          for (int64_t n = 0; n < images; ++n)
+            transposeBytes(src + n * rows * cols, dst + n * rows * cols, rows,
+                           cols);
+        },
+        {{DNNL_ARG_FROM, addMem(fromDesc, from)},
+         {DNNL_ARG_TO, addMem(toDesc, to)}},
+        0);
+    return;
+  }
   dnnl::reorder::primitive_desc pd(out.engine_, fromDesc, out.engine_, toDesc,
                                    attr);
   addStep(dnnl::reorder(pd),

@@ -4,6 +4,7 @@
 // kind has its build function in the file of its family:
 //
 //   GraphBuilder.cpp   tensors, placements, steps, the op loop, scratch plan
+//                      (8-bit nchw <-> nhwc reorders: ByteTranspose.cpp)
 //   Weights.cpp        constants and weights packed into the chosen layout
 //   Convolution.cpp    convolutions: oneDNN's implementations, timed
 //   WinogradStep.cpp   the delegate's own Winograd kernel as a step
