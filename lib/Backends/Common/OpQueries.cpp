@@ -6,6 +6,7 @@
 #include "strata/Support/Locations.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
@@ -104,6 +105,15 @@ std::optional<PoolGeometry> getPoolGeometry(Operation *op) {
     g.padsEnd.push_back(end);
   }
   return g;
+}
+
+std::optional<std::vector<int64_t>> getEightBitConstant(Value value) {
+  std::optional<std::vector<int64_t>> values = getIntConstant(value);
+  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(value.getType()));
+  if (values && element && element.isUnsigned())
+    for (int64_t &v : *values)
+      v &= 0xff;
+  return values;
 }
 
 std::optional<std::vector<int64_t>> getIntConstant(Value value) {

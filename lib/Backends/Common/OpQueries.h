@@ -36,6 +36,9 @@ bool binaryOperandsSwap(mlir::Operation *op);
 
 /// The values of an integer constant operand (zero points), sign-extended.
 std::optional<std::vector<int64_t>> getIntConstant(mlir::Value value);
+/// The values of an 8-bit integer constant (weights, zero points),
+/// zero-extended where it is unsigned (u8), sign-extended otherwise.
+std::optional<std::vector<int64_t>> getEightBitConstant(mlir::Value value);
 /// Whether an 8-bit tensor type (plain or `!quant.uniform` storage) is
 /// signed (s8) or not (u8); nullopt for other types.
 std::optional<bool> isSigned8(mlir::Type type);

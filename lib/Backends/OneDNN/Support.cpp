@@ -94,16 +94,6 @@ static bool isF32OrSums(Type type) {
          getElementTypeOrSelf(type).isSignlessInteger(32);
 }
 
-/// The values of 8-bit constant `value`, zero-extended where it is u8.
-static std::optional<std::vector<int64_t>> eightBitValues(Value value) {
-  std::optional<std::vector<int64_t>> values = backends::getIntConstant(value);
-  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(value.getType()));
-  if (values && element && element.isUnsigned())
-    for (int64_t &v : *values)
-      v &= 0xff;
-  return values;
-}
-
 /// Whether an integer op's i32 sums come out of oneDNN exactly: its int8
 /// kernels convert the int32 sums to f32 on the way to an s32
 /// destination, exact while every |sum| stays below 2^24. Bounds each
@@ -114,12 +104,12 @@ static std::optional<std::vector<int64_t>> eightBitValues(Value value) {
 static bool sumsStayExact(Value input, Value inputZeroPoint, Value weight,
                           Value weightZeroPoint, int64_t channels,
                           bool columns) {
-  std::optional<std::vector<int64_t>> w = eightBitValues(weight);
-  std::optional<std::vector<int64_t>> wZp = eightBitValues(weightZeroPoint);
+  std::optional<std::vector<int64_t>> w = backends::getEightBitConstant(weight);
+  std::optional<std::vector<int64_t>> wZp = backends::getEightBitConstant(weightZeroPoint);
   if (!w || !wZp || wZp->empty() || channels <= 0)
     return false;
   int64_t maxInput = 255;
-  if (std::optional<std::vector<int64_t>> zp = eightBitValues(inputZeroPoint);
+  if (std::optional<std::vector<int64_t>> zp = backends::getEightBitConstant(inputZeroPoint);
       zp && zp->size() == 1) {
     bool isSigned = isSigned8(input.getType()).value_or(false);
     int64_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;

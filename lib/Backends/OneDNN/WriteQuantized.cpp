@@ -153,16 +153,6 @@ bool takesZeroPointForm(Value inputScale, Value inputZeroPoint, Value weight,
 }
 
 
-/// The values of 8-bit constant `value`, zero-extended where it is u8.
-std::optional<std::vector<int64_t>> int8Values(Value value) {
-  std::optional<std::vector<int64_t>> values = backends::getIntConstant(value);
-  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(value.getType()));
-  if (values && element && element.isUnsigned())
-    for (int64_t &v : *values)
-      v &= 0xff;
-  return values;
-}
-
 /// The one-element tensor oneDNN reads `input`'s zero point from, of the
 /// type input `x` is read with: a constant written as one byte (an s8
 /// input read as u8 holds no negative values; its zero point must not
@@ -170,7 +160,7 @@ std::optional<std::vector<int64_t>> int8Values(Value value) {
 FailureOr<uint32_t> zeroPointTensor(GraphWriter &g, Value zeroPoint,
                                     uint32_t x) {
   fbs::DataType type = g.graph.tensors[x]->dtype;
-  std::optional<std::vector<int64_t>> value = int8Values(zeroPoint);
+  std::optional<std::vector<int64_t>> value = backends::getEightBitConstant(zeroPoint);
   uint32_t zp;
   if (value && value->size() == 1) {
     if (type == fbs::DataType::U8 && value->front() < 0)
@@ -194,7 +184,7 @@ FailureOr<uint32_t> zeroPointTensor(GraphWriter &g, Value zeroPoint,
 /// saturation into the 8-bit result, so round(v) + z = round(v + z)).
 LogicalResult setPlainZeroPoints(GraphWriter &g, fbs::OpT &out, Value input,
                                  Value inputZeroPoint, Value outputZeroPoint) {
-  std::optional<std::vector<int64_t>> in = int8Values(inputZeroPoint);
+  std::optional<std::vector<int64_t>> in = backends::getEightBitConstant(inputZeroPoint);
   if (in && in->size() == 1 && in->front() != 0) {
     FailureOr<uint32_t> x = g.tensor(input);
     if (failed(x))
@@ -206,7 +196,7 @@ LogicalResult setPlainZeroPoints(GraphWriter &g, fbs::OpT &out, Value input,
   }
   if (!outputZeroPoint)
     return success();
-  std::optional<std::vector<int64_t>> z = int8Values(outputZeroPoint);
+  std::optional<std::vector<int64_t>> z = backends::getEightBitConstant(outputZeroPoint);
   if (!z || z->size() != 1)
     return failure();
   if (z->front() != 0) {
@@ -225,8 +215,8 @@ readZeroPointOperands(GraphWriter &g, Value input, Value zeroPoint, Value scale,
   FailureOr<uint32_t> zp = succeeded(x) ? zeroPointTensor(g, zeroPoint, *x)
                                         : FailureOr<uint32_t>(failure());
   FailureOr<uint32_t> s = g.tensor(scale);
-  std::optional<std::vector<int64_t>> w = int8Values(weight);
-  std::optional<std::vector<int64_t>> wZp = int8Values(weightZeroPoint);
+  std::optional<std::vector<int64_t>> w = backends::getEightBitConstant(weight);
+  std::optional<std::vector<int64_t>> wZp = backends::getEightBitConstant(weightZeroPoint);
   std::optional<std::vector<float>> wScale = getFloatConstant(weightScale);
   std::optional<std::vector<float>> b = getFloatConstant(bias);
   if (failed(x) || failed(zp) || failed(s) || !w || !wZp || wZp->empty() ||

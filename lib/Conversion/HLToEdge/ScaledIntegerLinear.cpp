@@ -188,6 +188,37 @@ void replaceChain(ConversionPatternRewriter &rewriter, const Epilogue &e,
 }
 
 /// Whether constant weight `w` and its zero point (absent, one value or one
+/// ConvInteger `op`'s window (strides, dilations, pads), lifted to 2-D.
+FailureOr<Window> convIntegerWindow(hl::ConvIntegerOp op,
+                                    RankedTensorType xType,
+                                    RankedTensorType wType) {
+  FailureOr<Window> window = resolveWindow(
+      xType.getShape().drop_front(2), wType.getShape().drop_front(2),
+      op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
+  if (failed(window))
+    return failure();
+  return liftWindowTo2D(*window);
+}
+
+/// edge.quantized_conv2d of ConvInteger `op` over `x` and `w` with the
+/// quantization operands `q`, into `resultType` (f32 for a scaled epilogue,
+/// the i32 sums for a lone one), with an optional ReLU floor `clipMin`.
+Value createQuantizedConv(ConversionPatternRewriter &rewriter, Location loc,
+                          hl::ConvIntegerOp op, Type resultType, Value x,
+                          Value w, const QuantOperands &q,
+                          const Window &window2D, FloatAttr clipMin) {
+  return rewriter.create<edge::QuantizedConv2DOp>(
+      loc, resultType, x, q.inputScale, q.inputZeroPoint, w, q.weightScale,
+      q.weightZeroPoint, q.bias, /*output_scale=*/Value(),
+      /*output_zero_point=*/Value(), /*residual=*/Value(),
+      /*residual_scale=*/Value(), /*residual_zero_point=*/Value(),
+      rewriter.getDenseI64ArrayAttr(window2D.strides),
+      rewriter.getDenseI64ArrayAttr(window2D.dilations),
+      rewriter.getDenseI64ArrayAttr(window2D.pads),
+      rewriter.getI64IntegerAttr(op.getGroup()), clipMin,
+      /*clip_max=*/FloatAttr(), /*activation=*/StringAttr());
+}
+
 /// per channel) are 8-bit integers the quantized ops take.
 bool isConstantWeight(Value w, Value zeroPoint, int64_t channels) {
   std::optional<std::vector<int64_t>> zp =
@@ -224,30 +255,20 @@ struct ScaledConvIntegerLowering
     FailureOr<Epilogue> e = matchEpilogue(op, /*axis=*/1, channels);
     if (failed(e))
       return rewriter.notifyMatchFailure(op, "not scaled by one f32 value");
-    FailureOr<Window> window = resolveWindow(
-        xType.getShape().drop_front(2), wType.getShape().drop_front(2),
-        op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
-    if (failed(window))
+    FailureOr<Window> window2D = convIntegerWindow(op, xType, wType);
+    if (failed(window2D))
       return rewriter.notifyMatchFailure(op, "unsupported convolution");
-    Window window2D = liftWindowTo2D(*window);
     Location loc = fusedLoc(rewriter, *e);
     FailureOr<QuantOperands> q =
         buildQuantOperands(rewriter, loc, *e, x, xZeroPoint, w,
                            adaptor.getWZeroPoint(), channels);
     if (failed(q))
       return rewriter.notifyMatchFailure(op, "scale cannot be converted");
-    Value conv = rewriter.create<edge::QuantizedConv2DOp>(
-        loc, RankedTensorType::get(accType.getShape(), rewriter.getF32Type()),
-        x, q->inputScale, q->inputZeroPoint, w, q->weightScale,
-        q->weightZeroPoint, q->bias, /*output_scale=*/Value(),
-        /*output_zero_point=*/Value(), /*residual=*/Value(),
-        /*residual_scale=*/Value(), /*residual_zero_point=*/Value(),
-        rewriter.getDenseI64ArrayAttr(window2D.strides),
-        rewriter.getDenseI64ArrayAttr(window2D.dilations),
-        rewriter.getDenseI64ArrayAttr(window2D.pads),
-        rewriter.getI64IntegerAttr(op.getGroup()),
-        e->clipMin ? rewriter.getF32FloatAttr(*e->clipMin) : FloatAttr(),
-        /*clip_max=*/FloatAttr(), /*activation=*/StringAttr());
+    Value conv = createQuantizedConv(
+        rewriter, loc, op,
+        RankedTensorType::get(accType.getShape(), rewriter.getF32Type()), x,
+        w, *q, *window2D,
+        e->clipMin ? rewriter.getF32FloatAttr(*e->clipMin) : FloatAttr());
     replaceChain(rewriter, *e, conv);
     return success();
   }
@@ -375,25 +396,14 @@ struct BareConvIntegerLowering : public OpConversionPattern<hl::ConvIntegerOp> {
         !isChannelZeroPoint(adaptor.getWZeroPoint(), channels))
       return rewriter.notifyMatchFailure(op, "needs 8-bit operands and "
                                              "per-tensor/channel zero points");
-    FailureOr<Window> window = resolveWindow(
-        xType.getShape().drop_front(2), wType.getShape().drop_front(2),
-        op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
-    if (failed(window))
+    FailureOr<Window> window2D = convIntegerWindow(op, xType, wType);
+    if (failed(window2D))
       return rewriter.notifyMatchFailure(op, "unsupported convolution");
-    Window window2D = liftWindowTo2D(*window);
     Location loc = op.getLoc();
     QuantOperands q = buildBareQuantOperands(
         rewriter, loc, x, xZeroPoint, w, adaptor.getWZeroPoint(), channels);
-    Value conv = rewriter.create<edge::QuantizedConv2DOp>(
-        loc, accType, x, q.inputScale, q.inputZeroPoint, w, q.weightScale,
-        q.weightZeroPoint, q.bias, /*output_scale=*/Value(),
-        /*output_zero_point=*/Value(), /*residual=*/Value(),
-        /*residual_scale=*/Value(), /*residual_zero_point=*/Value(),
-        rewriter.getDenseI64ArrayAttr(window2D.strides),
-        rewriter.getDenseI64ArrayAttr(window2D.dilations),
-        rewriter.getDenseI64ArrayAttr(window2D.pads),
-        rewriter.getI64IntegerAttr(op.getGroup()), /*clip_min=*/FloatAttr(),
-        /*clip_max=*/FloatAttr(), /*activation=*/StringAttr());
+    Value conv = createQuantizedConv(rewriter, loc, op, accType, x, w, q,
+                                     *window2D, /*clipMin=*/FloatAttr());
     rewriter.replaceOp(op, conv);
     return success();
   }
