@@ -345,6 +345,20 @@ bool supportsOp(Operation *op) {
     }
     return runs == 1;
   }
+  // A resize of H and W with scales known at compile time: the delegate's
+  // own kernel, in the layout its producer left (every mode, transform and
+  // rounding but tf_crop_and_resize; no antialias).
+  if (auto resize = dyn_cast<edge::ResizeOp>(op)) {
+    ArrayRef<int64_t> in = shapeOf(resize.getInput()),
+                      out = shapeOf(resize.getOutput());
+    std::optional<ArrayRef<double>> scales = resize.getScales();
+    return in.size() == 4 && out.size() == 4 && in[0] == out[0] &&
+           in[1] == out[1] && scales && scales->size() == 4 &&
+           (*scales)[0] == 1 && (*scales)[1] == 1 &&
+           !resize.getDynamicRoi() && !resize.getDynamicScales() &&
+           !resize.getAntialias() &&
+           resize.getCoordinateTransformationMode() != "tf_crop_and_resize";
+  }
   if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
           edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
           edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp, edge::ReshapeOp, edge::ConcatOp>(

@@ -2,7 +2,7 @@
 //
 // Element-wise functions (and edge.activation) as eltwise ops, binary ops
 // (a mul with an `add` post-op as one scale-shift op), pooling,
-// reductions, softmax, edge.layer_norm and the data movement ops, each
+// reductions, softmax, edge.layer_norm, resize and the data movement ops, each
 // with the post-ops strata-edge-fuse put on it.
 //
 //===----------------------------------------------------------------------===//
@@ -224,6 +224,23 @@ LogicalResult writeConcat(GraphWriter &w, edge::ConcatOp concat) {
   return success();
 }
 
+/// A resize of H and W (the partitioner claims no other): its filters by
+/// ONNX's names, and the two scales.
+LogicalResult writeResize(GraphWriter &w, edge::ResizeOp resize) {
+  return writeUnary(w, resize, fbs::OpKind::Resize, [&](fbs::OpT &out) {
+    auto params = std::make_unique<fbs::ResizeParamsT>();
+    params->mode = resize.getMode().str();
+    params->coordinate_transformation_mode =
+        resize.getCoordinateTransformationMode().str();
+    params->nearest_mode = resize.getNearestMode().str();
+    params->cubic_coeff_a = resize.getCubicCoeffA().convertToFloat();
+    params->exclude_outside = resize.getExcludeOutside();
+    ArrayRef<double> scales = *resize.getScales();
+    params->scales = {scales[2], scales[3]};
+    out.resize = std::move(params);
+  });
+}
+
 } // namespace
 
 void addElementwiseWriters(WriteTable &table) {
@@ -241,7 +258,8 @@ void addElementwiseWriters(WriteTable &table) {
       .on(writeTranspose)
       .on(writeSlice)
       .on(writeReshape)
-      .on(writeConcat);
+      .on(writeConcat)
+      .on(writeResize);
 }
 
 } // namespace strata::onednn

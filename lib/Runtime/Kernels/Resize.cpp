@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelUtils.h"
+#include "strata/Runtime/ResizeFilter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,71 +21,16 @@ namespace strata::runtime::kernels {
 
 namespace {
 
-enum class Mode { Nearest, Linear, Cubic };
-enum class Transform {
-  HalfPixel,
-  HalfPixelSymmetric,
-  PytorchHalfPixel,
-  AlignCorners,
-  Asymmetric,
-  TfHalfPixelForNN,
-  TfCropAndResize
-};
-enum class Rounding { PreferFloor, PreferCeil, Floor, Ceil };
-
-/// The kernel's parameters, parsed and checked.
-struct ResizeConfig {
-  Mode mode = Mode::Nearest;
-  Transform transform = Transform::HalfPixel;
-  Rounding rounding = Rounding::PreferFloor;
-  double cubicA = -0.75;
-  bool excludeOutside = false;
-  bool antialias = false;
-  float extrapolation = 0;
-};
-
-/// One axis' filter: for every output index either `outside` (the
-/// extrapolation value) or `taps` (input index, weight) pairs.
-struct AxisFilter {
-  int64_t taps = 0;
-  std::vector<int64_t> index;
-  std::vector<double> weight;
-  std::vector<uint8_t> outside;
-};
-
-/// Looks `value` up in `names` (parallel to the enum's values).
-template <typename E, size_t N>
-bool parseEnum(const std::string &value, const char *const (&names)[N],
-               E &result) {
-  for (size_t i = 0; i < N; ++i)
-    if (value == names[i]) {
-      result = static_cast<E>(i);
-      return true;
-    }
-  return false;
-}
-
 Error parseConfig(KernelContext &ctx, ResizeConfig &config) {
-  static const char *const modes[] = {"nearest", "linear", "cubic"};
-  static const char *const transforms[] = {
-      "half_pixel",        "half_pixel_symmetric", "pytorch_half_pixel",
-      "align_corners",     "asymmetric",           "tf_half_pixel_for_nn",
-      "tf_crop_and_resize"};
-  static const char *const roundings[] = {"round_prefer_floor",
-                                          "round_prefer_ceil", "floor", "ceil"};
   STRATA_KERNEL_ASSIGN(mode, ctx.params.getString("mode", "nearest"));
   STRATA_KERNEL_ASSIGN(
       transform,
       ctx.params.getString("coordinate_transformation_mode", "half_pixel"));
   STRATA_KERNEL_ASSIGN(
       rounding, ctx.params.getString("nearest_mode", "round_prefer_floor"));
-  if (!parseEnum(mode, modes, config.mode))
-    return ctx.fail("unknown mode '" + mode + "'");
-  if (!parseEnum(transform, transforms, config.transform))
-    return ctx.fail("unknown coordinate_transformation_mode '" + transform +
-                    "'");
-  if (!parseEnum(rounding, roundings, config.rounding))
-    return ctx.fail("unknown nearest_mode '" + rounding + "'");
+  std::string message;
+  if (!parseResizeNames(mode, transform, rounding, config, message))
+    return ctx.fail(message);
   STRATA_KERNEL_ASSIGN(a, ctx.params.getFloat("cubic_coeff_a", -0.75));
   STRATA_KERNEL_ASSIGN(exclude, ctx.params.getBool("exclude_outside", false));
   STRATA_KERNEL_ASSIGN(antialias, ctx.params.getBool("antialias", false));
@@ -92,7 +38,7 @@ Error parseConfig(KernelContext &ctx, ResizeConfig &config) {
                        ctx.params.getFloat("extrapolation_value", 0.0));
   if (!std::isfinite(a))
     return ctx.fail("cubic_coeff_a must be finite");
-  if (antialias && config.mode == Mode::Nearest)
+  if (antialias && config.mode == ResizeMode::Nearest)
     return ctx.fail("antialias needs linear or cubic mode");
   config.cubicA = a;
   config.excludeOutside = exclude;
@@ -101,166 +47,10 @@ Error parseConfig(KernelContext &ctx, ResizeConfig &config) {
   return Error::success();
 }
 
-/// The cubic convolution kernel with coefficient `a` (zero beyond |x| = 2).
-double cubicWeight(double x, double a) {
-  x = std::abs(x);
-  if (x <= 1)
-    return ((a + 2) * x - (a + 3)) * x * x + 1;
-  if (x < 2)
-    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
-  return 0;
-}
-
-/// The input coordinate of output index `x` on an axis of `inN` inputs
-/// scaled by `scale` to `outN` outputs; `roi` is (start, end) for
-/// tf_crop_and_resize. Sets `outside` where that mode extrapolates.
-double sourceCoordinate(const ResizeConfig &config, int64_t x, int64_t inN,
-                        int64_t outN, double scale, const double *roi,
-                        bool &outside) {
-  // ONNX uses the unrounded output length scale * in, not outN.
-  double outW = scale * static_cast<double>(inN);
-  double xd = static_cast<double>(x), in = static_cast<double>(inN);
-  outside = false;
-  switch (config.transform) {
-  case Transform::HalfPixel:
-    return (xd + 0.5) / scale - 0.5;
-  case Transform::HalfPixelSymmetric: {
-    double adjustment = static_cast<double>(outN) / outW;
-    double offset = in / 2 * (1 - adjustment);
-    return offset + (xd + 0.5) / scale - 0.5;
-  }
-  case Transform::PytorchHalfPixel:
-    return outW == 1 ? -0.5 : (xd + 0.5) / scale - 0.5;
-  case Transform::AlignCorners:
-    return outW == 1 ? 0.0 : xd * (in - 1) / (outW - 1);
-  case Transform::Asymmetric:
-    return xd / scale;
-  case Transform::TfHalfPixelForNN:
-    return (xd + 0.5) / scale;
-  case Transform::TfCropAndResize: {
-    double span = (roi[1] - roi[0]) * (in - 1);
-    double xOri = outW == 1 ? span / 2 : xd * span / (outW - 1);
-    xOri += roi[0] * (in - 1);
-    outside = !(xOri >= 0 && xOri <= in - 1);
-    return xOri;
-  }
-  }
-  return 0;
-}
-
-/// Builds the filter of one axis. Fails (with `message`) when antialiasing
-/// a tiny scale would need an unreasonably wide filter.
-bool buildFilter(const ResizeConfig &config, int64_t inN, int64_t outN,
-                 double scale, const double *roi, AxisFilter &filter,
-                 std::string &message) {
-  // Filter support: taps at left + i for i in [start, start + taps), where
-  // left is the input index just below x_ori. Antialias stretches linear
-  // and cubic filters by 1/scale when downsampling.
-  double stretch = config.antialias ? std::min(scale, 1.0) : 1.0;
-  double radius = config.mode == Mode::Cubic ? 2.0 : 1.0;
-  double startD =
-      config.mode == Mode::Nearest ? 0.0 : std::floor(-radius / stretch) + 1;
-  if (!(startD > -static_cast<double>(kMaxWindowParam))) {
-    message = "scale " + std::to_string(scale) + " is too small to antialias";
-    return false;
-  }
-  int64_t start = static_cast<int64_t>(startD);
-  int64_t taps = 2 - 2 * start;
-  if (static_cast<double>(outN) * static_cast<double>(taps) >
-      static_cast<double>(kMaxScratchFloats)) {
-    message = "the filter table would be too large";
-    return false;
-  }
-  filter.taps = taps;
-  filter.index.assign(outN * taps, 0);
-  filter.weight.assign(outN * taps, 0.0);
-  filter.outside.assign(outN, 0);
-  // Coordinates far outside the axis behave like the edge; clamp them so
-  // that the index arithmetic stays small.
-  double limit = static_cast<double>(inN + taps + 2);
-  for (int64_t x = 0; x < outN; ++x) {
-    bool outside = false;
-    double xOri = sourceCoordinate(config, x, inN, outN, scale, roi, outside);
-    if (outside) {
-      filter.outside[x] = 1;
-      continue;
-    }
-    xOri = std::isnan(xOri) ? 0.0 : std::min(std::max(xOri, -limit), limit);
-    double floorX = std::floor(xOri);
-    // The ratio lies in (0, 1]: an integral x_ori counts as 1 past the
-    // index below it.
-    bool integral = floorX == xOri;
-    double ratio = integral ? 1.0 : xOri - floorX;
-    int64_t left = static_cast<int64_t>(floorX) - (integral ? 1 : 0);
-    int64_t *index = &filter.index[x * taps];
-    double *weight = &filter.weight[x * taps];
-    double sum = 0;
-    for (int64_t t = 0; t < taps; ++t) {
-      int64_t i = start + t;
-      double w = 0;
-      switch (config.mode) {
-      case Mode::Nearest: {
-        bool up = false; // whether the nearest input is left + 1
-        switch (config.rounding) {
-        case Rounding::PreferFloor:
-          up = ratio > 0.5;
-          break;
-        case Rounding::PreferCeil:
-          up = ratio >= 0.5;
-          break;
-        case Rounding::Floor:
-          up = false;
-          break;
-        case Rounding::Ceil:
-          up = true;
-          break;
-        }
-        if (integral)
-          up = true;
-        w = (i == 1) == up ? 1.0 : 0.0;
-        break;
-      }
-      case Mode::Linear:
-        w = std::max(0.0, 1 - std::abs((i - ratio) * stretch));
-        break;
-      case Mode::Cubic:
-        w = cubicWeight((i - ratio) * stretch, config.cubicA);
-        break;
-      }
-      int64_t source = left + i;
-      if (config.excludeOutside && (source < 0 || source >= inN))
-        w = 0;
-      index[t] = std::min(std::max<int64_t>(source, 0), inN - 1);
-      weight[t] = w;
-      sum += w;
-    }
-    if ((config.antialias || config.excludeOutside) && sum != 0)
-      for (int64_t t = 0; t < taps; ++t)
-        weight[t] /= sum;
-  }
-  return true;
-}
-
-/// Whether `filter` maps every output index to the same input index.
-bool isIdentity(const AxisFilter &filter, int64_t inN, int64_t outN) {
-  if (inN != outN)
-    return false;
-  for (int64_t x = 0; x < outN; ++x) {
-    if (filter.outside[x])
-      return false;
-    for (int64_t t = 0; t < filter.taps; ++t) {
-      double w = filter.weight[x * filter.taps + t];
-      if (w != 0 && !(w == 1 && filter.index[x * filter.taps + t] == x))
-        return false;
-    }
-  }
-  return true;
-}
-
 /// Resizes axis `axis` of `src` (shape `shape`) into `dst` with `filter`.
 void applyFilter(const float *src, float *dst,
                  const std::vector<int64_t> &shape, size_t axis, int64_t outN,
-                 const AxisFilter &filter, float extrapolation) {
+                 const ResizeAxisFilter &filter, float extrapolation) {
   AxisSplit split = splitAtAxis(shape, axis);
   int64_t outer = split.outer, inner = split.inner, inN = split.extent;
   for (int64_t o = 0; o < outer; ++o) {
@@ -354,7 +144,7 @@ Error checkScales(KernelContext &ctx, const std::vector<double> &scales,
 Error resizeKernel(KernelContext &ctx) {
   ResizeConfig config;
   STRATA_RETURN_IF_ERROR(parseConfig(ctx, config));
-  bool crop = config.transform == Transform::TfCropAndResize;
+  bool crop = config.transform == ResizeTransform::TfCropAndResize;
   bool dynamicRoi = crop && !ctx.params.has("roi");
   bool dynamicScales = !ctx.params.has("scales");
   size_t ins = 1 + (dynamicRoi ? 1 : 0) + (dynamicScales ? 1 : 0);
@@ -381,15 +171,15 @@ Error resizeKernel(KernelContext &ctx) {
     return Error::success();
 
   // Filters first (they may fail), innermost axis first like the reference.
-  std::vector<AxisFilter> filters(rank);
+  std::vector<ResizeAxisFilter> filters(rank);
   std::vector<size_t> passes;
   for (size_t k = rank; k-- > 0;) {
     double axisRoi[2] = {crop ? roi[k] : 0.0, crop ? roi[rank + k] : 1.0};
     std::string message;
-    if (!buildFilter(config, in.shape[k], out.shape[k], scales[k], axisRoi,
+    if (!buildResizeFilter(config, in.shape[k], out.shape[k], scales[k], axisRoi,
                      filters[k], message))
       return ctx.fail(message);
-    if (!isIdentity(filters[k], in.shape[k], out.shape[k]))
+    if (!filters[k].isIdentity(in.shape[k], out.shape[k]))
       passes.push_back(k);
   }
   if (passes.empty()) {

@@ -111,6 +111,7 @@ bool channelBlockedPays(const fbs::Graph &graph) {
     case fbs::OpKind::MatMul:
     case fbs::OpKind::Softmax:
     case fbs::OpKind::LogSoftmax:
+    case fbs::OpKind::Resize: // reads and writes any layout
       break;
     case fbs::OpKind::Concat:
       // In place only where every part is whole channel blocks.

@@ -702,6 +702,8 @@ Error GraphBuilder::buildOp(const fbs::Op &op) {
     return buildDeconvolution(op);
   case fbs::OpKind::Recurrent:
     return buildRecurrent(op);
+  case fbs::OpKind::Resize:
+    return buildResize(op);
   default:
     return fail("unknown op kind " +
                 std::to_string(static_cast<int>(op.kind())));

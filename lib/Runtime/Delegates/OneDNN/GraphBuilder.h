@@ -588,6 +588,8 @@ private:
   Error buildReshape(const fbs::Op &op);
   Error buildConcat(const fbs::Op &op);
   Error buildReorder(const fbs::Op &op);
+  // Resize.cpp.
+  Error buildResize(const fbs::Op &op);
 
   static constexpr int kScratchpadBuffer = -2;
 
