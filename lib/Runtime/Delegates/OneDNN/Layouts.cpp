@@ -66,10 +66,13 @@ bool isPlain(const Desc &desc) {
 
 namespace {
 /// The element offset of `index` in a blocked layout: outer blocks by the
-/// strides, then the inner blocks, the last one innermost.
-int64_t elementOffset(const dnnl_memory_desc_t &md, const Dims &index) {
+/// strides, then the inner blocks, the last one innermost. (Fixed arrays:
+/// sameBytes calls it for every element of a tensor, at init.)
+int64_t elementOffset(const dnnl_memory_desc_t &md, const int64_t *index) {
   const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
-  Dims inner(md.ndims, 1), rest = index;
+  int64_t inner[DNNL_MAX_NDIMS], rest[DNNL_MAX_NDIMS];
+  for (int d = 0; d < md.ndims; ++d)
+    inner[d] = 1;
   for (int i = 0; i < blocking.inner_nblks; ++i)
     inner[blocking.inner_idxs[i]] *= blocking.inner_blks[i];
   int64_t offset = md.offset0;
@@ -118,9 +121,11 @@ bool sameBytes(const Desc &have, const Desc &view) {
   for (int d = 0; d < b.ndims; ++d)
     if (b.padded_dims[d] != b.dims[d])
       return false;
+  if (have == view)
+    return true;
   Dims index(dims.size(), 0);
   for (int64_t e = 0; e < count; ++e) {
-    if (elementOffset(a, index) != elementOffset(b, index))
+    if (elementOffset(a, index.data()) != elementOffset(b, index.data()))
       return false;
     for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
       if (++index[d] < dims[d])
