@@ -156,27 +156,35 @@ void WinogradConv::packWeights(const float *oihw, float *packed) const {
   int n = static_cast<int>(edge_) + 2; // rows of G
   // Panel by panel, input channel by input channel, the panel's output
   // channels innermost: each transform point's plane is written in order
-  // (o outermost scattered the writes over every plane, 50-150 MB/s).
+  // (o outermost scattered the writes over every plane, 50-150 MB/s), and
+  // the arithmetic runs over the panel's lanes, so that it vectorises
+  // (each lane's sums in the same order as one at a time: the same bits).
   int64_t panels = (oc_ + kPanel - 1) / kPanel;
   for (int64_t panel = 0; panel < panels; ++panel) {
     int64_t width = panelWidth(oc_, panel);
-    for (int64_t i = 0; i < ic_; ++i)
+    for (int64_t i = 0; i < ic_; ++i) {
+      double k[9][kPanel];
       for (int64_t lane = 0; lane < width; ++lane) {
-        int64_t o = panel * kPanel + lane;
-        const float *k = oihw + (o * ic_ + i) * 9;
-        double gk[6][3]; // G k
-        for (int r = 0; r < n; ++r)
-          for (int c = 0; c < 3; ++c)
-            gk[r][c] = g[r][0] * k[c] + g[r][1] * k[3 + c] + g[r][2] * k[6 + c];
-        for (int r = 0; r < n; ++r)
-          for (int c = 0; c < n; ++c) {
-            double u = gk[r][0] * g[c][0] + gk[r][1] * g[c][1] +
-                       gk[r][2] * g[c][2]; // (G k G^T)[r][c]
-            int64_t e = r * n + c;
-            float *panelBase = packed + e * ic_ * oc_ + panel * kPanel * ic_;
-            panelBase[i * width + lane] = static_cast<float>(u);
-          }
+        const float *kernel = oihw + ((panel * kPanel + lane) * ic_ + i) * 9;
+        for (int t = 0; t < 9; ++t)
+          k[t][lane] = kernel[t];
       }
+      double gk[6][3][kPanel]; // G k
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < 3; ++c)
+          for (int64_t lane = 0; lane < width; ++lane)
+            gk[r][c][lane] = g[r][0] * k[c][lane] + g[r][1] * k[3 + c][lane] +
+                             g[r][2] * k[6 + c][lane];
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) {
+          int64_t e = r * n + c;
+          float *row = packed + e * ic_ * oc_ + panel * kPanel * ic_ + i * width;
+          for (int64_t lane = 0; lane < width; ++lane)
+            row[lane] = static_cast<float>(gk[r][0][lane] * g[c][0] +
+                                           gk[r][1][lane] * g[c][1] +
+                                           gk[r][2][lane] * g[c][2]);
+        }
+    }
   }
 }
 
