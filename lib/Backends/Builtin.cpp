@@ -75,6 +75,12 @@ Backend makeOneDNNBackend() {
        "partition, as a share of its constants' bytes (the layers with the "
        "largest results get it first)",
        /*compileTimeOnly=*/true},
+      {"winograd_init_layer_bytes", "1048576",
+       "past the size budget, a layer whose plain weights take at most this "
+       "many bytes gets its Winograd transform at init instead (stored "
+       "plain; below about this size the transform costs init less than "
+       "the oneDNN primitive it replaces); 0: never",
+       /*compileTimeOnly=*/true},
       {"activation_layout", "auto",
        "layout of f32 activations between convolutions: auto (nChw16c "
        "for depthwise-separable graphs on AVX-512, else oneDNN's choice per "

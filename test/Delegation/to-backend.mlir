@@ -54,7 +54,7 @@
 // EXECUTE: load: {{.*}} ms, init: {{.*}} ms
 // EXECUTE: output 0: f32[1, 4, 6, 6]
 
-// SPEC: backend 'onednn' has no compile spec 'wingrad' (known: winograd, winograd_budget, winograd_size_budget, activation_layout, keep_plain_weights, tune_threads, tune, tuning_file)
+// SPEC: backend 'onednn' has no compile spec 'wingrad' (known: winograd, winograd_budget, winograd_size_budget, winograd_init_layer_bytes, activation_layout, keep_plain_weights, tune_threads, tune, tuning_file)
 // UNCOMPILED: is a partition for 'onednn' that its backend has not compiled yet (run --strata-to-backend)
 // NODELEGATE: backend 'portable' has no delegate to partition for
 

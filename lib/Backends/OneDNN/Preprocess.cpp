@@ -263,10 +263,14 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
                                           options.winogradBudget);
   FailureOr<double> sizeShare = nonNegative(
       func, specs, "winograd_size_budget", options.winogradSizeShare);
-  if (failed(budget) || failed(sizeShare))
+  FailureOr<double> initLayerBytes =
+      nonNegative(func, specs, "winograd_init_layer_bytes",
+                  options.winogradInitLayerBytes);
+  if (failed(budget) || failed(sizeShare) || failed(initLayerBytes))
     return failure();
   options.winogradBudget = *budget;
   options.winogradSizeShare = *sizeShare;
+  options.winogradInitLayerBytes = *initLayerBytes;
   if (auto it = specs.find("activation_layout"); it != specs.end()) {
     using Layout = runtime::onednn::PrepareOptions::Layout;
     if (it->second == "auto")

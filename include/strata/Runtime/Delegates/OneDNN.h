@@ -75,6 +75,10 @@ struct PrepareOptions {
   /// The most the transformed Winograd weights may add to the partition,
   /// as a share of its constants' bytes (Convolution.cpp, planWinograd).
   double winogradSizeShare = 0.07;
+  /// Past the size budget, a layer whose plain weights take at most this
+  /// many bytes gets its Winograd transform at init instead (the program
+  /// stores them plain; Convolution.cpp, planWinograd).
+  double winogradInitLayerBytes = 1024 * 1024;
   /// Also keep the plain weights, so that init on another CPU can repack.
   bool keepPlainWeights = false;
   /// OpenMP threads the program will run on: oneDNN's choice of

@@ -263,6 +263,7 @@ void GraphBuilder::planWinograd() {
     int64_t pixels;    ///< of the result: the products saved per weight
     size_t plainBytes; ///< of the weights
     std::vector<WinogradTile> tiles; ///< within the accuracy budget
+    uint32_t weights;
   };
   std::vector<Candidate> candidates;
   for (opIndex = 0; opIndex < graph.ops()->size(); ++opIndex) {
@@ -290,7 +291,8 @@ void GraphBuilder::planWinograd() {
     Candidate c{opIndex,
                 d[2] * d[3],
                 static_cast<size_t>(k[0] * k[1] * 9) * sizeof(float),
-                {}};
+                {},
+                w};
     for (WinogradTile tile : tiles)
       if (winogradWithinBudget(w, tile))
         c.tiles.push_back(tile);
@@ -314,6 +316,7 @@ void GraphBuilder::planWinograd() {
   // (docs/delegation.md).
   double budget =
       options.winogradSizeShare * static_cast<double>(constantBytes);
+  std::vector<const Candidate *> atInit;
   for (const Candidate &c : candidates) {
     opIndex = c.op;
     bool placed = false;
@@ -328,8 +331,34 @@ void GraphBuilder::planWinograd() {
       }
     }
     if (!placed)
+      atInit.push_back(&c);
+  }
+  // Past the size budget, the transform runs at init on the plain weights
+  // the program stores anyway, in 2x2 tiles (the cheaper transform, within
+  // the accuracy budget wherever 4x4 is), for layers whose plain weights
+  // take at most winogradInitLayerBytes: F(2x2,3x3) transforms 1.5-1.9 GB
+  // of plain weights a second (WinogradCheck.DISABLED_PackingCost), and
+  // such a layer needs no oneDNN primitive, whose creation (its JIT code)
+  // takes about 0.5 ms for a 3x3 convolution: up to about 1 MB the
+  // transform costs init no more than the primitive it replaces (M-LSD
+  // 512-tiny's five such layers, 147-590 KB: init 15.8 to 13.8 ms,
+  // fastest of six; docs/delegation.md).
+  for (const Candidate *c : atInit) {
+    opIndex = c->op;
+    // (A layer the rule gave 4x4 tiles has its 2x2 check made here.)
+    bool twoByTwo = std::find(c->tiles.begin(), c->tiles.end(),
+                              WinogradTile::F2x2) != c->tiles.end() ||
+                    winogradWithinBudget(c->weights, WinogradTile::F2x2);
+    if (twoByTwo &&
+        static_cast<double>(c->plainBytes) <= options.winogradInitLayerBytes) {
+      winogradPlan[c->op] = WinogradTile::F2x2;
+      winogradAtInit.insert(c->op);
+    } else {
       noteConv("direct: its transformed weights are over the program's size "
-               "budget");
+               "budget" +
+               std::string(twoByTwo ? ", its plain ones over the init budget"
+                                    : ""));
+    }
   }
   opIndex = 0;
 }
@@ -503,7 +532,11 @@ CompiledGraph::ConvChoice GraphBuilder::ruleChoice(const fbs::Op &op,
       if (layout &&
           ownWinograd(op, src, w, dst, bias, *layout, planned->second)) {
         choice = ownChoice(ownKind(*layout, planned->second));
-        noteConv(std::string("winograd ") + tileName(planned->second));
+        noteConv(std::string("winograd ") + tileName(planned->second) +
+                 (winogradAtInit.count(opIndex)
+                      ? ", its weights transformed at init (over the "
+                        "program's size budget)"
+                      : ""));
       } else {
         noteConv("direct: oneDNN's choice leaves the result in a layout "
                  "the own kernel lacks");
@@ -889,9 +922,10 @@ Error GraphBuilder::prepareConvolution(ConvSetup &conv) {
     if (!own)
       return fail("a tuning record asks for the delegate's Winograd "
                   "kernel, which does not apply to this convolution");
+    best.weightsAtInit = winogradAtInit.count(opIndex) > 0;
     out.convChoices_[opIndex] = best;
     return buildOwnWinograd(*own, conv.src, conv.w, conv.bias, conv.dst,
-                            conv.sumInput);
+                            conv.sumInput, best.weightsAtInit);
   }
   if (const OwnGroupedKind *kind = groupedKindOf(best.kernel)) {
     std::optional<GroupedConv> own =
@@ -924,10 +958,14 @@ Error GraphBuilder::initConvolution(ConvSetup &conv) {
             ownWinograd(op, conv.src, conv.w, conv.dst, conv.bias,
                         winograd->layout, winograd->tile))
       return buildOwnWinograd(*own, conv.src, conv.w, conv.bias, conv.dst,
-                              conv.sumInput);
+                              conv.sumInput, op.winograd_weights_at_init());
     if (WinogradConv::available())
       return fail("the delegate's Winograd kernel does not apply to this "
                   "convolution");
+    // This CPU lacks AVX2: oneDNN's own choice, on the plain weights the
+    // program stores for the transform at init.
+    if (op.winograd_weights_at_init())
+      return addConvolutionSteps(conv, conv.make(false, false, 0));
     // This CPU lacks AVX2 (or oneDNN is held below it): oneDNN's own
     // choice, its weights recovered from the transformed ones.
     dnnl::convolution_forward::primitive_desc pd = conv.make(false, false, 0);

@@ -52,6 +52,8 @@ public:
     double winogradBudget = 2.0;
     /// Prepare mode: PrepareOptions::winogradSizeShare.
     double winogradSizeShare = 0.07;
+    /// Prepare mode: PrepareOptions::winogradInitLayerBytes.
+    double winogradInitLayerBytes = 1024 * 1024;
   };
 
   /// Builds the primitives of `graph`. In Prepare mode, `packed` receives
@@ -90,6 +92,8 @@ public:
     bool srcAsPlaced = false;
     int index = 0;
     std::string name;
+    /// The own Winograd kernel's weights are transformed at init.
+    bool weightsAtInit = false;
   };
   const std::map<size_t, ConvChoice> &convChoices() const {
     return convChoices_;

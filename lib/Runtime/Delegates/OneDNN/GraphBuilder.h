@@ -396,11 +396,13 @@ private:
   /// recorded in that layout, else (with `reorderStored`) the stored bytes
   /// reordered from their recorded oneDNN layout, else packed again from
   /// the plain copy when repacking is allowed. `mismatch` and
-  /// `noPlainCopy` say why not.
+  /// `noPlainCopy` say why not. `atInit`: never stored packed; the plain
+  /// constant is kept and packed at every init.
   Result<int> packedConstant(uint32_t tensor, const Desc &packedDesc,
                              size_t plainBytes, const Packer &pack,
                              bool reorderStored, const std::string &mismatch,
-                             const std::string &noPlainCopy);
+                             const std::string &noPlainCopy,
+                             bool atInit = false);
   /// The stored packed bytes of weight `t` as a constant buffer when they
   /// were recorded in layout `want`; -1 when not.
   Result<int> storedPacked(const fbs::Tensor &t, const Desc &want);
@@ -503,18 +505,21 @@ private:
   /// from the plain copy with repack_on_isa_mismatch when none are stored.
   Result<int> weightsFromWinograd(uint32_t w, const Desc &want,
                                   const WinogradConv &conv);
-  /// Builds the step of the own kernel.
+  /// Builds the step of the own kernel; `weightsAtInit`: its weights are
+  /// transformed from the plain constant at init, not stored transformed.
   Error buildOwnWinograd(const WinogradConv &conv, uint32_t src, uint32_t w,
-                         int bias, uint32_t dst, int sumInput);
+                         int bias, uint32_t dst, int sumInput,
+                         bool weightsAtInit);
   /// Constant weight `w` for one of the delegate's own convolution
   /// kernels: `packedBytes` made from its `plainBytes` by `pack` at
   /// prepare and stored; at init bound in place, or packed again from the
   /// plain copy when allowed. `what` names the packed weights in errors
-  /// ("the grouped kernel's packed weights").
+  /// ("the grouped kernel's packed weights"). `atInit`: packed at every
+  /// init from the plain constant, never stored packed.
   Result<int>
   ownKernelWeights(uint32_t w, size_t packedBytes, size_t plainBytes,
                    const std::function<void(const float *, float *)> &pack,
-                   const std::string &what);
+                   const std::string &what, bool atInit = false);
   /// Weight `w` (`plainDims`) for oneDNN's convolution in layout `want`,
   /// from the `packedBytes` an own kernel packed at prepare, put back by
   /// `unpack` (a CPU that cannot run that kernel); from the plain copy with
@@ -609,6 +614,8 @@ private:
   std::map<std::pair<size_t, int>, WinogradErrors> winogradChecks;
   /// Prepare: convolution op -> the largest Winograd tile it may use.
   std::map<size_t, WinogradTile> winogradPlan;
+  /// Prepare: the planned convolutions whose weights init transforms.
+  std::set<size_t> winogradAtInit;
   /// f32 convolutions read and write nChw16c (the graph's
   /// activation_layout, on a CPU that runs it).
   bool channelBlocked = false;

@@ -103,6 +103,7 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
   build.measure = options.measure;
   build.winogradBudget = options.winogradBudget;
   build.winogradSizeShare = options.winogradSizeShare;
+  build.winogradInitLayerBytes = options.winogradInitLayerBytes;
   build.tuning = options.tuning;
   build.threads = std::max(1, options.tuneThreads);
   // Choose (and time, when measuring) the implementations on the thread
@@ -134,6 +135,7 @@ Result<PreparedGraph> prepareGraph(ByteSpan plainBlob,
     object.ops[index]->impl_index = choice.index;
     object.ops[index]->src_as_placed = choice.srcAsPlaced;
     object.ops[index]->impl = choice.name;
+    object.ops[index]->winograd_weights_at_init = choice.weightsAtInit;
   }
   for (size_t i = 0; i < object.tensors.size(); ++i) {
     fbs::TensorT &tensor = *object.tensors[i];

@@ -63,7 +63,7 @@ Result<int> GraphBuilder::weights(uint32_t tensor, const Desc &want,
 Result<int> GraphBuilder::ownKernelWeights(
     uint32_t w, size_t packedBytes, size_t plainBytes,
     const std::function<void(const float *, float *)> &pack,
-    const std::string &what) {
+    const std::string &what, bool atInit) {
   if (!isConstant(w))
     return fail("the delegate's own kernels need constant weights");
   Desc packedDesc({static_cast<int64_t>(packedBytes / sizeof(float))},
@@ -85,7 +85,8 @@ Result<int> GraphBuilder::ownKernelWeights(
                  "or set repack_on_isa_mismatch (needs keep_plain_weights at "
                  "compile time)",
           what + " cannot be made: the program holds no plain copy (compile "
-                 "with keep_plain_weights=true)"));
+                 "with keep_plain_weights=true)",
+          atInit));
   return addMem(packedDesc, buffer);
 }
 
@@ -121,7 +122,8 @@ Result<int> GraphBuilder::packedConstant(uint32_t tensor,
                                          size_t plainBytes, const Packer &pack,
                                          bool reorderStored,
                                          const std::string &mismatch,
-                                         const std::string &noPlainCopy) {
+                                         const std::string &noPlainCopy,
+                                         bool atInit) {
   const fbs::Tensor *t = graph.tensors()->Get(tensor);
   auto packedFrom = [&](ByteSpan bytes) -> Result<int> {
     if (bytes.size != plainBytes)
@@ -129,7 +131,7 @@ Result<int> GraphBuilder::packedConstant(uint32_t tensor,
                   std::to_string(bytes.size) + " bytes, expected " +
                   std::to_string(plainBytes));
     std::vector<uint8_t> packed = pack(bytes);
-    if (options.mode == CompiledGraph::Mode::Prepare)
+    if (options.mode == CompiledGraph::Mode::Prepare && !atInit)
       out.packed_[tensor] = {packed, descBytes(packedDesc)};
     size_t size = packed.size();
     out.owned_.push_back(std::move(packed));
@@ -138,7 +140,15 @@ Result<int> GraphBuilder::packedConstant(uint32_t tensor,
   if (options.mode == CompiledGraph::Mode::Prepare) {
     STRATA_ASSIGN_OR_RETURN(ByteSpan bytes,
                             named.get(t->constant_key()->str()));
+    if (atInit)
+      out.plainConstants_.insert(tensor); // init packs from these bytes
     return packedFrom(bytes);
+  }
+  if (atInit) {
+    Result<ByteSpan> bytes = named.get(t->constant_key()->str());
+    if (!bytes.ok())
+      return fail(noPlainCopy);
+    return packedFrom(*bytes);
   }
   // Init: bind the stored packed bytes when that layout is still wanted.
   Result<int> stored = storedPacked(*t, packedDesc);

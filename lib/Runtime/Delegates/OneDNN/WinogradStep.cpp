@@ -3,7 +3,7 @@
 // Where a convolution fits the delegate's own Winograd kernel (Winograd.h,
 // F(2x2,3x3) or F(4x4,3x3)) and prepare chose it, the step runs that kernel on
 // nChw16c, nChw8c or channels-last input and output, with weights transformed
-// at prepare.
+// at prepare (or, past the program's size budget, at init).
 //
 //===----------------------------------------------------------------------===//
 #include "GraphBuilder.h"
@@ -79,13 +79,13 @@ Result<int> GraphBuilder::weightsFromWinograd(uint32_t w, const Desc &want,
 
 Error GraphBuilder::buildOwnWinograd(const WinogradConv &conv, uint32_t src,
                                      uint32_t w, int bias, uint32_t dst,
-                                     int sumInput) {
+                                     int sumInput, bool weightsAtInit) {
   Result<int> wMem = ownKernelWeights(
       w, conv.packedBytes(), conv.plainWeightBytes(),
       [&](const float *plain, float *packed) {
         conv.packWeights(plain, packed);
       },
-      "the Winograd kernel's transformed weights");
+      "the Winograd kernel's transformed weights", weightsAtInit);
   if (!wMem.ok())
     return wMem.takeError();
   auto kernel = std::make_shared<WinogradConv>(conv);
