@@ -352,8 +352,10 @@ bool supportsOp(Operation *op) {
     ArrayRef<int64_t> in = shapeOf(resize.getInput()),
                       out = shapeOf(resize.getOutput());
     std::optional<ArrayRef<double>> scales = resize.getScales();
+    auto positive = [](int64_t d) { return d > 0; };
     return in.size() == 4 && out.size() == 4 && in[0] == out[0] &&
-           in[1] == out[1] && scales && scales->size() == 4 &&
+           in[1] == out[1] && llvm::all_of(in, positive) &&
+           llvm::all_of(out, positive) && scales && scales->size() == 4 &&
            (*scales)[0] == 1 && (*scales)[1] == 1 &&
            !resize.getDynamicRoi() && !resize.getDynamicScales() &&
            !resize.getAntialias() &&
