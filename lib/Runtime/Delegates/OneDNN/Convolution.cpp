@@ -336,28 +336,34 @@ void GraphBuilder::planWinograd() {
   // Past the size budget, the transform runs at init on the plain weights
   // the program stores anyway, in 2x2 tiles (the cheaper transform, within
   // the accuracy budget wherever 4x4 is), for layers whose plain weights
-  // take at most winogradInitLayerBytes: F(2x2,3x3) transforms 1.5-1.9 GB
-  // of plain weights a second (WinogradCheck.DISABLED_PackingCost), and
-  // such a layer needs no oneDNN primitive, whose creation (its JIT code)
-  // takes about 0.5 ms for a 3x3 convolution: up to about 1 MB the
-  // transform costs init no more than the primitive it replaces (M-LSD
-  // 512-tiny's five such layers, 147-590 KB: init 15.8 to 13.8 ms,
-  // fastest of six; docs/delegation.md).
+  // take at most winogradInitLayerBytes and whose result has at least
+  // kInitMinPixels pixels. At init the transform, with the fresh pages of
+  // its copy and result, runs at about 350 MB of plain weights a second
+  // (SqueezeNet's four expand layers, 1.1 MB: load + init again 0.9 to
+  // 4.0 ms) where such a layer saves about 3% of a small CNN's inference;
+  // the saving grows with the pixels the weights are applied to, the init
+  // cost does not: a decoder's wide results (M-LSD 512-tiny's 64x64 to
+  // 128x128: init unchanged, 14 ms, the JIT code of the oneDNN primitives
+  // it replaces costing as much; docs/delegation.md).
+  constexpr int64_t kInitMinPixels = 64 * 64;
   for (const Candidate *c : atInit) {
     opIndex = c->op;
     // (A layer the rule gave 4x4 tiles has its 2x2 check made here.)
     bool twoByTwo = std::find(c->tiles.begin(), c->tiles.end(),
                               WinogradTile::F2x2) != c->tiles.end() ||
                     winogradWithinBudget(c->weights, WinogradTile::F2x2);
-    if (twoByTwo &&
+    bool wide = c->pixels >= kInitMinPixels;
+    if (twoByTwo && wide &&
         static_cast<double>(c->plainBytes) <= options.winogradInitLayerBytes) {
       winogradPlan[c->op] = WinogradTile::F2x2;
       winogradAtInit.insert(c->op);
     } else {
       noteConv("direct: its transformed weights are over the program's size "
                "budget" +
-               std::string(twoByTwo ? ", its plain ones over the init budget"
-                                    : ""));
+               std::string(!twoByTwo ? ""
+                           : !wide   ? ", its result too small to transform "
+                                       "them at init"
+                                     : ", its plain ones over the init budget"));
     }
   }
   opIndex = 0;
