@@ -3,7 +3,7 @@
 """Float64 reference outputs for the wild-model corpus, and the error table.
 
 Usage: /usr/bin/python3 benchmarks/wild/f64-ref.py [--corpus DIR] [--out DIR]
-           [--strata DIR] [--pipeline NAME] [--reuse] [ID...]
+           [--strata DIR] [--pipeline NAME] [--reuse] [--json FILE] [ID...]
 
 ONNX Runtime's float32 outputs are a reference with an error of their own,
 and ORT cannot run these models in float64 (no double Conv). So this script
@@ -989,6 +989,8 @@ def main():
     ap.add_argument('--strata', help="run-wild.sh's OUT: Strata's outputs in <id>/<pipeline>/out/")
     ap.add_argument('--pipeline', default='onednn')
     ap.add_argument('--reuse', action='store_true', help="reuse an earlier run's f64-ref.json")
+    ap.add_argument('--json', help='also write the table as a JSON list of per-model records '
+                    '(benchmarks/models-summary.py --f64 reads it)')
     args = ap.parse_args()
     out = args.out or args.corpus
     torch.set_num_threads(1)
@@ -1001,7 +1003,7 @@ def main():
     if args.strata:
         head += [f'Strata ({args.pipeline}) vs f64', 'Strata / ORT']
     head += ['seconds', 'note']
-    rows = []
+    rows, records = [], []
     t0 = time.time()
     for mid in ids:
         rec = reference_model(mid, args.corpus, out, args.reuse)
@@ -1017,16 +1019,20 @@ def main():
             notes.append('no ORT outputs (run ort-ref.mjs)')
         row = [mid, str(len(rec['sets'])), fmt(largest(rec, 'f32_vs_ort')),
                fmt(largest(rec, 'f32_vs_f64')), fmt(ort)]
+        record = dict(id=mid, sets=len(rec['sets']), f32_vs_ort=largest(rec, 'f32_vs_ort'),
+                      f32_vs_f64=largest(rec, 'f32_vs_f64'), ort_vs_f64=ort, notes=notes)
         if args.strata:
             errs, why = (None, 'no float64 reference') if rec['error'] else \
                 strata_errors(rec, mid, out, args.strata, args.pipeline)
             st = worst(worst(e) for e in errs.values()) if errs else None
             ratio = None if st is None or ort is None else st / max(ort, ROUNDOFF32)
             row += [fmt(st), '—' if ratio is None else f'{ratio:.2f}' + (' (> 2)' if ratio > 2 else '')]
+            record.update(strata_vs_f64=st, ratio=ratio, pipeline=args.pipeline)
             if why:
                 notes.append(why)
         row += [f'{rec["seconds"]:.1f}', '; '.join(notes)]
         rows.append(row)
+        records.append(record)
         print(f'{mid}: ' + ', '.join(f'{h} {v}' for h, v in zip(head[1:], row[1:]) if v),
               file=sys.stderr, flush=True)
     print('| ' + ' | '.join(head) + ' |')
@@ -1034,6 +1040,10 @@ def main():
     for row in rows:
         print('| ' + ' | '.join(row) + ' |')
     print(f'\n{len(rows)} models, {time.time() - t0:.0f} s' + (' (reused)' if args.reuse else ''))
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump(records, f, indent=1)
+            f.write('\n')
 
 
 if __name__ == '__main__':
