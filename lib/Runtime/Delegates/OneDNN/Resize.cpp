@@ -183,10 +183,8 @@ Error GraphBuilder::buildResize(const fbs::Op &op) {
   addKernelStep(
       "strata:resize",
       [plan](const std::unordered_map<int, memory> &args) {
-        runResize(*plan,
-                  static_cast<const float *>(
-                      args.at(DNNL_ARG_SRC).get_data_handle()),
-                  static_cast<float *>(args.at(DNNL_ARG_DST).get_data_handle()));
+        runResize(*plan, floatsOf(args, DNNL_ARG_SRC),
+                  floatsOf(args, DNNL_ARG_DST));
       },
       {{DNNL_ARG_SRC, addMem(from.desc, from.buffer)},
        {DNNL_ARG_DST, addMem(o.desc, o.buffer)}},
