@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace strata::runtime::onednn {
 
@@ -70,9 +71,8 @@ namespace {
 /// sameBytes calls it for every element of a tensor, at init.)
 int64_t elementOffset(const dnnl_memory_desc_t &md, const int64_t *index) {
   const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
-  int64_t inner[DNNL_MAX_NDIMS], rest[DNNL_MAX_NDIMS];
-  for (int d = 0; d < md.ndims; ++d)
-    inner[d] = 1;
+  int64_t inner[DNNL_MAX_NDIMS], rest[DNNL_MAX_NDIMS] = {};
+  std::fill(std::begin(inner), std::end(inner), int64_t(1));
   for (int i = 0; i < blocking.inner_nblks; ++i)
     inner[blocking.inner_idxs[i]] *= blocking.inner_blks[i];
   int64_t offset = md.offset0;
