@@ -1,11 +1,54 @@
 //===- ModelGraph.cpp - the ONNX graph as the user wrote it ---------------===//
 #include "strata/Compiler/ModelGraph.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "onnx/onnx_pb.h"
 
 namespace strata {
+
+namespace {
+/// Appends `graph`'s nodes to `nodes`, each after the nodes of its sub-graphs
+/// (If branches, Loop and Scan bodies: the importer inlines a folded If's
+/// branch, whose nodes then compute the If's results), named as the
+/// importer names them.
+void appendNodes(onnx::GraphProto &graph, bool isSubgraph,
+                 std::vector<ModelGraphNode> &nodes,
+                 llvm::StringMap<int64_t> &producer) {
+  for (auto [i, node] : llvm::enumerate(*graph.mutable_node())) {
+    // The importer's name for an unnamed node.
+    if (node.name().empty())
+      node.set_name((isSubgraph ? graph.name() + "/" : std::string()) +
+                    node.op_type() + "_" + std::to_string(i));
+    ModelGraphNode entry;
+    auto addInput = [&](const std::string &value) {
+      auto it = producer.find(value);
+      if (it != producer.end() && !llvm::is_contained(entry.inputs, it->second))
+        entry.inputs.push_back(it->second);
+    };
+    for (onnx::AttributeProto &attribute : *node.mutable_attribute()) {
+      std::vector<onnx::GraphProto *> bodies;
+      if (attribute.has_g())
+        bodies.push_back(attribute.mutable_g());
+      for (onnx::GraphProto &body : *attribute.mutable_graphs())
+        bodies.push_back(&body);
+      for (onnx::GraphProto *body : bodies) {
+        appendNodes(*body, /*isSubgraph=*/true, nodes, producer);
+        for (const onnx::ValueInfoProto &output : body->output())
+          addInput(output.name());
+      }
+    }
+    entry.name = node.name();
+    entry.opType = node.op_type();
+    for (const std::string &input : node.input())
+      addInput(input);
+    for (const std::string &output : node.output())
+      producer[output] = static_cast<int64_t>(nodes.size());
+    nodes.push_back(std::move(entry));
+  }
+}
+} // namespace
 
 std::vector<ModelGraphNode> readModelGraph(llvm::StringRef modelPath) {
   std::vector<ModelGraphNode> graph;
@@ -16,23 +59,7 @@ std::vector<ModelGraphNode> readModelGraph(llvm::StringRef modelPath) {
                                      (*file)->getBufferSize()))
     return graph;
   llvm::StringMap<int64_t> producer;
-  for (const onnx::NodeProto &node : model.graph().node()) {
-    ModelGraphNode entry;
-    // The importer's name for an unnamed node.
-    entry.name = node.name().empty() ? node.op_type() + "_" +
-                                           std::to_string(graph.size())
-                                     : node.name();
-    entry.opType = node.op_type();
-    for (const std::string &input : node.input()) {
-      auto it = producer.find(input);
-      if (it != producer.end() &&
-          llvm::find(entry.inputs, it->second) == entry.inputs.end())
-        entry.inputs.push_back(it->second);
-    }
-    for (const std::string &output : node.output())
-      producer[output] = static_cast<int64_t>(graph.size());
-    graph.push_back(std::move(entry));
-  }
+  appendNodes(*model.mutable_graph(), /*isSubgraph=*/false, graph, producer);
   return graph;
 }
 

@@ -1,8 +1,9 @@
 //===- ModelGraph.h - the ONNX graph as the user wrote it -------*- C++ -*-===//
 //
-// The nodes of a model's main graph in their (topological) file order, with
-// their op types and the nodes that feed them: what --bisect orders its
-// comparison by and what the HTML report draws.
+// The nodes of a model's graph in their (topological) file order, each node's
+// sub-graphs (If branches, Loop and Scan bodies) before it, with their op
+// types and the nodes that feed them: what --bisect orders its comparison by
+// and what the HTML report draws.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_COMPILER_MODELGRAPH_H
@@ -20,11 +21,13 @@ struct ModelGraphNode {
   /// The node's name ("<op type>_<index>" when the file leaves it empty).
   std::string name;
   std::string opType;
-  /// The nodes whose outputs it reads, by index in the graph's node list.
+  /// The nodes whose outputs it reads, by index in the graph's node list (for
+  /// a node with sub-graphs, also those computing the sub-graphs' outputs).
   std::vector<int64_t> inputs;
 };
 
-/// The main graph's nodes; empty when the file does not parse.
+/// The graph's nodes, sub-graphs' included; empty when the file does not
+/// parse.
 std::vector<ModelGraphNode> readModelGraph(llvm::StringRef modelPath);
 
 /// [{"name", "op_type", "inputs": [index...]}].
