@@ -60,6 +60,10 @@ if chromium:
 # benchmark's model generator (benchmarks/ops/make-models.py).
 if all(os.path.isdir("/usr/lib/python3/dist-packages/" + m) for m in ("onnx", "numpy")):
     config.available_features.add("python3-onnx")
+# ... with PyTorch (python3-torch): the float64 interpreter of
+# benchmarks/wild/f64-ref.py.
+if os.path.isdir("/usr/lib/python3/dist-packages/torch"):
+    config.available_features.add("python3-torch")
 
 # ONNX Runtime (npm onnxruntime-node), installed by scripts/test.sh through
 # scripts/install-ort.sh; the tests running exported ONNX files in it need it.
