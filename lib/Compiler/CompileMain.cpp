@@ -66,7 +66,11 @@ cl::opt<std::string>
 cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("Fix an input's shape: NAME=DIMS, e.g. "
-                         "input=1x3x224x224 (repeatable)"),
+                         "input=1x3x224x224 (repeatable); a range or a "
+                         "symbol with its range (batch:1..8) bounds a "
+                         "dynamic dimension, which the importer carries "
+                         "(programs with dynamic dimensions are not built "
+                         "yet: docs/dynamic-shapes.md)"),
                 cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value",

@@ -24,6 +24,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <fcntl.h>
+#include <set>
 #include <unistd.h>
 
 using namespace mlir;
@@ -68,6 +69,8 @@ private:
   MLIRContext *context;
   OpBuilder builder;
   std::string fileName;
+  /// The symbols --input-shape gave dynamic dimensions, in name order.
+  std::set<std::string> boundSymbols;
   const ImportOptions &options;
   TensorOptions tensorOptions;
   std::map<std::string, int> opsets;
@@ -116,16 +119,35 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
              << "--input-shape for '" << input.name() << "' has "
              << it->second.size() << " dimensions, the input has "
              << shape->dim_size();
-    for (auto [i, extent] : llvm::enumerate(it->second)) {
+    for (auto [i, want] : llvm::enumerate(it->second)) {
       if (static_cast<int>(i) >= shape->dim_size())
         shape->add_dim();
       onnx::TensorShapeProto::Dimension *dim = shape->mutable_dim(i);
-      if (dim->has_dim_value() && dim->dim_value() != extent)
+      if (want.isFixed()) {
+        if (dim->has_dim_value() && dim->dim_value() != want.extent)
+          return emitError(fileLoc())
+                 << "--input-shape for '" << input.name()
+                 << "' sets dimension " << i << " to " << want.extent
+                 << ", the model fixes it to " << dim->dim_value();
+        dim->set_dim_value(want.extent);
+        continue;
+      }
+      auto bounds = options.dimBounds.find(want.symbol);
+      if (bounds == options.dimBounds.end())
         return emitError(fileLoc())
-               << "--input-shape for '" << input.name() << "' sets dimension "
-               << i << " to " << extent << ", the model fixes it to "
-               << dim->dim_value();
-      dim->set_dim_value(extent);
+               << "--input-shape for '" << input.name() << "' names symbol '"
+               << want.symbol << "' at dimension " << i
+               << " without its range: give it once as " << want.symbol
+               << ":LO..HI";
+      if (dim->has_dim_value())
+        return emitError(fileLoc())
+               << "--input-shape for '" << input.name()
+               << "' makes dimension " << i << " dynamic (" << want.symbol
+               << ": " << bounds->second.min << ".." << bounds->second.max
+               << "), the model fixes it to " << dim->dim_value();
+      // A symbolic dimension: ONNX shape inference carries the symbol.
+      dim->set_dim_param(want.symbol);
+      boundSymbols.insert(want.symbol);
     }
   }
   for (const auto &entry : options.inputShapes)
@@ -453,6 +475,17 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
   builder.setInsertionPointToEnd(module.getBody());
   auto func = builder.create<func::FuncOp>(
       fileLoc(), "main", builder.getFunctionType(argTypes, {}));
+  // The bounds of the dynamic dimensions --input-shape gave: symbol ->
+  // [min, max]; the arguments name their symbols in hl.dim_params.
+  if (!boundSymbols.empty()) {
+    SmallVector<NamedAttribute> bounds;
+    for (const std::string &symbol : boundSymbols) {
+      const DimBounds &b = options.dimBounds.at(symbol);
+      bounds.push_back(builder.getNamedAttr(
+          symbol, builder.getDenseI64ArrayAttr({b.min, b.max})));
+    }
+    func->setAttr("hl.dim_bounds", builder.getDictionaryAttr(bounds));
+  }
   Block *entry = func.addEntryBlock();
   for (auto [i, attrs] : llvm::enumerate(argAttrs)) {
     func.setArgAttrs(i, attrs);

@@ -11,13 +11,27 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cctype>
+#include <tuple>
+
 using namespace mlir;
 
 namespace strata {
+
+namespace {
+/// A symbol: a letter or '_', then letters, digits, '_' or '.'.
+bool isSymbol(StringRef name) {
+  return !name.empty() && (isalpha(name.front()) || name.front() == '_') &&
+         llvm::all_of(name, [](char c) {
+           return isalnum(c) || c == '_' || c == '.';
+         });
+}
+} // namespace
 
 LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
                               std::string &error) {
@@ -26,18 +40,62 @@ LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
     error = "expected name=DxDx..., got '" + spec.str() + "'";
     return failure();
   }
-  SmallVector<int64_t> shape;
+  auto bad = [&](StringRef part, StringRef why) {
+    error = "bad extent '" + part.str() + "' in '" + spec.str() + "': " +
+            why.str() +
+            "; DIMS joins by 'x' (or ',') extents (224), ranges (1..8) and "
+            "symbols with their ranges (batch:1..8), e.g. " +
+            name.str() + "=batch:1..8x3x224x224";
+    return failure();
+  };
+  SmallVector<InputDim> shape;
   SmallVector<StringRef> parts;
-  dims.split(parts, 'x');
-  for (StringRef part : parts) {
-    int64_t extent;
-    if (part.getAsInteger(10, extent) || extent < 0) {
-      error = "bad extent '" + part.str() + "' in '" + spec.str() +
-              "': DIMS are non-negative integers joined by 'x', e.g. " +
-              name.str() + "=1x3x224x224";
+  // Joined by ',' where a symbol has an 'x' in its name.
+  dims.split(parts, dims.contains(',') ? ',' : 'x');
+  for (auto [index, part] : llvm::enumerate(parts)) {
+    InputDim dim;
+    StringRef symbol, range;
+    if (part.contains("..")) {
+      if (part.contains(':'))
+        std::tie(symbol, range) = part.split(':');
+      else
+        range = part;
+    }
+    if (range.empty()) {
+      // A fixed extent, or a symbol bounded elsewhere.
+      if (!part.getAsInteger(10, dim.extent)) {
+        if (dim.extent < 0)
+          return bad(part, "an extent is not negative");
+      } else if (isSymbol(part)) {
+        dim.symbol = part.str();
+      } else {
+        return bad(part, "not an integer, a range or a symbol");
+      }
+      shape.push_back(dim);
+      continue;
+    }
+    auto [low, high] = range.split("..");
+    DimBounds bounds;
+    if (low.getAsInteger(10, bounds.min) || high.getAsInteger(10, bounds.max) ||
+        bounds.min < 0 || bounds.max < bounds.min)
+      return bad(part, "a range is LO..HI with 0 <= LO <= HI");
+    if (bounds.max == 0)
+      return bad(part, "a range's upper bound is positive");
+    if (!symbol.empty() && !isSymbol(symbol))
+      return bad(part, "a symbol is a letter or '_', then letters, digits, "
+                       "'_' or '.'");
+    dim.symbol = symbol.empty()
+                     ? name.str() + "." + std::to_string(index)
+                     : symbol.str();
+    auto [it, inserted] = options.dimBounds.emplace(dim.symbol, bounds);
+    if (!inserted && !(it->second == bounds)) {
+      error = "symbol '" + dim.symbol + "' is bounded " +
+              std::to_string(it->second.min) + ".." +
+              std::to_string(it->second.max) + " and " +
+              std::to_string(bounds.min) + ".." + std::to_string(bounds.max);
       return failure();
     }
-    shape.push_back(extent);
+    shape.push_back(dim);
   }
   options.inputShapes[name] = shape;
   return success();
@@ -87,7 +145,9 @@ static bool printCoverage(ArrayRef<OpCoverage> coverage,
 void registerONNXImportTranslation() {
   static llvm::cl::list<std::string> inputShapes(
       "input-shape",
-      llvm::cl::desc("Fix an input's shape: name=1x3x224x224 (repeatable)"));
+      llvm::cl::desc("Fix an input's shape, or bound its dynamic dims: "
+                     "name=1x3x224x224, name=batch:1..8x3x224x224 "
+                     "(repeatable)"));
   static llvm::cl::list<std::string> inputValues(
       "input-value",
       llvm::cl::desc("Freeze an input to constant values: name=16000 or "

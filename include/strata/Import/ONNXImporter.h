@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,35 @@ class MLIRContext;
 
 namespace strata {
 
+/// One dimension of an `--input-shape`: a fixed extent, or a dynamic one
+/// with bounds, named by a symbol (the same symbol in two inputs is one
+/// extent at run time).
+struct InputDim {
+  /// The extent, or -1 when the dimension is dynamic.
+  int64_t extent = -1;
+  /// A dynamic dimension's symbol: the user's, or `<input>.<index>` for an
+  /// anonymous range.
+  std::string symbol;
+  bool isFixed() const { return extent >= 0; }
+};
+
+/// The bounds of a dynamic dimension's symbol, both inclusive.
+struct DimBounds {
+  int64_t min = 0, max = 0;
+  bool operator==(const DimBounds &other) const {
+    return min == other.min && max == other.max;
+  }
+};
+
 /// Options of an ONNX import.
 struct ImportOptions {
-  /// Fixes input dimensions: input name -> full shape (e.g. "input" ->
-  /// {1,3,224,224}). ONNX shape inference then propagates them.
-  llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// Input dimensions: input name -> full shape (e.g. "input" ->
+  /// {1,3,224,224}, or a dynamic batch: {batch,3,224,224}). Fixed extents
+  /// replace the model's; dynamic ones become the model's symbolic
+  /// dimensions (ONNX dim_params), which ONNX shape inference propagates.
+  llvm::StringMap<llvm::SmallVector<InputDim>> inputShapes;
+  /// The bounds of every symbol `inputShapes` names.
+  std::map<std::string, DimBounds> dimBounds;
   /// Freezes inputs to constants: input name -> its values (a model's
   /// sample-rate or mode input, such as Silero VAD's `sr`, that an If tests).
   /// The input becomes an initializer of its declared type and shape (a
@@ -104,7 +129,12 @@ std::vector<SupportedOp> getSupportedONNXOps();
 /// (`strata-translate --list-onnx-ops`).
 void printSupportedONNXOps(llvm::raw_ostream &os);
 
-/// Parses `name=1x3x224x224` into `options.inputShapes`; `?` is not allowed.
+/// Parses `name=DIMS` into `options.inputShapes`: DIMS joins by 'x' fixed
+/// extents (`224`), anonymous ranges (`1..8`), symbols with their bounds
+/// (`batch:1..8`) and symbols bounded elsewhere (`batch`), e.g.
+/// `input_ids=batch:1..8xseq:8..512` (joined by ',' instead where a symbol
+/// has an 'x' in its name: `ids=max_batch:1..8,16`). A symbol bounded twice
+/// must be bounded alike; one never bounded is an error at import.
 mlir::LogicalResult parseInputShape(llvm::StringRef spec,
                                     ImportOptions &options, std::string &error);
 /// Parses `name=16000` or `name=1,2,3` into `options.inputValues`.

@@ -60,6 +60,27 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
 
 namespace {
 
+/// "batch: 1..8, seq: 8..512": the bounded symbols argument `index` of
+/// `func` names (hl.dim_params, bounded in hl.dim_bounds), or empty.
+std::string boundedDims(func::FuncOp func, unsigned index) {
+  auto bounds = func->getAttrOfType<DictionaryAttr>("hl.dim_bounds");
+  auto params = func.getArgAttrOfType<ArrayAttr>(index, "hl.dim_params");
+  if (!bounds || !params)
+    return "";
+  std::string text;
+  for (Attribute param : params) {
+    auto name = dyn_cast<StringAttr>(param);
+    auto range = name ? dyn_cast_or_null<DenseI64ArrayAttr>(
+                            bounds.get(name.getValue()))
+                      : DenseI64ArrayAttr();
+    if (!range || range.size() != 2)
+      continue;
+    text += (text.empty() ? "" : ", ") + name.getValue().str() + ": " +
+            std::to_string(range[0]) + ".." + std::to_string(range[1]);
+  }
+  return text;
+}
+
 /// Reports where dynamic shapes start: edge needs static shapes, and saying
 /// so up front (with a fix that applies) beats a bare legalization failure.
 /// A dynamic function argument asks for --input-shape; an op whose operands
@@ -73,12 +94,22 @@ LogicalResult checkStaticShapes(ModuleOp module) {
   };
   module.walk([&](Operation *op) {
     if (auto func = dyn_cast<func::FuncOp>(op))
-      for (Type type : func.getArgumentTypes())
+      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
         if (isDynamic(type)) {
-          func.emitError("argument has dynamic type ")
-              << type
-              << "; edge needs static shapes: fix the model's input shapes "
-                 "(strata-compile --input-shape NAME=DIMS)";
+          std::string bounded = boundedDims(func, i);
+          auto name = func.getArgAttrOfType<StringAttr>(i, "hl.name");
+          if (!bounded.empty())
+            func.emitError("input '")
+                << (name ? name.getValue() : StringRef("?")) << "' (argument "
+                << i << ") has bounded dynamic dimensions (" << bounded
+                << "): programs with dynamic dimensions are not built yet "
+                   "(docs/dynamic-shapes.md); compile for one shape with "
+                   "--input-shape NAME=DIMS";
+          else
+            func.emitError("argument has dynamic type ")
+                << type
+                << "; edge needs static shapes: fix the model's input shapes "
+                   "(strata-compile --input-shape NAME=DIMS)";
           ok = false;
         }
     if (llvm::any_of(op->getOperandTypes(), isDynamic))
