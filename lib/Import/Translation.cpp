@@ -12,11 +12,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cctype>
 #include <tuple>
 
 using namespace mlir;
@@ -26,9 +26,10 @@ namespace strata {
 namespace {
 /// A symbol: a letter or '_', then letters, digits, '_' or '.'.
 bool isSymbol(StringRef name) {
-  return !name.empty() && (isalpha(name.front()) || name.front() == '_') &&
+  return !name.empty() &&
+         (llvm::isAlpha(name.front()) || name.front() == '_') &&
          llvm::all_of(name, [](char c) {
-           return isalnum(c) || c == '_' || c == '.';
+           return llvm::isAlnum(c) || c == '_' || c == '.';
          });
 }
 } // namespace
