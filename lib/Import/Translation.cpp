@@ -36,7 +36,9 @@ bool isSymbol(StringRef name) {
 
 LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
                               std::string &error) {
-  auto [name, dims] = spec.rsplit('=');
+  // Not a structured binding: lambdas below use both, which C++17 forbids.
+  StringRef name, dims;
+  std::tie(name, dims) = spec.rsplit('=');
   if (name.empty() || dims.empty()) {
     error = "expected name=DxDx..., got '" + spec.str() + "'";
     return failure();

@@ -96,7 +96,7 @@ WinogradConv::WinogradConv(int64_t inChannels, int64_t outChannels,
       points_((edge_ + 2) * (edge_ + 2)), ic_(inChannels), oc_(outChannels),
       h_(height), w_(width), pad_(padding), oh_(height + 2 * padding - 2),
       ow_(width + 2 * padding - 2), tilesH_((oh_ + edge_ - 1) / edge_),
-      tilesW_((ow_ + edge_ - 1) / edge_), tiles_(tilesH_ * tilesW_),
+      tilesW_((ow_ + edge_ - 1) / edge_),
       threads_(std::max(threads, 1)), layout_(layout), tile_(tile),
       postOps_(std::move(postOps)) {
   // Many tiles (ResNet's and VGG's wide early stages): the transformed

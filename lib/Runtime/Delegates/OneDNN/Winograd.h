@@ -114,7 +114,7 @@ private:
   /// Output tile edge (2 or 4) and transform points per tile ((edge + 2)^2).
   int64_t edge_, points_;
   /// Input dims, padding, output dims (h + 2 pad - 2), output tiles.
-  int64_t ic_, oc_, h_, w_, pad_, oh_, ow_, tilesH_, tilesW_, tiles_;
+  int64_t ic_, oc_, h_, w_, pad_, oh_, ow_, tilesH_, tilesW_;
   /// Tile rows transformed, multiplied and transformed back together; with
   /// more than one block, each thread runs whole blocks on its own slice
   /// of the working memory (`threads_` slices).
