@@ -56,7 +56,11 @@ if chromium:
     config.available_features.add("chromium")
     config.substitutions.append(("%chromium", chromium))
 
-# Debian's /usr/bin/python3 with numpy and onnx (python3-onnx): the op
+# Debian's /usr/bin/python3 with numpy (python3-numpy): reference values of
+# runtime tests.
+if os.path.isdir("/usr/lib/python3/dist-packages/numpy"):
+    config.available_features.add("python3-numpy")
+# ... and onnx (python3-onnx): the op
 # benchmark's model generator (benchmarks/ops/make-models.py).
 if all(os.path.isdir("/usr/lib/python3/dist-packages/" + m) for m in ("onnx", "numpy")):
     config.available_features.add("python3-onnx")

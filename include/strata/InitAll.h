@@ -8,21 +8,24 @@
 #define STRATA_INITALL_H
 
 #include "Edge/IR/EdgeOps.h"
+#include "Edge/Transforms/Passes.h"
 #include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
-#include "strata/Backends/Passes.h"
-#include "strata/Pipelines/CompilePipeline.h"
-#include "strata/Delegation/Delegation.h"
 #include "HL/IR/HLOps.h"
-#include "Edge/Transforms/Passes.h"
 #include "HL/Transforms/Passes.h"
+#include "strata/Backends/Passes.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Delegation/Delegation.h"
 #include "strata/Emit/ProgramEmitter.h"
 #include "strata/Import/ONNXImporter.h"
+#include "strata/Pipelines/CompilePipeline.h"
 #include "strata/Pipelines/Pipelines.h"
 #include "strata/Quantization/Quantization.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,8 +38,11 @@ namespace strata {
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<hl::HLDialect, edge::EdgeDialect, exec::ExecDialect>();
   registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect,
-                  mlir::tensor::TensorDialect,
-                  mlir::quant::QuantizationDialect>();
+                  mlir::tensor::TensorDialect, mlir::quant::QuantizationDialect,
+                  mlir::affine::AffineDialect>();
+  // Bounds of dynamic extents (exec memory planning at the bound).
+  mlir::affine::registerValueBoundsOpInterfaceExternalModels(registry);
+  mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);
 }
 
 /// Registers Strata's passes and named pipelines, plus the upstream generic

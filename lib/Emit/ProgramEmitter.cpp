@@ -16,6 +16,9 @@
 #include "strata/Support/Locations.h"
 
 #include "Exec/IR/ExecOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -64,6 +67,132 @@ std::optional<fbs::ScalarType> getScalarType(Type type) {
   return std::nullopt;
 }
 
+/// A method's dim symbols and shape program: each dynamic extent (an
+/// exec.dim_symbol, or affine.apply/min/max of extents) becomes a register
+/// of integer instructions the runtime evaluates from the inputs' shapes.
+class ShapeProgramBuilder {
+public:
+  /// Declares `symbol` (in body order) and gives it a register.
+  void addSymbol(exec::DimSymbolOp symbol) {
+    registers[symbol.getResult()] =
+        add(fbs::ShapeOp::Symbol, 0, 0, static_cast<int64_t>(symbols.size()));
+    symbols.push_back(symbol);
+  }
+
+  /// The register holding `extent`.
+  FailureOr<int32_t> compile(Operation *user, Value extent) {
+    auto it = registers.find(extent);
+    if (it != registers.end())
+      return it->second;
+    Operation *op = extent.getDefiningOp();
+    FailureOr<int32_t> result = failure();
+    if (auto constant = op ? dyn_cast<arith::ConstantIndexOp>(op) : nullptr) {
+      result = constantRegister(constant.value());
+    } else if (op && isa<affine::AffineApplyOp, affine::AffineMinOp,
+                         affine::AffineMaxOp>(op)) {
+      SmallVector<int32_t> operands;
+      for (Value operand : op->getOperands()) {
+        FailureOr<int32_t> reg = compile(user, operand);
+        if (failed(reg))
+          return failure();
+        operands.push_back(*reg);
+      }
+      AffineMap map = op->getAttrOfType<AffineMapAttr>("map").getValue();
+      ArrayRef<int32_t> dims = ArrayRef(operands).take_front(map.getNumDims());
+      ArrayRef<int32_t> syms = ArrayRef(operands).drop_front(map.getNumDims());
+      fbs::ShapeOp combine =
+          isa<affine::AffineMinOp>(op) ? fbs::ShapeOp::Min : fbs::ShapeOp::Max;
+      std::optional<int32_t> folded;
+      for (AffineExpr expr : map.getResults()) {
+        FailureOr<int32_t> reg = compileExpr(user, expr, dims, syms);
+        if (failed(reg))
+          return failure();
+        folded = folded ? add(combine, *folded, *reg, 0) : *reg;
+      }
+      if (folded)
+        result = *folded;
+    }
+    if (failed(result))
+      return user->emitError("dynamic extent ")
+             << extent << " is not an exec.dim_symbol, an index constant or "
+             << "affine.apply/min/max of them";
+    registers[extent] = *result;
+    return result;
+  }
+
+  std::vector<flatbuffers::Offset<fbs::DimSymbol>>
+  emitSymbols(flatbuffers::FlatBufferBuilder &fbb) const {
+    std::vector<flatbuffers::Offset<fbs::DimSymbol>> out;
+    for (exec::DimSymbolOp symbol : symbols)
+      out.push_back(fbs::CreateDimSymbolDirect(
+          fbb, symbol.getName().str().c_str(), symbol.getLowerBound(),
+          symbol.getUpperBound()));
+    return out;
+  }
+  std::vector<flatbuffers::Offset<fbs::ShapeInstruction>>
+  emitProgram(flatbuffers::FlatBufferBuilder &fbb) const {
+    std::vector<flatbuffers::Offset<fbs::ShapeInstruction>> out;
+    for (const Instruction &inst : program)
+      out.push_back(fbs::CreateShapeInstruction(fbb, inst.op, inst.lhs,
+                                                inst.rhs, inst.value));
+    return out;
+  }
+  bool empty() const { return symbols.empty(); }
+
+private:
+  struct Instruction {
+    fbs::ShapeOp op;
+    uint32_t lhs, rhs;
+    int64_t value;
+  };
+
+  int32_t add(fbs::ShapeOp op, uint32_t lhs, uint32_t rhs, int64_t value) {
+    program.push_back({op, lhs, rhs, value});
+    return static_cast<int32_t>(program.size() - 1);
+  }
+  int32_t constantRegister(int64_t value) {
+    auto [it, inserted] = constants.try_emplace(value, 0);
+    if (inserted)
+      it->second = add(fbs::ShapeOp::Constant, 0, 0, value);
+    return it->second;
+  }
+  FailureOr<int32_t> compileExpr(Operation *user, AffineExpr expr,
+                                 ArrayRef<int32_t> dims,
+                                 ArrayRef<int32_t> syms) {
+    if (auto c = dyn_cast<AffineConstantExpr>(expr))
+      return constantRegister(c.getValue());
+    if (auto d = dyn_cast<AffineDimExpr>(expr))
+      return dims[d.getPosition()];
+    if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+      return syms[s.getPosition()];
+    auto binary = cast<AffineBinaryOpExpr>(expr);
+    FailureOr<int32_t> lhs = compileExpr(user, binary.getLHS(), dims, syms);
+    FailureOr<int32_t> rhs = compileExpr(user, binary.getRHS(), dims, syms);
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    switch (expr.getKind()) {
+    case AffineExprKind::Add:
+      return add(fbs::ShapeOp::Add, *lhs, *rhs, 0);
+    case AffineExprKind::Mul:
+      return add(fbs::ShapeOp::Mul, *lhs, *rhs, 0);
+    case AffineExprKind::FloorDiv:
+      return add(fbs::ShapeOp::FloorDiv, *lhs, *rhs, 0);
+    case AffineExprKind::CeilDiv:
+      return add(fbs::ShapeOp::CeilDiv, *lhs, *rhs, 0);
+    case AffineExprKind::Mod:
+      return add(fbs::ShapeOp::Mod, *lhs, *rhs, 0);
+    default:
+      return user->emitError("unsupported affine expression kind ")
+             << static_cast<int>(expr.getKind());
+    }
+  }
+
+  SmallVector<exec::DimSymbolOp> symbols;
+  std::vector<Instruction> program;
+  llvm::DenseMap<Value, int32_t> registers;
+  std::map<int64_t, int32_t> constants;
+};
+
 /// Bytes per element in the file (bool is one byte).
 class Emitter {
 public:
@@ -79,6 +208,11 @@ private:
   FailureOr<
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Param>>>>
   emitParams(Operation *op, DictionaryAttr dict);
+  /// The type of a placed buffer: its bound shape, and for each dynamic
+  /// dimension the register of its extent.
+  FailureOr<flatbuffers::Offset<fbs::TensorType>>
+  emitBufferType(exec::PlacedBufferOpInterface placed,
+                 ShapeProgramBuilder &shapes);
   FailureOr<flatbuffers::Offset<fbs::TensorType>> emitType(Operation *op,
                                                            ShapedType type);
   FailureOr<flatbuffers::Offset<fbs::Method>> emitMethod(exec::MethodOp method);
@@ -139,6 +273,36 @@ Emitter::emitType(Operation *op, ShapedType type) {
              << "dense row-major buffers)";
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   return fbs::CreateTensorTypeDirect(fbb, *scalar, &shape);
+}
+
+FailureOr<flatbuffers::Offset<fbs::TensorType>>
+Emitter::emitBufferType(exec::PlacedBufferOpInterface placed,
+                        ShapeProgramBuilder &shapes) {
+  MemRefType type = placed.getBuffer().getType();
+  if (type.hasStaticShape())
+    return emitType(placed, type);
+  FailureOr<SmallVector<int64_t>> bounds = exec::getBoundShape(placed);
+  if (failed(bounds))
+    return failure();
+  FailureOr<flatbuffers::Offset<fbs::TensorType>> checked =
+      emitType(placed, MemRefType::get(*bounds, type.getElementType()));
+  if (failed(checked))
+    return failure();
+  std::vector<int32_t> registers;
+  auto sizes = placed.getDynamicSizes().begin();
+  for (int64_t dim : type.getShape()) {
+    if (!ShapedType::isDynamic(dim)) {
+      registers.push_back(-1);
+      continue;
+    }
+    FailureOr<int32_t> reg = shapes.compile(placed, *sizes++);
+    if (failed(reg))
+      return failure();
+    registers.push_back(*reg);
+  }
+  std::optional<fbs::ScalarType> scalar = getScalarType(type.getElementType());
+  std::vector<int64_t> shape(bounds->begin(), bounds->end());
+  return fbs::CreateTensorTypeDirect(fbb, *scalar, &shape, &registers);
 }
 
 FailureOr<
@@ -240,7 +404,16 @@ Emitter::emitMethod(exec::MethodOp method) {
     return result;
   };
 
+  ShapeProgramBuilder shapes;
   for (Operation &op : method.getBody().front()) {
+    if (auto symbol = dyn_cast<exec::DimSymbolOp>(op)) {
+      shapes.addSymbol(symbol);
+      continue;
+    }
+    // Extent arithmetic: compiled into the shape program where used.
+    if (isa<affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp,
+            arith::ConstantIndexOp>(op))
+      continue;
     if (auto placed = dyn_cast<exec::PlacedBufferOpInterface>(op)) {
       std::optional<uint64_t> id = placed.getPlacedMemoryId();
       std::optional<uint64_t> offset = placed.getPlacedOffset();
@@ -248,7 +421,7 @@ Emitter::emitMethod(exec::MethodOp method) {
         return op.emitError("buffer is not placed; run "
                             "--strata-exec-plan-memory before emission");
       FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
-          emitType(&op, placed.getBuffer().getType());
+          emitBufferType(placed, shapes);
       if (failed(type))
         return failure();
       valueIndex[placed.getBuffer()] = values.size();
@@ -332,9 +505,15 @@ Emitter::emitMethod(exec::MethodOp method) {
   if (arenaSizes)
     arenas.assign(arenaSizes->begin(), arenaSizes->end());
   auto plan = fbs::CreateMemoryPlanDirect(fbb, &arenas);
-  return fbs::CreateMethodDirect(fbb, method.getSymName().str().c_str(),
-                                 &inputs, &outputs, &values, &instructions,
-                                 plan, &debugHandles);
+  // A static method writes neither field, so its bytes stay as they were.
+  std::vector<flatbuffers::Offset<fbs::DimSymbol>> symbols =
+      shapes.emitSymbols(fbb);
+  std::vector<flatbuffers::Offset<fbs::ShapeInstruction>> shapeProgram =
+      shapes.emitProgram(fbb);
+  return fbs::CreateMethodDirect(
+      fbb, method.getSymName().str().c_str(), &inputs, &outputs, &values,
+      &instructions, plan, &debugHandles, shapes.empty() ? nullptr : &symbols,
+      shapes.empty() ? nullptr : &shapeProgram);
 }
 
 LogicalResult Emitter::emitConstants() {
@@ -548,6 +727,8 @@ void strata::registerProgramEmitTranslation() {
         return emitProgram(program, os, options);
       },
       [](DialectRegistry &registry) {
-        registry.insert<exec::ExecDialect, func::FuncDialect>();
+        registry.insert<exec::ExecDialect, func::FuncDialect,
+                        affine::AffineDialect, arith::ArithDialect>();
+        affine::registerValueBoundsOpInterfaceExternalModels(registry);
       });
 }

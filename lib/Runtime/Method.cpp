@@ -49,6 +49,29 @@ Result<ValueLayout> layoutValue(const Program &program, const fb::Value *v,
   ValueLayout value;
   STRATA_RETURN_IF_ERROR(detail::checkTensorType(v->type(), at, value.view));
   uint64_t nbytes = value.view.nbytes();
+  if (const auto *registers = v->type()->dim_registers();
+      registers && registers->size()) {
+    if (registers->size() != value.view.rank())
+      return invalid(at + ": " + std::to_string(registers->size()) +
+                     " dim_registers for rank " +
+                     std::to_string(value.view.rank()));
+    bool dynamic = false;
+    for (size_t d = 0; d < registers->size(); ++d) {
+      int32_t reg = registers->Get(d);
+      if (reg < -1 ||
+          (reg >= 0 && static_cast<size_t>(reg) >= layout.shapeProgram.size()))
+        return invalid(at + ": dim " + std::to_string(d) + " register " +
+                       std::to_string(reg) + " is out of range (" +
+                       std::to_string(layout.shapeProgram.size()) +
+                       " shape instructions)");
+      dynamic |= reg >= 0;
+      value.dimRegisters.push_back(reg);
+    }
+    if (!dynamic)
+      value.dimRegisters.clear();
+    else if (v->kind() == fb::ValueKind::Constant)
+      return invalid(at + ": a constant cannot have dynamic dimensions");
+  }
   if (v->kind() == fb::ValueKind::Constant) {
     value.isConstant = true;
     Result<TensorView> constant = program.constant(v->constant());
@@ -130,6 +153,12 @@ Result<InstructionLayout> layoutInstruction(const fb::Program *root,
         checkValueList(call->ins(), layout, at + ".ins", false, out.ins));
     STRATA_RETURN_IF_ERROR(
         checkValueList(call->outs(), layout, at + ".outs", true, out.outs));
+    for (const std::vector<uint32_t> *list : {&out.ins, &out.outs})
+      for (uint32_t v : *list)
+        if (!layout.values[v].dimRegisters.empty())
+          return invalid(at + ": delegate operand " + std::to_string(v) +
+                         " has dynamic dimensions; delegates take static "
+                         "buffers (docs/dynamic-shapes.md)");
     break;
   }
   case fb::InstructionArgs::Move: {
@@ -147,6 +176,10 @@ Result<InstructionLayout> layoutInstruction(const fb::Program *root,
     if (layout.values[source].view.nbytes() !=
         layout.values[target].view.nbytes())
       return invalid(at + ": move between buffers of different sizes");
+    if (layout.values[source].dimRegisters !=
+        layout.values[target].dimRegisters)
+      return invalid(at + ": move between buffers of different dynamic "
+                          "extents");
     out.ins = {source};
     out.outs = {target};
     break;
@@ -156,6 +189,103 @@ Result<InstructionLayout> layoutInstruction(const fb::Program *root,
                    std::to_string(static_cast<int>(inst->args_type())));
   }
   return out;
+}
+
+/// The method's symbols and shape program: bounds ordered, every register
+/// read by an instruction written before it.
+Error layoutShapeProgram(const fb::Method *method, const std::string &where,
+                         MethodLayout &layout) {
+  if (const auto *symbols = method->dim_symbols())
+    for (size_t i = 0; i < symbols->size(); ++i) {
+      const fb::DimSymbol *symbol = symbols->Get(i);
+      std::string at = where + " dim_symbols[" + std::to_string(i) + "]";
+      detail::SymbolLayout out;
+      out.name = symbol->name() ? symbol->name()->str() : "";
+      out.min = symbol->min();
+      out.max = symbol->max();
+      if (out.name.empty())
+        return invalid(at + ": a symbol needs a name");
+      if (out.min < 0 || out.max < out.min || out.max > (int64_t(1) << 40))
+        return invalid(at + ": bounds " + std::to_string(out.min) + ".." +
+                       std::to_string(out.max) + " of '" + out.name +
+                       "' are not 0 <= min <= max <= 2^40");
+      layout.symbols.push_back(std::move(out));
+    }
+  const auto *program = method->shape_program();
+  if (program && program->size() && layout.symbols.empty())
+    return invalid(where + ": a shape program without dim_symbols");
+  if (program)
+    for (uint32_t i = 0; i < program->size(); ++i) {
+      const fb::ShapeInstruction *inst = program->Get(i);
+      std::string at = where + " shape_program[" + std::to_string(i) + "]";
+      detail::ShapeInstructionLayout out;
+      out.op = inst->op();
+      out.lhs = inst->lhs();
+      out.rhs = inst->rhs();
+      out.value = inst->value();
+      switch (out.op) {
+      case fb::ShapeOp::Constant:
+        break;
+      case fb::ShapeOp::Symbol:
+        if (out.value < 0 ||
+            static_cast<uint64_t>(out.value) >= layout.symbols.size())
+          return invalid(at + ": symbol " + std::to_string(out.value) +
+                         " is out of range (" +
+                         std::to_string(layout.symbols.size()) + " symbols)");
+        break;
+      case fb::ShapeOp::Add:
+      case fb::ShapeOp::Sub:
+      case fb::ShapeOp::Mul:
+      case fb::ShapeOp::FloorDiv:
+      case fb::ShapeOp::CeilDiv:
+      case fb::ShapeOp::Mod:
+      case fb::ShapeOp::Min:
+      case fb::ShapeOp::Max:
+        if (out.lhs >= i || out.rhs >= i)
+          return invalid(at + ": reads register " +
+                         std::to_string(std::max(out.lhs, out.rhs)) +
+                         ", which is not written before it");
+        break;
+      default:
+        return invalid(at + ": unknown op " +
+                       std::to_string(static_cast<int>(out.op)));
+      }
+      layout.shapeProgram.push_back(out);
+    }
+  return Error::success();
+}
+
+/// Inputs bind the symbols: a dynamic input dimension names a symbol
+/// directly, and every symbol is named by some input.
+Error checkSymbolBinding(const MethodLayout &layout, const std::string &where) {
+  std::vector<bool> bound(layout.symbols.size(), false);
+  for (size_t i = 0; i < layout.inputs.size(); ++i) {
+    const ValueLayout &value = layout.values[layout.inputs[i]];
+    for (size_t d = 0; d < value.dimRegisters.size(); ++d) {
+      int32_t reg = value.dimRegisters[d];
+      if (reg < 0)
+        continue;
+      const detail::ShapeInstructionLayout &inst = layout.shapeProgram[reg];
+      if (inst.op != fb::ShapeOp::Symbol)
+        return invalid(where + " input " + std::to_string(i) + " dim " +
+                       std::to_string(d) +
+                       ": a dynamic input extent must be "
+                       "a symbol, not a computed register");
+      const detail::SymbolLayout &symbol = layout.symbols[inst.value];
+      if (value.view.shape[d] != symbol.max)
+        return invalid(where + " input " + std::to_string(i) + " dim " +
+                       std::to_string(d) + ": bound " +
+                       std::to_string(value.view.shape[d]) +
+                       " differs from symbol '" + symbol.name + "''s " +
+                       std::to_string(symbol.max));
+      bound[inst.value] = true;
+    }
+  }
+  for (size_t s = 0; s < bound.size(); ++s)
+    if (!bound[s])
+      return invalid(where + ": symbol '" + layout.symbols[s].name +
+                     "' is bound by no input dimension");
+  return Error::success();
 }
 
 } // namespace
@@ -179,6 +309,8 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
     }
   }
 
+  STRATA_RETURN_IF_ERROR(layoutShapeProgram(method, where, layout));
+
   if (const auto *values = method->values())
     for (size_t i = 0; i < values->size(); ++i) {
       const fb::Value *v = values->Get(i);
@@ -192,6 +324,7 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       method->inputs(), layout, where + " inputs", true, layout.inputs));
   STRATA_RETURN_IF_ERROR(checkValueList(
       method->outputs(), layout, where + " outputs", false, layout.outputs));
+  STRATA_RETURN_IF_ERROR(checkSymbolBinding(layout, where));
 
   if (const auto *instructions = method->instructions())
     for (size_t i = 0; i < instructions->size(); ++i) {
@@ -275,6 +408,13 @@ struct DelegateInstance {
 
 struct Instruction {
   InstructionLayout::Kind kind;
+  /// The kernel (re-prepared when a dynamic method's shapes change) and
+  /// the method values of the operands.
+  const KernelEntry *entry = nullptr;
+  std::vector<uint32_t> inValues, outValues;
+  /// The state does not match the operand views (a prepare at new shapes
+  /// failed): prepared again before the method next runs.
+  bool stale = false;
   /// A legacy kernel, or a typed kernel's execute and its prepared state.
   KernelFn fn = nullptr;
   KernelExecuteFn execute = nullptr;
@@ -287,13 +427,17 @@ struct Instruction {
   std::vector<std::string> nodeNames;
 };
 /// Validates a kernel instruction whose ctx is filled in: a typed kernel
-/// prepares its state (and its parameters are dropped), a legacy one runs
+/// prepares its state (and its parameters are dropped unless `keepParams`:
+/// a dynamic method prepares again at each new shape), a legacy one runs
 /// with validateOnly set.
-Error prepareKernel(const KernelEntry &entry, Instruction &inst) {
+Error prepareKernel(const KernelEntry &entry, Instruction &inst,
+                    bool keepParams) {
+  inst.entry = &entry;
   if (entry.isTyped()) {
     STRATA_ASSIGN_OR_RETURN(inst.state, entry.prepare(inst.ctx));
     inst.execute = entry.execute;
-    inst.ctx.params = Params();
+    if (!keepParams)
+      inst.ctx.params = Params();
     return Error::success();
   }
   inst.fn = entry.fn;
@@ -304,8 +448,22 @@ Error prepareKernel(const KernelEntry &entry, Instruction &inst) {
 }
 } // namespace
 
+/// The shape state of a method with dynamic dimensions.
+struct DynamicShapes {
+  std::vector<detail::SymbolLayout> symbols;
+  std::vector<detail::ShapeInstructionLayout> program;
+  /// Per value: its dim registers (empty: static) and its bound shape.
+  std::vector<std::vector<int32_t>> dimRegisters;
+  std::vector<std::vector<int64_t>> bounds;
+  std::vector<int64_t> registers;
+  /// An input's shape changed since the shapes were last derived.
+  bool dirty = true;
+};
+
 struct Method::Impl {
   std::string name;
+  /// Null for a method whose values are all static.
+  std::unique_ptr<DynamicShapes> dynamic;
   std::vector<Arena> arenas;
   std::vector<size_t> arenaSizes;
   std::vector<TensorView> values;
@@ -318,12 +476,213 @@ struct Method::Impl {
   /// Per instruction: the delegate's steps in the last profiled execute.
   std::vector<std::vector<DelegateOpProfile>> delegateSteps;
 
+  /// A dynamic method: the symbols from the inputs' current shapes, the
+  /// shape program, every value's extents (each checked against its
+  /// bound), and kernels prepared again where an operand's shape changed.
+  Error deriveShapes();
+  /// Error naming input `index`'s expected type and `got`.
+  Error inputMismatch(size_t index, const TensorView &got,
+                      const std::string &why) const;
+  /// Checks `shape` against input `index`'s type and bounds.
+  Error checkInputShape(size_t index, DType dtype,
+                        const std::vector<int64_t> &shape) const;
+  /// "f32[batch: 1..8, 4]" for input `index`.
+  std::string inputTypeString(size_t index) const;
+
   ~Impl() {
     for (DelegateInstance &d : delegates)
       if (d.backend && d.handle)
         d.backend->destroy(d.handle);
   }
 };
+
+std::string Method::Impl::inputTypeString(size_t index) const {
+  const TensorView &view = values[inputs[index]];
+  if (!dynamic || dynamic->dimRegisters[inputs[index]].empty())
+    return TensorView{view.dtype,
+                      dynamic ? dynamic->bounds[inputs[index]] : view.shape,
+                      nullptr}
+        .typeString();
+  const std::vector<int32_t> &regs = dynamic->dimRegisters[inputs[index]];
+  std::string out = std::string(dtypeName(view.dtype)) + "[";
+  for (size_t d = 0; d < regs.size(); ++d) {
+    out += d ? ", " : "";
+    if (regs[d] < 0) {
+      out += std::to_string(dynamic->bounds[inputs[index]][d]);
+      continue;
+    }
+    const detail::SymbolLayout &symbol =
+        dynamic->symbols[dynamic->program[regs[d]].value];
+    out += symbol.name + ": " + std::to_string(symbol.min) + ".." +
+           std::to_string(symbol.max);
+  }
+  return out + "]";
+}
+
+Error Method::Impl::inputMismatch(size_t index, const TensorView &got,
+                                  const std::string &why) const {
+  return Error(ErrorCode::InvalidArgument,
+               "input " + std::to_string(index) + " of method '" + name +
+                   "' must be " + inputTypeString(index) + ", got " +
+                   got.typeString() + why);
+}
+
+Error Method::Impl::checkInputShape(size_t index, DType dtype,
+                                    const std::vector<int64_t> &shape) const {
+  uint32_t v = inputs[index];
+  TensorView got{dtype, shape, nullptr};
+  if (!dynamic || dynamic->dimRegisters[v].empty()) {
+    const std::vector<int64_t> &want =
+        dynamic ? dynamic->bounds[v] : values[v].shape;
+    if (dtype != values[v].dtype || shape != want)
+      return inputMismatch(index, got, "");
+    return Error::success();
+  }
+  const std::vector<int32_t> &regs = dynamic->dimRegisters[v];
+  if (dtype != values[v].dtype || shape.size() != regs.size())
+    return inputMismatch(index, got, "");
+  for (size_t d = 0; d < regs.size(); ++d) {
+    if (regs[d] < 0) {
+      if (shape[d] != dynamic->bounds[v][d])
+        return inputMismatch(index, got,
+                             ": dim " + std::to_string(d) + " is fixed");
+      continue;
+    }
+    const detail::SymbolLayout &symbol =
+        dynamic->symbols[dynamic->program[regs[d]].value];
+    if (shape[d] < symbol.min || shape[d] > symbol.max)
+      return inputMismatch(
+          index, got,
+          ": dim " + std::to_string(d) + " ('" + symbol.name + "') is " +
+              std::to_string(shape[d]) + ", outside its bounds " +
+              std::to_string(symbol.min) + ".." + std::to_string(symbol.max));
+  }
+  return Error::success();
+}
+
+namespace {
+/// One shape instruction on registers already computed; false on
+/// overflow or a divisor that is not positive.
+bool evaluateShapeInstruction(const detail::ShapeInstructionLayout &inst,
+                              const std::vector<int64_t> &registers,
+                              const std::vector<int64_t> &symbols,
+                              int64_t &out) {
+  using fb::ShapeOp;
+  if (inst.op == ShapeOp::Constant) {
+    out = inst.value;
+    return true;
+  }
+  if (inst.op == ShapeOp::Symbol) {
+    out = symbols[inst.value];
+    return true;
+  }
+  int64_t a = registers[inst.lhs], b = registers[inst.rhs];
+  switch (inst.op) {
+  case ShapeOp::Add:
+    return !__builtin_add_overflow(a, b, &out);
+  case ShapeOp::Sub:
+    return !__builtin_sub_overflow(a, b, &out);
+  case ShapeOp::Mul:
+    return !__builtin_mul_overflow(a, b, &out);
+  case ShapeOp::FloorDiv:
+  case ShapeOp::CeilDiv:
+  case ShapeOp::Mod: {
+    if (b <= 0)
+      return false;
+    int64_t q = a / b, r = a % b;
+    if (inst.op == ShapeOp::Mod)
+      out = r < 0 ? r + b : r;
+    else if (inst.op == ShapeOp::FloorDiv)
+      out = (r != 0 && a < 0) ? q - 1 : q;
+    else
+      out = (r != 0 && a > 0) ? q + 1 : q;
+    return true;
+  }
+  case ShapeOp::Min:
+    out = std::min(a, b);
+    return true;
+  case ShapeOp::Max:
+    out = std::max(a, b);
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
+Error Method::Impl::deriveShapes() {
+  DynamicShapes &dyn = *dynamic;
+  auto fail = [&](const std::string &message) {
+    return Error(ErrorCode::InvalidArgument,
+                 "method '" + name + "': " + message);
+  };
+  // The symbols, from the inputs; inputs naming one symbol must agree.
+  std::vector<int64_t> symbols(dyn.symbols.size(), -1);
+  std::vector<std::pair<size_t, size_t>> boundAt(dyn.symbols.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::vector<int32_t> &regs = dyn.dimRegisters[inputs[i]];
+    for (size_t d = 0; d < regs.size(); ++d) {
+      if (regs[d] < 0)
+        continue;
+      size_t s = static_cast<size_t>(dyn.program[regs[d]].value);
+      int64_t extent = values[inputs[i]].shape[d];
+      if (symbols[s] < 0) {
+        symbols[s] = extent;
+        boundAt[s] = {i, d};
+      } else if (symbols[s] != extent) {
+        return fail("input " + std::to_string(i) + " dim " + std::to_string(d) +
+                    " is " + std::to_string(extent) + " but symbol '" +
+                    dyn.symbols[s].name + "' is " + std::to_string(symbols[s]) +
+                    " (input " + std::to_string(boundAt[s].first) + " dim " +
+                    std::to_string(boundAt[s].second) + ")");
+      }
+    }
+  }
+  for (size_t i = 0; i < dyn.program.size(); ++i)
+    if (!evaluateShapeInstruction(dyn.program[i], dyn.registers, symbols,
+                                  dyn.registers[i]))
+      return fail("shape instruction " + std::to_string(i) +
+                  " overflows or divides by a non-positive extent");
+  // Each value's extents, never past its bound (what memory holds).
+  for (size_t v = 0; v < values.size(); ++v) {
+    const std::vector<int32_t> &regs = dyn.dimRegisters[v];
+    for (size_t d = 0; d < regs.size(); ++d) {
+      if (regs[d] < 0)
+        continue;
+      int64_t extent = dyn.registers[regs[d]];
+      if (extent < 0 || extent > dyn.bounds[v][d])
+        return fail("value " + std::to_string(v) + " dim " + std::to_string(d) +
+                    " is " + std::to_string(extent) + ", outside 0.." +
+                    std::to_string(dyn.bounds[v][d]) + " (its bound)");
+      values[v].shape[d] = extent;
+    }
+  }
+  // Operand views; kernels whose operands changed shape prepare again.
+  for (Instruction &inst : instructions) {
+    bool changed = false;
+    auto refresh = [&](std::vector<TensorView> &views,
+                       const std::vector<uint32_t> &ids) {
+      for (size_t k = 0; k < ids.size(); ++k)
+        if (views[k].shape != values[ids[k]].shape) {
+          views[k].shape = values[ids[k]].shape;
+          changed = true;
+        }
+    };
+    refresh(inst.ctx.ins, inst.inValues);
+    refresh(inst.ctx.outs, inst.outValues);
+    if ((changed || inst.stale) &&
+        inst.kind == InstructionLayout::Kind::Kernel) {
+      inst.stale = true;
+      Error error = prepareKernel(*inst.entry, inst, /*keepParams=*/true);
+      if (!error.ok())
+        return fail("instruction " + std::to_string(inst.ctx.instruction) +
+                    " at the inputs' shapes: " + error.message());
+      inst.stale = false;
+    }
+  }
+  dyn.dirty = false;
+  return Error::success();
+}
 
 Method::Method(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Method::Method(Method &&) noexcept = default;
@@ -371,6 +730,22 @@ Result<Method> Program::loadMethod(const std::string &name,
   }
   impl->inputs = layout.inputs;
   impl->outputs = layout.outputs;
+  if (layout.isDynamic()) {
+    // Values start at the shapes of every symbol at its largest.
+    auto dyn = std::make_unique<DynamicShapes>();
+    dyn->symbols = layout.symbols;
+    dyn->program = layout.shapeProgram;
+    dyn->registers.assign(dyn->program.size(), 0);
+    for (const ValueLayout &value : layout.values) {
+      dyn->dimRegisters.push_back(value.dimRegisters);
+      dyn->bounds.push_back(value.view.shape);
+    }
+    impl->dynamic = std::move(dyn);
+    Error error = impl->deriveShapes();
+    if (!error.ok())
+      return Error(ErrorCode::InvalidProgram,
+                   where + " at its largest shapes: " + error.message());
+  }
 
   // Delegates this method calls, initialised once each.
   std::vector<int> delegateSlot(
@@ -384,6 +759,8 @@ Result<Method> Program::loadMethod(const std::string &name,
       out.ctx.ins.push_back(impl->values[v]);
     for (uint32_t v : inst.outs)
       out.ctx.outs.push_back(impl->values[v]);
+    out.inValues = inst.ins;
+    out.outValues = inst.outs;
     out.ctx.instruction = i;
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
@@ -398,7 +775,7 @@ Result<Method> Program::loadMethod(const std::string &name,
       out.ctx.kernelName = kernel;
       out.ctx.params = std::move(inst.params);
       out.ctx.scratch = &impl->scratch;
-      Error error = prepareKernel(*entry, out);
+      Error error = prepareKernel(*entry, out, impl->dynamic != nullptr);
       if (!error.ok())
         return Error(error.code(), where + ": " + error.message());
       break;
@@ -478,15 +855,33 @@ Result<TensorView> Method::input(size_t index) {
 
 Error Method::setInput(size_t index, const TensorView &value) {
   STRATA_ASSIGN_OR_RETURN(TensorView target, input(index));
-  if (value.dtype != target.dtype || value.shape != target.shape)
-    return Error(ErrorCode::InvalidArgument,
-                 "input " + std::to_string(index) + " of method '" +
-                     impl_->name + "' must be " + target.typeString() +
-                     ", got " + value.typeString());
+  STRATA_RETURN_IF_ERROR(
+      impl_->checkInputShape(index, value.dtype, value.shape));
+  if (impl_->dynamic && target.shape != value.shape) {
+    impl_->values[impl_->inputs[index]].shape = value.shape;
+    impl_->dynamic->dirty = true;
+    target.shape = value.shape;
+  }
   // An empty tensor may come with a null pointer: memmove must not see it.
   if (value.data != target.data && target.nbytes())
     std::memmove(target.data, value.data, target.nbytes());
   return Error::success();
+}
+
+Error Method::setInputShape(size_t index, const std::vector<int64_t> &shape) {
+  STRATA_ASSIGN_OR_RETURN(TensorView target, input(index));
+  STRATA_RETURN_IF_ERROR(impl_->checkInputShape(index, target.dtype, shape));
+  if (impl_->dynamic && target.shape != shape) {
+    impl_->values[impl_->inputs[index]].shape = shape;
+    impl_->dynamic->dirty = true;
+  }
+  return Error::success();
+}
+
+bool Method::isDynamic() const { return impl_->dynamic != nullptr; }
+
+std::string Method::inputTypeString(size_t index) const {
+  return index < impl_->inputs.size() ? impl_->inputTypeString(index) : "";
 }
 
 Result<TensorView> Method::output(size_t index) const {
@@ -499,6 +894,8 @@ Result<TensorView> Method::output(size_t index) const {
 
 Error Method::execute() {
   using Clock = std::chrono::steady_clock;
+  if (impl_->dynamic && impl_->dynamic->dirty)
+    STRATA_RETURN_IF_ERROR(impl_->deriveShapes());
   for (size_t i = 0; i < impl_->instructions.size(); ++i) {
     Instruction &inst = impl_->instructions[i];
     Clock::time_point start;

@@ -39,6 +39,23 @@ struct ValueLayout {
   bool isConstant = false;
   uint32_t memoryId = 0;
   uint64_t offset = 0;
+  /// Per dimension: the shape program register holding its extent, or -1
+  /// (static). Empty for a static value, whose `view.shape` is exact; for
+  /// a dynamic one `view.shape` holds the bounds.
+  std::vector<int32_t> dimRegisters;
+};
+
+/// A symbolic extent of a method.
+struct SymbolLayout {
+  std::string name;
+  int64_t min = 0, max = 0;
+};
+
+/// One shape program instruction; it writes the register of its index.
+struct ShapeInstructionLayout {
+  fb::ShapeOp op = fb::ShapeOp::Constant;
+  uint32_t lhs = 0, rhs = 0;
+  int64_t value = 0;
 };
 
 /// An instruction after verification.
@@ -57,6 +74,11 @@ struct MethodLayout {
   std::vector<ValueLayout> values;
   std::vector<uint32_t> inputs, outputs;
   std::vector<InstructionLayout> instructions;
+  /// Empty for a method whose values are all static.
+  std::vector<SymbolLayout> symbols;
+  std::vector<ShapeInstructionLayout> shapeProgram;
+
+  bool isDynamic() const { return !symbols.empty(); }
 };
 
 /// Checks every index, size and offset of `method` and returns its layout.

@@ -56,19 +56,82 @@ std::string valueList(const flatbuffers::Vector<uint32_t> *vec, bool json) {
 
 std::string typeOf(const fbs::TensorType *type, bool json) {
   std::string dtype = dtypeName(static_cast<DType>(type->dtype()));
+  const auto *registers = type->dim_registers();
+  bool dynamic = registers && registers->size();
   if (json)
-    return "\"dtype\": " + quote(dtype) + ", \"shape\": " +
-           list(type->shape(), true);
+    return "\"dtype\": " + quote(dtype) +
+           ", \"shape\": " + list(type->shape(), true) +
+           (dynamic ? ", \"dim_registers\": " + list(registers, true) : "");
+  // A dynamic dimension prints as rN<=BOUND.
   std::string shape;
   if (type->shape())
-    for (size_t i = 0; i < type->shape()->size(); ++i)
-      shape += (i ? "x" : "") + std::to_string(type->shape()->Get(i));
+    for (size_t i = 0; i < type->shape()->size(); ++i) {
+      shape += i ? "x" : "";
+      if (dynamic && i < registers->size() && registers->Get(i) >= 0)
+        shape += "r" + std::to_string(registers->Get(i)) + "<=";
+      shape += std::to_string(type->shape()->Get(i));
+    }
   return dtype + "[" + shape + "]";
 }
 
+const char *shapeOpName(fbs::ShapeOp op) {
+  const char *name = fbs::EnumNameShapeOp(op);
+  return *name ? name : "unknown";
+}
+
+/// A method's dim symbols and shape program (empty for a static method).
+std::string shapeProgram(const fbs::Method *m, bool json) {
+  const auto *symbols = m->dim_symbols();
+  const auto *program = m->shape_program();
+  if (!symbols || !symbols->size())
+    return "";
+  std::string s;
+  if (json) {
+    s += ",\n      \"dim_symbols\": [";
+    for (size_t i = 0; i < symbols->size(); ++i) {
+      const fbs::DimSymbol *d = symbols->Get(i);
+      s += std::string(i ? ", " : "") +
+           "{\"name\": " + quote(d->name() ? d->name()->str() : "") +
+           ", \"min\": " + std::to_string(d->min()) +
+           ", \"max\": " + std::to_string(d->max()) + "}";
+    }
+    s += "],\n      \"shape_program\": [";
+    if (program)
+      for (size_t i = 0; i < program->size(); ++i) {
+        const fbs::ShapeInstruction *inst = program->Get(i);
+        s += std::string(i ? ", " : "") +
+             "{\"op\": " + quote(shapeOpName(inst->op())) +
+             ", \"lhs\": " + std::to_string(inst->lhs()) +
+             ", \"rhs\": " + std::to_string(inst->rhs()) +
+             ", \"value\": " + std::to_string(inst->value()) + "}";
+      }
+    return s + "]";
+  }
+  s += "  dim symbols:";
+  for (const fbs::DimSymbol *d : *symbols)
+    s += " " + (d->name() ? d->name()->str() : "") + "=" +
+         std::to_string(d->min()) + ".." + std::to_string(d->max());
+  s += "\n  shape program:\n";
+  if (program)
+    for (size_t i = 0; i < program->size(); ++i) {
+      const fbs::ShapeInstruction *inst = program->Get(i);
+      s += "    r" + std::to_string(i) + " = ";
+      if (inst->op() == fbs::ShapeOp::Constant)
+        s += std::to_string(inst->value());
+      else if (inst->op() == fbs::ShapeOp::Symbol)
+        s += "symbol " + std::to_string(inst->value());
+      else
+        s += std::string(shapeOpName(inst->op())) + " r" +
+             std::to_string(inst->lhs()) + ", r" + std::to_string(inst->rhs());
+      s += "\n";
+    }
+  return s;
+}
+
 /// Params as a JSON object or `{a = 1, b = [1, 2]}`.
-std::string params(const flatbuffers::Vector<flatbuffers::Offset<fbs::Param>> *ps,
-                   bool json) {
+std::string
+params(const flatbuffers::Vector<flatbuffers::Offset<fbs::Param>> *ps,
+       bool json) {
   std::string s = "{";
   if (ps)
     for (size_t i = 0; i < ps->size(); ++i) {
@@ -107,7 +170,8 @@ std::string params(const flatbuffers::Vector<flatbuffers::Offset<fbs::Param>> *p
   return s + "}";
 }
 
-std::string strings(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *v) {
+std::string strings(
+    const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *v) {
   std::string s = "[";
   if (v)
     for (size_t i = 0; i < v->size(); ++i)
@@ -189,8 +253,8 @@ std::string dumpText(const Program &program, size_t fileSize,
         s += ", " + std::to_string(d->debug_handles()->size()) +
              " debug handles";
       s += "\n";
-      const Backend *backend =
-          backends && d->backend() ? backends->lookup(d->backend()->str())
+      const Backend *backend = backends && d->backend()
+                                   ? backends->lookup(d->backend()->str())
                                    : nullptr;
       if (backend) {
         ByteSpan blob;
@@ -225,7 +289,8 @@ std::string dumpText(const Program &program, size_t fileSize,
            list(m->memory_plan() ? m->memory_plan()->arena_sizes() : nullptr,
                 false) +
            "\n  inputs: " + valueList(m->inputs(), false) +
-           "\n  outputs: " + valueList(m->outputs(), false) + "\n  values:\n";
+           "\n  outputs: " + valueList(m->outputs(), false) + "\n" +
+           shapeProgram(m, false) + "  values:\n";
       if (m->values())
         for (size_t i = 0; i < m->values()->size(); ++i) {
           const fbs::Value *v = m->values()->Get(i);
@@ -280,18 +345,16 @@ static std::string objectLines(const Vector *items, Object object) {
 std::string dumpJson(const Program &program, size_t fileSize) {
   const fbs::Program *root = program.flatbuffer();
   const FileHeader &h = program.header();
-  std::string s = "{\n  \"name\": " + quote(program.name()) +
-                  ",\n  \"version\": " + std::to_string(root->version()) +
-                  ",\n  \"file_size\": " + std::to_string(fileSize) +
-                  ",\n  \"header\": {\"flatbuffer_offset\": " +
-                  std::to_string(h.flatbufferOffset) +
-                  ", \"flatbuffer_size\": " + std::to_string(h.flatbufferSize) +
-                  ", \"segment_base_offset\": " +
-                  std::to_string(h.segmentBaseOffset) +
-                  ", \"segment_data_size\": " +
-                  std::to_string(h.segmentDataSize) +
-                  ", \"segment_alignment\": " +
-                  std::to_string(h.segmentAlignment) + "},\n";
+  std::string s =
+      "{\n  \"name\": " + quote(program.name()) +
+      ",\n  \"version\": " + std::to_string(root->version()) +
+      ",\n  \"file_size\": " + std::to_string(fileSize) +
+      ",\n  \"header\": {\"flatbuffer_offset\": " +
+      std::to_string(h.flatbufferOffset) +
+      ", \"flatbuffer_size\": " + std::to_string(h.flatbufferSize) +
+      ", \"segment_base_offset\": " + std::to_string(h.segmentBaseOffset) +
+      ", \"segment_data_size\": " + std::to_string(h.segmentDataSize) +
+      ", \"segment_alignment\": " + std::to_string(h.segmentAlignment) + "},\n";
   s += "  \"segments\": [";
   s += objectLines(root->segments(), [](size_t, const auto *segment) {
     return "{\"offset\": " + std::to_string(segment->offset()) +
@@ -328,18 +391,20 @@ std::string dumpJson(const Program &program, size_t fileSize) {
   if (root->methods())
     for (size_t mi = 0; mi < root->methods()->size(); ++mi) {
       const fbs::Method *m = root->methods()->Get(mi);
-      s += std::string(mi ? "," : "") + "\n    {\n      \"name\": " +
-           quote(m->name()->str()) + ",\n      \"arena_sizes\": " +
+      s += std::string(mi ? "," : "") +
+           "\n    {\n      \"name\": " + quote(m->name()->str()) +
+           ",\n      \"arena_sizes\": " +
            list(m->memory_plan() ? m->memory_plan()->arena_sizes() : nullptr,
                 true) +
            ",\n      \"inputs\": " + valueList(m->inputs(), true) +
            ",\n      \"outputs\": " + valueList(m->outputs(), true) +
-           ",\n      \"values\": [";
+           shapeProgram(m, true) + ",\n      \"values\": [";
       if (m->values())
         for (size_t i = 0; i < m->values()->size(); ++i) {
           const fbs::Value *v = m->values()->Get(i);
-          s += std::string(i ? "," : "") + "\n        {\"id\": " +
-               std::to_string(i) + ", " + typeOf(v->type(), true);
+          s += std::string(i ? "," : "") +
+               "\n        {\"id\": " + std::to_string(i) + ", " +
+               typeOf(v->type(), true);
           if (v->kind() == fbs::ValueKind::Constant)
             s += ", \"constant\": " + std::to_string(v->constant());
           else

@@ -35,6 +35,8 @@ void printRunUsage() {
       "  --inputs SPEC     or seeded random inputs: random, "
       "random-uniform[:LO,HI],\n"
       "                    random-normal[:MEAN,STD]\n"
+      "  --input-shape I=DxD...  shape of random input I where the method has\n"
+      "                    dynamic dimensions (default: their upper bounds)\n"
       "  --seed N          seed of the random inputs used when none are given "
       "(0);\n"
       "                    random: floats uniform in [-1, 1), integers in "
@@ -103,6 +105,32 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
       if (!value(v))
         return false;
       options.inputs.push_back(v);
+    } else if (arg == "--input-shape") {
+      if (!value(v))
+        return false;
+      std::string spec = v;
+      size_t eq = spec.find('=');
+      char *end = nullptr;
+      unsigned long index = std::strtoul(spec.c_str(), &end, 10);
+      std::vector<int64_t> shape;
+      bool ok = eq != std::string::npos && eq > 0 && end == spec.c_str() + eq;
+      for (size_t at = eq + 1; ok && at <= spec.size();) {
+        size_t x = spec.find('x', at);
+        std::string part = spec.substr(at, x == std::string::npos ? x : x - at);
+        char *partEnd = nullptr;
+        long long extent = std::strtoll(part.c_str(), &partEnd, 10);
+        ok = !part.empty() && *partEnd == 0 && extent >= 0;
+        shape.push_back(extent);
+        at = x == std::string::npos ? spec.size() + 1 : x + 1;
+      }
+      if (!ok) {
+        std::fprintf(stderr,
+                     "strata-run: --input-shape takes I=DxD..., e.g. 0=4x16, "
+                     "got '%s'\n",
+                     v);
+        return false;
+      }
+      options.inputShapes.push_back({index, shape});
     } else if (text != std::end(kTextOptions)) {
       if (!value(v))
         return false;
@@ -129,8 +157,7 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         }
         options.profileRuns = static_cast<int>(number);
         options.profile = true;
-      }
-      else
+      } else
         options.seed = static_cast<uint64_t>(number);
     } else if (arg == "--threads") {
       if (!value(v) || !parseNumber(arg.c_str(), v, number))
@@ -261,14 +288,13 @@ printStepSummary(const std::vector<std::vector<DelegateOpProfile>> &steps,
     return;
   std::vector<std::pair<std::pair<std::string, std::string>, Sum>> sorted(
       sums.begin(), sums.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto &a, auto &b) {
-    return a.second.ns > b.second.ns;
-  });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](auto &a, auto &b) { return a.second.ns > b.second.ns; });
   std::printf("profile: delegate steps by op and implementation\n");
   for (const auto &[key, sum] : sorted)
     std::printf("  %-17s %-30s %4zu steps %9.3f ms %5.1f%%\n",
-                key.first.c_str(), key.second.c_str(), sum.count,
-                sum.ns / 1e6, total ? 100.0 * sum.ns / total : 0.0);
+                key.first.c_str(), key.second.c_str(), sum.count, sum.ns / 1e6,
+                total ? 100.0 * sum.ns / total : 0.0);
 }
 
 /// The delegates this runtime links, configured from the options.
@@ -368,11 +394,10 @@ Error loadSession(const RunOptions &options, RunSession &session) {
   }
   double loadMs = msSince(loadStart);
   Clock::time_point initStart = Clock::now();
-  STRATA_ASSIGN_OR_RETURN(
-      Method method,
-      session.program->loadMethod(session.methodName,
-                                  &portableKernelRegistry(),
-                                  &session.delegates));
+  STRATA_ASSIGN_OR_RETURN(Method method,
+                          session.program->loadMethod(session.methodName,
+                                                      &portableKernelRegistry(),
+                                                      &session.delegates));
   session.method.emplace(std::move(method));
   double initMs = msSince(initStart);
   std::printf("method '%s': %zu inputs, %zu outputs, %zu instructions\n",
@@ -380,6 +405,10 @@ Error loadSession(const RunOptions &options, RunSession &session) {
               session.method->outputCount(),
               session.method->instructionCount());
   std::printf("load: %.3f ms, init: %.3f ms\n", loadMs, initMs);
+  if (session.method->isDynamic())
+    for (size_t i = 0; i < session.method->inputCount(); ++i)
+      std::printf("input %zu: %s\n", i,
+                  session.method->inputTypeString(i).c_str());
   return Error::success();
 }
 
@@ -391,8 +420,7 @@ Result<SampleSource> openInputs(const RunOptions &options, Method &method) {
     STRATA_ASSIGN_OR_RETURN(dist, parseRandomSpec(options.inputsDir, dist));
   } else if (!options.inputsDir.empty()) {
     STRATA_ASSIGN_OR_RETURN(
-        SampleSource set,
-        SampleSource::openTestDataSet(options.inputsDir, {}));
+        SampleSource set, SampleSource::openTestDataSet(options.inputsDir, {}));
     if (set.inputFiles(0).empty())
       return Error(ErrorCode::NotFound,
                    options.inputsDir + ": no input_N.pb files");
@@ -400,6 +428,8 @@ Result<SampleSource> openInputs(const RunOptions &options, Method &method) {
   } else if (!options.inputs.empty()) {
     return SampleSource::fromFiles(options.inputs, {});
   }
+  for (const auto &[index, shape] : options.inputShapes)
+    STRATA_RETURN_IF_ERROR(method.setInputShape(index, shape));
   std::vector<InputSpec> specs;
   for (size_t i = 0; i < method.inputCount(); ++i) {
     STRATA_ASSIGN_OR_RETURN(TensorView slot, method.input(i));
@@ -455,8 +485,8 @@ Error reportOutputs(const RunOptions &options, Method &method) {
 /// --expect DIR: compares each output with DIR/output_N.pb; prints PASS or
 /// FAIL. Returns whether all passed.
 Result<bool> checkExpected(const RunOptions &options, Method &method) {
-  STRATA_ASSIGN_OR_RETURN(
-      SampleSource set, SampleSource::openTestDataSet(options.expectDir, {}));
+  STRATA_ASSIGN_OR_RETURN(SampleSource set,
+                          SampleSource::openTestDataSet(options.expectDir, {}));
   if (!set.hasExpected(0))
     return Error(ErrorCode::NotFound,
                  options.expectDir + ": no output_N.pb files");
@@ -556,9 +586,9 @@ Error profile(const RunOptions &options, RunSession &session) {
     for (size_t j = 0; j < times.steps[i].size(); ++j) {
       const DelegateOpProfile &step = times.steps[i][j];
       tsv += "step\t" + std::to_string(i) + "\t" + std::to_string(j) + "\t" +
-             step.op + "\t" + step.implementation + "\t" + step.layout +
-             "\t" + std::to_string(step.nanoseconds) + "\t" +
-             joined(step.nodes, "|") + "\n";
+             step.op + "\t" + step.implementation + "\t" + step.layout + "\t" +
+             std::to_string(step.nanoseconds) + "\t" + joined(step.nodes, "|") +
+             "\n";
     }
   }
   if (!options.profileTsv.empty())
@@ -607,10 +637,10 @@ Error bench(const RunOptions &options, RunSession &session) {
                           MmapDataLoader::open(options.model));
   STRATA_ASSIGN_OR_RETURN(Program reloaded,
                           Program::load(*again, Verification::Full));
-  STRATA_ASSIGN_OR_RETURN(
-      Method reinit,
-      reloaded.loadMethod(session.methodName, &portableKernelRegistry(),
-                          &session.delegates));
+  STRATA_ASSIGN_OR_RETURN(Method reinit,
+                          reloaded.loadMethod(session.methodName,
+                                              &portableKernelRegistry(),
+                                              &session.delegates));
   (void)reinit;
   std::printf("load+init again: %.3f ms\n", msSince(start));
   return Error::success();

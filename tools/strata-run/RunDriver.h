@@ -11,11 +11,14 @@ namespace strata::tools {
 
 struct RunOptions {
   std::string model;
-  std::string method;            ///< Empty: "forward", else the first.
+  std::string method;              ///< Empty: "forward", else the first.
   std::vector<std::string> inputs; ///< --input files, in input order.
-  std::string inputsDir;         ///< --inputs DIR (input_*.pb).
-  std::string outputDir;         ///< --output-dir.
-  std::string expectDir;         ///< --expect.
+  std::string inputsDir;           ///< --inputs DIR (input_*.pb).
+  /// --input-shape I=DxD...: the shape of random input I of a method with
+  /// dynamic dimensions (else it is drawn at its bounds).
+  std::vector<std::pair<size_t, std::vector<int64_t>>> inputShapes;
+  std::string outputDir; ///< --output-dir.
+  std::string expectDir; ///< --expect.
   double atol = 1e-4, rtol = 1e-3, relL2 = 1e-3;
   /// When set, an output passes on SQNR alone (20 log10 ||want|| /
   /// ||got - want|| >= minSQNR dB): the check for quantized programs,
@@ -28,11 +31,11 @@ struct RunOptions {
   /// --profile-tsv FILE: the profile also as tab-separated lines, in ns.
   std::string profileTsv;
   uint64_t seed = 0;
-  bool useFileLoader = false;    ///< --no-mmap.
-  int threads = 0;               ///< --threads (0: each delegate's default).
+  bool useFileLoader = false; ///< --no-mmap.
+  int threads = 0;            ///< --threads (0: each delegate's default).
   /// --delegate-option KEY=VALUE: set on every delegate that declares KEY.
   std::vector<std::string> delegateOptions;
-  bool listKernels = false;      ///< --list-kernels.
+  bool listKernels = false; ///< --list-kernels.
 };
 
 /// Parses argv; returns false (after printing why) on a usage error.

@@ -1,4 +1,5 @@
-//===- FuzzSeeds.cpp - write seed programs for the fuzzer ------------------===//
+//===- FuzzSeeds.cpp - write seed programs for the fuzzer
+//------------------===//
 //
 // strata-fuzz-seeds DIR: writes programs made with TestProgramBuilder (no
 // MLIR needed) into DIR; the sanitizer script adds programs emitted by
@@ -28,20 +29,41 @@ int main(int argc, char **argv) {
   }
   std::string dir = argv[1];
   bool ok = write(dir + "/sample-network.strata", buildSampleNetwork()) &&
-            write(dir + "/sample-network-64.strata", [] {
-              // Small segment alignment keeps the seed short.
+            write(dir + "/sample-network-64.strata",
+                  [] {
+                    // Small segment alignment keeps the seed short.
+                    TestProgramBuilder b;
+                    int x = b.addInput(DType::F32, {2, 3});
+                    int y = b.addBuffer(DType::F32, {3, 2});
+                    b.addKernel("transpose", {x}, {y},
+                                {intsParam("permutation", {1, 0})}, {"T"});
+                    int z = b.addBuffer(DType::F32, {3, 2});
+                    b.addMove(y, z);
+                    float c[6] = {1, 2, 3, 4, 5, 6};
+                    int k = b.addConstant(DType::F32, {3, 2}, c);
+                    int w = b.addBuffer(DType::F32, {3, 2});
+                    b.addKernel("add", {z, k}, {w});
+                    b.setOutputs({w});
+                    return b.build(64);
+                  }()) &&
+            write(dir + "/dynamic-64.strata", [] {
+              // Dynamic dimensions: symbols, a shape program, extents.
               TestProgramBuilder b;
-              int x = b.addInput(DType::F32, {2, 3});
-              int y = b.addBuffer(DType::F32, {3, 2});
-              b.addKernel("transpose", {x}, {y},
-                          {intsParam("permutation", {1, 0})}, {"T"});
-              int z = b.addBuffer(DType::F32, {3, 2});
-              b.addMove(y, z);
-              float c[6] = {1, 2, 3, 4, 5, 6};
-              int k = b.addConstant(DType::F32, {3, 2}, c);
-              int w = b.addBuffer(DType::F32, {3, 2});
-              b.addKernel("add", {z, k}, {w});
-              b.setOutputs({w});
+              int batch = b.addSymbol("batch", 1, 4);
+              int two = b.addShapeOp(strata::fb::ShapeOp::Constant, 0, 0, 2);
+              int rows = b.addShapeOp(strata::fb::ShapeOp::Mul, batch, two);
+              int x = b.addInput(DType::F32, {4, 3});
+              int y = b.addInput(DType::F32, {4, 3});
+              int cat = b.addBuffer(DType::F32, {8, 3});
+              int sum = b.addBuffer(DType::F32, {4, 3});
+              int copy = b.addBuffer(DType::F32, {4, 3});
+              for (int v : {x, y, sum, copy})
+                b.setDimRegisters(v, {batch, -1});
+              b.setDimRegisters(cat, {rows, -1});
+              b.addKernel("concat", {x, y}, {cat}, {intParam("axis", 0)});
+              b.addKernel("add", {x, y}, {sum});
+              b.addMove(sum, copy);
+              b.setOutputs({cat, copy});
               return b.build(64);
             }());
   if (!ok) {

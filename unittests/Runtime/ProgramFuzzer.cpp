@@ -1,9 +1,10 @@
 //===- ProgramFuzzer.cpp - libFuzzer target for Program::load -------------===//
 //
 // Loads arbitrary bytes as a program (both verification levels); whatever
-// loads has every method loaded and executed. Built with ASan/UBSan by
-// scripts/check-sanitizers.sh, which runs it on a seed corpus of
-// emitted programs.
+// loads has every method loaded and executed, a method with dynamic
+// dimensions also at input shapes drawn from the bytes (refused or run). Built
+// with ASan/UBSan by scripts/check-sanitizers.sh, which runs it on a seed
+// corpus of emitted programs.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Runtime/DataLoader.h"
@@ -29,8 +30,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (void)program->constant(i);
     for (size_t i = 0; i < program->methodCount(); ++i) {
       Result<Method> method = program->loadMethod(program->methodName(i));
-      if (method.ok())
+      if (!method.ok())
+        continue;
+      (void)method->execute();
+      if (!method->isDynamic())
+        continue;
+      // Shapes from the input bytes, in or out of bounds: each refused by
+      // setInputShape or execute, or run.
+      size_t next = 0;
+      for (int round = 0; round < 2; ++round) {
+        for (size_t k = 0; k < method->inputCount(); ++k) {
+          Result<TensorView> view = method->input(k);
+          if (!view.ok())
+            continue;
+          std::vector<int64_t> shape = view->shape;
+          for (int64_t &extent : shape)
+            extent = size ? data[next++ % size] % (extent + 2) : extent;
+          (void)method->setInputShape(k, shape);
+        }
         (void)method->execute();
+      }
     }
   }
   return 0;

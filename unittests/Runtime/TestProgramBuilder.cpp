@@ -22,10 +22,9 @@ buildParams(flatbuffers::FlatBufferBuilder &fbb,
       ints = fbb.CreateVector(p.ints);
     if (p.kind == Param::Kind::FloatList)
       floats = fbb.CreateVector(p.floats);
-    out.push_back(fbs::CreateParam(fbb, name,
-                                   static_cast<fbs::ParamKind>(p.kind),
-                                   p.intValue, p.floatValue, str, ints,
-                                   floats));
+    out.push_back(
+        fbs::CreateParam(fbb, name, static_cast<fbs::ParamKind>(p.kind),
+                         p.intValue, p.floatValue, str, ints, floats));
   }
   return fbb.CreateVector(out);
 }
@@ -67,7 +66,8 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
   std::vector<flatbuffers::Offset<fbs::Value>> values;
   for (const Value &v : values_) {
     auto type = fbs::CreateTensorTypeDirect(
-        fbb, static_cast<fbs::ScalarType>(v.dtype), &v.shape);
+        fbb, static_cast<fbs::ScalarType>(v.dtype), &v.shape,
+        v.dimRegisters.empty() ? nullptr : &v.dimRegisters);
     values.push_back(v.constant
                          ? fbs::CreateValue(fbb, type, fbs::ValueKind::Constant,
                                             0, 0, v.constantIndex)
@@ -83,7 +83,8 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
     if (inst.kind == 0) {
       auto [it, inserted] = opIndex.emplace(inst.kernel, opIndex.size());
       if (inserted)
-        operators.push_back(fbs::CreateOperatorDirect(fbb, inst.kernel.c_str()));
+        operators.push_back(
+            fbs::CreateOperatorDirect(fbb, inst.kernel.c_str()));
       auto params = buildParams(fbb, inst.params);
       auto call = fbs::CreateKernelCall(fbb, it->second + operatorIndexBias,
                                         fbb.CreateVector(ins),
@@ -91,7 +92,8 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
       instructions.push_back(fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::KernelCall, call.Union()));
     } else if (inst.kind == 1) {
-      auto call = fbs::CreateDelegateCallDirect(fbb, inst.delegate, &ins, &outs);
+      auto call =
+          fbs::CreateDelegateCallDirect(fbb, inst.delegate, &ins, &outs);
       instructions.push_back(fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::DelegateCall, call.Union()));
     } else {
@@ -113,13 +115,24 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
     handles.push_back(
         fbs::CreateDebugHandle(fbb, instruction, fbb.CreateVector(names)));
   }
-  std::vector<uint64_t> arenas = {
-      arenaSizeOverride ? arenaSizeOverride : std::max<uint64_t>(arenaSize_, 64)};
+  std::vector<uint64_t> arenas = {arenaSizeOverride
+                                      ? arenaSizeOverride
+                                      : std::max<uint64_t>(arenaSize_, 64)};
   std::vector<uint32_t> inputs(inputs_.begin(), inputs_.end());
   std::vector<uint32_t> outputs(outputs_.begin(), outputs_.end());
+  std::vector<flatbuffers::Offset<fbs::DimSymbol>> symbols;
+  for (const Symbol &symbol : symbols_)
+    symbols.push_back(fbs::CreateDimSymbolDirect(fbb, symbol.name.c_str(),
+                                                 symbol.min, symbol.max));
+  std::vector<flatbuffers::Offset<fbs::ShapeInstruction>> shapeProgram;
+  for (const ShapeInstruction &inst : shapeProgram_)
+    shapeProgram.push_back(fbs::CreateShapeInstruction(fbb, inst.op, inst.lhs,
+                                                       inst.rhs, inst.value));
   auto method = fbs::CreateMethodDirect(
       fbb, "forward", &inputs, &outputs, &values, &instructions,
-      fbs::CreateMemoryPlanDirect(fbb, &arenas), &handles);
+      fbs::CreateMemoryPlanDirect(fbb, &arenas), &handles,
+      symbols.empty() ? nullptr : &symbols,
+      shapeProgram.empty() ? nullptr : &shapeProgram);
   std::vector<flatbuffers::Offset<fbs::Method>> methods = {method};
   std::vector<flatbuffers::Offset<fbs::Segment>> segs;
   uint64_t end = 0;
@@ -130,9 +143,9 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
     segs.push_back(fbs::CreateSegment(fbb, off, s.size()));
     end = off + s.size();
   }
-  auto root = fbs::CreateProgramDirect(fbb, version, "test", &methods,
-                                       &operators, &constants, &delegates,
-                                       &segs);
+  auto root =
+      fbs::CreateProgramDirect(fbb, version, "test", &methods, &operators,
+                               &constants, &delegates, &segs);
   fbs::FinishProgramBuffer(fbb, root);
 
   FileHeader h{};
@@ -141,7 +154,8 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
   h.headerVersion = kFileHeaderVersion;
   h.flatbufferOffset = sizeof(FileHeader);
   h.flatbufferSize = fbb.GetSize();
-  h.segmentBaseOffset = alignTo(h.flatbufferOffset + h.flatbufferSize, alignment);
+  h.segmentBaseOffset =
+      alignTo(h.flatbufferOffset + h.flatbufferSize, alignment);
   h.segmentDataSize = end;
   h.segmentAlignment = alignment;
   std::vector<uint8_t> file(h.segmentBaseOffset + end, 0);

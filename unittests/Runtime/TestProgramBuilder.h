@@ -39,13 +39,19 @@ public:
   int addConstant(DType dtype, std::vector<int64_t> shape, const void *data,
                   const std::string &name = "") {
     Constant c{name.empty() ? "c" + std::to_string(constants_.size()) : name,
-               dtype, shape, {}};
+               dtype,
+               shape,
+               {}};
     c.data.assign(static_cast<const uint8_t *>(data),
                   static_cast<const uint8_t *>(data) +
                       numElements(shape) * dtypeSize(dtype));
     constants_.push_back(c);
-    Value v{dtype, std::move(shape), true, 0,
-            static_cast<uint64_t>(constants_.size() - 1), 0};
+    Value v{dtype,
+            std::move(shape),
+            true,
+            0,
+            static_cast<uint64_t>(constants_.size() - 1),
+            0};
     values_.push_back(v);
     return static_cast<int>(values_.size() - 1);
   }
@@ -70,6 +76,26 @@ public:
     instructions_.push_back({2, "", {source}, {target}, {}, {}, 0});
   }
   void setOutputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
+
+  // Dynamic dimensions (docs/dynamic-shapes.md).
+  /// A dim symbol and the shape instruction reading it; returns its
+  /// register.
+  int addSymbol(const std::string &name, int64_t min, int64_t max) {
+    symbols_.push_back({name, min, max});
+    return addShapeOp(fb::ShapeOp::Symbol, 0, 0,
+                      static_cast<int64_t>(symbols_.size() - 1));
+  }
+  /// A shape instruction; returns its register.
+  int addShapeOp(fb::ShapeOp op, uint32_t lhs, uint32_t rhs,
+                 int64_t value = 0) {
+    shapeProgram_.push_back({op, lhs, rhs, value});
+    return static_cast<int>(shapeProgram_.size() - 1);
+  }
+  /// Makes value `id`'s dimensions dynamic: `registers[d]` >= 0 names the
+  /// register of dim d's extent (its shape holds the bound).
+  void setDimRegisters(int id, std::vector<int32_t> registers) {
+    values_[id].dimRegisters = std::move(registers);
+  }
 
   // Hooks that write what a damaged or hostile file would hold.
   /// An arena value at an explicit memory id and offset.
@@ -103,7 +129,19 @@ private:
     uint64_t offset;
     uint64_t constantIndex;
     uint32_t memoryId;
+    std::vector<int32_t> dimRegisters = {};
   };
+  struct Symbol {
+    std::string name;
+    int64_t min, max;
+  };
+  struct ShapeInstruction {
+    fb::ShapeOp op;
+    uint32_t lhs, rhs;
+    int64_t value;
+  };
+  std::vector<Symbol> symbols_;
+  std::vector<ShapeInstruction> shapeProgram_;
   struct Constant {
     std::string name;
     DType dtype;

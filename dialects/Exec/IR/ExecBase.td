@@ -37,8 +37,10 @@ def Exec_Dialect : Dialect {
 class Exec_Op<string mnemonic, list<Trait> traits = []>
     : Op<Exec_Dialect, mnemonic, traits>;
 
-/// A buffer: a statically shaped memref (quantized values travel as their
-/// storage type, with scales as kernel parameters).
-def Exec_Buffer : StaticShapeMemRefOf<[AnyType]>;
+/// A buffer: a ranked memref (quantized values travel as their storage
+/// type, with scales as kernel parameters). A dynamic dimension's extent is
+/// an `index` value of the method (its op's `dynamic_sizes`), with a bound
+/// that memory planning derives (docs/dynamic-shapes.md).
+def Exec_Buffer : MemRefOf<[AnyType]>;
 
 #endif // STRATA_EXEC_BASE

@@ -14,6 +14,9 @@ def Exec_PlacedBufferOpInterface : OpInterface<"PlacedBufferOpInterface"> {
   let methods = [
     InterfaceMethod<"The placed buffer.", "::mlir::TypedValue<::mlir::MemRefType>",
       "getBuffer", (ins), [{ return $_op.getResult(); }]>,
+    InterfaceMethod<"The extents of the buffer's dynamic dimensions.",
+      "::mlir::OperandRange", "getDynamicSizes", (ins),
+      [{ return $_op.getDynamicSizes(); }]>,
     InterfaceMethod<"Memory id, when placed.", "std::optional<uint64_t>",
       "getPlacedMemoryId", (ins), [{ return $_op.getMemoryId(); }]>,
     InterfaceMethod<"Byte offset in its arena, when placed.",

@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "Exec/IR/ExecOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace strata::exec;
@@ -15,6 +18,200 @@ using namespace strata::exec;
 int64_t strata::exec::getBufferSizeInBytes(MemRefType type) {
   int64_t bits = type.getElementTypeBitWidth();
   return type.getNumElements() * ((bits + 7) / 8);
+}
+
+namespace {
+/// [lo, hi] of an extent expression; saturating, so a bound too large for
+/// int64 stays too large instead of wrapping.
+struct Interval {
+  int64_t lo, hi;
+};
+
+int64_t saturate(__int128 v) {
+  constexpr int64_t max = std::numeric_limits<int64_t>::max();
+  constexpr int64_t min = std::numeric_limits<int64_t>::min();
+  return v > max ? max : v < min ? min : static_cast<int64_t>(v);
+}
+
+std::optional<Interval> evaluate(AffineExpr expr, ArrayRef<Interval> dims,
+                                 ArrayRef<Interval> symbols) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return Interval{c.getValue(), c.getValue()};
+  if (auto d = dyn_cast<AffineDimExpr>(expr))
+    return dims[d.getPosition()];
+  if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+    return symbols[s.getPosition()];
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  std::optional<Interval> a = evaluate(binary.getLHS(), dims, symbols);
+  std::optional<Interval> b = evaluate(binary.getRHS(), dims, symbols);
+  if (!a || !b)
+    return std::nullopt;
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return Interval{saturate(__int128(a->lo) + b->lo),
+                    saturate(__int128(a->hi) + b->hi)};
+  case AffineExprKind::Mul: {
+    __int128 p[] = {__int128(a->lo) * b->lo, __int128(a->lo) * b->hi,
+                    __int128(a->hi) * b->lo, __int128(a->hi) * b->hi};
+    return Interval{saturate(*std::min_element(p, p + 4)),
+                    saturate(*std::max_element(p, p + 4))};
+  }
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv: {
+    // Affine maps divide by positive constants only.
+    if (b->lo != b->hi || b->lo <= 0)
+      return std::nullopt;
+    bool ceil = expr.getKind() == AffineExprKind::CeilDiv;
+    return Interval{ceil ? llvm::divideCeilSigned(a->lo, b->lo)
+                         : llvm::divideFloorSigned(a->lo, b->lo),
+                    ceil ? llvm::divideCeilSigned(a->hi, b->lo)
+                         : llvm::divideFloorSigned(a->hi, b->lo)};
+  }
+  case AffineExprKind::Mod:
+    if (b->lo != b->hi || b->lo <= 0)
+      return std::nullopt;
+    return Interval{0, b->lo - 1};
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Interval arithmetic over the symbols' bounds.
+std::optional<Interval> intervalOf(Value extent, int depth = 0) {
+  if (depth > 64)
+    return std::nullopt;
+  Operation *op = extent.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  if (auto symbol = dyn_cast<DimSymbolOp>(op))
+    return Interval{symbol.getLowerBound(), symbol.getUpperBound()};
+  if (auto constant = dyn_cast<arith::ConstantIndexOp>(op))
+    return Interval{constant.value(), constant.value()};
+  AffineMap map;
+  ValueRange operands;
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+    map = apply.getAffineMap();
+    operands = apply.getMapOperands();
+  } else if (auto min = dyn_cast<affine::AffineMinOp>(op)) {
+    map = min.getAffineMap();
+    operands = min.getMapOperands();
+  } else if (auto max = dyn_cast<affine::AffineMaxOp>(op)) {
+    map = max.getAffineMap();
+    operands = max.getMapOperands();
+  } else {
+    return std::nullopt;
+  }
+  SmallVector<Interval> values;
+  for (Value operand : operands) {
+    std::optional<Interval> value = intervalOf(operand, depth + 1);
+    if (!value)
+      return std::nullopt;
+    values.push_back(*value);
+  }
+  ArrayRef<Interval> dims = ArrayRef(values).take_front(map.getNumDims());
+  ArrayRef<Interval> symbols = ArrayRef(values).drop_front(map.getNumDims());
+  std::optional<Interval> result;
+  for (AffineExpr expr : map.getResults()) {
+    std::optional<Interval> value = evaluate(expr, dims, symbols);
+    if (!value)
+      return std::nullopt;
+    if (!result)
+      result = value;
+    else if (isa<affine::AffineMinOp>(op))
+      result = Interval{std::min(result->lo, value->lo),
+                        std::min(result->hi, value->hi)};
+    else
+      result = Interval{std::max(result->lo, value->lo),
+                        std::max(result->hi, value->hi)};
+  }
+  return result;
+}
+
+/// Whether every affine map `extent` depends on is affine (no product of
+/// symbols), which is what ValueBoundsConstraintSet can reason about.
+bool isPureAffineSlice(Value extent, int depth = 0) {
+  Operation *op = extent.getDefiningOp();
+  if (!op || depth > 64)
+    return false;
+  if (isa<DimSymbolOp, arith::ConstantIndexOp>(op))
+    return true;
+  if (!isa<affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp>(op))
+    return false;
+  auto map = op->getAttrOfType<AffineMapAttr>("map");
+  if (!map || !llvm::all_of(map.getValue().getResults(),
+                            [](AffineExpr e) { return e.isPureAffine(); }))
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return isPureAffineSlice(operand, depth + 1);
+  });
+}
+} // namespace
+
+FailureOr<int64_t> strata::exec::getExtentBound(Value extent) {
+  std::optional<Interval> interval = intervalOf(extent);
+  std::optional<int64_t> bound;
+  if (interval)
+    bound = interval->hi;
+  if (isPureAffineSlice(extent)) {
+    FailureOr<int64_t> upper = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, extent, /*stopCondition=*/nullptr,
+        /*closedUB=*/true);
+    if (succeeded(upper))
+      bound = bound ? std::min(*bound, *upper) : *upper;
+  }
+  if (!bound || *bound < 0 || *bound > (int64_t(1) << 40))
+    return failure();
+  return *bound;
+}
+
+FailureOr<SmallVector<int64_t>>
+strata::exec::getBoundShape(PlacedBufferOpInterface op) {
+  MemRefType type = op.getBuffer().getType();
+  SmallVector<int64_t> shape;
+  auto sizes = op.getDynamicSizes().begin();
+  for (int64_t dim : type.getShape()) {
+    if (!ShapedType::isDynamic(dim)) {
+      shape.push_back(dim);
+      continue;
+    }
+    FailureOr<int64_t> bound = getExtentBound(*sizes);
+    if (failed(bound))
+      return op->emitOpError("dynamic dimension ")
+             << shape.size() << " has no upper bound (its extent must come "
+             << "from exec.dim_symbol through affine.apply/min/max)";
+    shape.push_back(*bound);
+    ++sizes;
+  }
+  return shape;
+}
+
+FailureOr<int64_t>
+strata::exec::getBoundSizeInBytes(PlacedBufferOpInterface op) {
+  FailureOr<SmallVector<int64_t>> shape = getBoundShape(op);
+  if (failed(shape))
+    return failure();
+  MemRefType type = op.getBuffer().getType();
+  return getBufferSizeInBytes(MemRefType::get(*shape, type.getElementType()));
+}
+
+//===----------------------------------------------------------------------===//
+// DimSymbolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimSymbolOp::verify() {
+  if (getName().empty())
+    return emitOpError("needs a name");
+  int64_t min = getLowerBound(), max = getUpperBound();
+  if (min < 0 || max < min || max > (int64_t(1) << 40))
+    return emitOpError("bounds ")
+           << min << " to " << max << " are not 0 <= min <= max <= 2^40";
+  return success();
+}
+
+void DimSymbolOp::populateBoundsForIndexValue(Value value,
+                                              ValueBoundsConstraintSet &cstr) {
+  cstr.bound(value) >= getLowerBound();
+  cstr.bound(value) <= getUpperBound();
 }
 
 //===----------------------------------------------------------------------===//
@@ -77,17 +274,19 @@ LogicalResult DelegateOp::verify() {
 LogicalResult MethodOp::verify() {
   FunctionType type = getFunctionType();
   for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults()))
-    if (!isa<MemRefType>(t) || !cast<MemRefType>(t).hasStaticShape())
-      return emitOpError("signature types must be statically shaped memrefs, "
-                         "got ")
-             << t;
+    if (!isa<MemRefType>(t))
+      return emitOpError("signature types must be ranked memrefs, got ") << t;
+  llvm::StringMap<DimSymbolOp> symbols;
+  for (auto symbol : getBody().getOps<DimSymbolOp>())
+    if (!symbols.try_emplace(symbol.getName(), symbol).second)
+      return symbol.emitOpError("'")
+             << symbol.getName() << "' is declared twice in the method";
   SmallVector<InputOp> inputs(type.getNumInputs());
   for (auto input : getBody().getOps<InputOp>()) {
     int64_t index = input.getIndex();
     if (index < 0 || index >= static_cast<int64_t>(inputs.size()))
-      return input.emitOpError("index ")
-             << index << " is outside the method's " << inputs.size()
-             << " inputs";
+      return input.emitOpError("index ") << index << " is outside the method's "
+                                         << inputs.size() << " inputs";
     if (inputs[index])
       return input.emitOpError("binds input ") << index << " a second time";
     inputs[index] = input;
@@ -123,7 +322,10 @@ static LogicalResult verifyPlacement(PlacedBufferOpInterface op) {
   if (*id >= sizes->size())
     return op->emitOpError("memory id ")
            << *id << " has no arena (the method has " << sizes->size() << ")";
-  int64_t end = *offset + getBufferSizeInBytes(op.getBuffer().getType());
+  FailureOr<int64_t> size = getBoundSizeInBytes(op);
+  if (failed(size))
+    return failure();
+  int64_t end = *offset + *size;
   if (end > (*sizes)[*id])
     return op->emitOpError("buffer ends at byte ")
            << end << ", past arena " << *id << " of " << (*sizes)[*id]
@@ -131,7 +333,23 @@ static LogicalResult verifyPlacement(PlacedBufferOpInterface op) {
   return success();
 }
 
+/// One extent operand per dynamic dimension.
+static LogicalResult verifyDynamicSizes(PlacedBufferOpInterface op) {
+  int64_t dynamic = op.getBuffer().getType().getNumDynamicDims();
+  if (static_cast<int64_t>(op.getDynamicSizes().size()) != dynamic)
+    return op->emitOpError("has ")
+           << op.getDynamicSizes().size() << " extents for " << dynamic
+           << " dynamic dimensions";
+  return success();
+}
+
 LogicalResult InputOp::verify() {
+  if (failed(verifyDynamicSizes(*this)))
+    return failure();
+  for (Value size : getDynamicSizes())
+    if (!size.getDefiningOp<DimSymbolOp>())
+      return emitOpError("a dynamic input extent must be an exec.dim_symbol "
+                         "(the input binds it)");
   auto method = (*this)->getParentOfType<MethodOp>();
   ArrayRef<Type> inputs = method.getFunctionType().getInputs();
   int64_t index = getIndex();
@@ -143,17 +361,22 @@ LogicalResult InputOp::verify() {
   return verifyPlacement(*this);
 }
 
-LogicalResult AllocOp::verify() { return verifyPlacement(*this); }
+LogicalResult AllocOp::verify() {
+  if (failed(verifyDynamicSizes(*this)))
+    return failure();
+  return verifyPlacement(*this);
+}
 
 LogicalResult
 ConstantRefOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto constant = symbolTable.lookupNearestSymbolFrom<ConstantOp>(
-      *this, getConstantAttr());
+  auto constant =
+      symbolTable.lookupNearestSymbolFrom<ConstantOp>(*this, getConstantAttr());
   if (!constant)
-    return emitOpError("'") << getConstant()
-                            << "' does not name an exec.constant";
+    return emitOpError("'")
+           << getConstant() << "' does not name an exec.constant";
   auto valueType = cast<ShapedType>(constant.getValue().getType());
-  if (valueType.getShape() != getType().getShape() ||
+  if (!getType().hasStaticShape() ||
+      valueType.getShape() != getType().getShape() ||
       valueType.getElementType() != getType().getElementType())
     return emitOpError("type ")
            << getType() << " does not match constant of type " << valueType;
@@ -178,6 +401,11 @@ LogicalResult KernelOp::verify() {
 LogicalResult DelegateCallOp::verify() {
   if (getOuts().empty())
     return emitOpError("must write at least one output buffer");
+  for (Value operand : getOperands())
+    if (Type type = operand.getType(); !cast<MemRefType>(type).hasStaticShape())
+      return emitOpError("operand of type ")
+             << type << " has dynamic dimensions; delegates take static "
+             << "buffers (docs/dynamic-shapes.md)";
   return success();
 }
 
@@ -185,10 +413,10 @@ LogicalResult
 DelegateCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (!symbolTable.lookupNearestSymbolFrom<DelegateOp>(*this,
                                                        getDelegateAttr()))
-    return emitOpError("'") << getDelegate()
-                            << "' does not name an exec.delegate";
-  auto delegate = symbolTable.lookupNearestSymbolFrom<DelegateOp>(
-      *this, getDelegateAttr());
+    return emitOpError("'")
+           << getDelegate() << "' does not name an exec.delegate";
+  auto delegate =
+      symbolTable.lookupNearestSymbolFrom<DelegateOp>(*this, getDelegateAttr());
   if (int64_t scratch = delegate.getScratchBytes()) {
     auto last = dyn_cast<MemRefType>(getOuts().back().getType());
     if (!last || last.getRank() != 1 || !last.getElementType().isInteger(8) ||

@@ -15,6 +15,7 @@
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 #include "Exec/IR/ExecOpsDialect.h.inc"
 
@@ -29,8 +30,25 @@
 
 namespace strata::exec {
 
-/// Bytes a buffer of `type` occupies (element bit width rounded up to bytes).
+/// Bytes a buffer of `type` occupies (element bit width rounded up to
+/// bytes); `type` is statically shaped.
 int64_t getBufferSizeInBytes(mlir::MemRefType type);
+
+/// The largest value `extent` (an index value of a method: an
+/// exec.dim_symbol, a constant, or affine.apply/min/max of them) takes:
+/// the tighter of MLIR's ValueBoundsConstraintSet and interval arithmetic
+/// over the symbols' bounds (which also covers products of symbols, which
+/// affine constraints cannot). Fails when neither bounds it.
+mlir::FailureOr<int64_t> getExtentBound(mlir::Value extent);
+
+/// The bound of each dimension of `op`'s buffer: static extents as they
+/// are, dynamic ones by getExtentBound. Fails (with a diagnostic on `op`)
+/// when an extent has no bound.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+getBoundShape(PlacedBufferOpInterface op);
+
+/// Bytes `op`'s buffer occupies at its bound shape.
+mlir::FailureOr<int64_t> getBoundSizeInBytes(PlacedBufferOpInterface op);
 
 } // namespace strata::exec
 

@@ -8,6 +8,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ValueBoundsOpInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Program structure
@@ -107,15 +108,31 @@ def Exec_InputOp : Exec_Op<"input", [HasParent<"MethodOp">,
     Exec_PlacedBufferOpInterface]> {
   let summary = "Binds the method input at `index` to a buffer";
   let description = [{
+    A dynamic dimension's extent is an `exec.dim_symbol`: the caller's
+    input binds the symbol.
+
     ```mlir
     %x = exec.input 0 : memref<1x1x8x8xf32>
+    %batch = exec.dim_symbol "batch" bounds 1 to 8
+    %y = exec.input 1 (%batch) : memref<?x16xf32>
     ```
   }];
-  let arguments = (ins I64Attr:$index,
+  let arguments = (ins I64Attr:$index, Variadic<Index>:$dynamic_sizes,
                        OptionalAttr<I64Attr>:$memory_id,
                        OptionalAttr<I64Attr>:$offset);
   let results = (outs Exec_Buffer:$result);
-  let assemblyFormat = "$index attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $index (`(` $dynamic_sizes^ `)`)? attr-dict `:` type($result)
+  }];
+  let builders = [
+    // A static input.
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::IntegerAttr":$index,
+                   "::mlir::IntegerAttr":$memory_id,
+                   "::mlir::IntegerAttr":$offset), [{
+      build($_builder, $_state, type, index, ::mlir::ValueRange(), memory_id,
+            offset);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -124,16 +141,54 @@ def Exec_AllocOp : Exec_Op<"alloc", [HasParent<"MethodOp">,
   let summary = "A buffer in a memory arena";
   let description = [{
     Unplaced before memory planning; afterwards `memory_id` and `offset`
-    say where it lives.
+    say where it lives. A dynamic dimension's extent is an `index` value
+    (an `exec.dim_symbol`, or `affine.apply`/`affine.min`/`affine.max` of
+    them); the buffer is planned at its bound.
 
     ```mlir
     %t = exec.alloc {memory_id = 0 : i64, offset = 64 : i64} : memref<1x8x8x8xf32>
+    %u = exec.alloc (%batch) : memref<?x16xf32>
     ```
   }];
-  let arguments = (ins OptionalAttr<I64Attr>:$memory_id,
+  let arguments = (ins Variadic<Index>:$dynamic_sizes,
+                       OptionalAttr<I64Attr>:$memory_id,
                        OptionalAttr<I64Attr>:$offset);
   let results = (outs Exec_Buffer:$result);
-  let assemblyFormat = "attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    (`(` $dynamic_sizes^ `)`)? attr-dict `:` type($result)
+  }];
+  let builders = [
+    // A static buffer.
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::IntegerAttr":$memory_id,
+                   "::mlir::IntegerAttr":$offset), [{
+      build($_builder, $_state, type, ::mlir::ValueRange(), memory_id, offset);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
+def Exec_DimSymbolOp : Exec_Op<"dim_symbol", [Pure, HasParent<"MethodOp">,
+    DeclareOpInterfaceMethods<ValueBoundsOpInterface,
+        ["populateBoundsForIndexValue"]>]> {
+  let summary = "A symbolic extent of the method, bound by its inputs";
+  let description = [{
+    An extent known at run time only, within `[min, max]`: the method's
+    inputs whose dynamic dimensions name it bind it (and must agree).
+    Computed extents are `affine.apply`, `affine.min` and `affine.max` of
+    symbols; memory is planned at their bounds (ValueBoundsOpInterface).
+
+    ```mlir
+    %batch = exec.dim_symbol "batch" bounds 1 to 8
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$min, I64Attr:$max);
+  let results = (outs Index:$result);
+  let extraClassDeclaration = [{
+    /// The bounds as signed values (I64Attr's accessors are unsigned).
+    int64_t getLowerBound() { return getMinAttr().getInt(); }
+    int64_t getUpperBound() { return getMaxAttr().getInt(); }
+  }];
+  let assemblyFormat = "$name `bounds` $min `to` $max attr-dict";
   let hasVerifier = 1;
 }
 

@@ -101,9 +101,11 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
     if (isa<InputOp>(op) || start > end)
       start = isa<InputOp>(op) ? 0 : position[&op];
     end = std::max(end, start);
-    int64_t size =
-        llvm::alignTo(getBufferSizeInBytes(placed.getBuffer().getType()),
-                      alignment);
+    // A buffer with dynamic dimensions is planned at its bound.
+    FailureOr<int64_t> bytes = getBoundSizeInBytes(placed);
+    if (failed(bytes))
+      return failure();
+    int64_t size = llvm::alignTo(*bytes, alignment);
     intervals.push_back({placed, start, end, size});
   }
 
@@ -132,8 +134,8 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
     return a->start < b->start;
   });
   int64_t startArena = packBestFit(byStart);
-  SmallVector<int64_t> startOffsets =
-      llvm::map_to_vector(intervals, [](const Interval &i) { return i.offset; });
+  SmallVector<int64_t> startOffsets = llvm::map_to_vector(
+      intervals, [](const Interval &i) { return i.offset; });
   int64_t sizeArena = packBestFit(bySize);
   if (startArena < sizeArena) {
     for (auto [interval, offset] : llvm::zip_equal(intervals, startOffsets))
@@ -153,10 +155,9 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
     if (auto name = dyn_cast<NameLoc>(op->getLoc()))
       buffer.node = name.getName().str();
     buffer.input = isa<InputOp>(op);
-    buffer.output = llvm::any_of(interval.op.getBuffer().getUsers(),
-                                 [](Operation *user) {
-                                   return isa<ReturnOp>(user);
-                                 });
+    buffer.output =
+        llvm::any_of(interval.op.getBuffer().getUsers(),
+                     [](Operation *user) { return isa<ReturnOp>(user); });
     summary.buffers.push_back(std::move(buffer));
   }
   method.setArenaSizes(ArrayRef<int64_t>{summary.arenaBytes});

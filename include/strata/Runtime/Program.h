@@ -1,4 +1,5 @@
-//===- Program.h - verified programs and executable methods -------*- C++ -*-===//
+//===- Program.h - verified programs and executable methods -------*- C++
+//-*-===//
 //
 // DataLoader -> Program::load (header, FlatBuffers verifier, semantic checks)
 // -> Program::loadMethod (memory from the plan, kernels resolved, delegates
@@ -101,12 +102,23 @@ public:
   size_t inputCount() const;
   size_t outputCount() const;
 
-  /// Input `index` as a writable view into the arena (write it in place).
+  /// Input `index` as a writable view into the arena at its current shape
+  /// (write it in place).
   Result<TensorView> input(size_t index);
   /// Copies `value` into input `index`; fails when the dtype or shape
-  /// differs from the method's, naming both.
+  /// differs from the method's, naming both. A dynamic dimension takes any
+  /// extent within its symbol's bounds; the value's shape becomes the
+  /// input's current shape.
   Error setInput(size_t index, const TensorView &value);
-  /// Output `index` (valid until the next execute).
+  /// Sets input `index`'s current shape (within its bounds), to write it
+  /// in place through input().
+  Error setInputShape(size_t index, const std::vector<int64_t> &shape);
+  /// Whether the method has dynamic dimensions (docs/dynamic-shapes.md).
+  bool isDynamic() const;
+  /// Input `index`'s type with its bounds: "f32[batch: 1..8, 4]".
+  std::string inputTypeString(size_t index) const;
+  /// Output `index` at its shape in the last execute (valid until the
+  /// next execute).
   Result<TensorView> output(size_t index) const;
 
   /// Runs every instruction in order.

@@ -43,10 +43,10 @@ exec.program @p {
 
 // -----
 
-// Tests that a method's signature holds static memrefs.
+// Tests that a method's signature holds ranked memrefs.
 exec.program @p {
-  // expected-error @+1 {{signature types must be statically shaped memrefs, got 'memref<?xf32>'}}
-  exec.method @forward : (memref<?xf32>) -> () {
+  // expected-error @+1 {{signature types must be ranked memrefs, got 'tensor<4xf32>'}}
+  exec.method @forward : (tensor<4xf32>) -> () {
     exec.return
   }
 }
@@ -272,11 +272,87 @@ exec.program @p {
 
 // -----
 
-// Tests that exec buffers have static shapes.
+// Tests that a dynamic dimension comes with its extent.
 exec.program @p {
   exec.method @forward : () -> () {
-    // expected-error @+1 {{must be statically shaped memref of any type values}}
+    // expected-error @+1 {{has 0 extents for 1 dynamic dimensions}}
     %a = exec.alloc : memref<?xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that an input's dynamic extent is a symbol (the caller binds it).
+exec.program @p {
+  exec.method @forward : (memref<?xf32>) -> () {
+    %n = exec.dim_symbol "n" bounds 1 to 4
+    %m = affine.apply affine_map<()[s0] -> (s0 + 1)>()[%n]
+    // expected-error @+1 {{a dynamic input extent must be an exec.dim_symbol}}
+    %x = exec.input 0 (%m) : memref<?xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a symbol is declared once per method.
+exec.program @p {
+  exec.method @forward : () -> () {
+    %n = exec.dim_symbol "n" bounds 1 to 4
+    // expected-error @+1 {{'n' is declared twice in the method}}
+    %m = exec.dim_symbol "n" bounds 1 to 4
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a symbol's bounds are ordered.
+exec.program @p {
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{bounds 4 to 2 are not 0 <= min <= max <= 2^40}}
+    %n = exec.dim_symbol "n" bounds 4 to 2
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that memory planning needs a bound for every extent: one computed
+// by an op outside exec.dim_symbol and affine.apply/min/max has none.
+exec.program @p {
+  exec.method @forward : (memref<?xf32>) -> () attributes {arena_sizes = array<i64: 64>} {
+    %n = exec.dim_symbol "n" bounds 1 to 4
+    %x = exec.input 0 (%n) : memref<?xf32>
+    %m = arith.muli %n, %n : index
+    // expected-error @+1 {{dynamic dimension 0 has no upper bound}}
+    %a = exec.alloc (%m) {memory_id = 0 : i64, offset = 0 : i64} : memref<?xf32>
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that delegates take static buffers.
+exec.program @p {
+  exec.delegate @d {backend = "onednn"}
+  exec.method @forward : (memref<?xf32>) -> () {
+    %n = exec.dim_symbol "n" bounds 1 to 4
+    %x = exec.input 0 (%n) : memref<?xf32>
+    // expected-error @+1 {{has dynamic dimensions; delegates take static buffers}}
+    exec.delegate_call @d ins(%x : memref<?xf32>) outs(%x : memref<?xf32>)
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a symbol's lower bound is not negative.
+exec.program @p {
+  exec.method @forward : () -> () {
+    // expected-error @+1 {{bounds -1 to 2 are not 0 <= min <= max <= 2^40}}
+    %n = exec.dim_symbol "n" bounds -1 to 2
     exec.return
   }
 }
