@@ -6,6 +6,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/Dialect/Quant/QuantOpsBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "Edge/IR/EdgeInterfaces.td"
 
 def Edge_Dialect : Dialect {
@@ -44,15 +45,29 @@ class Edge_Op<string mnemonic, list<Trait> traits = []>
 def Edge_ElementType : AnyTypeOf<[F32, F16, BF16, F64, I8, UI8, I16, UI16,
                                   I32, UI32, I64, UI64, I1,
                                   quant_QuantizedType]>;
-/// Every `edge` tensor has a static shape.
-def Edge_Tensor : StaticShapeTensorOf<[Edge_ElementType]>;
-def Edge_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
+/// Every `edge` tensor is ranked. A dynamic dimension (`?`) has a bound:
+/// it comes from a function argument's bounded symbol (hl.dim_params /
+/// hl.dim_bounds), and only ops that reify their result shapes
+/// (ReifyRankedShapedTypeOpInterface) get one (docs/dynamic-shapes.md);
+/// hl->edge refuses the rest.
+def Edge_Tensor : RankedTensorOf<[Edge_ElementType]>;
+def Edge_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 /// Floating-point tensors including f64 (math ops with f64 kernels).
-def Edge_AnyFloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
+def Edge_AnyFloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
 /// f32 only (kernels without other float variants).
-def Edge_F32Tensor : StaticShapeTensorOf<[F32]>;
-def Edge_IndexTensor : StaticShapeTensorOf<[I64]>;
-def Edge_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Edge_F32Tensor : RankedTensorOf<[F32]>;
+def Edge_IndexTensor : RankedTensorOf<[I64]>;
+def Edge_BoolTensor : RankedTensorOf<[I1]>;
+
+/// Result extents reified from operands of the result's rank: a dynamic
+/// extent is the first operand's dynamic extent at that dimension
+/// (elementwise ops, with rank-explicit broadcasting).
+defvar Edge_ReifyLikeOperandsDefinition = [{
+  ::mlir::LogicalResult $cppClass::reifyResultShapes(::mlir::OpBuilder &builder,
+      ::mlir::ReifiedRankedShapedTypeDims &shapes) {
+    return ::strata::edge::detail::reifyLikeOperands(*this, builder, shapes);
+  }
+}];
 
 //===----------------------------------------------------------------------===//
 // Op classes shared by several op families
@@ -60,7 +75,9 @@ def Edge_BoolTensor : StaticShapeTensorOf<[I1]>;
 
 class Edge_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
     : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
-                                             Edge_KernelOpInterface])> {
+                                             Edge_KernelOpInterface,
+        DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>])> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let arguments = (ins Edge_Tensor:$input);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -73,7 +90,9 @@ class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
                                              SameOperandsAndResultElementType,
                                              SameOperandsAndResultRank,
                                              Edge_KernelOpInterface,
-                                             InferTypeOpAdaptor])> {
+                                             InferTypeOpAdaptor,
+        DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>])> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = [{
@@ -92,7 +111,9 @@ class Edge_BinaryElementwiseOp<string mnemonic, list<Trait> traits = []>
 class Edge_FusibleBinaryOp<string mnemonic, list<Trait> traits = []>
     : Edge_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultRank,
                                              Edge_KernelOpInterface,
-                                             InferTypeOpAdaptorWithIsCompatible])> {
+                                             InferTypeOpAdaptorWithIsCompatible,
+        DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>])> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs,
                        Variadic<Edge_Tensor>:$post_operands,
                        OptionalAttr<Edge_PostOpArrayAttr>:$post_ops);

@@ -58,6 +58,14 @@ inferExplicitBroadcast(std::optional<Location> location, StringRef opName,
     for (auto [d, extent] : llvm::enumerate(type.getShape())) {
       if (extent == shape[d] || extent == 1)
         continue;
+      // A dynamic extent broadcasts with 1 (to itself) and with a static
+      // one other than 1 (to it: they must agree at run time).
+      if (ShapedType::isDynamic(extent))
+        continue;
+      if (ShapedType::isDynamic(shape[d])) {
+        shape[d] = extent;
+        continue;
+      }
       if (shape[d] != 1)
         return inferError(location, opName)
                << "operand extents " << shape[d] << " and " << extent

@@ -176,7 +176,8 @@ def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
 }
 
 def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface,
-                                       InferTypeOpAdaptor]> {
+                                       InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Batched matrix product with rank-explicit batch broadcasting";
   let description = [{
     `lhs [B..., M, K] x rhs [B..., K, N] -> [B..., M, N]`. Both operands have
@@ -309,7 +310,9 @@ def Edge_AvgPool2DOp : Edge_Op<"avg_pool2d",
   let hasVerifier = 1;
 }
 
-def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType]> {
+def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "Softmax along one non-negative axis";
   let description = [{
     ```mlir

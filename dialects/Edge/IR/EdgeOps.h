@@ -9,6 +9,7 @@
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -17,8 +18,17 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "Edge/IR/EdgeOpsDialect.h.inc"
+namespace strata::edge::detail {
+/// ReifyRankedShapedTypeOpInterface for ops whose result extents are their
+/// operands' (elementwise with rank-explicit broadcasting): a dynamic
+/// result extent is the first operand's dynamic extent at that dimension.
+mlir::LogicalResult
+reifyLikeOperands(mlir::Operation *op, mlir::OpBuilder &builder,
+                  mlir::ReifiedRankedShapedTypeDims &shapes);
+} // namespace strata::edge::detail
+
 #include "Edge/IR/EdgeEnums.h.inc"
+#include "Edge/IR/EdgeOpsDialect.h.inc"
 #define GET_ATTRDEF_CLASSES
 #include "Edge/IR/EdgeAttrs.h.inc"
 

@@ -188,6 +188,14 @@ def Exec_DimSymbolOp : Exec_Op<"dim_symbol", [Pure, HasParent<"MethodOp">,
     int64_t getLowerBound() { return getMinAttr().getInt(); }
     int64_t getUpperBound() { return getMaxAttr().getInt(); }
   }];
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$name, "int64_t":$min,
+                   "int64_t":$max), [{
+      build($_builder, $_state, $_builder.getIndexType(),
+            $_builder.getStringAttr(name), $_builder.getI64IntegerAttr(min),
+            $_builder.getI64IntegerAttr(max));
+    }]>
+  ];
   let assemblyFormat = "$name `bounds` $min `to` $max attr-dict";
   let hasVerifier = 1;
 }

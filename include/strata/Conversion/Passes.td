@@ -69,7 +69,11 @@ def ConvertEdgeToExec : Pass<"convert-edge-to-exec", "::mlir::ModuleOp"> {
     Option<"programName", "program-name", "std::string", /*default=*/"\"program\"",
            "Symbol name of the emitted exec.program">,
   ];
-  let dependentDialects = ["::strata::exec::ExecDialect"];
+  // Dynamic extents: reified as tensor.dim and affine.apply, resolved to
+  // the buffers' extents.
+  let dependentDialects = ["::strata::exec::ExecDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // STRATA_CONVERSION_PASSES

@@ -11,8 +11,11 @@
 #include "strata/Delegation/Delegation.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace strata {
@@ -23,12 +26,13 @@ namespace strata {
 using namespace mlir;
 using namespace strata;
 
-/// tensor<...> -> memref<...> with the same static shape and element type;
-/// a `!quant.uniform` element becomes its storage integer (`i8` signed,
+/// tensor<...> -> memref<...> with the same shape (dynamic extents stay
+/// dynamic: their buffers take extents, docs/dynamic-shapes.md) and element
+/// type; a `!quant.uniform` element becomes its storage integer (`i8` signed,
 /// `ui8` unsigned): scales and zero points are kernel operands by then.
 static Type toBuffer(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
+  if (!tensor)
     return Type();
   Type element = tensor.getElementType();
   if (auto quantized = dyn_cast<quant::QuantizedType>(element))
@@ -56,9 +60,7 @@ static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
   for (Type t : type.getResults())
     results.push_back(toBuffer(t));
   if (llvm::is_contained(inputs, Type()) || llvm::is_contained(results, Type()))
-    return func.emitOpError("signature must hold statically shaped tensors, "
-                            "got ")
-           << type;
+    return func.emitOpError("signature must hold ranked tensors, got ") << type;
 
   OpBuilder builder(func.getContext());
   builder.setInsertionPointToEnd(&program.getBody().front());
@@ -68,10 +70,38 @@ static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
   Block *body = &method.getBody().emplaceBlock();
   builder.setInsertionPointToStart(body);
 
+  // Dynamic input extents: one exec.dim_symbol per bounded symbol the
+  // arguments name (hl.dim_params, bounds in hl.dim_bounds).
+  auto bounds = func->getAttrOfType<DictionaryAttr>("hl.dim_bounds");
+  llvm::StringMap<Value> symbols;
   Block &source = func.getBody().front();
   for (auto [index, arg] : llvm::enumerate(source.getArguments())) {
+    auto bufferType = cast<MemRefType>(inputs[index]);
+    SmallVector<Value> extents;
+    auto params = func.getArgAttrOfType<ArrayAttr>(index, "hl.dim_params");
+    for (int64_t d = 0; d < bufferType.getRank(); ++d) {
+      if (!bufferType.isDynamicDim(d))
+        continue;
+      auto name = params && d < static_cast<int64_t>(params.size())
+                      ? dyn_cast<StringAttr>(params[d])
+                      : StringAttr();
+      auto range =
+          name && bounds
+              ? dyn_cast_or_null<DenseI64ArrayAttr>(bounds.get(name.getValue()))
+              : DenseI64ArrayAttr();
+      if (!range || range.size() != 2)
+        return func.emitOpError("argument ")
+               << index << " dimension " << d
+               << " is dynamic without a bound (strata-compile "
+                  "--input-shape NAME=LO..HI)";
+      Value &symbol = symbols[name.getValue()];
+      if (!symbol)
+        symbol = builder.create<exec::DimSymbolOp>(
+            arg.getLoc(), name.getValue(), range[0], range[1]);
+      extents.push_back(symbol);
+    }
     auto input = builder.create<exec::InputOp>(
-        arg.getLoc(), inputs[index], builder.getI64IntegerAttr(index),
+        arg.getLoc(), inputs[index], builder.getI64IntegerAttr(index), extents,
         /*memory_id=*/nullptr, /*offset=*/nullptr);
     arg.replaceAllUsesWith(castTo(builder, arg.getLoc(), arg.getType(), input));
   }
@@ -98,8 +128,11 @@ static void giveOutputsOwnBuffers(exec::MethodOp method) {
     bool owned = value.getDefiningOp<exec::AllocOp>() != nullptr;
     if (owned && seen.insert(value).second)
       continue;
+    SmallVector<Value> extents;
+    if (auto placed = value.getDefiningOp<exec::PlacedBufferOpInterface>())
+      llvm::append_range(extents, placed.getDynamicSizes());
     auto alloc = builder.create<exec::AllocOp>(ret.getLoc(), value.getType(),
-                                               nullptr, nullptr);
+                                               extents, nullptr, nullptr);
     builder.create<exec::MoveOp>(ret.getLoc(), value, alloc);
     operand.set(alloc);
   }
@@ -165,6 +198,10 @@ struct ConvertEdgeToExecPass
     target.addLegalDialect<exec::ExecDialect>();
     target.addIllegalDialect<edge::EdgeDialect>();
     target.addLegalOp<UnrealizedConversionCastOp>();
+    // Extents: tensor.dim becomes the buffer's extent; affine arithmetic
+    // on extents stays (the emitter makes it the shape program).
+    target.addLegalDialect<affine::AffineDialect, arith::ArithDialect>();
+    target.addIllegalOp<tensor::DimOp>();
     RewritePatternSet patterns(&getContext());
     populateEdgeToExecPatterns(typeConverter, patterns);
     populateDelegateCallPatterns(typeConverter, patterns);

@@ -8,7 +8,11 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Support/Locations.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 using namespace mlir;
 using namespace strata;
@@ -39,14 +43,63 @@ struct KernelCallLowering : public ConversionPattern {
                                                 bufferTypes)) ||
         bufferTypes.size() != op->getNumResults())
       return rewriter.notifyMatchFailure(op, "a result type does not convert");
+    // Dynamic result extents, from the op's shape rule
+    // (ReifyRankedShapedTypeOpInterface): tensor.dim of its operands, which
+    // TensorDimLowering resolves to their buffers' extents.
+    ReifiedRankedShapedTypeDims shapes;
+    bool dynamic = llvm::any_of(bufferTypes, [](Type type) {
+      return !cast<MemRefType>(type).hasStaticShape();
+    });
+    if (dynamic && failed(reifyResultShapes(rewriter, op, shapes)))
+      return op->emitOpError(
+          "has dynamic result dimensions but no shape "
+          "rule for them (ReifyRankedShapedTypeOpInterface)");
     // One buffer per result, written by the one call.
     SmallVector<Value> buffers;
-    for (Type bufferType : bufferTypes)
+    for (auto [index, bufferType] : llvm::enumerate(bufferTypes)) {
+      SmallVector<Value> extents;
+      auto memref = cast<MemRefType>(bufferType);
+      for (int64_t d = 0; dynamic && d < memref.getRank(); ++d)
+        if (memref.isDynamicDim(d))
+          extents.push_back(
+              getValueOrCreateConstantIndexOp(rewriter, loc, shapes[index][d]));
       buffers.push_back(rewriter.create<exec::AllocOp>(
-          loc, bufferType, /*memory_id=*/nullptr, /*offset=*/nullptr));
+          loc, bufferType, extents, /*memory_id=*/nullptr, /*offset=*/nullptr));
+    }
     rewriter.create<exec::KernelOp>(loc, kernel.getKernelName(), operands,
                                     buffers, kernel.getKernelParams());
     rewriter.replaceOp(op, buffers);
+    return success();
+  }
+};
+
+/// tensor.dim of a converted value -> the extent its buffer was made with
+/// (an exec.input's symbol, an exec.alloc's extent), or a constant.
+struct TensorDimLowering : public OpConversionPattern<tensor::DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tensor::DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<int64_t> dim = op.getConstantIndex();
+    Value buffer = adaptor.getSource();
+    while (auto cast = buffer.getDefiningOp<UnrealizedConversionCastOp>())
+      buffer = cast.getInputs().front();
+    auto type = dyn_cast<MemRefType>(buffer.getType());
+    if (!dim || !type || *dim < 0 || *dim >= type.getRank())
+      return rewriter.notifyMatchFailure(op, "not a constant dimension of a "
+                                             "buffer");
+    if (!type.isDynamicDim(*dim)) {
+      rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(
+          op, type.getDimSize(*dim));
+      return success();
+    }
+    auto placed = buffer.getDefiningOp<exec::PlacedBufferOpInterface>();
+    if (!placed)
+      return rewriter.notifyMatchFailure(op, "a dynamic buffer that is not "
+                                             "an input or allocation");
+    rewriter.replaceOp(op,
+                       placed.getDynamicSizes()[type.getDynamicDimIndex(*dim)]);
     return success();
   }
 };
@@ -90,6 +143,6 @@ struct ConstantLowering : public OpConversionPattern<edge::ConstantOp> {
 
 void strata::populateEdgeToExecPatterns(TypeConverter &typeConverter,
                                         RewritePatternSet &patterns) {
-  patterns.add<KernelCallLowering, ConstantLowering>(typeConverter,
-                                                     patterns.getContext());
+  patterns.add<KernelCallLowering, ConstantLowering, TensorDimLowering>(
+      typeConverter, patterns.getContext());
 }

@@ -24,10 +24,11 @@ using namespace strata;
 
 void strata::populateHLToEdgeTypeConversions(TypeConverter &typeConverter) {
   // Types outside tensors (none today) are left alone; a tensor converts to
-  // itself only when its shape is static, which the edge contract requires.
+  // itself when ranked (edge's dynamic dimensions are bounded ones, which
+  // checkStaticShapes admits only where a dynamic lowering exists).
   typeConverter.addConversion([](Type type) { return type; });
   typeConverter.addConversion([](TensorType type) -> std::optional<Type> {
-    if (!type.hasStaticShape())
+    if (!isa<RankedTensorType>(type))
       return Type();
     return type;
   });
@@ -70,9 +71,9 @@ std::string boundedDims(func::FuncOp func, unsigned index) {
   std::string text;
   for (Attribute param : params) {
     auto name = dyn_cast<StringAttr>(param);
-    auto range = name ? dyn_cast_or_null<DenseI64ArrayAttr>(
-                            bounds.get(name.getValue()))
-                      : DenseI64ArrayAttr();
+    auto range =
+        name ? dyn_cast_or_null<DenseI64ArrayAttr>(bounds.get(name.getValue()))
+             : DenseI64ArrayAttr();
     if (!range || range.size() != 2)
       continue;
     text += (text.empty() ? "" : ", ") + name.getValue().str() + ": " +
@@ -81,41 +82,66 @@ std::string boundedDims(func::FuncOp func, unsigned index) {
   return text;
 }
 
-/// Reports where dynamic shapes start: edge needs static shapes, and saying
-/// so up front (with a fix that applies) beats a bare legalization failure.
-/// A dynamic function argument asks for --input-shape; an op whose operands
-/// are all static but whose result is not is a root (its shape could not be
-/// derived); ops downstream of either are not reported again.
+bool isDynamicType(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && !shaped.hasStaticShape();
+}
+
+/// hl ops whose lowering takes bounded dynamic dimensions: the edge ops they
+/// become reify their result shapes (docs/dynamic-shapes.md, step 2).
+bool hasDynamicLowering(Operation *op) {
+  return isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::DivOp, hl::ReluOp,
+             hl::SigmoidOp, hl::TanhOp, hl::ExpOp, hl::SqrtOp, hl::NegOp,
+             hl::AbsOp, hl::IdentityOp, hl::MatMulOp, hl::GemmOp, hl::SoftmaxOp,
+             func::ReturnOp>(op);
+}
+
+/// Reports where dynamic shapes start, and where they cannot go yet: edge
+/// takes bounded dynamic dimensions (function arguments with --input-shape
+/// ranges) through the ops with a dynamic lowering only. A dynamic argument
+/// without a bound asks for --input-shape; an op whose operands are all
+/// static but whose result is not is a root (its shape could not be
+/// derived); an op without a dynamic lowering is named with the bounds.
 LogicalResult checkStaticShapes(ModuleOp module) {
   bool ok = true;
-  auto isDynamic = [](Type type) {
-    auto shaped = dyn_cast<ShapedType>(type);
-    return shaped && !shaped.hasStaticShape();
-  };
   module.walk([&](Operation *op) {
     if (auto func = dyn_cast<func::FuncOp>(op))
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-        if (isDynamic(type)) {
-          std::string bounded = boundedDims(func, i);
-          auto name = func.getArgAttrOfType<StringAttr>(i, "hl.name");
-          if (!bounded.empty())
-            func.emitError("input '")
-                << (name ? name.getValue() : StringRef("?")) << "' (argument "
-                << i << ") has bounded dynamic dimensions (" << bounded
-                << "): programs with dynamic dimensions are not built yet "
-                   "(docs/dynamic-shapes.md); compile for one shape with "
-                   "--input-shape NAME=DIMS";
-          else
-            func.emitError("argument has dynamic type ")
-                << type
-                << "; edge needs static shapes: fix the model's input shapes "
-                   "(strata-compile --input-shape NAME=DIMS)";
+        if (isDynamicType(type) && boundedDims(func, i).empty()) {
+          func.emitError("argument has dynamic type ")
+              << type
+              << "; edge needs static or bounded shapes: fix the model's "
+                 "input shapes or bound them (strata-compile --input-shape "
+                 "NAME=DIMS, e.g. x=batch:1..8x3x224x224)";
           ok = false;
         }
-    if (llvm::any_of(op->getOperandTypes(), isDynamic))
+    if (llvm::any_of(op->getOperandTypes(), isDynamicType)) {
+      if (hasDynamicLowering(op) || isa<func::FuncOp>(op))
+        return;
+      // The function's bounded symbols, for the message.
+      auto func = op->getParentOfType<func::FuncOp>();
+      auto symbols = func ? func->getAttrOfType<DictionaryAttr>("hl.dim_bounds")
+                          : DictionaryAttr();
+      std::string bounds;
+      for (NamedAttribute symbol :
+           symbols ? symbols.getValue() : ArrayRef<NamedAttribute>()) {
+        auto range = dyn_cast<DenseI64ArrayAttr>(symbol.getValue());
+        if (range && range.size() == 2)
+          bounds += (bounds.empty() ? "" : ", ") +
+                    symbol.getName().getValue().str() + ": " +
+                    std::to_string(range[0]) + ".." + std::to_string(range[1]);
+      }
+      op->emitError("'")
+          << op->getName() << "' has operands with dynamic dimensions ("
+          << bounds
+          << "): dynamic dimensions reach elementwise ops, MatMul, Gemm and "
+             "Softmax so far (docs/dynamic-shapes.md); compile for one shape "
+             "with --input-shape NAME=DIMS";
+      ok = false;
       return;
+    }
     for (Value result : op->getResults())
-      if (isDynamic(result.getType())) {
+      if (isDynamicType(result.getType())) {
         op->emitError("result has dynamic type ")
             << result.getType()
             << " although its operands are static: its shape depends on "
@@ -126,6 +152,26 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       }
   });
   return success(ok);
+}
+
+/// After the conversion: every edge op with a dynamic dimension can state
+/// its result shape at run time (what the lowering to exec needs); a
+/// lowering that built another op there (a reshape, a transpose) is named.
+LogicalResult checkDynamicLowerings(ModuleOp module) {
+  WalkResult walk = module.walk([](Operation *op) {
+    if (!isa<edge::EdgeDialect>(op->getDialect()) ||
+        isa<ReifyRankedShapedTypeOpInterface>(op))
+      return WalkResult::advance();
+    if (llvm::none_of(op->getOperandTypes(), isDynamicType) &&
+        llvm::none_of(op->getResultTypes(), isDynamicType))
+      return WalkResult::advance();
+    op->emitError("'") << op->getName()
+                       << "' with dynamic dimensions has no run-time shape "
+                          "rule yet (docs/dynamic-shapes.md); compile for "
+                          "one shape with --input-shape NAME=DIMS";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 /// Reports windowed ops over more than two spatial dimensions up front: edge
@@ -221,7 +267,8 @@ struct ConvertHLToEdgePass
     if (failed(checkLoweringsExist(getOperation(), patterns)))
       return signalPassFailure();
     if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+                                      std::move(patterns))) ||
+        failed(checkDynamicLowerings(getOperation())))
       signalPassFailure();
   }
 };

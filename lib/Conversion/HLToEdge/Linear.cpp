@@ -232,7 +232,7 @@ struct GemmLowering : public OpConversionPattern<hl::GemmOp> {
   LogicalResult
   matchAndRewrite(hl::GemmOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    auto resultType = cast<RankedTensorType>(op.getOutput().getType());
     if (!isa<FloatType>(resultType.getElementType()))
       return rewriter.notifyMatchFailure(op, "integer gemm is not supported");
     Location loc = op.getLoc();
@@ -272,7 +272,19 @@ struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
   LogicalResult
   matchAndRewrite(hl::MatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    auto resultType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    auto lhsType = dyn_cast<RankedTensorType>(adaptor.getLhs().getType());
+    auto rhsType = dyn_cast<RankedTensorType>(adaptor.getRhs().getType());
+    if (!resultType || !lhsType || !rhsType)
+      return rewriter.notifyMatchFailure(op, "needs ranked operands");
+    // 1-d promotion and rank alignment reshape, which takes static
+    // operands only.
+    for (RankedTensorType type : {lhsType, rhsType})
+      if (!type.hasStaticShape() &&
+          (type.getRank() < 2 || type.getRank() < resultType.getRank()))
+        return op->emitError("a dynamic matmul operand of rank ")
+               << type.getRank()
+               << " needs a reshape, which dynamic shapes do not take yet";
     rewriter.replaceOp(op, buildMatMul(rewriter, op.getLoc(), adaptor.getLhs(),
                                        adaptor.getRhs(), resultType));
     return success();
@@ -318,7 +330,7 @@ struct DeformConvLowering : public OpConversionPattern<hl::DeformConvOp> {
 
 void strata::hl_to_edge::populateLinearPatterns(TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns
-      .add<ConvLowering, GemmLowering, MatMulLowering, ConvTransposeLowering,
-           DeformConvLowering>(converter, patterns.getContext());
+  patterns.add<ConvLowering, GemmLowering, MatMulLowering,
+               ConvTransposeLowering, DeformConvLowering>(
+      converter, patterns.getContext());
 }

@@ -52,11 +52,20 @@ FailureOr<AlignedOperands>
 alignBinaryOperands(Operation *op, Value result, Value lhs, Value rhs,
                     bool (*accepts)(Type),
                     ConversionPatternRewriter &rewriter) {
-  RankedTensorType resultType = getStaticType(result);
-  RankedTensorType lhsType = getStaticType(lhs);
+  auto resultType = dyn_cast<RankedTensorType>(result.getType());
+  auto lhsType = dyn_cast<RankedTensorType>(lhs.getType());
+  auto rhsType = dyn_cast<RankedTensorType>(rhs.getType());
+  if (!resultType || !lhsType || !rhsType)
+    return rewriter.notifyMatchFailure(op, "needs ranked operands");
   if (!accepts(lhsType.getElementType()))
     return rewriter.notifyMatchFailure(op, "no kernel for this type");
   int64_t rank = resultType.getRank();
+  // Rank alignment reshapes, which takes static operands only.
+  for (RankedTensorType type : {lhsType, rhsType})
+    if (type.getRank() < rank && !type.hasStaticShape())
+      return op->emitError("a dynamic operand of rank ")
+             << type.getRank() << " would need broadcasting to rank " << rank
+             << ", which dynamic shapes do not take yet";
   return AlignedOperands{resultType,
                          alignRank(rewriter, op->getLoc(), lhs, rank),
                          alignRank(rewriter, op->getLoc(), rhs, rank)};

@@ -40,9 +40,11 @@ struct UnaryLowering : public mlir::OpConversionPattern<HLOp> {
   mlir::LogicalResult
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   mlir::ConversionPatternRewriter &rewriter) const override {
-    mlir::RankedTensorType type = getStaticType(adaptor.getInput());
+    // Static or bounded dynamic: the edge op has the input's shape.
+    auto type =
+        mlir::dyn_cast<mlir::RankedTensorType>(adaptor.getInput().getType());
     if (!type)
-      return rewriter.notifyMatchFailure(op, "needs a static shape");
+      return rewriter.notifyMatchFailure(op, "needs a ranked input");
     if (!Accepts(type.getElementType()))
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     rewriter.replaceOpWithNewOp<EdgeOp>(op, adaptor.getInput());

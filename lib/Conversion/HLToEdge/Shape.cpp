@@ -49,7 +49,10 @@ struct SoftmaxLowering : public OpConversionPattern<hl::SoftmaxOp> {
   LogicalResult
   matchAndRewrite(hl::SoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
+    // Any ranked input: edge.softmax reifies its (the input's) shape.
+    auto type = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a ranked input");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), type.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");

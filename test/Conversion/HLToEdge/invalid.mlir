@@ -2,7 +2,7 @@
 
 // Tests that a dynamic input is refused up front, at the argument, with
 // the fix; the ops it makes dynamic are not reported again.
-// expected-error @+1 {{argument has dynamic type 'tensor<?x4xf32>'; edge needs static shapes: fix the model's input shapes (strata-compile --input-shape NAME=DIMS)}}
+// expected-error @+1 {{argument has dynamic type 'tensor<?x4xf32>'; edge needs static or bounded shapes: fix the model's input shapes or bound them (strata-compile --input-shape NAME=DIMS, e.g. x=batch:1..8x3x224x224)}}
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = hl.relu %x : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>

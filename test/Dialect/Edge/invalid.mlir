@@ -1,9 +1,10 @@
 // RUN: strata-opt %s -split-input-file -verify-diagnostics
 
-// Tests that edge rejects dynamic shapes.
-func.func @dynamic(%x: tensor<?x10xf32>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor}}
-  %0 = edge.relu %x : tensor<?x10xf32>
+// Tests that edge rejects unranked tensors (a dynamic dimension is allowed
+// in the type: its bound comes from the function's symbols).
+func.func @unranked(%x: tensor<*xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor}}
+  %0 = "edge.add"(%x, %y) : (tensor<*xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -299,7 +300,7 @@ func.func @div_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 
 // Tests that float-only unary ops reject integers.
 func.func @sigmoid_int(%a: tensor<4xi32>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
   %0 = edge.sigmoid %a : tensor<4xi32>
   return
 }
@@ -1167,7 +1168,7 @@ func.func @deform_conv_result(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>, 
 
 // Tests that an inferred element type is checked too: arg_min is i64.
 func.func @arg_min_element(%x: tensor<2x3xf32>) {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of 64-bit signless integer values}}
+  // expected-error @+1 {{result #0 must be ranked tensor of 64-bit signless integer values}}
   %0 = edge.arg_min %x {axis = 1 : i64, keep_dims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2xi32>
   return
 }
