@@ -279,7 +279,7 @@ FailureOr<flatbuffers::Offset<fbs::TensorType>>
 Emitter::emitBufferType(exec::PlacedBufferOpInterface placed,
                         ShapeProgramBuilder &shapes) {
   MemRefType type = placed.getBuffer().getType();
-  if (type.hasStaticShape())
+  if (type.hasStaticShape() || !type.getLayout().isIdentity())
     return emitType(placed, type);
   FailureOr<SmallVector<int64_t>> bounds = exec::getBoundShape(placed);
   if (failed(bounds))

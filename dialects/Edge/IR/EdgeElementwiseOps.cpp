@@ -60,8 +60,11 @@ inferExplicitBroadcast(std::optional<Location> location, StringRef opName,
         continue;
       // A dynamic extent broadcasts with 1 (to itself) and with a static
       // one other than 1 (to it: they must agree at run time).
-      if (ShapedType::isDynamic(extent))
+      if (ShapedType::isDynamic(extent)) {
+        if (shape[d] == 1)
+          shape[d] = extent;
         continue;
+      }
       if (ShapedType::isDynamic(shape[d])) {
         shape[d] = extent;
         continue;

@@ -252,14 +252,20 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
       lhsType.getRank() != rhsType.getRank())
     return emitError() << "operands and result must share one rank >= 2";
   ArrayRef<int64_t> lhs = lhsType.getShape(), rhs = rhsType.getShape();
-  if (lhs.back() != rhs.end()[-2])
+  // A dynamic extent matches any other (the kernel checks it at run time).
+  if (lhs.back() != rhs.end()[-2] && !ShapedType::isDynamic(lhs.back()) &&
+      !ShapedType::isDynamic(rhs.end()[-2]))
     return emitError() << "inner dimensions differ: " << lhs.back() << " vs "
                        << rhs.end()[-2];
   SmallVector<int64_t> shape;
   for (size_t i = 0; i + 2 < lhs.size(); ++i) {
-    if (lhs[i] != rhs[i] && lhs[i] != 1 && rhs[i] != 1)
+    bool dynamic =
+        ShapedType::isDynamic(lhs[i]) || ShapedType::isDynamic(rhs[i]);
+    if (lhs[i] != rhs[i] && lhs[i] != 1 && rhs[i] != 1 && !dynamic)
       return emitError() << "batch dimension " << i << " does not broadcast";
-    shape.push_back(lhs[i] == 1 ? rhs[i] : lhs[i]);
+    // 1 broadcasts; a dynamic extent against a static one is the static one.
+    int64_t a = lhs[i], b = rhs[i];
+    shape.push_back(a == 1 ? b : b == 1 ? a : ShapedType::isDynamic(a) ? b : a);
   }
   shape.append({lhs.end()[-2], rhs.back()});
   return pushTensor(inferred, shape, lhsType.getElementType());

@@ -64,10 +64,10 @@ LogicalResult MatMulOp::reifyResultShapes(OpBuilder &builder,
       extents.push_back(builder.getIndexAttr(type.getDimSize(d)));
       continue;
     }
-    Value source = d == rank - 1                ? getRhs()
-                   : d == rank - 2              ? getLhs()
-                   : lhsType.getDimSize(d) != 1 ? getLhs()
-                                                : getRhs();
+    Value source = d == rank - 1             ? getRhs()
+                   : d == rank - 2           ? getLhs()
+                   : lhsType.isDynamicDim(d) ? getLhs()
+                                             : getRhs();
     extents.push_back(extentOf(builder, getLoc(), source, d));
   }
   shapes.push_back(std::move(extents));

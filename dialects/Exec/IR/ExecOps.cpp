@@ -191,7 +191,14 @@ strata::exec::getBoundSizeInBytes(PlacedBufferOpInterface op) {
   if (failed(shape))
     return failure();
   MemRefType type = op.getBuffer().getType();
-  return getBufferSizeInBytes(MemRefType::get(*shape, type.getElementType()));
+  // Each bound is at most 2^40; their product may not be.
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  for (int64_t extent : *shape)
+    if (__builtin_mul_overflow(bytes, extent, &bytes) ||
+        bytes > (int64_t(1) << 40))
+      return op->emitOpError("buffer of ")
+             << type << " would take more than 2^40 bytes at its bounds";
+  return bytes;
 }
 
 //===----------------------------------------------------------------------===//

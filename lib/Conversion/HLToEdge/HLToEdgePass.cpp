@@ -122,6 +122,9 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       auto func = op->getParentOfType<func::FuncOp>();
       auto symbols = func ? func->getAttrOfType<DictionaryAttr>("hl.dim_bounds")
                           : DictionaryAttr();
+      // Without bounds, the argument or root op is reported already.
+      if (!symbols)
+        return;
       std::string bounds;
       for (NamedAttribute symbol :
            symbols ? symbols.getValue() : ArrayRef<NamedAttribute>()) {
