@@ -12,7 +12,8 @@ include "Edge/IR/EdgeBase.td"
 
 def Edge_Conv2DOp : Edge_Op<"conv2d",
     [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "2-d convolution, NCHW input, OIHW weight";
   let description = [{
     Input `[N, C, H, W]`, weight `[M, C/group, KH, KW]`, optional bias `[M]`.
@@ -217,7 +218,8 @@ def Edge_MatMulOp : Edge_Op<"matmul", [Pure, Edge_KernelOpInterface,
 
 def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
     [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "2-d max pooling, NCHW";
   let description = [{
     `pads` is `[top, left, bottom, right]`; padded elements never win.
@@ -262,7 +264,8 @@ def Edge_MaxPool2DOp : Edge_Op<"max_pool2d",
 
 def Edge_AvgPool2DOp : Edge_Op<"avg_pool2d",
     [Pure, SameOperandsAndResultElementType, Edge_KernelOpInterface,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "2-d average pooling, NCHW";
   let description = [{
     Attributes as `max_pool2d`; with `count_include_pad` the divisor counts

@@ -53,6 +53,11 @@ inferWindowShape(EmitErrorFn emitError, ArrayRef<int64_t> input,
     return emitError() << "'strides', 'dilations' and 'pads' must be given";
   SmallVector<int64_t> shape = {input[0], channels};
   for (int i = 0; i < 2; ++i) {
+    // A dynamic (bounded) extent stays dynamic; the op reifies it.
+    if (ShapedType::isDynamic(input[2 + i])) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     std::optional<int64_t> extent =
         slidingWindowExtent(input[2 + i], kernel[i], strides[i], dilations[i],
                             pads[i], pads[2 + i], ceilMode);

@@ -25,6 +25,11 @@ namespace strata::edge::detail {
 mlir::LogicalResult
 reifyLikeOperands(mlir::Operation *op, mlir::OpBuilder &builder,
                   mlir::ReifiedRankedShapedTypeDims &shapes);
+/// Reify for a reduction over `axes` of operand 0 (kept as 1 or dropped).
+mlir::LogicalResult reifyReduction(mlir::Operation *op,
+                                   mlir::OpBuilder &builder,
+                                   llvm::ArrayRef<int64_t> axes, bool keepDims,
+                                   mlir::ReifiedRankedShapedTypeDims &shapes);
 } // namespace strata::edge::detail
 
 #include "Edge/IR/EdgeEnums.h.inc"

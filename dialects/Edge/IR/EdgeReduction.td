@@ -9,8 +9,18 @@
 
 include "Edge/IR/EdgeBase.td"
 
+defvar Edge_ReifyReductionDefinition = [{
+  ::mlir::LogicalResult $cppClass::reifyResultShapes(::mlir::OpBuilder &builder,
+      ::mlir::ReifiedRankedShapedTypeDims &shapes) {
+    return ::strata::edge::detail::reifyReduction(*this, builder, getAxes(),
+                                                  getKeepDims(), shapes);
+  }
+}];
+
 def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
-    [Pure, Edge_KernelOpInterface, InferTypeOpAdaptorWithIsCompatible]> {
+    [Pure, Edge_KernelOpInterface, InferTypeOpAdaptorWithIsCompatible,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyReductionDefinition;
   let summary = "Mean over a set of axes";
   let description = [{
     `axes` is sorted, unique and non-negative. With `keep_dims` the reduced
@@ -65,7 +75,9 @@ def Edge_ReduceMeanOp : Edge_Op<"reduce_mean",
 class Edge_ReduceOp<string mnemonic, string what>
     : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface,
                          SameOperandsAndResultElementType,
-                         InferTypeOpAdaptor]> {
+                         InferTypeOpAdaptor,
+        DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyReductionDefinition;
   let summary = what # " over a set of axes";
   let description = !strconcat(
       "`axes` is sorted, unique and non-negative. With `keep_dims` the ",

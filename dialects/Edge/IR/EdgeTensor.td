@@ -25,23 +25,34 @@ def Edge_ConstantOp : Edge_Op<"constant",
 }
 
 def Edge_ReshapeOp : Edge_Op<"reshape",
-    [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType]> {
-  let summary = "Reshape to the static result type (row-major order kept)";
+    [Pure, Edge_KernelOpInterface,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let summary = "Reshape to the result type (row-major order kept)";
   let description = [{
+    Each dynamic (bounded) result extent is an index operand, in order, as
+    `tensor.expand_shape`'s `output_shape`; a static reshape has none.
+
     ```mlir
     %y = edge.reshape %x : (tensor<1x4x2x2xf32>) -> tensor<1x16xf32>
+    %z = edge.reshape %a, %n : (tensor<?x4xf32>, index) -> tensor<?x2x2xf32>
     ```
   }];
-  let arguments = (ins Edge_Tensor:$input);
+  let arguments = (ins Edge_Tensor:$input, Variadic<Index>:$dynamic_sizes);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input), [{
+      build($_builder, $_state, output, input, ::mlir::ValueRange());
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
 
 def Edge_TransposeOp : Edge_Op<"transpose",
     [Pure, Edge_KernelOpInterface, SameOperandsAndResultElementType,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Permute dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`. Transposes of
@@ -60,7 +71,8 @@ def Edge_TransposeOp : Edge_Op<"transpose",
 
 def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
                                        Edge_KernelOpInterface,
-                                       InferTypeOpAdaptor]> {
+                                       InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Concatenate along a non-negative axis";
   let description = [{
     ```mlir
@@ -104,7 +116,8 @@ def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
 //===----------------------------------------------------------------------===//
 
 def Edge_PadOp : Edge_Op<"pad",
-    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+    [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Pad (or crop) with a constant, reflection, edge or wrap values";
   let description = [{
     `pads` holds `2 * rank` i64 values: the begin extents of every dimension,

@@ -63,7 +63,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
       if (dim != axis && type.getDimSize(dim) != first[dim])
         return emitError() << "input " << index
                            << " differs from input 0 at dimension " << dim;
-    shape[axis] += type.getDimSize(axis);
+    if (ShapedType::isDynamic(type.getDimSize(axis)) ||
+        ShapedType::isDynamic(shape[axis]))
+      shape[axis] = ShapedType::kDynamic;
+    else
+      shape[axis] += type.getDimSize(axis);
   }
   return pushTensor(inferred, shape, getElementTypeOrSelf(inputs.front()));
 }
@@ -75,7 +79,16 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
 LogicalResult ReshapeOp::verify() {
   auto inputType = cast<ShapedType>(getInput().getType());
   auto outputType = cast<ShapedType>(getOutput().getType());
-  if (inputType.getNumElements() != outputType.getNumElements())
+  if (inputType.getElementType() != outputType.getElementType())
+    return emitOpError("requires the same element type for all operands and "
+                       "results");
+  if (static_cast<int64_t>(getDynamicSizes().size()) !=
+      outputType.getNumDynamicDims())
+    return emitOpError("has ")
+           << getDynamicSizes().size() << " dynamic sizes for "
+           << outputType.getNumDynamicDims() << " dynamic result dimensions";
+  if (inputType.hasStaticShape() && outputType.hasStaticShape() &&
+      inputType.getNumElements() != outputType.getNumElements())
     return emitOpError("result has ")
            << outputType.getNumElements() << " elements, input has "
            << inputType.getNumElements();
@@ -83,9 +96,14 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getOutput().getType())
+  // The same type is the identity when at most one extent is dynamic (the
+  // element counts agree); two dynamic extents may trade places.
+  if (getInput().getType() == getOutput().getType() &&
+      cast<ShapedType>(getType()).getNumDynamicDims() <= 1)
     return getInput();
   auto type = cast<ShapedType>(getOutput().getType());
+  if (!type.hasStaticShape())
+    return {};
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
     return dense.reshape(type);
   // A resource blob holds row-major data whatever its shape: share it.

@@ -31,7 +31,10 @@ def ConvertHLToEdge : Pass<"convert-hl-to-edge", "::mlir::ModuleOp"> {
     %y = edge.add %m, %r : (tensor<1x10xf32>, tensor<1x10xf32>) -> tensor<1x10xf32>
     ```
   }];
-  let dependentDialects = ["::strata::edge::EdgeDialect"];
+  let dependentDialects = ["::strata::edge::EdgeDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ConvertEdgeToExec : Pass<"convert-edge-to-exec", "::mlir::ModuleOp"> {

@@ -66,8 +66,14 @@ struct KernelCallLowering : public ConversionPattern {
       buffers.push_back(rewriter.create<exec::AllocOp>(
           loc, bufferType, extents, /*memory_id=*/nullptr, /*offset=*/nullptr));
     }
-    rewriter.create<exec::KernelOp>(loc, kernel.getKernelName(), operands,
-                                    buffers, kernel.getKernelParams());
+    // Index operands (a reshape's dynamic sizes) are extents, not data: the
+    // buffers carry them.
+    SmallVector<Value> data;
+    for (Value operand : operands)
+      if (!operand.getType().isIndex())
+        data.push_back(operand);
+    rewriter.create<exec::KernelOp>(loc, kernel.getKernelName(), data, buffers,
+                                    kernel.getKernelParams());
     rewriter.replaceOp(op, buffers);
     return success();
   }

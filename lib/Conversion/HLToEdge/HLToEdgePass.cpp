@@ -9,8 +9,11 @@
 #include "HL/IR/HLOps.h"
 #include "strata/Conversion/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -90,10 +93,21 @@ bool isDynamicType(Type type) {
 /// hl ops whose lowering takes bounded dynamic dimensions: the edge ops they
 /// become reify their result shapes (docs/dynamic-shapes.md, step 2).
 bool hasDynamicLowering(Operation *op) {
+  // Windows take a dynamic batch: their spatial extents stay static.
+  if (isa<hl::ConvOp, hl::MaxPoolOp, hl::AveragePoolOp, hl::GlobalAveragePoolOp,
+          hl::GlobalMaxPoolOp>(op))
+    return op->getNumOperands() > 0 && op->getNumResults() > 0 &&
+           hl_to_edge::getStaticButBatchType(op->getOperand(0)) &&
+           hl_to_edge::getStaticButBatchType(op->getResult(0));
+  // Pads extend dynamic extents by constants.
+  if (auto pad = dyn_cast<hl::PadOp>(op))
+    return hl_to_edge::getConstantInts(pad.getPads()).has_value() &&
+           isa<RankedTensorType>(pad.getOutput().getType());
   return isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::DivOp, hl::ReluOp,
              hl::SigmoidOp, hl::TanhOp, hl::ExpOp, hl::SqrtOp, hl::NegOp,
              hl::AbsOp, hl::IdentityOp, hl::MatMulOp, hl::GemmOp, hl::SoftmaxOp,
-             func::ReturnOp>(op);
+             hl::FlattenOp, hl::ReshapeOp, hl::SqueezeOp, hl::UnsqueezeOp,
+             hl::TransposeOp, hl::ConcatOp, func::ReturnOp>(op);
 }
 
 /// Reports where dynamic shapes start, and where they cannot go yet: edge
@@ -137,9 +151,11 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       op->emitError("'")
           << op->getName() << "' has operands with dynamic dimensions ("
           << bounds
-          << "): dynamic dimensions reach elementwise ops, MatMul, Gemm and "
-             "Softmax so far (docs/dynamic-shapes.md); compile for one shape "
-             "with --input-shape NAME=DIMS";
+          << "): dynamic dimensions reach elementwise ops, MatMul, Gemm, "
+             "Softmax, reshapes, Transpose, Concat and (with a dynamic batch "
+             "only) convolutions and pooling so far "
+             "(docs/dynamic-shapes.md); compile for one shape with "
+             "--input-shape NAME=DIMS";
       ok = false;
       return;
     }
@@ -260,6 +276,10 @@ struct ConvertHLToEdgePass
 
     ConversionTarget target(*context);
     target.addLegalDialect<edge::EdgeDialect>();
+    // Dynamic extents: tensor.dim of edge values and affine arithmetic on
+    // them (a reshape's sizes), resolved to buffer extents by edge->exec.
+    target.addLegalOp<tensor::DimOp>();
+    target.addLegalDialect<affine::AffineDialect, arith::ArithDialect>();
     target.addIllegalDialect<hl::HLDialect, mlir::quant::QuantizationDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType());

@@ -34,9 +34,13 @@ struct PadLowering : public OpConversionPattern<hl::PadOp> {
   LogicalResult
   matchAndRewrite(hl::PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    Value value = op.getMode() == "constant" ? adaptor.getConstantValue()
-                                             : Value();
+    // Static, or with bounded dynamic extents and constant pads (edge.pad
+    // reifies them).
+    auto resultType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "needs a ranked result");
+    Value value =
+        op.getMode() == "constant" ? adaptor.getConstantValue() : Value();
     rewriter.replaceOpWithNewOp<edge::PadOp>(
         op, resultType, adaptor.getData(),
         toI64(rewriter, op.getLoc(), adaptor.getPads()), value,
@@ -56,8 +60,8 @@ struct DynamicSliceLowering : public OpConversionPattern<hl::SliceOp> {
     SmallVector<Value, 4> bounds = {adaptor.getStarts(), adaptor.getEnds(),
                                     adaptor.getAxes(), adaptor.getSteps()};
     if (llvm::all_of(bounds, [](Value v) { return getConstantInts(v); }))
-      return rewriter.notifyMatchFailure(
-          op, "constant bounds lower to edge.slice");
+      return rewriter.notifyMatchFailure(op,
+                                         "constant bounds lower to edge.slice");
     SmallVector<Value, 4> i64Bounds;
     for (Value bound : bounds)
       i64Bounds.push_back(toI64(rewriter, op.getLoc(), bound));

@@ -16,9 +16,11 @@ FailureOr<Value> buildConv(OpBuilder &builder, Location loc, Value input,
                            Value weight, Value bias,
                            RankedTensorType resultType,
                            const ConvAttributes &attrs) {
-  RankedTensorType inputType = getStaticType(input);
+  // A dynamic batch at most: the window needs the spatial extents.
+  RankedTensorType inputType = getStaticButBatchType(input);
   RankedTensorType weightType = getStaticType(weight);
-  if (!inputType || !weightType)
+  if (!inputType || !weightType || resultType.getRank() == 0 ||
+      ShapedType::isDynamicShape(resultType.getShape().drop_front()))
     return failure();
   int64_t rank = inputType.getRank();
   if (rank != 3 && rank != 4)
@@ -78,7 +80,7 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
   LogicalResult
   matchAndRewrite(hl::ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    auto resultType = cast<RankedTensorType>(op.getOutput().getType());
     // A zero Pad of H and W before the convolution (tf2onnx writes Keras'
     // ZeroPadding2D before strided convolutions so) becomes the
     // convolution's own padding: the same values, without the copy.
@@ -89,7 +91,7 @@ struct ConvLowering : public OpConversionPattern<hl::ConvOp> {
         pad && op.getAutoPad() == "NOTSET") {
       std::optional<SmallVector<int64_t>> spatial = spatialZeroPads(pad);
       Value data = spatial ? rewriter.getRemappedValue(pad.getData()) : Value();
-      if (data && getStaticType(data) && (!pads || pads->size() == 4)) {
+      if (data && getStaticButBatchType(data) && (!pads || pads->size() == 4)) {
         merged = *spatial;
         for (auto [i, own] :
              llvm::enumerate(pads.value_or(ArrayRef<int64_t>())))

@@ -5,6 +5,9 @@
 
 #include "strata/Support/ShapeInference.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
@@ -19,6 +22,14 @@ RankedTensorType getStaticType(Value value) {
   return type && type.hasStaticShape() ? type : RankedTensorType();
 }
 
+RankedTensorType getStaticButBatchType(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() == 0 ||
+      ShapedType::isDynamicShape(type.getShape().drop_front()))
+    return RankedTensorType();
+  return type;
+}
+
 bool isRuntimeElementType(Type type) {
   if (type.isF32() || type.isF16() || type.isF64())
     return true;
@@ -30,13 +41,65 @@ bool isRuntimeElementType(Type type) {
   return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
 }
 
+OpFoldResult extentOf(OpBuilder &builder, Location loc, Value value,
+                      int64_t dim) {
+  return tensor::getMixedSize(builder, loc, value, dim);
+}
+
+OpFoldResult productOf(OpBuilder &builder, Location loc,
+                       ArrayRef<OpFoldResult> factors) {
+  AffineExpr product = builder.getAffineConstantExpr(1);
+  for (size_t i = 0; i < factors.size(); ++i)
+    product = product * builder.getAffineSymbolExpr(i);
+  return affine::makeComposedFoldedAffineApply(
+      builder, loc, AffineMap::get(0, factors.size(), product), factors);
+}
+
+Value reshapeToExtents(OpBuilder &builder, Location loc, Value value,
+                       ArrayRef<int64_t> shape,
+                       ArrayRef<OpFoldResult> extents) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape && type.getNumDynamicDims() <= 1)
+    return value;
+  SmallVector<Value> dynamicSizes;
+  for (auto [d, extent] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(extent))
+      dynamicSizes.push_back(
+          getValueOrCreateConstantIndexOp(builder, loc, extents[d]));
+  return builder.create<edge::ReshapeOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()), value,
+      dynamicSizes);
+}
+
 Value reshapeTo(OpBuilder &builder, Location loc, Value value,
                 ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape)
+  if (type.getShape() == shape && type.getNumDynamicDims() <= 1)
     return value;
-  return builder.create<edge::ReshapeOp>(
-      loc, RankedTensorType::get(shape, type.getElementType()), value);
+  if (!ShapedType::isDynamicShape(shape))
+    return builder.create<edge::ReshapeOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), value);
+  // Dynamic extents correspond in order once static unit extents are set
+  // aside (the callers add or remove unit dimensions only); without that
+  // correspondence the reshape keeps no sizes and its verifier names it.
+  SmallVector<int64_t> inputDims, resultDims;
+  for (auto [d, extent] : llvm::enumerate(type.getShape()))
+    if (extent != 1)
+      inputDims.push_back(d);
+  for (auto [d, extent] : llvm::enumerate(shape))
+    if (extent != 1)
+      resultDims.push_back(d);
+  SmallVector<OpFoldResult> extents(shape.size());
+  bool corresponds = inputDims.size() == resultDims.size();
+  for (size_t i = 0; corresponds && i < resultDims.size(); ++i) {
+    int64_t in = type.getDimSize(inputDims[i]), out = shape[resultDims[i]];
+    corresponds = in == out;
+    extents[resultDims[i]] = extentOf(builder, loc, value, inputDims[i]);
+  }
+  if (!corresponds)
+    return builder.create<edge::ReshapeOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), value);
+  return reshapeToExtents(builder, loc, value, shape, extents);
 }
 
 Value alignRank(OpBuilder &builder, Location loc, Value value, int64_t rank) {

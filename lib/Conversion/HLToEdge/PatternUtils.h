@@ -12,14 +12,37 @@ namespace strata::hl_to_edge {
 /// The static tensor type of `value`, or null when it is not one.
 mlir::RankedTensorType getStaticType(mlir::Value value);
 
+/// The ranked tensor type of `value` when every extent but the first (a
+/// batch) is static, or null: what window ops take with dynamic shapes.
+mlir::RankedTensorType getStaticButBatchType(mlir::Value value);
+
 /// True for the element types the portable runtime's dtype-generic kernels
 /// read: f32, f16, f64, bool, signless i8-i64 and unsigned ui8-ui64 (bf16
 /// only through cast, which callers allow themselves).
 bool isRuntimeElementType(mlir::Type type);
 
 /// Reshapes `value` to `shape` (same element type) unless it already has it.
+/// A dynamic extent of `shape` is the input's that corresponds to it once
+/// static unit extents are set aside on both sides (adding or removing unit
+/// dimensions, as rank alignment and 1-d lifting do); a reshape without
+/// that correspondence takes its extents from reshapeToExtents.
 mlir::Value reshapeTo(mlir::OpBuilder &builder, mlir::Location loc,
                       mlir::Value value, llvm::ArrayRef<int64_t> shape);
+
+/// Reshapes `value` to `shape`, each dynamic extent of `shape` taking the
+/// entry of `extents` at its position (static entries of `shape` win).
+mlir::Value reshapeToExtents(mlir::OpBuilder &builder, mlir::Location loc,
+                             mlir::Value value, llvm::ArrayRef<int64_t> shape,
+                             llvm::ArrayRef<mlir::OpFoldResult> extents);
+
+/// Extent `dim` of `value`: an index attribute when static, else a
+/// tensor.dim.
+mlir::OpFoldResult extentOf(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::Value value, int64_t dim);
+
+/// The product of `factors` (static or dynamic extents), folded.
+mlir::OpFoldResult productOf(mlir::OpBuilder &builder, mlir::Location loc,
+                             llvm::ArrayRef<mlir::OpFoldResult> factors);
 
 /// Prepends unit extents so `value` has rank `rank` (rank-explicit
 /// broadcasting of the edge contract).

@@ -34,9 +34,11 @@ struct MaxPoolLowering : public OpConversionPattern<hl::MaxPoolOp> {
     if (op.getIndices())
       return rewriter.notifyMatchFailure(op, "the indices result is not "
                                              "supported");
-    RankedTensorType inputType = getStaticType(adaptor.getInput());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if ((inputType.getRank() != 4 && inputType.getRank() != 3))
+    // A dynamic batch at most: the window needs the spatial extents.
+    RankedTensorType inputType = getStaticButBatchType(adaptor.getInput());
+    RankedTensorType resultType = getStaticButBatchType(op.getOutput());
+    if (!inputType || !resultType ||
+        (inputType.getRank() != 4 && inputType.getRank() != 3))
       return rewriter.notifyMatchFailure(op, "needs a 1-d or 2-d "
                                              "input");
     FailureOr<Window> window = resolveWindow(
@@ -76,7 +78,7 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
         op.getCeilMode() == 0) {
       if (std::optional<SmallVector<int64_t>> spatial = spatialZeroPads(pad)) {
         Value data = rewriter.getRemappedValue(pad.getData());
-        if (data && getStaticType(data)) {
+        if (data && getStaticButBatchType(data)) {
           input = data;
           takenPads = *spatial;
           ownPads = ArrayRef<int64_t>(takenPads);
@@ -84,9 +86,10 @@ struct AveragePoolLowering : public OpConversionPattern<hl::AveragePoolOp> {
         }
       }
     }
-    RankedTensorType inputType = getStaticType(input);
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if ((inputType.getRank() != 4 && inputType.getRank() != 3) ||
+    RankedTensorType inputType = getStaticButBatchType(input);
+    RankedTensorType resultType = getStaticButBatchType(op.getOutput());
+    if (!inputType || !resultType ||
+        (inputType.getRank() != 4 && inputType.getRank() != 3) ||
         !inputType.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "needs a 1-d or 2-d f32 "
                                              "input");
@@ -116,7 +119,9 @@ struct GlobalPoolLowering : public OpConversionPattern<HLOp> {
   LogicalResult
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    RankedTensorType inputType = getStaticButBatchType(adaptor.getInput());
+    if (!inputType)
+      return rewriter.notifyMatchFailure(op, "needs static spatial extents");
     SmallVector<int64_t> axes;
     for (int64_t axis = 2; axis < inputType.getRank(); ++axis)
       axes.push_back(axis);

@@ -4,6 +4,8 @@
 #include "HL/IR/HLOps.h"
 #include "strata/Support/ShapeInference.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+
 #include <type_traits>
 
 using namespace mlir;
@@ -23,10 +25,71 @@ struct ConstantLowering : public OpConversionPattern<hl::ConstantOp> {
   }
 };
 
+/// The extents of ONNX Reshape's `shape` over `input`: a positive entry is
+/// itself, 0 copies the input's extent at its position (unless
+/// `allowZero`), -1 is what remains of the element count. The remainder
+/// cancels the dynamic extents copied from the input, so that it is an
+/// integer expression: [batch, seq, 768] to [0, -1] gives [batch, seq *
+/// 768] with no division by a run-time value. Fails where a dynamic
+/// extent cannot be cancelled so.
+static FailureOr<SmallVector<OpFoldResult>>
+reshapeExtents(OpBuilder &builder, Location loc, Value input,
+               ArrayRef<int64_t> shape, bool allowZero) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> extents(shape.size());
+  llvm::SmallDenseSet<int64_t> copied;
+  int64_t knownStatic = 1, inferred = -1;
+  for (auto [i, entry] : llvm::enumerate(shape)) {
+    if (entry == -1) {
+      if (inferred >= 0)
+        return failure();
+      inferred = i;
+      continue;
+    }
+    if (entry == 0 && !allowZero) {
+      if (static_cast<int64_t>(i) >= type.getRank())
+        return failure();
+      if (type.isDynamicDim(i))
+        copied.insert(i);
+      else
+        knownStatic *= type.getDimSize(i);
+      extents[i] = extentOf(builder, loc, input, i);
+      continue;
+    }
+    if (entry < 0)
+      return failure();
+    knownStatic *= entry;
+    extents[i] = builder.getIndexAttr(entry);
+  }
+  if (inferred < 0)
+    return extents;
+  // The remainder: the input's uncopied extents over the known static ones.
+  if (knownStatic == 0)
+    return failure();
+  SmallVector<OpFoldResult> factors;
+  int64_t inputStatic = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      inputStatic *= type.getDimSize(d);
+    else if (!copied.contains(d))
+      factors.push_back(extentOf(builder, loc, input, d));
+  }
+  AffineExpr remainder = builder.getAffineConstantExpr(inputStatic);
+  for (size_t i = 0; i < factors.size(); ++i)
+    remainder = remainder * builder.getAffineSymbolExpr(i);
+  extents[inferred] = affine::makeComposedFoldedAffineApply(
+      builder, loc,
+      AffineMap::get(0, factors.size(), remainder.floorDiv(knownStatic)),
+      factors);
+  return extents;
+}
+
 /// hl.flatten, hl.reshape, hl.squeeze and hl.unsqueeze -> edge.reshape of
-/// their first operand to the static result type (the shape or axes operand
-/// has served its purpose once the result type is static; the constant
-/// feeding it dies).
+/// their first operand to the result type (the shape or axes operand has
+/// served its purpose once the result type is known; the constant feeding
+/// it dies). A dynamic result extent follows from the input's: Flatten's
+/// are products, Squeeze's and Unsqueeze's correspond once unit extents are
+/// set aside, Reshape's follow its constant `shape` (reshapeExtents).
 template <typename HLOp>
 struct ReshapeLikeLowering : public OpConversionPattern<HLOp> {
   using OpConversionPattern<HLOp>::OpConversionPattern;
@@ -35,10 +98,47 @@ struct ReshapeLikeLowering : public OpConversionPattern<HLOp> {
   LogicalResult
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    auto resultType = dyn_cast<RankedTensorType>(op.getOutput().getType());
     Value input = adaptor.getOperands().front();
-    rewriter.replaceOp(
-        op, reshapeTo(rewriter, op.getLoc(), input, resultType.getShape()));
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!resultType || !inputType)
+      return rewriter.notifyMatchFailure(op, "needs ranked types");
+    Location loc = op.getLoc();
+    if (resultType.hasStaticShape() || (!std::is_same_v<HLOp, hl::FlattenOp> &&
+                                        !std::is_same_v<HLOp, hl::ReshapeOp>)) {
+      rewriter.replaceOp(
+          op, reshapeTo(rewriter, loc, input, resultType.getShape()));
+      return success();
+    }
+    SmallVector<OpFoldResult> extents;
+    if constexpr (std::is_same_v<HLOp, hl::FlattenOp>) {
+      int64_t axis = op.getAxis();
+      if (axis < 0)
+        axis += inputType.getRank();
+      if (axis < 0 || axis > inputType.getRank())
+        return rewriter.notifyMatchFailure(op, "axis out of range");
+      SmallVector<OpFoldResult> outer, inner;
+      for (int64_t d = 0; d < inputType.getRank(); ++d)
+        (d < axis ? outer : inner).push_back(extentOf(rewriter, loc, input, d));
+      extents = {productOf(rewriter, loc, outer),
+                 productOf(rewriter, loc, inner)};
+    } else if constexpr (std::is_same_v<HLOp, hl::ReshapeOp>) {
+      std::optional<SmallVector<int64_t>> shape =
+          getConstantInts(adaptor.getShape());
+      FailureOr<SmallVector<OpFoldResult>> resolved = failure();
+      if (shape && static_cast<int64_t>(shape->size()) == resultType.getRank())
+        resolved = reshapeExtents(rewriter, loc, input, *shape,
+                                  op.getAllowzero() != 0);
+      if (failed(resolved))
+        return op->emitError("a reshape to ")
+               << resultType
+               << " whose dynamic extents its shape operand does not give "
+                  "as constants, copies (0) or the remainder (-1) of the "
+                  "input's has no run-time shape rule yet";
+      extents = std::move(*resolved);
+    }
+    rewriter.replaceOp(op, reshapeToExtents(rewriter, loc, input,
+                                            resultType.getShape(), extents));
     return success();
   }
 };
@@ -68,7 +168,9 @@ struct TransposeLowering : public OpConversionPattern<hl::TransposeOp> {
   LogicalResult
   matchAndRewrite(hl::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getData());
+    auto type = dyn_cast<RankedTensorType>(adaptor.getData().getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a ranked input");
     SmallVector<int64_t> perm;
     if (auto given = op.getPerm())
       perm.assign(given->begin(), given->end());
@@ -86,15 +188,17 @@ struct ConcatLowering : public OpConversionPattern<hl::ConcatOp> {
   LogicalResult
   matchAndRewrite(hl::ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    auto resultType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "needs a ranked result");
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), resultType.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    // ONNX allows empty inputs; they contribute nothing.
+    // ONNX allows empty inputs (a static extent 0); they contribute nothing.
     SmallVector<Value> inputs;
     for (Value input : adaptor.getInputs())
-      if (getStaticType(input).getNumElements() > 0)
+      if (!llvm::is_contained(cast<ShapedType>(input.getType()).getShape(), 0))
         inputs.push_back(input);
     if (inputs.empty())
       return rewriter.notifyMatchFailure(op, "all inputs are empty");
