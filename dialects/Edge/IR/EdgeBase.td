@@ -142,7 +142,9 @@ class Edge_BinaryAnyTypeOp<string mnemonic, list<Trait> traits = []>
                                              SameOperandsAndResultElementType,
                                              SameOperandsAndResultRank,
                                              Edge_KernelOpInterface,
-                                             InferTypeOpAdaptor])> {
+                                             InferTypeOpAdaptor,
+        DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>])> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let arguments = (ins Edge_Tensor:$lhs, Edge_Tensor:$rhs);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = [{

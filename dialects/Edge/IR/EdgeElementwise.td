@@ -99,7 +99,9 @@ def Edge_NegOp : Edge_FloatUnaryOp<"neg", "-x">;
 def Edge_AbsOp : Edge_FloatUnaryOp<"abs", "|x|">;
 
 def Edge_ClipOp : Edge_Op<"clip", [Pure, SameOperandsAndResultType,
-                                   Edge_KernelOpInterface]> {
+                                   Edge_KernelOpInterface,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "Clamp to [min, max]";
   let description = [{
     ReLU6 is `clip` with `min = 0`, `max = 6`.
@@ -185,7 +187,9 @@ def Edge_MinimumOp : Edge_FusibleBinaryOp<"minimum", [Commutative]> {
 }
 
 def Edge_CastOp : Edge_Op<"cast", [Pure, SameOperandsAndResultShape,
-                                   Edge_KernelOpInterface]> {
+                                   Edge_KernelOpInterface,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "Element type conversion";
   let description = [{
     Converts each element to the result's element type: floats to integers

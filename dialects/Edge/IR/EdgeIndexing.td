@@ -32,7 +32,8 @@ def Edge_GatherElementsOp : Edge_Op<"gather_elements",
 
 def Edge_GatherOp : Edge_Op<"gather",
     [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Gather slices along one axis";
   let description = [{
     The result shape is `input[:axis] ++ indices ++ input[axis+1:]`; each
@@ -45,7 +46,7 @@ def Edge_GatherOp : Edge_Op<"gather",
     ```
   }];
   let arguments = (ins Edge_Tensor:$input,
-                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       RankedTensorOf<[I32, I64]>:$indices,
                        I64Attr:$axis);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";

@@ -13,7 +13,9 @@ include "Edge/IR/EdgeBase.td"
 /// and `greater_equal` are `less` and `less_equal` with swapped operands.
 class Edge_CompareOp<string mnemonic, string formula>
     : Edge_Op<mnemonic, [Pure, SameOperandsElementType, SameOperandsAndResultRank,
-                         Edge_KernelOpInterface, InferTypeOpAdaptor]> {
+                         Edge_KernelOpInterface, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "Elementwise comparison `" # formula # "`";
   let description = !strconcat(
       "Broadcasting as `add`; operands share one element type.\n\n```mlir\n",
@@ -63,7 +65,9 @@ def Edge_LogicalNotOp : Edge_UnaryElementwiseOp<"logical_not"> {
 def Edge_SelectOp : Edge_Op<"select", [Pure, SameOperandsAndResultRank,
                                        AllElementTypesMatch<["on_true", "on_false", "output"]>,
                                        Edge_KernelOpInterface,
-                                       InferTypeOpAdaptor]> {
+                                       InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "Elementwise choice: condition ? on_true : on_false";
   let description = [{
     All three operands have the result's rank; each extent equals the

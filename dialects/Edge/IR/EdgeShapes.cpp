@@ -249,3 +249,19 @@ LogicalResult PadOp::reifyResultShapes(OpBuilder &builder,
                          {extentOf(builder, getLoc(), getInput(), d)});
                    });
 }
+
+LogicalResult GatherOp::reifyResultShapes(OpBuilder &builder,
+                                          ReifiedRankedShapedTypeDims &shapes) {
+  // input[:axis] ++ indices ++ input[axis + 1:].
+  int64_t axis = static_cast<int64_t>(getAxis());
+  int64_t indexRank = cast<RankedTensorType>(getIndices().getType()).getRank();
+  return reifyEach(
+      builder, cast<RankedTensorType>(getType()), shapes,
+      [&](int64_t d) -> FailureOr<OpFoldResult> {
+        if (d < axis)
+          return extentOf(builder, getLoc(), getInput(), d);
+        if (d < axis + indexRank)
+          return extentOf(builder, getLoc(), getIndices(), d - axis);
+        return extentOf(builder, getLoc(), getInput(), d - indexRank + 1);
+      });
+}

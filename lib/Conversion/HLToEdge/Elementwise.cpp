@@ -32,7 +32,9 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
   LogicalResult
   matchAndRewrite(hl::ClipOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType type = getRankedType(adaptor.getInput());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a ranked input");
     Value min = adaptor.getMin(), max = adaptor.getMax();
     std::optional<double> lo = min ? getConstantScalar(min) : std::nullopt;
     std::optional<double> hi = max ? getConstantScalar(max) : std::nullopt;
@@ -51,7 +53,8 @@ struct ClipLowering : public OpConversionPattern<hl::ClipOp> {
     if (!numeric)
       return rewriter.notifyMatchFailure(op, "no kernel for this type");
     for (Value bound : {min, max})
-      if (bound && getStaticType(bound).getNumElements() != 1)
+      if (bound &&
+          (!getStaticType(bound) || getStaticType(bound).getNumElements() != 1))
         return rewriter.notifyMatchFailure(op, "bounds must be scalars");
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
@@ -85,8 +88,8 @@ struct IntegerSignLowering : public OpConversionPattern<HLOp> {
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    auto element = type ? dyn_cast<IntegerType>(type.getElementType())
-                        : IntegerType();
+    auto element =
+        type ? dyn_cast<IntegerType>(type.getElementType()) : IntegerType();
     if (!element || element.getWidth() == 1)
       return rewriter.notifyMatchFailure(op, "needs an integer input");
     Value x = adaptor.getInput();
@@ -98,16 +101,15 @@ struct IntegerSignLowering : public OpConversionPattern<HLOp> {
     auto unitType =
         RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), element);
     Value zero = rewriter.create<edge::ConstantOp>(
-        loc, DenseElementsAttr::get(unitType, rewriter.getIntegerAttr(
-                                                  element, 0)));
+        loc,
+        DenseElementsAttr::get(unitType, rewriter.getIntegerAttr(element, 0)));
     Value negated = rewriter.create<edge::SubOp>(loc, type, zero, x);
     if (!isAbs) {
       rewriter.replaceOp(op, negated);
       return success();
     }
     Value negative = rewriter.create<edge::LessOp>(loc, x, zero);
-    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, type, negative, negated,
-                                                x);
+    rewriter.replaceOpWithNewOp<edge::SelectOp>(op, type, negative, negated, x);
     return success();
   }
 };
@@ -128,7 +130,6 @@ void strata::hl_to_edge::populateElementwisePatterns(
                UnaryLowering<hl::NegOp, edge::NegOp, isEdgeFloat>,
                UnaryLowering<hl::AbsOp, edge::AbsOp, isEdgeFloat>,
                IntegerSignLowering<hl::NegOp, /*isAbs=*/false>,
-               IntegerSignLowering<hl::AbsOp, /*isAbs=*/true>,
-               IdentityLowering,
+               IntegerSignLowering<hl::AbsOp, /*isAbs=*/true>, IdentityLowering,
                ClipLowering>(converter, patterns.getContext());
 }

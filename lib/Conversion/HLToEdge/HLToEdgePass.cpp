@@ -103,11 +103,34 @@ bool hasDynamicLowering(Operation *op) {
   if (auto pad = dyn_cast<hl::PadOp>(op))
     return hl_to_edge::getConstantInts(pad.getPads()).has_value() &&
            isa<RankedTensorType>(pad.getOutput().getType());
-  return isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::DivOp, hl::ReluOp,
-             hl::SigmoidOp, hl::TanhOp, hl::ExpOp, hl::SqrtOp, hl::NegOp,
-             hl::AbsOp, hl::IdentityOp, hl::MatMulOp, hl::GemmOp, hl::SoftmaxOp,
-             hl::FlattenOp, hl::ReshapeOp, hl::SqueezeOp, hl::UnsqueezeOp,
-             hl::TransposeOp, hl::ConcatOp, func::ReturnOp>(op);
+  // Reductions with constant axes.
+  if (isa<hl::ReduceSumOp, hl::ReduceMeanOp, hl::ReduceMaxOp, hl::ReduceMinOp,
+          hl::ReduceProdOp, hl::ReduceL1Op, hl::ReduceL2Op,
+          hl::ReduceSumSquareOp, hl::ReduceLogSumOp>(op))
+    return op->getNumOperands() < 2 ||
+           hl_to_edge::getConstantInts(op->getOperand(1)).has_value();
+  // Elementwise ops (their edge forms reify like their operands), matrix
+  // products, normalizations, reshapes and data movement with a shape rule.
+  return isa<
+      // Unary.
+      hl::ReluOp, hl::IdentityOp, hl::AbsOp, hl::NegOp, hl::SignOp, hl::NotOp,
+      hl::ExpOp, hl::LogOp, hl::SqrtOp, hl::ReciprocalOp, hl::SigmoidOp,
+      hl::TanhOp, hl::CeilOp, hl::FloorOp, hl::RoundOp, hl::ErfOp, hl::SinOp,
+      hl::CosOp, hl::TanOp, hl::AsinOp, hl::AcosOp, hl::AtanOp, hl::SinhOp,
+      hl::CoshOp, hl::AsinhOp, hl::AcoshOp, hl::AtanhOp, hl::SoftsignOp,
+      hl::SoftplusOp, hl::HardSwishOp, hl::LeakyReluOp, hl::EluOp, hl::CeluOp,
+      hl::SeluOp, hl::HardSigmoidOp, hl::ShrinkOp, hl::CastOp, hl::ClipOp,
+      hl::WhereOp,
+      // Binary.
+      hl::AddOp, hl::SubOp, hl::MulOp, hl::DivOp, hl::MaxOp, hl::MinOp,
+      hl::AndOp, hl::OrOp, hl::XorOp, hl::PowOp, hl::PReluOp, hl::EqualOp,
+      hl::LessOp, hl::LessOrEqualOp, hl::GreaterOp, hl::GreaterOrEqualOp,
+      // Linear algebra and normalization.
+      hl::MatMulOp, hl::GemmOp, hl::SoftmaxOp, hl::BatchNormalizationOp,
+      hl::LayerNormalizationOp,
+      // Shapes and data movement.
+      hl::FlattenOp, hl::ReshapeOp, hl::SqueezeOp, hl::UnsqueezeOp,
+      hl::TransposeOp, hl::ConcatOp, hl::GatherOp, func::ReturnOp>(op);
 }
 
 /// Reports where dynamic shapes start, and where they cannot go yet: edge
@@ -151,9 +174,9 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       op->emitError("'")
           << op->getName() << "' has operands with dynamic dimensions ("
           << bounds
-          << "): dynamic dimensions reach elementwise ops, MatMul, Gemm, "
-             "Softmax, reshapes, Transpose, Concat and (with a dynamic batch "
-             "only) convolutions and pooling so far "
+          << "): dynamic dimensions reach elementwise ops, matrix products, "
+             "normalizations, reductions, reshapes, Transpose, Concat, Gather "
+             "and (with a dynamic batch only) convolutions and pooling so far "
              "(docs/dynamic-shapes.md); compile for one shape with "
              "--input-shape NAME=DIMS";
       ok = false;

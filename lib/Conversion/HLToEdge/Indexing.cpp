@@ -175,7 +175,9 @@ struct AxisGatherLowering : public OpConversionPattern<HLOp> {
   LogicalResult
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getData());
+    RankedTensorType type = getRankedType(adaptor.getData());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a ranked input");
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     if (failed(axis))

@@ -279,14 +279,8 @@ struct MatMulLowering : public OpConversionPattern<hl::MatMulOp> {
     auto rhsType = dyn_cast<RankedTensorType>(adaptor.getRhs().getType());
     if (!resultType || !lhsType || !rhsType)
       return rewriter.notifyMatchFailure(op, "needs ranked operands");
-    // 1-d promotion and rank alignment reshape, which takes static
-    // operands only.
-    for (RankedTensorType type : {lhsType, rhsType})
-      if (!type.hasStaticShape() &&
-          (type.getRank() < 2 || type.getRank() < resultType.getRank()))
-        return op->emitError("a dynamic matmul operand of rank ")
-               << type.getRank()
-               << " needs a reshape, which dynamic shapes do not take yet";
+    // 1-d promotion and rank alignment add unit extents (reshapeTo keeps a
+    // dynamic extent's size).
     rewriter.replaceOp(op, buildMatMul(rewriter, op.getLoc(), adaptor.getLhs(),
                                        adaptor.getRhs(), resultType));
     return success();

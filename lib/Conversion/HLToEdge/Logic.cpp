@@ -40,7 +40,9 @@ struct WhereLowering : public OpConversionPattern<hl::WhereOp> {
   LogicalResult
   matchAndRewrite(hl::WhereOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    RankedTensorType resultType = getRankedType(op.getOutput());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "needs a ranked result");
     int64_t rank = resultType.getRank();
     Location loc = op.getLoc();
     rewriter.replaceOpWithNewOp<edge::SelectOp>(

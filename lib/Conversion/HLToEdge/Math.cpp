@@ -85,9 +85,11 @@ struct PowLowering : public OpConversionPattern<hl::PowOp> {
   LogicalResult
   matchAndRewrite(hl::PowOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    RankedTensorType lhsType = getStaticType(adaptor.getLhs());
-    RankedTensorType rhsType = getStaticType(adaptor.getRhs());
+    RankedTensorType resultType = getRankedType(op.getOutput());
+    RankedTensorType lhsType = getRankedType(adaptor.getLhs());
+    RankedTensorType rhsType = getRankedType(adaptor.getRhs());
+    if (!resultType || !lhsType || !rhsType)
+      return rewriter.notifyMatchFailure(op, "needs ranked operands");
     for (Type element : {lhsType.getElementType(), rhsType.getElementType()})
       if (!isRuntimeElementType(element) || element.isInteger(1))
         return rewriter.notifyMatchFailure(op, "no kernel for this type");
@@ -122,8 +124,10 @@ struct CastLowering : public OpConversionPattern<hl::CastOp> {
   LogicalResult
   matchAndRewrite(hl::CastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType inType = getStaticType(adaptor.getInput());
-    RankedTensorType outType = getStaticType(op.getOutput());
+    RankedTensorType inType = getRankedType(adaptor.getInput());
+    RankedTensorType outType = getRankedType(op.getOutput());
+    if (!inType || !outType)
+      return rewriter.notifyMatchFailure(op, "needs ranked types");
     auto isCastable = [](Type element) {
       return isRuntimeElementType(element) || element.isBF16();
     };
@@ -190,8 +194,8 @@ private:
 template <typename HLOp, typename Build>
 LogicalResult decompose(HLOp op, Value input,
                         ConversionPatternRewriter &rewriter, Build build) {
-  RankedTensorType type = getStaticType(input);
-  if (!type.getElementType().isF32())
+  RankedTensorType type = getRankedType(input);
+  if (!type || !type.getElementType().isF32())
     return rewriter.notifyMatchFailure(op, "needs an f32 input");
   Arith arith(rewriter, op.getLoc(), type);
   rewriter.replaceOp(op, build(arith, input));
@@ -264,9 +268,9 @@ struct PReluLowering : public OpConversionPattern<hl::PReluOp> {
   LogicalResult
   matchAndRewrite(hl::PReluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
-    RankedTensorType resultType = getStaticType(op.getOutput());
-    if (type != resultType || !type.getElementType().isF32())
+    RankedTensorType type = getRankedType(adaptor.getInput());
+    RankedTensorType resultType = getRankedType(op.getOutput());
+    if (!type || type != resultType || !type.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "needs f32 operands");
     Arith a(rewriter, op.getLoc(), type);
     Value x = adaptor.getInput();

@@ -29,9 +29,12 @@ struct BatchNormalizationLowering
   LogicalResult
   matchAndRewrite(hl::BatchNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
-    if (type.getRank() < 2 || !type.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs an f32 input");
+    // Any extent but the channels' may be dynamic.
+    RankedTensorType type = getRankedType(adaptor.getInput());
+    if (!type || type.getRank() < 2 || type.isDynamicDim(1) ||
+        !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 input with "
+                                             "static channels");
     int64_t channels = type.getDimSize(1);
     for (Value v : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
                     adaptor.getVar()}) {
@@ -66,8 +69,8 @@ struct LayerNormalizationLowering
   LogicalResult
   matchAndRewrite(hl::LayerNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
-    if (!type.getElementType().isF32())
+    RankedTensorType type = getRankedType(adaptor.getInput());
+    if (!type || !type.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "needs f32 operands");
     int64_t rank = type.getRank();
     FailureOr<int64_t> axis =
@@ -166,11 +169,11 @@ struct InstanceNormalizationLowering
       spatial *= type.getDimSize(d);
     Value rows = reshapeTo(rewriter, loc, adaptor.getInput(),
                            {type.getDimSize(0) * channels, spatial});
-    Value normalized = reshapeTo(
-        rewriter, loc,
-        standardize(rewriter, loc, rows, {1},
-                    op.getEpsilon().convertToFloat(), 0.0),
-        type.getShape());
+    Value normalized =
+        reshapeTo(rewriter, loc,
+                  standardize(rewriter, loc, rows, {1},
+                              op.getEpsilon().convertToFloat(), 0.0),
+                  type.getShape());
     SmallVector<int64_t> channelShape(type.getRank(), 1);
     channelShape[1] = channels;
     Value scaled = rewriter.create<edge::MulOp>(
@@ -264,7 +267,6 @@ struct LRNLowering : public OpConversionPattern<hl::LRNOp> {
 void strata::hl_to_edge::populateNormalizationPatterns(
     TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<BatchNormalizationLowering, LayerNormalizationLowering,
-               InstanceNormalizationLowering,
-               MeanVarianceNormalizationLowering, LRNLowering>(
-      converter, patterns.getContext());
+               InstanceNormalizationLowering, MeanVarianceNormalizationLowering,
+               LRNLowering>(converter, patterns.getContext());
 }

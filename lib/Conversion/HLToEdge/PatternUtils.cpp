@@ -22,6 +22,10 @@ RankedTensorType getStaticType(Value value) {
   return type && type.hasStaticShape() ? type : RankedTensorType();
 }
 
+RankedTensorType getRankedType(Value value) {
+  return dyn_cast<RankedTensorType>(value.getType());
+}
+
 RankedTensorType getStaticButBatchType(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || type.getRank() == 0 ||
@@ -123,12 +127,8 @@ alignBinaryOperands(Operation *op, Value result, Value lhs, Value rhs,
   if (!accepts(lhsType.getElementType()))
     return rewriter.notifyMatchFailure(op, "no kernel for this type");
   int64_t rank = resultType.getRank();
-  // Rank alignment reshapes, which takes static operands only.
-  for (RankedTensorType type : {lhsType, rhsType})
-    if (type.getRank() < rank && !type.hasStaticShape())
-      return op->emitError("a dynamic operand of rank ")
-             << type.getRank() << " would need broadcasting to rank " << rank
-             << ", which dynamic shapes do not take yet";
+  // Rank alignment prepends unit extents (a dynamic extent keeps its
+  // size, reshapeTo).
   return AlignedOperands{resultType,
                          alignRank(rewriter, op->getLoc(), lhs, rank),
                          alignRank(rewriter, op->getLoc(), rhs, rank)};

@@ -12,6 +12,10 @@ namespace strata::hl_to_edge {
 /// The static tensor type of `value`, or null when it is not one.
 mlir::RankedTensorType getStaticType(mlir::Value value);
 
+/// The ranked tensor type of `value` (static or with bounded dynamic
+/// extents), or null: what shape-agnostic lowerings take.
+mlir::RankedTensorType getRankedType(mlir::Value value);
+
 /// The ranked tensor type of `value` when every extent but the first (a
 /// batch) is static, or null: what window ops take with dynamic shapes.
 mlir::RankedTensorType getStaticButBatchType(mlir::Value value);

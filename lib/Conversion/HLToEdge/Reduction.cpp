@@ -83,8 +83,10 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
   LogicalResult
   matchAndRewrite(HLOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getData());
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    RankedTensorType type = getRankedType(adaptor.getData());
+    RankedTensorType resultType = getRankedType(op.getOutput());
+    if (!type || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs ranked types");
     Type element = type.getElementType();
     // log_sum_exp's decomposition has f64 kernels throughout.
     bool isFloat32 =
@@ -101,7 +103,8 @@ struct ReduceLowering : public OpConversionPattern<HLOp> {
       // fixes the result. Every dimension whose extent changed is reduced;
       // whether an extent-1 dimension is reduced does not change a value,
       // so any run-time axes consistent with the result type agree.
-      if (!op.getKeepdims() || resultType.getRank() != type.getRank())
+      if (!op.getKeepdims() || resultType.getRank() != type.getRank() ||
+          !type.hasStaticShape() || !resultType.hasStaticShape())
         return rewriter.notifyMatchFailure(op, "run-time axes need keepdims");
       SmallVector<int64_t> changed;
       for (int64_t d = 0; d < type.getRank(); ++d) {

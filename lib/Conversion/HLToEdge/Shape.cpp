@@ -104,6 +104,16 @@ struct ReshapeLikeLowering : public OpConversionPattern<HLOp> {
     if (!resultType || !inputType)
       return rewriter.notifyMatchFailure(op, "needs ranked types");
     Location loc = op.getLoc();
+    // A fixed shape from a dynamic input holds at one input shape only (an
+    // exporter that baked the batch into the model's Reshape).
+    if constexpr (std::is_same_v<HLOp, hl::ReshapeOp> ||
+                  std::is_same_v<HLOp, hl::FlattenOp>)
+      if (resultType.hasStaticShape() && !inputType.hasStaticShape())
+        return op->emitError("reshapes an input with dynamic extents, ")
+               << inputType << ", to the fixed shape " << resultType
+               << ", which holds at one input shape only: the model fixes "
+                  "this shape (export it with dynamic axes), or compile "
+                  "for one shape with --input-shape NAME=DIMS";
     if (resultType.hasStaticShape() || (!std::is_same_v<HLOp, hl::FlattenOp> &&
                                         !std::is_same_v<HLOp, hl::ReshapeOp>)) {
       rewriter.replaceOp(

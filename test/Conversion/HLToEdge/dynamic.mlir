@@ -95,3 +95,46 @@ func.func @computed_shape(%x: tensor<?x8xf32> {hl.dim_params = ["batch", ""]}, %
   %0 = hl.reshape %x, %s : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// Tests the ops of mobile and transformer blocks at a dynamic batch:
+// BatchNormalization, Clip, HardSwish, an embedding Gather with dynamic
+// indices, ReduceMean, Where and Cast.
+// CHECK-LABEL: func.func @blocks
+// CHECK: edge.clip {{.*}} : tensor<?x2x4x4xf32>
+// CHECK: edge.gather {{.*}} : (tensor<10x4xf32>, tensor<?x3xi64>) -> tensor<?x3x4xf32>
+// CHECK: edge.reduce_mean {{.*}} -> tensor<?x3x1xf32>
+// CHECK: edge.select {{.*}} -> tensor<?x3x4xf32>
+func.func @blocks(%x: tensor<?x2x4x4xf32> {hl.dim_params = ["batch", "", "", ""]}, %ids: tensor<?x3xi64> {hl.dim_params = ["batch", ""]}) -> (tensor<?x2x4x4xf32>, tensor<?x3x4xf32>) attributes {hl.dim_bounds = {batch = array<i64: 1, 8>}} {
+  %s = hl.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = hl.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %m = hl.constant dense<[0.1, 0.2]> : tensor<2xf32>
+  %v = hl.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %0 = hl.batch_normalization %x, %s, %b, %m, %v : (tensor<?x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x2x4x4xf32>
+  %lo = hl.constant dense<0.0> : tensor<f32>
+  %hi = hl.constant dense<6.0> : tensor<f32>
+  %1 = hl.clip %0 min %lo max %hi : (tensor<?x2x4x4xf32>, tensor<f32>, tensor<f32>) -> tensor<?x2x4x4xf32>
+  %2 = hl.hard_swish %1 : tensor<?x2x4x4xf32>
+  %table = hl.constant dense<1.0> : tensor<10x4xf32>
+  %3 = hl.gather %table, %ids {axis = 0 : i64} : (tensor<10x4xf32>, tensor<?x3xi64>) -> tensor<?x3x4xf32>
+  %axes = hl.constant dense<[-1]> : tensor<1xi64>
+  %4 = hl.reduce_mean %3, %axes : (tensor<?x3x4xf32>, tensor<1xi64>) -> tensor<?x3x1xf32>
+  %5 = hl.sub %3, %4 : (tensor<?x3x4xf32>, tensor<?x3x1xf32>) -> tensor<?x3x4xf32>
+  %zero = hl.constant dense<0.0> : tensor<f32>
+  %6 = hl.less %5, %zero : (tensor<?x3x4xf32>, tensor<f32>) -> tensor<?x3x4xi1>
+  %7 = hl.where %6, %zero, %5 : (tensor<?x3x4xi1>, tensor<f32>, tensor<?x3x4xf32>) -> tensor<?x3x4xf32>
+  return %2, %7 : tensor<?x2x4x4xf32>, tensor<?x3x4xf32>
+}
+
+// -----
+
+// Tests that a fixed reshape of a dynamic input (an exporter that baked
+// the batch into the model) is refused: it holds at one batch only.
+func.func @baked_batch(%x: tensor<?x8x2xf32> {hl.dim_params = ["batch", ""]}) -> tensor<1x16xf32> attributes {hl.dim_bounds = {batch = array<i64: 1, 4>}} {
+  %s = hl.constant dense<[1, 16]> : tensor<2xi64>
+  // expected-error @+2 {{reshapes an input with dynamic extents, 'tensor<?x8x2xf32>', to the fixed shape 'tensor<1x16xf32>', which holds at one input shape only}}
+  // expected-error @+1 {{failed to legalize}}
+  %0 = hl.reshape %x, %s : (tensor<?x8x2xf32>, tensor<2xi64>) -> tensor<1x16xf32>
+  return %0 : tensor<1x16xf32>
+}
