@@ -84,6 +84,7 @@ Result<TensorView> ProgramSession::input(size_t index) {
 Result<TensorView> ProgramSession::output(size_t index) {
   return state->method->output(index);
 }
+const Method &ProgramSession::method() const { return *state->method; }
 
 Error ProgramSession::run(const std::vector<OwnedTensor> &inputs) {
   Method &m = *state->method;
@@ -129,6 +130,30 @@ Result<std::vector<OwnedTensor>> makeRandomInputs(const std::string &bytes,
   }
   return makeRandomSample(specs, RandomDistribution::verifyDefault(), seed,
                           /*index=*/0);
+}
+
+Result<std::vector<OwnedTensor>>
+makeRandomInputsAt(const std::string &bytes, uint64_t seed,
+                   const std::vector<int64_t> &extents,
+                   const std::string &method) {
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ProgramSession> session,
+                          ProgramSession::open(bytes, method));
+  std::vector<InputSpec> specs;
+  for (size_t i = 0; i < session->inputCount(); ++i) {
+    STRATA_ASSIGN_OR_RETURN(TensorView view, session->input(i));
+    specs.push_back({view.dtype, session->method().inputShapeAt(i, extents)});
+  }
+  return makeRandomSample(specs, RandomDistribution::verifyDefault(), seed,
+                          /*index=*/0);
+}
+
+std::vector<Method::DimSymbol> programDimSymbols(const std::string &bytes,
+                                                 const std::string &method) {
+  Result<std::unique_ptr<ProgramSession>> session =
+      ProgramSession::open(bytes, method);
+  if (!session.ok())
+    return {};
+  return (*session)->method().dimSymbols();
 }
 
 } // namespace strata

@@ -15,13 +15,13 @@
 #include "strata/Compiler/CompileMain.h"
 
 #include "strata/Backends/Backend.h"
+#include "strata/Calibration/Execute.h"
 #include "strata/Compiler/Bisect.h"
-#include "strata/Pipelines/CompilePipeline.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
-#include "strata/Calibration/Execute.h"
 #include "strata/Compiler/HTMLReport.h"
 #include "strata/Compiler/ModelGraph.h"
+#include "strata/Pipelines/CompilePipeline.h"
 #include "strata/Runtime/SampleSource.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -198,28 +198,66 @@ bool reportComparison(StringRef what,
   return ok;
 }
 
+/// The symbol extents --verify runs a dynamic program at: every symbol at
+/// its smallest extent, at its largest, and at an odd extent between them
+/// (a bug can hide at any one of them; docs/dynamic-shapes.md).
+std::vector<std::vector<int64_t>>
+verifyExtents(const std::vector<runtime::Method::DimSymbol> &symbols) {
+  std::vector<int64_t> low, high, odd;
+  for (const runtime::Method::DimSymbol &symbol : symbols) {
+    low.push_back(symbol.min);
+    high.push_back(symbol.max);
+    int64_t between = symbol.min + (symbol.max - symbol.min) * 2 / 3;
+    if (between % 2 == 0 && between + 1 < symbol.max)
+      ++between;
+    else if (between % 2 == 0 && between - 1 > symbol.min)
+      --between;
+    odd.push_back(between);
+  }
+  std::vector<std::vector<int64_t>> extents = {low, high};
+  if (odd != low && odd != high)
+    extents.push_back(odd);
+  return extents;
+}
+
 /// --verify: the program against the untransformed reference (the same
-/// model compiled with no backend rewrites) on seeded random inputs, and
-/// against --verify-data's expected outputs. The inputs of the first
-/// comparison that fails go to `failing` (what --bisect runs on).
+/// model compiled with no backend rewrites) on seeded random inputs (for a
+/// dynamic program, at each of verifyExtents' shapes), and against
+/// --verify-data's expected outputs. The inputs of the first comparison
+/// that fails go to `failing` (what --bisect runs on).
 bool verifyProgram(const std::string &program, const std::string &reference,
                    std::vector<runtime::OwnedTensor> &failing) {
-  auto inputs = makeRandomInputs(program, verifySeed);
-  if (!inputs.ok()) {
-    errs() << "verify: " << inputs.error().toString() << "\n";
-    return false;
+  std::vector<runtime::Method::DimSymbol> symbols = programDimSymbols(program);
+  std::vector<std::vector<int64_t>> shapes = {{}};
+  if (!symbols.empty())
+    shapes = verifyExtents(symbols);
+  bool ok = true;
+  for (const std::vector<int64_t> &extents : shapes) {
+    auto inputs = extents.empty()
+                      ? makeRandomInputs(program, verifySeed)
+                      : makeRandomInputsAt(program, verifySeed, extents);
+    if (!inputs.ok()) {
+      errs() << "verify: " << inputs.error().toString() << "\n";
+      return false;
+    }
+    auto actual = runProgram(program, *inputs);
+    auto expected = runProgram(reference, *inputs);
+    if (!actual.ok() || !expected.ok()) {
+      errs() << "verify: "
+             << (actual.ok() ? expected.error() : actual.error()).toString()
+             << "\n";
+      return false;
+    }
+    std::string what = "reference";
+    for (size_t i = 0; i < extents.size(); ++i)
+      what += (i ? ", " : " at ") + symbols[i].name + "=" +
+              std::to_string(extents[i]);
+    if (!reportComparison(what, *actual, *expected)) {
+      if (ok)
+        failing = *inputs;
+      ok = false;
+    }
   }
-  auto actual = runProgram(program, *inputs);
-  auto expected = runProgram(reference, *inputs);
-  if (!actual.ok() || !expected.ok()) {
-    errs() << "verify: "
-           << (actual.ok() ? expected.error() : actual.error()).toString()
-           << "\n";
-    return false;
-  }
-  bool ok = reportComparison("reference", *actual, *expected);
-  if (!ok)
-    failing = *inputs;
   if (verifyData.empty())
     return ok;
   auto dataSet = runtime::SampleSource::openTestDataSet(verifyData, {});

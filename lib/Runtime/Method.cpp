@@ -884,6 +884,35 @@ std::string Method::inputTypeString(size_t index) const {
   return index < impl_->inputs.size() ? impl_->inputTypeString(index) : "";
 }
 
+std::vector<Method::DimSymbol> Method::dimSymbols() const {
+  std::vector<DimSymbol> symbols;
+  if (impl_->dynamic)
+    for (const detail::SymbolLayout &symbol : impl_->dynamic->symbols)
+      symbols.push_back({symbol.name, symbol.min, symbol.max});
+  return symbols;
+}
+
+std::vector<int64_t>
+Method::inputShapeAt(size_t index, const std::vector<int64_t> &extents) const {
+  if (index >= impl_->inputs.size())
+    return {};
+  uint32_t value = impl_->inputs[index];
+  if (!impl_->dynamic)
+    return impl_->values[value].shape;
+  const DynamicShapes &dynamic = *impl_->dynamic;
+  std::vector<int64_t> shape = dynamic.bounds[value];
+  const std::vector<int32_t> &regs = dynamic.dimRegisters[value];
+  for (size_t d = 0; d < regs.size() && d < shape.size(); ++d) {
+    if (regs[d] < 0)
+      continue;
+    // An input's dynamic extent is a symbol's register (verified at load).
+    int64_t symbol = dynamic.program[regs[d]].value;
+    if (symbol >= 0 && static_cast<size_t>(symbol) < extents.size())
+      shape[d] = extents[symbol];
+  }
+  return shape;
+}
+
 Result<TensorView> Method::output(size_t index) const {
   if (index >= impl_->outputs.size())
     return Error(ErrorCode::InvalidArgument,

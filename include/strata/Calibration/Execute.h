@@ -9,6 +9,7 @@
 #define STRATA_CALIBRATION_EXECUTE_H
 
 #include "strata/Runtime/Error.h"
+#include "strata/Runtime/Program.h"
 #include "strata/Runtime/TensorCompare.h"
 #include "strata/Runtime/TensorIO.h"
 
@@ -36,6 +37,8 @@ public:
   /// Runs on `inputs`; outputs stay readable until the next run.
   runtime::Error run(const std::vector<runtime::OwnedTensor> &inputs);
   runtime::Result<runtime::TensorView> output(size_t index);
+  /// The loaded method.
+  const runtime::Method &method() const;
 
 private:
   ProgramSession();
@@ -57,6 +60,17 @@ runProgram(const std::string &bytes,
 runtime::Result<std::vector<runtime::OwnedTensor>>
 makeRandomInputs(const std::string &bytes, uint64_t seed,
                  const std::string &method = "");
+
+/// As makeRandomInputs, at the input shapes a dynamic method has when its
+/// symbol `i` has extent `extents[i]` (runtime::Method::dimSymbols()).
+runtime::Result<std::vector<runtime::OwnedTensor>>
+makeRandomInputsAt(const std::string &bytes, uint64_t seed,
+                   const std::vector<int64_t> &extents,
+                   const std::string &method = "");
+
+/// A dynamic method's symbols (empty for a static one or on error).
+std::vector<runtime::Method::DimSymbol>
+programDimSymbols(const std::string &bytes, const std::string &method = "");
 
 } // namespace strata
 

@@ -117,6 +117,17 @@ public:
   bool isDynamic() const;
   /// Input `index`'s type with its bounds: "f32[batch: 1..8, 4]".
   std::string inputTypeString(size_t index) const;
+  /// A dynamic method's symbols with their bounds, in the program's order
+  /// (empty for a static method).
+  struct DimSymbol {
+    std::string name;
+    int64_t min = 0, max = 0;
+  };
+  std::vector<DimSymbol> dimSymbols() const;
+  /// Input `index`'s shape when symbol `i` has extent `extents[i]` (one per
+  /// dimSymbols() entry): its static extents as they are.
+  std::vector<int64_t> inputShapeAt(size_t index,
+                                    const std::vector<int64_t> &extents) const;
   /// Output `index` at its shape in the last execute (valid until the
   /// next execute).
   Result<TensorView> output(size_t index) const;
