@@ -100,10 +100,10 @@ LogicalResult DeformConvOp::verify() {
   auto inputType = dyn_cast<RankedTensorType>(getInput().getType());
   auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
   auto offsetType = dyn_cast<RankedTensorType>(getOffset().getType());
-  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{
-                                "input", inputType},
-                            {"weight", weightType},
-                            {"offset", offsetType}})
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"input", inputType},
+        {"weight", weightType},
+        {"offset", offsetType}})
     if (type && type.getRank() != 4)
       return emitOpError("is 2-d: the ")
              << name << " must have rank 4, got " << type.getRank();
@@ -212,14 +212,14 @@ LogicalResult GemmOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  std::optional<Shape> a = getStaticShape(operands, op.getA());
-  std::optional<Shape> b = getStaticShape(operands, op.getB());
+  std::optional<Shape> a = getRankedShape(operands, op.getA());
+  std::optional<Shape> b = getRankedShape(operands, op.getB());
   if (!a || !b)
     return unknownShape(shapes);
   if (a->size() != 2 || b->size() != 2)
     return misfit(location, "operands must be matrices");
-  return knownShape(shapes, {(*a)[op.getTransA() ? 1 : 0],
-                             (*b)[op.getTransB() ? 0 : 1]});
+  return knownShape(
+      shapes, {(*a)[op.getTransA() ? 1 : 0], (*b)[op.getTransB() ? 0 : 1]});
 }
 
 //===----------------------------------------------------------------------===//
@@ -253,8 +253,8 @@ LogicalResult MatMulOp::inferReturnTypeComponents(
   Adaptor op(operands.getValues(), attributes, properties, regions);
   // numpy matmul: 1-D operands are promoted and their unit dimension
   // dropped again; batch dimensions broadcast.
-  std::optional<Shape> lhs = getStaticShape(operands, op.getLhs());
-  std::optional<Shape> rhs = getStaticShape(operands, op.getRhs());
+  std::optional<Shape> lhs = getRankedShape(operands, op.getLhs());
+  std::optional<Shape> rhs = getRankedShape(operands, op.getRhs());
   if (!lhs || !rhs)
     return unknownShape(shapes);
   if (lhs->empty() || rhs->empty())
@@ -262,10 +262,11 @@ LogicalResult MatMulOp::inferReturnTypeComponents(
   bool lhsVector = lhs->size() == 1, rhsVector = rhs->size() == 1;
   Shape l = lhsVector ? Shape{1, (*lhs)[0]} : *lhs;
   Shape r = rhsVector ? Shape{(*rhs)[0], 1} : *rhs;
-  if (l.back() != r[r.size() - 2])
+  if (!isCompatibleShape(ArrayRef<int64_t>(l.back()),
+                         ArrayRef<int64_t>(r[r.size() - 2])))
     return misfit(location, "contracting dimensions differ");
-  FailureOr<Shape> batch = broadcastShapes(ArrayRef<int64_t>(l).drop_back(2),
-                                           ArrayRef<int64_t>(r).drop_back(2));
+  FailureOr<Shape> batch = broadcastPartialShapes(
+      ArrayRef<int64_t>(l).drop_back(2), ArrayRef<int64_t>(r).drop_back(2));
   if (failed(batch))
     return misfit(location, "batch dimensions do not broadcast");
   Shape result(*batch);

@@ -34,7 +34,54 @@ std::optional<Shape> inferStaticResultShape(Operation *op) {
   return Shape(shapes.front().getDims());
 }
 
+std::optional<Shape> inferRankedResultShape(Operation *op) {
+  auto rule = dyn_cast<InferShapedTypeOpInterface>(op);
+  if (!rule || op->getNumResults() == 0)
+    return std::nullopt;
+  SmallVector<ShapedTypeComponents> shapes;
+  if (failed(rule.inferReturnTypeComponents(
+          op->getContext(), /*location=*/std::nullopt, op->getOperands(),
+          op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+          op->getRegions(), shapes)) ||
+      shapes.empty() || !shapes.front().hasRank())
+    return std::nullopt;
+  return Shape(shapes.front().getDims());
+}
+
 namespace detail {
+
+std::optional<Shape> getRankedShape(const ValueShapeRange &operands,
+                                    Value value) {
+  if (!value)
+    return std::nullopt;
+  ShapeAdaptor shape = operands.getShape(value);
+  if (!shape || !shape.hasRank())
+    return std::nullopt;
+  Shape dims;
+  shape.getDims(dims);
+  return dims;
+}
+
+FailureOr<Shape> broadcastPartialShapes(ArrayRef<int64_t> a,
+                                        ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x == 1 || x == y)
+      result[i] = y;
+    else if (y == 1)
+      result[i] = x;
+    else if (ShapedType::isDynamic(x))
+      result[i] = y;
+    else if (ShapedType::isDynamic(y))
+      result[i] = x;
+    else
+      return failure();
+  }
+  return result;
+}
 
 std::optional<Shape> getStaticShape(const ValueShapeRange &operands,
                                     Value value) {
@@ -89,7 +136,7 @@ LogicalResult inferSameShapeAsFirstOperand(std::optional<Location>,
                                            InferredShapes &shapes) {
   if (operands.empty())
     return unknownShape(shapes);
-  std::optional<Shape> shape = getStaticShape(operands, operands[0]);
+  std::optional<Shape> shape = getRankedShape(operands, operands[0]);
   return shape ? knownShape(shapes, *shape) : unknownShape(shapes);
 }
 
@@ -100,10 +147,10 @@ LogicalResult inferBroadcastShape(std::optional<Location> location,
     return unknownShape(shapes);
   Shape result;
   for (Value operand : operands) {
-    std::optional<Shape> shape = getStaticShape(operands, operand);
+    std::optional<Shape> shape = getRankedShape(operands, operand);
     if (!shape)
       return unknownShape(shapes);
-    FailureOr<Shape> broadcast = broadcastShapes(result, *shape);
+    FailureOr<Shape> broadcast = broadcastPartialShapes(result, *shape);
     if (failed(broadcast))
       return misfit(location, "operand shapes do not broadcast");
     result = std::move(*broadcast);
@@ -116,7 +163,7 @@ LogicalResult inferReductionShape(std::optional<Location> location,
                                   Value axes, int64_t keepdims,
                                   int64_t noopWithEmpty,
                                   InferredShapes &shapes) {
-  std::optional<Shape> input = getStaticShape(operands, data);
+  std::optional<Shape> input = getRankedShape(operands, data);
   std::optional<Shape> axisList = getKnownInts(operands, axes);
   if (!input || (axes && !axisList))
     return unknownShape(shapes);
@@ -145,7 +192,7 @@ LogicalResult inferGlobalPoolShape(std::optional<Location> location,
                                    ValueShapeRange operands,
                                    InferredShapes &shapes) {
   std::optional<Shape> shape =
-      operands.empty() ? std::nullopt : getStaticShape(operands, operands[0]);
+      operands.empty() ? std::nullopt : getRankedShape(operands, operands[0]);
   if (!shape)
     return unknownShape(shapes);
   if (shape->size() < 3)
@@ -155,8 +202,7 @@ LogicalResult inferGlobalPoolShape(std::optional<Location> location,
 }
 
 LogicalResult inferSlidingWindowShape(std::optional<Location> location,
-                                      ArrayRef<int64_t> input,
-                                      int64_t channels,
+                                      ArrayRef<int64_t> input, int64_t channels,
                                       ArrayRef<int64_t> kernel,
                                       const WindowAttrs &attrs,
                                       InferredShapes &shapes) {

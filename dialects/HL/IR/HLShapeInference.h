@@ -28,6 +28,13 @@ namespace strata::hl {
 std::optional<llvm::SmallVector<int64_t>>
 inferStaticResultShape(mlir::Operation *op);
 
+/// The ranked shape of `op`'s first result that its operands imply, static
+/// or with dynamic (`?`) extents where the operands leave them open (bounded
+/// dynamic shapes, docs/dynamic-shapes.md), or std::nullopt when not even
+/// the rank follows.
+std::optional<llvm::SmallVector<int64_t>>
+inferRankedResultShape(mlir::Operation *op);
+
 namespace detail {
 
 using InferredShapes = llvm::SmallVectorImpl<mlir::ShapedTypeComponents>;
@@ -36,6 +43,18 @@ using InferredShapes = llvm::SmallVectorImpl<mlir::ShapedTypeComponents>;
 /// operand-shape mapping, else its type), or std::nullopt.
 std::optional<llvm::SmallVector<int64_t>>
 getStaticShape(const mlir::ValueShapeRange &operands, mlir::Value value);
+
+/// The ranked shape of the operand `value`, static or with dynamic extents,
+/// or std::nullopt when unranked.
+std::optional<llvm::SmallVector<int64_t>>
+getRankedShape(const mlir::ValueShapeRange &operands, mlir::Value value);
+
+/// NumPy broadcasting of two ranked shapes whose extents may be dynamic: a
+/// static extent above 1 wins (a dynamic one against it must be it or 1),
+/// two dynamic ones stay dynamic. Fails for two different static extents
+/// above 1.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastPartialShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
 /// The integer elements of the operand `value` when they are known: through
 /// the value-as-shape mapping of `operands`, else from a constant producing
@@ -113,10 +132,11 @@ WindowAttrs getWindowAttrs(AdaptorT op, bool ceilMode = false) {
 /// The output of a sliding-window op (convolution, pooling) over the static
 /// `input` `[N, C, D1, ...]` with `channels` output channels and window
 /// `kernel`.
-mlir::LogicalResult inferSlidingWindowShape(
-    std::optional<mlir::Location> location, llvm::ArrayRef<int64_t> input,
-    int64_t channels, llvm::ArrayRef<int64_t> kernel, const WindowAttrs &attrs,
-    InferredShapes &shapes);
+mlir::LogicalResult
+inferSlidingWindowShape(std::optional<mlir::Location> location,
+                        llvm::ArrayRef<int64_t> input, int64_t channels,
+                        llvm::ArrayRef<int64_t> kernel,
+                        const WindowAttrs &attrs, InferredShapes &shapes);
 
 /// MaxPool and AveragePool: `kernel_shape` slides over the static input's
 /// spatial dimensions, the channels stay. (MaxPool's optional indices have
@@ -132,10 +152,9 @@ mlir::LogicalResult inferPoolShape(std::optional<mlir::Location> location,
     return unknownShape(shapes);
   if (input->size() < 3)
     return misfit(location, "input rank below 3");
-  return inferSlidingWindowShape(location, *input, (*input)[1],
-                                 op.getKernelShape(),
-                                 getWindowAttrs(op, op.getCeilMode() != 0),
-                                 shapes);
+  return inferSlidingWindowShape(
+      location, *input, (*input)[1], op.getKernelShape(),
+      getWindowAttrs(op, op.getCeilMode() != 0), shapes);
 }
 
 } // namespace detail

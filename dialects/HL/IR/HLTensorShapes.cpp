@@ -42,7 +42,6 @@ static bool anyNegative(ArrayRef<int64_t> values) {
 // Reshaping
 //===----------------------------------------------------------------------===//
 
-
 LogicalResult ReshapeOp::inferReturnTypeComponents(
     MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
@@ -50,11 +49,28 @@ LogicalResult ReshapeOp::inferReturnTypeComponents(
   Adaptor op(operands.getValues(), attributes, properties, regions);
   std::optional<Shape> input = getStaticShape(operands, op.getData());
   std::optional<Shape> target = getKnownInts(operands, op.getShape());
-  if (!input || !target)
+  if (input && target)
+    return fromSupportRule(
+        location, shapes,
+        inferReshapeShape(*input, *target, op.getAllowzero() != 0));
+  // Dynamic extents: the rank is the target's length; a positive entry is
+  // itself, 0 copies the input's extent, the rest stays dynamic.
+  std::optional<Shape> targetShape = getRankedShape(operands, op.getShape());
+  if (!targetShape || targetShape->size() != 1 ||
+      ShapedType::isDynamic(targetShape->front()))
     return unknownShape(shapes);
-  return fromSupportRule(
-      location, shapes,
-      inferReshapeShape(*input, *target, op.getAllowzero() != 0));
+  Shape result(targetShape->front(), ShapedType::kDynamic);
+  std::optional<Shape> ranked = getRankedShape(operands, op.getData());
+  if (target)
+    for (auto [i, entry] : llvm::enumerate(*target)) {
+      if (entry > 0)
+        result[i] = entry;
+      else if (entry == 0 && op.getAllowzero() != 0)
+        result[i] = 0;
+      else if (entry == 0 && ranked && i < ranked->size())
+        result[i] = (*ranked)[i];
+    }
+  return knownShape(shapes, result);
 }
 
 LogicalResult FlattenOp::inferReturnTypeComponents(
@@ -103,7 +119,8 @@ LogicalResult UnsqueezeOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  // Unit extents inserted: a dynamic extent stays where it moves to.
+  std::optional<Shape> input = getRankedShape(operands, op.getData());
   std::optional<Shape> axes = getKnownInts(operands, op.getAxes());
   if (!input || !axes)
     return unknownShape(shapes);
@@ -115,7 +132,7 @@ LogicalResult TransposeOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  std::optional<Shape> input = getRankedShape(operands, op.getData());
   if (!input)
     return unknownShape(shapes);
   int64_t rank = input->size();
@@ -210,14 +227,43 @@ LogicalResult ConcatOp::inferReturnTypeComponents(
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
   SmallVector<Shape> inputs;
+  bool dynamic = false;
   for (Value input : op.getInputs()) {
-    std::optional<Shape> shape = getStaticShape(operands, input);
+    std::optional<Shape> shape = getRankedShape(operands, input);
     if (!shape)
       return unknownShape(shapes);
+    dynamic |= ShapedType::isDynamicShape(*shape);
     inputs.push_back(std::move(*shape));
   }
-  return fromSupportRule(location, shapes,
-                         inferConcatShape(inputs, op.getAxis()));
+  if (!dynamic)
+    return fromSupportRule(location, shapes,
+                           inferConcatShape(inputs, op.getAxis()));
+  // Dynamic extents: the axis sums (dynamic if any term is), the other
+  // extents are any input's static one.
+  int64_t rank = inputs.front().size(), axis = op.getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return misfit(location, "'axis' out of range");
+  Shape result(rank, ShapedType::kDynamic);
+  result[axis] = 0;
+  for (const Shape &shape : inputs) {
+    if (static_cast<int64_t>(shape.size()) != rank)
+      return misfit(location, "inputs differ in rank");
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis) {
+        result[d] =
+            ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(result[d])
+                ? ShapedType::kDynamic
+                : result[d] + shape[d];
+      } else if (!ShapedType::isDynamic(shape[d])) {
+        if (!ShapedType::isDynamic(result[d]) && result[d] != shape[d])
+          return misfit(location, "inputs differ outside the axis");
+        result[d] = shape[d];
+      }
+    }
+  }
+  return knownShape(shapes, result);
 }
 
 LogicalResult GatherOp::inferReturnTypeComponents(
@@ -225,12 +271,20 @@ LogicalResult GatherOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  std::optional<Shape> data = getStaticShape(operands, op.getData());
-  std::optional<Shape> indices = getStaticShape(operands, op.getIndices());
+  std::optional<Shape> data = getRankedShape(operands, op.getData());
+  std::optional<Shape> indices = getRankedShape(operands, op.getIndices());
   if (!data || !indices)
     return unknownShape(shapes);
-  return fromSupportRule(location, shapes,
-                         inferGatherShape(*data, *indices, op.getAxis()));
+  int64_t rank = data->size(), axis = op.getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return misfit(location, "'axis' out of range");
+  // data[:axis] ++ indices ++ data[axis + 1:], dynamic extents included.
+  Shape result(data->begin(), data->begin() + axis);
+  llvm::append_range(result, *indices);
+  result.append(data->begin() + axis + 1, data->end());
+  return knownShape(shapes, result);
 }
 
 LogicalResult SliceOp::inferReturnTypeComponents(
@@ -238,15 +292,43 @@ LogicalResult SliceOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  std::optional<Shape> data = getStaticShape(operands, op.getData());
+  std::optional<Shape> data = getRankedShape(operands, op.getData());
   std::optional<Shape> starts = getKnownInts(operands, op.getStarts());
   std::optional<Shape> ends = getKnownInts(operands, op.getEnds());
   std::optional<Shape> axes = getKnownInts(operands, op.getAxes());
   std::optional<Shape> steps = getKnownInts(operands, op.getSteps());
-  if (!data || !starts || !ends || !axes || !steps)
+  if (!data)
     return unknownShape(shapes);
-  return fromSupportRule(
-      location, shapes, inferSliceShape(*data, *starts, *ends, *axes, *steps));
+  if (!starts || !ends || !axes || !steps) {
+    // Bounds known at run time: the rank stays, and the extents of axes
+    // that cannot be sliced (absent from constant axes) stay too.
+    Shape result(data->size(), ShapedType::kDynamic);
+    if (axes)
+      for (int64_t d = 0; d < static_cast<int64_t>(data->size()); ++d)
+        if (!llvm::is_contained(*axes, d) &&
+            !llvm::is_contained(*axes, d - static_cast<int64_t>(data->size())))
+          result[d] = (*data)[d];
+    return knownShape(shapes, result);
+  }
+  if (!ShapedType::isDynamicShape(*data))
+    return fromSupportRule(
+        location, shapes,
+        inferSliceShape(*data, *starts, *ends, *axes, *steps));
+  // A dynamic extent that is sliced is dynamic; the static ones follow the
+  // rule (applied to the data with its dynamic extents set to 1, which no
+  // sliced static axis reads).
+  Shape probe(*data);
+  for (int64_t &extent : probe)
+    if (ShapedType::isDynamic(extent))
+      extent = 1;
+  FailureOr<Shape> sliced =
+      inferSliceShape(probe, *starts, *ends, *axes, *steps);
+  if (failed(sliced))
+    return misfit(location, "operand shapes do not fit the op");
+  for (auto [d, extent] : llvm::enumerate(*data))
+    if (ShapedType::isDynamic(extent))
+      (*sliced)[d] = ShapedType::kDynamic;
+  return knownShape(shapes, *sliced);
 }
 
 //===----------------------------------------------------------------------===//
@@ -283,7 +365,7 @@ LogicalResult RangeOp::inferReturnTypeComponents(
 }
 
 LogicalResult ShapeOp::inferReturnTypeComponents(
-    MLIRContext *, std::optional<Location> , ValueShapeRange operands,
+    MLIRContext *, std::optional<Location>, ValueShapeRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
@@ -302,7 +384,8 @@ LogicalResult ShapeOp::inferReturnTypeComponents(
 
 LogicalResult SizeOp::inferReturnTypeComponents(
     MLIRContext *, std::optional<Location>, ValueShapeRange, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<ShapedTypeComponents> &shapes) {
+    OpaqueProperties, RegionRange,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
   // A scalar, whatever the input.
   return knownShape(shapes, {});
 }

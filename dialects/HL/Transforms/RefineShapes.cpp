@@ -1,8 +1,9 @@
 //===- RefineShapes.cpp - make hl result types static by folding ----------===//
 //
-// Greedy folding plus a refinement pattern that gives an op the static result
-// type its operands imply (the op's InferShapedTypeOpInterface, through
-// inferStaticResultShape in HLShapeInference.h), run to a fixpoint; then the
+// Greedy folding plus a refinement pattern that gives an op the result type
+// its operands imply, static or ranked with the dynamic extents they leave
+// open (the op's InferShapedTypeOpInterface, through inferRankedResultShape
+// in HLShapeInference.h), run to a fixpoint; then the
 // function's result types follow the returned values where the declared
 // types leave room. See the pass description in Passes.td.
 //
@@ -44,7 +45,10 @@ struct RefineResultType : public RewritePattern {
     auto type = dyn_cast<TensorType>(result.getType());
     if (!type || type.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "result is already static");
-    std::optional<SmallVector<int64_t>> shape = inferStaticResultShape(op);
+    // Static where the operands determine it, else ranked with dynamic
+    // extents (bounded dynamic shapes): each extent the more static of the
+    // inferred one and the type's.
+    std::optional<SmallVector<int64_t>> shape = inferRankedResultShape(op);
     if (!shape)
       return rewriter.notifyMatchFailure(op, "operands imply no shape yet");
     if (type.hasRank() && !isCompatibleShape(type.getShape(), *shape)) {
@@ -54,6 +58,13 @@ struct RefineResultType : public RewritePattern {
             << result.getType();
       conflict = true;
       return failure();
+    }
+    if (type.hasRank()) {
+      for (auto [extent, known] : llvm::zip(*shape, type.getShape()))
+        if (ShapedType::isDynamic(extent))
+          extent = known;
+      if (ArrayRef<int64_t>(*shape) == type.getShape())
+        return rewriter.notifyMatchFailure(op, "nothing more is known");
     }
     rewriter.modifyOpInPlace(op, [&] {
       result.setType(RankedTensorType::get(*shape, type.getElementType()));

@@ -61,15 +61,15 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> (tensor<?x?xf32>,
 
 // Tests MatMul's numpy rule: batch dimensions [2, 1] and [5] broadcast to
 // [2, 5] before 3x4 @ 4x6; a 1-D lhs is promoted to 1x4 and its unit
-// dimension dropped again (4 @ 5x4x6 is 5x6); a dynamic operand leaves the
-// result open.
+// dimension dropped again (4 @ 5x4x6 is 5x6); a dynamic operand leaves its
+// own extent open (?x4 @ 5x4x6 is 5x?x6).
 // CHECK-LABEL: func @matmul_broadcast
 func.func @matmul_broadcast(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>,
                             %v: tensor<4xf32>, %d: tensor<?x4xf32>)
     -> (tensor<?x?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>) {
   // CHECK: hl.matmul {{.*}} -> tensor<2x5x3x6xf32>
   // CHECK: hl.matmul {{.*}} -> tensor<5x6xf32>
-  // CHECK: hl.matmul {{.*}} -> tensor<?x?x?xf32>
+  // CHECK: hl.matmul {{.*}} -> tensor<5x?x6xf32>
   %0 = hl.matmul %a, %b : (tensor<2x1x3x4xf32>, tensor<5x4x6xf32>) -> tensor<?x?x?x?xf32>
   %1 = hl.matmul %v, %b : (tensor<4xf32>, tensor<5x4x6xf32>) -> tensor<?x?xf32>
   %2 = hl.matmul %d, %b : (tensor<?x4xf32>, tensor<5x4x6xf32>) -> tensor<?x?x?xf32>
@@ -134,4 +134,39 @@ func.func @reductions(%x: tensor<2x3x4xf32>)
   %1 = hl.reduce_max %x, %am : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
   %2 = hl.reduce_mean %x : (tensor<2x3x4xf32>) -> tensor<?x?x?xf32>
   return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
+// -----
+
+// Tests partial shapes (bounded dynamic extents, docs/dynamic-shapes.md):
+// with a dynamic batch and sequence, the rules keep every static extent and
+// the rank. An unranked result of the importer (a Slice with bounds
+// computed from the shape, a Reshape to a computed shape) becomes ranked:
+// the static axis of a slice is sliced, the reshape has the target's
+// length with its constant entries, transpose, gather, concat, broadcasting
+// and reductions carry the dynamic extents through.
+// CHECK-LABEL: func @partial
+// CHECK: hl.slice {{.*}} -> tensor<?x?x64xf32>
+// CHECK: hl.reshape {{.*}} -> tensor<?x?x4x16xf32>
+// CHECK: hl.transpose {{.*}} -> tensor<?x4x?x16xf32>
+// CHECK: hl.gather {{.*}} -> tensor<?x?x8xf32>
+// CHECK: hl.concat {{.*}} -> tensor<?x?x72xf32>
+// CHECK: hl.add {{.*}} -> tensor<?x?x72xf32>
+// CHECK: hl.reduce_mean {{.*}} -> tensor<?x?x1xf32>
+func.func @partial(%x: tensor<?x?x192xf32>, %ids: tensor<?x?xi64>, %target: tensor<4xi64>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %start = hl.constant dense<[0]> : tensor<1xi64>
+  %end = hl.constant dense<[64]> : tensor<1xi64>
+  %axis = hl.constant dense<[-1]> : tensor<1xi64>
+  %step = hl.constant dense<[1]> : tensor<1xi64>
+  %q = hl.slice %x, %start, %end, %axis, %step : (tensor<?x?x192xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<*xf32>
+  %four = hl.constant dense<[0, 0, 4, 16]> : tensor<4xi64>
+  %r = hl.reshape %q, %four : (tensor<*xf32>, tensor<4xi64>) -> tensor<*xf32>
+  %t = hl.transpose %r {perm = array<i64: 0, 2, 1, 3>} : (tensor<*xf32>) -> tensor<*xf32>
+  %table = hl.constant dense<1.0> : tensor<10x8xf32>
+  %e = hl.gather %table, %ids {axis = 0 : i64} : (tensor<10x8xf32>, tensor<?x?xi64>) -> tensor<*xf32>
+  %c = hl.concat %q, %e {axis = 2 : i64} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %one = hl.constant dense<1.0> : tensor<72xf32>
+  %a = hl.add %c, %one : (tensor<*xf32>, tensor<72xf32>) -> tensor<*xf32>
+  %m = hl.reduce_mean %a, %axis : (tensor<*xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return %t, %m : tensor<*xf32>, tensor<*xf32>
 }
