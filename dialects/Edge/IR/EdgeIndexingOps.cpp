@@ -212,7 +212,27 @@ LogicalResult RangeOp::verify() {
            << type.getElementType();
   if (shapeOf(getOutput()).size() != 1)
     return emitOpError("result must be 1-d, got ") << getOutput().getType();
+  if (ShapedType::isDynamic(shapeOf(getOutput()).front()) != !!getLength())
+    return emitOpError("a dynamic result takes its length as an index "
+                       "operand, a static one none");
   return success();
+}
+
+LogicalResult ShapeOfOp::verify() {
+  if (shapeOf(getOutput()) !=
+      ArrayRef<int64_t>{cast<ShapedType>(getInput().getType()).getRank()})
+    return emitOpError("result must hold one extent per input dimension, "
+                       "got ")
+           << getOutput().getType();
+  return success();
+}
+
+OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
+  auto type = cast<ShapedType>(getInput().getType());
+  if (!type.hasStaticShape())
+    return {};
+  return DenseIntElementsAttr::get(cast<ShapedType>(getOutput().getType()),
+                                   type.getShape());
 }
 
 //===----------------------------------------------------------------------===//

@@ -265,3 +265,23 @@ LogicalResult GatherOp::reifyResultShapes(OpBuilder &builder,
         return extentOf(builder, getLoc(), getInput(), d - indexRank + 1);
       });
 }
+
+LogicalResult RangeOp::reifyResultShapes(OpBuilder &builder,
+                                         ReifiedRankedShapedTypeDims &shapes) {
+  return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,
+                   [&](int64_t) -> FailureOr<OpFoldResult> {
+                     if (!getLength())
+                       return emitOpError("a dynamic length without its "
+                                          "operand");
+                     return OpFoldResult(getLength());
+                   });
+}
+
+LogicalResult SliceOp::reifyResultShapes(OpBuilder &builder,
+                                         ReifiedRankedShapedTypeDims &shapes) {
+  // A dynamic dimension is taken whole (the verifier checks it).
+  return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,
+                   [&](int64_t d) -> FailureOr<OpFoldResult> {
+                     return extentOf(builder, getLoc(), getInput(), d);
+                   });
+}

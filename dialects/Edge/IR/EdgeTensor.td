@@ -86,7 +86,8 @@ def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
 }
 
 def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
-                                     Edge_KernelOpInterface]> {
+                                     Edge_KernelOpInterface,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Strided slice with explicit starts and steps";
   let description = [{
     Result element `i` along dimension `d` is input element
@@ -183,16 +184,38 @@ def Edge_CumSumOp : Edge_Op<"cum_sum",
   let hasVerifier = 1;
 }
 
+def Edge_ShapeOfOp : Edge_Op<"shape_of", [Pure, Edge_KernelOpInterface]> {
+  let summary = "The input's extents at run time, as i64";
+  let description = [{
+    ONNX Shape of a value with dynamic (bounded) extents, for what reads
+    the shape as data; the extents that reshapes and ranges take are
+    derived at compile time instead (docs/dynamic-shapes.md). Folds to a
+    constant for a static input. The input's data is not read.
+
+    ```mlir
+    %s = edge.shape_of %x : (tensor<?x?x64xf32>) -> tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins Edge_Tensor:$input);
+  let results = (outs StaticShapeTensorOf<[I64]>:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
     AllTypesMatch<["start", "limit", "delta"]>,
-    AllElementTypesMatch<["start", "output"]>]> {
+    AllElementTypesMatch<["start", "output"]>,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Arithmetic sequence of a compiled length, checked at run time";
   let description = [{
     `output[i] = start + i * delta`. The operands are one-element run-time
-    values; the result's static extent is the length the program was
-    compiled for, and the kernel fails the call when
-    `max(ceil((limit - start) / delta), 0)` differs from it (or `delta` is
-    0). ONNX Range with operands that are not constants lowers to it.
+    values; the result's extent is the length the program was compiled for
+    (static, or the index operand `length` for a dynamic result, which the
+    compiler derives from the extents the operands come from), and the
+    kernel fails the call when `max(ceil((limit - start) / delta), 0)`
+    differs from it (or `delta` is 0). ONNX Range with operands that are not
+    constants lowers to it.
 
     ```mlir
     %y = edge.range %start, %limit, %delta
@@ -200,9 +223,15 @@ def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
     ```
   }];
   let arguments = (ins Edge_Tensor:$start, Edge_Tensor:$limit,
-                       Edge_Tensor:$delta);
+                       Edge_Tensor:$delta, Optional<Index>:$length);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$start,
+                   "::mlir::Value":$limit, "::mlir::Value":$delta), [{
+      build($_builder, $_state, output, start, limit, delta, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -198,6 +198,13 @@ LogicalResult SliceOp::verify() {
   for (size_t d = 0; d < input.size(); ++d) {
     if (steps[d] == 0)
       return emitOpError("step of dimension ") << d << " is zero";
+    // A dynamic extent is taken whole (the op reifies it as the input's).
+    if (ShapedType::isDynamic(input[d]) || ShapedType::isDynamic(output[d])) {
+      if (input[d] != output[d] || starts[d] != 0 || steps[d] != 1)
+        return emitOpError("dynamic dimension ")
+               << d << " must be taken whole (start 0, step 1)";
+      continue;
+    }
     if (output[d] == 0)
       continue;
     int64_t last = starts[d] + (output[d] - 1) * steps[d];

@@ -340,10 +340,44 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(resultType, values);
 }
 
+/// Gather of static extents from the shape of a value whose other extents
+/// may be dynamic: Shape(x)[-1] of x : [?, ?, 192] is 192.
+static OpFoldResult foldGatherOfShape(GatherOp op, ArrayRef<APInt> indices) {
+  auto shape = op.getData().getDefiningOp<ShapeOp>();
+  RankedTensorType resultType = staticResultType(op);
+  auto type = shape ? dyn_cast<RankedTensorType>(shape.getData().getType())
+                    : RankedTensorType();
+  if (!type || !resultType || op.getAxis() != 0 ||
+      !resultType.getElementType().isInteger(64))
+    return {};
+  int64_t rank = type.getRank();
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+  };
+  int64_t start = clampIndex(shape.getStart());
+  int64_t end = shape.getEnd() ? clampIndex(*shape.getEnd()) : rank;
+  int64_t n = std::max<int64_t>(end - start, 0);
+  SmallVector<int64_t> values;
+  for (const APInt &index : indices) {
+    int64_t i = index.getSExtValue();
+    if (i < 0)
+      i += n;
+    if (i < 0 || i >= n || type.isDynamicDim(start + i))
+      return {};
+    values.push_back(type.getDimSize(start + i));
+  }
+  if (static_cast<int64_t>(values.size()) != resultType.getNumElements())
+    return {};
+  return DenseIntElementsAttr::get(resultType, values);
+}
+
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
   auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
   auto indices = denseInts(adaptor.getIndices());
+  if (!data && indices)
+    if (OpFoldResult folded = foldGatherOfShape(*this, *indices))
+      return folded;
   if (!resultType || !data || !indices || data.getType().getRank() != 1 ||
       !isFoldableSize(data.getType()) || !isFoldableSize(resultType))
     return {};

@@ -43,6 +43,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateElementwisePatterns(typeConverter, patterns);
   hl_to_edge::populatePoolingPatterns(typeConverter, patterns);
   hl_to_edge::populateShapePatterns(typeConverter, patterns);
+  hl_to_edge::populateShapeValuePatterns(typeConverter, patterns);
   hl_to_edge::populateReductionPatterns(typeConverter, patterns);
   hl_to_edge::populateNormalizationPatterns(typeConverter, patterns);
   hl_to_edge::populateMathPatterns(typeConverter, patterns);
@@ -99,6 +100,17 @@ bool hasDynamicLowering(Operation *op) {
     return op->getNumOperands() > 0 && op->getNumResults() > 0 &&
            hl_to_edge::getStaticButBatchType(op->getOperand(0)) &&
            hl_to_edge::getStaticButBatchType(op->getResult(0));
+  // Shapes read at run time; ranges whose length is a computed extent.
+  if (isa<hl::ShapeOp>(op))
+    return isa<RankedTensorType>(op->getOperand(0).getType());
+  if (isa<hl::RangeOp>(op))
+    return true;
+  // Slices with constant bounds (dynamic axes are taken whole).
+  if (auto slice = dyn_cast<hl::SliceOp>(op))
+    return llvm::all_of(
+        ValueRange{slice.getStarts(), slice.getEnds(), slice.getAxes(),
+                   slice.getSteps()},
+        [](Value v) { return !v || hl_to_edge::getConstantInts(v); });
   // Pads extend dynamic extents by constants.
   if (auto pad = dyn_cast<hl::PadOp>(op))
     return hl_to_edge::getConstantInts(pad.getPads()).has_value() &&
@@ -182,6 +194,11 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       ok = false;
       return;
     }
+    // A Range whose length is a computed extent (bounded dynamic shapes):
+    // its lowering derives the length or names what it cannot.
+    if (isa<hl::RangeOp>(op) && op->getParentOfType<func::FuncOp>() &&
+        op->getParentOfType<func::FuncOp>()->hasAttr("hl.dim_bounds"))
+      return;
     for (Value result : op->getResults())
       if (isDynamicType(result.getType())) {
         op->emitError("result has dynamic type ")
@@ -204,8 +221,9 @@ LogicalResult checkDynamicLowerings(ModuleOp module) {
     if (!isa<edge::EdgeDialect>(op->getDialect()) ||
         isa<ReifyRankedShapedTypeOpInterface>(op))
       return WalkResult::advance();
-    if (llvm::none_of(op->getOperandTypes(), isDynamicType) &&
-        llvm::none_of(op->getResultTypes(), isDynamicType))
+    // Static results need no rule (edge.shape_of of a dynamic value; the
+    // kernels read their operands' extents at run time).
+    if (llvm::none_of(op->getResultTypes(), isDynamicType))
       return WalkResult::advance();
     op->emitError("'") << op->getName()
                        << "' with dynamic dimensions has no run-time shape "

@@ -61,6 +61,8 @@ struct RangeLowering : public OpConversionPattern<hl::RangeOp> {
   matchAndRewrite(hl::RangeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "a dynamic length");
     rewriter.replaceOpWithNewOp<edge::RangeOp>(
         op, resultType, adaptor.getStart(), adaptor.getLimit(),
         adaptor.getDelta());

@@ -44,6 +44,17 @@ mlir::Value reshapeToExtents(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::OpFoldResult extentOf(mlir::OpBuilder &builder, mlir::Location loc,
                             mlir::Value value, int64_t dim);
 
+/// The elements of a 0-d or 1-d integer hl value that the model computes
+/// from shapes (Shape, Gather, Slice, Concat, Unsqueeze, Cast, + - * and
+/// division by a constant on extents), as index values over the extents of
+/// the (converted) values it reads, or std::nullopt (ShapeValues.cpp).
+std::optional<llvm::SmallVector<mlir::OpFoldResult>>
+evaluateShapeValue(mlir::ConversionPatternRewriter &rewriter,
+                   mlir::Location loc, mlir::Value value);
+
+/// Whether `extent` is a tensor.dim of `value` at `dim`.
+bool isExtentOf(mlir::OpFoldResult extent, mlir::Value value, int64_t dim);
+
 /// The product of `factors` (static or dynamic extents), folded.
 mlir::OpFoldResult productOf(mlir::OpBuilder &builder, mlir::Location loc,
                              llvm::ArrayRef<mlir::OpFoldResult> factors);
@@ -199,6 +210,8 @@ void populateElementwisePatterns(mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populatePoolingPatterns(mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
+void populateShapeValuePatterns(mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::TypeConverter &converter,

@@ -5,6 +5,7 @@
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <type_traits>
 
@@ -25,28 +26,46 @@ struct ConstantLowering : public OpConversionPattern<hl::ConstantOp> {
   }
 };
 
-/// The extents of ONNX Reshape's `shape` over `input`: a positive entry is
-/// itself, 0 copies the input's extent at its position (unless
-/// `allowZero`), -1 is what remains of the element count. The remainder
-/// cancels the dynamic extents copied from the input, so that it is an
-/// integer expression: [batch, seq, 768] to [0, -1] gives [batch, seq *
-/// 768] with no division by a run-time value. Fails where a dynamic
-/// extent cannot be cancelled so.
+/// The extents of ONNX Reshape's `shape` over `input`, each entry a
+/// constant or an extent the model computed (evaluateShapeValue): a
+/// positive constant is itself, 0 copies the input's extent at its position
+/// (unless `allowZero`), -1 is what remains of the element count, and a
+/// computed extent is itself. The remainder cancels the dynamic extents of
+/// the input that other entries copy or restate, so that it is an integer
+/// expression: [batch, seq, 768] to [0, -1] gives [batch, seq * 768] with
+/// no division by a run-time value. Fails where a dynamic extent cannot be
+/// cancelled so.
 static FailureOr<SmallVector<OpFoldResult>>
 reshapeExtents(OpBuilder &builder, Location loc, Value input,
-               ArrayRef<int64_t> shape, bool allowZero) {
+               ArrayRef<OpFoldResult> shape, bool allowZero) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<OpFoldResult> extents(shape.size());
   llvm::SmallDenseSet<int64_t> copied;
   int64_t knownStatic = 1, inferred = -1;
+  bool unknownFactor = false;
   for (auto [i, entry] : llvm::enumerate(shape)) {
-    if (entry == -1) {
+    std::optional<int64_t> constant = getConstantIntValue(entry);
+    if (!constant) {
+      // A computed extent: the input's own (cancelled) or another value's.
+      extents[i] = entry;
+      bool restated = false;
+      for (int64_t d = 0; d < type.getRank() && !restated; ++d)
+        if (type.isDynamicDim(d) && !copied.contains(d) &&
+            isExtentOf(entry, input, d)) {
+          copied.insert(d);
+          restated = true;
+        }
+      unknownFactor |= !restated;
+      continue;
+    }
+    int64_t value = *constant;
+    if (value == -1) {
       if (inferred >= 0)
         return failure();
       inferred = i;
       continue;
     }
-    if (entry == 0 && !allowZero) {
+    if (value == 0 && !allowZero) {
       if (static_cast<int64_t>(i) >= type.getRank())
         return failure();
       if (type.isDynamicDim(i))
@@ -56,15 +75,15 @@ reshapeExtents(OpBuilder &builder, Location loc, Value input,
       extents[i] = extentOf(builder, loc, input, i);
       continue;
     }
-    if (entry < 0)
+    if (value < 0)
       return failure();
-    knownStatic *= entry;
-    extents[i] = builder.getIndexAttr(entry);
+    knownStatic *= value;
+    extents[i] = builder.getIndexAttr(value);
   }
   if (inferred < 0)
     return extents;
   // The remainder: the input's uncopied extents over the known static ones.
-  if (knownStatic == 0)
+  if (knownStatic == 0 || unknownFactor)
     return failure();
   SmallVector<OpFoldResult> factors;
   int64_t inputStatic = 1;
@@ -133,8 +152,9 @@ struct ReshapeLikeLowering : public OpConversionPattern<HLOp> {
       extents = {productOf(rewriter, loc, outer),
                  productOf(rewriter, loc, inner)};
     } else if constexpr (std::is_same_v<HLOp, hl::ReshapeOp>) {
-      std::optional<SmallVector<int64_t>> shape =
-          getConstantInts(adaptor.getShape());
+      // The target: constant, or computed from extents by the model.
+      std::optional<SmallVector<OpFoldResult>> shape =
+          evaluateShapeValue(rewriter, loc, op.getShape());
       FailureOr<SmallVector<OpFoldResult>> resolved = failure();
       if (shape && static_cast<int64_t>(shape->size()) == resultType.getRank())
         resolved = reshapeExtents(rewriter, loc, input, *shape,
@@ -143,8 +163,9 @@ struct ReshapeLikeLowering : public OpConversionPattern<HLOp> {
         return op->emitError("a reshape to ")
                << resultType
                << " whose dynamic extents its shape operand does not give "
-                  "as constants, copies (0) or the remainder (-1) of the "
-                  "input's has no run-time shape rule yet";
+                  "as constants, copies (0), the remainder (-1) of the "
+                  "input's or extents computed from shapes has no run-time "
+                  "shape rule yet";
       extents = std::move(*resolved);
     }
     rewriter.replaceOp(op, reshapeToExtents(rewriter, loc, input,
@@ -225,8 +246,11 @@ struct SliceLowering : public OpConversionPattern<hl::SliceOp> {
   LogicalResult
   matchAndRewrite(hl::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getData());
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    // Static, or with dynamic extents on axes it does not slice.
+    RankedTensorType type = getRankedType(adaptor.getData());
+    RankedTensorType resultType = getRankedType(op.getOutput());
+    if (!type || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs ranked types");
     auto starts = getConstantInts(adaptor.getStarts());
     auto ends = getConstantInts(adaptor.getEnds());
     auto axes = getConstantInts(adaptor.getAxes());
@@ -240,6 +264,9 @@ struct SliceLowering : public OpConversionPattern<hl::SliceOp> {
       FailureOr<int64_t> axis = normalizeAxis((*axes)[i], rank);
       if (failed(axis) || (*steps)[i] == 0)
         return rewriter.notifyMatchFailure(op, "bad axis or zero step");
+      if (type.isDynamicDim(*axis))
+        return op->emitError("a slice of the dynamic dimension ")
+               << *axis << " of " << type << " has no run-time shape rule yet";
       int64_t extent = type.getDimSize(*axis);
       int64_t start = (*starts)[i];
       if (start < 0)
@@ -251,7 +278,7 @@ struct SliceLowering : public OpConversionPattern<hl::SliceOp> {
       begin[*axis] = start;
       step[*axis] = (*steps)[i];
     }
-    if (resultType.getNumElements() == 0)
+    if (llvm::is_contained(resultType.getShape(), 0))
       return rewriter.notifyMatchFailure(op, "empty slices are not supported");
     rewriter.replaceOpWithNewOp<edge::SliceOp>(op, resultType,
                                                adaptor.getData(), begin, step);

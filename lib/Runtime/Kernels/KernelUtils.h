@@ -21,10 +21,10 @@ Error checkSameShape(const KernelIO &io, const TensorView &a,
                      const TensorView &b, const char *what);
 /// Unwraps a Result<T> in a kernel, prefixing the error with the kernel name
 /// (`ctx` is the kernel's KernelContext or KernelIO).
-#define STRATA_KERNEL_ASSIGN(var, expr)                                       \
-  auto var##Result_ = (expr);                                                 \
-  if (!var##Result_.ok())                                                     \
-    return ctx.fail(var##Result_.error().message());                          \
+#define STRATA_KERNEL_ASSIGN(var, expr)                                        \
+  auto var##Result_ = (expr);                                                  \
+  if (!var##Result_.ok())                                                      \
+    return ctx.fail(var##Result_.error().message());                           \
   auto var = std::move(var##Result_).value()
 
 /// Normalises a possibly negative axis against `rank`; -1 when invalid.
@@ -241,6 +241,7 @@ Error reduceMeanKernel(KernelContext &ctx);
 Error softmaxKernel(KernelContext &ctx);
 Error logSoftmaxKernel(KernelContext &ctx);
 Error reshapeKernel(KernelContext &ctx);
+Error shapeOfKernel(KernelContext &ctx);
 Error copyKernel(KernelContext &ctx);
 Error transposeKernel(KernelContext &ctx);
 Error concatKernel(KernelContext &ctx);

@@ -96,6 +96,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"softmax", softmaxKernel},
       {"log_softmax", logSoftmaxKernel},
       {"reshape", reshapeKernel},
+      {"shape_of", shapeOfKernel},
       {"copy", copyKernel},
       {"transpose", transposeKernel},
       {"concat", concatKernel},

@@ -145,6 +145,23 @@ void permuteBlocks(uint8_t *dstBytes, const uint8_t *srcBytes,
 } // namespace
 
 Error reshapeKernel(KernelContext &ctx) { return byteCopy(ctx); }
+
+Error shapeOfKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  if (out.dtype != DType::I64 || out.rank() != 1 ||
+      out.shape[0] != static_cast<int64_t>(in.rank()))
+    return ctx.fail("writes i64[" + std::to_string(in.rank()) +
+                    "] for an input of rank " + std::to_string(in.rank()) +
+                    ", got " + out.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  // The input's extents at this call (its data is not read).
+  int64_t *extents = out.as<int64_t>();
+  for (size_t d = 0; d < in.rank(); ++d)
+    extents[d] = in.shape[d];
+  return Error::success();
+}
 Error copyKernel(KernelContext &ctx) { return byteCopy(ctx); }
 
 Error transposeKernel(KernelContext &ctx) {
