@@ -279,9 +279,14 @@ LogicalResult RangeOp::reifyResultShapes(OpBuilder &builder,
 
 LogicalResult SliceOp::reifyResultShapes(OpBuilder &builder,
                                          ReifiedRankedShapedTypeDims &shapes) {
-  // A dynamic dimension is taken whole (the verifier checks it).
-  return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,
-                   [&](int64_t d) -> FailureOr<OpFoldResult> {
-                     return extentOf(builder, getLoc(), getInput(), d);
-                   });
+  auto type = cast<RankedTensorType>(getType());
+  if (static_cast<int64_t>(getDynamicSizes().size()) !=
+      type.getNumDynamicDims())
+    return emitOpError("has ")
+           << getDynamicSizes().size() << " dynamic sizes for "
+           << type.getNumDynamicDims() << " dynamic dims";
+  return reifyEach(
+      builder, type, shapes, [&](int64_t d) -> FailureOr<OpFoldResult> {
+        return OpFoldResult(getDynamicSizes()[type.getDynamicDimIndex(d)]);
+      });
 }

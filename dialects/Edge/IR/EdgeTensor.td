@@ -85,24 +85,36 @@ def Edge_ConcatOp : Edge_Op<"concat", [Pure, SameOperandsAndResultElementType,
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
-def Edge_SliceOp : Edge_Op<"slice", [Pure, SameOperandsAndResultElementType,
-                                     Edge_KernelOpInterface,
+def Edge_SliceOp : Edge_Op<"slice", [Pure, Edge_KernelOpInterface,
     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Strided slice with explicit starts and steps";
   let description = [{
     Result element `i` along dimension `d` is input element
     `starts[d] + i * steps[d]`; the result shape gives the counts. Steps are
     non-zero and may be negative; every index read lies inside the input.
+    A dynamic (bounded) result extent is an index operand, one per dynamic
+    result dimension in order (the kernel checks its reads at run time).
 
     ```mlir
     %y = edge.slice %x {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>}
         : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    %z = edge.slice %m, %n {starts = array<i64: 0, 0>, steps = array<i64: 1, 1>}
+        : (tensor<128x128xf32>, index) -> tensor<?x128xf32>
     ```
   }];
-  let arguments = (ins Edge_Tensor:$input, DenseI64ArrayAttr:$starts,
-                       DenseI64ArrayAttr:$steps);
+  let arguments = (ins Edge_Tensor:$input, Variadic<Index>:$dynamic_sizes,
+                       DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$steps);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$starts,
+                   "::llvm::ArrayRef<int64_t>":$steps), [{
+      build($_builder, $_state, output, input, ::mlir::ValueRange(),
+            $_builder.getDenseI64ArrayAttr(starts),
+            $_builder.getDenseI64ArrayAttr(steps));
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -189,6 +189,15 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 LogicalResult SliceOp::verify() {
   ArrayRef<int64_t> input = shapeOf(getInput());
   ArrayRef<int64_t> output = shapeOf(getOutput());
+  if (getElementTypeOrSelf(getInput()) != getElementTypeOrSelf(getOutput()))
+    return emitOpError("requires the same element type for all operands and "
+                       "results");
+  if (static_cast<int64_t>(getDynamicSizes().size()) !=
+      llvm::count_if(output, ShapedType::isDynamic))
+    return emitOpError("has ")
+           << getDynamicSizes().size() << " dynamic sizes for "
+           << llvm::count_if(output, ShapedType::isDynamic)
+           << " dynamic result dimensions";
   ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
   if (output.size() != input.size() || starts.size() != input.size() ||
       steps.size() != input.size())
@@ -198,11 +207,12 @@ LogicalResult SliceOp::verify() {
   for (size_t d = 0; d < input.size(); ++d) {
     if (steps[d] == 0)
       return emitOpError("step of dimension ") << d << " is zero";
-    // A dynamic extent is taken whole (the op reifies it as the input's).
+    // Dynamic extents: the kernel checks the reads at run time.
     if (ShapedType::isDynamic(input[d]) || ShapedType::isDynamic(output[d])) {
-      if (input[d] != output[d] || starts[d] != 0 || steps[d] != 1)
-        return emitOpError("dynamic dimension ")
-               << d << " must be taken whole (start 0, step 1)";
+      if (starts[d] < 0 ||
+          (!ShapedType::isDynamic(input[d]) && starts[d] >= input[d]))
+        return emitOpError("dimension ")
+               << d << " starts at " << starts[d] << " outside the input";
       continue;
     }
     if (output[d] == 0)

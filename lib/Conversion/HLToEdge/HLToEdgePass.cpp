@@ -105,11 +105,11 @@ bool hasDynamicLowering(Operation *op) {
     return isa<RankedTensorType>(op->getOperand(0).getType());
   if (isa<hl::RangeOp>(op))
     return true;
-  // Slices with constant bounds (dynamic axes are taken whole).
+  // Slices with constant starts, axes and steps (the ends may be computed
+  // extents; the lowering names what it cannot derive).
   if (auto slice = dyn_cast<hl::SliceOp>(op))
     return llvm::all_of(
-        ValueRange{slice.getStarts(), slice.getEnds(), slice.getAxes(),
-                   slice.getSteps()},
+        ValueRange{slice.getStarts(), slice.getAxes(), slice.getSteps()},
         [](Value v) { return !v || hl_to_edge::getConstantInts(v); });
   // Pads extend dynamic extents by constants.
   if (auto pad = dyn_cast<hl::PadOp>(op))
@@ -194,9 +194,11 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       ok = false;
       return;
     }
-    // A Range whose length is a computed extent (bounded dynamic shapes):
-    // its lowering derives the length or names what it cannot.
-    if (isa<hl::RangeOp>(op) && op->getParentOfType<func::FuncOp>() &&
+    // A Range whose length or a Slice whose end is a computed extent
+    // (bounded dynamic shapes): its lowering derives the extent or names
+    // what it cannot.
+    if (isa<hl::RangeOp, hl::SliceOp>(op) &&
+        op->getParentOfType<func::FuncOp>() &&
         op->getParentOfType<func::FuncOp>()->hasAttr("hl.dim_bounds"))
       return;
     for (Value result : op->getResults())

@@ -57,6 +57,8 @@ struct DynamicSliceLowering : public OpConversionPattern<hl::SliceOp> {
   matchAndRewrite(hl::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getStaticType(op.getOutput());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "a dynamic result");
     SmallVector<Value, 4> bounds = {adaptor.getStarts(), adaptor.getEnds(),
                                     adaptor.getAxes(), adaptor.getSteps()};
     if (llvm::all_of(bounds, [](Value v) { return getConstantInts(v); }))

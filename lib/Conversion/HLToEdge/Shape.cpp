@@ -5,6 +5,7 @@
 #include "strata/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <type_traits>
@@ -246,42 +247,87 @@ struct SliceLowering : public OpConversionPattern<hl::SliceOp> {
   LogicalResult
   matchAndRewrite(hl::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // Static, or with dynamic extents on axes it does not slice.
     RankedTensorType type = getRankedType(adaptor.getData());
     RankedTensorType resultType = getRankedType(op.getOutput());
-    if (!type || !resultType)
+    if (!type || !resultType || resultType.getRank() != type.getRank())
       return rewriter.notifyMatchFailure(op, "needs ranked types");
+    Location loc = op.getLoc();
     auto starts = getConstantInts(adaptor.getStarts());
-    auto ends = getConstantInts(adaptor.getEnds());
     auto axes = getConstantInts(adaptor.getAxes());
     auto steps = getConstantInts(adaptor.getSteps());
+    // Ends are constants, or (with dynamic shapes) extents the model
+    // computed, as in PyTorch's mask[:seq, :seq].
+    std::optional<SmallVector<OpFoldResult>> ends;
+    if (auto constant = getConstantInts(adaptor.getEnds())) {
+      ends.emplace();
+      for (int64_t end : *constant)
+        ends->push_back(rewriter.getIndexAttr(end));
+    } else if (!resultType.hasStaticShape()) {
+      ends = evaluateShapeValue(rewriter, loc, op.getEnds());
+    }
     if (!starts || !ends || !axes || !steps || starts->size() != ends->size() ||
         starts->size() != axes->size() || starts->size() != steps->size())
       return rewriter.notifyMatchFailure(op, "needs constant slice bounds");
     int64_t rank = type.getRank();
     SmallVector<int64_t> begin(rank, 0), step(rank, 1);
+    // Each dimension's extent in the result: the input's (not sliced).
+    SmallVector<OpFoldResult> extents;
+    for (int64_t d = 0; d < rank; ++d)
+      extents.push_back(extentOf(rewriter, loc, adaptor.getData(), d));
     for (size_t i = 0; i < starts->size(); ++i) {
       FailureOr<int64_t> axis = normalizeAxis((*axes)[i], rank);
       if (failed(axis) || (*steps)[i] == 0)
         return rewriter.notifyMatchFailure(op, "bad axis or zero step");
-      if (type.isDynamicDim(*axis))
-        return op->emitError("a slice of the dynamic dimension ")
-               << *axis << " of " << type << " has no run-time shape rule yet";
-      int64_t extent = type.getDimSize(*axis);
+      std::optional<int64_t> end = getConstantIntValue((*ends)[i]);
+      if (!type.isDynamicDim(*axis) && end) {
+        int64_t extent = type.getDimSize(*axis);
+        int64_t start = (*starts)[i];
+        if (start < 0)
+          start += extent;
+        // Clamp as the ONNX spec says: [0, extent] for positive steps,
+        // [0, extent - 1] for negative ones.
+        start = (*steps)[i] > 0 ? std::clamp<int64_t>(start, 0, extent)
+                                : std::clamp<int64_t>(start, 0, extent - 1);
+        begin[*axis] = start;
+        step[*axis] = (*steps)[i];
+        extents[*axis] = rewriter.getIndexAttr(resultType.getDimSize(*axis));
+        continue;
+      }
+      // A dynamic extent or a computed end: a forward slice from a constant
+      // start, max(min(end, extent) - start, 0) elements.
       int64_t start = (*starts)[i];
-      if (start < 0)
-        start += extent;
-      // Clamp as the ONNX spec says: [0, extent] for positive steps,
-      // [0, extent - 1] for negative ones.
-      start = (*steps)[i] > 0 ? std::clamp<int64_t>(start, 0, extent)
-                              : std::clamp<int64_t>(start, 0, extent - 1);
+      if ((*steps)[i] != 1 || start < 0)
+        return op->emitError("a slice of dimension ")
+               << *axis << " of " << type
+               << " with a computed end or a dynamic extent needs a constant "
+                  "non-negative start and step 1";
+      OpFoldResult endExtent = (*ends)[i];
+      AffineExpr s0 = rewriter.getAffineSymbolExpr(0);
+      AffineExpr s1 = rewriter.getAffineSymbolExpr(1);
+      if (end && *end < 0)
+        endExtent = affine::makeComposedFoldedAffineApply(
+            rewriter, loc, AffineMap::get(0, 1, s0 + *end), {extents[*axis]});
+      OpFoldResult kept = affine::makeComposedFoldedAffineMin(
+          rewriter, loc, AffineMap::get(0, 2, {s0, s1}, getContext()),
+          {endExtent, extents[*axis]});
+      extents[*axis] = affine::makeComposedFoldedAffineMax(
+          rewriter, loc,
+          AffineMap::get(0, 1, {s0 - start, rewriter.getAffineConstantExpr(0)},
+                         getContext()),
+          {kept});
       begin[*axis] = start;
-      step[*axis] = (*steps)[i];
     }
     if (llvm::is_contained(resultType.getShape(), 0))
       return rewriter.notifyMatchFailure(op, "empty slices are not supported");
-    rewriter.replaceOpWithNewOp<edge::SliceOp>(op, resultType,
-                                               adaptor.getData(), begin, step);
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        sizes.push_back(
+            getValueOrCreateConstantIndexOp(rewriter, loc, extents[d]));
+    rewriter.replaceOpWithNewOp<edge::SliceOp>(
+        op, resultType, adaptor.getData(), sizes,
+        rewriter.getDenseI64ArrayAttr(begin),
+        rewriter.getDenseI64ArrayAttr(step));
     return success();
   }
 };
