@@ -77,8 +77,10 @@ Value reshapeToExtents(OpBuilder &builder, Location loc, Value value,
 
 Value reshapeTo(OpBuilder &builder, Location loc, Value value,
                 ArrayRef<int64_t> shape) {
+  // The same shape is the identity here: dynamic extents correspond in
+  // order (below), so none trades places.
   auto type = cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape && type.getNumDynamicDims() <= 1)
+  if (type.getShape() == shape)
     return value;
   if (!ShapedType::isDynamicShape(shape))
     return builder.create<edge::ReshapeOp>(
