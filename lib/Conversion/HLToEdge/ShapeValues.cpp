@@ -197,8 +197,10 @@ struct ShapeOfLowering : public OpConversionPattern<hl::ShapeOp> {
         adaptor.getData());
     int64_t count = resultType.getDimSize(0);
     if (count != rank) {
-      int64_t start = std::clamp<int64_t>(
-          op.getStart() < 0 ? op.getStart() + rank : op.getStart(), 0, rank);
+      // The I64Attr getter is unsigned: a negative start counts from the
+      // end once read as signed.
+      int64_t start = static_cast<int64_t>(op.getStart());
+      start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
       extents = rewriter.create<edge::SliceOp>(loc, resultType, extents,
                                                ArrayRef<int64_t>{start},
                                                ArrayRef<int64_t>{1});
