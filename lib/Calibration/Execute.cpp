@@ -118,33 +118,39 @@ runProgram(const std::string &bytes, const std::vector<OwnedTensor> &inputs,
   return outputs;
 }
 
-Result<std::vector<OwnedTensor>> makeRandomInputs(const std::string &bytes,
-                                                  uint64_t seed,
-                                                  const std::string &method) {
+namespace {
+
+/// Seeded inputs for the program's method: at the input shapes its symbols
+/// have at `extents`, or with none, at the inputs' own (bound) shapes.
+Result<std::vector<OwnedTensor>>
+randomInputs(const std::string &bytes, uint64_t seed,
+             const std::vector<int64_t> *extents, const std::string &method) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ProgramSession> session,
                           ProgramSession::open(bytes, method));
   std::vector<InputSpec> specs;
   for (size_t i = 0; i < session->inputCount(); ++i) {
     STRATA_ASSIGN_OR_RETURN(TensorView view, session->input(i));
-    specs.push_back({view.dtype, view.shape});
+    specs.push_back(
+        {view.dtype,
+         extents ? session->method().inputShapeAt(i, *extents) : view.shape});
   }
   return makeRandomSample(specs, RandomDistribution::verifyDefault(), seed,
                           /*index=*/0);
+}
+
+} // namespace
+
+Result<std::vector<OwnedTensor>> makeRandomInputs(const std::string &bytes,
+                                                  uint64_t seed,
+                                                  const std::string &method) {
+  return randomInputs(bytes, seed, nullptr, method);
 }
 
 Result<std::vector<OwnedTensor>>
 makeRandomInputsAt(const std::string &bytes, uint64_t seed,
                    const std::vector<int64_t> &extents,
                    const std::string &method) {
-  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ProgramSession> session,
-                          ProgramSession::open(bytes, method));
-  std::vector<InputSpec> specs;
-  for (size_t i = 0; i < session->inputCount(); ++i) {
-    STRATA_ASSIGN_OR_RETURN(TensorView view, session->input(i));
-    specs.push_back({view.dtype, session->method().inputShapeAt(i, extents)});
-  }
-  return makeRandomSample(specs, RandomDistribution::verifyDefault(), seed,
-                          /*index=*/0);
+  return randomInputs(bytes, seed, &extents, method);
 }
 
 std::vector<Method::DimSymbol> programDimSymbols(const std::string &bytes,

@@ -97,19 +97,26 @@ reifyEach(OpBuilder &builder, RankedTensorType type,
   return success();
 }
 
+/// The result's extents where an op takes its dynamic ones as index
+/// operands (`sizes`, one per dynamic result dimension in order).
+static LogicalResult reifyFromSizes(Operation *op, OpBuilder &builder,
+                                    ValueRange sizes,
+                                    ReifiedRankedShapedTypeDims &shapes) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (static_cast<int64_t>(sizes.size()) != type.getNumDynamicDims())
+    return op->emitOpError("has ")
+           << sizes.size() << " dynamic sizes for " << type.getNumDynamicDims()
+           << " dynamic dims";
+  return reifyEach(builder, type, shapes,
+                   [&](int64_t d) -> FailureOr<OpFoldResult> {
+                     return OpFoldResult(sizes[type.getDynamicDimIndex(d)]);
+                   });
+}
+
 LogicalResult
 ReshapeOp::reifyResultShapes(OpBuilder &builder,
                              ReifiedRankedShapedTypeDims &shapes) {
-  auto type = cast<RankedTensorType>(getType());
-  if (static_cast<int64_t>(getDynamicSizes().size()) !=
-      type.getNumDynamicDims())
-    return emitOpError("has ")
-           << getDynamicSizes().size() << " dynamic sizes for "
-           << type.getNumDynamicDims() << " dynamic dims";
-  return reifyEach(
-      builder, type, shapes, [&](int64_t d) -> FailureOr<OpFoldResult> {
-        return OpFoldResult(getDynamicSizes()[type.getDynamicDimIndex(d)]);
-      });
+  return reifyFromSizes(*this, builder, getDynamicSizes(), shapes);
 }
 
 LogicalResult
@@ -279,14 +286,5 @@ LogicalResult RangeOp::reifyResultShapes(OpBuilder &builder,
 
 LogicalResult SliceOp::reifyResultShapes(OpBuilder &builder,
                                          ReifiedRankedShapedTypeDims &shapes) {
-  auto type = cast<RankedTensorType>(getType());
-  if (static_cast<int64_t>(getDynamicSizes().size()) !=
-      type.getNumDynamicDims())
-    return emitOpError("has ")
-           << getDynamicSizes().size() << " dynamic sizes for "
-           << type.getNumDynamicDims() << " dynamic dims";
-  return reifyEach(
-      builder, type, shapes, [&](int64_t d) -> FailureOr<OpFoldResult> {
-        return OpFoldResult(getDynamicSizes()[type.getDynamicDimIndex(d)]);
-      });
+  return reifyFromSizes(*this, builder, getDynamicSizes(), shapes);
 }

@@ -18,7 +18,7 @@ namespace strata::hl {
 
 using Shape = SmallVector<int64_t>;
 
-std::optional<Shape> inferStaticResultShape(Operation *op) {
+std::optional<Shape> inferRankedResultShape(Operation *op) {
   auto rule = dyn_cast<InferShapedTypeOpInterface>(op);
   if (!rule || op->getNumResults() == 0)
     return std::nullopt;
@@ -28,24 +28,16 @@ std::optional<Shape> inferStaticResultShape(Operation *op) {
           op->getContext(), /*location=*/std::nullopt, op->getOperands(),
           op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
           op->getRegions(), shapes)) ||
-      shapes.empty() || !shapes.front().hasRank() ||
-      ShapedType::isDynamicShape(shapes.front().getDims()))
+      shapes.empty() || !shapes.front().hasRank())
     return std::nullopt;
   return Shape(shapes.front().getDims());
 }
 
-std::optional<Shape> inferRankedResultShape(Operation *op) {
-  auto rule = dyn_cast<InferShapedTypeOpInterface>(op);
-  if (!rule || op->getNumResults() == 0)
+std::optional<Shape> inferStaticResultShape(Operation *op) {
+  std::optional<Shape> shape = inferRankedResultShape(op);
+  if (!shape || ShapedType::isDynamicShape(*shape))
     return std::nullopt;
-  SmallVector<ShapedTypeComponents> shapes;
-  if (failed(rule.inferReturnTypeComponents(
-          op->getContext(), /*location=*/std::nullopt, op->getOperands(),
-          op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-          op->getRegions(), shapes)) ||
-      shapes.empty() || !shapes.front().hasRank())
-    return std::nullopt;
-  return Shape(shapes.front().getDims());
+  return shape;
 }
 
 namespace detail {
