@@ -27,10 +27,11 @@ double elementsOf(Type type) {
 
 /// Convolution work: every result element takes weight-elements / M
 /// multiply-adds (weight [M, C/group, KH, KW]).
-OpWork convWork(Value input, Value weight, Value result, int64_t group) {
-  auto in = dyn_cast<ShapedType>(input.getType());
-  auto w = dyn_cast<ShapedType>(weight.getType());
-  double out = elementsOf(result.getType());
+OpWork convWork(Value input, Value weight, Value result, int64_t group,
+                function_ref<Type(Value)> typeOf) {
+  auto in = dyn_cast<ShapedType>(typeOf(input));
+  auto w = dyn_cast<ShapedType>(typeOf(weight));
+  double out = elementsOf(typeOf(result));
   if (!in || !w || !in.hasStaticShape() || !w.hasStaticShape() || out < 0 ||
       w.getRank() < 1 || in.getRank() < 2 || w.getDimSize(0) == 0)
     return {"conv", 0};
@@ -44,46 +45,58 @@ OpWork convWork(Value input, Value weight, Value result, int64_t group) {
 
 /// Ops that move or index data without arithmetic.
 bool isDataMovement(StringRef name) {
-  static const llvm::StringSet<> names = {
-      "reshape",    "transpose",     "concat",    "slice",
-      "pad",        "gather",        "gather_nd", "gather_elements",
-      "scatter_elements", "resize",  "dynamic_slice", "cum_sum",
-      "range"};
+  static const llvm::StringSet<> names = {"reshape",
+                                          "transpose",
+                                          "concat",
+                                          "slice",
+                                          "pad",
+                                          "gather",
+                                          "gather_nd",
+                                          "gather_elements",
+                                          "scatter_elements",
+                                          "resize",
+                                          "dynamic_slice",
+                                          "cum_sum",
+                                          "range"};
   return names.contains(name);
 }
 
 } // namespace
 
 OpWork estimateWork(Operation *op) {
+  return estimateWork(op, [](Value value) { return value.getType(); });
+}
+
+OpWork estimateWork(Operation *op, function_ref<Type(Value)> typeOf) {
   if (op->getNumResults() == 0)
     return {"other", 0};
   Value result = op->getResult(0);
-  double out = elementsOf(result.getType());
-  double in =
-      op->getNumOperands() ? elementsOf(op->getOperand(0).getType()) : 0;
+  double out = elementsOf(typeOf(result));
+  double in = op->getNumOperands() ? elementsOf(typeOf(op->getOperand(0))) : 0;
   auto orZero = [](double v) { return v < 0 ? 0 : v; };
   std::optional<OpWork> typed =
       llvm::TypeSwitch<Operation *, std::optional<OpWork>>(op)
           .Case([&](edge::Conv2DOp conv) {
             return convWork(conv.getInput(), conv.getWeight(), result,
-                            conv.getGroup());
+                            conv.getGroup(), typeOf);
           })
           .Case([&](edge::QuantizedConv2DOp conv) {
             return convWork(conv.getInput(), conv.getWeight(), result,
-                            conv.getGroup());
+                            conv.getGroup(), typeOf);
           })
           .Case([&](edge::ConvTranspose2DOp conv) -> std::optional<OpWork> {
             // Every input element scatters weight-elements / C products
             // (weight [C, M/group, KH, KW]).
-            auto w = dyn_cast<ShapedType>(conv.getWeight().getType());
+            auto w = dyn_cast<ShapedType>(typeOf(conv.getWeight()));
             if (!w || !w.hasStaticShape() || w.getDimSize(0) == 0 || in < 0)
               return OpWork{"conv", 0};
-            return OpWork{"conv", in * (static_cast<double>(w.getNumElements()) /
-                                        static_cast<double>(w.getDimSize(0)))};
+            return OpWork{"conv",
+                          in * (static_cast<double>(w.getNumElements()) /
+                                static_cast<double>(w.getDimSize(0)))};
           })
           .Case<edge::MatMulOp, edge::QuantizedMatMulOp>(
               [&](auto matmul) -> std::optional<OpWork> {
-                auto lhs = dyn_cast<ShapedType>(matmul.getLhs().getType());
+                auto lhs = dyn_cast<ShapedType>(typeOf(matmul.getLhs()));
                 if (!lhs || !lhs.hasStaticShape() || lhs.getRank() < 1 ||
                     out < 0)
                   return OpWork{"matmul", 0};
@@ -95,9 +108,9 @@ OpWork estimateWork(Operation *op) {
               [&](auto layer) -> std::optional<OpWork> {
                 // Every step and direction multiplies [batch, input] by
                 // W [input, G*H] and [batch, hidden] by R [hidden, G*H].
-                auto x = dyn_cast<ShapedType>(layer.getX().getType());
-                auto w = dyn_cast<ShapedType>(layer.getW().getType());
-                auto r = dyn_cast<ShapedType>(layer.getR().getType());
+                auto x = dyn_cast<ShapedType>(typeOf(layer.getX()));
+                auto w = dyn_cast<ShapedType>(typeOf(layer.getW()));
+                auto r = dyn_cast<ShapedType>(typeOf(layer.getR()));
                 if (!x || !w || !r || !x.hasStaticShape() ||
                     !w.hasStaticShape() || !r.hasStaticShape())
                   return OpWork{"matmul", 0};

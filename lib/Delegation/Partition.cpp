@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Delegation/Delegation.h"
 
+#include "Extents.h"
+
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Support/Locations.h"
 
@@ -61,13 +63,14 @@ llvm::json::Value DelegationReport::toJSON() const {
   llvm::json::Array placements;
   std::map<std::string, int64_t> perOp, perBackend;
   for (const Placement &p : ops) {
-    placements.push_back(llvm::json::Object{{"op", p.op},
-                                            {"node", p.node},
-                                            {"backend", p.backend},
-                                            {"partition", p.partition},
-                                            {"class", p.work.opClass},
-                                            {"work", p.work.units},
-                                            {"nodes", llvm::json::Array(p.nodes)}});
+    placements.push_back(
+        llvm::json::Object{{"op", p.op},
+                           {"node", p.node},
+                           {"backend", p.backend},
+                           {"partition", p.partition},
+                           {"class", p.work.opClass},
+                           {"work", p.work.units},
+                           {"nodes", llvm::json::Array(p.nodes)}});
     if (p.partition.empty())
       ++perOp[p.op];
     else
@@ -81,9 +84,10 @@ llvm::json::Value DelegationReport::toJSON() const {
     fallback[op] = count;
   llvm::json::Array verdicts;
   for (const Decision &d : decisions) {
-    llvm::json::Object verdict{{"first_node", d.firstNode},
-                               {"ops", d.ops},
-                               {"decision", d.delegated ? "delegate" : "portable"}};
+    llvm::json::Object verdict{
+        {"first_node", d.firstNode},
+        {"ops", d.ops},
+        {"decision", d.delegated ? "delegate" : "portable"}};
     if (!d.partition.empty())
       verdict["partition"] = d.partition;
     if (!calibration.empty()) {
@@ -93,17 +97,17 @@ llvm::json::Value DelegationReport::toJSON() const {
     }
     verdicts.push_back(std::move(verdict));
   }
-  return llvm::json::Object{{"backend", backend},
-                            {"partitions", partitions},
-                            {"cost_calibration",
-                             calibration.empty() ? "none (every group delegated)"
-                                                 : calibration},
-                            {"decisions", std::move(verdicts)},
-                            {"delegated_ops", delegatedCount()},
-                            {"delegated_by_backend", std::move(byBackend)},
-                            {"portable_ops", fallbackCount()},
-                            {"portable_by_op", std::move(fallback)},
-                            {"ops", std::move(placements)}};
+  return llvm::json::Object{
+      {"backend", backend},
+      {"partitions", partitions},
+      {"cost_calibration",
+       calibration.empty() ? "none (every group delegated)" : calibration},
+      {"decisions", std::move(verdicts)},
+      {"delegated_ops", delegatedCount()},
+      {"delegated_by_backend", std::move(byBackend)},
+      {"portable_ops", fallbackCount()},
+      {"portable_by_op", std::move(fallback)},
+      {"ops", std::move(placements)}};
 }
 
 namespace {
@@ -231,6 +235,15 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
                        [&](Operation *user) { return !inside.contains(user); }))
         outputs.insert(result);
 
+  // Index operands (a reshape's dynamic sizes) are extents: the function
+  // takes them after the tensors, the call as its `extents`.
+  SmallVector<Value> tensorInputs, indexInputs;
+  for (Value input : inputs)
+    (input.getType().isIndex() ? indexInputs : tensorInputs).push_back(input);
+  inputs.clear();
+  inputs.insert(tensorInputs.begin(), tensorInputs.end());
+  inputs.insert(indexInputs.begin(), indexInputs.end());
+
   MLIRContext *context = parent.getContext();
   OpBuilder builder(context);
   builder.setInsertionPointAfter(insertAfter);
@@ -261,7 +274,8 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
 
   builder.setInsertionPointAfter(ops.back());
   auto call = builder.create<edge::DelegateCallOp>(loc, type.getResults(), name,
-                                                   inputs.getArrayRef());
+                                                   tensorInputs, indexInputs,
+                                                   /*result_extents=*/nullptr);
   for (auto [output, result] : llvm::zip(outputs, call.getResults()))
     Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
       return !inside.contains(use.getOwner());
@@ -279,20 +293,49 @@ LogicalResult outline(func::FuncOp parent, ArrayRef<Operation *> ops,
 
 std::string opNodeName(Operation *op) { return getNodeName(op->getLoc()); }
 
-/// Bytes of a statically shaped tensor value (0 otherwise).
-double bytesOf(Value value) {
-  auto type = dyn_cast<ShapedType>(value.getType());
-  if (!type || !type.hasStaticShape() ||
-      !type.getElementType().isIntOrFloat())
+/// Bytes of a statically shaped tensor type (0 otherwise).
+double bytesOf(Type valueType) {
+  auto type = dyn_cast<ShapedType>(valueType);
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
     return 0;
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   return static_cast<double>(type.getNumElements()) * ((bits + 7) / 8);
 }
 
+/// The work of a block's ops and the bytes of the values they read and
+/// write, dynamic extents at their bounds.
+struct Pricing {
+  llvm::DenseMap<Operation *, OpWork> work;
+  llvm::DenseMap<Value, double> bytes;
+};
+
+Pricing price(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    if (isCandidate(&op))
+      ops.push_back(&op);
+  Pricing pricing;
+  // Its index computations are erased when it goes, before the users of
+  // the values are looked at.
+  delegation::TypesAtBounds typeOf(block.getParentOp()->getContext());
+  for (Operation *op : ops) {
+    pricing.work[op] = estimateWork(op, std::ref(typeOf));
+    auto priceBytes = [&](ValueRange values) {
+      for (Value value : values)
+        if (!pricing.bytes.count(value))
+          pricing.bytes[value] = bytesOf(typeOf(value));
+    };
+    priceBytes(op->getOperands());
+    priceBytes(op->getResults());
+  }
+  return pricing;
+}
+
 /// The verdict on one group of claimed ops: delegated without a
 /// calibration, else priced both ways.
 DelegationReport::Decision decide(ArrayRef<Operation *> ops,
-                                  const CostCalibration *calibration) {
+                                  const CostCalibration *calibration,
+                                  const Pricing &pricing) {
   DelegationReport::Decision decision;
   decision.ops = static_cast<int>(ops.size());
   decision.firstNode = opNodeName(ops.front());
@@ -302,7 +345,7 @@ DelegationReport::Decision decide(ArrayRef<Operation *> ops,
   llvm::SmallPtrSet<Value, 16> crossing;
   double delegateNs = calibration->callNs(), portableNs = 0;
   for (Operation *op : ops) {
-    OpWork work = estimateWork(op);
+    OpWork work = pricing.work.lookup(op);
     delegateNs += calibration->delegateNs(work);
     portableNs += calibration->portableNs(work);
     for (Value operand : op->getOperands()) {
@@ -316,7 +359,7 @@ DelegationReport::Decision decide(ArrayRef<Operation *> ops,
         crossing.insert(result);
   }
   for (Value value : crossing)
-    decision.boundaryBytes += bytesOf(value);
+    decision.boundaryBytes += pricing.bytes.lookup(value);
   delegateNs += decision.boundaryBytes * calibration->boundaryNsPerByte();
   decision.delegateUs = delegateNs / 1e3;
   decision.portableUs = portableNs / 1e3;
@@ -343,6 +386,17 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
   for (func::FuncOp func : funcs) {
     if (!func.getBody().hasOneBlock())
       return func.emitError("partitioning needs a single-block function");
+    // Shape computations read the arguments' extents, not ops' results (a
+    // reshape's sizes would otherwise tie it to its input's partition).
+    bool dynamic = false;
+    func.walk([&](Operation *op) {
+      dynamic |= llvm::any_of(op->getResultTypes(), [](Type type) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        return tensor && !tensor.hasStaticShape();
+      });
+    });
+    if (dynamic)
+      delegation::resolveDims(func);
     if (failed(tag(func, backend)))
       return failure();
     Block &block = func.getBody().front();
@@ -357,8 +411,11 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
     std::vector<int> partitionOf(groups, -1);
     std::vector<SmallVector<Operation *>> members;
     std::vector<DelegationReport::Decision> decisions;
+    // Dynamic extents are priced at the bounds.
+    Pricing pricing = price(block);
     for (int g = 0; g < groups; ++g) {
-      DelegationReport::Decision decision = decide(groupOps[g], calibration);
+      DelegationReport::Decision decision =
+          decide(groupOps[g], calibration, pricing);
       if (decision.delegated) {
         partitionOf[g] = static_cast<int>(members.size());
         members.push_back(groupOps[g]);
@@ -389,12 +446,12 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
       llvm::SetVector<StringRef> nodes;
       collectNodeNames(op.getLoc(), nodes);
       // The first name is the op's node, as getNodeName gives it.
-      report.ops.push_back({op.getName().getStringRef().str(),
-                            nodes.empty() ? "" : nodes.front().str(),
-                            delegated ? backend.getName() : "portable",
-                            delegated ? names[index] : "", estimateWork(&op),
-                            std::vector<std::string>(nodes.begin(),
-                                                     nodes.end())});
+      report.ops.push_back(
+          {op.getName().getStringRef().str(),
+           nodes.empty() ? "" : nodes.front().str(),
+           delegated ? backend.getName() : "portable",
+           delegated ? names[index] : "", pricing.work.lookup(&op),
+           std::vector<std::string>(nodes.begin(), nodes.end())});
     }
     Operation *insertAfter = func;
     for (int i = 0; i < count; ++i) {

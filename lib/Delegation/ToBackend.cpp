@@ -9,11 +9,14 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Delegation/Delegation.h"
 
+#include "Extents.h"
+
 #include "Edge/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <set>
 
@@ -88,6 +91,11 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
   }
   MLIRContext *context = module.getContext();
   Builder builder(context);
+  // Each outlined partition's call (one each).
+  llvm::StringMap<SmallVector<edge::DelegateCallOp, 1>> callsOf;
+  module.walk([&](edge::DelegateCallOp call) {
+    callsOf[call.getCallee()].push_back(call);
+  });
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     auto target = func->getAttrOfType<StringAttr>(delegation::kDelegateAttr);
     if (!target || target.getValue() != backend.getName() || func.isExternal())
@@ -97,6 +105,15 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
              << backend.getName() << "' has no preprocess step";
     if (failed(fuse(func, backend, runPipeline)))
       return failure();
+    // Dynamic extents become slots the call passes (Extents.h).
+    SmallVector<edge::DelegateCallOp, 1> calls =
+        callsOf.lookup(func.getSymName());
+    FailureOr<delegation::PartitionExtents> extents =
+        delegation::PartitionExtents();
+    if (calls.size() == 1)
+      extents = delegation::assignExtentSlots(func, calls.front());
+    if (failed(extents))
+      return failure();
     FailureOr<PreprocessResult> result = hooks.preprocess(func, full);
     if (failed(result))
       return failure();
@@ -104,6 +121,8 @@ LogicalResult toBackend(ModuleOp module, const Backend &backend,
       for (const std::string &note : result->notes)
         notes->push_back(func.getSymName().str() + ": " + note);
     func.getBody().getBlocks().clear();
+    if (calls.size() == 1)
+      delegation::passExtentSlots(func, calls.front(), *extents);
     func->setAttr(delegation::kProcessedAttr,
                   bytesAttr(context, result->processedBytes));
     SmallVector<NamedAttribute> named, handles, specAttrs;

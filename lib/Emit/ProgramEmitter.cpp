@@ -474,8 +474,16 @@ Emitter::emitMethod(exec::MethodOp method) {
       auto it = delegateIndex.find(call.getDelegate());
       if (it == delegateIndex.end())
         return op.emitError("unknown delegate @") << call.getDelegate();
+      std::vector<uint32_t> extents;
+      for (Value extent : call.getExtents()) {
+        FailureOr<int32_t> reg = shapes.compile(&op, extent);
+        if (failed(reg))
+          return failure();
+        extents.push_back(static_cast<uint32_t>(*reg));
+      }
       auto args = fbs::CreateDelegateCall(
-          fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs));
+          fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs),
+          extents.empty() ? 0 : fbb.CreateVector(extents));
       instruction = fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::DelegateCall, args.Union());
     } else if (auto move = dyn_cast<exec::MoveOp>(op)) {

@@ -10,6 +10,16 @@ NamedDataMap::~NamedDataMap() = default;
 DelegateHandle::~DelegateHandle() = default;
 Backend::~Backend() = default;
 
+Error Backend::executeDynamic(DelegateHandle *, const std::vector<TensorView> &,
+                              const std::vector<TensorView> &,
+                              const std::vector<int64_t> &extents) {
+  return Error(ErrorCode::NotSupported, "backend '" + name() +
+                                            "' runs no partition with dynamic "
+                                            "extents (" +
+                                            std::to_string(extents.size()) +
+                                            " given)");
+}
+
 //===----------------------------------------------------------------------===//
 // BackendConfig
 //===----------------------------------------------------------------------===//
@@ -49,10 +59,9 @@ static bool valueHasType(const std::string &value, ConfigOption::Type type) {
 }
 
 void BackendConfig::declare(std::string name, ConfigOption::Type type,
-                            std::string defaultValue,
-                            std::string description) {
-  options_.push_back({std::move(name), type, std::move(defaultValue),
-                      std::move(description)});
+                            std::string defaultValue, std::string description) {
+  options_.push_back(
+      {std::move(name), type, std::move(defaultValue), std::move(description)});
 }
 
 Error BackendConfig::set(const std::string &name,
@@ -70,8 +79,8 @@ Error BackendConfig::set(const std::string &name,
   std::string known;
   for (const ConfigOption &option : options_)
     known += (known.empty() ? "" : ", ") + option.name;
-  return Error(ErrorCode::InvalidArgument, "unknown config option '" + name +
-                                               "' (known: " + known + ")");
+  return Error(ErrorCode::InvalidArgument,
+               "unknown config option '" + name + "' (known: " + known + ")");
 }
 
 const std::string *BackendConfig::get(const std::string &name) const {
@@ -144,9 +153,9 @@ private:
                                 : fail("trailing characters");
   }
   Error fail(const char *what) const {
-    return Error(ErrorCode::InvalidArgument,
-                 std::string("config JSON: ") + what + " at offset " +
-                     std::to_string(pos_));
+    return Error(ErrorCode::InvalidArgument, std::string("config JSON: ") +
+                                                 what + " at offset " +
+                                                 std::to_string(pos_));
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   bool consume(char c) {
@@ -187,8 +196,8 @@ Error BackendConfig::fromJson(const std::string &json) {
 std::string BackendConfig::describe() const {
   std::string text;
   for (const ConfigOption &option : options_)
-    text += option.name + " (" + typeName(option.type) + ") = " +
-            option.value + ": " + option.description + "\n";
+    text += option.name + " (" + typeName(option.type) + ") = " + option.value +
+            ": " + option.description + "\n";
   return text;
 }
 

@@ -153,12 +153,23 @@ Result<InstructionLayout> layoutInstruction(const fb::Program *root,
         checkValueList(call->ins(), layout, at + ".ins", false, out.ins));
     STRATA_RETURN_IF_ERROR(
         checkValueList(call->outs(), layout, at + ".outs", true, out.outs));
+    if (const auto *extents = call->extents())
+      for (uint32_t reg : *extents) {
+        if (reg >= layout.shapeProgram.size())
+          return invalid(at + ": extent register " + std::to_string(reg) +
+                         " is out of range (" +
+                         std::to_string(layout.shapeProgram.size()) +
+                         " shape instructions)");
+        out.extentRegisters.push_back(reg);
+      }
+    // Dynamic buffers need the extents the delegate was compiled for.
     for (const std::vector<uint32_t> *list : {&out.ins, &out.outs})
       for (uint32_t v : *list)
-        if (!layout.values[v].dimRegisters.empty())
+        if (!layout.values[v].dimRegisters.empty() &&
+            out.extentRegisters.empty())
           return invalid(at + ": delegate operand " + std::to_string(v) +
-                         " has dynamic dimensions; delegates take static "
-                         "buffers (docs/dynamic-shapes.md)");
+                         " has dynamic dimensions but the call passes no "
+                         "extents (docs/dynamic-shapes.md)");
     break;
   }
   case fb::InstructionArgs::Move: {
@@ -423,6 +434,9 @@ struct Instruction {
   /// parameters are dropped once its state is prepared.
   KernelContext ctx;
   size_t delegate = 0;
+  /// A dynamic delegate call: its extents' registers and current values.
+  std::vector<uint32_t> extentRegisters;
+  std::vector<int64_t> extents;
   std::string label;
   std::vector<std::string> nodeNames;
 };
@@ -670,6 +684,8 @@ Error Method::Impl::deriveShapes() {
     };
     refresh(inst.ctx.ins, inst.inValues);
     refresh(inst.ctx.outs, inst.outValues);
+    for (size_t k = 0; k < inst.extentRegisters.size(); ++k)
+      inst.extents[k] = dyn.registers[inst.extentRegisters[k]];
     if ((changed || inst.stale) &&
         inst.kind == InstructionLayout::Kind::Kernel) {
       inst.stale = true;
@@ -824,6 +840,10 @@ Result<Method> Program::loadMethod(const std::string &name,
         impl->delegates.push_back({backend, *handle, delegateName});
       }
       out.delegate = static_cast<size_t>(delegateSlot[inst.index]);
+      out.extentRegisters = inst.extentRegisters;
+      for (uint32_t reg : inst.extentRegisters)
+        out.extents.push_back(impl->dynamic ? impl->dynamic->registers[reg]
+                                            : 0);
       break;
     }
     case InstructionLayout::Kind::Move:
@@ -941,7 +961,11 @@ Error Method::execute() {
     }
     case InstructionLayout::Kind::Delegate: {
       DelegateInstance &d = impl_->delegates[inst.delegate];
-      Error error = d.backend->execute(d.handle, inst.ctx.ins, inst.ctx.outs);
+      Error error =
+          inst.extentRegisters.empty()
+              ? d.backend->execute(d.handle, inst.ctx.ins, inst.ctx.outs)
+              : d.backend->executeDynamic(d.handle, inst.ctx.ins, inst.ctx.outs,
+                                          inst.extents);
       if (!error.ok())
         return Error(ErrorCode::ExecutionFailed,
                      "method '" + impl_->name + "' instruction " +

@@ -65,6 +65,8 @@ struct InstructionLayout {
   std::vector<uint32_t> ins, outs;
   Params params;
   std::vector<std::string> nodeNames;
+  /// A dynamic delegate call: the shape-program registers of its extents.
+  std::vector<uint32_t> extentRegisters;
 };
 
 /// A method after every semantic check.

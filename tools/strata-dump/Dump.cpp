@@ -318,6 +318,12 @@ std::string dumpText(const Program &program, size_t fileSize,
             s += "delegate @" + std::string(delegateName(root, d->delegate())) +
                  "(" + valueList(d->ins(), false) + ") -> (" +
                  valueList(d->outs(), false) + ")";
+            if (d->extents() && d->extents()->size()) {
+              s += " extents [";
+              for (size_t k = 0; k < d->extents()->size(); ++k)
+                s += (k ? ", r" : "r") + std::to_string(d->extents()->Get(k));
+              s += "]";
+            }
           } else if (auto *mv = inst->args_as_Move()) {
             s += "move %" + std::to_string(mv->source()) + " -> %" +
                  std::to_string(mv->target());

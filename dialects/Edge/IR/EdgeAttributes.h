@@ -1,4 +1,5 @@
-//===- EdgeAttributes.h - discardable attributes of the edge dialect -*- C++ -*-===//
+//===- EdgeAttributes.h - discardable attributes of the edge dialect -*- C++
+//-*-===//
 //
 // The `edge.*` attributes that stages leave on edge ops and on the functions
 // that hold edge ops. EdgeDialect::verifyOperationAttribute checks each one's
@@ -39,6 +40,18 @@ inline constexpr llvm::StringLiteral kDebugHandlesAttrName =
 /// Dictionary of strings.
 inline constexpr llvm::StringLiteral kCompileSpecsAttrName =
     "edge.compile_specs";
+
+/// Extent slots of a partition with dynamic extents (docs/delegation.md,
+/// "Dynamic extents"), set on the outlined function between fusion and the
+/// backend's preprocess step. On an op of the partition: per result, the
+/// slot of each dimension (-1: static). On the function: the same per
+/// argument (an index argument: empty). Array of i64 arrays.
+inline constexpr llvm::StringLiteral kExtentSlotsAttrName = "edge.extent_slots";
+/// On a partition with dynamic extents: each slot's value when every
+/// symbol is at its upper bound (the shapes preprocess prepares at). i64
+/// array.
+inline constexpr llvm::StringLiteral kExtentBoundsAttrName =
+    "edge.extent_bounds";
 
 } // namespace strata::edge
 

@@ -17,11 +17,9 @@ using namespace strata::edge;
 namespace {
 
 /// Whether every value of `dict` is an `Value` attribute.
-template <typename Value>
-bool allValuesAre(DictionaryAttr dict) {
-  return llvm::all_of(dict, [](NamedAttribute entry) {
-    return isa<Value>(entry.getValue());
-  });
+template <typename Value> bool allValuesAre(DictionaryAttr dict) {
+  return llvm::all_of(
+      dict, [](NamedAttribute entry) { return isa<Value>(entry.getValue()); });
 }
 
 bool isStringArray(Attribute attr) {
@@ -92,6 +90,24 @@ LogicalResult EdgeDialect::verifyOperationAttribute(Operation *op,
       return fail("must be a unit attribute");
     return isa<Conv2DOp>(op) ? success()
                              : fail("stands only on an edge.conv2d");
+  }
+  if (name == kExtentSlotsAttrName) {
+    auto perValue = dyn_cast<ArrayAttr>(value);
+    if (!perValue || !llvm::all_of(perValue, llvm::IsaPred<DenseI64ArrayAttr>))
+      return fail("must hold an i64 array per result or argument");
+    size_t expected = isa<FunctionOpInterface>(op)
+                          ? cast<FunctionOpInterface>(op).getNumArguments()
+                          : op->getNumResults();
+    return perValue.size() == expected
+               ? success()
+               : fail("must hold one array per result or argument");
+  }
+  if (name == kExtentBoundsAttrName) {
+    if (!isa<FunctionOpInterface>(op) || !op->hasAttr(kDelegateAttrName))
+      return fail("stands only on a function delegated with '")
+             << kDelegateAttrName << "'";
+    return isa<DenseI64ArrayAttr>(value) ? success()
+                                         : fail("must be an i64 array");
   }
   if (!llvm::is_contained({kProcessedAttrName, kScratchAttrName,
                            kNamedDataAttrName, kCompileSpecsAttrName,

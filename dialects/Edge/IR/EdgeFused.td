@@ -12,7 +12,9 @@
 include "Edge/IR/EdgeBase.td"
 
 def Edge_ActivationOp : Edge_Op<"activation",
-    [Pure, SameOperandsAndResultType]> {
+    [Pure, SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "GELU (erf form), SiLU, hardswish or LeakyRelu as one op "
                 "(delegates only)";
   let description = [{
@@ -33,7 +35,9 @@ def Edge_ActivationOp : Edge_Op<"activation",
 }
 
 def Edge_LayerNormOp : Edge_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
-    AllTypesMatch<["input", "output"]>]> {
+    AllTypesMatch<["input", "output"]>,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "Layer normalization over the last axis (delegates only)";
   let description = [{
     `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + epsilon)` over the last

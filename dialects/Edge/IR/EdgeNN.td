@@ -328,7 +328,9 @@ def Edge_SoftmaxOp : Edge_Op<"softmax", [Pure, Edge_KernelOpInterface, SameOpera
   let hasVerifier = 1;
 }
 
-def Edge_LogSoftmaxOp : Edge_Op<"log_softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType]> {
+def Edge_LogSoftmaxOp : Edge_Op<"log_softmax", [Pure, Edge_KernelOpInterface, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
   let summary = "LogSoftmax along one non-negative axis";
   let description = [{
     `x - max - log(sum(exp(x - max)))` along `axis` (max and sum over it):

@@ -101,13 +101,77 @@ DelegateCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return emitOpError("calls @") << getCallee() << ", which is no function";
   if (!callee->hasAttr(kDelegateAttrName))
     return emitOpError("calls @")
-           << getCallee() << ", which is no delegate (no "
-           << kDelegateAttrName << ")";
+           << getCallee() << ", which is no delegate (no " << kDelegateAttrName
+           << ")";
+  // The callee takes the tensors, then one index per extent.
   auto type = dyn_cast<FunctionType>(callee.getFunctionType());
-  if (!type || TypeRange(type.getInputs()) != getInputs().getTypes() ||
+  SmallVector<Type> inputs(getInputs().getTypes());
+  inputs.append(getExtents().size(), IndexType::get(getContext()));
+  if (!type || TypeRange(type.getInputs()) != TypeRange(inputs) ||
       TypeRange(type.getResults()) != getResultTypes())
     return emitOpError("types do not match @")
            << getCallee() << "'s " << callee.getFunctionType();
+  return success();
+}
+
+/// Result `index`'s extent slots (-1: static), from `result_extents`.
+static ArrayRef<int64_t> resultSlots(DelegateCallOp call, unsigned index) {
+  ArrayAttr all = call.getResultExtentsAttr();
+  if (!all || index >= all.size())
+    return {};
+  auto slots = dyn_cast<DenseI64ArrayAttr>(all[index]);
+  return slots ? slots.asArrayRef() : ArrayRef<int64_t>();
+}
+
+LogicalResult DelegateCallOp::verify() {
+  ArrayAttr all = getResultExtentsAttr();
+  if (!all)
+    return success();
+  if (all.size() != getNumResults())
+    return emitOpError("result_extents has ")
+           << all.size() << " entries for " << getNumResults() << " results";
+  for (auto [index, result] : llvm::enumerate(getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    ArrayRef<int64_t> slots = resultSlots(*this, index);
+    if (static_cast<int64_t>(slots.size()) != type.getRank())
+      return emitOpError("result_extents of result ")
+             << index << " is not an array of " << type.getRank() << " slots";
+    int64_t count = static_cast<int64_t>(getExtents().size());
+    for (auto [d, slot] : llvm::enumerate(slots)) {
+      if (!type.isDynamicDim(d) && slot != -1)
+        return emitOpError("result ")
+               << index << " dimension " << d
+               << " is static and takes slot -1, not " << slot;
+      if (type.isDynamicDim(d) && (slot < 0 || slot >= count))
+        return emitOpError("result ")
+               << index << " dimension " << d
+               << " is dynamic and needs an extent slot below " << count
+               << ", not " << slot;
+    }
+  }
+  return success();
+}
+
+LogicalResult
+DelegateCallOp::reifyResultShapes(OpBuilder &builder,
+                                  ReifiedRankedShapedTypeDims &shapes) {
+  for (auto [index, result] : llvm::enumerate(getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    ArrayRef<int64_t> slots = resultSlots(*this, index);
+    SmallVector<OpFoldResult> extents;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        extents.push_back(builder.getIndexAttr(type.getDimSize(d)));
+        continue;
+      }
+      if (d >= static_cast<int64_t>(slots.size()) || slots[d] < 0 ||
+          slots[d] >= static_cast<int64_t>(getExtents().size()))
+        return emitOpError("result ")
+               << index << " dimension " << d << " has no extent slot";
+      extents.push_back(getExtents()[slots[d]]);
+    }
+    shapes.push_back(std::move(extents));
+  }
   return success();
 }
 

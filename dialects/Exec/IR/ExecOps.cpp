@@ -408,11 +408,14 @@ LogicalResult KernelOp::verify() {
 LogicalResult DelegateCallOp::verify() {
   if (getOuts().empty())
     return emitOpError("must write at least one output buffer");
-  for (Value operand : getOperands())
-    if (Type type = operand.getType(); !cast<MemRefType>(type).hasStaticShape())
-      return emitOpError("operand of type ")
-             << type << " has dynamic dimensions; delegates take static "
-             << "buffers (docs/dynamic-shapes.md)";
+  // A buffer of dynamic extents needs the extents the delegate was compiled
+  // to receive.
+  if (getExtents().empty())
+    for (Type type : getOperandTypes())
+      if (isa<MemRefType>(type) && !cast<MemRefType>(type).hasStaticShape())
+        return emitOpError("operand of type ")
+               << type << " has dynamic dimensions but the call passes no "
+               << "extents (docs/dynamic-shapes.md)";
   return success();
 }
 

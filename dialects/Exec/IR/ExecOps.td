@@ -245,12 +245,16 @@ def Exec_DelegateCallOp : Exec_Op<"delegate_call", [HasParent<"MethodOp">,
     ```mlir
     exec.delegate_call @onednn_0 ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
     ```
+
+    A delegate compiled with dynamic extents receives the values of its
+    extent slots, in order, at every call (`extents`).
   }];
   let arguments = (ins FlatSymbolRefAttr:$delegate, Variadic<Exec_Buffer>:$ins,
-                       Variadic<Exec_Buffer>:$outs);
+                       Variadic<Exec_Buffer>:$outs, Variadic<Index>:$extents);
   let assemblyFormat = [{
     $delegate (`ins` `(` $ins^ `:` type($ins) `)`)?
-    `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `outs` `(` $outs `:` type($outs) `)` (`extents` `[` $extents^ `]`)?
+    attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -35,14 +35,18 @@ struct OpWork {
 /// The work of `op` from its static shapes; zero units when a shape is not
 /// static.
 OpWork estimateWork(mlir::Operation *op);
+/// The same, with each value's type given by `typeOf` (a partition with
+/// dynamic extents is priced at its bounds).
+OpWork estimateWork(mlir::Operation *op,
+                    llvm::function_ref<mlir::Type(mlir::Value)> typeOf);
 
 /// Prices of work on one machine, for the portable kernels and one
 /// delegate. JSON (format "strata-partition-cost", version 1):
 ///
 ///   {"format": "strata-partition-cost", "version": 1,
 ///    "machine": "...", "threads": 1, "models": [...],
-///    "portable": {"scale": 1.0, "op_ns": 50, "ns_per_unit": {"conv": 0.05, ...}},
-///    "delegate": {"scale": 1.0, "op_ns": 300, "ns_per_unit": {...},
+///    "portable": {"scale": 1.0, "op_ns": 50, "ns_per_unit": {"conv": 0.05,
+///    ...}}, "delegate": {"scale": 1.0, "op_ns": 300, "ns_per_unit": {...},
 ///                 "call_ns": 2000, "boundary_ns_per_byte": 0.1}}
 ///
 /// An op costs scale * (op_ns + ns_per_unit[class] * units). A class the

@@ -99,6 +99,15 @@ public:
   virtual Error execute(DelegateHandle *handle,
                         const std::vector<TensorView> &ins,
                         const std::vector<TensorView> &outs) = 0;
+  /// Runs a blob compiled with dynamic extents (docs/dynamic-shapes.md,
+  /// "Delegates"): `extents` are the values of its extent slots at this
+  /// call, in the order its graph numbers them; `ins` and `outs` carry the
+  /// shapes they give. A backend that compiles no dynamic partitions keeps
+  /// this default, which refuses the call.
+  virtual Error executeDynamic(DelegateHandle *handle,
+                               const std::vector<TensorView> &ins,
+                               const std::vector<TensorView> &outs,
+                               const std::vector<int64_t> &extents);
   /// Releases what init made.
   virtual void destroy(DelegateHandle *handle) = 0;
   /// Turns per-step timing of `handle`'s executions on or off. A backend

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphWriter.h"
 
+#include "Edge/IR/EdgeAttributes.h"
 #include "Edge/IR/EdgeConstants.h"
 #include "Edge/IR/EdgeOps.h"
 #include "strata/Runtime/Delegates/OneDNN.h"
@@ -34,10 +35,55 @@ using namespace mlir;
 
 namespace strata::onednn {
 
+ArrayRef<int64_t> GraphWriter::slotsOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.hasStaticShape())
+    return {};
+  ArrayAttr perValue;
+  unsigned index = 0;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    perValue = func->getAttrOfType<ArrayAttr>(edge::kExtentSlotsAttrName);
+    index = arg.getArgNumber();
+  } else {
+    perValue = value.getDefiningOp()->getAttrOfType<ArrayAttr>(
+        edge::kExtentSlotsAttrName);
+    index = cast<OpResult>(value).getResultNumber();
+  }
+  auto bounds =
+      func->getAttrOfType<DenseI64ArrayAttr>(edge::kExtentBoundsAttrName);
+  auto slots = perValue && index < perValue.size()
+                   ? dyn_cast<DenseI64ArrayAttr>(perValue[index])
+                   : DenseI64ArrayAttr();
+  bool valid = bounds && slots && slots.size() == type.getRank() &&
+               llvm::all_of(llvm::enumerate(slots.asArrayRef()), [&](auto it) {
+                 auto [d, slot] = it;
+                 return type.isDynamicDim(d) ? slot >= 0 && slot < bounds.size()
+                                             : slot == -1;
+               });
+  if (!valid) {
+    if (!missingSlots)
+      (value.getDefiningOp() ? value.getDefiningOp() : func.getOperation())
+              ->emitError("a value of type ")
+          << type << " has no extent slots for its dynamic dimensions";
+    missingSlots = true;
+    return {};
+  }
+  return slots.asArrayRef();
+}
+
 uint32_t GraphWriter::newTensor(Value value) {
   auto t = std::make_unique<fbs::TensorT>();
-  for (int64_t d : cast<RankedTensorType>(value.getType()).getShape())
-    t->dims.push_back(d);
+  // A dynamic extent is written at its bound, with its slot.
+  auto bounds =
+      func->getAttrOfType<DenseI64ArrayAttr>(edge::kExtentBoundsAttrName);
+  ArrayRef<int64_t> slots = slotsOf(value);
+  for (auto [d, extent] :
+       llvm::enumerate(cast<RankedTensorType>(value.getType()).getShape())) {
+    bool dynamic = !slots.empty() && slots[d] >= 0;
+    t->dims.push_back(dynamic ? bounds[slots[d]] : extent);
+    if (!slots.empty())
+      t->dim_slots.push_back(static_cast<int32_t>(slots[d]));
+  }
   if (std::optional<bool> isSigned = isSigned8(value.getType()))
     t->dtype = *isSigned && !unsignedValues.contains(value) ? fbs::DataType::S8
                                                             : fbs::DataType::U8;
@@ -189,8 +235,15 @@ void GraphWriter::appendPostOps(fbs::OpT &out, Operation *op,
 LogicalResult GraphWriter::write() {
   findUnsignedValues(*this);
   Block &body = func.getBody().front();
+  // Index arguments are extents the ops read (a reshape's sizes): the
+  // tensors' slots carry them.
   for (BlockArgument arg : body.getArguments())
-    graph.inputs.push_back(newTensor(arg));
+    if (isa<RankedTensorType>(arg.getType()))
+      graph.inputs.push_back(newTensor(arg));
+  if (auto bounds =
+          func->getAttrOfType<DenseI64ArrayAttr>(edge::kExtentBoundsAttrName))
+    graph.extent_bounds.assign(bounds.asArrayRef().begin(),
+                               bounds.asArrayRef().end());
   static const WriteTable table = [] {
     WriteTable t;
     addLinearWriters(t);
@@ -205,7 +258,7 @@ LogicalResult GraphWriter::write() {
   if (failed(outputs))
     return failure();
   graph.outputs = std::move(*outputs);
-  return success();
+  return failure(missingSlots);
 }
 
 namespace {
@@ -259,13 +312,12 @@ FailureOr<PreprocessResult> preprocess(func::FuncOp func,
   options.winograd = *winograd;
   options.keepPlainWeights = *keepPlain;
   options.measure = *tune;
-  FailureOr<double> budget = nonNegative(func, specs, "winograd_budget",
-                                          options.winogradBudget);
-  FailureOr<double> sizeShare = nonNegative(
-      func, specs, "winograd_size_budget", options.winogradSizeShare);
-  FailureOr<double> initLayerBytes =
-      nonNegative(func, specs, "winograd_init_layer_bytes",
-                  options.winogradInitLayerBytes);
+  FailureOr<double> budget =
+      nonNegative(func, specs, "winograd_budget", options.winogradBudget);
+  FailureOr<double> sizeShare = nonNegative(func, specs, "winograd_size_budget",
+                                            options.winogradSizeShare);
+  FailureOr<double> initLayerBytes = nonNegative(
+      func, specs, "winograd_init_layer_bytes", options.winogradInitLayerBytes);
   if (failed(budget) || failed(sizeShare) || failed(initLayerBytes))
     return failure();
   options.winogradBudget = *budget;

@@ -68,20 +68,20 @@ static bool supportsInt8Linear(Value input, Value inputScale,
                                Value outputZeroPoint, bool bareEpilogue,
                                bool anyWeight = false) {
   std::optional<std::vector<float>> scales = getFloatConstant(weightScale);
-  bool resultOk = getElementTypeOrSelf(result.getType()).isF32()
-                      ? isF32Tensor(result.getType())
-                      : isSigned8(result.getType()) &&
-                            (isSymmetricPerTensor(outputScale,
-                                                  outputZeroPoint) ||
-                             (bareEpilogue && isConstantPerTensor(
-                                                  outputScale,
-                                                  outputZeroPoint)));
+  bool resultOk =
+      getElementTypeOrSelf(result.getType()).isF32()
+          ? isF32Tensor(result.getType())
+          : isSigned8(result.getType()) &&
+                (isSymmetricPerTensor(outputScale, outputZeroPoint) ||
+                 (bareEpilogue &&
+                  isConstantPerTensor(outputScale, outputZeroPoint)));
   bool constantWeight = weight.getDefiningOp<edge::ConstantOp>() != nullptr;
   return isSigned8(input.getType()) &&
          isSigned8(weight.getType()) == std::optional(true) &&
          (anyWeight || constantWeight) &&
          (isSymmetricPerTensor(inputScale, inputZeroPoint) ||
-          (constantWeight && isConstantPerTensor(inputScale, inputZeroPoint))) &&
+          (constantWeight &&
+           isConstantPerTensor(inputScale, inputZeroPoint))) &&
          isZeroConstant(weightZeroPoint) && scales &&
          llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
          getFloatConstant(bias) && resultOk;
@@ -90,8 +90,7 @@ static bool supportsInt8Linear(Value input, Value inputScale,
 /// Whether `type` is an f32 tensor, or the i32 sums of an integer op
 /// (MatMulInteger, ConvInteger: oneDNN's s32 destination).
 static bool isF32OrSums(Type type) {
-  return isF32Tensor(type) ||
-         getElementTypeOrSelf(type).isSignlessInteger(32);
+  return isF32Tensor(type) || getElementTypeOrSelf(type).isSignlessInteger(32);
 }
 
 /// Whether an integer op's i32 sums come out of oneDNN exactly: its int8
@@ -105,11 +104,13 @@ static bool sumsStayExact(Value input, Value inputZeroPoint, Value weight,
                           Value weightZeroPoint, int64_t channels,
                           bool columns) {
   std::optional<std::vector<int64_t>> w = backends::getEightBitConstant(weight);
-  std::optional<std::vector<int64_t>> wZp = backends::getEightBitConstant(weightZeroPoint);
+  std::optional<std::vector<int64_t>> wZp =
+      backends::getEightBitConstant(weightZeroPoint);
   if (!w || !wZp || wZp->empty() || channels <= 0)
     return false;
   int64_t maxInput = 255;
-  if (std::optional<std::vector<int64_t>> zp = backends::getEightBitConstant(inputZeroPoint);
+  if (std::optional<std::vector<int64_t>> zp =
+          backends::getEightBitConstant(inputZeroPoint);
       zp && zp->size() == 1) {
     bool isSigned = isSigned8(input.getType()).value_or(false);
     int64_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
@@ -145,14 +146,14 @@ static bool supportsZeroPointConv(edge::QuantizedConv2DOp conv) {
                                /*columns=*/false))
     return false;
   return conv.getGroup() == 1 && !conv.getResidual() &&
-         isF32OrSums(conv.getType()) &&
-         isSigned8(conv.getInput().getType()) &&
+         isF32OrSums(conv.getType()) && isSigned8(conv.getInput().getType()) &&
          isSigned8(conv.getWeight().getType()) &&
          conv.getWeight().getDefiningOp<edge::ConstantOp>() &&
          backends::getIntConstant(conv.getWeightZeroPoint()) && scales &&
          llvm::all_of(*scales, [](float s) { return s != 0.0f; }) &&
          isOneValue(conv.getInputScale()) &&
-         isOneValue(conv.getInputZeroPoint()) && getFloatConstant(conv.getBias());
+         isOneValue(conv.getInputZeroPoint()) &&
+         getFloatConstant(conv.getBias());
 }
 
 /// The matmul form of supportsZeroPointConv: [..., M, K] rows by constant
@@ -206,20 +207,18 @@ static bool supportsQuantizedOp(Operation *op) {
     bool bare = !conv.getResidual() && !conv.getClipMinAttr() &&
                 !conv.getClipMaxAttr() && !conv.getActivationAttr();
     return residualOk &&
-           supportsInt8Linear(conv.getInput(), conv.getInputScale(),
-                              conv.getInputZeroPoint(), conv.getWeight(),
-                              conv.getWeightScale(), conv.getWeightZeroPoint(),
-                              conv.getBias(), conv.getResult(),
-                              conv.getOutputScale(), conv.getOutputZeroPoint(),
-                              bare);
+           supportsInt8Linear(
+               conv.getInput(), conv.getInputScale(), conv.getInputZeroPoint(),
+               conv.getWeight(), conv.getWeightScale(),
+               conv.getWeightZeroPoint(), conv.getBias(), conv.getResult(),
+               conv.getOutputScale(), conv.getOutputZeroPoint(), bare);
   }
   if (auto matmul = dyn_cast<edge::QuantizedMatMulOp>(op))
     return supportsZeroPointMatMul(matmul) ||
            (shapeOf(matmul.getLhs()).size() >= 2 &&
             supportsInt8Linear(
-                matmul.getLhs(), matmul.getLhsScale(),
-                matmul.getLhsZeroPoint(), matmul.getRhs(),
-                matmul.getRhsScale(), matmul.getRhsZeroPoint(),
+                matmul.getLhs(), matmul.getLhsScale(), matmul.getLhsZeroPoint(),
+                matmul.getRhs(), matmul.getRhsScale(), matmul.getRhsZeroPoint(),
                 matmul.getBias(), matmul.getResult(), matmul.getOutputScale(),
                 matmul.getOutputZeroPoint(),
                 /*bareEpilogue=*/!matmul.getClipMinAttr() &&
@@ -245,8 +244,8 @@ static bool supportsQuantizedOp(Operation *op) {
 static bool isArithmetic(Operation *op) {
   return isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp,
              edge::MaximumOp, edge::MinimumOp, edge::PowOp, edge::LogOp,
-             edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::NegOp,
-             edge::TanhOp, edge::SigmoidOp, edge::ClipOp, edge::ReluOp>(op);
+             edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::NegOp, edge::TanhOp,
+             edge::SigmoidOp, edge::ClipOp, edge::ReluOp>(op);
 }
 
 static bool becomesIntegers(Value value, int depth = 4) {
@@ -262,7 +261,121 @@ static bool becomesIntegers(Value value, int depth = 4) {
   return false;
 }
 
+/// A mean over one run of axes (the extents of 1 aside): the delegate
+/// runs it as a reduction (a trailing run) or as pooling (H and W, or a
+/// run with kept axes after it); over several runs oneDNN has only its
+/// reference code. A mean only over extents of 1 is a copy, which
+/// oneDNN's reduction refuses (its source and result must differ). A
+/// dynamic extent counts as more than 1.
+static bool supportsStaticMean(edge::ReduceMeanOp mean) {
+  ArrayRef<int64_t> in = shapeOf(mean.getInput());
+  int64_t rank = static_cast<int64_t>(in.size());
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t axis : mean.getAxes()) {
+    int64_t a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank)
+      return false;
+    reduced[a] = in[a] != 1;
+  }
+  int runs = 0;
+  bool inRun = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (in[d] == 1)
+      continue;
+    if (reduced[d] && !inRun)
+      ++runs;
+    inRun = reduced[d];
+  }
+  return runs == 1;
+}
+
+/// Whether `type` is a ranked f32 tensor (rank 1 to 6) whose static
+/// extents are positive.
+static bool isBoundedF32Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isF32() && tensor.getRank() >= 1 &&
+         tensor.getRank() <= 6 &&
+         llvm::all_of(tensor.getShape(), [](int64_t d) {
+           return ShapedType::isDynamic(d) || d > 0;
+         });
+}
+
+/// Whether dimensions 1 and up of `value` (NCHW: channels and image) are
+/// static: windows run at a dynamic batch only.
+static bool dynamicOnlyInBatch(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+}
+
+/// The ops with dynamic extents the delegate takes: f32 ops whose graph
+/// entry reads shapes only from its tensors, which the delegate builds at
+/// each call's extents (the partition's extent slots, docs/delegation.md).
+/// Their dynamic results have a shape rule, from which the slots come.
+static bool supportsDynamicOp(Operation *op) {
+  if (op->getNumResults() != 1 || !isa<ReifyRankedShapedTypeOpInterface>(op) ||
+      !isBoundedF32Tensor(op->getResult(0).getType()))
+    return false;
+  for (Value operand : op->getOperands())
+    if (!operand.getType().isIndex() && !isBoundedF32Tensor(operand.getType()))
+      return false;
+  if (isArithmetic(op) && becomesIntegers(op->getResult(0)))
+    return false;
+  if (auto conv = dyn_cast<edge::Conv2DOp>(op))
+    return shapeOf(conv.getInput()).size() == 4 &&
+           dynamicOnlyInBatch(conv.getInput()) &&
+           dynamicOnlyInBatch(conv.getOutput()) &&
+           conv.getWeight().getDefiningOp<edge::ConstantOp>();
+  if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op))
+    return dynamicOnlyInBatch(op->getOperand(0)) &&
+           dynamicOnlyInBatch(op->getResult(0)) &&
+           getPoolGeometry(op).has_value();
+  if (auto matmul = dyn_cast<edge::MatMulOp>(op)) {
+    ArrayRef<int64_t> a = shapeOf(matmul.getLhs()),
+                      out = shapeOf(matmul.getOutput());
+    return a.size() == out.size() && a.drop_back(2) == out.drop_back(2);
+  }
+  // A mean over static axes (a global pooling at any batch).
+  if (auto mean = dyn_cast<edge::ReduceMeanOp>(op)) {
+    ArrayRef<int64_t> in = shapeOf(mean.getInput());
+    int64_t rank = static_cast<int64_t>(in.size());
+    return llvm::all_of(mean.getAxes(),
+                        [&](int64_t axis) {
+                          int64_t a = axis < 0 ? axis + rank : axis;
+                          return a >= 0 && a < rank &&
+                                 !ShapedType::isDynamic(in[a]) && in[a] > 1;
+                        }) &&
+           supportsStaticMean(mean);
+  }
+  if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
+          edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
+          edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp,
+          edge::ReshapeOp, edge::ConcatOp>(op))
+    return true;
+  if (isa<edge::ErfOp>(op))
+    return matchGelu(op).has_value();
+  if (auto slice = dyn_cast<edge::SliceOp>(op))
+    return llvm::all_of(slice.getSteps(), [](int64_t s) { return s == 1; }) &&
+           llvm::all_of(slice.getStarts(), [](int64_t s) { return s >= 0; });
+  if (isa<edge::PowOp>(op)) {
+    std::optional<float> exponent = getScalarConstant(op->getOperand(1));
+    return exponent && (*exponent == 2.f || *exponent == 0.5f) &&
+           shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0));
+  }
+  if (isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp, edge::MaximumOp,
+          edge::MinimumOp>(op))
+    return shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0)) ||
+           binaryOperandsSwap(op);
+  return false;
+}
+
 bool supportsOp(Operation *op) {
+  auto isDynamic = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && !tensor.hasStaticShape();
+  };
+  if (llvm::any_of(op->getOperandTypes(), isDynamic) ||
+      llvm::any_of(op->getResultTypes(), isDynamic))
+    return supportsDynamicOp(op);
   if (isArithmetic(op) && becomesIntegers(op->getResult(0)))
     return false;
   if (isa<edge::QuantizedConv2DOp, edge::QuantizedMatMulOp,
@@ -288,8 +401,7 @@ bool supportsOp(Operation *op) {
            llvm::all_of(op->getResultTypes(), isF32Tensor) &&
            llvm::all_of(op->getOperands().slice(1, 3),
                         [](Value v) {
-                          return v.getDefiningOp<edge::ConstantOp>() !=
-                                 nullptr;
+                          return v.getDefiningOp<edge::ConstantOp>() != nullptr;
                         }) &&
            (r[0] == 1 || x[1] == 1);
   }
@@ -319,32 +431,8 @@ bool supportsOp(Operation *op) {
   }
   if (isa<edge::MaxPool2DOp, edge::AvgPool2DOp>(op))
     return getPoolGeometry(op).has_value();
-  // A mean over one run of axes (the extents of 1 aside): the delegate
-  // runs it as a reduction (a trailing run) or as pooling (H and W, or a
-  // run with kept axes after it); over several runs oneDNN has only its
-  // reference code. A mean only over extents of 1 is a copy, which
-  // oneDNN's reduction refuses (its source and result must differ).
-  if (auto mean = dyn_cast<edge::ReduceMeanOp>(op)) {
-    ArrayRef<int64_t> in = shapeOf(mean.getInput());
-    int64_t rank = static_cast<int64_t>(in.size());
-    SmallVector<bool> reduced(rank, false);
-    for (int64_t axis : mean.getAxes()) {
-      int64_t a = axis < 0 ? axis + rank : axis;
-      if (a < 0 || a >= rank)
-        return false;
-      reduced[a] = in[a] != 1;
-    }
-    int runs = 0;
-    bool inRun = false;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (in[d] == 1)
-        continue;
-      if (reduced[d] && !inRun)
-        ++runs;
-      inRun = reduced[d];
-    }
-    return runs == 1;
-  }
+  if (auto mean = dyn_cast<edge::ReduceMeanOp>(op))
+    return supportsStaticMean(mean);
   // A resize of H and W with scales known at compile time: the delegate's
   // own kernel, in the layout its producer left (every mode, transform and
   // rounding but tf_crop_and_resize; no antialias).
@@ -356,15 +444,14 @@ bool supportsOp(Operation *op) {
     return in.size() == 4 && out.size() == 4 && in[0] == out[0] &&
            in[1] == out[1] && llvm::all_of(in, positive) &&
            llvm::all_of(out, positive) && scales && scales->size() == 4 &&
-           (*scales)[0] == 1 && (*scales)[1] == 1 &&
-           !resize.getDynamicRoi() && !resize.getDynamicScales() &&
-           !resize.getAntialias() &&
+           (*scales)[0] == 1 && (*scales)[1] == 1 && !resize.getDynamicRoi() &&
+           !resize.getDynamicScales() && !resize.getAntialias() &&
            resize.getCoordinateTransformationMode() != "tf_crop_and_resize";
   }
   if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
           edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
-          edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp, edge::ReshapeOp, edge::ConcatOp>(
-          op))
+          edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp,
+          edge::ReshapeOp, edge::ConcatOp>(op))
     return true;
   // Erf only as part of a GELU (oneDNN has gelu_erf, not erf).
   if (isa<edge::ErfOp>(op))

@@ -138,6 +138,9 @@ LogicalResult writeLayerNorm(GraphWriter &w, edge::LayerNormOp norm) {
   std::vector<uint32_t> inputs{*x};
   int64_t channels =
       cast<RankedTensorType>(norm.getInput().getType()).getShape().back();
+  if (ShapedType::isDynamic(channels))
+    return norm.emitError("the oneDNN delegate normalizes over a static "
+                          "last axis");
   if (norm.getGamma() || norm.getBeta()) {
     FailureOr<uint32_t> gamma =
         norm.getGamma() ? w.tensor(norm.getGamma())

@@ -62,20 +62,34 @@ struct DelegateCallLowering : public OpConversionPattern<edge::DelegateCallOp> {
       return rewriter.notifyMatchFailure(op, "no exec.delegate for callee");
     Location loc = op.getLoc();
     SmallVector<Value> outs;
-    for (Type type : op.getResultTypes()) {
-      Type buffer = getTypeConverter()->convertType(type);
+    for (auto [index, type] : llvm::enumerate(op.getResultTypes())) {
+      auto buffer =
+          dyn_cast_or_null<MemRefType>(getTypeConverter()->convertType(type));
       if (!buffer)
         return rewriter.notifyMatchFailure(op, "result type does not convert");
-      outs.push_back(
-          rewriter.create<exec::AllocOp>(loc, buffer, nullptr, nullptr));
+      // A dynamic dimension's extent is the slot the call passes for it.
+      SmallVector<Value> extents;
+      ArrayAttr slots = op.getResultExtentsAttr();
+      for (int64_t d = 0; d < buffer.getRank(); ++d) {
+        if (!buffer.isDynamicDim(d))
+          continue;
+        auto perDim = slots ? dyn_cast<DenseI64ArrayAttr>(slots[index])
+                            : DenseI64ArrayAttr();
+        if (!perDim)
+          return op.emitOpError("result ")
+                 << index << " is dynamic but the call has no result_extents";
+        extents.push_back(adaptor.getExtents()[perDim[d]]);
+      }
+      outs.push_back(rewriter.create<exec::AllocOp>(loc, buffer, extents,
+                                                    nullptr, nullptr));
     }
     SmallVector<Value> results(outs);
     if (int64_t scratch = delegate.getScratchBytes())
       outs.push_back(rewriter.create<exec::AllocOp>(
           loc, MemRefType::get({scratch}, rewriter.getI8Type()), nullptr,
           nullptr));
-    rewriter.create<exec::DelegateCallOp>(loc, op.getCallee(),
-                                          adaptor.getInputs(), outs);
+    rewriter.create<exec::DelegateCallOp>(
+        loc, op.getCallee(), adaptor.getInputs(), outs, adaptor.getExtents());
     rewriter.replaceOp(op, results);
     return success();
   }

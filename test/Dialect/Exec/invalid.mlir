@@ -218,7 +218,7 @@ exec.program @p {
   exec.method @forward : () -> () {
     %a = exec.alloc : memref<4xf32>
     // expected-error @+1 {{must write at least one output buffer}}
-    "exec.delegate_call"(%a) {delegate = @d, operandSegmentSizes = array<i32: 1, 0>} : (memref<4xf32>) -> ()
+    "exec.delegate_call"(%a) {delegate = @d, operandSegmentSizes = array<i32: 1, 0, 0>} : (memref<4xf32>) -> ()
     exec.return
   }
 }
@@ -334,13 +334,13 @@ exec.program @p {
 
 // -----
 
-// Tests that delegates take static buffers.
+// Tests that dynamic buffers come with the extents the delegate takes.
 exec.program @p {
   exec.delegate @d {backend = "onednn"}
   exec.method @forward : (memref<?xf32>) -> () {
     %n = exec.dim_symbol "n" bounds 1 to 4
     %x = exec.input 0 (%n) : memref<?xf32>
-    // expected-error @+1 {{has dynamic dimensions; delegates take static buffers}}
+    // expected-error @+1 {{has dynamic dimensions but the call passes no extents}}
     exec.delegate_call @d ins(%x : memref<?xf32>) outs(%x : memref<?xf32>)
     exec.return
   }

@@ -4,8 +4,10 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace strata::runtime::onednn {
 
@@ -191,6 +193,13 @@ std::string describeGraph(ByteSpan processed) {
            ? "nChw16c"
            : "open") +
       "\n";
+  if (graph.extent_bounds() && graph.extent_bounds()->size()) {
+    s += "    dynamic: " + std::to_string(graph.extent_bounds()->size()) +
+         " extent slots, prepared at [";
+    for (size_t k = 0; k < graph.extent_bounds()->size(); ++k)
+      s += (k ? ", " : "") + std::to_string(graph.extent_bounds()->Get(k));
+    s += "]; primitives built per shape on first use\n";
+  }
   if (!graph.ops())
     return s;
   size_t tensorCount = graph.tensors() ? graph.tensors()->size() : 0;
@@ -241,8 +250,126 @@ std::string describeGraph(ByteSpan processed) {
 
 namespace {
 
+/// The named data a graph's tensors refer to, kept past init: a graph with
+/// extent slots is built again at each new shape.
+class KeptNamedData final : public NamedDataMap {
+public:
+  KeptNamedData(const fbs::Graph &graph, const NamedDataMap &named) {
+    if (!graph.tensors())
+      return;
+    for (const fbs::Tensor *t : *graph.tensors())
+      for (const flatbuffers::String *key :
+           {t->constant_key(), t->packed_key()})
+        if (key && key->size())
+          if (Result<ByteSpan> bytes = named.get(key->str()); bytes.ok())
+            spans_[key->str()] = *bytes;
+  }
+  Result<ByteSpan> get(const std::string &key) const override {
+    auto it = spans_.find(key);
+    if (it == spans_.end())
+      return Error(ErrorCode::NotFound, "named data '" + key + "' is missing");
+    return it->second;
+  }
+
+private:
+  std::map<std::string, ByteSpan> spans_;
+};
+
+/// A graph with extent slots, built at the shapes of the calls: the most
+/// recent `capacity` shapes are kept (weights stay where init bound them:
+/// the program's packed bytes, shared by every shape whose primitives want
+/// their layout).
+class ShapeCache {
+public:
+  ShapeCache(ByteSpan blob, const fbs::Graph &graph, const NamedDataMap &named,
+             CompiledGraph::BuildOptions options, size_t capacity)
+      : blob_(blob.data, blob.data + blob.size), named_(graph, named),
+        options_(options), capacity_(std::max<size_t>(1, capacity)) {
+    const auto *bounds = graph.extent_bounds();
+    bounds_.assign(bounds->begin(), bounds->end());
+  }
+
+  const std::vector<int64_t> &bounds() const { return bounds_; }
+
+  /// The graph at `extents`, built on first use.
+  Result<CompiledGraph *> at(const std::vector<int64_t> &extents) {
+    ++clock_;
+    for (Entry &entry : entries_)
+      if (entry.extents == extents) {
+        entry.lastUse = clock_;
+        return entry.graph.get();
+      }
+    if (extents.size() != bounds_.size())
+      return Error(ErrorCode::InvalidArgument,
+                   "the call passes " + std::to_string(extents.size()) +
+                       " extents, the graph has " +
+                       std::to_string(bounds_.size()) + " slots");
+    for (size_t k = 0; k < extents.size(); ++k)
+      if (extents[k] <= 0)
+        return Error(ErrorCode::NotSupported,
+                     "extent slot " + std::to_string(k) + " is " +
+                         std::to_string(extents[k]) +
+                         "; oneDNN runs extents of 1 and more");
+    fbs::GraphT object;
+    fbs::GetGraph(blob_.data())->UnPackTo(&object);
+    for (std::unique_ptr<fbs::TensorT> &tensor : object.tensors)
+      for (size_t d = 0;
+           d < tensor->dim_slots.size() && d < tensor->dims.size(); ++d)
+        if (int32_t slot = tensor->dim_slots[d]; slot >= 0) {
+          if (static_cast<size_t>(slot) >= extents.size())
+            return Error(ErrorCode::InvalidArgument,
+                         "a tensor names extent slot " + std::to_string(slot) +
+                             " of " + std::to_string(extents.size()));
+          tensor->dims[d] = extents[slot];
+        }
+    Entry entry;
+    entry.extents = extents;
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
+    entry.bytes.assign(fbb.GetBufferPointer(),
+                       fbb.GetBufferPointer() + fbb.GetSize());
+    STRATA_ASSIGN_OR_RETURN(
+        entry.graph, CompiledGraph::build(*fbs::GetGraph(entry.bytes.data()),
+                                          named_, options_));
+    entry.graph->setProfiling(profiling_);
+    entry.lastUse = clock_;
+    if (entries_.size() >= capacity_)
+      entries_.erase(std::min_element(entries_.begin(), entries_.end(),
+                                      [](const Entry &a, const Entry &b) {
+                                        return a.lastUse < b.lastUse;
+                                      }));
+    entries_.push_back(std::move(entry));
+    return entries_.back().graph.get();
+  }
+
+  void setProfiling(bool enabled) {
+    profiling_ = enabled;
+    for (Entry &entry : entries_)
+      entry.graph->setProfiling(enabled);
+  }
+
+private:
+  struct Entry {
+    std::vector<int64_t> extents;
+    std::vector<uint8_t> bytes;
+    std::unique_ptr<CompiledGraph> graph;
+    uint64_t lastUse = 0;
+  };
+  std::vector<uint8_t> blob_;
+  KeptNamedData named_;
+  CompiledGraph::BuildOptions options_;
+  size_t capacity_;
+  std::vector<int64_t> bounds_;
+  std::vector<Entry> entries_;
+  uint64_t clock_ = 0;
+  bool profiling_ = false;
+};
+
 struct Handle final : DelegateHandle {
-  std::unique_ptr<CompiledGraph> graph;
+  /// The graph run last (the only one of a static partition).
+  CompiledGraph *graph = nullptr;
+  std::unique_ptr<CompiledGraph> staticGraph;
+  std::unique_ptr<ShapeCache> shapes;
   int threads = 1;
 };
 
@@ -255,6 +382,9 @@ public:
                     "on a CPU other than the one the weights were packed "
                     "for, repack them from the plain copy (compile with "
                     "keep_plain_weights) instead of failing");
+    config_.declare("shape_cache", ConfigOption::Type::Int, "8",
+                    "a partition with dynamic extents: how many shapes keep "
+                    "their primitives (the least recently run is dropped)");
   }
   bool isAvailable() const override {
     return dnnl::engine::get_count(dnnl::engine::kind::cpu) > 0;
@@ -272,23 +402,54 @@ public:
     options.mode = CompiledGraph::Mode::Init;
     options.threads = handle->threads; // the own kernels' working memory
     options.repackOnMismatch = *config_.get("repack_on_isa_mismatch") == "true";
-    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<CompiledGraph> compiled,
+    if ((*graph)->extent_bounds() && (*graph)->extent_bounds()->size()) {
+      // Built at the bounds now, so that a blob this CPU cannot run fails
+      // at init; other shapes on first use.
+      handle->shapes = std::make_unique<ShapeCache>(
+          processed, **graph, named, options,
+          static_cast<size_t>(
+              std::max(1, std::atoi(config_.get("shape_cache")->c_str()))));
+      STRATA_ASSIGN_OR_RETURN(handle->graph,
+                              handle->shapes->at(handle->shapes->bounds()));
+      return static_cast<DelegateHandle *>(handle.release());
+    }
+    STRATA_ASSIGN_OR_RETURN(handle->staticGraph,
                             CompiledGraph::build(**graph, named, options));
-    handle->graph = std::move(compiled);
+    handle->graph = handle->staticGraph.get();
     return static_cast<DelegateHandle *>(handle.release());
   }
 
   Error execute(DelegateHandle *handle, const std::vector<TensorView> &ins,
                 const std::vector<TensorView> &outs) override {
     auto *h = static_cast<Handle *>(handle);
+    if (h->shapes)
+      return Error(ErrorCode::InvalidArgument,
+                   "the graph has extent slots; the call passes none");
     if (omp_get_max_threads() != h->threads)
       omp_set_num_threads(h->threads);
     return h->graph->execute(ins, outs);
   }
 
+  Error executeDynamic(DelegateHandle *handle,
+                       const std::vector<TensorView> &ins,
+                       const std::vector<TensorView> &outs,
+                       const std::vector<int64_t> &extents) override {
+    auto *h = static_cast<Handle *>(handle);
+    if (!h->shapes)
+      return execute(handle, ins, outs);
+    if (omp_get_max_threads() != h->threads)
+      omp_set_num_threads(h->threads);
+    STRATA_ASSIGN_OR_RETURN(h->graph, h->shapes->at(extents));
+    return h->graph->execute(ins, outs);
+  }
+
   void destroy(DelegateHandle *handle) override { delete handle; }
   void setProfiling(DelegateHandle *handle, bool enabled) override {
-    static_cast<Handle *>(handle)->graph->setProfiling(enabled);
+    auto *h = static_cast<Handle *>(handle);
+    if (h->shapes)
+      h->shapes->setProfiling(enabled);
+    else
+      h->graph->setProfiling(enabled);
   }
   std::vector<DelegateOpProfile>
   profile(const DelegateHandle *handle) const override {
