@@ -41,16 +41,17 @@ static Operation *onlyUser(Value value) {
   return user;
 }
 
-/// Whether `op` is a mean over the last axis of a static f32 tensor,
-/// keeping it.
+/// Whether `op` is a mean over the static last axis of an f32 tensor,
+/// keeping it (the other extents may be dynamic).
 static bool isLastAxisMean(Operation *op) {
   auto mean = dyn_cast_or_null<ReduceMeanOp>(op);
   if (!mean || !mean.getKeepDims())
     return false;
   auto type = dyn_cast<RankedTensorType>(mean.getInput().getType());
   ArrayRef<int64_t> axes = mean.getAxes();
-  return type && type.hasStaticShape() && type.getElementType().isF32() &&
-         type.getRank() >= 1 && axes.size() == 1 &&
+  return type && type.getRank() >= 1 &&
+         !type.isDynamicDim(type.getRank() - 1) &&
+         type.getElementType().isF32() && axes.size() == 1 &&
          (axes[0] == type.getRank() - 1 || axes[0] == -1);
 }
 
