@@ -289,6 +289,35 @@ static bool supportsStaticMean(edge::ReduceMeanOp mean) {
   return runs == 1;
 }
 
+/// The element-wise and data-movement ops whose graph entries read only
+/// their tensors' shapes, static or dynamic: activations, softmax, GELU's
+/// erf, squares and square roots, binary ops writing their first
+/// operand's shape (or the second's, swapped), reshape, transpose, concat
+/// and unit-step slices.
+static bool supportsElementwiseOrMovement(Operation *op) {
+  if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
+          edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
+          edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp,
+          edge::ReshapeOp, edge::ConcatOp>(op))
+    return true;
+  // Erf only as part of a GELU (oneDNN has gelu_erf, not erf).
+  if (isa<edge::ErfOp>(op))
+    return matchGelu(op).has_value();
+  if (auto slice = dyn_cast<edge::SliceOp>(op))
+    return llvm::all_of(slice.getSteps(), [](int64_t s) { return s == 1; }) &&
+           llvm::all_of(slice.getStarts(), [](int64_t s) { return s >= 0; });
+  if (isa<edge::PowOp>(op)) {
+    std::optional<float> exponent = getScalarConstant(op->getOperand(1));
+    return exponent && (*exponent == 2.f || *exponent == 0.5f) &&
+           shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0));
+  }
+  if (isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp, edge::MaximumOp,
+          edge::MinimumOp>(op))
+    return shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0)) ||
+           binaryOperandsSwap(op);
+  return false;
+}
+
 /// Whether `type` is a ranked f32 tensor (rank 1 to 6) whose static
 /// extents are positive.
 static bool isBoundedF32Tensor(Type type) {
@@ -346,26 +375,7 @@ static bool supportsDynamicOp(Operation *op) {
                         }) &&
            supportsStaticMean(mean);
   }
-  if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
-          edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
-          edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp,
-          edge::ReshapeOp, edge::ConcatOp>(op))
-    return true;
-  if (isa<edge::ErfOp>(op))
-    return matchGelu(op).has_value();
-  if (auto slice = dyn_cast<edge::SliceOp>(op))
-    return llvm::all_of(slice.getSteps(), [](int64_t s) { return s == 1; }) &&
-           llvm::all_of(slice.getStarts(), [](int64_t s) { return s >= 0; });
-  if (isa<edge::PowOp>(op)) {
-    std::optional<float> exponent = getScalarConstant(op->getOperand(1));
-    return exponent && (*exponent == 2.f || *exponent == 0.5f) &&
-           shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0));
-  }
-  if (isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp, edge::MaximumOp,
-          edge::MinimumOp>(op))
-    return shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0)) ||
-           binaryOperandsSwap(op);
-  return false;
+  return supportsElementwiseOrMovement(op);
 }
 
 bool supportsOp(Operation *op) {
@@ -448,27 +458,7 @@ bool supportsOp(Operation *op) {
            !resize.getDynamicScales() && !resize.getAntialias() &&
            resize.getCoordinateTransformationMode() != "tf_crop_and_resize";
   }
-  if (isa<edge::ReluOp, edge::ClipOp, edge::SigmoidOp, edge::TanhOp,
-          edge::ExpOp, edge::SqrtOp, edge::AbsOp, edge::LogOp, edge::NegOp,
-          edge::SoftmaxOp, edge::LogSoftmaxOp, edge::TransposeOp,
-          edge::ReshapeOp, edge::ConcatOp>(op))
-    return true;
-  // Erf only as part of a GELU (oneDNN has gelu_erf, not erf).
-  if (isa<edge::ErfOp>(op))
-    return matchGelu(op).has_value();
-  if (auto slice = dyn_cast<edge::SliceOp>(op))
-    return llvm::all_of(slice.getSteps(), [](int64_t s) { return s == 1; }) &&
-           llvm::all_of(slice.getStarts(), [](int64_t s) { return s >= 0; });
-  if (isa<edge::PowOp>(op)) {
-    std::optional<float> exponent = getScalarConstant(op->getOperand(1));
-    return exponent && (*exponent == 2.f || *exponent == 0.5f) &&
-           shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0));
-  }
-  if (isa<edge::AddOp, edge::SubOp, edge::MulOp, edge::DivOp, edge::MaximumOp,
-          edge::MinimumOp>(op))
-    return shapeOf(op->getOperand(0)) == shapeOf(op->getResult(0)) ||
-           binaryOperandsSwap(op);
-  return false;
+  return supportsElementwiseOrMovement(op);
 }
 
 } // namespace strata::onednn
