@@ -16,6 +16,7 @@
 
 #include "Common/ConstantBytes.h"
 #include "Common/OpQueries.h"
+#include "Edge/IR/EdgeAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -100,7 +101,55 @@ public:
   mlir::func::FuncOp func;
   llvm::DenseMap<mlir::Value, uint32_t> tensors;
 
+  /// A partition with dynamic extents (docs/delegation.md, "Dynamic
+  /// extents"): each slot's extent at the bounds; empty when static.
+  llvm::ArrayRef<int64_t> extentBounds() const {
+    auto bounds = func->getAttrOfType<mlir::DenseI64ArrayAttr>(
+        edge::kExtentBoundsAttrName);
+    return bounds ? bounds.asArrayRef() : llvm::ArrayRef<int64_t>();
+  }
+  /// The extent slot of each dimension of `value` (edge.extent_slots, -1
+  /// where static), or empty when `value` is static. A dynamic value
+  /// without valid slots is an error, emitted once (missingSlots()).
+  llvm::ArrayRef<int64_t> slotsOf(mlir::Value value) {
+    auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+    if (type.hasStaticShape())
+      return {};
+    mlir::ArrayAttr perValue;
+    unsigned index = 0;
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value)) {
+      perValue =
+          func->getAttrOfType<mlir::ArrayAttr>(edge::kExtentSlotsAttrName);
+      index = arg.getArgNumber();
+    } else {
+      perValue = value.getDefiningOp()->getAttrOfType<mlir::ArrayAttr>(
+          edge::kExtentSlotsAttrName);
+      index = llvm::cast<mlir::OpResult>(value).getResultNumber();
+    }
+    auto slots = perValue && index < perValue.size()
+                     ? llvm::dyn_cast<mlir::DenseI64ArrayAttr>(perValue[index])
+                     : mlir::DenseI64ArrayAttr();
+    int64_t count = static_cast<int64_t>(extentBounds().size());
+    bool valid = slots && slots.size() == type.getRank();
+    for (int64_t d = 0; valid && d < type.getRank(); ++d)
+      valid = type.isDynamicDim(d) ? slots[d] >= 0 && slots[d] < count
+                                   : slots[d] == -1;
+    if (!valid) {
+      if (!slotsMissing)
+        (value.getDefiningOp() ? value.getDefiningOp() : func.getOperation())
+                ->emitError("a value of type ")
+            << type << " has no extent slots for its dynamic dimensions";
+      slotsMissing = true;
+      return {};
+    }
+    return slots.asArrayRef();
+  }
+  /// Whether slotsOf met a dynamic value without slots.
+  bool missingSlots() const { return slotsMissing; }
+
 protected:
+  bool slotsMissing = false;
+
   /// Writes every op of the partition but its constants (written where
   /// they are read) and terminator through `table`, in program order.
   template <typename Writer>

@@ -165,4 +165,22 @@ std::optional<bool> isSigned8(Type type) {
   return integer.isSignless();
 }
 
+bool hasDynamicShape(Operation *op) {
+  auto isDynamic = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && !tensor.hasStaticShape();
+  };
+  return llvm::any_of(op->getOperandTypes(), isDynamic) ||
+         llvm::any_of(op->getResultTypes(), isDynamic);
+}
+
+bool isDynamicCandidate(Operation *op, function_ref<bool(Type)> accepts) {
+  if (op->getNumResults() != 1 || !isa<ReifyRankedShapedTypeOpInterface>(op) ||
+      !accepts(op->getResult(0).getType()))
+    return false;
+  return llvm::all_of(op->getOperandTypes(), [&](Type type) {
+    return type.isIndex() || accepts(type);
+  });
+}
+
 } // namespace strata::backends

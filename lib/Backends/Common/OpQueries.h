@@ -58,6 +58,16 @@ struct PoolGeometry {
 /// extra padding would change an average that counts padding.
 std::optional<PoolGeometry> getPoolGeometry(mlir::Operation *op);
 
+/// Whether an operand or result of `op` is a tensor of dynamic shape.
+bool hasDynamicShape(mlir::Operation *op);
+/// The first check of a delegate's dynamic ops (docs/delegation.md,
+/// "Dynamic extents"): one result, a shape rule for it
+/// (ReifyRankedShapedTypeOpInterface, whence the partition's extent
+/// slots), and every tensor it reads or writes accepted by `accepts`
+/// (index operands, a reshape's sizes, aside).
+bool isDynamicCandidate(mlir::Operation *op,
+                        llvm::function_ref<bool(mlir::Type)> accepts);
+
 } // namespace strata::backends
 
 #endif // STRATA_LIB_BACKENDS_COMMON_OPQUERIES_H

@@ -66,12 +66,6 @@ public:
   /// kernels for u8 sources (brgconv and brdgmm_dw instead of jit_int8; no
   /// s8 compensation). See UnsignedValues.cpp.
   llvm::DenseSet<mlir::Value> unsignedValues;
-
-private:
-  /// The extent slot of each dimension of `value` (edge.extent_slots), or
-  /// empty when it is static; an error once when a dynamic value has none.
-  llvm::ArrayRef<int64_t> slotsOf(mlir::Value value);
-  bool missingSlots = false;
 };
 
 /// An eltwise post-op or op parameters: oneDNN's function of an activation

@@ -35,47 +35,10 @@ using namespace mlir;
 
 namespace strata::onednn {
 
-ArrayRef<int64_t> GraphWriter::slotsOf(Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.hasStaticShape())
-    return {};
-  ArrayAttr perValue;
-  unsigned index = 0;
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    perValue = func->getAttrOfType<ArrayAttr>(edge::kExtentSlotsAttrName);
-    index = arg.getArgNumber();
-  } else {
-    perValue = value.getDefiningOp()->getAttrOfType<ArrayAttr>(
-        edge::kExtentSlotsAttrName);
-    index = cast<OpResult>(value).getResultNumber();
-  }
-  auto bounds =
-      func->getAttrOfType<DenseI64ArrayAttr>(edge::kExtentBoundsAttrName);
-  auto slots = perValue && index < perValue.size()
-                   ? dyn_cast<DenseI64ArrayAttr>(perValue[index])
-                   : DenseI64ArrayAttr();
-  bool valid = bounds && slots && slots.size() == type.getRank() &&
-               llvm::all_of(llvm::enumerate(slots.asArrayRef()), [&](auto it) {
-                 auto [d, slot] = it;
-                 return type.isDynamicDim(d) ? slot >= 0 && slot < bounds.size()
-                                             : slot == -1;
-               });
-  if (!valid) {
-    if (!missingSlots)
-      (value.getDefiningOp() ? value.getDefiningOp() : func.getOperation())
-              ->emitError("a value of type ")
-          << type << " has no extent slots for its dynamic dimensions";
-    missingSlots = true;
-    return {};
-  }
-  return slots.asArrayRef();
-}
-
 uint32_t GraphWriter::newTensor(Value value) {
   auto t = std::make_unique<fbs::TensorT>();
   // A dynamic extent is written at its bound, with its slot.
-  auto bounds =
-      func->getAttrOfType<DenseI64ArrayAttr>(edge::kExtentBoundsAttrName);
+  ArrayRef<int64_t> bounds = extentBounds();
   ArrayRef<int64_t> slots = slotsOf(value);
   for (auto [d, extent] :
        llvm::enumerate(cast<RankedTensorType>(value.getType()).getShape())) {
@@ -240,10 +203,7 @@ LogicalResult GraphWriter::write() {
   for (BlockArgument arg : body.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
       graph.inputs.push_back(newTensor(arg));
-  if (auto bounds =
-          func->getAttrOfType<DenseI64ArrayAttr>(edge::kExtentBoundsAttrName))
-    graph.extent_bounds.assign(bounds.asArrayRef().begin(),
-                               bounds.asArrayRef().end());
+  graph.extent_bounds.assign(extentBounds().begin(), extentBounds().end());
   static const WriteTable table = [] {
     WriteTable t;
     addLinearWriters(t);
@@ -258,7 +218,7 @@ LogicalResult GraphWriter::write() {
   if (failed(outputs))
     return failure();
   graph.outputs = std::move(*outputs);
-  return failure(missingSlots);
+  return failure(missingSlots());
 }
 
 namespace {

@@ -341,12 +341,8 @@ static bool dynamicOnlyInBatch(Value value) {
 /// each call's extents (the partition's extent slots, docs/delegation.md).
 /// Their dynamic results have a shape rule, from which the slots come.
 static bool supportsDynamicOp(Operation *op) {
-  if (op->getNumResults() != 1 || !isa<ReifyRankedShapedTypeOpInterface>(op) ||
-      !isBoundedF32Tensor(op->getResult(0).getType()))
+  if (!backends::isDynamicCandidate(op, isBoundedF32Tensor))
     return false;
-  for (Value operand : op->getOperands())
-    if (!operand.getType().isIndex() && !isBoundedF32Tensor(operand.getType()))
-      return false;
   if (isArithmetic(op) && becomesIntegers(op->getResult(0)))
     return false;
   if (auto conv = dyn_cast<edge::Conv2DOp>(op))
@@ -379,12 +375,7 @@ static bool supportsDynamicOp(Operation *op) {
 }
 
 bool supportsOp(Operation *op) {
-  auto isDynamic = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && !tensor.hasStaticShape();
-  };
-  if (llvm::any_of(op->getOperandTypes(), isDynamic) ||
-      llvm::any_of(op->getResultTypes(), isDynamic))
+  if (backends::hasDynamicShape(op))
     return supportsDynamicOp(op);
   if (isArithmetic(op) && becomesIntegers(op->getResult(0)))
     return false;

@@ -110,9 +110,20 @@ public:
   /// XNNPACK's order on first use).
   mlir::FailureOr<uint32_t> tensor(mlir::Value value);
   /// A new tensor of XNNPACK `dims` that a node writes and another reads
-  /// (not a value of the partition: a step inside one edge op's nodes).
-  uint32_t intermediateTensor(std::vector<int64_t> dims) {
+  /// (not a value of the partition: a step inside one edge op's nodes). A
+  /// dynamic leading extent is the batch of `batchOf` (its slot, at its
+  /// bound).
+  uint32_t intermediateTensor(std::vector<int64_t> dims,
+                              mlir::Value batchOf = {}) {
     auto t = std::make_unique<fbs::TensorT>();
+    if (batchOf && !dims.empty() && mlir::ShapedType::isDynamic(dims[0])) {
+      llvm::ArrayRef<int64_t> slots = slotsOf(batchOf);
+      if (!slots.empty() && slots[0] >= 0) {
+        t->dim_slots.assign(dims.size(), -1);
+        t->dim_slots[0] = static_cast<int32_t>(slots[0]);
+        dims[0] = extentBounds()[slots[0]];
+      }
+    }
     t->dims = std::move(dims);
     return appendTensor(std::move(t));
   }

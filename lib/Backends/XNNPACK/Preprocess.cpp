@@ -83,6 +83,15 @@ static std::optional<std::pair<float, int32_t>> quantOf(Value v,
 uint32_t GraphWriter::defineTensor(Value value) {
   auto t = std::make_unique<fbs::TensorT>();
   t->dims = xnnDims(shapeOf(value));
+  // A dynamic extent is written at its bound, with its slot (in XNNPACK's
+  // order of the dims).
+  if (ArrayRef<int64_t> slots = slotsOf(value); !slots.empty()) {
+    std::vector<int64_t> order = xnnDims(slots);
+    t->dim_slots.assign(order.begin(), order.end());
+    for (size_t d = 0; d < order.size(); ++d)
+      if (order[d] >= 0)
+        t->dims[d] = extentBounds()[order[d]];
+  }
   if (backends::isSigned8(value.getType()) == std::optional(true)) {
     t->dtype = fbs::DataType::QS8;
     std::optional<std::pair<float, int32_t>> q = quantOf(value);
@@ -173,6 +182,10 @@ LogicalResult GraphWriter::finish(fbs::NodeT &node, ValueRange inputs,
 LogicalResult GraphWriter::write() {
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments()) {
+    // Index arguments are extents the ops read (a reshape's sizes): the
+    // tensors' slots carry them.
+    if (!isa<RankedTensorType>(arg.getType()))
+      continue;
     uint32_t t = defineTensor(arg);
     graph.tensors[t]->nchw = shapeOf(arg).size() == 4;
     graph.inputs.push_back(t);
@@ -193,7 +206,8 @@ LogicalResult GraphWriter::write() {
     graph.tensors[*t]->nchw = shapeOf(v).size() == 4;
     graph.outputs.push_back(*t);
   }
-  return failure(unknownQuantization);
+  graph.extent_bounds.assign(extentBounds().begin(), extentBounds().end());
+  return failure(unknownQuantization || missingSlots());
 }
 
 FailureOr<PreprocessResult> preprocess(func::FuncOp func,

@@ -73,9 +73,9 @@ static bool isPerTensor(Value scale, Value zeroPoint) {
 /// An int8 convolution XNNPACK runs as qs8 with per-channel weights.
 static bool supportsQuantizedConv(edge::QuantizedConv2DOp conv) {
   if (!isS8Tensor(conv.getInput().getType()) ||
-      !isS8Tensor(conv.getWeight().getType()) ||
-      !isS8Tensor(conv.getType()) || conv.getActivation() ||
-      shapeOf(conv.getInput()).size() != 4 || !conv.getOutputScale() ||
+      !isS8Tensor(conv.getWeight().getType()) || !isS8Tensor(conv.getType()) ||
+      conv.getActivation() || shapeOf(conv.getInput()).size() != 4 ||
+      !conv.getOutputScale() ||
       !isPerTensor(conv.getInputScale(), conv.getInputZeroPoint()) ||
       !isPerTensor(conv.getOutputScale(), conv.getOutputZeroPoint()) ||
       !backends::getFloatConstant(conv.getBias()))
@@ -126,10 +126,10 @@ static bool supportsResize(edge::ResizeOp resize) {
                     out = shapeOf(resize.getOutput());
   StringRef mode = resize.getCoordinateTransformationMode();
   std::optional<ArrayRef<double>> scales = resize.getScales();
-  if (in.size() != 4 || resize.getMode() != "linear" ||
-      resize.getAntialias() || resize.getDynamicRoi() ||
-      resize.getDynamicScales() || !scales || scales->size() != 4 ||
-      in[0] != out[0] || in[1] != out[1] || !isF32Tensor(resize.getType()))
+  if (in.size() != 4 || resize.getMode() != "linear" || resize.getAntialias() ||
+      resize.getDynamicRoi() || resize.getDynamicScales() || !scales ||
+      scales->size() != 4 || in[0] != out[0] || in[1] != out[1] ||
+      !isF32Tensor(resize.getType()))
     return false;
   // pytorch_half_pixel differs from half_pixel only for a length of one.
   bool halfPixel = mode == "half_pixel" ||
@@ -142,7 +142,46 @@ static bool supportsResize(edge::ResizeOp resize) {
   return (*scales)[0] == 1 && (*scales)[1] == 1;
 }
 
+/// Each input of a concatenation is padded to the result's extent and the
+/// paddings added: the cost grows with the input count (DenseNet's
+/// concatenations of up to 32 inputs stay portable; Inception's have up to
+/// 6).
+constexpr size_t kMaxConcatInputs = 6;
+
+static bool supportsF32Rules(Operation *op);
+
+/// Whether `type` is an f32 tensor (rank 1 to 6) whose one dynamic
+/// extent, if any, is the leading one (the batch) and whose static extents
+/// are positive.
+static bool isBatchDynamicF32(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getElementType().isF32() || tensor.getRank() < 1 ||
+      tensor.getRank() > 6)
+    return false;
+  ArrayRef<int64_t> shape = tensor.getShape();
+  return (ShapedType::isDynamic(shape[0]) || shape[0] > 0) &&
+         llvm::all_of(shape.drop_front(), [](int64_t d) { return d > 0; });
+}
+
+/// The ops with a dynamic batch the delegate takes (docs/delegation.md,
+/// "Dynamic extents"): the delegate builds a runtime at each call's batch,
+/// so every node parameter (pads, a reshape's new shape, a concatenation's
+/// offsets) must not depend on it: f32 tensors dynamic only in their
+/// leading extent, the ops whose parameters read the others.
+static bool supportsDynamicOp(Operation *op) {
+  if (!backends::isDynamicCandidate(op, isBatchDynamicF32))
+    return false;
+  // Each input is padded to the result's extent along the axis: a batch
+  // axis would make the paddings dynamic.
+  if (auto concat = dyn_cast<edge::ConcatOp>(op))
+    return concat.getAxis() != 0 && concat.getInputs().size() >= 2 &&
+           concat.getInputs().size() <= kMaxConcatInputs;
+  return supportsF32Rules(op);
+}
+
 bool supportsOp(Operation *op) {
+  if (backends::hasDynamicShape(op))
+    return supportsDynamicOp(op);
   if (auto pad = dyn_cast<edge::PadOp>(op))
     return supportsPad(pad);
   if (auto conv = dyn_cast<edge::QuantizedConv2DOp>(op))
@@ -161,16 +200,19 @@ bool supportsOp(Operation *op) {
   }
   if (auto resize = dyn_cast<edge::ResizeOp>(op))
     return supportsResize(resize);
-  // Each input is padded to the result's extent and the paddings added:
-  // the cost grows with the input count (DenseNet's concatenations of
-  // up to 32 inputs stay portable; Inception's have up to 6).
-  constexpr size_t kMaxConcatInputs = 6;
   if (auto concat = dyn_cast<edge::ConcatOp>(op))
-    return concat.getInputs().size() >= 2 && concat.getInputs().size() <= kMaxConcatInputs &&
+    return concat.getInputs().size() >= 2 &&
+           concat.getInputs().size() <= kMaxConcatInputs &&
            llvm::all_of(op->getOperandTypes(), isF32Tensor) &&
            isF32Tensor(concat.getType());
   if (!backends::isF32Op(op))
     return false;
+  return supportsF32Rules(op);
+}
+
+/// The rules of the f32 ops past their tensors' checks (static or, in
+/// supportsDynamicOp, dynamic only in the batch).
+static bool supportsF32Rules(Operation *op) {
   // Weights are laid out for XNNPACK at compile time.
   if (auto conv = dyn_cast<edge::Conv2DOp>(op))
     return shapeOf(conv.getInput()).size() == 4 &&

@@ -114,7 +114,17 @@ LogicalResult writeResize(GraphWriter &writer, edge::ResizeOp resize) {
 
 LogicalResult writeReshape(GraphWriter &writer, edge::ReshapeOp reshape) {
   fbs::NodeT &node = writer.addNode(fbs::NodeKind::Reshape, reshape);
-  for (int64_t d : xnnDims(shapeOf(reshape.getOutput())))
+  // A dynamic extent at its bound (the delegate sets the new shape to the
+  // result's extents at each shape it builds).
+  std::vector<int64_t> dims = xnnDims(shapeOf(reshape.getOutput()));
+  if (ArrayRef<int64_t> slots = writer.slotsOf(reshape.getOutput());
+      !slots.empty()) {
+    std::vector<int64_t> order = xnnDims(slots);
+    for (size_t d = 0; d < order.size(); ++d)
+      if (order[d] >= 0)
+        dims[d] = writer.extentBounds()[order[d]];
+  }
+  for (int64_t d : dims)
     node.new_shape.push_back(static_cast<uint64_t>(d));
   return writer.finish(node, {reshape.getInput()}, reshape);
 }
@@ -156,7 +166,8 @@ LogicalResult writePool(GraphWriter &writer, Operation *op) {
     pad.inputs = {*inputTensor};
     pad.outputs = {writer.intermediateTensor(
         {in[0], in[2] + g->padsBegin[0] + g->padsEnd[0],
-         in[3] + g->padsBegin[1] + g->padsEnd[1], in[1]})};
+         in[3] + g->padsBegin[1] + g->padsEnd[1], in[1]},
+        input)};
     inputTensor = pad.outputs[0];
     g->padsBegin = {0, 0};
     g->padsEnd = {0, 0};
@@ -198,7 +209,7 @@ LogicalResult writeConcat(GraphWriter &writer, edge::ConcatOp concat) {
     if (failed(t))
       return failure();
     pad.inputs = {*t};
-    padded.push_back(writer.intermediateTensor(dims));
+    padded.push_back(writer.intermediateTensor(dims, concat.getOutput()));
     pad.outputs = {padded.back()};
   }
   uint32_t sum = padded[0];
@@ -208,7 +219,7 @@ LogicalResult writeConcat(GraphWriter &writer, edge::ConcatOp concat) {
     if (i + 1 == padded.size()) {
       add.outputs = {writer.defineTensor(concat.getOutput())};
     } else {
-      sum = writer.intermediateTensor(dims);
+      sum = writer.intermediateTensor(dims, concat.getOutput());
       add.outputs = {sum};
     }
   }

@@ -164,8 +164,8 @@ LogicalResult writeQuantizedConv(GraphWriter &writer,
       scaleAndZero(conv.getResidualScale(), conv.getResidualZeroPoint());
   if (!residual)
     return conv.emitError("XNNPACK int8 residuals need a constant scale");
-  uint32_t product =
-      writer.intermediateTensor(xnnDims(shapeOf(conv.getResult())));
+  uint32_t product = writer.intermediateTensor(
+      xnnDims(shapeOf(conv.getResult())), conv.getResult());
   writer.graph.tensors[product]->dtype = fbs::DataType::QS8;
   writer.graph.tensors[product]->scale = output->first + residual->first;
   node.outputs.push_back(product);

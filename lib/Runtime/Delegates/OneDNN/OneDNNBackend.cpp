@@ -2,12 +2,13 @@
 #include "ChannelBlockedRule.h"
 #include "GraphBuilder.h"
 
+#include "strata/Runtime/Delegates/ShapeCache.h"
+
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 
 namespace strata::runtime::onednn {
 
@@ -250,126 +251,47 @@ std::string describeGraph(ByteSpan processed) {
 
 namespace {
 
-/// The named data a graph's tensors refer to, kept past init: a graph with
-/// extent slots is built again at each new shape.
-class KeptNamedData final : public NamedDataMap {
-public:
-  KeptNamedData(const fbs::Graph &graph, const NamedDataMap &named) {
-    if (!graph.tensors())
-      return;
+/// The named-data keys of `graph`'s tensors (plain and packed bytes).
+std::vector<std::string> namedDataKeys(const fbs::Graph &graph) {
+  std::vector<std::string> keys;
+  if (graph.tensors())
     for (const fbs::Tensor *t : *graph.tensors())
       for (const flatbuffers::String *key :
            {t->constant_key(), t->packed_key()})
         if (key && key->size())
-          if (Result<ByteSpan> bytes = named.get(key->str()); bytes.ok())
-            spans_[key->str()] = *bytes;
-  }
-  Result<ByteSpan> get(const std::string &key) const override {
-    auto it = spans_.find(key);
-    if (it == spans_.end())
-      return Error(ErrorCode::NotFound, "named data '" + key + "' is missing");
-    return it->second;
-  }
+          keys.push_back(key->str());
+  return keys;
+}
 
-private:
-  std::map<std::string, ByteSpan> spans_;
-};
-
-/// A graph with extent slots, built at the shapes of the calls: the most
-/// recent `capacity` shapes are kept (weights stay where init bound them:
-/// the program's packed bytes, shared by every shape whose primitives want
-/// their layout).
-class ShapeCache {
-public:
-  ShapeCache(ByteSpan blob, const fbs::Graph &graph, const NamedDataMap &named,
-             CompiledGraph::BuildOptions options, size_t capacity)
-      : blob_(blob.data, blob.data + blob.size), named_(graph, named),
-        options_(options), capacity_(std::max<size_t>(1, capacity)) {
-    const auto *bounds = graph.extent_bounds();
-    bounds_.assign(bounds->begin(), bounds->end());
-  }
-
-  const std::vector<int64_t> &bounds() const { return bounds_; }
-
-  /// The graph at `extents`, built on first use.
-  Result<CompiledGraph *> at(const std::vector<int64_t> &extents) {
-    ++clock_;
-    for (Entry &entry : entries_)
-      if (entry.extents == extents) {
-        entry.lastUse = clock_;
-        return entry.graph.get();
+/// `blob` (a verified graph with extent slots) with every slotted
+/// dimension at its extent in `extents`.
+Result<std::vector<uint8_t>> graphAt(const std::vector<uint8_t> &blob,
+                                     const std::vector<int64_t> &extents) {
+  fbs::GraphT object;
+  fbs::GetGraph(blob.data())->UnPackTo(&object);
+  for (std::unique_ptr<fbs::TensorT> &tensor : object.tensors)
+    for (size_t d = 0; d < tensor->dim_slots.size() && d < tensor->dims.size();
+         ++d)
+      if (int32_t slot = tensor->dim_slots[d]; slot >= 0) {
+        if (static_cast<size_t>(slot) >= extents.size())
+          return Error(ErrorCode::InvalidArgument,
+                       "a tensor names extent slot " + std::to_string(slot) +
+                           " of " + std::to_string(extents.size()));
+        tensor->dims[d] = extents[slot];
       }
-    if (extents.size() != bounds_.size())
-      return Error(ErrorCode::InvalidArgument,
-                   "the call passes " + std::to_string(extents.size()) +
-                       " extents, the graph has " +
-                       std::to_string(bounds_.size()) + " slots");
-    for (size_t k = 0; k < extents.size(); ++k)
-      if (extents[k] <= 0)
-        return Error(ErrorCode::NotSupported,
-                     "extent slot " + std::to_string(k) + " is " +
-                         std::to_string(extents[k]) +
-                         "; oneDNN runs extents of 1 and more");
-    fbs::GraphT object;
-    fbs::GetGraph(blob_.data())->UnPackTo(&object);
-    for (std::unique_ptr<fbs::TensorT> &tensor : object.tensors)
-      for (size_t d = 0;
-           d < tensor->dim_slots.size() && d < tensor->dims.size(); ++d)
-        if (int32_t slot = tensor->dim_slots[d]; slot >= 0) {
-          if (static_cast<size_t>(slot) >= extents.size())
-            return Error(ErrorCode::InvalidArgument,
-                         "a tensor names extent slot " + std::to_string(slot) +
-                             " of " + std::to_string(extents.size()));
-          tensor->dims[d] = extents[slot];
-        }
-    Entry entry;
-    entry.extents = extents;
-    flatbuffers::FlatBufferBuilder fbb;
-    fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
-    entry.bytes.assign(fbb.GetBufferPointer(),
-                       fbb.GetBufferPointer() + fbb.GetSize());
-    STRATA_ASSIGN_OR_RETURN(
-        entry.graph, CompiledGraph::build(*fbs::GetGraph(entry.bytes.data()),
-                                          named_, options_));
-    entry.graph->setProfiling(profiling_);
-    entry.lastUse = clock_;
-    if (entries_.size() >= capacity_)
-      entries_.erase(std::min_element(entries_.begin(), entries_.end(),
-                                      [](const Entry &a, const Entry &b) {
-                                        return a.lastUse < b.lastUse;
-                                      }));
-    entries_.push_back(std::move(entry));
-    return entries_.back().graph.get();
-  }
-
-  void setProfiling(bool enabled) {
-    profiling_ = enabled;
-    for (Entry &entry : entries_)
-      entry.graph->setProfiling(enabled);
-  }
-
-private:
-  struct Entry {
-    std::vector<int64_t> extents;
-    std::vector<uint8_t> bytes;
-    std::unique_ptr<CompiledGraph> graph;
-    uint64_t lastUse = 0;
-  };
-  std::vector<uint8_t> blob_;
-  KeptNamedData named_;
-  CompiledGraph::BuildOptions options_;
-  size_t capacity_;
-  std::vector<int64_t> bounds_;
-  std::vector<Entry> entries_;
-  uint64_t clock_ = 0;
-  bool profiling_ = false;
-};
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
+  return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                              fbb.GetBufferPointer() + fbb.GetSize());
+}
 
 struct Handle final : DelegateHandle {
   /// The graph run last (the only one of a static partition).
   CompiledGraph *graph = nullptr;
   std::unique_ptr<CompiledGraph> staticGraph;
-  std::unique_ptr<ShapeCache> shapes;
+  /// A partition with extent slots: the graphs built at the shapes run.
+  std::unique_ptr<ShapeCache<CompiledGraph>> shapes;
+  bool profiling = false;
   int threads = 1;
 };
 
@@ -402,15 +324,28 @@ public:
     options.mode = CompiledGraph::Mode::Init;
     options.threads = handle->threads; // the own kernels' working memory
     options.repackOnMismatch = *config_.get("repack_on_isa_mismatch") == "true";
-    if ((*graph)->extent_bounds() && (*graph)->extent_bounds()->size()) {
+    if (const auto *bounds = (*graph)->extent_bounds();
+        bounds && bounds->size()) {
       // Built at the bounds now, so that a blob this CPU cannot run fails
       // at init; other shapes on first use.
-      handle->shapes = std::make_unique<ShapeCache>(
-          processed, **graph, named, options,
+      Handle *h = handle.get();
+      h->shapes = std::make_unique<ShapeCache<CompiledGraph>>(
+          processed, named, namedDataKeys(**graph),
+          std::vector<int64_t>(bounds->begin(), bounds->end()),
           static_cast<size_t>(
-              std::max(1, std::atoi(config_.get("shape_cache")->c_str()))));
-      STRATA_ASSIGN_OR_RETURN(handle->graph,
-                              handle->shapes->at(handle->shapes->bounds()));
+              std::max(1, std::atoi(config_.get("shape_cache")->c_str()))),
+          graphAt,
+          [h, options](const std::vector<uint8_t> &blob,
+                       const NamedDataMap &kept)
+              -> Result<std::unique_ptr<CompiledGraph>> {
+            STRATA_ASSIGN_OR_RETURN(
+                std::unique_ptr<CompiledGraph> built,
+                CompiledGraph::build(*fbs::GetGraph(blob.data()), kept,
+                                     options));
+            built->setProfiling(h->profiling);
+            return built;
+          });
+      STRATA_ASSIGN_OR_RETURN(h->graph, h->shapes->at(h->shapes->bounds()));
       return static_cast<DelegateHandle *>(handle.release());
     }
     STRATA_ASSIGN_OR_RETURN(handle->staticGraph,
@@ -446,8 +381,10 @@ public:
   void destroy(DelegateHandle *handle) override { delete handle; }
   void setProfiling(DelegateHandle *handle, bool enabled) override {
     auto *h = static_cast<Handle *>(handle);
+    h->profiling = enabled;
     if (h->shapes)
-      h->shapes->setProfiling(enabled);
+      h->shapes->forEach(
+          [enabled](CompiledGraph &graph) { graph.setProfiling(enabled); });
     else
       h->graph->setProfiling(enabled);
   }

@@ -1,6 +1,7 @@
 //===- XNNPACKBackend.cpp - the xnnpack runtime delegate ------------------===//
 #include "Subgraph.h"
 
+#include "strata/Runtime/Delegates/ShapeCache.h"
 #include "strata/Runtime/Delegates/XNNPACK.h"
 
 #include <cstdio>
@@ -67,8 +68,55 @@ std::string describeGraph(ByteSpan blob) {
 
 namespace {
 
+/// `blob` (a verified graph with extent slots) with every slotted
+/// dimension at its extent in `extents`, and each reshape to its result's
+/// extents.
+Result<std::vector<uint8_t>> graphAt(const std::vector<uint8_t> &blob,
+                                     const std::vector<int64_t> &extents) {
+  fbs::GraphT object;
+  fbs::GetGraph(blob.data())->UnPackTo(&object);
+  std::vector<bool> slotted(object.tensors.size(), false);
+  for (size_t i = 0; i < object.tensors.size(); ++i) {
+    fbs::TensorT &tensor = *object.tensors[i];
+    for (size_t d = 0; d < tensor.dim_slots.size() && d < tensor.dims.size();
+         ++d)
+      if (int32_t slot = tensor.dim_slots[d]; slot >= 0) {
+        if (static_cast<size_t>(slot) >= extents.size())
+          return Error(ErrorCode::InvalidArgument,
+                       "a tensor names extent slot " + std::to_string(slot) +
+                           " of " + std::to_string(extents.size()));
+        tensor.dims[d] = extents[slot];
+        slotted[i] = true;
+      }
+  }
+  for (std::unique_ptr<fbs::NodeT> &node : object.nodes)
+    if (node->kind == fbs::NodeKind::Reshape && node->outputs.size() == 1 &&
+        node->outputs[0] < object.tensors.size() && slotted[node->outputs[0]]) {
+      const std::vector<int64_t> &dims = object.tensors[node->outputs[0]]->dims;
+      node->new_shape.assign(dims.begin(), dims.end());
+    }
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
+  return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                              fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+/// The named-data keys of `graph`'s constants.
+std::vector<std::string> namedDataKeys(const fbs::Graph &graph) {
+  std::vector<std::string> keys;
+  if (graph.tensors())
+    for (const fbs::Tensor *t : *graph.tensors())
+      if (t->constant_key() && t->constant_key()->size())
+        keys.push_back(t->constant_key()->str());
+  return keys;
+}
+
 struct Handle final : DelegateHandle {
-  std::unique_ptr<Subgraph> subgraph;
+  /// The runtime run last (the only one of a static partition).
+  Subgraph *subgraph = nullptr;
+  std::unique_ptr<Subgraph> staticSubgraph;
+  /// A partition with extent slots: the runtimes built at the shapes run.
+  std::unique_ptr<ShapeCache<Subgraph>> shapes;
 };
 
 class XNNPACKDelegate final : public NamedBackend {
@@ -78,6 +126,9 @@ public:
                     "threads XNNPACK runs on (1: the caller's; more: one "
                     "pthreadpool per thread count, shared by every "
                     "partition)");
+    config_.declare("shape_cache", ConfigOption::Type::Int, "8",
+                    "a partition with dynamic extents: how many shapes keep "
+                    "their runtimes (the least recently run is dropped)");
   }
   bool isAvailable() const override { return xnnpackReady(); }
 
@@ -88,16 +139,49 @@ public:
       return graph.takeError();
     int threads = std::max(1, std::atoi(config_.get("threads")->c_str()));
     STRATA_ASSIGN_OR_RETURN(ThreadPool pool, sharedThreadPool(threads));
-    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Subgraph> built,
-                            Subgraph::build(**graph, named, std::move(pool)));
     auto handle = std::make_unique<Handle>();
-    handle->subgraph = std::move(built);
+    if (const auto *bounds = (*graph)->extent_bounds();
+        bounds && bounds->size()) {
+      // Built at the bounds now, so that a blob XNNPACK refuses fails at
+      // init; other shapes on first use (this XNNPACK has no reshape of a
+      // runtime: each shape is a runtime of its own).
+      Handle *h = handle.get();
+      h->shapes = std::make_unique<ShapeCache<Subgraph>>(
+          processed, named, namedDataKeys(**graph),
+          std::vector<int64_t>(bounds->begin(), bounds->end()),
+          static_cast<size_t>(
+              std::max(1, std::atoi(config_.get("shape_cache")->c_str()))),
+          graphAt,
+          [pool](const std::vector<uint8_t> &blob, const NamedDataMap &kept) {
+            return Subgraph::build(*fbs::GetGraph(blob.data()), kept, pool);
+          });
+      STRATA_ASSIGN_OR_RETURN(h->subgraph, h->shapes->at(h->shapes->bounds()));
+      return static_cast<DelegateHandle *>(handle.release());
+    }
+    STRATA_ASSIGN_OR_RETURN(handle->staticSubgraph,
+                            Subgraph::build(**graph, named, std::move(pool)));
+    handle->subgraph = handle->staticSubgraph.get();
     return static_cast<DelegateHandle *>(handle.release());
   }
 
   Error execute(DelegateHandle *handle, const std::vector<TensorView> &ins,
                 const std::vector<TensorView> &outs) override {
-    return static_cast<Handle *>(handle)->subgraph->execute(ins, outs);
+    auto *h = static_cast<Handle *>(handle);
+    if (h->shapes)
+      return Error(ErrorCode::InvalidArgument,
+                   "the graph has extent slots; the call passes none");
+    return h->subgraph->execute(ins, outs);
+  }
+
+  Error executeDynamic(DelegateHandle *handle,
+                       const std::vector<TensorView> &ins,
+                       const std::vector<TensorView> &outs,
+                       const std::vector<int64_t> &extents) override {
+    auto *h = static_cast<Handle *>(handle);
+    if (!h->shapes)
+      return execute(handle, ins, outs);
+    STRATA_ASSIGN_OR_RETURN(h->subgraph, h->shapes->at(extents));
+    return h->subgraph->execute(ins, outs);
   }
 
   void destroy(DelegateHandle *handle) override { delete handle; }
