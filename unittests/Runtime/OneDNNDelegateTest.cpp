@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -248,6 +249,82 @@ TEST(OneDNNDelegateTest, BadBlobsFailAtInit) {
   ASSERT_FALSE(handle.ok());
   EXPECT_NE(handle.error().message().find("w.packed"), std::string::npos)
       << handle.error().message();
+}
+
+/// ConvGraph with its batch an extent slot (slot 0, bound 4): the form a
+/// partition with dynamic extents takes (docs/delegation.md, "Dynamic
+/// extents").
+std::vector<uint8_t> withBatchSlot(const std::vector<uint8_t> &blob) {
+  fbs::GraphT g;
+  fbs::GetGraph(blob.data())->UnPackTo(&g);
+  for (size_t i : {0, 3, 4, 5}) {
+    g.tensors[i]->dims[0] = 4;
+    g.tensors[i]->dim_slots = {0, -1, -1, -1};
+  }
+  g.extent_bounds = {4};
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(fbs::Graph::Pack(fbb, &g), fbs::GraphIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+/// A graph with extent slots runs at every batch the calls pass, within
+/// and across the shapes its cache keeps (two here: batches come back
+/// after being dropped), with the values a float loop gives; a call
+/// without extents, with the wrong count or with an extent of 0 is an
+/// error, never a run at some other shape.
+TEST(OneDNNDelegateTest, ExtentSlotsRunEveryBatchThroughTheShapeCache) {
+  Backend &backend = onednn::getBackend();
+  ConvGraph g;
+  g.blob = withBatchSlot(g.blob);
+  Result<PreparedGraph> prepared = prepare(g);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().toString();
+  MapData named;
+  named.bytes = prepared->namedData;
+  ASSERT_TRUE(backend.config().set("shape_cache", "2").ok());
+  Result<DelegateHandle *> handle = backend.init(
+      {prepared->blob.data(), prepared->blob.size()}, Params(), named);
+  ASSERT_TRUE(backend.config().set("shape_cache", "8").ok());
+  ASSERT_TRUE(handle.ok()) << handle.error().toString();
+  std::vector<uint8_t> scratch(prepared->scratchBytes + 64);
+  for (int64_t batch : {1, 3, 4, 2, 1, 3, 1}) {
+    // Image n is all (n + 1); the residual 0.5.
+    std::vector<float> x, r(batch * 8 * 6 * 6, 0.5f),
+        z(batch * 8 * 6 * 6, -7.f);
+    for (int64_t n = 0; n < batch; ++n)
+      x.insert(x.end(), 3 * 8 * 8, static_cast<float>(n + 1));
+    std::vector<TensorView> ins{{DType::F32, {batch, 3, 8, 8}, x.data()},
+                                {DType::F32, {batch, 8, 6, 6}, r.data()}};
+    std::vector<TensorView> outs{{DType::F32, {batch, 8, 6, 6}, z.data()}};
+    if (prepared->scratchBytes)
+      outs.push_back({DType::U8,
+                      {static_cast<int64_t>(prepared->scratchBytes)},
+                      scratch.data()});
+    Error error = backend.executeDynamic(*handle, ins, outs, {batch});
+    ASSERT_TRUE(error.ok()) << "batch " << batch << ": " << error.toString();
+    for (int64_t n = 0; n < batch; ++n) {
+      double want = std::max(27.0 * (n + 1) * 0.25 - 2.0, 0.0) + 0.5;
+      for (int64_t i = 0; i < 8 * 6 * 6; ++i)
+        ASSERT_FLOAT_EQ(z[n * 8 * 6 * 6 + i], static_cast<float>(want))
+            << "batch " << batch << " image " << n;
+    }
+    if (batch == 2) {
+      // The shape the call's buffers have must be the extents': a call
+      // naming batch 3 with batch-2 buffers is refused.
+      error = backend.executeDynamic(*handle, ins, outs, {3});
+      EXPECT_FALSE(error.ok());
+      EXPECT_FALSE(backend.execute(*handle, ins, outs).ok());
+      error = backend.executeDynamic(*handle, ins, outs, {2, 2});
+      ASSERT_FALSE(error.ok());
+      EXPECT_NE(error.message().find("2 extents, the graph has 1"),
+                std::string::npos)
+          << error.message();
+      error = backend.executeDynamic(*handle, ins, outs, {0});
+      ASSERT_FALSE(error.ok());
+      EXPECT_NE(error.message().find("extent slot 0 is 0"), std::string::npos)
+          << error.message();
+    }
+  }
+  backend.destroy(*handle);
 }
 
 /// Rewrites the recorded packed layout, as if packed on another CPU.
