@@ -68,10 +68,16 @@ cl::list<std::string>
                 cl::desc("Fix an input's shape: NAME=DIMS, e.g. "
                          "input=1x3x224x224 (repeatable); a range or a "
                          "symbol with its range (batch:1..8) bounds a "
-                         "dynamic dimension, which the importer carries "
-                         "(programs with dynamic dimensions are not built "
-                         "yet: docs/dynamic-shapes.md)"),
+                         "dynamic dimension: one program serves every "
+                         "shape within the bounds (docs/dynamic-shapes.md)"),
                 cl::cat(category));
+cl::list<std::string>
+    dimBounds("dim",
+              cl::desc("Bound a symbolic dimension of the model's inputs "
+                       "(an ONNX dim_param) by name: NAME=LO..HI, e.g. "
+                       "batch=1..8 (repeatable); the inputs keep their "
+                       "shapes otherwise"),
+              cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value",
     cl::desc("Freeze an input to constant values: NAME=V or NAME=V,V,... "
@@ -334,6 +340,13 @@ bool readDriverOptions(CompileOptions &options) {
     std::string error;
     if (failed(parseInputShape(shape, options.import, error))) {
       errs() << "strata-compile: bad --input-shape: " << error << "\n";
+      return false;
+    }
+  }
+  for (const std::string &bound : dimBounds) {
+    std::string error;
+    if (failed(parseDimBound(bound, options.import, error))) {
+      errs() << "strata-compile: bad --dim: " << error << "\n";
       return false;
     }
   }

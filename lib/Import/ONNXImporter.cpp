@@ -126,9 +126,9 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
       if (want.isFixed()) {
         if (dim->has_dim_value() && dim->dim_value() != want.extent)
           return emitError(fileLoc())
-                 << "--input-shape for '" << input.name()
-                 << "' sets dimension " << i << " to " << want.extent
-                 << ", the model fixes it to " << dim->dim_value();
+                 << "--input-shape for '" << input.name() << "' sets dimension "
+                 << i << " to " << want.extent << ", the model fixes it to "
+                 << dim->dim_value();
         dim->set_dim_value(want.extent);
         continue;
       }
@@ -141,10 +141,10 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
                << ":LO..HI";
       if (dim->has_dim_value())
         return emitError(fileLoc())
-               << "--input-shape for '" << input.name()
-               << "' makes dimension " << i << " dynamic (" << want.symbol
-               << ": " << bounds->second.min << ".." << bounds->second.max
-               << "), the model fixes it to " << dim->dim_value();
+               << "--input-shape for '" << input.name() << "' makes dimension "
+               << i << " dynamic (" << want.symbol << ": " << bounds->second.min
+               << ".." << bounds->second.max << "), the model fixes it to "
+               << dim->dim_value();
       // A symbolic dimension: ONNX shape inference carries the symbol.
       dim->set_dim_param(want.symbol);
       boundSymbols.insert(want.symbol);
@@ -154,6 +154,30 @@ LogicalResult ModelImporter::applyInputShapes(onnx::GraphProto &graph) {
     if (!seen.contains(entry.getKey()))
       return emitError(fileLoc()) << "--input-shape names '" << entry.getKey()
                                   << "', which is not a graph input";
+  // The model's own symbolic dimensions that --dim bounds by name.
+  std::set<std::string> modelSymbols;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (seen.contains(input.name()))
+      continue;
+    for (const onnx::TensorShapeProto::Dimension &dim :
+         input.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_param() || dim.dim_param().empty())
+        continue;
+      modelSymbols.insert(dim.dim_param());
+      if (options.namedDims.count(dim.dim_param()))
+        boundSymbols.insert(dim.dim_param());
+    }
+  }
+  for (const std::string &name : options.namedDims)
+    if (!boundSymbols.count(name)) {
+      std::string known;
+      for (const std::string &symbol : modelSymbols)
+        known += (known.empty() ? "" : ", ") + symbol;
+      return emitError(fileLoc())
+             << "--dim bounds '" << name
+             << "', which no input's dimension names (the inputs' symbols: "
+             << (known.empty() ? "none" : known) << ")";
+    }
   return success();
 }
 

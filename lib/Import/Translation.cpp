@@ -44,8 +44,8 @@ LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
     return failure();
   }
   auto bad = [&](StringRef part, StringRef why) {
-    error = "bad extent '" + part.str() + "' in '" + spec.str() + "': " +
-            why.str() +
+    error = "bad extent '" + part.str() + "' in '" + spec.str() +
+            "': " + why.str() +
             "; DIMS joins by 'x' (or ',') extents (224), ranges (1..8) and "
             "symbols with their ranges (batch:1..8), e.g. " +
             name.str() + "=batch:1..8x3x224x224";
@@ -87,9 +87,8 @@ LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
     if (!symbol.empty() && !isSymbol(symbol))
       return bad(part, "a symbol is a letter or '_', then letters, digits, "
                        "'_' or '.'");
-    dim.symbol = symbol.empty()
-                     ? name.str() + "." + std::to_string(index)
-                     : symbol.str();
+    dim.symbol = symbol.empty() ? name.str() + "." + std::to_string(index)
+                                : symbol.str();
     auto [it, inserted] = options.dimBounds.emplace(dim.symbol, bounds);
     if (!inserted && !(it->second == bounds)) {
       error = "symbol '" + dim.symbol + "' is bounded " +
@@ -101,6 +100,31 @@ LogicalResult parseInputShape(StringRef spec, ImportOptions &options,
     shape.push_back(dim);
   }
   options.inputShapes[name] = shape;
+  return success();
+}
+
+LogicalResult parseDimBound(StringRef spec, ImportOptions &options,
+                            std::string &error) {
+  auto [name, range] = spec.rsplit('=');
+  auto [low, high] = range.split("..");
+  DimBounds bounds;
+  if (!isSymbol(name) || !range.contains("..") ||
+      low.getAsInteger(10, bounds.min) || high.getAsInteger(10, bounds.max) ||
+      bounds.min < 0 || bounds.max < bounds.min || bounds.max == 0) {
+    error = "expected NAME=LO..HI (a symbol of the model's inputs, "
+            "0 <= LO <= HI, HI > 0), got '" +
+            spec.str() + "'";
+    return failure();
+  }
+  auto [it, inserted] = options.dimBounds.emplace(name.str(), bounds);
+  if (!inserted && !(it->second == bounds)) {
+    error = "symbol '" + name.str() + "' is bounded " +
+            std::to_string(it->second.min) + ".." +
+            std::to_string(it->second.max) + " and " +
+            std::to_string(bounds.min) + ".." + std::to_string(bounds.max);
+    return failure();
+  }
+  options.namedDims.insert(name.str());
   return success();
 }
 
@@ -151,6 +175,9 @@ void registerONNXImportTranslation() {
       llvm::cl::desc("Fix an input's shape, or bound its dynamic dims: "
                      "name=1x3x224x224, name=batch:1..8x3x224x224 "
                      "(repeatable)"));
+  static llvm::cl::list<std::string> dimBounds(
+      "dim", llvm::cl::desc("Bound a symbolic dimension of the model's "
+                            "inputs by name: batch=1..8 (repeatable)"));
   static llvm::cl::list<std::string> inputValues(
       "input-value",
       llvm::cl::desc("Freeze an input to constant values: name=16000 or "
@@ -177,6 +204,13 @@ void registerONNXImportTranslation() {
           std::string error;
           if (failed(parseInputShape(spec, options, error))) {
             emitError(UnknownLoc::get(context)) << "--input-shape: " << error;
+            return nullptr;
+          }
+        }
+        for (const std::string &spec : dimBounds) {
+          std::string error;
+          if (failed(parseDimBound(spec, options, error))) {
+            emitError(UnknownLoc::get(context)) << "--dim: " << error;
             return nullptr;
           }
         }

@@ -18,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,12 @@ struct ImportOptions {
   /// replace the model's; dynamic ones become the model's symbolic
   /// dimensions (ONNX dim_params), which ONNX shape inference propagates.
   llvm::StringMap<llvm::SmallVector<InputDim>> inputShapes;
-  /// The bounds of every symbol `inputShapes` names.
+  /// The bounds of every symbol `inputShapes` names, and of the model's
+  /// own symbolic dimensions (ONNX dim_params) that `namedDims` bounds.
   std::map<std::string, DimBounds> dimBounds;
+  /// The symbols --dim bounded by name: each must be a dim_param of an
+  /// input (or a symbol of `inputShapes`).
+  std::set<std::string> namedDims;
   /// Freezes inputs to constants: input name -> its values (a model's
   /// sample-rate or mode input, such as Silero VAD's `sr`, that an If tests).
   /// The input becomes an initializer of its declared type and shape (a
@@ -128,6 +133,12 @@ std::vector<SupportedOp> getSupportedONNXOps();
 /// Prints getSupportedONNXOps() one op type a line, `ai.onnx::Conv 1,11`
 /// (`strata-translate --list-onnx-ops`).
 void printSupportedONNXOps(llvm::raw_ostream &os);
+
+/// Parses --dim's NAME=LO..HI into `options`: the bounds of the symbolic
+/// dimension NAME, an ONNX dim_param of the model's inputs (or a symbol
+/// --input-shape names), without restating the inputs' shapes.
+mlir::LogicalResult parseDimBound(llvm::StringRef spec, ImportOptions &options,
+                                  std::string &error);
 
 /// Parses `name=DIMS` into `options.inputShapes`: DIMS joins by 'x' fixed
 /// extents (`224`), anonymous ranges (`1..8`), symbols with their bounds
