@@ -72,3 +72,48 @@ func.func private @unknown(tensor<2xf32>) -> tensor<2xf32> attributes {edge.dele
 
 // A complete preprocessed declaration verifies.
 func.func private @complete(tensor<2xf32>) -> tensor<2xf32> attributes {edge.delegate = "onednn", edge.processed = dense<[1, 2]> : tensor<2xi8>, edge.named_data = {w = dense<0> : tensor<4xi8>}, edge.scratch_bytes = 64 : i64, edge.debug_handles = {h0 = ["conv"]}, edge.compile_specs = {threads = "4"}}
+
+// -----
+
+func.func @extent_slots_per_result(%a: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{attribute 'edge.extent_slots' must hold one array per result or argument}}
+  %0 = edge.relu %a {edge.extent_slots = [array<i64: 0>, array<i64: 0>]} : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @extent_bounds_on_op(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{attribute 'edge.extent_bounds' stands only on a function delegated with 'edge.delegate'}}
+  %0 = edge.relu %a {edge.extent_bounds = array<i64: 4>} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Tests that a delegate call gives each dynamic result dimension a slot
+// among its extents, and a static one none.
+func.func private @p(tensor<?x4xf32>, index) -> tensor<?x4xf32> attributes {edge.delegate = "onednn"}
+func.func @dynamic_result_without_slot(%a: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  // expected-error @+1 {{result 0 dimension 0 is dynamic and needs an extent slot below 1, not -1}}
+  %0 = edge.delegate_call @p(%a) extents[%n] {result_extents = [array<i64: -1, -1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func private @q(tensor<?x4xf32>, index) -> tensor<?x4xf32> attributes {edge.delegate = "onednn"}
+func.func @static_result_with_slot(%a: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  // expected-error @+1 {{result 0 dimension 1 is static and takes slot -1, not 0}}
+  %0 = edge.delegate_call @q(%a) extents[%n] {result_extents = [array<i64: 0, 0>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func private @r(tensor<?x4xf32>) -> tensor<?x4xf32> attributes {edge.delegate = "onednn"}
+func.func @extents_not_in_signature(%a: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  // expected-error @+1 {{types do not match @r}}
+  %0 = edge.delegate_call @r(%a) extents[%n] {result_extents = [array<i64: 0, -1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
