@@ -215,10 +215,31 @@ Type TypesAtBounds::operator()(Value value) {
   return types[value] = type.clone(shape);
 }
 
-/// Whether `a` and `b` compute the same extent: the same value, or ops
-/// of one kind and attributes over the same extents.
+/// The symbol whose extent `extent` reads: a tensor.dim of an argument
+/// whose dimension hl.dim_params names; null otherwise.
+static StringAttr symbolOf(Value extent) {
+  auto read = extent.getDefiningOp<tensor::DimOp>();
+  auto arg = read ? dyn_cast<BlockArgument>(read.getSource()) : BlockArgument();
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  std::optional<int64_t> dim = read ? read.getConstantIndex() : std::nullopt;
+  if (!func || !dim)
+    return {};
+  auto params =
+      func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "hl.dim_params");
+  auto name = params && *dim < static_cast<int64_t>(params.size())
+                  ? dyn_cast<StringAttr>(params[*dim])
+                  : StringAttr();
+  return name && !name.getValue().empty() ? name : StringAttr();
+}
+
+/// Whether `a` and `b` compute the same extent: the same value, one
+/// symbol read from two inputs (the runtime checks that they agree), or
+/// ops of one kind and attributes over the same extents.
 static bool sameExtent(Value a, Value b) {
   if (a == b)
+    return true;
+  if (StringAttr symbol = symbolOf(a); symbol && symbol == symbolOf(b))
     return true;
   Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
   if (!x || !y || x->getName() != y->getName() ||

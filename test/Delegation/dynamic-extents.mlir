@@ -3,7 +3,8 @@
 // resolved to the arguments' extents, so the reshape joins the matmul's
 // partition and its size becomes the call's extent. After the backend's
 // preprocess step the call passes one slot per distinct extent of the
-// partition's values (N of x, N and S of ids, N * S of the reshape), and
+// partition's values (N, read from x and ids alike, S, and N * S of the
+// reshape), and
 // result_extents names each result dimension's slot; edge-to-exec
 // allocates the results at those extents and passes them to
 // exec.delegate_call, and the program runs at a shape within the bounds.
@@ -21,8 +22,8 @@
 // PARTITION: func.func private @onednn_0(%arg0: tensor<?x3x8x8xf32>, %arg1: tensor<?x?x16xf32>, %arg2: index)
 // PARTITION: edge.reshape %{{.*}}, %arg2
 
-// EDGE: edge.delegate_call @onednn_0(%arg0, %arg1) extents[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {result_extents = [array<i64: 0, -1, -1, -1>, array<i64: 3, -1>]}
-// EDGE: func.func private @onednn_0(tensor<?x3x8x8xf32>, tensor<?x?x16xf32>, index, index, index, index) -> (tensor<?x3x8x8xf32>, tensor<?x4xf32>)
+// EDGE: edge.delegate_call @onednn_0(%arg0, %arg1) extents[%{{.*}}, %{{.*}}, %{{.*}}] {result_extents = [array<i64: 0, -1, -1, -1>, array<i64: 2, -1>]}
+// EDGE: func.func private @onednn_0(tensor<?x3x8x8xf32>, tensor<?x?x16xf32>, index, index, index) -> (tensor<?x3x8x8xf32>, tensor<?x4xf32>)
 // EDGE-NOT: edge.extent_slots
 // EDGE-NOT: edge.extent_bounds
 
@@ -31,7 +32,7 @@
 // RUNS: output 0: f32[3, 3, 8, 8]
 // RUNS-NEXT: output 1: f32[60, 4]
 
-// DUMP: dynamic: 4 extent slots, prepared at [8, 8, 512, 4096]
+// DUMP: dynamic: 3 extent slots, prepared at [8, 512, 4096]
 
 #map = affine_map<()[s0, s1] -> (s0 * s1)>
 module {
