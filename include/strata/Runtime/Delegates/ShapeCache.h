@@ -13,6 +13,8 @@
 
 #include "strata/Runtime/Backend.h"
 
+#include <flatbuffers/flatbuffers.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -21,6 +23,42 @@
 #include <vector>
 
 namespace strata::runtime {
+
+/// `blob` (a delegate graph of FlatBuffers object type `GraphT`, whose
+/// tensors carry `dims` and `dim_slots`) with every slotted dimension at its
+/// extent in `extents`, repacked with file `identifier`. `adjust` then sees
+/// the graph and which tensors had a slot (node parameters that restate a
+/// tensor's extents). A slot past `extents` is an error.
+template <typename GraphT>
+Result<std::vector<uint8_t>>
+graphAtExtents(const std::vector<uint8_t> &blob,
+               const std::vector<int64_t> &extents, const char *identifier,
+               const std::function<void(GraphT &, const std::vector<bool> &)>
+                   &adjust = {}) {
+  GraphT object;
+  flatbuffers::GetRoot<typename GraphT::TableType>(blob.data())
+      ->UnPackTo(&object);
+  std::vector<bool> slotted(object.tensors.size(), false);
+  for (size_t i = 0; i < object.tensors.size(); ++i) {
+    auto &tensor = *object.tensors[i];
+    for (size_t d = 0; d < tensor.dim_slots.size() && d < tensor.dims.size();
+         ++d)
+      if (int32_t slot = tensor.dim_slots[d]; slot >= 0) {
+        if (static_cast<size_t>(slot) >= extents.size())
+          return Error(ErrorCode::InvalidArgument,
+                       "a tensor names extent slot " + std::to_string(slot) +
+                           " of " + std::to_string(extents.size()));
+        tensor.dims[d] = extents[slot];
+        slotted[i] = true;
+      }
+  }
+  if (adjust)
+    adjust(object, slotted);
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(GraphT::TableType::Pack(fbb, &object), identifier);
+  return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                              fbb.GetBufferPointer() + fbb.GetSize());
+}
 
 /// The views of named data `keys` (those `named` has), served after init.
 class KeptNamedData final : public NamedDataMap {

@@ -263,28 +263,6 @@ std::vector<std::string> namedDataKeys(const fbs::Graph &graph) {
   return keys;
 }
 
-/// `blob` (a verified graph with extent slots) with every slotted
-/// dimension at its extent in `extents`.
-Result<std::vector<uint8_t>> graphAt(const std::vector<uint8_t> &blob,
-                                     const std::vector<int64_t> &extents) {
-  fbs::GraphT object;
-  fbs::GetGraph(blob.data())->UnPackTo(&object);
-  for (std::unique_ptr<fbs::TensorT> &tensor : object.tensors)
-    for (size_t d = 0; d < tensor->dim_slots.size() && d < tensor->dims.size();
-         ++d)
-      if (int32_t slot = tensor->dim_slots[d]; slot >= 0) {
-        if (static_cast<size_t>(slot) >= extents.size())
-          return Error(ErrorCode::InvalidArgument,
-                       "a tensor names extent slot " + std::to_string(slot) +
-                           " of " + std::to_string(extents.size()));
-        tensor->dims[d] = extents[slot];
-      }
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
-  return std::vector<uint8_t>(fbb.GetBufferPointer(),
-                              fbb.GetBufferPointer() + fbb.GetSize());
-}
-
 struct Handle final : DelegateHandle {
   /// The graph run last (the only one of a static partition).
   CompiledGraph *graph = nullptr;
@@ -334,7 +312,11 @@ public:
           std::vector<int64_t>(bounds->begin(), bounds->end()),
           static_cast<size_t>(
               std::max(1, std::atoi(config_.get("shape_cache")->c_str()))),
-          graphAt,
+          [](const std::vector<uint8_t> &blob,
+             const std::vector<int64_t> &extents) {
+            return graphAtExtents<fbs::GraphT>(blob, extents,
+                                               fbs::GraphIdentifier());
+          },
           [h, options](const std::vector<uint8_t> &blob,
                        const NamedDataMap &kept)
               -> Result<std::unique_ptr<CompiledGraph>> {

@@ -68,37 +68,23 @@ std::string describeGraph(ByteSpan blob) {
 
 namespace {
 
-/// `blob` (a verified graph with extent slots) with every slotted
-/// dimension at its extent in `extents`, and each reshape to its result's
-/// extents.
+/// `blob` (a verified graph with extent slots) at `extents`, each reshape
+/// to its result's extents.
 Result<std::vector<uint8_t>> graphAt(const std::vector<uint8_t> &blob,
                                      const std::vector<int64_t> &extents) {
-  fbs::GraphT object;
-  fbs::GetGraph(blob.data())->UnPackTo(&object);
-  std::vector<bool> slotted(object.tensors.size(), false);
-  for (size_t i = 0; i < object.tensors.size(); ++i) {
-    fbs::TensorT &tensor = *object.tensors[i];
-    for (size_t d = 0; d < tensor.dim_slots.size() && d < tensor.dims.size();
-         ++d)
-      if (int32_t slot = tensor.dim_slots[d]; slot >= 0) {
-        if (static_cast<size_t>(slot) >= extents.size())
-          return Error(ErrorCode::InvalidArgument,
-                       "a tensor names extent slot " + std::to_string(slot) +
-                           " of " + std::to_string(extents.size()));
-        tensor.dims[d] = extents[slot];
-        slotted[i] = true;
-      }
-  }
-  for (std::unique_ptr<fbs::NodeT> &node : object.nodes)
-    if (node->kind == fbs::NodeKind::Reshape && node->outputs.size() == 1 &&
-        node->outputs[0] < object.tensors.size() && slotted[node->outputs[0]]) {
-      const std::vector<int64_t> &dims = object.tensors[node->outputs[0]]->dims;
-      node->new_shape.assign(dims.begin(), dims.end());
-    }
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(fbs::Graph::Pack(fbb, &object), fbs::GraphIdentifier());
-  return std::vector<uint8_t>(fbb.GetBufferPointer(),
-                              fbb.GetBufferPointer() + fbb.GetSize());
+  return graphAtExtents<fbs::GraphT>(
+      blob, extents, fbs::GraphIdentifier(),
+      [](fbs::GraphT &graph, const std::vector<bool> &slotted) {
+        for (std::unique_ptr<fbs::NodeT> &node : graph.nodes)
+          if (node->kind == fbs::NodeKind::Reshape &&
+              node->outputs.size() == 1 &&
+              node->outputs[0] < graph.tensors.size() &&
+              slotted[node->outputs[0]]) {
+            const std::vector<int64_t> &dims =
+                graph.tensors[node->outputs[0]]->dims;
+            node->new_shape.assign(dims.begin(), dims.end());
+          }
+      });
 }
 
 /// The named-data keys of `graph`'s constants.
