@@ -78,6 +78,13 @@ cl::list<std::string>
                        "batch=1..8 (repeatable); the inputs keep their "
                        "shapes otherwise"),
               cl::cat(category));
+cl::list<std::string> maxExtents(
+    "max-extent",
+    cl::desc("Bound a value-dependent extent by node: NODE=N (repeatable). "
+             "NonZero, Compress, Unique, NonMaxSuppression and TopK with a "
+             "run-time k get the most their inputs could give; a smaller "
+             "bound saves memory, and a call past it fails"),
+    cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value",
     cl::desc("Freeze an input to constant values: NAME=V or NAME=V,V,... "
@@ -347,6 +354,13 @@ bool readDriverOptions(CompileOptions &options) {
     std::string error;
     if (failed(parseDimBound(bound, options.import, error))) {
       errs() << "strata-compile: bad --dim: " << error << "\n";
+      return false;
+    }
+  }
+  for (const std::string &bound : maxExtents) {
+    std::string error;
+    if (failed(parseMaxExtent(bound, options.import, error))) {
+      errs() << "strata-compile: bad --max-extent: " << error << "\n";
       return false;
     }
   }

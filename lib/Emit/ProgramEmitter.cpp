@@ -74,9 +74,19 @@ class ShapeProgramBuilder {
 public:
   /// Declares `symbol` (in body order) and gives it a register.
   void addSymbol(exec::DimSymbolOp symbol) {
+    symbolIndex[symbol.getResult()] = static_cast<uint32_t>(symbols.size());
     registers[symbol.getResult()] =
         add(fbs::ShapeOp::Symbol, 0, 0, static_cast<int64_t>(symbols.size()));
     symbols.push_back(symbol);
+  }
+
+  /// The index of `symbol`, an exec.dim_symbol declared before.
+  FailureOr<uint32_t> symbolOf(Operation *user, Value symbol) const {
+    auto it = symbolIndex.find(symbol);
+    if (it == symbolIndex.end())
+      return user->emitError("binds ")
+             << symbol << ", which is not an exec.dim_symbol declared before";
+    return it->second;
   }
 
   /// The register holding `extent`.
@@ -188,6 +198,7 @@ private:
   }
 
   SmallVector<exec::DimSymbolOp> symbols;
+  llvm::DenseMap<Value, uint32_t> symbolIndex;
   std::vector<Instruction> program;
   llvm::DenseMap<Value, int32_t> registers;
   std::map<int64_t, int32_t> constants;
@@ -459,11 +470,21 @@ Emitter::emitMethod(exec::MethodOp method) {
       auto params = emitParams(&op, kernel.getParams());
       if (failed(ins) || failed(outs) || failed(params))
         return failure();
+      // Value-dependent extents the kernel reports (absent when none, so
+      // that other programs keep their bytes).
+      std::vector<uint32_t> binds;
+      for (Value bound : kernel.getBinds()) {
+        FailureOr<uint32_t> symbol = shapes.symbolOf(&op, bound);
+        if (failed(symbol))
+          return failure();
+        binds.push_back(*symbol);
+      }
       auto [it, inserted] =
           operatorIndex.insert({kernel.getKernel(), operatorIndex.size()});
       (void)inserted;
-      auto call = fbs::CreateKernelCall(fbb, it->second, fbb.CreateVector(*ins),
-                                        fbb.CreateVector(*outs), *params);
+      auto call = fbs::CreateKernelCall(
+          fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs),
+          *params, binds.empty() ? 0 : fbb.CreateVector(binds));
       instruction = fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::KernelCall, call.Union());
     } else if (auto call = dyn_cast<exec::DelegateCallOp>(op)) {

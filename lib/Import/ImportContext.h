@@ -171,6 +171,17 @@ public:
   /// The inferred type of output `i`; an unranked tensor of `fallback`'s
   /// element type (or the first input's) when ONNX inferred none.
   mlir::Type outputType(unsigned i, mlir::Type fallbackElement = {});
+  /// outputType(i) with dimensions `dims` (negative ones count from the
+  /// end) made dynamic: extents that depend on the data (NonZero's count),
+  /// which a declared shape must not fix (a node test declares the extent
+  /// of its one example). Unranked stays unranked.
+  /// With `implied` (the shape the operands imply, when they are ranked)
+  /// that shape is taken instead of the declared one, whose other extents
+  /// may be symbols the operands resolve.
+  mlir::Type valueDependentType(
+      unsigned i, llvm::ArrayRef<int64_t> dims,
+      std::optional<llvm::SmallVector<int64_t>> implied = std::nullopt,
+      mlir::Type fallbackElement = {});
   /// Offers a static shape for output `i`, used when ONNX shape inference
   /// left that output without a static shape (it cannot resolve every shape
   /// computation; hl's folders need static result types).
@@ -204,8 +215,9 @@ public:
   /// it when its folder allows.
   template <typename OpTy, typename... Args>
   mlir::Value create(mlir::Type resultType, Args &&...args) {
-    return refineAndFold(builder().create<OpTy>(location, resultType,
-                                                std::forward<Args>(args)...)
+    return refineAndFold(builder()
+                             .create<OpTy>(location, resultType,
+                                           std::forward<Args>(args)...)
                              .getOperation())
         .front();
   }

@@ -88,6 +88,24 @@ void NodeContext::refineOutputShape(unsigned i, ArrayRef<int64_t> shape,
   refined[i] = RankedTensorType::get(shape, getElementTypeOrSelf(inferred));
 }
 
+Type NodeContext::valueDependentType(
+    unsigned i, ArrayRef<int64_t> dims,
+    std::optional<SmallVector<int64_t>> implied, Type fallbackElement) {
+  Type type = outputType(i, fallbackElement);
+  if (implied)
+    type = RankedTensorType::get(*implied, getElementTypeOrSelf(type));
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return type;
+  SmallVector<int64_t> shape(ranked.getShape());
+  for (int64_t dim : dims) {
+    int64_t d = dim < 0 ? dim + ranked.getRank() : dim;
+    if (d >= 0 && d < ranked.getRank())
+      shape[d] = ShapedType::kDynamic;
+  }
+  return RankedTensorType::get(shape, ranked.getElementType());
+}
+
 Type NodeContext::outputType(unsigned i, Type fallbackElement) {
   if (i < refined.size() && refined[i])
     return refined[i];
@@ -323,7 +341,8 @@ SmallVector<Value> NodeContext::refineAndFold(Operation *created) {
     if (type && !type.hasStaticShape())
       if (std::optional<SmallVector<int64_t>> shape =
               hl::inferStaticResultShape(created))
-        if (!type.hasRank() || strata::isCompatibleShape(type.getShape(), *shape))
+        if (!type.hasRank() ||
+            strata::isCompatibleShape(type.getShape(), *shape))
           result.setType(RankedTensorType::get(*shape, type.getElementType()));
   }
   SmallVector<Value> results(created->getResults());

@@ -510,6 +510,31 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
     }
     func->setAttr("hl.dim_bounds", builder.getDictionaryAttr(bounds));
   }
+  // --max-extent: bounds of value-dependent extents by node, each naming a
+  // node of an op whose result size depends on the data.
+  if (!options.maxExtents.empty()) {
+    static const llvm::StringSet<> valueDependent = {
+        "NonZero", "Compress", "Unique", "NonMaxSuppression", "TopK"};
+    std::string candidates;
+    llvm::StringSet<> nodes;
+    for (const onnx::NodeProto &node : graph.node())
+      if (valueDependent.contains(node.op_type())) {
+        nodes.insert(node.name());
+        candidates += (candidates.empty() ? "" : ", ") + node.name();
+      }
+    SmallVector<NamedAttribute> extents;
+    for (const auto &[node, bound] : options.maxExtents) {
+      if (!nodes.contains(node))
+        return emitError(fileLoc())
+               << "--max-extent names '" << node
+               << "', which is no NonZero, Compress, Unique, "
+                  "NonMaxSuppression or TopK node of the graph (those: "
+               << (candidates.empty() ? "none" : candidates) << ")";
+      extents.push_back(
+          builder.getNamedAttr(node, builder.getI64IntegerAttr(bound)));
+    }
+    func->setAttr("hl.max_extents", builder.getDictionaryAttr(extents));
+  }
   Block *entry = func.addEntryBlock();
   for (auto [i, attrs] : llvm::enumerate(argAttrs)) {
     func.setArgAttrs(i, attrs);

@@ -128,6 +128,20 @@ LogicalResult parseDimBound(StringRef spec, ImportOptions &options,
   return success();
 }
 
+LogicalResult parseMaxExtent(StringRef spec, ImportOptions &options,
+                             std::string &error) {
+  auto [name, text] = spec.rsplit('=');
+  int64_t bound = 0;
+  if (name.empty() || text.getAsInteger(10, bound) || bound < 0) {
+    error = "expected NODE=N (a node whose result size depends on the data, "
+            "N >= 0), got '" +
+            spec.str() + "'";
+    return failure();
+  }
+  options.maxExtents[name.str()] = bound;
+  return success();
+}
+
 LogicalResult parseInputValue(StringRef spec, ImportOptions &options,
                               std::string &error) {
   auto [name, list] = spec.rsplit('=');
@@ -178,6 +192,11 @@ void registerONNXImportTranslation() {
   static llvm::cl::list<std::string> dimBounds(
       "dim", llvm::cl::desc("Bound a symbolic dimension of the model's "
                             "inputs by name: batch=1..8 (repeatable)"));
+  static llvm::cl::list<std::string> maxExtents(
+      "max-extent",
+      llvm::cl::desc("Bound a value-dependent extent (NonZero's count, "
+                     "NonMaxSuppression's selections) by node: NODE=N "
+                     "(repeatable)"));
   static llvm::cl::list<std::string> inputValues(
       "input-value",
       llvm::cl::desc("Freeze an input to constant values: name=16000 or "
@@ -211,6 +230,13 @@ void registerONNXImportTranslation() {
           std::string error;
           if (failed(parseDimBound(spec, options, error))) {
             emitError(UnknownLoc::get(context)) << "--dim: " << error;
+            return nullptr;
+          }
+        }
+        for (const std::string &spec : maxExtents) {
+          std::string error;
+          if (failed(parseMaxExtent(spec, options, error))) {
+            emitError(UnknownLoc::get(context)) << "--max-extent: " << error;
             return nullptr;
           }
         }

@@ -107,6 +107,30 @@ Result<ValueLayout> layoutValue(const Program &program, const fb::Value *v,
   return value;
 }
 
+/// Where a kernel call's outputs hold value-dependent symbol `symbol`: the
+/// first dimension of `outs` whose extent is that symbol's register.
+Result<InstructionLayout::BoundExtent>
+findBoundExtent(const MethodLayout &layout, const std::vector<uint32_t> &outs,
+                uint32_t symbol, const std::string &at) {
+  if (symbol >= layout.symbols.size())
+    return invalid(at + ": binds symbol " + std::to_string(symbol) +
+                   ", which is out of range (" +
+                   std::to_string(layout.symbols.size()) + " symbols)");
+  for (uint32_t k = 0; k < outs.size(); ++k) {
+    const std::vector<int32_t> &regs = layout.values[outs[k]].dimRegisters;
+    for (uint32_t d = 0; d < regs.size(); ++d) {
+      if (regs[d] < 0)
+        continue;
+      const detail::ShapeInstructionLayout &inst = layout.shapeProgram[regs[d]];
+      if (inst.op == fb::ShapeOp::Symbol &&
+          inst.value == static_cast<int64_t>(symbol))
+        return InstructionLayout::BoundExtent{k, d, symbol};
+    }
+  }
+  return invalid(at + ": binds symbol '" + layout.symbols[symbol].name +
+                 "', which is no extent of its outputs");
+}
+
 /// One instruction of a method: a kernel call, a delegate call or a move,
 /// its operator or delegate in range and its operands valid values.
 Result<InstructionLayout> layoutInstruction(const fb::Program *root,
@@ -137,6 +161,12 @@ Result<InstructionLayout> layoutInstruction(const fb::Program *root,
         checkValueList(call->outs(), layout, at + ".outs", true, out.outs));
     STRATA_ASSIGN_OR_RETURN(out.params,
                             detail::convertParams(call->params(), at));
+    if (const auto *binds = call->binds())
+      for (uint32_t symbol : *binds) {
+        STRATA_ASSIGN_OR_RETURN(InstructionLayout::BoundExtent bound,
+                                findBoundExtent(layout, out.outs, symbol, at));
+        out.boundExtents.push_back(bound);
+      }
     break;
   }
   case fb::InstructionArgs::DelegateCall: {
@@ -267,9 +297,18 @@ Error layoutShapeProgram(const fb::Method *method, const std::string &where,
 }
 
 /// Inputs bind the symbols: a dynamic input dimension names a symbol
-/// directly, and every symbol is named by some input.
+/// directly, and every symbol is named by some input or bound by exactly
+/// one kernel call (a value-dependent extent), never both.
 Error checkSymbolBinding(const MethodLayout &layout, const std::string &where) {
   std::vector<bool> bound(layout.symbols.size(), false);
+  for (const InstructionLayout &inst : layout.instructions)
+    for (const InstructionLayout::BoundExtent &extent : inst.boundExtents) {
+      if (bound[extent.symbol])
+        return invalid(where + ": symbol '" +
+                       layout.symbols[extent.symbol].name +
+                       "' is bound by two kernel calls");
+      bound[extent.symbol] = true;
+    }
   for (size_t i = 0; i < layout.inputs.size(); ++i) {
     const ValueLayout &value = layout.values[layout.inputs[i]];
     for (size_t d = 0; d < value.dimRegisters.size(); ++d) {
@@ -289,6 +328,10 @@ Error checkSymbolBinding(const MethodLayout &layout, const std::string &where) {
                        std::to_string(value.view.shape[d]) +
                        " differs from symbol '" + symbol.name + "''s " +
                        std::to_string(symbol.max));
+      if (layout.boundByKernel[inst.value])
+        return invalid(where + " input " + std::to_string(i) + " dim " +
+                       std::to_string(d) + ": symbol '" + symbol.name +
+                       "' is bound by a kernel call, not by inputs");
       bound[inst.value] = true;
     }
   }
@@ -335,8 +378,6 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       method->inputs(), layout, where + " inputs", true, layout.inputs));
   STRATA_RETURN_IF_ERROR(checkValueList(
       method->outputs(), layout, where + " outputs", false, layout.outputs));
-  STRATA_RETURN_IF_ERROR(checkSymbolBinding(layout, where));
-
   if (const auto *instructions = method->instructions())
     for (size_t i = 0; i < instructions->size(); ++i) {
       const fb::Instruction *inst = instructions->Get(i);
@@ -345,6 +386,11 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
                               layoutInstruction(root, inst, layout, at));
       layout.instructions.push_back(std::move(out));
     }
+  layout.boundByKernel.assign(layout.symbols.size(), false);
+  for (const InstructionLayout &inst : layout.instructions)
+    for (const InstructionLayout::BoundExtent &extent : inst.boundExtents)
+      layout.boundByKernel[extent.symbol] = true;
+  STRATA_RETURN_IF_ERROR(checkSymbolBinding(layout, where));
 
   if (const auto *handles = method->debug_handles())
     for (size_t i = 0; i < handles->size(); ++i) {
@@ -437,6 +483,9 @@ struct Instruction {
   /// A dynamic delegate call: its extents' registers and current values.
   std::vector<uint32_t> extentRegisters;
   std::vector<int64_t> extents;
+  /// A kernel whose outputs have value-dependent extents: where it reports
+  /// them (its outputs are passed at their bounds).
+  std::vector<InstructionLayout::BoundExtent> boundExtents;
   std::string label;
   std::vector<std::string> nodeNames;
 };
@@ -470,6 +519,10 @@ struct DynamicShapes {
   std::vector<std::vector<int32_t>> dimRegisters;
   std::vector<std::vector<int64_t>> bounds;
   std::vector<int64_t> registers;
+  /// Per symbol: its current value, and whether a kernel binds it (a
+  /// value-dependent extent, kept from that kernel's last call).
+  std::vector<int64_t> symbolValues;
+  std::vector<bool> boundByKernel;
   /// An input's shape changed since the shapes were last derived.
   bool dirty = true;
 };
@@ -490,10 +543,18 @@ struct Method::Impl {
   /// Per instruction: the delegate's steps in the last profiled execute.
   std::vector<std::vector<DelegateOpProfile>> delegateSteps;
 
-  /// A dynamic method: the symbols from the inputs' current shapes, the
-  /// shape program, every value's extents (each checked against its
-  /// bound), and kernels prepared again where an operand's shape changed.
+  /// A dynamic method: the symbols from the inputs' current shapes, then
+  /// propagateShapes(0).
   Error deriveShapes();
+  /// The shape program on the current symbols, every value's extents
+  /// (each checked against its bound), and the operand views of
+  /// instructions `first` onwards, kernels prepared again where an
+  /// operand's shape changed.
+  Error propagateShapes(size_t first);
+  /// After kernel instruction `index` ran: its value-dependent extents
+  /// (checked against their bounds) become symbol values, and the shapes
+  /// of the instructions after it follow.
+  Error bindKernelExtents(size_t index);
   /// Error naming input `index`'s expected type and `got`.
   Error inputMismatch(size_t index, const TensorView &got,
                       const std::string &why) const;
@@ -631,8 +692,13 @@ Error Method::Impl::deriveShapes() {
                  "method '" + name + "': " + message);
   };
   // The symbols, from the inputs; inputs naming one symbol must agree.
-  std::vector<int64_t> symbols(dyn.symbols.size(), -1);
-  std::vector<std::pair<size_t, size_t>> boundAt(dyn.symbols.size());
+  // Value-dependent ones keep their last values (their kernels set them).
+  std::vector<int64_t> &symbols = dyn.symbolValues;
+  for (size_t s = 0; s < symbols.size(); ++s)
+    if (!dyn.boundByKernel[s])
+      symbols[s] = -1;
+  std::vector<std::pair<size_t, size_t>> boundAt(dyn.symbols.size(),
+                                                 {SIZE_MAX, 0});
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::vector<int32_t> &regs = dyn.dimRegisters[inputs[i]];
     for (size_t d = 0; d < regs.size(); ++d) {
@@ -640,7 +706,7 @@ Error Method::Impl::deriveShapes() {
         continue;
       size_t s = static_cast<size_t>(dyn.program[regs[d]].value);
       int64_t extent = values[inputs[i]].shape[d];
-      if (symbols[s] < 0) {
+      if (boundAt[s].first == SIZE_MAX) {
         symbols[s] = extent;
         boundAt[s] = {i, d};
       } else if (symbols[s] != extent) {
@@ -652,9 +718,20 @@ Error Method::Impl::deriveShapes() {
       }
     }
   }
+  STRATA_RETURN_IF_ERROR(propagateShapes(0));
+  dyn.dirty = false;
+  return Error::success();
+}
+
+Error Method::Impl::propagateShapes(size_t first) {
+  DynamicShapes &dyn = *dynamic;
+  auto fail = [&](const std::string &message) {
+    return Error(ErrorCode::InvalidArgument,
+                 "method '" + name + "': " + message);
+  };
   for (size_t i = 0; i < dyn.program.size(); ++i)
-    if (!evaluateShapeInstruction(dyn.program[i], dyn.registers, symbols,
-                                  dyn.registers[i]))
+    if (!evaluateShapeInstruction(dyn.program[i], dyn.registers,
+                                  dyn.symbolValues, dyn.registers[i]))
       return fail("shape instruction " + std::to_string(i) +
                   " overflows or divides by a non-positive extent");
   // Each value's extents, never past its bound (what memory holds).
@@ -672,7 +749,8 @@ Error Method::Impl::deriveShapes() {
     }
   }
   // Operand views; kernels whose operands changed shape prepare again.
-  for (Instruction &inst : instructions) {
+  for (size_t i = first; i < instructions.size(); ++i) {
+    Instruction &inst = instructions[i];
     bool changed = false;
     auto refresh = [&](std::vector<TensorView> &views,
                        const std::vector<uint32_t> &ids) {
@@ -696,7 +774,42 @@ Error Method::Impl::deriveShapes() {
       inst.stale = false;
     }
   }
-  dyn.dirty = false;
+  return Error::success();
+}
+
+Error Method::Impl::bindKernelExtents(size_t index) {
+  DynamicShapes &dyn = *dynamic;
+  Instruction &inst = instructions[index];
+  bool changed = false;
+  for (const InstructionLayout::BoundExtent &bound : inst.boundExtents) {
+    const std::vector<int64_t> &shape = inst.ctx.outs[bound.out].shape;
+    int64_t extent = bound.dim < shape.size() ? shape[bound.dim] : -1;
+    const detail::SymbolLayout &symbol = dyn.symbols[bound.symbol];
+    if (extent < symbol.min || extent > symbol.max)
+      return Error(ErrorCode::ExecutionFailed,
+                   "method '" + name + "' instruction " +
+                       std::to_string(index) + " (" + inst.label +
+                       (inst.nodeNames.empty()
+                            ? std::string()
+                            : ", node '" + inst.nodeNames.front() + "'") +
+                       "): value-dependent extent '" + symbol.name + "' is " +
+                       std::to_string(extent) + ", outside its bounds " +
+                       std::to_string(symbol.min) + ".." +
+                       std::to_string(symbol.max));
+    if (dyn.symbolValues[bound.symbol] != extent) {
+      dyn.symbolValues[bound.symbol] = extent;
+      changed = true;
+    }
+  }
+  // The kernel's own views go back to the values' (its outputs are passed
+  // at their bounds on the next call).
+  for (size_t k = 0; k < inst.outValues.size(); ++k)
+    inst.ctx.outs[k].shape = values[inst.outValues[k]].shape;
+  if (!changed)
+    return Error::success();
+  STRATA_RETURN_IF_ERROR(propagateShapes(index + 1));
+  for (size_t k = 0; k < inst.outValues.size(); ++k)
+    inst.ctx.outs[k].shape = values[inst.outValues[k]].shape;
   return Error::success();
 }
 
@@ -752,6 +865,9 @@ Result<Method> Program::loadMethod(const std::string &name,
     dyn->symbols = layout.symbols;
     dyn->program = layout.shapeProgram;
     dyn->registers.assign(dyn->program.size(), 0);
+    dyn->boundByKernel = layout.boundByKernel;
+    for (const detail::SymbolLayout &symbol : layout.symbols)
+      dyn->symbolValues.push_back(symbol.max);
     for (const ValueLayout &value : layout.values) {
       dyn->dimRegisters.push_back(value.dimRegisters);
       dyn->bounds.push_back(value.view.shape);
@@ -777,6 +893,7 @@ Result<Method> Program::loadMethod(const std::string &name,
       out.ctx.outs.push_back(impl->values[v]);
     out.inValues = inst.ins;
     out.outValues = inst.outs;
+    out.boundExtents = inst.boundExtents;
     out.ctx.instruction = i;
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
@@ -952,11 +1069,21 @@ Error Method::execute() {
       start = Clock::now();
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
+      // Value-dependent extents: the kernel writes at most the bound and
+      // reports how much it wrote.
+      for (const InstructionLayout::BoundExtent &bound : inst.boundExtents)
+        inst.ctx.outs[bound.out].shape[bound.dim] =
+            impl_->dynamic->symbols[bound.symbol].max;
       Error error = inst.execute ? inst.execute(*inst.state, inst.ctx)
                                  : inst.fn(inst.ctx);
       if (!error.ok())
         return Error(ErrorCode::ExecutionFailed,
-                     "method '" + impl_->name + "': " + error.message());
+                     "method '" + impl_->name + "': " + error.message() +
+                         (inst.nodeNames.empty()
+                              ? std::string()
+                              : " (node '" + inst.nodeNames.front() + "')"));
+      if (!inst.boundExtents.empty())
+        STRATA_RETURN_IF_ERROR(impl_->bindKernelExtents(i));
       break;
     }
     case InstructionLayout::Kind::Delegate: {

@@ -67,6 +67,12 @@ struct InstructionLayout {
   std::vector<std::string> nodeNames;
   /// A dynamic delegate call: the shape-program registers of its extents.
   std::vector<uint32_t> extentRegisters;
+  /// A kernel call's value-dependent extents: symbol `symbol` is dim `dim`
+  /// of output `out`, as the kernel reports it.
+  struct BoundExtent {
+    uint32_t out = 0, dim = 0, symbol = 0;
+  };
+  std::vector<BoundExtent> boundExtents;
 };
 
 /// A method after every semantic check.
@@ -79,6 +85,9 @@ struct MethodLayout {
   /// Empty for a method whose values are all static.
   std::vector<SymbolLayout> symbols;
   std::vector<ShapeInstructionLayout> shapeProgram;
+  /// Per symbol: bound by a kernel call's result (a value-dependent
+  /// extent) rather than by the inputs.
+  std::vector<bool> boundByKernel;
 
   bool isDynamic() const { return !symbols.empty(); }
 };

@@ -314,6 +314,19 @@ std::string dumpText(const Program &program, size_t fileSize,
                  valueList(k->outs(), false) + ")";
             if (k->params() && k->params()->size())
               s += " " + params(k->params(), false);
+            // Value-dependent extents, by symbol name.
+            if (k->binds() && k->binds()->size()) {
+              s += " binds [";
+              for (size_t b = 0; b < k->binds()->size(); ++b) {
+                uint32_t symbol = k->binds()->Get(b);
+                s += b ? ", " : "";
+                s += m->dim_symbols() && symbol < m->dim_symbols()->size() &&
+                             m->dim_symbols()->Get(symbol)->name()
+                         ? m->dim_symbols()->Get(symbol)->name()->str()
+                         : "#" + std::to_string(symbol);
+              }
+              s += "]";
+            }
           } else if (auto *d = inst->args_as_DelegateCall()) {
             s += "delegate @" + std::string(delegateName(root, d->delegate())) +
                  "(" + valueList(d->ins(), false) + ") -> (" +

@@ -380,3 +380,139 @@ TEST(DynamicShapesTest, StaticMethodsAreUnchanged) {
 }
 
 } // namespace
+
+namespace {
+
+/// x [12] f32 -> non_zero -> idx [1, count <= bound] (count bound by the
+/// kernel) -> cast to f32 -> concat with a constant [1, 1] along axis 1:
+/// [1, count + 1], an extent the shape program computes after the kernel.
+TestProgramBuilder buildNonZeroChain(int64_t bound) {
+  TestProgramBuilder b;
+  int count = b.addSymbol("nz.count", 0, bound);
+  int one = b.addShapeOp(fbs::ShapeOp::Constant, 0, 0, 1);
+  int plusOne = b.addShapeOp(fbs::ShapeOp::Add, count, one);
+  int x = b.addInput(DType::F32, {12});
+  int idx = b.addBuffer(DType::I64, {1, bound});
+  b.setDimRegisters(idx, {-1, count});
+  int asFloat = b.addBuffer(DType::F32, {1, bound});
+  b.setDimRegisters(asFloat, {-1, count});
+  const float tail = -1.0f;
+  int constant = b.addConstant(DType::F32, {1, 1}, &tail);
+  int joined = b.addBuffer(DType::F32, {1, bound + 1});
+  b.setDimRegisters(joined, {-1, plusOne});
+  b.addKernel("non_zero", {x}, {idx}, {}, {"nz"});
+  b.setBinds({0});
+  b.addKernel("cast", {idx}, {asFloat});
+  b.addKernel("concat", {asFloat, constant}, {joined}, {intParam("axis", 1)});
+  b.setOutputs({idx, joined});
+  return b;
+}
+
+} // namespace
+
+TEST(DynamicShapesTest, ValueDependentExtentsFollowTheDataOnEveryCall) {
+  Loaded loaded;
+  Result<Method> method = load(loaded, buildNonZeroChain(12));
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  // Non-zero counts 3, 12, 0, 5, and 3 again.
+  const std::vector<std::vector<int64_t>> patterns = {
+      {1, 4, 10},
+      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+      {},
+      {0, 2, 3, 7, 11},
+      {2, 5, 6}};
+  for (const std::vector<int64_t> &nonZero : patterns) {
+    SCOPED_TRACE("count " + std::to_string(nonZero.size()));
+    std::vector<float> x(12, 0.0f);
+    for (int64_t i : nonZero)
+      x[i] = 0.5f + static_cast<float>(i);
+    ASSERT_TRUE(method->setInput(0, {DType::F32, {12}, x.data()}).ok());
+    Error error = method->execute();
+    ASSERT_TRUE(error.ok()) << error.message();
+    int64_t count = static_cast<int64_t>(nonZero.size());
+    Result<TensorView> idx = method->output(0);
+    Result<TensorView> joined = method->output(1);
+    ASSERT_EQ(idx->shape, (std::vector<int64_t>{1, count}));
+    ASSERT_EQ(joined->shape, (std::vector<int64_t>{1, count + 1}));
+    for (int64_t j = 0; j < count; ++j) {
+      EXPECT_EQ(idx->as<int64_t>()[j], nonZero[j]);
+      EXPECT_EQ(joined->as<float>()[j], static_cast<float>(nonZero[j]));
+    }
+    EXPECT_EQ(joined->as<float>()[count], -1.0f);
+  }
+}
+
+TEST(DynamicShapesTest, AValueDependentExtentOverItsBoundIsAnErrorNotAWrite) {
+  Loaded loaded;
+  Result<Method> method = load(loaded, buildNonZeroChain(4));
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<float> x(12, 0.0f);
+  for (int i : {0, 3, 5, 7})
+    x[i] = 1.0f;
+  ASSERT_TRUE(method->setInput(0, {DType::F32, {12}, x.data()}).ok());
+  ASSERT_TRUE(method->execute().ok());
+  EXPECT_EQ(method->output(1)->shape, (std::vector<int64_t>{1, 5}));
+  // Six non-zero elements: the bound of 4 is too small. The buffer after
+  // the indices (the cast's) is unchanged.
+  std::vector<float> before(method->output(1)->as<float>(),
+                            method->output(1)->as<float>() + 5);
+  x[9] = x[10] = 2.0f;
+  ASSERT_TRUE(method->setInput(0, {DType::F32, {12}, x.data()}).ok());
+  Error error = method->execute();
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.message().find("6 non-zero elements exceed the bound of 4"),
+            std::string::npos)
+      << error.message();
+  EXPECT_NE(error.message().find("(node 'nz')"), std::string::npos)
+      << error.message();
+  for (size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(method->output(1)->as<float>()[i], before[i]);
+  // The next call within the bound runs.
+  x[9] = x[10] = 0.0f;
+  ASSERT_TRUE(method->setInput(0, {DType::F32, {12}, x.data()}).ok());
+  ASSERT_TRUE(method->execute().ok());
+  EXPECT_EQ(method->output(0)->shape, (std::vector<int64_t>{1, 4}));
+}
+
+TEST(DynamicShapesTest, KernelBoundSymbolsAreCheckedAtLoad) {
+  // A symbol bound both by an input and by a kernel.
+  {
+    TestProgramBuilder b;
+    int n = b.addSymbol("n", 0, 4);
+    int x = b.addInput(DType::F32, {4});
+    b.setDimRegisters(x, {n});
+    int idx = b.addBuffer(DType::I64, {1, 4});
+    b.setDimRegisters(idx, {-1, n});
+    b.addKernel("non_zero", {x}, {idx});
+    b.setBinds({0});
+    b.setOutputs({idx});
+    Loaded loaded;
+    Result<Method> method = load(loaded, b);
+    ASSERT_FALSE(method.ok());
+    EXPECT_NE(method.error().message().find("is bound by a kernel call, not "
+                                            "by inputs"),
+              std::string::npos)
+        << method.error().message();
+  }
+  // A bound symbol that is no extent of the call's outputs, and one out of
+  // range.
+  for (uint32_t symbol : {1u, 7u}) {
+    TestProgramBuilder b;
+    int n = b.addSymbol("n", 0, 4);
+    b.addSymbol("other", 0, 4);
+    int x = b.addInput(DType::F32, {4});
+    int idx = b.addBuffer(DType::I64, {1, 4});
+    b.setDimRegisters(idx, {-1, n});
+    b.addKernel("non_zero", {x}, {idx});
+    b.setBinds({symbol});
+    b.setOutputs({idx});
+    Loaded loaded;
+    Result<Method> method = load(loaded, b);
+    ASSERT_FALSE(method.ok());
+    EXPECT_NE(method.error().message().find(symbol == 1 ? "which is no extent "
+                                                          "of its outputs"
+                                                        : "out of range"),
+              std::string::npos)
+        << method.error().message();
+  }
+}

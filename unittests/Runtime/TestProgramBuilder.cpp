@@ -86,9 +86,10 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
         operators.push_back(
             fbs::CreateOperatorDirect(fbb, inst.kernel.c_str()));
       auto params = buildParams(fbb, inst.params);
-      auto call = fbs::CreateKernelCall(fbb, it->second + operatorIndexBias,
-                                        fbb.CreateVector(ins),
-                                        fbb.CreateVector(outs), params);
+      auto call = fbs::CreateKernelCall(
+          fbb, it->second + operatorIndexBias, fbb.CreateVector(ins),
+          fbb.CreateVector(outs), params,
+          inst.binds.empty() ? 0 : fbb.CreateVector(inst.binds));
       instructions.push_back(fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::KernelCall, call.Union()));
     } else if (inst.kind == 1) {

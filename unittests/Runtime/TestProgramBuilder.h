@@ -61,6 +61,11 @@ public:
     instructions_.push_back({0, kernel, std::move(ins), std::move(outs),
                              std::move(params), std::move(nodes), 0});
   }
+  /// Makes the last kernel call bind symbols `symbols` (indices into the
+  /// dim symbols): value-dependent extents of its outputs.
+  void setBinds(std::vector<uint32_t> symbols) {
+    instructions_.back().binds = std::move(symbols);
+  }
   /// A delegate (blob in a segment) and a call of it.
   int addDelegate(const std::string &name, const std::string &backend,
                   std::vector<uint8_t> blob, std::vector<Param> specs = {}) {
@@ -155,6 +160,7 @@ private:
     std::vector<Param> params;
     std::vector<std::string> nodes;
     int delegate;
+    std::vector<uint32_t> binds = {};
   };
   struct Delegate {
     std::string name, backend;

@@ -11,12 +11,14 @@ include "Edge/IR/EdgeBase.td"
 
 def Edge_GatherElementsOp : Edge_Op<"gather_elements",
     [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Gather along one axis with a full index tensor";
   let description = [{
     `output[i...]` is `input[i...]` with the `axis` coordinate replaced by
     `indices[i...]` (negative indices count from the end). Input, indices
-    and result share one rank; the result has the indices' shape.
+    and result share one rank; the result has the indices' shape (dynamic
+    extents too: TopK's values at a run-time k).
 
     ```mlir
     %y = edge.gather_elements %x, %i {axis = 1 : i64}
@@ -24,7 +26,7 @@ def Edge_GatherElementsOp : Edge_Op<"gather_elements",
     ```
   }];
   let arguments = (ins Edge_Tensor:$input,
-                       StaticShapeTensorOf<[I32, I64]>:$indices,
+                       RankedTensorOf<[I32, I64]>:$indices,
                        I64Attr:$axis);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";

@@ -148,6 +148,17 @@ LogicalResult ArgTopKOp::verify() {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= rank)
     return emitOpError("'axis' ") << axis << " is outside [0, " << rank << ")";
+  // A run-time k: its extent is value-dependent, bounded by the axis'.
+  if (Value k = getK()) {
+    auto kType = cast<RankedTensorType>(k.getType());
+    if (!kType.hasStaticShape() || kType.getNumElements() != 1)
+      return emitOpError("k must have one element, got ") << kType;
+    if (ShapedType::isDynamic(input[axis]) ||
+        static_cast<int64_t>(output.size()) != rank ||
+        !ShapedType::isDynamic(output[axis]))
+      return emitOpError("with a run-time k the result's extent along the "
+                         "static axis is value-dependent (?)");
+  }
   if (static_cast<int64_t>(output.size()) != rank || output[axis] > input[axis])
     return emitOpError("result must have the input's rank and at most ")
            << input[axis] << " entries along the axis";

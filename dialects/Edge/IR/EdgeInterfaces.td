@@ -31,4 +31,28 @@ def Edge_KernelOpInterface : OpInterface<"KernelOpInterface"> {
   ];
 }
 
+def Edge_ValueDependentExtentOpInterface
+    : OpInterface<"ValueDependentExtentOpInterface"> {
+  let cppNamespace = "::strata::edge";
+  let description = [{
+    An `edge` op whose results have one extent that depends on the data,
+    not on the operands' shapes: NonZero's count, Unique's distinct values,
+    NonMaxSuppression's selections, TopK's run-time k. The op states a
+    static bound for it (memory is planned at the bound); its kernel
+    reports the actual extent at run time, and the lowering to exec makes
+    it an `exec.dim_symbol` the kernel `binds`. Every other result extent
+    is static. Such ops have no `ReifyRankedShapedTypeOpInterface`: what
+    reads their results reifies through `tensor.dim` of them.
+  }];
+  let methods = [
+    InterfaceMethod<"The bound of the value-dependent extent.",
+      "int64_t", "getExtentBound", (ins), [{}], [{
+        return static_cast<int64_t>($_op.getMaxExtent());
+      }]>,
+    InterfaceMethod<"Whether dimension `dim` of result `result` is the "
+                    "value-dependent extent.",
+      "bool", "isValueDependentDim", (ins "unsigned":$result, "unsigned":$dim)>,
+  ];
+}
+
 #endif // STRATA_EDGE_INTERFACES

@@ -18,5 +18,6 @@ include "Edge/IR/EdgeQuant.td"
 include "Edge/IR/EdgeRecurrent.td"
 include "Edge/IR/EdgeReduction.td"
 include "Edge/IR/EdgeTensor.td"
+include "Edge/IR/EdgeValueDependent.td"
 
 #endif // STRATA_EDGE_OPS

@@ -120,21 +120,34 @@ def Edge_ArgMaxOp : Edge_ArgReduceOp<"arg_max", "maximum">;
 
 def Edge_ArgMinOp : Edge_ArgReduceOp<"arg_min", "minimum">;
 
-def Edge_ArgTopKOp : Edge_Op<"arg_top_k", [Pure, Edge_KernelOpInterface]> {
+def Edge_ArgTopKOp : Edge_Op<"arg_top_k", [Pure, Edge_KernelOpInterface,
+    DeclareOpInterfaceMethods<Edge_ValueDependentExtentOpInterface,
+                              ["getExtentBound", "isValueDependentDim"]>]> {
   let summary = "Indices (i64) of the k largest or smallest elements along an axis";
   let description = [{
     The result has the input's shape with extent `k` along `axis`; its
     entries are sorted by value (descending with `largest`, else ascending),
     equal values by index. The values themselves are a `gather_elements`
-    of these indices (ONNX TopK is the pair).
+    of these indices (ONNX TopK is the pair). `k` is the result's extent,
+    or, given as a one-element operand read at run time, a value-dependent
+    extent (`?`) bounded by the axis' extent.
 
     ```mlir
     %i = edge.arg_top_k %x {axis = 1 : i64, largest = true}
         : (tensor<3x4xf32>) -> tensor<3x2xi64>
+    %j = edge.arg_top_k %x, %k {axis = 1 : i64, largest = true}
+        : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3x?xi64>
     ```
   }];
-  let arguments = (ins Edge_Tensor:$input, I64Attr:$axis, BoolAttr:$largest);
+  let arguments = (ins Edge_Tensor:$input, Optional<Edge_IndexTensor>:$k,
+                       I64Attr:$axis, BoolAttr:$largest);
   let results = (outs Edge_IndexTensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "int64_t":$axis, "bool":$largest), [{
+      build($_builder, $_state, output, input, ::mlir::Value(), axis, largest);
+    }]>
+  ];
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }

@@ -273,6 +273,18 @@ LogicalResult GatherOp::reifyResultShapes(OpBuilder &builder,
       });
 }
 
+LogicalResult
+GatherElementsOp::reifyResultShapes(OpBuilder &builder,
+                                    ReifiedRankedShapedTypeDims &shapes) {
+  // The result has the indices' shape.
+  auto type = cast<RankedTensorType>(getType());
+  SmallVector<OpFoldResult> extents;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    extents.push_back(extentOf(builder, getLoc(), getIndices(), d));
+  shapes.push_back(std::move(extents));
+  return success();
+}
+
 LogicalResult RangeOp::reifyResultShapes(OpBuilder &builder,
                                          ReifiedRankedShapedTypeDims &shapes) {
   return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,

@@ -402,6 +402,20 @@ LogicalResult KernelOp::verify() {
   for (Value out : getOuts())
     if (out.getDefiningOp<ConstantRefOp>())
       return emitOpError("writes a constant buffer");
+  // A bound symbol is an extent of an output, so that the kernel can report
+  // it (the runtime reads it back from there).
+  for (Value bound : getBinds()) {
+    if (!bound.getDefiningOp<DimSymbolOp>())
+      return emitOpError("binds ")
+             << bound << ", which is not an exec.dim_symbol";
+    bool isExtent = llvm::any_of(getOuts(), [&](Value out) {
+      auto placed = out.getDefiningOp<PlacedBufferOpInterface>();
+      return placed && llvm::is_contained(placed.getDynamicSizes(), bound);
+    });
+    if (!isExtent)
+      return emitOpError("binds a symbol that is no dynamic extent of its "
+                         "outputs");
+  }
   return success();
 }
 

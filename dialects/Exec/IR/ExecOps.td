@@ -173,7 +173,9 @@ def Exec_DimSymbolOp : Exec_Op<"dim_symbol", [Pure, HasParent<"MethodOp">,
   let summary = "A symbolic extent of the method, bound by its inputs";
   let description = [{
     An extent known at run time only, within `[min, max]`: the method's
-    inputs whose dynamic dimensions name it bind it (and must agree).
+    inputs whose dynamic dimensions name it bind it (and must agree), or,
+    for an extent that depends on the data, the one `exec.kernel` that
+    lists it in `binds`.
     Computed extents are `affine.apply`, `affine.min` and `affine.max` of
     symbols; memory is planned at their bounds (ValueBoundsOpInterface).
 
@@ -227,14 +229,32 @@ def Exec_KernelOp : Exec_Op<"kernel", [HasParent<"MethodOp">,
     ```mlir
     exec.kernel "relu" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
     ```
+
+    A kernel whose results have an extent that depends on the data
+    (NonZero's count) `binds` the `exec.dim_symbol` of that extent: its
+    outputs are allocated at the symbol's bound, and the kernel reports the
+    actual extent, which every later shape computation reads.
+
+    ```mlir
+    %n = exec.dim_symbol "NonZero_0.count" bounds 0 to 12
+    %y = exec.alloc(%n) : memref<2x?xi64>
+    exec.kernel "non_zero" ins(%x : memref<3x4xi1>) outs(%y : memref<2x?xi64>) binds[%n]
+    ```
   }];
   let arguments = (ins StrAttr:$kernel, Variadic<Exec_Buffer>:$ins,
-                       Variadic<Exec_Buffer>:$outs,
+                       Variadic<Exec_Buffer>:$outs, Variadic<Index>:$binds,
                        DefaultValuedAttr<DictionaryAttr, "{}">:$params);
   let assemblyFormat = [{
     $kernel (`ins` `(` $ins^ `:` type($ins) `)`)?
-    `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `outs` `(` $outs `:` type($outs) `)` (`binds` `[` $binds^ `]`)? attr-dict
   }];
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$kernel, "::mlir::ValueRange":$ins,
+                   "::mlir::ValueRange":$outs, "::mlir::DictionaryAttr":$params), [{
+      build($_builder, $_state, kernel, ins, outs, ::mlir::ValueRange(),
+            params);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

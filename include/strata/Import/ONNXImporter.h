@@ -61,6 +61,11 @@ struct ImportOptions {
   /// The symbols --dim bounded by name: each must be a dim_param of an
   /// input (or a symbol of `inputShapes`).
   std::set<std::string> namedDims;
+  /// Bounds of value-dependent extents by node name (--max-extent
+  /// NODE=N): NonZero's count, NonMaxSuppression's selections and the
+  /// like, where the bound the compiler derives is too large or there is
+  /// none. Each name must be a node of such an op.
+  std::map<std::string, int64_t> maxExtents;
   /// Freezes inputs to constants: input name -> its values (a model's
   /// sample-rate or mode input, such as Silero VAD's `sr`, that an If tests).
   /// The input becomes an initializer of its declared type and shape (a
@@ -139,6 +144,10 @@ void printSupportedONNXOps(llvm::raw_ostream &os);
 /// --input-shape names), without restating the inputs' shapes.
 mlir::LogicalResult parseDimBound(llvm::StringRef spec, ImportOptions &options,
                                   std::string &error);
+
+/// Parses --max-extent's NODE=N into `options.maxExtents`.
+mlir::LogicalResult parseMaxExtent(llvm::StringRef spec, ImportOptions &options,
+                                   std::string &error);
 
 /// Parses `name=DIMS` into `options.inputShapes`: DIMS joins by 'x' fixed
 /// extents (`224`), anonymous ranges (`1..8`), symbols with their bounds

@@ -1,4 +1,5 @@
-//===- Kernel.h - kernels, their parameters and the registry -----*- C++ -*-===//
+//===- Kernel.h - kernels, their parameters and the registry -----*- C++
+//-*-===//
 //
 // A kernel is looked up by name (the exec.kernel name) in a KernelRegistry.
 // Registration is an explicit call (registerPortableKernels), never a static
@@ -57,8 +58,8 @@ public:
   /// Bool `name` (an integer 0/1 is accepted), or `fallback` when absent.
   Result<bool> getBool(const std::string &name, bool fallback) const;
   /// Integer list `name`, or `fallback` when absent.
-  Result<std::vector<int64_t>>
-  getInts(const std::string &name, std::vector<int64_t> fallback) const;
+  Result<std::vector<int64_t>> getInts(const std::string &name,
+                                       std::vector<int64_t> fallback) const;
 
   /// Float list `name` (an integer list is accepted), or `fallback` when
   /// absent.
@@ -86,6 +87,10 @@ private:
 /// area, but no parameters.
 struct KernelIO {
   std::vector<TensorView> ins;
+  /// A kernel whose result extents depend on the data (NonZero, Unique)
+  /// gets those dimensions at their bounds: it writes its results in the
+  /// layout of their actual shapes, never past the bounds, and stores the
+  /// actual extents in `shape`, which the method reads back.
   std::vector<TensorView> outs;
   /// Scratch memory owned by the method (grown on demand, reused by every
   /// kernel of the method; not preserved between calls).

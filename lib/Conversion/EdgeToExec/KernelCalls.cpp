@@ -14,10 +14,28 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include "llvm/ADT/StringSet.h"
+
 using namespace mlir;
 using namespace strata;
 
 namespace {
+
+/// The name of `op`'s value-dependent extent: its node's, with ".count",
+/// made unique among the method's symbols.
+std::string valueDependentSymbolName(Operation *op) {
+  std::string node = getNodeName(op->getLoc());
+  std::string base =
+      (node.empty() ? op->getName().stripDialect().str() : node) + ".count";
+  llvm::StringSet<> taken;
+  if (auto method = op->getParentOfType<exec::MethodOp>())
+    method.walk(
+        [&](exec::DimSymbolOp symbol) { taken.insert(symbol.getName()); });
+  std::string name = base;
+  for (unsigned suffix = 1; taken.contains(name); ++suffix)
+    name = base + "_" + std::to_string(suffix);
+  return name;
+}
 
 /// Any edge op that the runtime runs as one kernel.
 struct KernelCallLowering : public ConversionPattern {
@@ -50,7 +68,15 @@ struct KernelCallLowering : public ConversionPattern {
     bool dynamic = llvm::any_of(bufferTypes, [](Type type) {
       return !cast<MemRefType>(type).hasStaticShape();
     });
-    if (dynamic && failed(reifyResultShapes(rewriter, op, shapes)))
+    // An extent that depends on the data is a symbol the kernel binds; the
+    // op's other extents are static (its verifier checks).
+    auto valueDependent = dyn_cast<edge::ValueDependentExtentOpInterface>(op);
+    Value boundSymbol;
+    if (dynamic && valueDependent)
+      boundSymbol = rewriter.create<exec::DimSymbolOp>(
+          loc, valueDependentSymbolName(op), 0,
+          valueDependent.getExtentBound());
+    else if (dynamic && failed(reifyResultShapes(rewriter, op, shapes)))
       return op->emitOpError(
           "has dynamic result dimensions but no shape "
           "rule for them (ReifyRankedShapedTypeOpInterface)");
@@ -59,10 +85,20 @@ struct KernelCallLowering : public ConversionPattern {
     for (auto [index, bufferType] : llvm::enumerate(bufferTypes)) {
       SmallVector<Value> extents;
       auto memref = cast<MemRefType>(bufferType);
-      for (int64_t d = 0; dynamic && d < memref.getRank(); ++d)
-        if (memref.isDynamicDim(d))
+      for (int64_t d = 0; dynamic && d < memref.getRank(); ++d) {
+        if (!memref.isDynamicDim(d))
+          continue;
+        if (!boundSymbol) {
           extents.push_back(
               getValueOrCreateConstantIndexOp(rewriter, loc, shapes[index][d]));
+          continue;
+        }
+        if (!valueDependent.isValueDependentDim(index, d))
+          return op->emitOpError("result ")
+                 << index << " dimension " << d
+                 << " is dynamic but not its value-dependent extent";
+        extents.push_back(boundSymbol);
+      }
       buffers.push_back(rewriter.create<exec::AllocOp>(
           loc, bufferType, extents, /*memory_id=*/nullptr, /*offset=*/nullptr));
     }
@@ -73,6 +109,8 @@ struct KernelCallLowering : public ConversionPattern {
       if (!operand.getType().isIndex())
         data.push_back(operand);
     rewriter.create<exec::KernelOp>(loc, kernel.getKernelName(), data, buffers,
+                                    boundSymbol ? ValueRange(boundSymbol)
+                                                : ValueRange(),
                                     kernel.getKernelParams());
     rewriter.replaceOp(op, buffers);
     return success();

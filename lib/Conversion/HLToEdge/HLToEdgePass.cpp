@@ -60,6 +60,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateResizePatterns(typeConverter, patterns);
   hl_to_edge::populateGridSamplePatterns(typeConverter, patterns);
   hl_to_edge::populateVisionPatterns(typeConverter, patterns);
+  hl_to_edge::populateValueDependentPatterns(typeConverter, patterns);
   hl_to_edge::populateFusedPatterns(typeConverter, patterns);
 }
 
@@ -171,8 +172,10 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       auto func = op->getParentOfType<func::FuncOp>();
       auto symbols = func ? func->getAttrOfType<DictionaryAttr>("hl.dim_bounds")
                           : DictionaryAttr();
-      // Without bounds, the argument or root op is reported already.
-      if (!symbols)
+      // Without bounds, a dynamic argument is reported already; a
+      // value-dependent extent needs none.
+      if (!symbols && func &&
+          llvm::any_of(func.getArgumentTypes(), isDynamicType))
         return;
       std::string bounds;
       for (NamedAttribute symbol :
@@ -185,7 +188,7 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       }
       op->emitError("'")
           << op->getName() << "' has operands with dynamic dimensions ("
-          << bounds
+          << (bounds.empty() ? "value-dependent extents" : bounds)
           << "): dynamic dimensions reach elementwise ops, matrix products, "
              "normalizations, reductions, reshapes, Transpose, Concat, Gather "
              "and (with a dynamic batch only) convolutions and pooling so far "
@@ -200,6 +203,9 @@ LogicalResult checkStaticShapes(ModuleOp module) {
     if (isa<hl::RangeOp, hl::SliceOp>(op) &&
         op->getParentOfType<func::FuncOp>() &&
         op->getParentOfType<func::FuncOp>()->hasAttr("hl.dim_bounds"))
+      return;
+    // Results sized by the data: their lowerings bound them.
+    if (hl_to_edge::isValueDependent(op))
       return;
     for (Value result : op->getResults())
       if (isDynamicType(result.getType())) {
@@ -221,7 +227,8 @@ LogicalResult checkStaticShapes(ModuleOp module) {
 LogicalResult checkDynamicLowerings(ModuleOp module) {
   WalkResult walk = module.walk([](Operation *op) {
     if (!isa<edge::EdgeDialect>(op->getDialect()) ||
-        isa<ReifyRankedShapedTypeOpInterface>(op))
+        isa<ReifyRankedShapedTypeOpInterface,
+            edge::ValueDependentExtentOpInterface>(op))
       return WalkResult::advance();
     // Static results need no rule (edge.shape_of of a dynamic value; the
     // kernels read their operands' extents at run time).

@@ -244,6 +244,12 @@ void populateFusedPatterns(mlir::TypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateGridSamplePatterns(mlir::TypeConverter &converter,
                                 mlir::RewritePatternSet &patterns);
+void populateValueDependentPatterns(mlir::TypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
+/// Whether `op`'s results have an extent that depends on the data (NonZero,
+/// Compress, Unique, NonMaxSuppression, TopK with a k that is not a
+/// constant): its lowering bounds it, its kernel reports it.
+bool isValueDependent(mlir::Operation *op);
 void populateVisionPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateResizePatterns(mlir::TypeConverter &converter,

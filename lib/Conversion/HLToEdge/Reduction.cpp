@@ -262,7 +262,16 @@ struct TopKLowering : public OpConversionPattern<hl::TopKOp> {
   matchAndRewrite(hl::TopKOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = getStaticType(adaptor.getInput());
-    RankedTensorType indicesType = getStaticType(op.getIndices());
+    // A k read at run time: the results' extent along the axis is
+    // value-dependent, bounded by the axis' extent.
+    bool runtimeK = isValueDependent(op);
+    RankedTensorType indicesType = runtimeK ? getRankedType(op.getIndices())
+                                            : getStaticType(op.getIndices());
+    if (!type || !indicesType)
+      return op.emitOpError("needs a static input and results (a run-time "
+                            "k: dynamic only along the axis), got ")
+             << adaptor.getInput().getType() << " -> "
+             << op.getIndices().getType();
     if (type.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "needs an input of rank >= 1");
     Type element = type.getElementType();
@@ -274,8 +283,22 @@ struct TopKLowering : public OpConversionPattern<hl::TopKOp> {
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
     Location loc = op.getLoc();
-    Value indices = rewriter.create<edge::ArgTopKOp>(
-        loc, indicesType, adaptor.getInput(), *axis, op.getLargest() != 0);
+    Value indices;
+    if (runtimeK) {
+      RankedTensorType kType = getStaticType(adaptor.getK());
+      if (!kType || kType.getNumElements() != 1)
+        return op.emitOpError("needs a one-element k, got ")
+               << adaptor.getK().getType();
+      SmallVector<int64_t> shape(type.getShape());
+      shape[*axis] = ShapedType::kDynamic;
+      indices = rewriter.create<edge::ArgTopKOp>(
+          loc, RankedTensorType::get(shape, rewriter.getI64Type()),
+          adaptor.getInput(), adaptor.getK(), rewriter.getI64IntegerAttr(*axis),
+          rewriter.getBoolAttr(op.getLargest() != 0));
+    } else {
+      indices = rewriter.create<edge::ArgTopKOp>(
+          loc, indicesType, adaptor.getInput(), *axis, op.getLargest() != 0);
+    }
     Value values = rewriter.create<edge::GatherElementsOp>(
         loc, adaptor.getInput(), indices, *axis);
     rewriter.replaceOp(op, {values, indices});

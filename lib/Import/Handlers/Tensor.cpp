@@ -147,13 +147,59 @@ static LogicalResult convertPad(NodeContext &ctx) {
 }
 
 /// TopK: `k` attribute in opset 1.
+/// NonZero: its count depends on the data.
+static LogicalResult convertNonZero(NodeContext &ctx) {
+  std::optional<SmallVector<int64_t>> implied;
+  if (auto input = dyn_cast<RankedTensorType>(ctx.input(0).getType()))
+    implied = SmallVector<int64_t>{input.getRank(), ShapedType::kDynamic};
+  ctx.setOutput(0, ctx.create<hl::NonZeroOp>(
+                       ctx.valueDependentType(0, {1}, implied), ctx.input(0)));
+  return success();
+}
+
+/// The shape of `value` when it is ranked: what a value-dependent op's
+/// result keeps apart from its data-sized extent.
+static std::optional<SmallVector<int64_t>> rankedShape(Value value) {
+  if (auto type = dyn_cast<RankedTensorType>(value.getType()))
+    return SmallVector<int64_t>(type.getShape());
+  return std::nullopt;
+}
+
+/// Compress: the selected extent (along the axis, or of the flattened
+/// input) depends on the data.
+static LogicalResult convertCompress(NodeContext &ctx) {
+  OpBuilder &b = ctx.builder();
+  SmallVector<NamedAttribute> attrs;
+  int64_t dim = 0;
+  if (ctx.attr("axis")) {
+    dim = ctx.getInt("axis", 0);
+    attrs.push_back(b.getNamedAttr("axis", b.getI64IntegerAttr(dim)));
+  }
+  std::optional<SmallVector<int64_t>> implied = rankedShape(ctx.input(0));
+  if (!ctx.attr("axis") && implied)
+    implied = SmallVector<int64_t>{ShapedType::kDynamic};
+  auto op = b.create<hl::CompressOp>(
+      ctx.loc(), ctx.valueDependentType(0, {dim}, implied),
+      ValueRange{ctx.input(0), ctx.input(1)}, attrs);
+  ctx.setOutput(0, op);
+  return success();
+}
+
 static LogicalResult convertTopK(NodeContext &ctx) {
   Value k =
       ctx.opset() < 10 ? ctx.constI64({ctx.getInt("k", 0)}) : ctx.input(1);
   OpBuilder &b = ctx.builder();
+  // A k that is not a constant is read at run time: the results' extent
+  // along the axis depends on it.
+  bool runtimeK = k && !k.getDefiningOp<hl::ConstantOp>();
+  int64_t axis = ctx.getInt("axis", -1);
+  auto typeOf = [&](unsigned i) {
+    return runtimeK
+               ? ctx.valueDependentType(i, {axis}, rankedShape(ctx.input(0)))
+               : ctx.outputType(i);
+  };
   auto op = b.create<hl::TopKOp>(
-      ctx.loc(), TypeRange{ctx.outputType(0), ctx.outputType(1)},
-      ValueRange{ctx.input(0), k},
+      ctx.loc(), TypeRange{typeOf(0), typeOf(1)}, ValueRange{ctx.input(0), k},
       ArrayRef<NamedAttribute>{
           b.getNamedAttr("axis", b.getI64IntegerAttr(ctx.getInt("axis", -1))),
           b.getNamedAttr("largest",
@@ -247,8 +293,8 @@ void populateTensorHandlers(OpTable &t) {
   t.on("SpaceToDepth", 1, generic<hl::SpaceToDepthOp>());
   t.on("Trilu", 14, generic<hl::TriluOp>());
   t.on("OneHot", 9, generic<hl::OneHotOp>());
-  t.on("NonZero", 9, generic<hl::NonZeroOp>());
-  t.on("Compress", 9, generic<hl::CompressOp>());
+  t.on("NonZero", 9, convertNonZero);
+  t.on("Compress", 9, convertCompress);
   t.on("ReverseSequence", 10, generic<hl::ReverseSequenceOp>());
   t.on("EyeLike", 9, generic<hl::EyeLikeOp>({"dtype"}));
   t.on("TopK", 1, convertTopK);

@@ -26,7 +26,9 @@ static LogicalResult convertNMS(NodeContext &ctx) {
     operands.push_back(score);
   ctx.setOutput(
       0, ctx.create<hl::NonMaxSuppressionOp>(
-             ctx.outputType(0), operands,
+             ctx.valueDependentType(
+                 0, {0}, SmallVector<int64_t>{ShapedType::kDynamic, 3}),
+             operands,
              b.getNamedAttr("center_point_box", b.getI64IntegerAttr(ctx.getInt(
                                                     "center_point_box", 0)))));
   return success();
@@ -36,9 +38,34 @@ static LogicalResult convertUnique(NodeContext &ctx) {
   OpBuilder &b = ctx.builder();
   auto indexType =
       RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
-  SmallVector<Type> types = {ctx.outputType(0)};
+  // The distinct count depends on the data: values (along the axis),
+  // first indices and counts.
+  // With a ranked input, the shapes it implies: values keep the other
+  // extents, the inverse indices have one entry per element (or slice).
+  auto input = dyn_cast<RankedTensorType>(ctx.input(0).getType());
+  bool hasAxis = ctx.attr("axis") != nullptr;
+  int64_t axis = ctx.getInt("axis", 0);
+  std::optional<SmallVector<int64_t>> values, perDistinct, perSlice;
+  if (input) {
+    int64_t dim = axis < 0 ? axis + input.getRank() : axis;
+    values = hasAxis ? SmallVector<int64_t>(input.getShape())
+                     : SmallVector<int64_t>{ShapedType::kDynamic};
+    perDistinct = SmallVector<int64_t>{ShapedType::kDynamic};
+    int64_t slices = !hasAxis ? (input.hasStaticShape() ? input.getNumElements()
+                                                        : ShapedType::kDynamic)
+                     : dim >= 0 && dim < input.getRank() ? input.getDimSize(dim)
+                                                         : ShapedType::kDynamic;
+    perSlice = SmallVector<int64_t>{slices};
+  }
+  SmallVector<Type> types = {
+      ctx.valueDependentType(0, {hasAxis ? axis : 0}, values)};
   for (unsigned i = 1; i < 4; ++i)
-    types.push_back(ctx.hasOutput(i) ? ctx.outputType(i) : Type(indexType));
+    types.push_back(
+        !ctx.hasOutput(i) ? Type(indexType)
+        : i == 2
+            ? (perSlice ? Type(RankedTensorType::get(*perSlice, b.getI64Type()))
+                        : ctx.outputType(i))
+            : ctx.valueDependentType(i, {0}, perDistinct));
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("sorted", b.getI64IntegerAttr(ctx.getInt("sorted", 1)))};
   if (ctx.attr("axis"))

@@ -114,7 +114,7 @@ template <bool Max, int Vectors>
     nanFolded |= otherNan;
   };
 #define STRATA_FOLD_HALF(...)                                                  \
-  fold(__builtin_shufflevector(folded, folded, __VA_ARGS__),                  \
+  fold(__builtin_shufflevector(folded, folded, __VA_ARGS__),                   \
        __builtin_shufflevector(nanFolded, nanFolded, __VA_ARGS__))
   STRATA_FOLD_HALF(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
   STRATA_FOLD_HALF(4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3);
@@ -521,8 +521,15 @@ template <bool Greater> Error argReduce(KernelContext &ctx) {
 } // namespace
 
 Error argTopKKernel(KernelContext &ctx) {
-  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
-  const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 2, 1));
+  const TensorView &in = ctx.ins[0];
+  TensorView &out = ctx.outs[0];
+  // With a run-time k (a second operand) the result's extent along the
+  // axis is k: passed at its bound, set to k here.
+  bool runtimeK = ctx.ins.size() == 2;
+  if (runtimeK && (ctx.ins[1].dtype != DType::I64 || ctx.ins[1].numel() != 1))
+    return ctx.fail("takes a one-element i64 k, got " +
+                    ctx.ins[1].typeString());
   if (!dispatchNumeric(in.dtype, [](auto) {}) || out.dtype != DType::I64)
     return ctx.fail("takes a numeric type and writes i64, got " +
                     in.typeString() + " -> " + out.typeString());
@@ -542,6 +549,16 @@ Error argTopKKernel(KernelContext &ctx) {
   AxisSplit split = splitAtAxis(in.shape, axis);
   int64_t outer = split.outer, inner = split.inner, dim = split.extent,
           k = out.shape[axis];
+  if (runtimeK) {
+    int64_t requested = ctx.ins[1].as<const int64_t>()[0];
+    if (requested < 0 || requested > k)
+      return ctx.fail("k is " + std::to_string(requested) + ", outside 0.." +
+                      std::to_string(k) +
+                      " (the axis' extent, or the bound the program was "
+                      "compiled for)");
+    k = requested;
+    out.shape[axis] = k;
+  }
   int64_t *y = out.as<int64_t>();
   std::vector<int64_t> order(dim);
   dispatchNumeric(in.dtype, [&](auto tag) {

@@ -10,14 +10,27 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-// Tests that with static inputs the op where shapes stop being static is
-// named, without suggesting --input-shape (which could not help), and the
-// ops after it are not reported again.
-func.func @data_dependent(%x: tensor<2x3xf32>) -> tensor<2x?xi64> {
-  // expected-error @+1 {{result has dynamic type 'tensor<2x?xi64>' although its operands are static: its shape depends on values known only at run time, or this form of the op has no static shape rule; edge needs static shapes}}
+// Tests that a result sized by the data (NonZero's count) lowers, and that
+// an op reading it without a dynamic lowering is named.
+func.func @data_dependent(%x: tensor<2x3xf32>) -> tensor<2x?xf32> {
   %0 = hl.non_zero %x : (tensor<2x3xf32>) -> tensor<2x?xi64>
-  %1 = hl.neg %0 : tensor<2x?xi64>
-  return %1 : tensor<2x?xi64>
+  %1 = hl.cast %0 : (tensor<2x?xi64>) -> tensor<2x?xf32>
+  // expected-error @+1 {{'hl.hardmax' has operands with dynamic dimensions (value-dependent extents): dynamic dimensions reach}}
+  %2 = hl.hardmax %1 {axis = 1 : si64} : tensor<2x?xf32>
+  return %2 : tensor<2x?xf32>
+}
+
+// -----
+
+// Tests that an op whose result shape no rule derives from static operands
+// is named, without suggesting --input-shape (which could not help).
+func.func @no_shape_rule(%x: tensor<2x3xf32>, %n: tensor<i64>) -> tensor<?xf32> {
+  %s = hl.constant dense<0.0> : tensor<f32>
+  %d = hl.constant dense<1.0> : tensor<f32>
+  %l = hl.cast %n : (tensor<i64>) -> tensor<f32>
+  // expected-error @+1 {{result has dynamic type 'tensor<?xf32>' although its operands are static: its shape depends on values known only at run time, or this form of the op has no static shape rule; edge needs static shapes}}
+  %0 = hl.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
 }
 
 // -----

@@ -192,7 +192,7 @@ exec.program @p {
   exec.method @forward : () -> () {
     %a = exec.alloc : memref<4xf32>
     // expected-error @+1 {{must write at least one output buffer}}
-    "exec.kernel"(%a) {kernel = "relu", operandSegmentSizes = array<i32: 1, 0>} : (memref<4xf32>) -> ()
+    "exec.kernel"(%a) {kernel = "relu", operandSegmentSizes = array<i32: 1, 0, 0>} : (memref<4xf32>) -> ()
     exec.return
   }
 }
@@ -354,5 +354,20 @@ exec.program @p {
     // expected-error @+1 {{bounds -1 to 2 are not 0 <= min <= max <= 2^40}}
     %n = exec.dim_symbol "n" bounds -1 to 2
     exec.return
+  }
+}
+
+// -----
+
+// Tests that a kernel binds only dim symbols that are extents of its outputs.
+exec.program @binds {
+  exec.method @main : (memref<4xf32>) -> memref<1x?xi64> {
+    %x = exec.input 0 : memref<4xf32>
+    %n = exec.dim_symbol "n" bounds 0 to 4
+    %m = exec.dim_symbol "m" bounds 0 to 4
+    %y = exec.alloc(%n) : memref<1x?xi64>
+    // expected-error @+1 {{binds a symbol that is no dynamic extent of its outputs}}
+    exec.kernel "non_zero" ins(%x : memref<4xf32>) outs(%y : memref<1x?xi64>) binds[%m]
+    exec.return %y : memref<1x?xi64>
   }
 }

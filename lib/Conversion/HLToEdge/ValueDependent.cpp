@@ -1,0 +1,212 @@
+//===- ValueDependent.cpp - results sized by the data, hl -> edge ---------===//
+//
+// NonZero, Compress, Unique, NonMaxSuppression and TopK with a run-time k
+// lower to edge ops with one value-dependent extent (`?`), bounded by the
+// most their operands could give (NonZero: the element count; NMS: batches
+// x classes x min(max_output_boxes_per_class, boxes)), or by the user's
+// smaller bound for the node (strata-compile --max-extent NODE=N, carried
+// as the function's `hl.max_extents`). Memory is planned at the bound; the
+// kernels report the actual extents (docs/dynamic-shapes.md, step 3).
+//
+//===----------------------------------------------------------------------===//
+#include "PatternUtils.h"
+
+#include "strata/Support/Locations.h"
+#include "strata/Support/ShapeInference.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl_to_edge;
+
+/// The bound of `op`'s value-dependent extent: `derived`, or the user's
+/// bound for its node when that is smaller.
+static int64_t extentBound(Operation *op, int64_t derived) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto given = func ? func->getAttrOfType<DictionaryAttr>("hl.max_extents")
+                    : DictionaryAttr();
+  std::string node = getNodeName(op->getLoc());
+  if (given && !node.empty())
+    if (auto bound = given.getAs<IntegerAttr>(node))
+      return std::min(derived, bound.getInt());
+  return derived;
+}
+
+/// `type` with `?` at `dim`.
+static RankedTensorType withDynamicDim(RankedTensorType type, int64_t dim) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = ShapedType::kDynamic;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+namespace {
+
+struct NonZeroLowering : public OpConversionPattern<hl::NonZeroOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::NonZeroOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType input = getStaticType(adaptor.getInput());
+    if (!input || !isRuntimeElementType(input.getElementType()))
+      return op.emitOpError("needs a static input of a runtime element "
+                            "type, got ")
+             << adaptor.getInput().getType();
+    auto type = RankedTensorType::get({input.getRank(), ShapedType::kDynamic},
+                                      rewriter.getI64Type());
+    rewriter.replaceOpWithNewOp<edge::NonZeroOp>(
+        op, type, adaptor.getInput(), extentBound(op, input.getNumElements()));
+    return success();
+  }
+};
+
+struct CompressLowering : public OpConversionPattern<hl::CompressOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::CompressOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType input = getStaticType(adaptor.getInput());
+    RankedTensorType condition = getStaticType(adaptor.getCondition());
+    if (!input || !condition || !isRuntimeElementType(input.getElementType()))
+      return op.emitOpError("needs a static input and condition, got ")
+             << adaptor.getInput().getType() << " and "
+             << adaptor.getCondition().getType();
+    RankedTensorType type;
+    IntegerAttr axisAttr;
+    int64_t slices = input.getNumElements();
+    if (std::optional<uint64_t> axis = op.getAxis()) {
+      FailureOr<int64_t> normalized =
+          normalizeAxis(static_cast<int64_t>(*axis), input.getRank());
+      if (failed(normalized))
+        return op.emitOpError("axis ") << static_cast<int64_t>(*axis)
+                                       << " is out of range for " << input;
+      axisAttr = rewriter.getI64IntegerAttr(*normalized);
+      slices = input.getDimSize(*normalized);
+      type = withDynamicDim(input, *normalized);
+    } else {
+      type =
+          RankedTensorType::get({ShapedType::kDynamic}, input.getElementType());
+    }
+    if (condition.getDimSize(0) > slices)
+      return op.emitOpError("condition of ")
+             << condition.getDimSize(0) << " entries is longer than the "
+             << slices << " slices it selects from";
+    rewriter.replaceOpWithNewOp<edge::CompressOp>(
+        op, type, adaptor.getInput(), adaptor.getCondition(), axisAttr,
+        rewriter.getI64IntegerAttr(extentBound(op, condition.getDimSize(0))));
+    return success();
+  }
+};
+
+struct UniqueLowering : public OpConversionPattern<hl::UniqueOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::UniqueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType input = getStaticType(adaptor.getInput());
+    if (!input || input.getElementType().isInteger(1) ||
+        !isRuntimeElementType(input.getElementType()) ||
+        input.getElementType().isF16())
+      return op.emitOpError("needs a static numeric input, got ")
+             << adaptor.getInput().getType();
+    RankedTensorType values;
+    IntegerAttr axisAttr;
+    int64_t slices = input.getNumElements();
+    if (std::optional<uint64_t> axis = op.getAxis()) {
+      FailureOr<int64_t> normalized =
+          normalizeAxis(static_cast<int64_t>(*axis), input.getRank());
+      if (failed(normalized))
+        return op.emitOpError("axis ") << static_cast<int64_t>(*axis)
+                                       << " is out of range for " << input;
+      axisAttr = rewriter.getI64IntegerAttr(*normalized);
+      slices = input.getDimSize(*normalized);
+      values = withDynamicDim(input, *normalized);
+    } else {
+      values =
+          RankedTensorType::get({ShapedType::kDynamic}, input.getElementType());
+    }
+    Type i64 = rewriter.getI64Type();
+    auto perDistinct = RankedTensorType::get({ShapedType::kDynamic}, i64);
+    auto perSlice = RankedTensorType::get({slices}, i64);
+    rewriter.replaceOpWithNewOp<edge::UniqueOp>(
+        op, TypeRange{values, perDistinct, perSlice, perDistinct},
+        adaptor.getInput(), axisAttr,
+        rewriter.getI64IntegerAttr(static_cast<int64_t>(op.getSorted())),
+        rewriter.getI64IntegerAttr(extentBound(op, slices)));
+    return success();
+  }
+};
+
+struct NonMaxSuppressionLowering
+    : public OpConversionPattern<hl::NonMaxSuppressionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::NonMaxSuppressionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType boxes = getStaticType(adaptor.getBoxes());
+    RankedTensorType scores = getStaticType(adaptor.getScores());
+    auto isF32 = [](RankedTensorType type) {
+      return type && type.getElementType().isF32();
+    };
+    if (!isF32(boxes) || !isF32(scores) || boxes.getRank() != 3 ||
+        scores.getRank() != 3)
+      return op.emitOpError("needs static f32 boxes [batch, boxes, 4] and "
+                            "scores [batch, classes, boxes], got ")
+             << adaptor.getBoxes().getType() << " and "
+             << adaptor.getScores().getType();
+    for (Value scalar :
+         {adaptor.getMaxOutputBoxesPerClass(), adaptor.getIouThreshold(),
+          adaptor.getScoreThreshold()}) {
+      RankedTensorType type = scalar ? getStaticType(scalar) : nullptr;
+      if (scalar && (!type || type.getNumElements() != 1))
+        return op.emitOpError("needs one-element box counts and thresholds, "
+                              "got ")
+               << scalar.getType();
+      if (scalar && scalar != adaptor.getMaxOutputBoxesPerClass() &&
+          !type.getElementType().isF32())
+        return op.emitOpError("needs f32 thresholds, got ") << type;
+    }
+    // At most min(max_output_boxes_per_class, boxes) per batch and class;
+    // the count is read at run time unless it is a constant.
+    int64_t perClass = boxes.getDimSize(1);
+    if (auto given = getConstantInts(adaptor.getMaxOutputBoxesPerClass());
+        given && given->size() == 1)
+      perClass = std::clamp<int64_t>((*given)[0], 0, perClass);
+    int64_t derived = scores.getDimSize(0) * scores.getDimSize(1) * perClass;
+    auto type =
+        RankedTensorType::get({ShapedType::kDynamic, 3}, rewriter.getI64Type());
+    rewriter.replaceOpWithNewOp<edge::NonMaxSuppressionOp>(
+        op, type, adaptor.getBoxes(), adaptor.getScores(),
+        adaptor.getMaxOutputBoxesPerClass(), adaptor.getIouThreshold(),
+        adaptor.getScoreThreshold(),
+        rewriter.getI64IntegerAttr(
+            static_cast<int64_t>(op.getCenterPointBox())),
+        rewriter.getI64IntegerAttr(extentBound(op, derived)));
+    return success();
+  }
+};
+
+} // namespace
+
+bool hl_to_edge::isValueDependent(Operation *op) {
+  // TopK with a k that is not a constant, and results whose extent along
+  // the axis is left open (a static one is the k the model was exported
+  // with).
+  if (auto topK = dyn_cast<hl::TopKOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(topK.getIndices().getType());
+    return !getConstantInts(topK.getK()).has_value() && type &&
+           !type.hasStaticShape();
+  }
+  return isa<hl::NonZeroOp, hl::CompressOp, hl::UniqueOp,
+             hl::NonMaxSuppressionOp>(op);
+}
+
+void hl_to_edge::populateValueDependentPatterns(TypeConverter &converter,
+                                                RewritePatternSet &patterns) {
+  patterns.add<NonZeroLowering, CompressLowering, UniqueLowering,
+               NonMaxSuppressionLowering>(converter, patterns.getContext());
+}
