@@ -28,25 +28,27 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::string dir = argv[1];
-  bool ok = write(dir + "/sample-network.strata", buildSampleNetwork()) &&
-            write(dir + "/sample-network-64.strata",
-                  [] {
-                    // Small segment alignment keeps the seed short.
-                    TestProgramBuilder b;
-                    int x = b.addInput(DType::F32, {2, 3});
-                    int y = b.addBuffer(DType::F32, {3, 2});
-                    b.addKernel("transpose", {x}, {y},
-                                {intsParam("permutation", {1, 0})}, {"T"});
-                    int z = b.addBuffer(DType::F32, {3, 2});
-                    b.addMove(y, z);
-                    float c[6] = {1, 2, 3, 4, 5, 6};
-                    int k = b.addConstant(DType::F32, {3, 2}, c);
-                    int w = b.addBuffer(DType::F32, {3, 2});
-                    b.addKernel("add", {z, k}, {w});
-                    b.setOutputs({w});
-                    return b.build(64);
-                  }()) &&
-            write(dir + "/dynamic-64.strata", [] {
+  bool ok =
+      write(dir + "/sample-network.strata", buildSampleNetwork()) &&
+      write(dir + "/sample-network-64.strata",
+            [] {
+              // Small segment alignment keeps the seed short.
+              TestProgramBuilder b;
+              int x = b.addInput(DType::F32, {2, 3});
+              int y = b.addBuffer(DType::F32, {3, 2});
+              b.addKernel("transpose", {x}, {y},
+                          {intsParam("permutation", {1, 0})}, {"T"});
+              int z = b.addBuffer(DType::F32, {3, 2});
+              b.addMove(y, z);
+              float c[6] = {1, 2, 3, 4, 5, 6};
+              int k = b.addConstant(DType::F32, {3, 2}, c);
+              int w = b.addBuffer(DType::F32, {3, 2});
+              b.addKernel("add", {z, k}, {w});
+              b.setOutputs({w});
+              return b.build(64);
+            }()) &&
+      write(dir + "/dynamic-64.strata",
+            [] {
               // Dynamic dimensions: symbols, a shape program, extents.
               TestProgramBuilder b;
               int batch = b.addSymbol("batch", 1, 4);
@@ -65,7 +67,38 @@ int main(int argc, char **argv) {
               b.addMove(sum, copy);
               b.setOutputs({cat, copy});
               return b.build(64);
-            }());
+            }()) &&
+      write(dir + "/value-dependent-64.strata", [] {
+        // Extents the kernels bind from the data: NonZero of an
+        // input with a dynamic batch, its indices read by a cast;
+        // NonMaxSuppression's selections.
+        TestProgramBuilder b;
+        int batch = b.addSymbol("batch", 1, 4);
+        int count = b.addSymbol("nz.count", 0, 12);
+        int selected = b.addSymbol("nms.count", 0, 8);
+        int x = b.addInput(DType::F32, {4, 3});
+        b.setDimRegisters(x, {batch, -1});
+        int idx = b.addBuffer(DType::I64, {2, 12});
+        b.setDimRegisters(idx, {-1, count});
+        int asFloat = b.addBuffer(DType::F32, {2, 12});
+        b.setDimRegisters(asFloat, {-1, count});
+        b.addKernel("non_zero", {x}, {idx}, {}, {"nz"});
+        b.setBinds({1});
+        b.addKernel("cast", {idx}, {asFloat});
+        int boxes = b.addInput(DType::F32, {1, 4, 4});
+        int scores = b.addInput(DType::F32, {1, 2, 4});
+        int64_t most = 4;
+        float iou = 0.5f;
+        int maxBoxes = b.addConstant(DType::I64, {1}, &most);
+        int threshold = b.addConstant(DType::F32, {1}, &iou);
+        int triples = b.addBuffer(DType::I64, {8, 3});
+        b.setDimRegisters(triples, {selected, -1});
+        b.addKernel("non_max_suppression", {boxes, scores, maxBoxes, threshold},
+                    {triples}, {intParam("center_point_box", 0)}, {"nms"});
+        b.setBinds({2});
+        b.setOutputs({asFloat, triples});
+        return b.build(64);
+      }());
   if (!ok) {
     std::fprintf(stderr, "strata-fuzz-seeds: cannot write to %s\n",
                  dir.c_str());

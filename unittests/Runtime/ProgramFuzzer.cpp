@@ -2,7 +2,9 @@
 //
 // Loads arbitrary bytes as a program (both verification levels); whatever
 // loads has every method loaded and executed, a method with dynamic
-// dimensions also at input shapes drawn from the bytes (refused or run). Built
+// dimensions also at input shapes drawn from the bytes (refused or run),
+// with input values drawn from the bytes too (the counts of value-dependent
+// extents, indices, NaNs: each refused by its kernel or run). Built
 // with ASan/UBSan by scripts/check-sanitizers.sh, which runs it on a seed
 // corpus of emitted programs.
 //
@@ -47,6 +49,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           for (int64_t &extent : shape)
             extent = size ? data[next++ % size] % (extent + 2) : extent;
           (void)method->setInputShape(k, shape);
+          // Values from the bytes, written in place at the shape set.
+          Result<TensorView> written = method->input(k);
+          if (!written.ok() || !size)
+            continue;
+          auto *bytes = static_cast<uint8_t *>(written->data);
+          for (size_t b = 0; b < written->nbytes(); ++b)
+            bytes[b] = data[next++ % size];
         }
         (void)method->execute();
       }

@@ -153,11 +153,10 @@ LogicalResult ArgTopKOp::verify() {
     auto kType = cast<RankedTensorType>(k.getType());
     if (!kType.hasStaticShape() || kType.getNumElements() != 1)
       return emitOpError("k must have one element, got ") << kType;
-    if (ShapedType::isDynamic(input[axis]) ||
-        static_cast<int64_t>(output.size()) != rank ||
+    if (static_cast<int64_t>(output.size()) != rank ||
         !ShapedType::isDynamic(output[axis]))
       return emitOpError("with a run-time k the result's extent along the "
-                         "static axis is value-dependent (?)");
+                         "axis is value-dependent (?)");
   }
   if (static_cast<int64_t>(output.size()) != rank || output[axis] > input[axis])
     return emitOpError("result must have the input's rank and at most ")

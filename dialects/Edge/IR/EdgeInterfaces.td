@@ -37,21 +37,37 @@ def Edge_ValueDependentExtentOpInterface
   let description = [{
     An `edge` op whose results have one extent that depends on the data,
     not on the operands' shapes: NonZero's count, Unique's distinct values,
-    NonMaxSuppression's selections, TopK's run-time k. The op states a
-    static bound for it (memory is planned at the bound); its kernel
-    reports the actual extent at run time, and the lowering to exec makes
-    it an `exec.dim_symbol` the kernel `binds`. Every other result extent
-    is static. Such ops have no `ReifyRankedShapedTypeOpInterface`: what
-    reads their results reifies through `tensor.dim` of them.
+    NonMaxSuppression's selections, TopK's run-time k. Its bound is the
+    most the operands can give at their own bounds (`deriveExtentBound`),
+    or the smaller one the user gave (`max_extent`); memory is planned at
+    it, the lowering to exec makes the extent an `exec.dim_symbol` the
+    kernel `binds`, and the kernel reports the actual extent at run time.
+    The results' other extents follow the operands (`reifyOtherExtents`).
+    Such ops have no `ReifyRankedShapedTypeOpInterface`: no function of the
+    operands' shapes gives the extent, so what reads their results reifies
+    through `tensor.dim` of them.
   }];
   let methods = [
-    InterfaceMethod<"The bound of the value-dependent extent.",
-      "int64_t", "getExtentBound", (ins), [{}], [{
-        return static_cast<int64_t>($_op.getMaxExtent());
+    InterfaceMethod<"The most the value-dependent extent can be, given each "
+                    "operand's shape at its bounds (static extents as they "
+                    "are, dynamic ones at their bounds).",
+      "int64_t", "deriveExtentBound",
+      (ins "::llvm::ArrayRef<::llvm::SmallVector<int64_t>>":$operandBounds)>,
+    InterfaceMethod<"The bound the user gave (--max-extent), if any.",
+      "std::optional<int64_t>", "getGivenBound", (ins), [{}], [{
+        if (auto bound = $_op.getMaxExtent())
+          return static_cast<int64_t>(*bound);
+        return std::nullopt;
       }]>,
     InterfaceMethod<"Whether dimension `dim` of result `result` is the "
                     "value-dependent extent.",
       "bool", "isValueDependentDim", (ins "unsigned":$result, "unsigned":$dim)>,
+    InterfaceMethod<"The results' extents other than the value-dependent "
+                    "one (left null), as ReifyRankedShapedTypeOpInterface "
+                    "gives them.",
+      "::mlir::LogicalResult", "reifyOtherExtents",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::ReifiedRankedShapedTypeDims &":$shapes)>,
   ];
 }
 

@@ -122,7 +122,8 @@ def Edge_ArgMinOp : Edge_ArgReduceOp<"arg_min", "minimum">;
 
 def Edge_ArgTopKOp : Edge_Op<"arg_top_k", [Pure, Edge_KernelOpInterface,
     DeclareOpInterfaceMethods<Edge_ValueDependentExtentOpInterface,
-                              ["getExtentBound", "isValueDependentDim"]>]> {
+        ["deriveExtentBound", "getGivenBound", "isValueDependentDim",
+         "reifyOtherExtents"]>]> {
   let summary = "Indices (i64) of the k largest or smallest elements along an axis";
   let description = [{
     The result has the input's shape with extent `k` along `axis`; its
@@ -130,7 +131,8 @@ def Edge_ArgTopKOp : Edge_Op<"arg_top_k", [Pure, Edge_KernelOpInterface,
     equal values by index. The values themselves are a `gather_elements`
     of these indices (ONNX TopK is the pair). `k` is the result's extent,
     or, given as a one-element operand read at run time, a value-dependent
-    extent (`?`) bounded by the axis' extent.
+    extent (`?`) bounded by the axis' extent (at its bound, when the input
+    has dynamic extents).
 
     ```mlir
     %i = edge.arg_top_k %x {axis = 1 : i64, largest = true}

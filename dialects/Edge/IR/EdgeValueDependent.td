@@ -1,10 +1,10 @@
 //===- EdgeValueDependent.td - results sized by the data ---*- tablegen -*-===//
 //
 // Ops whose results have one extent known only once the data is read
-// (docs/dynamic-shapes.md, step 3). Each states the bound its memory is
-// planned at (`max_extent`, derived from the operands' shapes by hl->edge
-// or given with strata-compile --max-extent NODE=N); its kernel fails a
-// call whose count would exceed it.
+// (docs/dynamic-shapes.md, step 3). Memory is planned at the most the
+// operands can give at their bounds, or at the smaller `max_extent` the
+// user gave (strata-compile --max-extent NODE=N); the kernel fails a call
+// whose count would exceed it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_EDGE_VALUE_DEPENDENT
@@ -16,7 +16,8 @@ include "Edge/IR/EdgeInterfaces.td"
 class Edge_ValueDependentOp<string mnemonic, list<Trait> traits = []>
     : Edge_Op<mnemonic, !listconcat(traits, [Pure, Edge_KernelOpInterface,
         DeclareOpInterfaceMethods<Edge_ValueDependentExtentOpInterface,
-                                  ["isValueDependentDim"]>])> {
+            ["deriveExtentBound", "isValueDependentDim",
+             "reifyOtherExtents"]>])> {
   let hasVerifier = 1;
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
@@ -25,14 +26,15 @@ def Edge_NonZeroOp : Edge_ValueDependentOp<"non_zero"> {
   let summary = "Indices of the non-zero elements (ONNX NonZero)";
   let description = [{
     `[rank, count]` i64 coordinates of the non-zero elements in row-major
-    order; `count` is at most `max_extent`.
+    order; `count` is at most the input's element count (at its bounds),
+    or `max_extent` when given.
 
     ```mlir
     %y = edge.non_zero %x {max_extent = 12 : i64}
         : (tensor<3x4xi1>) -> tensor<2x?xi64>
     ```
   }];
-  let arguments = (ins Edge_Tensor:$input, I64Attr:$max_extent);
+  let arguments = (ins Edge_Tensor:$input, OptionalAttr<I64Attr>:$max_extent);
   let results = (outs Edge_IndexTensor:$output);
 }
 
@@ -42,7 +44,9 @@ def Edge_CompressOp : Edge_ValueDependentOp<"compress",
   let description = [{
     The slices along `axis` whose `condition` entry is true (without an
     axis, the flattened elements); a condition shorter than the axis drops
-    the slices past its end. The selected extent is at most `max_extent`.
+    the slices past its end. The selected extent is at most the
+    condition's length, or `max_extent` when given. Other extents follow
+    the input's.
 
     ```mlir
     %y = edge.compress %x, %c {axis = 0 : i64, max_extent = 3 : i64}
@@ -50,7 +54,7 @@ def Edge_CompressOp : Edge_ValueDependentOp<"compress",
     ```
   }];
   let arguments = (ins Edge_Tensor:$input, Edge_BoolTensor:$condition,
-                       OptionalAttr<I64Attr>:$axis, I64Attr:$max_extent);
+                       OptionalAttr<I64Attr>:$axis, OptionalAttr<I64Attr>:$max_extent);
   let results = (outs Edge_Tensor:$output);
 }
 
@@ -61,7 +65,8 @@ def Edge_UniqueOp : Edge_ValueDependentOp<"unique",
     The distinct elements (or slices along `axis`), sorted or in order of
     first occurrence; each one's first index, every input element's (or
     slice's) position in the result, and each one's count. The distinct
-    count is at most `max_extent`.
+    count is at most the number of elements (or slices), or `max_extent`
+    when given. The input is static.
 
     ```mlir
     %y, %i, %inv, %c = edge.unique %x {max_extent = 6 : i64, sorted = 1 : i64}
@@ -69,7 +74,7 @@ def Edge_UniqueOp : Edge_ValueDependentOp<"unique",
     ```
   }];
   let arguments = (ins Edge_Tensor:$input, OptionalAttr<I64Attr>:$axis,
-                       I64Attr:$sorted, I64Attr:$max_extent);
+                       I64Attr:$sorted, OptionalAttr<I64Attr>:$max_extent);
   let results = (outs Edge_Tensor:$output, Edge_IndexTensor:$indices,
                       Edge_IndexTensor:$inverse_indices,
                       Edge_IndexTensor:$counts);
@@ -82,7 +87,8 @@ def Edge_NonMaxSuppressionOp : Edge_ValueDependentOp<"non_max_suppression"> {
     `score_threshold` when given), each kept unless it overlaps a kept box
     by more than `iou_threshold` (intersection over union), at most
     `max_output_boxes_per_class` of them: `[count, 3]` (batch, class, box)
-    triples, `count` at most `max_extent`.
+    triples, `count` at most batches x classes x min(that count when it is
+    a constant, boxes), or `max_extent` when given.
 
     ```mlir
     %i = edge.non_max_suppression %boxes, %scores, %max, %iou
@@ -95,7 +101,7 @@ def Edge_NonMaxSuppressionOp : Edge_ValueDependentOp<"non_max_suppression"> {
                        Edge_IndexTensor:$max_output_boxes_per_class,
                        Edge_F32Tensor:$iou_threshold,
                        Optional<Edge_F32Tensor>:$score_threshold,
-                       I64Attr:$center_point_box, I64Attr:$max_extent);
+                       I64Attr:$center_point_box, OptionalAttr<I64Attr>:$max_extent);
   let results = (outs Edge_IndexTensor:$selected_indices);
 }
 

@@ -8,6 +8,7 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Support/Locations.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,6 +36,74 @@ std::string valueDependentSymbolName(Operation *op) {
   for (unsigned suffix = 1; taken.contains(name); ++suffix)
     name = base + "_" + std::to_string(suffix);
   return name;
+}
+
+/// `extent` with each tensor.dim of a converted value in it replaced by
+/// its buffer's extent now (what TensorDimLowering would do later), so that
+/// the buffer allocated with it has a bound at once: a value-dependent op
+/// reading that buffer bounds its own extent by it.
+Value resolveExtent(ConversionPatternRewriter &rewriter, Value extent) {
+  Operation *op = extent.getDefiningOp();
+  if (auto dim = dyn_cast_or_null<tensor::DimOp>(op)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    Value buffer = rewriter.getRemappedValue(dim.getSource());
+    while (buffer && buffer.getDefiningOp<UnrealizedConversionCastOp>())
+      buffer = buffer.getDefiningOp<UnrealizedConversionCastOp>()
+                   .getInputs()
+                   .front();
+    auto type = buffer ? dyn_cast<MemRefType>(buffer.getType()) : nullptr;
+    if (!index || !type || *index < 0 || *index >= type.getRank())
+      return extent;
+    if (!type.isDynamicDim(*index))
+      return rewriter.create<arith::ConstantIndexOp>(dim.getLoc(),
+                                                     type.getDimSize(*index));
+    if (auto placed = buffer.getDefiningOp<exec::PlacedBufferOpInterface>())
+      return placed.getDynamicSizes()[type.getDynamicDimIndex(*index)];
+    return extent;
+  }
+  if (isa_and_nonnull<affine::AffineApplyOp, affine::AffineMinOp,
+                      affine::AffineMaxOp>(op))
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value resolved = resolveExtent(rewriter, operand.get());
+      if (resolved != operand.get())
+        rewriter.modifyOpInPlace(op, [&] { operand.set(resolved); });
+    }
+  return extent;
+}
+
+/// The bound of `op`'s value-dependent extent: the most its operands give
+/// at their bounds (each converted operand's buffer at its bound shape),
+/// or the smaller bound the user gave.
+FailureOr<int64_t> valueDependentBound(Location loc,
+                                       edge::ValueDependentExtentOpInterface op,
+                                       ArrayRef<Value> operands) {
+  SmallVector<SmallVector<int64_t>> bounds;
+  for (Value operand : operands) {
+    while (auto cast = operand.getDefiningOp<UnrealizedConversionCastOp>())
+      operand = cast.getInputs().front();
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type) {
+      bounds.emplace_back();
+      continue;
+    }
+    if (type.hasStaticShape()) {
+      bounds.emplace_back(type.getShape());
+      continue;
+    }
+    auto placed = operand.getDefiningOp<exec::PlacedBufferOpInterface>();
+    FailureOr<SmallVector<int64_t>> shape = failure();
+    if (placed)
+      shape = exec::getBoundShape(placed);
+    if (failed(shape))
+      return emitError(loc, "an operand's extents have no bound, so the "
+                            "value-dependent extent has none either; give "
+                            "one with strata-compile --max-extent NODE=N");
+    bounds.push_back(*shape);
+  }
+  int64_t bound = op.deriveExtentBound(bounds);
+  if (std::optional<int64_t> given = op.getGivenBound())
+    bound = std::min(bound, *given);
+  return bound;
 }
 
 /// Any edge op that the runtime runs as one kernel.
@@ -72,11 +141,16 @@ struct KernelCallLowering : public ConversionPattern {
     // op's other extents are static (its verifier checks).
     auto valueDependent = dyn_cast<edge::ValueDependentExtentOpInterface>(op);
     Value boundSymbol;
-    if (dynamic && valueDependent)
+    if (dynamic && valueDependent) {
+      FailureOr<int64_t> bound =
+          valueDependentBound(op->getLoc(), valueDependent, operands);
+      if (failed(bound))
+        return failure();
       boundSymbol = rewriter.create<exec::DimSymbolOp>(
-          loc, valueDependentSymbolName(op), 0,
-          valueDependent.getExtentBound());
-    else if (dynamic && failed(reifyResultShapes(rewriter, op, shapes)))
+          loc, valueDependentSymbolName(op), 0, *bound);
+      if (failed(valueDependent.reifyOtherExtents(rewriter, shapes)))
+        return failure();
+    } else if (dynamic && failed(reifyResultShapes(rewriter, op, shapes)))
       return op->emitOpError(
           "has dynamic result dimensions but no shape "
           "rule for them (ReifyRankedShapedTypeOpInterface)");
@@ -88,16 +162,16 @@ struct KernelCallLowering : public ConversionPattern {
       for (int64_t d = 0; dynamic && d < memref.getRank(); ++d) {
         if (!memref.isDynamicDim(d))
           continue;
-        if (!boundSymbol) {
-          extents.push_back(
-              getValueOrCreateConstantIndexOp(rewriter, loc, shapes[index][d]));
+        if (boundSymbol && valueDependent.isValueDependentDim(index, d)) {
+          extents.push_back(boundSymbol);
           continue;
         }
-        if (!valueDependent.isValueDependentDim(index, d))
+        if (!shapes[index][d])
           return op->emitOpError("result ")
-                 << index << " dimension " << d
-                 << " is dynamic but not its value-dependent extent";
-        extents.push_back(boundSymbol);
+                 << index << " dimension " << d << " has no extent";
+        extents.push_back(resolveExtent(
+            rewriter,
+            getValueOrCreateConstantIndexOp(rewriter, loc, shapes[index][d])));
       }
       buffers.push_back(rewriter.create<exec::AllocOp>(
           loc, bufferType, extents, /*memory_id=*/nullptr, /*offset=*/nullptr));

@@ -106,6 +106,10 @@ bool hasDynamicLowering(Operation *op) {
     return isa<RankedTensorType>(op->getOperand(0).getType());
   if (isa<hl::RangeOp>(op))
     return true;
+  // Results sized by the data, of operands with bounded extents (Unique
+  // takes static inputs only).
+  if (hl_to_edge::isValueDependent(op))
+    return !isa<hl::UniqueOp>(op);
   // Slices with constant starts, axes and steps (the ends may be computed
   // extents; the lowering names what it cannot derive).
   if (auto slice = dyn_cast<hl::SliceOp>(op))

@@ -261,10 +261,12 @@ struct TopKLowering : public OpConversionPattern<hl::TopKOp> {
   LogicalResult
   matchAndRewrite(hl::TopKOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
     // A k read at run time: the results' extent along the axis is
-    // value-dependent, bounded by the axis' extent.
+    // value-dependent, bounded by the axis' extent (the input may have
+    // bounded dynamic extents).
     bool runtimeK = isValueDependent(op);
+    RankedTensorType type = runtimeK ? getRankedType(adaptor.getInput())
+                                     : getStaticType(adaptor.getInput());
     RankedTensorType indicesType = runtimeK ? getRankedType(op.getIndices())
                                             : getStaticType(op.getIndices());
     if (!type || !indicesType)

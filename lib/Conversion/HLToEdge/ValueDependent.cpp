@@ -1,12 +1,15 @@
 //===- ValueDependent.cpp - results sized by the data, hl -> edge ---------===//
 //
 // NonZero, Compress, Unique, NonMaxSuppression and TopK with a run-time k
-// lower to edge ops with one value-dependent extent (`?`), bounded by the
-// most their operands could give (NonZero: the element count; NMS: batches
-// x classes x min(max_output_boxes_per_class, boxes)), or by the user's
-// smaller bound for the node (strata-compile --max-extent NODE=N, carried
-// as the function's `hl.max_extents`). Memory is planned at the bound; the
-// kernels report the actual extents (docs/dynamic-shapes.md, step 3).
+// lower to edge ops with one value-dependent extent (`?`); their operands
+// may have bounded dynamic extents themselves (a NonZero of a batch, a TopK
+// over what a Compress kept). The lowering to exec bounds the extent by
+// the most the operands give at their bounds (NonZero: the element count;
+// NMS: batches x classes x min(max_output_boxes_per_class, boxes)), or by
+// the user's smaller bound for the node (strata-compile --max-extent
+// NODE=N, carried as the function's `hl.max_extents`). Memory is planned
+// at the bound; the kernels report the actual extents
+// (docs/dynamic-shapes.md, step 3).
 //
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
@@ -20,17 +23,17 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
 
-/// The bound of `op`'s value-dependent extent: `derived`, or the user's
-/// bound for its node when that is smaller.
-static int64_t extentBound(Operation *op, int64_t derived) {
+/// The user's bound of `op`'s value-dependent extent (--max-extent NODE=N,
+/// the function's `hl.max_extents`), or null: without one, the lowering to
+/// exec bounds it by what the operands can give at their bounds.
+static IntegerAttr givenBound(Operation *op) {
   auto func = op->getParentOfType<func::FuncOp>();
   auto given = func ? func->getAttrOfType<DictionaryAttr>("hl.max_extents")
                     : DictionaryAttr();
   std::string node = getNodeName(op->getLoc());
-  if (given && !node.empty())
-    if (auto bound = given.getAs<IntegerAttr>(node))
-      return std::min(derived, bound.getInt());
-  return derived;
+  if (!given || node.empty())
+    return nullptr;
+  return given.getAs<IntegerAttr>(node);
 }
 
 /// `type` with `?` at `dim`.
@@ -48,15 +51,15 @@ struct NonZeroLowering : public OpConversionPattern<hl::NonZeroOp> {
   LogicalResult
   matchAndRewrite(hl::NonZeroOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType input = getStaticType(adaptor.getInput());
+    RankedTensorType input = getRankedType(adaptor.getInput());
     if (!input || !isRuntimeElementType(input.getElementType()))
-      return op.emitOpError("needs a static input of a runtime element "
+      return op.emitOpError("needs a ranked input of a runtime element "
                             "type, got ")
              << adaptor.getInput().getType();
     auto type = RankedTensorType::get({input.getRank(), ShapedType::kDynamic},
                                       rewriter.getI64Type());
-    rewriter.replaceOpWithNewOp<edge::NonZeroOp>(
-        op, type, adaptor.getInput(), extentBound(op, input.getNumElements()));
+    rewriter.replaceOpWithNewOp<edge::NonZeroOp>(op, type, adaptor.getInput(),
+                                                 givenBound(op));
     return success();
   }
 };
@@ -67,15 +70,16 @@ struct CompressLowering : public OpConversionPattern<hl::CompressOp> {
   LogicalResult
   matchAndRewrite(hl::CompressOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType input = getStaticType(adaptor.getInput());
-    RankedTensorType condition = getStaticType(adaptor.getCondition());
+    RankedTensorType input = getRankedType(adaptor.getInput());
+    RankedTensorType condition = getRankedType(adaptor.getCondition());
     if (!input || !condition || !isRuntimeElementType(input.getElementType()))
-      return op.emitOpError("needs a static input and condition, got ")
+      return op.emitOpError("needs a ranked input and condition, got ")
              << adaptor.getInput().getType() << " and "
              << adaptor.getCondition().getType();
     RankedTensorType type;
     IntegerAttr axisAttr;
-    int64_t slices = input.getNumElements();
+    int64_t slices =
+        input.hasStaticShape() ? input.getNumElements() : ShapedType::kDynamic;
     if (std::optional<uint64_t> axis = op.getAxis()) {
       FailureOr<int64_t> normalized =
           normalizeAxis(static_cast<int64_t>(*axis), input.getRank());
@@ -89,13 +93,14 @@ struct CompressLowering : public OpConversionPattern<hl::CompressOp> {
       type =
           RankedTensorType::get({ShapedType::kDynamic}, input.getElementType());
     }
-    if (condition.getDimSize(0) > slices)
+    if (!ShapedType::isDynamic(slices) && !condition.isDynamicDim(0) &&
+        condition.getDimSize(0) > slices)
       return op.emitOpError("condition of ")
              << condition.getDimSize(0) << " entries is longer than the "
              << slices << " slices it selects from";
-    rewriter.replaceOpWithNewOp<edge::CompressOp>(
-        op, type, adaptor.getInput(), adaptor.getCondition(), axisAttr,
-        rewriter.getI64IntegerAttr(extentBound(op, condition.getDimSize(0))));
+    rewriter.replaceOpWithNewOp<edge::CompressOp>(op, type, adaptor.getInput(),
+                                                  adaptor.getCondition(),
+                                                  axisAttr, givenBound(op));
     return success();
   }
 };
@@ -135,7 +140,7 @@ struct UniqueLowering : public OpConversionPattern<hl::UniqueOp> {
         op, TypeRange{values, perDistinct, perSlice, perDistinct},
         adaptor.getInput(), axisAttr,
         rewriter.getI64IntegerAttr(static_cast<int64_t>(op.getSorted())),
-        rewriter.getI64IntegerAttr(extentBound(op, slices)));
+        givenBound(op));
     return success();
   }
 };
@@ -147,14 +152,14 @@ struct NonMaxSuppressionLowering
   LogicalResult
   matchAndRewrite(hl::NonMaxSuppressionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType boxes = getStaticType(adaptor.getBoxes());
-    RankedTensorType scores = getStaticType(adaptor.getScores());
+    RankedTensorType boxes = getRankedType(adaptor.getBoxes());
+    RankedTensorType scores = getRankedType(adaptor.getScores());
     auto isF32 = [](RankedTensorType type) {
       return type && type.getElementType().isF32();
     };
     if (!isF32(boxes) || !isF32(scores) || boxes.getRank() != 3 ||
         scores.getRank() != 3)
-      return op.emitOpError("needs static f32 boxes [batch, boxes, 4] and "
+      return op.emitOpError("needs ranked f32 boxes [batch, boxes, 4] and "
                             "scores [batch, classes, boxes], got ")
              << adaptor.getBoxes().getType() << " and "
              << adaptor.getScores().getType();
@@ -170,13 +175,6 @@ struct NonMaxSuppressionLowering
           !type.getElementType().isF32())
         return op.emitOpError("needs f32 thresholds, got ") << type;
     }
-    // At most min(max_output_boxes_per_class, boxes) per batch and class;
-    // the count is read at run time unless it is a constant.
-    int64_t perClass = boxes.getDimSize(1);
-    if (auto given = getConstantInts(adaptor.getMaxOutputBoxesPerClass());
-        given && given->size() == 1)
-      perClass = std::clamp<int64_t>((*given)[0], 0, perClass);
-    int64_t derived = scores.getDimSize(0) * scores.getDimSize(1) * perClass;
     auto type =
         RankedTensorType::get({ShapedType::kDynamic, 3}, rewriter.getI64Type());
     rewriter.replaceOpWithNewOp<edge::NonMaxSuppressionOp>(
@@ -185,7 +183,7 @@ struct NonMaxSuppressionLowering
         adaptor.getScoreThreshold(),
         rewriter.getI64IntegerAttr(
             static_cast<int64_t>(op.getCenterPointBox())),
-        rewriter.getI64IntegerAttr(extentBound(op, derived)));
+        givenBound(op));
     return success();
   }
 };

@@ -539,9 +539,12 @@ Error argTopKKernel(KernelContext &ctx) {
   if (axis < 0 || out.rank() != in.rank())
     return ctx.fail("axis " + std::to_string(axisParam) +
                     " is out of range for " + in.typeString());
+  // With a run-time k the result's axis extent is the bound it may reach,
+  // which a dynamic input's axis may be below.
   for (size_t d = 0; d < in.rank(); ++d)
-    if (static_cast<int64_t>(d) != axis ? out.shape[d] != in.shape[d]
-                                        : out.shape[d] > in.shape[d])
+    if (static_cast<int64_t>(d) != axis
+            ? out.shape[d] != in.shape[d]
+            : !runtimeK && out.shape[d] > in.shape[d])
       return ctx.fail("result " + out.typeString() + " does not fit " +
                       in.typeString());
   if (ctx.validateOnly)
@@ -551,11 +554,12 @@ Error argTopKKernel(KernelContext &ctx) {
           k = out.shape[axis];
   if (runtimeK) {
     int64_t requested = ctx.ins[1].as<const int64_t>()[0];
-    if (requested < 0 || requested > k)
+    int64_t most = std::min(k, dim);
+    if (requested < 0 || requested > most)
       return ctx.fail("k is " + std::to_string(requested) + ", outside 0.." +
-                      std::to_string(k) +
-                      " (the axis' extent, or the bound the program was "
-                      "compiled for)");
+                      std::to_string(most) +
+                      " (the axis' extent, within the bound the program "
+                      "was compiled for)");
     k = requested;
     out.shape[axis] = k;
   }

@@ -273,8 +273,9 @@ Error concatKernel(KernelContext &ctx) {
   for (const TensorView &in : ctx.ins) {
     size_t row = static_cast<size_t>(in.shape[axis] * inner) * esize;
     const uint8_t *src = static_cast<const uint8_t *>(in.data);
+    // memmove: a damaged program may place an input across the result.
     for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(dst + o * outRow + done, src + o * row, row);
+      std::memmove(dst + o * outRow + done, src + o * row, row);
     done += row;
   }
   return Error::success();
