@@ -1069,11 +1069,12 @@ Error Method::execute() {
       start = Clock::now();
     switch (inst.kind) {
     case InstructionLayout::Kind::Kernel: {
-      // Value-dependent extents: the kernel writes at most the bound and
-      // reports how much it wrote.
+      // Value-dependent extents: the kernel writes at most the bound (the
+      // symbol's, within the buffer's) and reports how much it wrote.
       for (const InstructionLayout::BoundExtent &bound : inst.boundExtents)
-        inst.ctx.outs[bound.out].shape[bound.dim] =
-            impl_->dynamic->symbols[bound.symbol].max;
+        inst.ctx.outs[bound.out].shape[bound.dim] = std::min(
+            impl_->dynamic->symbols[bound.symbol].max,
+            impl_->dynamic->bounds[inst.outValues[bound.out]][bound.dim]);
       Error error = inst.execute ? inst.execute(*inst.state, inst.ctx)
                                  : inst.fn(inst.ctx);
       if (!error.ok())

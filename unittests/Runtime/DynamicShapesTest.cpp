@@ -516,3 +516,24 @@ TEST(DynamicShapesTest, KernelBoundSymbolsAreCheckedAtLoad) {
         << method.error().message();
   }
 }
+
+TEST(DynamicShapesTest, ABoundSymbolLargerThanItsBufferIsRefusedAtLoad) {
+  // A damaged program: the symbol allows 12 but the indices buffer holds 4
+  // columns. The method is refused at load (its shapes at the symbols'
+  // largest leave the buffer), so the kernel never gets a capacity past
+  // the buffer.
+  TestProgramBuilder b;
+  int count = b.addSymbol("nz.count", 0, 12);
+  int x = b.addInput(DType::F32, {12});
+  int idx = b.addBuffer(DType::I64, {1, 4});
+  b.setDimRegisters(idx, {-1, count});
+  b.addKernel("non_zero", {x}, {idx}, {}, {"nz"});
+  b.setBinds({0});
+  b.setOutputs({idx});
+  Loaded loaded;
+  Result<Method> method = load(loaded, b);
+  ASSERT_FALSE(method.ok());
+  EXPECT_NE(method.error().message().find("is 12, outside 0..4 (its bound)"),
+            std::string::npos)
+      << method.error().message();
+}
