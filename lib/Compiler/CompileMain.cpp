@@ -83,7 +83,8 @@ cl::list<std::string> maxExtents(
     cl::desc("Bound a value-dependent extent by node: NODE=N (repeatable). "
              "NonZero, Compress, Unique, NonMaxSuppression and TopK with a "
              "run-time k get the most their inputs could give; a smaller "
-             "bound saves memory, and a call past it fails"),
+             "bound saves memory, and a call past it fails. A Range whose "
+             "limit is read at run time needs one"),
     cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value",

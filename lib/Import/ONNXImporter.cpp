@@ -514,7 +514,7 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
   // node of an op whose result size depends on the data.
   if (!options.maxExtents.empty()) {
     static const llvm::StringSet<> valueDependent = {
-        "NonZero", "Compress", "Unique", "NonMaxSuppression", "TopK"};
+        "NonZero", "Compress", "Unique", "NonMaxSuppression", "TopK", "Range"};
     std::string candidates;
     llvm::StringSet<> nodes;
     for (const onnx::NodeProto &node : graph.node())
@@ -528,7 +528,8 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
         return emitError(fileLoc())
                << "--max-extent names '" << node
                << "', which is no NonZero, Compress, Unique, "
-                  "NonMaxSuppression or TopK node of the graph (those: "
+                  "NonMaxSuppression, TopK or Range node of the graph "
+                  "(those: "
                << (candidates.empty() ? "none" : candidates) << ")";
       extents.push_back(
           builder.getNamedAttr(node, builder.getI64IntegerAttr(bound)));

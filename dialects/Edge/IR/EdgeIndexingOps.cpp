@@ -222,9 +222,36 @@ LogicalResult RangeOp::verify() {
            << type.getElementType();
   if (shapeOf(getOutput()).size() != 1)
     return emitOpError("result must be 1-d, got ") << getOutput().getType();
-  if (ShapedType::isDynamic(shapeOf(getOutput()).front()) != !!getLength())
+  bool dynamic = ShapedType::isDynamic(shapeOf(getOutput()).front());
+  if (!dynamic && (getLength() || getMaxExtent()))
+    return emitOpError("a static result takes no length operand and no "
+                       "'max_extent'");
+  if (dynamic && !getLength() && !getMaxExtent())
     return emitOpError("a dynamic result takes its length as an index "
-                       "operand, a static one none");
+                       "operand, or a 'max_extent' when the length depends "
+                       "on the data");
+  if (getLength() && getMaxExtent())
+    return emitOpError("takes a length operand or a 'max_extent', not both");
+  if (getMaxExtent() && static_cast<int64_t>(*getMaxExtent()) < 0)
+    return emitOpError("'max_extent' ")
+           << static_cast<int64_t>(*getMaxExtent()) << " is negative";
+  return success();
+}
+
+// A length read from the data (no length operand): bounded only by the
+// user's 'max_extent'.
+int64_t RangeOp::deriveExtentBound(ArrayRef<SmallVector<int64_t>>) {
+  return INT64_MAX;
+}
+
+bool RangeOp::isValueDependentDim(unsigned result, unsigned dim) {
+  return result == 0 && dim == 0 && !getLength() &&
+         ShapedType::isDynamic(shapeOf(getOutput()).front());
+}
+
+LogicalResult RangeOp::reifyOtherExtents(OpBuilder &,
+                                         ReifiedRankedShapedTypeDims &shapes) {
+  shapes.push_back({OpFoldResult()});
   return success();
 }
 

@@ -289,9 +289,9 @@ LogicalResult RangeOp::reifyResultShapes(OpBuilder &builder,
                                          ReifiedRankedShapedTypeDims &shapes) {
   return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,
                    [&](int64_t) -> FailureOr<OpFoldResult> {
+                     // A value-dependent length has no shape rule.
                      if (!getLength())
-                       return emitOpError("a dynamic length without its "
-                                          "operand");
+                       return failure();
                      return OpFoldResult(getLength());
                    });
 }

@@ -218,7 +218,9 @@ def Edge_ShapeOfOp : Edge_Op<"shape_of", [Pure, Edge_KernelOpInterface]> {
 def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
     AllTypesMatch<["start", "limit", "delta"]>,
     AllElementTypesMatch<["start", "output"]>,
-    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>,
+    DeclareOpInterfaceMethods<Edge_ValueDependentExtentOpInterface,
+        ["deriveExtentBound", "isValueDependentDim", "reifyOtherExtents"]>]> {
   let summary = "Arithmetic sequence of a compiled length, checked at run time";
   let description = [{
     `output[i] = start + i * delta`. The operands are one-element run-time
@@ -227,7 +229,10 @@ def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
     compiler derives from the extents the operands come from), and the
     kernel fails the call when `max(ceil((limit - start) / delta), 0)`
     differs from it (or `delta` is 0). ONNX Range with operands that are not
-    constants lowers to it.
+    constants lowers to it. Where no length can be derived (a limit read
+    from the data), the length is value-dependent: the result is `?`
+    without a `length`, bounded by the user's `max_extent` (strata-compile
+    --max-extent NODE=N), and the kernel reports it.
 
     ```mlir
     %y = edge.range %start, %limit, %delta
@@ -235,13 +240,21 @@ def Edge_RangeOp : Edge_Op<"range", [Pure, Edge_KernelOpInterface,
     ```
   }];
   let arguments = (ins Edge_Tensor:$start, Edge_Tensor:$limit,
-                       Edge_Tensor:$delta, Optional<Index>:$length);
+                       Edge_Tensor:$delta, Optional<Index>:$length,
+                       OptionalAttr<I64Attr>:$max_extent);
   let results = (outs Edge_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let builders = [
     OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$start,
                    "::mlir::Value":$limit, "::mlir::Value":$delta), [{
-      build($_builder, $_state, output, start, limit, delta, ::mlir::Value());
+      build($_builder, $_state, output, start, limit, delta, ::mlir::Value(),
+            ::mlir::IntegerAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$start,
+                   "::mlir::Value":$limit, "::mlir::Value":$delta,
+                   "::mlir::Value":$length), [{
+      build($_builder, $_state, output, start, limit, delta, length,
+            ::mlir::IntegerAttr());
     }]>
   ];
   let hasVerifier = 1;

@@ -71,6 +71,19 @@ Value resolveExtent(ConversionPatternRewriter &rewriter, Value extent) {
   return extent;
 }
 
+/// Whether one of the dynamic extents of `types` (the op's result buffers)
+/// is `op`'s value-dependent one.
+bool hasValueDependentExtent(edge::ValueDependentExtentOpInterface op,
+                             ArrayRef<Type> types) {
+  for (auto [index, type] : llvm::enumerate(types)) {
+    auto memref = cast<MemRefType>(type);
+    for (int64_t d = 0; d < memref.getRank(); ++d)
+      if (memref.isDynamicDim(d) && op.isValueDependentDim(index, d))
+        return true;
+  }
+  return false;
+}
+
 /// The bound of `op`'s value-dependent extent: the most its operands give
 /// at their bounds (each converted operand's buffer at its bound shape),
 /// or the smaller bound the user gave.
@@ -103,6 +116,10 @@ FailureOr<int64_t> valueDependentBound(Location loc,
   int64_t bound = op.deriveExtentBound(bounds);
   if (std::optional<int64_t> given = op.getGivenBound())
     bound = std::min(bound, *given);
+  if (bound > (int64_t(1) << 40))
+    return emitError(loc, "the value-dependent extent has no bound the "
+                          "operands give; give one with strata-compile "
+                          "--max-extent NODE=N");
   return bound;
 }
 
@@ -139,7 +156,12 @@ struct KernelCallLowering : public ConversionPattern {
     });
     // An extent that depends on the data is a symbol the kernel binds; the
     // op's other extents are static (its verifier checks).
+    // (An op whose extents can also follow its operands, as a range with a
+    // length operand, takes the value-dependent path only when one of its
+    // dynamic extents is value-dependent.)
     auto valueDependent = dyn_cast<edge::ValueDependentExtentOpInterface>(op);
+    if (valueDependent && !hasValueDependentExtent(valueDependent, bufferTypes))
+      valueDependent = nullptr;
     Value boundSymbol;
     if (dynamic && valueDependent) {
       FailureOr<int64_t> bound =

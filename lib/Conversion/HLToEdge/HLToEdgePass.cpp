@@ -208,6 +208,17 @@ LogicalResult checkStaticShapes(ModuleOp module) {
         op->getParentOfType<func::FuncOp>() &&
         op->getParentOfType<func::FuncOp>()->hasAttr("hl.dim_bounds"))
       return;
+    // A Range of no static length: its lowering derives the length, takes
+    // the user's bound, or says to give one.
+    if (isa<hl::RangeOp>(op) && hl_to_edge::getGivenExtentBound(op))
+      return;
+    if (isa<hl::RangeOp>(op) && isDynamicType(op->getResult(0).getType())) {
+      op->emitError("a Range whose length depends on the data (its limit is "
+                    "read at run time) needs a bound: strata-compile "
+                    "--max-extent NODE=N");
+      ok = false;
+      return;
+    }
     // Results sized by the data: their lowerings bound them.
     if (hl_to_edge::isValueDependent(op))
       return;

@@ -250,6 +250,9 @@ void populateValueDependentPatterns(mlir::TypeConverter &converter,
 /// Compress, Unique, NonMaxSuppression, TopK with a k that is not a
 /// constant): its lowering bounds it, its kernel reports it.
 bool isValueDependent(mlir::Operation *op);
+/// The user's bound of `op`'s value-dependent extent (strata-compile
+/// --max-extent NODE=N, the function's `hl.max_extents`), or null.
+mlir::IntegerAttr getGivenExtentBound(mlir::Operation *op);
 void populateVisionPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateResizePatterns(mlir::TypeConverter &converter,

@@ -227,11 +227,21 @@ struct DynamicRangeLowering : public OpConversionPattern<hl::RangeOp> {
     auto limit = evaluateShapeValue(rewriter, loc, op.getLimit());
     auto delta = getConstantInts(op.getDelta());
     if (!start || !limit || !delta || start->size() != 1 ||
-        limit->size() != 1 || delta->size() != 1 || delta->front() <= 0)
+        limit->size() != 1 || delta->size() != 1 || delta->front() <= 0) {
+      // A length read from the data: value-dependent, within the user's
+      // bound.
+      if (IntegerAttr bound = getGivenExtentBound(op)) {
+        rewriter.replaceOpWithNewOp<edge::RangeOp>(
+            op, resultType, adaptor.getStart(), adaptor.getLimit(),
+            adaptor.getDelta(), Value(), bound);
+        return success();
+      }
       return op->emitError("a Range of dynamic length whose limit is not an "
                            "extent of a value (or whose start or positive "
-                           "delta is not constant) has no run-time shape "
-                           "rule yet");
+                           "delta is not constant): its length depends on "
+                           "the data; bound it with strata-compile "
+                           "--max-extent NODE=N");
+    }
     AffineExpr s0 = rewriter.getAffineSymbolExpr(0);
     AffineExpr s1 = rewriter.getAffineSymbolExpr(1);
     OpFoldResult length = affine::makeComposedFoldedAffineApply(

@@ -26,7 +26,7 @@ using namespace strata::hl_to_edge;
 /// The user's bound of `op`'s value-dependent extent (--max-extent NODE=N,
 /// the function's `hl.max_extents`), or null: without one, the lowering to
 /// exec bounds it by what the operands can give at their bounds.
-static IntegerAttr givenBound(Operation *op) {
+IntegerAttr hl_to_edge::getGivenExtentBound(Operation *op) {
   auto func = op->getParentOfType<func::FuncOp>();
   auto given = func ? func->getAttrOfType<DictionaryAttr>("hl.max_extents")
                     : DictionaryAttr();
@@ -59,7 +59,7 @@ struct NonZeroLowering : public OpConversionPattern<hl::NonZeroOp> {
     auto type = RankedTensorType::get({input.getRank(), ShapedType::kDynamic},
                                       rewriter.getI64Type());
     rewriter.replaceOpWithNewOp<edge::NonZeroOp>(op, type, adaptor.getInput(),
-                                                 givenBound(op));
+                                                 getGivenExtentBound(op));
     return success();
   }
 };
@@ -98,9 +98,9 @@ struct CompressLowering : public OpConversionPattern<hl::CompressOp> {
       return op.emitOpError("condition of ")
              << condition.getDimSize(0) << " entries is longer than the "
              << slices << " slices it selects from";
-    rewriter.replaceOpWithNewOp<edge::CompressOp>(op, type, adaptor.getInput(),
-                                                  adaptor.getCondition(),
-                                                  axisAttr, givenBound(op));
+    rewriter.replaceOpWithNewOp<edge::CompressOp>(
+        op, type, adaptor.getInput(), adaptor.getCondition(), axisAttr,
+        getGivenExtentBound(op));
     return success();
   }
 };
@@ -140,7 +140,7 @@ struct UniqueLowering : public OpConversionPattern<hl::UniqueOp> {
         op, TypeRange{values, perDistinct, perSlice, perDistinct},
         adaptor.getInput(), axisAttr,
         rewriter.getI64IntegerAttr(static_cast<int64_t>(op.getSorted())),
-        givenBound(op));
+        getGivenExtentBound(op));
     return success();
   }
 };
@@ -183,7 +183,7 @@ struct NonMaxSuppressionLowering
         adaptor.getScoreThreshold(),
         rewriter.getI64IntegerAttr(
             static_cast<int64_t>(op.getCenterPointBox())),
-        givenBound(op));
+        getGivenExtentBound(op));
     return success();
   }
 };
@@ -198,6 +198,12 @@ bool hl_to_edge::isValueDependent(Operation *op) {
     auto type = dyn_cast<RankedTensorType>(topK.getIndices().getType());
     return !getConstantInts(topK.getK()).has_value() && type &&
            !type.hasStaticShape();
+  }
+  // A Range whose length the user bounds (one the extents give lowers
+  // with that length instead).
+  if (auto range = dyn_cast<hl::RangeOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(range.getOutput().getType());
+    return type && !type.hasStaticShape() && getGivenExtentBound(op);
   }
   return isa<hl::NonZeroOp, hl::CompressOp, hl::UniqueOp,
              hl::NonMaxSuppressionOp>(op);

@@ -4,7 +4,10 @@
 // compile time. Its operands are run-time scalars, so the kernel checks on
 // every call that they describe exactly that many elements
 // (max(ceil((limit - start) / delta), 0), as ONNX Range) and fails the call
-// otherwise: a program never writes a sequence of the wrong length.
+// otherwise: a program never writes a sequence of the wrong length. With a
+// `max_extent` parameter the length depends on the data (a value-dependent
+// extent): the result comes at that bound, at most that many elements are
+// written, and the result's shape gets the actual length.
 //
 //===----------------------------------------------------------------------===//
 #include "Dispatch.h"
@@ -54,7 +57,7 @@ template <typename T> std::string scalarText(T value) {
 
 Error rangeKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 3, 1));
-  const TensorView &out = ctx.outs[0];
+  TensorView &out = ctx.outs[0];
   for (const TensorView &v : ctx.ins)
     if (v.dtype != out.dtype || v.numel() != 1)
       return ctx.fail("takes one-element start, limit and delta of the "
@@ -62,6 +65,10 @@ Error rangeKernel(KernelContext &ctx) {
                       v.typeString() + " -> " + out.typeString());
   if (out.rank() != 1)
     return ctx.fail("writes a 1-d result, got " + out.typeString());
+  // With 'max_extent' the length depends on the data (a limit read at run
+  // time): the result comes at that bound and gets the actual length.
+  STRATA_KERNEL_ASSIGN(maxExtent, ctx.params.getInt("max_extent", -1));
+  bool valueDependent = maxExtent >= 0;
   if (ctx.validateOnly)
     return Error::success();
   Error error = Error::success();
@@ -74,7 +81,19 @@ Error rangeKernel(KernelContext &ctx) {
       error = ctx.fail("delta " + scalarText(delta) + " gives no valid range");
       return;
     }
-    if (*count != out.shape[0]) {
+    // A value-dependent length: at most the bound the result is passed at.
+    if (valueDependent) {
+      if (*count > out.shape[0]) {
+        error = ctx.fail(std::to_string(*count) +
+                         " elements exceed the "
+                         "bound of " +
+                         std::to_string(out.shape[0]) +
+                         " the program was compiled for (raise it with "
+                         "strata-compile --max-extent NODE=N)");
+        return;
+      }
+      out.shape[0] = *count;
+    } else if (*count != out.shape[0]) {
       error = ctx.fail("start " + scalarText(start) + ", limit " +
                        scalarText(limit) + ", delta " + scalarText(delta) +
                        " give " + std::to_string(*count) +

@@ -24,13 +24,21 @@ func.func @data_dependent(%x: tensor<2x3xf32>) -> tensor<2x?xf32> {
 
 // Tests that an op whose result shape no rule derives from static operands
 // is named, without suggesting --input-shape (which could not help).
-func.func @no_shape_rule(%x: tensor<2x3xf32>, %n: tensor<i64>) -> tensor<?xf32> {
-  %s = hl.constant dense<0.0> : tensor<f32>
-  %d = hl.constant dense<1.0> : tensor<f32>
-  %l = hl.cast %n : (tensor<i64>) -> tensor<f32>
-  // expected-error @+1 {{result has dynamic type 'tensor<?xf32>' although its operands are static: its shape depends on values known only at run time, or this form of the op has no static shape rule; edge needs static shapes}}
-  %0 = hl.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
-  return %0 : tensor<?xf32>
+func.func @no_shape_rule(%x: tensor<2x3xf32>, %shape: tensor<2xi64>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{result has dynamic type 'tensor<?x?xf32>' although its operands are static: its shape depends on values known only at run time, or this form of the op has no static shape rule; edge needs static shapes}}
+  %0 = hl.reshape %x, %shape : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Tests that a Range whose limit is read at run time asks for a bound.
+func.func @range_of_data(%n: tensor<i64>) -> tensor<?xi64> {
+  %s = hl.constant dense<0> : tensor<i64>
+  %d = hl.constant dense<1> : tensor<i64>
+  // expected-error @+1 {{a Range whose length depends on the data (its limit is read at run time) needs a bound: strata-compile --max-extent NODE=N}}
+  %0 = hl.range %s, %n, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
 }
 
 // -----
