@@ -43,6 +43,32 @@ static RankedTensorType withDynamicDim(RankedTensorType type, int64_t dim) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
+/// What Compress and Unique keep of `input`: slices along `axis` (the
+/// result has `?` there) or, without one, the flattened elements.
+struct Selection {
+  RankedTensorType type;
+  IntegerAttr axis;
+  /// The slices selected from (dynamic when the input's extent is).
+  int64_t slices;
+};
+static FailureOr<Selection> selectionOf(Operation *op, RankedTensorType input,
+                                        std::optional<uint64_t> axis,
+                                        Builder &builder) {
+  if (!axis)
+    return Selection{
+        RankedTensorType::get({ShapedType::kDynamic}, input.getElementType()),
+        nullptr,
+        input.hasStaticShape() ? input.getNumElements() : ShapedType::kDynamic};
+  FailureOr<int64_t> normalized =
+      normalizeAxis(static_cast<int64_t>(*axis), input.getRank());
+  if (failed(normalized))
+    return op->emitOpError("axis ")
+           << static_cast<int64_t>(*axis) << " is out of range for " << input;
+  return Selection{withDynamicDim(input, *normalized),
+                   builder.getI64IntegerAttr(*normalized),
+                   input.getDimSize(*normalized)};
+}
+
 namespace {
 
 struct NonZeroLowering : public OpConversionPattern<hl::NonZeroOp> {
@@ -76,31 +102,19 @@ struct CompressLowering : public OpConversionPattern<hl::CompressOp> {
       return op.emitOpError("needs a ranked input and condition, got ")
              << adaptor.getInput().getType() << " and "
              << adaptor.getCondition().getType();
-    RankedTensorType type;
-    IntegerAttr axisAttr;
-    int64_t slices =
-        input.hasStaticShape() ? input.getNumElements() : ShapedType::kDynamic;
-    if (std::optional<uint64_t> axis = op.getAxis()) {
-      FailureOr<int64_t> normalized =
-          normalizeAxis(static_cast<int64_t>(*axis), input.getRank());
-      if (failed(normalized))
-        return op.emitOpError("axis ") << static_cast<int64_t>(*axis)
-                                       << " is out of range for " << input;
-      axisAttr = rewriter.getI64IntegerAttr(*normalized);
-      slices = input.getDimSize(*normalized);
-      type = withDynamicDim(input, *normalized);
-    } else {
-      type =
-          RankedTensorType::get({ShapedType::kDynamic}, input.getElementType());
-    }
+    FailureOr<Selection> selection =
+        selectionOf(op, input, op.getAxis(), rewriter);
+    if (failed(selection))
+      return failure();
+    int64_t slices = selection->slices;
     if (!ShapedType::isDynamic(slices) && !condition.isDynamicDim(0) &&
         condition.getDimSize(0) > slices)
       return op.emitOpError("condition of ")
              << condition.getDimSize(0) << " entries is longer than the "
              << slices << " slices it selects from";
     rewriter.replaceOpWithNewOp<edge::CompressOp>(
-        op, type, adaptor.getInput(), adaptor.getCondition(), axisAttr,
-        getGivenExtentBound(op));
+        op, selection->type, adaptor.getInput(), adaptor.getCondition(),
+        selection->axis, getGivenExtentBound(op));
     return success();
   }
 };
@@ -117,28 +131,16 @@ struct UniqueLowering : public OpConversionPattern<hl::UniqueOp> {
         input.getElementType().isF16())
       return op.emitOpError("needs a static numeric input, got ")
              << adaptor.getInput().getType();
-    RankedTensorType values;
-    IntegerAttr axisAttr;
-    int64_t slices = input.getNumElements();
-    if (std::optional<uint64_t> axis = op.getAxis()) {
-      FailureOr<int64_t> normalized =
-          normalizeAxis(static_cast<int64_t>(*axis), input.getRank());
-      if (failed(normalized))
-        return op.emitOpError("axis ") << static_cast<int64_t>(*axis)
-                                       << " is out of range for " << input;
-      axisAttr = rewriter.getI64IntegerAttr(*normalized);
-      slices = input.getDimSize(*normalized);
-      values = withDynamicDim(input, *normalized);
-    } else {
-      values =
-          RankedTensorType::get({ShapedType::kDynamic}, input.getElementType());
-    }
+    FailureOr<Selection> selection =
+        selectionOf(op, input, op.getAxis(), rewriter);
+    if (failed(selection))
+      return failure();
     Type i64 = rewriter.getI64Type();
     auto perDistinct = RankedTensorType::get({ShapedType::kDynamic}, i64);
-    auto perSlice = RankedTensorType::get({slices}, i64);
+    auto perSlice = RankedTensorType::get({selection->slices}, i64);
     rewriter.replaceOpWithNewOp<edge::UniqueOp>(
-        op, TypeRange{values, perDistinct, perSlice, perDistinct},
-        adaptor.getInput(), axisAttr,
+        op, TypeRange{selection->type, perDistinct, perSlice, perDistinct},
+        adaptor.getInput(), selection->axis,
         rewriter.getI64IntegerAttr(static_cast<int64_t>(op.getSorted())),
         getGivenExtentBound(op));
     return success();
