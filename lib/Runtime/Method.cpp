@@ -1024,8 +1024,11 @@ std::string Method::inputTypeString(size_t index) const {
 std::vector<Method::DimSymbol> Method::dimSymbols() const {
   std::vector<DimSymbol> symbols;
   if (impl_->dynamic)
-    for (const detail::SymbolLayout &symbol : impl_->dynamic->symbols)
-      symbols.push_back({symbol.name, symbol.min, symbol.max});
+    for (size_t s = 0; s < impl_->dynamic->symbols.size(); ++s) {
+      const detail::SymbolLayout &symbol = impl_->dynamic->symbols[s];
+      symbols.push_back({symbol.name, symbol.min, symbol.max,
+                         impl_->dynamic->boundByKernel[s]});
+    }
   return symbols;
 }
 

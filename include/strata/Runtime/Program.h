@@ -122,6 +122,9 @@ public:
   struct DimSymbol {
     std::string name;
     int64_t min = 0, max = 0;
+    /// A value-dependent extent (NonZero's count): a kernel sets it at run
+    /// time, no input does.
+    bool boundByKernel = false;
   };
   std::vector<DimSymbol> dimSymbols() const;
   /// Input `index`'s shape when symbol `i` has extent `extents[i]` (one per
