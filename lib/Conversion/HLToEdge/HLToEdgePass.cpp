@@ -158,6 +158,9 @@ bool hasDynamicLowering(Operation *op) {
 /// derived); an op without a dynamic lowering is named with the bounds.
 LogicalResult checkStaticShapes(ModuleOp module) {
   bool ok = true;
+  // An op where shapes stopped being static was named: the ops reading it
+  // are not reported again.
+  bool rootReported = false;
   module.walk([&](Operation *op) {
     if (auto func = dyn_cast<func::FuncOp>(op))
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
@@ -176,10 +179,12 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       auto func = op->getParentOfType<func::FuncOp>();
       auto symbols = func ? func->getAttrOfType<DictionaryAttr>("hl.dim_bounds")
                           : DictionaryAttr();
-      // Without bounds, a dynamic argument is reported already; a
-      // value-dependent extent needs none.
-      if (!symbols && func &&
-          llvm::any_of(func.getArgumentTypes(), isDynamicType))
+      // Without bounds, a dynamic argument or the op where shapes stopped
+      // being static is reported already; a value-dependent extent needs
+      // no bound.
+      if (!symbols &&
+          (rootReported ||
+           (func && llvm::any_of(func.getArgumentTypes(), isDynamicType))))
         return;
       std::string bounds;
       for (NamedAttribute symbol :
@@ -217,6 +222,7 @@ LogicalResult checkStaticShapes(ModuleOp module) {
                     "read at run time) needs a bound: strata-compile "
                     "--max-extent NODE=N");
       ok = false;
+      rootReported = true;
       return;
     }
     // Results sized by the data: their lowerings bound them.
@@ -230,6 +236,7 @@ LogicalResult checkStaticShapes(ModuleOp module) {
                "values known only at run time, or this form of the op has "
                "no static shape rule; edge needs static shapes";
         ok = false;
+        rootReported = true;
         break;
       }
   });

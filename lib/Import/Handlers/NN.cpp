@@ -66,7 +66,7 @@ static LogicalResult convertLpPool(NodeContext &ctx) {
   llvm::append_range(wShape, *kernel);
   auto wType = RankedTensorType::get(wShape, b.getF32Type());
   Value ones = b.create<hl::ConstantOp>(ctx.loc(), wType,
-                                       DenseElementsAttr::get(wType, 1.0f));
+                                        DenseElementsAttr::get(wType, 1.0f));
   std::optional<SmallVector<int64_t>> pads = ctx.getInts("pads");
   std::optional<SmallVector<int64_t>> strides = ctx.getInts("strides");
   std::optional<SmallVector<int64_t>> dilations = ctx.getInts("dilations");
@@ -82,8 +82,8 @@ static LogicalResult convertLpPool(NodeContext &ctx) {
   if (p == 2)
     result = ctx.create<hl::SqrtOp>(resultType, sum);
   else if (p > 2)
-    result = ctx.create<hl::PowOp>(
-        resultType, sum, ctx.constScalar(b.getF32Type(), 1.0 / p));
+    result = ctx.create<hl::PowOp>(resultType, sum,
+                                   ctx.constScalar(b.getF32Type(), 1.0 / p));
   ctx.setOutput(0, result);
   return success();
 }
@@ -118,7 +118,8 @@ static LogicalResult convertLayerNorm(NodeContext &ctx) {
 /// Softmax, LogSoftmax, Hardmax. Opset 13 takes one axis; earlier opsets
 /// coerce the input to 2-D at `axis` (default 1), which is the same as the
 /// opset-13 form when `axis` is the last dimension and otherwise becomes
-/// flatten -> op(axis = -1) -> reshape.
+/// flatten -> op(axis = -1) -> reshape (also for an input of unknown
+/// rank).
 template <typename OpTy> static LogicalResult convertSoftmax(NodeContext &ctx) {
   Value input = ctx.input(0);
   Type resultType = ctx.outputType(0);
@@ -129,8 +130,23 @@ template <typename OpTy> static LogicalResult convertSoftmax(NodeContext &ctx) {
     return success();
   }
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
-  if (!inputType)
-    return ctx.emitError() << "needs a ranked input before opset 13";
+  if (!inputType) {
+    // A rank ONNX could not infer (an exporter's reshape to a computed
+    // shape): the same flatten -> op -> reshape, back to the input's shape
+    // read at run time; shape refinement resolves what it can later.
+    Type element = getElementTypeOrSelf(input.getType());
+    auto flatType = RankedTensorType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, element);
+    Value flat = ctx.create<hl::FlattenOp>(
+        flatType, input, getSI64Attr(b, ctx.getInt("axis", 1)));
+    Value soft = ctx.create<OpTy>(flatType, flat, getSI64Attr(b, -1));
+    Value targetShape = ctx.create<hl::ShapeOp>(
+        RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type()), input,
+        b.getI64IntegerAttr(0), IntegerAttr());
+    ctx.setOutput(0, ctx.create<hl::ReshapeOp>(resultType, soft, targetShape,
+                                               b.getI64IntegerAttr(0)));
+    return success();
+  }
   int64_t rank = inputType.getRank();
   int64_t axis = ctx.getInt("axis", 1);
   if (axis < 0)
