@@ -42,6 +42,12 @@ template <typename Fn> bool withNonZeroTest(const TensorView &view, Fn &&fn) {
     fn([data](int64_t i) { return data[i] != 0; });
     return true;
   }
+  // Half precision: zero is +0 or -0, every other bit pattern is not.
+  if (view.dtype == DType::F16 || view.dtype == DType::BF16) {
+    const uint16_t *data = view.as<const uint16_t>();
+    fn([data](int64_t i) { return (data[i] & 0x7fff) != 0; });
+    return true;
+  }
   return dispatchNumeric(view.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *data = view.as<const T>();
