@@ -155,10 +155,10 @@ struct KernelCallLowering : public ConversionPattern {
       return !cast<MemRefType>(type).hasStaticShape();
     });
     // An extent that depends on the data is a symbol the kernel binds; the
-    // op's other extents are static (its verifier checks).
-    // (An op whose extents can also follow its operands, as a range with a
-    // length operand, takes the value-dependent path only when one of its
-    // dynamic extents is value-dependent.)
+    // op's other extents follow its operands (reifyOtherExtents). An op
+    // whose extents can also all follow its operands (a range with a length
+    // operand) takes this path only when one of its dynamic extents is
+    // value-dependent.
     auto valueDependent = dyn_cast<edge::ValueDependentExtentOpInterface>(op);
     if (valueDependent && !hasValueDependentExtent(valueDependent, bufferTypes))
       valueDependent = nullptr;

@@ -146,7 +146,6 @@ static LogicalResult convertPad(NodeContext &ctx) {
   return success();
 }
 
-/// TopK: `k` attribute in opset 1.
 /// NonZero: its count depends on the data.
 static LogicalResult convertNonZero(NodeContext &ctx) {
   std::optional<SmallVector<int64_t>> implied;
@@ -185,6 +184,7 @@ static LogicalResult convertCompress(NodeContext &ctx) {
   return success();
 }
 
+/// TopK: `k` attribute in opset 1.
 static LogicalResult convertTopK(NodeContext &ctx) {
   Value k =
       ctx.opset() < 10 ? ctx.constI64({ctx.getInt("k", 0)}) : ctx.input(1);
