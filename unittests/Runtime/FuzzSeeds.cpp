@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
       write(dir + "/value-dependent-64.strata", [] {
         // Extents the kernels bind from the data: NonZero of an
         // input with a dynamic batch, its indices read by a cast;
-        // NonMaxSuppression's selections.
+        // NonMaxSuppression's selections; a range's length.
         TestProgramBuilder b;
         int batch = b.addSymbol("batch", 1, 4);
         int count = b.addSymbol("nz.count", 0, 12);
@@ -96,7 +96,18 @@ int main(int argc, char **argv) {
         b.addKernel("non_max_suppression", {boxes, scores, maxBoxes, threshold},
                     {triples}, {intParam("center_point_box", 0)}, {"nms"});
         b.setBinds({2});
-        b.setOutputs({asFloat, triples});
+        // A range whose limit is an input: its length follows it.
+        int length = b.addSymbol("arange.count", 0, 16);
+        int limit = b.addInput(DType::I64, {});
+        int64_t zero = 0, one = 1;
+        int start = b.addConstant(DType::I64, {}, &zero);
+        int step = b.addConstant(DType::I64, {}, &one);
+        int sequence = b.addBuffer(DType::I64, {16});
+        b.setDimRegisters(sequence, {length});
+        b.addKernel("range", {start, limit, step}, {sequence},
+                    {intParam("max_extent", 16)}, {"arange"});
+        b.setBinds({3});
+        b.setOutputs({asFloat, triples, sequence});
         return b.build(64);
       }());
   if (!ok) {

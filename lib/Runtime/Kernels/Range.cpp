@@ -36,13 +36,17 @@ std::optional<int64_t> rangeCount(T start, T limit, T delta) {
       return std::nullopt;
     return count > 0 ? static_cast<int64_t>(count) : 0;
   } else {
-    // Exact integer ceil division of (limit - start) by delta.
-    int64_t span = static_cast<int64_t>(limit) - static_cast<int64_t>(start);
-    int64_t step = static_cast<int64_t>(delta);
-    int64_t quotient = span / step;
+    // Exact integer ceil division of (limit - start) by delta, in 128 bits
+    // (the span of two 64-bit values does not fit 64; a count that does
+    // not fit is no valid range).
+    __int128 span = static_cast<__int128>(limit) - static_cast<__int128>(start);
+    __int128 step = static_cast<__int128>(delta);
+    __int128 quotient = span / step;
     if (span % step != 0 && ((span < 0) == (step < 0)))
       ++quotient;
-    return quotient > 0 ? quotient : 0;
+    if (quotient > INT64_MAX)
+      return std::nullopt;
+    return quotient > 0 ? static_cast<int64_t>(quotient) : 0;
   }
 }
 
@@ -102,8 +106,14 @@ Error rangeKernel(KernelContext &ctx) {
       return;
     }
     T *y = out.as<T>();
+    // start + i * delta stays between start and limit, but i * delta alone
+    // may not fit: integers wrap (two's complement) as they do in ONNX
+    // Runtime, never overflow.
     for (int64_t i = 0; i < *count; ++i)
-      y[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+      y[i] = wrapping(start,
+                      wrapping(static_cast<T>(i), delta,
+                               [](auto a, auto b) { return a * b; }),
+                      [](auto a, auto b) { return a + b; });
   });
   if (!supported)
     return ctx.fail("does not support " + out.typeString());
