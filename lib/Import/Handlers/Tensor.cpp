@@ -148,6 +148,8 @@ static LogicalResult convertPad(NodeContext &ctx) {
 
 /// NonZero: its count depends on the data.
 static LogicalResult convertNonZero(NodeContext &ctx) {
+  if (!ctx.input(0))
+    return ctx.emitError() << "needs its input";
   std::optional<SmallVector<int64_t>> implied;
   if (auto input = dyn_cast<RankedTensorType>(ctx.input(0).getType()))
     implied = SmallVector<int64_t>{input.getRank(), ShapedType::kDynamic};
@@ -167,6 +169,8 @@ static std::optional<SmallVector<int64_t>> rankedShape(Value value) {
 /// Compress: the selected extent (along the axis, or of the flattened
 /// input) depends on the data.
 static LogicalResult convertCompress(NodeContext &ctx) {
+  if (!ctx.input(0) || !ctx.input(1))
+    return ctx.emitError() << "needs its input and condition";
   OpBuilder &b = ctx.builder();
   SmallVector<NamedAttribute> attrs;
   int64_t dim = 0;
@@ -188,6 +192,8 @@ static LogicalResult convertCompress(NodeContext &ctx) {
 static LogicalResult convertTopK(NodeContext &ctx) {
   Value k =
       ctx.opset() < 10 ? ctx.constI64({ctx.getInt("k", 0)}) : ctx.input(1);
+  if (!ctx.input(0) || !k)
+    return ctx.emitError() << "needs its input and k";
   OpBuilder &b = ctx.builder();
   // A k that is not a constant is read at run time: the results' extent
   // along the axis depends on it.

@@ -16,6 +16,8 @@ using namespace mlir;
 namespace strata::importer {
 
 static LogicalResult convertNMS(NodeContext &ctx) {
+  if (!ctx.input(0) || !ctx.input(1))
+    return ctx.emitError() << "needs its boxes and scores";
   OpBuilder &b = ctx.builder();
   Value maxBoxes = ctx.input(2) ? ctx.input(2) : ctx.constI64({0});
   Value iou = ctx.input(3);
@@ -35,6 +37,8 @@ static LogicalResult convertNMS(NodeContext &ctx) {
 }
 
 static LogicalResult convertUnique(NodeContext &ctx) {
+  if (!ctx.input(0))
+    return ctx.emitError() << "needs its input";
   OpBuilder &b = ctx.builder();
   auto indexType =
       RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
