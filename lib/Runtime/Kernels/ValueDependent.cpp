@@ -55,6 +55,33 @@ template <typename Fn> bool withNonZeroTest(const TensorView &view, Fn &&fn) {
   });
 }
 
+/// The slices a selecting kernel (Compress, Unique) reads: `in` as
+/// [outer, extent, inner] around `axisParam` (or its flattened elements,
+/// without an axis), `out` checked to keep every other extent. `axis`
+/// gets the result's selected dimension.
+Result<AxisSplit> selectedSlices(const KernelIO &io, const TensorView &in,
+                                 const TensorView &out, int64_t axisParam,
+                                 size_t &axis) {
+  axis = 0;
+  if (axisParam == kNoAxis) {
+    if (out.rank() != 1)
+      return io.fail("without an axis writes a 1-d result, got " +
+                     out.typeString());
+    return AxisSplit{1, in.numel(), 1};
+  }
+  int64_t normalized = normalizeAxis(axisParam, in.rank());
+  if (normalized < 0 || out.rank() != in.rank())
+    return io.fail("axis " + std::to_string(axisParam) +
+                   " is out of range for " + in.typeString() + " -> " +
+                   out.typeString());
+  axis = static_cast<size_t>(normalized);
+  for (size_t d = 0; d < in.rank(); ++d)
+    if (d != axis && out.shape[d] != in.shape[d])
+      return io.fail("result " + out.typeString() + " does not fit " +
+                     in.typeString());
+  return splitAtAxis(in.shape, axis);
+}
+
 } // namespace
 
 /// ONNX NonZero: [rank, count] indices of the non-zero elements, in
@@ -116,24 +143,8 @@ Error compressKernel(KernelContext &ctx) {
     return ctx.fail("writes the input's type, got " + in.typeString() + " -> " +
                     out.typeString());
   // The input as [outer, extent, inner] slices.
-  AxisSplit split{1, in.numel(), 1};
-  int64_t axis = 0;
-  if (axisParam == kNoAxis) {
-    if (out.rank() != 1)
-      return ctx.fail("without an axis writes a 1-d result, got " +
-                      out.typeString());
-  } else {
-    axis = normalizeAxis(axisParam, in.rank());
-    if (axis < 0 || out.rank() != in.rank())
-      return ctx.fail("axis " + std::to_string(axisParam) +
-                      " is out of range for " + in.typeString() + " -> " +
-                      out.typeString());
-    split = splitAtAxis(in.shape, static_cast<size_t>(axis));
-    for (size_t d = 0; d < in.rank(); ++d)
-      if (static_cast<int64_t>(d) != axis && out.shape[d] != in.shape[d])
-        return ctx.fail("result " + out.typeString() + " does not fit " +
-                        in.typeString());
-  }
+  size_t axis = 0;
+  STRATA_KERNEL_ASSIGN(split, selectedSlices(ctx, in, out, axisParam, axis));
   if (condition.shape[0] > split.extent)
     return ctx.fail("condition " + condition.typeString() +
                     " is longer than the input's " +
@@ -144,7 +155,7 @@ Error compressKernel(KernelContext &ctx) {
   int64_t count = 0;
   for (int64_t i = 0; i < condition.shape[0]; ++i)
     count += keep[i] ? 1 : 0;
-  int64_t bound = out.shape[static_cast<size_t>(axis)];
+  int64_t bound = out.shape[axis];
   if (count > bound)
     return overBound(ctx, count, bound, "selected slices");
   size_t slice = static_cast<size_t>(split.inner) * dtypeSize(in.dtype);
@@ -155,7 +166,7 @@ Error compressKernel(KernelContext &ctx) {
       if (keep[i])
         std::memcpy(y + (o * count + j++) * slice,
                     x + (o * split.extent + i) * slice, slice);
-  out.shape[static_cast<size_t>(axis)] = count;
+  out.shape[axis] = count;
   return Error::success();
 }
 
@@ -177,24 +188,8 @@ Error uniqueKernel(KernelContext &ctx) {
     if (index->dtype != DType::I64 || index->rank() != 1)
       return ctx.fail("writes 1-d i64 indices and counts, got " +
                       index->typeString());
-  AxisSplit split{1, in.numel(), 1};
   size_t axis = 0;
-  if (axisParam == kNoAxis) {
-    if (values.rank() != 1)
-      return ctx.fail("without an axis writes a 1-d result, got " +
-                      values.typeString());
-  } else {
-    int64_t normalized = normalizeAxis(axisParam, in.rank());
-    if (normalized < 0 || values.rank() != in.rank())
-      return ctx.fail("axis " + std::to_string(axisParam) +
-                      " is out of range for " + in.typeString());
-    axis = static_cast<size_t>(normalized);
-    split = splitAtAxis(in.shape, axis);
-    for (size_t d = 0; d < in.rank(); ++d)
-      if (d != axis && values.shape[d] != in.shape[d])
-        return ctx.fail("result " + values.typeString() + " does not fit " +
-                        in.typeString());
-  }
+  STRATA_KERNEL_ASSIGN(split, selectedSlices(ctx, in, values, axisParam, axis));
   int64_t bound = values.shape[axis];
   if (inverse.shape[0] != split.extent || first.shape[0] != bound ||
       counts.shape[0] != bound)
