@@ -38,6 +38,30 @@ std::string valueDependentSymbolName(Operation *op) {
   return name;
 }
 
+/// `value` through the conversion's casts: the buffer it stands for.
+Value stripCasts(Value value) {
+  while (value && value.getDefiningOp<UnrealizedConversionCastOp>())
+    value =
+        value.getDefiningOp<UnrealizedConversionCastOp>().getInputs().front();
+  return value;
+}
+
+/// Extent `dim` of converted `buffer`: a static one as an attribute, a
+/// dynamic one as the value its input or allocation was made with; failure
+/// for anything else.
+FailureOr<OpFoldResult> bufferExtent(Builder &builder, Value buffer,
+                                     std::optional<int64_t> dim) {
+  auto type = buffer ? dyn_cast<MemRefType>(buffer.getType()) : nullptr;
+  if (!dim || !type || *dim < 0 || *dim >= type.getRank())
+    return failure();
+  if (!type.isDynamicDim(*dim))
+    return OpFoldResult(builder.getIndexAttr(type.getDimSize(*dim)));
+  auto placed = buffer.getDefiningOp<exec::PlacedBufferOpInterface>();
+  if (!placed)
+    return failure();
+  return OpFoldResult(placed.getDynamicSizes()[type.getDynamicDimIndex(*dim)]);
+}
+
 /// `extent` with each tensor.dim of a converted value in it replaced by
 /// its buffer's extent now (what TensorDimLowering would do later), so that
 /// the buffer allocated with it has a bound at once: a value-dependent op
@@ -45,21 +69,12 @@ std::string valueDependentSymbolName(Operation *op) {
 Value resolveExtent(ConversionPatternRewriter &rewriter, Value extent) {
   Operation *op = extent.getDefiningOp();
   if (auto dim = dyn_cast_or_null<tensor::DimOp>(op)) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    Value buffer = rewriter.getRemappedValue(dim.getSource());
-    while (buffer && buffer.getDefiningOp<UnrealizedConversionCastOp>())
-      buffer = buffer.getDefiningOp<UnrealizedConversionCastOp>()
-                   .getInputs()
-                   .front();
-    auto type = buffer ? dyn_cast<MemRefType>(buffer.getType()) : nullptr;
-    if (!index || !type || *index < 0 || *index >= type.getRank())
+    FailureOr<OpFoldResult> resolved = bufferExtent(
+        rewriter, stripCasts(rewriter.getRemappedValue(dim.getSource())),
+        dim.getConstantIndex());
+    if (failed(resolved))
       return extent;
-    if (!type.isDynamicDim(*index))
-      return rewriter.create<arith::ConstantIndexOp>(dim.getLoc(),
-                                                     type.getDimSize(*index));
-    if (auto placed = buffer.getDefiningOp<exec::PlacedBufferOpInterface>())
-      return placed.getDynamicSizes()[type.getDynamicDimIndex(*index)];
-    return extent;
+    return getValueOrCreateConstantIndexOp(rewriter, dim.getLoc(), *resolved);
   }
   if (isa_and_nonnull<affine::AffineApplyOp, affine::AffineMinOp,
                       affine::AffineMaxOp>(op))
@@ -92,8 +107,7 @@ FailureOr<int64_t> valueDependentBound(Location loc,
                                        ArrayRef<Value> operands) {
   SmallVector<SmallVector<int64_t>> bounds;
   for (Value operand : operands) {
-    while (auto cast = operand.getDefiningOp<UnrealizedConversionCastOp>())
-      operand = cast.getInputs().front();
+    operand = stripCasts(operand);
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type) {
       bounds.emplace_back();
@@ -221,25 +235,14 @@ struct TensorDimLowering : public OpConversionPattern<tensor::DimOp> {
   LogicalResult
   matchAndRewrite(tensor::DimOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::optional<int64_t> dim = op.getConstantIndex();
-    Value buffer = adaptor.getSource();
-    while (auto cast = buffer.getDefiningOp<UnrealizedConversionCastOp>())
-      buffer = cast.getInputs().front();
-    auto type = dyn_cast<MemRefType>(buffer.getType());
-    if (!dim || !type || *dim < 0 || *dim >= type.getRank())
+    FailureOr<OpFoldResult> extent = bufferExtent(
+        rewriter, stripCasts(adaptor.getSource()), op.getConstantIndex());
+    if (failed(extent))
       return rewriter.notifyMatchFailure(op, "not a constant dimension of a "
-                                             "buffer");
-    if (!type.isDynamicDim(*dim)) {
-      rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(
-          op, type.getDimSize(*dim));
-      return success();
-    }
-    auto placed = buffer.getDefiningOp<exec::PlacedBufferOpInterface>();
-    if (!placed)
-      return rewriter.notifyMatchFailure(op, "a dynamic buffer that is not "
-                                             "an input or allocation");
-    rewriter.replaceOp(op,
-                       placed.getDynamicSizes()[type.getDynamicDimIndex(*dim)]);
+                                             "buffer, or a dynamic one that "
+                                             "is not an input or allocation");
+    rewriter.replaceOp(
+        op, getValueOrCreateConstantIndexOp(rewriter, op.getLoc(), *extent));
     return success();
   }
 };
