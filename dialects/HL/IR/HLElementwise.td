@@ -42,6 +42,7 @@ def HL_AbsOp : HL_UnaryElementwiseOp<"abs"> {
     %y = hl.abs %x : tensor<4xi32>
     ```
   }];
+  let hasFolder = 1;
 }
 
 def HL_NegOp : HL_UnaryElementwiseOp<"neg"> {
@@ -82,9 +83,15 @@ def HL_SqrtOp : HL_UnaryFloatOp<"sqrt", "Sqrt", "sqrt(x)">;
 def HL_ReciprocalOp : HL_UnaryFloatOp<"reciprocal", "Reciprocal", "1/x">;
 def HL_SigmoidOp : HL_UnaryFloatOp<"sigmoid", "Sigmoid", "1/(1+e^-x)">;
 def HL_TanhOp : HL_UnaryFloatOp<"tanh", "Tanh", "tanh(x)">;
-def HL_CeilOp : HL_UnaryFloatOp<"ceil", "Ceil", "ceil(x)">;
-def HL_FloorOp : HL_UnaryFloatOp<"floor", "Floor", "floor(x)">;
-def HL_RoundOp : HL_UnaryFloatOp<"round", "Round", "round half to even">;
+def HL_CeilOp : HL_UnaryFloatOp<"ceil", "Ceil", "ceil(x)"> {
+  let hasFolder = 1;
+}
+def HL_FloorOp : HL_UnaryFloatOp<"floor", "Floor", "floor(x)"> {
+  let hasFolder = 1;
+}
+def HL_RoundOp : HL_UnaryFloatOp<"round", "Round", "round half to even"> {
+  let hasFolder = 1;
+}
 def HL_ErfOp : HL_UnaryFloatOp<"erf", "Erf", "erf(x)">;
 def HL_SinOp : HL_UnaryFloatOp<"sin", "Sin", "sin(x)">;
 def HL_CosOp : HL_UnaryFloatOp<"cos", "Cos", "cos(x)">;
@@ -204,8 +211,12 @@ def HL_MulOp : HL_BinaryOp<"mul", "Mul", "a * b", [Commutative]> {
 def HL_DivOp : HL_BinaryOp<"div", "Div", "a / b (truncating for integers)"> {
   let hasFolder = 1;
 }
-def HL_MaxOp : HL_BinaryOp<"max", "Max", "max(a, b)", [Commutative]>;
-def HL_MinOp : HL_BinaryOp<"min", "Min", "min(a, b)", [Commutative]>;
+def HL_MaxOp : HL_BinaryOp<"max", "Max", "max(a, b)", [Commutative]> {
+  let hasFolder = 1;
+}
+def HL_MinOp : HL_BinaryOp<"min", "Min", "min(a, b)", [Commutative]> {
+  let hasFolder = 1;
+}
 def HL_AndOp : HL_BinaryOp<"and", "And", "a and b", [Commutative]> {
   let hasFolder = 1;
 }

@@ -92,12 +92,16 @@ LogicalResult ClipOp::verify() {
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
   auto resultType = dyn_cast<RankedTensorType>(getType());
-  if (!input || !resultType || !resultType.hasStaticShape())
+  if (!resultType || !resultType.hasStaticShape())
     return {};
-  // Integer-to-integer casts of constants (shape arithmetic) fold; float
-  // conversions are left to the backends.
+  if (isa_and_nonnull<DenseFPElementsAttr>(adaptor.getInput()))
+    return detail::foldFloatCast(resultType, adaptor.getInput());
+  auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
+  if (!input)
+    return {};
+  if (isa<FloatType>(resultType.getElementType()))
+    return detail::foldIntToFloatCast(resultType, input);
   auto intType = dyn_cast<IntegerType>(resultType.getElementType());
   if (!intType)
     return {};

@@ -7,8 +7,10 @@
 #ifndef STRATA_DIALECTS_HL_IR_HLOPUTILS_H
 #define STRATA_DIALECTS_HL_IR_HLOPUTILS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -39,6 +41,29 @@ verifyWindowOp(mlir::Operation *op, mlir::Value input, llvm::StringRef autoPad,
 /// Checks that `value` (when ranked) has rank `rank`; `what` names it.
 mlir::LogicalResult verifyRank(mlir::Operation *op, mlir::Value value,
                                int64_t rank, llvm::StringRef what);
+
+/// Folds a binary float op over small constants (equal shapes, or one a
+/// splat) with the IEEE operation `fn` in the element type: one correctly
+/// rounded operation, as the kernels compute it.
+mlir::OpFoldResult foldFloatBinary(mlir::Operation *op, mlir::Attribute lhs,
+                                   mlir::Attribute rhs,
+                                   llvm::function_ref<llvm::APFloat::opStatus(
+                                       llvm::APFloat &, const llvm::APFloat &)>
+                                       fn);
+
+/// -x of a small float constant.
+mlir::OpFoldResult foldFloatNeg(mlir::Operation *op, mlir::Attribute input);
+
+/// A cast of a small float constant to `resultType`: to floats rounded to
+/// nearest, to integers truncated (none when a value is out of range or
+/// NaN, which the kernels leave undefined), to booleans non-zero.
+mlir::OpFoldResult foldFloatCast(mlir::RankedTensorType resultType,
+                                 mlir::Attribute input);
+
+/// A cast of a small integer constant to float `resultType`, rounded to
+/// nearest.
+mlir::OpFoldResult foldIntToFloatCast(mlir::RankedTensorType resultType,
+                                      mlir::Attribute input);
 
 } // namespace strata::hl::detail
 

@@ -9,11 +9,19 @@
 
 include "HL/IR/HLBase.td"
 
-def HL_ReduceSumOp : HL_ReduceOp<"reduce_sum", "ReduceSum", "Sum">;
+def HL_ReduceSumOp : HL_ReduceOp<"reduce_sum", "ReduceSum", "Sum"> {
+  let hasFolder = 1;
+}
 def HL_ReduceMeanOp : HL_ReduceOp<"reduce_mean", "ReduceMean", "Mean">;
-def HL_ReduceMaxOp : HL_ReduceOp<"reduce_max", "ReduceMax", "Maximum">;
-def HL_ReduceMinOp : HL_ReduceOp<"reduce_min", "ReduceMin", "Minimum">;
-def HL_ReduceProdOp : HL_ReduceOp<"reduce_prod", "ReduceProd", "Product">;
+def HL_ReduceMaxOp : HL_ReduceOp<"reduce_max", "ReduceMax", "Maximum"> {
+  let hasFolder = 1;
+}
+def HL_ReduceMinOp : HL_ReduceOp<"reduce_min", "ReduceMin", "Minimum"> {
+  let hasFolder = 1;
+}
+def HL_ReduceProdOp : HL_ReduceOp<"reduce_prod", "ReduceProd", "Product"> {
+  let hasFolder = 1;
+}
 def HL_ReduceL1Op : HL_ReduceOp<"reduce_l1", "ReduceL1", "Sum of |x|">;
 def HL_ReduceL2Op : HL_ReduceOp<"reduce_l2", "ReduceL2", "sqrt of the sum of x^2">;
 def HL_ReduceLogSumOp : HL_ReduceOp<"reduce_log_sum", "ReduceLogSum",

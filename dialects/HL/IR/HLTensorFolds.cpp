@@ -610,29 +610,52 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
-                       [](const APInt &a, const APInt &b) { return a + b; });
+  if (OpFoldResult folded =
+          foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                        [](const APInt &a, const APInt &b) { return a + b; }))
+    return folded;
+  return foldFloatBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                         [](APFloat &a, const APFloat &b) {
+                           return a.add(b, APFloat::rmNearestTiesToEven);
+                         });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
-                       [](const APInt &a, const APInt &b) { return a - b; });
+  if (OpFoldResult folded =
+          foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                        [](const APInt &a, const APInt &b) { return a - b; }))
+    return folded;
+  return foldFloatBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                         [](APFloat &a, const APFloat &b) {
+                           return a.subtract(b, APFloat::rmNearestTiesToEven);
+                         });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
-                       [](const APInt &a, const APInt &b) { return a * b; });
+  if (OpFoldResult folded =
+          foldIntBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                        [](const APInt &a, const APInt &b) { return a * b; }))
+    return folded;
+  return foldFloatBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                         [](APFloat &a, const APFloat &b) {
+                           return a.multiply(b, APFloat::rmNearestTiesToEven);
+                         });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   bool isUnsigned = getElementTypeOrSelf(getType()).isUnsignedInteger();
-  return foldIntBinary(
-      *this, adaptor.getLhs(), adaptor.getRhs(),
-      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        if (b.isZero())
-          return std::nullopt;
-        return isUnsigned ? a.udiv(b) : a.sdiv(b);
-      });
+  if (OpFoldResult folded = foldIntBinary(
+          *this, adaptor.getLhs(), adaptor.getRhs(),
+          [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+            if (b.isZero())
+              return std::nullopt;
+            return isUnsigned ? a.udiv(b) : a.sdiv(b);
+          }))
+    return folded;
+  return foldFloatBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
+                         [](APFloat &a, const APFloat &b) {
+                           return a.divide(b, APFloat::rmNearestTiesToEven);
+                         });
 }
 
 // Integer Mod: with fmod = 0 the result takes the divisor's sign (Python's
@@ -658,7 +681,7 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = staticResultType(*this);
   auto input = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getInput());
   if (!resultType || !input || !isa<IntegerType>(resultType.getElementType()))
-    return {};
+    return foldFloatNeg(*this, adaptor.getInput());
   return input.mapValues(resultType.getElementType(),
                          [](const APInt &v) { return -v; });
 }
