@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -39,7 +40,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<hl::HLDialect, edge::EdgeDialect, exec::ExecDialect>();
   registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::tensor::TensorDialect, mlir::quant::QuantizationDialect,
-                  mlir::affine::AffineDialect>();
+                  mlir::affine::AffineDialect, mlir::scf::SCFDialect>();
   // Bounds of dynamic extents (exec memory planning at the bound).
   mlir::affine::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);

@@ -415,120 +415,166 @@ Emitter::emitMethod(exec::MethodOp method) {
     return result;
   };
 
-  ShapeProgramBuilder shapes;
-  for (Operation &op : method.getBody().front()) {
-    if (auto symbol = dyn_cast<exec::DimSymbolOp>(op)) {
-      shapes.addSymbol(symbol);
-      continue;
-    }
-    // Extent arithmetic: compiled into the shape program where used.
-    if (isa<affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp,
-            arith::ConstantIndexOp>(op))
-      continue;
-    if (auto placed = dyn_cast<exec::PlacedBufferOpInterface>(op)) {
-      std::optional<uint64_t> id = placed.getPlacedMemoryId();
-      std::optional<uint64_t> offset = placed.getPlacedOffset();
-      if (!id || !offset || !arenaSizes)
-        return op.emitError("buffer is not placed; run "
-                            "--strata-exec-plan-memory before emission");
-      FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
-          emitBufferType(placed, shapes);
-      if (failed(type))
-        return failure();
-      valueIndex[placed.getBuffer()] = values.size();
-      if (auto input = dyn_cast<exec::InputOp>(op))
-        inputs[input.getIndex()] = values.size();
-      values.push_back(
-          fbs::CreateValue(fbb, *type, fbs::ValueKind::Arena, *id, *offset));
-      continue;
-    }
-    if (auto ref = dyn_cast<exec::ConstantRefOp>(op)) {
-      auto it = constantIndex.find(ref.getConstant());
-      if (it == constantIndex.end())
-        return op.emitError("unknown constant @") << ref.getConstant();
-      FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
-          emitType(&op, ref.getType());
-      if (failed(type))
-        return failure();
-      valueIndex[ref.getResult()] = values.size();
-      values.push_back(fbs::CreateValue(fbb, *type, fbs::ValueKind::Constant, 0,
-                                        0, it->second));
-      continue;
-    }
-    if (auto ret = dyn_cast<exec::ReturnOp>(op)) {
-      FailureOr<std::vector<uint32_t>> outs = lookupAll(&op, ret.getOutputs());
-      if (failed(outs))
-        return failure();
-      outputs = *outs;
-      continue;
-    }
-
-    flatbuffers::Offset<fbs::Instruction> instruction;
-    if (auto kernel = dyn_cast<exec::KernelOp>(op)) {
-      FailureOr<std::vector<uint32_t>> ins = lookupAll(&op, kernel.getIns());
-      FailureOr<std::vector<uint32_t>> outs = lookupAll(&op, kernel.getOuts());
-      auto params = emitParams(&op, kernel.getParams());
-      if (failed(ins) || failed(outs) || failed(params))
-        return failure();
-      // Value-dependent extents the kernel reports (absent when none, so
-      // that other programs keep their bytes).
-      std::vector<uint32_t> binds;
-      for (Value bound : kernel.getBinds()) {
-        FailureOr<uint32_t> symbol = shapes.symbolOf(&op, bound);
-        if (failed(symbol))
-          return failure();
-        binds.push_back(*symbol);
-      }
-      auto [it, inserted] =
-          operatorIndex.insert({kernel.getKernel(), operatorIndex.size()});
-      (void)inserted;
-      auto call = fbs::CreateKernelCall(
-          fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs),
-          *params, binds.empty() ? 0 : fbb.CreateVector(binds));
-      instruction = fbs::CreateInstruction(
-          fbb, fbs::InstructionArgs::KernelCall, call.Union());
-    } else if (auto call = dyn_cast<exec::DelegateCallOp>(op)) {
-      FailureOr<std::vector<uint32_t>> ins = lookupAll(&op, call.getIns());
-      FailureOr<std::vector<uint32_t>> outs = lookupAll(&op, call.getOuts());
-      if (failed(ins) || failed(outs))
-        return failure();
-      auto it = delegateIndex.find(call.getDelegate());
-      if (it == delegateIndex.end())
-        return op.emitError("unknown delegate @") << call.getDelegate();
-      std::vector<uint32_t> extents;
-      for (Value extent : call.getExtents()) {
-        FailureOr<int32_t> reg = shapes.compile(&op, extent);
-        if (failed(reg))
-          return failure();
-        extents.push_back(static_cast<uint32_t>(*reg));
-      }
-      auto args = fbs::CreateDelegateCall(
-          fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs),
-          extents.empty() ? 0 : fbb.CreateVector(extents));
-      instruction = fbs::CreateInstruction(
-          fbb, fbs::InstructionArgs::DelegateCall, args.Union());
-    } else if (auto move = dyn_cast<exec::MoveOp>(op)) {
-      FailureOr<uint32_t> source = lookup(&op, move.getSource());
-      FailureOr<uint32_t> target = lookup(&op, move.getTarget());
-      if (failed(source) || failed(target))
-        return failure();
-      auto args = fbs::CreateMove(fbb, *source, *target);
-      instruction =
-          fbs::CreateInstruction(fbb, fbs::InstructionArgs::Move, args.Union());
-    } else {
-      return op.emitError("cannot be emitted to the program buffer");
-    }
-    llvm::SetVector<StringRef> names;
-    collectNodeNames(op.getLoc(), names);
-    if (!names.empty()) {
-      std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
-      for (StringRef name : names)
-        strings.push_back(fbb.CreateString(name.str()));
-      debugHandles.push_back(fbs::CreateDebugHandle(fbb, instructions.size(),
-                                                    fbb.CreateVector(strings)));
-    }
-    instructions.push_back(instruction);
+  // Where each block's instructions start: blocks follow each other, a
+  // branch to the next block is no instruction.
+  auto isInstruction = [](Operation &op) {
+    return isa<exec::KernelOp, exec::DelegateCallOp, exec::MoveOp>(op);
+  };
+  auto jumpsOf = [](Operation &op) -> uint32_t {
+    Block *next = op.getBlock()->getNextNode();
+    if (auto branch = dyn_cast<exec::BranchOp>(op))
+      return branch.getDest() == next ? 0 : 1;
+    if (auto branch = dyn_cast<exec::CondBranchOp>(op))
+      return branch.getTrueDest() == next ? 1 : 2;
+    return 0;
+  };
+  DenseMap<Block *, uint32_t> blockStart;
+  uint32_t instructionCount = 0;
+  for (Block &block : method.getBody()) {
+    blockStart[&block] = instructionCount;
+    for (Operation &op : block)
+      instructionCount += isInstruction(op) ? 1 : jumpsOf(op);
   }
+
+  ShapeProgramBuilder shapes;
+  for (Block &block : method.getBody())
+    for (Operation &op : block) {
+      if (auto branch = dyn_cast<exec::BranchOp>(op)) {
+        if (jumpsOf(op))
+          instructions.push_back(fbs::CreateInstruction(
+              fbb, fbs::InstructionArgs::Jump,
+              fbs::CreateJump(fbb, blockStart[branch.getDest()]).Union()));
+        continue;
+      }
+      if (auto branch = dyn_cast<exec::CondBranchOp>(op)) {
+        FailureOr<uint32_t> condition = lookup(&op, branch.getCondition());
+        if (failed(condition))
+          return failure();
+        instructions.push_back(fbs::CreateInstruction(
+            fbb, fbs::InstructionArgs::JumpIfFalse,
+            fbs::CreateJumpIfFalse(fbb, *condition,
+                                   blockStart[branch.getFalseDest()])
+                .Union()));
+        if (jumpsOf(op) == 2)
+          instructions.push_back(fbs::CreateInstruction(
+              fbb, fbs::InstructionArgs::Jump,
+              fbs::CreateJump(fbb, blockStart[branch.getTrueDest()]).Union()));
+        continue;
+      }
+      if (auto symbol = dyn_cast<exec::DimSymbolOp>(op)) {
+        shapes.addSymbol(symbol);
+        continue;
+      }
+      // Extent arithmetic: compiled into the shape program where used.
+      if (isa<affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp,
+              arith::ConstantIndexOp>(op))
+        continue;
+      if (auto placed = dyn_cast<exec::PlacedBufferOpInterface>(op)) {
+        std::optional<uint64_t> id = placed.getPlacedMemoryId();
+        std::optional<uint64_t> offset = placed.getPlacedOffset();
+        if (!id || !offset || !arenaSizes)
+          return op.emitError("buffer is not placed; run "
+                              "--strata-exec-plan-memory before emission");
+        FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
+            emitBufferType(placed, shapes);
+        if (failed(type))
+          return failure();
+        valueIndex[placed.getBuffer()] = values.size();
+        if (auto input = dyn_cast<exec::InputOp>(op))
+          inputs[input.getIndex()] = values.size();
+        values.push_back(
+            fbs::CreateValue(fbb, *type, fbs::ValueKind::Arena, *id, *offset));
+        continue;
+      }
+      if (auto ref = dyn_cast<exec::ConstantRefOp>(op)) {
+        auto it = constantIndex.find(ref.getConstant());
+        if (it == constantIndex.end())
+          return op.emitError("unknown constant @") << ref.getConstant();
+        FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
+            emitType(&op, ref.getType());
+        if (failed(type))
+          return failure();
+        valueIndex[ref.getResult()] = values.size();
+        values.push_back(fbs::CreateValue(fbb, *type, fbs::ValueKind::Constant,
+                                          0, 0, it->second));
+        continue;
+      }
+      if (auto ret = dyn_cast<exec::ReturnOp>(op)) {
+        FailureOr<std::vector<uint32_t>> outs =
+            lookupAll(&op, ret.getOutputs());
+        if (failed(outs))
+          return failure();
+        outputs = *outs;
+        continue;
+      }
+
+      flatbuffers::Offset<fbs::Instruction> instruction;
+      if (auto kernel = dyn_cast<exec::KernelOp>(op)) {
+        FailureOr<std::vector<uint32_t>> ins = lookupAll(&op, kernel.getIns());
+        FailureOr<std::vector<uint32_t>> outs =
+            lookupAll(&op, kernel.getOuts());
+        auto params = emitParams(&op, kernel.getParams());
+        if (failed(ins) || failed(outs) || failed(params))
+          return failure();
+        // Value-dependent extents the kernel reports (absent when none, so
+        // that other programs keep their bytes).
+        std::vector<uint32_t> binds;
+        for (Value bound : kernel.getBinds()) {
+          FailureOr<uint32_t> symbol = shapes.symbolOf(&op, bound);
+          if (failed(symbol))
+            return failure();
+          binds.push_back(*symbol);
+        }
+        auto [it, inserted] =
+            operatorIndex.insert({kernel.getKernel(), operatorIndex.size()});
+        (void)inserted;
+        auto call = fbs::CreateKernelCall(
+            fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs),
+            *params, binds.empty() ? 0 : fbb.CreateVector(binds));
+        instruction = fbs::CreateInstruction(
+            fbb, fbs::InstructionArgs::KernelCall, call.Union());
+      } else if (auto call = dyn_cast<exec::DelegateCallOp>(op)) {
+        FailureOr<std::vector<uint32_t>> ins = lookupAll(&op, call.getIns());
+        FailureOr<std::vector<uint32_t>> outs = lookupAll(&op, call.getOuts());
+        if (failed(ins) || failed(outs))
+          return failure();
+        auto it = delegateIndex.find(call.getDelegate());
+        if (it == delegateIndex.end())
+          return op.emitError("unknown delegate @") << call.getDelegate();
+        std::vector<uint32_t> extents;
+        for (Value extent : call.getExtents()) {
+          FailureOr<int32_t> reg = shapes.compile(&op, extent);
+          if (failed(reg))
+            return failure();
+          extents.push_back(static_cast<uint32_t>(*reg));
+        }
+        auto args = fbs::CreateDelegateCall(
+            fbb, it->second, fbb.CreateVector(*ins), fbb.CreateVector(*outs),
+            extents.empty() ? 0 : fbb.CreateVector(extents));
+        instruction = fbs::CreateInstruction(
+            fbb, fbs::InstructionArgs::DelegateCall, args.Union());
+      } else if (auto move = dyn_cast<exec::MoveOp>(op)) {
+        FailureOr<uint32_t> source = lookup(&op, move.getSource());
+        FailureOr<uint32_t> target = lookup(&op, move.getTarget());
+        if (failed(source) || failed(target))
+          return failure();
+        auto args = fbs::CreateMove(fbb, *source, *target);
+        instruction = fbs::CreateInstruction(fbb, fbs::InstructionArgs::Move,
+                                             args.Union());
+      } else {
+        return op.emitError("cannot be emitted to the program buffer");
+      }
+      llvm::SetVector<StringRef> names;
+      collectNodeNames(op.getLoc(), names);
+      if (!names.empty()) {
+        std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
+        for (StringRef name : names)
+          strings.push_back(fbb.CreateString(name.str()));
+        debugHandles.push_back(fbs::CreateDebugHandle(
+            fbb, instructions.size(), fbb.CreateVector(strings)));
+      }
+      instructions.push_back(instruction);
+    }
 
   std::vector<uint64_t> arenas;
   if (arenaSizes)

@@ -225,6 +225,34 @@ Result<InstructionLayout> layoutInstruction(const fb::Program *root,
     out.outs = {target};
     break;
   }
+  case fb::InstructionArgs::JumpIfFalse: {
+    const fb::JumpIfFalse *jump = inst->args_as_JumpIfFalse();
+    if (!jump)
+      return invalid(at + ": jump without arguments");
+    out.kind = InstructionLayout::Kind::JumpIfFalse;
+    out.index = jump->target();
+    uint32_t condition = jump->condition();
+    if (condition >= layout.values.size())
+      return invalid(at + ": condition value " + std::to_string(condition) +
+                     " is out of range (" +
+                     std::to_string(layout.values.size()) + " values)");
+    const ValueLayout &value = layout.values[condition];
+    if (value.view.dtype != DType::Bool || value.view.numel() != 1 ||
+        !value.dimRegisters.empty())
+      return invalid(at + ": condition value " + std::to_string(condition) +
+                     " is " + value.view.typeString() +
+                     ", not one boolean element");
+    out.ins = {condition};
+    break;
+  }
+  case fb::InstructionArgs::Jump: {
+    const fb::Jump *jump = inst->args_as_Jump();
+    if (!jump)
+      return invalid(at + ": jump without arguments");
+    out.kind = InstructionLayout::Kind::Jump;
+    out.index = jump->target();
+    break;
+  }
   default:
     return invalid(at + ": unknown instruction kind " +
                    std::to_string(static_cast<int>(inst->args_type())));
@@ -300,15 +328,13 @@ Error layoutShapeProgram(const fb::Method *method, const std::string &where,
 /// directly, and every symbol is named by some input or bound by exactly
 /// one kernel call (a value-dependent extent), never both.
 Error checkSymbolBinding(const MethodLayout &layout, const std::string &where) {
+  // A symbol may be bound by several kernel calls: the branches of a
+  // run-time If each bind the extents of its results. Whichever ran last
+  // holds; every extent is checked against the symbol's bounds.
   std::vector<bool> bound(layout.symbols.size(), false);
   for (const InstructionLayout &inst : layout.instructions)
-    for (const InstructionLayout::BoundExtent &extent : inst.boundExtents) {
-      if (bound[extent.symbol])
-        return invalid(where + ": symbol '" +
-                       layout.symbols[extent.symbol].name +
-                       "' is bound by two kernel calls");
+    for (const InstructionLayout::BoundExtent &extent : inst.boundExtents)
       bound[extent.symbol] = true;
-    }
   for (size_t i = 0; i < layout.inputs.size(); ++i) {
     const ValueLayout &value = layout.values[layout.inputs[i]];
     for (size_t d = 0; d < value.dimRegisters.size(); ++d) {
@@ -384,6 +410,13 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       std::string at = where + " instructions[" + std::to_string(i) + "]";
       STRATA_ASSIGN_OR_RETURN(InstructionLayout out,
                               layoutInstruction(root, inst, layout, at));
+      // Jumps go forward (every method ends), at most to the end.
+      bool isJump = out.kind == InstructionLayout::Kind::JumpIfFalse ||
+                    out.kind == InstructionLayout::Kind::Jump;
+      if (isJump && (out.index <= i || out.index > instructions->size()))
+        return invalid(at + ": jump target " + std::to_string(out.index) +
+                       " is not a later instruction (" +
+                       std::to_string(instructions->size()) + " instructions)");
       layout.instructions.push_back(std::move(out));
     }
   layout.boundByKernel.assign(layout.symbols.size(), false);
@@ -764,15 +797,11 @@ Error Method::Impl::propagateShapes(size_t first) {
     refresh(inst.ctx.outs, inst.outValues);
     for (size_t k = 0; k < inst.extentRegisters.size(); ++k)
       inst.extents[k] = dyn.registers[inst.extentRegisters[k]];
-    if ((changed || inst.stale) &&
-        inst.kind == InstructionLayout::Kind::Kernel) {
-      inst.stale = true;
-      Error error = prepareKernel(*inst.entry, inst, /*keepParams=*/true);
-      if (!error.ok())
-        return fail("instruction " + std::to_string(inst.ctx.instruction) +
-                    " at the inputs' shapes: " + error.message());
-      inst.stale = false;
-    }
+    // A kernel that cannot prepare at these shapes fails when it runs: it
+    // may sit in a branch of a run-time If that this call skips (a
+    // reduction of the empty tensor the branch guards against).
+    if ((changed || inst.stale) && inst.kind == InstructionLayout::Kind::Kernel)
+      inst.stale = !prepareKernel(*inst.entry, inst, /*keepParams=*/true).ok();
   }
   return Error::success();
 }
@@ -966,6 +995,14 @@ Result<Method> Program::loadMethod(const std::string &name,
     case InstructionLayout::Kind::Move:
       out.label = "move";
       break;
+    case InstructionLayout::Kind::JumpIfFalse:
+    case InstructionLayout::Kind::Jump:
+      out.delegate = inst.index; // The target.
+      out.label =
+          (inst.kind == InstructionLayout::Kind::Jump ? "jump to "
+                                                      : "jump if false to ") +
+          std::to_string(inst.index);
+      break;
     }
     impl->instructions.push_back(std::move(out));
   }
@@ -1071,7 +1108,26 @@ Error Method::execute() {
     if (impl_->profiling)
       start = Clock::now();
     switch (inst.kind) {
+    case InstructionLayout::Kind::JumpIfFalse:
+      if (*static_cast<const uint8_t *>(inst.ctx.ins[0].data) != 0)
+        break;
+      [[fallthrough]];
+    case InstructionLayout::Kind::Jump:
+      i = inst.delegate - 1; // The loader checked: a later instruction.
+      continue;
     case InstructionLayout::Kind::Kernel: {
+      if (inst.stale) {
+        Error error = prepareKernel(*inst.entry, inst, /*keepParams=*/true);
+        if (!error.ok())
+          return Error(ErrorCode::InvalidArgument,
+                       "method '" + impl_->name + "': instruction " +
+                           std::to_string(i) +
+                           " at the inputs' shapes: " + error.message() +
+                           (inst.nodeNames.empty()
+                                ? std::string()
+                                : " (node '" + inst.nodeNames.front() + "')"));
+        inst.stale = false;
+      }
       // Value-dependent extents: the kernel writes at most the bound (the
       // symbol's, within the buffer's) and reports how much it wrote.
       for (const InstructionLayout::BoundExtent &bound : inst.boundExtents)

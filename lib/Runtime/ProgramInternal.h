@@ -60,8 +60,15 @@ struct ShapeInstructionLayout {
 
 /// An instruction after verification.
 struct InstructionLayout {
-  enum class Kind { Kernel, Delegate, Move } kind = Kind::Kernel;
-  uint32_t index = 0; ///< Operator or delegate index.
+  enum class Kind {
+    Kernel,
+    Delegate,
+    Move,
+    JumpIfFalse,
+    Jump
+  } kind = Kind::Kernel;
+  /// Operator or delegate index; a jump's target instruction.
+  uint32_t index = 0;
   std::vector<uint32_t> ins, outs;
   Params params;
   std::vector<std::string> nodeNames;

@@ -340,6 +340,11 @@ std::string dumpText(const Program &program, size_t fileSize,
           } else if (auto *mv = inst->args_as_Move()) {
             s += "move %" + std::to_string(mv->source()) + " -> %" +
                  std::to_string(mv->target());
+          } else if (auto *jf = inst->args_as_JumpIfFalse()) {
+            s += "jump_if_false %" + std::to_string(jf->condition()) + " -> " +
+                 std::to_string(jf->target());
+          } else if (auto *j = inst->args_as_Jump()) {
+            s += "jump -> " + std::to_string(j->target());
           }
           if (auto *nodes = nodesOf(m, i))
             s += "  # nodes " + strings(nodes);
@@ -448,6 +453,12 @@ std::string dumpJson(const Program &program, size_t fileSize) {
           else if (auto *mv = inst->args_as_Move())
             s += "\"move\": {\"source\": " + std::to_string(mv->source()) +
                  ", \"target\": " + std::to_string(mv->target()) + "}";
+          else if (auto *jf = inst->args_as_JumpIfFalse())
+            s += "\"jump_if_false\": {\"condition\": " +
+                 std::to_string(jf->condition()) +
+                 ", \"target\": " + std::to_string(jf->target()) + "}";
+          else if (auto *j = inst->args_as_Jump())
+            s += "\"jump\": {\"target\": " + std::to_string(j->target()) + "}";
           s += ", \"nodes\": " + strings(nodesOf(m, i)) + "}";
         }
       s += "\n      ]\n    }";

@@ -222,6 +222,36 @@ void DimSymbolOp::populateBoundsForIndexValue(Value value,
 }
 
 //===----------------------------------------------------------------------===//
+// BranchOp, CondBranchOp
+//===----------------------------------------------------------------------===//
+
+/// Branches go to later blocks of the method: the emitted jumps only go
+/// forward, so that every method ends.
+static LogicalResult verifyForward(Operation *op, Block *dest) {
+  Block *from = op->getBlock();
+  if (dest->getParent() != from->getParent())
+    return op->emitOpError("branches out of its method");
+  for (Block *b = from->getNextNode(); b; b = b->getNextNode())
+    if (b == dest)
+      return success();
+  return op->emitOpError("must branch to a later block (forward branches "
+                         "only)");
+}
+
+LogicalResult BranchOp::verify() { return verifyForward(*this, getDest()); }
+
+LogicalResult CondBranchOp::verify() {
+  auto type = cast<MemRefType>(getCondition().getType());
+  if (!type.getElementType().isInteger(1) || type.getNumElements() != 1 ||
+      !type.hasStaticShape())
+    return emitOpError("condition must be one i1 element, got ") << type;
+  if (failed(verifyForward(*this, getTrueDest())) ||
+      failed(verifyForward(*this, getFalseDest())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ProgramOp
 //===----------------------------------------------------------------------===//
 
@@ -304,6 +334,17 @@ LogicalResult MethodOp::verify() {
   if (std::optional<ArrayRef<int64_t>> sizes = getArenaSizes())
     if (llvm::any_of(*sizes, [](int64_t s) { return s < 0; }))
       return emitOpError("'arena_sizes' entries must be non-negative");
+  // The blocks are the instruction list in order: only the last returns.
+  for (auto [number, block] : llvm::enumerate(getBody())) {
+    Operation *terminator = block.empty() ? nullptr : &block.back();
+    bool isLast = &block == &getBody().back();
+    if (!terminator || isLast != isa<ReturnOp>(terminator))
+      return emitOpError("block ")
+             << number
+             << (isLast ? " (the last) must end in exec.return"
+                        : " must end in exec.branch or exec.cond_branch "
+                          "(only the last block returns)");
+  }
   return success();
 }
 

@@ -76,7 +76,7 @@ def Exec_DelegateOp : Exec_Op<"delegate", [Symbol, HasParent<"ProgramOp">]> {
 
 def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
     HasParent<"ProgramOp">, NoRegionArguments]> {
-  let summary = "An entry point: one straight-line instruction list";
+  let summary = "An entry point: an instruction list with forward branches";
   let description = [{
     `function_type` gives the buffer types of the inputs and outputs;
     `exec.input` ops bind the inputs and `exec.return` the outputs.
@@ -89,11 +89,16 @@ def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
       exec.return %x : memref<4xf32>
     }
     ```
+
+    A run-time If makes more blocks: the instructions are the blocks' in
+    order, each block ending in `exec.cond_branch` or `exec.branch` to a
+    later block, the last in `exec.return`. Memory is planned over that
+    order, so a buffer live on either path stays live across both.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
                        OptionalAttr<DenseI64ArrayAttr>:$arena_sizes);
-  let regions = (region SizedRegion<1>:$body);
+  let regions = (region MinSizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `:` $function_type attr-dict-with-keyword $body
   }];
@@ -289,6 +294,40 @@ def Exec_MoveOp : Exec_Op<"move", [HasParent<"MethodOp">,
   }];
   let arguments = (ins Exec_Buffer:$source, Exec_Buffer:$target);
   let assemblyFormat = "$source `to` $target attr-dict `:` type($source)";
+}
+
+def Exec_BranchOp : Exec_Op<"branch", [Terminator, HasParent<"MethodOp">]> {
+  let summary = "Continues at a later block";
+  let description = [{
+    ```mlir
+    exec.branch ^join
+    ```
+  }];
+  let successors = (successor AnySuccessor:$dest);
+  let assemblyFormat = "$dest attr-dict";
+  let hasVerifier = 1;
+}
+
+def Exec_CondBranchOp : Exec_Op<"cond_branch", [Terminator,
+    HasParent<"MethodOp">]> {
+  let summary = "Continues at one of two later blocks by a boolean buffer";
+  let description = [{
+    Reads the one element of `condition` (written by an earlier
+    instruction): `true_dest` when it is true, else `false_dest`. Both
+    are later blocks of the method (forward branches only: every method
+    ends).
+
+    ```mlir
+    exec.cond_branch %c : memref<i1>, ^then, ^else
+    ```
+  }];
+  let arguments = (ins Exec_Buffer:$condition);
+  let successors = (successor AnySuccessor:$true_dest,
+                              AnySuccessor:$false_dest);
+  let assemblyFormat = [{
+    $condition `:` type($condition) `,` $true_dest `,` $false_dest attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 def Exec_ReturnOp : Exec_Op<"return", [Pure, Terminator,

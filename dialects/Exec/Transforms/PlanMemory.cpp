@@ -76,14 +76,22 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
     return method.emitOpError("alignment ")
            << alignment << " is not a power of two";
 
-  Block &body = method.getBody().front();
+  // The instruction order: the blocks' operations in order (a run-time If's
+  // branches follow each other). Intervals over it are conservative for
+  // forward branches: a buffer that one branch reads stays live across the
+  // other, and the buffers of one branch may share memory with the other's.
+  SmallVector<Operation *> body;
+  for (Block &block : method.getBody())
+    for (Operation &op : block)
+      body.push_back(&op);
   DenseMap<Operation *, int64_t> position;
   for (auto [index, op] : llvm::enumerate(body))
-    position[&op] = index;
+    position[op] = index;
   int64_t last = body.empty() ? 0 : static_cast<int64_t>(position.size()) - 1;
 
   SmallVector<Interval> intervals;
-  for (Operation &op : body) {
+  for (Operation *opPtr : body) {
+    Operation &op = *opPtr;
     auto placed = dyn_cast<PlacedBufferOpInterface>(op);
     if (!placed)
       continue;
@@ -143,7 +151,7 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
   }
   summary.arenaBytes = std::min(startArena, sizeArena);
 
-  summary.instructions = static_cast<int64_t>(body.getOperations().size());
+  summary.instructions = static_cast<int64_t>(body.size());
   for (Interval &interval : intervals) {
     interval.op.setPlacement(/*memoryId=*/0, interval.offset);
     MemoryPlanSummary::Buffer buffer;

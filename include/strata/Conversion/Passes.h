@@ -6,6 +6,7 @@
 #include "Exec/IR/ExecOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -30,6 +31,16 @@ void populateEdgeToExecPatterns(mlir::TypeConverter &typeConverter,
 /// edge.delegate_call -> allocations + exec.delegate_call.
 void populateDelegateCallPatterns(mlir::TypeConverter &typeConverter,
                                   mlir::RewritePatternSet &patterns);
+
+/// The name for a new exec.dim_symbol of `op`: its ONNX node's (or its op
+/// name) followed by `suffix`, made unique among its method's symbols.
+std::string uniqueSymbolName(mlir::Operation *op, llvm::StringRef suffix);
+
+/// Lowers the run-time Ifs of `method` whose branches are converted: each
+/// top-level scf.if becomes exec.cond_branch to its branches' blocks, which
+/// copy what they yield into the results' buffers (binding the extents
+/// that differ between branches) and branch to the rest of the method.
+mlir::LogicalResult lowerConditional(mlir::scf::IfOp conditional);
 
 /// Turns a preprocessed partition (external function marked
 /// edge.delegate) into an exec.delegate of `program` and erases it.

@@ -34,6 +34,7 @@ def ConvertHLToEdge : Pass<"convert-hl-to-edge", "::mlir::ModuleOp"> {
   let dependentDialects = ["::strata::edge::EdgeDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

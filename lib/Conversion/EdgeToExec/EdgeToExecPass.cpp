@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -120,7 +121,7 @@ static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
 /// Outputs must be buffers the method owns, one per output: a returned
 /// input, constant or repeated buffer is copied into a fresh allocation.
 static void giveOutputsOwnBuffers(exec::MethodOp method) {
-  auto ret = cast<exec::ReturnOp>(method.getBody().front().getTerminator());
+  auto ret = cast<exec::ReturnOp>(method.getBody().back().getTerminator());
   OpBuilder builder(ret);
   llvm::SmallPtrSet<Value, 4> seen;
   for (OpOperand &operand : ret->getOpOperands()) {
@@ -194,19 +195,66 @@ struct ConvertEdgeToExecPass
     typeConverter.addSourceMaterialization(materialize);
     typeConverter.addTargetMaterialization(materialize);
 
+    // Ops after a run-time If wait for it: they read its results, whose
+    // buffers exist once its branches are converted (Conditionals.cpp).
+    llvm::DenseSet<Operation *> deferred;
     ConversionTarget target(getContext());
     target.addLegalDialect<exec::ExecDialect>();
-    target.addIllegalDialect<edge::EdgeDialect>();
+    target.addDynamicallyLegalDialect<edge::EdgeDialect>(
+        [&](Operation *op) { return deferred.contains(op); });
     target.addLegalOp<UnrealizedConversionCastOp>();
     // Extents: tensor.dim becomes the buffer's extent; affine arithmetic
     // on extents stays (the emitter makes it the shape program).
     target.addLegalDialect<affine::AffineDialect, arith::ArithDialect>();
-    target.addIllegalOp<tensor::DimOp>();
+    target.addDynamicallyLegalOp<tensor::DimOp>(
+        [&](Operation *op) { return deferred.contains(op); });
     RewritePatternSet patterns(&getContext());
     populateEdgeToExecPatterns(typeConverter, patterns);
     populateDelegateCallPatterns(typeConverter, patterns);
-    if (failed(applyPartialConversion(program, target, std::move(patterns))))
-      return signalPassFailure();
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // One round per level of run-time Ifs: convert what no If precedes,
+    // then lower the Ifs whose branches are converted.
+    while (true) {
+      deferred.clear();
+      SmallVector<scf::IfOp> ready;
+      program.walk([&](Block *block) {
+        bool after = false;
+        for (Operation &op : *block) {
+          if (after) {
+            op.walk([&](Operation *nested) { deferred.insert(nested); });
+            continue;
+          }
+          if (isa<scf::IfOp>(op)) {
+            after = true;
+            if (isa<exec::MethodOp>(op.getParentOp()))
+              ready.push_back(cast<scf::IfOp>(op));
+          }
+        }
+      });
+      if (failed(applyPartialConversion(program, target, frozen)))
+        return signalPassFailure();
+      bool progress = false;
+      for (scf::IfOp conditional : ready) {
+        // Its branches must be converted: no If inside them came first.
+        if (conditional
+                ->walk([&](Operation *op) {
+                  return deferred.contains(op) ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+                })
+                .wasInterrupted())
+          continue;
+        if (failed(lowerConditional(conditional)))
+          return signalPassFailure();
+        progress = true;
+      }
+      if (ready.empty())
+        break;
+      if (!progress) {
+        ready.front().emitOpError("could not be lowered: a run-time If "
+                                  "nested in a branch before other ops");
+        return signalPassFailure();
+      }
+    }
 
     OpPassManager cleanup(ModuleOp::getOperationName());
     cleanup.addPass(createReconcileUnrealizedCastsPass());

@@ -20,22 +20,26 @@
 using namespace mlir;
 using namespace strata;
 
-namespace {
-
-/// The name of `op`'s value-dependent extent: its node's, with ".count",
-/// made unique among the method's symbols.
-std::string valueDependentSymbolName(Operation *op) {
+std::string strata::uniqueSymbolName(Operation *op, StringRef suffix) {
   std::string node = getNodeName(op->getLoc());
   std::string base =
-      (node.empty() ? op->getName().stripDialect().str() : node) + ".count";
+      (node.empty() ? op->getName().stripDialect().str() : node) + suffix.str();
   llvm::StringSet<> taken;
   if (auto method = op->getParentOfType<exec::MethodOp>())
     method.walk(
         [&](exec::DimSymbolOp symbol) { taken.insert(symbol.getName()); });
   std::string name = base;
-  for (unsigned suffix = 1; taken.contains(name); ++suffix)
-    name = base + "_" + std::to_string(suffix);
+  for (unsigned n = 1; taken.contains(name); ++n)
+    name = base + "_" + std::to_string(n);
   return name;
+}
+
+namespace {
+
+/// The name of `op`'s value-dependent extent: its node's, with ".count",
+/// made unique among the method's symbols.
+std::string valueDependentSymbolName(Operation *op) {
+  return uniqueSymbolName(op, ".count");
 }
 
 /// `value` through the conversion's casts: the buffer it stands for.

@@ -1,10 +1,15 @@
 //===- ControlFlow.cpp - hl.scan unrolled, hl.if inlined ------------------===//
 //
 // hl.if with a constant condition inlines the branch taken. With a run-time
-// condition both branches are inlined (hl ops have no side effects) and
-// each result is a `select` on the condition: the price is running both
-// branches, which is small for the shape-plumbing and constant branches
-// exported models carry; an exec-level conditional is future work.
+// condition whose branches yield the results' static types, both branches
+// are inlined (hl ops have no side effects) and each result is a `select`
+// on the condition: the price is running both branches, which is small for
+// the shape-plumbing and constant branches exported models carry. Where the
+// branches yield other shapes (torchvision's "no boxes: an empty result,
+// else NMS"), the If becomes an `scf.if` on the condition's element, whose
+// branches are converted in place; the lowering to exec makes it a branch
+// of the instruction list, and only the branch taken runs
+// (docs/dynamic-shapes.md, step 4).
 //
 // A Scan over statically shaped inputs runs a known number of iterations, so
 // it unrolls: per iteration, each scanned input contributes the slice at the
@@ -19,6 +24,9 @@
 
 #include "HL/IR/HLOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
@@ -57,8 +65,7 @@ struct ScanUnrolling : public OpConversionPattern<hl::ScanOp> {
         static_cast<int64_t>(op.getNumResults()) - numStates;
     if (numStates < 0 || numScanOutputs < 0)
       return rewriter.notifyMatchFailure(op, "operand/result counts");
-    SmallVector<int64_t> inAxes =
-        entriesOr0(op.getScanInputAxes(), numScanned);
+    SmallVector<int64_t> inAxes = entriesOr0(op.getScanInputAxes(), numScanned);
     SmallVector<int64_t> inDirections =
         entriesOr0(op.getScanInputDirections(), numScanned);
     SmallVector<int64_t> outAxes =
@@ -149,9 +156,81 @@ SmallVector<Value> inlineBranch(ConversionPatternRewriter &rewriter,
   Block &block = region.front();
   for (Operation &op : block.without_terminator())
     rewriter.clone(op, mapping);
-  return llvm::map_to_vector(block.getTerminator()->getOperands(),
-                             [&](Value v) { return mapping.lookupOrDefault(v); });
+  return llvm::map_to_vector(
+      block.getTerminator()->getOperands(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
 }
+
+/// Whether both branches of `op` yield its results' types, all static: the
+/// form a select on the condition can take.
+bool yieldsResultTypes(hl::IfOp op) {
+  for (Region *branch : {&op.getThenBranch(), &op.getElseBranch()})
+    for (auto [value, result] : llvm::zip_equal(
+             branch->front().getTerminator()->getOperands(), op.getResults())) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || !type.hasStaticShape() || value.getType() != type)
+        return false;
+    }
+  return true;
+}
+
+/// hl.if -> scf.if on the condition's one element, the branches moved into
+/// it (the conversion legalizes their ops there); each branch's hl.yield
+/// becomes an scf.yield of the results' types (YieldLowering).
+LogicalResult lowerToConditional(hl::IfOp op, Value condition,
+                                 ConversionPatternRewriter &rewriter) {
+  SmallVector<Type> resultTypes;
+  for (Value result : op.getResults()) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs ranked results");
+    resultTypes.push_back(type);
+  }
+  Location loc = op.getLoc();
+  auto conditionType = cast<RankedTensorType>(condition.getType());
+  SmallVector<Value> zeros(
+      conditionType.getRank(),
+      rewriter.create<arith::ConstantIndexOp>(loc, 0).getResult());
+  Value flag = rewriter.create<tensor::ExtractOp>(loc, condition, zeros);
+  auto conditional = rewriter.create<scf::IfOp>(loc, resultTypes, flag,
+                                                /*withElseRegion=*/true);
+  for (auto [from, to] :
+       {std::pair(&op.getThenBranch(), &conditional.getThenRegion()),
+        std::pair(&op.getElseBranch(), &conditional.getElseRegion())}) {
+    rewriter.eraseBlock(&to->front());
+    rewriter.inlineRegionBefore(*from, *to, to->end());
+  }
+  rewriter.replaceOp(op, conditional.getResults());
+  return success();
+}
+
+/// hl.yield of a branch moved into an scf.if -> scf.yield, each value cast
+/// to the result's type where the branches' shapes differ.
+struct YieldLowering : public OpConversionPattern<hl::YieldOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hl::YieldOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto conditional = dyn_cast<scf::IfOp>(op->getParentOp());
+    if (!conditional)
+      return rewriter.notifyMatchFailure(op, "not in a run-time If");
+    SmallVector<Value> values;
+    for (auto [value, type] :
+         llvm::zip_equal(adaptor.getOperands(), conditional.getResultTypes())) {
+      if (value.getType() != type &&
+          !tensor::CastOp::areCastCompatible(value.getType(), type))
+        return op.emitError("a branch yields ")
+               << value.getType() << " for a result of type " << type;
+      values.push_back(
+          value.getType() == type
+              ? value
+              : rewriter.create<tensor::CastOp>(op.getLoc(), type, value));
+    }
+    rewriter.replaceOpWithNewOp<scf::YieldOp>(op, values);
+    return success();
+  }
+};
 
 struct IfInlining : public OpConversionPattern<hl::IfOp> {
   IfInlining(TypeConverter &converter, MLIRContext *context)
@@ -170,10 +249,13 @@ struct IfInlining : public OpConversionPattern<hl::IfOp> {
     DenseElementsAttr constant;
     if (matchPattern(condition, m_Constant(&constant))) {
       bool taken = constant.getValues<bool>()[0];
-      rewriter.replaceOp(op, inlineBranch(rewriter, taken ? op.getThenBranch()
-                                                           : op.getElseBranch()));
+      rewriter.replaceOp(op,
+                         inlineBranch(rewriter, taken ? op.getThenBranch()
+                                                      : op.getElseBranch()));
       return success();
     }
+    if (!yieldsResultTypes(op))
+      return lowerToConditional(op, condition, rewriter);
     SmallVector<Value> thenValues = inlineBranch(rewriter, op.getThenBranch());
     SmallVector<Value> elseValues = inlineBranch(rewriter, op.getElseBranch());
     SmallVector<Value> results;
@@ -197,5 +279,6 @@ struct IfInlining : public OpConversionPattern<hl::IfOp> {
 
 void hl_to_edge::populateControlFlowPatterns(TypeConverter &converter,
                                              RewritePatternSet &patterns) {
-  patterns.add<ScanUnrolling, IfInlining>(converter, patterns.getContext());
+  patterns.add<ScanUnrolling, IfInlining, YieldLowering>(converter,
+                                                         patterns.getContext());
 }

@@ -101,6 +101,9 @@ bool hasDynamicLowering(Operation *op) {
     return op->getNumOperands() > 0 && op->getNumResults() > 0 &&
            hl_to_edge::getStaticButBatchType(op->getOperand(0)) &&
            hl_to_edge::getStaticButBatchType(op->getResult(0));
+  // A run-time If whose branches differ in shape (ControlFlow.cpp).
+  if (isa<hl::IfOp, hl::YieldOp>(op))
+    return true;
   // Shapes read at run time; ranges whose length is a computed extent.
   if (isa<hl::ShapeOp>(op))
     return isa<RankedTensorType>(op->getOperand(0).getType());
@@ -225,8 +228,9 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       rootReported = true;
       return;
     }
-    // Results sized by the data: their lowerings bound them.
-    if (hl_to_edge::isValueDependent(op))
+    // Results sized by the data: their lowerings bound them; so are the
+    // results of a run-time If whose branches differ in shape.
+    if (hl_to_edge::isValueDependent(op) || isa<hl::IfOp>(op))
       return;
     for (Value result : op->getResults())
       if (isDynamicType(result.getType())) {
@@ -352,6 +356,10 @@ struct ConvertHLToEdgePass
     // them (a reshape's sizes), resolved to buffer extents by edge->exec.
     target.addLegalOp<tensor::DimOp>();
     target.addLegalDialect<affine::AffineDialect, arith::ArithDialect>();
+    // A run-time If whose branches yield different shapes: scf.if on the
+    // condition's element, branches yielding the results' types.
+    target.addLegalOp<scf::IfOp, scf::YieldOp, tensor::ExtractOp,
+                      tensor::CastOp>();
     target.addIllegalDialect<hl::HLDialect, mlir::quant::QuantizationDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType());

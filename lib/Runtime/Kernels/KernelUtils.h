@@ -301,6 +301,7 @@ Error rangeKernel(KernelContext &ctx);
 Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error nonZeroKernel(KernelContext &ctx);
+Error branchResultKernel(KernelContext &ctx);
 Error compressKernel(KernelContext &ctx);
 Error uniqueKernel(KernelContext &ctx);
 Error nonMaxSuppressionKernel(KernelContext &ctx);

@@ -158,6 +158,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"scatter_elements", scatterElementsKernel},
       {"arg_top_k", argTopKKernel},
       {"non_zero", nonZeroKernel},
+      {"branch_result", branchResultKernel},
       {"compress", compressKernel},
       {"unique", uniqueKernel},
       {"non_max_suppression", nonMaxSuppressionKernel},

@@ -84,6 +84,28 @@ Result<AxisSplit> selectedSlices(const KernelIO &io, const TensorView &in,
 
 } // namespace
 
+/// A run-time If's result: copies what the branch taken yields into the
+/// result's buffer, whose open extents (passed at their bounds) take the
+/// yielded value's; the compiler bounds them by both branches' bounds.
+Error branchResultKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
+  const TensorView &in = ctx.ins[0];
+  TensorView &out = ctx.outs[0];
+  if (in.dtype != out.dtype || in.rank() != out.rank())
+    return ctx.fail("cannot take " + in.typeString() + " as a result of " +
+                    out.typeString());
+  for (size_t d = 0; d < in.rank(); ++d)
+    if (in.shape[d] > out.shape[d])
+      return ctx.fail("the branch yields " + in.typeString() +
+                      ", past the result's bound " + out.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  if (in.nbytes() && in.data != out.data)
+    std::memmove(out.data, in.data, in.nbytes());
+  out.shape = in.shape;
+  return Error::success();
+}
+
 /// ONNX NonZero: [rank, count] indices of the non-zero elements, in
 /// row-major order.
 Error nonZeroKernel(KernelContext &ctx) {
