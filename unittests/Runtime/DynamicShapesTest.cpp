@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace strata::runtime;
@@ -534,6 +535,67 @@ TEST(DynamicShapesTest, ABoundSymbolLargerThanItsBufferIsRefusedAtLoad) {
   Result<Method> method = load(loaded, b);
   ASSERT_FALSE(method.ok());
   EXPECT_NE(method.error().message().find("is 12, outside 0..4 (its bound)"),
+            std::string::npos)
+      << method.error().message();
+}
+
+namespace {
+
+/// A run-time If: x [4] f32, flag [] bool. flag true: y = relu(x) (then
+/// branch, instructions 1-2); false: y = neg(x) (else, instruction 3).
+/// y is written by whichever branch runs.
+TestProgramBuilder buildBranches(int jumpTarget, int endTarget) {
+  TestProgramBuilder b;
+  int x = b.addInput(DType::F32, {4});
+  int flag = b.addInput(DType::Bool, {});
+  int y = b.addBuffer(DType::F32, {4});
+  b.addJumpIfFalse(flag, jumpTarget);
+  b.addKernel("relu", {x}, {y});
+  b.addJump(endTarget);
+  b.addKernel("neg", {x}, {y});
+  b.setOutputs({y});
+  return b;
+}
+
+} // namespace
+
+TEST(DynamicShapesTest, OnlyTheBranchTakenRuns) {
+  Loaded loaded;
+  Result<Method> method = load(loaded, buildBranches(3, 4));
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<float> x = {-1.0f, 2.0f, -3.0f, 4.0f};
+  for (bool flag : {true, false, true}) {
+    ASSERT_TRUE(method->setInput(0, {DType::F32, {4}, x.data()}).ok());
+    ASSERT_TRUE(method->setInput(1, {DType::Bool, {}, &flag}).ok());
+    ASSERT_TRUE(method->execute().ok());
+    const float *y = method->output(0)->as<float>();
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_EQ(y[i], flag ? std::max(x[i], 0.0f) : -x[i]) << i;
+  }
+}
+
+TEST(DynamicShapesTest, JumpsThatCouldLoopOrLeaveAreRefusedAtLoad) {
+  // Backward (a loop that might not end), onto itself, past the end.
+  for (auto [target, end] :
+       {std::pair(0, 4), std::pair(3, 2), std::pair(5, 4)}) {
+    Loaded loaded;
+    Result<Method> method = load(loaded, buildBranches(target, end));
+    ASSERT_FALSE(method.ok()) << target << " " << end;
+    EXPECT_NE(method.error().message().find("is not a later instruction"),
+              std::string::npos)
+        << method.error().message();
+  }
+  // A condition that is no single boolean.
+  TestProgramBuilder b;
+  int x = b.addInput(DType::F32, {4});
+  int y = b.addBuffer(DType::F32, {4});
+  b.addJumpIfFalse(x, 2);
+  b.addKernel("relu", {x}, {y});
+  b.setOutputs({y});
+  Loaded loaded;
+  Result<Method> method = load(loaded, b);
+  ASSERT_FALSE(method.ok());
+  EXPECT_NE(method.error().message().find("is f32[4], not one boolean element"),
             std::string::npos)
       << method.error().message();
 }

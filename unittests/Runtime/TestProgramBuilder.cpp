@@ -97,6 +97,14 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
           fbs::CreateDelegateCallDirect(fbb, inst.delegate, &ins, &outs);
       instructions.push_back(fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::DelegateCall, call.Union()));
+    } else if (inst.kind == 3) {
+      auto jump = fbs::CreateJumpIfFalse(fbb, ins[0], inst.delegate);
+      instructions.push_back(fbs::CreateInstruction(
+          fbb, fbs::InstructionArgs::JumpIfFalse, jump.Union()));
+    } else if (inst.kind == 4) {
+      auto jump = fbs::CreateJump(fbb, inst.delegate);
+      instructions.push_back(fbs::CreateInstruction(
+          fbb, fbs::InstructionArgs::Jump, jump.Union()));
     } else {
       auto move = fbs::CreateMove(fbb, ins[0], outs[0]);
       instructions.push_back(fbs::CreateInstruction(

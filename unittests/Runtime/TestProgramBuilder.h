@@ -80,6 +80,14 @@ public:
   void addMove(int source, int target) {
     instructions_.push_back({2, "", {source}, {target}, {}, {}, 0});
   }
+  /// Continue at instruction `target` when value `condition` is false.
+  void addJumpIfFalse(int condition, int target) {
+    instructions_.push_back({3, "", {condition}, {}, {}, {}, target});
+  }
+  /// Continue at instruction `target`.
+  void addJump(int target) {
+    instructions_.push_back({4, "", {}, {}, {}, {}, target});
+  }
   void setOutputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
 
   // Dynamic dimensions (docs/dynamic-shapes.md).

@@ -371,3 +371,45 @@ exec.program @binds {
     exec.return %y : memref<1x?xi64>
   }
 }
+
+// -----
+
+// Tests that branches go forward only: a backward branch could loop.
+exec.program @backward {
+  exec.method @main : (memref<i1>) -> memref<i1> {
+    %c = exec.input 0 : memref<i1>
+    exec.branch ^bb1
+  ^bb1:
+    // expected-error @+1 {{must branch to a later block (forward branches only)}}
+    exec.cond_branch %c : memref<i1>, ^bb2, ^bb1
+  ^bb2:
+    exec.return %c : memref<i1>
+  }
+}
+
+// -----
+
+// Tests that a branch condition is one boolean element.
+exec.program @condition {
+  exec.method @main : (memref<2xi1>) -> memref<2xi1> {
+    %c = exec.input 0 : memref<2xi1>
+    // expected-error @+1 {{condition must be one i1 element, got 'memref<2xi1>'}}
+    exec.cond_branch %c : memref<2xi1>, ^bb1, ^bb1
+  ^bb1:
+    exec.return %c : memref<2xi1>
+  }
+}
+
+// -----
+
+// Tests that only the last block returns: the blocks are the instruction
+// list in order.
+// expected-error @+2 {{block 0 must end in exec.branch or exec.cond_branch (only the last block returns)}}
+exec.program @early_return {
+  exec.method @main : (memref<i1>) -> memref<i1> {
+    %c = exec.input 0 : memref<i1>
+    exec.return %c : memref<i1>
+  ^bb1:
+    exec.return %c : memref<i1>
+  }
+}
