@@ -82,7 +82,8 @@ def Edge_ScatterElementsOp : Edge_Op<"scatter_elements",
 
 def Edge_GatherNDOp : Edge_Op<"gather_nd",
     [Pure, AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "Gather slices addressed by index tuples";
   let description = [{
     The last extent `K` of `indices` is the tuple length; the first

@@ -119,6 +119,30 @@ ReshapeOp::reifyResultShapes(OpBuilder &builder,
   return reifyFromSizes(*this, builder, getDynamicSizes(), shapes);
 }
 
+LogicalResult FillOp::reifyResultShapes(OpBuilder &builder,
+                                        ReifiedRankedShapedTypeDims &shapes) {
+  return reifyFromSizes(*this, builder, getDynamicSizes(), shapes);
+}
+
+// indices[:-1] ++ input[batch_dims + K:].
+LogicalResult
+GatherNDOp::reifyResultShapes(OpBuilder &builder,
+                              ReifiedRankedShapedTypeDims &shapes) {
+  auto indicesType = cast<RankedTensorType>(getIndices().getType());
+  int64_t leading = indicesType.getRank() - 1;
+  int64_t tuple = indicesType.getDimSize(leading);
+  if (ShapedType::isDynamic(tuple))
+    return failure();
+  int64_t skipped = static_cast<int64_t>(getBatchDims()) + tuple - leading;
+  return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,
+                   [&](int64_t d) -> FailureOr<OpFoldResult> {
+                     return d < leading
+                                ? extentOf(builder, getLoc(), getIndices(), d)
+                                : extentOf(builder, getLoc(), getInput(),
+                                           d + skipped);
+                   });
+}
+
 LogicalResult
 TransposeOp::reifyResultShapes(OpBuilder &builder,
                                ReifiedRankedShapedTypeDims &shapes) {

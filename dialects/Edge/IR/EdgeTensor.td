@@ -196,6 +196,28 @@ def Edge_CumSumOp : Edge_Op<"cum_sum",
   let hasVerifier = 1;
 }
 
+def Edge_FillOp : Edge_Op<"fill", [Pure, Edge_KernelOpInterface,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let summary = "A tensor holding one value, of extents known at run time";
+  let description = [{
+    Every element is `value` (an integer for integer and boolean results,
+    a float for float ones). Each dynamic result extent is an index
+    operand, in order (ONNX ConstantOfShape of a shape read at run time);
+    a static fill is a constant instead.
+
+    ```mlir
+    %y = edge.fill sizes(%n) {value = 90 : i64} : tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamic_sizes,
+                       AnyAttrOf<[I64Attr, F64Attr]>:$value);
+  let results = (outs Edge_Tensor:$output);
+  let assemblyFormat = [{
+    (`sizes` `(` $dynamic_sizes^ `)`)? attr-dict `:` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 def Edge_ShapeOfOp : Edge_Op<"shape_of", [Pure, Edge_KernelOpInterface]> {
   let summary = "The input's extents at run time, as i64";
   let description = [{

@@ -95,6 +95,20 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult FillOp::verify() {
+  auto type = cast<ShapedType>(getOutput().getType());
+  if (static_cast<int64_t>(getDynamicSizes().size()) !=
+      type.getNumDynamicDims())
+    return emitOpError("has ")
+           << getDynamicSizes().size() << " dynamic sizes for "
+           << type.getNumDynamicDims() << " dynamic result dimensions";
+  bool isFloat = isa<FloatType>(type.getElementType());
+  if (isFloat != isa<FloatAttr>(getValue()))
+    return emitOpError("value ") << getValue() << " does not suit elements of "
+                                 << type.getElementType();
+  return success();
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   // The same type is the identity when at most one extent is dynamic (the
   // element counts agree); two dynamic extents may trade places.

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -145,6 +146,43 @@ bool isPureAffineSlice(Value extent, int depth = 0) {
     return isPureAffineSlice(operand, depth + 1);
   });
 }
+/// Whether interval arithmetic gives `extent`'s exact upper bound: every
+/// symbol is read once in the whole computation, each map reads each of
+/// its operands once per result, and no result takes a remainder (whose
+/// interval is only an enclosure). Then the symbols vary independently
+/// and each operation is monotone in each operand, so the bounds are
+/// attained; Presburger arithmetic (quadratic in the symbols) adds
+/// nothing. The sum of a detector's 90 per-class counts is such an extent.
+bool isIntervalExact(Value extent, llvm::SmallPtrSetImpl<Operation *> &seen,
+                     int depth = 0) {
+  Operation *op = extent.getDefiningOp();
+  if (!op || depth > 64)
+    return false;
+  if (isa<arith::ConstantIndexOp>(op))
+    return true;
+  if (isa<DimSymbolOp>(op))
+    return seen.insert(op).second;
+  auto map = op->getAttrOfType<AffineMapAttr>("map");
+  if (!map)
+    return false;
+  for (AffineExpr expr : map.getValue().getResults()) {
+    SmallVector<int> reads(map.getValue().getNumInputs(), 0);
+    bool exact = true;
+    expr.walk([&](AffineExpr e) {
+      if (e.getKind() == AffineExprKind::Mod)
+        exact = false;
+      else if (auto d = dyn_cast<AffineDimExpr>(e))
+        exact &= ++reads[d.getPosition()] == 1;
+      else if (auto s = dyn_cast<AffineSymbolExpr>(e))
+        exact &= ++reads[map.getValue().getNumDims() + s.getPosition()] == 1;
+    });
+    if (!exact)
+      return false;
+  }
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return isIntervalExact(operand, seen, depth + 1);
+  });
+}
 } // namespace
 
 FailureOr<int64_t> strata::exec::getExtentBound(Value extent) {
@@ -152,7 +190,9 @@ FailureOr<int64_t> strata::exec::getExtentBound(Value extent) {
   std::optional<int64_t> bound;
   if (interval)
     bound = interval->hi;
-  if (isPureAffineSlice(extent)) {
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  bool exact = interval && isIntervalExact(extent, seen);
+  if (!exact && isPureAffineSlice(extent)) {
     FailureOr<int64_t> upper = ValueBoundsConstraintSet::computeConstantBound(
         presburger::BoundType::UB, extent, /*stopCondition=*/nullptr,
         /*closedUB=*/true);

@@ -44,9 +44,13 @@ def HL_GatherElementsOp : HL_Op<"gather_elements", [Pure,
 }
 
 def HL_GatherNDOp : HL_Op<"gather_nd", [Pure,
-    AllElementTypesMatch<["data", "output"]>]> {
+    AllElementTypesMatch<["data", "output"]>, HL_InferShape]> {
   let summary = "Gather slices by index tuples (ONNX GatherND)";
   let description = [{
+    Result shape: `indices.shape[:-1] + data.shape[batch_dims + k:]` with
+    `k = indices.shape[-1]`; index rows read at run time (NonZero's) keep
+    their count open.
+
     ```mlir
     %y = hl.gather_nd %x, %i : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2xf32>
     ```
@@ -216,11 +220,13 @@ def HL_EyeLikeOp : HL_Op<"eye_like", [Pure, SameOperandsAndResultShape,
   let extraClassDefinition = HL_SameShapeRule;
 }
 
-def HL_TopKOp : HL_Op<"top_k", [Pure, AllElementTypesMatch<["input", "values"]>]> {
+def HL_TopKOp : HL_Op<"top_k", [Pure, AllElementTypesMatch<["input", "values"]>,
+    HL_InferShape]> {
   let summary = "The k largest or smallest elements along an axis (ONNX TopK)";
   let description = [{
     `k` is a one-element i64 operand (the opset-1 attribute is normalised to
-    it).
+    it). Both results have the input's shape with `k` along the axis (open
+    when `k` is read at run time).
 
     ```mlir
     %v, %i = hl.top_k %x, %k {axis = 1 : i64}

@@ -408,7 +408,9 @@ static OpFoldResult reshapeConstant(Operation *op, Attribute operand) {
 }
 
 OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
-  if (getData().getType() == getType())
+  // A ranked squeeze that keeps the type removed nothing; unranked types
+  // say nothing of what it removes.
+  if (getData().getType() == getType() && isa<RankedTensorType>(getType()))
     return getData();
   return reshapeConstant(*this, adaptor.getData());
 }

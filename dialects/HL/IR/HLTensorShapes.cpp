@@ -102,8 +102,29 @@ LogicalResult SqueezeOp::inferReturnTypeComponents(
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
   std::optional<Shape> input = getStaticShape(operands, op.getData());
-  if (!input)
-    return unknownShape(shapes);
+  if (!input) {
+    // Dynamic extents: listed axes go (each of extent 1, or open), the
+    // others stay; without axes, which go depends on the extents.
+    std::optional<Shape> ranked = getRankedShape(operands, op.getData());
+    std::optional<Shape> axes = getKnownInts(operands, op.getAxes());
+    if (!ranked || !op.getAxes() || !axes)
+      return unknownShape(shapes);
+    int64_t rank = ranked->size();
+    SmallVector<bool> dropped(rank, false);
+    for (int64_t axis : *axes) {
+      if (axis < -rank || axis >= rank)
+        return misfit(location, "axis out of range");
+      int64_t d = axis < 0 ? axis + rank : axis;
+      if ((*ranked)[d] != 1 && !ShapedType::isDynamic((*ranked)[d]))
+        return misfit(location, "squeezed axis of extent other than 1");
+      dropped[d] = true;
+    }
+    Shape result;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!dropped[d])
+        result.push_back((*ranked)[d]);
+    return knownShape(shapes, result);
+  }
   if (!op.getAxes())
     return fromSupportRule(location, shapes,
                            inferSqueezeShape(*input, std::nullopt));
@@ -287,6 +308,54 @@ LogicalResult GatherOp::inferReturnTypeComponents(
   return knownShape(shapes, result);
 }
 
+LogicalResult GatherNDOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> data = getRankedShape(operands, op.getData());
+  std::optional<Shape> indices = getRankedShape(operands, op.getIndices());
+  if (!data || !indices || indices->empty() ||
+      ShapedType::isDynamic(indices->back()))
+    return unknownShape(shapes);
+  int64_t batch = op.getBatchDims(), k = indices->back();
+  int64_t rank = data->size();
+  if (batch < 0 || k < 1 || batch + k > rank)
+    return misfit(location, "index tuples of " + std::to_string(k) + " after " +
+                                std::to_string(batch) +
+                                " batch dimensions do not fit data of rank " +
+                                std::to_string(rank));
+  // indices[:-1] ++ data[batch + k:], dynamic extents included.
+  Shape result(indices->begin(), indices->end() - 1);
+  result.append(data->begin() + batch + k, data->end());
+  return knownShape(shapes, result);
+}
+
+LogicalResult TopKOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<Shape> input = getRankedShape(operands, op.getInput());
+  if (!input || input->empty())
+    return unknownShape(shapes);
+  int64_t rank = input->size(), axis = op.getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return misfit(location, "'axis' out of range");
+  // k along the axis: a constant's, else open (read at run time).
+  Shape result = *input;
+  std::optional<Shape> k = getKnownInts(operands, op.getK());
+  result[axis] = k && k->size() == 1 ? (*k)[0] : ShapedType::kDynamic;
+  if (k && k->size() == 1 && (*k)[0] < 0)
+    return misfit(location, "negative k");
+  // Values and indices: one shape.
+  shapes.emplace_back(result);
+  shapes.emplace_back(result);
+  return success();
+}
+
 LogicalResult SliceOp::inferReturnTypeComponents(
     MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
@@ -341,8 +410,14 @@ LogicalResult ConstantOfShapeOp::inferReturnTypeComponents(
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
   std::optional<Shape> shape = getKnownInts(operands, op.getInput());
-  if (!shape)
+  if (!shape) {
+    // Extents read at run time (a Shape of a value-dependent result): the
+    // rank is the shape operand's length.
+    std::optional<Shape> length = getRankedShape(operands, op.getInput());
+    if (length && length->size() == 1 && !ShapedType::isDynamic((*length)[0]))
+      return knownShape(shapes, Shape((*length)[0], ShapedType::kDynamic));
     return unknownShape(shapes);
+  }
   if (anyNegative(*shape))
     return misfit(location, "negative extent");
   return knownShape(shapes, *shape);

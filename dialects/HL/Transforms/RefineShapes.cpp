@@ -13,6 +13,7 @@
 
 #include "strata/Support/ShapeInference.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -68,6 +69,12 @@ struct RefineResultType : public RewritePattern {
     }
     rewriter.modifyOpInPlace(op, [&] {
       result.setType(RankedTensorType::get(*shape, type.getElementType()));
+      // TopK's indices share its values' shape.
+      if (auto topK = dyn_cast<TopKOp>(op))
+        if (auto indices = dyn_cast<TensorType>(topK.getIndices().getType());
+            indices && !indices.hasStaticShape())
+          topK.getIndices().setType(
+              RankedTensorType::get(*shape, indices.getElementType()));
     });
     ++numRefined;
     return success();
@@ -75,6 +82,50 @@ struct RefineResultType : public RewritePattern {
 
   bool &conflict;
   llvm::Statistic &numRefined;
+};
+
+/// Gives the unranked results of an hl.split of a ranked input the input's
+/// rank: its extents, the axis' split sizes where they are constants (an
+/// even division without them). Variadic results have no shape rule of the
+/// interface (it cannot know their number).
+struct RefineSplitResults : public OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SplitOp op,
+                                PatternRewriter &rewriter) const override {
+    auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!input || llvm::all_of(op.getOutputs(), [](Value v) {
+          return isa<RankedTensorType>(v.getType());
+        }))
+      return rewriter.notifyMatchFailure(op, "nothing to refine");
+    int64_t rank = input.getRank(), axis = op.getAxis();
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    size_t count = op.getOutputs().size();
+    SmallVector<int64_t> sizes(count, ShapedType::kDynamic);
+    DenseIntElementsAttr split;
+    if (op.getSplit() && matchPattern(op.getSplit(), m_Constant(&split)) &&
+        static_cast<size_t>(split.getNumElements()) == count) {
+      for (auto [i, v] : llvm::enumerate(split.getValues<int64_t>()))
+        sizes[i] = v;
+    } else if (!op.getSplit() && !input.isDynamicDim(axis) &&
+               input.getDimSize(axis) % static_cast<int64_t>(count) == 0) {
+      sizes.assign(count, input.getDimSize(axis) / static_cast<int64_t>(count));
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      for (auto [i, result] : llvm::enumerate(op.getOutputs())) {
+        if (isa<RankedTensorType>(result.getType()))
+          continue;
+        SmallVector<int64_t> shape(input.getShape());
+        shape[axis] = sizes[i];
+        result.setType(RankedTensorType::get(
+            shape, cast<TensorType>(result.getType()).getElementType()));
+      }
+    });
+    return success();
+  }
 };
 
 /// Sets `func`'s result types to the returned values' types where those are
@@ -151,6 +202,7 @@ struct RefineShapesPass
     bool conflict = false;
     RewritePatternSet patterns(&getContext());
     patterns.add<RefineResultType>(&getContext(), conflict, numRefined);
+    patterns.add<RefineSplitResults>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;

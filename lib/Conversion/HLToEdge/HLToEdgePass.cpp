@@ -104,6 +104,16 @@ bool hasDynamicLowering(Operation *op) {
   // A run-time If whose branches differ in shape (ControlFlow.cpp).
   if (isa<hl::IfOp, hl::YieldOp>(op))
     return true;
+  // Index tuples of a static length (NonZero's, transposed); splits along
+  // a static axis; a ConstantOfShape of extents its lowering follows.
+  if (auto gather = dyn_cast<hl::GatherNDOp>(op)) {
+    auto indices = dyn_cast<RankedTensorType>(gather.getIndices().getType());
+    return isa<RankedTensorType>(gather.getData().getType()) && indices &&
+           indices.getRank() >= 1 &&
+           !indices.isDynamicDim(indices.getRank() - 1);
+  }
+  if (isa<hl::SplitOp, hl::ConstantOfShapeOp>(op))
+    return isa<RankedTensorType>(op->getOperand(0).getType());
   // Shapes read at run time; ranges whose length is a computed extent.
   if (isa<hl::ShapeOp>(op))
     return isa<RankedTensorType>(op->getOperand(0).getType());
@@ -229,8 +239,11 @@ LogicalResult checkStaticShapes(ModuleOp module) {
       return;
     }
     // Results sized by the data: their lowerings bound them; so are the
-    // results of a run-time If whose branches differ in shape.
-    if (hl_to_edge::isValueDependent(op) || isa<hl::IfOp>(op))
+    // results of a run-time If whose branches differ in shape. A
+    // ConstantOfShape's lowering follows its shape operand to extents or
+    // says it cannot.
+    if (hl_to_edge::isValueDependent(op) ||
+        isa<hl::IfOp, hl::ConstantOfShapeOp>(op))
       return;
     for (Value result : op->getResults())
       if (isDynamicType(result.getType())) {

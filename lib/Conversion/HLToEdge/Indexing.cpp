@@ -21,6 +21,8 @@
 #include "strata/Support/Limits.h"
 #include "strata/Support/ShapeInference.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::hl_to_edge;
@@ -30,7 +32,38 @@ namespace {
 /// The most copies a Tile lowering concatenates along one dimension.
 constexpr int64_t kMaxTileCopies = 4096;
 
-/// hl.constant_of_shape with a static result -> edge.constant.
+/// ConstantOfShape of extents read at run time -> edge.fill.
+LogicalResult lowerToFill(hl::ConstantOfShapeOp op, RankedTensorType resultType,
+                          DenseElementsAttr value,
+                          ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  std::optional<SmallVector<OpFoldResult>> extents =
+      evaluateShapeValue(rewriter, loc, op.getInput());
+  if (!extents || static_cast<int64_t>(extents->size()) != resultType.getRank())
+    return op.emitError("the shape of this ConstantOfShape is computed in a "
+                        "way the compiler cannot follow to extents");
+  SmallVector<Value> sizes;
+  for (auto [d, extent] : llvm::enumerate(*extents))
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, extent));
+  Attribute element = value.getValues<Attribute>()[0];
+  Attribute fill;
+  if (auto f = dyn_cast<FloatAttr>(element))
+    fill = rewriter.getF64FloatAttr(f.getValueAsDouble());
+  else if (auto i = dyn_cast<IntegerAttr>(element))
+    fill = rewriter.getI64IntegerAttr(
+        i.getType().isUnsignedInteger() || i.getType().isInteger(1)
+            ? static_cast<int64_t>(i.getValue().getZExtValue())
+            : i.getValue().getSExtValue());
+  else
+    return rewriter.notifyMatchFailure(op, "unsupported fill value");
+  rewriter.replaceOpWithNewOp<edge::FillOp>(op, resultType, sizes, fill);
+  return success();
+}
+
+/// hl.constant_of_shape with a static result -> edge.constant; with extents
+/// read at run time -> edge.fill of the extents the shape operand evaluates
+/// to (the Shape of a value-dependent result, say).
 struct ConstantOfShapeLowering
     : public OpConversionPattern<hl::ConstantOfShapeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -38,12 +71,14 @@ struct ConstantOfShapeLowering
   LogicalResult
   matchAndRewrite(hl::ConstantOfShapeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    auto resultType = dyn_cast<RankedTensorType>(op.getOutput().getType());
     auto value = dyn_cast<DenseElementsAttr>(op.getValue());
-    if (!value || value.getNumElements() != 1 ||
+    if (!resultType || !value || value.getNumElements() != 1 ||
         value.getElementType() != resultType.getElementType())
       return rewriter.notifyMatchFailure(op, "value must be one element of "
                                              "the result's type");
+    if (!resultType.hasStaticShape())
+      return lowerToFill(op, resultType, value, rewriter);
     rewriter.replaceOpWithNewOp<edge::ConstantOp>(
         op,
         DenseElementsAttr::get(resultType, value.getValues<Attribute>()[0]));
@@ -136,15 +171,19 @@ struct SplitLowering : public OpConversionPattern<hl::SplitOp> {
   LogicalResult
   matchAndRewrite(hl::SplitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getStaticType(adaptor.getInput());
+    RankedTensorType type = getRankedType(adaptor.getInput());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "needs a ranked input");
     int64_t rank = type.getRank();
     FailureOr<int64_t> axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
-    if (failed(axis))
-      return rewriter.notifyMatchFailure(op, "axis out of range");
+    if (failed(axis) || type.isDynamicDim(*axis))
+      return rewriter.notifyMatchFailure(op, "needs a static split axis");
     int64_t total = 0;
     for (Value result : op.getOutputs()) {
-      RankedTensorType resultType = getStaticType(result);
+      auto resultType = dyn_cast<RankedTensorType>(result.getType());
+      if (!resultType || resultType.isDynamicDim(*axis))
+        return rewriter.notifyMatchFailure(op, "needs static split sizes");
       if (resultType.getRank() != rank)
         return rewriter.notifyMatchFailure(op,
                                            "needs results of the input's rank");
@@ -159,8 +198,17 @@ struct SplitLowering : public OpConversionPattern<hl::SplitOp> {
       SmallVector<int64_t> starts(rank, 0), steps(rank, 1);
       starts[*axis] = offset;
       offset += resultType.getDimSize(*axis);
+      // Dynamic extents (off the axis) are the input's.
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < rank; ++d)
+        if (resultType.isDynamicDim(d))
+          sizes.push_back(getValueOrCreateConstantIndexOp(
+              rewriter, op.getLoc(),
+              extentOf(rewriter, op.getLoc(), adaptor.getInput(), d)));
       slices.push_back(rewriter.create<edge::SliceOp>(
-          op.getLoc(), resultType, adaptor.getInput(), starts, steps));
+          op.getLoc(), resultType, adaptor.getInput(), sizes,
+          rewriter.getDenseI64ArrayAttr(starts),
+          rewriter.getDenseI64ArrayAttr(steps)));
     }
     rewriter.replaceOp(op, slices);
     return success();

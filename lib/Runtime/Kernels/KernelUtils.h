@@ -302,6 +302,7 @@ Error scatterElementsKernel(KernelContext &ctx);
 Error argTopKKernel(KernelContext &ctx);
 Error nonZeroKernel(KernelContext &ctx);
 Error branchResultKernel(KernelContext &ctx);
+Error fillKernel(KernelContext &ctx);
 Error compressKernel(KernelContext &ctx);
 Error uniqueKernel(KernelContext &ctx);
 Error nonMaxSuppressionKernel(KernelContext &ctx);

@@ -159,6 +159,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"arg_top_k", argTopKKernel},
       {"non_zero", nonZeroKernel},
       {"branch_result", branchResultKernel},
+      {"fill", fillKernel},
       {"compress", compressKernel},
       {"unique", uniqueKernel},
       {"non_max_suppression", nonMaxSuppressionKernel},

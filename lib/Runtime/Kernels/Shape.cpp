@@ -3,6 +3,7 @@
 // These move bytes only, so they work for every element type.
 //
 //===----------------------------------------------------------------------===//
+#include "Dispatch.h"
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -163,6 +164,37 @@ Error shapeOfKernel(KernelContext &ctx) {
   return Error::success();
 }
 Error copyKernel(KernelContext &ctx) { return byteCopy(ctx); }
+
+/// Every element `value` (ConstantOfShape of extents read at run time): an
+/// integer parameter for integer and boolean results, a float one for
+/// floats.
+Error fillKernel(KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 0, 0, 1));
+  TensorView &out = ctx.outs[0];
+  const Param *value = ctx.params.find("value");
+  if (!value ||
+      (value->kind != Param::Kind::Int && value->kind != Param::Kind::Float))
+    return ctx.fail("needs a numeric 'value'");
+  bool isFloat = value->kind == Param::Kind::Float;
+  if (out.dtype != DType::Bool && !dispatchNumeric(out.dtype, [](auto) {}))
+    return ctx.fail("cannot fill " + out.typeString());
+  if (ctx.validateOnly)
+    return Error::success();
+  int64_t n = out.numel();
+  if (out.dtype == DType::Bool) {
+    std::fill_n(
+        out.as<uint8_t>(), n,
+        uint8_t(isFloat ? value->floatValue != 0 : value->intValue != 0));
+    return Error::success();
+  }
+  dispatchNumeric(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T v = isFloat ? static_cast<T>(value->floatValue)
+                  : static_cast<T>(value->intValue);
+    std::fill_n(out.as<T>(), n, v);
+  });
+  return Error::success();
+}
 
 Error transposeKernel(KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 1, 1, 1));
