@@ -222,7 +222,7 @@ LogicalResult NonMaxSuppressionOp::verify() {
   auto agree = [](int64_t a, int64_t b) {
     return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
   };
-  if (boxes.size() != 3 || boxes[2] != 4 || scores.size() != 3 ||
+  if (boxes.size() != 3 || !agree(boxes[2], 4) || scores.size() != 3 ||
       !agree(scores[0], boxes[0]) || !agree(scores[2], boxes[1]))
     return emitOpError("takes boxes [batch, boxes, 4] and scores [batch, "
                        "classes, boxes], got ")

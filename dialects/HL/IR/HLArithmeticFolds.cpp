@@ -325,6 +325,16 @@ OpFoldResult RoundOp::fold(FoldAdaptor adaptor) {
                              APFloat::rmNearestTiesToEven);
 }
 
+// 1 / x, one correctly rounded division (edge computes it as div(1, x)).
+OpFoldResult ReciprocalOp::fold(FoldAdaptor adaptor) {
+  return foldFloatUnary(*this, adaptor.getInput(),
+                        [](APFloat v) -> std::optional<APFloat> {
+                          APFloat one(v.getSemantics(), 1);
+                          one.divide(v, APFloat::rmNearestTiesToEven);
+                          return one;
+                        });
+}
+
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
   RankedTensorType resultType = foldableResultType(*this);
   if (!resultType)

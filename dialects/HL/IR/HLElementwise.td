@@ -80,7 +80,9 @@ def HL_NotOp : HL_UnaryElementwiseOp<"not"> {
 def HL_ExpOp : HL_UnaryFloatOp<"exp", "Exp", "e^x">;
 def HL_LogOp : HL_UnaryFloatOp<"log", "Log", "ln(x)">;
 def HL_SqrtOp : HL_UnaryFloatOp<"sqrt", "Sqrt", "sqrt(x)">;
-def HL_ReciprocalOp : HL_UnaryFloatOp<"reciprocal", "Reciprocal", "1/x">;
+def HL_ReciprocalOp : HL_UnaryFloatOp<"reciprocal", "Reciprocal", "1/x"> {
+  let hasFolder = 1;
+}
 def HL_SigmoidOp : HL_UnaryFloatOp<"sigmoid", "Sigmoid", "1/(1+e^-x)">;
 def HL_TanhOp : HL_UnaryFloatOp<"tanh", "Tanh", "tanh(x)">;
 def HL_CeilOp : HL_UnaryFloatOp<"ceil", "Ceil", "ceil(x)"> {

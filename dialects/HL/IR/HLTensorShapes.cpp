@@ -78,7 +78,7 @@ LogicalResult FlattenOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  std::optional<Shape> input = getRankedShape(operands, op.getInput());
   if (!input)
     return unknownShape(shapes);
   int64_t rank = input->size(), axis = op.getAxis();
@@ -86,14 +86,21 @@ LogicalResult FlattenOp::inferReturnTypeComponents(
     axis += rank;
   if (axis < 0 || axis > rank)
     return misfit(location, "'axis' out of range");
+  // Each side the product of its extents; open where one of them is.
   std::optional<int64_t> outer = 1, inner = 1;
+  bool outerOpen = false, innerOpen = false;
   for (int64_t d = 0; d < rank; ++d) {
     std::optional<int64_t> &side = d < axis ? outer : inner;
+    if (ShapedType::isDynamic((*input)[d])) {
+      (d < axis ? outerOpen : innerOpen) = true;
+      continue;
+    }
     side = side ? llvm::checkedMul(*side, (*input)[d]) : std::nullopt;
   }
   if (!outer || !inner)
     return misfit(location, "extent overflows");
-  return knownShape(shapes, {*outer, *inner});
+  return knownShape(shapes, {outerOpen ? ShapedType::kDynamic : *outer,
+                             innerOpen ? ShapedType::kDynamic : *inner});
 }
 
 LogicalResult SqueezeOp::inferReturnTypeComponents(

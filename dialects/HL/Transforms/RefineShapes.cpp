@@ -95,7 +95,8 @@ struct RefineSplitResults : public OpRewritePattern<SplitOp> {
                                 PatternRewriter &rewriter) const override {
     auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
     if (!input || llvm::all_of(op.getOutputs(), [](Value v) {
-          return isa<RankedTensorType>(v.getType());
+          auto type = dyn_cast<RankedTensorType>(v.getType());
+          return type && type.hasStaticShape();
         }))
       return rewriter.notifyMatchFailure(op, "nothing to refine");
     int64_t rank = input.getRank(), axis = op.getAxis();
@@ -114,15 +115,26 @@ struct RefineSplitResults : public OpRewritePattern<SplitOp> {
                input.getDimSize(axis) % static_cast<int64_t>(count) == 0) {
       sizes.assign(count, input.getDimSize(axis) / static_cast<int64_t>(count));
     }
-    rewriter.modifyOpInPlace(op, [&] {
-      for (auto [i, result] : llvm::enumerate(op.getOutputs())) {
-        if (isa<RankedTensorType>(result.getType()))
-          continue;
-        SmallVector<int64_t> shape(input.getShape());
-        shape[axis] = sizes[i];
-        result.setType(RankedTensorType::get(
-            shape, cast<TensorType>(result.getType()).getElementType()));
+    // Each extent the more static of the inferred one and the type's.
+    SmallVector<Type> refined;
+    for (auto [i, result] : llvm::enumerate(op.getOutputs())) {
+      auto type = cast<TensorType>(result.getType());
+      SmallVector<int64_t> shape(input.getShape());
+      shape[axis] = sizes[i];
+      if (type.hasRank()) {
+        if (type.getRank() != rank)
+          return rewriter.notifyMatchFailure(op, "result rank differs");
+        for (auto [extent, known] : llvm::zip(shape, type.getShape()))
+          if (ShapedType::isDynamic(extent))
+            extent = known;
       }
+      refined.push_back(RankedTensorType::get(shape, type.getElementType()));
+    }
+    if (llvm::equal(refined, op.getResultTypes()))
+      return rewriter.notifyMatchFailure(op, "nothing more is known");
+    rewriter.modifyOpInPlace(op, [&] {
+      for (auto [result, type] : llvm::zip(op.getOutputs(), refined))
+        result.setType(type);
     });
     return success();
   }

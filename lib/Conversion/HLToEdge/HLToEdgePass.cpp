@@ -104,8 +104,8 @@ bool hasDynamicLowering(Operation *op) {
   // A run-time If whose branches differ in shape (ControlFlow.cpp).
   if (isa<hl::IfOp, hl::YieldOp>(op))
     return true;
-  // Index tuples of a static length (NonZero's, transposed); splits along
-  // a static axis; a ConstantOfShape of extents its lowering follows.
+  // Index tuples of a static length (NonZero's, transposed); splits into
+  // static sizes; a ConstantOfShape of extents its lowering follows.
   if (auto gather = dyn_cast<hl::GatherNDOp>(op)) {
     auto indices = dyn_cast<RankedTensorType>(gather.getIndices().getType());
     return isa<RankedTensorType>(gather.getData().getType()) && indices &&
@@ -154,6 +154,7 @@ bool hasDynamicLowering(Operation *op) {
       // Binary.
       hl::AddOp, hl::SubOp, hl::MulOp, hl::DivOp, hl::MaxOp, hl::MinOp,
       hl::AndOp, hl::OrOp, hl::XorOp, hl::PowOp, hl::PReluOp, hl::EqualOp,
+      hl::ModOp, hl::BitwiseAndOp, hl::BitwiseOrOp, hl::BitwiseXorOp,
       hl::LessOp, hl::LessOrEqualOp, hl::GreaterOp, hl::GreaterOrEqualOp,
       // Linear algebra and normalization.
       hl::MatMulOp, hl::GemmOp, hl::SoftmaxOp, hl::BatchNormalizationOp,
