@@ -69,6 +69,11 @@ if all(os.path.isdir("/usr/lib/python3/dist-packages/" + m) for m in ("onnx", "n
 if os.path.isdir("/usr/lib/python3/dist-packages/torch"):
     config.available_features.add("python3-torch")
 
+# A photo from a Debian package (python-matplotlib-data): the detection
+# models' input.
+if os.path.isfile("/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg"):
+    config.available_features.add("sample-photo")
+
 # ONNX Runtime (npm onnxruntime-node), installed by scripts/test.sh through
 # scripts/install-ort.sh; the tests running exported ONNX files in it need it.
 ort_dir = os.path.join(config.strata_obj_root, "peer", "npm")
