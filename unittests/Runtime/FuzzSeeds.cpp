@@ -68,46 +68,76 @@ int main(int argc, char **argv) {
               b.setOutputs({cat, copy});
               return b.build(64);
             }()) &&
-      write(dir + "/value-dependent-64.strata", [] {
-        // Extents the kernels bind from the data: NonZero of an
-        // input with a dynamic batch, its indices read by a cast;
-        // NonMaxSuppression's selections; a range's length.
+      write(dir + "/value-dependent-64.strata",
+            [] {
+              // Extents the kernels bind from the data: NonZero of an
+              // input with a dynamic batch, its indices read by a cast;
+              // NonMaxSuppression's selections; a range's length.
+              TestProgramBuilder b;
+              int batch = b.addSymbol("batch", 1, 4);
+              int count = b.addSymbol("nz.count", 0, 12);
+              int selected = b.addSymbol("nms.count", 0, 8);
+              int x = b.addInput(DType::F32, {4, 3});
+              b.setDimRegisters(x, {batch, -1});
+              int idx = b.addBuffer(DType::I64, {2, 12});
+              b.setDimRegisters(idx, {-1, count});
+              int asFloat = b.addBuffer(DType::F32, {2, 12});
+              b.setDimRegisters(asFloat, {-1, count});
+              b.addKernel("non_zero", {x}, {idx}, {}, {"nz"});
+              b.setBinds({1});
+              b.addKernel("cast", {idx}, {asFloat});
+              int boxes = b.addInput(DType::F32, {1, 4, 4});
+              int scores = b.addInput(DType::F32, {1, 2, 4});
+              int64_t most = 4;
+              float iou = 0.5f;
+              int maxBoxes = b.addConstant(DType::I64, {1}, &most);
+              int threshold = b.addConstant(DType::F32, {1}, &iou);
+              int triples = b.addBuffer(DType::I64, {8, 3});
+              b.setDimRegisters(triples, {selected, -1});
+              b.addKernel("non_max_suppression",
+                          {boxes, scores, maxBoxes, threshold}, {triples},
+                          {intParam("center_point_box", 0)}, {"nms"});
+              b.setBinds({2});
+              // A range whose limit is an input: its length follows it.
+              int length = b.addSymbol("arange.count", 0, 16);
+              int limit = b.addInput(DType::I64, {});
+              int64_t zero = 0, one = 1;
+              int start = b.addConstant(DType::I64, {}, &zero);
+              int step = b.addConstant(DType::I64, {}, &one);
+              int sequence = b.addBuffer(DType::I64, {16});
+              b.setDimRegisters(sequence, {length});
+              b.addKernel("range", {start, limit, step}, {sequence},
+                          {intParam("max_extent", 16)}, {"arange"});
+              b.setBinds({3});
+              b.setOutputs({asFloat, triples, sequence});
+              return b.build(64);
+            }()) &&
+      write(dir + "/branches-64.strata", [] {
+        // A run-time If: a flag input chooses the branch; each copies
+        // what it yields (the kept elements, or none) into the result,
+        // binding its extent.
         TestProgramBuilder b;
-        int batch = b.addSymbol("batch", 1, 4);
-        int count = b.addSymbol("nz.count", 0, 12);
-        int selected = b.addSymbol("nms.count", 0, 8);
-        int x = b.addInput(DType::F32, {4, 3});
-        b.setDimRegisters(x, {batch, -1});
-        int idx = b.addBuffer(DType::I64, {2, 12});
-        b.setDimRegisters(idx, {-1, count});
-        int asFloat = b.addBuffer(DType::F32, {2, 12});
-        b.setDimRegisters(asFloat, {-1, count});
-        b.addKernel("non_zero", {x}, {idx}, {}, {"nz"});
+        int kept = b.addSymbol("filter.count", 0, 6);
+        int result = b.addSymbol("guard.result0.dim0", 0, 6);
+        int x = b.addInput(DType::F32, {6});
+        int mask = b.addInput(DType::Bool, {6});
+        int flag = b.addInput(DType::Bool, {});
+        int selected = b.addBuffer(DType::F32, {6});
+        b.setDimRegisters(selected, {kept});
+        float none = 0.0f;
+        int empty = b.addConstant(DType::F32, {0}, &none);
+        int out = b.addBuffer(DType::F32, {6});
+        b.setDimRegisters(out, {result});
+        b.addKernel("compress", {x, mask}, {selected}, {intParam("axis", 0)},
+                    {"filter"});
+        b.setBinds({0});
+        b.addJumpIfFalse(flag, 4);
+        b.addKernel("branch_result", {empty}, {out}, {}, {"guard"});
         b.setBinds({1});
-        b.addKernel("cast", {idx}, {asFloat});
-        int boxes = b.addInput(DType::F32, {1, 4, 4});
-        int scores = b.addInput(DType::F32, {1, 2, 4});
-        int64_t most = 4;
-        float iou = 0.5f;
-        int maxBoxes = b.addConstant(DType::I64, {1}, &most);
-        int threshold = b.addConstant(DType::F32, {1}, &iou);
-        int triples = b.addBuffer(DType::I64, {8, 3});
-        b.setDimRegisters(triples, {selected, -1});
-        b.addKernel("non_max_suppression", {boxes, scores, maxBoxes, threshold},
-                    {triples}, {intParam("center_point_box", 0)}, {"nms"});
-        b.setBinds({2});
-        // A range whose limit is an input: its length follows it.
-        int length = b.addSymbol("arange.count", 0, 16);
-        int limit = b.addInput(DType::I64, {});
-        int64_t zero = 0, one = 1;
-        int start = b.addConstant(DType::I64, {}, &zero);
-        int step = b.addConstant(DType::I64, {}, &one);
-        int sequence = b.addBuffer(DType::I64, {16});
-        b.setDimRegisters(sequence, {length});
-        b.addKernel("range", {start, limit, step}, {sequence},
-                    {intParam("max_extent", 16)}, {"arange"});
-        b.setBinds({3});
-        b.setOutputs({asFloat, triples, sequence});
+        b.addJump(5);
+        b.addKernel("branch_result", {selected}, {out}, {}, {"guard"});
+        b.setBinds({1});
+        b.setOutputs({out});
         return b.build(64);
       }());
   if (!ok) {
