@@ -172,8 +172,9 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
   std::memcpy(file.data() + h.flatbufferOffset, fbb.GetBufferPointer(),
               fbb.GetSize());
   for (size_t i = 0; i < segments.size(); ++i)
-    std::memcpy(file.data() + h.segmentBaseOffset + offsets[i],
-                segments[i].data(), segments[i].size());
+    if (!segments[i].empty()) // An empty constant's data may be null.
+      std::memcpy(file.data() + h.segmentBaseOffset + offsets[i],
+                  segments[i].data(), segments[i].size());
   return file;
 }
 
