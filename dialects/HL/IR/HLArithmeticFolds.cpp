@@ -268,12 +268,14 @@ OpFoldResult strata::hl::detail::foldFloatCast(RankedTensorType resultType,
   auto intType = dyn_cast<IntegerType>(to);
   if (!intType)
     return {};
+  if (intType.getWidth() == 1) { // Booleans: non-zero (NaN included).
+    SmallVector<bool> flags;
+    for (const APFloat &v : x.getValues<APFloat>())
+      flags.push_back(!v.isZero());
+    return DenseElementsAttr::get(resultType, ArrayRef<bool>(flags));
+  }
   SmallVector<APInt> values;
   for (const APFloat &v : x.getValues<APFloat>()) {
-    if (intType.getWidth() == 1) { // Booleans: non-zero (NaN included).
-      values.push_back(APInt(1, !v.isZero()));
-      continue;
-    }
     // Truncation toward zero, as static_cast in the kernels; values out of
     // range (and NaN) are undefined there and are not folded.
     APSInt result(intType.getWidth(), intType.isUnsigned());

@@ -232,8 +232,7 @@ struct DequantizeCastLowering
       values.reserve(constant->size());
       for (size_t i = 0; i < constant->size(); ++i) {
         size_t c = quantization::channelOf(i, inputType.getShape(), q.axis);
-        int64_t level =
-            q.params[c].quantize(static_cast<float>((*constant)[i]));
+        int64_t level = q.params[c].quantize(static_cast<float>((*constant)[i]));
         values.push_back(APInt(8, static_cast<uint64_t>(level), true));
       }
       auto type = RankedTensorType::get(inputType.getShape(), q.storage);

@@ -175,19 +175,20 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
   int64_t s = xs[0], batch = xs[1], input = xs[2];
   int64_t hidden = Emitter::shape(layer.r)[2], g = layer.gates();
   StringRef f = layer.activations[d * layer.activationsPerDirection()];
-  StringRef gAct =
-      layer.kind == Layer::RNN
-          ? f
-          : layer.activations[d * layer.activationsPerDirection() + 1];
-  StringRef hAct =
-      layer.kind == Layer::LSTM ? layer.activations[d * 3 + 2] : StringRef();
+  StringRef gAct = layer.kind == Layer::RNN
+                       ? f
+                       : layer.activations[d * layer.activationsPerDirection() +
+                                           1];
+  StringRef hAct = layer.kind == Layer::LSTM
+                       ? layer.activations[d * 3 + 2]
+                       : StringRef();
   bool reverse = layer.direction == "reverse" || d == 1;
 
   // Weights of this direction, transposed for row-vector products.
-  Value wT =
-      e.transpose(e.reshape(e.slice(layer.w, {d, 0, 0}, {1, g * hidden, input}),
-                            {g * hidden, input}),
-                  {1, 0});
+  Value wT = e.transpose(
+      e.reshape(e.slice(layer.w, {d, 0, 0}, {1, g * hidden, input}),
+                {g * hidden, input}),
+      {1, 0});
   Value rT = e.transpose(
       e.reshape(e.slice(layer.r, {d, 0, 0}, {1, g * hidden, hidden}),
                 {g * hidden, hidden}),
@@ -229,12 +230,12 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
       auto withRb = [&](Value v, int64_t j) {
         return rb ? e.add(v, e.gate(rb, j, hidden)) : v;
       };
-      Value z = e.activation(f, e.clip(e.add(e.gate(xt, 0, hidden),
-                                             withRb(e.gate(hr, 0, hidden), 0)),
-                                       layer.clip));
-      Value r = e.activation(f, e.clip(e.add(e.gate(xt, 1, hidden),
-                                             withRb(e.gate(hr, 1, hidden), 1)),
-                                       layer.clip));
+      Value z = e.activation(
+          f, e.clip(e.add(e.gate(xt, 0, hidden), withRb(e.gate(hr, 0, hidden), 0)),
+                    layer.clip));
+      Value r = e.activation(
+          f, e.clip(e.add(e.gate(xt, 1, hidden), withRb(e.gate(hr, 1, hidden), 1)),
+                    layer.clip));
       Value recurrent;
       if (layer.linearBeforeReset) {
         recurrent = e.mul(r, withRb(e.gate(hr, 2, hidden), 2));
@@ -244,8 +245,7 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
       }
       Value candidate = e.activation(
           gAct, e.clip(e.add(e.gate(xt, 2, hidden), recurrent), layer.clip));
-      // H = (1 - z) * candidate + z * H_prev = candidate + z * (H_prev -
-      // candidate).
+      // H = (1 - z) * candidate + z * H_prev = candidate + z * (H_prev - candidate).
       h = e.add(candidate, e.mul(z, e.sub(hPrev, candidate)));
     } else {
       Value gates = e.add(xt, hr);
@@ -383,12 +383,13 @@ std::tuple<Value, Value, Value> lowerFused(Emitter &e, const Layer &layer) {
   StringAttr direction = e.b.getStringAttr(layer.direction);
   Value y, yh, yc;
   if constexpr (std::is_same_v<OpT, edge::LSTMOp>) {
-    auto op =
-        e.b.create<edge::LSTMOp>(e.loc, x, w, r, bias, h0, t.c0, direction);
+    auto op = e.b.create<edge::LSTMOp>(e.loc, x, w, r, bias, h0, t.c0,
+                                       direction);
     y = op.getY(), yh = op.getYH(), yc = op.getYC();
   } else if constexpr (std::is_same_v<OpT, edge::GRUOp>) {
-    auto op = e.b.create<edge::GRUOp>(e.loc, x, w, r, bias, h0, direction,
-                                      e.b.getBoolAttr(layer.linearBeforeReset));
+    auto op = e.b.create<edge::GRUOp>(
+        e.loc, x, w, r, bias, h0, direction,
+        e.b.getBoolAttr(layer.linearBeforeReset));
     y = op.getY(), yh = op.getYH();
   } else {
     auto op = e.b.create<edge::RNNOp>(
@@ -427,9 +428,9 @@ struct RecurrentLowering : public OpConversionPattern<OpT> {
       if (op.getInputForget() != 0)
         return rewriter.notifyMatchFailure(op, "input_forget is not supported");
     }
-    std::string reason =
-        prepare(layer, op.getActivations(), op.getActivationAlpha(),
-                op.getActivationBeta());
+    std::string reason = prepare(layer, op.getActivations(),
+                                 op.getActivationAlpha(),
+                                 op.getActivationBeta());
     if (!reason.empty())
       return rewriter.notifyMatchFailure(op, reason);
     // Unrolling lives on the element type of X; the runtime's matmul is f32.

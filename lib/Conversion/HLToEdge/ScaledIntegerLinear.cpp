@@ -90,10 +90,10 @@ channelConstant(Value value, int64_t rank, int64_t axis, int64_t channels) {
 
 /// The float epilogue that reads an integer op's int32 result `acc`.
 struct Epilogue {
-  Value scale;                  ///< the one-element f32 factor
-  SmallVector<float> bias;      ///< one per channel (0 without an Add)
-  std::optional<float> clipMin; ///< 0 when a Relu follows
-  SmallVector<Operation *> ops; ///< the chain, the integer op first
+  Value scale;                      ///< the one-element f32 factor
+  SmallVector<float> bias;          ///< one per channel (0 without an Add)
+  std::optional<float> clipMin;     ///< 0 when a Relu follows
+  SmallVector<Operation *> ops;     ///< the chain, the integer op first
 };
 
 /// Cast to f32, times a one-element scale, then optionally a constant
@@ -111,9 +111,7 @@ FailureOr<Epilogue> matchEpilogue(Operation *root, int64_t axis,
       !getElementTypeOrSelf(scale.getType()).isF32() ||
       getStaticType(mulOp.getResult()) != getStaticType(castOp.getResult()))
     return failure();
-  Epilogue e{scale,
-             SmallVector<float>(channels, 0.0f),
-             std::nullopt,
+  Epilogue e{scale, SmallVector<float>(channels, 0.0f), std::nullopt,
              {root, castOp, mulOp}};
   Value result = mulOp.getResult();
   int64_t rank = cast<RankedTensorType>(acc.getType()).getRank();
@@ -141,11 +139,10 @@ struct QuantOperands {
   Value inputScale, inputZeroPoint, weightScale, weightZeroPoint, bias;
 };
 
-FailureOr<QuantOperands> buildQuantOperands(ConversionPatternRewriter &rewriter,
-                                            Location loc, const Epilogue &e,
-                                            Value input, Value inputZeroPoint,
-                                            Value weight, Value weightZeroPoint,
-                                            int64_t channels) {
+FailureOr<QuantOperands>
+buildQuantOperands(ConversionPatternRewriter &rewriter, Location loc,
+                   const Epilogue &e, Value input, Value inputZeroPoint,
+                   Value weight, Value weightZeroPoint, int64_t channels) {
   rewriter.setInsertionPoint(e.ops.back());
   FailureOr<Value> scale = rewriter.getRemappedValue(e.scale);
   if (failed(scale))
@@ -160,8 +157,9 @@ FailureOr<QuantOperands> buildQuantOperands(ConversionPatternRewriter &rewriter,
   };
   QuantOperands q;
   q.inputScale = asScalar(rewriter, loc, *scale);
-  q.inputZeroPoint =
-      inputZeroPoint ? asScalar(rewriter, loc, inputZeroPoint) : zeroOf(input);
+  q.inputZeroPoint = inputZeroPoint
+                         ? asScalar(rewriter, loc, inputZeroPoint)
+                         : zeroOf(input);
   q.weightZeroPoint =
       !weightZeroPoint ? zeroOf(weight)
       : isOneElement(weightZeroPoint)
@@ -169,12 +167,12 @@ FailureOr<QuantOperands> buildQuantOperands(ConversionPatternRewriter &rewriter,
           : reshapeTo(rewriter, loc, weightZeroPoint, {channels});
   auto f32 = rewriter.getF32Type();
   q.weightScale = rewriter.create<edge::ConstantOp>(
-      loc,
-      DenseElementsAttr::get(
-          RankedTensorType::get(
-              cast<RankedTensorType>(q.weightZeroPoint.getType()).getShape(),
-              f32),
-          1.0f));
+      loc, DenseElementsAttr::get(
+               RankedTensorType::get(
+                   cast<RankedTensorType>(q.weightZeroPoint.getType())
+                       .getShape(),
+                   f32),
+               1.0f));
   q.bias = rewriter.create<edge::ConstantOp>(
       loc, DenseElementsAttr::get(RankedTensorType::get({channels}, f32),
                                   ArrayRef<float>(e.bias)));
@@ -261,14 +259,15 @@ struct ScaledConvIntegerLowering
     if (failed(window2D))
       return rewriter.notifyMatchFailure(op, "unsupported convolution");
     Location loc = fusedLoc(rewriter, *e);
-    FailureOr<QuantOperands> q = buildQuantOperands(
-        rewriter, loc, *e, x, xZeroPoint, w, adaptor.getWZeroPoint(), channels);
+    FailureOr<QuantOperands> q =
+        buildQuantOperands(rewriter, loc, *e, x, xZeroPoint, w,
+                           adaptor.getWZeroPoint(), channels);
     if (failed(q))
       return rewriter.notifyMatchFailure(op, "scale cannot be converted");
     Value conv = createQuantizedConv(
         rewriter, loc, op,
-        RankedTensorType::get(accType.getShape(), rewriter.getF32Type()), x, w,
-        *q, *window2D,
+        RankedTensorType::get(accType.getShape(), rewriter.getF32Type()), x,
+        w, *q, *window2D,
         e->clipMin ? rewriter.getF32FloatAttr(*e->clipMin) : FloatAttr());
     replaceChain(rewriter, *e, conv);
     return success();
@@ -303,8 +302,9 @@ struct ScaledMatMulIntegerLowering
     if (failed(e))
       return rewriter.notifyMatchFailure(op, "not scaled by one f32 value");
     Location loc = fusedLoc(rewriter, *e);
-    FailureOr<QuantOperands> q = buildQuantOperands(
-        rewriter, loc, *e, a, aZeroPoint, b, adaptor.getBZeroPoint(), channels);
+    FailureOr<QuantOperands> q =
+        buildQuantOperands(rewriter, loc, *e, a, aZeroPoint, b,
+                           adaptor.getBZeroPoint(), channels);
     if (failed(q))
       return rewriter.notifyMatchFailure(op, "scale cannot be converted");
     Value matmul = rewriter.create<edge::QuantizedMatMulOp>(
@@ -346,8 +346,8 @@ QuantOperands buildBareQuantOperands(ConversionPatternRewriter &rewriter,
         .getResult();
   };
   QuantOperands q;
-  q.inputZeroPoint =
-      inputZeroPoint ? asScalar(rewriter, loc, inputZeroPoint) : zeroOf(input);
+  q.inputZeroPoint = inputZeroPoint ? asScalar(rewriter, loc, inputZeroPoint)
+                                    : zeroOf(input);
   q.inputScale = ones(q.inputZeroPoint);
   q.weightZeroPoint =
       !weightZeroPoint ? zeroOf(weight)
@@ -356,8 +356,8 @@ QuantOperands buildBareQuantOperands(ConversionPatternRewriter &rewriter,
           : reshapeTo(rewriter, loc, weightZeroPoint, {channels});
   q.weightScale = ones(q.weightZeroPoint);
   q.bias = rewriter.create<edge::ConstantOp>(
-      loc,
-      DenseElementsAttr::get(RankedTensorType::get({channels}, f32), 0.0f));
+      loc, DenseElementsAttr::get(RankedTensorType::get({channels}, f32),
+                                  0.0f));
   return q;
 }
 
@@ -400,8 +400,8 @@ struct BareConvIntegerLowering : public OpConversionPattern<hl::ConvIntegerOp> {
     if (failed(window2D))
       return rewriter.notifyMatchFailure(op, "unsupported convolution");
     Location loc = op.getLoc();
-    QuantOperands q = buildBareQuantOperands(rewriter, loc, x, xZeroPoint, w,
-                                             adaptor.getWZeroPoint(), channels);
+    QuantOperands q = buildBareQuantOperands(
+        rewriter, loc, x, xZeroPoint, w, adaptor.getWZeroPoint(), channels);
     Value conv = createQuantizedConv(rewriter, loc, op, accType, x, w, q,
                                      *window2D, /*clipMin=*/FloatAttr());
     rewriter.replaceOp(op, conv);
@@ -438,8 +438,8 @@ struct BareMatMulIntegerLowering
       return rewriter.notifyMatchFailure(op, "needs 8-bit operands and "
                                              "per-tensor/column zero points");
     Location loc = op.getLoc();
-    QuantOperands q = buildBareQuantOperands(rewriter, loc, a, aZeroPoint, b,
-                                             adaptor.getBZeroPoint(), channels);
+    QuantOperands q = buildBareQuantOperands(
+        rewriter, loc, a, aZeroPoint, b, adaptor.getBZeroPoint(), channels);
     Value matmul = rewriter.create<edge::QuantizedMatMulOp>(
         loc, accType, a, q.inputScale, q.inputZeroPoint, b, q.weightScale,
         q.weightZeroPoint, q.bias, /*output_scale=*/Value(),
