@@ -272,3 +272,40 @@ func.func @resize_forms(%x: tensor<1x2x5x3xf32>, %z: tensor<1x1x4x6xf32>, %n: te
   %d = hl.resize %x sizes %n {mode = "nearest"} : (tensor<1x2x5x3xf32>, tensor<4xi64>) -> tensor<*xf32>
   return %a, %b, %c, %d : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// Tests torchvision's per-class detection plumbing with value-dependent
+// extents: NonZero -> Transpose -> GatherND keeps the index rows open
+// (indices[:-1] ++ data[K:]: ?x4 boxes), TopK with a k read at run time
+// gives both results the input's shape with the axis open, ConstantOfShape
+// of a Shape takes the shape's length as its rank, Squeeze of listed axes
+// and Flatten keep the open extents, and Split results take their sizes.
+// CHECK-LABEL: func @detection_plumbing
+func.func @detection_plumbing(%scores: tensor<3234xf32>, %boxes: tensor<3234x4xf32>, %k: tensor<1xi64>) -> (tensor<*xf32>, tensor<*xi64>, tensor<*xi64>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %t = hl.constant dense<0.5> : tensor<f32>
+  %m = hl.greater %scores, %t : (tensor<3234xf32>, tensor<f32>) -> tensor<3234xi1>
+  %nz = hl.non_zero %m : (tensor<3234xi1>) -> tensor<1x?xi64>
+  // CHECK: hl.transpose {{.*}} -> tensor<?x1xi64>
+  %rows = hl.transpose %nz {perm = array<i64: 1, 0>} : (tensor<1x?xi64>) -> tensor<*xi64>
+  // CHECK: hl.gather_nd {{.*}} -> tensor<?xf32>
+  %s = hl.gather_nd %scores, %rows : (tensor<3234xf32>, tensor<*xi64>) -> tensor<*xf32>
+  // CHECK: hl.gather_nd {{.*}} -> tensor<?x4xf32>
+  %b = hl.gather_nd %boxes, %rows : (tensor<3234x4xf32>, tensor<*xi64>) -> tensor<*xf32>
+  // CHECK: hl.top_k {{.*}} -> (tensor<?xf32>, tensor<?xi64>)
+  %v, %i = hl.top_k %s, %k : (tensor<*xf32>, tensor<1xi64>) -> (tensor<*xf32>, tensor<*xi64>)
+  // CHECK: hl.shape {{.*}} -> tensor<1xi64>
+  %shape = hl.shape %v : (tensor<*xf32>) -> tensor<*xi64>
+  // CHECK: hl.constant_of_shape {{.*}} -> tensor<?xi64>
+  %labels = hl.constant_of_shape %shape {value = dense<7> : tensor<1xi64>} : (tensor<*xi64>) -> tensor<*xi64>
+  %sizes = hl.constant dense<1> : tensor<4xi64>
+  // CHECK: hl.split {{.*}} -> (tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>)
+  %c:4 = hl.split %b, %sizes {axis = 1 : i64} : (tensor<*xf32>, tensor<4xi64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
+  %one = hl.constant dense<1> : tensor<1xi64>
+  // CHECK: hl.squeeze {{.*}} -> tensor<?xf32>
+  %x0 = hl.squeeze %c#0, %one : (tensor<*xf32>, tensor<1xi64>) -> tensor<*xf32>
+  // CHECK: hl.flatten {{.*}} -> tensor<?x4xf32>
+  %u = hl.unsqueeze %b, %one : (tensor<*xf32>, tensor<1xi64>) -> tensor<*xf32>
+  %f = hl.flatten %u {axis = 1 : si64} : (tensor<*xf32>) -> tensor<*xf32>
+  return %v, %i, %labels, %x0, %f, %c#3 : tensor<*xf32>, tensor<*xi64>, tensor<*xi64>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
