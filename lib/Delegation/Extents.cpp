@@ -88,8 +88,13 @@ Value ExtentResolver::extent(Value value, int64_t dim) {
       created.resize(first);
     }
   }
-  if (!result)
+  // No rule gives it (a value-dependent extent, an argument's): read it
+  // from the value, after its definition.
+  if (!result) {
+    if (def)
+      builder.setInsertionPointAfter(def);
     result = builder.create<tensor::DimOp>(loc, value, dim);
+  }
   memo[key] = result;
   return result;
 }

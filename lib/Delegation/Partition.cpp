@@ -399,6 +399,23 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
       delegation::resolveDims(func);
     if (failed(tag(func, backend)))
       return failure();
+    // A delegate is prepared at the symbols' bounds: an op with an extent
+    // that has none there (sized by the data: a detector's per-class
+    // counts) stays portable.
+    if (dynamic) {
+      delegation::TypesAtBounds typeAtBounds(func.getContext());
+      auto unbounded = [&](Value value) {
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        return type && !type.hasStaticShape() &&
+               !cast<RankedTensorType>(typeAtBounds(value)).hasStaticShape();
+      };
+      func.walk([&](Operation *op) {
+        if (op->hasAttr(delegation::kBackendAttr) &&
+            (llvm::any_of(op->getOperands(), unbounded) ||
+             llvm::any_of(op->getResults(), unbounded)))
+          op->removeAttr(delegation::kBackendAttr);
+      });
+    }
     Block &block = func.getBody().front();
     int groups = 0;
     llvm::MapVector<Operation *, int> groupOf =
