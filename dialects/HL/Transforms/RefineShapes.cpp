@@ -140,6 +140,49 @@ struct RefineSplitResults : public OpRewritePattern<SplitOp> {
   }
 };
 
+/// Gives an hl.if's results the join of what its branches yield: the rank
+/// they share, each extent where both agree and open where they differ
+/// (the run-time If binds it). Regions have no interface shape rule.
+struct RefineIfResults : public OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *thenYield = op.getThenBranch().front().getTerminator();
+    Operation *elseYield = op.getElseBranch().front().getTerminator();
+    SmallVector<Type> refined;
+    for (auto [result, a, b] :
+         llvm::zip_equal(op.getResults(), thenYield->getOperandTypes(),
+                         elseYield->getOperandTypes())) {
+      auto type = cast<TensorType>(result.getType());
+      auto left = dyn_cast<RankedTensorType>(a);
+      auto right = dyn_cast<RankedTensorType>(b);
+      if (!left || !right || left.getRank() != right.getRank() ||
+          (type.hasRank() && type.getRank() != left.getRank())) {
+        refined.push_back(type);
+        continue;
+      }
+      SmallVector<int64_t> shape;
+      for (int64_t d = 0; d < left.getRank(); ++d) {
+        int64_t joined = left.getDimSize(d) == right.getDimSize(d)
+                             ? left.getDimSize(d)
+                             : ShapedType::kDynamic;
+        if (ShapedType::isDynamic(joined) && type.hasRank())
+          joined = type.getDimSize(d);
+        shape.push_back(joined);
+      }
+      refined.push_back(RankedTensorType::get(shape, type.getElementType()));
+    }
+    if (llvm::equal(refined, op.getResultTypes()))
+      return rewriter.notifyMatchFailure(op, "nothing more is known");
+    rewriter.modifyOpInPlace(op, [&] {
+      for (auto [result, type] : llvm::zip(op.getResults(), refined))
+        result.setType(type);
+    });
+    return success();
+  }
+};
+
 /// Sets `func`'s result types to the returned values' types where those are
 /// refinements of the declared ones. A declared static type stays.
 LogicalResult updateResultTypes(func::FuncOp func) {
@@ -214,7 +257,7 @@ struct RefineShapesPass
     bool conflict = false;
     RewritePatternSet patterns(&getContext());
     patterns.add<RefineResultType>(&getContext(), conflict, numRefined);
-    patterns.add<RefineSplitResults>(&getContext());
+    patterns.add<RefineSplitResults, RefineIfResults>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;
