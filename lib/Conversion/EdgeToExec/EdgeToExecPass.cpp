@@ -195,6 +195,26 @@ struct ConvertEdgeToExecPass
     typeConverter.addSourceMaterialization(materialize);
     typeConverter.addTargetMaterialization(materialize);
 
+    // A run-time If whose branches only pass on values defined before it
+    // was canonicalized into a select of whole tensors: it is an If again,
+    // each branch yielding its value.
+    module.walk([](arith::SelectOp select) {
+      if (!isa<RankedTensorType>(select.getType()) ||
+          !select.getCondition().getType().isInteger(1))
+        return;
+      OpBuilder builder(select);
+      auto conditional = builder.create<scf::IfOp>(
+          select.getLoc(), select.getType(), select.getCondition(),
+          /*withElseRegion=*/true);
+      for (auto [region, value] :
+           {std::pair(&conditional.getThenRegion(), select.getTrueValue()),
+            std::pair(&conditional.getElseRegion(), select.getFalseValue())}) {
+        builder.setInsertionPointToEnd(&region->front());
+        builder.create<scf::YieldOp>(select.getLoc(), value);
+      }
+      select.replaceAllUsesWith(conditional.getResult(0));
+      select.erase();
+    });
     // Ops after a run-time If wait for it: they read its results, whose
     // buffers exist once its branches are converted (Conditionals.cpp).
     llvm::DenseSet<Operation *> deferred;
