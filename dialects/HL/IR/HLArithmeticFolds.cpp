@@ -42,14 +42,6 @@ std::optional<APFloat> floatAt(DenseFPElementsAttr a, int64_t n, int64_t i) {
   return *(a.value_begin<APFloat>() + i);
 }
 
-std::optional<APInt> intAt(DenseIntElementsAttr a, int64_t n, int64_t i) {
-  if (a.isSplat())
-    return a.getSplatValue<APInt>();
-  if (a.getNumElements() != n)
-    return std::nullopt;
-  return *(a.value_begin<APInt>() + i);
-}
-
 /// Folds a binary float op elementwise; `fn` returns none where the value
 /// is not exact in the kernels' sense (a NaN operand, say).
 OpFoldResult foldFloatBinaryImpl(
@@ -116,21 +108,13 @@ OpFoldResult foldMinMax(Operation *op, Attribute lhs, Attribute rhs,
             return std::nullopt; // NaN rules, and -0 vs +0, differ.
           return isMax ? llvm::maximum(a, b) : llvm::minimum(a, b);
         });
-  auto l = dyn_cast_or_null<DenseIntElementsAttr>(lhs);
-  auto r = dyn_cast_or_null<DenseIntElementsAttr>(rhs);
-  if (!l || !r)
-    return {};
   bool isUnsigned = resultType.getElementType().isUnsignedInteger();
-  int64_t n = resultType.getNumElements();
-  SmallVector<APInt> values;
-  for (int64_t i = 0; i < n; ++i) {
-    std::optional<APInt> a = intAt(l, n, i), b = intAt(r, n, i);
-    if (!a || !b)
-      return {};
-    bool aLess = isUnsigned ? a->ult(*b) : a->slt(*b);
-    values.push_back(aLess == isMax ? *b : *a);
-  }
-  return DenseElementsAttr::get(resultType, values);
+  return foldIntBinary(
+      op, lhs, rhs,
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        bool aLess = isUnsigned ? a.ult(b) : a.slt(b);
+        return aLess == isMax ? b : a;
+      });
 }
 
 /// The reduction kinds whose value does not depend on the order in which a

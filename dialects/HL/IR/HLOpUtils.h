@@ -42,6 +42,15 @@ verifyWindowOp(mlir::Operation *op, mlir::Value input, llvm::StringRef autoPad,
 mlir::LogicalResult verifyRank(mlir::Operation *op, mlir::Value value,
                                int64_t rank, llvm::StringRef what);
 
+/// Folds an integer binary op over constants whose shapes are equal or one
+/// of which is a splat (the shape-arithmetic cases) with `fn`, which
+/// returns none where no value folds (division by zero).
+mlir::OpFoldResult foldIntBinary(mlir::Operation *op, mlir::Attribute lhs,
+                                 mlir::Attribute rhs,
+                                 llvm::function_ref<std::optional<llvm::APInt>(
+                                     const llvm::APInt &, const llvm::APInt &)>
+                                     fn);
+
 /// Folds a binary float op over small constants (equal shapes, or one a
 /// splat) with the IEEE operation `fn` in the element type: one correctly
 /// rounded operation, as the kernels compute it.

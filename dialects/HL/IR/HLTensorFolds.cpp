@@ -419,10 +419,7 @@ OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
   return reshapeConstant(*this, adaptor.getData());
 }
 
-/// Folds an integer binary op over constants whose shapes are equal or one
-/// of which is a splat (the shape-arithmetic cases); `fn` fails on division
-/// by zero.
-static OpFoldResult foldIntBinary(
+OpFoldResult strata::hl::detail::foldIntBinary(
     Operation *op, Attribute lhs, Attribute rhs,
     llvm::function_ref<std::optional<APInt>(const APInt &, const APInt &)> fn) {
   RankedTensorType resultType = staticResultType(op);

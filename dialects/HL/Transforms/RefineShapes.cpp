@@ -84,6 +84,19 @@ struct RefineResultType : public RewritePattern {
   llvm::Statistic &numRefined;
 };
 
+/// Sets `op`'s result types to `refined`, failing when they are those
+/// already (the patterns that refine every result of a multi-result op).
+LogicalResult setResultTypes(Operation *op, ArrayRef<Type> refined,
+                             PatternRewriter &rewriter) {
+  if (llvm::equal(refined, op->getResultTypes()))
+    return rewriter.notifyMatchFailure(op, "nothing more is known");
+  rewriter.modifyOpInPlace(op, [&] {
+    for (auto [result, type] : llvm::zip(op->getResults(), refined))
+      result.setType(type);
+  });
+  return success();
+}
+
 /// Gives the unranked results of an hl.split of a ranked input the input's
 /// rank: its extents, the axis' split sizes where they are constants (an
 /// even division without them). Variadic results have no shape rule of the
@@ -130,13 +143,7 @@ struct RefineSplitResults : public OpRewritePattern<SplitOp> {
       }
       refined.push_back(RankedTensorType::get(shape, type.getElementType()));
     }
-    if (llvm::equal(refined, op.getResultTypes()))
-      return rewriter.notifyMatchFailure(op, "nothing more is known");
-    rewriter.modifyOpInPlace(op, [&] {
-      for (auto [result, type] : llvm::zip(op.getOutputs(), refined))
-        result.setType(type);
-    });
-    return success();
+    return setResultTypes(op, refined, rewriter);
   }
 };
 
@@ -173,13 +180,7 @@ struct RefineIfResults : public OpRewritePattern<IfOp> {
       }
       refined.push_back(RankedTensorType::get(shape, type.getElementType()));
     }
-    if (llvm::equal(refined, op.getResultTypes()))
-      return rewriter.notifyMatchFailure(op, "nothing more is known");
-    rewriter.modifyOpInPlace(op, [&] {
-      for (auto [result, type] : llvm::zip(op.getResults(), refined))
-        result.setType(type);
-    });
-    return success();
+    return setResultTypes(op, refined, rewriter);
   }
 };
 
