@@ -513,6 +513,8 @@ struct Instruction {
   /// parameters are dropped once its state is prepared.
   KernelContext ctx;
   size_t delegate = 0;
+  /// A jump's target instruction.
+  size_t target = 0;
   /// A dynamic delegate call: its extents' registers and current values.
   std::vector<uint32_t> extentRegisters;
   std::vector<int64_t> extents;
@@ -997,7 +999,7 @@ Result<Method> Program::loadMethod(const std::string &name,
       break;
     case InstructionLayout::Kind::JumpIfFalse:
     case InstructionLayout::Kind::Jump:
-      out.delegate = inst.index; // The target.
+      out.target = inst.index;
       out.label =
           (inst.kind == InstructionLayout::Kind::Jump ? "jump to "
                                                       : "jump if false to ") +
@@ -1113,7 +1115,7 @@ Error Method::execute() {
         break;
       [[fallthrough]];
     case InstructionLayout::Kind::Jump:
-      i = inst.delegate - 1; // The loader checked: a later instruction.
+      i = inst.target - 1; // The loader checked: a later instruction.
       continue;
     case InstructionLayout::Kind::Kernel: {
       if (inst.stale) {
