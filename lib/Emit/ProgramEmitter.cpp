@@ -440,10 +440,26 @@ Emitter::emitMethod(exec::MethodOp method) {
   for (Block &block : method.getBody())
     for (Operation &op : block) {
       if (auto branch = dyn_cast<exec::BranchOp>(op)) {
-        if (jumpsOf(op))
-          instructions.push_back(fbs::CreateInstruction(
-              fbb, fbs::InstructionArgs::Jump,
-              fbs::CreateJump(fbb, blockStart[branch.getDest()]).Union()));
+        if (!jumpsOf(op))
+          continue;
+        // A loop's jump back names its node, for the error a call that
+        // runs past the bound gets.
+        std::optional<uint64_t> maxTrips = branch.getMaxTrips();
+        llvm::SetVector<StringRef> names;
+        if (maxTrips)
+          collectNodeNames(op.getLoc(), names);
+        if (!names.empty()) {
+          std::vector<std::string> strings;
+          for (StringRef name : names)
+            strings.push_back(name.str());
+          debugHandles.push_back(fbs::CreateDebugHandle(
+              fbb, instructions.size(), fbb.CreateVectorOfStrings(strings)));
+        }
+        instructions.push_back(fbs::CreateInstruction(
+            fbb, fbs::InstructionArgs::Jump,
+            fbs::CreateJump(fbb, blockStart[branch.getDest()],
+                            maxTrips.value_or(0))
+                .Union()));
         continue;
       }
       if (auto branch = dyn_cast<exec::CondBranchOp>(op)) {

@@ -24,6 +24,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <fcntl.h>
+#include <functional>
 #include <set>
 #include <unistd.h>
 
@@ -514,21 +515,31 @@ LogicalResult ModelImporter::convertGraph(onnx::GraphProto &graph,
   // node of an op whose result size depends on the data.
   if (!options.maxExtents.empty()) {
     static const llvm::StringSet<> valueDependent = {
-        "NonZero", "Compress", "Unique", "NonMaxSuppression", "TopK", "Range"};
+        "NonZero", "Compress", "Unique", "NonMaxSuppression",
+        "TopK",    "Range",    "Loop"};
     std::string candidates;
     llvm::StringSet<> nodes;
-    for (const onnx::NodeProto &node : graph.node())
-      if (valueDependent.contains(node.op_type())) {
-        nodes.insert(node.name());
-        candidates += (candidates.empty() ? "" : ", ") + node.name();
-      }
+    // The graph's nodes and its sub-graphs' (a Loop in a Loop's body).
+    std::function<void(const onnx::GraphProto &)> collect =
+        [&](const onnx::GraphProto &g) {
+          for (const onnx::NodeProto &node : g.node()) {
+            if (valueDependent.contains(node.op_type())) {
+              nodes.insert(node.name());
+              candidates += (candidates.empty() ? "" : ", ") + node.name();
+            }
+            for (const onnx::AttributeProto &attr : node.attribute())
+              if (attr.has_g())
+                collect(attr.g());
+          }
+        };
+    collect(graph);
     SmallVector<NamedAttribute> extents;
     for (const auto &[node, bound] : options.maxExtents) {
       if (!nodes.contains(node))
         return emitError(fileLoc())
                << "--max-extent names '" << node
                << "', which is no NonZero, Compress, Unique, "
-                  "NonMaxSuppression, TopK or Range node of the graph "
+                  "NonMaxSuppression, TopK, Range or Loop node of the graph "
                   "(those: "
                << (candidates.empty() ? "none" : candidates) << ")";
       extents.push_back(

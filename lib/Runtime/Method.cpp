@@ -20,6 +20,10 @@ using detail::ValueLayout;
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// The largest bound a loop's jump back may state: a damaged program's loop
+/// ends in bounded time.
+constexpr uint64_t kMaxLoopTrips = uint64_t{1} << 31;
+
 /// Checks a list of value indices; `written` requires arena values.
 Error checkValueList(const flatbuffers::Vector<uint32_t> *list,
                      const MethodLayout &layout, const std::string &where,
@@ -251,6 +255,7 @@ Result<InstructionLayout> layoutInstruction(const fb::Program *root,
       return invalid(at + ": jump without arguments");
     out.kind = InstructionLayout::Kind::Jump;
     out.index = jump->target();
+    out.maxTrips = jump->max_trips();
     break;
   }
   default:
@@ -410,13 +415,26 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       std::string at = where + " instructions[" + std::to_string(i) + "]";
       STRATA_ASSIGN_OR_RETURN(InstructionLayout out,
                               layoutInstruction(root, inst, layout, at));
-      // Jumps go forward (every method ends), at most to the end.
+      // Jumps go forward, at most to the end, except a loop's jump back,
+      // which states how many times in a row it may be taken: every
+      // method ends.
       bool isJump = out.kind == InstructionLayout::Kind::JumpIfFalse ||
                     out.kind == InstructionLayout::Kind::Jump;
-      if (isJump && (out.index <= i || out.index > instructions->size()))
+      bool backward = out.kind == InstructionLayout::Kind::Jump &&
+                      out.index <= i && out.maxTrips != 0;
+      if (backward && out.maxTrips > kMaxLoopTrips)
+        return invalid(at + ": a loop bound of " +
+                       std::to_string(out.maxTrips) + " trips exceeds " +
+                       std::to_string(kMaxLoopTrips));
+      if (isJump && !backward &&
+          (out.index <= i || out.index > instructions->size()))
         return invalid(at + ": jump target " + std::to_string(out.index) +
                        " is not a later instruction (" +
-                       std::to_string(instructions->size()) + " instructions)");
+                       std::to_string(instructions->size()) +
+                       " instructions; only a loop's jump back, which "
+                       "states its bound, goes to an earlier one)");
+      if (!backward && out.maxTrips != 0)
+        return invalid(at + ": a forward jump states a loop bound");
       layout.instructions.push_back(std::move(out));
     }
   layout.boundByKernel.assign(layout.symbols.size(), false);
@@ -515,6 +533,9 @@ struct Instruction {
   size_t delegate = 0;
   /// A jump's target instruction.
   size_t target = 0;
+  /// A loop's jump back: its bound, and how many times in a row it was
+  /// taken since the loop was entered.
+  uint64_t maxTrips = 0, trips = 0;
   /// A dynamic delegate call: its extents' registers and current values.
   std::vector<uint32_t> extentRegisters;
   std::vector<int64_t> extents;
@@ -571,6 +592,8 @@ struct Method::Impl {
   std::vector<TensorView> values;
   std::vector<uint32_t> inputs, outputs;
   std::vector<Instruction> instructions;
+  /// The indices of the loops' jumps back, in order.
+  std::vector<size_t> loopJumps;
   std::vector<DelegateInstance> delegates;
   std::vector<float> scratch;
   bool profiling = false;
@@ -1000,10 +1023,16 @@ Result<Method> Program::loadMethod(const std::string &name,
     case InstructionLayout::Kind::JumpIfFalse:
     case InstructionLayout::Kind::Jump:
       out.target = inst.index;
+      out.maxTrips = inst.maxTrips;
       out.label =
           (inst.kind == InstructionLayout::Kind::Jump ? "jump to "
                                                       : "jump if false to ") +
           std::to_string(inst.index);
+      if (inst.maxTrips) {
+        out.label +=
+            " (loop, at most " + std::to_string(inst.maxTrips) + " trips)";
+        impl->loopJumps.push_back(impl->instructions.size());
+      }
       break;
     }
     impl->instructions.push_back(std::move(out));
@@ -1104,6 +1133,8 @@ Error Method::execute() {
   using Clock = std::chrono::steady_clock;
   if (impl_->dynamic && impl_->dynamic->dirty)
     STRATA_RETURN_IF_ERROR(impl_->deriveShapes());
+  for (size_t loop : impl_->loopJumps)
+    impl_->instructions[loop].trips = 0;
   for (size_t i = 0; i < impl_->instructions.size(); ++i) {
     Instruction &inst = impl_->instructions[i];
     Clock::time_point start;
@@ -1115,7 +1146,27 @@ Error Method::execute() {
         break;
       [[fallthrough]];
     case InstructionLayout::Kind::Jump:
-      i = inst.target - 1; // The loader checked: a later instruction.
+      if (inst.maxTrips) {
+        // A loop's jump back, bounded (the loader checked the target).
+        if (++inst.trips > inst.maxTrips)
+          return Error(ErrorCode::InvalidArgument,
+                       "method '" + impl_->name + "': instruction " +
+                           std::to_string(i) + ": the loop ran past its " +
+                           "bound of " + std::to_string(inst.maxTrips) +
+                           " iterations" +
+                           (inst.nodeNames.empty()
+                                ? std::string()
+                                : " (node '" + inst.nodeNames.front() +
+                                      "'; strata-compile --max-extent " +
+                                      inst.nodeNames.front() + "=N)"));
+      } else {
+        // Leaving loops: the jumps back that this jump passes count from
+        // zero when their loop is entered again.
+        for (size_t loop : impl_->loopJumps)
+          if (loop > i && loop < inst.target)
+            impl_->instructions[loop].trips = 0;
+      }
+      i = inst.target - 1;
       continue;
     case InstructionLayout::Kind::Kernel: {
       if (inst.stale) {

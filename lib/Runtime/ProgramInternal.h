@@ -69,6 +69,9 @@ struct InstructionLayout {
   } kind = Kind::Kernel;
   /// Operator or delegate index; a jump's target instruction.
   uint32_t index = 0;
+  /// A jump back to a loop's first instruction: the most times in a row it
+  /// may be taken (0 for every other instruction).
+  uint64_t maxTrips = 0;
   std::vector<uint32_t> ins, outs;
   Params params;
   std::vector<std::string> nodeNames;

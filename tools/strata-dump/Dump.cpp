@@ -345,6 +345,9 @@ std::string dumpText(const Program &program, size_t fileSize,
                  std::to_string(jf->target());
           } else if (auto *j = inst->args_as_Jump()) {
             s += "jump -> " + std::to_string(j->target());
+            if (j->max_trips())
+              s += " (loop, at most " + std::to_string(j->max_trips()) +
+                   " trips)";
           }
           if (auto *nodes = nodesOf(m, i))
             s += "  # nodes " + strings(nodes);
@@ -458,7 +461,11 @@ std::string dumpJson(const Program &program, size_t fileSize) {
                  std::to_string(jf->condition()) +
                  ", \"target\": " + std::to_string(jf->target()) + "}";
           else if (auto *j = inst->args_as_Jump())
-            s += "\"jump\": {\"target\": " + std::to_string(j->target()) + "}";
+            s += "\"jump\": {\"target\": " + std::to_string(j->target()) +
+                 (j->max_trips()
+                      ? ", \"max_trips\": " + std::to_string(j->max_trips())
+                      : std::string()) +
+                 "}";
           s += ", \"nodes\": " + strings(nodesOf(m, i)) + "}";
         }
       s += "\n      ]\n    }";

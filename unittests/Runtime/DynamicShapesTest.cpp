@@ -599,3 +599,66 @@ TEST(DynamicShapesTest, JumpsThatCouldLoopOrLeaveAreRefusedAtLoad) {
             std::string::npos)
       << method.error().message();
 }
+
+namespace {
+
+/// A run-time loop: i = 0; while (i < n) i = i + 1; returns i. Its jump
+/// back is bounded by `maxTrips`.
+TestProgramBuilder buildCountingLoop(uint64_t maxTrips, int backTo = 1) {
+  TestProgramBuilder b;
+  int n = b.addInput(DType::I64, {});
+  int zero = b.addInput(DType::I64, {});
+  int one = b.addInput(DType::I64, {});
+  int i = b.addBuffer(DType::I64, {});
+  int below = b.addBuffer(DType::Bool, {});
+  int next = b.addBuffer(DType::I64, {});
+  b.addMove(zero, i);                   // 0
+  b.addKernel("less", {i, n}, {below}); // 1: header
+  b.addJumpIfFalse(below, 6);           // 2
+  b.addKernel("add", {i, one}, {next}); // 3: body
+  b.addMove(next, i);                   // 4
+  b.addJump(backTo, maxTrips);          // 5
+  b.setOutputs({i});
+  return b;
+}
+
+} // namespace
+
+TEST(DynamicShapesTest, ALoopRunsWithinItsBoundAndFailsPastIt) {
+  Loaded loaded;
+  Result<Method> method = load(loaded, buildCountingLoop(5));
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  int64_t zero = 0, one = 1;
+  ASSERT_TRUE(method->setInput(1, {DType::I64, {}, &zero}).ok());
+  ASSERT_TRUE(method->setInput(2, {DType::I64, {}, &one}).ok());
+  // Each call counts its trips from zero: 5, then 6 (past the bound),
+  // then 3 again.
+  for (int64_t n : {0, 3, 5, 6, 3}) {
+    ASSERT_TRUE(method->setInput(0, {DType::I64, {}, &n}).ok());
+    Error error = method->execute();
+    if (n > 5) {
+      ASSERT_FALSE(error.ok()) << n;
+      EXPECT_NE(error.message().find("ran past its bound of 5 iterations"),
+                std::string::npos)
+          << error.message();
+      continue;
+    }
+    ASSERT_TRUE(error.ok()) << n << ": " << error.message();
+    EXPECT_EQ(*method->output(0)->as<int64_t>(), n);
+  }
+}
+
+TEST(DynamicShapesTest, LoopBoundsAreCheckedAtLoad) {
+  // No bound (the jump back of a damaged program), a bound past the
+  // runtime's limit, and a forward jump that states one.
+  for (auto [maxTrips, backTo, message] :
+       {std::tuple(uint64_t{0}, 1, "is not a later instruction"),
+        std::tuple(uint64_t{1} << 40, 1, "exceeds"),
+        std::tuple(uint64_t{4}, 6, "a forward jump states a loop bound")}) {
+    Loaded loaded;
+    Result<Method> method = load(loaded, buildCountingLoop(maxTrips, backTo));
+    ASSERT_FALSE(method.ok()) << maxTrips;
+    EXPECT_NE(method.error().message().find(message), std::string::npos)
+        << method.error().message();
+  }
+}

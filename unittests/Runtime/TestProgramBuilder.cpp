@@ -102,7 +102,7 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
       instructions.push_back(fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::JumpIfFalse, jump.Union()));
     } else if (inst.kind == 4) {
-      auto jump = fbs::CreateJump(fbb, inst.delegate);
+      auto jump = fbs::CreateJump(fbb, inst.delegate, inst.maxTrips);
       instructions.push_back(fbs::CreateInstruction(
           fbb, fbs::InstructionArgs::Jump, jump.Union()));
     } else {

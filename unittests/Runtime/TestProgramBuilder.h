@@ -84,9 +84,10 @@ public:
   void addJumpIfFalse(int condition, int target) {
     instructions_.push_back({3, "", {condition}, {}, {}, {}, target});
   }
-  /// Continue at instruction `target`.
-  void addJump(int target) {
-    instructions_.push_back({4, "", {}, {}, {}, {}, target});
+  /// Continue at instruction `target`; a loop's jump back states
+  /// `maxTrips`.
+  void addJump(int target, uint64_t maxTrips = 0) {
+    instructions_.push_back({4, "", {}, {}, {}, {}, target, {}, maxTrips});
   }
   void setOutputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
 
@@ -169,6 +170,7 @@ private:
     std::vector<std::string> nodes;
     int delegate;
     std::vector<uint32_t> binds = {};
+    uint64_t maxTrips = 0;
   };
   struct Delegate {
     std::string name, backend;

@@ -20,6 +20,11 @@ namespace strata::edge {
 /// integer convolution (ConvInteger) split into f32 convolutions. Unit.
 inline constexpr llvm::StringLiteral kExactSumsAttrName = "edge.exact_sums";
 
+/// On the scf.while of a run-time loop (hl.loop): the most iterations it
+/// may run (its constant trip count, or the rows its scan outputs hold);
+/// absent where the loop is bounded by its data only. i64 > 0.
+inline constexpr llvm::StringLiteral kMaxTripsAttrName = "edge.max_trips";
+
 // The delegation stage (docs/delegation.md).
 /// On an edge op: the backend whose partitioner claimed it. String.
 inline constexpr llvm::StringLiteral kBackendAttrName = "edge.backend";

@@ -91,6 +91,14 @@ LogicalResult EdgeDialect::verifyOperationAttribute(Operation *op,
     return isa<Conv2DOp>(op) ? success()
                              : fail("stands only on an edge.conv2d");
   }
+  if (name == kMaxTripsAttrName) {
+    auto trips = dyn_cast<IntegerAttr>(value);
+    if (!trips || !trips.getType().isInteger(64) || trips.getInt() <= 0)
+      return fail("must be a positive i64");
+    return op->getName().getStringRef() == "scf.while"
+               ? success()
+               : fail("stands only on an scf.while");
+  }
   if (name == kExtentSlotsAttrName) {
     auto perValue = dyn_cast<ArrayAttr>(value);
     if (!perValue || !llvm::all_of(perValue, llvm::IsaPred<DenseI64ArrayAttr>))

@@ -265,8 +265,8 @@ void DimSymbolOp::populateBoundsForIndexValue(Value value,
 // BranchOp, CondBranchOp
 //===----------------------------------------------------------------------===//
 
-/// Branches go to later blocks of the method: the emitted jumps only go
-/// forward, so that every method ends.
+/// Branches go to later blocks of the method (a loop's branch back states
+/// its bound), so that every method ends.
 static LogicalResult verifyForward(Operation *op, Block *dest) {
   Block *from = op->getBlock();
   if (dest->getParent() != from->getParent())
@@ -278,7 +278,27 @@ static LogicalResult verifyForward(Operation *op, Block *dest) {
                          "only)");
 }
 
-LogicalResult BranchOp::verify() { return verifyForward(*this, getDest()); }
+/// Whether `dest` is `from` or a block before it.
+static bool isBackward(Block *from, Block *dest) {
+  for (Block *b = from; b; b = b->getPrevNode())
+    if (b == dest)
+      return true;
+  return false;
+}
+
+LogicalResult BranchOp::verify() {
+  Block *from = (*this)->getBlock();
+  if (getDest()->getParent() == from->getParent() &&
+      isBackward(from, getDest())) {
+    if (!getMaxTrips())
+      return emitOpError("branches back to an earlier block without "
+                         "'max_trips' (a loop must state its bound)");
+    return success();
+  }
+  if (getMaxTrips())
+    return emitOpError("is a forward branch: 'max_trips' is for loops");
+  return verifyForward(*this, getDest());
+}
 
 LogicalResult CondBranchOp::verify() {
   auto type = cast<MemRefType>(getCondition().getType());

@@ -297,13 +297,28 @@ def Exec_MoveOp : Exec_Op<"move", [HasParent<"MethodOp">,
 }
 
 def Exec_BranchOp : Exec_Op<"branch", [Terminator, HasParent<"MethodOp">]> {
-  let summary = "Continues at a later block";
+  let summary = "Continues at a later block, or back at a loop's header";
   let description = [{
+    A forward branch continues at a later block. A branch back to an
+    earlier block closes a run-time loop (ONNX Loop) and must state
+    `max_trips`, the most times it may be taken before the loop is left
+    (the loop's iteration bound): a call that would take it once more
+    fails, naming the loop, so that every method ends. The count starts
+    again each time the loop is entered.
+
     ```mlir
     exec.branch ^join
+    exec.branch ^header {max_trips = 16 : i64}
     ```
   }];
+  let arguments = (ins OptionalAttr<ConfinedAttr<I64Attr,
+                           [IntPositive]>>:$max_trips);
   let successors = (successor AnySuccessor:$dest);
+  let builders = [
+    OpBuilder<(ins "::mlir::Block *":$dest), [{
+      build($_builder, $_state, ::mlir::IntegerAttr(), dest);
+    }]>
+  ];
   let assemblyFormat = "$dest attr-dict";
   let hasVerifier = 1;
 }

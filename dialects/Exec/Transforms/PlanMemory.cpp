@@ -77,9 +77,10 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
            << alignment << " is not a power of two";
 
   // The instruction order: the blocks' operations in order (a run-time If's
-  // branches follow each other). Intervals over it are conservative for
-  // forward branches: a buffer that one branch reads stays live across the
-  // other, and the buffers of one branch may share memory with the other's.
+  // branches follow each other, a loop's blocks come between its entry and
+  // its exit). Intervals over it are conservative for forward branches: a
+  // buffer that one branch reads stays live across the other, and the
+  // buffers of one branch may share memory with the other's.
   SmallVector<Operation *> body;
   for (Block &block : method.getBody())
     for (Operation &op : block)
@@ -115,6 +116,24 @@ FailureOr<MemoryPlanSummary> strata::exec::planMemory(MethodOp method,
       return failure();
     int64_t size = llvm::alignTo(*bytes, alignment);
     intervals.push_back({placed, start, end, size});
+  }
+
+  // A loop's blocks run again after its jump back: a buffer that is live
+  // when the loop's header starts (defined before it, read inside) stays
+  // live to the jump back. Nested loops extend in turn.
+  SmallVector<std::pair<int64_t, int64_t>> loops;
+  for (Operation *op : body)
+    if (auto branch = dyn_cast<BranchOp>(op); branch && branch.getMaxTrips())
+      loops.push_back({position[&branch.getDest()->front()], position[op]});
+  for (bool changed = !loops.empty(); changed;) {
+    changed = false;
+    for (auto [header, back] : loops)
+      for (Interval &interval : intervals)
+        if (interval.start < header && interval.end >= header &&
+            interval.end < back) {
+          interval.end = back;
+          changed = true;
+        }
   }
 
   MemoryPlanSummary summary;

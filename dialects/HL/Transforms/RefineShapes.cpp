@@ -184,6 +184,75 @@ struct RefineIfResults : public OpRewritePattern<IfOp> {
   }
 };
 
+/// How far `end` lies past `start`, where `end` is computed from `start`
+/// by adding constants, both through the same unsqueezes or reshapes:
+/// a loop body's `x[i : i + 1]` (ONNX Slice of run-time bounds).
+std::optional<int64_t> offsetFrom(Value end, Value start) {
+  if (end == start)
+    return 0;
+  Operation *endOp = end.getDefiningOp();
+  Operation *startOp = start.getDefiningOp();
+  if (endOp && startOp && endOp->getName() == startOp->getName() &&
+      isa<UnsqueezeOp, ReshapeOp>(endOp) &&
+      endOp->getOperand(1) == startOp->getOperand(1) &&
+      endOp->getResultTypes() == startOp->getResultTypes())
+    return offsetFrom(endOp->getOperand(0), startOp->getOperand(0));
+  auto add = dyn_cast_or_null<AddOp>(endOp);
+  if (!add || add.getType() != start.getType())
+    return std::nullopt;
+  for (auto [from, step] :
+       {std::pair(add->getOperand(0), add->getOperand(1)),
+        std::pair(add->getOperand(1), add->getOperand(0))}) {
+    DenseIntElementsAttr constant;
+    if (!matchPattern(step, m_Constant(&constant)) || !constant.isSplat())
+      continue;
+    if (std::optional<int64_t> offset = offsetFrom(from, start))
+      return *offset + constant.getSplatValue<APInt>().getSExtValue();
+  }
+  return std::nullopt;
+}
+
+/// Gives an hl.slice whose run-time bounds lie a constant apart (ends =
+/// starts + c, step 1) the extent c along the sliced axes of static data.
+/// The slice is assumed to stay inside the data: edge.dynamic_slice fails
+/// a call whose bounds clamp it to fewer elements, rather than a wrong
+/// shape flowing on. A loop body's `x[i : i + 1]` is the usual case.
+struct RefineOffsetSlice : public OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto data = dyn_cast<RankedTensorType>(op.getData().getType());
+    auto type = dyn_cast<TensorType>(op.getType());
+    DenseIntElementsAttr axes, steps;
+    if (!data || !data.hasStaticShape() || !type ||
+        (type.hasRank() && type.hasStaticShape()) ||
+        !matchPattern(op.getAxes(), m_Constant(&axes)) ||
+        !matchPattern(op.getSteps(), m_Constant(&steps)) ||
+        llvm::any_of(steps.getValues<int64_t>(),
+                     [](int64_t step) { return step != 1; }))
+      return rewriter.notifyMatchFailure(op, "not a unit-step slice");
+    std::optional<int64_t> length = offsetFrom(op.getEnds(), op.getStarts());
+    if (!length || *length < 0)
+      return rewriter.notifyMatchFailure(op, "bounds not a constant apart");
+    SmallVector<int64_t> shape(data.getShape());
+    for (int64_t axis : axes.getValues<int64_t>()) {
+      if (axis < 0)
+        axis += data.getRank();
+      if (axis < 0 || axis >= data.getRank() || *length > shape[axis])
+        return rewriter.notifyMatchFailure(op, "axis or length out of range");
+      shape[axis] = *length;
+    }
+    if (type.hasRank() && !isCompatibleShape(type.getShape(), shape))
+      return rewriter.notifyMatchFailure(op, "contradicts the result type");
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getResult().setType(
+          RankedTensorType::get(shape, type.getElementType()));
+    });
+    return success();
+  }
+};
+
 /// Sets `func`'s result types to the returned values' types where those are
 /// refinements of the declared ones. A declared static type stays.
 LogicalResult updateResultTypes(func::FuncOp func) {
@@ -258,7 +327,8 @@ struct RefineShapesPass
     bool conflict = false;
     RewritePatternSet patterns(&getContext());
     patterns.add<RefineResultType>(&getContext(), conflict, numRefined);
-    patterns.add<RefineSplitResults, RefineIfResults>(&getContext());
+    patterns.add<RefineSplitResults, RefineIfResults, RefineOffsetSlice>(
+        &getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;

@@ -217,6 +217,8 @@ struct ConvertEdgeToExecPass
     });
     // Ops after a run-time If wait for it: they read its results, whose
     // buffers exist once its branches are converted (Conditionals.cpp).
+    // Ops after a run-time loop, and its regions' ops, wait for it to
+    // become blocks of the method (Loops.cpp).
     llvm::DenseSet<Operation *> deferred;
     ConversionTarget target(getContext());
     target.addLegalDialect<exec::ExecDialect>();
@@ -232,11 +234,12 @@ struct ConvertEdgeToExecPass
     populateEdgeToExecPatterns(typeConverter, patterns);
     populateDelegateCallPatterns(typeConverter, patterns);
     FrozenRewritePatternSet frozen(std::move(patterns));
-    // One round per level of run-time Ifs: convert what no If precedes,
-    // then lower the Ifs whose branches are converted.
+    // One round per level of run-time control flow: convert what no If
+    // or loop precedes, then lower the Ifs whose branches are converted
+    // and the loops that are reached.
     while (true) {
       deferred.clear();
-      SmallVector<scf::IfOp> ready;
+      SmallVector<Operation *> ready;
       program.walk([&](Block *block) {
         bool after = false;
         for (Operation &op : *block) {
@@ -244,34 +247,45 @@ struct ConvertEdgeToExecPass
             op.walk([&](Operation *nested) { deferred.insert(nested); });
             continue;
           }
-          if (isa<scf::IfOp>(op)) {
-            after = true;
-            if (isa<exec::MethodOp>(op.getParentOp()))
-              ready.push_back(cast<scf::IfOp>(op));
-          }
+          if (!isa<scf::IfOp, scf::WhileOp>(op))
+            continue;
+          after = true;
+          if (isa<exec::MethodOp>(op.getParentOp()))
+            ready.push_back(&op);
+          if (isa<scf::WhileOp>(op))
+            op.walk([&](Operation *nested) {
+              if (nested != &op)
+                deferred.insert(nested);
+            });
         }
       });
       if (failed(applyPartialConversion(program, target, frozen)))
         return signalPassFailure();
       bool progress = false;
-      for (scf::IfOp conditional : ready) {
-        // Its branches must be converted: no If inside them came first.
-        if (conditional
-                ->walk([&](Operation *op) {
-                  return deferred.contains(op) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
-                })
-                .wasInterrupted())
+      for (Operation *op : ready) {
+        if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+          if (failed(lowerLoop(loop)))
+            return signalPassFailure();
+          progress = true;
           continue;
-        if (failed(lowerConditional(conditional)))
+        }
+        // An If's branches must be converted: no If or loop inside them
+        // came first.
+        if (op->walk([&](Operation *nested) {
+                return deferred.contains(nested) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+              }).wasInterrupted())
+          continue;
+        if (failed(lowerConditional(cast<scf::IfOp>(op))))
           return signalPassFailure();
         progress = true;
       }
       if (ready.empty())
         break;
       if (!progress) {
-        ready.front().emitOpError("could not be lowered: a run-time If "
-                                  "nested in a branch before other ops");
+        ready.front()->emitOpError(
+            "could not be lowered: run-time control flow nested in an If's "
+            "branch before other ops");
         return signalPassFailure();
       }
     }

@@ -53,6 +53,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateRecurrentPatterns(typeConverter, patterns);
   hl_to_edge::populateSignalPatterns(typeConverter, patterns);
   hl_to_edge::populateControlFlowPatterns(typeConverter, patterns);
+  hl_to_edge::populateLoopPatterns(typeConverter, patterns);
   hl_to_edge::populateQuantizationPatterns(typeConverter, patterns);
   hl_to_edge::populateIntegerLinearPatterns(typeConverter, patterns);
   hl_to_edge::populateScaledIntegerLinearPatterns(typeConverter, patterns);
@@ -244,7 +245,7 @@ LogicalResult checkStaticShapes(ModuleOp module) {
     // ConstantOfShape's lowering follows its shape operand to extents or
     // says it cannot.
     if (hl_to_edge::isValueDependent(op) ||
-        isa<hl::IfOp, hl::ConstantOfShapeOp>(op))
+        isa<hl::IfOp, hl::LoopOp, hl::ConstantOfShapeOp>(op))
       return;
     for (Value result : op->getResults())
       if (isDynamicType(result.getType())) {
@@ -374,6 +375,8 @@ struct ConvertHLToEdgePass
     // condition's element, branches yielding the results' types.
     target.addLegalOp<scf::IfOp, scf::YieldOp, tensor::ExtractOp,
                       tensor::CastOp>();
+    // A run-time Loop: scf.while over its carried values (Loop.cpp).
+    target.addLegalOp<scf::WhileOp, scf::ConditionOp>();
     target.addIllegalDialect<hl::HLDialect, mlir::quant::QuantizationDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType());

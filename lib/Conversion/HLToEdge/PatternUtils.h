@@ -232,6 +232,8 @@ void populateRecurrentPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateControlFlowPatterns(mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+void populateLoopPatterns(mlir::TypeConverter &converter,
+                          mlir::RewritePatternSet &patterns);
 void populateQuantizationPatterns(mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateScaledIntegerLinearPatterns(mlir::TypeConverter &converter,

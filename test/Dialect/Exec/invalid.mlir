@@ -389,6 +389,53 @@ exec.program @backward {
 
 // -----
 
+// Tests that a branch back to an earlier block (a loop) states its bound.
+exec.program @unbounded_loop {
+  exec.method @main : (memref<i1>) -> memref<i1> {
+    %c = exec.input 0 : memref<i1>
+    exec.branch ^bb1
+  ^bb1:
+    exec.cond_branch %c : memref<i1>, ^bb2, ^bb3
+  ^bb2:
+    // expected-error @+1 {{branches back to an earlier block without 'max_trips' (a loop must state its bound)}}
+    exec.branch ^bb1
+  ^bb3:
+    exec.return %c : memref<i1>
+  }
+}
+
+// -----
+
+// Tests that a forward branch states no loop bound.
+exec.program @forward_bound {
+  exec.method @main : (memref<i1>) -> memref<i1> {
+    %c = exec.input 0 : memref<i1>
+    // expected-error @+1 {{is a forward branch: 'max_trips' is for loops}}
+    exec.branch ^bb1 {max_trips = 4 : i64}
+  ^bb1:
+    exec.return %c : memref<i1>
+  }
+}
+
+// -----
+
+// Tests that a loop's bound is positive.
+exec.program @zero_trips {
+  exec.method @main : (memref<i1>) -> memref<i1> {
+    %c = exec.input 0 : memref<i1>
+    exec.branch ^bb1
+  ^bb1:
+    exec.cond_branch %c : memref<i1>, ^bb2, ^bb3
+  ^bb2:
+    // expected-error @+1 {{attribute 'max_trips' failed to satisfy constraint}}
+    exec.branch ^bb1 {max_trips = 0 : i64}
+  ^bb3:
+    exec.return %c : memref<i1>
+  }
+}
+
+// -----
+
 // Tests that a branch condition is one boolean element.
 exec.program @condition {
   exec.method @main : (memref<2xi1>) -> memref<2xi1> {

@@ -58,3 +58,44 @@ exec.program @placed {
     exec.return
   }
 }
+
+// -----
+
+// Tests that a buffer read inside a loop stays live to the loop's jump
+// back: %c is last read by the header's branch and %w by the body's first
+// kernel, yet the body's later buffer %t2 must take the bytes of neither
+// (the next iteration reads both again). %x, dead after the entry block,
+// may be reused.
+
+// CHECK-LABEL: exec.program @loop
+exec.program @loop {
+  // expected-remark @+1 {{memory plan: arena 320 bytes, lower bound 320 bytes, naive 384 bytes}}
+  exec.method @forward : (memref<16xf32>, memref<i1>) -> memref<16xf32> {
+    %x = exec.input 0 : memref<16xf32>
+    // CHECK: exec.input 1 {memory_id = 0 : i64, offset = [[C:[0-9]+]] : i64}
+    %c = exec.input 1 : memref<i1>
+    // CHECK-NEXT: exec.alloc {memory_id = 0 : i64, offset = [[W:[0-9]+]] : i64}
+    %w = exec.alloc : memref<16xf32>
+    // CHECK-NEXT: exec.alloc
+    %y = exec.alloc : memref<16xf32>
+    // CHECK-NEXT: exec.alloc
+    %t1 = exec.alloc : memref<16xf32>
+    // CHECK-NOT: offset = [[W]] :
+    // CHECK-NOT: offset = [[C]] :
+    // CHECK: exec.kernel "relu"
+    %t2 = exec.alloc : memref<16xf32>
+    exec.kernel "relu" ins(%x : memref<16xf32>) outs(%w : memref<16xf32>)
+    exec.move %x to %y : memref<16xf32>
+    exec.branch ^bb1
+  ^bb1:
+    exec.cond_branch %c : memref<i1>, ^bb2, ^bb3
+  ^bb2:
+    exec.kernel "add" ins(%w, %y : memref<16xf32>, memref<16xf32>) outs(%t1 : memref<16xf32>)
+    exec.kernel "relu" ins(%t1 : memref<16xf32>) outs(%t2 : memref<16xf32>)
+    exec.move %t2 to %y : memref<16xf32>
+    // CHECK: exec.branch ^bb1 {max_trips = 4 : i64}
+    exec.branch ^bb1 {max_trips = 4 : i64}
+  ^bb3:
+    exec.return %y : memref<16xf32>
+  }
+}
