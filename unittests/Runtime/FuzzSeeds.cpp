@@ -112,32 +112,53 @@ int main(int argc, char **argv) {
               b.setOutputs({asFloat, triples, sequence});
               return b.build(64);
             }()) &&
-      write(dir + "/branches-64.strata", [] {
-        // A run-time If: a flag input chooses the branch; each copies
-        // what it yields (the kept elements, or none) into the result,
-        // binding its extent.
+      write(dir + "/branches-64.strata",
+            [] {
+              // A run-time If: a flag input chooses the branch; each copies
+              // what it yields (the kept elements, or none) into the result,
+              // binding its extent.
+              TestProgramBuilder b;
+              int kept = b.addSymbol("filter.count", 0, 6);
+              int result = b.addSymbol("guard.result0.dim0", 0, 6);
+              int x = b.addInput(DType::F32, {6});
+              int mask = b.addInput(DType::Bool, {6});
+              int flag = b.addInput(DType::Bool, {});
+              int selected = b.addBuffer(DType::F32, {6});
+              b.setDimRegisters(selected, {kept});
+              float none = 0.0f;
+              int empty = b.addConstant(DType::F32, {0}, &none);
+              int out = b.addBuffer(DType::F32, {6});
+              b.setDimRegisters(out, {result});
+              b.addKernel("compress", {x, mask}, {selected},
+                          {intParam("axis", 0)}, {"filter"});
+              b.setBinds({0});
+              b.addJumpIfFalse(flag, 4);
+              b.addKernel("branch_result", {empty}, {out}, {}, {"guard"});
+              b.setBinds({1});
+              b.addJump(5);
+              b.addKernel("branch_result", {selected}, {out}, {}, {"guard"});
+              b.setBinds({1});
+              b.setOutputs({out});
+              return b.build(64);
+            }()) &&
+      write(dir + "/loop-64.strata", [] {
+        // A run-time loop: i = 0; while (i < n) i = i + 1, its jump back
+        // bounded by 8 (the fuzzer's mutations of the bound, the target
+        // and the counter meet the loader's and the runtime's checks).
         TestProgramBuilder b;
-        int kept = b.addSymbol("filter.count", 0, 6);
-        int result = b.addSymbol("guard.result0.dim0", 0, 6);
-        int x = b.addInput(DType::F32, {6});
-        int mask = b.addInput(DType::Bool, {6});
-        int flag = b.addInput(DType::Bool, {});
-        int selected = b.addBuffer(DType::F32, {6});
-        b.setDimRegisters(selected, {kept});
-        float none = 0.0f;
-        int empty = b.addConstant(DType::F32, {0}, &none);
-        int out = b.addBuffer(DType::F32, {6});
-        b.setDimRegisters(out, {result});
-        b.addKernel("compress", {x, mask}, {selected}, {intParam("axis", 0)},
-                    {"filter"});
-        b.setBinds({0});
-        b.addJumpIfFalse(flag, 4);
-        b.addKernel("branch_result", {empty}, {out}, {}, {"guard"});
-        b.setBinds({1});
-        b.addJump(5);
-        b.addKernel("branch_result", {selected}, {out}, {}, {"guard"});
-        b.setBinds({1});
-        b.setOutputs({out});
+        int n = b.addInput(DType::I64, {});
+        int one = b.addInput(DType::I64, {});
+        int zero = b.addInput(DType::I64, {});
+        int i = b.addBuffer(DType::I64, {});
+        int below = b.addBuffer(DType::Bool, {});
+        int next = b.addBuffer(DType::I64, {});
+        b.addMove(zero, i);
+        b.addKernel("less", {i, n}, {below});
+        b.addJumpIfFalse(below, 6);
+        b.addKernel("add", {i, one}, {next});
+        b.addMove(next, i);
+        b.addJump(1, 8);
+        b.setOutputs({i});
         return b.build(64);
       }());
   if (!ok) {
