@@ -20,9 +20,12 @@ namespace strata::edge {
 /// integer convolution (ConvInteger) split into f32 convolutions. Unit.
 inline constexpr llvm::StringLiteral kExactSumsAttrName = "edge.exact_sums";
 
-/// On the scf.while of a run-time loop (hl.loop): the most iterations it
-/// may run (its constant trip count, or the rows its scan outputs hold);
-/// absent where the loop is bounded by its data only. i64 > 0.
+/// On a function: the most iterations each of its run-time loops (hl.loop
+/// as scf.while) may run (a constant trip count, or the rows the scan
+/// outputs hold), by the loop's ONNX node name: the while's location,
+/// which survives the canonicalizations that rebuild a while (an attribute
+/// on the while would not). A loop bounded by its data only is absent.
+/// Dictionary of i64 > 0.
 inline constexpr llvm::StringLiteral kMaxTripsAttrName = "edge.max_trips";
 
 // The delegation stage (docs/delegation.md).

@@ -92,12 +92,16 @@ LogicalResult EdgeDialect::verifyOperationAttribute(Operation *op,
                              : fail("stands only on an edge.conv2d");
   }
   if (name == kMaxTripsAttrName) {
-    auto trips = dyn_cast<IntegerAttr>(value);
-    if (!trips || !trips.getType().isInteger(64) || trips.getInt() <= 0)
-      return fail("must be a positive i64");
-    return op->getName().getStringRef() == "scf.while"
-               ? success()
-               : fail("stands only on an scf.while");
+    if (!isa<FunctionOpInterface>(op))
+      return fail("stands only on a function");
+    auto dict = dyn_cast<DictionaryAttr>(value);
+    bool valid =
+        dict && llvm::all_of(dict, [](NamedAttribute entry) {
+          auto trips = dyn_cast<IntegerAttr>(entry.getValue());
+          return trips && trips.getType().isInteger(64) && trips.getInt() > 0;
+        });
+    return valid ? success()
+                 : fail("must map each loop's node to a positive i64");
   }
   if (name == kExtentSlotsAttrName) {
     auto perValue = dyn_cast<ArrayAttr>(value);

@@ -45,9 +45,10 @@ mlir::LogicalResult lowerConditional(mlir::scf::IfOp conditional);
 /// Lowers a run-time loop at the top level of a method, before its regions
 /// are converted: the scf.while becomes a header block ending in
 /// exec.cond_branch, a body block that moves the next carried values into
-/// their buffers and branches back (bounded by `edge.max_trips`), and the
-/// rest of the method.
-mlir::LogicalResult lowerLoop(mlir::scf::WhileOp loop);
+/// their buffers and branches back at most `maxTrips` times in a row (the
+/// runtime's largest bound without one), and the rest of the method.
+mlir::LogicalResult lowerLoop(mlir::scf::WhileOp loop,
+                              std::optional<int64_t> maxTrips);
 
 /// Turns a preprocessed partition (external function marked
 /// edge.delegate) into an exec.delegate of `program` and erases it.

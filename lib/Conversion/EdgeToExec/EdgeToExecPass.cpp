@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Conversion/Passes.h"
 #include "strata/Delegation/Delegation.h"
+#include "strata/Support/Locations.h"
+
+#include "Edge/IR/EdgeAttributes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -167,6 +170,19 @@ struct ConvertEdgeToExecPass
       if (fused.wasInterrupted())
         return signalPassFailure();
     }
+    // Each run-time loop's bound, from its function's `edge.max_trips`
+    // (the functions go once their bodies move into methods).
+    DenseMap<Operation *, int64_t> loopBounds;
+    for (func::FuncOp func : funcs) {
+      auto bounds =
+          func->getAttrOfType<DictionaryAttr>(edge::kMaxTripsAttrName);
+      if (!bounds)
+        continue;
+      func.walk([&](scf::WhileOp loop) {
+        if (auto trips = bounds.getAs<IntegerAttr>(getNodeName(loop.getLoc())))
+          loopBounds[loop] = trips.getInt();
+      });
+    }
     OpBuilder builder(module.getContext());
     builder.setInsertionPointToEnd(module.getBody());
     auto program =
@@ -264,7 +280,10 @@ struct ConvertEdgeToExecPass
       bool progress = false;
       for (Operation *op : ready) {
         if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-          if (failed(lowerLoop(loop)))
+          auto bound = loopBounds.find(loop);
+          if (failed(lowerLoop(loop, bound == loopBounds.end()
+                                         ? std::nullopt
+                                         : std::optional(bound->second))))
             return signalPassFailure();
           progress = true;
           continue;

@@ -11,7 +11,8 @@
 //           exec.cond_branch on the condition: into the body, or past it;
 //   body:   the after region, reading the values the header forwards; it
 //           moves the next carried values into their buffers and branches
-//           back to the header, at most `max_trips` times in a row;
+//           back to the header, at most `max_trips` times in a row (the
+//           function's `edge.max_trips` entry for the loop's node);
 //   exit:   the rest of the method, reading the forwarded values.
 //
 // The regions' ops are then converted in place like any others (a run-time
@@ -22,8 +23,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Conversion/Passes.h"
-
-#include "Edge/IR/EdgeAttributes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -44,7 +43,8 @@ Value castTo(OpBuilder &builder, Location loc, Type type, Value value) {
 
 } // namespace
 
-LogicalResult strata::lowerLoop(scf::WhileOp loop) {
+LogicalResult strata::lowerLoop(scf::WhileOp loop,
+                                std::optional<int64_t> maxTrips) {
   Location loc = loop.getLoc();
   auto method = dyn_cast<exec::MethodOp>(loop->getParentOp());
   if (!method)
@@ -139,10 +139,9 @@ LogicalResult strata::lowerLoop(scf::WhileOp loop) {
   for (auto [source, buffer] : llvm::zip_equal(sources, carried))
     if (source)
       builder.create<exec::MoveOp>(loc, source, buffer);
-  auto trips = loop->getAttrOfType<IntegerAttr>(edge::kMaxTripsAttrName);
   builder.create<exec::BranchOp>(
       yield.getLoc(),
-      builder.getI64IntegerAttr(trips ? trips.getInt() : kUnboundedLoopTrips),
+      builder.getI64IntegerAttr(maxTrips.value_or(kUnboundedLoopTrips)),
       header);
   yield.erase();
 

@@ -13,7 +13,8 @@
 //
 // A scan output's buffer holds as many rows as the loop may run: the
 // constant trip count, the extent the model declares for the output, or
-// the user's bound (strata-compile --max-extent NODE=N). After the loop the
+// the user's bound (strata-compile --max-extent NODE=N), recorded in the
+// function's `edge.max_trips` by node. After the loop the
 // output is the rows the loop wrote, gathered by edge.range(0, trips): of
 // the declared extent (the range kernel fails a call with another count),
 // or value-dependent within the bound. A loop without scan outputs needs
@@ -29,6 +30,9 @@
 #include "Edge/IR/EdgeAttributes.h"
 #include "HL/IR/HLOps.h"
 
+#include "strata/Support/Locations.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -145,9 +149,17 @@ struct LoopLowering : public OpConversionPattern<hl::LoopOp> {
     SmallVector<Type> types =
         llvm::map_to_vector(inits, [](Value v) { return v.getType(); });
     auto loop = rewriter.create<scf::WhileOp>(loc, types, inits);
-    if (bound && *bound > 0)
-      loop->setAttr(edge::kMaxTripsAttrName,
-                    rewriter.getI64IntegerAttr(*bound));
+    std::string node = getNodeName(loc);
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (bound && *bound > 0 && !node.empty() && func) {
+      NamedAttrList bounds(
+          func->getAttrOfType<DictionaryAttr>(edge::kMaxTripsAttrName));
+      bounds.set(node, rewriter.getI64IntegerAttr(*bound));
+      rewriter.modifyOpInPlace(func, [&] {
+        func->setAttr(edge::kMaxTripsAttrName,
+                      bounds.getDictionary(rewriter.getContext()));
+      });
+    }
 
     SmallVector<Location> locs(types.size(), loc);
     Block *before = rewriter.createBlock(&loop.getBefore(), {}, types, locs);

@@ -117,3 +117,19 @@ func.func @extents_not_in_signature(%a: tensor<?x4xf32>, %n: index) -> tensor<?x
   %0 = edge.delegate_call @r(%a) extents[%n] {result_extents = [array<i64: 0, -1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// Tests that loop bounds stand on a function, one positive i64 per loop.
+// expected-error @+1 {{attribute 'edge.max_trips' must map each loop's node to a positive i64}}
+func.func @zero_trips() attributes {edge.max_trips = {loop = 0 : i64}} {
+  return
+}
+
+// -----
+
+func.func @trips_on_an_op(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{attribute 'edge.max_trips' stands only on a function}}
+  %0 = edge.relu %a {edge.max_trips = {loop = 4 : i64}} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
