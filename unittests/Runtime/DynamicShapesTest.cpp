@@ -600,30 +600,6 @@ TEST(DynamicShapesTest, JumpsThatCouldLoopOrLeaveAreRefusedAtLoad) {
       << method.error().message();
 }
 
-namespace {
-
-/// A run-time loop: i = 0; while (i < n) i = i + 1; returns i. Its jump
-/// back is bounded by `maxTrips`.
-TestProgramBuilder buildCountingLoop(uint64_t maxTrips, int backTo = 1) {
-  TestProgramBuilder b;
-  int n = b.addInput(DType::I64, {});
-  int zero = b.addInput(DType::I64, {});
-  int one = b.addInput(DType::I64, {});
-  int i = b.addBuffer(DType::I64, {});
-  int below = b.addBuffer(DType::Bool, {});
-  int next = b.addBuffer(DType::I64, {});
-  b.addMove(zero, i);                   // 0
-  b.addKernel("less", {i, n}, {below}); // 1: header
-  b.addJumpIfFalse(below, 6);           // 2
-  b.addKernel("add", {i, one}, {next}); // 3: body
-  b.addMove(next, i);                   // 4
-  b.addJump(backTo, maxTrips);          // 5
-  b.setOutputs({i});
-  return b;
-}
-
-} // namespace
-
 TEST(DynamicShapesTest, ALoopRunsWithinItsBoundAndFailsPastIt) {
   Loaded loaded;
   Result<Method> method = load(loaded, buildCountingLoop(5));

@@ -141,26 +141,10 @@ int main(int argc, char **argv) {
               b.setOutputs({out});
               return b.build(64);
             }()) &&
-      write(dir + "/loop-64.strata", [] {
-        // A run-time loop: i = 0; while (i < n) i = i + 1, its jump back
-        // bounded by 8 (the fuzzer's mutations of the bound, the target
-        // and the counter meet the loader's and the runtime's checks).
-        TestProgramBuilder b;
-        int n = b.addInput(DType::I64, {});
-        int one = b.addInput(DType::I64, {});
-        int zero = b.addInput(DType::I64, {});
-        int i = b.addBuffer(DType::I64, {});
-        int below = b.addBuffer(DType::Bool, {});
-        int next = b.addBuffer(DType::I64, {});
-        b.addMove(zero, i);
-        b.addKernel("less", {i, n}, {below});
-        b.addJumpIfFalse(below, 6);
-        b.addKernel("add", {i, one}, {next});
-        b.addMove(next, i);
-        b.addJump(1, 8);
-        b.setOutputs({i});
-        return b.build(64);
-      }());
+      // A run-time loop whose jump back is bounded by 8: the fuzzer's
+      // mutations of the bound, the target and the counter meet the
+      // loader's and the runtime's checks.
+      write(dir + "/loop-64.strata", buildCountingLoop(8).build(64));
   if (!ok) {
     std::fprintf(stderr, "strata-fuzz-seeds: cannot write to %s\n",
                  dir.c_str());

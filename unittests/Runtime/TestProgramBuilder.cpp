@@ -212,4 +212,22 @@ std::vector<uint8_t> buildSampleNetwork() {
   return b.build();
 }
 
+TestProgramBuilder buildCountingLoop(uint64_t maxTrips, int backTo) {
+  TestProgramBuilder b;
+  int n = b.addInput(DType::I64, {});
+  int zero = b.addInput(DType::I64, {});
+  int one = b.addInput(DType::I64, {});
+  int i = b.addBuffer(DType::I64, {});
+  int below = b.addBuffer(DType::Bool, {});
+  int next = b.addBuffer(DType::I64, {});
+  b.addMove(zero, i);                   // 0
+  b.addKernel("less", {i, n}, {below}); // 1: header
+  b.addJumpIfFalse(below, 6);           // 2
+  b.addKernel("add", {i, one}, {next}); // 3: body
+  b.addMove(next, i);                   // 4
+  b.addJump(backTo, maxTrips);          // 5
+  b.setOutputs({i});
+  return b;
+}
+
 } // namespace strata::runtime::testing

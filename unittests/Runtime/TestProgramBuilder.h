@@ -194,6 +194,11 @@ private:
 /// of value and several kernels, with debug handles.
 std::vector<uint8_t> buildSampleNetwork();
 
+/// A run-time loop: inputs n, zero, one (i64 scalars); i = zero; while
+/// (i < n) i = i + one; returns i. Instruction 1 is the loop's header; the
+/// jump at instruction 5 goes to `backTo` stating `maxTrips`.
+TestProgramBuilder buildCountingLoop(uint64_t maxTrips, int backTo = 1);
+
 /// A kernel param `name` of `kind` whose `field` holds `value`.
 template <typename Field, typename Value>
 inline Param makeParam(const std::string &name, Param::Kind kind,

@@ -32,6 +32,12 @@ void populateEdgeToExecPatterns(mlir::TypeConverter &typeConverter,
 void populateDelegateCallPatterns(mlir::TypeConverter &typeConverter,
                                   mlir::RewritePatternSet &patterns);
 
+/// An unrealized_conversion_cast of `value` to `type`: the tensor view of
+/// a buffer, or the buffer of a tensor an op converted later will give
+/// (reconcile-unrealized-casts folds the pairs away after the conversion).
+mlir::Value createConversionCast(mlir::OpBuilder &builder, mlir::Location loc,
+                                 mlir::Type type, mlir::Value value);
+
 /// The name for a new exec.dim_symbol of `op`: its ONNX node's (or its op
 /// name) followed by `suffix`, made unique among its method's symbols.
 std::string uniqueSymbolName(mlir::Operation *op, llvm::StringRef suffix);

@@ -110,9 +110,7 @@ LogicalResult strata::lowerConditional(scf::IfOp conditional) {
   // Users, converted later, read the buffers as tensors.
   for (auto [result, buffer] : llvm::zip(conditional.getResults(), results))
     result.replaceAllUsesWith(
-        builder
-            .create<UnrealizedConversionCastOp>(loc, result.getType(), buffer)
-            .getResult(0));
+        createConversionCast(builder, loc, result.getType(), buffer));
 
   // Blocks: before (ending in the branch), then, else, the rest.
   Block *before = conditional->getBlock();

@@ -46,7 +46,8 @@ static Type toBuffer(Type type) {
   return MemRefType::get(tensor.getShape(), element);
 }
 
-static Value castTo(OpBuilder &builder, Location loc, Type type, Value value) {
+Value strata::createConversionCast(OpBuilder &builder, Location loc, Type type,
+                                   Value value) {
   return builder.create<UnrealizedConversionCastOp>(loc, type, value)
       .getResult(0);
 }
@@ -107,14 +108,16 @@ static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
     auto input = builder.create<exec::InputOp>(
         arg.getLoc(), inputs[index], builder.getI64IntegerAttr(index), extents,
         /*memory_id=*/nullptr, /*offset=*/nullptr);
-    arg.replaceAllUsesWith(castTo(builder, arg.getLoc(), arg.getType(), input));
+    arg.replaceAllUsesWith(
+        createConversionCast(builder, arg.getLoc(), arg.getType(), input));
   }
   body->getOperations().splice(body->end(), source.getOperations());
   auto ret = cast<func::ReturnOp>(body->getTerminator());
   builder.setInsertionPoint(ret);
   SmallVector<Value> outputs;
   for (auto [value, resultType] : llvm::zip(ret.getOperands(), results))
-    outputs.push_back(castTo(builder, ret.getLoc(), resultType, value));
+    outputs.push_back(
+        createConversionCast(builder, ret.getLoc(), resultType, value));
   builder.create<exec::ReturnOp>(ret.getLoc(), outputs);
   ret.erase();
   func.erase();
@@ -206,7 +209,7 @@ struct ConvertEdgeToExecPass
                           Location loc) -> std::optional<Value> {
       if (inputs.size() != 1)
         return std::nullopt;
-      return castTo(builder, loc, type, inputs.front());
+      return createConversionCast(builder, loc, type, inputs.front());
     };
     typeConverter.addSourceMaterialization(materialize);
     typeConverter.addTargetMaterialization(materialize);

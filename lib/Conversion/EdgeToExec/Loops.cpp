@@ -36,11 +36,6 @@ namespace {
 /// a loop bounded by its data alone still ends.
 constexpr int64_t kUnboundedLoopTrips = int64_t{1} << 31;
 
-Value castTo(OpBuilder &builder, Location loc, Type type, Value value) {
-  return builder.create<UnrealizedConversionCastOp>(loc, type, value)
-      .getResult(0);
-}
-
 } // namespace
 
 LogicalResult strata::lowerLoop(scf::WhileOp loop,
@@ -72,8 +67,8 @@ LogicalResult strata::lowerLoop(scf::WhileOp loop,
     Value buffer = builder.create<exec::AllocOp>(loc, bufferType, ValueRange{},
                                                  /*memory_id=*/nullptr,
                                                  /*offset=*/nullptr);
-    builder.create<exec::MoveOp>(loc, castTo(builder, loc, bufferType, init),
-                                 buffer);
+    builder.create<exec::MoveOp>(
+        loc, createConversionCast(builder, loc, bufferType, init), buffer);
     carried.push_back(buffer);
   }
 
@@ -90,7 +85,7 @@ LogicalResult strata::lowerLoop(scf::WhileOp loop,
   builder.setInsertionPointToStart(header);
   SmallVector<Value> reads;
   for (auto [arg, buffer] : llvm::zip_equal(header->getArguments(), carried)) {
-    reads.push_back(castTo(builder, loc, arg.getType(), buffer));
+    reads.push_back(createConversionCast(builder, loc, arg.getType(), buffer));
     arg.replaceAllUsesWith(reads.back());
   }
   header->eraseArguments(0, header->getNumArguments());
@@ -104,10 +99,10 @@ LogicalResult strata::lowerLoop(scf::WhileOp loop,
     result.replaceAllUsesWith(value);
 
   builder.setInsertionPoint(condition);
-  Value flag =
-      castTo(builder, loc,
-             MemRefType::get(flagType.getShape(), flagType.getElementType()),
-             extract.getTensor());
+  Value flag = createConversionCast(
+      builder, loc,
+      MemRefType::get(flagType.getShape(), flagType.getElementType()),
+      extract.getTensor());
   builder.create<exec::CondBranchOp>(loc, flag, body, exit);
   condition.erase();
   if (extract->use_empty())
@@ -121,7 +116,7 @@ LogicalResult strata::lowerLoop(scf::WhileOp loop,
     auto type = cast<MemRefType>(carried[index].getType());
     auto read = llvm::find(reads, value);
     if (read == reads.end()) {
-      sources.push_back(castTo(builder, loc, type, value));
+      sources.push_back(createConversionCast(builder, loc, type, value));
       continue;
     }
     // A carried buffer: itself needs no move; another's is copied aside
