@@ -56,6 +56,11 @@ mlir::LogicalResult lowerConditional(mlir::scf::IfOp conditional);
 mlir::LogicalResult lowerLoop(mlir::scf::WhileOp loop,
                               std::optional<int64_t> maxTrips);
 
+/// In a converted method: a `scatter_nd` of a buffer into a fresh one that
+/// is then moved back into that buffer (a run-time loop's scan output
+/// store) writes the buffer in place; the fresh buffer and the move go.
+void updateLoopBuffersInPlace(exec::MethodOp method);
+
 /// Turns a preprocessed partition (external function marked
 /// edge.delegate) into an exec.delegate of `program` and erases it.
 mlir::LogicalResult buildDelegate(mlir::func::FuncOp func,

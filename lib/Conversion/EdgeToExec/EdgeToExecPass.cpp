@@ -316,8 +316,10 @@ struct ConvertEdgeToExecPass
     cleanup.addPass(createReconcileUnrealizedCastsPass());
     if (failed(runPipeline(cleanup, module)))
       return signalPassFailure();
-    for (auto method : program.getBody().getOps<exec::MethodOp>())
+    for (auto method : program.getBody().getOps<exec::MethodOp>()) {
+      updateLoopBuffersInPlace(method);
       giveOutputsOwnBuffers(method);
+    }
   }
 };
 

@@ -21,6 +21,11 @@
 // the moves do not read what an earlier move wrote. Memory planning keeps
 // every buffer live in the header alive to the jump back (PlanMemory).
 //
+// Once the method is converted, a scan output's row store (`scatter_nd` of
+// the carried buffer into a fresh one, moved back at the end of the body)
+// writes the carried buffer in place: one row per iteration instead of two
+// copies of the whole buffer.
+//
 //===----------------------------------------------------------------------===//
 #include "strata/Conversion/Passes.h"
 
@@ -144,4 +149,35 @@ LogicalResult strata::lowerLoop(scf::WhileOp loop,
   builder.create<exec::BranchOp>(loc, header);
   loop.erase();
   return success();
+}
+
+void strata::updateLoopBuffersInPlace(exec::MethodOp method) {
+  SmallVector<exec::MoveOp> moves;
+  method.walk([&](exec::MoveOp move) { moves.push_back(move); });
+  for (exec::MoveOp move : moves) {
+    // `scatter_nd(buffer, ...) -> fresh`, then `move fresh -> buffer`.
+    Value fresh = move.getSource(), buffer = move.getTarget();
+    auto alloc = fresh.getDefiningOp<exec::AllocOp>();
+    if (!alloc || !llvm::hasNItems(fresh.getUses(), 2))
+      continue;
+    auto update = dyn_cast<exec::KernelOp>(*llvm::find_if(
+        fresh.getUsers(), [&](Operation *user) { return user != move; }));
+    if (!update || update.getKernel() != "scatter_nd" ||
+        update->getBlock() != move->getBlock() ||
+        !update->isBeforeInBlock(move) || update.getOuts().size() != 1 ||
+        update.getOuts()[0] != fresh || update.getIns().size() != 3 ||
+        update.getIns()[0] != buffer || update.getIns()[1] == buffer ||
+        update.getIns()[2] == buffer)
+      continue;
+    // Nothing between them reads or writes the buffer.
+    bool touched = false;
+    for (Operation *op = update->getNextNode(); op != move.getOperation();
+         op = op->getNextNode())
+      touched |= llvm::is_contained(op->getOperands(), buffer);
+    if (touched)
+      continue;
+    update.getOutsMutable()[0].set(buffer);
+    move.erase();
+    alloc.erase();
+  }
 }

@@ -234,7 +234,9 @@ Error scatterNdKernel(KernelContext &ctx) {
   STRATA_ASSIGN_OR_RETURN(int kind, scatterReduction(ctx, in));
   if (ctx.validateOnly || out.numel() == 0)
     return Error::success();
-  std::memcpy(out.data, in.data, in.nbytes());
+  // In place when the result is the data (a run-time loop's scan buffer).
+  if (out.data != in.data)
+    std::memcpy(out.data, in.data, in.nbytes());
   // Elements per addressed slice, and where each tuple's slice starts;
   // every tuple is checked before anything is written.
   int64_t sliceSize = 1;
