@@ -84,7 +84,9 @@ cl::list<std::string> maxExtents(
              "NonZero, Compress, Unique, NonMaxSuppression and TopK with a "
              "run-time k get the most their inputs could give; a smaller "
              "bound saves memory, and a call past it fails. A Range whose "
-             "limit is read at run time needs one"),
+             "limit is read at run time needs one, and so does a Loop "
+             "whose scan outputs grow with a run-time trip count (NODE: "
+             "the Loop; N: its most iterations)"),
     cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value",
