@@ -216,12 +216,16 @@ std::optional<int64_t> offsetFrom(Value end, Value start) {
 /// starts + c, step 1) the extent c along the sliced axes of static data.
 /// The slice is assumed to stay inside the data: edge.dynamic_slice fails
 /// a call whose bounds clamp it to fewer elements, rather than a wrong
-/// shape flowing on. A loop body's `x[i : i + 1]` is the usual case.
+/// shape flowing on. Only in a Loop's body (`x[i : i + 1]`), whose carried
+/// values need static shapes: elsewhere a bounded dynamic program derives
+/// the clamped extent at run time, which this would turn into an error.
 struct RefineOffsetSlice : public OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!op->getParentOfType<LoopOp>())
+      return rewriter.notifyMatchFailure(op, "not in a loop body");
     auto data = dyn_cast<RankedTensorType>(op.getData().getType());
     auto type = dyn_cast<TensorType>(op.getType());
     DenseIntElementsAttr axes, steps;

@@ -309,3 +309,32 @@ func.func @detection_plumbing(%scores: tensor<3234xf32>, %boxes: tensor<3234x4xf
   %f = hl.flatten %u {axis = 1 : si64} : (tensor<*xf32>) -> tensor<*xf32>
   return %v, %i, %labels, %x0, %f, %c#3 : tensor<*xf32>, tensor<*xi64>, tensor<*xi64>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// Tests that a Slice whose run-time bounds lie a constant apart, x[i : i+1]
+// in a loop body, gets that static extent (the carried sum stays f32[1]);
+// the same slice outside a loop keeps its open extent, which a bounded
+// dynamic program derives at run time (clamped at the data's end).
+// CHECK-LABEL: func @offset_slice
+func.func @offset_slice(%n: tensor<i64>, %x: tensor<5xf32>, %y: tensor<1xf32>, %s: tensor<1xi64>) -> (tensor<1xf32>, tensor<?xf32>) {
+  %axes = hl.constant dense<0> : tensor<1xi64>
+  %one = hl.constant dense<1> : tensor<i64>
+  %steps = hl.constant dense<1> : tensor<1xi64>
+  // CHECK: hl.loop
+  %r = hl.loop max %n init(%y) : (tensor<i64>, tensor<1xf32>) -> tensor<1xf32> {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %acc: tensor<1xf32>):
+    %end = hl.add %i, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+    %start1 = hl.unsqueeze %i, %axes : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+    %end1 = hl.unsqueeze %end, %axes : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+    // CHECK: hl.slice {{.*}} -> tensor<1xf32>
+    %row = hl.slice %x, %start1, %end1, %axes, %steps : (tensor<5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+    // CHECK: hl.add {{.*}} -> tensor<1xf32>
+    %next = hl.add %acc, %row : (tensor<1xf32>, tensor<?xf32>) -> tensor<?xf32>
+    hl.yield %c, %next : tensor<i1>, tensor<?xf32>
+  }
+  %e = hl.add %s, %steps : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  // CHECK: hl.slice {{.*}} -> tensor<?xf32>
+  %out = hl.slice %x, %s, %e, %axes, %steps : (tensor<5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  return %r, %out : tensor<1xf32>, tensor<?xf32>
+}
