@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """One dynamic program per transformer against programs pinned at each shape.
 
-Usage: transformer-vs-pinned.py [--backend B] [--runs N] [--build DIR]
+Usage: transformer-vs-pinned.py [--backend B] [--runs N] [--min-ms T]
+                               [--build DIR]
 
 Builds, with PyTorch (Debian's python3-torch), a BERT-style encoder
 (nn.TransformerEncoder, 512 positions) exported with dynamic batch and
@@ -12,8 +13,8 @@ its bounds (encoder: batch 1..8, sequence 8..512; decoder: sequence
 1..1024) and once per tested shape with that shape pinned, and prints a
 markdown table per model: the shape, the dynamic program's rel-L2 against
 PyTorch run in float64, its median latency and the pinned program's (1
-thread, strata-run --bench; the fastest median of --rounds interleaved
-rounds), their ratio, and the arenas (the dynamic
+thread, strata-run --bench over at least --min-ms of runs; the fastest
+median of --rounds interleaved rounds), their ratio, and the arenas (the dynamic
 program's at its bounds, the pinned program's, the report's lower bound).
 """
 import argparse
@@ -111,12 +112,16 @@ def measure(name, model, bounds, shapes, args, tmp):
         pinned = "%s/%s-%dx%d.strata" % (tmp, name, batch, seq)
         pinned_arena, _ = compile_program(args.build, args.backend, path,
                                           "%dx%d" % (batch, seq), pinned)
-        # Interleaved rounds, the fastest median of each: this machine's
+        # Enough runs for a median over at least --min-ms of work (a shape
+        # of 70 microseconds needs thousands: a few runs are noise), then
+        # interleaved rounds, the fastest median of each: this machine's
         # noise between two runs of one program is about 10%.
+        estimate = median_ms(args.build, pinned, x, args.runs)
+        runs = max(args.runs, int(args.min_ms / max(estimate, 1e-3)))
         d, p = float("inf"), float("inf")
         for _ in range(args.rounds):
-            d = min(d, median_ms(args.build, dynamic, x, args.runs))
-            p = min(p, median_ms(args.build, pinned, x, args.runs))
+            d = min(d, median_ms(args.build, dynamic, x, runs))
+            p = min(p, median_ms(args.build, pinned, x, runs))
         print("| %dx%d | %.2e | %.3f | %.3f | %.3f | %d |" %
               (batch, seq, err, d, p, d / p, pinned_arena))
     print()
@@ -127,6 +132,8 @@ def main():
     parser.add_argument("--backend", default="portable")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--min-ms", type=float, default=500.0,
+                        help="time each median over at least this much work")
     parser.add_argument("--build", default=ROOT + "/build")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

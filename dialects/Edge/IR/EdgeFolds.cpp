@@ -3,7 +3,8 @@
 // Elementwise ops on f32 constants fold (BatchNormalization's coefficients,
 // Gemm's scaled bias, LayerNorm's epsilon), with the edge broadcasting rule:
 // equal ranks, each operand extent equal to the result's or 1; so do casts
-// of integer constants to f32.
+// of integer constants to f32. A multiplication or division by a broadcast
+// 1 folds to its other operand.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeConstants.h"
@@ -12,6 +13,7 @@
 #include "strata/Support/ResourceKey.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,6 +136,27 @@ OpFoldResult foldBinary(Operation *op, Attribute lhsAttr, Attribute rhsAttr,
   return makeF32Constant(type, out);
 }
 
+/// Whether `op` (a multiplication or a division by `one`) gives `x`
+/// unchanged: `one` is a splat of 1 of x's element type with every extent 1,
+/// so it broadcasts nothing onto x, and no post-op is fused. x * 1 and x / 1
+/// are x exactly in IEEE arithmetic, NaNs, infinities and signed zeros
+/// included. PyTorch's attention export scales by 1.0 twice per layer
+/// (`scores * 1.0 + mask * 1.0`).
+bool isIdentityOperand(Operation *op, Value x, Attribute one) {
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(one);
+  if (!splat || op->hasAttr("post_ops") ||
+      x.getType() != op->getResult(0).getType() ||
+      splat.getElementType() != getElementTypeOrSelf(x.getType()) ||
+      !llvm::all_of(splat.getType().getShape(),
+                    [](int64_t extent) { return extent == 1; }))
+    return false;
+  if (isa<FloatType>(splat.getElementType()))
+    return splat.getSplatValue<APFloat>().isExactlyValue(1.0);
+  if (isa<IntegerType>(splat.getElementType()))
+    return splat.getSplatValue<APInt>().isOne();
+  return false;
+}
+
 template <typename Fn>
 OpFoldResult foldUnary(Operation *op, Attribute inputAttr, Fn fn) {
   auto type = cast<ShapedType>(op->getResult(0).getType());
@@ -201,10 +224,16 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
                     [](float a, float b) { return a - b; });
 }
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isIdentityOperand(*this, getLhs(), adaptor.getRhs()))
+    return getLhs();
+  if (isIdentityOperand(*this, getRhs(), adaptor.getLhs()))
+    return getRhs();
   return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
                     [](float a, float b) { return a * b; });
 }
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isIdentityOperand(*this, getLhs(), adaptor.getRhs()))
+    return getLhs();
   return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(),
                     [](float a, float b) { return a / b; });
 }

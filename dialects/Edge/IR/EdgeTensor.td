@@ -116,6 +116,7 @@ def Edge_SliceOp : Edge_Op<"slice", [Pure, Edge_KernelOpInterface,
     }]>
   ];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,7 +4,8 @@
 // ops whose result follows from them infer it (InferTypeOpInterface, whose
 // verifier compares it with the actual one), the others' verifiers check
 // it. Backends and the portable runtime rely on it and never re-derive
-// shapes (EdgeOpUtils.h has the shared helpers).
+// shapes (EdgeOpUtils.h has the shared helpers). A slice of a slice
+// canonicalizes to one slice.
 //
 //===----------------------------------------------------------------------===//
 #include "Edge/IR/EdgeOps.h"
@@ -17,9 +18,11 @@
 #include "strata/Support/ShapeInference.h"
 #include "strata/Support/WindowExtent.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -238,4 +241,65 @@ LogicalResult SliceOp::verify() {
              << " outside [0, " << input[d] << ")";
   }
   return success();
+}
+
+namespace {
+
+/// A unit-step slice of a unit-step slice is one slice of the first input,
+/// at the sum of the starts: PyTorch slices a causal mask row- then
+/// column-wise (`mask[:n][:, :n]`), which would copy the rows first. The
+/// outer slice's extents that read the inner one's (`tensor.dim`) become
+/// the inner one's size operands, so the inner slice goes when nothing
+/// else reads it.
+struct ComposeUnitStepSlices : public OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SliceOp outer,
+                                PatternRewriter &rewriter) const override {
+    auto inner = outer.getInput().getDefiningOp<SliceOp>();
+    auto unit = [](ArrayRef<int64_t> steps) {
+      return llvm::all_of(steps, [](int64_t step) { return step == 1; });
+    };
+    if (!inner || !unit(inner.getSteps()) || !unit(outer.getSteps()))
+      return failure();
+    ArrayRef<int64_t> input = shapeOf(inner.getInput());
+    ArrayRef<int64_t> middle = shapeOf(inner.getOutput());
+    ArrayRef<int64_t> output = shapeOf(outer.getOutput());
+    SmallVector<int64_t> starts;
+    for (auto [d, first, second] :
+         llvm::enumerate(inner.getStarts(), outer.getStarts())) {
+      starts.push_back(first + second);
+      // Only a start that reads an element (an empty static result may
+      // start anywhere, which the verifier allows of it alone).
+      if (!ShapedType::isDynamic(input[d]) && starts.back() >= input[d] &&
+          output[d] != 0)
+        return failure();
+    }
+    SmallVector<Value> sizes;
+    for (Value size : outer.getDynamicSizes()) {
+      auto dim = size.getDefiningOp<tensor::DimOp>();
+      if (!dim || dim.getSource() != inner.getOutput()) {
+        sizes.push_back(size);
+        continue;
+      }
+      std::optional<int64_t> d = dim.getConstantIndex();
+      if (!d || *d < 0 || *d >= static_cast<int64_t>(middle.size()) ||
+          !ShapedType::isDynamic(middle[*d]))
+        return failure();
+      int64_t operand =
+          llvm::count_if(middle.take_front(*d), ShapedType::isDynamic);
+      sizes.push_back(inner.getDynamicSizes()[operand]);
+    }
+    rewriter.replaceOpWithNewOp<SliceOp>(
+        outer, outer.getType(), inner.getInput(), sizes,
+        rewriter.getDenseI64ArrayAttr(starts), outer.getStepsAttr());
+    return success();
+  }
+};
+
+} // namespace
+
+void SliceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ComposeUnitStepSlices>(context);
 }

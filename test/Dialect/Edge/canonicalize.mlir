@@ -94,3 +94,56 @@ func.func @cast_integer_constant() -> (tensor<3xf32>, tensor<2xf32>, tensor<3xi6
   %i = edge.cast %a : (tensor<3xi32>) -> tensor<3xi64>
   return %f, %g, %i : tensor<3xf32>, tensor<2xf32>, tensor<3xi64>
 }
+
+// -----
+
+// Tests that a multiplication or division by a broadcast 1 is its other
+// operand (either side of a mul; integers too), and that what is not an
+// identity stays: a 1 that broadcasts the other operand to a larger shape,
+// a 1 under a fused post-op, 1 divided by x and a product by 2.
+// CHECK-LABEL: func @multiply_by_one
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>, %[[V:.*]]: tensor<1x3xf32>, %[[I:.*]]: tensor<2x3xi32>)
+// CHECK-NOT: edge.mul %[[X]]
+// CHECK: %[[B:.*]] = edge.mul %[[V]], %{{.*}} : (tensor<1x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: %[[P:.*]] = edge.mul %[[V]], %{{.*}} {post_ops
+// CHECK: %[[R:.*]] = edge.div %{{.*}}, %[[X]]
+// CHECK: %[[T:.*]] = edge.mul %[[X]], %{{.*}} : (tensor<?x3xf32>, tensor<1x1xf32>)
+// CHECK-NOT: edge.mul %[[I]]
+// CHECK: return %[[X]], %[[X]], %[[X]], %[[B]], %[[P]], %[[R]], %[[T]], %[[I]]
+func.func @multiply_by_one(%x: tensor<?x3xf32>, %v: tensor<1x3xf32>, %i: tensor<2x3xi32>) -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<4x3xf32>, tensor<1x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<2x3xi32>) {
+  %one = edge.constant dense<1.0> : tensor<1x1xf32>
+  %ones = edge.constant dense<1.0> : tensor<4x3xf32>
+  %two = edge.constant dense<2.0> : tensor<1x1xf32>
+  %ione = edge.constant dense<1> : tensor<1x1xi32>
+  %0 = edge.mul %x, %one : (tensor<?x3xf32>, tensor<1x1xf32>) -> tensor<?x3xf32>
+  %1 = edge.mul %one, %x : (tensor<1x1xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  %2 = edge.div %x, %one : (tensor<?x3xf32>, tensor<1x1xf32>) -> tensor<?x3xf32>
+  %3 = edge.mul %v, %ones : (tensor<1x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %4 = edge.mul %v, %one {post_ops = [#edge.post_op<relu>]} : (tensor<1x3xf32>, tensor<1x1xf32>) -> tensor<1x3xf32>
+  %5 = edge.div %one, %x : (tensor<1x1xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  %6 = edge.mul %x, %two : (tensor<?x3xf32>, tensor<1x1xf32>) -> tensor<?x3xf32>
+  %7 = edge.mul %i, %ione : (tensor<2x3xi32>, tensor<1x1xi32>) -> tensor<2x3xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<4x3xf32>, tensor<1x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<2x3xi32>
+}
+
+// -----
+
+// Tests that a unit-step slice of a unit-step slice reads the first input
+// once, at the sum of the starts, with the outer slice's extents (those it
+// read from the inner slice become the inner one's size operands): a causal
+// mask sliced row- then column-wise. A strided inner slice stays.
+// CHECK-LABEL: func @compose_slices
+// CHECK-SAME: (%[[M:.*]]: tensor<8x8xf32>, %[[N:.*]]: index, %[[K:.*]]: index)
+// CHECK: %[[S:.*]] = edge.slice %[[M]], %[[N]], %[[K]] {starts = array<i64: 1, 2>, steps = array<i64: 1, 1>} : (tensor<8x8xf32>, index, index) -> tensor<?x?xf32>
+// CHECK: %[[A:.*]] = edge.slice %[[M]] {starts = array<i64: 0, 0>, steps = array<i64: 2, 1>}
+// CHECK: %[[B:.*]] = edge.slice %[[A]]
+// CHECK: return %[[S]], %[[B]]
+func.func @compose_slices(%m: tensor<8x8xf32>, %n: index, %k: index) -> (tensor<?x?xf32>, tensor<2x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %rows = edge.slice %m, %n {starts = array<i64: 1, 0>, steps = array<i64: 1, 1>} : (tensor<8x8xf32>, index) -> tensor<?x8xf32>
+  %dim = tensor.dim %rows, %c0 : tensor<?x8xf32>
+  %both = edge.slice %rows, %dim, %k {starts = array<i64: 0, 2>, steps = array<i64: 1, 1>} : (tensor<?x8xf32>, index, index) -> tensor<?x?xf32>
+  %even = edge.slice %m {starts = array<i64: 0, 0>, steps = array<i64: 2, 1>} : (tensor<8x8xf32>) -> tensor<4x8xf32>
+  %part = edge.slice %even {starts = array<i64: 1, 4>, steps = array<i64: 1, 1>} : (tensor<4x8xf32>) -> tensor<2x4xf32>
+  return %both, %part : tensor<?x?xf32>, tensor<2x4xf32>
+}
