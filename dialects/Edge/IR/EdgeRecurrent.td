@@ -21,7 +21,8 @@ defvar Edge_RecurrentOperands = (ins
     Edge_F32Tensor:$B, Edge_F32Tensor:$initial_h, StrAttr:$direction);
 
 class Edge_RecurrentOp<string mnemonic>
-    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface, InferTypeOpAdaptor]> {
+    : Edge_Op<mnemonic, [Pure, Edge_KernelOpInterface, InferTypeOpAdaptor,
+        DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }

@@ -324,3 +324,30 @@ LogicalResult SliceOp::reifyResultShapes(OpBuilder &builder,
                                          ReifiedRankedShapedTypeDims &shapes) {
   return reifyFromSizes(*this, builder, getDynamicSizes(), shapes);
 }
+
+/// A recurrent layer's results: [S, D, N, H] and [D, N, H], the batch N
+/// (the one extent that may be dynamic) X's.
+template <typename OpT>
+static LogicalResult reifyRecurrent(OpT op, OpBuilder &builder,
+                                    ReifiedRankedShapedTypeDims &shapes) {
+  for (Value result : op->getResults())
+    if (failed(reifyEach(builder, cast<RankedTensorType>(result.getType()),
+                         shapes, [&](int64_t) -> FailureOr<OpFoldResult> {
+                           return extentOf(builder, op.getLoc(), op.getX(), 1);
+                         })))
+      return failure();
+  return success();
+}
+
+LogicalResult RNNOp::reifyResultShapes(OpBuilder &builder,
+                                       ReifiedRankedShapedTypeDims &shapes) {
+  return reifyRecurrent(*this, builder, shapes);
+}
+LogicalResult GRUOp::reifyResultShapes(OpBuilder &builder,
+                                       ReifiedRankedShapedTypeDims &shapes) {
+  return reifyRecurrent(*this, builder, shapes);
+}
+LogicalResult LSTMOp::reifyResultShapes(OpBuilder &builder,
+                                        ReifiedRankedShapedTypeDims &shapes) {
+  return reifyRecurrent(*this, builder, shapes);
+}

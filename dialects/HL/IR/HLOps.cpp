@@ -75,7 +75,7 @@ LogicalResult ConvOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  std::optional<Shape> input = getStaticShape(operands, op.getInput());
+  std::optional<Shape> input = getRankedShape(operands, op.getInput());
   std::optional<Shape> weight = getStaticShape(operands, op.getWeight());
   if (!input || !weight)
     return unknownShape(shapes);

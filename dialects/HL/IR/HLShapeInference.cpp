@@ -210,6 +210,10 @@ LogicalResult inferSlidingWindowShape(std::optional<Location> location,
     int64_t in = input[2 + i], stride = at(attrs.strides, i, 1);
     if (stride <= 0)
       return misfit(location, "non-positive stride");
+    if (ShapedType::isDynamic(in)) {
+      result.push_back(ShapedType::kDynamic);
+      continue;
+    }
     if (attrs.autoPad == "SAME_UPPER" || attrs.autoPad == "SAME_LOWER") {
       result.push_back(in / stride + (in % stride != 0 ? 1 : 0));
       continue;

@@ -129,17 +129,17 @@ WindowAttrs getWindowAttrs(AdaptorT op, bool ceilMode = false) {
           ceilMode};
 }
 
-/// The output of a sliding-window op (convolution, pooling) over the static
-/// `input` `[N, C, D1, ...]` with `channels` output channels and window
-/// `kernel`.
+/// The output of a sliding-window op (convolution, pooling) over the
+/// ranked `input` `[N, C, D1, ...]` with `channels` output channels and
+/// window `kernel`; a dynamic batch or spatial extent gives a dynamic one.
 mlir::LogicalResult
 inferSlidingWindowShape(std::optional<mlir::Location> location,
                         llvm::ArrayRef<int64_t> input, int64_t channels,
                         llvm::ArrayRef<int64_t> kernel,
                         const WindowAttrs &attrs, InferredShapes &shapes);
 
-/// MaxPool and AveragePool: `kernel_shape` slides over the static input's
-/// spatial dimensions, the channels stay. (MaxPool's optional indices have
+/// MaxPool and AveragePool: `kernel_shape` slides over the input's spatial
+/// dimensions, the channels stay. (MaxPool's optional indices have
 /// the output's shape, but whether the op has them is not among the
 /// interface's arguments: only the output's shape is inferred.)
 template <typename AdaptorT>
@@ -147,7 +147,7 @@ mlir::LogicalResult inferPoolShape(std::optional<mlir::Location> location,
                                    const mlir::ValueShapeRange &operands,
                                    AdaptorT op, InferredShapes &shapes) {
   std::optional<llvm::SmallVector<int64_t>> input =
-      getStaticShape(operands, op.getInput());
+      getRankedShape(operands, op.getInput());
   if (!input)
     return unknownShape(shapes);
   if (input->size() < 3)

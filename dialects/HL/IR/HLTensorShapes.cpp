@@ -225,8 +225,9 @@ LogicalResult PadOp::inferReturnTypeComponents(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor op(operands.getValues(), attributes, properties, regions);
-  // Each extent grows by its begin and end pads (negative pads crop).
-  std::optional<Shape> input = getStaticShape(operands, op.getData());
+  // Each extent grows by its begin and end pads (negative pads crop); a
+  // dynamic extent stays dynamic.
+  std::optional<Shape> input = getRankedShape(operands, op.getData());
   std::optional<Shape> pads = getKnownInts(operands, op.getPads());
   if (!input || !pads)
     return unknownShape(shapes);
@@ -235,6 +236,10 @@ LogicalResult PadOp::inferReturnTypeComponents(
     return misfit(location, "'pads' does not fit the input rank");
   Shape result;
   for (size_t d = 0; d < rank; ++d) {
+    if (ShapedType::isDynamic((*input)[d])) {
+      result.push_back(ShapedType::kDynamic);
+      continue;
+    }
     std::optional<int64_t> begin = llvm::checkedAdd((*input)[d], (*pads)[d]);
     std::optional<int64_t> extent =
         begin ? llvm::checkedAdd(*begin, (*pads)[d + rank]) : std::nullopt;

@@ -20,6 +20,9 @@ def RefineShapes : Pass<"strata-hl-refine-shapes", "mlir::func::FuncOp"> {
       it (Reshape/Expand/Tile/ConstantOfShape/Range/Slice/... with constant
       shape operands, elementwise and broadcasting ops with static operands,
       reductions with constant axes).
+    - inlining: an `hl.if` whose condition folded is replaced by the branch
+      it takes (PyTorch's squeeze of a maybe-unit extent, `If(shape[d] ==
+      1)`, folds once refinement makes that extent static).
 
     Ops whose 1-d result length comes from run-time scalars and whose
     lowering checks that length at run time (`hl.range`, which becomes

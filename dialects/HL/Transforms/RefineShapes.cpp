@@ -17,6 +17,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
+
 namespace strata::hl {
 #define GEN_PASS_DEF_REFINESHAPES
 #include "HL/Transforms/Passes.h.inc"
@@ -97,6 +99,23 @@ LogicalResult setResultTypes(Operation *op, ArrayRef<Type> refined,
   return success();
 }
 
+/// `type` with the extents of `shape` where its own are dynamic: each
+/// extent the more static of the two. Fails where they contradict (another
+/// rank, or two different static extents).
+FailureOr<Type> joinShape(TensorType type, SmallVector<int64_t> shape) {
+  if (type.hasRank()) {
+    if (type.getRank() != static_cast<int64_t>(shape.size()))
+      return failure();
+    for (auto [extent, known] : llvm::zip(shape, type.getShape())) {
+      if (ShapedType::isDynamic(extent))
+        extent = known;
+      else if (!ShapedType::isDynamic(known) && known != extent)
+        return failure();
+    }
+  }
+  return Type(RankedTensorType::get(shape, type.getElementType()));
+}
+
 /// Gives the unranked results of an hl.split of a ranked input the input's
 /// rank: its extents, the axis' split sizes where they are constants (an
 /// even division without them). Variadic results have no shape rule of the
@@ -134,14 +153,10 @@ struct RefineSplitResults : public OpRewritePattern<SplitOp> {
       auto type = cast<TensorType>(result.getType());
       SmallVector<int64_t> shape(input.getShape());
       shape[axis] = sizes[i];
-      if (type.hasRank()) {
-        if (type.getRank() != rank)
-          return rewriter.notifyMatchFailure(op, "result rank differs");
-        for (auto [extent, known] : llvm::zip(shape, type.getShape()))
-          if (ShapedType::isDynamic(extent))
-            extent = known;
-      }
-      refined.push_back(RankedTensorType::get(shape, type.getElementType()));
+      FailureOr<Type> joined = joinShape(type, shape);
+      if (failed(joined))
+        return rewriter.notifyMatchFailure(op, "result type differs");
+      refined.push_back(*joined);
     }
     return setResultTypes(op, refined, rewriter);
   }
@@ -181,6 +196,264 @@ struct RefineIfResults : public OpRewritePattern<IfOp> {
       refined.push_back(RankedTensorType::get(shape, type.getElementType()));
     }
     return setResultTypes(op, refined, rewriter);
+  }
+};
+
+/// Gives an hl.rnn / hl.gru / hl.lstm's results the shapes X and the
+/// layer imply: Y [S, D, N, H] and the last states [D, N, H] in layout 0,
+/// [N, S, D, H] and [N, D, H] in layout 1, with S and N X's (either may be
+/// dynamic), D from the direction and H the hidden size. Multiple results
+/// have no shape rule of the interface.
+template <typename OpT>
+struct RefineRecurrentResults : public OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    auto x = dyn_cast<RankedTensorType>(op.getX().getType());
+    std::optional<uint64_t> hidden = op.getHiddenSize();
+    if (!x || x.getRank() != 3 || !hidden)
+      return rewriter.notifyMatchFailure(op, "X unranked or no hidden size");
+    bool batchMajor = op.getLayout() == 1;
+    int64_t seq = x.getDimSize(batchMajor ? 1 : 0);
+    int64_t batch = x.getDimSize(batchMajor ? 0 : 1);
+    int64_t d = op.getDirection() == "bidirectional" ? 2 : 1;
+    int64_t h = static_cast<int64_t>(*hidden);
+    SmallVector<int64_t> y = batchMajor
+                                 ? SmallVector<int64_t>{batch, seq, d, h}
+                                 : SmallVector<int64_t>{seq, d, batch, h};
+    SmallVector<int64_t> last = batchMajor ? SmallVector<int64_t>{batch, d, h}
+                                           : SmallVector<int64_t>{d, batch, h};
+    SmallVector<Type> refined;
+    for (Value result : op->getResults()) {
+      auto type = cast<TensorType>(result.getType());
+      SmallVector<int64_t> shape = result == op.getY() ? y : last;
+      FailureOr<Type> joined = joinShape(type, shape);
+      if (failed(joined))
+        return rewriter.notifyMatchFailure(op, "result type differs");
+      refined.push_back(*joined);
+    }
+    return setResultTypes(op, refined, rewriter);
+  }
+};
+
+/// The values of an integer constant.
+std::optional<SmallVector<int64_t>> getConstantIntValues(Value value) {
+  DenseIntElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  return llvm::map_to_vector(attr.getValues<APInt>(),
+                             [](const APInt &v) { return v.getSExtValue(); });
+}
+
+/// One element of a 1-d shape operand, traced to where it comes from: a
+/// constant, or extent `dim` of `source`.
+struct TracedExtent {
+  int64_t constant = 0;
+  Value source;
+  int64_t dim = -1;
+};
+
+/// The elements of `value`, a 1-d integer shape, through Shape, Gather of
+/// constant indices, unit-step Slices, integer Casts, Unsqueeze and Concat
+/// (PyTorch's x.view(x.shape[0], 1, -1) exports as Reshape(x,
+/// Concat(Unsqueeze(Gather(Shape(x), 0)), [1],
+/// [-1]))); nothing when another op computes it.
+std::optional<SmallVector<TracedExtent>> traceShapeElements(Value value) {
+  DenseIntElementsAttr constant;
+  if (matchPattern(value, m_Constant(&constant))) {
+    SmallVector<TracedExtent> elements;
+    for (const APInt &v : constant.getValues<APInt>())
+      elements.push_back({v.getSExtValue(), Value(), -1});
+    return elements;
+  }
+  Operation *def = value.getDefiningOp();
+  if (auto shape = dyn_cast_or_null<ShapeOp>(def)) {
+    auto type = dyn_cast<RankedTensorType>(shape.getData().getType());
+    if (!type || shape.getStart() != 0 || shape.getEnd())
+      return std::nullopt;
+    SmallVector<TracedExtent> elements;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      elements.push_back({0, shape.getData(), d});
+    return elements;
+  }
+  if (auto concat = dyn_cast_or_null<ConcatOp>(def)) {
+    SmallVector<TracedExtent> elements;
+    for (Value input : concat.getInputs()) {
+      std::optional<SmallVector<TracedExtent>> part = traceShapeElements(input);
+      if (!part)
+        return std::nullopt;
+      elements.append(*part);
+    }
+    return elements;
+  }
+  if (auto unsqueeze = dyn_cast_or_null<UnsqueezeOp>(def)) {
+    std::optional<SmallVector<TracedExtent>> scalar =
+        traceShapeElements(unsqueeze.getData());
+    if (!scalar || scalar->size() != 1)
+      return std::nullopt;
+    return scalar;
+  }
+  // Integer casts keep extents (PaddlePaddle's exporter reads shapes as
+  // i32); a unit-step slice of constant bounds picks some.
+  if (auto cast = dyn_cast_or_null<CastOp>(def)) {
+    auto from = dyn_cast<TensorType>(cast.getInput().getType());
+    if (!from || !from.getElementType().isSignlessInteger() ||
+        from.getElementType().getIntOrFloatBitWidth() < 32)
+      return std::nullopt;
+    return traceShapeElements(cast.getInput());
+  }
+  if (auto slice = dyn_cast_or_null<SliceOp>(def)) {
+    std::optional<SmallVector<TracedExtent>> data =
+        traceShapeElements(slice.getData());
+    std::optional<SmallVector<int64_t>> starts =
+        getConstantIntValues(slice.getStarts());
+    std::optional<SmallVector<int64_t>> ends =
+        getConstantIntValues(slice.getEnds());
+    std::optional<SmallVector<int64_t>> steps =
+        slice.getSteps() ? getConstantIntValues(slice.getSteps())
+                         : SmallVector<int64_t>{1};
+    std::optional<SmallVector<int64_t>> axes =
+        slice.getAxes() ? getConstantIntValues(slice.getAxes())
+                        : SmallVector<int64_t>{0};
+    if (!data || !starts || !ends || !steps || !axes || starts->size() != 1 ||
+        ends->size() != 1 || *steps != SmallVector<int64_t>{1} ||
+        (*axes != SmallVector<int64_t>{0} && *axes != SmallVector<int64_t>{-1}))
+      return std::nullopt;
+    int64_t count = static_cast<int64_t>(data->size());
+    auto clamp = [&](int64_t bound) {
+      if (bound < 0)
+        bound += count;
+      return std::clamp<int64_t>(bound, 0, count);
+    };
+    int64_t begin = clamp(starts->front()), end = clamp(ends->front());
+    return SmallVector<TracedExtent>(data->begin() + begin,
+                                     data->begin() + std::max(begin, end));
+  }
+  if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
+    std::optional<SmallVector<TracedExtent>> data =
+        traceShapeElements(gather.getData());
+    DenseIntElementsAttr indices;
+    if (!data || gather.getAxis() != 0 ||
+        !matchPattern(gather.getIndices(), m_Constant(&indices)))
+      return std::nullopt;
+    SmallVector<TracedExtent> elements;
+    int64_t count = static_cast<int64_t>(data->size());
+    for (const APInt &v : indices.getValues<APInt>()) {
+      int64_t index = v.getSExtValue();
+      if (index < 0)
+        index += count;
+      if (index < 0 || index >= count)
+        return std::nullopt;
+      elements.push_back((*data)[index]);
+    }
+    return elements;
+  }
+  return std::nullopt;
+}
+
+/// Gives an hl.reshape whose target restates extents of its own input
+/// (traced through Shape -> Gather -> Unsqueeze -> Concat) the extents that
+/// follow: a restated extent is the input's, and the -1 entry is the
+/// quotient of the input's static extents by the target's once every
+/// dynamic extent of the input is restated. PyTorch's x.view(x.shape[0],
+/// 1, -1) of an [N, 1536] input is [N, 1, 1536], so the convolutions after
+/// it keep static spatial extents at a dynamic batch.
+struct RefineReshapeOfOwnExtents : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<TensorType>(op.getType());
+    auto data = dyn_cast<RankedTensorType>(op.getData().getType());
+    if (type.hasStaticShape() || !data)
+      return rewriter.notifyMatchFailure(op, "static, or unranked input");
+    std::optional<SmallVector<TracedExtent>> elements =
+        traceShapeElements(op.getShape());
+    if (!elements || (type.hasRank() &&
+                      type.getRank() != static_cast<int64_t>(elements->size())))
+      return rewriter.notifyMatchFailure(op, "target not traced");
+    ArrayRef<int64_t> in = data.getShape();
+    SmallVector<bool> restated(in.size(), false);
+    SmallVector<int64_t> shape;
+    std::optional<size_t> inferred;
+    int64_t targetStatic = 1;
+    bool targetOpen = false;
+    for (auto [i, element] : llvm::enumerate(*elements)) {
+      Value source = element.source;
+      int64_t dim = element.dim;
+      if (!source && element.constant == 0 && op.getAllowzero() == 0) {
+        if (i >= in.size())
+          return rewriter.notifyMatchFailure(op, "0 past the input's rank");
+        source = op.getData(), dim = static_cast<int64_t>(i);
+      }
+      if (!source && element.constant == -1 && !inferred) {
+        inferred = i;
+        shape.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      if (!source) {
+        if (element.constant < 0)
+          return rewriter.notifyMatchFailure(op, "negative target entry");
+        shape.push_back(element.constant);
+        targetStatic *= element.constant;
+        continue;
+      }
+      auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+      int64_t extent = sourceType && dim < sourceType.getRank()
+                           ? sourceType.getDimSize(dim)
+                           : ShapedType::kDynamic;
+      shape.push_back(extent);
+      if (!ShapedType::isDynamic(extent))
+        targetStatic *= extent;
+      else if (source == op.getData() && !restated[dim])
+        restated[dim] = true;
+      else
+        targetOpen = true;
+    }
+    if (inferred && !targetOpen && targetStatic > 0) {
+      int64_t inputStatic = 1;
+      bool allRestated = true;
+      for (auto [d, extent] : llvm::enumerate(in)) {
+        if (ShapedType::isDynamic(extent))
+          allRestated &= restated[d];
+        else
+          inputStatic *= extent;
+      }
+      if (allRestated && inputStatic % targetStatic == 0)
+        shape[*inferred] = inputStatic / targetStatic;
+    }
+    FailureOr<Type> joined = joinShape(type, shape);
+    if (failed(joined))
+      return rewriter.notifyMatchFailure(op, "contradicts the type");
+    return setResultTypes(op, {*joined}, rewriter);
+  }
+};
+
+/// Inlines the branch of an hl.if whose condition became a constant once
+/// types were refined: PyTorch exports `squeeze(x, d)` of a possibly
+/// dynamic x as `If(shape(x)[d] == 1)`, which folds only when refinement
+/// makes that extent static. The shape rules then see through it, and the
+/// values keep the branch's (refined) types.
+struct InlineConstantIf : public OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr condition;
+    if (!matchPattern(op.getCondition(), m_Constant(&condition)) ||
+        condition.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "condition is not a constant");
+    Region &taken = *condition.getValues<APInt>().begin() != 0
+                        ? op.getThenBranch()
+                        : op.getElseBranch();
+    Block &block = taken.front();
+    Operation *yield = block.getTerminator();
+    SmallVector<Value> results(yield->getOperands());
+    rewriter.inlineBlockBefore(&block, op);
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(op, results);
+    return success();
   }
 };
 
@@ -331,8 +604,10 @@ struct RefineShapesPass
     bool conflict = false;
     RewritePatternSet patterns(&getContext());
     patterns.add<RefineResultType>(&getContext(), conflict, numRefined);
-    patterns.add<RefineSplitResults, RefineIfResults, RefineOffsetSlice>(
-        &getContext());
+    patterns.add<RefineSplitResults, RefineIfResults, RefineOffsetSlice,
+                 InlineConstantIf, RefineReshapeOfOwnExtents,
+                 RefineRecurrentResults<RNNOp>, RefineRecurrentResults<GRUOp>,
+                 RefineRecurrentResults<LSTMOp>>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;

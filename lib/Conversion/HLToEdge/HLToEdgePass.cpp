@@ -102,6 +102,10 @@ bool hasDynamicLowering(Operation *op) {
     return op->getNumOperands() > 0 && op->getNumResults() > 0 &&
            hl_to_edge::getStaticButBatchType(op->getOperand(0)) &&
            hl_to_edge::getStaticButBatchType(op->getResult(0));
+  // Recurrent layers take a dynamic batch in their fused form
+  // (Recurrent.cpp names what else it refuses).
+  if (isa<hl::RNNOp, hl::GRUOp, hl::LSTMOp>(op))
+    return true;
   // A run-time If whose branches differ in shape (ControlFlow.cpp).
   if (isa<hl::IfOp, hl::YieldOp>(op))
     return true;
@@ -215,7 +219,8 @@ LogicalResult checkStaticShapes(ModuleOp module) {
           << (bounds.empty() ? "value-dependent extents" : bounds)
           << "): dynamic dimensions reach elementwise ops, matrix products, "
              "normalizations, reductions, reshapes, Transpose, Concat, Gather "
-             "and (with a dynamic batch only) convolutions and pooling so far "
+             "and (with a dynamic batch only) convolutions, pooling and "
+             "recurrent layers so far "
              "(docs/dynamic-shapes.md); compile for one shape with "
              "--input-shape NAME=DIMS";
       ok = false;

@@ -41,10 +41,20 @@ struct PadLowering : public OpConversionPattern<hl::PadOp> {
       return rewriter.notifyMatchFailure(op, "needs a ranked result");
     Value value =
         op.getMode() == "constant" ? adaptor.getConstantValue() : Value();
-    rewriter.replaceOpWithNewOp<edge::PadOp>(
-        op, resultType, adaptor.getData(),
-        toI64(rewriter, op.getLoc(), adaptor.getPads()), value,
-        op.getModeAttr());
+    // Constant pads as a dense i64 constant, whatever their storage (a
+    // resource from 64 bytes on): edge.pad reifies dynamic extents from it.
+    Value pads = toI64(rewriter, op.getLoc(), adaptor.getPads());
+    if (std::optional<SmallVector<int64_t>> known =
+            getConstantInts(adaptor.getPads());
+        known && !resultType.hasStaticShape())
+      pads = rewriter.create<edge::ConstantOp>(
+          op.getLoc(),
+          DenseElementsAttr::get(
+              RankedTensorType::get({static_cast<int64_t>(known->size())},
+                                    rewriter.getI64Type()),
+              ArrayRef<int64_t>(*known)));
+    rewriter.replaceOpWithNewOp<edge::PadOp>(op, resultType, adaptor.getData(),
+                                             pads, value, op.getModeAttr());
     return success();
   }
 };

@@ -6,6 +6,9 @@
 // transposed to layout 0, W and R transposed to [D, in, G*H] (folded on
 // constants), absent biases and initial states as zero constants.
 //
+// The fused op takes a dynamic batch (bounded dynamic shapes); the
+// unrolled form needs static shapes.
+//
 // Every other layer unrolls over the static sequence length into edge
 // matmuls, elementwise gate arithmetic and activations:
 //   - the input projection of all time steps is one matmul,
@@ -24,6 +27,7 @@
 
 #include "HL/IR/HLOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <type_traits>
@@ -159,8 +163,33 @@ std::string prepare(Layer &layer, std::optional<ArrayAttr> activations,
     return "sequence_lens is supported for the forward direction only";
   for (Value v : {layer.x, layer.w, layer.r, layer.bias, layer.sequenceLens,
                   layer.initialH, layer.initialC, layer.peepholes})
-    if (v && !getStaticType(v))
-      return "needs static shapes";
+    if (v && !isa<RankedTensorType>(v.getType()))
+      return "needs ranked shapes";
+  return "";
+}
+
+/// Whether the layer's shapes fit its lowering: the unrolled form needs
+/// static ones; the fused op takes a dynamic batch (X and the initial
+/// states open at the batch axis of the layer's layout, nothing else).
+std::string shapeRefusal(const Layer &layer, bool fused) {
+  int64_t batchAxis = layer.layout == 1 ? 0 : 1;
+  for (Value v : {layer.x, layer.w, layer.r, layer.bias, layer.sequenceLens,
+                  layer.initialH, layer.initialC, layer.peepholes}) {
+    auto type = v ? cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (!type || type.hasStaticShape())
+      continue;
+    bool batchOnly =
+        (v == layer.x || v == layer.initialH || v == layer.initialC) &&
+        type.getRank() == 3 && type.getNumDynamicDims() == 1 &&
+        type.isDynamicDim(batchAxis);
+    if (!fused)
+      return "needs static shapes (a dynamic batch is taken by the fused "
+             "layer only, without peepholes, sequence_lens, clip or other "
+             "activations)";
+    if (!batchOnly)
+      return "takes a dynamic batch only (the sequence and the sizes stay "
+             "static)";
+  }
   return "";
 }
 
@@ -175,20 +204,19 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
   int64_t s = xs[0], batch = xs[1], input = xs[2];
   int64_t hidden = Emitter::shape(layer.r)[2], g = layer.gates();
   StringRef f = layer.activations[d * layer.activationsPerDirection()];
-  StringRef gAct = layer.kind == Layer::RNN
-                       ? f
-                       : layer.activations[d * layer.activationsPerDirection() +
-                                           1];
-  StringRef hAct = layer.kind == Layer::LSTM
-                       ? layer.activations[d * 3 + 2]
-                       : StringRef();
+  StringRef gAct =
+      layer.kind == Layer::RNN
+          ? f
+          : layer.activations[d * layer.activationsPerDirection() + 1];
+  StringRef hAct =
+      layer.kind == Layer::LSTM ? layer.activations[d * 3 + 2] : StringRef();
   bool reverse = layer.direction == "reverse" || d == 1;
 
   // Weights of this direction, transposed for row-vector products.
-  Value wT = e.transpose(
-      e.reshape(e.slice(layer.w, {d, 0, 0}, {1, g * hidden, input}),
-                {g * hidden, input}),
-      {1, 0});
+  Value wT =
+      e.transpose(e.reshape(e.slice(layer.w, {d, 0, 0}, {1, g * hidden, input}),
+                            {g * hidden, input}),
+                  {1, 0});
   Value rT = e.transpose(
       e.reshape(e.slice(layer.r, {d, 0, 0}, {1, g * hidden, hidden}),
                 {g * hidden, hidden}),
@@ -230,12 +258,12 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
       auto withRb = [&](Value v, int64_t j) {
         return rb ? e.add(v, e.gate(rb, j, hidden)) : v;
       };
-      Value z = e.activation(
-          f, e.clip(e.add(e.gate(xt, 0, hidden), withRb(e.gate(hr, 0, hidden), 0)),
-                    layer.clip));
-      Value r = e.activation(
-          f, e.clip(e.add(e.gate(xt, 1, hidden), withRb(e.gate(hr, 1, hidden), 1)),
-                    layer.clip));
+      Value z = e.activation(f, e.clip(e.add(e.gate(xt, 0, hidden),
+                                             withRb(e.gate(hr, 0, hidden), 0)),
+                                       layer.clip));
+      Value r = e.activation(f, e.clip(e.add(e.gate(xt, 1, hidden),
+                                             withRb(e.gate(hr, 1, hidden), 1)),
+                                       layer.clip));
       Value recurrent;
       if (layer.linearBeforeReset) {
         recurrent = e.mul(r, withRb(e.gate(hr, 2, hidden), 2));
@@ -245,7 +273,8 @@ DirectionResult unroll(Emitter &e, const Layer &layer, int64_t d,
       }
       Value candidate = e.activation(
           gAct, e.clip(e.add(e.gate(xt, 2, hidden), recurrent), layer.clip));
-      // H = (1 - z) * candidate + z * H_prev = candidate + z * (H_prev - candidate).
+      // H = (1 - z) * candidate + z * H_prev = candidate + z * (H_prev -
+      // candidate).
       h = e.add(candidate, e.mul(z, e.sub(hPrev, candidate)));
     } else {
       Value gates = e.add(xt, hr);
@@ -299,7 +328,14 @@ TimeMajor toTimeMajor(Emitter &e, const Layer &layer) {
   t.x = layer.layout == 1 ? e.transpose(layer.x, {1, 0, 2}) : layer.x;
   t.batch = Emitter::shape(t.x)[1];
   t.hidden = Emitter::shape(layer.r)[2];
-  auto initial = [&](Value v) {
+  auto initial = [&](Value v) -> Value {
+    if (!v && ShapedType::isDynamic(t.batch)) {
+      // Zeros at the run-time batch.
+      Value batch = e.b.create<tensor::DimOp>(e.loc, t.x, 1);
+      return e.b.create<edge::FillOp>(
+          e.loc, e.type({t.directions, t.batch, t.hidden}), ValueRange{batch},
+          e.b.getF64FloatAttr(0.0));
+    }
     if (!v)
       return e.zeros({t.directions, t.batch, t.hidden});
     return layer.layout == 1 ? e.transpose(v, {1, 0, 2}) : v;
@@ -383,13 +419,12 @@ std::tuple<Value, Value, Value> lowerFused(Emitter &e, const Layer &layer) {
   StringAttr direction = e.b.getStringAttr(layer.direction);
   Value y, yh, yc;
   if constexpr (std::is_same_v<OpT, edge::LSTMOp>) {
-    auto op = e.b.create<edge::LSTMOp>(e.loc, x, w, r, bias, h0, t.c0,
-                                       direction);
+    auto op =
+        e.b.create<edge::LSTMOp>(e.loc, x, w, r, bias, h0, t.c0, direction);
     y = op.getY(), yh = op.getYH(), yc = op.getYC();
   } else if constexpr (std::is_same_v<OpT, edge::GRUOp>) {
-    auto op = e.b.create<edge::GRUOp>(
-        e.loc, x, w, r, bias, h0, direction,
-        e.b.getBoolAttr(layer.linearBeforeReset));
+    auto op = e.b.create<edge::GRUOp>(e.loc, x, w, r, bias, h0, direction,
+                                      e.b.getBoolAttr(layer.linearBeforeReset));
     y = op.getY(), yh = op.getYH();
   } else {
     auto op = e.b.create<edge::RNNOp>(
@@ -428,9 +463,9 @@ struct RecurrentLowering : public OpConversionPattern<OpT> {
       if (op.getInputForget() != 0)
         return rewriter.notifyMatchFailure(op, "input_forget is not supported");
     }
-    std::string reason = prepare(layer, op.getActivations(),
-                                 op.getActivationAlpha(),
-                                 op.getActivationBeta());
+    std::string reason =
+        prepare(layer, op.getActivations(), op.getActivationAlpha(),
+                op.getActivationBeta());
     if (!reason.empty())
       return rewriter.notifyMatchFailure(op, reason);
     // Unrolling lives on the element type of X; the runtime's matmul is f32.
@@ -438,10 +473,13 @@ struct RecurrentLowering : public OpConversionPattern<OpT> {
     if (!elementType.isF32())
       return rewriter.notifyMatchFailure(op, "supports f32 layers only");
 
+    bool fused = fusedFormRefusal(layer).empty();
+    reason = shapeRefusal(layer, fused);
+    if (!reason.empty())
+      return rewriter.notifyMatchFailure(op, reason);
     Emitter e(rewriter, op.getLoc(), elementType);
-    auto [y, yh, yc] = fusedFormRefusal(layer).empty()
-                           ? lowerFused<EdgeOpT>(e, layer)
-                           : lowerLayer(e, layer);
+    auto [y, yh, yc] =
+        fused ? lowerFused<EdgeOpT>(e, layer) : lowerLayer(e, layer);
     SmallVector<Value> results;
     if (op.getY())
       results.push_back(y);

@@ -338,3 +338,78 @@ func.func @offset_slice(%n: tensor<i64>, %x: tensor<5xf32>, %y: tensor<1xf32>, %
   %out = hl.slice %x, %s, %e, %axes, %steps : (tensor<5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
   return %r, %out : tensor<1xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Tests the shapes of a dynamic batch through windows and pads: a reflect
+// pad and a strided 1-d convolution keep the batch open and their other
+// extents static (a VAD's STFT front end), and PyTorch's squeeze(x, 2)
+// export, If(shape(x)[2] == 1), folds once the convolution's result is
+// refined: the If goes and the squeezed type is the branch's. A pool over
+// a dynamic spatial extent leaves that extent open.
+// CHECK-LABEL: func @dynamic_batch_windows
+func.func @dynamic_batch_windows(%x: tensor<?x576xf32>, %w: tensor<4x1x256xf32>, %p: tensor<2x3x?xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %pads = hl.constant dense<[0, 0, 0, 64]> : tensor<4xi64>
+  // CHECK: hl.pad {{.*}} -> tensor<?x640xf32>
+  %padded = hl.pad %x, %pads {mode = "reflect"} : (tensor<?x576xf32>, tensor<4xi64>) -> tensor<?x?xf32>
+  %one = hl.constant dense<1> : tensor<1xi64>
+  %u = hl.unsqueeze %padded, %one : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?x1x?xf32>
+  // CHECK: hl.conv {{.*}} -> tensor<?x4x1xf32>
+  %c = hl.conv %u, %w {dilations = array<i64: 1>, kernel_shape = array<i64: 256>, pads = array<i64: 0, 0>, strides = array<i64: 512>} : (tensor<?x1x?xf32>, tensor<4x1x256xf32>) -> tensor<*xf32>
+  %shape = hl.shape %c : (tensor<*xf32>) -> tensor<?xi64>
+  %last = hl.constant dense<-1> : tensor<1xi64>
+  %extent = hl.gather %shape, %last : (tensor<?xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %test = hl.equal %extent, %one : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi1>
+  // CHECK-NOT: hl.if
+  // CHECK: %[[S:.*]] = hl.squeeze {{.*}} -> tensor<?x4xf32>
+  %r = hl.if %test : (tensor<1xi1>) -> tensor<*xf32> {
+    %two = hl.constant dense<2> : tensor<1xi64>
+    %s = hl.squeeze %c, %two : (tensor<*xf32>, tensor<1xi64>) -> tensor<*xf32>
+    hl.yield %s : tensor<*xf32>
+  } else {
+    hl.yield %c : tensor<*xf32>
+  }
+  // CHECK: hl.max_pool {{.*}} -> tensor<2x3x?xf32>
+  %m = hl.max_pool %p {kernel_shape = array<i64: 2>, strides = array<i64: 2>} : (tensor<2x3x?xf32>) -> tensor<*xf32>
+  // CHECK: return %[[S]]
+  return %r, %m : tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// Tests a Reshape whose target restates its input's extents at a dynamic
+// batch: PyTorch's x.view(x.shape[0], 1, -1) keeps the batch open and
+// infers -1 = 1536; PaddlePaddle's [0, 1, cast(shape(y))[3:4], 120] reads
+// a static extent of another tensor through i32 casts and a slice. A -1
+// beside an extent of another tensor that is dynamic stays open.
+// CHECK-LABEL: func @reshape_own_extents
+func.func @reshape_own_extents(%x: tensor<?x1536xf32>, %y: tensor<?x120x1x40xf32>, %z: tensor<?x40x120xf32>, %w: tensor<?x8xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %zero = hl.constant dense<0> : tensor<i64>
+  %axes = hl.constant dense<0> : tensor<1xi64>
+  %one = hl.constant dense<1> : tensor<1xi64>
+  %rest = hl.constant dense<-1> : tensor<1xi64>
+  %shape = hl.shape %x : (tensor<?x1536xf32>) -> tensor<2xi64>
+  %batch = hl.gather %shape, %zero : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %b1 = hl.unsqueeze %batch, %axes : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %target = hl.concat %b1, %one, %rest {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  // CHECK: hl.reshape {{.*}} -> tensor<?x1x1536xf32>
+  %a = hl.reshape %x, %target : (tensor<?x1536xf32>, tensor<3xi64>) -> tensor<*xf32>
+  %ys = hl.shape %y : (tensor<?x120x1x40xf32>) -> tensor<4xi64>
+  %y32 = hl.cast %ys : (tensor<4xi64>) -> tensor<4xi32>
+  %three = hl.constant dense<3> : tensor<1xi64>
+  %four = hl.constant dense<4> : tensor<1xi64>
+  %w32 = hl.slice %y32, %three, %four, %axes, %one : (tensor<4xi32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1xi32>
+  %w64 = hl.cast %w32 : (tensor<1xi32>) -> tensor<1xi64>
+  %c120 = hl.constant dense<120> : tensor<1xi64>
+  %zero1 = hl.constant dense<0> : tensor<1xi64>
+  %target2 = hl.concat %zero1, %one, %w64, %c120 {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  // CHECK: hl.reshape {{.*}} -> tensor<?x1x40x120xf32>
+  %b = hl.reshape %z, %target2 : (tensor<?x40x120xf32>, tensor<4xi64>) -> tensor<*xf32>
+  %zs = hl.shape %z : (tensor<?x40x120xf32>) -> tensor<3xi64>
+  %other = hl.gather %zs, %zero : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %o1 = hl.unsqueeze %other, %axes : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %target3 = hl.concat %o1, %rest {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  // CHECK: hl.reshape {{.*}} -> tensor<?x?xf32>
+  %c = hl.reshape %w, %target3 : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %a, %b, %c : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
