@@ -102,10 +102,19 @@ bool hasDynamicLowering(Operation *op) {
     return op->getNumOperands() > 0 && op->getNumResults() > 0 &&
            hl_to_edge::getStaticButBatchType(op->getOperand(0)) &&
            hl_to_edge::getStaticButBatchType(op->getResult(0));
-  // Recurrent layers take a dynamic batch in their fused form
-  // (Recurrent.cpp names what else it refuses).
-  if (isa<hl::RNNOp, hl::GRUOp, hl::LSTMOp>(op))
-    return true;
+  // Recurrent layers take a dynamic batch (in their fused form: the
+  // lowering refuses the others): X and the states open at the batch axis
+  // of the layer's layout only.
+  if (isa<hl::RNNOp, hl::GRUOp, hl::LSTMOp>(op)) {
+    auto layout = op->getAttrOfType<IntegerAttr>("layout");
+    int64_t batchAxis = layout && layout.getInt() == 1 ? 0 : 1;
+    return llvm::all_of(op->getOperands(), [&](Value v) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      return type && (type.hasStaticShape() ||
+                      (type.getRank() == 3 && type.getNumDynamicDims() == 1 &&
+                       type.isDynamicDim(batchAxis)));
+    });
+  }
   // A run-time If whose branches differ in shape (ControlFlow.cpp).
   if (isa<hl::IfOp, hl::YieldOp>(op))
     return true;

@@ -190,6 +190,17 @@ std::string shapeRefusal(const Layer &layer, bool fused) {
       return "takes a dynamic batch only (the sequence and the sizes stay "
              "static)";
   }
+  // X and the initial states share one batch extent, static or open (a
+  // model whose inputs bound it differently cannot build the layer).
+  int64_t batch =
+      cast<RankedTensorType>(layer.x.getType()).getDimSize(batchAxis);
+  for (Value state : {layer.initialH, layer.initialC}) {
+    auto type =
+        state ? cast<RankedTensorType>(state.getType()) : RankedTensorType();
+    if (type && (type.getRank() != 3 || type.getDimSize(batchAxis) != batch))
+      return "X and the initial states have different batch extents (give "
+             "them the same --input-shape batch)";
+  }
   return "";
 }
 
