@@ -104,7 +104,8 @@ def Edge_GatherNDOp : Edge_Op<"gather_nd",
 }
 
 def Edge_ResizeOp : Edge_Op<"resize", [Pure, AttrSizedOperandSegments,
-    AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface]> {
+    AllElementTypesMatch<["input", "output"]>, Edge_KernelOpInterface,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "N-d separable interpolation (ONNX Resize semantics)";
   let description = [{
     Every axis is resampled by its own 1-d filter (nearest, linear or cubic

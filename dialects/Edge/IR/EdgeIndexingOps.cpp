@@ -309,6 +309,14 @@ static LogicalResult verifyStaticScales(Operation *op, ArrayRef<double> scales,
     if (!(scales[d] > 0) || !std::isfinite(scales[d]))
       return op->emitOpError("scale ")
              << scales[d] << " of axis " << d << " must be positive and finite";
+    // A dynamic extent (a bounded batch) is not resampled: the result's is
+    // the input's.
+    if (ShapedType::isDynamic(input[d]) || ShapedType::isDynamic(output[d])) {
+      if (scales[d] != 1.0 || input[d] != output[d])
+        return op->emitOpError("dynamic axis ")
+               << d << " needs scale 1 and the same extent in the result";
+      continue;
+    }
     // floor(scale * in) per the ONNX shape rule; keep_aspect_ratio_policy
     // rounds instead, so allow anything within one.
     if (std::abs(static_cast<double>(output[d]) - scales[d] * input[d]) >=
@@ -374,6 +382,8 @@ LogicalResult ResizeOp::verify() {
     return emitOpError("needs exactly one of the 'scales' attribute and the "
                        "'scales' operand");
   if (Value scales = getDynamicScales()) {
+    if (ShapedType::isDynamicShape(input) || ShapedType::isDynamicShape(output))
+      return emitOpError("run-time scales need static shapes");
     if (failed(verifyVectorOperand(op, scales, "scales", rank)))
       return failure();
   } else if (failed(verifyStaticScales(op, *getScales(), input, output))) {

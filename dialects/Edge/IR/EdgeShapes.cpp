@@ -351,3 +351,12 @@ LogicalResult LSTMOp::reifyResultShapes(OpBuilder &builder,
                                         ReifiedRankedShapedTypeDims &shapes) {
   return reifyRecurrent(*this, builder, shapes);
 }
+
+LogicalResult ResizeOp::reifyResultShapes(OpBuilder &builder,
+                                          ReifiedRankedShapedTypeDims &shapes) {
+  // A dynamic extent is not resampled (the verifier asks scale 1 of it).
+  return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,
+                   [&](int64_t d) -> FailureOr<OpFoldResult> {
+                     return extentOf(builder, getLoc(), getInput(), d);
+                   });
+}

@@ -179,9 +179,11 @@ LogicalResult ResizeOp::inferReturnTypeComponents(
   // The listed axes (all without `axes`) take constant `sizes`, or
   // floor(extent * scale) for constant `scales`; the other axes keep their
   // extent. tf_crop_and_resize with scales also depends on the roi and is
-  // left open.
-  std::optional<Shape> input = getStaticShape(operands, op.getInput());
-  if (!input)
+  // left open. A dynamic extent (a bounded batch) stays dynamic under
+  // scales; sizes need a static input.
+  std::optional<Shape> input = getRankedShape(operands, op.getInput());
+  if (!input ||
+      (op.getSizes() && ShapedType::isDynamicShape(ArrayRef<int64_t>(*input))))
     return unknownShape(shapes);
   int64_t rank = input->size();
   SmallVector<int64_t> axes;
@@ -207,12 +209,13 @@ LogicalResult ResizeOp::inferReturnTypeComponents(
   } else if (Value scalesValue = op.getScales()) {
     std::optional<SmallVector<double>> scales =
         getConstantFloatValues(scalesValue);
-    if (!scales ||
-        op.getCoordinateTransformationMode() == "tf_crop_and_resize")
+    if (!scales || op.getCoordinateTransformationMode() == "tf_crop_and_resize")
       return unknownShape(shapes);
     if (scales->size() != axes.size())
       return misfit(location, "'scales' do not fit the input");
     for (auto [i, axis] : llvm::enumerate(axes)) {
+      if (ShapedType::isDynamic((*input)[axis]))
+        continue;
       double extent = std::floor((*input)[axis] * (*scales)[i]);
       if (!(extent >= 0 && extent < 9.0e18))
         return misfit(location, "scaled extent out of range");

@@ -115,6 +115,23 @@ bool hasDynamicLowering(Operation *op) {
                        type.isDynamicDim(batchAxis)));
     });
   }
+  // Resize with constant scales that leave the dynamic extents as they are.
+  if (auto resize = dyn_cast<hl::ResizeOp>(op)) {
+    auto input = dyn_cast<RankedTensorType>(resize.getInput().getType());
+    auto result = dyn_cast<RankedTensorType>(resize.getOutput().getType());
+    std::optional<SmallVector<double>> scales =
+        resize.getScales() ? hl_to_edge::getConstantFloats(resize.getScales())
+                           : std::nullopt;
+    if (!input || !result || !scales || resize.getAxes() ||
+        static_cast<int64_t>(scales->size()) != input.getRank() ||
+        result.getRank() != input.getRank())
+      return false;
+    for (int64_t d = 0; d < input.getRank(); ++d)
+      if ((input.isDynamicDim(d) || result.isDynamicDim(d)) &&
+          ((*scales)[d] != 1.0 || input.getDimSize(d) != result.getDimSize(d)))
+        return false;
+    return true;
+  }
   // A run-time If whose branches differ in shape (ControlFlow.cpp).
   if (isa<hl::IfOp, hl::YieldOp>(op))
     return true;

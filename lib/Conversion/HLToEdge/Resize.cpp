@@ -10,6 +10,8 @@
 //   sizes, not_larger/_smaller -> one scale, the min/max of sizes/input
 //                              over the listed axes (sizes must be constant)
 //   roi constant / run time -> `roi` attribute / operand
+// A dynamic extent (a bounded batch) takes constant scales that leave it
+// as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +43,12 @@ struct ResizeLowering : public OpConversionPattern<hl::ResizeOp> {
   LogicalResult
   matchAndRewrite(hl::ResizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType inputType = getStaticType(adaptor.getInput());
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    // Static, or a dynamic batch that constant scales leave as it is.
+    auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+    auto resultType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (!inputType || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs ranked shapes");
+    bool dynamic = !inputType.hasStaticShape() || !resultType.hasStaticShape();
     if (!inputType.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "edge.resize supports f32 only");
     ArrayRef<int64_t> in = inputType.getShape();
@@ -81,12 +87,25 @@ struct ResizeLowering : public OpConversionPattern<hl::ResizeOp> {
           return rewriter.notifyMatchFailure(op, "run-time scales must be f32");
         dynamicScales = scales;
       }
+    } else if (dynamic) {
+      return rewriter.notifyMatchFailure(op, "sizes need static shapes");
     } else {
       FailureOr<SmallVector<double>> fromSizes =
           scalesFromSizes(op, adaptor.getSizes(), axes, in, out, rewriter);
       if (failed(fromSizes))
         return failure();
       scalesAttr = rewriter.getDenseF64ArrayAttr(*fromSizes);
+    }
+
+    if (dynamic) {
+      if (!scalesAttr)
+        return rewriter.notifyMatchFailure(
+            op, "a dynamic extent needs constant scales");
+      for (int64_t d = 0; d < rank; ++d)
+        if ((inputType.isDynamicDim(d) || resultType.isDynamicDim(d)) &&
+            (scalesAttr[d] != 1.0 || in[d] != out[d]))
+          return rewriter.notifyMatchFailure(
+              op, "a dynamic extent must not be resampled");
     }
 
     // The region of interest, only read by tf_crop_and_resize.

@@ -138,3 +138,27 @@ func.func @baked_batch(%x: tensor<?x8x2xf32> {hl.dim_params = ["batch", ""]}) ->
   %0 = hl.reshape %x, %s : (tensor<?x8x2xf32>, tensor<2xi64>) -> tensor<1x16xf32>
   return %0 : tensor<1x16xf32>
 }
+
+// -----
+
+// Tests Resize at a dynamic batch: constant scales that leave the batch as
+// it is lower to edge.resize with the batch open (its kernel reads the
+// batch per call).
+// CHECK-LABEL: func.func @resize_batch
+// CHECK: edge.resize {{.*}} scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>{{.*}} : (tensor<?x2x3x4xf32>) -> tensor<?x2x6x8xf32>
+func.func @resize_batch(%x: tensor<?x2x3x4xf32> {hl.dim_params = ["batch", "", "", ""]}) -> tensor<?x2x6x8xf32> attributes {hl.dim_bounds = {batch = array<i64: 1, 4>}} {
+  %s = hl.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %0 = hl.resize %x scales %s {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<?x2x3x4xf32>, tensor<4xf32>) -> tensor<?x2x6x8xf32>
+  return %0 : tensor<?x2x6x8xf32>
+}
+
+// -----
+
+// Tests that a Resize that would resample a dynamic extent is refused,
+// naming the op and the bounds.
+func.func @resize_dynamic_axis(%x: tensor<1x2x?x4xf32> {hl.dim_params = ["", "", "h", ""]}) -> tensor<1x2x?x8xf32> attributes {hl.dim_bounds = {h = array<i64: 2, 6>}} {
+  %s = hl.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  // expected-error@+1 {{'hl.resize' has operands with dynamic dimensions (h: 2..6)}}
+  %0 = hl.resize %x scales %s {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x2x?x4xf32>, tensor<4xf32>) -> tensor<1x2x?x8xf32>
+  return %0 : tensor<1x2x?x8xf32>
+}
