@@ -62,7 +62,8 @@ sanitize_configure() {
   [ -f "$dir/build.ninja" ] && return 0
   mkdir -p "$dir"
   CC=clang CXX=clang++ cmake -G Ninja -S "$sanitize_root" -B "$dir" \
-    -DSTRATA_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_BUILD_PYTHON=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
     "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags" \

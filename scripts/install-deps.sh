@@ -18,6 +18,7 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev
   libonnx-testdata
   chromium
+  pybind11-dev python3-dev python3-numpy python3-onnx python3-pytest
 )
 
 missing=()

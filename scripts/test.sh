@@ -3,7 +3,8 @@
 #
 # The README's test command. Installs missing Debian packages, builds, then
 # runs the lit suite (check-strata), every ctest test (gtest suites and the
-# runtime link check) and scripts/check-sanitizers.sh (the suites under
+# runtime link check), the Python package's pytest suite and
+# scripts/check-sanitizers.sh (the suites under
 # ASan + UBSan and TSan, the fuzzers). Exits non-zero if anything fails.
 #
 #===----------------------------------------------------------------------===//
@@ -42,6 +43,9 @@ echo "== lit suite (check-strata)"
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$build/test" || status=1
 echo "== ctest (gtest suites, link checks)"
 (cd "$build" && ctest -j2 --output-on-failure -E '^lit$') || status=1
+echo "== the strata Python package (pytest python/tests)"
+STRATA_BUILD_DIR=$build /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  "$root/python/tests" || status=1
 echo "== sanitizers and fuzzers (scripts/check-sanitizers.sh)"
 "$root/scripts/check-sanitizers.sh" || status=1
 echo "test: done in $(( $(date +%s) - start )) s"

@@ -1,0 +1,197 @@
+//===- Runtime.cpp - strata.load, Program, Method
+//--------------------------===//
+//
+// The runtime API of include/strata/Runtime as Python objects: a Program
+// loaded from a file (memory-mapped, verified), its methods by name, and a
+// Method called with numpy arrays. Inputs are set and outputs copied out
+// exactly as strata-run does; every failure is the runtime's message.
+//
+//===----------------------------------------------------------------------===//
+#include "Conversions.h"
+
+#include "strata/Runtime/Backend.h"
+#include "strata/Runtime/DataLoader.h"
+#include "strata/Runtime/Delegates/Linked.h"
+#include "strata/Runtime/Kernel.h"
+#include "strata/Runtime/Program.h"
+
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+namespace py = pybind11;
+using namespace strata::runtime;
+
+namespace strata::python {
+namespace {
+
+/// A loaded program and what its methods run on. Shared by the Methods
+/// loaded from it, which point into it.
+struct LoadedProgram {
+  std::string path;
+  BackendRegistry delegates;
+  std::unique_ptr<DataLoader> loader;
+  std::optional<Program> program;
+};
+
+/// One method of a program, ready to run.
+class PyMethod {
+public:
+  PyMethod(std::shared_ptr<LoadedProgram> owner, Method method)
+      : owner(std::move(owner)), method(std::move(method)) {}
+
+  std::string name() const { return method.name(); }
+  size_t inputCount() const { return method.inputCount(); }
+  size_t outputCount() const { return method.outputCount(); }
+  bool isDynamic() const { return method.isDynamic(); }
+
+  /// The inputs' types as the tools print them ("f32[batch: 1..8, 4]").
+  std::vector<std::string> inputTypes() const {
+    std::vector<std::string> types;
+    for (size_t i = 0; i < method.inputCount(); ++i)
+      types.push_back(method.inputTypeString(i));
+    return types;
+  }
+
+  /// Runs the method on `inputs` (one array per input, in order) and
+  /// returns copies of its outputs.
+  std::vector<py::array> call(const std::vector<py::array> &inputs) {
+    if (inputs.size() != method.inputCount())
+      throw StrataError("method '" + method.name() + "' takes " +
+                        std::to_string(method.inputCount()) + " inputs, got " +
+                        std::to_string(inputs.size()));
+    // C-contiguous arrays of the caller's dtype (a wrong dtype is the
+    // runtime's error, as for strata-run).
+    std::vector<py::array> contiguous;
+    for (const py::array &input : inputs)
+      contiguous.push_back(py::array::ensure(input, py::array::c_style));
+    for (size_t i = 0; i < contiguous.size(); ++i) {
+      if (!contiguous[i])
+        throw StrataError("input " + std::to_string(i) +
+                          " is not an array numpy can convert");
+      Error error = method.setInput(i, viewOf(contiguous[i]));
+      if (!error.ok())
+        throw StrataError("input " + std::to_string(i) + ": " +
+                          error.message());
+    }
+    {
+      py::gil_scoped_release release;
+      check(method.execute());
+    }
+    std::vector<py::array> outputs;
+    for (size_t i = 0; i < method.outputCount(); ++i)
+      outputs.push_back(copyOf(take(method.output(i))));
+    return outputs;
+  }
+
+private:
+  std::shared_ptr<LoadedProgram> owner;
+  Method method;
+};
+
+/// A program file, its methods loaded on demand.
+class PyProgram {
+public:
+  static PyProgram load(const std::string &path, int threads) {
+    auto loaded = std::make_shared<LoadedProgram>();
+    loaded->path = path;
+    check(registerLinkedDelegates(loaded->delegates));
+    for (const std::string &name : loaded->delegates.names()) {
+      BackendConfig &config = loaded->delegates.lookup(name)->config();
+      if (threads > 0 && config.get("threads"))
+        check(config.set("threads", std::to_string(threads)));
+    }
+    loaded->loader = take(MmapDataLoader::open(path));
+    loaded->program.emplace(
+        take(Program::load(*loaded->loader, Verification::Full)));
+    return PyProgram(std::move(loaded));
+  }
+
+  std::vector<std::string> methods() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < owner->program->methodCount(); ++i)
+      names.push_back(owner->program->methodName(i));
+    return names;
+  }
+
+  /// Method `name` (loaded once, then the same object).
+  std::shared_ptr<PyMethod> method(const std::string &name) {
+    auto found = loaded.find(name);
+    if (found != loaded.end())
+      return found->second;
+    auto method = std::make_shared<PyMethod>(
+        owner, take(owner->program->loadMethod(name, &portableKernelRegistry(),
+                                               &owner->delegates)));
+    loaded.emplace(name, method);
+    return method;
+  }
+
+  /// "forward" if the program has it, else its first method (strata-run's
+  /// default).
+  std::string defaultMethod() const {
+    std::vector<std::string> names = methods();
+    for (const std::string &name : names)
+      if (name == "forward")
+        return name;
+    if (names.empty())
+      throw StrataError(owner->path + ": the program has no method");
+    return names.front();
+  }
+
+  const std::string &path() const { return owner->path; }
+
+private:
+  explicit PyProgram(std::shared_ptr<LoadedProgram> owner)
+      : owner(std::move(owner)) {}
+
+  std::shared_ptr<LoadedProgram> owner;
+  std::map<std::string, std::shared_ptr<PyMethod>> loaded;
+};
+
+/// Positional arguments as numpy arrays (lists and scalars convert as
+/// numpy converts them).
+std::vector<py::array> arrays(const py::args &args) {
+  std::vector<py::array> result;
+  for (const py::handle &arg : args)
+    result.push_back(py::array::ensure(arg));
+  return result;
+}
+
+} // namespace
+
+void bindRuntime(py::module_ &m) {
+  py::class_<PyMethod, std::shared_ptr<PyMethod>>(
+      m, "Method", "One entry point of a loaded program.")
+      .def_property_readonly("name", &PyMethod::name)
+      .def_property_readonly("input_count", &PyMethod::inputCount)
+      .def_property_readonly("output_count", &PyMethod::outputCount)
+      .def_property_readonly("is_dynamic", &PyMethod::isDynamic)
+      .def_property_readonly("input_types", &PyMethod::inputTypes)
+      .def(
+          "__call__",
+          [](PyMethod &method, const py::args &args) {
+            return method.call(arrays(args));
+          },
+          "Runs the method on one numpy array per input, in order; returns "
+          "its outputs as a list of numpy arrays.");
+
+  py::class_<PyProgram>(m, "Program", "A loaded .strata program.")
+      .def_static("load", &PyProgram::load, py::arg("path"),
+                  py::arg("threads") = 0,
+                  "Memory-maps and verifies the program at `path`; the "
+                  "delegates run on `threads` threads (0: their default).")
+      .def_property_readonly("path", &PyProgram::path)
+      .def_property_readonly("methods", &PyProgram::methods)
+      .def_property_readonly("default_method", &PyProgram::defaultMethod)
+      .def("method", &PyProgram::method, py::arg("name"))
+      .def(
+          "run",
+          [](PyProgram &program, const py::args &args) {
+            return program.method(program.defaultMethod())->call(arrays(args));
+          },
+          "Runs the default method (forward, else the first) on one numpy "
+          "array per input.");
+}
+
+} // namespace strata::python
