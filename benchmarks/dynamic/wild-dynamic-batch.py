@@ -35,7 +35,7 @@ CASES = {
     "ppocr-mobile-v2-cls": ({"x": "batch:1..8x3x48x192"},
                             {"x": "{b}x3x48x192"}, {}),
     "ppocr-v4-rec": ({"x": "batch:1..4x3x48x320"}, {"x": "{b}x3x48x320"}, {}),
-    "ppocr-v4-det": ({"x": "batch:1..2x3x160x480"}, {"x": "{b}x3x160x480"}, {}),
+    "ppocr-v4-det": ({"x": "batch:1..4x3x160x480"}, {"x": "{b}x3x160x480"}, {}),
     "silero-vad-v4": ({"input": "batch:1..4x1536", "h": "2xbatch:1..4x64",
                        "c": "2xbatch:1..4x64"},
                       {"input": "{b}x1536", "h": "2x{b}x64", "c": "2x{b}x64"},

@@ -107,7 +107,8 @@ def Edge_DeformConv2DOp : Edge_Op<"deform_conv2d",
 
 def Edge_ConvTranspose2DOp : Edge_Op<"conv_transpose2d",
     [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface,
-     InferTypeOpAdaptor]> {
+     InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
   let summary = "2-d transposed convolution, NCHW input, IOHW weight";
   let description = [{
     Input `[N, C, H, W]`, weight `[C, M/group, KH, KW]`, optional bias `[M]`.

@@ -360,3 +360,15 @@ LogicalResult ResizeOp::reifyResultShapes(OpBuilder &builder,
                      return extentOf(builder, getLoc(), getInput(), d);
                    });
 }
+
+LogicalResult
+ConvTranspose2DOp::reifyResultShapes(OpBuilder &builder,
+                                     ReifiedRankedShapedTypeDims &shapes) {
+  // A dynamic batch at most (the spatial extents follow from static ones).
+  return reifyEach(builder, cast<RankedTensorType>(getType()), shapes,
+                   [&](int64_t d) -> FailureOr<OpFoldResult> {
+                     if (d != 0)
+                       return failure();
+                     return extentOf(builder, getLoc(), getInput(), 0);
+                   });
+}

@@ -97,8 +97,8 @@ bool isDynamicType(Type type) {
 /// become reify their result shapes (docs/dynamic-shapes.md, step 2).
 bool hasDynamicLowering(Operation *op) {
   // Windows take a dynamic batch: their spatial extents stay static.
-  if (isa<hl::ConvOp, hl::MaxPoolOp, hl::AveragePoolOp, hl::GlobalAveragePoolOp,
-          hl::GlobalMaxPoolOp>(op))
+  if (isa<hl::ConvOp, hl::ConvTransposeOp, hl::MaxPoolOp, hl::AveragePoolOp,
+          hl::GlobalAveragePoolOp, hl::GlobalMaxPoolOp>(op))
     return op->getNumOperands() > 0 && op->getNumResults() > 0 &&
            hl_to_edge::getStaticButBatchType(op->getOperand(0)) &&
            hl_to_edge::getStaticButBatchType(op->getResult(0));

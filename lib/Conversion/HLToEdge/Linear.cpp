@@ -148,9 +148,12 @@ struct ConvTransposeLowering : public OpConversionPattern<hl::ConvTransposeOp> {
   LogicalResult
   matchAndRewrite(hl::ConvTransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType inputType = getStaticType(adaptor.getInput());
+    // A dynamic batch at most: the window needs the spatial extents.
+    RankedTensorType inputType = getStaticButBatchType(adaptor.getInput());
     RankedTensorType weightType = getStaticType(adaptor.getWeight());
-    RankedTensorType resultType = getStaticType(op.getOutput());
+    RankedTensorType resultType = getStaticButBatchType(op.getOutput());
+    if (!inputType || !weightType || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs static spatial extents");
     if (!inputType.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "needs an f32 input");
     int64_t rank = inputType.getRank();
