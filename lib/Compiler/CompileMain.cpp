@@ -17,6 +17,7 @@
 #include "strata/Backends/Backend.h"
 #include "strata/Calibration/Execute.h"
 #include "strata/Compiler/Bisect.h"
+#include "strata/Compiler/CompileModel.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
 #include "strata/Compiler/HTMLReport.h"
@@ -400,16 +401,6 @@ bool readDriverOptions(CompileOptions &options) {
   return true;
 }
 
-/// The program's name: the model's folder name for a model.onnx in a
-/// folder of its own, else the file's stem.
-std::string programNameOf(StringRef modelPath) {
-  StringRef parent = sys::path::parent_path(modelPath);
-  std::string name =
-      sys::path::stem(parent.empty() ? modelPath : sys::path::filename(parent))
-          .str();
-  return name.empty() || name == "." ? "program" : name;
-}
-
 } // namespace
 
 int strataCompileMain(int argc, char **argv) {
@@ -429,7 +420,7 @@ int strataCompileMain(int argc, char **argv) {
     return 2;
   }
   if (!pipeline.given("program-name"))
-    pipeline.programName = programNameOf(inputPath);
+    pipeline.programName = programNameOf(inputPath.getValue());
   CompileOptions options;
   if (llvm::Error error = resolveCompileOptions(pipeline, options)) {
     errs() << "strata-compile: " << toString(std::move(error)) << "\n";

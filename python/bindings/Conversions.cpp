@@ -77,10 +77,10 @@ DType fromNumpy(const py::dtype &dtype) {
       return DType::U64;
     }
   }
-  throw StrataError("numpy dtype '" +
-                    py::str(static_cast<const py::handle &>(dtype))
-                        .cast<std::string>() +
-                    "' has no Strata counterpart");
+  throw StrataError(
+      "numpy dtype '" +
+      py::str(static_cast<const py::handle &>(dtype)).cast<std::string>() +
+      "' has no Strata counterpart");
 }
 
 runtime::TensorView viewOf(const py::array &array) {

@@ -10,6 +10,7 @@ namespace py = pybind11;
 
 namespace strata::python {
 void bindRuntime(py::module_ &m);
+void bindCompile(py::module_ &m);
 } // namespace strata::python
 
 PYBIND11_MODULE(_strata, m) {
@@ -17,4 +18,5 @@ PYBIND11_MODULE(_strata, m) {
   py::register_exception<strata::python::StrataError>(m, "Error",
                                                       PyExc_RuntimeError);
   strata::python::bindRuntime(m);
+  strata::python::bindCompile(m);
 }

@@ -17,6 +17,9 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -30,6 +33,9 @@ namespace {
 /// loaded from it, which point into it.
 struct LoadedProgram {
   std::string path;
+  /// A program given as bytes: a page-aligned copy (segments are aligned
+  /// within the file, so the file's start must be too).
+  std::unique_ptr<uint8_t, decltype(&std::free)> bytes{nullptr, &std::free};
   BackendRegistry delegates;
   std::unique_ptr<DataLoader> loader;
   std::optional<Program> program;
@@ -94,15 +100,30 @@ private:
 class PyProgram {
 public:
   static PyProgram load(const std::string &path, int threads) {
-    auto loaded = std::make_shared<LoadedProgram>();
+    std::shared_ptr<LoadedProgram> loaded = withDelegates(threads);
     loaded->path = path;
-    check(registerLinkedDelegates(loaded->delegates));
-    for (const std::string &name : loaded->delegates.names()) {
-      BackendConfig &config = loaded->delegates.lookup(name)->config();
-      if (threads > 0 && config.get("threads"))
-        check(config.set("threads", std::to_string(threads)));
-    }
     loaded->loader = take(MmapDataLoader::open(path));
+    loaded->program.emplace(
+        take(Program::load(*loaded->loader, Verification::Full)));
+    return PyProgram(std::move(loaded));
+  }
+
+  /// A program held in memory (strata.compile's result), verified as a
+  /// file is; `name` stands for its file in messages.
+  static PyProgram fromBytes(const py::bytes &data, const std::string &name,
+                             int threads) {
+    std::string_view view = data;
+    std::shared_ptr<LoadedProgram> loaded = withDelegates(threads);
+    loaded->path = name;
+    size_t capacity = (view.size() + 4095) / 4096 * 4096;
+    loaded->bytes.reset(static_cast<uint8_t *>(
+        std::aligned_alloc(4096, capacity ? capacity : 4096)));
+    if (!loaded->bytes)
+      throw StrataError(name + ": cannot allocate " +
+                        std::to_string(view.size()) + " bytes");
+    std::memcpy(loaded->bytes.get(), view.data(), view.size());
+    loaded->loader = std::make_unique<BufferDataLoader>(loaded->bytes.get(),
+                                                        view.size(), name);
     loaded->program.emplace(
         take(Program::load(*loaded->loader, Verification::Full)));
     return PyProgram(std::move(loaded));
@@ -145,6 +166,18 @@ private:
   explicit PyProgram(std::shared_ptr<LoadedProgram> owner)
       : owner(std::move(owner)) {}
 
+  /// A program's state with the linked delegates, on `threads` threads.
+  static std::shared_ptr<LoadedProgram> withDelegates(int threads) {
+    auto loaded = std::make_shared<LoadedProgram>();
+    check(registerLinkedDelegates(loaded->delegates));
+    for (const std::string &name : loaded->delegates.names()) {
+      BackendConfig &config = loaded->delegates.lookup(name)->config();
+      if (threads > 0 && config.get("threads"))
+        check(config.set("threads", std::to_string(threads)));
+    }
+    return loaded;
+  }
+
   std::shared_ptr<LoadedProgram> owner;
   std::map<std::string, std::shared_ptr<PyMethod>> loaded;
 };
@@ -176,7 +209,11 @@ void bindRuntime(py::module_ &m) {
           "Runs the method on one numpy array per input, in order; returns "
           "its outputs as a list of numpy arrays.");
 
-  py::class_<PyProgram>(m, "Program", "A loaded .strata program.")
+  py::class_<PyProgram>(m, "Program", py::dynamic_attr(),
+                        "A loaded .strata program.")
+      .def_static("from_bytes", &PyProgram::fromBytes, py::arg("data"),
+                  py::arg("name") = "<memory>", py::arg("threads") = 0,
+                  "Verifies and loads a program held in memory (a copy).")
       .def_static("load", &PyProgram::load, py::arg("path"),
                   py::arg("threads") = 0,
                   "Memory-maps and verifies the program at `path`; the "

@@ -1,18 +1,86 @@
 """Strata from Python (docs/python.md).
 
     import numpy as np, strata
+    program = strata.compile("model.onnx", backend="onednn",
+                             input_shapes={"x": "batch:1..8x3x224x224"})
+    (y,) = program.run(np.zeros((2, 3, 224, 224), np.float32))
     program = strata.load("model.strata")
-    (y,) = program.run(np.zeros((1, 3, 224, 224), np.float32))
 
-Everything here is the C++ API's (python/bindings): this package only
-re-exports it.
+Everything here is the C++ API's (python/bindings): this package converts
+Python arguments to it and nothing more.
 """
-from ._strata import Error, Method, Program
+import json
+import os
+import tempfile
 
-__all__ = ["Error", "Method", "Program", "load"]
+from ._strata import Error, Method, Program, compile_file
+
+__all__ = ["Error", "Method", "Program", "compile", "load"]
 
 
 def load(path, threads=0):
     """Memory-maps and verifies the .strata program at `path`; its delegates
     run on `threads` threads (0: their default)."""
     return Program.load(str(path), threads)
+
+
+def _shape_flags(shapes):
+    """{"x": "batch:1..8x3x224x224" or (1, 3, 224, 224)} -> NAME=DIMS."""
+    flags = []
+    for name, dims in (shapes or {}).items():
+        if not isinstance(dims, str):
+            dims = "x".join(str(d) for d in dims)
+        flags.append("%s=%s" % (name, dims))
+    return flags
+
+
+def _value_flags(values):
+    """{"sr": 16000 or [1, 2]} -> NAME=V[,V...]."""
+    flags = []
+    for name, value in (values or {}).items():
+        if isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)
+        flags.append("%s=%s" % (name, value))
+    return flags
+
+
+def compile(model, backend=None, input_shapes=None, dims=None,
+            max_extents=None, input_values=None, options=None, threads=0):
+    """Compiles an ONNX model (a path, ONNX bytes or an onnx.ModelProto) as
+    strata-compile does and returns the loaded Program, with the compile
+    report as `program.report` (a dict) and strata-compile's notes as
+    `program.notes`.
+
+    backend: "onednn", "xnnpack", "onednn,xnnpack", "tensorrt", ... (the
+    portable kernels without one). input_shapes, dims, max_extents and
+    input_values take what strata-compile's --input-shape, --dim,
+    --max-extent and --input-value take, keyed by name. options: further
+    pipeline options by name, as `strata-opt --strata-compile` spells them
+    ({"quantize": True, "calibration-data": "random"}).
+    """
+    pipeline = dict(options or {})
+    if backend:
+        pipeline["backend"] = backend
+    words = []
+    for key, value in pipeline.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        words.append("%s=%s" % (key, value))
+    with tempfile.TemporaryDirectory() as folder:
+        if isinstance(model, (str, os.PathLike)):
+            path = os.fspath(model)
+        else:
+            data = model if isinstance(model, (bytes, bytearray)) else (
+                model.SerializeToString())
+            path = os.path.join(folder, "model.onnx")
+            with open(path, "wb") as stream:
+                stream.write(data)
+        program_bytes, report, notes = compile_file(
+            path, " ".join(words), _shape_flags(input_shapes),
+            ["%s=%s" % (k, v) for k, v in (dims or {}).items()],
+            ["%s=%s" % (k, v) for k, v in (max_extents or {}).items()],
+            _value_flags(input_values))
+    program = Program.from_bytes(program_bytes, path, threads)
+    program.report = json.loads(report)
+    program.notes = notes
+    return program

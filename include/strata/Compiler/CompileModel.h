@@ -1,0 +1,51 @@
+//===- CompileModel.h - one compilation as a library call -------*- C++ -*-===//
+//
+// strata-compile's compilation without its command line, for embedders
+// (the Python package): the model, the compile pipeline's options spelled as
+// strata-opt's `--strata-compile="..."` spells them, and the driver's input
+// options spelled as strata-compile's flags; the program's bytes and the
+// report back, or the diagnostics strata-compile would print.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_COMPILER_COMPILEMODEL_H
+#define STRATA_COMPILER_COMPILEMODEL_H
+
+#include <string>
+#include <vector>
+
+namespace strata {
+
+/// What to compile, and how.
+struct CompileRequest {
+  /// The ONNX model file.
+  std::string modelPath;
+  /// The pipeline options, as strata-opt's `--strata-compile="..."` takes
+  /// them: "backend=onednn quantize=true" (empty: the defaults).
+  std::string pipelineOptions;
+  /// As strata-compile's --input-shape, --dim, --max-extent and
+  /// --input-value take them, one entry per flag.
+  std::vector<std::string> inputShapes, dims, maxExtents, inputValues;
+};
+
+/// A compilation's outcome.
+struct CompileOutcome {
+  bool ok = false;
+  /// The .strata program.
+  std::string program;
+  /// The compile report as JSON (strata-compile --report).
+  std::string reportJSON;
+  /// What strata-compile prints to stderr: diagnostics naming the ONNX
+  /// node, and notes.
+  std::string diagnostics;
+};
+
+/// Compiles `request` in a context of its own.
+CompileOutcome compileModel(const CompileRequest &request);
+
+/// The program's name strata-compile gives a model: its folder's name for
+/// a model.onnx in a folder of its own, else the file's stem.
+std::string programNameOf(const std::string &modelPath);
+
+} // namespace strata
+
+#endif // STRATA_COMPILER_COMPILEMODEL_H

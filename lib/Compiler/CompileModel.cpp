@@ -1,0 +1,76 @@
+//===- CompileModel.cpp - one compilation as a library call ---------------===//
+#include "strata/Compiler/CompileModel.h"
+
+#include "strata/Compiler/Compiler.h"
+#include "strata/Compiler/Diagnostics.h"
+#include "strata/Pipelines/CompilePipeline.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace llvm;
+
+namespace strata {
+
+std::string programNameOf(const std::string &modelPath) {
+  StringRef parent = sys::path::parent_path(modelPath);
+  std::string name =
+      sys::path::stem(parent.empty() ? StringRef(modelPath)
+                                     : sys::path::filename(parent))
+          .str();
+  return name.empty() || name == "." ? "program" : name;
+}
+
+CompileOutcome compileModel(const CompileRequest &request) {
+  CompileOutcome outcome;
+  raw_string_ostream diagnostics(outcome.diagnostics);
+  CompilePipelineOptions pipeline;
+  if (failed(pipeline.parseFromString(request.pipelineOptions, diagnostics))) {
+    diagnostics << "strata-compile: bad options '" << request.pipelineOptions
+                << "'\n";
+    return outcome;
+  }
+  if (!pipeline.given("program-name"))
+    pipeline.programName = programNameOf(request.modelPath);
+  CompileOptions options;
+  if (llvm::Error error = resolveCompileOptions(pipeline, options)) {
+    diagnostics << "strata-compile: " << toString(std::move(error)) << "\n";
+    return outcome;
+  }
+  // The driver's input options, each parsed as strata-compile parses it.
+  using Parser = LogicalResult (*)(StringRef, ImportOptions &, std::string &);
+  for (auto [flag, values, parse] :
+       {std::tuple<StringRef, const std::vector<std::string> *, Parser>{
+            "--input-shape", &request.inputShapes, parseInputShape},
+        {"--dim", &request.dims, parseDimBound},
+        {"--max-extent", &request.maxExtents, parseMaxExtent},
+        {"--input-value", &request.inputValues, parseInputValue}}) {
+    for (const std::string &value : *values) {
+      std::string error;
+      if (failed(parse(value, options.import, error))) {
+        diagnostics << "strata-compile: bad " << flag << ": " << error << "\n";
+        return outcome;
+      }
+    }
+  }
+
+  MLIRContext context;
+  loadCompilerDialects(context);
+  NodeDiagnosticHandler handler(&context, diagnostics);
+  CompileReport report;
+  if (failed(compileONNXFile(request.modelPath, options, context,
+                             outcome.program, report))) {
+    diagnostics << "strata-compile: compiling '" << request.modelPath
+                << "' failed\n";
+    outcome.program.clear();
+    return outcome;
+  }
+  for (const std::string &note : report.importNotes)
+    diagnostics << "strata-compile: note: " << note << "\n";
+  outcome.reportJSON = formatv("{0:2}", report.toJSON()).str();
+  outcome.ok = true;
+  return outcome;
+}
+
+} // namespace strata
