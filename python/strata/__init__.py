@@ -44,9 +44,31 @@ def _value_flags(values):
     return flags
 
 
+def _export_torch(module, example_inputs, dynamic_axes, path):
+    """A torch.nn.Module to an ONNX file, with torch.onnx.export: inputs
+    named input_0, input_1, ..., outputs output_0, ..."""
+    import torch
+
+    if example_inputs is None:
+        raise Error("a torch.nn.Module needs example_inputs to be exported")
+    if not isinstance(example_inputs, tuple):
+        example_inputs = (example_inputs,)
+    names = ["input_%d" % i for i in range(len(example_inputs))]
+    module.eval()
+    with torch.no_grad():
+        outputs = module(*example_inputs)
+    count = len(outputs) if isinstance(outputs, (tuple, list)) else 1
+    torch.onnx.export(module, example_inputs, path, input_names=names,
+                      output_names=["output_%d" % i for i in range(count)],
+                      dynamic_axes=dynamic_axes, opset_version=17)
+
+
 def compile(model, backend=None, input_shapes=None, dims=None,
-            max_extents=None, input_values=None, options=None, threads=0):
-    """Compiles an ONNX model (a path, ONNX bytes or an onnx.ModelProto) as
+            max_extents=None, input_values=None, options=None, threads=0,
+            example_inputs=None, dynamic_axes=None):
+    """Compiles an ONNX model (a path, ONNX bytes or an onnx.ModelProto), or
+    a torch.nn.Module exported with `example_inputs` (and `dynamic_axes`,
+    as torch.onnx.export takes them; its inputs are named input_0, ...), as
     strata-compile does and returns the loaded Program, with the compile
     report as `program.report` (a dict) and strata-compile's notes as
     `program.notes`.
@@ -69,6 +91,9 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     with tempfile.TemporaryDirectory() as folder:
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
+        elif hasattr(model, "state_dict") and callable(model):
+            path = os.path.join(folder, "model.onnx")
+            _export_torch(model, example_inputs, dynamic_axes, path)
         else:
             data = model if isinstance(model, (bytes, bytearray)) else (
                 model.SerializeToString())
