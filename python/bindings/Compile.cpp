@@ -9,7 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "Conversions.h"
 
+#include "strata/Backends/Backend.h"
 #include "strata/Compiler/CompileModel.h"
+
+#include "llvm/Support/Error.h"
 
 #include <pybind11/stl.h>
 
@@ -17,7 +20,44 @@ namespace py = pybind11;
 
 namespace strata::python {
 
+/// The backends strata-compile knows (--list-backends): name, source,
+/// description, runtime delegate and pattern names per phase.
+py::list discoverBackends() {
+  llvm::Expected<const std::vector<Backend> &> backends =
+      strata::discoverBackends();
+  if (!backends)
+    throw StrataError(llvm::toString(backends.takeError()));
+  py::list result;
+  for (const Backend &backend : *backends) {
+    py::dict entry;
+    entry["name"] = backend.getName();
+    entry["source"] = backend.getSource();
+    entry["description"] = backend.getDescription();
+    const BackendHooks &hooks = backend.getHooks();
+    entry["delegate"] = hooks.delegates()
+                            ? py::object(py::str(hooks.runtimeDelegate))
+                            : py::object(py::none());
+    py::dict patterns;
+    for (auto [phase, list] :
+         {std::pair{"conversion", backend.getConversionPatterns()},
+          std::pair{"fusion", backend.getFusionPatterns()},
+          std::pair{"smooth", backend.getSmoothPatterns()},
+          std::pair{"quantized", backend.getQuantizedPatterns()}}) {
+      py::list names;
+      for (const PatternDescriptor &d : list)
+        names.append(d.info.name);
+      patterns[phase] = names;
+    }
+    entry["patterns"] = patterns;
+    result.append(entry);
+  }
+  return result;
+}
+
 void bindCompile(py::module_ &m) {
+  m.def("discover_backends", &discoverBackends,
+        "The backends strata-compile knows, as strata-compile "
+        "--list-backends lists them: a dict each.");
   m.def(
       "compile_file",
       [](const std::string &modelPath, const std::string &pipelineOptions,

@@ -91,6 +91,43 @@ public:
     return outputs;
   }
 
+  /// Runs the method with per-instruction timing, as strata-run --profile
+  /// does, and returns one dict per instruction (and per step inside a
+  /// delegate): index, label, nodes, nanoseconds; delegate steps add op,
+  /// layout and implementation.
+  py::list profile(const std::vector<py::array> &inputs) {
+    method.setProfiling(true);
+    try {
+      call(inputs);
+    } catch (...) {
+      method.setProfiling(false);
+      throw;
+    }
+    method.setProfiling(false);
+    py::list rows;
+    const std::vector<uint64_t> &times = method.instructionTimesNs();
+    for (size_t i = 0; i < method.instructionCount(); ++i) {
+      py::dict row;
+      row["index"] = i;
+      row["label"] = method.instructionLabel(i);
+      row["nodes"] = method.instructionNodeNames(i);
+      row["nanoseconds"] = i < times.size() ? times[i] : 0;
+      py::list steps;
+      for (const DelegateOpProfile &step : method.delegateProfile(i)) {
+        py::dict entry;
+        entry["op"] = step.op;
+        entry["nodes"] = step.nodes;
+        entry["layout"] = step.layout;
+        entry["implementation"] = step.implementation;
+        entry["nanoseconds"] = step.nanoseconds;
+        steps.append(entry);
+      }
+      row["steps"] = steps;
+      rows.append(row);
+    }
+    return rows;
+  }
+
 private:
   std::shared_ptr<LoadedProgram> owner;
   Method method;
@@ -207,7 +244,14 @@ void bindRuntime(py::module_ &m) {
             return method.call(arrays(args));
           },
           "Runs the method on one numpy array per input, in order; returns "
-          "its outputs as a list of numpy arrays.");
+          "its outputs as a list of numpy arrays.")
+      .def(
+          "profile",
+          [](PyMethod &method, const py::args &args) {
+            return method.profile(arrays(args));
+          },
+          "Runs the method once with per-instruction timing (strata-run "
+          "--profile); returns a list of dicts, one per instruction.");
 
   py::class_<PyProgram>(m, "Program", py::dynamic_attr(),
                         "A loaded .strata program.")

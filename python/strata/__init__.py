@@ -13,9 +13,10 @@ import json
 import os
 import tempfile
 
-from ._strata import Error, Method, Program, compile_file
+from ._strata import Error, Method, Program, compile_file, discover_backends
 
-__all__ = ["Error", "Method", "Program", "compile", "load"]
+__all__ = ["Error", "Method", "Program", "compile", "discover_backends",
+           "load"]
 
 
 def load(path, threads=0):

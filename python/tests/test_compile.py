@@ -108,3 +108,19 @@ def test_malformed_model_bytes():
 def test_program_from_bytes_is_verified():
     with pytest.raises(strata.Error):
         strata.Program.from_bytes(b"\0" * 256, "zeros")
+
+
+def test_discover_backends_as_strata_compile_lists_them():
+    listed = subprocess.run([tool("strata-compile"), "--list-backends"],
+                            check=True, capture_output=True, text=True).stdout
+    names = [line.split(" ")[0] for line in listed.splitlines()
+             if line and not line.startswith(" ")]
+    backends = strata.discover_backends()
+    assert [b["name"] for b in backends] == names
+    by_name = {b["name"]: b for b in backends}
+    assert by_name["onednn"]["delegate"] == "onednn"
+    assert by_name["tensorrt"]["delegate"] is None
+    for backend in backends:
+        for phase, patterns in backend["patterns"].items():
+            for pattern in patterns:
+                assert pattern in listed, (backend["name"], phase, pattern)

@@ -151,3 +151,27 @@ def test_delegated_program(mlp, mlp_onnx, tmp_path, backend):
     x = np.random.default_rng(5).standard_normal((2, 8)).astype(np.float32)
     (y,) = program.run(x)
     assert rel_l2(y, mlp.reference(x)) < 1e-5
+
+
+def test_profile_names_nodes(mlp, mlp_program):
+    method = strata.load(mlp_program).method("main")
+    x = np.random.default_rng(9).standard_normal((2, 8)).astype(np.float32)
+    rows = method.profile(x)
+    assert [row["index"] for row in rows] == list(range(len(rows)))
+    nodes = {node for row in rows for node in row["nodes"]}
+    assert {"fc1", "relu", "fc2"} <= nodes
+    assert all(row["nanoseconds"] >= 0 and row["label"] for row in rows)
+    # Profiling does not change what the method computes.
+    (y,) = method(x)
+    assert rel_l2(y, mlp.reference(x)) < 1e-6
+
+
+def test_profile_shows_delegate_steps(mlp_onnx, tmp_path):
+    program = strata.load(compile_model(mlp_onnx, tmp_path / "onednn.strata",
+                                        "--backend", "onednn",
+                                        "--require-delegated",
+                                        "--input-shape", "x=2x8"))
+    rows = program.method("main").profile(np.ones((2, 8), np.float32))
+    assert any(row["label"].startswith("delegate") for row in rows)
+    steps = [step for row in rows for step in row["steps"]]
+    assert steps and all(step["implementation"] for step in steps)
