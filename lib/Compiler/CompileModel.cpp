@@ -68,6 +68,8 @@ CompileOutcome compileModel(const CompileRequest &request) {
   }
   for (const std::string &note : report.importNotes)
     diagnostics << "strata-compile: note: " << note << "\n";
+  if (report.quantization)
+    report.quantization->print(diagnostics);
   outcome.reportJSON = formatv("{0:2}", report.toJSON()).str();
   outcome.ok = true;
   return outcome;

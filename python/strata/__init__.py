@@ -64,9 +64,52 @@ def _export_torch(module, example_inputs, dynamic_axes, path):
                       dynamic_axes=dynamic_axes, opset_version=17)
 
 
+def _calibration_data(calibration, folder):
+    """Calibration samples as the pipeline reads them (its calibration-data
+    option): a path or a random spec ("random-normal") as it is; a numpy
+    array, one sample per leading index, as a .npy; a torch DataLoader, its
+    batches (the first element of (inputs, labels) pairs) concatenated
+    along the batch axis, as a .npy; any other iterable of samples, each an
+    array (one input) or a tuple of arrays (several inputs), as a .npy of
+    the stacked samples or a folder of sample folders of input_N.pb."""
+    import numpy as np
+
+    def array(value):
+        return value.detach().cpu().numpy() if hasattr(value, "detach") \
+            else np.asarray(value)
+
+    if isinstance(calibration, (str, os.PathLike)):
+        return os.fspath(calibration)
+    path = os.path.join(folder, "calibration.npy")
+    if isinstance(calibration, np.ndarray) or hasattr(calibration, "detach"):
+        np.save(path, array(calibration))
+        return path
+    if hasattr(calibration, "dataset") and hasattr(calibration, "batch_size"):
+        batches = [array(b[0] if isinstance(b, (tuple, list)) else b)
+                   for b in calibration]
+        np.save(path, np.concatenate(batches))
+        return path
+    samples = list(calibration)
+    if samples and isinstance(samples[0], (tuple, list)):
+        from onnx import numpy_helper
+
+        root = os.path.join(folder, "calibration")
+        for k, sample in enumerate(samples):
+            os.makedirs(os.path.join(root, "sample_%d" % k))
+            for i, value in enumerate(sample):
+                with open(os.path.join(root, "sample_%d" % k,
+                                       "input_%d.pb" % i), "wb") as stream:
+                    stream.write(numpy_helper.from_array(array(value))
+                                 .SerializeToString())
+        return root
+    np.save(path, np.stack([array(sample) for sample in samples]))
+    return path
+
+
 def compile(model, backend=None, input_shapes=None, dims=None,
             max_extents=None, input_values=None, options=None, threads=0,
-            example_inputs=None, dynamic_axes=None):
+            example_inputs=None, dynamic_axes=None, quantize=False,
+            calibration=None):
     """Compiles an ONNX model (a path, ONNX bytes or an onnx.ModelProto), or
     a torch.nn.Module exported with `example_inputs` (and `dynamic_axes`,
     as torch.onnx.export takes them; its inputs are named input_0, ...), as
@@ -79,7 +122,9 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     input_values take what strata-compile's --input-shape, --dim,
     --max-extent and --input-value take, keyed by name. options: further
     pipeline options by name, as `strata-opt --strata-compile` spells them
-    ({"quantize": True, "calibration-data": "random"}).
+    ({"calibration-method": "entropy"}). quantize: int8 at the backend's
+    QDQ points, calibrated on `calibration` (see _calibration_data: a path,
+    a numpy array, a torch DataLoader or an iterable of samples).
     """
     pipeline = dict(options or {})
     if backend:
@@ -90,6 +135,11 @@ def compile(model, backend=None, input_shapes=None, dims=None,
             value = "true" if value else "false"
         words.append("%s=%s" % (key, value))
     with tempfile.TemporaryDirectory() as folder:
+        if quantize:
+            words.append("quantize=true")
+        if calibration is not None:
+            words.append("calibration-data=" +
+                         _calibration_data(calibration, folder))
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
         elif hasattr(model, "state_dict") and callable(model):
