@@ -16,8 +16,10 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace strata::hl {
 #define GEN_PASS_DEF_REFINESHAPES
@@ -212,7 +214,8 @@ struct RefineRecurrentResults : public OpRewritePattern<OpT> {
                                 PatternRewriter &rewriter) const override {
     auto x = dyn_cast<RankedTensorType>(op.getX().getType());
     std::optional<uint64_t> hidden = op.getHiddenSize();
-    if (!x || x.getRank() != 3 || !hidden)
+    if (!x || x.getRank() != 3 || !hidden || *hidden == 0 ||
+        *hidden > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
       return rewriter.notifyMatchFailure(op, "X unranked or no hidden size");
     bool batchMajor = op.getLayout() == 1;
     int64_t seq = x.getDimSize(batchMajor ? 1 : 0);
@@ -395,8 +398,12 @@ struct RefineReshapeOfOwnExtents : public OpRewritePattern<ReshapeOp> {
       if (!source) {
         if (element.constant < 0)
           return rewriter.notifyMatchFailure(op, "negative target entry");
+        std::optional<int64_t> product =
+            llvm::checkedMul(targetStatic, element.constant);
+        if (!product)
+          return rewriter.notifyMatchFailure(op, "target extents overflow");
         shape.push_back(element.constant);
-        targetStatic *= element.constant;
+        targetStatic = *product;
         continue;
       }
       auto sourceType = dyn_cast<RankedTensorType>(source.getType());
@@ -404,9 +411,12 @@ struct RefineReshapeOfOwnExtents : public OpRewritePattern<ReshapeOp> {
                            ? sourceType.getDimSize(dim)
                            : ShapedType::kDynamic;
       shape.push_back(extent);
-      if (!ShapedType::isDynamic(extent))
-        targetStatic *= extent;
-      else if (source == op.getData() && !restated[dim])
+      if (!ShapedType::isDynamic(extent)) {
+        std::optional<int64_t> product = llvm::checkedMul(targetStatic, extent);
+        if (!product)
+          return rewriter.notifyMatchFailure(op, "target extents overflow");
+        targetStatic = *product;
+      } else if (source == op.getData() && !restated[dim])
         restated[dim] = true;
       else
         targetOpen = true;
@@ -415,10 +425,14 @@ struct RefineReshapeOfOwnExtents : public OpRewritePattern<ReshapeOp> {
       int64_t inputStatic = 1;
       bool allRestated = true;
       for (auto [d, extent] : llvm::enumerate(in)) {
-        if (ShapedType::isDynamic(extent))
+        if (ShapedType::isDynamic(extent)) {
           allRestated &= restated[d];
-        else
-          inputStatic *= extent;
+        } else if (std::optional<int64_t> product =
+                       llvm::checkedMul(inputStatic, extent)) {
+          inputStatic = *product;
+        } else {
+          allRestated = false;
+        }
       }
       if (allRestated && inputStatic % targetStatic == 0)
         shape[*inferred] = inputStatic / targetStatic;

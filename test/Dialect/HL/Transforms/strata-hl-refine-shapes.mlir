@@ -413,3 +413,21 @@ func.func @reshape_own_extents(%x: tensor<?x1536xf32>, %y: tensor<?x120x1x40xf32
   %c = hl.reshape %w, %target3 : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<*xf32>
   return %a, %b, %c : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// Tests that target extents whose product overflows are left open rather
+// than multiplied (a malformed model): the Reshape keeps only its rank.
+// CHECK-LABEL: func @reshape_own_extents_overflow
+// CHECK: hl.reshape {{.*}} -> tensor<?x?x?x?xf32>
+func.func @reshape_own_extents_overflow(%x: tensor<?x8xf32>) -> tensor<*xf32> {
+  %zero = hl.constant dense<0> : tensor<i64>
+  %axes = hl.constant dense<0> : tensor<1xi64>
+  %shape = hl.shape %x : (tensor<?x8xf32>) -> tensor<2xi64>
+  %batch = hl.gather %shape, %zero : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %b1 = hl.unsqueeze %batch, %axes : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %big = hl.constant dense<[4611686018427387904, 4, -1]> : tensor<3xi64>
+  %t = hl.concat %b1, %big {axis = 0 : i64} : (tensor<1xi64>, tensor<3xi64>) -> tensor<4xi64>
+  %r = hl.reshape %x, %t : (tensor<?x8xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %r : tensor<*xf32>
+}
