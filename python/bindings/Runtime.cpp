@@ -21,6 +21,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace py = pybind11;
@@ -63,31 +64,11 @@ public:
   /// Runs the method on `inputs` (one array per input, in order) and
   /// returns copies of its outputs.
   std::vector<py::array> call(const std::vector<py::array> &inputs) {
-    if (inputs.size() != method.inputCount())
-      throw StrataError("method '" + method.name() + "' takes " +
-                        std::to_string(method.inputCount()) + " inputs, got " +
-                        std::to_string(inputs.size()));
-    // C-contiguous arrays of the caller's dtype (a wrong dtype is the
-    // runtime's error, as for strata-run).
-    std::vector<py::array> contiguous;
-    for (const py::array &input : inputs)
-      contiguous.push_back(py::array::ensure(input, py::array::c_style));
-    for (size_t i = 0; i < contiguous.size(); ++i) {
-      if (!contiguous[i])
-        throw StrataError("input " + std::to_string(i) +
-                          " is not an array numpy can convert");
-      Error error = method.setInput(i, viewOf(contiguous[i]));
-      if (!error.ok())
-        throw StrataError("input " + std::to_string(i) + ": " +
-                          error.message());
-    }
-    {
-      py::gil_scoped_release release;
-      check(method.execute());
-    }
+    Prepared prepared = prepare(inputs);
     std::vector<py::array> outputs;
-    for (size_t i = 0; i < method.outputCount(); ++i)
-      outputs.push_back(copyOf(take(method.output(i))));
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex);
+    outputs = runLocked(prepared.views);
     return outputs;
   }
 
@@ -96,14 +77,16 @@ public:
   /// delegate): index, label, nodes, nanoseconds; delegate steps add op,
   /// layout and implementation.
   py::list profile(const std::vector<py::array> &inputs) {
+    Prepared prepared = prepare(inputs);
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex);
     method.setProfiling(true);
-    try {
-      call(inputs);
-    } catch (...) {
-      method.setProfiling(false);
-      throw;
-    }
-    method.setProfiling(false);
+    struct Off {
+      Method &method;
+      ~Off() { method.setProfiling(false); }
+    } off{method};
+    runLocked(prepared.views);
+    py::gil_scoped_acquire acquire;
     py::list rows;
     const std::vector<uint64_t> &times = method.instructionTimesNs();
     for (size_t i = 0; i < method.instructionCount(); ++i) {
@@ -129,8 +112,53 @@ public:
   }
 
 private:
+  /// The inputs as C-contiguous arrays of the caller's dtype (a wrong
+  /// dtype is the runtime's error, as for strata-run) and views of them,
+  /// made with the GIL held.
+  struct Prepared {
+    std::vector<py::array> arrays;
+    std::vector<TensorView> views;
+  };
+  Prepared prepare(const std::vector<py::array> &inputs) const {
+    if (inputs.size() != method.inputCount())
+      throw StrataError("method '" + method.name() + "' takes " +
+                        std::to_string(method.inputCount()) + " inputs, got " +
+                        std::to_string(inputs.size()));
+    Prepared prepared;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      prepared.arrays.push_back(
+          py::array::ensure(inputs[i], py::array::c_style));
+      if (!prepared.arrays.back())
+        throw StrataError("input " + std::to_string(i) +
+                          " is not an array numpy can convert");
+      prepared.views.push_back(viewOf(prepared.arrays.back()));
+    }
+    return prepared;
+  }
+
+  /// Sets the inputs, executes and copies the outputs out; called without
+  /// the GIL and with `mutex` held (one call of a method at a time: calls
+  /// from several threads take turns). The arrays behind `inputs` stay
+  /// alive in the caller's frame; the GIL is taken back only to build the
+  /// outputs.
+  std::vector<py::array> runLocked(const std::vector<TensorView> &inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Error error = method.setInput(i, inputs[i]);
+      if (!error.ok())
+        throw StrataError("input " + std::to_string(i) + ": " +
+                          error.message());
+    }
+    check(method.execute());
+    py::gil_scoped_acquire acquire;
+    std::vector<py::array> outputs;
+    for (size_t i = 0; i < method.outputCount(); ++i)
+      outputs.push_back(copyOf(take(method.output(i))));
+    return outputs;
+  }
+
   std::shared_ptr<LoadedProgram> owner;
   Method method;
+  std::mutex mutex;
 };
 
 /// A program file, its methods loaded on demand.

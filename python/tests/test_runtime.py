@@ -175,3 +175,29 @@ def test_profile_shows_delegate_steps(mlp_onnx, tmp_path):
     assert any(row["label"].startswith("delegate") for row in rows)
     steps = [step for row in rows for step in row["steps"]]
     assert steps and all(step["implementation"] for step in steps)
+
+
+def test_calls_from_threads_take_turns(mlp, mlp_dynamic):
+    # Threads calling one method at different batches: without the method's
+    # lock they would set each other's inputs and shapes mid-call.
+    import threading
+
+    method = strata.load(mlp_dynamic).method("main")
+    rng = np.random.default_rng(11)
+    inputs = [rng.standard_normal((1 + k % 4, 8)).astype(np.float32)
+              for k in range(8)]
+    errors = []
+
+    def work(x):
+        for _ in range(300):
+            (y,) = method(x)
+            if y.shape != (len(x), 4) or rel_l2(y, mlp.reference(x)) > 1e-6:
+                errors.append(x)
+                return
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in inputs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
