@@ -366,34 +366,13 @@ bool readDriverOptions(CompileOptions &options) {
     return false;
   }
   options.emit = *kind;
-  for (const std::string &shape : inputShapes) {
-    std::string error;
-    if (failed(parseInputShape(shape, options.import, error))) {
-      errs() << "strata-compile: bad --input-shape: " << error << "\n";
-      return false;
-    }
-  }
-  for (const std::string &bound : dimBounds) {
-    std::string error;
-    if (failed(parseDimBound(bound, options.import, error))) {
-      errs() << "strata-compile: bad --dim: " << error << "\n";
-      return false;
-    }
-  }
-  for (const std::string &bound : maxExtents) {
-    std::string error;
-    if (failed(parseMaxExtent(bound, options.import, error))) {
-      errs() << "strata-compile: bad --max-extent: " << error << "\n";
-      return false;
-    }
-  }
-  for (const std::string &value : inputValues) {
-    std::string error;
-    if (failed(parseInputValue(value, options.import, error))) {
-      errs() << "strata-compile: bad --input-value: " << error << "\n";
-      return false;
-    }
-  }
+  CompileRequest inputs;
+  inputs.inputShapes = inputShapes;
+  inputs.dims = dimBounds;
+  inputs.maxExtents = maxExtents;
+  inputs.inputValues = inputValues;
+  if (!parseInputOptions(inputs, options.import, errs()))
+    return false;
   options.printIRAfterAll = printIRAfterAll;
   options.emitOptions.delegateBlobsInline = delegateBlobsInline;
   options.emitOptions.segmentAlignment = segmentAlignment;

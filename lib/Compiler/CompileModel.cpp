@@ -22,6 +22,26 @@ std::string programNameOf(const std::string &modelPath) {
   return name.empty() || name == "." ? "program" : name;
 }
 
+bool parseInputOptions(const CompileRequest &request, ImportOptions &options,
+                       raw_ostream &os) {
+  using Parser = LogicalResult (*)(StringRef, ImportOptions &, std::string &);
+  for (auto [flag, values, parse] :
+       {std::tuple<StringRef, const std::vector<std::string> *, Parser>{
+            "--input-shape", &request.inputShapes, parseInputShape},
+        {"--dim", &request.dims, parseDimBound},
+        {"--max-extent", &request.maxExtents, parseMaxExtent},
+        {"--input-value", &request.inputValues, parseInputValue}}) {
+    for (const std::string &value : *values) {
+      std::string error;
+      if (failed(parse(value, options, error))) {
+        os << "strata-compile: bad " << flag << ": " << error << "\n";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 CompileOutcome compileModel(const CompileRequest &request) {
   CompileOutcome outcome;
   raw_string_ostream diagnostics(outcome.diagnostics);
@@ -38,22 +58,8 @@ CompileOutcome compileModel(const CompileRequest &request) {
     diagnostics << "strata-compile: " << toString(std::move(error)) << "\n";
     return outcome;
   }
-  // The driver's input options, each parsed as strata-compile parses it.
-  using Parser = LogicalResult (*)(StringRef, ImportOptions &, std::string &);
-  for (auto [flag, values, parse] :
-       {std::tuple<StringRef, const std::vector<std::string> *, Parser>{
-            "--input-shape", &request.inputShapes, parseInputShape},
-        {"--dim", &request.dims, parseDimBound},
-        {"--max-extent", &request.maxExtents, parseMaxExtent},
-        {"--input-value", &request.inputValues, parseInputValue}}) {
-    for (const std::string &value : *values) {
-      std::string error;
-      if (failed(parse(value, options.import, error))) {
-        diagnostics << "strata-compile: bad " << flag << ": " << error << "\n";
-        return outcome;
-      }
-    }
-  }
+  if (!parseInputOptions(request, options.import, diagnostics))
+    return outcome;
 
   MLIRContext context;
   loadCompilerDialects(context);

@@ -240,15 +240,6 @@ struct RefineRecurrentResults : public OpRewritePattern<OpT> {
   }
 };
 
-/// The values of an integer constant.
-std::optional<SmallVector<int64_t>> getConstantIntValues(Value value) {
-  DenseIntElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
-    return std::nullopt;
-  return llvm::map_to_vector(attr.getValues<APInt>(),
-                             [](const APInt &v) { return v.getSExtValue(); });
-}
-
 /// One element of a 1-d shape operand, traced to where it comes from: a
 /// constant, or extent `dim` of `source`.
 struct TracedExtent {
@@ -314,11 +305,9 @@ std::optional<SmallVector<TracedExtent>> traceShapeElements(Value value) {
     std::optional<SmallVector<int64_t>> ends =
         getConstantIntValues(slice.getEnds());
     std::optional<SmallVector<int64_t>> steps =
-        slice.getSteps() ? getConstantIntValues(slice.getSteps())
-                         : SmallVector<int64_t>{1};
+        getConstantIntValues(slice.getSteps());
     std::optional<SmallVector<int64_t>> axes =
-        slice.getAxes() ? getConstantIntValues(slice.getAxes())
-                        : SmallVector<int64_t>{0};
+        getConstantIntValues(slice.getAxes());
     if (!data || !starts || !ends || !steps || !axes || starts->size() != 1 ||
         ends->size() != 1 || *steps != SmallVector<int64_t>{1} ||
         (*axes != SmallVector<int64_t>{0} && *axes != SmallVector<int64_t>{-1}))

@@ -13,7 +13,13 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace strata {
+
+struct ImportOptions;
 
 /// What to compile, and how.
 struct CompileRequest {
@@ -38,6 +44,12 @@ struct CompileOutcome {
   /// node, and notes.
   std::string diagnostics;
 };
+
+/// Parses `request`'s input options (--input-shape, --dim, --max-extent,
+/// --input-value) into `options`; false after writing
+/// "strata-compile: bad --FLAG: ..." to `os`.
+bool parseInputOptions(const CompileRequest &request, ImportOptions &options,
+                       llvm::raw_ostream &os);
 
 /// Compiles `request` in a context of its own.
 CompileOutcome compileModel(const CompileRequest &request);

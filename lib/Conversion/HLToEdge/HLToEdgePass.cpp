@@ -111,8 +111,7 @@ bool hasDynamicLowering(Operation *op) {
     return llvm::all_of(op->getOperands(), [&](Value v) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
       return type && (type.hasStaticShape() ||
-                      (type.getRank() == 3 && type.getNumDynamicDims() == 1 &&
-                       type.isDynamicDim(batchAxis)));
+                      hl_to_edge::isRecurrentBatchOpen(type, batchAxis));
     });
   }
   // Resize with constant scales that leave the dynamic extents as they are.

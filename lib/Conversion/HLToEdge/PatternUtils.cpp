@@ -34,6 +34,11 @@ RankedTensorType getStaticButBatchType(Value value) {
   return type;
 }
 
+bool isRecurrentBatchOpen(RankedTensorType type, int64_t batchAxis) {
+  return type && type.getRank() == 3 && type.getNumDynamicDims() == 1 &&
+         type.isDynamicDim(batchAxis);
+}
+
 bool isRuntimeElementType(Type type) {
   if (type.isF32() || type.isF16() || type.isF64())
     return true;

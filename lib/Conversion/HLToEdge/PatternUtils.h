@@ -20,6 +20,11 @@ mlir::RankedTensorType getRankedType(mlir::Value value);
 /// batch) is static, or null: what window ops take with dynamic shapes.
 mlir::RankedTensorType getStaticButBatchType(mlir::Value value);
 
+/// Whether `type` is a recurrent layer's [*, *, *] tensor open at
+/// `batchAxis` alone (X or an initial state at a dynamic batch, the
+/// layout's batch axis).
+bool isRecurrentBatchOpen(mlir::RankedTensorType type, int64_t batchAxis);
+
 /// True for the element types the portable runtime's dtype-generic kernels
 /// read: f32, f16, f64, bool, signless i8-i64 and unsigned ui8-ui64 (bf16
 /// only through cast, which callers allow themselves).

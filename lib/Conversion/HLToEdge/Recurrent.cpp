@@ -180,8 +180,7 @@ std::string shapeRefusal(const Layer &layer, bool fused) {
       continue;
     bool batchOnly =
         (v == layer.x || v == layer.initialH || v == layer.initialC) &&
-        type.getRank() == 3 && type.getNumDynamicDims() == 1 &&
-        type.isDynamicDim(batchAxis);
+        isRecurrentBatchOpen(type, batchAxis);
     if (!fused)
       return "needs static shapes (a dynamic batch is taken by the fused "
              "layer only, without peepholes, sequence_lens, clip or other "
