@@ -19,11 +19,7 @@ struct ApplyBackendPatternsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (llvm::Error e = setBackend(backend)) {
-      module.emitError(llvm::toString(std::move(e)));
-      return signalPassFailure();
-    }
-    llvm::Expected<const Backend &> selected = getBackend();
+    llvm::Expected<const Backend &> selected = lookupBackend(backend);
     if (!selected) {
       module.emitError(llvm::toString(selected.takeError()));
       return signalPassFailure();

@@ -47,8 +47,7 @@ Expected<Backend> Backend::create(std::string name,
                                   std::vector<PatternDescriptor> fusion,
                                   std::vector<PatternDescriptor> smooth,
                                   std::vector<PatternDescriptor> quantized,
-                                  BackendHooks hooks,
-                                  std::string description) {
+                                  BackendHooks hooks, std::string description) {
   if (name.empty())
     return createStringError(inconvertibleErrorCode(),
                              "a backend needs a name");
@@ -168,7 +167,8 @@ Expected<const std::vector<Backend> &> BackendRegistry::discover() {
   if (cache)
     return *cache;
   ++discoveries;
-  std::vector<Backend> backends = builtins ? builtins() : std::vector<Backend>();
+  std::vector<Backend> backends =
+      builtins ? builtins() : std::vector<Backend>();
   if (Error e = loadPlugins(searchPath, backends))
     return e;
   std::map<std::string, std::string> sources;
@@ -185,18 +185,24 @@ Expected<const std::vector<Backend> &> BackendRegistry::discover() {
   return *cache;
 }
 
-Error BackendRegistry::set(StringRef name) {
+Expected<const Backend &> BackendRegistry::find(StringRef name) {
   Expected<const std::vector<Backend> &> backends = discover();
   if (!backends)
     return backends.takeError();
   for (const Backend &backend : *backends)
-    if (backend.getName() == name) {
-      selected = name.str();
-      return Error::success();
-    }
+    if (backend.getName() == name)
+      return backend;
   return createStringError(inconvertibleErrorCode(),
                            "unknown backend '%s' (known: %s)",
                            name.str().c_str(), knownNames(*backends).c_str());
+}
+
+Error BackendRegistry::set(StringRef name) {
+  Expected<const Backend &> backend = find(name);
+  if (!backend)
+    return backend.takeError();
+  selected = name.str();
+  return Error::success();
 }
 
 Expected<const Backend &> BackendRegistry::get() {
@@ -238,6 +244,12 @@ BackendRegistry &getBackendRegistry() {
 
 Error setBackend(StringRef name) { return getBackendRegistry().set(name); }
 Expected<const Backend &> getBackend() { return getBackendRegistry().get(); }
+Expected<const Backend &> lookupBackend(StringRef name) {
+  return getBackendRegistry().find(name);
+}
+std::string getSelectedBackendName() {
+  return getBackendRegistry().getSelectedName();
+}
 Expected<const std::vector<Backend> &> discoverBackends() {
   return getBackendRegistry().discover();
 }

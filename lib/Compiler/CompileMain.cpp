@@ -59,10 +59,14 @@ cl::opt<bool> listBackends("list-backends",
                            cl::cat(category));
 cl::opt<std::string>
     emitKind("emit",
-             cl::desc("What to write: program (default), mlir-hl, mlir-edge, "
-                      "mlir-exec, or onnx-qdq (the transformed model as ONNX, "
-                      "with explicit QuantizeLinear/DequantizeLinear after "
-                      "--quantize)"),
+             cl::desc("What to write: program (default), mlir-hl, "
+                      "mlir-hl-transformed (after the backend's patterns, "
+                      "before quantization), mlir-partitioned (edge after "
+                      "partitioning, before the "
+                      "delegates compile), mlir-edge, mlir-exec, onnx-qdq "
+                      "(the transformed model as ONNX, with explicit "
+                      "QuantizeLinear/DequantizeLinear after --quantize), or "
+                      "plan (the transformation plan as JSON)"),
              cl::init("program"), cl::cat(category));
 cl::list<std::string>
     inputShapes("input-shape",
@@ -415,8 +419,8 @@ int strataCompileMain(int argc, char **argv) {
   std::string artifact;
   CompileReport report;
   if (outputPath.empty()) {
-    // --plan-out alone: plan, write the plan, stop.
-    options.emit = EmitKind::MLIRHL;
+    // --plan-out alone: plan, write the plan, stop (before calibrating).
+    options.emit = EmitKind::Plan;
     if (failed(
             compileONNXFile(inputPath, options, context, artifact, report))) {
       errs() << "strata-compile: planning '" << inputPath << "' failed\n";

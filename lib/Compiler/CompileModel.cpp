@@ -1,6 +1,7 @@
 //===- CompileModel.cpp - one compilation as a library call ---------------===//
 #include "strata/Compiler/CompileModel.h"
 
+#include "strata/Backends/Backend.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
 #include "strata/Pipelines/CompilePipeline.h"
@@ -53,10 +54,32 @@ CompileOutcome compileModel(const CompileRequest &request) {
   }
   if (!pipeline.given("program-name"))
     pipeline.programName = programNameOf(request.modelPath);
+  if (!pipeline.given("backend") && !getSelectedBackendName().empty())
+    pipeline.backend = getSelectedBackendName();
+  std::optional<EmitKind> emit = parseEmitKind(request.emit);
+  if (!emit) {
+    diagnostics << "strata-compile: unknown --emit '" << request.emit << "'\n";
+    return outcome;
+  }
+  // These stop before calibration, which would read the data.
+  if ((*emit == EmitKind::Plan || *emit == EmitKind::MLIRHLTransformed) &&
+      pipeline.quantize && pipeline.calibrationData.empty())
+    pipeline.calibrationData = "random-normal";
   CompileOptions options;
   if (llvm::Error error = resolveCompileOptions(pipeline, options)) {
     diagnostics << "strata-compile: " << toString(std::move(error)) << "\n";
     return outcome;
+  }
+  options.emit = *emit;
+  if (!request.planJSON.empty()) {
+    llvm::Expected<llvm::json::Value> flags =
+        llvm::json::parse(request.planJSON);
+    if (!flags) {
+      diagnostics << "strata-compile: bad plan: " << toString(flags.takeError())
+                  << "\n";
+      return outcome;
+    }
+    options.planFlags = std::move(*flags);
   }
   if (!parseInputOptions(request, options.import, diagnostics))
     return outcome;
@@ -66,10 +89,10 @@ CompileOutcome compileModel(const CompileRequest &request) {
   NodeDiagnosticHandler handler(&context, diagnostics);
   CompileReport report;
   if (failed(compileONNXFile(request.modelPath, options, context,
-                             outcome.program, report))) {
+                             outcome.artifact, report))) {
     diagnostics << "strata-compile: compiling '" << request.modelPath
                 << "' failed\n";
-    outcome.program.clear();
+    outcome.artifact.clear();
     return outcome;
   }
   for (const std::string &note : report.importNotes)

@@ -6,6 +6,7 @@
 #include "strata/Pipelines/CompilePipeline.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
 
@@ -128,7 +129,11 @@ LogicalResult compileONNXFile(StringRef modelPath,
   }
   artifact.clear();
   llvm::raw_string_ostream os(artifact);
-  if (options.emit != EmitKind::Program) {
+  if (options.emit == EmitKind::Plan) {
+    os << llvm::formatv("{0:2}",
+                        report.plan ? *report.plan : llvm::json::Value(nullptr))
+       << "\n";
+  } else if (options.emit != EmitKind::Program) {
     module->print(os);
   } else {
     StageTimer timer(report, "emit");

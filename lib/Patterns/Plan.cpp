@@ -81,8 +81,7 @@ struct EngineState {
   }
 };
 
-std::vector<std::string> namesOf(ArrayRef<Operation *> ops,
-                                 NodeNamer &namer) {
+std::vector<std::string> namesOf(ArrayRef<Operation *> ops, NodeNamer &namer) {
   std::vector<std::string> names;
   for (Operation *op : ops)
     names.push_back(namer(op));
@@ -109,8 +108,8 @@ public:
       }
     }
     // Names are taken now: the ops may be gone once rewritten.
-    pending = {node, pattern.getInfo().name, PatternPhase::Conversion, true,
-               namesOf(ops, namer), ""};
+    pending = {node, pattern.getInfo().name, PatternPhase::Conversion,
+               true, namesOf(ops, namer),    ""};
     return true;
   }
   void finished(const StrataPattern &pattern, bool rewritten) override {
@@ -145,8 +144,8 @@ LogicalResult runConversions(ModuleOp module,
   config.maxIterations = 64;
   // Patterns rewrite ops; regions (hl.if, hl.loop bodies) keep their shape.
   config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
-  if (failed(applyPatternsAndFoldGreedily(module.getOperation(), frozen,
-                                          config)))
+  if (failed(
+          applyPatternsAndFoldGreedily(module.getOperation(), frozen, config)))
     return module.emitError("conversion patterns did not reach a fixed "
                             "point in ")
            << config.maxIterations << " iterations";
@@ -192,8 +191,7 @@ LogicalResult runSinglePass(ModuleOp module,
       if (succeeded(ops))
         matches.push_back({pattern.get(), op, std::move(*ops), namer(op)});
       // Fused groups are claimed as a whole; their bodies are not matched.
-      return isa<hl::FusedOp>(op) ? WalkResult::skip()
-                                  : WalkResult::advance();
+      return isa<hl::FusedOp>(op) ? WalkResult::skip() : WalkResult::advance();
     });
   }
 
@@ -205,8 +203,8 @@ LogicalResult runSinglePass(ModuleOp module,
     std::string reason;
     for (Operation *op : match.ops)
       if (auto it = claimedBy.find(op); it != claimedBy.end()) {
-        reason = "overlaps " + it->second.second + " at '" +
-                 it->second.first + "'";
+        reason =
+            "overlaps " + it->second.second + " at '" + it->second.first + "'";
         break;
       }
     bool apply = reason.empty();
@@ -218,10 +216,10 @@ LogicalResult runSinglePass(ModuleOp module,
         reason = "not in the plan (conversions switched off changed the "
                  "module)";
       else if (reason.empty() && !entry->apply)
-        reason = entry->reason.empty()
-                     ? "switched off in the plan"
-                     : "switched off in the plan (planned: " + entry->reason +
-                           ")";
+        reason =
+            entry->reason.empty()
+                ? "switched off in the plan"
+                : "switched off in the plan (planned: " + entry->reason + ")";
       apply = reason.empty();
       if (!apply)
         state.countSkipped(node, name, reason);
@@ -243,8 +241,8 @@ LogicalResult runSinglePass(ModuleOp module,
     const std::string &node = match->node;
     std::vector<std::string> nodes = namesOf(match->ops, namer);
     rewriter.setInsertionPoint(match->root);
-    if (failed(match->pattern->rewriteMatch(match->root, match->ops,
-                                            rewriter))) {
+    if (failed(
+            match->pattern->rewriteMatch(match->root, match->ops, rewriter))) {
       state.countSkipped(node, match->pattern->getInfo().name,
                          "the rewrite failed (values the group needs are "
                          "not available where it goes)");
@@ -338,10 +336,9 @@ FailureOr<TransformResult> transform(ModuleOp module,
   return applyTransformationPlan(*plan);
 }
 
-FailureOr<TransformReport> transformInPlace(ModuleOp module,
-                                            ArrayRef<PatternDescriptor> patterns,
-                                            StringRef planIn,
-                                            StringRef planOut) {
+FailureOr<TransformationPlan>
+planWithFlags(ModuleOp module, ArrayRef<PatternDescriptor> patterns,
+              StringRef planIn, const llvm::json::Value *planFlags) {
   FailureOr<TransformationPlan> plan = getTransformationPlan(module, patterns);
   if (failed(plan))
     return failure();
@@ -351,6 +348,20 @@ FailureOr<TransformReport> transformInPlace(ModuleOp module,
     if (failed(json) || failed(plan->updateFromJSON(*json, error)))
       return module.emitError("plan '") << planIn << "': " << error;
   }
+  if (planFlags && failed(plan->updateFromJSON(*planFlags, error)))
+    return module.emitError("plan: ") << error;
+  return plan;
+}
+
+FailureOr<TransformReport>
+transformInPlace(ModuleOp module, ArrayRef<PatternDescriptor> patterns,
+                 StringRef planIn, StringRef planOut,
+                 const llvm::json::Value *planFlags) {
+  FailureOr<TransformationPlan> plan =
+      planWithFlags(module, patterns, planIn, planFlags);
+  if (failed(plan))
+    return failure();
+  std::string error;
   if (!planOut.empty() && failed(writeJSONFile(planOut, plan->toJSON(), error)))
     return module.emitError(error);
   FailureOr<TransformResult> result = applyTransformationPlan(*plan);

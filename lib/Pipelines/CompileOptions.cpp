@@ -16,6 +16,9 @@ std::optional<EmitKind> parseEmitKind(StringRef text) {
       .Case("mlir-exec", EmitKind::MLIRExec)
       .Case("program", EmitKind::Program)
       .Case("onnx-qdq", EmitKind::ONNXQDQ)
+      .Case("plan", EmitKind::Plan)
+      .Case("mlir-hl-transformed", EmitKind::MLIRHLTransformed)
+      .Case("mlir-partitioned", EmitKind::MLIRPartitioned)
       .Default(std::nullopt);
 }
 
@@ -23,6 +26,7 @@ CompileOptions referenceOptions(CompileOptions options) {
   options.patterns.clear();
   options.planIn.clear();
   options.planOut.clear();
+  options.planFlags.reset();
   options.delegateBackends.clear();
   options.targetKernels.reset();
   options.quantize.reset();

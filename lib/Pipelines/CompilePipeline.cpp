@@ -66,8 +66,9 @@ void addPromoteHalf(OpPassManager &pm, StageRecorder &stages,
 
 void addBackendPatterns(OpPassManager &pm, const CompileOptions &options,
                         StageRecorder &stages, CompileReport *report) {
+  bool planOnly = options.emit == EmitKind::Plan;
   if (options.patterns.empty() && options.planIn.empty() &&
-      options.planOut.empty())
+      options.planOut.empty() && !options.planFlags && !planOnly)
     return;
   stages.begin();
   // Patterns match static shapes: fold the exporters' shape arithmetic
@@ -77,11 +78,33 @@ void addBackendPatterns(OpPassManager &pm, const CompileOptions &options,
   // into their convolutions before the patterns group them.
   if (options.quantize && options.quantize->powerOfTwoScales)
     pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
+  if (planOnly) {
+    addStage(
+        pm, "strata-plan-backend-patterns",
+        "Plans the backend's patterns, applying none",
+        [options, report](ModuleOp module) -> LogicalResult {
+          FailureOr<TransformationPlan> plan =
+              planWithFlags(module, options.patterns, options.planIn,
+                            options.planFlags ? &*options.planFlags : nullptr);
+          if (failed(plan))
+            return failure();
+          std::string error;
+          if (!options.planOut.empty() &&
+              failed(writeJSONFile(options.planOut, plan->toJSON(), error)))
+            return module.emitError(error);
+          if (report)
+            report->plan = plan->toJSON();
+          return success();
+        });
+    stages.end("backend-patterns");
+    return;
+  }
   addStage(pm, "strata-apply-backend-patterns",
            "The backend's conversion, fusion and quantized patterns",
            [options, report](ModuleOp module) -> LogicalResult {
              FailureOr<TransformReport> transformed = transformInPlace(
-                 module, options.patterns, options.planIn, options.planOut);
+                 module, options.patterns, options.planIn, options.planOut,
+                 options.planFlags ? &*options.planFlags : nullptr);
              if (failed(transformed))
                return failure();
              if (report)
@@ -173,13 +196,14 @@ void addQuantizationRefinements(OpPassManager &pm,
 
 void addQuantization(OpPassManager &pm, const CompileOptions &options,
                      StageRecorder &stages, CompileReport *report) {
-  if (!options.quantize)
+  if (!options.quantize || options.emit == EmitKind::Plan ||
+      options.emit == EmitKind::MLIRHLTransformed)
     return;
   const CompileOptions::Quantize &q = *options.quantize;
   // With smooth patterns in the list, SmoothQuant runs at the sites they
   // tagged, and the report says how many there were (none on a CNN).
-  auto smoothed =
-      std::make_shared<std::optional<std::vector<quantization::SmoothedSite>>>();
+  auto smoothed = std::make_shared<
+      std::optional<std::vector<quantization::SmoothedSite>>>();
   if (llvm::any_of(options.patterns, [](const PatternDescriptor &d) {
         return d.info.phase == PatternPhase::Smooth;
       })) {

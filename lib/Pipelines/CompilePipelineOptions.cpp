@@ -293,6 +293,20 @@ patternList(const CompilePipelineOptions &o, const std::vector<Backend> &all,
     return fail("backend '" + backend.getName() +
                 "' has no quantized patterns to say where QDQ pairs go "
                 "(--list-backends; tensorrt has them)");
+  if (o.patternNames.empty())
+    return patterns;
+  for (const std::string &name : o.patternNames)
+    if (llvm::none_of(patterns, [&](const PatternDescriptor &d) {
+          return d.info.name == name;
+        }))
+      return fail("--patterns: backend '" + placement->getName() +
+                  "' has no pattern '" + name + "' (--list-backends lists " +
+                  (o.quantize ? "them)"
+                              : "them; quantized ones need "
+                                "--quantize)"));
+  llvm::erase_if(patterns, [&](const PatternDescriptor &d) {
+    return !llvm::is_contained(o.patternNames, d.info.name);
+  });
   return patterns;
 }
 
@@ -352,9 +366,7 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
     return e;
   SmallVector<StringRef> names;
   StringRef(o.backend).split(names, ',');
-  if (Error e = setBackend(names.front().str()))
-    return e;
-  llvm::Expected<const Backend &> backend = getBackend();
+  llvm::Expected<const Backend &> backend = lookupBackend(names.front());
   if (!backend)
     return backend.takeError();
   llvm::Expected<const std::vector<Backend> &> all = discoverBackends();

@@ -104,7 +104,8 @@ LogicalResult partitionForDelegates(ModuleOp module,
 }
 
 void addDelegation(OpPassManager &pm, const CompileOptions &options,
-                   StageRecorder &stages, CompileReport *report) {
+                   StageRecorder &stages, CompileReport *report,
+                   EmitKind stopAfter) {
   if (options.delegateBackends.empty())
     return;
   stages.begin();
@@ -114,6 +115,8 @@ void addDelegation(OpPassManager &pm, const CompileOptions &options,
              return partitionForDelegates(module, options, report);
            });
   stages.end("partition");
+  if (stopAfter == EmitKind::MLIRPartitioned)
+    return;
   stages.begin();
   addStage(pm, "strata-to-backends",
            "Compiles each partition with its backend's preprocess",
@@ -160,7 +163,8 @@ void addMemoryPlanning(OpPassManager &pm, const CompileOptions &options,
 
 void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
                          CompileReport *report, EmitKind stopAfter) {
-  if (stopAfter == EmitKind::MLIRHL || stopAfter == EmitKind::ONNXQDQ)
+  if (stopAfter == EmitKind::MLIRHL || stopAfter == EmitKind::ONNXQDQ ||
+      stopAfter == EmitKind::Plan || stopAfter == EmitKind::MLIRHLTransformed)
     return;
   StageRecorder stages(pm, report);
   stages.begin();
@@ -174,8 +178,8 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
                return exposeIntermediates(module, expose,
                                           report ? report->exposed : scratch);
              });
-  addDelegation(pm, options, stages, report);
-  if (stopAfter == EmitKind::MLIREdge)
+  addDelegation(pm, options, stages, report, stopAfter);
+  if (stopAfter == EmitKind::MLIREdge || stopAfter == EmitKind::MLIRPartitioned)
     return;
   stages.begin();
   ConvertEdgeToExecOptions convert;

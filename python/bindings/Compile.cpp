@@ -20,51 +20,80 @@ namespace py = pybind11;
 
 namespace strata::python {
 
-/// The backends strata-compile knows (--list-backends): name, source,
-/// description, runtime delegate and pattern names per phase.
-py::list discoverBackends() {
-  llvm::Expected<const std::vector<Backend> &> backends =
-      strata::discoverBackends();
-  if (!backends)
-    throw StrataError(llvm::toString(backends.takeError()));
-  py::list result;
-  for (const Backend &backend : *backends) {
-    py::dict entry;
-    entry["name"] = backend.getName();
-    entry["source"] = backend.getSource();
-    entry["description"] = backend.getDescription();
-    const BackendHooks &hooks = backend.getHooks();
-    entry["delegate"] = hooks.delegates()
-                            ? py::object(py::str(hooks.runtimeDelegate))
-                            : py::object(py::none());
-    py::dict patterns;
-    for (auto [phase, list] :
-         {std::pair{"conversion", backend.getConversionPatterns()},
-          std::pair{"fusion", backend.getFusionPatterns()},
-          std::pair{"smooth", backend.getSmoothPatterns()},
-          std::pair{"quantized", backend.getQuantizedPatterns()}}) {
-      py::list names;
-      for (const PatternDescriptor &d : list)
-        names.append(d.info.name);
-      patterns[phase] = names;
-    }
-    entry["patterns"] = patterns;
-    result.append(entry);
+/// A backend as a dict: name, source, description, runtime delegate and
+/// pattern names per phase (what strata-compile --list-backends prints).
+py::dict describe(const Backend &backend) {
+  py::dict entry;
+  entry["name"] = backend.getName();
+  entry["source"] = backend.getSource();
+  entry["description"] = backend.getDescription();
+  const BackendHooks &hooks = backend.getHooks();
+  entry["delegate"] = hooks.delegates()
+                          ? py::object(py::str(hooks.runtimeDelegate))
+                          : py::object(py::none());
+  py::dict patterns;
+  for (auto [phase, list] :
+       {std::pair{"conversion", backend.getConversionPatterns()},
+        std::pair{"fusion", backend.getFusionPatterns()},
+        std::pair{"smooth", backend.getSmoothPatterns()},
+        std::pair{"quantized", backend.getQuantizedPatterns()}}) {
+    py::list names;
+    for (const PatternDescriptor &d : list)
+      names.append(d.info.name);
+    patterns[phase] = names;
   }
-  return result;
+  entry["patterns"] = patterns;
+  return entry;
+}
+
+/// The value of `value`, or StrataError with its message.
+template <typename T> T &orThrow(llvm::Expected<T &> value) {
+  if (!value)
+    throw StrataError(llvm::toString(value.takeError()));
+  return *value;
+}
+
+void check(llvm::Error error) {
+  if (error)
+    throw StrataError(llvm::toString(std::move(error)));
 }
 
 void bindCompile(py::module_ &m) {
-  m.def("discover_backends", &discoverBackends,
-        "The backends strata-compile knows, as strata-compile "
-        "--list-backends lists them: a dict each.");
+  m.def(
+      "discover_backends",
+      [] {
+        py::list result;
+        for (const Backend &backend : orThrow(strata::discoverBackends()))
+          result.append(describe(backend));
+        return result;
+      },
+      "The backends strata-compile knows (built-ins and plugins from "
+      "$STRATA_BACKEND_PATH), as strata-compile --list-backends lists them: "
+      "a dict each.");
+  m.def(
+      "set_backend", [](const std::string &name) { check(setBackend(name)); },
+      py::arg("name"),
+      "Selects the backend that compile, transform and plan calls use when "
+      "they are given none.");
+  m.def(
+      "get_backend",
+      []() -> py::object {
+        if (getSelectedBackendName().empty())
+          return py::none();
+        return describe(orThrow(getBackend()));
+      },
+      "The selected backend as a dict (discover_backends' form), or None.");
+  m.def("reset_backends", &resetBackends,
+        "Forgets the selection and the discovered backends (plugins are "
+        "looked for again).");
   m.def(
       "compile_file",
       [](const std::string &modelPath, const std::string &pipelineOptions,
          const std::vector<std::string> &inputShapes,
          const std::vector<std::string> &dims,
          const std::vector<std::string> &maxExtents,
-         const std::vector<std::string> &inputValues) {
+         const std::vector<std::string> &inputValues, const std::string &emit,
+         const std::string &planJSON) {
         CompileRequest request;
         request.modelPath = modelPath;
         request.pipelineOptions = pipelineOptions;
@@ -72,6 +101,8 @@ void bindCompile(py::module_ &m) {
         request.dims = dims;
         request.maxExtents = maxExtents;
         request.inputValues = inputValues;
+        request.emit = emit;
+        request.planJSON = planJSON;
         CompileOutcome outcome;
         {
           py::gil_scoped_release release;
@@ -79,7 +110,7 @@ void bindCompile(py::module_ &m) {
         }
         if (!outcome.ok)
           throw StrataError(outcome.diagnostics);
-        return py::make_tuple(py::bytes(outcome.program), outcome.reportJSON,
+        return py::make_tuple(py::bytes(outcome.artifact), outcome.reportJSON,
                               outcome.diagnostics);
       },
       py::arg("model_path"), py::arg("pipeline_options") = "",
@@ -87,8 +118,10 @@ void bindCompile(py::module_ &m) {
       py::arg("dims") = std::vector<std::string>(),
       py::arg("max_extents") = std::vector<std::string>(),
       py::arg("input_values") = std::vector<std::string>(),
-      "Compiles the ONNX model at `model_path`; returns the program's bytes, "
-      "the report as JSON and the notes strata-compile prints.");
+      py::arg("emit") = "program", py::arg("plan_json") = "",
+      "Compiles the ONNX model at `model_path` (strata::compileModel); "
+      "returns what `emit` asks for (as bytes), the report as JSON and the "
+      "notes strata-compile prints.");
 }
 
 } // namespace strata::python

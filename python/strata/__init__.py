@@ -6,6 +6,12 @@
     (y,) = program.run(np.zeros((2, 3, 224, 224), np.float32))
     program = strata.load("model.strata")
 
+    strata.set_backend("tensorrt")
+    plan = strata.get_transformation_plan("model.onnx")
+    plan.matches["/conv1/Conv"]["conv_bn_relu"].apply = False
+    result = strata.apply_transformation_plan(plan)
+    result.report["applied_count"]
+
 Everything here is the C++ API's (python/bindings): this package converts
 Python arguments to it and nothing more.
 """
@@ -13,10 +19,15 @@ import json
 import os
 import tempfile
 
-from ._strata import Error, Method, Program, compile_file, discover_backends
+from ._strata import (Error, Method, Program, compile_file, discover_backends,
+                      get_backend, reset_backends, set_backend)
+from .plans import PlannedMatch, TransformationPlan, TransformResult
 
-__all__ = ["Error", "Method", "Program", "compile", "discover_backends",
-           "load"]
+__all__ = ["Error", "Method", "PlannedMatch", "Program", "TransformResult",
+           "TransformationPlan", "apply_transformation_plan", "compile",
+           "discover_backends", "export_onnx", "get_backend",
+           "get_transformation_plan", "load", "partition", "reset_backends",
+           "set_backend", "transform"]
 
 
 def load(path, threads=0):
@@ -106,10 +117,62 @@ def _calibration_data(calibration, folder):
     return path
 
 
+def _model_path(model, example_inputs, dynamic_axes, folder):
+    """The ONNX file of `model` (a path as it is; bytes, a ModelProto or a
+    torch.nn.Module written into `folder`)."""
+    if isinstance(model, (str, os.PathLike)):
+        return os.fspath(model)
+    path = os.path.join(folder, "model.onnx")
+    if hasattr(model, "state_dict") and callable(model):
+        _export_torch(model, example_inputs, dynamic_axes, path)
+        return path
+    data = model if isinstance(model, (bytes, bytearray)) else (
+        model.SerializeToString())
+    with open(path, "wb") as stream:
+        stream.write(data)
+    return path
+
+
+def _run(model, emit="program", backend=None, input_shapes=None, dims=None,
+         max_extents=None, input_values=None, options=None,
+         example_inputs=None, dynamic_axes=None, quantize=False,
+         calibration=None, patterns=None, plan=None):
+    """strata::compileModel on `model` with the arguments spelled as its
+    CompileRequest takes them; returns (artifact bytes, report dict, notes,
+    the model as given or as exported from torch)."""
+    pipeline = dict(options or {})
+    if backend:
+        pipeline["backend"] = backend
+    if quantize:
+        pipeline["quantize"] = True
+    if patterns:
+        pipeline["patterns"] = ",".join(patterns)
+    words = []
+    for key, value in pipeline.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        words.append("%s=%s" % (key, value))
+    with tempfile.TemporaryDirectory() as folder:
+        if calibration is not None:
+            words.append("calibration-data=" +
+                         _calibration_data(calibration, folder))
+        path = _model_path(model, example_inputs, dynamic_axes, folder)
+        if path.startswith(folder):
+            with open(path, "rb") as stream:
+                model = stream.read()
+        artifact, report, notes = compile_file(
+            path, " ".join(words), _shape_flags(input_shapes),
+            ["%s=%s" % (k, v) for k, v in (dims or {}).items()],
+            ["%s=%s" % (k, v) for k, v in (max_extents or {}).items()],
+            _value_flags(input_values), emit,
+            json.dumps(plan.to_json()) if plan is not None else "")
+    return artifact, json.loads(report), notes, model
+
+
 def compile(model, backend=None, input_shapes=None, dims=None,
             max_extents=None, input_values=None, options=None, threads=0,
             example_inputs=None, dynamic_axes=None, quantize=False,
-            calibration=None):
+            calibration=None, patterns=None, plan=None):
     """Compiles an ONNX model (a path, ONNX bytes or an onnx.ModelProto), or
     a torch.nn.Module exported with `example_inputs` (and `dynamic_axes`,
     as torch.onnx.export takes them; its inputs are named input_0, ...), as
@@ -117,46 +180,78 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     report as `program.report` (a dict) and strata-compile's notes as
     `program.notes`.
 
-    backend: "onednn", "xnnpack", "onednn,xnnpack", "tensorrt", ... (the
-    portable kernels without one). input_shapes, dims, max_extents and
-    input_values take what strata-compile's --input-shape, --dim,
-    --max-extent and --input-value take, keyed by name. options: further
-    pipeline options by name, as `strata-opt --strata-compile` spells them
-    ({"calibration-method": "entropy"}). quantize: int8 at the backend's
-    QDQ points, calibrated on `calibration` (see _calibration_data: a path,
-    a numpy array, a torch DataLoader or an iterable of samples).
+    backend: "onednn", "xnnpack", "onednn,xnnpack", "tensorrt", ... (without
+    one, the backend set_backend selected, else the portable kernels).
+    input_shapes, dims, max_extents and input_values take what
+    strata-compile's --input-shape, --dim, --max-extent and --input-value
+    take, keyed by name. options: further pipeline options by name, as
+    `strata-opt --strata-compile` spells them ({"calibration-method":
+    "entropy"}). quantize: int8 at the backend's QDQ points, calibrated on
+    `calibration` (a path, a numpy array, a torch DataLoader or an iterable
+    of samples). patterns: only these of the backend's patterns, by name.
+    plan: a TransformationPlan whose switched-off matches are not applied.
     """
-    pipeline = dict(options or {})
-    if backend:
-        pipeline["backend"] = backend
-    words = []
-    for key, value in pipeline.items():
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        words.append("%s=%s" % (key, value))
-    with tempfile.TemporaryDirectory() as folder:
-        if quantize:
-            words.append("quantize=true")
-        if calibration is not None:
-            words.append("calibration-data=" +
-                         _calibration_data(calibration, folder))
-        if isinstance(model, (str, os.PathLike)):
-            path = os.fspath(model)
-        elif hasattr(model, "state_dict") and callable(model):
-            path = os.path.join(folder, "model.onnx")
-            _export_torch(model, example_inputs, dynamic_axes, path)
-        else:
-            data = model if isinstance(model, (bytes, bytearray)) else (
-                model.SerializeToString())
-            path = os.path.join(folder, "model.onnx")
-            with open(path, "wb") as stream:
-                stream.write(data)
-        program_bytes, report, notes = compile_file(
-            path, " ".join(words), _shape_flags(input_shapes),
-            ["%s=%s" % (k, v) for k, v in (dims or {}).items()],
-            ["%s=%s" % (k, v) for k, v in (max_extents or {}).items()],
-            _value_flags(input_values))
-    program = Program.from_bytes(program_bytes, path, threads)
-    program.report = json.loads(report)
+    program_bytes, report, notes, model = _run(
+        model, "program", backend, input_shapes, dims, max_extents,
+        input_values, options, example_inputs, dynamic_axes, quantize,
+        calibration, patterns, plan)
+    name = os.fspath(model) if isinstance(model, (str, os.PathLike)) \
+        else "<memory>"
+    program = Program.from_bytes(program_bytes, name, threads)
+    program.report = report
     program.notes = notes
     return program
+
+
+def get_transformation_plan(model, backend=None, quantize=False,
+                            patterns=None, **arguments):
+    """Every match of the backend's patterns on `model` (compile's model
+    forms and arguments), planned as strata-compile plans them and applying
+    none: a TransformationPlan whose matches can be switched off before
+    apply_transformation_plan or compile(plan=...)."""
+    arguments.update(backend=backend, quantize=quantize, patterns=patterns)
+    plan_json, _, _, model = _run(model, "plan", **arguments)
+    arguments.pop("example_inputs", None)
+    arguments.pop("dynamic_axes", None)
+    return TransformationPlan(json.loads(plan_json), model, arguments)
+
+
+def apply_transformation_plan(plan):
+    """Applies the plan's switched-on matches to its model: a
+    TransformResult with the transform report (`result.report`) and the
+    transformed hl module before quantization (`result.mlir`)."""
+    mlir, report, _, _ = _run(plan.model, "mlir-hl-transformed", plan=plan,
+                              **plan.arguments)
+    return TransformResult(report.get("transform", {}), mlir.decode(), plan)
+
+
+def transform(model, patterns=None, backend=None, **arguments):
+    """get_transformation_plan + apply_transformation_plan in one call, with
+    only `patterns` (names; default: all the backend's)."""
+    return apply_transformation_plan(get_transformation_plan(
+        model, backend=backend, patterns=patterns, **arguments))
+
+
+def partition(model, backend=None, **arguments):
+    """Where each op of `model` would run, before any delegate compiles:
+    the compile report's "delegation" part ({"backend", "partitions",
+    "ops": [{op, node, backend, partition, work...}], "decisions": [{...,
+    delegate_us, portable_us, delegated}]}), from compile's arguments."""
+    _, report, _, _ = _run(model, "mlir-partitioned", backend=backend,
+                           **arguments)
+    return report.get("delegation")
+
+
+def export_onnx(model, path=None, backend="tensorrt", **arguments):
+    """The transformed (with quantize=True, calibrated) model as ONNX with
+    explicit QuantizeLinear / DequantizeLinear (strata-compile --emit
+    onnx-qdq): returns its bytes, and writes them to `path` (through a
+    temporary file and a rename) when given."""
+    data, _, _, _ = _run(model, "onnx-qdq", backend=backend, **arguments)
+    if path is not None:
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        with tempfile.NamedTemporaryFile(dir=folder, delete=False) as stream:
+            stream.write(data)
+        os.replace(stream.name, path)
+    return data

@@ -92,3 +92,90 @@ def mlp_dynamic(tmp_path_factory, mlp_onnx):
     """The MLP for batches 1..4."""
     out = tmp_path_factory.mktemp("programs") / "mlp-dynamic.strata"
     return compile_model(mlp_onnx, out, "--input-shape", "x=batch:1..4x8")
+
+
+def conv2d(x, w, b):
+    """Float64 NCHW convolution, stride 1, padding 1."""
+    n, c, h, wd = x.shape
+    k = w.shape[2]
+    p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    patches = np.stack([p[:, :, i:i + h, j:j + wd]
+                        for i in range(k) for j in range(k)], axis=2)
+    return np.einsum("ncphw,ocp->nohw", patches,
+                     w.reshape(w.shape[0], c, k * k)) + b[None, :, None, None]
+
+
+class ResidualCNN:
+    """conv-bn-relu, conv-bn, + residual, relu, global pool, flatten, gemm
+    over x[N, 4, 6, 6], as an ONNX model (node names conv1, bn1, relu1,
+    conv2, bn2, add, relu2, pool, flatten, fc) and its float64 reference."""
+
+    def __init__(self, seed=1):
+        rng = np.random.default_rng(seed)
+        self.params = {}
+        for i in (1, 2):
+            self.params["w%d" % i] = rng.standard_normal((4, 4, 3, 3)) * 0.3
+            self.params["b%d" % i] = rng.standard_normal(4) * 0.1
+            self.params["s%d" % i] = rng.uniform(0.5, 1.5, 4)
+            self.params["o%d" % i] = rng.standard_normal(4) * 0.1
+            self.params["m%d" % i] = rng.standard_normal(4) * 0.1
+            self.params["v%d" % i] = rng.uniform(0.5, 1.5, 4)
+        self.params["fw"] = rng.standard_normal((3, 4))
+        self.params["fb"] = rng.standard_normal(3)
+        self.params = {k: v.astype(np.float32) for k, v in self.params.items()}
+
+    def model(self):
+        bn = lambda i, x, y: helper.make_node(  # noqa: E731
+            "BatchNormalization", [x, "s%d" % i, "o%d" % i, "m%d" % i,
+                                   "v%d" % i], [y], name="bn%d" % i)
+        nodes = [
+            helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1",
+                             pads=[1, 1, 1, 1]),
+            bn(1, "c1", "n1"),
+            helper.make_node("Relu", ["n1"], ["r1"], name="relu1"),
+            helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2",
+                             pads=[1, 1, 1, 1]),
+            bn(2, "c2", "n2"),
+            helper.make_node("Add", ["n2", "x"], ["a"], name="add"),
+            helper.make_node("Relu", ["a"], ["r2"], name="relu2"),
+            helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="pool"),
+            helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+            helper.make_node("Gemm", ["f", "fw", "fb"], ["y"], name="fc",
+                             transB=1),
+        ]
+        graph = helper.make_graph(
+            nodes, "residual_cnn",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                           ["n", 4, 6, 6])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])],
+            [numpy_helper.from_array(v, k) for k, v in self.params.items()])
+        model = helper.make_model(graph,
+                                  opset_imports=[helper.make_opsetid("", 17)])
+        onnx.checker.check_model(model)
+        return model
+
+    def reference(self, x):
+        p = {k: v.astype(np.float64) for k, v in self.params.items()}
+        x = x.astype(np.float64)
+
+        def bn(i, y):
+            scale = p["s%d" % i] / np.sqrt(p["v%d" % i] + 1e-5)
+            return ((y - p["m%d" % i][None, :, None, None])
+                    * scale[None, :, None, None]
+                    + p["o%d" % i][None, :, None, None])
+
+        r1 = np.maximum(bn(1, conv2d(x, p["w1"], p["b1"])), 0)
+        r2 = np.maximum(bn(2, conv2d(r1, p["w2"], p["b2"])) + x, 0)
+        return r2.mean(axis=(2, 3)) @ p["fw"].T + p["fb"]
+
+
+@pytest.fixture(scope="session")
+def cnn():
+    return ResidualCNN()
+
+
+@pytest.fixture(scope="session")
+def cnn_onnx(tmp_path_factory, cnn):
+    path = tmp_path_factory.mktemp("models") / "residual_cnn.onnx"
+    onnx.save(cnn.model(), str(path))
+    return path

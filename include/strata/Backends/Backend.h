@@ -118,12 +118,8 @@ public:
   llvm::ArrayRef<PatternDescriptor> getConversionPatterns() const {
     return conversion;
   }
-  llvm::ArrayRef<PatternDescriptor> getFusionPatterns() const {
-    return fusion;
-  }
-  llvm::ArrayRef<PatternDescriptor> getSmoothPatterns() const {
-    return smooth;
-  }
+  llvm::ArrayRef<PatternDescriptor> getFusionPatterns() const { return fusion; }
+  llvm::ArrayRef<PatternDescriptor> getSmoothPatterns() const { return smooth; }
   llvm::ArrayRef<PatternDescriptor> getQuantizedPatterns() const {
     return quantized;
   }
@@ -166,6 +162,10 @@ public:
   llvm::Error set(llvm::StringRef name);
   /// The selected backend; with none selected, the only one discovered.
   llvm::Expected<const Backend &> get();
+  /// The backend named `name`, leaving the selection as it is.
+  llvm::Expected<const Backend &> find(llvm::StringRef name);
+  /// The name set() selected ("" when none is).
+  const std::string &getSelectedName() const { return selected; }
   /// Forgets the discovered backends and the selection.
   void reset();
   /// How many times discovery ran (for tests of the cache).
@@ -184,6 +184,11 @@ private:
 BackendRegistry &getBackendRegistry();
 llvm::Error setBackend(llvm::StringRef name);
 llvm::Expected<const Backend &> getBackend();
+/// The backend named `name`, leaving the selection as it is (what the
+/// compile pipeline uses: compiling never changes the selection).
+llvm::Expected<const Backend &> lookupBackend(llvm::StringRef name);
+/// The name setBackend selected ("" when none is).
+std::string getSelectedBackendName();
 llvm::Expected<const std::vector<Backend> &> discoverBackends();
 void resetBackends();
 

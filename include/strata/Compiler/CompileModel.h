@@ -31,13 +31,21 @@ struct CompileRequest {
   /// As strata-compile's --input-shape, --dim, --max-extent and
   /// --input-value take them, one entry per flag.
   std::vector<std::string> inputShapes, dims, maxExtents, inputValues;
+  /// What to produce, as strata-compile's --emit spells it: "program",
+  /// "plan", "mlir-hl", "mlir-partitioned", "mlir-edge", "mlir-exec" or
+  /// "onnx-qdq".
+  std::string emit = "program";
+  /// Apply flags of a transformation plan, as the JSON `emit = "plan"`
+  /// produced (empty: every match applies).
+  std::string planJSON;
 };
 
 /// A compilation's outcome.
 struct CompileOutcome {
   bool ok = false;
-  /// The .strata program.
-  std::string program;
+  /// What `emit` asked for: the .strata program, the plan's JSON, MLIR
+  /// text or the ONNX model's bytes.
+  std::string artifact;
   /// The compile report as JSON (strata-compile --report).
   std::string reportJSON;
   /// What strata-compile prints to stderr: diagnostics naming the ONNX
@@ -51,7 +59,10 @@ struct CompileOutcome {
 bool parseInputOptions(const CompileRequest &request, ImportOptions &options,
                        llvm::raw_ostream &os);
 
-/// Compiles `request` in a context of its own.
+/// Compiles `request` in a context of its own. Without a "backend" option,
+/// the backend setBackend selected (if any) is the one used; compiling never
+/// changes the selection. Planning (`emit = "plan"`) stops before
+/// calibration, so it needs no calibration data.
 CompileOutcome compileModel(const CompileRequest &request);
 
 /// The program's name strata-compile gives a model: its folder's name for

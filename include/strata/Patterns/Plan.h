@@ -53,8 +53,7 @@ struct TransformationPlan {
   std::vector<PlannedMatch> matches;
 
   PlannedMatch *find(llvm::StringRef node, llvm::StringRef pattern);
-  const PlannedMatch *find(llvm::StringRef node,
-                           llvm::StringRef pattern) const;
+  const PlannedMatch *find(llvm::StringRef node, llvm::StringRef pattern) const;
 
   /// {"patterns": [{name, phase, priority}], "matches": {node: {pattern:
   /// {"apply", "phase", "nodes", "reason"?}}}}
@@ -129,14 +128,23 @@ mlir::LogicalResult writeJSONFile(llvm::StringRef path,
 mlir::FailureOr<llvm::json::Value> readJSONFile(llvm::StringRef path,
                                                 std::string &error);
 
-/// Runs the pattern engine on `module` in place: plans, takes the apply
-/// flags of the plan in `planIn` (if not empty), writes the plan to
-/// `planOut` (if not empty), applies it, and returns the report. Errors are
-/// emitted on the module.
+/// Plans `patterns` on `module` and takes the apply flags of the plan file
+/// `planIn` (if not empty), then those of `planFlags` (if given), as
+/// updateFromJSON takes them. Errors are emitted on the module.
+mlir::FailureOr<TransformationPlan>
+planWithFlags(mlir::ModuleOp module, llvm::ArrayRef<PatternDescriptor> patterns,
+              llvm::StringRef planIn = "",
+              const llvm::json::Value *planFlags = nullptr);
+
+/// Runs the pattern engine on `module` in place: plans with the flags of
+/// `planIn` and `planFlags` (planWithFlags), writes the plan to `planOut`
+/// (if not empty), applies it, and returns the report. Errors are emitted
+/// on the module.
 mlir::FailureOr<TransformReport>
 transformInPlace(mlir::ModuleOp module,
                  llvm::ArrayRef<PatternDescriptor> patterns,
-                 llvm::StringRef planIn = "", llvm::StringRef planOut = "");
+                 llvm::StringRef planIn = "", llvm::StringRef planOut = "",
+                 const llvm::json::Value *planFlags = nullptr);
 
 } // namespace strata
 

@@ -41,9 +41,20 @@ enum class EmitKind {
   /// The transformed (and, with quantize, calibrated) model as ONNX, with
   /// explicit QuantizeLinear / DequantizeLinear (include/strata/Export).
   ONNXQDQ,
+  /// The transformation plan as JSON (TransformationPlan::toJSON): the
+  /// pipeline stops after planning, applying nothing.
+  Plan,
+  /// The hl module after the backend's patterns, before quantization.
+  MLIRHLTransformed,
+  /// The edge module after the delegates partitioned it (each claimed group
+  /// outlined behind an edge.delegate_call), before any preprocess
+  /// compiles a partition: the report says where each op would run, with
+  /// the cost model's estimates.
+  MLIRPartitioned,
 };
 
-/// Parses "mlir-hl", "mlir-edge", "mlir-exec", "program" or "onnx-qdq".
+/// Parses "mlir-hl", "mlir-hl-transformed", "mlir-partitioned",
+/// "mlir-edge", "mlir-exec", "program", "onnx-qdq" or "plan".
 std::optional<EmitKind> parseEmitKind(llvm::StringRef text);
 
 /// Options of one compilation.
@@ -63,6 +74,9 @@ struct CompileOptions {
   std::vector<PatternDescriptor> patterns;
   /// A plan JSON whose apply flags are taken, and where the plan is written.
   std::string planIn, planOut;
+  /// Apply flags taken from memory, as a plan file holds them (after
+  /// planIn's).
+  std::optional<llvm::json::Value> planFlags;
   /// The backends whose delegates take the ops they support, in priority
   /// order: each partitions what the earlier ones left (empty: every op
   /// runs on the portable kernels).
@@ -159,6 +173,9 @@ struct CompileReport {
   uint64_t outputBytes = 0;
   /// What the backend patterns did, when any ran.
   std::optional<TransformReport> transform;
+  /// The transformation plan (TransformationPlan::toJSON), when the
+  /// compilation stopped after planning (EmitKind::Plan).
+  std::optional<llvm::json::Value> plan;
   /// Where each op runs, when a delegate backend partitioned the model.
   std::optional<DelegationReport> delegation;
   /// What the delegates' preprocess decided inside their partitions

@@ -97,6 +97,11 @@ struct CompilePipelineOptions
       *this, "plan-in",
       llvm::cl::desc("Apply the matches a (possibly edited) plan enables"),
       llvm::cl::value_desc("file")};
+  ListOption<std::string> patternNames{
+      *this, "patterns",
+      llvm::cl::desc("Run only these of the backend's patterns, by name "
+                     "(--list-backends lists them)"),
+      llvm::cl::value_desc("name,...")};
   Option<int64_t> bufferAlignment{
       *this, "buffer-alignment", llvm::cl::desc("Alignment of planned buffers"),
       llvm::cl::init(64)};
