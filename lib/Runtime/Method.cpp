@@ -1,6 +1,7 @@
 //===- Method.cpp - method verification, loading and execution ------------===//
 #include "ProgramInternal.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -592,6 +593,15 @@ struct Method::Impl {
   std::vector<TensorView> values;
   std::vector<uint32_t> inputs, outputs;
   std::vector<Instruction> instructions;
+  /// Per input: its bytes in the arena, whether an instruction writes it
+  /// (then it is never bound to the caller's memory), and the operand
+  /// slots (instruction, index in ctx.ins) that read it.
+  struct InputUses {
+    void *arenaData = nullptr;
+    bool written = false;
+    std::vector<std::pair<size_t, size_t>> reads;
+  };
+  std::vector<InputUses> inputUses;
   /// The indices of the loops' jumps back, in order.
   std::vector<size_t> loopJumps;
   std::vector<DelegateInstance> delegates;
@@ -621,6 +631,11 @@ struct Method::Impl {
                         const std::vector<int64_t> &shape) const;
   /// "f32[batch: 1..8, 4]" for input `index`.
   std::string inputTypeString(size_t index) const;
+  /// Where input `index` is read from: the value's and every reading
+  /// operand's data pointer.
+  void pointInput(size_t index, void *data);
+  /// Finds inputUses (after the instructions are built).
+  void findInputUses();
 
   ~Impl() {
     for (DelegateInstance &d : delegates)
@@ -628,6 +643,28 @@ struct Method::Impl {
         d.backend->destroy(d.handle);
   }
 };
+
+void Method::Impl::pointInput(size_t index, void *data) {
+  values[inputs[index]].data = data;
+  for (auto [inst, slot] : inputUses[index].reads)
+    instructions[inst].ctx.ins[slot].data = data;
+}
+
+void Method::Impl::findInputUses() {
+  inputUses.resize(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    InputUses &uses = inputUses[k];
+    uses.arenaData = values[inputs[k]].data;
+    for (size_t i = 0; i < instructions.size(); ++i) {
+      const Instruction &inst = instructions[i];
+      for (size_t slot = 0; slot < inst.inValues.size(); ++slot)
+        if (inst.inValues[slot] == inputs[k])
+          uses.reads.push_back({i, slot});
+      uses.written |= std::find(inst.outValues.begin(), inst.outValues.end(),
+                                inputs[k]) != inst.outValues.end();
+    }
+  }
+}
 
 std::string Method::Impl::inputTypeString(size_t index) const {
   const TensorView &view = values[inputs[index]];
@@ -1039,6 +1076,7 @@ Result<Method> Program::loadMethod(const std::string &name,
   }
   impl->times.assign(impl->instructions.size(), 0);
   impl->delegateSteps.resize(impl->instructions.size());
+  impl->findInputUses();
   return Method(std::move(impl));
 }
 
@@ -1055,10 +1093,18 @@ Result<TensorView> Method::input(size_t index) {
     return Error(ErrorCode::InvalidArgument,
                  "input " + std::to_string(index) + " is out of range (" +
                      std::to_string(impl_->inputs.size()) + " inputs)");
+  impl_->pointInput(index, impl_->inputUses[index].arenaData);
   return impl_->values[impl_->inputs[index]];
 }
 
 Error Method::setInput(size_t index, const TensorView &value) {
+  STRATA_ASSIGN_OR_RETURN(bool bound, setInput(index, value, false));
+  (void)bound;
+  return Error::success();
+}
+
+Result<bool> Method::setInput(size_t index, const TensorView &value,
+                              bool bind) {
   STRATA_ASSIGN_OR_RETURN(TensorView target, input(index));
   STRATA_RETURN_IF_ERROR(
       impl_->checkInputShape(index, value.dtype, value.shape));
@@ -1067,10 +1113,28 @@ Error Method::setInput(size_t index, const TensorView &value) {
     impl_->dynamic->dirty = true;
     target.shape = value.shape;
   }
+  // The caller's memory is read in place where nothing writes the input
+  // and its elements are aligned as the kernels and delegates load them.
+  size_t align = std::max<size_t>(dtypeSize(value.dtype), 1);
+  if (bind && value.data && !impl_->inputUses[index].written &&
+      reinterpret_cast<uintptr_t>(value.data) % align == 0) {
+    impl_->pointInput(index, const_cast<void *>(value.data));
+    return true;
+  }
   // An empty tensor may come with a null pointer: memmove must not see it.
   if (value.data != target.data && target.nbytes())
     std::memmove(target.data, value.data, target.nbytes());
-  return Error::success();
+  return false;
+}
+
+const void *Method::inputData(size_t index) const {
+  return index < impl_->inputs.size() ? impl_->values[impl_->inputs[index]].data
+                                      : nullptr;
+}
+
+void Method::releaseInputs() {
+  for (size_t k = 0; k < impl_->inputs.size(); ++k)
+    impl_->pointInput(k, impl_->inputUses[k].arenaData);
 }
 
 Error Method::setInputShape(size_t index, const std::vector<int64_t> &shape) {

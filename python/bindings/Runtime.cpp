@@ -142,12 +142,21 @@ private:
   /// alive in the caller's frame; the GIL is taken back only to build the
   /// outputs.
   std::vector<py::array> runLocked(const std::vector<TensorView> &inputs) {
+    // The arrays are read where they are when the runtime can bind them
+    // (Method::setInput with bind), and released before they can go.
+    struct Release {
+      Method &method;
+      ~Release() { method.releaseInputs(); }
+    } release{method};
     for (size_t i = 0; i < inputs.size(); ++i) {
-      Error error = method.setInput(i, inputs[i]);
-      if (!error.ok())
+      Result<bool> bound = method.setInput(i, inputs[i], /*bind=*/true);
+      if (!bound.ok())
         throw StrataError("input " + std::to_string(i) + ": " +
-                          error.message());
+                          bound.error().message());
     }
+    lastInputData.clear();
+    for (size_t i = 0; i < inputs.size(); ++i)
+      lastInputData.push_back(reinterpret_cast<uintptr_t>(method.inputData(i)));
     check(method.execute());
     py::gil_scoped_acquire acquire;
     std::vector<py::array> outputs;
@@ -156,6 +165,12 @@ private:
     return outputs;
   }
 
+public:
+  /// The addresses the last call read its inputs from (the caller's arrays
+  /// where they were bound, else the arena).
+  std::vector<uintptr_t> lastInputData;
+
+private:
   std::shared_ptr<LoadedProgram> owner;
   Method method;
   std::mutex mutex;
@@ -266,6 +281,10 @@ void bindRuntime(py::module_ &m) {
       .def_property_readonly("output_count", &PyMethod::outputCount)
       .def_property_readonly("is_dynamic", &PyMethod::isDynamic)
       .def_property_readonly("input_types", &PyMethod::inputTypes)
+      .def_readonly("last_input_addresses", &PyMethod::lastInputData,
+                    "The addresses the last call read its inputs from: an "
+                    "array's own where it was read without a copy (C order, "
+                    "the input's dtype), else the program's arena.")
       .def(
           "__call__",
           [](PyMethod &method, const py::args &args) {

@@ -201,3 +201,32 @@ def test_calls_from_threads_take_turns(mlp, mlp_dynamic):
     for thread in threads:
         thread.join()
     assert not errors
+
+
+@pytest.mark.parametrize("backend", [None, "onednn", "xnnpack"])
+def test_inputs_in_the_program_layout_are_not_copied(cnn, cnn_onnx, backend):
+    program = strata.compile(cnn_onnx, backend=backend,
+                             input_shapes={"x": "2x4x6x6"}, threads=1)
+    method = program.method(program.default_method)
+    rng = np.random.default_rng(40)
+    x = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    before = x.copy()
+    (y,) = method(x)
+    assert method.last_input_addresses == [x.ctypes.data]
+    assert rel_l2(y, cnn.reference(x)) < 1e-5
+    assert np.array_equal(x, before)
+    # Another array next: read where it is, never the last one's memory.
+    x2 = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    (y2,) = method(x2)
+    assert method.last_input_addresses == [x2.ctypes.data]
+    assert rel_l2(y2, cnn.reference(x2)) < 1e-5
+    # Not in the program's layout (Fortran order, float64): converted into a
+    # copy, with the same result.
+    for other in (np.asfortranarray(x), x.astype(np.float64)):
+        if other.dtype != np.float32:
+            with pytest.raises(strata.Error, match="f32"):
+                method(other)
+            continue
+        (y3,) = method(other)
+        assert method.last_input_addresses != [other.ctypes.data]
+        assert np.array_equal(y3, y)

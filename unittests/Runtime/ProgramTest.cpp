@@ -75,6 +75,59 @@ TEST(ProgramTest, RunsASmallNetwork) {
             std::vector<std::string>{"Softmax_5"});
 }
 
+TEST(ProgramTest, BoundInputIsReadWhereItIs) {
+  std::vector<uint8_t> bytes = buildSmallNet();
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(loader);
+  ASSERT_TRUE(program.ok()) << program.error().toString();
+  Result<Method> method = program->loadMethod("forward");
+  ASSERT_TRUE(method.ok()) << method.error().toString();
+  // What the network gives on a copy of 0.5s everywhere.
+  OwnedTensor half = f32Tensor({1, 1, 4, 4}, std::vector<float>(16, 0.5f));
+  ASSERT_TRUE(method->setInput(0, half.view()).ok());
+  ASSERT_TRUE(method->execute().ok());
+  std::vector<float> want(method->output(0)->as<float>(),
+                          method->output(0)->as<float>() + 3);
+  EXPECT_NE(method->inputData(0), half.view().data);
+
+  OwnedTensor x = f32Tensor({1, 1, 4, 4}, std::vector<float>(16, 1.0f));
+  Result<bool> bound = method->setInput(0, x.view(), /*bind=*/true);
+  ASSERT_TRUE(bound.ok()) << bound.error().toString();
+  EXPECT_TRUE(*bound);
+  EXPECT_EQ(method->inputData(0), x.view().data);
+  // Changing the caller's memory changes what the next execute reads: no
+  // copy was made.
+  std::fill_n(x.view().as<float>(), 16, 0.5f);
+  ASSERT_TRUE(method->execute().ok());
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(method->output(0)->as<float>()[i], want[i]) << i;
+  EXPECT_EQ(x.view().as<float>()[7], 0.5f);
+  method->releaseInputs();
+  EXPECT_NE(method->inputData(0), x.view().data);
+}
+
+TEST(ProgramTest, InputTheMethodWritesIsCopied) {
+  TestProgramBuilder b;
+  int x = b.addInput(DType::F32, {4});
+  int y = b.addBuffer(DType::F32, {4});
+  b.addKernel("neg", {x}, {y});
+  b.addMove(y, x);
+  b.setOutputs({x});
+  std::vector<uint8_t> bytes = b.build();
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(loader);
+  ASSERT_TRUE(program.ok()) << program.error().toString();
+  Result<Method> method = program->loadMethod("forward");
+  ASSERT_TRUE(method.ok()) << method.error().toString();
+  OwnedTensor value = f32Tensor({4}, {1, 2, 3, 4});
+  Result<bool> bound = method->setInput(0, value.view(), /*bind=*/true);
+  ASSERT_TRUE(bound.ok()) << bound.error().toString();
+  EXPECT_FALSE(*bound);
+  ASSERT_TRUE(method->execute().ok());
+  EXPECT_EQ(method->output(0)->as<float>()[1], -2.0f);
+  EXPECT_EQ(value.view().as<float>()[1], 2.0f);
+}
+
 TEST(ProgramTest, ConstantsPointIntoTheMappedFile) {
   std::vector<uint8_t> bytes = buildSmallNet();
   std::string path = writeTemp(bytes);
@@ -180,7 +233,8 @@ TEST(ProgramTest, RejectsOutOfRangeValueIndices) {
   int y = b.addBuffer(DType::F32, {4});
   b.addKernel("relu", {x + 40}, {y});
   b.setOutputs({y});
-  expectInvalid(b.build(), "instructions[0].ins[0]: value 40 is out of range (2 values)");
+  expectInvalid(b.build(),
+                "instructions[0].ins[0]: value 40 is out of range (2 values)");
 }
 
 TEST(ProgramTest, RejectsOutOfRangeOutputs) {
@@ -224,8 +278,8 @@ TEST(ProgramTest, RejectsBufferPastItsArena) {
 TEST(ProgramTest, RejectsShapesWhoseElementCountOverflows) {
   // 2^33 * 2^32 elements wrap a 64-bit product to 0 (found by the fuzzer).
   TestProgramBuilder b;
-  int x = b.addArenaValue(DType::F32, {int64_t(1) << 33, int64_t(1) << 32}, 0,
-                          0);
+  int x =
+      b.addArenaValue(DType::F32, {int64_t(1) << 33, int64_t(1) << 32}, 0, 0);
   b.setOutputs({x});
   expectInvalid(b.build(), "tensor of more than 2^40 bytes");
 }
@@ -507,7 +561,8 @@ TEST(BackendConfigTest, RoundTripsThroughJsonAndDescribesItself) {
   FakeBackend fake;
   BackendConfig &config = fake.config();
   EXPECT_EQ(config.toJson(), "{\"threads\": 1, \"mode\": \"fast\"}");
-  ASSERT_TRUE(config.fromJson("{ \"threads\": 4, \"mode\": \"accurate\" }").ok());
+  ASSERT_TRUE(
+      config.fromJson("{ \"threads\": 4, \"mode\": \"accurate\" }").ok());
   EXPECT_EQ(*config.get("threads"), "4");
   std::string json = config.toJson();
   FakeBackend other;

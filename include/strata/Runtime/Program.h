@@ -103,13 +103,25 @@ public:
   size_t outputCount() const;
 
   /// Input `index` as a writable view into the arena at its current shape
-  /// (write it in place).
+  /// (write it in place); the input reads the arena again if it was bound.
   Result<TensorView> input(size_t index);
   /// Copies `value` into input `index`; fails when the dtype or shape
   /// differs from the method's, naming both. A dynamic dimension takes any
   /// extent within its symbol's bounds; the value's shape becomes the
   /// input's current shape.
   Error setInput(size_t index, const TensorView &value);
+  /// setInput, but with `bind` the method reads `value`'s memory where it
+  /// is, without a copy, where it can: nothing in the method writes that
+  /// input and the data is aligned to its element size. True when bound:
+  /// the caller then keeps that memory alive and unchanged until the input
+  /// is set again, input() is called or releaseInputs(). False when copied.
+  Result<bool> setInput(size_t index, const TensorView &value, bool bind);
+  /// Where input `index` is read from now: the arena, or the memory bound
+  /// to it.
+  const void *inputData(size_t index) const;
+  /// Every bound input reads the arena again (whose bytes are then what
+  /// the arena held: set the inputs before the next execute).
+  void releaseInputs();
   /// Sets input `index`'s current shape (within its bounds), to write it
   /// in place through input().
   Error setInputShape(size_t index, const std::vector<int64_t> &shape);
