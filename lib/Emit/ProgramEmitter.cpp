@@ -601,10 +601,23 @@ Emitter::emitMethod(exec::MethodOp method) {
       shapes.emitSymbols(fbb);
   std::vector<flatbuffers::Offset<fbs::ShapeInstruction>> shapeProgram =
       shapes.emitProgram(fbb);
+  auto names = [&](std::optional<ArrayAttr> list)
+      -> std::optional<std::vector<flatbuffers::Offset<flatbuffers::String>>> {
+    if (!list)
+      return std::nullopt;
+    std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
+    for (Attribute name : *list)
+      strings.push_back(fbb.CreateString(cast<StringAttr>(name).str()));
+    return strings;
+  };
+  auto inputNames = names(method.getInputNames());
+  auto outputNames = names(method.getOutputNames());
   return fbs::CreateMethodDirect(
       fbb, method.getSymName().str().c_str(), &inputs, &outputs, &values,
       &instructions, plan, &debugHandles, shapes.empty() ? nullptr : &symbols,
-      shapes.empty() ? nullptr : &shapeProgram);
+      shapes.empty() ? nullptr : &shapeProgram,
+      inputNames ? &*inputNames : nullptr,
+      outputNames ? &*outputNames : nullptr);
 }
 
 LogicalResult Emitter::emitConstants() {

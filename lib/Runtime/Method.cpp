@@ -410,6 +410,20 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
       method->inputs(), layout, where + " inputs", true, layout.inputs));
   STRATA_RETURN_IF_ERROR(checkValueList(
       method->outputs(), layout, where + " outputs", false, layout.outputs));
+  for (auto [names, field, count, out] :
+       {std::tuple{method->input_names(), "input_names", layout.inputs.size(),
+                   &layout.inputNames},
+        std::tuple{method->output_names(), "output_names",
+                   layout.outputs.size(), &layout.outputNames}}) {
+    if (!names)
+      continue;
+    if (names->size() != count)
+      return invalid(where + " " + field + ": " +
+                     std::to_string(names->size()) + " names for " +
+                     std::to_string(count) + " values");
+    for (const flatbuffers::String *name : *names)
+      out->push_back(name->str());
+  }
   if (const auto *instructions = method->instructions())
     for (size_t i = 0; i < instructions->size(); ++i) {
       const fb::Instruction *inst = instructions->Get(i);
@@ -592,6 +606,7 @@ struct Method::Impl {
   std::vector<size_t> arenaSizes;
   std::vector<TensorView> values;
   std::vector<uint32_t> inputs, outputs;
+  std::vector<std::string> inputNames, outputNames;
   std::vector<Instruction> instructions;
   /// Per input: its bytes in the arena, whether an instruction writes it
   /// (then it is never bound to the caller's memory), and the operand
@@ -950,6 +965,8 @@ Result<Method> Program::loadMethod(const std::string &name,
   }
   impl->inputs = layout.inputs;
   impl->outputs = layout.outputs;
+  impl->inputNames = std::move(layout.inputNames);
+  impl->outputNames = std::move(layout.outputNames);
   if (layout.isDynamic()) {
     // Values start at the shapes of every symbol at its largest.
     auto dyn = std::make_unique<DynamicShapes>();
@@ -1125,6 +1142,16 @@ Result<bool> Method::setInput(size_t index, const TensorView &value,
   if (value.data != target.data && target.nbytes())
     std::memmove(target.data, value.data, target.nbytes());
   return false;
+}
+
+const std::string &Method::inputName(size_t index) const {
+  static const std::string none;
+  return index < impl_->inputNames.size() ? impl_->inputNames[index] : none;
+}
+
+const std::string &Method::outputName(size_t index) const {
+  static const std::string none;
+  return index < impl_->outputNames.size() ? impl_->outputNames[index] : none;
 }
 
 const void *Method::inputData(size_t index) const {

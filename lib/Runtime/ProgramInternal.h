@@ -91,6 +91,9 @@ struct MethodLayout {
   std::vector<uint64_t> arenaSizes;
   std::vector<ValueLayout> values;
   std::vector<uint32_t> inputs, outputs;
+  /// The model's names of the inputs and outputs (empty when the program
+  /// has none).
+  std::vector<std::string> inputNames, outputNames;
   std::vector<InstructionLayout> instructions;
   /// Empty for a method whose values are all static.
   std::vector<SymbolLayout> symbols;

@@ -53,6 +53,54 @@ public:
   size_t outputCount() const { return method.outputCount(); }
   bool isDynamic() const { return method.isDynamic(); }
 
+  /// The model's names of the inputs and outputs (empty strings where the
+  /// program names none).
+  std::vector<std::string> inputNames() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < method.inputCount(); ++i)
+      names.push_back(method.inputName(i));
+    return names;
+  }
+  std::vector<std::string> outputNames() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < method.outputCount(); ++i)
+      names.push_back(method.outputName(i));
+    return names;
+  }
+
+  /// Positional arrays, then keyword ones by input name, in input order: an
+  /// unknown, repeated or missing name is an error naming it.
+  std::vector<py::array> arguments(const py::args &args,
+                                   const py::kwargs &kwargs) const {
+    std::vector<py::object> slots(method.inputCount());
+    if (args.size() > slots.size())
+      throw StrataError("method '" + method.name() + "' takes " +
+                        std::to_string(slots.size()) + " inputs, got " +
+                        std::to_string(args.size() + kwargs.size()));
+    for (size_t i = 0; i < args.size(); ++i)
+      slots[i] = py::reinterpret_borrow<py::object>(args[i]);
+    for (auto [key, value] : kwargs) {
+      std::string name = py::str(key);
+      size_t i = 0;
+      while (i < slots.size() && method.inputName(i) != name)
+        ++i;
+      if (i == slots.size())
+        throw StrataError("method '" + method.name() + "' has no input '" +
+                          name + "' (its inputs: " + joinedInputNames() + ")");
+      if (slots[i])
+        throw StrataError("input '" + name + "' is given twice");
+      slots[i] = py::reinterpret_borrow<py::object>(value);
+    }
+    std::vector<py::array> result;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!slots[i] && !kwargs.empty())
+        throw StrataError("input '" + method.inputName(i) + "' is missing");
+      if (slots[i])
+        result.push_back(py::array::ensure(slots[i]));
+    }
+    return result;
+  }
+
   /// The inputs' types as the tools print them ("f32[batch: 1..8, 4]").
   std::vector<std::string> inputTypes() const {
     std::vector<std::string> types;
@@ -171,6 +219,15 @@ public:
   std::vector<uintptr_t> lastInputData;
 
 private:
+  std::string joinedInputNames() const {
+    if (method.inputCount() && method.inputName(0).empty())
+      return "the program names none";
+    std::string joined;
+    for (size_t i = 0; i < method.inputCount(); ++i)
+      joined += (i ? ", '" : "'") + method.inputName(i) + "'";
+    return joined;
+  }
+
   std::shared_ptr<LoadedProgram> owner;
   Method method;
   std::mutex mutex;
@@ -262,15 +319,6 @@ private:
   std::map<std::string, std::shared_ptr<PyMethod>> loaded;
 };
 
-/// Positional arguments as numpy arrays (lists and scalars convert as
-/// numpy converts them).
-std::vector<py::array> arrays(const py::args &args) {
-  std::vector<py::array> result;
-  for (const py::handle &arg : args)
-    result.push_back(py::array::ensure(arg));
-  return result;
-}
-
 } // namespace
 
 void bindRuntime(py::module_ &m) {
@@ -285,17 +333,20 @@ void bindRuntime(py::module_ &m) {
                     "The addresses the last call read its inputs from: an "
                     "array's own where it was read without a copy (C order, "
                     "the input's dtype), else the program's arena.")
+      .def_property_readonly("input_names", &PyMethod::inputNames)
+      .def_property_readonly("output_names", &PyMethod::outputNames)
       .def(
           "__call__",
-          [](PyMethod &method, const py::args &args) {
-            return method.call(arrays(args));
+          [](PyMethod &method, const py::args &args, const py::kwargs &kw) {
+            return method.call(method.arguments(args, kw));
           },
-          "Runs the method on one numpy array per input, in order; returns "
-          "its outputs as a list of numpy arrays.")
+          "Runs the method on one numpy array per input, in order or by "
+          "input name (lists and scalars convert as numpy converts them); "
+          "returns its outputs as a list of numpy arrays.")
       .def(
           "profile",
-          [](PyMethod &method, const py::args &args) {
-            return method.profile(arrays(args));
+          [](PyMethod &method, const py::args &args, const py::kwargs &kw) {
+            return method.profile(method.arguments(args, kw));
           },
           "Runs the method once with per-instruction timing (strata-run "
           "--profile); returns a list of dicts, one per instruction.");
@@ -315,11 +366,13 @@ void bindRuntime(py::module_ &m) {
       .def("method", &PyProgram::method, py::arg("name"))
       .def(
           "run",
-          [](PyProgram &program, const py::args &args) {
-            return program.method(program.defaultMethod())->call(arrays(args));
+          [](PyProgram &program, const py::args &args, const py::kwargs &kw) {
+            std::shared_ptr<PyMethod> method =
+                program.method(program.defaultMethod());
+            return method->call(method->arguments(args, kw));
           },
           "Runs the default method (forward, else the first) on one numpy "
-          "array per input.");
+          "array per input, in order or by input name.");
 }
 
 } // namespace strata::python

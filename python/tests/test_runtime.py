@@ -5,6 +5,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from onnx import TensorProto, helper
 
 import strata
 from conftest import compile_model, rel_l2, tool
@@ -230,3 +231,34 @@ def test_inputs_in_the_program_layout_are_not_copied(cnn, cnn_onnx, backend):
         (y3,) = method(other)
         assert method.last_input_addresses != [other.ctypes.data]
         assert np.array_equal(y3, y)
+
+
+def test_inputs_by_name(mlp, mlp_program):
+    program = strata.load(mlp_program)
+    method = program.method(program.default_method)
+    assert method.input_names == ["x"] and method.output_names == ["y"]
+    x = np.random.default_rng(41).standard_normal((2, 8)).astype(np.float32)
+    (by_name,) = program.run(x=x)
+    (by_position,) = program.run(x)
+    assert np.array_equal(by_name, by_position)
+    assert rel_l2(by_name, mlp.reference(x)) < 1e-6
+    with pytest.raises(strata.Error, match=r"has no input 'z' \(its inputs: 'x'\)"):
+        program.run(z=x)
+    with pytest.raises(strata.Error, match="input 'x' is given twice"):
+        method(x, x=x)
+
+
+def test_missing_named_input(tmp_path):
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Sub", ["a", "b"], ["d"], name="sub")], "sub",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3])
+         for n in ("a", "b")],
+        [helper.make_tensor_value_info("d", TensorProto.FLOAT, [3])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    program = strata.compile(model)
+    a = np.array([5, 6, 7], np.float32)
+    b = np.array([1, 2, 3], np.float32)
+    (d,) = program.run(b=b, a=a)
+    assert np.array_equal(d, a - b)
+    with pytest.raises(strata.Error, match="input 'b' is missing"):
+        program.run(a=a)

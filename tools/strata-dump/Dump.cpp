@@ -44,14 +44,35 @@ template <typename T> std::string list(const T *vec, bool /*json*/) {
   return s + "]";
 }
 
-std::string valueList(const flatbuffers::Vector<uint32_t> *vec, bool json) {
+/// Value indices ("%3 'input', %7 'output'" with the method's names of
+/// them, when it has names).
+std::string valueList(
+    const flatbuffers::Vector<uint32_t> *vec, bool json,
+    const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *names =
+        nullptr) {
   if (json)
     return list(vec, true);
   std::string s;
   if (vec)
-    for (size_t i = 0; i < vec->size(); ++i)
+    for (size_t i = 0; i < vec->size(); ++i) {
       s += (i ? ", %" : "%") + std::to_string(vec->Get(i));
+      if (names && i < names->size())
+        s += " '" + names->Get(i)->str() + "'";
+    }
   return s;
+}
+
+/// ,\n      "KEY": ["a", "b"] (nothing when the method has no names).
+std::string
+nameList(const char *key,
+         const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>
+             *names) {
+  if (!names)
+    return "";
+  std::string s = std::string(",\n      \"") + key + "\": [";
+  for (size_t i = 0; i < names->size(); ++i)
+    s += (i ? ", " : "") + quote(names->Get(i)->str());
+  return s + "]";
 }
 
 std::string typeOf(const fbs::TensorType *type, bool json) {
@@ -288,9 +309,9 @@ std::string dumpText(const Program &program, size_t fileSize,
       s += "method @" + m->name()->str() + "\n  arenas: " +
            list(m->memory_plan() ? m->memory_plan()->arena_sizes() : nullptr,
                 false) +
-           "\n  inputs: " + valueList(m->inputs(), false) +
-           "\n  outputs: " + valueList(m->outputs(), false) + "\n" +
-           shapeProgram(m, false) + "  values:\n";
+           "\n  inputs: " + valueList(m->inputs(), false, m->input_names()) +
+           "\n  outputs: " + valueList(m->outputs(), false, m->output_names()) +
+           "\n" + shapeProgram(m, false) + "  values:\n";
       if (m->values())
         for (size_t i = 0; i < m->values()->size(); ++i) {
           const fbs::Value *v = m->values()->Get(i);
@@ -425,7 +446,9 @@ std::string dumpJson(const Program &program, size_t fileSize) {
                 true) +
            ",\n      \"inputs\": " + valueList(m->inputs(), true) +
            ",\n      \"outputs\": " + valueList(m->outputs(), true) +
-           shapeProgram(m, true) + ",\n      \"values\": [";
+           nameList("input_names", m->input_names()) +
+           nameList("output_names", m->output_names()) + shapeProgram(m, true) +
+           ",\n      \"values\": [";
       if (m->values())
         for (size_t i = 0; i < m->values()->size(); ++i) {
           const fbs::Value *v = m->values()->Get(i);

@@ -322,6 +322,33 @@ TEST(ProgramTest, RejectsMoveBetweenSizes) {
   expectInvalid(b.build(), "move between buffers of different sizes");
 }
 
+TEST(ProgramTest, NamesItsInputsAndOutputs) {
+  TestProgramBuilder b;
+  int x = b.addInput(DType::F32, {4});
+  int y = b.addBuffer(DType::F32, {4});
+  b.addKernel("neg", {x}, {y});
+  b.setOutputs({y});
+  b.inputNames = {"pixels"};
+  b.outputNames = {"logits"};
+  std::vector<uint8_t> bytes = b.build();
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(loader);
+  ASSERT_TRUE(program.ok()) << program.error().toString();
+  Result<Method> method = program->loadMethod("forward");
+  ASSERT_TRUE(method.ok()) << method.error().toString();
+  EXPECT_EQ(method->inputName(0), "pixels");
+  EXPECT_EQ(method->outputName(0), "logits");
+  EXPECT_EQ(method->inputName(1), "");
+}
+
+TEST(ProgramTest, RejectsNamesThatDoNotMatchTheInputs) {
+  TestProgramBuilder b;
+  int x = b.addInput(DType::F32, {4});
+  b.setOutputs({x});
+  b.inputNames = {"a", "b"};
+  expectInvalid(b.build(), "input_names: 2 names for 1 values");
+}
+
 TEST(ProgramTest, RejectsUnknownVersion) {
   TestProgramBuilder b;
   b.version = kProgramVersion + 1;

@@ -137,11 +137,21 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
   for (const ShapeInstruction &inst : shapeProgram_)
     shapeProgram.push_back(fbs::CreateShapeInstruction(fbb, inst.op, inst.lhs,
                                                        inst.rhs, inst.value));
+  auto strings = [&](const std::vector<std::string> &names) {
+    std::vector<flatbuffers::Offset<flatbuffers::String>> list;
+    for (const std::string &name : names)
+      list.push_back(fbb.CreateString(name));
+    return list;
+  };
+  auto inputNameList = strings(inputNames),
+       outputNameList = strings(outputNames);
   auto method = fbs::CreateMethodDirect(
       fbb, "forward", &inputs, &outputs, &values, &instructions,
       fbs::CreateMemoryPlanDirect(fbb, &arenas), &handles,
       symbols.empty() ? nullptr : &symbols,
-      shapeProgram.empty() ? nullptr : &shapeProgram);
+      shapeProgram.empty() ? nullptr : &shapeProgram,
+      inputNames.empty() ? nullptr : &inputNameList,
+      outputNames.empty() ? nullptr : &outputNameList);
   std::vector<flatbuffers::Offset<fbs::Method>> methods = {method};
   std::vector<flatbuffers::Offset<fbs::Segment>> segs;
   uint64_t end = 0;

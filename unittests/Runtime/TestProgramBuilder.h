@@ -128,6 +128,8 @@ public:
   /// A debug handle for instruction `first` (which may not exist).
   std::vector<std::pair<uint32_t, std::string>> extraDebugHandles;
   uint32_t version = kProgramVersion;
+  /// The method's input and output names (none when empty).
+  std::vector<std::string> inputNames, outputNames;
   /// Write delegate blobs inside the flatbuffer instead of in segments.
   bool inlineBlobs = false;
   /// Method arena size (0: what the buffers need).

@@ -394,6 +394,12 @@ LogicalResult MethodOp::verify() {
   if (std::optional<ArrayRef<int64_t>> sizes = getArenaSizes())
     if (llvm::any_of(*sizes, [](int64_t s) { return s < 0; }))
       return emitOpError("'arena_sizes' entries must be non-negative");
+  for (auto [what, names, count] :
+       {std::tuple{"input_names", getInputNames(), type.getNumInputs()},
+        std::tuple{"output_names", getOutputNames(), type.getNumResults()}})
+    if (names && names->size() != count)
+      return emitOpError("'") << what << "' has " << names->size()
+                              << " names for " << count << " values";
   // The blocks are the instruction list in order: only the last returns.
   for (auto [number, block] : llvm::enumerate(getBody())) {
     Operation *terminator = block.empty() ? nullptr : &block.back();

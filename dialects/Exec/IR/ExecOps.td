@@ -81,6 +81,8 @@ def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
     `function_type` gives the buffer types of the inputs and outputs;
     `exec.input` ops bind the inputs and `exec.return` the outputs.
     `arena_sizes` (bytes per memory id) is set by memory planning.
+    `input_names` and `output_names`, when present, name each input and
+    output (the model's names, which callers pass values by).
 
     ```mlir
     exec.method @forward : (memref<4xf32>) -> memref<4xf32>
@@ -97,7 +99,9 @@ def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
-                       OptionalAttr<DenseI64ArrayAttr>:$arena_sizes);
+                       OptionalAttr<DenseI64ArrayAttr>:$arena_sizes,
+                       OptionalAttr<StrArrayAttr>:$input_names,
+                       OptionalAttr<StrArrayAttr>:$output_names);
   let regions = (region MinSizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `:` $function_type attr-dict-with-keyword $body

@@ -101,6 +101,10 @@ public:
   const std::string &name() const;
   size_t inputCount() const;
   size_t outputCount() const;
+  /// The model's name of input or output `index` ("" when the program
+  /// names none).
+  const std::string &inputName(size_t index) const;
+  const std::string &outputName(size_t index) const;
 
   /// Input `index` as a writable view into the arena at its current shape
   /// (write it in place); the input reads the arena again if it was bound.

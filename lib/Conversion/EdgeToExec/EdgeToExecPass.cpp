@@ -69,9 +69,29 @@ static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
 
   OpBuilder builder(func.getContext());
   builder.setInsertionPointToEnd(&program.getBody().front());
+  // The model's names of the inputs and outputs (hl.name), where every one
+  // has one.
+  auto names = [&](unsigned count,
+                   function_ref<StringAttr(unsigned)> nameOf) -> ArrayAttr {
+    SmallVector<Attribute> list;
+    for (unsigned i = 0; i < count; ++i) {
+      StringAttr name = nameOf(i);
+      if (!name)
+        return nullptr;
+      list.push_back(name);
+    }
+    return builder.getArrayAttr(list);
+  };
   auto method = builder.create<exec::MethodOp>(
       func.getLoc(), func.getSymName(),
-      builder.getFunctionType(inputs, results), /*arena_sizes=*/nullptr);
+      builder.getFunctionType(inputs, results), /*arena_sizes=*/nullptr,
+      names(func.getNumArguments(),
+            [&](unsigned i) {
+              return func.getArgAttrOfType<StringAttr>(i, "hl.name");
+            }),
+      names(func.getNumResults(), [&](unsigned i) {
+        return func.getResultAttrOfType<StringAttr>(i, "hl.name");
+      }));
   Block *body = &method.getBody().emplaceBlock();
   builder.setInsertionPointToStart(body);
 

@@ -97,6 +97,17 @@ exec.program @p {
 
 // -----
 
+// Tests that a method names each of its inputs when it names them.
+exec.program @p {
+  // expected-error @+1 {{'input_names' has 2 names for 1 values}}
+  exec.method @forward : (memref<4xf32>) -> () attributes {input_names = ["x", "y"]} {
+    %x = exec.input 0 : memref<4xf32>
+    exec.return
+  }
+}
+
+// -----
+
 // Tests that arena sizes are non-negative.
 exec.program @p {
   // expected-error @+1 {{'arena_sizes' entries must be non-negative}}

@@ -43,15 +43,15 @@ protected:
     builder.setInsertionPointToStart(&program.getBody().front());
     auto method = builder.create<MethodOp>(
         loc, "forward", builder.getFunctionType(inputTypes, {resultType}),
-        /*arena_sizes=*/nullptr);
+        /*arena_sizes=*/nullptr, /*input_names=*/nullptr,
+        /*output_names=*/nullptr);
     Block *body = &method.getBody().emplaceBlock();
     builder.setInsertionPointToStart(body);
 
     SmallVector<Value> buffers;
     for (int i = 0; i < numInputs; ++i)
-      buffers.push_back(builder.create<InputOp>(loc, inputTypes[i],
-                                                builder.getI64IntegerAttr(i),
-                                                nullptr, nullptr));
+      buffers.push_back(builder.create<InputOp>(
+          loc, inputTypes[i], builder.getI64IntegerAttr(i), nullptr, nullptr));
     // Allocate everything first so that placement must come from liveness,
     // not from the position of the alloc ops.
     SmallVector<Value> allocs;
@@ -138,8 +138,8 @@ TEST_F(PlanMemoryTest, RandomProgramsNeverClobberLiveBuffers) {
     OpBuilder builder(&context);
     OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
     builder.setInsertionPointToStart(module->getBody());
-    MethodOp method = buildRandomMethod(builder, rng, 1 + trial % 3,
-                                        2 + trial % 40);
+    MethodOp method =
+        buildRandomMethod(builder, rng, 1 + trial % 3, 2 + trial % 40);
     FailureOr<MemoryPlanSummary> summary = planMemory(method, 64);
     ASSERT_TRUE(succeeded(summary));
     ASSERT_TRUE(succeeded(verify(*module)));
@@ -161,9 +161,8 @@ TEST_F(PlanMemoryTest, RejectsNonPowerOfTwoAlignment) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
   builder.setInsertionPointToStart(module->getBody());
   MethodOp method = buildRandomMethod(builder, rng, 1, 3);
-  ScopedDiagnosticHandler silence(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler silence(&context,
+                                  [](Diagnostic &) { return success(); });
   EXPECT_TRUE(failed(planMemory(method, 48)));
 }
 
