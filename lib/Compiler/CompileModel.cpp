@@ -4,6 +4,7 @@
 #include "strata/Backends/Backend.h"
 #include "strata/Compiler/Compiler.h"
 #include "strata/Compiler/Diagnostics.h"
+#include "strata/Compiler/ModelGraph.h"
 #include "strata/Pipelines/CompilePipeline.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -99,7 +100,35 @@ CompileOutcome compileModel(const CompileRequest &request) {
     diagnostics << "strata-compile: note: " << note << "\n";
   if (report.quantization)
     report.quantization->print(diagnostics);
-  outcome.reportJSON = formatv("{0:2}", report.toJSON()).str();
+  // The report strata-compile --report writes: with the model's graph.
+  llvm::json::Value json = report.toJSON();
+  json.getAsObject()->try_emplace("graph",
+                                  toJSON(readModelGraph(request.modelPath)));
+  outcome.reportJSON = formatv("{0:2}", json).str();
+  if (request.verify) {
+    if (options.emit != EmitKind::Program) {
+      diagnostics << "strata-compile: --verify needs a program to run (emit "
+                     "'program')\n";
+      outcome.artifact.clear();
+      return outcome;
+    }
+    std::string reference;
+    CompileReport ignored;
+    if (failed(compileONNXFile(request.modelPath, referenceOptions(options),
+                               context, reference, ignored))) {
+      outcome.artifact.clear();
+      return outcome;
+    }
+    VerifyResult verified =
+        verifyProgram(outcome.artifact, reference, request.verifyOptions,
+                      diagnostics, diagnostics);
+    outcome.verifyJSON = formatv("{0:2}", verified.toJSON()).str();
+    if (!verified.ok) {
+      diagnostics << "strata-compile: --verify failed; no program written\n";
+      outcome.artifact.clear();
+      return outcome;
+    }
+  }
   outcome.ok = true;
   return outcome;
 }

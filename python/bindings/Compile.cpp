@@ -11,6 +11,7 @@
 
 #include "strata/Backends/Backend.h"
 #include "strata/Compiler/CompileModel.h"
+#include "strata/Compiler/HTMLReport.h"
 
 #include "llvm/Support/Error.h"
 
@@ -87,13 +88,26 @@ void bindCompile(py::module_ &m) {
         "Forgets the selection and the discovered backends (plugins are "
         "looked for again).");
   m.def(
+      "render_html_report",
+      [](const std::string &reportJSON) {
+        llvm::Expected<llvm::json::Value> report =
+            llvm::json::parse(reportJSON);
+        if (!report)
+          throw StrataError("report: " + llvm::toString(report.takeError()));
+        return renderHTMLReport(*report);
+      },
+      py::arg("report_json"),
+      "The compile report as one self-contained HTML page "
+      "(strata-compile --report-html).");
+  m.def(
       "compile_file",
       [](const std::string &modelPath, const std::string &pipelineOptions,
          const std::vector<std::string> &inputShapes,
          const std::vector<std::string> &dims,
          const std::vector<std::string> &maxExtents,
          const std::vector<std::string> &inputValues, const std::string &emit,
-         const std::string &planJSON) {
+         const std::string &planJSON, bool verify, double verifyRelL2,
+         const std::string &verifyData, uint64_t verifySeed) {
         CompileRequest request;
         request.modelPath = modelPath;
         request.pipelineOptions = pipelineOptions;
@@ -103,6 +117,10 @@ void bindCompile(py::module_ &m) {
         request.inputValues = inputValues;
         request.emit = emit;
         request.planJSON = planJSON;
+        request.verify = verify;
+        request.verifyOptions.maxRelL2 = verifyRelL2;
+        request.verifyOptions.dataDir = verifyData;
+        request.verifyOptions.seed = verifySeed;
         CompileOutcome outcome;
         {
           py::gil_scoped_release release;
@@ -111,7 +129,7 @@ void bindCompile(py::module_ &m) {
         if (!outcome.ok)
           throw StrataError(outcome.diagnostics);
         return py::make_tuple(py::bytes(outcome.artifact), outcome.reportJSON,
-                              outcome.diagnostics);
+                              outcome.diagnostics, outcome.verifyJSON);
       },
       py::arg("model_path"), py::arg("pipeline_options") = "",
       py::arg("input_shapes") = std::vector<std::string>(),
@@ -119,9 +137,12 @@ void bindCompile(py::module_ &m) {
       py::arg("max_extents") = std::vector<std::string>(),
       py::arg("input_values") = std::vector<std::string>(),
       py::arg("emit") = "program", py::arg("plan_json") = "",
+      py::arg("verify") = false, py::arg("verify_rel_l2") = 1e-5,
+      py::arg("verify_data") = "", py::arg("verify_seed") = 0,
       "Compiles the ONNX model at `model_path` (strata::compileModel); "
-      "returns what `emit` asks for (as bytes), the report as JSON and the "
-      "notes strata-compile prints.");
+      "returns what `emit` asks for (as bytes), the report as JSON, the "
+      "notes strata-compile prints and, with `verify`, the verification as "
+      "JSON.");
 }
 
 } // namespace strata::python

@@ -20,7 +20,8 @@ import os
 import tempfile
 
 from ._strata import (Error, Method, Program, compile_file, discover_backends,
-                      get_backend, reset_backends, set_backend)
+                      get_backend, render_html_report, reset_backends,
+                      set_backend)
 from .plans import PlannedMatch, TransformationPlan, TransformResult
 
 __all__ = ["Error", "Method", "PlannedMatch", "Program", "TransformResult",
@@ -133,13 +134,23 @@ def _model_path(model, example_inputs, dynamic_axes, folder):
     return path
 
 
+def _write_atomically(path, data):
+    """`data` (bytes) to `path` through a temporary file and a rename."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    with tempfile.NamedTemporaryFile(dir=folder, delete=False) as stream:
+        stream.write(data)
+    os.replace(stream.name, path)
+
+
 def _run(model, emit="program", backend=None, input_shapes=None, dims=None,
          max_extents=None, input_values=None, options=None,
          example_inputs=None, dynamic_axes=None, quantize=False,
-         calibration=None, patterns=None, plan=None):
+         calibration=None, patterns=None, plan=None, verify=None):
     """strata::compileModel on `model` with the arguments spelled as its
     CompileRequest takes them; returns (artifact bytes, report dict, notes,
-    the model as given or as exported from torch)."""
+    the model as given or as exported from torch, the verification dict or
+    None)."""
     pipeline = dict(options or {})
     if backend:
         pipeline["backend"] = backend
@@ -160,19 +171,24 @@ def _run(model, emit="program", backend=None, input_shapes=None, dims=None,
         if path.startswith(folder):
             with open(path, "rb") as stream:
                 model = stream.read()
-        artifact, report, notes = compile_file(
+        check = {} if verify is True else dict(verify or {})
+        artifact, report, notes, verified = compile_file(
             path, " ".join(words), _shape_flags(input_shapes),
             ["%s=%s" % (k, v) for k, v in (dims or {}).items()],
             ["%s=%s" % (k, v) for k, v in (max_extents or {}).items()],
             _value_flags(input_values), emit,
-            json.dumps(plan.to_json()) if plan is not None else "")
-    return artifact, json.loads(report), notes, model
+            json.dumps(plan.to_json()) if plan is not None else "",
+            bool(verify), check.get("rel_l2", 1e-5),
+            os.fspath(check.get("data", "")), check.get("seed", 0))
+    return (artifact, json.loads(report), notes, model,
+            json.loads(verified) if verified else None)
 
 
 def compile(model, backend=None, input_shapes=None, dims=None,
             max_extents=None, input_values=None, options=None, threads=0,
             example_inputs=None, dynamic_axes=None, quantize=False,
-            calibration=None, patterns=None, plan=None):
+            calibration=None, patterns=None, plan=None, verify=False,
+            report=None):
     """Compiles an ONNX model (a path, ONNX bytes or an onnx.ModelProto), or
     a torch.nn.Module exported with `example_inputs` (and `dynamic_axes`,
     as torch.onnx.export takes them; its inputs are named input_0, ...), as
@@ -190,16 +206,28 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     `calibration` (a path, a numpy array, a torch DataLoader or an iterable
     of samples). patterns: only these of the backend's patterns, by name.
     plan: a TransformationPlan whose switched-off matches are not applied.
+    verify: True, or {"rel_l2": 1e-5, "data": test_data_set folder, "seed":
+    0}: the program is run against the untransformed reference as
+    strata-compile --verify runs it; a failure raises strata.Error with the
+    comparison lines, else `program.verification` holds them. report: a
+    path where the report is written as strata-compile --report (JSON) or,
+    for a .html path, --report-html writes it.
     """
-    program_bytes, report, notes, model = _run(
+    program_bytes, info, notes, model, verified = _run(
         model, "program", backend, input_shapes, dims, max_extents,
         input_values, options, example_inputs, dynamic_axes, quantize,
-        calibration, patterns, plan)
+        calibration, patterns, plan, verify)
+    if report is not None:
+        text = json.dumps(info, indent=2) + "\n"
+        if os.fspath(report).endswith(".html"):
+            text = render_html_report(text)
+        _write_atomically(report, text.encode())
     name = os.fspath(model) if isinstance(model, (str, os.PathLike)) \
         else "<memory>"
     program = Program.from_bytes(program_bytes, name, threads)
-    program.report = report
+    program.report = info
     program.notes = notes
+    program.verification = verified
     return program
 
 
@@ -210,7 +238,7 @@ def get_transformation_plan(model, backend=None, quantize=False,
     none: a TransformationPlan whose matches can be switched off before
     apply_transformation_plan or compile(plan=...)."""
     arguments.update(backend=backend, quantize=quantize, patterns=patterns)
-    plan_json, _, _, model = _run(model, "plan", **arguments)
+    plan_json, _, _, model, _ = _run(model, "plan", **arguments)
     arguments.pop("example_inputs", None)
     arguments.pop("dynamic_axes", None)
     return TransformationPlan(json.loads(plan_json), model, arguments)
@@ -220,7 +248,7 @@ def apply_transformation_plan(plan):
     """Applies the plan's switched-on matches to its model: a
     TransformResult with the transform report (`result.report`) and the
     transformed hl module before quantization (`result.mlir`)."""
-    mlir, report, _, _ = _run(plan.model, "mlir-hl-transformed", plan=plan,
+    mlir, report, _, _, _ = _run(plan.model, "mlir-hl-transformed", plan=plan,
                               **plan.arguments)
     return TransformResult(report.get("transform", {}), mlir.decode(), plan)
 
@@ -237,7 +265,7 @@ def partition(model, backend=None, **arguments):
     the compile report's "delegation" part ({"backend", "partitions",
     "ops": [{op, node, backend, partition, work...}], "decisions": [{...,
     delegate_us, portable_us, delegated}]}), from compile's arguments."""
-    _, report, _, _ = _run(model, "mlir-partitioned", backend=backend,
+    _, report, _, _, _ = _run(model, "mlir-partitioned", backend=backend,
                            **arguments)
     return report.get("delegation")
 
@@ -247,11 +275,7 @@ def export_onnx(model, path=None, backend="tensorrt", **arguments):
     explicit QuantizeLinear / DequantizeLinear (strata-compile --emit
     onnx-qdq): returns its bytes, and writes them to `path` (through a
     temporary file and a rename) when given."""
-    data, _, _, _ = _run(model, "onnx-qdq", backend=backend, **arguments)
+    data, _, _, _, _ = _run(model, "onnx-qdq", backend=backend, **arguments)
     if path is not None:
-        path = os.fspath(path)
-        folder = os.path.dirname(os.path.abspath(path))
-        with tempfile.NamedTemporaryFile(dir=folder, delete=False) as stream:
-            stream.write(data)
-        os.replace(stream.name, path)
+        _write_atomically(path, data)
     return data

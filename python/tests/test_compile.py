@@ -1,4 +1,5 @@
 """strata.compile: ONNX models from a path, bytes or a ModelProto."""
+import json
 import subprocess
 
 import numpy as np
@@ -52,8 +53,8 @@ def test_same_bytes_as_strata_compile(mlp_onnx, tmp_path):
     subprocess.run([tool("strata-compile"), str(mlp_onnx), "-o", str(out),
                     "--backend", "onednn", "--input-shape", "x=batch:1..4x8"],
                    check=True, capture_output=True)
-    data, _, _ = _strata.compile_file(str(mlp_onnx), "backend=onednn",
-                                      ["x=batch:1..4x8"])
+    data = _strata.compile_file(str(mlp_onnx), "backend=onednn",
+                                ["x=batch:1..4x8"])[0]
     assert data == out.read_bytes()
 
 
@@ -124,3 +125,35 @@ def test_discover_backends_as_strata_compile_lists_them():
         for phase, patterns in backend["patterns"].items():
             for pattern in patterns:
                 assert pattern in listed, (backend["name"], phase, pattern)
+
+
+def test_verify_against_the_reference(mlp_onnx):
+    program = strata.compile(mlp_onnx, backend="onednn",
+                             input_shapes={"x": "batch:1..4x8"}, verify=True)
+    verification = program.verification
+    assert verification["ok"]
+    # A dynamic program is checked at its smallest, largest and an odd batch.
+    against = [c["against"] for c in verification["comparisons"]]
+    assert against == ["reference at batch=1", "reference at batch=4",
+                       "reference at batch=3"]
+    assert all(c["rel_l2"] < 1e-5 for c in verification["comparisons"])
+
+
+def test_failed_verify_raises_with_the_comparison(mlp_onnx):
+    # int8 is far from float at a tolerance of 1e-9.
+    with pytest.raises(strata.Error, match=r"(?s)rel_l2 .* FAIL.*"
+                       r"--verify failed; no program written"):
+        strata.compile(mlp_onnx, backend="onednn", quantize=True,
+                       calibration="random-normal", input_shapes={"x": "2x8"},
+                       verify={"rel_l2": 1e-9})
+
+
+def test_report_files(mlp_onnx, tmp_path):
+    strata.compile(mlp_onnx, input_shapes={"x": "2x8"},
+                   report=tmp_path / "report.json")
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [n["name"] for n in report["graph"]][:2] == ["fc1", "bias1"]
+    strata.compile(mlp_onnx, input_shapes={"x": "2x8"},
+                   report=tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "fc1" in page

@@ -10,6 +10,8 @@
 #ifndef STRATA_COMPILER_COMPILEMODEL_H
 #define STRATA_COMPILER_COMPILEMODEL_H
 
+#include "strata/Compiler/Verify.h"
+
 #include <string>
 #include <vector>
 
@@ -38,6 +40,10 @@ struct CompileRequest {
   /// Apply flags of a transformation plan, as the JSON `emit = "plan"`
   /// produced (empty: every match applies).
   std::string planJSON;
+  /// Verify the program as --verify does (with `emit = "program"`): a
+  /// failure is a failed compilation.
+  bool verify = false;
+  VerifyOptions verifyOptions;
 };
 
 /// A compilation's outcome.
@@ -48,6 +54,8 @@ struct CompileOutcome {
   std::string artifact;
   /// The compile report as JSON (strata-compile --report).
   std::string reportJSON;
+  /// With `verify`: VerifyResult::toJSON.
+  std::string verifyJSON;
   /// What strata-compile prints to stderr: diagnostics naming the ONNX
   /// node, and notes.
   std::string diagnostics;
