@@ -187,8 +187,8 @@ def _run(model, emit="program", backend=None, input_shapes=None, dims=None,
 def compile(model, backend=None, input_shapes=None, dims=None,
             max_extents=None, input_values=None, options=None, threads=0,
             example_inputs=None, dynamic_axes=None, quantize=False,
-            calibration=None, patterns=None, plan=None, verify=False,
-            report=None):
+            calibration=None, target_sqnr=None, patterns=None, plan=None,
+            verify=False, report=None):
     """Compiles an ONNX model (a path, ONNX bytes or an onnx.ModelProto), or
     a torch.nn.Module exported with `example_inputs` (and `dynamic_axes`,
     as torch.onnx.export takes them; its inputs are named input_0, ...), as
@@ -204,7 +204,10 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     `strata-opt --strata-compile` spells them ({"calibration-method":
     "entropy"}). quantize: int8 at the backend's QDQ points, calibrated on
     `calibration` (a path, a numpy array, a torch DataLoader or an iterable
-    of samples). patterns: only these of the backend's patterns, by name.
+    of samples). target_sqnr: automatic mixed precision, keeping the fewest
+    tensors in float for the outputs' SQNR (dB) against float to reach it
+    (--quantize-target-sqnr; the report's quantization.mixed_precision says
+    what was kept). patterns: only these of the backend's patterns, by name.
     plan: a TransformationPlan whose switched-off matches are not applied.
     verify: True, or {"rel_l2": 1e-5, "data": test_data_set folder, "seed":
     0}: the program is run against the untransformed reference as
@@ -213,6 +216,8 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     path where the report is written as strata-compile --report (JSON) or,
     for a .html path, --report-html writes it.
     """
+    if target_sqnr is not None:
+        options = dict(options or {}, **{"quantize-target-sqnr": target_sqnr})
     program_bytes, info, notes, model, verified = _run(
         model, "program", backend, input_shapes, dims, max_extents,
         input_values, options, example_inputs, dynamic_axes, quantize,
