@@ -229,8 +229,8 @@ bool printBackends(raw_ostream &os) {
 bool readDriverOptions(CompileOptions &options) {
   std::optional<EmitKind> kind = parseEmitKind(emitKind);
   if (!kind) {
-    errs() << "strata-compile: unknown --emit '" << emitKind
-           << "' (program, mlir-hl, mlir-edge, mlir-exec, onnx-qdq)\n";
+    errs() << "strata-compile: unknown --emit '" << emitKind << "' ("
+           << emitKindNames() << ")\n";
     return false;
   }
   options.emit = *kind;
@@ -268,6 +268,9 @@ int strataCompileMain(int argc, char **argv) {
   }
   if (!pipeline.given("program-name"))
     pipeline.programName = programNameOf(inputPath.getValue());
+  // --plan-out alone plans and stops (below), as --emit plan does.
+  if (std::optional<EmitKind> stop = parseEmitKind(emitKind))
+    omitCalibrationData(pipeline, outputPath.empty() ? EmitKind::Plan : *stop);
   CompileOptions options;
   if (llvm::Error error = resolveCompileOptions(pipeline, options)) {
     errs() << "strata-compile: " << toString(std::move(error)) << "\n";

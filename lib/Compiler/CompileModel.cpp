@@ -59,13 +59,11 @@ CompileOutcome compileModel(const CompileRequest &request) {
     pipeline.backend = getSelectedBackendName();
   std::optional<EmitKind> emit = parseEmitKind(request.emit);
   if (!emit) {
-    diagnostics << "strata-compile: unknown --emit '" << request.emit << "'\n";
+    diagnostics << "strata-compile: unknown --emit '" << request.emit << "' ("
+                << emitKindNames() << ")\n";
     return outcome;
   }
-  // These stop before calibration, which would read the data.
-  if ((*emit == EmitKind::Plan || *emit == EmitKind::MLIRHLTransformed) &&
-      pipeline.quantize && pipeline.calibrationData.empty())
-    pipeline.calibrationData = "random-normal";
+  omitCalibrationData(pipeline, *emit);
   CompileOptions options;
   if (llvm::Error error = resolveCompileOptions(pipeline, options)) {
     diagnostics << "strata-compile: " << toString(std::move(error)) << "\n";

@@ -22,6 +22,11 @@ std::optional<EmitKind> parseEmitKind(StringRef text) {
       .Default(std::nullopt);
 }
 
+StringRef emitKindNames() {
+  return "program, plan, mlir-hl, mlir-hl-transformed, mlir-partitioned, "
+         "mlir-edge, mlir-exec, onnx-qdq";
+}
+
 CompileOptions referenceOptions(CompileOptions options) {
   options.patterns.clear();
   options.planIn.clear();

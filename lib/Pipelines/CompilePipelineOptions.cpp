@@ -307,6 +307,17 @@ patternList(const CompilePipelineOptions &o, const std::vector<Backend> &all,
   llvm::erase_if(patterns, [&](const PatternDescriptor &d) {
     return !llvm::is_contained(o.patternNames, d.info.name);
   });
+  auto hasPhase = [&](PatternPhase phase) {
+    return llvm::any_of(patterns, [&](const PatternDescriptor &d) {
+      return d.info.phase == phase;
+    });
+  };
+  if (o.quantize && !hasPhase(PatternPhase::Quantized))
+    return fail("--patterns names no quantized pattern: --quantize needs one "
+                "to say where QDQ pairs go (--list-backends lists them)");
+  if (o.quantize && smoothing(o) && !hasPhase(PatternPhase::Smooth))
+    return fail("--patterns names no smooth pattern: --smooth needs one to "
+                "say where SmoothQuant applies (--list-backends lists them)");
   return patterns;
 }
 
@@ -356,6 +367,12 @@ Error resolveDelegation(const CompilePipelineOptions &o,
 }
 
 } // namespace
+
+void omitCalibrationData(CompilePipelineOptions &pipeline, EmitKind stopAt) {
+  if ((stopAt == EmitKind::Plan || stopAt == EmitKind::MLIRHLTransformed) &&
+      pipeline.quantize && pipeline.calibrationData.empty())
+    pipeline.calibrationData = "random-normal";
+}
 
 Error resolveCompileOptions(const CompilePipelineOptions &o,
                             CompileOptions &options) {

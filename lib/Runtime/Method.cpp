@@ -505,6 +505,7 @@ public:
       ::munmap(data_, size_);
   }
   uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
 
 private:
   uint8_t *data_ = nullptr;
@@ -1130,11 +1131,20 @@ Result<bool> Method::setInput(size_t index, const TensorView &value,
     impl_->dynamic->dirty = true;
     target.shape = value.shape;
   }
-  // The caller's memory is read in place where nothing writes the input
-  // and its elements are aligned as the kernels and delegates load them.
+  // The caller's memory is read in place where nothing writes the input,
+  // its elements are aligned as the kernels and delegates load them, and it
+  // lies outside the method's arenas (an output fed back in is overwritten
+  // while the method runs).
   size_t align = std::max<size_t>(dtypeSize(value.dtype), 1);
+  auto begin = reinterpret_cast<uintptr_t>(value.data);
+  auto end = begin + value.nbytes();
+  bool inArena = std::any_of(
+      impl_->arenas.begin(), impl_->arenas.end(), [&](const Arena &arena) {
+        auto first = reinterpret_cast<uintptr_t>(arena.data());
+        return begin < first + arena.size() && first < end;
+      });
   if (bind && value.data && !impl_->inputUses[index].written &&
-      reinterpret_cast<uintptr_t>(value.data) % align == 0) {
+      begin % align == 0 && !inArena) {
     impl_->pointInput(index, const_cast<void *>(value.data));
     return true;
   }

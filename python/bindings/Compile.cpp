@@ -17,9 +17,31 @@
 
 #include <pybind11/stl.h>
 
+#include <mutex>
+#include <shared_mutex>
+
 namespace py = pybind11;
 
 namespace strata::python {
+
+/// The backend registry is the process's: compilations (which run without
+/// the GIL and point into the registry's backends) share it, selecting and
+/// resetting take it alone.
+std::shared_mutex &registryLock() {
+  static std::shared_mutex lock;
+  return lock;
+}
+
+/// The registry lock, waited for without the GIL (a compilation holding it
+/// never needs the GIL).
+std::shared_lock<std::shared_mutex> sharedRegistry() {
+  py::gil_scoped_release release;
+  return std::shared_lock<std::shared_mutex>(registryLock());
+}
+std::unique_lock<std::shared_mutex> exclusiveRegistry() {
+  py::gil_scoped_release release;
+  return std::unique_lock<std::shared_mutex>(registryLock());
+}
 
 /// A backend as a dict: name, source, description, runtime delegate and
 /// pattern names per phase (what strata-compile --list-backends prints).
@@ -64,6 +86,7 @@ void bindCompile(py::module_ &m) {
       "discover_backends",
       [] {
         py::list result;
+        std::shared_lock<std::shared_mutex> lock = sharedRegistry();
         for (const Backend &backend : orThrow(strata::discoverBackends()))
           result.append(describe(backend));
         return result;
@@ -72,21 +95,31 @@ void bindCompile(py::module_ &m) {
       "$STRATA_BACKEND_PATH), as strata-compile --list-backends lists them: "
       "a dict each.");
   m.def(
-      "set_backend", [](const std::string &name) { check(setBackend(name)); },
+      "set_backend",
+      [](const std::string &name) {
+        std::unique_lock<std::shared_mutex> lock = exclusiveRegistry();
+        check(setBackend(name));
+      },
       py::arg("name"),
       "Selects the backend that compile, transform and plan calls use when "
       "they are given none.");
   m.def(
       "get_backend",
       []() -> py::object {
+        std::shared_lock<std::shared_mutex> lock = sharedRegistry();
         if (getSelectedBackendName().empty())
           return py::none();
         return describe(orThrow(getBackend()));
       },
       "The selected backend as a dict (discover_backends' form), or None.");
-  m.def("reset_backends", &resetBackends,
-        "Forgets the selection and the discovered backends (plugins are "
-        "looked for again).");
+  m.def(
+      "reset_backends",
+      [] {
+        std::unique_lock<std::shared_mutex> lock = exclusiveRegistry();
+        resetBackends();
+      },
+      "Forgets the selection and the discovered backends (plugins are "
+      "looked for again).");
   m.def(
       "render_html_report",
       [](const std::string &reportJSON) {
@@ -124,6 +157,7 @@ void bindCompile(py::module_ &m) {
         CompileOutcome outcome;
         {
           py::gil_scoped_release release;
+          std::shared_lock<std::shared_mutex> lock(registryLock());
           outcome = compileModel(request);
         }
         if (!outcome.ok)

@@ -133,8 +133,9 @@ public:
       Method &method;
       ~Off() { method.setProfiling(false); }
     } off{method};
-    runLocked(prepared.views);
+    std::vector<py::array> outputs = runLocked(prepared.views);
     py::gil_scoped_acquire acquire;
+    outputs.clear();
     py::list rows;
     const std::vector<uint64_t> &times = method.instructionTimesNs();
     for (size_t i = 0; i < method.instructionCount(); ++i) {
@@ -174,8 +175,11 @@ private:
                         std::to_string(inputs.size()));
     Prepared prepared;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      prepared.arrays.push_back(
-          py::array::ensure(inputs[i], py::array::c_style));
+      // Values in the other byte order are converted (a copy).
+      py::array input = inputs[i];
+      if (input && !input.dtype().attr("isnative").cast<bool>())
+        input = input.attr("astype")(input.dtype().attr("newbyteorder")("="));
+      prepared.arrays.push_back(py::array::ensure(input, py::array::c_style));
       if (!prepared.arrays.back())
         throw StrataError("input " + std::to_string(i) +
                           " is not an array numpy can convert");
@@ -215,10 +219,17 @@ private:
 
 public:
   /// The addresses the last call read its inputs from (the caller's arrays
-  /// where they were bound, else the arena).
-  std::vector<uintptr_t> lastInputData;
+  /// where they were bound, else the arena); called with the GIL.
+  std::vector<uintptr_t> lastInputAddresses() {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex);
+    return lastInputData;
+  }
 
 private:
+  /// Written by runLocked, under `mutex`.
+  std::vector<uintptr_t> lastInputData;
+
   std::string joinedInputNames() const {
     if (method.inputCount() && method.inputName(0).empty())
       return "the program names none";
@@ -329,10 +340,11 @@ void bindRuntime(py::module_ &m) {
       .def_property_readonly("output_count", &PyMethod::outputCount)
       .def_property_readonly("is_dynamic", &PyMethod::isDynamic)
       .def_property_readonly("input_types", &PyMethod::inputTypes)
-      .def_readonly("last_input_addresses", &PyMethod::lastInputData,
-                    "The addresses the last call read its inputs from: an "
-                    "array's own where it was read without a copy (C order, "
-                    "the input's dtype), else the program's arena.")
+      .def_property_readonly(
+          "last_input_addresses", &PyMethod::lastInputAddresses,
+          "The addresses the last call read its inputs from: an "
+          "array's own where it was read without a copy (C order, "
+          "the input's dtype), else the program's arena.")
       .def_property_readonly("input_names", &PyMethod::inputNames)
       .def_property_readonly("output_names", &PyMethod::outputNames)
       .def(

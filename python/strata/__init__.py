@@ -135,18 +135,31 @@ def _model_path(model, example_inputs, dynamic_axes, folder):
 
 
 def _write_atomically(path, data):
-    """`data` (bytes) to `path` through a temporary file and a rename."""
+    """`data` (bytes) to `path` through a temporary file and a rename, with
+    the permissions a new file gets (the umask's)."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     with tempfile.NamedTemporaryFile(dir=folder, delete=False) as stream:
-        stream.write(data)
+        try:
+            stream.write(data)
+        except BaseException:
+            os.unlink(stream.name)
+            raise
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(stream.name, 0o666 & ~umask)
     os.replace(stream.name, path)
 
 
-def _run(model, emit="program", backend=None, input_shapes=None, dims=None,
-         max_extents=None, input_values=None, options=None,
+# What stops before calibration: it reads no calibration data.
+_BEFORE_CALIBRATION = ("plan", "mlir-hl-transformed")
+
+
+def _run(model, emit="program", *, backend=None, input_shapes=None,
+         dims=None, max_extents=None, input_values=None, options=None,
          example_inputs=None, dynamic_axes=None, quantize=False,
-         calibration=None, patterns=None, plan=None, verify=None):
+         calibration=None, target_sqnr=None, patterns=None, plan=None,
+         verify=None):
     """strata::compileModel on `model` with the arguments spelled as its
     CompileRequest takes them; returns (artifact bytes, report dict, notes,
     the model as given or as exported from torch, the verification dict or
@@ -156,6 +169,10 @@ def _run(model, emit="program", backend=None, input_shapes=None, dims=None,
         pipeline["backend"] = backend
     if quantize:
         pipeline["quantize"] = True
+    if target_sqnr is not None:
+        pipeline["quantize-target-sqnr"] = target_sqnr
+    if isinstance(patterns, str):
+        patterns = [patterns]
     if patterns:
         pipeline["patterns"] = ",".join(patterns)
     words = []
@@ -164,21 +181,25 @@ def _run(model, emit="program", backend=None, input_shapes=None, dims=None,
             value = "true" if value else "false"
         words.append("%s=%s" % (key, value))
     with tempfile.TemporaryDirectory() as folder:
-        if calibration is not None:
+        if calibration is not None and emit not in _BEFORE_CALIBRATION:
             words.append("calibration-data=" +
                          _calibration_data(calibration, folder))
         path = _model_path(model, example_inputs, dynamic_axes, folder)
         if path.startswith(folder):
             with open(path, "rb") as stream:
                 model = stream.read()
-        check = {} if verify is True else dict(verify or {})
+        # verify: True, a tolerance, or {"rel_l2", "data", "seed"}.
+        checking = verify is not None and verify is not False
+        check = ({} if verify is True or not checking
+                 else {"rel_l2": verify} if isinstance(verify, (int, float))
+                 else dict(verify))
         artifact, report, notes, verified = compile_file(
             path, " ".join(words), _shape_flags(input_shapes),
             ["%s=%s" % (k, v) for k, v in (dims or {}).items()],
             ["%s=%s" % (k, v) for k, v in (max_extents or {}).items()],
             _value_flags(input_values), emit,
             json.dumps(plan.to_json()) if plan is not None else "",
-            bool(verify), check.get("rel_l2", 1e-5),
+            checking, check.get("rel_l2", 1e-5),
             os.fspath(check.get("data", "")), check.get("seed", 0))
     return (artifact, json.loads(report), notes, model,
             json.loads(verified) if verified else None)
@@ -209,19 +230,19 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     (--quantize-target-sqnr; the report's quantization.mixed_precision says
     what was kept). patterns: only these of the backend's patterns, by name.
     plan: a TransformationPlan whose switched-off matches are not applied.
-    verify: True, or {"rel_l2": 1e-5, "data": test_data_set folder, "seed":
-    0}: the program is run against the untransformed reference as
+    verify: True, a tolerance (rel-L2), or {"rel_l2": 1e-5, "data":
+    test_data_set folder, "seed": 0}: the program is run against the untransformed reference as
     strata-compile --verify runs it; a failure raises strata.Error with the
     comparison lines, else `program.verification` holds them. report: a
     path where the report is written as strata-compile --report (JSON) or,
     for a .html path, --report-html writes it.
     """
-    if target_sqnr is not None:
-        options = dict(options or {}, **{"quantize-target-sqnr": target_sqnr})
     program_bytes, info, notes, model, verified = _run(
-        model, "program", backend, input_shapes, dims, max_extents,
-        input_values, options, example_inputs, dynamic_axes, quantize,
-        calibration, patterns, plan, verify)
+        model, "program", backend=backend, input_shapes=input_shapes,
+        dims=dims, max_extents=max_extents, input_values=input_values,
+        options=options, example_inputs=example_inputs,
+        dynamic_axes=dynamic_axes, quantize=quantize, calibration=calibration,
+        target_sqnr=target_sqnr, patterns=patterns, plan=plan, verify=verify)
     if report is not None:
         text = json.dumps(info, indent=2) + "\n"
         if os.fspath(report).endswith(".html"):
@@ -239,10 +260,19 @@ def compile(model, backend=None, input_shapes=None, dims=None,
 def get_transformation_plan(model, backend=None, quantize=False,
                             patterns=None, **arguments):
     """Every match of the backend's patterns on `model` (compile's model
-    forms and arguments), planned as strata-compile plans them and applying
-    none: a TransformationPlan whose matches can be switched off before
-    apply_transformation_plan or compile(plan=...)."""
+    forms and arguments but threads, plan, verify and report), planned as
+    strata-compile plans them and applying none: a TransformationPlan whose
+    matches can be switched off before apply_transformation_plan or
+    compile(plan=...). It keeps the arguments to apply the plan with (an
+    iterator of calibration samples as a list)."""
+    for name in ("plan", "verify"):
+        if name in arguments:
+            raise Error("get_transformation_plan makes a plan: it takes no "
+                        "'%s'" % name)
     arguments.update(backend=backend, quantize=quantize, patterns=patterns)
+    calibration = arguments.get("calibration")
+    if calibration is not None and iter(calibration) is calibration:
+        arguments["calibration"] = list(calibration)
     plan_json, _, _, model, _ = _run(model, "plan", **arguments)
     arguments.pop("example_inputs", None)
     arguments.pop("dynamic_axes", None)
@@ -268,18 +298,24 @@ def transform(model, patterns=None, backend=None, **arguments):
 def partition(model, backend=None, **arguments):
     """Where each op of `model` would run, before any delegate compiles:
     the compile report's "delegation" part ({"backend", "partitions",
-    "ops": [{op, node, backend, partition, work...}], "decisions": [{...,
-    delegate_us, portable_us, delegated}]}), from compile's arguments."""
+    "ops": [{op, node, nodes, backend, partition, class, work}],
+    "decisions": [{partition, first_node, ops, decision, and where the
+    cost model priced the group: estimate_delegate_us, estimate_portable_us,
+    boundary_bytes}]}), from compile's arguments but threads, plan, verify
+    and report."""
     _, report, _, _, _ = _run(model, "mlir-partitioned", backend=backend,
                            **arguments)
     return report.get("delegation")
 
 
-def export_onnx(model, path=None, backend="tensorrt", **arguments):
+def export_onnx(model, path=None, backend=None, **arguments):
     """The transformed (with quantize=True, calibrated) model as ONNX with
     explicit QuantizeLinear / DequantizeLinear (strata-compile --emit
-    onnx-qdq): returns its bytes, and writes them to `path` (through a
-    temporary file and a rename) when given."""
+    onnx-qdq), for the backend given, else the one set_backend selected,
+    else tensorrt (the export is its product): returns its bytes, and writes
+    them to `path` (through a temporary file and a rename) when given."""
+    if backend is None and get_backend() is None:
+        backend = "tensorrt"
     data, _, _, _, _ = _run(model, "onnx-qdq", backend=backend, **arguments)
     if path is not None:
         _write_atomically(path, data)

@@ -93,8 +93,9 @@ class TransformResult:
         the plan's own are the defaults)."""
         from . import compile as compile_model
 
-        return compile_model(self.plan.model, plan=self.plan,
-                             **{**self.plan.arguments, **options})
+        arguments = {**self.plan.arguments, **options}
+        arguments.setdefault("plan", self.plan)
+        return compile_model(self.plan.model, **arguments)
 
     def __repr__(self):
         return "TransformResult(%d applied, %d skipped)" % (

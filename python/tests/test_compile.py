@@ -157,3 +157,8 @@ def test_report_files(mlp_onnx, tmp_path):
                    report=tmp_path / "report.html")
     page = (tmp_path / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "fc1" in page
+
+
+def test_verify_with_a_tolerance(mlp_onnx):
+    program = strata.compile(mlp_onnx, input_shapes={"x": "2x8"}, verify=1e-4)
+    assert program.verification["ok"]

@@ -171,3 +171,42 @@ def test_qdq_export(cnn, cnn_onnx, tmp_path):
     want = cnn.reference(x)
     sqnr = 20 * np.log10(np.linalg.norm(want) / np.linalg.norm(y - want))
     assert sqnr > 25
+
+
+def test_a_pattern_name_alone(cnn_onnx):
+    result = strata.transform(cnn_onnx, patterns="ConvBN", backend="tensorrt",
+                              input_shapes=SHAPE)
+    assert [p["name"] for p in result.report["patterns"]] == ["ConvBN"]
+
+
+def test_quantized_plan_with_a_generator_of_samples(cnn, cnn_onnx):
+    samples = (sample(s) for s in range(4))
+    plan = strata.get_transformation_plan(
+        cnn_onnx, backend="tensorrt", quantize=True, calibration=samples,
+        input_shapes=SHAPE)
+    # Kept as a list, to calibrate when the plan is compiled.
+    assert len(plan.arguments["calibration"]) == 4
+    plan.matches["relu1"]["ConvBNReLU"].apply = False
+    result = strata.apply_transformation_plan(plan)
+    program = result.compile()
+    assert program.report["quantization"]
+    x = sample(30)
+    (y,) = program.run(x)
+    want = cnn.reference(x)
+    assert 20 * np.log10(np.linalg.norm(want) / np.linalg.norm(y - want)) > 25
+    with pytest.raises(strata.Error, match="takes no 'verify'"):
+        strata.get_transformation_plan(cnn_onnx, verify=True,
+                                       input_shapes=SHAPE)
+
+
+def test_export_uses_the_selected_backend(cnn_onnx, tmp_path):
+    import os
+
+    strata.set_backend("onednn")  # its QDQ placement is tensorrt's
+    calibration = np.stack([sample(s) for s in range(2)])
+    path = tmp_path / "model.onnx"
+    strata.export_onnx(cnn_onnx, path, quantize=True, calibration=calibration,
+                       input_shapes=SHAPE)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask

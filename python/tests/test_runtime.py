@@ -262,3 +262,11 @@ def test_missing_named_input(tmp_path):
     assert np.array_equal(d, a - b)
     with pytest.raises(strata.Error, match="input 'b' is missing"):
         program.run(a=a)
+
+
+def test_other_byte_order_is_converted(mlp, mlp_program):
+    program = strata.load(mlp_program)
+    x = np.random.default_rng(42).standard_normal((2, 8)).astype(np.float32)
+    (want,) = program.run(x)
+    (got,) = program.run(x.astype(">f4"))
+    assert np.array_equal(got, want)

@@ -104,6 +104,15 @@ TEST(ProgramTest, BoundInputIsReadWhereItIs) {
   EXPECT_EQ(x.view().as<float>()[7], 0.5f);
   method->releaseInputs();
   EXPECT_NE(method->inputData(0), x.view().data);
+
+  // The method's own memory (an output, or its arena's input, fed back in)
+  // is copied: the method overwrites it while it runs.
+  Result<TensorView> in = method->input(0);
+  ASSERT_TRUE(in.ok());
+  TensorView arena = *in;
+  bound = method->setInput(0, arena, /*bind=*/true);
+  ASSERT_TRUE(bound.ok()) << bound.error().toString();
+  EXPECT_FALSE(*bound);
 }
 
 TEST(ProgramTest, InputTheMethodWritesIsCopied) {

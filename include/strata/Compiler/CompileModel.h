@@ -33,9 +33,9 @@ struct CompileRequest {
   /// As strata-compile's --input-shape, --dim, --max-extent and
   /// --input-value take them, one entry per flag.
   std::vector<std::string> inputShapes, dims, maxExtents, inputValues;
-  /// What to produce, as strata-compile's --emit spells it: "program",
-  /// "plan", "mlir-hl", "mlir-partitioned", "mlir-edge", "mlir-exec" or
-  /// "onnx-qdq".
+  /// What to produce, as strata-compile's --emit spells it
+  /// (emitKindNames(): "program", "plan", "mlir-hl", "mlir-hl-transformed",
+  /// "mlir-partitioned", "mlir-edge", "mlir-exec" or "onnx-qdq").
   std::string emit = "program";
   /// Apply flags of a transformation plan, as the JSON `emit = "plan"`
   /// produced (empty: every match applies).

@@ -56,6 +56,8 @@ enum class EmitKind {
 /// Parses "mlir-hl", "mlir-hl-transformed", "mlir-partitioned",
 /// "mlir-edge", "mlir-exec", "program", "onnx-qdq" or "plan".
 std::optional<EmitKind> parseEmitKind(llvm::StringRef text);
+/// The names parseEmitKind takes, for messages: "program, plan, ...".
+llvm::StringRef emitKindNames();
 
 /// Options of one compilation.
 struct CompileOptions {

@@ -247,6 +247,12 @@ private:
   bool exposed = false;
 };
 
+/// A compilation that stops before calibration (EmitKind::Plan,
+/// MLIRHLTransformed) reads no calibration data: with quantize and none
+/// given, the option gets a placeholder ("random-normal") that nothing
+/// reads, so that the requirement of data is met.
+void omitCalibrationData(CompilePipelineOptions &pipeline, EmitKind stopAt);
+
 /// Checks the options against each other (the table of which options need
 /// which, in CompilePipeline.cpp) and against the backend registry, and
 /// fills the pipeline's part of `options`: patterns, delegates and their

@@ -116,9 +116,12 @@ public:
   Error setInput(size_t index, const TensorView &value);
   /// setInput, but with `bind` the method reads `value`'s memory where it
   /// is, without a copy, where it can: nothing in the method writes that
-  /// input and the data is aligned to its element size. True when bound:
-  /// the caller then keeps that memory alive and unchanged until the input
-  /// is set again, input() is called or releaseInputs(). False when copied.
+  /// input, the data is aligned to its element size and lies outside the
+  /// method's arenas (a view of an output is copied). True when bound: the
+  /// caller then keeps that memory alive and unchanged until the input is
+  /// set again, input() or setInputShape() is called, or releaseInputs().
+  /// An output that is a bound input reads the caller's memory until then.
+  /// False when copied.
   Result<bool> setInput(size_t index, const TensorView &value, bool bind);
   /// Where input `index` is read from now: the arena, or the memory bound
   /// to it.
@@ -127,7 +130,7 @@ public:
   /// the arena held: set the inputs before the next execute).
   void releaseInputs();
   /// Sets input `index`'s current shape (within its bounds), to write it
-  /// in place through input().
+  /// in place through input() (a bound input reads the arena again).
   Error setInputShape(size_t index, const std::vector<int64_t> &shape);
   /// Whether the method has dynamic dimensions (docs/dynamic-shapes.md).
   bool isDynamic() const;
