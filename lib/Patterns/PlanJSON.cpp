@@ -61,8 +61,16 @@ LogicalResult TransformationPlan::updateFromJSON(const llvm::json::Value &json,
       }
       PlannedMatch *match = find(node, pattern);
       if (!match) {
-        error = "the model has no match of pattern '" + pattern.str() +
-                "' at node '" + node.str() + "'";
+        bool known = llvm::any_of(patterns, [&](const PatternDescriptor &d) {
+          return d.info.name == pattern;
+        });
+        error = known ? "the model has no match of pattern '" + pattern.str() +
+                            "' at node '" + node.str() +
+                            "' (a plan applies to the model, input shapes "
+                            "and backend it was made for)"
+                      : "pattern '" + pattern.str() +
+                            "' is not among the backend's patterns (a plan "
+                            "applies to the backend it was made for)";
         return failure();
       }
       updates.push_back({match, *apply});

@@ -229,7 +229,8 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     tensors in float for the outputs' SQNR (dB) against float to reach it
     (--quantize-target-sqnr; the report's quantization.mixed_precision says
     what was kept). patterns: only these of the backend's patterns, by name.
-    plan: a TransformationPlan whose switched-off matches are not applied.
+    plan: a TransformationPlan whose switched-off matches are not applied
+    (its backend is the default).
     verify: True, a tolerance (rel-L2), or {"rel_l2": 1e-5, "data":
     test_data_set folder, "seed": 0}: the program is run against the untransformed reference as
     strata-compile --verify runs it; a failure raises strata.Error with the
@@ -237,6 +238,8 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     path where the report is written as strata-compile --report (JSON) or,
     for a .html path, --report-html writes it.
     """
+    if plan is not None and backend is None:
+        backend = plan.arguments.get("backend")
     program_bytes, info, notes, model, verified = _run(
         model, "program", backend=backend, input_shapes=input_shapes,
         dims=dims, max_extents=max_extents, input_values=input_values,

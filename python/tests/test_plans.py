@@ -210,3 +210,18 @@ def test_export_uses_the_selected_backend(cnn_onnx, tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_plan_compiles_for_its_backend(cnn, cnn_onnx):
+    plan = strata.get_transformation_plan(cnn_onnx, backend="tensorrt",
+                                          input_shapes=SHAPE)
+    plan.matches["relu2"]["ConvBNAddReLU"].apply = False
+    program = strata.compile(cnn_onnx, plan=plan, input_shapes=SHAPE)
+    assert program.report["transform"]["applied_count"] == 4
+    x = sample(50)
+    assert rel_l2(program.run(x)[0], cnn.reference(x)) < 1e-5
+    # Another backend's patterns are not the plan's.
+    with pytest.raises(strata.Error, match="is not among the backend's "
+                       "patterns"):
+        strata.compile(cnn_onnx, plan=plan, backend="xnnpack",
+                       input_shapes=SHAPE)

@@ -63,7 +63,7 @@
 // EDITED-REPORT-NEXT: "pattern": "StemConvBNReLUMaxPool",
 // EDITED-REPORT-NEXT: "reason": "switched off in the plan"
 
-// UNKNOWN: error: plan '{{.*}}unknown-node-plan.json': the model has no match of pattern 'ConvBNReLU' at node 'nosuch'
+// UNKNOWN: error: plan '{{.*}}unknown-node-plan.json': the model has no match of pattern 'ConvBNReLU' at node 'nosuch' (a plan applies to the model, input shapes and backend it was made for)
 // BACKEND: error: unknown backend 'nosuch' (known: portable, tensorrt, onednn, xnnpack)
 
 func.func @stem(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %c: tensor<4xf32>) -> tensor<1x4x3x3xf32> {

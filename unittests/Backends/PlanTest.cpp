@@ -1,7 +1,7 @@
 //===- PlanTest.cpp - the plan API: match, switch off, apply, JSON --------===//
+#include "strata/Patterns/Plan.h"
 #include "HL/IR/HLOps.h"
 #include "strata/Backends/Backend.h"
-#include "strata/Patterns/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -124,18 +124,21 @@ TEST_F(PlanTest, JSONNamingAnUnknownMatchIsRefusedWhole) {
   llvm::json::Value json = llvm::json::Object{
       {"matches",
        llvm::json::Object{
-           {"pool0", llvm::json::Object{{"StemConvBNReLUMaxPool",
-                                         llvm::json::Object{{"apply", false}}}}},
-           {"nosuch", llvm::json::Object{{"ConvBN",
-                                          llvm::json::Object{{"apply", false}}}}}}}};
+           {"pool0",
+            llvm::json::Object{{"StemConvBNReLUMaxPool",
+                                llvm::json::Object{{"apply", false}}}}},
+           {"nosuch", llvm::json::Object{
+                          {"ConvBN", llvm::json::Object{{"apply", false}}}}}}}};
   EXPECT_TRUE(mlir::failed(plan->updateFromJSON(json, error)));
-  EXPECT_EQ(error, "the model has no match of pattern 'ConvBN' at node 'nosuch'");
+  EXPECT_EQ(error, "the model has no match of pattern 'ConvBN' at node "
+                   "'nosuch' (a plan applies to the model, input shapes and "
+                   "backend it was made for)");
   // Nothing changed: the valid entry was not taken either.
   EXPECT_TRUE(plan->find("pool0", "StemConvBNReLUMaxPool")->apply);
   llvm::json::Value noApply = llvm::json::Object{
-      {"matches", llvm::json::Object{{"pool0", llvm::json::Object{
-                                          {"StemConvBNReLUMaxPool",
-                                           llvm::json::Object{}}}}}}};
+      {"matches", llvm::json::Object{
+                      {"pool0", llvm::json::Object{{"StemConvBNReLUMaxPool",
+                                                    llvm::json::Object{}}}}}}};
   EXPECT_TRUE(mlir::failed(plan->updateFromJSON(noApply, error)));
   EXPECT_THAT(error, HasSubstr("needs a boolean 'apply'"));
 }
