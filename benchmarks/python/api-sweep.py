@@ -19,6 +19,7 @@ Prints one row per model and the counts; exits 1 when any flow failed.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/python/api-sweep.py MODEL...
 """
+import json
 import os
 import sys
 import traceback
@@ -56,13 +57,23 @@ def rel_l2(got, want):
     return np.linalg.norm(got - want) / norm if norm else np.linalg.norm(got)
 
 
+# Pinned shapes and frozen values of the wild corpus's models, by folder
+# name (benchmarks/wild/models.json: what run-wild.sh passes).
+WILD = {entry["id"]: entry for entry in json.load(open(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "wild",
+    "models.json")))}
+
+
 def sweep(arg):
     path = model_path(arg)
     name = os.path.basename(os.path.dirname(path)) or path
     row = {"model": name}
+    entry = WILD.get(name, {})
+    pins = {"input_shapes": entry.get("input_shapes"),
+            "input_values": entry.get("input_values")}
     plans = {}
     for backend in ("tensorrt", "onednn"):
-        plan = strata.get_transformation_plan(path, backend=backend)
+        plan = strata.get_transformation_plan(path, backend=backend, **pins)
         full = strata.apply_transformation_plan(plan)
         applied = [m for m in plan if m.apply]
         row.setdefault("matches", len(plan))
@@ -76,25 +87,33 @@ def sweep(arg):
         plans[backend] = plan
     # The tensorrt plan with a match off (its program runs on the portable
     # kernels), and onednn's program, each against the untransformed one.
-    programs = [strata.compile(path, plan=plans["tensorrt"]),
-                strata.compile(path, backend="onednn", threads=1)]
-    reference = strata.compile(path, threads=1)
+    programs = [strata.compile(path, plan=plans["tensorrt"], **pins),
+                strata.compile(path, backend="onednn", threads=1, **pins)]
+    reference = strata.compile(path, threads=1, **pins)
     method = reference.method(reference.default_method)
     data = inputs_of(path, method)
     if data is None:
         rng = np.random.default_rng(0)
-        data = [rng.standard_normal(
-            [int(d) for d in t.split("[")[1].rstrip("]").split(", ")])
-            .astype(np.float32) for t in method.input_types]
+        data = []
+        for t in method.input_types:  # "f32[1, 3, 8, 8]"
+            dtype, dims = t.rstrip("]").split("[")
+            shape = [int(d) for d in dims.split(", ")] if dims else []
+            value = rng.standard_normal(shape)
+            data.append(value.astype(
+                {"f32": np.float32, "f16": np.float16}.get(dtype, np.float32))
+                if dtype in ("f32", "f16") else
+                np.zeros(shape, {"i64": np.int64, "i32": np.int32,
+                                 "u8": np.uint8, "i8": np.int8,
+                                 "bool": np.bool_}[dtype]))
     want = reference.run(*data)
     row["rel_l2"] = max(rel_l2(g, w) for program in programs
                         for g, w in zip(program.run(*data), want)
                         if g.dtype.kind == "f")
-    placement = strata.partition(path, backend="onednn,xnnpack")
+    placement = strata.partition(path, backend="onednn,xnnpack", **pins)
     row["delegated"] = placement["delegated_ops"]
     row["portable"] = placement["portable_ops"]
     data = strata.export_onnx(path, quantize=True,
-                              calibration="random-normal")
+                              calibration="random-normal", **pins)
     onnx.checker.check_model(onnx.load_from_string(data))
     row["qdq_nodes"] = sum(n.op_type == "QuantizeLinear"
                            for n in onnx.load_from_string(data).graph.node)

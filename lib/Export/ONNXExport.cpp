@@ -93,11 +93,11 @@ public:
     Block &body = func.getBody().front();
     // Graph inputs keep their names.
     for (BlockArgument arg : body.getArguments()) {
-      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                    "hl.name");
-      std::string text = unique(
-          name ? name.getValue().str()
-               : "input_" + std::to_string(arg.getArgNumber()));
+      auto name =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "hl.name");
+      std::string text =
+          unique(name ? name.getValue().str()
+                      : "input_" + std::to_string(arg.getArgNumber()));
       names[arg] = text;
       if (failed(addValueInfo(*graph.add_input(), text, arg.getType(), func)))
         return failure();
@@ -124,8 +124,7 @@ public:
         node.add_input(names[value]);
         node.add_output(want);
       }
-      if (failed(addValueInfo(*graph.add_output(), want, value.getType(),
-                              ret)))
+      if (failed(addValueInfo(*graph.add_output(), want, value.getType(), ret)))
         return failure();
     }
     return success();
@@ -249,8 +248,8 @@ private:
     if (auto constant = dyn_cast<hl::ConstantOp>(op)) {
       bool ok = true;
       std::string hint = nodeBase(op);
-      if (auto resource = dyn_cast<DenseResourceElementsAttr>(
-              constant.getValue()))
+      if (auto resource =
+              dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
         hint = resource.getRawHandle().getKey().ltrim('.').str();
       // A weight read only by its QuantizeLinear is stored quantized
       // instead (emitQuantize).
@@ -273,13 +272,14 @@ private:
       return emitDequantize(dcast);
     if (op->getDialect() && op->getDialect()->getNamespace() == "hl")
       return emitGeneric(op);
-    return op->emitError("'") << op->getName()
-                              << "' has no ONNX form to export";
+    return op->emitError("'")
+           << op->getName() << "' has no ONNX form to export";
   }
 
   LogicalResult emitFused(hl::FusedOp fused) {
     Block &body = fused.getBody().front();
-    for (auto [arg, input] : llvm::zip(body.getArguments(), fused.getInputs())) {
+    for (auto [arg, input] :
+         llvm::zip(body.getArguments(), fused.getInputs())) {
       names[arg] = std::string(names[input]); // copy: insertion may rehash
       groupInputs[arg] = input;
     }
@@ -351,8 +351,8 @@ private:
   /// QuantizeLinear or DequantizeLinear of `op`'s operand with `q`'s
   /// scale and zero point initializers; names `op`'s result.
   void addQDQNode(StringRef opType, Operation *op,
-                  const quantization::TypeQuantization &q, const std::string &base,
-                  StringRef suffix) {
+                  const quantization::TypeQuantization &q,
+                  const std::string &base, StringRef suffix) {
     // A DequantizeLinear reuses its QuantizeLinear's initializers: one
     // scale per pair, as TensorRT requires of the two.
     std::string scale, zero;
@@ -441,7 +441,8 @@ private:
           a.add_strings(cast<StringAttr>(e).getValue().str());
         return true;
       }
-      if (llvm::all_of(array, [](Attribute e) { return isa<IntegerAttr>(e); })) {
+      if (llvm::all_of(array,
+                       [](Attribute e) { return isa<IntegerAttr>(e); })) {
         a.set_type(onnx::AttributeProto::INTS);
         for (Attribute e : array)
           a.add_ints(cast<IntegerAttr>(e).getInt());
@@ -480,18 +481,18 @@ private:
         key += c;
     std::optional<std::string> opType = importer::findONNXOpType(key);
     if (!opType)
-      return op->emitError("'") << op->getName()
-                                << "' has no ONNX operator to export to";
+      return op->emitError("'")
+             << op->getName() << "' has no ONNX operator to export to";
     std::optional<std::set<std::string>> schemaAttrs =
         importer::getSchemaAttributeNames(*opType, static_cast<int>(opset));
     if (!schemaAttrs)
-      return op->emitError("ONNX ") << *opType << " has no schema at opset "
-                                    << opset;
+      return op->emitError("ONNX ")
+             << *opType << " has no schema at opset " << opset;
     // Reductions took their axes as an attribute before opset 18
     // (ReduceSum: before 13).
-    bool axesAsAttribute =
-        StringRef(*opType).starts_with("Reduce") && *opType != "ReduceSum" &&
-        opset < 18 && schemaAttrs->count("axes");
+    bool axesAsAttribute = StringRef(*opType).starts_with("Reduce") &&
+                           *opType != "ReduceSum" && opset < 18 &&
+                           schemaAttrs->count("axes");
     onnx::NodeProto &node = addNode(*opType, op);
 
     // Inputs, with "" for absent optional operands between present ones.
@@ -517,9 +518,8 @@ private:
       while (Value outer = groupInputs.lookup(axesValue))
         axesValue = outer;
       if (!matchPattern(axesValue, m_Constant(&axes)))
-        return op->emitError("ONNX ")
-               << *opType << " at opset " << opset
-               << " needs constant axes to export";
+        return op->emitError("ONNX ") << *opType << " at opset " << opset
+                                      << " needs constant axes to export";
       onnx::AttributeProto &a = *node.add_attribute();
       a.set_name("axes");
       a.set_type(onnx::AttributeProto::INTS);
@@ -538,27 +538,43 @@ private:
       std::optional<Attribute> value = op->getInherentAttr(name);
       if (!value || !*value)
         continue;
+      onnx::AttributeProto converted;
+      converted.set_name(name.str());
+      if (!convertAttribute(*value, converted))
+        return op->emitError("cannot export attribute '")
+               << name.getValue() << "' = " << *value;
       if (!schemaAttrs->count(name.str())) {
-        if (isZero(*value)) // e.g. Reshape's allowzero = 0 before opset 14
+        // e.g. Reshape's allowzero = 0 before opset 14, Resize's
+        // keep_aspect_ratio_policy = "stretch" before opset 18.
+        if (isZero(*value) ||
+            importer::isNewerAttributeDefault(*opType, converted))
           continue;
         return op->emitError("attribute '")
                << name.getValue() << "' of ONNX " << *opType
                << " does not exist at opset " << opset;
       }
+      *node.add_attribute() = std::move(converted);
+    }
+
+    // hl.cast's target is its result's element type; ONNX's Cast says it.
+    if (isa<hl::CastOp>(op)) {
+      int32_t to = onnxElementType(getElementTypeOrSelf(op->getResult(0)));
+      if (!to)
+        return op->emitError("cannot export a cast to ")
+               << getElementTypeOrSelf(op->getResult(0));
       onnx::AttributeProto &a = *node.add_attribute();
-      a.set_name(name.str());
-      if (!convertAttribute(*value, a))
-        return op->emitError("cannot export attribute '")
-               << name.getValue() << "' = " << *value;
+      a.set_name("to");
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(to);
     }
 
     std::string base = nodeBase(op);
     for (OpResult result : op->getResults()) {
-      std::string out = nameFor(
-          result, op->getNumResults() == 1
-                      ? base + "_output"
-                      : base + "_output_" +
-                            std::to_string(result.getResultNumber()));
+      std::string out =
+          nameFor(result, op->getNumResults() == 1
+                              ? base + "_output"
+                              : base + "_output_" +
+                                    std::to_string(result.getResultNumber()));
       node.add_output(out);
       names[result] = out;
     }

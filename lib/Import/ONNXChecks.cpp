@@ -13,6 +13,7 @@
 #include "onnx/shape_inference/implementation.h"
 
 #include <cctype>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -367,6 +368,36 @@ getSchemaAttributeNames(const std::string &opType, int opset) {
     return names;
   } catch (...) {
     return std::nullopt;
+  }
+}
+
+bool isNewerAttributeDefault(const std::string &opType,
+                             const onnx::AttributeProto &value) {
+  // The string defaults of attributes added after the onnx library's
+  // newest schemas (Debian's onnx 1.12 stops at opset 17).
+  static const std::map<std::pair<std::string, std::string>, std::string>
+      laterStringDefaults = {
+          {{"Resize", "keep_aspect_ratio_policy"}, "stretch"},
+      };
+  auto later = laterStringDefaults.find({opType, value.name()});
+  if (later != laterStringDefaults.end())
+    return value.type() == onnx::AttributeProto::STRING &&
+           value.s() == later->second;
+  registerNewerSchemas();
+  try {
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+        opType, std::numeric_limits<int>::max(), "");
+    if (!schema)
+      return false;
+    auto attribute = schema->attributes().find(value.name());
+    if (attribute == schema->attributes().end() ||
+        !attribute->second.default_value.has_type())
+      return false;
+    onnx::AttributeProto normal = attribute->second.default_value;
+    normal.set_name(value.name());
+    return normal.SerializeAsString() == value.SerializeAsString();
+  } catch (...) {
+    return false;
   }
 }
 

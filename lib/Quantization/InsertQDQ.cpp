@@ -88,8 +88,8 @@ std::optional<std::vector<float>> floatsOf(ElementsAttr attr) {
   auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
   AsmResourceBlob *blob =
       resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob || static_cast<int64_t>(blob->getData().size()) !=
-                   attr.getNumElements() * 4)
+  if (!blob ||
+      static_cast<int64_t>(blob->getData().size()) != attr.getNumElements() * 4)
     return std::nullopt;
   std::vector<float> values(attr.getNumElements());
   std::memcpy(values.data(), blob->getData().data(), values.size() * 4);
@@ -164,6 +164,11 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
 
   /// Float fallback by node name, op type or weight size.
   bool keepInFloat(hl::FusedOp fused) {
+    // A group inside a run-time branch or loop body runs only on some
+    // inputs: calibration observes values of the function body, so it
+    // stays in float.
+    if (!isa<func::FuncOp>(fused->getParentOp()))
+      return true;
     bool keep = false;
     fused.getBody().walk([&](Operation *op) {
       if (isa<hl::YieldOp>(op))
@@ -182,8 +187,8 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
         auto input = dict.getAs<IntegerAttr>("input");
         if (!role || role.getValue() != "weight" || !input)
           continue;
-        auto type = dyn_cast<ShapedType>(
-            fused.getInputs()[input.getInt()].getType());
+        auto type =
+            dyn_cast<ShapedType>(fused.getInputs()[input.getInt()].getType());
         if (type && type.hasStaticShape() &&
             type.getNumElements() < minWeightElements)
           keep = true;
@@ -226,8 +231,7 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
     if (Operation *def = value.getDefiningOp())
       builder.setInsertionPointAfter(def);
     else
-      builder.setInsertionPointToStart(
-          cast<BlockArgument>(value).getOwner());
+      builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
     Location loc = value.getLoc();
     auto qcast = builder.create<mlir::quant::QuantizeCastOp>(
         loc, type.clone(quantized), value);
@@ -262,8 +266,8 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
       double scale = weightScale(amax);
       return makePair(value, type,
                       mlir::quant::UniformQuantizedType::get(
-                          mlir::quant::QuantizationFlags::Signed, i8, f32, scale, 0,
-                          -127, 127),
+                          mlir::quant::QuantizationFlags::Signed, i8, f32,
+                          scale, 0, -127, 127),
                       {});
     }
     int64_t channels = type.getDimSize(axis);
@@ -295,8 +299,8 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
         scale = powerOfTwoAtLeast(scale);
       return makePair(value, type,
                       mlir::quant::UniformQuantizedType::get(
-                          mlir::quant::QuantizationFlags::Signed, i8, f32, scale,
-                          symmetric ? 0 : -128, -128, 127),
+                          mlir::quant::QuantizationFlags::Signed, i8, f32,
+                          scale, symmetric ? 0 : -128, -128, 127),
                       {b.getNamedAttr("strata.fixed_range", b.getUnitAttr())});
     }
     auto [it, inserted] = observationIds.try_emplace(
@@ -305,11 +309,11 @@ struct InsertQDQPass : strata::impl::InsertQDQBase<InsertQDQPass> {
         b.getNamedAttr("strata.observe", b.getI64IntegerAttr(it->second))};
     if (!symmetric)
       attrs.push_back(b.getNamedAttr("strata.asymmetric", b.getUnitAttr()));
-    return makePair(value, type,
-                    mlir::quant::UniformQuantizedType::get(
-                        mlir::quant::QuantizationFlags::Signed, i8, f32, 1.0, 0,
-                        -128, 127),
-                    attrs);
+    return makePair(
+        value, type,
+        mlir::quant::UniformQuantizedType::get(
+            mlir::quant::QuantizationFlags::Signed, i8, f32, 1.0, 0, -128, 127),
+        attrs);
   }
 
   llvm::StringSet<> skipNodeSet, skipOpKeys;
@@ -371,8 +375,7 @@ void setQuantParams(mlir::quant::QuantizeCastOp qcast,
   Builder b(qcast.getContext());
   auto quantized = mlir::quant::UniformQuantizedType::get(
       mlir::quant::QuantizationFlags::Signed, b.getIntegerType(8),
-      b.getF32Type(), params.scale, params.zeroPoint, params.qmin,
-      params.qmax);
+      b.getF32Type(), params.scale, params.zeroPoint, params.qmin, params.qmax);
   qcast.getResult().setType(type.clone(quantized));
   qcast->removeAttr("strata.observe");
   qcast->removeAttr("strata.asymmetric");

@@ -225,3 +225,34 @@ def test_a_plan_compiles_for_its_backend(cnn, cnn_onnx):
                        "patterns"):
         strata.compile(cnn_onnx, plan=plan, backend="xnnpack",
                        input_shapes=SHAPE)
+
+
+def test_export_of_cast_and_resize_at_opset_13(tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s")
+    zero = numpy_helper.from_array(np.array(0, np.float32), "zero")
+    graph = helper.make_graph([
+        helper.make_node("Greater", ["x", "zero"], ["positive"], name="gt"),
+        helper.make_node("Cast", ["positive"], ["mask"], name="cast",
+                         to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["x", "mask"], ["relu"], name="mul"),
+        helper.make_node("Resize", ["relu", "", "s"], ["y"], name="up",
+                         mode="nearest"),
+    ], "cast_resize",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 6, 6])],
+        [scales, zero])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    data = strata.export_onnx(model, backend="tensorrt")
+    exported = onnx.load_from_string(data)
+    onnx.checker.check_model(exported)
+    casts = [n for n in exported.graph.node if n.op_type == "Cast"]
+    assert [a.i for a in casts[0].attribute if a.name == "to"] == [
+        TensorProto.FLOAT]
+    x = sample(60)[:1, :2, :3, :3]
+    want = np.maximum(x, 0).repeat(2, axis=2).repeat(2, axis=3)
+    (y,) = strata.compile(exported).run(np.ascontiguousarray(x))
+    assert np.array_equal(y, want)

@@ -93,3 +93,26 @@ func.func @main(%x: tensor<1x1x4x4xf32>, %m: tensor<1x8xf32>) -> (tensor<1x2x2x2
   }
   func.return %f, %e, %l : tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>, tensor<1x4xf32>
 }
+
+// A group inside a run-time branch runs on some inputs only: calibration
+// observes the function body's values, so it stays in float.
+// CHECK-LABEL: func.func @in_branch
+// CHECK-NOT: quant.qcast
+// CHECK: hl.fused "linear"
+// CHECK-NOT: quant.qcast
+// CHECK: return
+func.func @in_branch(%c: tensor<i1>, %x: tensor<1x8xf32>) -> tensor<1x4xf32> {
+  %lw = hl.constant dense<1.0> : tensor<4x8xf32>
+  %r = hl.if %c : (tensor<i1>) -> tensor<1x4xf32> {
+    %l = hl.fused "linear"(%x, %lw) {qdq_points = [{input = 0 : i64, role = "activation"}, {axis = 0 : i64, input = 1 : i64, role = "weight"}]} : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<1x4xf32> {
+    ^bb0(%i: tensor<1x8xf32>, %k: tensor<4x8xf32>):
+      %g = hl.gemm %i, %k {transB = 1 : i64} : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<1x4xf32>
+      hl.yield %g : tensor<1x4xf32>
+    }
+    hl.yield %l : tensor<1x4xf32>
+  } else {
+    %z = hl.constant dense<0.0> : tensor<1x4xf32>
+    hl.yield %z : tensor<1x4xf32>
+  }
+  func.return %r : tensor<1x4xf32>
+}

@@ -46,6 +46,12 @@ std::optional<std::string> findONNXOpType(const std::string &key);
 std::optional<std::set<std::string>>
 getSchemaAttributeNames(const std::string &opType, int opset);
 
+/// Whether `value` is the default of attribute `value.name()` of `opType` in
+/// the newest schema that has the attribute (an attribute a later opset
+/// added, at its default, means what the earlier opsets do without it).
+bool isNewerAttributeDefault(const std::string &opType,
+                             const onnx::AttributeProto &value);
+
 } // namespace strata::importer
 
 #endif // STRATA_IMPORT_ONNXCHECKS_H
