@@ -8,7 +8,7 @@
 
     strata.set_backend("tensorrt")
     plan = strata.get_transformation_plan("model.onnx")
-    plan.matches["/conv1/Conv"]["conv_bn_relu"].apply = False
+    plan.matches["/relu/Relu"]["ConvBNReLU"].apply = False
     result = strata.apply_transformation_plan(plan)
     result.report["applied_count"]
 
