@@ -61,8 +61,9 @@ LogicalResult TransformationPlan::updateFromJSON(const llvm::json::Value &json,
       }
       PlannedMatch *match = find(node, pattern);
       if (!match) {
+        StringRef name = pattern; // a structured binding: not capturable
         bool known = llvm::any_of(patterns, [&](const PatternDescriptor &d) {
-          return d.info.name == pattern;
+          return d.info.name == name;
         });
         error = known ? "the model has no match of pattern '" + pattern.str() +
                             "' at node '" + node.str() +
