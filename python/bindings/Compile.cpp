@@ -14,6 +14,7 @@
 #include "strata/Compiler/HTMLReport.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/stl.h>
 
@@ -120,6 +121,22 @@ void bindCompile(py::module_ &m) {
       },
       "Forgets the selection and the discovered backends (plugins are "
       "looked for again).");
+  m.def(
+      "write_file",
+      [](const std::string &path, const py::bytes &data) {
+        std::string_view bytes = data;
+        llvm::Error error =
+            llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+              os << bytes;
+              return llvm::Error::success();
+            });
+        if (error)
+          throw StrataError("cannot write '" + path +
+                            "': " + llvm::toString(std::move(error)));
+      },
+      py::arg("path"), py::arg("data"),
+      "Writes `data` to `path` as strata-compile writes its outputs: "
+      "through a temporary file and a rename (llvm::writeToOutput).");
   m.def(
       "render_html_report",
       [](const std::string &reportJSON) {

@@ -21,7 +21,7 @@ import tempfile
 
 from ._strata import (Error, Method, Program, compile_file, discover_backends,
                       get_backend, render_html_report, reset_backends,
-                      set_backend)
+                      set_backend, write_file)
 from .plans import PlannedMatch, TransformationPlan, TransformResult
 
 __all__ = ["Error", "Method", "PlannedMatch", "Program", "TransformResult",
@@ -134,23 +134,6 @@ def _model_path(model, example_inputs, dynamic_axes, folder):
     return path
 
 
-def _write_atomically(path, data):
-    """`data` (bytes) to `path` through a temporary file and a rename, with
-    the permissions a new file gets (the umask's)."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    with tempfile.NamedTemporaryFile(dir=folder, delete=False) as stream:
-        try:
-            stream.write(data)
-        except BaseException:
-            os.unlink(stream.name)
-            raise
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(stream.name, 0o666 & ~umask)
-    os.replace(stream.name, path)
-
-
 # What stops before calibration: it reads no calibration data.
 _BEFORE_CALIBRATION = ("plan", "mlir-hl-transformed")
 
@@ -250,7 +233,7 @@ def compile(model, backend=None, input_shapes=None, dims=None,
         text = json.dumps(info, indent=2) + "\n"
         if os.fspath(report).endswith(".html"):
             text = render_html_report(text)
-        _write_atomically(report, text.encode())
+        write_file(os.fspath(report), text.encode())
     name = os.fspath(model) if isinstance(model, (str, os.PathLike)) \
         else "<memory>"
     program = Program.from_bytes(program_bytes, name, threads)
@@ -321,5 +304,5 @@ def export_onnx(model, path=None, backend=None, **arguments):
         backend = "tensorrt"
     data, _, _, _, _ = _run(model, "onnx-qdq", backend=backend, **arguments)
     if path is not None:
-        _write_atomically(path, data)
+        write_file(os.fspath(path), data)
     return data
