@@ -55,7 +55,8 @@ bool isPlain(const Desc &desc);
 /// Whether `view` (unpadded) finds every element at the byte `have` keeps it
 /// at, within `have`'s bytes: a reader wanting `view` can read `have`'s
 /// buffer as it is (a [1, C, 1, 1] tensor blocked by channels is row-major).
-/// Checked element by element, so only for tensors of up to 64Ki elements.
+/// Checked along every axis (a blocked layout's offset is a sum of one term
+/// per dimension); tensors of over 64Ki elements are not read so.
 bool sameBytes(const Desc &have, const Desc &view);
 /// Whether oneDNN implementation `name` is one of its reference kernels
 /// ("ref:any", "gemm:ref", ...), the slow fallbacks.

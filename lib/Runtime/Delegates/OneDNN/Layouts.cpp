@@ -68,7 +68,7 @@ bool isPlain(const Desc &desc) {
 namespace {
 /// The element offset of `index` in a blocked layout: outer blocks by the
 /// strides, then the inner blocks, the last one innermost. (Fixed arrays:
-/// sameBytes calls it for every element of a tensor, at init.)
+/// sameBytes calls it along every axis of a tensor, at init.)
 int64_t elementOffset(const dnnl_memory_desc_t &md, const int64_t *index) {
   const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
   int64_t inner[DNNL_MAX_NDIMS], rest[DNNL_MAX_NDIMS] = {};
@@ -92,9 +92,9 @@ int64_t elementOffset(const dnnl_memory_desc_t &md, const int64_t *index) {
 
 bool isSimpleBlocked(const dnnl_memory_desc_t &md) {
   const dnnl_blocking_desc_t &blocking = md.format_desc.blocking;
-  if (md.format_kind != dnnl_blocked || md.extra.flags != 0 ||
-      md.ndims <= 0 || md.ndims > DNNL_MAX_NDIMS ||
-      blocking.inner_nblks < 0 || blocking.inner_nblks > DNNL_MAX_NDIMS)
+  if (md.format_kind != dnnl_blocked || md.extra.flags != 0 || md.ndims <= 0 ||
+      md.ndims > DNNL_MAX_NDIMS || blocking.inner_nblks < 0 ||
+      blocking.inner_nblks > DNNL_MAX_NDIMS)
     return false;
   for (int i = 0; i < blocking.inner_nblks; ++i)
     if (blocking.inner_idxs[i] < 0 || blocking.inner_idxs[i] >= md.ndims ||
@@ -123,15 +123,25 @@ bool sameBytes(const Desc &have, const Desc &view) {
       return false;
   if (have == view)
     return true;
+  // A blocked layout's offset is a sum of one term per dimension, each a
+  // function of that dimension's index alone (its outer block by the
+  // stride, its inner blocks by theirs), plus offset0. Two such sums agree
+  // at every index exactly when they agree at the origin and each
+  // dimension's term moves alike along its axis (fix the other indices and
+  // vary one): a walk along each axis, not over every element.
   Dims index(dims.size(), 0);
-  for (int64_t e = 0; e < count; ++e) {
-    if (elementOffset(a, index.data()) != elementOffset(b, index.data()))
-      return false;
-    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
-      if (++index[d] < dims[d])
-        break;
-      index[d] = 0;
+  int64_t originA = elementOffset(a, index.data()),
+          originB = elementOffset(b, index.data());
+  if (originA != originB)
+    return false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    for (int64_t i = 1; i < dims[d]; ++i) {
+      index[d] = i;
+      if (elementOffset(a, index.data()) - originA !=
+          elementOffset(b, index.data()) - originB)
+        return false;
     }
+    index[d] = 0;
   }
   return true;
 }
