@@ -236,11 +236,14 @@ private:
   LogicalResult emitDelegate(exec::DelegateOp delegate);
   /// The delegate's named data into `namedData`.
   LogicalResult emitNamedData(exec::DelegateOp delegate);
+  /// The program's states, in order.
+  LogicalResult emitStates();
 
   exec::ProgramOp program;
   const EmitOptions &options;
   flatbuffers::FlatBufferBuilder fbb{1 << 16};
-  llvm::StringMap<uint32_t> constantIndex, delegateIndex;
+  llvm::StringMap<uint32_t> constantIndex, delegateIndex, stateIndex;
+  std::vector<flatbuffers::Offset<fbs::State>> states;
   llvm::MapVector<StringRef, uint32_t> operatorIndex;
   std::vector<std::string> segmentBytes;
   std::vector<flatbuffers::Offset<fbs::Constant>> constants;
@@ -612,12 +615,39 @@ Emitter::emitMethod(exec::MethodOp method) {
   };
   auto inputNames = names(method.getInputNames());
   auto outputNames = names(method.getOutputNames());
+  // The verifier checked each binding's shape: [@state, input, output].
+  std::vector<flatbuffers::Offset<fbs::StateBinding>> bindings;
+  if (std::optional<ArrayAttr> list = method.getStateBindings())
+    for (Attribute entry : *list) {
+      auto binding = cast<ArrayAttr>(entry);
+      StringRef state = cast<FlatSymbolRefAttr>(binding[0]).getValue();
+      bindings.push_back(fbs::CreateStateBinding(
+          fbb, stateIndex.lookup(state),
+          static_cast<int32_t>(cast<IntegerAttr>(binding[1]).getInt()),
+          static_cast<int32_t>(cast<IntegerAttr>(binding[2]).getInt())));
+    }
   return fbs::CreateMethodDirect(
       fbb, method.getSymName().str().c_str(), &inputs, &outputs, &values,
       &instructions, plan, &debugHandles, shapes.empty() ? nullptr : &symbols,
       shapes.empty() ? nullptr : &shapeProgram,
       inputNames ? &*inputNames : nullptr,
-      outputNames ? &*outputNames : nullptr);
+      outputNames ? &*outputNames : nullptr,
+      bindings.empty() ? nullptr : &bindings);
+}
+
+LogicalResult Emitter::emitStates() {
+  for (auto state : program.getBody().getOps<exec::StateOp>()) {
+    FailureOr<flatbuffers::Offset<fbs::TensorType>> type =
+        emitType(state, cast<ShapedType>(state.getType()));
+    if (failed(type))
+      return failure();
+    std::vector<int64_t> initial(state.getInitialShape().begin(),
+                                 state.getInitialShape().end());
+    stateIndex[state.getSymName()] = states.size();
+    states.push_back(fbs::CreateStateDirect(
+        fbb, state.getSymName().str().c_str(), *type, &initial));
+  }
+  return success();
 }
 
 LogicalResult Emitter::emitConstants() {
@@ -726,7 +756,7 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
     return program.emitError("segment and constant alignments must be powers "
                              "of two");
 
-  if (failed(emitConstants()))
+  if (failed(emitConstants()) || failed(emitStates()))
     return failure();
   for (auto delegate : program.getBody().getOps<exec::DelegateOp>())
     if (failed(emitDelegate(delegate)))
@@ -757,8 +787,11 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
   }
 
   auto root = fbs::CreateProgramDirect(
-      fbb, runtime::kProgramVersion, program.getSymName().str().c_str(),
-      &methods, &operators, &constants, &delegates, &segments, &namedData);
+      fbb,
+      states.empty() ? runtime::kProgramVersion
+                     : runtime::kStatefulProgramVersion,
+      program.getSymName().str().c_str(), &methods, &operators, &constants,
+      &delegates, &segments, &namedData, states.empty() ? nullptr : &states);
   fbs::FinishProgramBuffer(fbb, root);
 
   runtime::FileHeader header{};

@@ -402,6 +402,7 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
   options.planOut = o.planOut;
   options.bufferAlignment = o.bufferAlignment;
   options.programName = o.programName;
+  options.statePairs.assign(o.statePairs.begin(), o.statePairs.end());
   return Error::success();
 }
 

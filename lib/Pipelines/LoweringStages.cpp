@@ -9,6 +9,7 @@
 #include "StagePass.h"
 
 #include "Exec/IR/ExecOps.h"
+#include "Exec/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Pipelines/CompilePipeline.h"
 #include "strata/Pipelines/Pipelines.h"
@@ -187,6 +188,15 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
   pm.addPass(createConvertEdgeToExec(convert));
   stages.end("lower-to-exec");
   addMemoryPlanning(pm, options, stages, report);
+  if (!options.statePairs.empty())
+    addStage(pm, "strata-bind-state",
+             "Carries the named values from one call to the next",
+             [pairs = options.statePairs](ModuleOp module) {
+               for (auto program : module.getOps<exec::ProgramOp>())
+                 if (failed(exec::bindStates(program, pairs)))
+                   return failure();
+               return success();
+             });
   if (options.targetKernels)
     addStage(pm, "strata-check-target-kernels",
              "Refuses a program needing what the target runtime lacks",

@@ -376,6 +376,60 @@ Error checkSymbolBinding(const MethodLayout &layout, const std::string &where) {
 
 } // namespace
 
+/// The method's state bindings: each names a state of the program and an
+/// input or output (or both) of the state's dtype and rank, and no input or
+/// output is bound twice.
+static Error layoutStateBindings(const fb::Program *root,
+                                 const fb::Method *method,
+                                 const std::string &where,
+                                 MethodLayout &layout) {
+  const auto *bindings = method->state_bindings();
+  if (!bindings)
+    return Error::success();
+  const auto *states = root->states();
+  size_t stateCount = states ? states->size() : 0;
+  std::set<int> inputs, outputs;
+  for (size_t i = 0; i < bindings->size(); ++i) {
+    const fb::StateBinding *b = bindings->Get(i);
+    std::string at = where + " state_bindings[" + std::to_string(i) + "]";
+    if (b->state() >= stateCount)
+      return invalid(at + ": state " + std::to_string(b->state()) +
+                     " is out of range (" + std::to_string(stateCount) +
+                     " states)");
+    const fb::State *state = states->Get(b->state());
+    TensorView capacity;
+    STRATA_RETURN_IF_ERROR(
+        detail::checkTensorType(state->type(), at + " state", capacity));
+    if (b->input() < -1 || b->output() < -1 ||
+        (b->input() == -1 && b->output() == -1) ||
+        b->input() >= static_cast<int>(layout.inputs.size()) ||
+        b->output() >= static_cast<int>(layout.outputs.size()))
+      return invalid(at + ": input " + std::to_string(b->input()) +
+                     " and output " + std::to_string(b->output()) +
+                     " must name one of the " +
+                     std::to_string(layout.inputs.size()) + " inputs or " +
+                     std::to_string(layout.outputs.size()) + " outputs");
+    for (auto [index, values, taken, kind] :
+         {std::tuple{b->input(), &layout.inputs, &inputs, "input"},
+          std::tuple{b->output(), &layout.outputs, &outputs, "output"}}) {
+      if (index < 0)
+        continue;
+      if (!taken->insert(index).second)
+        return invalid(at + ": " + kind + " " + std::to_string(index) +
+                       " is bound to a state twice");
+      const TensorView &value = layout.values[(*values)[index]].view;
+      if (value.dtype != capacity.dtype ||
+          value.shape.size() != capacity.shape.size())
+        return invalid(at + ": " + kind + " " + std::to_string(index) + " (" +
+                       value.typeString() + ") does not fit state '" +
+                       state->name()->str() + "' (" + capacity.typeString() +
+                       ")");
+    }
+    layout.stateBindings.push_back({b->state(), b->input(), b->output()});
+  }
+  return Error::success();
+}
+
 Result<MethodLayout> detail::layoutMethod(const Program &program,
                                           const fb::Method *method,
                                           const std::string &file) {
@@ -457,6 +511,8 @@ Result<MethodLayout> detail::layoutMethod(const Program &program,
     for (const InstructionLayout::BoundExtent &extent : inst.boundExtents)
       layout.boundByKernel[extent.symbol] = true;
   STRATA_RETURN_IF_ERROR(checkSymbolBinding(layout, where));
+
+  STRATA_RETURN_IF_ERROR(layoutStateBindings(root, method, where, layout));
 
   if (const auto *handles = method->debug_handles())
     for (size_t i = 0; i < handles->size(); ++i) {
@@ -608,6 +664,11 @@ struct Method::Impl {
   std::vector<TensorView> values;
   std::vector<uint32_t> inputs, outputs;
   std::vector<std::string> inputNames, outputNames;
+  /// The state the method carries (null when it carries none), its
+  /// bindings, and per input and output the state it is bound to, or -1.
+  std::shared_ptr<ProgramState> state;
+  std::vector<MethodLayout::StateBinding> stateBindings;
+  std::vector<int> inputState, outputState;
   std::vector<Instruction> instructions;
   /// Per input: its bytes in the arena, whether an instruction writes it
   /// (then it is never bound to the caller's memory), and the operand
@@ -647,6 +708,12 @@ struct Method::Impl {
                         const std::vector<int64_t> &shape) const;
   /// "f32[batch: 1..8, 4]" for input `index`.
   std::string inputTypeString(size_t index) const;
+  /// Method::setInput, for the caller's inputs and the state's alike.
+  Result<bool> setInput(size_t index, const TensorView &value, bool bind);
+  /// Feeds the state inputs from the state, before a call.
+  Error feedState();
+  /// Copies the state outputs into the state, after a call.
+  Error updateState();
   /// Where input `index` is read from: the value's and every reading
   /// operand's data pointer.
   void pointInput(size_t index, void *data);
@@ -931,7 +998,8 @@ Method::~Method() = default;
 
 Result<Method> Program::loadMethod(const std::string &name,
                                    const KernelRegistry *kernels,
-                                   const BackendRegistry *backends) const {
+                                   const BackendRegistry *backends,
+                                   std::shared_ptr<ProgramState> state) const {
   const fb::Method *method = nullptr;
   std::string known;
   for (size_t i = 0; i < methodCount(); ++i) {
@@ -968,6 +1036,26 @@ Result<Method> Program::loadMethod(const std::string &name,
   impl->outputs = layout.outputs;
   impl->inputNames = std::move(layout.inputNames);
   impl->outputNames = std::move(layout.outputNames);
+  impl->inputState.assign(impl->inputs.size(), -1);
+  impl->outputState.assign(impl->outputs.size(), -1);
+  if (!layout.stateBindings.empty()) {
+    impl->state = state ? std::move(state) : state_;
+    // A state made by another program has other slots.
+    const auto *states = program_->states();
+    bool matches = impl->state && impl->state->size() == states->size();
+    for (size_t i = 0; matches && i < states->size(); ++i)
+      matches = impl->state->name(i) == states->Get(i)->name()->str();
+    if (!matches)
+      return Error(ErrorCode::InvalidArgument,
+                   where + ": the state given is not this program's");
+    impl->stateBindings = layout.stateBindings;
+    for (const MethodLayout::StateBinding &b : impl->stateBindings) {
+      if (b.input >= 0)
+        impl->inputState[b.input] = static_cast<int>(b.state);
+      if (b.output >= 0)
+        impl->outputState[b.output] = static_cast<int>(b.state);
+    }
+  }
   if (layout.isDynamic()) {
     // Values start at the shapes of every symbol at its largest.
     auto dyn = std::make_unique<DynamicShapes>();
@@ -1115,6 +1203,16 @@ Result<TensorView> Method::input(size_t index) {
   return impl_->values[impl_->inputs[index]];
 }
 
+int Method::inputState(size_t index) const {
+  return index < impl_->inputState.size() ? impl_->inputState[index] : -1;
+}
+
+int Method::outputState(size_t index) const {
+  return index < impl_->outputState.size() ? impl_->outputState[index] : -1;
+}
+
+ProgramState *Method::state() const { return impl_->state.get(); }
+
 Error Method::setInput(size_t index, const TensorView &value) {
   STRATA_ASSIGN_OR_RETURN(bool bound, setInput(index, value, false));
   (void)bound;
@@ -1123,12 +1221,29 @@ Error Method::setInput(size_t index, const TensorView &value) {
 
 Result<bool> Method::setInput(size_t index, const TensorView &value,
                               bool bind) {
-  STRATA_ASSIGN_OR_RETURN(TensorView target, input(index));
-  STRATA_RETURN_IF_ERROR(
-      impl_->checkInputShape(index, value.dtype, value.shape));
-  if (impl_->dynamic && target.shape != value.shape) {
-    impl_->values[impl_->inputs[index]].shape = value.shape;
-    impl_->dynamic->dirty = true;
+  if (inputState(index) >= 0)
+    return Error(
+        ErrorCode::InvalidArgument,
+        "input " + std::to_string(index) +
+            (inputName(index).empty() ? std::string()
+                                      : " ('" + inputName(index) + "')") +
+            " is fed from state '" + impl_->state->name(inputState(index)) +
+            "' (set it through the method's state)");
+  return impl_->setInput(index, value, bind);
+}
+
+Result<bool> Method::Impl::setInput(size_t index, const TensorView &value,
+                                    bool bind) {
+  if (index >= inputs.size())
+    return Error(ErrorCode::InvalidArgument,
+                 "input " + std::to_string(index) + " is out of range (" +
+                     std::to_string(inputs.size()) + " inputs)");
+  pointInput(index, inputUses[index].arenaData);
+  TensorView target = values[inputs[index]];
+  STRATA_RETURN_IF_ERROR(checkInputShape(index, value.dtype, value.shape));
+  if (dynamic && target.shape != value.shape) {
+    values[inputs[index]].shape = value.shape;
+    dynamic->dirty = true;
     target.shape = value.shape;
   }
   // The caller's memory is read in place where nothing writes the input,
@@ -1138,14 +1253,14 @@ Result<bool> Method::setInput(size_t index, const TensorView &value,
   size_t align = std::max<size_t>(dtypeSize(value.dtype), 1);
   auto begin = reinterpret_cast<uintptr_t>(value.data);
   auto end = begin + value.nbytes();
-  bool inArena = std::any_of(
-      impl_->arenas.begin(), impl_->arenas.end(), [&](const Arena &arena) {
+  bool inArena =
+      std::any_of(arenas.begin(), arenas.end(), [&](const Arena &arena) {
         auto first = reinterpret_cast<uintptr_t>(arena.data());
         return begin < first + arena.size() && first < end;
       });
-  if (bind && value.data && !impl_->inputUses[index].written &&
-      begin % align == 0 && !inArena) {
-    impl_->pointInput(index, const_cast<void *>(value.data));
+  if (bind && value.data && !inputUses[index].written && begin % align == 0 &&
+      !inArena) {
+    pointInput(index, const_cast<void *>(value.data));
     return true;
   }
   // An empty tensor may come with a null pointer: memmove must not see it.
@@ -1230,7 +1345,57 @@ Result<TensorView> Method::output(size_t index) const {
   return impl_->values[impl_->outputs[index]];
 }
 
+Error Method::Impl::feedState() {
+  for (const MethodLayout::StateBinding &b : stateBindings) {
+    if (b.input < 0)
+      continue;
+    Result<bool> fed = setInput(b.input, state->view(b.state), /*bind=*/true);
+    if (!fed.ok())
+      return Error(ErrorCode::InvalidArgument,
+                   "method '" + name + "': state '" + state->name(b.state) +
+                       "' cannot feed input " + std::to_string(b.input) +
+                       (inputNames.empty()
+                            ? std::string()
+                            : " ('" + inputNames[b.input] + "')") +
+                       ": " + fed.error().message());
+  }
+  return Error::success();
+}
+
+Error Method::Impl::updateState() {
+  // Every output is checked before any is copied: a state the method
+  // cannot hold leaves every state as it was.
+  for (const MethodLayout::StateBinding &b : stateBindings) {
+    if (b.output < 0)
+      continue;
+    const std::vector<int64_t> &capacity = state->capacity(b.state);
+    const std::vector<int64_t> &shape = values[outputs[b.output]].shape;
+    for (size_t d = 0; d < shape.size() && d < capacity.size(); ++d)
+      if (shape[d] > capacity[d])
+        return Error(
+            ErrorCode::ExecutionFailed,
+            "method '" + name + "': output " + std::to_string(b.output) +
+                (outputNames.empty() ? std::string()
+                                     : " ('" + outputNames[b.output] + "')") +
+                " has extent " + std::to_string(shape[d]) + " in dimension " +
+                std::to_string(d) + ", over state '" + state->name(b.state) +
+                "''s capacity of " + std::to_string(capacity[d]) +
+                " (reset the state, or compile with a larger bound)");
+  }
+  for (const MethodLayout::StateBinding &b : stateBindings)
+    if (b.output >= 0)
+      STRATA_RETURN_IF_ERROR(state->set(b.state, values[outputs[b.output]]));
+  return Error::success();
+}
+
 Error Method::execute() {
+  if (impl_->state)
+    STRATA_RETURN_IF_ERROR(impl_->feedState());
+  STRATA_RETURN_IF_ERROR(run());
+  return impl_->state ? impl_->updateState() : Error::success();
+}
+
+Error Method::run() {
   using Clock = std::chrono::steady_clock;
   if (impl_->dynamic && impl_->dynamic->dirty)
     STRATA_RETURN_IF_ERROR(impl_->deriveShapes());

@@ -10,7 +10,9 @@
 
 #include "ProgramInternal.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -35,13 +37,11 @@ static constexpr size_t kMaxRank = 16;
 // DType mirrors the schema's ScalarType value for value.
 static_assert(static_cast<int>(fb::ScalarType::MAX) == kLastDType,
               "DType and fb::ScalarType must list the same values");
-static_assert(static_cast<int>(fb::ScalarType::BF16) ==
-                  static_cast<int>(DType::BF16) &&
-              static_cast<int>(fb::ScalarType::U16) ==
-                  static_cast<int>(DType::U16) &&
-              static_cast<int>(fb::ScalarType::I16) ==
-                  static_cast<int>(DType::I16),
-              "DType numbering must match fb::ScalarType");
+static_assert(
+    static_cast<int>(fb::ScalarType::BF16) == static_cast<int>(DType::BF16) &&
+        static_cast<int>(fb::ScalarType::U16) == static_cast<int>(DType::U16) &&
+        static_cast<int>(fb::ScalarType::I16) == static_cast<int>(DType::I16),
+    "DType numbering must match fb::ScalarType");
 
 Error detail::checkTensorType(const fb::TensorType *type,
                               const std::string &where, TensorView &view) {
@@ -141,7 +141,8 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
   std::memcpy(&program.header_, headerBytes.data, sizeof(FileHeader));
   const FileHeader &h = program.header_;
   if (std::memcmp(h.magic, kFileMagic, sizeof(kFileMagic)) != 0)
-    return invalid(file + ": header.magic is not STRATAPB (not a .strata file)");
+    return invalid(file +
+                   ": header.magic is not STRATAPB (not a .strata file)");
   if (h.headerSize != sizeof(FileHeader) ||
       h.headerVersion != kFileHeaderVersion)
     return invalid(file + ": header.header_size/header_version " +
@@ -153,9 +154,8 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
       h.flatbufferOffset > size || h.flatbufferSize > size - h.flatbufferOffset)
     return invalid(file + ": header.flatbuffer_offset/size (" +
                    std::to_string(h.flatbufferOffset) + ", " +
-                   std::to_string(h.flatbufferSize) +
-                   ") lie outside the " + std::to_string(size) +
-                   "-byte file (truncated?)");
+                   std::to_string(h.flatbufferSize) + ") lie outside the " +
+                   std::to_string(size) + "-byte file (truncated?)");
   if (h.segmentBaseOffset < h.flatbufferOffset + h.flatbufferSize ||
       h.segmentBaseOffset > size ||
       h.segmentDataSize > size - h.segmentBaseOffset)
@@ -177,11 +177,12 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
   if (!fb::VerifyProgramBuffer(verifier))
     return invalid(file + ": the flatbuffer does not verify (damaged file)");
   program.program_ = fb::GetProgram(fbBytes.data);
-  if (program.program_->version() != kProgramVersion)
-    return invalid(file + ": program version " +
-                   std::to_string(program.program_->version()) +
+  uint32_t version = program.program_->version();
+  if (version != kProgramVersion && version != kStatefulProgramVersion)
+    return invalid(file + ": program version " + std::to_string(version) +
                    " is not supported (this runtime reads " +
-                   std::to_string(kProgramVersion) + ")");
+                   std::to_string(kProgramVersion) + " and " +
+                   std::to_string(kStatefulProgramVersion) + ")");
 
   STRATA_ASSIGN_OR_RETURN(ByteSpan segmentBytes,
                           loader.load(h.segmentBaseOffset, h.segmentDataSize));
@@ -191,10 +192,9 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
       const fb::Segment *s = segments->Get(i);
       if (s->offset() > h.segmentDataSize ||
           s->size() > h.segmentDataSize - s->offset())
-        return invalid(file + ": segments[" + std::to_string(i) +
-                       "] (offset " + std::to_string(s->offset()) +
-                       ", size " + std::to_string(s->size()) +
-                       ") lies outside the " +
+        return invalid(file + ": segments[" + std::to_string(i) + "] (offset " +
+                       std::to_string(s->offset()) + ", size " +
+                       std::to_string(s->size()) + ") lies outside the " +
                        std::to_string(h.segmentDataSize) +
                        " bytes of segment data");
     }
@@ -206,6 +206,8 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
                        "] has no name");
   }
   STRATA_RETURN_IF_ERROR(program.verifyNamedData());
+  STRATA_RETURN_IF_ERROR(program.verifyStates());
+  program.state_ = program.newState();
   if (verification == Verification::Full) {
     STRATA_RETURN_IF_ERROR(program.verifyConstants());
     if (const auto *methods = program.program_->methods())
@@ -274,8 +276,7 @@ Result<TensorView> Program::constant(size_t index) const {
                    " does not match its type " + view.typeString());
   const uint8_t *data = seg->data + c->offset();
   if (reinterpret_cast<uintptr_t>(data) % dtypeSize(view.dtype))
-    return invalid(where + ": data is misaligned for " +
-                   dtypeName(view.dtype));
+    return invalid(where + ": data is misaligned for " + dtypeName(view.dtype));
   view.data = const_cast<uint8_t *>(data);
   return view;
 }
@@ -346,6 +347,140 @@ Error Program::verifyMethod(const fb::Method *method) const {
   Result<detail::MethodLayout> layout =
       detail::layoutMethod(*this, method, loader_->name());
   return layout.ok() ? Error::success() : layout.takeError();
+}
+
+//===----------------------------------------------------------------------===//
+// State
+//===----------------------------------------------------------------------===//
+
+Error Program::verifyStates() const {
+  const auto *states = program_->states();
+  bool stateful = states && states->size() > 0;
+  if (stateful != (program_->version() == kStatefulProgramVersion))
+    return invalid(loader_->name() + ": program version " +
+                   std::to_string(program_->version()) +
+                   (stateful ? " has states (a stateful program is version " +
+                                   std::to_string(kStatefulProgramVersion) + ")"
+                             : " names no states"));
+  if (!stateful)
+    return Error::success();
+  std::set<std::string> names;
+  for (size_t i = 0; i < states->size(); ++i) {
+    const fb::State *state = states->Get(i);
+    std::string where = loader_->name() + ": states[" + std::to_string(i) + "]";
+    if (!state->name() || state->name()->size() == 0)
+      return invalid(where + ": no name");
+    if (!names.insert(state->name()->str()).second)
+      return invalid(where + ": name '" + state->name()->str() +
+                     "' appears twice");
+    TensorView capacity;
+    STRATA_RETURN_IF_ERROR(
+        detail::checkTensorType(state->type(), where + ".type", capacity));
+    const auto *initial = state->initial_shape();
+    if (!initial || !detail::isAligned(initial) ||
+        initial->size() != capacity.shape.size())
+      return invalid(where +
+                     ".initial_shape: needs one extent per dimension "
+                     "of " +
+                     capacity.typeString());
+    for (size_t d = 0; d < initial->size(); ++d)
+      if (initial->Get(d) < 0 || initial->Get(d) > capacity.shape[d])
+        return invalid(where + ".initial_shape: extent " +
+                       std::to_string(initial->Get(d)) + " of dimension " +
+                       std::to_string(d) + " lies outside 0.." +
+                       std::to_string(capacity.shape[d]));
+  }
+  return Error::success();
+}
+
+std::shared_ptr<ProgramState> Program::newState() const {
+  const auto *states = program_->states();
+  if (!states || states->size() == 0)
+    return nullptr;
+  std::shared_ptr<ProgramState> state(new ProgramState());
+  for (const fb::State *s : *states) {
+    ProgramState::Slot slot;
+    slot.name = s->name()->str();
+    TensorView capacity;
+    // Checked by verifyStates at load.
+    (void)detail::checkTensorType(s->type(), slot.name, capacity);
+    slot.dtype = capacity.dtype;
+    slot.capacity = capacity.shape;
+    slot.initial.assign(s->initial_shape()->begin(), s->initial_shape()->end());
+    slot.bytes = capacity.nbytes();
+    // 64-byte aligned, as the arenas: a method reads it in place.
+    slot.data = static_cast<uint8_t *>(std::aligned_alloc(
+        64, (std::max<size_t>(slot.bytes, 1) + 63) / 64 * 64));
+    if (!slot.data)
+      return nullptr;
+    state->slots_.push_back(std::move(slot));
+  }
+  state->reset();
+  return state;
+}
+
+ProgramState::~ProgramState() {
+  for (Slot &slot : slots_)
+    std::free(slot.data);
+}
+
+const std::string &ProgramState::name(size_t index) const {
+  static const std::string none;
+  return index < slots_.size() ? slots_[index].name : none;
+}
+
+int ProgramState::find(const std::string &name) const {
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+TensorView ProgramState::view(size_t index) const {
+  if (index >= slots_.size())
+    return TensorView();
+  const Slot &slot = slots_[index];
+  TensorView view;
+  view.dtype = slot.dtype;
+  view.shape = slot.shape;
+  view.data = slot.data;
+  return view;
+}
+
+const std::vector<int64_t> &ProgramState::capacity(size_t index) const {
+  static const std::vector<int64_t> none;
+  return index < slots_.size() ? slots_[index].capacity : none;
+}
+
+Error ProgramState::set(size_t index, const TensorView &value) {
+  if (index >= slots_.size())
+    return Error(ErrorCode::InvalidArgument,
+                 "state " + std::to_string(index) + " is out of range (" +
+                     std::to_string(slots_.size()) + " states)");
+  Slot &slot = slots_[index];
+  bool fits =
+      value.dtype == slot.dtype && value.shape.size() == slot.capacity.size();
+  for (size_t d = 0; fits && d < value.shape.size(); ++d)
+    fits = value.shape[d] >= 0 && value.shape[d] <= slot.capacity[d];
+  if (!fits) {
+    TensorView capacity;
+    capacity.dtype = slot.dtype;
+    capacity.shape = slot.capacity;
+    return Error(ErrorCode::InvalidArgument,
+                 "state '" + slot.name + "' holds at most " +
+                     capacity.typeString() + ", not " + value.typeString());
+  }
+  if (value.data != slot.data && value.nbytes())
+    std::memmove(slot.data, value.data, value.nbytes());
+  slot.shape = value.shape;
+  return Error::success();
+}
+
+void ProgramState::reset() {
+  for (Slot &slot : slots_) {
+    std::memset(slot.data, 0, slot.bytes);
+    slot.shape = slot.initial;
+  }
 }
 
 } // namespace strata::runtime

@@ -101,6 +101,13 @@ struct MethodLayout {
   /// Per symbol: bound by a kernel call's result (a value-dependent
   /// extent) rather than by the inputs.
   std::vector<bool> boundByKernel;
+  /// The program states the method carries: state `state` feeds input
+  /// `input` and takes output `output` (-1: none).
+  struct StateBinding {
+    uint32_t state = 0;
+    int input = -1, output = -1;
+  };
+  std::vector<StateBinding> stateBindings;
 
   bool isDynamic() const { return !symbols.empty(); }
 };

@@ -100,6 +100,31 @@ const char *shapeOpName(fbs::ShapeOp op) {
   return *name ? name : "unknown";
 }
 
+/// A method's state bindings, a line each (empty for a stateless method):
+/// "  state 'past': feeds input 0, takes output 1".
+static std::string stateBindings(const fbs::Program *root,
+                                 const fbs::Method *m) {
+  std::string s;
+  if (!m->state_bindings())
+    return s;
+  for (const fbs::StateBinding *b : *m->state_bindings()) {
+    const fbs::State *state =
+        root->states() && b->state() < root->states()->size()
+            ? root->states()->Get(b->state())
+            : nullptr;
+    s += "  state #" + std::to_string(b->state()) + " '" +
+         (state && state->name() ? state->name()->str() : std::string("?")) +
+         "':";
+    if (b->input() >= 0)
+      s += " feeds input " + std::to_string(b->input());
+    if (b->output() >= 0)
+      s += std::string(b->input() >= 0 ? "," : "") + " takes output " +
+           std::to_string(b->output());
+    s += "\n";
+  }
+  return s;
+}
+
 /// A method's dim symbols and shape program (empty for a static method).
 std::string shapeProgram(const fbs::Method *m, bool json) {
   const auto *symbols = m->dim_symbols();
@@ -299,6 +324,16 @@ std::string dumpText(const Program &program, size_t fileSize,
            std::to_string(bytes.ok() ? bytes->size : 0) + " bytes)\n";
     }
   }
+  if (root->states() && root->states()->size()) {
+    s += "states:\n";
+    for (size_t i = 0; i < root->states()->size(); ++i) {
+      const fbs::State *state = root->states()->Get(i);
+      s += "  #" + std::to_string(i) + " '" +
+           (state->name() ? state->name()->str() : std::string("?")) +
+           "' capacity " + typeOf(state->type(), false) + " initial " +
+           list(state->initial_shape(), false) + "\n";
+    }
+  }
   s += "operators:";
   if (root->operators())
     for (size_t i = 0; i < root->operators()->size(); ++i)
@@ -311,7 +346,8 @@ std::string dumpText(const Program &program, size_t fileSize,
                 false) +
            "\n  inputs: " + valueList(m->inputs(), false, m->input_names()) +
            "\n  outputs: " + valueList(m->outputs(), false, m->output_names()) +
-           "\n" + shapeProgram(m, false) + "  values:\n";
+           "\n" + stateBindings(root, m) + shapeProgram(m, false) +
+           "  values:\n";
       if (m->values())
         for (size_t i = 0; i < m->values()->size(); ++i) {
           const fbs::Value *v = m->values()->Get(i);
@@ -431,6 +467,12 @@ std::string dumpJson(const Program &program, size_t fileSize) {
     return "{\"key\": " + quote(n->key() ? n->key()->str() : "") +
            ", \"segment\": " + std::to_string(n->segment()) + "}";
   });
+  s += "\n  ],\n  \"states\": [";
+  s += objectLines(root->states(), [](size_t, const fbs::State *state) {
+    return "{\"name\": " + quote(state->name() ? state->name()->str() : "") +
+           ", " + typeOf(state->type(), true) +
+           ", \"initial_shape\": " + list(state->initial_shape(), true) + "}";
+  });
   s += "\n  ],\n  \"operators\": [";
   if (root->operators())
     for (size_t i = 0; i < root->operators()->size(); ++i)
@@ -447,8 +489,19 @@ std::string dumpJson(const Program &program, size_t fileSize) {
            ",\n      \"inputs\": " + valueList(m->inputs(), true) +
            ",\n      \"outputs\": " + valueList(m->outputs(), true) +
            nameList("input_names", m->input_names()) +
-           nameList("output_names", m->output_names()) + shapeProgram(m, true) +
-           ",\n      \"values\": [";
+           nameList("output_names", m->output_names()) + shapeProgram(m, true);
+      if (m->state_bindings()) {
+        s += ",\n      \"state_bindings\": [";
+        for (size_t i = 0; i < m->state_bindings()->size(); ++i) {
+          const fbs::StateBinding *b = m->state_bindings()->Get(i);
+          s += std::string(i ? ", " : "") +
+               "{\"state\": " + std::to_string(b->state()) +
+               ", \"input\": " + std::to_string(b->input()) +
+               ", \"output\": " + std::to_string(b->output()) + "}";
+        }
+        s += "]";
+      }
+      s += ",\n      \"values\": [";
       if (m->values())
         for (size_t i = 0; i < m->values()->size(); ++i) {
           const fbs::Value *v = m->values()->Get(i);

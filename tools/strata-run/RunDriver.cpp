@@ -49,7 +49,14 @@ void printRunUsage() {
       "  --min-sqnr DB     instead: pass when 20 log10(||want|| / ||got - "
       "want||)\n"
       "                    >= DB (quantized programs)\n"
-      "  --bench N         time N runs after warm-up: median, p10, p90 ms\n"
+      "  --steps N         run N times in a row, the program's state carried "
+      "from\n"
+      "                    each call to the next (the same inputs); report the "
+      "last\n"
+      "  --bench N         time N runs after warm-up: median, p10, p90 ms "
+      "(each "
+      "from\n"
+      "                    the initial state)\n"
       "  --profile         time each instruction, with its ONNX node names\n"
       "  --profile-runs N  profile N runs; each line is its median (1)\n"
       "  --profile-tsv F   write the profile to F too, tab-separated, in ns:\n"
@@ -137,7 +144,7 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
       options.*text->second = v;
     } else if (arg == "--atol" || arg == "--rtol" || arg == "--rel-l2" ||
                arg == "--bench" || arg == "--seed" || arg == "--min-sqnr" ||
-               arg == "--profile-runs") {
+               arg == "--profile-runs" || arg == "--steps") {
       if (!value(v) || !parseNumber(arg.c_str(), v, number))
         return false;
       if (arg == "--atol")
@@ -150,7 +157,13 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         options.minSQNR = number;
       else if (arg == "--bench")
         options.bench = static_cast<int>(number);
-      else if (arg == "--profile-runs") {
+      else if (arg == "--steps") {
+        if (number < 1 || number > 1e6) {
+          std::fprintf(stderr, "strata-run: --steps needs 1 to 1000000\n");
+          return false;
+        }
+        options.steps = static_cast<int>(number);
+      } else if (arg == "--profile-runs") {
         if (number < 1 || number > 10000) {
           std::fprintf(stderr, "strata-run: --profile-runs needs 1 to 10000\n");
           return false;
@@ -355,11 +368,14 @@ struct RunSession {
   std::vector<OwnedTensor> inputs;
   /// The file of each input (empty for random inputs), for messages.
   std::vector<std::string> inputFiles;
+  /// The method's inputs the caller sets (those no state feeds), in order:
+  /// `inputs` and `inputFiles` are theirs.
+  std::vector<size_t> callerInputs;
 
   /// Sets every input; a failure names the input's file.
   Error setInputs() {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      Error error = method->setInput(i, inputs[i].view());
+      Error error = method->setInput(callerInputs[i], inputs[i].view());
       if (!error.ok())
         return Error(error.code(),
                      (inputFiles.empty() ? "input " + std::to_string(i)
@@ -400,6 +416,9 @@ Error loadSession(const RunOptions &options, RunSession &session) {
                                                       &session.delegates));
   session.method.emplace(std::move(method));
   double initMs = msSince(initStart);
+  for (size_t i = 0; i < session.method->inputCount(); ++i)
+    if (session.method->inputState(i) < 0)
+      session.callerInputs.push_back(i);
   std::printf("method '%s': %zu inputs, %zu outputs, %zu instructions\n",
               session.methodName.c_str(), session.method->inputCount(),
               session.method->outputCount(),
@@ -409,12 +428,18 @@ Error loadSession(const RunOptions &options, RunSession &session) {
     for (size_t i = 0; i < session.method->inputCount(); ++i)
       std::printf("input %zu: %s\n", i,
                   session.method->inputTypeString(i).c_str());
+  if (ProgramState *state = session.method->state())
+    for (size_t i = 0; i < session.method->inputCount(); ++i)
+      if (int slot = session.method->inputState(i); slot >= 0)
+        std::printf("input %zu: fed from state '%s'\n", i,
+                    state->name(slot).c_str());
   return Error::success();
 }
 
 /// Where the inputs come from: --input files, an --inputs test_data_set
 /// folder or random spec, else random draws of RandomDistribution::runDefault.
-Result<SampleSource> openInputs(const RunOptions &options, Method &method) {
+Result<SampleSource> openInputs(const RunOptions &options, Method &method,
+                                const std::vector<size_t> &callerInputs) {
   RandomDistribution dist = RandomDistribution::runDefault();
   if (isRandomSpec(options.inputsDir)) {
     STRATA_ASSIGN_OR_RETURN(dist, parseRandomSpec(options.inputsDir, dist));
@@ -431,7 +456,7 @@ Result<SampleSource> openInputs(const RunOptions &options, Method &method) {
   for (const auto &[index, shape] : options.inputShapes)
     STRATA_RETURN_IF_ERROR(method.setInputShape(index, shape));
   std::vector<InputSpec> specs;
-  for (size_t i = 0; i < method.inputCount(); ++i) {
+  for (size_t i : callerInputs) {
     STRATA_ASSIGN_OR_RETURN(TensorView slot, method.input(i));
     specs.push_back({slot.dtype, slot.shape});
   }
@@ -440,15 +465,22 @@ Result<SampleSource> openInputs(const RunOptions &options, Method &method) {
 
 /// Reads (or draws) the inputs and sets them.
 Error prepareInputs(const RunOptions &options, RunSession &session) {
-  STRATA_ASSIGN_OR_RETURN(SampleSource source,
-                          openInputs(options, *session.method));
+  STRATA_ASSIGN_OR_RETURN(
+      SampleSource source,
+      openInputs(options, *session.method, session.callerInputs));
   session.inputFiles = source.inputFiles(0);
-  size_t count = session.method->inputCount();
+  size_t count = session.callerInputs.size();
   if (!source.isRandom() && session.inputFiles.size() != count)
-    return Error(ErrorCode::InvalidArgument,
-                 "method '" + session.methodName + "' takes " +
-                     std::to_string(count) + " inputs, " +
-                     std::to_string(session.inputFiles.size()) + " given");
+    return Error(
+        ErrorCode::InvalidArgument,
+        "method '" + session.methodName + "' takes " + std::to_string(count) +
+            " inputs" +
+            (count == session.method->inputCount()
+                 ? std::string()
+                 : " (its state feeds the other " +
+                       std::to_string(session.method->inputCount() - count) +
+                       ")") +
+            ", " + std::to_string(session.inputFiles.size()) + " given");
   STRATA_ASSIGN_OR_RETURN(session.inputs, source.get(0));
   STRATA_RETURN_IF_ERROR(session.setInputs());
   if (source.isRandom() && count)
@@ -530,6 +562,8 @@ Result<ProfileTimes> collectProfile(const RunOptions &options,
   times.steps.resize(count);
   std::vector<std::vector<std::vector<uint64_t>>> stepRuns(count);
   for (int run = 0; run < options.profileRuns; ++run) {
+    if (ProgramState *state = method.state())
+      state->reset();
     STRATA_RETURN_IF_ERROR(session.setInputs());
     method.setProfiling(true);
     Error e = method.execute();
@@ -601,17 +635,25 @@ Error profile(const RunOptions &options, RunSession &session) {
 /// set the inputs, and load + init once more.
 Error bench(const RunOptions &options, RunSession &session) {
   Method &method = *session.method;
+  // A stateful method's runs each start from the initial state (resetting
+  // it is not timed): otherwise a KV cache grows until it is full.
+  auto resetState = [&] {
+    if (ProgramState *state = method.state())
+      state->reset();
+  };
   int warmup = std::max(1, options.bench / 10);
   auto millis = [](Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
   };
   for (int i = 0; i < warmup; ++i) {
+    resetState();
     STRATA_RETURN_IF_ERROR(session.setInputs());
     STRATA_RETURN_IF_ERROR(method.execute());
   }
   // Each timed run is preceded by setting the inputs, timed apart.
   std::vector<double> ms, copyMs;
   for (int i = 0; i < options.bench; ++i) {
+    resetState();
     auto copyStart = Clock::now();
     STRATA_RETURN_IF_ERROR(session.setInputs());
     auto start = Clock::now();
@@ -660,8 +702,15 @@ int runProgram(const RunOptions &options) {
     return fail(e);
   if (Error e = prepareInputs(options, session); !e.ok())
     return fail(e);
-  if (Error e = session.method->execute(); !e.ok())
-    return fail(e);
+  for (int step = 0; step < options.steps; ++step) {
+    if (step > 0)
+      if (Error e = session.setInputs(); !e.ok())
+        return fail(e);
+    if (Error e = session.method->execute(); !e.ok())
+      return fail(e);
+  }
+  if (options.steps > 1)
+    std::printf("steps: %d, the state carried\n", options.steps);
   if (Error e = reportOutputs(options, *session.method); !e.ok())
     return fail(e);
   bool passed = true;

@@ -25,6 +25,10 @@ struct RunOptions {
   /// whose elements are off by up to a quantization step.
   std::optional<double> minSQNR;
   int bench = 0;
+  /// --steps N: run the method N times in a row, its state carried from
+  /// each call to the next (a stateful program), the same inputs each time;
+  /// the outputs reported are the last call's.
+  int steps = 1;
   bool profile = false;
   /// --profile-runs N: profile N runs, report each entry's median.
   int profileRuns = 1;

@@ -360,8 +360,8 @@ TEST(ProgramTest, RejectsNamesThatDoNotMatchTheInputs) {
 
 TEST(ProgramTest, RejectsUnknownVersion) {
   TestProgramBuilder b;
-  b.version = kProgramVersion + 1;
-  expectInvalid(b.build(), "program version 2 is not supported");
+  b.version = kStatefulProgramVersion + 1;
+  expectInvalid(b.build(), "program version 3 is not supported");
 }
 
 TEST(ProgramTest, RejectsSegmentOutsideTheFile) {

@@ -145,14 +145,29 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
   };
   auto inputNameList = strings(inputNames),
        outputNameList = strings(outputNames);
-  auto method = fbs::CreateMethodDirect(
-      fbb, "forward", &inputs, &outputs, &values, &instructions,
-      fbs::CreateMemoryPlanDirect(fbb, &arenas), &handles,
-      symbols.empty() ? nullptr : &symbols,
-      shapeProgram.empty() ? nullptr : &shapeProgram,
-      inputNames.empty() ? nullptr : &inputNameList,
-      outputNames.empty() ? nullptr : &outputNameList);
-  std::vector<flatbuffers::Offset<fbs::Method>> methods = {method};
+  std::vector<flatbuffers::Offset<fbs::StateBinding>> bindings;
+  for (const StateBinding &b : stateBindings)
+    bindings.push_back(
+        fbs::CreateStateBinding(fbb, b.state, b.input, b.output));
+  std::vector<flatbuffers::Offset<fbs::Method>> methods;
+  std::vector<std::string> names = {"forward"};
+  names.insert(names.end(), extraMethodNames.begin(), extraMethodNames.end());
+  for (const std::string &name : names)
+    methods.push_back(fbs::CreateMethodDirect(
+        fbb, name.c_str(), &inputs, &outputs, &values, &instructions,
+        fbs::CreateMemoryPlanDirect(fbb, &arenas), &handles,
+        symbols.empty() ? nullptr : &symbols,
+        shapeProgram.empty() ? nullptr : &shapeProgram,
+        inputNames.empty() ? nullptr : &inputNameList,
+        outputNames.empty() ? nullptr : &outputNameList,
+        bindings.empty() ? nullptr : &bindings));
+  std::vector<flatbuffers::Offset<fbs::State>> stateList;
+  for (const State &state : states) {
+    auto type = fbs::CreateTensorTypeDirect(
+        fbb, static_cast<fbs::ScalarType>(state.dtype), &state.capacity);
+    stateList.push_back(
+        fbs::CreateStateDirect(fbb, state.name.c_str(), type, &state.initial));
+  }
   std::vector<flatbuffers::Offset<fbs::Segment>> segs;
   uint64_t end = 0;
   std::vector<uint64_t> offsets;
@@ -162,9 +177,9 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
     segs.push_back(fbs::CreateSegment(fbb, off, s.size()));
     end = off + s.size();
   }
-  auto root =
-      fbs::CreateProgramDirect(fbb, version, "test", &methods, &operators,
-                               &constants, &delegates, &segs);
+  auto root = fbs::CreateProgramDirect(
+      fbb, version, "test", &methods, &operators, &constants, &delegates, &segs,
+      nullptr, stateList.empty() ? nullptr : &stateList);
   fbs::FinishProgramBuffer(fbb, root);
 
   FileHeader h{};

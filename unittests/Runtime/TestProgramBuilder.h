@@ -134,6 +134,21 @@ public:
   bool inlineBlobs = false;
   /// Method arena size (0: what the buffers need).
   uint64_t arenaSizeOverride = 0;
+  /// Program states (Program.states; set `version` to
+  /// kStatefulProgramVersion with them) and the method's bindings.
+  struct State {
+    std::string name;
+    DType dtype;
+    std::vector<int64_t> capacity, initial;
+  };
+  std::vector<State> states;
+  struct StateBinding {
+    uint32_t state;
+    int input, output;
+  };
+  std::vector<StateBinding> stateBindings;
+  /// More methods, each the same as "forward" under another name.
+  std::vector<std::string> extraMethodNames;
   /// The file bytes.
   std::vector<uint8_t> build(uint64_t segmentAlignment = 4096) const;
 

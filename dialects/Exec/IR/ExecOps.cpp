@@ -322,9 +322,10 @@ LogicalResult ProgramOp::verify() {
       hasMethod = true;
       continue;
     }
-    if (!isa<ConstantOp, DelegateOp>(op))
+    if (!isa<ConstantOp, DelegateOp, StateOp>(op))
       return op.emitOpError("is not allowed in an exec.program (only "
-                            "exec.constant, exec.delegate and exec.method)");
+                            "exec.constant, exec.delegate, exec.state and "
+                            "exec.method)");
   }
   if (!hasMethod)
     return emitOpError("must hold at least one exec.method");
@@ -339,6 +340,28 @@ LogicalResult ConstantOp::verify() {
   auto type = dyn_cast<ShapedType>(getValue().getType());
   if (!type || !type.hasStaticShape())
     return emitOpError("value must have a static shape");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// StateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult StateOp::verify() {
+  auto type = cast<MemRefType>(getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return emitOpError("capacity must be a static row-major memref, got ")
+           << type;
+  ArrayRef<int64_t> initial = getInitialShape();
+  if (initial.size() != static_cast<size_t>(type.getRank()))
+    return emitOpError("'initial_shape' has ")
+           << initial.size() << " extents for a rank-" << type.getRank()
+           << " state";
+  for (auto [d, extent] : llvm::enumerate(initial))
+    if (extent < 0 || extent > type.getDimSize(d))
+      return emitOpError("initial extent ")
+             << extent << " of dimension " << d << " lies outside 0.."
+             << type.getDimSize(d);
   return success();
 }
 
@@ -367,6 +390,60 @@ LogicalResult DelegateOp::verify() {
 //===----------------------------------------------------------------------===//
 // MethodOp
 //===----------------------------------------------------------------------===//
+
+/// Each binding is [@state, input, output]: a state of the program, and an
+/// input or output index (or -1) whose element type and rank are the
+/// state's; no input or output is bound twice.
+LogicalResult MethodOp::verifyStateBindings() {
+  std::optional<ArrayAttr> bindings = getStateBindings();
+  if (!bindings)
+    return success();
+  FunctionType type = getFunctionType();
+  llvm::SmallDenseSet<int64_t> inputs, outputs;
+  for (auto [i, attr] : llvm::enumerate(*bindings)) {
+    auto binding = dyn_cast<ArrayAttr>(attr);
+    auto symbol = binding && binding.size() == 3
+                      ? dyn_cast<FlatSymbolRefAttr>(binding[0])
+                      : FlatSymbolRefAttr();
+    auto input = symbol ? dyn_cast<IntegerAttr>(binding[1]) : IntegerAttr();
+    auto output = input ? dyn_cast<IntegerAttr>(binding[2]) : IntegerAttr();
+    if (!output)
+      return emitOpError("'state_bindings' entry ")
+             << i << " must be [@state, input, output]";
+    auto program = (*this)->getParentOfType<ProgramOp>();
+    auto state = program ? SymbolTable::lookupNearestSymbolFrom<StateOp>(
+                               program, symbol.getAttr())
+                         : StateOp();
+    if (!state)
+      return emitOpError("'state_bindings' entry ")
+             << i << " names no exec.state " << symbol;
+    auto capacity = cast<MemRefType>(state.getType());
+    int64_t in = input.getInt(), out = output.getInt();
+    if (in < -1 || out < -1 || (in == -1 && out == -1) ||
+        in >= static_cast<int64_t>(type.getNumInputs()) ||
+        out >= static_cast<int64_t>(type.getNumResults()))
+      return emitOpError("'state_bindings' entry ")
+             << i << ": input " << in << " and output " << out
+             << " must name one of the " << type.getNumInputs() << " inputs or "
+             << type.getNumResults() << " outputs";
+    for (auto [index, types, taken, kind] :
+         {std::tuple{in, type.getInputs(), &inputs, "input"},
+          std::tuple{out, type.getResults(), &outputs, "output"}}) {
+      if (index < 0)
+        continue;
+      if (!taken->insert(index).second)
+        return emitOpError(kind)
+               << " " << index << " is bound to a state twice";
+      auto bound = cast<MemRefType>(types[index]);
+      if (bound.getElementType() != capacity.getElementType() ||
+          bound.getRank() != capacity.getRank())
+        return emitOpError(kind)
+               << " " << index << " (" << bound << ") does not fit state "
+               << symbol << " (" << capacity << ")";
+    }
+  }
+  return success();
+}
 
 LogicalResult MethodOp::verify() {
   FunctionType type = getFunctionType();
@@ -400,6 +477,8 @@ LogicalResult MethodOp::verify() {
     if (names && names->size() != count)
       return emitOpError("'") << what << "' has " << names->size()
                               << " names for " << count << " values";
+  if (failed(verifyStateBindings()))
+    return failure();
   // The blocks are the instruction list in order: only the last returns.
   for (auto [number, block] : llvm::enumerate(getBody())) {
     Operation *terminator = block.empty() ? nullptr : &block.back();

@@ -74,6 +74,25 @@ def Exec_DelegateOp : Exec_Op<"delegate", [Symbol, HasParent<"ProgramOp">]> {
   let hasVerifier = 1;
 }
 
+def Exec_StateOp : Exec_Op<"state", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "What the program's methods carry from one call to the next";
+  let description = [{
+    A buffer that outlives a call (a KV cache, a recurrent state): `type`
+    is its capacity (its largest shape), `initial_shape` the shape it starts
+    at, zeroed (a dynamic extent may start at 0). A method names the states
+    it carries in `state_bindings`: before each call a state feeds an input,
+    after it an output becomes the state.
+
+    ```mlir
+    exec.state @past_key : memref<1x4x1024x16xf32> initial [1, 4, 0, 16]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<MemRefOf<[AnyType]>>:$type,
+                       DenseI64ArrayAttr:$initial_shape);
+  let assemblyFormat = "$sym_name `:` $type `initial` $initial_shape attr-dict";
+  let hasVerifier = 1;
+}
+
 def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
     HasParent<"ProgramOp">, NoRegionArguments]> {
   let summary = "An entry point: an instruction list with forward branches";
@@ -83,6 +102,10 @@ def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
     `arena_sizes` (bytes per memory id) is set by memory planning.
     `input_names` and `output_names`, when present, name each input and
     output (the model's names, which callers pass values by).
+    `state_bindings`, when present, lists the program states the method
+    carries, each `[@state, input, output]` (an index, or -1 for none): the
+    state feeds that input before each call and takes that output after
+    it.
 
     ```mlir
     exec.method @forward : (memref<4xf32>) -> memref<4xf32>
@@ -101,10 +124,14 @@ def Exec_MethodOp : Exec_Op<"method", [IsolatedFromAbove, Symbol,
                        TypeAttrOf<FunctionType>:$function_type,
                        OptionalAttr<DenseI64ArrayAttr>:$arena_sizes,
                        OptionalAttr<StrArrayAttr>:$input_names,
-                       OptionalAttr<StrArrayAttr>:$output_names);
+                       OptionalAttr<StrArrayAttr>:$output_names,
+                       OptionalAttr<ArrayAttr>:$state_bindings);
   let regions = (region MinSizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `:` $function_type attr-dict-with-keyword $body
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::LogicalResult verifyStateBindings();
   }];
   let hasVerifier = 1;
 }

@@ -42,6 +42,11 @@ struct MemoryPlanSummary {
 mlir::FailureOr<MemoryPlanSummary> planMemory(MethodOp method,
                                               int64_t alignment);
 
+/// The bindState pass's work on `program` (see its description): `pairs`
+/// as "IN=OUT" or "past-present".
+mlir::LogicalResult bindStates(ProgramOp program,
+                               llvm::ArrayRef<std::string> pairs);
+
 #define GEN_PASS_REGISTRATION
 #include "Exec/Transforms/Passes.h.inc"
 

@@ -47,4 +47,34 @@ def PlanMemory : Pass<"strata-exec-plan-memory"> {
   ];
 }
 
+def BindState : Pass<"strata-exec-bind-state", "ProgramOp"> {
+  let summary = "Carries values from one call of a method to the next";
+  let description = [{
+    Each pair `IN=OUT` names a method input and a method output (by the
+    model's names, `input_names` and `output_names`): the output of one
+    call becomes the input of the next, as a program state (`exec.state`)
+    that the runtime keeps between calls and methods share. The state's
+    capacity is the larger of the two buffers' bounds in each dimension; a
+    dynamic extent starts at its symbol's lower bound (0 for an empty KV
+    cache), a static one at its extent, zeroed. `past-present` pairs every
+    input `past_key_values.X` or `past.X` with the output `present.X`, as
+    ONNX Runtime GenAI and Hugging Face Optimum export decoders.
+
+    A pair that names no method's input, or an input without its output,
+    fails naming the names the methods have.
+
+    ```mlir
+    // strata-exec-bind-state{pairs=h=h_next}
+    exec.state @h : memref<1x8xf32> initial [1, 8]
+    exec.method @forward : (memref<1x8xf32>, memref<1x8xf32>) -> memref<1x8xf32>
+        attributes {input_names = ["x", "h"], output_names = ["h_next"],
+                    state_bindings = [[@h, 1, 0]]} { ... }
+    ```
+  }];
+  let options = [
+    ListOption<"pairs", "pairs", "std::string",
+               "IN=OUT pairs, or past-present">,
+  ];
+}
+
 #endif // STRATA_EXEC_PASSES

@@ -69,6 +69,9 @@ struct CompileOptions {
   EmitOptions emitOptions;
   /// Name of the exec.program.
   std::string programName = "program";
+  /// Values the methods carry from one call to the next: "IN=OUT" pairs
+  /// or "past-present" (exec::bindStates).
+  std::vector<std::string> statePairs;
   /// Print the IR after every pass (to stderr).
   bool printIRAfterAll = false;
   /// The backend patterns run on hl before lowering (none: the model is

@@ -105,6 +105,14 @@ struct CompilePipelineOptions
   Option<int64_t> bufferAlignment{
       *this, "buffer-alignment", llvm::cl::desc("Alignment of planned buffers"),
       llvm::cl::init(64)};
+  ListOption<std::string> statePairs{
+      *this, "state",
+      llvm::cl::desc("Carry values from one call to the next, as program "
+                     "state: IN=OUT (the output OUT of a call feeds the input "
+                     "IN of the next), or past-present (every "
+                     "past_key_values.X or past.X input from the present.X "
+                     "output: a decoder's KV cache)"),
+      llvm::cl::value_desc("IN=OUT,...|past-present")};
   Option<std::string> programName{
       *this, "program-name",
       llvm::cl::desc("Name of the exec.program (strata-compile: the model's "

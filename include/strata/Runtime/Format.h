@@ -15,6 +15,10 @@ namespace strata::runtime {
 /// Version of the flatbuffer contents (Program.version). Bump when a change
 /// cannot be ignored by an older runtime.
 constexpr uint32_t kProgramVersion = 1;
+/// The version of a program with states (Program.states): a version-1
+/// runtime would run its methods without carrying them. Stateless programs
+/// stay version 1.
+constexpr uint32_t kStatefulProgramVersion = 2;
 
 /// The eight bytes every .strata file starts with.
 constexpr char kFileMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'P', 'B'};
@@ -27,8 +31,8 @@ constexpr uint32_t kFileHeaderVersion = 1;
 /// flatbuffer itself cannot (its size is unknown until it is built).
 struct FileHeader {
   char magic[8];
-  uint32_t headerSize;     ///< sizeof(FileHeader) = 64.
-  uint32_t headerVersion;  ///< kFileHeaderVersion.
+  uint32_t headerSize;    ///< sizeof(FileHeader) = 64.
+  uint32_t headerVersion; ///< kFileHeaderVersion.
   uint64_t flatbufferOffset;
   uint64_t flatbufferSize;
   uint64_t segmentBaseOffset; ///< Segment.offset counts from here.

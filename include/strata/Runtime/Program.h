@@ -40,6 +40,46 @@ enum class Verification {
 
 class Method;
 
+/// What a stateful program's methods carry from one call to the next (a KV
+/// cache, a recurrent state): per state, a buffer at its capacity, its
+/// current shape and its bytes. The methods loaded from one Program share
+/// its state (Program::state()); Program::newState() makes another (a second
+/// conversation). Not thread-safe: one call at a time per state.
+class ProgramState {
+public:
+  ProgramState(const ProgramState &) = delete;
+  ProgramState &operator=(const ProgramState &) = delete;
+  ~ProgramState();
+
+  size_t size() const { return slots_.size(); }
+  /// The state's name ("" when out of range).
+  const std::string &name(size_t index) const;
+  /// The index of the state named `name`, or -1.
+  int find(const std::string &name) const;
+  /// State `index` at its current shape; its bytes in place, valid while
+  /// this state lives (a null view when out of range).
+  TensorView view(size_t index) const;
+  /// State `index`'s capacity: the largest shape it holds.
+  const std::vector<int64_t> &capacity(size_t index) const;
+  /// Copies `value` into state `index`: its dtype and rank, each extent
+  /// within the capacity; fails naming the state otherwise.
+  Error set(size_t index, const TensorView &value);
+  /// Every state back to its initial shape, its bytes zero.
+  void reset();
+
+private:
+  friend class Program;
+  ProgramState() = default;
+  struct Slot {
+    std::string name;
+    DType dtype = DType::F32;
+    std::vector<int64_t> capacity, initial, shape;
+    uint8_t *data = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<Slot> slots_;
+};
+
 /// A loaded, verified program. It borrows the DataLoader, which must outlive
 /// it and every Method loaded from it.
 class Program {
@@ -57,9 +97,18 @@ public:
   /// Prepares method `name` for execution with the given registries (the
   /// portable kernels and no backends by default). Fails with the name of a
   /// missing kernel or backend, or of the field that does not verify.
+  /// A stateful program's methods carry `state` (null: the program's own,
+  /// shared by every method loaded without one).
   Result<Method> loadMethod(const std::string &name,
                             const KernelRegistry *kernels = nullptr,
-                            const BackendRegistry *backends = nullptr) const;
+                            const BackendRegistry *backends = nullptr,
+                            std::shared_ptr<ProgramState> state = {}) const;
+
+  /// The state the methods carry between calls (null for a stateless
+  /// program): shared by every method loaded without a state of its own.
+  const std::shared_ptr<ProgramState> &state() const { return state_; }
+  /// A fresh state at the initial shapes (null for a stateless program).
+  std::shared_ptr<ProgramState> newState() const;
 
   size_t constantCount() const;
   /// Constant `index` as a read-only view into its segment (no copy).
@@ -82,12 +131,14 @@ private:
   Error verifyMethod(const fb::Method *method) const;
   Error verifyConstants() const;
   Error verifyNamedData() const;
+  Error verifyStates() const;
 
   DataLoader *loader_ = nullptr;
   FileHeader header_{};
   ByteSpan flatbufferBytes_;
   ByteSpan segments_;
   const fb::Program *program_ = nullptr;
+  std::shared_ptr<ProgramState> state_;
 };
 
 /// An executable method: its arenas, resolved kernels and delegate handles.
@@ -123,6 +174,14 @@ public:
   /// An output that is a bound input reads the caller's memory until then.
   /// False when copied.
   Result<bool> setInput(size_t index, const TensorView &value, bool bind);
+  /// The index of the state input `index` is fed from (the method's
+  /// ProgramState), or -1 for an input the caller sets. setInput refuses a
+  /// state's input.
+  int inputState(size_t index) const;
+  /// The index of the state output `index` updates after each call, or -1.
+  int outputState(size_t index) const;
+  /// The state this method carries (null when it carries none).
+  ProgramState *state() const;
   /// Where input `index` is read from now: the arena, or the memory bound
   /// to it.
   const void *inputData(size_t index) const;
@@ -154,7 +213,10 @@ public:
   /// next execute).
   Result<TensorView> output(size_t index) const;
 
-  /// Runs every instruction in order.
+  /// Runs every instruction in order. A stateful method first feeds its
+  /// state inputs from the state (in place where it can), and after a
+  /// successful run copies its state outputs into the state (a failed run
+  /// leaves the state as it was).
   Error execute();
 
   size_t instructionCount() const;
@@ -177,6 +239,8 @@ private:
   friend class Program;
   struct Impl;
   explicit Method(std::unique_ptr<Impl> impl);
+  /// The instructions, without the state's feeding and update.
+  Error run();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -89,9 +89,11 @@ static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
             [&](unsigned i) {
               return func.getArgAttrOfType<StringAttr>(i, "hl.name");
             }),
-      names(func.getNumResults(), [&](unsigned i) {
-        return func.getResultAttrOfType<StringAttr>(i, "hl.name");
-      }));
+      names(func.getNumResults(),
+            [&](unsigned i) {
+              return func.getResultAttrOfType<StringAttr>(i, "hl.name");
+            }),
+      /*state_bindings=*/nullptr);
   Block *body = &method.getBody().emplaceBlock();
   builder.setInsertionPointToStart(body);
 

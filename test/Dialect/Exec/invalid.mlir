@@ -471,3 +471,50 @@ exec.program @early_return {
     exec.return %c : memref<i1>
   }
 }
+
+// -----
+
+// Tests that a state starts within its capacity.
+exec.program @p {
+  // expected-error @+1 {{initial extent 9 of dimension 1 lies outside 0..8}}
+  exec.state @h : memref<1x8xf32> initial [1, 9]
+  exec.method @forward : () -> () {
+    exec.return
+  }
+}
+
+// -----
+
+// Tests that a state binding names an exec.state.
+exec.program @p {
+  // expected-error @+1 {{'state_bindings' entry 0 names no exec.state @missing}}
+  exec.method @forward : (memref<4xf32>) -> memref<4xf32> attributes {state_bindings = [[@missing, 0, 0]]} {
+    %x = exec.input 0 : memref<4xf32>
+    exec.return %x : memref<4xf32>
+  }
+}
+
+// -----
+
+// Tests that a bound input has the state's element type and rank.
+exec.program @p {
+  exec.state @h : memref<4xi64> initial [4]
+  // expected-error @+1 {{input 0 ('memref<4xf32>') does not fit state @h ('memref<4xi64>')}}
+  exec.method @forward : (memref<4xf32>) -> memref<4xf32> attributes {state_bindings = [[@h, 0, -1]]} {
+    %x = exec.input 0 : memref<4xf32>
+    exec.return %x : memref<4xf32>
+  }
+}
+
+// -----
+
+// Tests that an output feeds at most one state.
+exec.program @p {
+  exec.state @a : memref<4xf32> initial [4]
+  exec.state @b : memref<4xf32> initial [4]
+  // expected-error @+1 {{output 0 is bound to a state twice}}
+  exec.method @forward : (memref<4xf32>) -> memref<4xf32> attributes {state_bindings = [[@a, -1, 0], [@b, -1, 0]]} {
+    %x = exec.input 0 : memref<4xf32>
+    exec.return %x : memref<4xf32>
+  }
+}

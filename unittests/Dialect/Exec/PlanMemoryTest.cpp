@@ -44,7 +44,7 @@ protected:
     auto method = builder.create<MethodOp>(
         loc, "forward", builder.getFunctionType(inputTypes, {resultType}),
         /*arena_sizes=*/nullptr, /*input_names=*/nullptr,
-        /*output_names=*/nullptr);
+        /*output_names=*/nullptr, /*state_bindings=*/nullptr);
     Block *body = &method.getBody().emplaceBlock();
     builder.setInsertionPointToStart(body);
 
