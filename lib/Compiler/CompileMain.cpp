@@ -1,7 +1,8 @@
 //===- CompileMain.cpp - strata-compile's command line --------------------===//
 //
 // strata-compile model.onnx -o model.strata [--emit ...] [--input-shape ...]
-//                [--input-value NAME=V,...]
+//                [--input-value NAME=V,...] [--state IN=OUT,...]
+//                [--method NAME[=MODEL] [--input-shape ...]...]...
 //   [--report report.json] [--verify [--verify-data DIR] [--bisect]]
 //   [--backend NAME [--backend-option K=V]... [--require-delegated]
 //    [--tune FILE | --tuning FILE]
@@ -100,6 +101,16 @@ cl::list<std::string> inputValues(
              "(e.g. sr=16000); the input leaves the program's signature and "
              "what depends on it folds (repeatable)"),
     cl::cat(category));
+cl::list<std::string> methodFlags(
+    "method",
+    cl::desc("Compile a program of several methods sharing their weights: "
+             "one method NAME from MODEL (default: the positional model), "
+             "taking the --input-shape, --dim, --max-extent and --input-value "
+             "flags that follow it up to the next --method (those before the "
+             "first apply to every method); e.g. --method prefill --dim "
+             "seq=1..128 --method decode --input-shape input_ids=1x1 "
+             "(repeatable)"),
+    cl::value_desc("NAME[=MODEL.onnx]"), cl::cat(category));
 cl::opt<bool> printIRAfterAll("print-ir-after-all",
                               cl::desc("Print the IR after every pass"),
                               cl::cat(category));
@@ -227,6 +238,8 @@ bool printBackends(raw_ostream &os) {
 /// The driver's options (what to write, import shapes and values, the
 /// program file's layout) into `options`; false after printing an error.
 bool readDriverOptions(CompileOptions &options) {
+  // With --method, each method reads its own import flags (readMethods).
+  bool importFlags = methodFlags.empty();
   std::optional<EmitKind> kind = parseEmitKind(emitKind);
   if (!kind) {
     errs() << "strata-compile: unknown --emit '" << emitKind << "' ("
@@ -239,13 +252,87 @@ bool readDriverOptions(CompileOptions &options) {
   inputs.dims = dimBounds;
   inputs.maxExtents = maxExtents;
   inputs.inputValues = inputValues;
-  if (!parseInputOptions(inputs, options.import, errs()))
+  if (importFlags && !parseInputOptions(inputs, options.import, errs()))
     return false;
   options.printIRAfterAll = printIRAfterAll;
   options.emitOptions.delegateBlobsInline = delegateBlobsInline;
   options.emitOptions.segmentAlignment = segmentAlignment;
   options.emitOptions.constantAlignment = constantAlignment;
   return true;
+}
+
+/// --method: each method's name, model and import options (the import
+/// flags between its --method and the next, and those before the first);
+/// false after printing an error.
+bool readMethods(std::vector<MethodSource> &methods) {
+  // The --method that an import flag at `position` follows (-1: none).
+  auto ownerOf = [](unsigned position) {
+    int owner = -1;
+    for (unsigned k = 0; k < methodFlags.size(); ++k)
+      if (methodFlags.getPosition(k) < position)
+        owner = static_cast<int>(k);
+    return owner;
+  };
+  for (unsigned k = 0; k < methodFlags.size(); ++k) {
+    auto [name, model] = StringRef(methodFlags[k]).split('=');
+    MethodSource method;
+    method.name = name.str();
+    method.modelPath = model.empty() ? inputPath.getValue() : model.str();
+    if (method.modelPath.empty()) {
+      errs() << "strata-compile: --method " << methodFlags[k]
+             << " names no model and none is given\n";
+      return false;
+    }
+    CompileRequest inputs;
+    auto collect = [&](const cl::list<std::string> &flag,
+                       std::vector<std::string> &list) {
+      for (unsigned i = 0; i < flag.size(); ++i) {
+        int owner = ownerOf(flag.getPosition(i));
+        if (owner < 0 || owner == static_cast<int>(k))
+          list.push_back(flag[i]);
+      }
+    };
+    collect(inputShapes, inputs.inputShapes);
+    collect(dimBounds, inputs.dims);
+    collect(maxExtents, inputs.maxExtents);
+    collect(inputValues, inputs.inputValues);
+    if (!parseInputOptions(inputs, method.import, errs()))
+      return false;
+    methods.push_back(std::move(method));
+  }
+  return true;
+}
+
+/// strata-compile --method ...: one program of several methods.
+int compileMethodsMain(const CompileOptions &options, MLIRContext &context) {
+  if (verifyOutput || bisectOnFailure || !reportProfile.empty()) {
+    errs() << "strata-compile: --verify, --bisect and --report-profile take a "
+              "program of one method, not several (--method)\n";
+    return 2;
+  }
+  std::vector<MethodSource> methods;
+  if (!readMethods(methods))
+    return 2;
+  std::string artifact;
+  CompileReport report;
+  if (failed(compileONNXMethods(methods, options, context, artifact, report))) {
+    errs() << "strata-compile: compiling the methods failed\n";
+    return 1;
+  }
+  for (const std::string &note : report.importNotes)
+    errs() << "strata-compile: note: " << note << "\n";
+  if (!reportPath.empty() || !reportHTML.empty()) {
+    llvm::json::Value json = report.toJSON();
+    json.getAsObject()->try_emplace(
+        "graph", toJSON(readModelGraph(methods.front().modelPath)));
+    if (!reportPath.empty() &&
+        !writeAtomically(reportPath, formatv("{0:2}\n", json).str()))
+      return 1;
+    if (!reportHTML.empty() &&
+        !writeAtomically(reportHTML, renderHTMLReport(json)))
+      return 1;
+  }
+  return writeAtomically(outputPath, artifact) ? 0 : 1;
 }
 
 } // namespace
@@ -261,13 +348,18 @@ int strataCompileMain(int argc, char **argv) {
 
   if (listBackends)
     return printBackends(outs()) ? 0 : 1;
-  if (inputPath.empty() || (outputPath.empty() && pipeline.planOut.empty())) {
+  bool severalMethods = !methodFlags.empty();
+  if ((inputPath.empty() && !severalMethods) ||
+      (outputPath.empty() && (pipeline.planOut.empty() || severalMethods))) {
     errs() << "strata-compile: needs a model and -o (or --plan-out); see "
               "--help\n";
     return 2;
   }
   if (!pipeline.given("program-name"))
-    pipeline.programName = programNameOf(inputPath.getValue());
+    pipeline.programName = programNameOf(
+        !inputPath.empty()
+            ? inputPath.getValue()
+            : StringRef(methodFlags.front()).split('=').second.str());
   // --plan-out alone plans and stops (below), as --emit plan does.
   if (std::optional<EmitKind> stop = parseEmitKind(emitKind))
     omitCalibrationData(pipeline, outputPath.empty() ? EmitKind::Plan : *stop);
@@ -282,6 +374,8 @@ int strataCompileMain(int argc, char **argv) {
   MLIRContext context;
   loadCompilerDialects(context);
   NodeDiagnosticHandler diagnostics(&context, errs(), verboseDiagnostics);
+  if (severalMethods)
+    return compileMethodsMain(options, context);
 
   std::string artifact;
   CompileReport report;

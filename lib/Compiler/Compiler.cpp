@@ -2,10 +2,13 @@
 #include "strata/Compiler/Compiler.h"
 
 #include "Exec/IR/ExecOps.h"
+#include "Exec/Transforms/Passes.h"
 #include "strata/Export/ONNXExport.h"
 #include "strata/Pipelines/CompilePipeline.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
@@ -99,10 +102,14 @@ private:
 
 } // namespace
 
-LogicalResult compileONNXFile(StringRef modelPath,
-                              const CompileOptions &options,
-                              MLIRContext &context, std::string &artifact,
-                              CompileReport &report) {
+namespace {
+
+/// Imports the model and runs the compile pipeline on it, up to what
+/// `options.emit` asks for.
+OwningOpRef<ModuleOp> importAndCompile(StringRef modelPath,
+                                       const CompileOptions &options,
+                                       MLIRContext &context,
+                                       CompileReport &report) {
   report.model = modelPath.str();
   OwningOpRef<ModuleOp> module;
   {
@@ -113,16 +120,22 @@ LogicalResult compileONNXFile(StringRef modelPath,
         for (StringAttr note : notes.getAsRange<StringAttr>())
           report.importNotes.push_back(note.str());
     if (!module)
-      return failure();
+      return nullptr;
   }
   report.countOps(*module, "hl");
   if (failed(runPipeline(*module, options, [&](OpPassManager &pm) {
         buildStrataCompilePipeline(pm, options, &report);
       })))
-    return failure();
+    return nullptr;
+  return module;
+}
+
+/// Writes what `options.emit` asks for of the compiled `module`.
+LogicalResult writeArtifact(ModuleOp module, const CompileOptions &options,
+                            std::string &artifact, CompileReport &report) {
   if (options.emit == EmitKind::ONNXQDQ) {
     StageTimer timer(report, "export-onnx");
-    if (failed(exportONNX(*module, ONNXExportOptions(), artifact)))
+    if (failed(exportONNX(module, ONNXExportOptions(), artifact)))
       return failure();
     report.outputBytes = artifact.size();
     return success();
@@ -137,7 +150,7 @@ LogicalResult compileONNXFile(StringRef modelPath,
     module->print(os);
   } else {
     StageTimer timer(report, "emit");
-    auto programs = module->getOps<exec::ProgramOp>();
+    auto programs = module.getOps<exec::ProgramOp>();
     if (programs.empty())
       return module->emitError("lowering produced no exec.program");
     if (failed(emitProgram(*programs.begin(), os, options.emitOptions)))
@@ -148,4 +161,70 @@ LogicalResult compileONNXFile(StringRef modelPath,
   return success();
 }
 
+} // namespace
+
+LogicalResult compileONNXFile(StringRef modelPath,
+                              const CompileOptions &options,
+                              MLIRContext &context, std::string &artifact,
+                              CompileReport &report) {
+  OwningOpRef<ModuleOp> module =
+      importAndCompile(modelPath, options, context, report);
+  if (!module)
+    return failure();
+  return writeArtifact(*module, options, artifact, report);
+}
+
+LogicalResult compileONNXMethods(ArrayRef<MethodSource> methods,
+                                 const CompileOptions &options,
+                                 MLIRContext &context, std::string &artifact,
+                                 CompileReport &report) {
+  if (methods.empty())
+    return emitError(UnknownLoc::get(&context), "no method to compile");
+  if (options.emit != EmitKind::Program && options.emit != EmitKind::MLIRExec)
+    return emitError(UnknownLoc::get(&context))
+           << "a program of several methods is written as a program or as "
+              "mlir-exec (--emit program or mlir-exec)";
+  llvm::StringSet<> names;
+  for (const MethodSource &method : methods)
+    if (method.name.empty() || !names.insert(method.name).second)
+      return emitError(UnknownLoc::get(&context))
+             << "method names must be given and distinct ('" << method.name
+             << "')";
+  OwningOpRef<ModuleOp> first;
+  exec::ProgramOp program;
+  for (const MethodSource &method : methods) {
+    CompileOptions one = options;
+    one.import = method.import;
+    one.emit = EmitKind::MLIRExec;
+    // States are bound over every method once they are one program.
+    one.statePairs.clear();
+    one.partitionPrefix = method.name + ".";
+    OwningOpRef<ModuleOp> module =
+        importAndCompile(method.modelPath, one, context, report);
+    if (!module)
+      return failure();
+    auto programs = module->getOps<exec::ProgramOp>();
+    if (programs.empty())
+      return module->emitError("lowering produced no exec.program");
+    if (!first) {
+      first = std::move(module);
+      program = *first->getOps<exec::ProgramOp>().begin();
+      auto only = *program.getBody().getOps<exec::MethodOp>().begin();
+      only.setSymName(method.name);
+      continue;
+    }
+    StageTimer timer(report, "merge-method");
+    if (failed(exec::mergeProgramInto(program, *programs.begin(), method.name)))
+      return failure();
+  }
+  report.model = methods.front().modelPath;
+  if (!options.statePairs.empty()) {
+    StageTimer timer(report, "bind-state");
+    if (failed(exec::bindStates(program, options.statePairs)))
+      return failure();
+  }
+  if (failed(verify(*first)))
+    return failure();
+  return writeArtifact(*first, options, artifact, report);
+}
 } // namespace strata

@@ -145,10 +145,11 @@ void resolveDims(func::FuncOp func) {
 }
 
 /// The value of `extent` with every symbol of its function at its upper
-/// bound (hl.dim_params naming hl.dim_bounds), folding the index
-/// arithmetic; nullopt when a leaf has no bound.
+/// bound (hl.dim_params naming hl.dim_bounds; with `lower`, at its lower
+/// bound), folding the index arithmetic; nullopt when a leaf has no bound.
 static std::optional<int64_t>
-valueAtBounds(Value extent, llvm::DenseMap<Value, int64_t> &known) {
+valueAtBounds(Value extent, llvm::DenseMap<Value, int64_t> &known,
+              bool lower = false) {
   if (auto it = known.find(extent); it != known.end())
     return it->second;
   std::optional<int64_t> result;
@@ -176,12 +177,12 @@ valueAtBounds(Value extent, llvm::DenseMap<Value, int64_t> &known) {
               ? dyn_cast_or_null<DenseI64ArrayAttr>(bounds.get(name.getValue()))
               : DenseI64ArrayAttr();
       if (range && range.size() == 2)
-        result = range[1];
+        result = range[lower ? 0 : 1];
     }
   } else if (def && def->getNumResults() == 1 && def->getNumRegions() == 0) {
     SmallVector<Attribute> operands;
     for (Value operand : def->getOperands()) {
-      std::optional<int64_t> v = valueAtBounds(operand, known);
+      std::optional<int64_t> v = valueAtBounds(operand, known, lower);
       if (!v)
         return std::nullopt;
       operands.push_back(IntegerAttr::get(operand.getType(), *v));
@@ -192,7 +193,7 @@ valueAtBounds(Value extent, llvm::DenseMap<Value, int64_t> &known) {
               dyn_cast<Attribute>(folded.front())))
         result = attr.getInt();
       else if (auto value = dyn_cast<Value>(folded.front()))
-        result = valueAtBounds(value, known);
+        result = valueAtBounds(value, known, lower);
     }
   }
   if (result)
@@ -218,6 +219,21 @@ Type TypesAtBounds::operator()(Value value) {
       shape[d] = *bound;
     }
   return types[value] = type.clone(shape);
+}
+
+bool TypesAtBounds::mayBeEmpty(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.hasStaticShape())
+    return false;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d)) {
+      std::optional<int64_t> least =
+          valueAtBounds(resolver.extent(value, d), knownAtLowerBounds,
+                        /*lower=*/true);
+      if (least && *least <= 0)
+        return true;
+    }
+  return false;
 }
 
 /// The symbol whose extent `extent` reads: a tensor.dim of an argument

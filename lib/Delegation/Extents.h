@@ -55,10 +55,13 @@ public:
   explicit TypesAtBounds(mlir::MLIRContext *context) : resolver(context) {}
   ~TypesAtBounds();
   mlir::Type operator()(mlir::Value value);
+  /// Whether an extent of `value` is 0 when every symbol is at its lower
+  /// bound (an empty KV cache before the first token).
+  bool mayBeEmpty(mlir::Value value);
 
 private:
   ExtentResolver resolver;
-  llvm::DenseMap<mlir::Value, int64_t> known;
+  llvm::DenseMap<mlir::Value, int64_t> known, knownAtLowerBounds;
   llvm::DenseMap<mlir::Value, mlir::Type> types;
 };
 

@@ -370,7 +370,8 @@ DelegationReport::Decision decide(ArrayRef<Operation *> ops,
 } // namespace
 
 FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
-                                      const CostCalibration *calibration) {
+                                      const CostCalibration *calibration,
+                                      StringRef namePrefix) {
   if (!backend.getHooks().delegates())
     return module.emitError("backend '")
            << backend.getName() << "' has no delegate to partition for";
@@ -401,13 +402,15 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
       return failure();
     // A delegate is prepared at the symbols' bounds: an op with an extent
     // that has none there (sized by the data: a detector's per-class
-    // counts) stays portable.
+    // counts) stays portable, and so does one with an extent that may be
+    // 0 (an empty KV cache): the delegates run extents of 1 and more.
     if (dynamic) {
       delegation::TypesAtBounds typeAtBounds(func.getContext());
       auto unbounded = [&](Value value) {
         auto type = dyn_cast<RankedTensorType>(value.getType());
         return type && !type.hasStaticShape() &&
-               !cast<RankedTensorType>(typeAtBounds(value)).hasStaticShape();
+               (!cast<RankedTensorType>(typeAtBounds(value)).hasStaticShape() ||
+                typeAtBounds.mayBeEmpty(value));
       };
       func.walk([&](Operation *op) {
         if (op->hasAttr(delegation::kBackendAttr) &&
@@ -442,8 +445,8 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
     int count = static_cast<int>(members.size());
     std::vector<std::string> names;
     for (int i = 0; i < count; ++i) {
-      std::string base =
-          backend.getName() + "_" + std::to_string(report.partitions + i);
+      std::string base = namePrefix.str() + backend.getName() + "_" +
+                         std::to_string(report.partitions + i);
       std::string name = base;
       for (int n = 1; symbols.lookup(name); ++n)
         name = base + "_" + std::to_string(n);

@@ -80,7 +80,8 @@ LogicalResult partitionForDelegates(ModuleOp module,
     if (failed(calibration))
       return failure();
     FailureOr<DelegationReport> placed =
-        partition(module, *backend, *calibration ? &**calibration : nullptr);
+        partition(module, *backend, *calibration ? &**calibration : nullptr,
+                  options.partitionPrefix);
     if (failed(placed))
       return failure();
     if (placements)

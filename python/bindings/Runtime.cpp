@@ -40,16 +40,33 @@ struct LoadedProgram {
   BackendRegistry delegates;
   std::unique_ptr<DataLoader> loader;
   std::optional<Program> program;
+  /// A stateful program's methods share its state: their calls and the
+  /// state's reads and writes take turns under this lock.
+  std::mutex stateMutex;
 };
 
 /// One method of a program, ready to run.
 class PyMethod {
 public:
   PyMethod(std::shared_ptr<LoadedProgram> owner, Method method)
-      : owner(std::move(owner)), method(std::move(method)) {}
+      : owner(std::move(owner)), method(std::move(method)) {
+    for (size_t i = 0; i < this->method.inputCount(); ++i)
+      if (this->method.inputState(i) < 0)
+        callerInputs.push_back(i);
+  }
 
   std::string name() const { return method.name(); }
-  size_t inputCount() const { return method.inputCount(); }
+  /// The inputs the caller gives (those no state feeds).
+  size_t inputCount() const { return callerInputs.size(); }
+  /// The names of the states the method carries.
+  std::vector<std::string> stateNames() const {
+    std::vector<std::string> names;
+    if (ProgramState *state = method.state())
+      for (size_t i = 0; i < method.inputCount(); ++i)
+        if (method.inputState(i) >= 0)
+          names.push_back(state->name(method.inputState(i)));
+    return names;
+  }
   size_t outputCount() const { return method.outputCount(); }
   bool isDynamic() const { return method.isDynamic(); }
 
@@ -57,7 +74,7 @@ public:
   /// program names none).
   std::vector<std::string> inputNames() const {
     std::vector<std::string> names;
-    for (size_t i = 0; i < method.inputCount(); ++i)
+    for (size_t i : callerInputs)
       names.push_back(method.inputName(i));
     return names;
   }
@@ -72,17 +89,16 @@ public:
   /// unknown, repeated or missing name is an error naming it.
   std::vector<py::array> arguments(const py::args &args,
                                    const py::kwargs &kwargs) const {
-    std::vector<py::object> slots(method.inputCount());
+    std::vector<py::object> slots(callerInputs.size());
     if (args.size() > slots.size())
-      throw StrataError("method '" + method.name() + "' takes " +
-                        std::to_string(slots.size()) + " inputs, got " +
+      throw StrataError(takes() + ", got " +
                         std::to_string(args.size() + kwargs.size()));
     for (size_t i = 0; i < args.size(); ++i)
       slots[i] = py::reinterpret_borrow<py::object>(args[i]);
     for (auto [key, value] : kwargs) {
       std::string name = py::str(key);
       size_t i = 0;
-      while (i < slots.size() && method.inputName(i) != name)
+      while (i < slots.size() && method.inputName(callerInputs[i]) != name)
         ++i;
       if (i == slots.size())
         throw StrataError("method '" + method.name() + "' has no input '" +
@@ -94,7 +110,8 @@ public:
     std::vector<py::array> result;
     for (size_t i = 0; i < slots.size(); ++i) {
       if (!slots[i] && !kwargs.empty())
-        throw StrataError("input '" + method.inputName(i) + "' is missing");
+        throw StrataError("input '" + method.inputName(callerInputs[i]) +
+                          "' is missing");
       if (slots[i])
         result.push_back(py::array::ensure(slots[i]));
     }
@@ -104,7 +121,7 @@ public:
   /// The inputs' types as the tools print them ("f32[batch: 1..8, 4]").
   std::vector<std::string> inputTypes() const {
     std::vector<std::string> types;
-    for (size_t i = 0; i < method.inputCount(); ++i)
+    for (size_t i : callerInputs)
       types.push_back(method.inputTypeString(i));
     return types;
   }
@@ -116,6 +133,9 @@ public:
     std::vector<py::array> outputs;
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> state(owner->stateMutex, std::defer_lock);
+    if (method.state())
+      state.lock();
     outputs = runLocked(prepared.views);
     return outputs;
   }
@@ -128,6 +148,9 @@ public:
     Prepared prepared = prepare(inputs);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> state(owner->stateMutex, std::defer_lock);
+    if (method.state())
+      state.lock();
     method.setProfiling(true);
     struct Off {
       Method &method;
@@ -169,10 +192,8 @@ private:
     std::vector<TensorView> views;
   };
   Prepared prepare(const std::vector<py::array> &inputs) const {
-    if (inputs.size() != method.inputCount())
-      throw StrataError("method '" + method.name() + "' takes " +
-                        std::to_string(method.inputCount()) + " inputs, got " +
-                        std::to_string(inputs.size()));
+    if (inputs.size() != callerInputs.size())
+      throw StrataError(takes() + ", got " + std::to_string(inputs.size()));
     Prepared prepared;
     for (size_t i = 0; i < inputs.size(); ++i) {
       // Values in the other byte order are converted (a copy).
@@ -201,14 +222,16 @@ private:
       ~Release() { method.releaseInputs(); }
     } release{method};
     for (size_t i = 0; i < inputs.size(); ++i) {
-      Result<bool> bound = method.setInput(i, inputs[i], /*bind=*/true);
+      Result<bool> bound =
+          method.setInput(callerInputs[i], inputs[i], /*bind=*/true);
       if (!bound.ok())
         throw StrataError("input " + std::to_string(i) + ": " +
                           bound.error().message());
     }
     lastInputData.clear();
     for (size_t i = 0; i < inputs.size(); ++i)
-      lastInputData.push_back(reinterpret_cast<uintptr_t>(method.inputData(i)));
+      lastInputData.push_back(
+          reinterpret_cast<uintptr_t>(method.inputData(callerInputs[i])));
     check(method.execute());
     py::gil_scoped_acquire acquire;
     std::vector<py::array> outputs;
@@ -230,17 +253,27 @@ private:
   /// Written by runLocked, under `mutex`.
   std::vector<uintptr_t> lastInputData;
 
+  /// "method 'decode' takes 2 inputs (its state feeds the others)".
+  std::string takes() const {
+    return "method '" + method.name() + "' takes " +
+           std::to_string(callerInputs.size()) + " inputs" +
+           (callerInputs.size() == method.inputCount()
+                ? std::string()
+                : " (its state feeds the others)");
+  }
+
   std::string joinedInputNames() const {
     if (method.inputCount() && method.inputName(0).empty())
       return "the program names none";
     std::string joined;
-    for (size_t i = 0; i < method.inputCount(); ++i)
-      joined += (i ? ", '" : "'") + method.inputName(i) + "'";
+    for (size_t k = 0; k < callerInputs.size(); ++k)
+      joined += (k ? ", '" : "'") + method.inputName(callerInputs[k]) + "'";
     return joined;
   }
 
   std::shared_ptr<LoadedProgram> owner;
   Method method;
+  std::vector<size_t> callerInputs;
   std::mutex mutex;
 };
 
@@ -310,7 +343,84 @@ public:
 
   const std::string &path() const { return owner->path; }
 
+  /// The states the methods carry, by name.
+  std::vector<std::string> stateNames() const {
+    std::vector<std::string> names;
+    if (ProgramState *state = owner->program->state().get())
+      for (size_t i = 0; i < state->size(); ++i)
+        names.push_back(state->name(i));
+    return names;
+  }
+
+  /// Every state back to its start.
+  void resetState() {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(owner->stateMutex);
+    if (ProgramState *state = owner->program->state().get())
+      state->reset();
+  }
+
+  /// A copy of state `name` at its current shape. The state is read
+  /// without the GIL (a method call holds the state's lock and takes the
+  /// GIL back at its end).
+  py::array getState(const std::string &name) {
+    ProgramState &state = stateOrThrow();
+    TensorView current;
+    std::vector<uint8_t> bytes;
+    int index = -1;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(owner->stateMutex);
+      index = state.find(name);
+      if (index >= 0) {
+        current = state.view(index);
+        const auto *data = static_cast<const uint8_t *>(current.data);
+        bytes.assign(data, data + current.nbytes());
+      }
+    }
+    if (index < 0)
+      throw StrataError("no state '" + name + "' (states: " + joinedStates() +
+                        ")");
+    current.data = bytes.data();
+    return copyOf(current);
+  }
+
+  /// Sets state `name` to `value` (its dtype and rank, within the state's
+  /// capacity).
+  void setState(const std::string &name, const py::array &value) {
+    ProgramState &state = stateOrThrow();
+    py::array array = py::array::ensure(value, py::array::c_style);
+    if (!array)
+      throw StrataError("state '" + name + "': not an array numpy can convert");
+    TensorView view = viewOf(array);
+    int index = -1;
+    Error error = Error::success();
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(owner->stateMutex);
+      index = state.find(name);
+      if (index >= 0)
+        error = state.set(index, view);
+    }
+    if (index < 0)
+      throw StrataError("no state '" + name + "' (states: " + joinedStates() +
+                        ")");
+    check(std::move(error));
+  }
+
 private:
+  ProgramState &stateOrThrow() const {
+    if (!owner->program->state())
+      throw StrataError(owner->path + ": the program carries no state");
+    return *owner->program->state();
+  }
+  std::string joinedStates() const {
+    std::string joined;
+    for (const std::string &name : stateNames())
+      joined += (joined.empty() ? "'" : ", '") + name + "'";
+    return joined;
+  }
+
   explicit PyProgram(std::shared_ptr<LoadedProgram> owner)
       : owner(std::move(owner)) {}
 
@@ -345,7 +455,11 @@ void bindRuntime(py::module_ &m) {
           "The addresses the last call read its inputs from: an "
           "array's own where it was read without a copy (C order, "
           "the input's dtype), else the program's arena.")
-      .def_property_readonly("input_names", &PyMethod::inputNames)
+      .def_property_readonly("input_names", &PyMethod::inputNames,
+                             "The names of the inputs the caller gives (a "
+                             "state feeds the others).")
+      .def_property_readonly("state_names", &PyMethod::stateNames,
+                             "The states this method carries between calls.")
       .def_property_readonly("output_names", &PyMethod::outputNames)
       .def(
           "__call__",
@@ -376,6 +490,15 @@ void bindRuntime(py::module_ &m) {
       .def_property_readonly("methods", &PyProgram::methods)
       .def_property_readonly("default_method", &PyProgram::defaultMethod)
       .def("method", &PyProgram::method, py::arg("name"))
+      .def_property_readonly("state_names", &PyProgram::stateNames,
+                             "The states the methods carry between calls "
+                             "(strata-compile --state), shared by them.")
+      .def("reset_state", &PyProgram::resetState,
+           "Every state back to its start (zeros; an empty KV cache).")
+      .def("get_state", &PyProgram::getState, py::arg("name"),
+           "A copy of state `name` at its current shape.")
+      .def("set_state", &PyProgram::setState, py::arg("name"), py::arg("value"),
+           "Sets state `name` (its dtype and rank, within its capacity).")
       .def(
           "run",
           [](PyProgram &program, const py::args &args, const py::kwargs &kw) {

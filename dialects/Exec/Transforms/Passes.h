@@ -47,6 +47,14 @@ mlir::FailureOr<MemoryPlanSummary> planMemory(MethodOp method,
 mlir::LogicalResult bindStates(ProgramOp program,
                                llvm::ArrayRef<std::string> pairs);
 
+/// Moves `from`'s method into `into` as method `methodName` (it must be
+/// `from`'s only method), with what it refers to: a constant equal in type
+/// and bytes to one `into` has is stored once (its references renamed), a
+/// constant or delegate whose name `into` already uses for other contents
+/// is renamed `methodName.NAME`. `from` is left empty.
+mlir::LogicalResult mergeProgramInto(ProgramOp into, ProgramOp from,
+                                     llvm::StringRef methodName);
+
 #define GEN_PASS_REGISTRATION
 #include "Exec/Transforms/Passes.h.inc"
 

@@ -84,10 +84,13 @@ struct DelegationReport {
 /// of `module`. With a calibration, a group whose estimated delegated time
 /// (its ops, the call, the conversion of what crosses its boundary) exceeds
 /// its estimated portable time stays on the portable kernels. Fails when the
-/// backend has no delegate.
+/// backend has no delegate. Partitions are named `namePrefix` + backend +
+/// "_" + N (a program of several methods gives each method's its prefix,
+/// so that their delegates and their named data keep apart).
 mlir::FailureOr<DelegationReport>
 partition(mlir::ModuleOp module, const Backend &backend,
-          const CostCalibration *calibration = nullptr);
+          const CostCalibration *calibration = nullptr,
+          llvm::StringRef namePrefix = "");
 
 /// Runs a pipeline on an op nested in the module being compiled: the
 /// calling pass's Pass::runPipeline, so that the work runs as a dynamic

@@ -72,6 +72,9 @@ struct CompileOptions {
   /// Values the methods carry from one call to the next: "IN=OUT" pairs
   /// or "past-present" (exec::bindStates).
   std::vector<std::string> statePairs;
+  /// Put before every delegate partition's name ("decode."): a method of a
+  /// program of several keeps its delegates apart from the others'.
+  std::string partitionPrefix;
   /// Print the IR after every pass (to stderr).
   bool printIRAfterAll = false;
   /// The backend patterns run on hl before lowering (none: the model is

@@ -1,0 +1,148 @@
+"""Programs that carry state between calls (strata-compile --state) and have
+several methods (--method): a one-layer causal attention with a KV cache,
+compiled with a prefill and a decode method sharing weights and cache, run
+prompt then token by token from Python, against numpy float64 attending
+over the whole sequence at once."""
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import strata
+from conftest import rel_l2, tool
+
+D = 8
+
+
+def attention_model(path):
+    """y = softmax(q k^T / sqrt(D) + bias) v, q, k, v = x Wq, x Wk, x Wv,
+    with k and v appended to past_key_values.0.key/value (present.0.*)."""
+    rng = np.random.default_rng(0)
+    w = {n: (rng.standard_normal((D, D)) / np.sqrt(D)).astype(np.float32)
+         for n in ("Wq", "Wk", "Wv")}
+    node = helper.make_node
+    nodes = [
+        node("MatMul", ["x", "Wq"], ["q"]), node("MatMul", ["x", "Wk"], ["k"]),
+        node("MatMul", ["x", "Wv"], ["v"]),
+        node("Concat", ["past_key_values.0.key", "k"], ["present.0.key"], axis=1),
+        node("Concat", ["past_key_values.0.value", "v"], ["present.0.value"], axis=1),
+        node("Transpose", ["present.0.key"], ["kt"], perm=[0, 2, 1]),
+        node("MatMul", ["q", "kt"], ["s0"]), node("Mul", ["s0", "scale"], ["s"]),
+        node("Add", ["s", "attention_bias"], ["sm"]),
+        node("Softmax", ["sm"], ["p"], axis=-1),
+        node("MatMul", ["p", "present.0.value"], ["y"])]
+    f = TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes, "attention",
+        [helper.make_tensor_value_info("x", f, [1, "seq", D]),
+         helper.make_tensor_value_info("past_key_values.0.key", f, [1, "past_len", D]),
+         helper.make_tensor_value_info("past_key_values.0.value", f, [1, "past_len", D]),
+         helper.make_tensor_value_info("attention_bias", f, [1, "seq", "total"])],
+        [helper.make_tensor_value_info("y", f, [1, "seq", D]),
+         helper.make_tensor_value_info("present.0.key", f, [1, "total", D]),
+         helper.make_tensor_value_info("present.0.value", f, [1, "total", D])],
+        [numpy_helper.from_array(w[n], n) for n in w]
+        + [numpy_helper.from_array(np.array(1 / np.sqrt(D), np.float32), "scale")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return w
+
+
+def causal_bias(seq, past):
+    """The additive mask of `seq` queries at positions past.. over past+seq
+    keys: 0 where a query may attend, -1e9 after it."""
+    total = past + seq
+    rows = np.arange(past, total)[:, None]
+    return np.where(np.arange(total)[None, :] <= rows, 0, -1e9).astype(
+        np.float32)[None]
+
+
+def reference(w, x):
+    """Causal attention over the whole sequence x [1, T, D] in float64."""
+    x = x.astype(np.float64)
+    q, k, v = (x @ w[n].astype(np.float64) for n in ("Wq", "Wk", "Wv"))
+    s = q @ k.transpose(0, 2, 1) / np.sqrt(D) + causal_bias(x.shape[1], 0)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return p @ v, k, v
+
+
+@pytest.fixture(scope="module", params=["portable", "onednn", "xnnpack"])
+def decoder(request, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("state")
+    w = attention_model(folder / "attention.onnx")
+    out = folder / f"attention-{request.param}.strata"
+    backend = [] if request.param == "portable" else [
+        "--backend", request.param, "--partition-cost=false"]
+    subprocess.run(
+        [tool("strata-compile"), str(folder / "attention.onnx"), "-o", str(out),
+         "--state", "past-present", "--dim", "past_len=0..16",
+         "--method", "prefill", "--dim", "seq=1..8", "--dim", "total=1..24",
+         "--method", "decode", "--input-shape", "x=1x1x8",
+         "--input-shape", "attention_bias=1x1xtotal:1..17"] + backend,
+        check=True, capture_output=True, text=True)
+    return w, str(out)
+
+
+def test_prefill_then_decode_equals_the_whole_sequence(decoder):
+    w, path = decoder
+    program = strata.load(path)
+    assert program.methods == ["prefill", "decode"]
+    assert program.state_names == ["past_key_values.0.key",
+                                   "past_key_values.0.value"]
+    prefill, decode = program.method("prefill"), program.method("decode")
+    assert prefill.input_names == ["x", "attention_bias"]
+    assert decode.state_names == program.state_names
+    x = np.random.default_rng(1).standard_normal((1, 8, D)).astype(np.float32)
+    want, k, v = reference(w, x)
+    prompt = 5
+    (y, _, _) = prefill(x[:, :prompt], causal_bias(prompt, 0))
+    outputs = [y]
+    for t in range(prompt, 8):
+        (y, present_key, _) = decode(x=x[:, t:t + 1],
+                                     attention_bias=causal_bias(1, t))
+        assert present_key.shape == (1, t + 1, D)
+        outputs.append(y)
+    got = np.concatenate(outputs, axis=1)
+    assert rel_l2(got, want) < 1e-5
+    assert rel_l2(program.get_state("past_key_values.0.key"), k) < 1e-6
+    assert rel_l2(program.get_state("past_key_values.0.value"), v) < 1e-6
+    # A new sequence starts from an empty cache.
+    program.reset_state()
+    assert program.get_state("past_key_values.0.key").shape == (1, 0, D)
+    (y, _, _) = decode(x[:, :1], causal_bias(1, 0))
+    assert rel_l2(y, want[:, :1]) < 1e-5
+
+
+def test_state_is_set_and_checked_by_name(decoder):
+    w, path = decoder
+    program = strata.load(path)
+    x = np.random.default_rng(2).standard_normal((1, 3, D)).astype(np.float32)
+    _, k, v = reference(w, x)
+    # A cache filled by hand continues as one the program filled.
+    program.set_state("past_key_values.0.key", k[:, :2].astype(np.float32))
+    program.set_state("past_key_values.0.value", v[:, :2].astype(np.float32))
+    (y, _, _) = program.method("decode")(x[:, 2:3], causal_bias(1, 2))
+    assert rel_l2(y, reference(w, x)[0][:, 2:3]) < 1e-5
+    with pytest.raises(strata.Error, match="no state 'past' .*'past_key_values.0.key'"):
+        program.get_state("past")
+    with pytest.raises(strata.Error, match="holds at most f32\\[1, 24, 8\\]"):
+        program.set_state("past_key_values.0.key", np.zeros((1, 25, D), np.float32))
+    with pytest.raises(strata.Error, match="takes 2 inputs \\(its state feeds the others\\), got 3"):
+        program.method("decode")(x[:, :1], causal_bias(1, 0), x[:, :1])
+
+
+def test_a_full_cache_is_refused_and_kept(decoder):
+    _, path = decoder
+    program = strata.load(path)
+    decode = program.method("decode")
+    token = np.ones((1, 1, D), np.float32)
+    for t in range(17):
+        decode(token, causal_bias(1, t))
+    # The caller's bias fits (17 keys); the cache of 17 rows does not (16).
+    with pytest.raises(strata.Error, match="state 'past_key_values.0.key' cannot feed input 1"):
+        decode(token, causal_bias(1, 16))
+    assert program.get_state("past_key_values.0.key").shape == (1, 17, D)
