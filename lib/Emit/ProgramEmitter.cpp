@@ -238,12 +238,17 @@ private:
   LogicalResult emitNamedData(exec::DelegateOp delegate);
   /// The program's states, in order.
   LogicalResult emitStates();
+  /// The tables of the constants whose bytes a delegate's named data holds
+  /// (after the delegates): each points at that data's segment.
+  LogicalResult emitSharedConstants();
 
   exec::ProgramOp program;
   const EmitOptions &options;
   flatbuffers::FlatBufferBuilder fbb{1 << 16};
   llvm::StringMap<uint32_t> constantIndex, delegateIndex, stateIndex;
   std::vector<flatbuffers::Offset<fbs::State>> states;
+  /// Constants stored in a named data segment, and their index.
+  std::vector<std::pair<exec::ConstantOp, size_t>> sharedConstants;
   llvm::MapVector<StringRef, uint32_t> operatorIndex;
   std::vector<std::string> segmentBytes;
   std::vector<flatbuffers::Offset<fbs::Constant>> constants;
@@ -651,12 +656,36 @@ LogicalResult Emitter::emitStates() {
 }
 
 LogicalResult Emitter::emitConstants() {
+  // The delegates' named data, by hash: a constant with the same bytes (a
+  // weight one method reads on the portable kernels and another's delegate
+  // stores unpacked) points into that data's segment instead.
+  llvm::DenseMap<uint64_t, SmallVector<std::string, 1>> namedBytes;
+  for (auto delegate : program.getBody().getOps<exec::DelegateOp>())
+    for (NamedAttribute entry : delegate.getNamedData()) {
+      FailureOr<std::string> bytes =
+          getBytes(delegate, cast<ElementsAttr>(entry.getValue()));
+      if (failed(bytes))
+        return failure();
+      uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(*bytes));
+      namedBytes[hash].push_back(std::move(*bytes));
+    }
   std::string constantSegment;
   for (auto constant : program.getBody().getOps<exec::ConstantOp>()) {
     FailureOr<std::string> bytes = getBytes(constant, constant.getValue());
+    if (failed(bytes))
+      return failure();
+    auto found = namedBytes.find(llvm::xxh3_64bits(llvm::StringRef(*bytes)));
+    if (found != namedBytes.end() && !bytes->empty() &&
+        llvm::is_contained(found->second, *bytes)) {
+      // Its table is made once the named data has its segment.
+      constantIndex[constant.getSymName()] = constants.size();
+      sharedConstants.push_back({constant, constants.size()});
+      constants.emplace_back();
+      continue;
+    }
     auto type =
         emitType(constant, cast<ShapedType>(constant.getValue().getType()));
-    if (failed(bytes) || failed(type))
+    if (failed(type))
       return failure();
     constantSegment.resize(
         runtime::alignTo(constantSegment.size(), options.constantAlignment),
@@ -669,8 +698,30 @@ LogicalResult Emitter::emitConstants() {
         fbs::CreateConstantDirect(fbb, constant.getSymName().str().c_str(),
                                   *type, 0, offset, bytes->size()));
   }
-  if (!constants.empty())
+  if (constants.size() > sharedConstants.size())
     addSegment(std::move(constantSegment));
+  return success();
+}
+
+LogicalResult Emitter::emitSharedConstants() {
+  for (auto [constant, index] : sharedConstants) {
+    FailureOr<std::string> bytes = getBytes(constant, constant.getValue());
+    auto type =
+        emitType(constant, cast<ShapedType>(constant.getValue().getType()));
+    if (failed(bytes) || failed(type))
+      return failure();
+    std::optional<uint32_t> segment;
+    for (uint32_t candidate :
+         segmentsByHash[llvm::xxh3_64bits(llvm::StringRef(*bytes))])
+      if (segmentBytes[candidate] == *bytes)
+        segment = candidate;
+    if (!segment)
+      return constant.emitError("shares its bytes with named data that was "
+                                "not emitted");
+    constants[index] =
+        fbs::CreateConstantDirect(fbb, constant.getSymName().str().c_str(),
+                                  *type, *segment, 0, bytes->size());
+  }
   return success();
 }
 
@@ -761,6 +812,8 @@ LogicalResult Emitter::emit(llvm::raw_ostream &os) {
   for (auto delegate : program.getBody().getOps<exec::DelegateOp>())
     if (failed(emitDelegate(delegate)))
       return failure();
+  if (failed(emitSharedConstants()))
+    return failure();
 
   std::vector<flatbuffers::Offset<fbs::Method>> methods;
   for (auto method : program.getBody().getOps<exec::MethodOp>()) {

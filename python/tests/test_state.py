@@ -3,6 +3,7 @@ several methods (--method): a one-layer causal attention with a KV cache,
 compiled with a prefill and a decode method sharing weights and cache, run
 prompt then token by token from Python, against numpy float64 attending
 over the whole sequence at once."""
+import os
 import subprocess
 
 import numpy as np
@@ -146,3 +147,90 @@ def test_a_full_cache_is_refused_and_kept(decoder):
     with pytest.raises(strata.Error, match="state 'past_key_values.0.key' cannot feed input 1"):
         decode(token, causal_bias(1, 16))
     assert program.get_state("past_key_values.0.key").shape == (1, 17, D)
+
+
+# The project's GPT-style decoder (models/decoder.py), exported as people
+# export decoders: a whole-sequence graph and a step graph with
+# past_key_values.* / present.*, attention_mask and position_ids, the
+# causal mask computed in the graph.
+
+GPT_METHODS = [
+    "--state", "past-present", "--dim", "past_sequence=0..63",
+    "--method", "prefill", "--dim", "sequence=1..64",
+    "--dim", "total_sequence=1..127",
+    "--method", "decode", "--dim", "total_sequence=1..64",
+    "--input-shape", "input_ids=1x1", "--input-shape", "position_ids=1x1"]
+
+
+_GPT = {}
+
+
+def gpt_greedy(prompt, count):
+    """PyTorch's greedy continuation of `prompt`, the whole sequence run
+    again for every token."""
+    import torch
+    ids = torch.tensor(prompt)
+    with torch.no_grad():
+        for _ in range(count):
+            logits = _GPT["model"](ids)[0]
+            ids = torch.cat([ids, logits[:, -1:].argmax(-1)], dim=1)
+    return ids[0, prompt.shape[1]:].tolist()
+
+
+@pytest.fixture(scope="module")
+def gpt(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "models"))
+    import decoder
+    torch.manual_seed(0)
+    model = decoder.GPT(layers=2, width=64, heads=4, context=64).eval()
+    _GPT["model"] = model
+    folder = tmp_path_factory.mktemp("gpt")
+    decoder.export(model, str(folder))
+    ids = torch.randint(0, 256, (1, 24))
+    with torch.no_grad():
+        logits = model(ids)[0].numpy()
+    return folder, ids.numpy(), logits
+
+
+@pytest.mark.parametrize("backend", ["portable", "onednn", "xnnpack"])
+def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
+    folder, ids, want = gpt
+    extra = [] if backend == "portable" else ["--backend", backend]
+    out = folder / f"steps-{backend}.strata"
+    subprocess.run([tool("strata-compile"), str(folder / "with_past.onnx"),
+                    "-o", str(out)] + GPT_METHODS + extra,
+                   check=True, capture_output=True, text=True)
+    program = strata.load(str(out))
+    assert len(program.state_names) == 4
+    prefill, decode = program.method("prefill"), program.method("decode")
+    prompt = 16
+    logits = [prefill(ids[:, :prompt], np.ones((1, prompt), np.int64),
+                      np.arange(prompt)[None])[0]]
+    for t in range(prompt, ids.shape[1]):
+        logits.append(decode(ids[:, t:t + 1], np.ones((1, t + 1), np.int64),
+                             np.array([[t]]))[0])
+    stepped = np.concatenate(logits, axis=1)
+    assert rel_l2(stepped, want) < 1e-5
+    # The whole-sequence export gives the same logits.
+    full = folder / f"full-{backend}.strata"
+    subprocess.run([tool("strata-compile"), str(folder / "full.onnx"), "-o",
+                    str(full), "--dim", "sequence=1..64"] + extra,
+                   check=True, capture_output=True, text=True)
+    (whole,) = strata.load(str(full)).run(ids)
+    assert rel_l2(stepped, whole) < 1e-5
+    # After a reset, greedy generation from the prompt picks PyTorch's
+    # tokens (PyTorch recomputing the whole sequence at every step).
+    program.reset_state()
+    (step,) = prefill(ids[:, :prompt], np.ones((1, prompt), np.int64),
+                      np.arange(prompt)[None])[:1]
+    assert program.get_state("past_key_values.1.value").shape == (1, 4, 16, 16)
+    generated = []
+    for t in range(prompt, prompt + 16):
+        token = int(step[0, -1].argmax())
+        generated.append(token)
+        (step,) = decode(np.array([[token]]), np.ones((1, t + 1), np.int64),
+                         np.array([[t]]))[:1]
+    assert generated == gpt_greedy(ids[:, :prompt], 16)

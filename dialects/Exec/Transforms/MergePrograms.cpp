@@ -64,7 +64,31 @@ LogicalResult strata::exec::mergeProgramInto(ProgramOp into, ProgramOp from,
     known[llvm::xxh3_64bits(key->bytes)].push_back({constant, *key});
   }
   Block &target = into.getBody().front();
-  for (Operation &op : llvm::make_early_inc_range(from.getBody().front())) {
+  // First every symbol of `from` takes a name neither program uses, so that
+  // renaming one to its final name never catches another's references.
+  SymbolTable fromTable(from);
+  SmallVector<std::pair<Operation *, std::string>> moved;
+  for (Operation &op : from.getBody().front()) {
+    if (isa<MethodOp>(op))
+      continue;
+    if (!isa<ConstantOp, DelegateOp>(op))
+      return op.emitError("cannot be merged into another program");
+    std::string original = SymbolTable::getSymbolName(&op).str();
+    std::string temporary;
+    for (int n = 0;; ++n) {
+      temporary =
+          "__merging." + std::to_string(moved.size()) + "." + std::to_string(n);
+      if (!intoTable.lookup(temporary) && !fromTable.lookup(temporary))
+        break;
+    }
+    auto name = StringAttr::get(into.getContext(), temporary);
+    if (failed(SymbolTable::replaceAllSymbolUses(&op, name, method)))
+      return failure();
+    SymbolTable::setSymbolName(&op, name);
+    moved.push_back({&op, original});
+  }
+  for (auto [op, original] : moved) {
+    auto temporary = SymbolTable::getSymbolName(op);
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       FailureOr<ConstantKey> key = keyOf(constant);
       if (failed(key))
@@ -76,41 +100,30 @@ LogicalResult strata::exec::mergeProgramInto(ProgramOp into, ProgramOp from,
           equal = candidate;
       if (equal) {
         if (failed(SymbolTable::replaceAllSymbolUses(
-                constant.getSymNameAttr(), equal.getSymNameAttr(), method)))
+                temporary, equal.getSymNameAttr(), method)))
           return failure();
         constant.erase();
         continue;
       }
-      if (intoTable.lookup(constant.getSymName())) {
-        auto renamed = StringAttr::get(
-            into.getContext(),
-            freshName(intoTable,
-                      (methodName + "." + constant.getSymName()).str()));
-        if (failed(SymbolTable::replaceAllSymbolUses(constant.getSymNameAttr(),
-                                                     renamed, method)))
-          return failure();
-        constant.setSymNameAttr(renamed);
-      }
-      constant->moveBefore(&target, target.end());
-      intoTable.insert(constant);
       known[hash].push_back({constant, std::move(*key)});
-      continue;
-    }
-    if (auto delegate = dyn_cast<DelegateOp>(op)) {
+    } else if (intoTable.lookup(original)) {
       // Each method's partitions are named apart (CompileOptions::
       // partitionPrefix): their blobs name their named data by it.
-      if (intoTable.lookup(delegate.getSymName()))
-        return delegate.emitError("delegate '")
-               << delegate.getSymName()
-               << "' is named as one the program has (compile each method "
-                  "with a partition prefix of its own)";
-      delegate->moveBefore(&target, target.end());
-      intoTable.insert(delegate);
-      continue;
+      return op->emitError("delegate '")
+             << original
+             << "' is named as one the program has (compile each method "
+                "with a partition prefix of its own)";
     }
-    if (isa<MethodOp>(op))
-      continue;
-    return op.emitError("cannot be merged into another program");
+    std::string final =
+        intoTable.lookup(original)
+            ? freshName(intoTable, (methodName + "." + original).str())
+            : original;
+    auto name = StringAttr::get(into.getContext(), final);
+    if (failed(SymbolTable::replaceAllSymbolUses(temporary, name, method)))
+      return failure();
+    SymbolTable::setSymbolName(op, name);
+    op->moveBefore(&target, target.end());
+    intoTable.insert(op);
   }
   method.setSymName(methodName);
   method->moveBefore(&target, target.end());

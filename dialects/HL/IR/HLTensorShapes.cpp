@@ -435,6 +435,37 @@ LogicalResult ConstantOfShapeOp::inferReturnTypeComponents(
   return knownShape(shapes, *shape);
 }
 
+/// `value` without the integer casts around it (exporters cast shape
+/// arithmetic to int64 that already is).
+static Value withoutIntegerCasts(Value value) {
+  while (auto cast = value.getDefiningOp<CastOp>()) {
+    auto from = dyn_cast<ShapedType>(cast.getInput().getType());
+    auto to = dyn_cast<ShapedType>(cast.getType());
+    if (!from || !to || !from.getElementType().isInteger() ||
+        !to.getElementType().isInteger() ||
+        from.getElementType().getIntOrFloatBitWidth() >
+            to.getElementType().getIntOrFloatBitWidth())
+      break;
+    value = cast.getInput();
+  }
+  return value;
+}
+
+/// `limit` - `start` where `limit` is `start` + a constant (arange(p, p +
+/// s) over a cache of run-time length p and s new tokens).
+static std::optional<double> constantSpan(Value start, Value limit) {
+  auto add = withoutIntegerCasts(limit).getDefiningOp<AddOp>();
+  if (!add)
+    return std::nullopt;
+  Value from = withoutIntegerCasts(start);
+  for (auto [base, offset] : {std::pair{add.getLhs(), add.getRhs()},
+                              std::pair{add.getRhs(), add.getLhs()}})
+    if (withoutIntegerCasts(base) == from)
+      if (std::optional<double> span = constantScalar(offset))
+        return span;
+  return std::nullopt;
+}
+
 LogicalResult RangeOp::inferReturnTypeComponents(
     MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
@@ -443,6 +474,13 @@ LogicalResult RangeOp::inferReturnTypeComponents(
   std::optional<double> start = constantScalar(op.getStart());
   std::optional<double> limit = constantScalar(op.getLimit());
   std::optional<double> delta = constantScalar(op.getDelta());
+  // A run-time start and a limit a constant after it: the count is known.
+  if (!start && !limit && delta)
+    if (std::optional<double> span =
+            constantSpan(op.getStart(), op.getLimit())) {
+      start = 0;
+      limit = span;
+    }
   if (!start || !limit || !delta)
     return unknownShape(shapes);
   FailureOr<int64_t> count = rangeElementCount(*start, *limit, *delta);
