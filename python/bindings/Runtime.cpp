@@ -53,6 +53,9 @@ public:
     for (size_t i = 0; i < this->method.inputCount(); ++i)
       if (this->method.inputState(i) < 0)
         callerInputs.push_back(i);
+    for (size_t i = 0; i < this->method.outputCount(); ++i)
+      if (this->method.outputState(i) < 0)
+        callerOutputs.push_back(i);
   }
 
   std::string name() const { return method.name(); }
@@ -67,7 +70,9 @@ public:
           names.push_back(state->name(method.inputState(i)));
     return names;
   }
-  size_t outputCount() const { return method.outputCount(); }
+  /// The outputs the caller gets (those that update no state: a KV
+  /// cache's presents stay in the program; get_state reads them).
+  size_t outputCount() const { return callerOutputs.size(); }
   bool isDynamic() const { return method.isDynamic(); }
 
   /// The model's names of the inputs and outputs (empty strings where the
@@ -80,7 +85,7 @@ public:
   }
   std::vector<std::string> outputNames() const {
     std::vector<std::string> names;
-    for (size_t i = 0; i < method.outputCount(); ++i)
+    for (size_t i : callerOutputs)
       names.push_back(method.outputName(i));
     return names;
   }
@@ -235,7 +240,7 @@ private:
     check(method.execute());
     py::gil_scoped_acquire acquire;
     std::vector<py::array> outputs;
-    for (size_t i = 0; i < method.outputCount(); ++i)
+    for (size_t i : callerOutputs)
       outputs.push_back(copyOf(take(method.output(i))));
     return outputs;
   }
@@ -273,7 +278,7 @@ private:
 
   std::shared_ptr<LoadedProgram> owner;
   Method method;
-  std::vector<size_t> callerInputs;
+  std::vector<size_t> callerInputs, callerOutputs;
   std::mutex mutex;
 };
 

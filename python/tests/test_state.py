@@ -100,12 +100,12 @@ def test_prefill_then_decode_equals_the_whole_sequence(decoder):
     x = np.random.default_rng(1).standard_normal((1, 8, D)).astype(np.float32)
     want, k, v = reference(w, x)
     prompt = 5
-    (y, _, _) = prefill(x[:, :prompt], causal_bias(prompt, 0))
+    assert prefill.output_names == ["y"]
+    (y,) = prefill(x[:, :prompt], causal_bias(prompt, 0))
     outputs = [y]
     for t in range(prompt, 8):
-        (y, present_key, _) = decode(x=x[:, t:t + 1],
-                                     attention_bias=causal_bias(1, t))
-        assert present_key.shape == (1, t + 1, D)
+        (y,) = decode(x=x[:, t:t + 1], attention_bias=causal_bias(1, t))
+        assert program.get_state("past_key_values.0.key").shape == (1, t + 1, D)
         outputs.append(y)
     got = np.concatenate(outputs, axis=1)
     assert rel_l2(got, want) < 1e-5
@@ -114,7 +114,7 @@ def test_prefill_then_decode_equals_the_whole_sequence(decoder):
     # A new sequence starts from an empty cache.
     program.reset_state()
     assert program.get_state("past_key_values.0.key").shape == (1, 0, D)
-    (y, _, _) = decode(x[:, :1], causal_bias(1, 0))
+    (y,) = decode(x[:, :1], causal_bias(1, 0))
     assert rel_l2(y, want[:, :1]) < 1e-5
 
 
@@ -126,7 +126,7 @@ def test_state_is_set_and_checked_by_name(decoder):
     # A cache filled by hand continues as one the program filled.
     program.set_state("past_key_values.0.key", k[:, :2].astype(np.float32))
     program.set_state("past_key_values.0.value", v[:, :2].astype(np.float32))
-    (y, _, _) = program.method("decode")(x[:, 2:3], causal_bias(1, 2))
+    (y,) = program.method("decode")(x[:, 2:3], causal_bias(1, 2))
     assert rel_l2(y, reference(w, x)[0][:, 2:3]) < 1e-5
     with pytest.raises(strata.Error, match="no state 'past' .*'past_key_values.0.key'"):
         program.get_state("past")
@@ -207,11 +207,12 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
     assert len(program.state_names) == 4
     prefill, decode = program.method("prefill"), program.method("decode")
     prompt = 16
-    logits = [prefill(ids[:, :prompt], np.ones((1, prompt), np.int64),
-                      np.arange(prompt)[None])[0]]
+    assert decode.output_names == ["logits"]
+    logits = prefill(ids[:, :prompt], np.ones((1, prompt), np.int64),
+                     np.arange(prompt)[None])
     for t in range(prompt, ids.shape[1]):
-        logits.append(decode(ids[:, t:t + 1], np.ones((1, t + 1), np.int64),
-                             np.array([[t]]))[0])
+        logits += decode(ids[:, t:t + 1], np.ones((1, t + 1), np.int64),
+                         np.array([[t]]))
     stepped = np.concatenate(logits, axis=1)
     assert rel_l2(stepped, want) < 1e-5
     # The whole-sequence export gives the same logits.
@@ -225,12 +226,12 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
     # tokens (PyTorch recomputing the whole sequence at every step).
     program.reset_state()
     (step,) = prefill(ids[:, :prompt], np.ones((1, prompt), np.int64),
-                      np.arange(prompt)[None])[:1]
+                      np.arange(prompt)[None])
     assert program.get_state("past_key_values.1.value").shape == (1, 4, 16, 16)
     generated = []
     for t in range(prompt, prompt + 16):
         token = int(step[0, -1].argmax())
         generated.append(token)
         (step,) = decode(np.array([[token]]), np.ones((1, t + 1), np.int64),
-                         np.array([[t]]))[:1]
+                         np.array([[t]]))
     assert generated == gpt_greedy(ids[:, :prompt], 16)

@@ -431,3 +431,23 @@ func.func @reshape_own_extents_overflow(%x: tensor<?x8xf32>) -> tensor<*xf32> {
   %r = hl.reshape %x, %t : (tensor<?x8xf32>, tensor<4xi64>) -> tensor<*xf32>
   return %r : tensor<*xf32>
 }
+
+// -----
+
+// Tests that arange(p, p + s) over a run-time p (a KV cache's length) and a
+// constant s (one new token) has s elements, through the int64 casts
+// exporters insert; a limit that is not the start plus a constant stays
+// dynamic.
+// CHECK-LABEL: func @range_after_runtime_start
+func.func @range_after_runtime_start(%p: tensor<i64>, %q: tensor<i64>) -> (tensor<?xi64>, tensor<?xi64>) {
+  // CHECK: hl.range {{.*}} -> tensor<1xi64>
+  // CHECK: hl.range {{.*}} -> tensor<?xi64>
+  %one = hl.constant dense<1> : tensor<i64>
+  %limit = hl.add %p, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %start = hl.cast %p : (tensor<i64>) -> tensor<i64>
+  %end = hl.cast %limit : (tensor<i64>) -> tensor<i64>
+  %r = hl.range %start, %end, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %other = hl.add %q, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %s = hl.range %p, %other, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %r, %s : tensor<?xi64>, tensor<?xi64>
+}

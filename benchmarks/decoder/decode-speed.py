@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Decode speed of a GPT-style decoder (models/decoder.py) on Strata against
+ONNX Runtime on the same ONNX file with past_key_values, at given context
+lengths and one thread.
+
+Strata: with_past.onnx compiled with --state past-present and a decode
+method (one token, the cache of up to CONTEXT - 1 tokens in the program's
+state), each timed call preceded by setting the cache to `past` random
+tokens (not timed). ONNX Runtime: ort-decode.mjs, the cache given as
+inputs and the presents returned, as its users run it.
+
+Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
+       [--runs 30] [--threads 1]
+Prints a markdown table (and --json FILE the figures).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("STRATA_BUILD_DIR", os.path.join(ROOT, "build"))
+sys.path.insert(0, os.path.join(BUILD, "python"))
+import onnx  # noqa: E402
+import strata  # noqa: E402
+
+
+def cache_shape(model):
+    """(layers, heads, head_dim, context) from the model's past inputs and
+    its position table."""
+    graph = model.graph
+    pasts = [i for i in graph.input if i.name.startswith("past_key_values")]
+    dims = pasts[0].type.tensor_type.shape.dim
+    context = next(t.dims[0] for t in graph.initializer
+                   if t.name.endswith("positions.weight"))
+    return len(pasts) // 2, dims[1].dim_value, dims[3].dim_value, context
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model_dir")
+    parser.add_argument("--backend", default="onednn")
+    parser.add_argument("--past", type=int, nargs="+", default=[127, 1023])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    onnx_path = os.path.join(args.model_dir, "with_past.onnx")
+    layers, heads, head_dim, context = cache_shape(
+        onnx.load(onnx_path, load_external_data=False))
+    program_path = os.path.join(args.model_dir, f"decode-{args.backend}.strata")
+    command = [os.path.join(BUILD, "bin", "strata-compile"), onnx_path, "-o",
+               program_path, "--state", "past-present",
+               "--dim", f"past_sequence=0..{context - 1}",
+               "--dim", f"total_sequence=1..{context}",
+               "--input-shape", "input_ids=1x1",
+               "--input-shape", "position_ids=1x1"]
+    if args.backend != "portable":
+        command += ["--backend", args.backend]
+    if args.backend == "onednn":
+        # Implementations chosen on the thread count that runs them.
+        command += ["--backend-option", f"tune_threads={args.threads}"]
+    subprocess.run(command, check=True)
+    program = strata.load(program_path, threads=args.threads)
+    method = program.method(program.methods[0])
+    rng = np.random.default_rng(0)
+    rows = []
+    for past in args.past:
+        caches = {name: (rng.standard_normal((1, heads, past, head_dim)) * 0.1)
+                  .astype(np.float32) for name in program.state_names}
+        token = np.array([[65]])
+        mask = np.ones((1, past + 1), np.int64)
+        position = np.array([[past]])
+        times = []
+        for i in range(args.runs + max(1, args.runs // 10)):
+            for name, value in caches.items():
+                program.set_state(name, value)
+            start = time.perf_counter()
+            method(token, mask, position)
+            elapsed = (time.perf_counter() - start) * 1e3
+            if i >= max(1, args.runs // 10):
+                times.append(elapsed)
+        strata_ms = float(np.median(times))
+        ort = json.loads(subprocess.run(
+            ["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "ort-decode.mjs"),
+             "--ort-dir", os.path.join(BUILD, "peer", "npm"),
+             "--model", onnx_path, "--past", str(past), "--heads", str(heads),
+             "--head-dim", str(head_dim), "--threads", str(args.threads),
+             "--runs", str(args.runs)],
+            check=True, capture_output=True, text=True).stdout)
+        rows.append({"past": past, "strata_ms": strata_ms,
+                     "ort_ms": ort["median_ms"],
+                     "strata_tokens_per_s": 1e3 / strata_ms,
+                     "ort_tokens_per_s": 1e3 / ort["median_ms"]})
+    print(f"| context | Strata ({args.backend}) ms/token | tokens/s | "
+          f"ONNX Runtime ms/token | tokens/s | Strata / ORT tokens/s |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['past'] + 1} | {r['strata_ms']:.2f} | "
+              f"{r['strata_tokens_per_s']:.0f} | {r['ort_ms']:.2f} | "
+              f"{r['ort_tokens_per_s']:.0f} | "
+              f"{r['strata_tokens_per_s'] / r['ort_tokens_per_s']:.2f}x |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"layers": layers, "heads": heads, "head_dim": head_dim,
+                       "context": context, "threads": args.threads,
+                       "backend": args.backend, "rows": rows}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
