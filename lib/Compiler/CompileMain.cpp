@@ -305,9 +305,11 @@ bool readMethods(std::vector<MethodSource> &methods) {
 
 /// strata-compile --method ...: one program of several methods.
 int compileMethodsMain(const CompileOptions &options, MLIRContext &context) {
-  if (verifyOutput || bisectOnFailure || !reportProfile.empty()) {
-    errs() << "strata-compile: --verify, --bisect and --report-profile take a "
-              "program of one method, not several (--method)\n";
+  if (verifyOutput || bisectOnFailure || !reportProfile.empty() ||
+      !pipelineOptions().planOut.empty()) {
+    errs() << "strata-compile: --verify, --bisect, --report-profile and "
+              "--plan-out take a program of one method, not several "
+              "(--method)\n";
     return 2;
   }
   std::vector<MethodSource> methods;

@@ -208,6 +208,10 @@ Result<Program> Program::load(DataLoader &loader, Verification verification) {
   STRATA_RETURN_IF_ERROR(program.verifyNamedData());
   STRATA_RETURN_IF_ERROR(program.verifyStates());
   program.state_ = program.newState();
+  if (program.program_->states() && program.program_->states()->size() &&
+      !program.state_)
+    return Error(ErrorCode::OutOfMemory,
+                 file + ": cannot allocate the program's state");
   if (verification == Verification::Full) {
     STRATA_RETURN_IF_ERROR(program.verifyConstants());
     if (const auto *methods = program.program_->methods())

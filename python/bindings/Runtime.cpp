@@ -12,11 +12,13 @@
 #include "strata/Runtime/Backend.h"
 #include "strata/Runtime/DataLoader.h"
 #include "strata/Runtime/Delegates/Linked.h"
+#include "strata/Runtime/Generate.h"
 #include "strata/Runtime/Kernel.h"
 #include "strata/Runtime/Program.h"
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -280,6 +282,7 @@ private:
   Method method;
   std::vector<size_t> callerInputs, callerOutputs;
   std::mutex mutex;
+  friend class PyProgram;
 };
 
 /// A program file, its methods loaded on demand.
@@ -347,6 +350,62 @@ public:
   }
 
   const std::string &path() const { return owner->path; }
+
+  /// Tokens from `prompt` (runtime::generate): the prefill method runs the
+  /// prompt, the decode method one token at a time, sharing the state.
+  py::dict generate(const std::vector<int64_t> &prompt, int64_t maxNewTokens,
+                    double temperature, int64_t topK, double topP,
+                    uint64_t seed, std::optional<int64_t> stopToken,
+                    std::optional<std::string> prefillName,
+                    std::optional<std::string> decodeName) {
+    std::vector<std::string> names = methods();
+    auto has = [&](const std::string &name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    std::string prefillMethod = prefillName      ? *prefillName
+                                : has("prefill") ? "prefill"
+                                                 : defaultMethod();
+    std::string decodeMethod = decodeName      ? *decodeName
+                               : has("decode") ? "decode"
+                                               : prefillMethod;
+    std::shared_ptr<PyMethod> prefill = method(prefillMethod);
+    std::shared_ptr<PyMethod> decode = method(decodeMethod);
+    GenerateOptions options;
+    options.prompt = prompt;
+    options.maxNewTokens = maxNewTokens;
+    options.sampling.temperature = temperature;
+    options.sampling.topK = topK;
+    options.sampling.topP = topP;
+    options.sampling.seed = seed;
+    options.stopToken = stopToken;
+    Result<GenerateResult> result = Error::success();
+    {
+      py::gil_scoped_release release;
+      // Both methods' locks at once (no order to deadlock on), then the
+      // state's, as a call takes them.
+      std::unique_lock<std::mutex> first(prefill->mutex, std::defer_lock),
+          second(decode->mutex, std::defer_lock);
+      if (decode != prefill)
+        std::lock(first, second);
+      else
+        first.lock();
+      std::lock_guard<std::mutex> state(owner->stateMutex);
+      result = runtime::generate(prefill->method, decode->method, options);
+    }
+    GenerateResult generated = take(std::move(result));
+    py::dict out;
+    out["tokens"] = generated.tokens;
+    out["prefill_ms"] = generated.prefillMs;
+    out["decode_ms"] = generated.decodeMs;
+    out["prefill_tokens_per_s"] =
+        generated.prefillMs > 0 ? 1e3 * prompt.size() / generated.prefillMs
+                                : 0.0;
+    out["decode_tokens_per_s"] =
+        generated.decodeMs > 0
+            ? 1e3 * generated.decodeCalls / generated.decodeMs
+            : 0.0;
+    return out;
+  }
 
   /// The states the methods carry, by name.
   std::vector<std::string> stateNames() const {
@@ -498,6 +557,19 @@ void bindRuntime(py::module_ &m) {
       .def_property_readonly("state_names", &PyProgram::stateNames,
                              "The states the methods carry between calls "
                              "(strata-compile --state), shared by them.")
+      .def("generate", &PyProgram::generate, py::arg("prompt"),
+           py::arg("max_new_tokens") = 16, py::arg("temperature") = 0.0,
+           py::arg("top_k") = 0, py::arg("top_p") = 1.0, py::arg("seed") = 0,
+           py::arg("stop_token") = py::none(), py::arg("prefill") = py::none(),
+           py::arg("decode") = py::none(),
+           "Generates up to `max_new_tokens` token ids after `prompt` (a "
+           "list of ids) with the prefill method (prefill, else the default) "
+           "and the decode method (decode, else the same), which share the "
+           "program's state (reset first): greedy with temperature 0, else "
+           "sampled among the top_k most likely (0: all) whose "
+           "probabilities reach top_p, seeded. Returns a dict: tokens, "
+           "prefill_ms, decode_ms, prefill_tokens_per_s, "
+           "decode_tokens_per_s.")
       .def("reset_state", &PyProgram::resetState,
            "Every state back to its start (zeros; an empty KV cache).")
       .def("get_state", &PyProgram::getState, py::arg("name"),

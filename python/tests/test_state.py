@@ -235,3 +235,36 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
         (step,) = decode(np.array([[token]]), np.ones((1, t + 1), np.int64),
                          np.array([[t]]))
     assert generated == gpt_greedy(ids[:, :prompt], 16)
+
+
+@pytest.mark.parametrize("backend", ["portable", "onednn"])
+def test_gpt_generates_pytorchs_greedy_tokens(gpt, backend):
+    folder, ids, _ = gpt
+    extra = [] if backend == "portable" else ["--backend", backend]
+    out = folder / f"generate-{backend}.strata"
+    subprocess.run([tool("strata-compile"), str(folder / "with_past.onnx"),
+                    "-o", str(out)] + GPT_METHODS + extra,
+                   check=True, capture_output=True, text=True)
+    prompt = ids[0, :12].tolist()
+    want = gpt_greedy(ids[:, :12], 24)
+    program = strata.load(str(out))
+    result = program.generate(prompt, max_new_tokens=24)
+    assert result["tokens"] == want
+    assert result["prefill_tokens_per_s"] > 0 and result["decode_tokens_per_s"] > 0
+    # A second sequence starts from a reset cache: the same tokens.
+    assert program.generate(prompt, max_new_tokens=24)["tokens"] == want
+    # top_k 1 is greedy; a seed gives the same sample every time.
+    assert program.generate(prompt, 24, temperature=0.7, top_k=1)["tokens"] == want
+    sampled = program.generate(prompt, 24, temperature=1.0, top_p=0.9, seed=5)
+    assert program.generate(prompt, 24, temperature=1.0, top_p=0.9,
+                            seed=5)["tokens"] == sampled["tokens"]
+    assert all(0 <= t < 256 for t in sampled["tokens"])
+    # The command line runs the same loop.
+    run = subprocess.run(
+        [tool("strata-run"), str(out), "--generate", "24", "--prompt",
+         ",".join(map(str, prompt))], check=True, capture_output=True,
+        text=True).stdout
+    assert f"generated: {','.join(map(str, want))}" in run
+    assert "decode: 23 tokens in" in run
+    stop = program.generate(prompt, 24, stop_token=want[3])["tokens"]
+    assert stop == want[:want.index(want[3]) + 1]

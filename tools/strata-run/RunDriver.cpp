@@ -1,6 +1,8 @@
 //===- RunDriver.cpp - strata-run: load, feed, execute, compare, time -----===//
 #include "RunDriver.h"
 
+#include "strata/Runtime/Generate.h"
+
 #include "strata/Runtime/TensorCompare.h"
 
 #include "strata/Runtime/DataLoader.h"
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -53,10 +56,18 @@ void printRunUsage() {
       "from\n"
       "                    each call to the next (the same inputs); report the "
       "last\n"
-      "  --bench N         time N runs after warm-up: median, p10, p90 ms "
-      "(each "
-      "from\n"
-      "                    the initial state)\n"
+      "  --generate N      generate N tokens from --prompt IDS "
+      "(comma-separated\n"
+      "                    token ids) with --prefill-method (prefill, else "
+      "the\n"
+      "                    default) and --decode-method (decode, else the "
+      "same):\n"
+      "                    greedy, or sampled with --temperature T [--top-k "
+      "K]\n"
+      "                    [--top-p P] and --seed; prints the tokens and the\n"
+      "                    prefill and decode tokens/s\n"
+      "  --bench N         time N runs after warm-up: median, p10, p90 ms\n"
+      "                    (each from the initial state)\n"
       "  --profile         time each instruction, with its ONNX node names\n"
       "  --profile-runs N  profile N runs; each line is its median (1)\n"
       "  --profile-tsv F   write the profile to F too, tab-separated, in ns:\n"
@@ -144,7 +155,9 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
       options.*text->second = v;
     } else if (arg == "--atol" || arg == "--rtol" || arg == "--rel-l2" ||
                arg == "--bench" || arg == "--seed" || arg == "--min-sqnr" ||
-               arg == "--profile-runs" || arg == "--steps") {
+               arg == "--profile-runs" || arg == "--steps" ||
+               arg == "--generate" || arg == "--temperature" ||
+               arg == "--top-k" || arg == "--top-p") {
       if (!value(v) || !parseNumber(arg.c_str(), v, number))
         return false;
       if (arg == "--atol")
@@ -157,7 +170,25 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
         options.minSQNR = number;
       else if (arg == "--bench")
         options.bench = static_cast<int>(number);
-      else if (arg == "--steps") {
+      else if (arg == "--generate") {
+        if (number < 1 || number > 1e6) {
+          std::fprintf(stderr, "strata-run: --generate needs 1 to 1000000\n");
+          return false;
+        }
+        options.generate = static_cast<int64_t>(number);
+      } else if (arg == "--temperature" || arg == "--top-p") {
+        if (number < 0 || (arg == "--top-p" && (number <= 0 || number > 1))) {
+          std::fprintf(stderr, "strata-run: %s out of range\n", arg.c_str());
+          return false;
+        }
+        (arg == "--temperature" ? options.temperature : options.topP) = number;
+      } else if (arg == "--top-k") {
+        if (number < 0) {
+          std::fprintf(stderr, "strata-run: --top-k needs 0 or more\n");
+          return false;
+        }
+        options.topK = static_cast<int64_t>(number);
+      } else if (arg == "--steps") {
         if (number < 1 || number > 1e6) {
           std::fprintf(stderr, "strata-run: --steps needs 1 to 1000000\n");
           return false;
@@ -180,6 +211,28 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
       if (!value(v))
         return false;
       options.delegateOptions.push_back(v);
+    } else if (arg == "--prompt") {
+      if (!value(v))
+        return false;
+      options.prompt.clear();
+      for (const char *at = v; *at;) {
+        char *end = nullptr;
+        long long id = std::strtoll(at, &end, 10);
+        if (end == at || (*end && *end != ',')) {
+          std::fprintf(stderr,
+                       "strata-run: --prompt takes comma-separated token "
+                       "ids, got '%s'\n",
+                       v);
+          return false;
+        }
+        options.prompt.push_back(id);
+        at = *end ? end + 1 : end;
+      }
+    } else if (arg == "--prefill-method" || arg == "--decode-method") {
+      if (!value(v))
+        return false;
+      (arg == "--prefill-method" ? options.prefillMethod
+                                 : options.decodeMethod) = v;
     } else if (arg == "--list-kernels") {
       options.listKernels = true;
     } else if (arg == "--profile") {
@@ -688,6 +741,69 @@ Error bench(const RunOptions &options, RunSession &session) {
   return Error::success();
 }
 
+/// --generate: tokens from --prompt with the prefill and decode methods.
+Error generateTokens(const RunOptions &options, RunSession &session) {
+  if (options.prompt.empty())
+    return Error(ErrorCode::InvalidArgument,
+                 "--generate needs --prompt IDS (comma-separated token ids)");
+  Program &program = *session.program;
+  auto has = [&](const std::string &name) {
+    for (size_t i = 0; i < program.methodCount(); ++i)
+      if (program.methodName(i) == name)
+        return true;
+    return false;
+  };
+  std::string prefillName = !options.prefillMethod.empty()
+                                ? options.prefillMethod
+                            : has("prefill") ? "prefill"
+                                             : session.methodName;
+  std::string decodeName = !options.decodeMethod.empty() ? options.decodeMethod
+                           : has("decode")               ? "decode"
+                                                         : prefillName;
+  // The session's method is one of them (loadSession loaded it); the
+  // other is loaded here, sharing the program's state.
+  std::deque<std::pair<std::string, Method>> others;
+  auto methodNamed = [&](const std::string &name) -> Result<Method *> {
+    if (name == session.methodName)
+      return &*session.method;
+    for (auto &[loadedName, method] : others)
+      if (loadedName == name)
+        return &method;
+    STRATA_ASSIGN_OR_RETURN(Method loaded,
+                            program.loadMethod(name, &portableKernelRegistry(),
+                                               &session.delegates));
+    others.emplace_back(name, std::move(loaded));
+    return &others.back().second;
+  };
+  STRATA_ASSIGN_OR_RETURN(Method * prefill, methodNamed(prefillName));
+  STRATA_ASSIGN_OR_RETURN(Method * decode, methodNamed(decodeName));
+  GenerateOptions generate;
+  generate.prompt = options.prompt;
+  generate.maxNewTokens = options.generate;
+  generate.sampling.temperature = options.temperature;
+  generate.sampling.topK = options.topK;
+  generate.sampling.topP = options.topP;
+  generate.sampling.seed = options.seed;
+  STRATA_ASSIGN_OR_RETURN(
+      GenerateResult result,
+      strata::runtime::generate(*prefill, *decode, generate));
+  std::string tokens;
+  for (int64_t token : result.tokens)
+    tokens += (tokens.empty() ? "" : ",") + std::to_string(token);
+  std::printf("generated: %s\n", tokens.c_str());
+  size_t promptTokens = options.prompt.size();
+  std::printf("prefill: %zu tokens in %.3f ms (%.1f tokens/s), method '%s'\n",
+              promptTokens, result.prefillMs,
+              result.prefillMs > 0 ? 1e3 * promptTokens / result.prefillMs : 0,
+              prefillName.c_str());
+  std::printf("decode: %lld tokens in %.3f ms (%.1f tokens/s), method '%s'\n",
+              static_cast<long long>(result.decodeCalls), result.decodeMs,
+              result.decodeMs > 0 ? 1e3 * result.decodeCalls / result.decodeMs
+                                  : 0,
+              decodeName.c_str());
+  return Error::success();
+}
+
 } // namespace
 
 int runProgram(const RunOptions &options) {
@@ -698,6 +814,12 @@ int runProgram(const RunOptions &options) {
   if (!delegates.ok())
     return fail(delegates.error());
   session.delegates = std::move(*delegates);
+  if (options.generate > 0) {
+    if (Error e = loadSession(options, session); !e.ok())
+      return fail(e);
+    Error e = generateTokens(options, session);
+    return e.ok() ? 0 : fail(e);
+  }
   if (Error e = loadSession(options, session); !e.ok())
     return fail(e);
   if (Error e = prepareInputs(options, session); !e.ok())

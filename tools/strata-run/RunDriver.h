@@ -29,6 +29,14 @@ struct RunOptions {
   /// each call to the next (a stateful program), the same inputs each time;
   /// the outputs reported are the last call's.
   int steps = 1;
+  /// --generate N: N tokens from --prompt with --prefill-method and
+  /// --decode-method (docs/decoders.md), sampled as `sampling` says
+  /// (--temperature, --top-k, --top-p, --seed).
+  int64_t generate = 0;
+  std::vector<int64_t> prompt;
+  std::string prefillMethod, decodeMethod;
+  double temperature = 0, topP = 1;
+  int64_t topK = 0;
   bool profile = false;
   /// --profile-runs N: profile N runs, report each entry's median.
   int profileRuns = 1;
