@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Held-out perplexity of a trained decoder (models/train_decoder.py) as a
+Strata program and in PyTorch, on the same windows of the Python standard
+library files the training held out, and greedy generation compared token
+by token.
+
+Usage: perplexity.py MODEL_DIR [--backend onednn] [--windows 16]
+       [--context 256] [--generate 128]
+MODEL_DIR holds gpt.pt, train.json, full.onnx and with_past.onnx.
+Prints one JSON object.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("STRATA_BUILD_DIR", os.path.join(ROOT, "build"))
+sys.path.insert(0, os.path.join(BUILD, "python"))
+sys.path.insert(0, os.path.join(ROOT, "models"))
+import decoder  # noqa: E402
+import strata  # noqa: E402
+import train_decoder  # noqa: E402
+
+
+def log_softmax(x):
+    x = x.astype(np.float64)
+    x = x - x.max(-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model_dir")
+    parser.add_argument("--backend", default="onednn")
+    parser.add_argument("--windows", type=int, default=16)
+    parser.add_argument("--context", type=int, default=256)
+    parser.add_argument("--generate", type=int, default=128)
+    args = parser.parse_args()
+    config = json.load(open(os.path.join(args.model_dir, "train.json")))
+    model = decoder.GPT(config["layers"], config["width"], config["heads"],
+                        config["context"])
+    model.load_state_dict(torch.load(os.path.join(args.model_dir, "gpt.pt")))
+    model.eval()
+    _, held, _, _ = train_decoder.corpus()
+    compile_ = [os.path.join(BUILD, "bin", "strata-compile")]
+    backend = [] if args.backend == "portable" else ["--backend", args.backend]
+    full = os.path.join(args.model_dir, f"full-{args.backend}.strata")
+    subprocess.run(compile_ + [os.path.join(args.model_dir, "full.onnx"), "-o",
+                               full, "--input-shape",
+                               f"input_ids=1x{args.context}"] + backend,
+                   check=True)
+    program = strata.load(full, threads=1)
+    starts = np.linspace(0, len(held) - args.context - 1,
+                         args.windows).astype(int)
+    ours, theirs = [], []
+    for s in starts:
+        chunk = held[s:s + args.context + 1].astype(np.int64)
+        (logits,) = program.run(chunk[None, :-1])
+        ours.append(-log_softmax(logits[0])[np.arange(args.context),
+                                            chunk[1:]].mean())
+        with torch.no_grad():
+            want = model(torch.from_numpy(chunk[None, :-1]))[0][0].numpy()
+        theirs.append(-log_softmax(want)[np.arange(args.context),
+                                         chunk[1:]].mean())
+    # Greedy generation from a held-out prompt, against PyTorch's.
+    steps = os.path.join(args.model_dir, f"steps-{args.backend}.strata")
+    ctx = config["context"]
+    subprocess.run(compile_ + [
+        os.path.join(args.model_dir, "with_past.onnx"), "-o", steps,
+        "--state", "past-present", "--dim", f"past_sequence=0..{ctx - 1}",
+        "--method", "prefill", "--dim", f"sequence=1..{ctx}",
+        "--dim", f"total_sequence=1..{2 * ctx - 1}",
+        "--method", "decode", "--dim", f"total_sequence=1..{ctx}",
+        "--input-shape", "input_ids=1x1",
+        "--input-shape", "position_ids=1x1"] + backend, check=True)
+    # Greedy generation from three held-out prompts, through both exports:
+    # the step program (prefill, then one token a call) and the
+    # whole-sequence program run again on the growing sequence.
+    dynamic = os.path.join(args.model_dir, f"full-dynamic-{args.backend}.strata")
+    subprocess.run(compile_ + [os.path.join(args.model_dir, "full.onnx"), "-o",
+                               dynamic, "--dim", f"sequence=1..{ctx}"] + backend,
+                   check=True)
+    whole = strata.load(dynamic, threads=1)
+    stepper = strata.load(steps, threads=1)
+    length = max(1, min(64, ctx - args.generate))
+    agree, rates = [], []
+    for prompt_start in starts[:3]:
+        prompt = held[prompt_start:prompt_start + length].astype(np.int64)
+        generated = stepper.generate(prompt.tolist(),
+                                     max_new_tokens=args.generate)
+        rates.append(generated["decode_tokens_per_s"])
+        ids = torch.from_numpy(prompt[None])
+        sequence = prompt[None]
+        with torch.no_grad():
+            for _ in range(args.generate):
+                ids = torch.cat([ids, model(ids)[0][:, -1:].argmax(-1)], dim=1)
+        for _ in range(args.generate):
+            (logits,) = whole.run(sequence)
+            sequence = np.concatenate(
+                [sequence, logits[:, -1:].argmax(-1).astype(np.int64)], axis=1)
+        want = ids[0, len(prompt):].tolist()
+        agree.append({
+            "prompt": bytes(prompt.astype(np.uint8)).decode("utf-8", "replace"),
+            "steps_equal_pytorch": generated["tokens"] == want,
+            "whole_equal_pytorch": sequence[0, len(prompt):].tolist() == want,
+            "text": bytes(want).decode("utf-8", "replace")})
+    print(json.dumps({
+        "backend": args.backend, "windows": args.windows,
+        "context": args.context,
+        "strata_loss": float(np.mean(ours)),
+        "pytorch_loss": float(np.mean(theirs)),
+        "strata_perplexity": math.exp(np.mean(ours)),
+        "pytorch_perplexity": math.exp(np.mean(theirs)),
+        "greedy_tokens": args.generate, "prompts": agree,
+        "decode_tokens_per_s": rates,
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
