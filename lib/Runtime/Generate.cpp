@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -81,6 +82,12 @@ Error setIntegers(Method &method, int index,
   if (slot.dtype == DType::I64) {
     view.data = const_cast<int64_t *>(values.data());
   } else if (slot.dtype == DType::I32) {
+    for (int64_t value : values)
+      if (value < INT32_MIN || value > INT32_MAX)
+        return Error(
+            ErrorCode::InvalidArgument,
+            "method '" + method.name() + "': " + std::to_string(value) +
+                " does not fit input '" + method.inputName(index) + "' (i32)");
     narrow.assign(values.begin(), values.end());
     view.data = narrow.data();
   } else {
@@ -127,7 +134,17 @@ Result<int64_t> step(Method &method, const DecoderInputs &inputs,
                  "method '" + method.name() + "': the logits are " +
                      logits.typeString() + "; generation samples f32 ones");
   int64_t vocabulary = logits.shape.back();
+  if (vocabulary <= 0)
+    return Error(ErrorCode::InvalidArgument,
+                 "method '" + method.name() + "': the logits are " +
+                     logits.typeString() + ", over no token");
   const float *last = logits.as<float>() + (logits.numel() - vocabulary);
+  for (int64_t i = 0; i < vocabulary; ++i)
+    if (!std::isfinite(last[i]))
+      return Error(ErrorCode::ExecutionFailed,
+                   "method '" + method.name() + "': logit " +
+                       std::to_string(i) + " is " + std::to_string(last[i]) +
+                       "; a token cannot be chosen");
   return sampleToken(last, vocabulary, sampling, rngState);
 }
 
@@ -135,7 +152,9 @@ Result<int64_t> step(Method &method, const DecoderInputs &inputs,
 
 int64_t sampleToken(const float *logits, int64_t count,
                     const SamplingOptions &options, uint64_t &rngState) {
-  if (options.temperature <= 0 || options.topK == 1)
+  if (count <= 0)
+    return 0;
+  if (!(options.temperature > 0) || options.topK == 1)
     return std::max_element(logits, logits + count) - logits;
   // The candidates by decreasing logit (ties: the lower id first).
   std::vector<int64_t> order(count);
@@ -160,12 +179,17 @@ int64_t sampleToken(const float *logits, int64_t count,
       total += w;
   }
   double pick = uniform(rngState) * total;
+  size_t last = 0;
   for (size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] > 0)
+      last = i;
     pick -= weights[i];
-    if (pick < 0)
+    if (pick < 0 && weights[i] > 0)
       return order[i];
   }
-  return order[weights.size() - 1];
+  // Rounding left the pick at the total: the last candidate that can be
+  // drawn.
+  return order[last];
 }
 
 Result<GenerateResult> generate(Method &prefill, Method &decode,
@@ -175,6 +199,11 @@ Result<GenerateResult> generate(Method &prefill, Method &decode,
   if (options.maxNewTokens < 1)
     return Error(ErrorCode::InvalidArgument,
                  "generation makes at least one token");
+  if (!prefill.state() || !decode.state())
+    return Error(ErrorCode::InvalidArgument,
+                 "method '" + (prefill.state() ? decode : prefill).name() +
+                     "' carries no state: generation needs the KV cache in "
+                     "the program (strata-compile --state past-present)");
   if (prefill.state() != decode.state())
     return Error(ErrorCode::InvalidArgument, "methods '" + prefill.name() +
                                                  "' and '" + decode.name() +

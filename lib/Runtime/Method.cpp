@@ -389,6 +389,7 @@ static Error layoutStateBindings(const fb::Program *root,
   const auto *states = root->states();
   size_t stateCount = states ? states->size() : 0;
   std::set<int> inputs, outputs;
+  std::set<uint32_t> bound;
   for (size_t i = 0; i < bindings->size(); ++i) {
     const fb::StateBinding *b = bindings->Get(i);
     std::string at = where + " state_bindings[" + std::to_string(i) + "]";
@@ -396,6 +397,9 @@ static Error layoutStateBindings(const fb::Program *root,
       return invalid(at + ": state " + std::to_string(b->state()) +
                      " is out of range (" + std::to_string(stateCount) +
                      " states)");
+    if (!bound.insert(b->state()).second)
+      return invalid(at + ": state " + std::to_string(b->state()) +
+                     " is bound twice");
     const fb::State *state = states->Get(b->state());
     TensorView capacity;
     STRATA_RETURN_IF_ERROR(
@@ -1043,8 +1047,14 @@ Result<Method> Program::loadMethod(const std::string &name,
     // A state made by another program has other slots.
     const auto *states = program_->states();
     bool matches = impl->state && impl->state->size() == states->size();
-    for (size_t i = 0; matches && i < states->size(); ++i)
-      matches = impl->state->name(i) == states->Get(i)->name()->str();
+    for (size_t i = 0; matches && i < states->size(); ++i) {
+      TensorView capacity;
+      matches =
+          impl->state->name(i) == states->Get(i)->name()->str() &&
+          detail::checkTensorType(states->Get(i)->type(), "", capacity).ok() &&
+          impl->state->view(i).dtype == capacity.dtype &&
+          impl->state->capacity(i) == capacity.shape;
+    }
     if (!matches)
       return Error(ErrorCode::InvalidArgument,
                    where + ": the state given is not this program's");
@@ -1382,9 +1392,40 @@ Error Method::Impl::updateState() {
                 "''s capacity of " + std::to_string(capacity[d]) +
                 " (reset the state, or compile with a larger bound)");
   }
-  for (const MethodLayout::StateBinding &b : stateBindings)
-    if (b.output >= 0)
-      STRATA_RETURN_IF_ERROR(state->set(b.state, values[outputs[b.output]]));
+  // An output that lies in another state's buffer (a state input passed
+  // through to another state's output) is read before any state is
+  // written.
+  std::vector<std::vector<uint8_t>> staged(stateBindings.size());
+  for (size_t k = 0; k < stateBindings.size(); ++k) {
+    const MethodLayout::StateBinding &b = stateBindings[k];
+    if (b.output < 0)
+      continue;
+    const TensorView &value = values[outputs[b.output]];
+    auto begin = static_cast<const uint8_t *>(value.data);
+    for (size_t other = 0; other < state->size() && begin; ++other) {
+      TensorView slot = state->view(other);
+      auto first = static_cast<const uint8_t *>(slot.data);
+      size_t bytes =
+          state->capacity(other).empty() ? 0 : dtypeSize(slot.dtype) * [&] {
+            size_t n = 1;
+            for (int64_t d : state->capacity(other))
+              n *= static_cast<size_t>(d);
+            return n;
+          }();
+      if (other != b.state && begin < first + bytes &&
+          first < begin + value.nbytes())
+        staged[k].assign(begin, begin + value.nbytes());
+    }
+  }
+  for (size_t k = 0; k < stateBindings.size(); ++k) {
+    const MethodLayout::StateBinding &b = stateBindings[k];
+    if (b.output < 0)
+      continue;
+    TensorView value = values[outputs[b.output]];
+    if (!staged[k].empty())
+      value.data = staged[k].data();
+    STRATA_RETURN_IF_ERROR(state->set(b.state, value));
+  }
   return Error::success();
 }
 

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <sys/mman.h>
 
 namespace strata::runtime {
 
@@ -412,20 +413,23 @@ std::shared_ptr<ProgramState> Program::newState() const {
     slot.capacity = capacity.shape;
     slot.initial.assign(s->initial_shape()->begin(), s->initial_shape()->end());
     slot.bytes = capacity.nbytes();
-    // 64-byte aligned, as the arenas: a method reads it in place.
-    slot.data = static_cast<uint8_t *>(std::aligned_alloc(
-        64, (std::max<size_t>(slot.bytes, 1) + 63) / 64 * 64));
-    if (!slot.data)
+    // Page aligned and zero, as the arenas (a method reads it in place);
+    // untouched until used, so a large capacity costs no memory at load.
+    void *p =
+        ::mmap(nullptr, std::max<size_t>(slot.bytes, 1), PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
       return nullptr;
+    slot.data = static_cast<uint8_t *>(p);
+    slot.shape = slot.initial;
     state->slots_.push_back(std::move(slot));
   }
-  state->reset();
   return state;
 }
 
 ProgramState::~ProgramState() {
   for (Slot &slot : slots_)
-    std::free(slot.data);
+    ::munmap(slot.data, std::max<size_t>(slot.bytes, 1));
 }
 
 const std::string &ProgramState::name(size_t index) const {
@@ -481,9 +485,11 @@ Error ProgramState::set(size_t index, const TensorView &value) {
 }
 
 void ProgramState::reset() {
-  for (Slot &slot : slots_) {
-    std::memset(slot.data, 0, slot.bytes);
-    slot.shape = slot.initial;
+  // Only the bytes of the initial shape are read before a call writes the
+  // state again (view() shows the current shape; set() writes all of it).
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    slots_[i].shape = slots_[i].initial;
+    std::memset(slots_[i].data, 0, view(i).nbytes());
   }
 }
 

@@ -378,7 +378,7 @@ public:
     options.sampling.topP = topP;
     options.sampling.seed = seed;
     options.stopToken = stopToken;
-    Result<GenerateResult> result = Error::success();
+    std::optional<Result<GenerateResult>> result;
     {
       py::gil_scoped_release release;
       // Both methods' locks at once (no order to deadlock on), then the
@@ -390,9 +390,10 @@ public:
       else
         first.lock();
       std::lock_guard<std::mutex> state(owner->stateMutex);
-      result = runtime::generate(prefill->method, decode->method, options);
+      result.emplace(
+          runtime::generate(prefill->method, decode->method, options));
     }
-    GenerateResult generated = take(std::move(result));
+    GenerateResult generated = take(std::move(*result));
     py::dict out;
     out["tokens"] = generated.tokens;
     out["prefill_ms"] = generated.prefillMs;
@@ -453,7 +454,11 @@ public:
   /// capacity).
   void setState(const std::string &name, const py::array &value) {
     ProgramState &state = stateOrThrow();
-    py::array array = py::array::ensure(value, py::array::c_style);
+    // Values in the other byte order are converted (a copy), as inputs are.
+    py::array array = value;
+    if (array && !array.dtype().attr("isnative").cast<bool>())
+      array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
+    array = py::array::ensure(array, py::array::c_style);
     if (!array)
       throw StrataError("state '" + name + "': not an array numpy can convert");
     TensorView view = viewOf(array);

@@ -12,6 +12,7 @@
 #include "strata/Runtime/TensorIO.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -86,9 +87,9 @@ void printRunUsage() {
 static bool parseNumber(const char *flag, const char *text, double &out) {
   char *end = nullptr;
   out = std::strtod(text, &end);
-  if (!*text || *end) {
-    std::fprintf(stderr, "strata-run: %s takes a number, got '%s'\n", flag,
-                 text);
+  if (!*text || *end || !std::isfinite(out)) {
+    std::fprintf(stderr, "strata-run: %s takes a finite number, got '%s'\n",
+                 flag, text);
     return false;
   }
   return true;
@@ -160,6 +161,16 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
                arg == "--top-k" || arg == "--top-p") {
       if (!value(v) || !parseNumber(arg.c_str(), v, number))
         return false;
+      bool count = arg == "--bench" || arg == "--seed" || arg == "--steps" ||
+                   arg == "--generate" || arg == "--top-k" ||
+                   arg == "--profile-runs";
+      if (count &&
+          (number != std::floor(number) || number < 0 || number > 9.0e15)) {
+        std::fprintf(stderr,
+                     "strata-run: %s takes a whole number from 0, got '%s'\n",
+                     arg.c_str(), v);
+        return false;
+      }
       if (arg == "--atol")
         options.atol = number;
       else if (arg == "--rtol")
@@ -217,8 +228,10 @@ bool parseRunOptions(int argc, char **argv, RunOptions &options, bool &help) {
       options.prompt.clear();
       for (const char *at = v; *at;) {
         char *end = nullptr;
+        errno = 0;
         long long id = std::strtoll(at, &end, 10);
-        if (end == at || (*end && *end != ',')) {
+        if (end == at || errno == ERANGE || id < 0 || *at == ' ' ||
+            (*end && (*end != ',' || !end[1]))) {
           std::fprintf(stderr,
                        "strata-run: --prompt takes comma-separated token "
                        "ids, got '%s'\n",
@@ -815,6 +828,11 @@ int runProgram(const RunOptions &options) {
     return fail(delegates.error());
   session.delegates = std::move(*delegates);
   if (options.generate > 0) {
+    if (options.steps > 1 || !options.expectDir.empty() || options.bench ||
+        options.profile || !options.outputDir.empty())
+      return fail(Error(ErrorCode::InvalidArgument,
+                        "--generate runs on its own: not with --steps, "
+                        "--expect, --output-dir, --bench or --profile"));
     if (Error e = loadSession(options, session); !e.ok())
       return fail(e);
     Error e = generateTokens(options, session);

@@ -139,6 +139,29 @@ TEST(ProgramStateTest, RefusesToSetAStatesInput) {
       << tooBig.toString();
 }
 
+TEST(ProgramStateTest, StatesSwappedByAMethodKeepTheirValues) {
+  // a' = b and b' = a: each output is the other state's input, read where
+  // it lives; both must be read before either is written.
+  TestProgramBuilder b;
+  int x = b.addInput(DType::F32, {2});
+  int y = b.addInput(DType::F32, {2});
+  b.setOutputs({y, x});
+  b.version = kStatefulProgramVersion;
+  b.states = {{"a", DType::F32, {2}, {2}}, {"b", DType::F32, {2}, {2}}};
+  b.stateBindings = {{0, 0, 0}, {1, 1, 1}};
+  Loaded loaded;
+  ASSERT_NO_FATAL_FAILURE(load(loaded, b));
+  ProgramState &state = *loaded.program->state();
+  OwnedTensor one = f32Tensor({2}, {1, 1}), two = f32Tensor({2}, {2, 2});
+  ASSERT_TRUE(state.set(0, one.view()).ok());
+  ASSERT_TRUE(state.set(1, two.view()).ok());
+  Result<Method> method = loaded.program->loadMethod("forward");
+  ASSERT_TRUE(method.ok()) << method.error().toString();
+  ASSERT_TRUE(method->execute().ok());
+  EXPECT_EQ(state.view(0).as<float>()[0], 2.0f);
+  EXPECT_EQ(state.view(1).as<float>()[0], 1.0f);
+}
+
 TEST(ProgramStateTest, RefusesAnotherProgramsState) {
   Loaded accumulator, cache;
   ASSERT_NO_FATAL_FAILURE(load(accumulator, buildAccumulator()));
@@ -228,8 +251,14 @@ TEST(ProgramStateTest, RejectsDamagedStates) {
   }
   {
     TestProgramBuilder b = buildAccumulator();
-    b.stateBindings = {{0, 1, 0}, {0, 1, -1}};
+    b.states.push_back({"g", DType::F32, {4}, {4}});
+    b.stateBindings = {{0, 1, 0}, {1, 1, -1}};
     expectInvalid(b, "input 1 is bound to a state twice");
+  }
+  {
+    TestProgramBuilder b = buildAccumulator();
+    b.stateBindings = {{0, 1, -1}, {0, -1, 0}};
+    expectInvalid(b, "state 0 is bound twice");
   }
   {
     TestProgramBuilder b = buildAccumulator();

@@ -400,6 +400,7 @@ LogicalResult MethodOp::verifyStateBindings() {
     return success();
   FunctionType type = getFunctionType();
   llvm::SmallDenseSet<int64_t> inputs, outputs;
+  llvm::SmallDenseSet<Attribute> bound;
   for (auto [i, attr] : llvm::enumerate(*bindings)) {
     auto binding = dyn_cast<ArrayAttr>(attr);
     auto symbol = binding && binding.size() == 3
@@ -417,6 +418,8 @@ LogicalResult MethodOp::verifyStateBindings() {
     if (!state)
       return emitOpError("'state_bindings' entry ")
              << i << " names no exec.state " << symbol;
+    if (!bound.insert(symbol).second)
+      return emitOpError("'state_bindings' names state ") << symbol << " twice";
     auto capacity = cast<MemRefType>(state.getType());
     int64_t in = input.getInt(), out = output.getInt();
     if (in < -1 || out < -1 || (in == -1 && out == -1) ||

@@ -146,6 +146,18 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
     return failure();
   OpBuilder builder(program.getContext());
   llvm::StringMap<StateOp> states;
+  // A method with the input and the output carries the state; one with
+  // the output only starts it (Hugging Face's decoder_model.onnx: a prefill
+  // without past inputs), after those that declare it.
+  auto bind = [&](MethodOp method, StateOp state, int64_t in, int64_t out) {
+    SmallVector<Attribute> bindings;
+    if (std::optional<ArrayAttr> existing = method.getStateBindings())
+      bindings.append(existing->begin(), existing->end());
+    bindings.push_back(builder.getArrayAttr(
+        {FlatSymbolRefAttr::get(state.getSymNameAttr()),
+         builder.getI64IntegerAttr(in), builder.getI64IntegerAttr(out)}));
+    method.setStateBindingsAttr(builder.getArrayAttr(bindings));
+  };
   for (const StatePair &pair : *pairs) {
     bool found = false;
     for (auto method : program.getBody().getOps<MethodOp>()) {
@@ -161,11 +173,14 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
                << namesOf(program) << ")";
       found = true;
       InputOp input = inputAt(method, in);
+      if (!input)
+        return method.emitError("state '")
+               << pair.input << "': input " << in << " has no exec.input";
       auto ret = cast<ReturnOp>(method.getBody().back().getTerminator());
       FailureOr<SmallVector<int64_t>> inBound = boundShapeOf(input);
       FailureOr<SmallVector<int64_t>> outBound =
           boundShapeOf(ret.getOperand(out));
-      if (!input || failed(inBound) || failed(outBound))
+      if (failed(inBound) || failed(outBound))
         return method.emitError("state '")
                << pair.input << "': the buffers of input " << in
                << " and output " << out << " have no bound shape";
@@ -183,7 +198,9 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
       SmallVector<int64_t> initial = initialShapeOf(input, *inBound);
       StateOp &state = states[pair.input];
       if (!state) {
-        builder.setInsertionPoint(method);
+        // Before the first method, in the order of the pairs.
+        builder.setInsertionPoint(
+            *program.getBody().getOps<MethodOp>().begin());
         state = builder.create<StateOp>(
             method.getLoc(), builder.getStringAttr(pair.input),
             TypeAttr::get(MemRefType::get(capacity, inType.getElementType())),
@@ -202,13 +219,31 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
         state.setTypeAttr(
             TypeAttr::get(MemRefType::get(capacity, inType.getElementType())));
       }
-      SmallVector<Attribute> bindings;
-      if (std::optional<ArrayAttr> existing = method.getStateBindings())
-        bindings.append(existing->begin(), existing->end());
-      bindings.push_back(builder.getArrayAttr(
-          {FlatSymbolRefAttr::get(state.getSymNameAttr()),
-           builder.getI64IntegerAttr(in), builder.getI64IntegerAttr(out)}));
-      method.setStateBindingsAttr(builder.getArrayAttr(bindings));
+      bind(method, state, in, out);
+    }
+    for (auto method : program.getBody().getOps<MethodOp>()) {
+      int64_t in = indexOf(method.getInputNames(), pair.input);
+      int64_t out = indexOf(method.getOutputNames(), pair.output);
+      StateOp state = states.lookup(pair.input);
+      if (in >= 0 || out < 0 || !state)
+        continue;
+      auto ret = cast<ReturnOp>(method.getBody().back().getTerminator());
+      FailureOr<SmallVector<int64_t>> outBound =
+          boundShapeOf(ret.getOperand(out));
+      auto outType = cast<MemRefType>(ret.getOperand(out).getType());
+      auto known = cast<MemRefType>(state.getType());
+      if (failed(outBound) ||
+          outType.getElementType() != known.getElementType() ||
+          outType.getRank() != known.getRank())
+        return method.emitError("state '")
+               << pair.input << "': output " << out << " (" << outType
+               << ") does not fit the state (" << known << ")";
+      SmallVector<int64_t> capacity(known.getShape());
+      for (auto [c, o] : llvm::zip(capacity, *outBound))
+        c = std::max(c, o);
+      state.setTypeAttr(
+          TypeAttr::get(MemRefType::get(capacity, known.getElementType())));
+      bind(method, state, -1, out);
     }
     if (!found)
       return program.emitError("state '")

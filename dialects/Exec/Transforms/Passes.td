@@ -58,7 +58,9 @@ def BindState : Pass<"strata-exec-bind-state", "ProgramOp"> {
     dynamic extent starts at its symbol's lower bound (0 for an empty KV
     cache), a static one at its extent, zeroed. `past-present` pairs every
     input `past_key_values.X` or `past.X` with the output `present.X`, as
-    ONNX Runtime GenAI and Hugging Face Optimum export decoders.
+    ONNX Runtime GenAI and Hugging Face Optimum export decoders. A method
+    that has the output but not the input (a prefill exported without past
+    inputs) starts the state: it takes the output after each call.
 
     A pair that names no method's input, or an input without its output,
     fails naming the names the methods have.

@@ -474,8 +474,11 @@ LogicalResult RangeOp::inferReturnTypeComponents(
   std::optional<double> start = constantScalar(op.getStart());
   std::optional<double> limit = constantScalar(op.getLimit());
   std::optional<double> delta = constantScalar(op.getDelta());
-  // A run-time start and a limit a constant after it: the count is known.
-  if (!start && !limit && delta)
+  // A run-time integer start and a limit a constant after it: the count is
+  // known (in floats, (p + c) - p need not be c).
+  auto elements = dyn_cast<ShapedType>(op.getStart().getType());
+  if (!start && !limit && delta && elements &&
+      elements.getElementType().isInteger())
     if (std::optional<double> span =
             constantSpan(op.getStart(), op.getLimit())) {
       start = 0;

@@ -518,3 +518,15 @@ exec.program @p {
     exec.return %x : memref<4xf32>
   }
 }
+
+// -----
+
+// Tests that a method binds a state once.
+exec.program @p {
+  exec.state @h : memref<4xf32> initial [4]
+  // expected-error @+1 {{'state_bindings' names state @h twice}}
+  exec.method @forward : (memref<4xf32>) -> memref<4xf32> attributes {state_bindings = [[@h, 0, -1], [@h, -1, 0]]} {
+    %x = exec.input 0 : memref<4xf32>
+    exec.return %x : memref<4xf32>
+  }
+}

@@ -77,3 +77,31 @@ exec.program @half {
     exec.return %x : memref<4xf32>
   }
 }
+
+// -----
+
+// Tests that a method with the output but not the input (a prefill exported
+// without past inputs) starts the state: it takes the output after each
+// call, and the capacity covers its bound too.
+
+// CHECK-LABEL: exec.program @starts
+// CHECK: exec.state @h : memref<9x2xf32> initial [0, 2]
+// CHECK: exec.method @prefill {{.*}}state_bindings = {{\[}}[@h, -1, 0]]
+// CHECK: exec.method @decode {{.*}}state_bindings = {{\[}}[@h, 0, 0]]
+exec.program @starts {
+  exec.method @prefill : (memref<9x2xf32>) -> memref<9x2xf32>
+      attributes {input_names = ["k"], output_names = ["h_next"]} {
+    %k = exec.input 0 : memref<9x2xf32>
+    exec.return %k : memref<9x2xf32>
+  }
+  exec.method @decode : (memref<?x2xf32>, memref<1x2xf32>) -> memref<?x2xf32>
+      attributes {input_names = ["h", "k"], output_names = ["h_next"]} {
+    %p = exec.dim_symbol "past" bounds 0 to 6
+    %h = exec.input 0 (%p) : memref<?x2xf32>
+    %k = exec.input 1 : memref<1x2xf32>
+    %n = affine.apply affine_map<()[s0] -> (s0 + 1)>()[%p]
+    %cat = exec.alloc (%n) : memref<?x2xf32>
+    exec.kernel "concat" ins(%h, %k : memref<?x2xf32>, memref<1x2xf32>) outs(%cat : memref<?x2xf32>) {axis = 0 : i64}
+    exec.return %cat : memref<?x2xf32>
+  }
+}
