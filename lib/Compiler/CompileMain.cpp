@@ -202,6 +202,16 @@ bool writeAtomically(StringRef path, StringRef bytes) {
   return true;
 }
 
+/// Writes `json` as --report (JSON) and --report-html ask; false after
+/// printing why a write failed.
+bool writeReports(const llvm::json::Value &json) {
+  if (!reportPath.empty() &&
+      !writeAtomically(reportPath, formatv("{0:2}\n", json).str()))
+    return false;
+  return reportHTML.empty() ||
+         writeAtomically(reportHTML, renderHTMLReport(json));
+}
+
 /// --list-backends: each backend with its patterns per phase.
 bool printBackends(raw_ostream &os) {
   Expected<const std::vector<Backend> &> backends = discoverBackends();
@@ -327,11 +337,7 @@ int compileMethodsMain(const CompileOptions &options, MLIRContext &context) {
     llvm::json::Value json = report.toJSON();
     json.getAsObject()->try_emplace(
         "graph", toJSON(readModelGraph(methods.front().modelPath)));
-    if (!reportPath.empty() &&
-        !writeAtomically(reportPath, formatv("{0:2}\n", json).str()))
-      return 1;
-    if (!reportHTML.empty() &&
-        !writeAtomically(reportHTML, renderHTMLReport(json)))
+    if (!writeReports(json))
       return 1;
   }
   return writeAtomically(outputPath, artifact) ? 0 : 1;
@@ -463,11 +469,7 @@ int strataCompileMain(int argc, char **argv) {
       }
       object["profile"] = std::move(*profile);
     }
-    if (!reportPath.empty() &&
-        !writeAtomically(reportPath, formatv("{0:2}\n", json).str()))
-      return 1;
-    if (!reportHTML.empty() &&
-        !writeAtomically(reportHTML, renderHTMLReport(json)))
+    if (!writeReports(json))
       return 1;
   }
   if (!ok) {

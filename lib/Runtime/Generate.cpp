@@ -192,6 +192,20 @@ int64_t sampleToken(const float *logits, int64_t count,
   return order[last];
 }
 
+GenerationMethods generationMethods(const Program &program,
+                                    const std::string &prefill,
+                                    const std::string &decode) {
+  GenerationMethods methods;
+  methods.prefill = !prefill.empty() ? prefill
+                    : program.hasMethod("prefill")
+                        ? "prefill"
+                        : program.defaultMethodName();
+  methods.decode = !decode.empty()               ? decode
+                   : program.hasMethod("decode") ? "decode"
+                                                 : methods.prefill;
+  return methods;
+}
+
 Result<GenerateResult> generate(Method &prefill, Method &decode,
                                 const GenerateOptions &options) {
   if (options.prompt.empty())

@@ -1403,16 +1403,11 @@ Error Method::Impl::updateState() {
     const TensorView &value = values[outputs[b.output]];
     auto begin = static_cast<const uint8_t *>(value.data);
     for (size_t other = 0; other < state->size() && begin; ++other) {
+      // The whole buffer, at the state's capacity.
       TensorView slot = state->view(other);
+      slot.shape = state->capacity(other);
       auto first = static_cast<const uint8_t *>(slot.data);
-      size_t bytes =
-          state->capacity(other).empty() ? 0 : dtypeSize(slot.dtype) * [&] {
-            size_t n = 1;
-            for (int64_t d : state->capacity(other))
-              n *= static_cast<size_t>(d);
-            return n;
-          }();
-      if (other != b.state && begin < first + bytes &&
+      if (other != b.state && begin < first + slot.nbytes() &&
           first < begin + value.nbytes())
         staged[k].assign(begin, begin + value.nbytes());
     }

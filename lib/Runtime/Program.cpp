@@ -240,6 +240,17 @@ std::string Program::methodName(size_t index) const {
   return program_->methods()->Get(index)->name()->str();
 }
 
+bool Program::hasMethod(const std::string &name) const {
+  for (size_t i = 0; i < methodCount(); ++i)
+    if (methodName(i) == name)
+      return true;
+  return false;
+}
+
+std::string Program::defaultMethodName() const {
+  return hasMethod("forward") ? "forward" : methodName(0);
+}
+
 size_t Program::constantCount() const {
   return program_->constants() ? program_->constants()->size() : 0;
 }

@@ -337,16 +337,12 @@ public:
     return method;
   }
 
-  /// "forward" if the program has it, else its first method (strata-run's
-  /// default).
+  /// Program::defaultMethodName, strata-run's default.
   std::string defaultMethod() const {
-    std::vector<std::string> names = methods();
-    for (const std::string &name : names)
-      if (name == "forward")
-        return name;
-    if (names.empty())
+    std::string name = owner->program->defaultMethodName();
+    if (name.empty())
       throw StrataError(owner->path + ": the program has no method");
-    return names.front();
+    return name;
   }
 
   const std::string &path() const { return owner->path; }
@@ -358,18 +354,10 @@ public:
                     uint64_t seed, std::optional<int64_t> stopToken,
                     std::optional<std::string> prefillName,
                     std::optional<std::string> decodeName) {
-    std::vector<std::string> names = methods();
-    auto has = [&](const std::string &name) {
-      return std::find(names.begin(), names.end(), name) != names.end();
-    };
-    std::string prefillMethod = prefillName      ? *prefillName
-                                : has("prefill") ? "prefill"
-                                                 : defaultMethod();
-    std::string decodeMethod = decodeName      ? *decodeName
-                               : has("decode") ? "decode"
-                                               : prefillMethod;
-    std::shared_ptr<PyMethod> prefill = method(prefillMethod);
-    std::shared_ptr<PyMethod> decode = method(decodeMethod);
+    GenerationMethods names = generationMethods(
+        *owner->program, prefillName.value_or(""), decodeName.value_or(""));
+    std::shared_ptr<PyMethod> prefill = method(names.prefill);
+    std::shared_ptr<PyMethod> decode = method(names.decode);
     GenerateOptions options;
     options.prompt = prompt;
     options.maxNewTokens = maxNewTokens;

@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import strata
-from conftest import rel_l2, tool
+from conftest import compile_model, rel_l2, tool
 
 D = 8
 
@@ -78,13 +78,12 @@ def decoder(request, tmp_path_factory):
     out = folder / f"attention-{request.param}.strata"
     backend = [] if request.param == "portable" else [
         "--backend", request.param, "--partition-cost=false"]
-    subprocess.run(
-        [tool("strata-compile"), str(folder / "attention.onnx"), "-o", str(out),
-         "--state", "past-present", "--dim", "past_len=0..16",
-         "--method", "prefill", "--dim", "seq=1..8", "--dim", "total=1..24",
-         "--method", "decode", "--input-shape", "x=1x1x8",
-         "--input-shape", "attention_bias=1x1xtotal:1..17"] + backend,
-        check=True, capture_output=True, text=True)
+    compile_model(folder / "attention.onnx", out,
+                  "--state", "past-present", "--dim", "past_len=0..16",
+                  "--method", "prefill", "--dim", "seq=1..8",
+                  "--dim", "total=1..24", "--method", "decode",
+                  "--input-shape", "x=1x1x8",
+                  "--input-shape", "attention_bias=1x1xtotal:1..17", *backend)
     return w, str(out)
 
 
@@ -195,14 +194,21 @@ def gpt(tmp_path_factory):
     return folder, ids.numpy(), logits
 
 
+def backend_flags(backend):
+    return [] if backend == "portable" else ["--backend", backend]
+
+
+def gpt_steps(folder, backend):
+    """The step export compiled with prefill and decode methods."""
+    return compile_model(folder / "with_past.onnx",
+                         folder / f"steps-{backend}.strata",
+                         *GPT_METHODS, *backend_flags(backend))
+
+
 @pytest.mark.parametrize("backend", ["portable", "onednn", "xnnpack"])
 def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
     folder, ids, want = gpt
-    extra = [] if backend == "portable" else ["--backend", backend]
-    out = folder / f"steps-{backend}.strata"
-    subprocess.run([tool("strata-compile"), str(folder / "with_past.onnx"),
-                    "-o", str(out)] + GPT_METHODS + extra,
-                   check=True, capture_output=True, text=True)
+    out = gpt_steps(folder, backend)
     program = strata.load(str(out))
     assert len(program.state_names) == 4
     prefill, decode = program.method("prefill"), program.method("decode")
@@ -217,9 +223,8 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
     assert rel_l2(stepped, want) < 1e-5
     # The whole-sequence export gives the same logits.
     full = folder / f"full-{backend}.strata"
-    subprocess.run([tool("strata-compile"), str(folder / "full.onnx"), "-o",
-                    str(full), "--dim", "sequence=1..64"] + extra,
-                   check=True, capture_output=True, text=True)
+    compile_model(folder / "full.onnx", full, "--dim", "sequence=1..64",
+                  *backend_flags(backend))
     (whole,) = strata.load(str(full)).run(ids)
     assert rel_l2(stepped, whole) < 1e-5
     # After a reset, greedy generation from the prompt picks PyTorch's
@@ -240,11 +245,7 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
 @pytest.mark.parametrize("backend", ["portable", "onednn"])
 def test_gpt_generates_pytorchs_greedy_tokens(gpt, backend):
     folder, ids, _ = gpt
-    extra = [] if backend == "portable" else ["--backend", backend]
-    out = folder / f"generate-{backend}.strata"
-    subprocess.run([tool("strata-compile"), str(folder / "with_past.onnx"),
-                    "-o", str(out)] + GPT_METHODS + extra,
-                   check=True, capture_output=True, text=True)
+    out = gpt_steps(folder, backend)
     prompt = ids[0, :12].tolist()
     want = gpt_greedy(ids[:, :12], 24)
     program = strata.load(str(out))

@@ -467,13 +467,8 @@ Error loadSession(const RunOptions &options, RunSession &session) {
                           Program::load(*session.loader, Verification::Full));
   session.program.emplace(std::move(program));
   session.methodName = options.method;
-  if (session.methodName.empty()) {
-    Program &p = *session.program;
-    session.methodName = p.methodCount() ? p.methodName(0) : "";
-    for (size_t i = 0; i < p.methodCount(); ++i)
-      if (p.methodName(i) == "forward")
-        session.methodName = "forward";
-  }
+  if (session.methodName.empty())
+    session.methodName = session.program->defaultMethodName();
   double loadMs = msSince(loadStart);
   Clock::time_point initStart = Clock::now();
   STRATA_ASSIGN_OR_RETURN(Method method,
@@ -760,21 +755,17 @@ Error generateTokens(const RunOptions &options, RunSession &session) {
     return Error(ErrorCode::InvalidArgument,
                  "--generate needs --prompt IDS (comma-separated token ids)");
   Program &program = *session.program;
-  auto has = [&](const std::string &name) {
-    for (size_t i = 0; i < program.methodCount(); ++i)
-      if (program.methodName(i) == name)
-        return true;
-    return false;
-  };
-  std::string prefillName = !options.prefillMethod.empty()
-                                ? options.prefillMethod
-                            : has("prefill") ? "prefill"
-                                             : session.methodName;
-  std::string decodeName = !options.decodeMethod.empty() ? options.decodeMethod
-                           : has("decode")               ? "decode"
-                                                         : prefillName;
-  // The session's method is one of them (loadSession loaded it); the
-  // other is loaded here, sharing the program's state.
+  // Without a prefill method, the session's (--method, else the default)
+  // runs the prompt.
+  GenerationMethods names = generationMethods(
+      program,
+      options.prefillMethod.empty() && !program.hasMethod("prefill")
+          ? session.methodName
+          : options.prefillMethod,
+      options.decodeMethod);
+  const std::string &prefillName = names.prefill, &decodeName = names.decode;
+  // The session's method may be one of them (loadSession loaded it); the
+  // others are loaded here, sharing the program's state.
   std::deque<std::pair<std::string, Method>> others;
   auto methodNamed = [&](const std::string &name) -> Result<Method *> {
     if (name == session.methodName)

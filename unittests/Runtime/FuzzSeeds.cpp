@@ -148,23 +148,7 @@ int main(int argc, char **argv) {
       // A state that grows by a row a call (a KV cache): the mutations of
       // the states and bindings meet the loader's checks, and the calls the
       // capacity's.
-      write(dir + "/state-64.strata", [] {
-        TestProgramBuilder b;
-        int p = b.addSymbol("past", 0, 3);
-        int one = b.addShapeOp(strata::fb::ShapeOp::Constant, 0, 0, 1);
-        int total = b.addShapeOp(strata::fb::ShapeOp::Add, p, one);
-        int past = b.addInput(DType::F32, {3, 2});
-        b.setDimRegisters(past, {p, -1});
-        int k = b.addInput(DType::F32, {1, 2});
-        int present = b.addBuffer(DType::F32, {4, 2});
-        b.setDimRegisters(present, {total, -1});
-        b.addKernel("concat", {past, k}, {present}, {intParam("axis", 0)});
-        b.setOutputs({present});
-        b.version = kStatefulProgramVersion;
-        b.states = {{"past", DType::F32, {4, 2}, {0, 2}}};
-        b.stateBindings = {{0, 0, 0}};
-        return b.build(64);
-      }());
+      write(dir + "/state-64.strata", buildGrowingCache().build(64));
   if (!ok) {
     std::fprintf(stderr, "strata-fuzz-seeds: cannot write to %s\n",
                  dir.c_str());

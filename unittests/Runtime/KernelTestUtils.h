@@ -97,10 +97,35 @@ inline void expectClose(const OwnedTensor &got, const OwnedTensor &want,
   int failures = 0;
   for (size_t i = 0; i < a.size() && failures < 5; ++i)
     if (!(std::fabs(a[i] - b[i]) <= atol + rtol * std::fabs(b[i]))) {
-      ADD_FAILURE() << "element " << i << ": got " << a[i] << ", want "
-                    << b[i];
+      ADD_FAILURE() << "element " << i << ": got " << a[i] << ", want " << b[i];
       ++failures;
     }
+}
+
+/// Loads (Full), loads every method and executes it; returns the first error.
+inline Error loadAndRun(const std::vector<uint8_t> &bytes) {
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(loader, Verification::Full);
+  if (!program.ok())
+    return program.takeError();
+  for (size_t i = 0; i < program->methodCount(); ++i) {
+    Result<Method> method = program->loadMethod(program->methodName(i));
+    if (!method.ok())
+      return method.takeError();
+    STRATA_RETURN_IF_ERROR(method->execute());
+  }
+  return Error::success();
+}
+
+/// Expects loading (Full) to fail with InvalidProgram mentioning `needle`.
+inline void expectInvalid(const std::vector<uint8_t> &bytes,
+                          const std::string &needle,
+                          ErrorCode code = ErrorCode::InvalidProgram) {
+  Error error = loadAndRun(bytes);
+  ASSERT_FALSE(error.ok()) << "expected an error mentioning " << needle;
+  EXPECT_EQ(error.code(), code) << error.toString();
+  EXPECT_NE(error.message().find(needle), std::string::npos)
+      << error.toString();
 }
 
 } // namespace strata::runtime::testing

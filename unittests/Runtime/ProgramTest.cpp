@@ -33,21 +33,6 @@ std::string writeTemp(const std::vector<uint8_t> &bytes) {
   return path;
 }
 
-/// Loads (Full), loads every method and executes it; returns the first error.
-Error loadAndRun(const std::vector<uint8_t> &bytes) {
-  BufferDataLoader loader(bytes.data(), bytes.size());
-  Result<Program> program = Program::load(loader, Verification::Full);
-  if (!program.ok())
-    return program.takeError();
-  for (size_t i = 0; i < program->methodCount(); ++i) {
-    Result<Method> method = program->loadMethod(program->methodName(i));
-    if (!method.ok())
-      return method.takeError();
-    STRATA_RETURN_IF_ERROR(method->execute());
-  }
-  return Error::success();
-}
-
 TEST(ProgramTest, RunsASmallNetwork) {
   std::vector<uint8_t> bytes = buildSmallNet();
   BufferDataLoader loader(bytes.data(), bytes.size());
@@ -224,16 +209,6 @@ TEST(ProgramTest, SurvivesRandomByteCorruption) {
       damaged[rng() % (4096 + 64)] = static_cast<uint8_t>(rng());
     (void)loadAndRun(damaged);
   }
-}
-
-/// Expects loading (Full) to fail with InvalidProgram mentioning `needle`.
-void expectInvalid(const std::vector<uint8_t> &bytes, const std::string &needle,
-                   ErrorCode code = ErrorCode::InvalidProgram) {
-  Error error = loadAndRun(bytes);
-  ASSERT_FALSE(error.ok()) << "expected an error mentioning " << needle;
-  EXPECT_EQ(error.code(), code) << error.toString();
-  EXPECT_NE(error.message().find(needle), std::string::npos)
-      << error.toString();
 }
 
 TEST(ProgramTest, RejectsOutOfRangeValueIndices) {

@@ -237,6 +237,24 @@ std::vector<uint8_t> buildSampleNetwork() {
   return b.build();
 }
 
+TestProgramBuilder buildGrowingCache() {
+  TestProgramBuilder b;
+  int p = b.addSymbol("past", 0, 3);
+  int one = b.addShapeOp(fbs::ShapeOp::Constant, 0, 0, 1);
+  int total = b.addShapeOp(fbs::ShapeOp::Add, p, one);
+  int past = b.addInput(DType::F32, {3, 2});
+  b.setDimRegisters(past, {p, -1});
+  int k = b.addInput(DType::F32, {1, 2});
+  int present = b.addBuffer(DType::F32, {4, 2});
+  b.setDimRegisters(present, {total, -1});
+  b.addKernel("concat", {past, k}, {present}, {intParam("axis", 0)});
+  b.setOutputs({present});
+  b.version = kStatefulProgramVersion;
+  b.states = {{"past", DType::F32, {4, 2}, {0, 2}}};
+  b.stateBindings = {{0, 0, 0}};
+  return b;
+}
+
 TestProgramBuilder buildCountingLoop(uint64_t maxTrips, int backTo) {
   TestProgramBuilder b;
   int n = b.addInput(DType::I64, {});

@@ -216,6 +216,11 @@ std::vector<uint8_t> buildSampleNetwork();
 /// jump at instruction 5 goes to `backTo` stating `maxTrips`.
 TestProgramBuilder buildCountingLoop(uint64_t maxTrips, int backTo = 1);
 
+/// A stateful program: present = concat(past, k) on axis 0, past f32[p <=
+/// 3, 2] fed from state "past" (capacity [4, 2], starting empty), k f32[1,
+/// 2]; present [p + 1, 2] becomes the state.
+TestProgramBuilder buildGrowingCache();
+
 /// A kernel param `name` of `kind` whose `field` holds `value`.
 template <typename Field, typename Value>
 inline Param makeParam(const std::string &name, Param::Kind kind,

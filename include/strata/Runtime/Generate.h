@@ -51,6 +51,17 @@ struct GenerateResult {
   int64_t decodeCalls = 0;
 };
 
+/// The methods generation runs: `prefill` and `decode` where given, else
+/// the program's methods of those names, else its default method
+/// (Program::defaultMethodName) for the prompt and the prompt's method for
+/// the tokens.
+struct GenerationMethods {
+  std::string prefill, decode;
+};
+GenerationMethods generationMethods(const Program &program,
+                                    const std::string &prefill = "",
+                                    const std::string &decode = "");
+
 /// Generates from `options.prompt` with `prefill` (the whole prompt in one
 /// call) and `decode` (one token a call), which share a state. Their inputs
 /// are found by name: `input_ids` (i64 or i32, [1, S]; required), and, when

@@ -93,6 +93,11 @@ public:
   size_t methodCount() const;
   /// Name of method `index` (empty when out of range).
   std::string methodName(size_t index) const;
+  /// Whether the program has a method named `name`.
+  bool hasMethod(const std::string &name) const;
+  /// The method a caller runs by default: "forward" if the program has it,
+  /// else its first method (empty for a program without methods).
+  std::string defaultMethodName() const;
 
   /// Prepares method `name` for execution with the given registries (the
   /// portable kernels and no backends by default). Fails with the name of a
