@@ -47,6 +47,23 @@ int main(int argc, char **argv) {
               b.setOutputs({w});
               return b.build(64);
             }()) &&
+      write(dir + "/integer-pow-64.strata",
+            [] {
+              // Integer Pow past the type's range wraps (a double pow
+              // converted back was undefined); an input feeds the base.
+              TestProgramBuilder b;
+              int32_t bases[4] = {10, 2, -3, 7};
+              int32_t exponents[4] = {40, 31, -3, 100};
+              int base = b.addConstant(DType::I32, {4}, bases);
+              int exponent = b.addConstant(DType::I32, {4}, exponents);
+              int x = b.addInput(DType::I32, {4});
+              int power = b.addBuffer(DType::I32, {4});
+              int sum = b.addBuffer(DType::I32, {4});
+              b.addKernel("pow", {base, exponent}, {power});
+              b.addKernel("add", {power, x}, {sum});
+              b.setOutputs({sum});
+              return b.build(64);
+            }()) &&
       write(dir + "/dynamic-64.strata",
             [] {
               // Dynamic dimensions: symbols, a shape program, extents.

@@ -57,9 +57,9 @@ TEST(GenericKernelTest, CastF32ToBF16TruncatesAndKeepsNaN) {
   std::vector<OwnedTensor> inputs = {f32Tensor({6}, in)};
   Result<OwnedTensor> out = runKernel("cast", inputs, DType::BF16, {6});
   ASSERT_TRUE(out.ok()) << out.error().message();
-  EXPECT_EQ(valuesOf<uint16_t>(*out), (std::vector<uint16_t>{
-                                          0x3f80, 0x3f81, 0x7fc0, 0xff80,
-                                          0xbf80, 0x0000}));
+  EXPECT_EQ(
+      valuesOf<uint16_t>(*out),
+      (std::vector<uint16_t>{0x3f80, 0x3f81, 0x7fc0, 0xff80, 0xbf80, 0x0000}));
 }
 
 TEST(GenericKernelTest, CastBF16ToF32IsExact) {
@@ -109,6 +109,22 @@ TEST(GenericKernelTest, U16ArithmeticWrapsModulo65536) {
   EXPECT_EQ(valuesOf<uint16_t>(*sub), (std::vector<uint16_t>{0, 65535}));
 }
 
+TEST(GenericKernelTest, IntegerPowWrapsLikeMul) {
+  // 3^4 = 81; 2^31 wraps to -2^31 (numpy's int32 power); 7^0 = 1;
+  // (-3)^3 = -27; 10^10 = 10000000000 mod 2^32 = 1410065408. Negative
+  // exponents truncate 1 / base^n: 1^-5 = 1, (-1)^-3 = -1, (-1)^-4 = 1,
+  // 2^-1 = 0, 0^-2 = 0 (as integer division by zero gives).
+  std::vector<OwnedTensor> inputs = {
+      tensorOf<int32_t>(DType::I32, {10}, {3, 2, 7, -3, 10, 1, -1, -1, 2, 0}),
+      tensorOf<int32_t>(DType::I32, {10},
+                        {4, 31, 0, 3, 10, -5, -3, -4, -1, -2})};
+  Result<OwnedTensor> pow = runKernel("pow", inputs, DType::I32, {10});
+  ASSERT_TRUE(pow.ok()) << pow.error().message();
+  EXPECT_EQ(valuesOf<int32_t>(*pow),
+            (std::vector<int32_t>{81, INT32_MIN, 1, -27, 1410065408, 1, -1, 1,
+                                  0, 0}));
+}
+
 TEST(GenericKernelTest, BitShiftByTheWidthOrMoreGivesZero) {
   // u8: 1 << 7 = 128; 1 << 8 and 255 >> 8 leave the type: 0 (numpy);
   // 0x81 << 1 drops the carry: 0x02. u64: 1 << 63 = 2^63, 1 << 64 = 0.
@@ -126,8 +142,8 @@ TEST(GenericKernelTest, BitShiftByTheWidthOrMoreGivesZero) {
   std::vector<OwnedTensor> wide = {
       tensorOf<uint64_t>(DType::U64, {3}, {1, 1, ~uint64_t(0)}),
       tensorOf<uint64_t>(DType::U64, {3}, {63, 64, 200})};
-  Result<OwnedTensor> wideLeft = runKernel(
-      "bit_shift", wide, DType::U64, {3}, {stringParam("direction", "left")});
+  Result<OwnedTensor> wideLeft = runKernel("bit_shift", wide, DType::U64, {3},
+                                           {stringParam("direction", "left")});
   ASSERT_TRUE(wideLeft.ok()) << wideLeft.error().message();
   EXPECT_EQ(valuesOf<uint64_t>(*wideLeft),
             (std::vector<uint64_t>{uint64_t(1) << 63, 0, 0}));
@@ -136,7 +152,8 @@ TEST(GenericKernelTest, BitShiftByTheWidthOrMoreGivesZero) {
 TEST(GenericKernelTest, BitShiftRejectsBadParamsAndTypes) {
   std::vector<OwnedTensor> bytes = {tensorOf<uint8_t>(DType::U8, {1}, {1}),
                                     tensorOf<uint8_t>(DType::U8, {1}, {1})};
-  Result<OwnedTensor> noDirection = runKernel("bit_shift", bytes, DType::U8, {1});
+  Result<OwnedTensor> noDirection =
+      runKernel("bit_shift", bytes, DType::U8, {1});
   ASSERT_FALSE(noDirection.ok());
   EXPECT_NE(noDirection.error().message().find("direction"), std::string::npos);
   std::vector<OwnedTensor> ints = {tensorOf<int32_t>(DType::I32, {1}, {1}),
@@ -348,10 +365,10 @@ TEST(GenericKernelTest, I32Conv2dWithPaddingAndBias) {
       tensorOf<int32_t>(DType::I32, {1, 1, 2, 2}, {1, 2, 3, 4}),
       tensorOf<int32_t>(DType::I32, {1, 1, 2, 2}, {1, 1, 1, 1}),
       tensorOf<int32_t>(DType::I32, {1}, {10})};
-  Result<OwnedTensor> out = runKernel(
-      "conv2d", inputs, DType::I32, {1, 1, 2, 2},
-      {intsParam("strides", {1, 1}), intsParam("dilations", {1, 1}),
-       intsParam("pads", {1, 1, 0, 0}), intParam("group", 1)});
+  Result<OwnedTensor> out =
+      runKernel("conv2d", inputs, DType::I32, {1, 1, 2, 2},
+                {intsParam("strides", {1, 1}), intsParam("dilations", {1, 1}),
+                 intsParam("pads", {1, 1, 0, 0}), intParam("group", 1)});
   ASSERT_TRUE(out.ok()) << out.error().message();
   EXPECT_EQ(valuesOf<int32_t>(*out), (std::vector<int32_t>{11, 13, 14, 20}));
 }
@@ -367,8 +384,8 @@ TEST(GenericKernelTest, F64MatMulKeepsDoublePrecision) {
 }
 
 TEST(GenericKernelTest, MatMulRejectsMixedTypes) {
-  std::vector<OwnedTensor> inputs = {
-      tensorOf<int32_t>(DType::I32, {1, 1}, {1}), f32Tensor({1, 1}, {1})};
+  std::vector<OwnedTensor> inputs = {tensorOf<int32_t>(DType::I32, {1, 1}, {1}),
+                                     f32Tensor({1, 1}, {1})};
   Result<OwnedTensor> out = runKernel("matmul", inputs, DType::I32, {1, 1});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.error().message().find("or all-i32 operands"),

@@ -67,8 +67,7 @@ Error transcendental(KernelContext &ctx, FloatFunction fn, F f) {
     return Error::success();
   const TensorView &in = ctx.ins[0], &out = ctx.outs[0];
   if (in.dtype == DType::F32) {
-    applyFloatFunction(fn, in.as<const float>(), out.as<float>(),
-                       out.numel());
+    applyFloatFunction(fn, in.as<const float>(), out.as<float>(), out.numel());
     return Error::success();
   }
   return floatUnary(ctx, f);
@@ -110,11 +109,12 @@ template <typename F> Error numericBinary(KernelContext &ctx, F f) {
     forEachBroadcastRow(ctx.ins, out,
                         [&](int64_t base, const int64_t *offsets, int64_t n,
                             const int64_t *steps) {
-                          const Half *ra = pa + offsets[0], *rb = pb + offsets[1];
+                          const Half *ra = pa + offsets[0],
+                                     *rb = pb + offsets[1];
                           for (int64_t i = 0; i < n; ++i)
-                            po[base + i] = floatToHalf(
-                                f(halfToFloat(ra[steps[0] * i]),
-                                  halfToFloat(rb[steps[1] * i])));
+                            po[base + i] =
+                                floatToHalf(f(halfToFloat(ra[steps[0] * i]),
+                                              halfToFloat(rb[steps[1] * i])));
                         });
     return Error::success();
   }
@@ -141,6 +141,30 @@ template <typename T> bool isMinusOne(T value) {
     return value == T(-1);
   else
     return false;
+}
+
+/// `base` to the integer power `exponent`, wrapping like Mul (a double
+/// `pow` converted back would be undefined once out of range). A negative
+/// exponent truncates 1 / base^-exponent: 1 for base 1, +-1 for base -1, and
+/// 0 otherwise (0 for base 0, as integer Div by zero yields).
+template <typename T> T integerPower(T base, T exponent) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exponent < 0) {
+      if (base == T(1))
+        return T(1);
+      if (isMinusOne(base))
+        return (exponent % 2 == 0) ? T(1) : T(-1);
+      return T(0);
+    }
+  }
+  using U = std::make_unsigned_t<decltype(base + exponent)>;
+  U result = 1, factor = static_cast<U>(base);
+  for (U e = static_cast<U>(exponent); e != 0; e >>= 1) {
+    if (e & 1)
+      result = static_cast<U>(result * factor);
+    factor = static_cast<U>(factor * factor);
+  }
+  return static_cast<T>(result);
 }
 
 template <typename T> bool isNaN(T value) {
@@ -480,8 +504,11 @@ Error genericArithmeticKernel(KernelContext &ctx, int op) {
   default:
     return numericBinary(ctx, [](auto a, auto b) {
       using T = decltype(a);
-      return static_cast<T>(
-          std::pow(static_cast<double>(a), static_cast<double>(b)));
+      if constexpr (std::is_floating_point_v<T>)
+        return static_cast<T>(
+            std::pow(static_cast<double>(a), static_cast<double>(b)));
+      else
+        return integerPower(a, b);
     });
   }
 }
