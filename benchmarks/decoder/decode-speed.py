@@ -9,8 +9,14 @@ state), each timed call preceded by setting the cache to `past` random
 tokens (not timed). ONNX Runtime: ort-decode.mjs, the cache given as
 inputs and the presents returned, as its users run it.
 
+With `--weights f32 int4 int8` each weight format is compiled
+(--quantize-weights, in groups of --weight-group-size) and timed against the
+same ONNX Runtime run; the table gives each program's size beside its
+speed, and each format's speed-up over f32.
+
 Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
-       [--runs 30] [--threads 1]
+       [--runs 30] [--threads 1] [--weights f32 int4 int8]
+       [--weight-group-size 32]
 Prints a markdown table (and --json FILE the figures).
 """
 import argparse
@@ -47,69 +53,89 @@ def main():
     parser.add_argument("--past", type=int, nargs="+", default=[127, 1023])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--weights", nargs="+", default=["f32"],
+                        choices=["f32", "int4", "int8"])
+    parser.add_argument("--weight-group-size", type=int, default=32)
     parser.add_argument("--json")
     args = parser.parse_args()
     onnx_path = os.path.join(args.model_dir, "with_past.onnx")
     layers, heads, head_dim, context = cache_shape(
         onnx.load(onnx_path, load_external_data=False))
-    program_path = os.path.join(args.model_dir, f"decode-{args.backend}.strata")
-    command = [os.path.join(BUILD, "bin", "strata-compile"), onnx_path, "-o",
-               program_path, "--state", "past-present",
-               "--dim", f"past_sequence=0..{context - 1}",
-               "--dim", f"total_sequence=1..{context}",
-               "--input-shape", "input_ids=1x1",
-               "--input-shape", "position_ids=1x1"]
-    if args.backend != "portable":
-        command += ["--backend", args.backend]
-    if args.backend == "onednn":
-        # Implementations chosen on the thread count that runs them.
-        command += ["--backend-option", f"tune_threads={args.threads}"]
-    subprocess.run(command, check=True)
-    program = strata.load(program_path, threads=args.threads)
-    method = program.method(program.methods[0])
     rng = np.random.default_rng(0)
-    rows = []
+    ort_ms = {}
     for past in args.past:
-        caches = {name: (rng.standard_normal((1, heads, past, head_dim)) * 0.1)
-                  .astype(np.float32) for name in program.state_names}
-        token = np.array([[65]])
-        mask = np.ones((1, past + 1), np.int64)
-        position = np.array([[past]])
-        times = []
-        for i in range(args.runs + max(1, args.runs // 10)):
-            for name, value in caches.items():
-                program.set_state(name, value)
-            start = time.perf_counter()
-            method(token, mask, position)
-            elapsed = (time.perf_counter() - start) * 1e3
-            if i >= max(1, args.runs // 10):
-                times.append(elapsed)
-        strata_ms = float(np.median(times))
-        ort = json.loads(subprocess.run(
+        ort_ms[past] = json.loads(subprocess.run(
             ["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                   "ort-decode.mjs"),
              "--ort-dir", os.path.join(BUILD, "peer", "npm"),
              "--model", onnx_path, "--past", str(past), "--heads", str(heads),
              "--head-dim", str(head_dim), "--threads", str(args.threads),
              "--runs", str(args.runs)],
-            check=True, capture_output=True, text=True).stdout)
-        rows.append({"past": past, "strata_ms": strata_ms,
-                     "ort_ms": ort["median_ms"],
-                     "strata_tokens_per_s": 1e3 / strata_ms,
-                     "ort_tokens_per_s": 1e3 / ort["median_ms"]})
-    print(f"| context | Strata ({args.backend}) ms/token | tokens/s | "
-          f"ONNX Runtime ms/token | tokens/s | Strata / ORT tokens/s |")
-    print("|---:|---:|---:|---:|---:|---:|")
+            check=True, capture_output=True, text=True).stdout)["median_ms"]
+    rows = []
+    for weights in args.weights:
+        program_path = os.path.join(
+            args.model_dir, f"decode-{args.backend}-{weights}.strata")
+        command = [os.path.join(BUILD, "bin", "strata-compile"), onnx_path,
+                   "-o", program_path, "--state", "past-present",
+                   "--dim", f"past_sequence=0..{context - 1}",
+                   "--dim", f"total_sequence=1..{context}",
+                   "--input-shape", "input_ids=1x1",
+                   "--input-shape", "position_ids=1x1"]
+        if args.backend != "portable":
+            command += ["--backend", args.backend]
+        if args.backend == "onednn":
+            # Implementations chosen on the thread count that runs them.
+            command += ["--backend-option", f"tune_threads={args.threads}"]
+        if weights != "f32":
+            command += ["--quantize-weights", weights, "--weight-group-size",
+                        str(args.weight_group_size)]
+        subprocess.run(command, check=True)
+        program = strata.load(program_path, threads=args.threads)
+        method = program.method(program.methods[0])
+        for past in args.past:
+            caches = {name: (rng.standard_normal((1, heads, past, head_dim))
+                             * 0.1).astype(np.float32)
+                      for name in program.state_names}
+            token = np.array([[65]])
+            mask = np.ones((1, past + 1), np.int64)
+            position = np.array([[past]])
+            times = []
+            for i in range(args.runs + max(1, args.runs // 10)):
+                for name, value in caches.items():
+                    program.set_state(name, value)
+                start = time.perf_counter()
+                method(token, mask, position)
+                elapsed = (time.perf_counter() - start) * 1e3
+                if i >= max(1, args.runs // 10):
+                    times.append(elapsed)
+            strata_ms = float(np.median(times))
+            rows.append({"weights": weights, "past": past,
+                         "program_bytes": os.path.getsize(program_path),
+                         "strata_ms": strata_ms, "ort_ms": ort_ms[past],
+                         "strata_tokens_per_s": 1e3 / strata_ms,
+                         "ort_tokens_per_s": 1e3 / ort_ms[past]})
+    f32_ms = {r["past"]: r["strata_ms"] for r in rows if r["weights"] == "f32"}
+    print(f"| weights | program MB | context | Strata ({args.backend}) "
+          f"ms/token | tokens/s | ONNX Runtime ms/token | tokens/s | "
+          f"Strata / ORT tokens/s | over f32 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['past'] + 1} | {r['strata_ms']:.2f} | "
+        over = (f"{f32_ms[r['past']] / r['strata_ms']:.2f}x"
+                if r["past"] in f32_ms else "")
+        print(f"| {r['weights']} | {r['program_bytes'] / 1e6:.1f} | "
+              f"{r['past'] + 1} | {r['strata_ms']:.2f} | "
               f"{r['strata_tokens_per_s']:.0f} | {r['ort_ms']:.2f} | "
               f"{r['ort_tokens_per_s']:.0f} | "
-              f"{r['strata_tokens_per_s'] / r['ort_tokens_per_s']:.2f}x |")
+              f"{r['strata_tokens_per_s'] / r['ort_tokens_per_s']:.2f}x | "
+              f"{over} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"layers": layers, "heads": heads, "head_dim": head_dim,
                        "context": context, "threads": args.threads,
-                       "backend": args.backend, "rows": rows}, f, indent=2)
+                       "backend": args.backend,
+                       "weight_group_size": args.weight_group_size,
+                       "rows": rows}, f, indent=2)
 
 
 if __name__ == "__main__":

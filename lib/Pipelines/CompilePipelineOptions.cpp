@@ -41,6 +41,7 @@ void CompilePipelineOptions::exposeOnCommandLine(
     bool isQuantization = name.starts_with("quantize") ||
                           name.starts_with("calibration") ||
                           name.starts_with("smooth") ||
+                          name.starts_with("weight-") ||
                           name == "bias-correction" || name == "no-progress";
     // Registered in both: the pipeline string's parser still finds it.
     option->removeArgument();
@@ -121,6 +122,11 @@ const Requirement kRequirements[] = {
      [](const CompilePipelineOptions &o) { return !o.calibrationData.empty(); },
      "--quantize needs --calibration-data"},
     {[](const CompilePipelineOptions &o) {
+       return o.given("weight-group-size") || !o.weightBits.empty();
+     },
+     [](const CompilePipelineOptions &o) { return !o.quantizeWeights.empty(); },
+     "--weight-group-size and --weight-bits need --quantize-weights"},
+    {[](const CompilePipelineOptions &o) {
        return !o.tune.empty() && !o.tuning.empty();
      },
      [](const CompilePipelineOptions &) { return false; },
@@ -135,6 +141,23 @@ Error checkRanges(const CompilePipelineOptions &o) {
         o.quantizeTargetAccuracyDrop <= 100))
     return fail("--quantize-target-accuracy-drop must be in [0, 100] "
                 "percentage points");
+  if (!o.quantizeWeights.empty() && o.quantizeWeights != "int4" &&
+      o.quantizeWeights != "int8")
+    return fail("--quantize-weights must be int4 or int8, got '" +
+                o.quantizeWeights + "'");
+  if (o.weightGroupSize < 8 || o.weightGroupSize % 8 != 0 ||
+      o.weightGroupSize > (int64_t(1) << 20))
+    return fail("--weight-group-size must be a multiple of 8 in [8, 2^20], "
+                "got " +
+                std::to_string(o.weightGroupSize));
+  for (const std::string &entry : o.weightBits) {
+    auto [node, width] = StringRef(entry).rsplit('=');
+    int64_t bits = -1;
+    if (node.empty() || width.getAsInteger(10, bits) ||
+        (bits != 0 && bits != 4 && bits != 8))
+      return fail("--weight-bits takes NODE=BITS with BITS 4, 8 or 0, got '" +
+                  entry + "'");
+  }
   if (o.given("quantize-target-sqnr") &&
       !std::isfinite(o.quantizeTargetSqnr.getValue()))
     return fail("--quantize-target-sqnr must be a finite number of dB");
@@ -393,6 +416,10 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
     return e;
   if (o.quantize)
     options.quantize = quantizeOptions(o);
+  if (!o.quantizeWeights.empty())
+    options.quantizeWeights = CompileOptions::QuantizeWeights{
+        o.quantizeWeights == "int8" ? 8 : 4, o.weightGroupSize,
+        std::vector<std::string>(o.weightBits.begin(), o.weightBits.end())};
   if (Error e = resolveDelegation(o, *all, *backend, names, options))
     return e;
   if (!o.targetKernels.empty())

@@ -9,6 +9,7 @@
 #include "StagePass.h"
 
 #include "Exec/IR/ExecOps.h"
+#include "Edge/Transforms/Passes.h"
 #include "Exec/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Pipelines/CompilePipeline.h"
@@ -171,6 +172,13 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
   StageRecorder stages(pm, report);
   stages.begin();
   buildLowerToEdgePipeline(pm);
+  if (options.quantizeWeights) {
+    edge::EdgeQuantizeWeightsOptions quantize;
+    quantize.bits = options.quantizeWeights->bits;
+    quantize.groupSize = options.quantizeWeights->groupSize;
+    quantize.nodeBits = options.quantizeWeights->nodeBits;
+    pm.addNestedPass<func::FuncOp>(edge::createEdgeQuantizeWeights(quantize));
+  }
   stages.end("lower-to-edge", "edge");
   if (options.expose)
     addStage(pm, "strata-expose-intermediates",

@@ -428,6 +428,45 @@ LogicalResult QuantizedMatMulOp::verify() {
   return verifyResultShape(*this, expected);
 }
 
+LogicalResult WeightQuantizedMatMulOp::verify() {
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), out = shapeOf(getOutput());
+  int64_t bits = getBits(), group = getGroupSize();
+  if (bits != 4 && bits != 8)
+    return emitOpError("bits must be 4 or 8, got ") << bits;
+  if (group < 1)
+    return emitOpError("group_size must be positive, got ") << group;
+  if (lhs.size() < 2 || out.size() != lhs.size())
+    return emitOpError("lhs and result must share one rank >= 2");
+  int64_t k = lhs.back(), n = out.back();
+  if (ShapedType::isDynamic(k) || ShapedType::isDynamic(n))
+    return emitOpError("the inner dimension and the columns must be static");
+  int64_t perWord = 32 / bits;
+  if (group % perWord != 0)
+    return emitOpError("group_size must be a multiple of ")
+           << perWord << " at " << bits << " bits, got " << group;
+  int64_t tiles = (n + kTileColumns - 1) / kTileColumns;
+  int64_t groups = (k + group - 1) / group;
+  SmallVector<int64_t, 3> weight = {tiles, (k + perWord - 1) / perWord,
+                                    kTileColumns * 4};
+  if (shapeOf(getWeight()) != ArrayRef<int64_t>(weight))
+    return emitOpError("weight must have shape [")
+           << tiles << ", " << weight[1] << ", " << weight[2] << "] for "
+           << n << " columns of " << k << " rows at " << bits << " bits";
+  SmallVector<int64_t, 3> scales = {tiles, groups, kTileColumns};
+  if (shapeOf(getScales()) != ArrayRef<int64_t>(scales))
+    return emitOpError("scales must have shape [")
+           << tiles << ", " << groups << ", " << kTileColumns << "]";
+  if (Value zeroPoints = getZeroPoints();
+      zeroPoints && shapeOf(zeroPoints) != ArrayRef<int64_t>(scales))
+    return emitOpError("zero_points must have the scales' shape");
+  if (Value bias = getBias(); bias && shapeOf(bias) != ArrayRef(n))
+    return emitOpError("bias must have shape [") << n << "]";
+  for (size_t d = 0; d + 1 < lhs.size(); ++d)
+    if (lhs[d] != out[d])
+      return emitOpError("result must have the lhs's extents but the last");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // MaxPool2DOp
 //===----------------------------------------------------------------------===//

@@ -213,4 +213,56 @@ def Edge_QuantizedMatMulOp : Edge_Op<"quantized_matmul",
   let hasVerifier = 1;
 }
 
+def Edge_WeightQuantizedMatMulOp : Edge_Op<"weight_quantized_matmul",
+    [Pure, AttrSizedOperandSegments, Edge_KernelOpInterface,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let summary = "f32 matrix product by a weight quantized to 4 or 8 bits in groups along K";
+  let description = [{
+    `lhs [B..., M, K]` (f32) times a constant weight `W [K, N]` stored as
+    unsigned `bits`-bit integers `q` with one f32 scale `s` (and one zero
+    point `z`, by default `2^(bits-1)`) per column and per group of
+    `group_size` consecutive rows of K (the last group may be shorter):
+    `W[k, n] = (q[k, n] - z[g, n]) * s[g, n]` with `g = k / group_size`,
+    and `output = lhs x W (+ bias)` in f32, `[B..., M, N]`. ONNX Runtime's
+    `MatMulNBits` and the group-wise int4/int8 weights of ExecuTorch and
+    XNNPACK are this op.
+
+    The columns are stored in tiles of 32 (the last tile padded with zero
+    scales), each 32-bit word (little-endian) holding one column's values
+    for `32 / bits` consecutive rows of K, the first in the lowest bits, so
+    that shifts and masks of 32-bit lanes unpack them:
+    - `weight [ceil(N/32), ceil(K/(32/bits)), 128]` (ui8): word `c` of
+      block `b` of tile `t` holds rows `b * 32/bits ...` of column
+      `32 t + c`; `group_size` is a multiple of `32 / bits`;
+    - `scales [ceil(N/32), ceil(K/group_size), 32]` (f32);
+    - `zero_points` (optional), the same shape as `scales` (ui8, each
+      below `2^bits`);
+    - `bias [N]` (optional, f32).
+
+    ```mlir
+    %y = edge.weight_quantized_matmul %x, %w(%s, %z) {bits = 4 : i64, group_size = 32 : i64}
+        : (tensor<1x64xf32>, tensor<1x8x128xui8>, tensor<1x2x32xf32>,
+           tensor<1x2x32xui8>) -> tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Edge_F32Tensor:$lhs,
+                       StaticShapeTensorOf<[UI8]>:$weight,
+                       StaticShapeTensorOf<[F32]>:$scales,
+                       Optional<StaticShapeTensorOf<[UI8]>>:$zero_points,
+                       Optional<StaticShapeTensorOf<[F32]>>:$bias,
+                       I64Attr:$bits,
+                       I64Attr:$group_size);
+  let results = (outs Edge_F32Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $weight `(` $scales (`,` $zero_points^)? `)`
+    (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The number of output columns a tile of the packed weight holds.
+    static constexpr int64_t kTileColumns = 32;
+  }];
+  let extraClassDefinition = Edge_ReifyLikeOperandsDefinition;
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_EDGE_QUANT

@@ -81,4 +81,45 @@ def EdgeFuse : Pass<"strata-edge-fuse", "mlir::func::FuncOp"> {
   let dependentDialects = ["strata::edge::EdgeDialect"];
 }
 
+def EdgeQuantizeWeights : Pass<"strata-edge-quantize-weights",
+                               "mlir::func::FuncOp"> {
+  let summary = "Quantize constant matmul weights to 4 or 8 bits in groups "
+                "along K";
+  let description = [{
+    Each `edge.matmul` of an f32 lhs by a constant f32 weight `[K, N]`
+    (leading extents 1) becomes an `edge.weight_quantized_matmul`
+    (EdgeQuant.td) whose weight is quantized per column and per group of
+    `group-size` rows of K (EdgeQuantizedWeights.h gives the rounding).
+    Activations stay f32: this is weight-only quantization, the decode-time
+    format of ONNX Runtime's MatMulNBits and ExecuTorch's group-wise
+    weights. A following `edge.add` of a constant row `[1.., N]`, the
+    matmul's only reader, becomes the op's bias.
+
+    `bits` is the default width (4 or 8); `node-bits` overrides it per
+    ONNX node (`NAME=BITS`, BITS 4, 8, or 0 to keep the node in f32).
+    Weights with a non-finite element, or fewer than `min-elements`
+    elements, stay f32.
+
+    ```mlir
+    %y = edge.matmul %x, %w : (tensor<1x64xf32>, tensor<64x10xf32>) -> tensor<1x10xf32>
+    ```
+    becomes
+    ```mlir
+    %y = edge.weight_quantized_matmul %x, %q(%s, %z) {bits = 4 : i64, group_size = 32 : i64}
+        : (tensor<1x64xf32>, tensor<1x8x128xui8>, tensor<1x2x32xf32>,
+           tensor<1x2x32xui8>) -> tensor<1x10xf32>
+    ```
+  }];
+  let options = [
+    Option<"bits", "bits", "int64_t", "4", "Weight width: 4 or 8">,
+    Option<"groupSize", "group-size", "int64_t", "32",
+           "Rows of K sharing one scale and zero point (a multiple of 8)">,
+    ListOption<"nodeBits", "node-bits", "std::string",
+               "Per ONNX node: NAME=BITS (4, 8, or 0 for f32)">,
+    Option<"minElements", "min-elements", "int64_t", "0",
+           "Weights with fewer elements stay f32">,
+  ];
+  let dependentDialects = ["strata::edge::EdgeDialect"];
+}
+
 #endif // STRATA_EDGE_PASSES

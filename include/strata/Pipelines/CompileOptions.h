@@ -127,6 +127,16 @@ struct CompileOptions {
     CalibrationOptions calibration;
   };
   std::optional<Quantize> quantize;
+  /// Weight-only quantization of the matmuls' constant weights
+  /// (strata-edge-quantize-weights), right after lowering to edge.
+  struct QuantizeWeights {
+    /// 4 or 8.
+    int64_t bits = 4;
+    int64_t groupSize = 32;
+    /// NODE=BITS overrides.
+    std::vector<std::string> nodeBits;
+  };
+  std::optional<QuantizeWeights> quantizeWeights;
   /// A debug build (--bisect): after lowering to edge, the value each ONNX
   /// node computes becomes an extra output of the main function
   /// (exposeIntermediates), before delegates claim anything.

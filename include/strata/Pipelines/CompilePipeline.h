@@ -237,6 +237,22 @@ struct CompilePipelineOptions
   Option<std::string> quantizeEvalLabels{
       *this, "quantize-eval-labels",
       llvm::cl::desc("Their labels: a 1-D int64 .npy, one per sample")};
+  Option<std::string> quantizeWeights{
+      *this, "quantize-weights",
+      llvm::cl::desc("Quantize every matmul's constant weight to int4 or "
+                     "int8 with a scale and zero point per column and per "
+                     "group of K (weight-only: activations stay f32)"),
+      llvm::cl::value_desc("int4|int8")};
+  Option<int64_t> weightGroupSize{
+      *this, "weight-group-size",
+      llvm::cl::desc("Rows of K sharing a scale under --quantize-weights (a "
+                     "multiple of 8)"),
+      llvm::cl::init(32)};
+  ListOption<std::string> weightBits{
+      *this, "weight-bits",
+      llvm::cl::desc("Per ONNX node: the width of its matmul weight under "
+                     "--quantize-weights (4, 8, or 0 for f32)"),
+      llvm::cl::value_desc("NODE=BITS,...")};
   Option<bool> noProgress{*this, "no-progress",
                           llvm::cl::desc("No calibration progress bar")};
 

@@ -218,6 +218,8 @@ KernelEntry maxPool2dKernel();
 KernelEntry avgPool2dKernel();
 KernelEntry quantizedConv2dKernel();
 KernelEntry quantizedMatmulKernel();
+/// f32 rows times 4- or 8-bit group-quantized weights.
+KernelEntry weightQuantizedMatmulKernel();
 /// rnn, gru and lstm: one call per recurrent layer (Recurrent.cpp).
 KernelEntry rnnKernel();
 KernelEntry gruKernel();

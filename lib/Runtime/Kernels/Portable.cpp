@@ -176,6 +176,7 @@ Error registerPortableKernels(KernelRegistry &registry) {
       {"conv_transpose2d", convTranspose2dKernel()},
       {"quantized_conv2d", quantizedConv2dKernel()},
       {"quantized_matmul", quantizedMatmulKernel()},
+      {"weight_quantized_matmul", weightQuantizedMatmulKernel()},
       {"max_pool2d", maxPool2dKernel()},
       {"avg_pool2d", avgPool2dKernel()},
       {"rnn", rnnKernel()},

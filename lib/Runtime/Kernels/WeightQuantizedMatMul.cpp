@@ -1,0 +1,343 @@
+//===- WeightQuantizedMatMul.cpp - f32 x group-quantized weights ----------===//
+//
+// weight_quantized_matmul: f32 rows times a weight stored as 4- or 8-bit
+// integers with a scale (and zero point) per column and per group of K
+// (edge.weight_quantized_matmul, EdgeQuant.td, gives the layout: each
+// 32-bit word holds one column's values for 8 or 4 consecutive rows of K).
+// For a few rows (a decode step), each word is unpacked in registers with
+// shifts and masks, less the zero point (exact in f32), and multiply-added
+// per group, the group's sum then scaled: the step reads 1/8 (4-bit) or
+// 1/4 (8-bit) of the f32 weight's bytes. For more rows, each 32-column
+// tile is dequantized once into scratch memory that stays in cache and
+// every row multiplies it there. Compiled per target like gemm
+// (STRATA_GEMM_CLONES); the vector code is GCC's generic vectors, so
+// other architectures get it too.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelUtils.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace strata::runtime::kernels {
+
+namespace {
+
+/// Columns per tile: two 16-lane halves.
+constexpr int64_t kTile = 32;
+
+typedef float V16 __attribute__((vector_size(64), aligned(4)));
+typedef uint32_t U32x16 __attribute__((vector_size(64), aligned(4)));
+typedef int32_t I32x16 __attribute__((vector_size(64), aligned(4)));
+
+/// The extents of one call, checked against the operands.
+struct WeightQuantizedMatmulState {
+  int64_t rows = 0, k = 0, n = 0, tiles = 0, groups = 0, groupSize = 0;
+  int64_t bits = 0, blocks = 0;
+  /// Inputs 3 and 4 by dtype: zero points (u8) and bias (f32); -1: absent.
+  int zeroPoints = -1, bias = -1;
+};
+
+/// Value `i` of each 32-bit lane as floats: shifts, masks and a signed
+/// conversion, which every target's vector unit has (widening bytes has
+/// no such portable form).
+template <int Bits>
+[[gnu::always_inline]] inline void unpack(U32x16 word, int i, V16 &out) {
+  constexpr uint32_t mask = (1u << Bits) - 1;
+  out = __builtin_convertvector((I32x16)((word >> uint32_t(Bits * i)) & mask),
+                                V16);
+}
+
+/// The zero points (or the default 2^(Bits-1)) and scales of group `g` of
+/// tile `t`, as two 16-lane halves each.
+template <int Bits>
+[[gnu::always_inline]] inline void
+groupParams(const WeightQuantizedMatmulState &st, const float *scales,
+            const uint8_t *zeroPoints, int64_t t, int64_t g, V16 *zero,
+            V16 *scale) {
+  int64_t at = (t * st.groups + g) * kTile;
+  alignas(64) float zeros[kTile];
+  for (int64_t j = 0; j < kTile; ++j)
+    zeros[j] = zeroPoints ? float(int32_t(zeroPoints[at + j]))
+                          : float(1 << (Bits - 1));
+  for (int h = 0; h < 2; ++h) {
+    zero[h] = *reinterpret_cast<const V16 *>(zeros + 16 * h);
+    scale[h] = *reinterpret_cast<const V16 *>(scales + at + 16 * h);
+  }
+}
+
+/// Tile `t` of the weight as f32 [K, 32], (q - zero point) * scale:
+/// exactly the dequantized weight.
+template <int Bits>
+[[gnu::always_inline]] inline void
+dequantizeTile(const WeightQuantizedMatmulState &st, const uint8_t *weight,
+               const float *scales, const uint8_t *zeroPoints, int64_t t,
+               float *out) {
+  constexpr int perWord = 32 / Bits;
+  const uint8_t *tileWeight = weight + t * st.blocks * kTile * 4;
+  for (int64_t g = 0; g < st.groups; ++g) {
+    V16 zero[2], scale[2];
+    groupParams<Bits>(st, scales, zeroPoints, t, g, zero, scale);
+    int64_t k0 = g * st.groupSize, k1 = std::min(st.k, k0 + st.groupSize);
+    for (int64_t b = k0 / perWord; b * perWord < k1; ++b) {
+      for (int h = 0; h < 2; ++h) {
+        U32x16 word = *reinterpret_cast<const U32x16 *>(
+            tileWeight + (b * kTile + 16 * h) * 4);
+        for (int i = 0; i < perWord && b * perWord + i < k1; ++i) {
+          V16 w;
+          unpack<Bits>(word, i, w);
+          *reinterpret_cast<V16 *>(out + (b * perWord + i) * kTile + 16 * h) =
+              (w - zero[h]) * scale[h];
+        }
+      }
+    }
+  }
+}
+
+/// Rows [0, Rows) of `x` times a dequantized [K, 32] tile into `acc`.
+template <int Rows>
+[[gnu::always_inline]] inline void tileRows(int64_t k, const float *x,
+                                            const float *w, V16 (*acc)[2]) {
+  for (int r = 0; r < Rows; ++r)
+    acc[r][0] = acc[r][1] = V16{};
+  for (int64_t p = 0; p < k; ++p) {
+    V16 w0 = *reinterpret_cast<const V16 *>(w + p * kTile);
+    V16 w1 = *reinterpret_cast<const V16 *>(w + p * kTile + 16);
+    for (int r = 0; r < Rows; ++r) {
+      float xv = x[r * k + p];
+      acc[r][0] += xv * w0;
+      acc[r][1] += xv * w1;
+    }
+  }
+}
+
+/// Rows [0, Rows) of `x` times tile `t` of the packed weight into `acc`,
+/// the weight unpacked in registers: per group, the products by `q - zero
+/// point` (exact in f32) are summed, then scaled. For a few rows, where
+/// dequantizing the tile to memory first would not pay. One row keeps two
+/// sums per half (even and odd rows of K), so that the multiply-adds do
+/// not wait on each other.
+template <int Bits, int Rows>
+[[gnu::always_inline]] inline void
+packedRows(const WeightQuantizedMatmulState &st, const float *x,
+           const uint8_t *weight, const float *scales,
+           const uint8_t *zeroPoints, int64_t t, V16 (*acc)[2]) {
+  constexpr int perWord = 32 / Bits, sums = Rows == 1 ? 2 : 1;
+  const uint8_t *tileWeight = weight + t * st.blocks * kTile * 4;
+  for (int r = 0; r < Rows; ++r)
+    acc[r][0] = acc[r][1] = V16{};
+  for (int64_t g = 0; g < st.groups; ++g) {
+    V16 zero[2], scale[2];
+    groupParams<Bits>(st, scales, zeroPoints, t, g, zero, scale);
+    V16 group[Rows][2][sums];
+    for (int r = 0; r < Rows; ++r)
+      for (int h = 0; h < 2; ++h)
+        for (int s = 0; s < sums; ++s)
+          group[r][h][s] = V16{};
+    int64_t k0 = g * st.groupSize, k1 = std::min(st.k, k0 + st.groupSize);
+    int64_t b = k0 / perWord;
+    // Whole words, then the group's last, partial one.
+    for (; (b + 1) * perWord <= k1; ++b) {
+      U32x16 word[2];
+      for (int h = 0; h < 2; ++h)
+        word[h] = *reinterpret_cast<const U32x16 *>(tileWeight +
+                                                    (b * kTile + 16 * h) * 4);
+      const float *xb = x + b * perWord;
+      for (int i = 0; i < perWord; ++i)
+        for (int h = 0; h < 2; ++h) {
+          V16 w;
+          unpack<Bits>(word[h], i, w);
+          w -= zero[h];
+          for (int r = 0; r < Rows; ++r)
+            group[r][h][i % sums] += xb[r * st.k + i] * w;
+        }
+    }
+    if (b * perWord < k1) {
+      const float *xb = x + b * perWord;
+      for (int h = 0; h < 2; ++h) {
+        U32x16 word = *reinterpret_cast<const U32x16 *>(
+            tileWeight + (b * kTile + 16 * h) * 4);
+        for (int i = 0; b * perWord + i < k1; ++i) {
+          V16 w;
+          unpack<Bits>(word, i, w);
+          w -= zero[h];
+          for (int r = 0; r < Rows; ++r)
+            group[r][h][0] += xb[r * st.k + i] * w;
+        }
+      }
+    }
+    for (int r = 0; r < Rows; ++r)
+      for (int h = 0; h < 2; ++h) {
+        V16 sum = group[r][h][0];
+        for (int s = 1; s < sums; ++s)
+          sum += group[r][h][s];
+        acc[r][h] += sum * scale[h];
+      }
+  }
+}
+
+template <int Bits>
+[[gnu::always_inline]] inline void
+weightQuantizedMatmul(const WeightQuantizedMatmulState &st, const float *x,
+                      const uint8_t *weight, const float *scales,
+                      const uint8_t *zeroPoints, const float *bias,
+                      float *tile, float *y) {
+  constexpr int kRows = 4;
+  // Up to a few rows, each tile is unpacked in registers; beyond, it is
+  // dequantized once into `tile` for all of them.
+  bool widenOnce = st.rows > 2 * kRows;
+  for (int64_t t = 0; t < st.tiles; ++t) {
+    if (widenOnce)
+      dequantizeTile<Bits>(st, weight, scales, zeroPoints, t, tile);
+    int64_t c0 = t * kTile, width = std::min(kTile, st.n - c0);
+    for (int64_t r0 = 0; r0 < st.rows; r0 += kRows) {
+      int64_t rows = std::min<int64_t>(kRows, st.rows - r0);
+      V16 acc[kRows][2];
+      const float *xr = x + r0 * st.k;
+      if (!widenOnce) {
+        switch (rows) {
+        case 4:
+          packedRows<Bits, 4>(st, xr, weight, scales, zeroPoints, t, acc);
+          break;
+        case 3:
+          packedRows<Bits, 3>(st, xr, weight, scales, zeroPoints, t, acc);
+          break;
+        case 2:
+          packedRows<Bits, 2>(st, xr, weight, scales, zeroPoints, t, acc);
+          break;
+        default:
+          packedRows<Bits, 1>(st, xr, weight, scales, zeroPoints, t, acc);
+          break;
+        }
+      } else {
+        switch (rows) {
+        case 4:
+          tileRows<4>(st.k, xr, tile, acc);
+          break;
+        case 3:
+          tileRows<3>(st.k, xr, tile, acc);
+          break;
+        case 2:
+          tileRows<2>(st.k, xr, tile, acc);
+          break;
+        default:
+          tileRows<1>(st.k, xr, tile, acc);
+          break;
+        }
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        float *out = y + (r0 + r) * st.n + c0;
+        for (int64_t j = 0; j < width; ++j)
+          out[j] = acc[r][j / 16][j % 16] + (bias ? bias[c0 + j] : 0.0f);
+      }
+    }
+  }
+}
+
+/// One clone per target of each width (target_clones takes no templates).
+STRATA_GEMM_CLONES void
+weightQuantizedMatmul4(const WeightQuantizedMatmulState &st, const float *x,
+                       const uint8_t *weight, const float *scales,
+                       const uint8_t *zeroPoints, const float *bias,
+                       float *tile, float *y) {
+  weightQuantizedMatmul<4>(st, x, weight, scales, zeroPoints, bias, tile, y);
+}
+
+STRATA_GEMM_CLONES void
+weightQuantizedMatmul8(const WeightQuantizedMatmulState &st, const float *x,
+                       const uint8_t *weight, const float *scales,
+                       const uint8_t *zeroPoints, const float *bias,
+                       float *tile, float *y) {
+  weightQuantizedMatmul<8>(st, x, weight, scales, zeroPoints, bias, tile, y);
+}
+
+} // namespace
+
+static Result<WeightQuantizedMatmulState>
+prepareWeightQuantizedMatmul(const KernelContext &ctx) {
+  STRATA_RETURN_IF_ERROR(checkArity(ctx, 3, 5, 1));
+  const TensorView &lhs = ctx.ins[0], &weight = ctx.ins[1],
+                   &scales = ctx.ins[2], &out = ctx.outs[0];
+  STRATA_KERNEL_ASSIGN(bits, ctx.params.getInt("bits", 0));
+  STRATA_KERNEL_ASSIGN(groupSize, ctx.params.getInt("group_size", 0));
+  if (bits != 4 && bits != 8)
+    return ctx.fail("'bits' must be 4 or 8, got " + std::to_string(bits));
+  if (groupSize < 1)
+    return ctx.fail("'group_size' must be positive, got " +
+                    std::to_string(groupSize));
+  if (lhs.dtype != DType::F32 || out.dtype != DType::F32 ||
+      weight.dtype != DType::U8 || scales.dtype != DType::F32)
+    return ctx.fail("takes an f32 lhs, a u8 weight and f32 scales to an f32 "
+                    "result, got " +
+                    lhs.typeString() + ", " + weight.typeString() + ", " +
+                    scales.typeString() + " -> " + out.typeString());
+  if (lhs.rank() < 2 || out.rank() != lhs.rank() ||
+      !std::equal(lhs.shape.begin(), lhs.shape.end() - 1, out.shape.begin()))
+    return ctx.fail("takes [..., M, K] to [..., M, N], got " +
+                    lhs.typeString() + " -> " + out.typeString());
+  WeightQuantizedMatmulState st;
+  st.k = lhs.shape.back();
+  st.n = out.shape.back();
+  st.bits = bits;
+  st.groupSize = groupSize;
+  st.rows = st.k == 0 ? out.numel() / std::max<int64_t>(st.n, 1)
+                      : lhs.numel() / st.k;
+  st.tiles = (st.n + kTile - 1) / kTile;
+  int64_t perWord = 32 / bits;
+  if (groupSize % perWord != 0)
+    return ctx.fail("'group_size' " + std::to_string(groupSize) +
+                    " must be a multiple of " + std::to_string(perWord) +
+                    " at " + std::to_string(bits) + " bits");
+  st.groups = st.k == 0 ? 0 : (st.k - 1) / groupSize + 1;
+  st.blocks = (st.k + perWord - 1) / perWord;
+  std::vector<int64_t> weightShape = {st.tiles, st.blocks, kTile * 4};
+  std::vector<int64_t> scaleShape = {st.tiles, st.groups, kTile};
+  if (weight.shape != weightShape || scales.shape != scaleShape)
+    return ctx.fail("for K = " + std::to_string(st.k) + " and N = " +
+                    std::to_string(st.n) + " the weight must be [" +
+                    std::to_string(st.tiles) + ", " +
+                    std::to_string(st.blocks) + ", 128] and the scales [" +
+                    std::to_string(st.tiles) + ", " +
+                    std::to_string(st.groups) + ", 32], got " +
+                    weight.typeString() + " and " + scales.typeString());
+  for (int i = 3; i < static_cast<int>(ctx.ins.size()); ++i) {
+    const TensorView &extra = ctx.ins[i];
+    if (extra.dtype == DType::U8 && st.zeroPoints < 0 && st.bias < 0 &&
+        extra.shape == scaleShape)
+      st.zeroPoints = i;
+    else if (extra.dtype == DType::F32 && st.bias < 0 &&
+             extra.shape == std::vector<int64_t>{st.n})
+      st.bias = i;
+    else
+      return ctx.fail("input " + std::to_string(i) + " (" +
+                      extra.typeString() +
+                      ") is neither the zero points (u8, the scales' "
+                      "shape) nor the bias (f32 [N])");
+  }
+  return st;
+}
+
+static Error executeWeightQuantizedMatmul(const WeightQuantizedMatmulState &st,
+                                          KernelIO &io) {
+  const float *x = io.ins[0].as<const float>();
+  const uint8_t *weight = io.ins[1].as<const uint8_t>();
+  const float *scales = io.ins[2].as<const float>();
+  const uint8_t *zeroPoints =
+      st.zeroPoints < 0 ? nullptr : io.ins[st.zeroPoints].as<const uint8_t>();
+  const float *bias = st.bias < 0 ? nullptr : io.ins[st.bias].as<const float>();
+  float *y = io.outs[0].as<float>();
+  // One tile of the weight in f32, reused by every row.
+  float *tile = io.scratchFloats(static_cast<size_t>(st.k * kTile));
+  if (st.bits == 4)
+    weightQuantizedMatmul4(st, x, weight, scales, zeroPoints, bias, tile, y);
+  else
+    weightQuantizedMatmul8(st, x, weight, scales, zeroPoints, bias, tile, y);
+  return Error::success();
+}
+
+KernelEntry weightQuantizedMatmulKernel() {
+  return typedKernel<WeightQuantizedMatmulState, prepareWeightQuantizedMatmul,
+                     executeWeightQuantizedMatmul>();
+}
+
+} // namespace strata::runtime::kernels

@@ -1,0 +1,171 @@
+"""Weight-only quantization (strata-compile --quantize-weights int4|int8):
+each matmul's constant weight stored as 4- or 8-bit integers with a scale
+and zero point per column and per group of K. The expected values come
+from a numpy quantizer written here from the rounding rule the docs give
+(round to nearest on the group's range widened to include 0), applied to
+the float weights, and a float64 product by the dequantized weights; the
+GPT's logits from PyTorch running the dequantized weights."""
+import os
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import strata
+from conftest import compile_model, rel_l2
+
+
+def dequantized(w, bits, group):
+    """The weight [K, N] that --quantize-weights stores, in float64."""
+    levels = 2 ** bits - 1
+    out = np.empty(w.shape, np.float64)
+    for g0 in range(0, w.shape[0], group):
+        block = w[g0:g0 + group].astype(np.float64)
+        lo = np.minimum(block.min(0), 0.0)
+        hi = np.maximum(block.max(0), 0.0)
+        scale = ((hi - lo) / levels).astype(np.float32).astype(np.float64)
+        scale[~(scale > 0)] = 1.0
+        zero = np.clip(np.rint(-lo / scale), 0, levels)
+        q = np.clip(np.rint(block / scale) + zero, 0, levels)
+        out[g0:g0 + group] = (q - zero) * scale
+    return out
+
+
+def linear_model(path, k, n, seed=0):
+    """y = x W + b over x[batch, rows, K], the weight skewed per column so
+    that the zero points differ."""
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal((k, n)) + rng.uniform(-1, 1, n)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["xw"], name="fc"),
+         helper.make_node("Add", ["xw", "b"], ["y"], name="bias")],
+        "linear",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["batch", 3, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       ["batch", 3, n])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return w, b
+
+
+def backend_flags(backend):
+    return [] if backend == "portable" else ["--backend", backend]
+
+
+@pytest.mark.parametrize("backend", ["portable", "onednn"])
+@pytest.mark.parametrize("bits,group", [(4, 32), (4, 64), (4, 128), (8, 32),
+                                        (8, 128)])
+def test_linear_equals_the_dequantized_float64_product(tmp_path, backend,
+                                                       bits, group):
+    # K = 150: groups of 32 leave a last group of 22 and the last 32-bit
+    # word of 4-bit values holds 6; N = 37: two tiles of 32, the last
+    # padded.
+    w, b = linear_model(tmp_path / "linear.onnx", 150, 37)
+    out = compile_model(tmp_path / "linear.onnx", tmp_path / "q.strata",
+                        "--quantize-weights", f"int{bits}",
+                        "--weight-group-size", str(group),
+                        "--dim", "batch=1..4", *backend_flags(backend))
+    program = strata.load(out)
+    x = np.random.default_rng(1).standard_normal((2, 3, 150)).astype(np.float32)
+    (y,) = program.run(x)
+    want = x.astype(np.float64) @ dequantized(w, bits, group) + b
+    assert rel_l2(y, want) < 1e-6
+    # The weights really are quantized: the float product is further away,
+    # by about the rounding of `bits` bits.
+    error = rel_l2(y, x.astype(np.float64) @ w + b)
+    assert (1e-3 if bits == 4 else 1e-5) < error < (0.15 if bits == 4 else 0.01)
+
+
+def test_program_size_and_per_node_widths(tmp_path):
+    w, b = linear_model(tmp_path / "linear.onnx", 512, 512)
+    sizes = {}
+    for name, flags in [("f32", []),
+                        ("int4", ["--quantize-weights", "int4"]),
+                        ("int8", ["--quantize-weights", "int8"]),
+                        ("kept", ["--quantize-weights", "int4",
+                                  "--weight-bits", "fc=0"]),
+                        ("fc8", ["--quantize-weights", "int4",
+                                 "--weight-bits", "fc=8"])]:
+        out = compile_model(tmp_path / "linear.onnx",
+                            tmp_path / f"{name}.strata", "--dim", "batch=1..1",
+                            *flags)
+        sizes[name] = os.path.getsize(out)
+    # 4 bits per weight plus a 4-byte scale and a 1-byte zero point per 32:
+    # 0.156 of the f32 bytes; 8 bits: 0.29.
+    assert sizes["int4"] <= 0.2 * sizes["f32"]
+    assert sizes["int8"] <= 0.32 * sizes["f32"]
+    assert sizes["kept"] >= sizes["f32"]
+    assert sizes["fc8"] == sizes["int8"]
+
+
+def test_bad_options_are_refused(tmp_path):
+    import subprocess
+    from conftest import tool
+    linear_model(tmp_path / "linear.onnx", 8, 4)
+    for flags, message in [
+            (["--quantize-weights", "int3"], "must be int4 or int8"),
+            (["--quantize-weights", "int4", "--weight-group-size", "0"],
+             "--weight-group-size must be a multiple of 8"),
+            (["--quantize-weights", "int4", "--weight-bits", "fc=5"],
+             "NODE=BITS with BITS 4, 8 or 0"),
+            (["--weight-bits", "fc=4"], "need --quantize-weights")]:
+        result = subprocess.run(
+            [tool("strata-compile"), str(tmp_path / "linear.onnx"), "-o",
+             str(tmp_path / "bad.strata")] + flags, capture_output=True,
+            text=True)
+        assert result.returncode != 0 and message in result.stderr, flags
+        assert not (tmp_path / "bad.strata").exists()
+
+
+# The project's GPT-style decoder with a KV cache, its step export compiled
+# with int4 weights: prefill and decode logits against PyTorch running the
+# dequantized weights.
+
+GPT_METHODS = [
+    "--state", "past-present", "--dim", "past_sequence=0..63",
+    "--method", "prefill", "--dim", "sequence=1..64",
+    "--dim", "total_sequence=1..127",
+    "--method", "decode", "--dim", "total_sequence=1..64",
+    "--input-shape", "input_ids=1x1", "--input-shape", "position_ids=1x1"]
+
+
+@pytest.mark.parametrize("backend", ["portable", "onednn"])
+def test_gpt_int4_steps_equal_pytorch_on_the_dequantized_weights(
+        tmp_path, backend):
+    torch = pytest.importorskip("torch")
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "models"))
+    import decoder
+    torch.manual_seed(0)
+    model = decoder.GPT(layers=2, width=64, heads=4, context=64).eval()
+    decoder.export(model, str(tmp_path))
+    out = compile_model(tmp_path / "with_past.onnx", tmp_path / "q.strata",
+                        *GPT_METHODS, "--quantize-weights", "int4",
+                        *backend_flags(backend))
+    # Every Linear's weight, as the exported MatMul reads it ([in, out]).
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.Linear):
+                wt = module.weight.detach().numpy().T
+                module.weight.copy_(torch.from_numpy(
+                    dequantized(wt, 4, 32).T.astype(np.float32)))
+    ids = torch.randint(0, 256, (1, 20))
+    with torch.no_grad():
+        want = model(ids)[0].numpy()
+    program = strata.load(out)
+    prefill, decode = program.method("prefill"), program.method("decode")
+    prompt = 12
+    ids = ids.numpy()
+    logits = prefill(ids[:, :prompt], np.ones((1, prompt), np.int64),
+                     np.arange(prompt)[None])
+    for t in range(prompt, ids.shape[1]):
+        logits += decode(ids[:, t:t + 1], np.ones((1, t + 1), np.int64),
+                         np.array([[t]]))
+    assert rel_l2(np.concatenate(logits, axis=1), want) < 1e-5
