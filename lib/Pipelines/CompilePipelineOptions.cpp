@@ -38,11 +38,10 @@ void CompilePipelineOptions::exposeOnCommandLine(
     all.push_back(entry.second);
   for (llvm::cl::Option *option : all) {
     StringRef name = option->ArgStr;
-    bool isQuantization = name.starts_with("quantize") ||
-                          name.starts_with("calibration") ||
-                          name.starts_with("smooth") ||
-                          name.starts_with("weight-") ||
-                          name == "bias-correction" || name == "no-progress";
+    bool isQuantization =
+        name.starts_with("quantize") || name.starts_with("calibration") ||
+        name.starts_with("smooth") || name.starts_with("weight-") ||
+        name == "bias-correction" || name == "no-progress";
     // Registered in both: the pipeline string's parser still finds it.
     option->removeArgument();
     option->addSubCommand(llvm::cl::SubCommand::getTopLevel());

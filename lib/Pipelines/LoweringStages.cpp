@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "StagePass.h"
 
-#include "Exec/IR/ExecOps.h"
 #include "Edge/Transforms/Passes.h"
+#include "Exec/IR/ExecOps.h"
 #include "Exec/Transforms/Passes.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Pipelines/CompilePipeline.h"

@@ -450,8 +450,8 @@ LogicalResult WeightQuantizedMatMulOp::verify() {
                                     kTileColumns * 4};
   if (shapeOf(getWeight()) != ArrayRef<int64_t>(weight))
     return emitOpError("weight must have shape [")
-           << tiles << ", " << weight[1] << ", " << weight[2] << "] for "
-           << n << " columns of " << k << " rows at " << bits << " bits";
+           << tiles << ", " << weight[1] << ", " << weight[2] << "] for " << n
+           << " columns of " << k << " rows at " << bits << " bits";
   SmallVector<int64_t, 3> scales = {tiles, groups, kTileColumns};
   if (shapeOf(getScales()) != ArrayRef<int64_t>(scales))
     return emitOpError("scales must have shape [")

@@ -13,9 +13,10 @@ using namespace mlir;
 
 namespace strata::edge {
 
-std::optional<GroupQuantizedWeight>
-quantizeGroupwise(ArrayRef<float> weight, int64_t k, int64_t n, int64_t bits,
-                  int64_t groupSize) {
+std::optional<GroupQuantizedWeight> quantizeGroupwise(ArrayRef<float> weight,
+                                                      int64_t k, int64_t n,
+                                                      int64_t bits,
+                                                      int64_t groupSize) {
   GroupQuantizedWeight out;
   out.k = k, out.n = n, out.bits = bits, out.groupSize = groupSize;
   int64_t groups = out.groups();
@@ -65,8 +66,8 @@ std::vector<float> dequantize(const GroupQuantizedWeight &weight) {
 }
 
 Value buildWeightQuantizedMatMul(OpBuilder &builder, Location loc, Value lhs,
-                                 const GroupQuantizedWeight &weight,
-                                 Value bias, Type resultType) {
+                                 const GroupQuantizedWeight &weight, Value bias,
+                                 Type resultType) {
   constexpr int64_t tile = WeightQuantizedMatMulOp::kTileColumns;
   int64_t k = weight.k, n = weight.n, groups = weight.groups();
   int64_t perWord = 32 / weight.bits;
@@ -88,7 +89,8 @@ Value buildWeightQuantizedMatMul(OpBuilder &builder, Location loc, Value lhs,
     for (int64_t g = 0; g < groups; ++g) {
       scales[(t * groups + g) * tile + c] = weight.scales[col * groups + g];
       if (!zeros.empty())
-        zeros[(t * groups + g) * tile + c] = weight.zeroPoints[col * groups + g];
+        zeros[(t * groups + g) * tile + c] =
+            weight.zeroPoints[col * groups + g];
     }
   }
   MLIRContext *context = builder.getContext();
@@ -96,15 +98,16 @@ Value buildWeightQuantizedMatMul(OpBuilder &builder, Location loc, Value lhs,
   auto bytesConstant = [&](ArrayRef<int64_t> shape, ArrayRef<uint8_t> data) {
     auto type = RankedTensorType::get(shape, u8);
     return builder.create<ConstantOp>(
-        loc, DenseElementsAttr::getFromRawBuffer(
-                 type, ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
-                                      data.size())));
+        loc,
+        DenseElementsAttr::getFromRawBuffer(
+            type, ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                                 data.size())));
   };
   Value packedValue = bytesConstant({tiles, blocks, tile * 4}, packed);
   Value scalesValue = builder.create<ConstantOp>(
-      loc, DenseElementsAttr::get(
-               RankedTensorType::get({tiles, groups, tile}, builder.getF32Type()),
-               ArrayRef<float>(scales)));
+      loc, DenseElementsAttr::get(RankedTensorType::get({tiles, groups, tile},
+                                                        builder.getF32Type()),
+                                  ArrayRef<float>(scales)));
   Value zerosValue =
       zeros.empty() ? Value() : bytesConstant({tiles, groups, tile}, zeros);
   return builder.create<WeightQuantizedMatMulOp>(

@@ -51,8 +51,7 @@ std::vector<float> dequantize(const GroupQuantizedWeight &weight);
 mlir::Value buildWeightQuantizedMatMul(mlir::OpBuilder &builder,
                                        mlir::Location loc, mlir::Value lhs,
                                        const GroupQuantizedWeight &weight,
-                                       mlir::Value bias,
-                                       mlir::Type resultType);
+                                       mlir::Value bias, mlir::Type resultType);
 
 } // namespace strata::edge
 

@@ -120,9 +120,9 @@ struct EdgeQuantizeWeightsPass
                               *row));
           replaced = add;
         }
-    Value result = buildWeightQuantizedMatMul(
-        builder, replaced->getLoc(), matmul.getLhs(), *quantized, bias,
-        resultType);
+    Value result =
+        buildWeightQuantizedMatMul(builder, replaced->getLoc(), matmul.getLhs(),
+                                   *quantized, bias, resultType);
     replaced->getResult(0).replaceAllUsesWith(result);
     // The float weight and bias row go with their last reader.
     SmallVector<Operation *, 3> operands;

@@ -82,6 +82,29 @@ void permuteElements(uint8_t *dst, const uint8_t *src, size_t size,
   }
 }
 
+/// to[i * dstS + l] = from[l * srcL + i] for i < ns, l < nl, in 16 x 16
+/// tiles, reading runs of i (or, with WriteRuns, writing runs of l).
+template <typename T, bool WriteRuns>
+void copyTiles(T *to, const T *from, int64_t ns, int64_t nl, int64_t dstS,
+               int64_t srcL) {
+  constexpr int64_t kTile = 16;
+  for (int64_t s0 = 0; s0 < ns; s0 += kTile) {
+    int64_t s1 = std::min(ns, s0 + kTile);
+    for (int64_t l0 = 0; l0 < nl; l0 += kTile) {
+      int64_t l1 = std::min(nl, l0 + kTile);
+      if constexpr (WriteRuns) {
+        for (int64_t i = s0; i < s1; ++i)
+          for (int64_t l = l0; l < l1; ++l)
+            to[i * dstS + l] = from[l * srcL + i];
+      } else {
+        for (int64_t l = l0; l < l1; ++l)
+          for (int64_t i = s0; i < s1; ++i)
+            to[i * dstS + l] = from[l * srcL + i];
+      }
+    }
+  }
+}
+
 /// permuteElements for elements of type T, moving contiguous runs: where
 /// the last result dimension reads contiguously, one memcpy per row; else
 /// the result dimension S that does (the input's last) and the last one L
@@ -109,22 +132,23 @@ void permuteBlocks(uint8_t *dstBytes, const uint8_t *srcBytes,
   int64_t nl = extent[last], ns = s == last ? 1 : extent[s];
   int64_t srcL = srcStride[last], dstS = s == last ? 0 : dstStride[s];
   int64_t srcOff = 0, dstOff = 0;
-  constexpr int64_t kTile = 16;
+  // A tile reads runs of S and writes one element per row of the result;
+  // where those rows are a multiple of 4 KiB apart (a key cache [.., 1024,
+  // 64] transposed) they all map to one cache set, and the tile is copied
+  // the other way round: runs of L written, one element read per row.
+  auto critical = [](int64_t stride) {
+    return stride != 0 && (stride * int64_t(sizeof(T))) % 4096 == 0;
+  };
+  bool writeRuns = critical(dstS) && !critical(srcL);
   while (true) {
     const T *from = src + srcOff;
     T *to = dst + dstOff;
     if (s == last) {
       std::memcpy(to, from, sizeof(T) * nl);
+    } else if (writeRuns) {
+      copyTiles<T, true>(to, from, ns, nl, dstS, srcL);
     } else {
-      for (int64_t s0 = 0; s0 < ns; s0 += kTile) {
-        int64_t s1 = std::min(ns, s0 + kTile);
-        for (int64_t l0 = 0; l0 < nl; l0 += kTile) {
-          int64_t l1 = std::min(nl, l0 + kTile);
-          for (int64_t l = l0; l < l1; ++l)
-            for (int64_t i = s0; i < s1; ++i)
-              to[i * dstS + l] = from[l * srcL + i];
-        }
-      }
+      copyTiles<T, false>(to, from, ns, nl, dstS, srcL);
     }
     // The next block: an odometer over the outer dimensions.
     bool wrapped = true;

@@ -180,8 +180,8 @@ template <int Bits>
 [[gnu::always_inline]] inline void
 weightQuantizedMatmul(const WeightQuantizedMatmulState &st, const float *x,
                       const uint8_t *weight, const float *scales,
-                      const uint8_t *zeroPoints, const float *bias,
-                      float *tile, float *y) {
+                      const uint8_t *zeroPoints, const float *bias, float *tile,
+                      float *y) {
   constexpr int kRows = 4;
   // Up to a few rows, each tile is unpacked in registers; beyond, it is
   // dequantized once into `tile` for all of them.
@@ -280,8 +280,8 @@ prepareWeightQuantizedMatmul(const KernelContext &ctx) {
   st.n = out.shape.back();
   st.bits = bits;
   st.groupSize = groupSize;
-  st.rows = st.k == 0 ? out.numel() / std::max<int64_t>(st.n, 1)
-                      : lhs.numel() / st.k;
+  st.rows =
+      st.k == 0 ? out.numel() / std::max<int64_t>(st.n, 1) : lhs.numel() / st.k;
   st.tiles = (st.n + kTile - 1) / kTile;
   int64_t perWord = 32 / bits;
   if (groupSize % perWord != 0)
@@ -293,13 +293,12 @@ prepareWeightQuantizedMatmul(const KernelContext &ctx) {
   std::vector<int64_t> weightShape = {st.tiles, st.blocks, kTile * 4};
   std::vector<int64_t> scaleShape = {st.tiles, st.groups, kTile};
   if (weight.shape != weightShape || scales.shape != scaleShape)
-    return ctx.fail("for K = " + std::to_string(st.k) + " and N = " +
-                    std::to_string(st.n) + " the weight must be [" +
-                    std::to_string(st.tiles) + ", " +
-                    std::to_string(st.blocks) + ", 128] and the scales [" +
-                    std::to_string(st.tiles) + ", " +
-                    std::to_string(st.groups) + ", 32], got " +
-                    weight.typeString() + " and " + scales.typeString());
+    return ctx.fail(
+        "for K = " + std::to_string(st.k) + " and N = " + std::to_string(st.n) +
+        " the weight must be [" + std::to_string(st.tiles) + ", " +
+        std::to_string(st.blocks) + ", 128] and the scales [" +
+        std::to_string(st.tiles) + ", " + std::to_string(st.groups) +
+        ", 32], got " + weight.typeString() + " and " + scales.typeString());
   for (int i = 3; i < static_cast<int>(ctx.ins.size()); ++i) {
     const TensorView &extra = ctx.ins[i];
     if (extra.dtype == DType::U8 && st.zeroPoints < 0 && st.bias < 0 &&
@@ -309,8 +308,7 @@ prepareWeightQuantizedMatmul(const KernelContext &ctx) {
              extra.shape == std::vector<int64_t>{st.n})
       st.bias = i;
     else
-      return ctx.fail("input " + std::to_string(i) + " (" +
-                      extra.typeString() +
+      return ctx.fail("input " + std::to_string(i) + " (" + extra.typeString() +
                       ") is neither the zero points (u8, the scales' "
                       "shape) nor the bias (f32 [N])");
   }
