@@ -7,7 +7,7 @@ model never saw.
 
 Usage: train_decoder.py OUT [--minutes M] [--layers 6 --width 512
        --heads 8 --context 1024] [--train-context 256] [--batch 8]
-       [--seed 0]
+       [--seed 0] [--threads N] [--log-every 50]
 Writes OUT/gpt.pt (the state dict), OUT/train.json (the configuration,
 steps, tokens seen, held-out loss and perplexity per byte) and, through
 decoder.export, OUT/full.onnx and OUT/with_past.onnx.
@@ -65,7 +65,12 @@ def main():
     parser.add_argument("--train-context", type=int, default=256)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch threads (0: torch's default)")
+    parser.add_argument("--log-every", type=int, default=50)
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     train, held, train_files, held_files = corpus()
@@ -89,8 +94,9 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         steps += 1
-        if steps % 50 == 0:
-            print(f"step {steps}: train loss {loss.item():.3f}", flush=True)
+        if steps % args.log_every == 0:
+            print(f"step {steps} ({time.time() - start:.0f} s): train loss "
+                  f"{loss.item():.3f}", flush=True)
     model.eval()
     held_loss = held_out_loss(model, held, ctx)
     os.makedirs(args.out, exist_ok=True)

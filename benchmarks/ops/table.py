@@ -548,6 +548,9 @@ SKIPPED = {
     'If': 'control flow: its cost is its branch\'s ops, timed in their families',
     'Loop': 'control flow: its cost is its body\'s ops, timed in their families',
     'Scan': 'control flow: its cost is its body\'s ops, timed in their families',
+    'com.microsoft::MatMulNBits': 'packed block-quantized weights the case '
+                                  'builder does not make; its kernel is timed '
+                                  'by benchmarks/decoder/decode-speed.py --weights',
 }
 
 

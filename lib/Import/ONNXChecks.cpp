@@ -212,6 +212,61 @@ void inferSTFT(onnx::InferenceContext &ctx) {
 
 /// Registers the schemas above once; every entry point below calls it
 /// before it looks anything up.
+/// ONNX Runtime's com.microsoft MatMulNBits (opset 1 of that domain): A
+/// times a block-quantized weight, `[..., K] -> [..., N]`. Registered so
+/// that the checker verifies its inputs and attributes and shape inference
+/// types its result, like a standard operator's.
+onnx::OpSchema matMulNBitsSchema() {
+  return onnx::OpSchema()
+      .SetName("MatMulNBits")
+      .SetDomain("com.microsoft")
+      .SinceVersion(1)
+      .SetLocation(__FILE__, __LINE__)
+      .SetDoc("A times a weight quantized to `bits` bits in blocks of "
+              "`block_size` rows of K (ONNX Runtime's contrib operator).")
+      .Attr("K", "rows of the weight", onnx::AttributeProto::INT)
+      .Attr("N", "columns of the weight", onnx::AttributeProto::INT)
+      .Attr("bits", "bits per weight", onnx::AttributeProto::INT,
+            static_cast<int64_t>(4))
+      .Attr("block_size", "rows of K per scale", onnx::AttributeProto::INT)
+      .Attr("accuracy_level", "the compute precision ONNX Runtime may use",
+            onnx::AttributeProto::INT, static_cast<int64_t>(0))
+      .Input(0, "A", "the input [..., K]", "T1")
+      .Input(1, "B", "the packed weight [N, blocks, blob]", "T2")
+      .Input(2, "scales", "one scale per column and block", "T1")
+      .Input(3, "zero_points", "zero points, packed or as floats", "T3",
+             onnx::OpSchema::Optional)
+      .Input(4, "g_idx", "the block of each row of K", "T4",
+             onnx::OpSchema::Optional)
+      .Input(5, "bias", "[N]", "T1", onnx::OpSchema::Optional)
+      .Output(0, "Y", "the result [..., N]", "T1")
+      .TypeConstraint("T1", {"tensor(float)", "tensor(float16)"},
+                      "float tensors")
+      .TypeConstraint("T2", {"tensor(uint8)", "tensor(int32)"},
+                      "the packed weight")
+      .TypeConstraint("T3",
+                      {"tensor(uint8)", "tensor(int32)", "tensor(float)",
+                       "tensor(float16)"},
+                      "zero points")
+      .TypeConstraint("T4", {"tensor(int32)"}, "row blocks")
+      .TypeAndShapeInferenceFunction([](onnx::InferenceContext &ctx) {
+        onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+        if (!onnx::hasInputShape(ctx, 0))
+          return;
+        const onnx::TensorShapeProto &a =
+            ctx.getInputType(0)->tensor_type().shape();
+        if (a.dim_size() < 1)
+          fail_shape_inference("MatMulNBits: A must have rank 1 or more");
+        const onnx::AttributeProto *n = ctx.getAttribute("N");
+        if (!n)
+          fail_shape_inference("MatMulNBits: attribute N is required");
+        onnx::TensorShapeProto *y =
+            ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+        *y = a;
+        y->mutable_dim(a.dim_size() - 1)->set_dim_value(n->i());
+      });
+}
+
 void registerNewerSchemas() {
   static const bool registered = [] {
     try {
@@ -220,6 +275,9 @@ void registerNewerSchemas() {
       onnx::RegisterSchema(bitwiseBinarySchema("BitwiseXor", "bitwise xor"));
       onnx::RegisterSchema(bitwiseNotSchema());
       onnx::RegisterSchema(deformConvSchema());
+      onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+          .AddDomainToVersion("com.microsoft", 1, 1);
+      onnx::RegisterSchema(matMulNBitsSchema());
       // The registry holds its schemas by value; this replaces only the
       // inference function of the one STFT schema.
       if (const onnx::OpSchema *stft =

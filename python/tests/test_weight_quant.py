@@ -169,3 +169,118 @@ def test_gpt_int4_steps_equal_pytorch_on_the_dequantized_weights(
         logits += decode(ids[:, t:t + 1], np.ones((1, t + 1), np.int64),
                          np.array([[t]]))
     assert rel_l2(np.concatenate(logits, axis=1), want) < 1e-5
+
+
+# ONNX Runtime's com.microsoft MatMulNBits, packed here as its operator
+# documentation lays the weight out: B[n, block, byte], the values of a
+# block low bits first; zero points packed the same way per column, or
+# absent (2^(bits-1)).
+
+def matmul_nbits_model(path, k, n, bits, block, zero_points, bias, seed=0,
+                       accuracy_level=0):
+    rng = np.random.default_rng(seed)
+    blocks = (k + block - 1) // block
+    levels = 2 ** bits
+    q = rng.integers(0, levels, (n, blocks * block)).astype(np.uint8)
+    scales = rng.uniform(0.01, 0.1, (n, blocks)).astype(np.float32)
+    zp = (rng.integers(0, levels, (n, blocks)).astype(np.uint8)
+          if zero_points else np.full((n, blocks), levels // 2, np.uint8))
+    per_byte = 8 // bits
+    packed = np.zeros((n, blocks * block // per_byte), np.uint8)
+    for i in range(per_byte):
+        packed |= (q[:, i::per_byte] << (bits * i)).astype(np.uint8)
+    weights = [numpy_helper.from_array(packed.reshape(n, blocks, -1), "B"),
+               numpy_helper.from_array(scales.reshape(-1), "scales")]
+    if zero_points:
+        zp_padded = np.zeros((n, -(-blocks // per_byte) * per_byte), np.uint8)
+        zp_padded[:, :blocks] = zp
+        zp_packed = np.zeros((n, zp_padded.shape[1] // per_byte), np.uint8)
+        for i in range(per_byte):
+            zp_packed |= (zp_padded[:, i::per_byte] << (bits * i)).astype(
+                np.uint8)
+        weights.append(numpy_helper.from_array(zp_packed.reshape(-1), "zp"))
+    b = rng.standard_normal(n).astype(np.float32)
+    if bias:
+        weights.append(numpy_helper.from_array(b, "bias"))
+    # A, B, scales, zero_points, g_idx, bias; absent trailing ones dropped.
+    inputs = ["a", "B", "scales", "zp" if zero_points else "", "",
+              "bias" if bias else ""]
+    while not inputs[-1]:
+        inputs.pop()
+    node = helper.make_node("MatMulNBits", inputs, ["y"], domain="com.microsoft",
+                            K=k, N=n, bits=bits, block_size=block,
+                            accuracy_level=accuracy_level)
+    graph = helper.make_graph(
+        [node], "nbits",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, n])],
+        weights)
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    onnx.save(model, str(path))
+    w = ((q[:, :k].astype(np.float64) - np.repeat(zp, block, 1)[:, :k])
+         * np.repeat(scales, block, 1)[:, :k]).T
+    return w, (b if bias else np.zeros(n))
+
+
+@pytest.mark.parametrize("backend", ["portable", "onednn"])
+@pytest.mark.parametrize("bits,block,zero_points,bias", [
+    (4, 32, True, False), (4, 16, False, True), (4, 128, True, True),
+    (8, 32, True, True), (8, 64, False, False)])
+def test_matmul_nbits_equals_its_dequantized_weights(tmp_path, backend, bits,
+                                                     block, zero_points, bias):
+    # K = 100 leaves a last block of 4 (of 16) or 36 (of 64) rows.
+    w, b = matmul_nbits_model(tmp_path / "nbits.onnx", 100, 45, bits, block,
+                              zero_points, bias)
+    out = compile_model(tmp_path / "nbits.onnx", tmp_path / "q.strata",
+                        *backend_flags(backend))
+    x = np.random.default_rng(2).standard_normal((2, 3, 100)).astype(np.float32)
+    (y,) = strata.load(out).run(x)
+    assert rel_l2(y, x.astype(np.float64) @ w + b) < 1e-6
+    # The weights stay at their width: no f32 copy of them in the program.
+    assert os.path.getsize(out) < 100 * 45 * 4
+
+
+def test_matmul_nbits_refusals_name_the_node(tmp_path):
+    import subprocess
+    from conftest import tool
+    matmul_nbits_model(tmp_path / "nbits.onnx", 64, 8, 4, 32, True, False)
+    model = onnx.load(str(tmp_path / "nbits.onnx"))
+    model.graph.node[0].name = "proj"
+    for attribute in model.graph.node[0].attribute:
+        if attribute.name == "bits":
+            attribute.i = 3
+    onnx.save(model, str(tmp_path / "bits3.onnx"))
+    result = subprocess.run(
+        [tool("strata-compile"), str(tmp_path / "bits3.onnx"), "-o",
+         str(tmp_path / "bad.strata")], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "proj" in result.stderr and "bits = 3" in result.stderr
+
+
+@pytest.mark.parametrize("bits,block,zero_points,bias", [
+    (4, 32, True, True), (4, 16, False, False), (8, 64, True, True)])
+def test_matmul_nbits_agrees_with_onnx_runtime(tmp_path, bits, block,
+                                               zero_points, bias):
+    # ONNX Runtime's own MatMulNBits (accuracy level 0: f32 compute) on the
+    # same file: the packing read as its kernel reads it.
+    import shutil
+    import subprocess
+    from conftest import BUILD, ROOT, tool
+    ort_dir = os.path.join(BUILD, "peer", "npm")
+    if not shutil.which("node") or not os.path.isdir(
+            os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
+        pytest.skip("ONNX Runtime (scripts/install-ort.sh) is not installed")
+    matmul_nbits_model(tmp_path / "nbits.onnx", 100, 45, bits, block,
+                       zero_points, bias)
+    subprocess.run(["node", os.path.join(ROOT, "test", "utils", "ort-run.mjs"),
+                    "--ort-dir", ort_dir, "--model", str(tmp_path / "nbits.onnx"),
+                    "--make-reference", str(tmp_path / "ref")],
+                   check=True, capture_output=True)
+    out = compile_model(tmp_path / "nbits.onnx", tmp_path / "q.strata")
+    result = subprocess.run(
+        [tool("strata-run"), out, "--inputs", str(tmp_path / "ref"),
+         "--expect", str(tmp_path / "ref"), "--rel-l2", "1e-6"],
+        capture_output=True, text=True)
+    assert result.returncode == 0 and "output 0: PASS" in result.stdout, (
+        result.stdout + result.stderr)

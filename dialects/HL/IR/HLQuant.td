@@ -163,4 +163,38 @@ def HL_QLinearConvOp : HL_Op<"qlinear_conv", [Pure, HL_WindowOpInterface]> {
   let hasVerifier = 1;
 }
 
+def HL_MatMulNBitsOp : HL_Op<"matmul_nbits", [Pure, AttrSizedOperandSegments,
+    HL_InferShape]> {
+  let summary = "Product by a block-quantized weight (ONNX Runtime's "
+                "com.microsoft MatMulNBits)";
+  let description = [{
+    `a [..., K]` times the weight `W [K, N]` that `b` stores as unsigned
+    `bits`-bit integers in blocks of `block_size` rows of K, one block per
+    column `n` and block index `i` at `b[n, i, :]`, the values of a block
+    packed low bits first (with 4 bits, value `2j` in the low nibble of
+    byte `j`): `W[k, n] = (q - zero_point) * scale` with the scale
+    `scales[n * blocks + i]` (`[N * blocks]` or `[N, blocks]`) and the zero
+    point from `zero_points`, packed like `b` per column (`[N * ceil(blocks
+    * bits / 8)]`, u8) or given as floats of the scales' shape; without
+    them, `2^(bits - 1)`. `bias [N]` is added. The result is `[..., N]`.
+
+    ```mlir
+    %y = hl.matmul_nbits %a, %b, %s {K = 64 : i64, N = 10 : i64, bits = 4 : i64, block_size = 32 : i64}
+        : (tensor<1x64xf32>, tensor<10x2x16xui8>, tensor<20xf32>) -> tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins HL_FloatTensor:$a, TensorOf<[UI8]>:$b,
+                       HL_FloatTensor:$scales,
+                       Optional<HL_Tensor>:$zero_points,
+                       Optional<HL_FloatTensor>:$bias,
+                       I64Attr:$K, I64Attr:$N, I64Attr:$bits,
+                       I64Attr:$block_size);
+  let results = (outs HL_FloatTensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b `,` $scales (`zero_points` $zero_points^)? (`bias` $bias^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_HL_QUANT

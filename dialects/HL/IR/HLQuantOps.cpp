@@ -1,6 +1,7 @@
 //===- HLQuantOps.cpp - verifiers of quantisation and integer ops ---------===//
 #include "HL/IR/HLOpUtils.h"
 #include "HL/IR/HLOps.h"
+#include "HL/IR/HLShapeInference.h"
 
 #include "strata/Support/ShapeInference.h"
 
@@ -112,5 +113,53 @@ LogicalResult QLinearConvOp::verify() {
       failed(
           verifyZeroPoint(*this, getYZeroPoint(), getOutput(), "y_zero_point")))
     return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatMulNBitsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulNBitsOp::verify() {
+  int64_t k = getK(), n = getN(), bits = getBits(), block = getBlockSize();
+  if (k < 1 || n < 1)
+    return emitOpError("K and N must be positive, got ") << k << " and " << n;
+  if (bits < 1 || bits > 8)
+    return emitOpError("bits must be in [1, 8], got ") << bits;
+  if (block < 16 || (block & (block - 1)) != 0)
+    return emitOpError("block_size must be a power of 2 of at least 16, got ")
+           << block;
+  int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  auto bType = dyn_cast<RankedTensorType>(getB().getType());
+  if (bType && bType.hasStaticShape() &&
+      bType.getShape() != ArrayRef<int64_t>({n, blocks, blob}))
+    return emitOpError("b must have shape [")
+           << n << ", " << blocks << ", " << blob << "], got " << bType;
+  auto scalesType = dyn_cast<RankedTensorType>(getScales().getType());
+  if (scalesType && scalesType.hasStaticShape() &&
+      scalesType.getNumElements() != n * blocks)
+    return emitOpError("scales must have N * ceil(K / block_size) = ")
+           << n * blocks << " elements, got " << scalesType;
+  auto aType = dyn_cast<RankedTensorType>(getA().getType());
+  if (aType &&
+      (aType.getRank() < 1 || (!aType.isDynamicDim(aType.getRank() - 1) &&
+                               aType.getShape().back() != k)))
+    return emitOpError("a's last dimension must be K = ") << k;
+  return success();
+}
+
+LogicalResult MatMulNBitsOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location, ValueShapeRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  Adaptor op(operands.getValues(), attributes, properties, regions);
+  std::optional<SmallVector<int64_t>> a = getRankedShape(operands, op.getA());
+  if (!a)
+    return unknownShape(shapes);
+  if (a->empty())
+    return misfit(location, "a must have rank 1 or more");
+  SmallVector<int64_t> result(*a);
+  result.back() = static_cast<int64_t>(op.getN());
+  shapes.emplace_back(result);
   return success();
 }

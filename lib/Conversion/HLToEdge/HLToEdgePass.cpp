@@ -56,6 +56,7 @@ void strata::populateHLToEdgePatterns(TypeConverter &typeConverter,
   hl_to_edge::populateLoopPatterns(typeConverter, patterns);
   hl_to_edge::populateQuantizationPatterns(typeConverter, patterns);
   hl_to_edge::populateIntegerLinearPatterns(typeConverter, patterns);
+  hl_to_edge::populateBlockQuantizedLinearPatterns(typeConverter, patterns);
   hl_to_edge::populateScaledIntegerLinearPatterns(typeConverter, patterns);
   hl_to_edge::populateEinsumPatterns(typeConverter, patterns);
   hl_to_edge::populateResizePatterns(typeConverter, patterns);

@@ -245,6 +245,9 @@ void populateScaledIntegerLinearPatterns(mlir::TypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
 void populateIntegerLinearPatterns(mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// hl.matmul_nbits with constant weights to edge.weight_quantized_matmul.
+void populateBlockQuantizedLinearPatterns(mlir::TypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
 void populateEinsumPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateFusedPatterns(mlir::TypeConverter &converter,
