@@ -4,8 +4,14 @@ Strata program and in PyTorch, on the same windows of the Python standard
 library files the training held out, and greedy generation compared token
 by token.
 
+With `--weights int8 int4` the whole-sequence program is also compiled with
+those weight formats (--quantize-weights, groups of --weight-group-size)
+and each one's held-out perplexity is given beside the f32 program's, with
+its rise over it.
+
 Usage: perplexity.py MODEL_DIR [--backend onednn] [--windows 16]
-       [--context 256] [--generate 128]
+       [--context 256] [--generate 128] [--weights int8 int4]
+       [--weight-group-size 32]
 MODEL_DIR holds gpt.pt, train.json, full.onnx and with_past.onnx.
 Prints one JSON object.
 """
@@ -43,6 +49,9 @@ def main():
     parser.add_argument("--windows", type=int, default=16)
     parser.add_argument("--context", type=int, default=256)
     parser.add_argument("--generate", type=int, default=128)
+    parser.add_argument("--weights", nargs="*", default=[],
+                        choices=["int8", "int4"])
+    parser.add_argument("--weight-group-size", type=int, default=32)
     args = parser.parse_args()
     config = json.load(open(os.path.join(args.model_dir, "train.json")))
     model = decoder.GPT(config["layers"], config["width"], config["heads"],
@@ -52,24 +61,34 @@ def main():
     _, held, _, _ = train_decoder.corpus()
     compile_ = [os.path.join(BUILD, "bin", "strata-compile")]
     backend = [] if args.backend == "portable" else ["--backend", args.backend]
-    full = os.path.join(args.model_dir, f"full-{args.backend}.strata")
-    subprocess.run(compile_ + [os.path.join(args.model_dir, "full.onnx"), "-o",
-                               full, "--input-shape",
-                               f"input_ids=1x{args.context}"] + backend,
-                   check=True)
-    program = strata.load(full, threads=1)
     starts = np.linspace(0, len(held) - args.context - 1,
                          args.windows).astype(int)
-    ours, theirs = [], []
-    for s in starts:
-        chunk = held[s:s + args.context + 1].astype(np.int64)
-        (logits,) = program.run(chunk[None, :-1])
-        ours.append(-log_softmax(logits[0])[np.arange(args.context),
-                                            chunk[1:]].mean())
-        with torch.no_grad():
-            want = model(torch.from_numpy(chunk[None, :-1]))[0][0].numpy()
-        theirs.append(-log_softmax(want)[np.arange(args.context),
-                                         chunk[1:]].mean())
+    losses = {}
+    theirs = []
+    for weights in ["f32"] + args.weights:
+        full = os.path.join(args.model_dir,
+                            f"full-{args.backend}-{weights}.strata")
+        quantize = [] if weights == "f32" else [
+            "--quantize-weights", weights,
+            "--weight-group-size", str(args.weight_group_size)]
+        subprocess.run(compile_ + [os.path.join(args.model_dir, "full.onnx"),
+                                   "-o", full, "--input-shape",
+                                   f"input_ids=1x{args.context}"]
+                       + backend + quantize, check=True)
+        program = strata.load(full, threads=1)
+        ours = []
+        for s in starts:
+            chunk = held[s:s + args.context + 1].astype(np.int64)
+            (logits,) = program.run(chunk[None, :-1])
+            ours.append(-log_softmax(logits[0])[np.arange(args.context),
+                                                chunk[1:]].mean())
+            if weights == "f32":
+                with torch.no_grad():
+                    want = model(torch.from_numpy(chunk[None, :-1]))[0][0]
+                theirs.append(-log_softmax(want.numpy())[
+                    np.arange(args.context), chunk[1:]].mean())
+        losses[weights] = float(np.mean(ours))
+    ours = [losses["f32"]]
     # Greedy generation from a held-out prompt, against PyTorch's.
     steps = os.path.join(args.model_dir, f"steps-{args.backend}.strata")
     ctx = config["context"]
@@ -119,6 +138,10 @@ def main():
         "pytorch_loss": float(np.mean(theirs)),
         "strata_perplexity": math.exp(np.mean(ours)),
         "pytorch_perplexity": math.exp(np.mean(theirs)),
+        "weights_perplexity": {w: math.exp(v) for w, v in losses.items()},
+        "weights_perplexity_rise": {
+            w: math.exp(v) / math.exp(losses["f32"]) - 1
+            for w, v in losses.items() if w != "f32"},
         "greedy_tokens": args.generate, "prompts": agree,
         "decode_tokens_per_s": rates,
     }, indent=2))
