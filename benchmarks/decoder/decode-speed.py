@@ -14,9 +14,13 @@ With `--weights f32 int4 int8` each weight format is compiled
 same ONNX Runtime run; the table gives each program's size beside its
 speed, and each format's speed-up over f32.
 
+`--onnx FILE` times another step graph of the folder, e.g. one whose
+MatMuls are ONNX Runtime's MatMulNBits (to-matmulnbits.py): both run the
+same int4 file.
+
 Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
        [--runs 30] [--threads 1] [--weights f32 int4 int8]
-       [--weight-group-size 32]
+       [--weight-group-size 32] [--onnx with_past.onnx]
 Prints a markdown table (and --json FILE the figures).
 """
 import argparse
@@ -56,9 +60,10 @@ def main():
     parser.add_argument("--weights", nargs="+", default=["f32"],
                         choices=["f32", "int4", "int8"])
     parser.add_argument("--weight-group-size", type=int, default=32)
+    parser.add_argument("--onnx", default="with_past.onnx")
     parser.add_argument("--json")
     args = parser.parse_args()
-    onnx_path = os.path.join(args.model_dir, "with_past.onnx")
+    onnx_path = os.path.join(args.model_dir, args.onnx)
     layers, heads, head_dim, context = cache_shape(
         onnx.load(onnx_path, load_external_data=False))
     rng = np.random.default_rng(0)
@@ -74,8 +79,9 @@ def main():
             check=True, capture_output=True, text=True).stdout)["median_ms"]
     rows = []
     for weights in args.weights:
+        stem = os.path.splitext(args.onnx)[0]
         program_path = os.path.join(
-            args.model_dir, f"decode-{args.backend}-{weights}.strata")
+            args.model_dir, f"{stem}-{args.backend}-{weights}.strata")
         command = [os.path.join(BUILD, "bin", "strata-compile"), onnx_path,
                    "-o", program_path, "--state", "past-present",
                    "--dim", f"past_sequence=0..{context - 1}",
