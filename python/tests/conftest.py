@@ -20,6 +20,16 @@ def tool(name):
     return os.path.join(BUILD, "bin", name)
 
 
+# strata-compile's flags for models/decoder.py's step export (context 64)
+# as a program of a prefill and a decode method sharing the KV cache.
+GPT_METHODS = [
+    "--state", "past-present", "--dim", "past_sequence=0..63",
+    "--method", "prefill", "--dim", "sequence=1..64",
+    "--dim", "total_sequence=1..127",
+    "--method", "decode", "--dim", "total_sequence=1..64",
+    "--input-shape", "input_ids=1x1", "--input-shape", "position_ids=1x1"]
+
+
 def compile_model(model_path, out, *flags):
     """strata-compile MODEL -o OUT FLAGS...; returns OUT."""
     subprocess.run([tool("strata-compile"), str(model_path), "-o", str(out)]

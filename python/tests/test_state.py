@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import strata
-from conftest import compile_model, rel_l2, tool
+from conftest import GPT_METHODS, compile_model, rel_l2, tool
 
 D = 8
 
@@ -151,15 +151,7 @@ def test_a_full_cache_is_refused_and_kept(decoder):
 # The project's GPT-style decoder (models/decoder.py), exported as people
 # export decoders: a whole-sequence graph and a step graph with
 # past_key_values.* / present.*, attention_mask and position_ids, the
-# causal mask computed in the graph.
-
-GPT_METHODS = [
-    "--state", "past-present", "--dim", "past_sequence=0..63",
-    "--method", "prefill", "--dim", "sequence=1..64",
-    "--dim", "total_sequence=1..127",
-    "--method", "decode", "--dim", "total_sequence=1..64",
-    "--input-shape", "input_ids=1x1", "--input-shape", "position_ids=1x1"]
-
+# causal mask computed in the graph (conftest's GPT_METHODS compile it).
 
 _GPT = {}
 

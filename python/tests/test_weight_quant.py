@@ -13,7 +13,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import strata
-from conftest import compile_model, rel_l2
+from conftest import GPT_METHODS, compile_model, rel_l2
 
 
 def dequantized(w, bits, group):
@@ -127,12 +127,6 @@ def test_bad_options_are_refused(tmp_path):
 # with int4 weights: prefill and decode logits against PyTorch running the
 # dequantized weights.
 
-GPT_METHODS = [
-    "--state", "past-present", "--dim", "past_sequence=0..63",
-    "--method", "prefill", "--dim", "sequence=1..64",
-    "--dim", "total_sequence=1..127",
-    "--method", "decode", "--dim", "total_sequence=1..64",
-    "--input-shape", "input_ids=1x1", "--input-shape", "position_ids=1x1"]
 
 
 @pytest.mark.parametrize("backend", ["portable", "onednn"])
