@@ -58,7 +58,7 @@ def backend_flags(backend):
     return [] if backend == "portable" else ["--backend", backend]
 
 
-@pytest.mark.parametrize("backend", ["portable", "onednn"])
+@pytest.mark.parametrize("backend", ["portable", "onednn", "xnnpack"])
 @pytest.mark.parametrize("bits,group", [(4, 32), (4, 64), (4, 128), (8, 32),
                                         (8, 128)])
 def test_linear_equals_the_dequantized_float64_product(tmp_path, backend,

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 using namespace strata::runtime;
 using namespace strata::runtime::testing;
@@ -62,6 +63,26 @@ int main(int argc, char **argv) {
               b.addKernel("pow", {base, exponent}, {power});
               b.addKernel("add", {power, x}, {sum});
               b.setOutputs({sum});
+              return b.build(64);
+            }()) &&
+      write(dir + "/weight-quantized-64.strata",
+            [] {
+              // A 4-bit weight in groups of 8 (K = 3, N = 2) with zero
+              // points and a bias: the fuzzer varies the layout's extents.
+              TestProgramBuilder b;
+              std::vector<uint8_t> words(128, 0x5a);
+              std::vector<float> scales(32, 0.25f);
+              std::vector<uint8_t> zeros(32, 3);
+              float bias[2] = {0.5f, -1.0f};
+              int x = b.addInput(DType::F32, {2, 3});
+              int w = b.addConstant(DType::U8, {1, 1, 128}, words.data());
+              int s = b.addConstant(DType::F32, {1, 1, 32}, scales.data());
+              int z = b.addConstant(DType::U8, {1, 1, 32}, zeros.data());
+              int c = b.addConstant(DType::F32, {2}, bias);
+              int y = b.addBuffer(DType::F32, {2, 2});
+              b.addKernel("weight_quantized_matmul", {x, w, s, z, c}, {y},
+                          {intParam("bits", 4), intParam("group_size", 8)});
+              b.setOutputs({y});
               return b.build(64);
             }()) &&
       write(dir + "/dynamic-64.strata",

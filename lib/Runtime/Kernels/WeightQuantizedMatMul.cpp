@@ -30,6 +30,12 @@ typedef float V16 __attribute__((vector_size(64), aligned(4)));
 typedef uint32_t U32x16 __attribute__((vector_size(64), aligned(4)));
 typedef int32_t I32x16 __attribute__((vector_size(64), aligned(4)));
 
+/// 16 words of the packed weight (a u8 tensor: its data need not be
+/// 4-byte aligned).
+[[gnu::always_inline]] inline void loadWords(const uint8_t *at, U32x16 &out) {
+  std::memcpy(&out, at, sizeof(U32x16));
+}
+
 /// The extents of one call, checked against the operands.
 struct WeightQuantizedMatmulState {
   int64_t rows = 0, k = 0, n = 0, tiles = 0, groups = 0, groupSize = 0;
@@ -81,8 +87,8 @@ dequantizeTile(const WeightQuantizedMatmulState &st, const uint8_t *weight,
     int64_t k0 = g * st.groupSize, k1 = std::min(st.k, k0 + st.groupSize);
     for (int64_t b = k0 / perWord; b * perWord < k1; ++b) {
       for (int h = 0; h < 2; ++h) {
-        U32x16 word = *reinterpret_cast<const U32x16 *>(
-            tileWeight + (b * kTile + 16 * h) * 4);
+        U32x16 word;
+        loadWords(tileWeight + (b * kTile + 16 * h) * 4, word);
         for (int i = 0; i < perWord && b * perWord + i < k1; ++i) {
           V16 w;
           unpack<Bits>(word, i, w);
@@ -140,8 +146,7 @@ packedRows(const WeightQuantizedMatmulState &st, const float *x,
     for (; (b + 1) * perWord <= k1; ++b) {
       U32x16 word[2];
       for (int h = 0; h < 2; ++h)
-        word[h] = *reinterpret_cast<const U32x16 *>(tileWeight +
-                                                    (b * kTile + 16 * h) * 4);
+        loadWords(tileWeight + (b * kTile + 16 * h) * 4, word[h]);
       const float *xb = x + b * perWord;
       for (int i = 0; i < perWord; ++i)
         for (int h = 0; h < 2; ++h) {
@@ -155,8 +160,8 @@ packedRows(const WeightQuantizedMatmulState &st, const float *x,
     if (b * perWord < k1) {
       const float *xb = x + b * perWord;
       for (int h = 0; h < 2; ++h) {
-        U32x16 word = *reinterpret_cast<const U32x16 *>(
-            tileWeight + (b * kTile + 16 * h) * 4);
+        U32x16 word;
+        loadWords(tileWeight + (b * kTile + 16 * h) * 4, word);
         for (int i = 0; b * perWord + i < k1; ++i) {
           V16 w;
           unpack<Bits>(word, i, w);
@@ -184,7 +189,8 @@ weightQuantizedMatmul(const WeightQuantizedMatmulState &st, const float *x,
                       float *y) {
   constexpr int kRows = 4;
   // Up to a few rows, each tile is unpacked in registers; beyond, it is
-  // dequantized once into `tile` for all of them.
+  // dequantized once into `tile` for all of them (executeWeightQuantized-
+  // Matmul gives the scratch memory from the same bound).
   bool widenOnce = st.rows > 2 * kRows;
   for (int64_t t = 0; t < st.tiles; ++t) {
     if (widenOnce)
@@ -324,8 +330,10 @@ static Error executeWeightQuantizedMatmul(const WeightQuantizedMatmulState &st,
       st.zeroPoints < 0 ? nullptr : io.ins[st.zeroPoints].as<const uint8_t>();
   const float *bias = st.bias < 0 ? nullptr : io.ins[st.bias].as<const float>();
   float *y = io.outs[0].as<float>();
-  // One tile of the weight in f32, reused by every row.
-  float *tile = io.scratchFloats(static_cast<size_t>(st.k * kTile));
+  // One tile of the weight in f32, reused by every row (many rows only).
+  float *tile = st.rows > 8
+                    ? io.scratchFloats(static_cast<size_t>(st.k * kTile))
+                    : nullptr;
   if (st.bits == 4)
     weightQuantizedMatmul4(st, x, weight, scales, zeroPoints, bias, tile, y);
   else
