@@ -35,6 +35,7 @@ CompileOptions referenceOptions(CompileOptions options) {
   options.delegateBackends.clear();
   options.targetKernels.reset();
   options.quantize.reset();
+  options.quantizeWeights.reset();
   options.expose.reset();
   return options;
 }

@@ -166,7 +166,8 @@ struct ExposedValue {
 
 /// The options of the untransformed reference `--verify` and `--bisect`
 /// compare with: `options` without backend patterns, plan, delegates,
-/// target kernel set, quantization or exposed intermediates.
+/// target kernel set, quantization (of activations or of weights) or
+/// exposed intermediates.
 CompileOptions referenceOptions(CompileOptions options);
 
 /// Figures of one compilation, for --report.
