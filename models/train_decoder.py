@@ -7,7 +7,9 @@ model never saw.
 
 Usage: train_decoder.py OUT [--minutes M] [--layers 6 --width 512
        --heads 8 --context 1024] [--train-context 256] [--batch 8]
-       [--seed 0] [--threads N] [--log-every 50]
+       [--seed 0] [--threads N] [--log-every 50] [--init gpt.pt]
+`--init` starts from a state dict of the same configuration (a model
+trained before, trained further; the warm-up is skipped).
 Writes OUT/gpt.pt (the state dict), OUT/train.json (the configuration,
 steps, tokens seen, held-out loss and perplexity per byte) and, through
 decoder.export, OUT/full.onnx and OUT/with_past.onnx.
@@ -68,6 +70,7 @@ def main():
     parser.add_argument("--threads", type=int, default=0,
                         help="torch threads (0: torch's default)")
     parser.add_argument("--log-every", type=int, default=50)
+    parser.add_argument("--init", help="a state dict to start from")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -75,12 +78,14 @@ def main():
     rng = np.random.default_rng(args.seed)
     train, held, train_files, held_files = corpus()
     model = decoder.GPT(args.layers, args.width, args.heads, args.context)
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3,
                                   weight_decay=0.01)
     ctx = args.train_context
     start, steps = time.time(), 0
     while time.time() - start < 60 * args.minutes:
-        lr = 1e-3 * min(1.0, (steps + 1) / 100)
+        lr = 1e-3 * (1.0 if args.init else min(1.0, (steps + 1) / 100))
         for group in optimizer.param_groups:
             group["lr"] = lr
         offsets = rng.integers(0, len(train) - ctx - 1, args.batch)
