@@ -120,9 +120,14 @@ struct EdgeQuantizeWeightsPass
                               *row));
           replaced = add;
         }
-    Value result =
-        buildWeightQuantizedMatMul(builder, replaced->getLoc(), matmul.getLhs(),
-                                   *quantized, bias, resultType);
+    // Both nodes' names (the matmul's first) stay on the op, for profiles
+    // and reports.
+    Location loc = replaced == matmul.getOperation()
+                       ? matmul.getLoc()
+                       : builder.getFusedLoc({matmul.getLoc(),
+                                              replaced->getLoc()});
+    Value result = buildWeightQuantizedMatMul(builder, loc, matmul.getLhs(),
+                                              *quantized, bias, resultType);
     replaced->getResult(0).replaceAllUsesWith(result);
     // The float weight and bias row go with their last reader.
     SmallVector<Operation *, 3> operands;
