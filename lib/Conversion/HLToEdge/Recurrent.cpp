@@ -189,66 +189,6 @@ std::string shapeRefusal(const Layer &layer, bool fused) {
       return "takes a dynamic batch only (the sequence and the sizes stay "
              "static)";
   }
-  // The operands' extents against each other (the hl verifier checks W's
-  // directions and gates only): a mismatch refuses the layer by name
-  // instead of reaching the edge op's builder.
-  auto x = cast<RankedTensorType>(layer.x.getType());
-  auto r = cast<RankedTensorType>(layer.r.getType());
-  if (x.getRank() != 3 || r.getRank() != 3)
-    return "needs X and R of rank 3";
-  int64_t d = layer.direction == "bidirectional" ? 2 : 1, g = layer.gates(),
-          h = r.getDimSize(2), in = x.getDimSize(2);
-  int64_t any = ShapedType::kDynamic;
-  struct Expected {
-    Value value;
-    const char *name;
-    SmallVector<int64_t> shape;
-  };
-  SmallVector<int64_t> state = layer.layout == 1
-                                   ? SmallVector<int64_t>{any, d, h}
-                                   : SmallVector<int64_t>{d, any, h};
-  for (const Expected &e :
-       {Expected{layer.w, "W", {d, g * h, in}},
-        Expected{layer.r, "R", {d, g * h, h}},
-        Expected{layer.bias, "B", {d, 2 * g * h}},
-        Expected{layer.initialH, "initial_h", state},
-        Expected{layer.initialC, "initial_c", state},
-        Expected{layer.peepholes, "P", {d, 3 * h}},
-        Expected{layer.sequenceLens, "sequence_lens", {any}}}) {
-    if (!e.value)
-      continue;
-    auto type = cast<RankedTensorType>(e.value.getType());
-    bool fits = type.getRank() == static_cast<int64_t>(e.shape.size());
-    for (size_t i = 0; fits && i < e.shape.size(); ++i)
-      fits = e.shape[i] == any || type.isDynamicDim(i) ||
-             type.getDimSize(i) == e.shape[i];
-    if (!fits) {
-      std::string expected;
-      llvm::raw_string_ostream os(expected);
-      os << e.name << " has shape [";
-      llvm::interleave(
-          type.getShape(), os,
-          [&](int64_t v) {
-            if (ShapedType::isDynamic(v))
-              os << "?";
-            else
-              os << v;
-          },
-          ", ");
-      os << "], expected [";
-      llvm::interleave(
-          e.shape, os,
-          [&](int64_t v) {
-            if (v == any)
-              os << "batch";
-            else
-              os << v;
-          },
-          ", ");
-      os << "]";
-      return expected;
-    }
-  }
   // X and the initial states share one batch extent, static or open (a
   // model whose inputs bound it differently cannot build the layer).
   int64_t batch =

@@ -675,6 +675,16 @@ func.func @lstm(%x: tensor<5x3x2xf32>, %w: tensor<1x16x2xf32>, %r: tensor<1x16x4
 
 // -----
 
+// Tests that the bias has the layer's directions and 2 x gates x hidden
+// extents (a forward layer given a bidirectional bias).
+func.func @lstm_bias(%x: tensor<5x3x2xf32>, %w: tensor<1x16x2xf32>, %r: tensor<1x16x4xf32>, %b: tensor<2x32xf32>) {
+  // expected-error @+1 {{B has type 'tensor<2x32xf32>', expected extents [1, 32]}}
+  %0 = hl.lstm %x, %w, %r B %b {resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<5x3x2xf32>, tensor<1x16x2xf32>, tensor<1x16x4xf32>, tensor<2x32xf32>) -> tensor<5x1x3x4xf32>
+  return
+}
+
+// -----
+
 // Tests that recurrent inputs have rank 3.
 func.func @recurrent(%x: tensor<3x2xf32>, %w: tensor<1x4x2xf32>, %r: tensor<1x4x4xf32>) {
   // expected-error @+1 {{X must have rank 3, got 2}}
