@@ -9,9 +9,17 @@ those weight formats (--quantize-weights, groups of --weight-group-size)
 and each one's held-out perplexity is given beside the f32 program's, with
 its rise over it.
 
+With `--weight-target-sqnr 30 40` the program is also compiled with each
+matmul's width chosen automatically (--quantize-weights int4
+--weight-target-sqnr DB) on --calibration-windows windows of the training
+text; each choice is judged on the held-out windows, which it never saw:
+its logits' SQNR against PyTorch's (pooled and the 10th-percentile
+window's), its perplexity and its size.
+
 Usage: perplexity.py MODEL_DIR [--backend onednn] [--windows 16]
        [--context 256] [--generate 128] [--weights int8 int4]
-       [--weight-group-size 32]
+       [--weight-group-size 32] [--weight-target-sqnr DB ...]
+       [--calibration-windows 8]
 MODEL_DIR holds gpt.pt, train.json, full.onnx and with_past.onnx.
 Prints one JSON object.
 """
@@ -52,32 +60,56 @@ def main():
     parser.add_argument("--weights", nargs="*", default=[],
                         choices=["int8", "int4"])
     parser.add_argument("--weight-group-size", type=int, default=32)
+    parser.add_argument("--weight-target-sqnr", nargs="*", type=float,
+                        default=[])
+    parser.add_argument("--calibration-windows", type=int, default=8)
     args = parser.parse_args()
     config = json.load(open(os.path.join(args.model_dir, "train.json")))
     model = decoder.GPT(config["layers"], config["width"], config["heads"],
                         config["context"])
     model.load_state_dict(torch.load(os.path.join(args.model_dir, "gpt.pt")))
     model.eval()
-    _, held, _, _ = train_decoder.corpus()
+    train, held, _, _ = train_decoder.corpus()
     compile_ = [os.path.join(BUILD, "bin", "strata-compile")]
     backend = [] if args.backend == "portable" else ["--backend", args.backend]
     starts = np.linspace(0, len(held) - args.context - 1,
                          args.windows).astype(int)
-    losses = {}
-    theirs = []
-    for weights in ["f32"] + args.weights:
+    # Calibration windows for the automatic choice: training text only.
+    rng = np.random.default_rng(1)
+    calibration = np.stack([
+        train[s:s + args.context].astype(np.int64)[None] for s in
+        rng.integers(0, len(train) - args.context, args.calibration_windows)])
+    calibration_path = os.path.join(args.model_dir, "calibration-windows.npy")
+    np.save(calibration_path, calibration)
+    variants = [("f32", [])] + [
+        (w, ["--quantize-weights", w, "--weight-group-size",
+             str(args.weight_group_size)]) for w in args.weights] + [
+        (f"auto-{t:g}dB", ["--quantize-weights", "int4",
+                           "--weight-group-size", str(args.weight_group_size),
+                           "--calibration-data", calibration_path,
+                           "--weight-target-sqnr", str(t), "--no-progress"])
+        for t in args.weight_target_sqnr]
+    losses, sqnrs, sizes, chosen = {}, {}, {}, {}
+    theirs, want_logits = [], []
+    for weights, quantize in variants:
         full = os.path.join(args.model_dir,
                             f"full-{args.backend}-{weights}.strata")
-        quantize = [] if weights == "f32" else [
-            "--quantize-weights", weights,
-            "--weight-group-size", str(args.weight_group_size)]
+        report = full + ".json"
         subprocess.run(compile_ + [os.path.join(args.model_dir, "full.onnx"),
                                    "-o", full, "--input-shape",
-                                   f"input_ids=1x{args.context}"]
+                                   f"input_ids=1x{args.context}",
+                                   "--report", report]
                        + backend + quantize, check=True)
+        sizes[weights] = os.path.getsize(full)
+        precision = json.load(open(report)).get("weight_precision")
+        if precision:
+            chosen[weights] = {k: precision[k] for k in [
+                "sqnr_db", "sqnr_p10_db", "check_sqnr_db",
+                "check_sqnr_p10_db", "margin_db", "programs", "weight_bits"]
+                if k in precision}
         program = strata.load(full, threads=1)
-        ours = []
-        for s in starts:
+        ours, each, signal, noise = [], [], 0.0, 0.0
+        for i, s in enumerate(starts):
             chunk = held[s:s + args.context + 1].astype(np.int64)
             (logits,) = program.run(chunk[None, :-1])
             ours.append(-log_softmax(logits[0])[np.arange(args.context),
@@ -85,9 +117,18 @@ def main():
             if weights == "f32":
                 with torch.no_grad():
                     want = model(torch.from_numpy(chunk[None, :-1]))[0][0]
+                want_logits.append(want.numpy().astype(np.float64))
                 theirs.append(-log_softmax(want.numpy())[
                     np.arange(args.context), chunk[1:]].mean())
+            want = want_logits[i]
+            d = np.sum((logits[0] - want) ** 2)
+            signal += np.sum(want ** 2)
+            noise += d
+            each.append(10 * np.log10(np.sum(want ** 2) / d))
         losses[weights] = float(np.mean(ours))
+        each.sort()
+        sqnrs[weights] = {"pooled_db": float(10 * np.log10(signal / noise)),
+                          "p10_db": float(each[(len(each) + 9) // 10 - 1])}
     ours = [losses["f32"]]
     # Greedy generation from a held-out prompt, against PyTorch's.
     steps = os.path.join(args.model_dir, f"steps-{args.backend}.strata")
@@ -142,6 +183,9 @@ def main():
         "weights_perplexity_rise": {
             w: math.exp(v) / math.exp(losses["f32"]) - 1
             for w, v in losses.items() if w != "f32"},
+        "held_out_logits_sqnr_against_pytorch": sqnrs,
+        "program_bytes": sizes,
+        "weight_precision": chosen,
         "greedy_tokens": args.generate, "prompts": agree,
         "decode_tokens_per_s": rates,
     }, indent=2))

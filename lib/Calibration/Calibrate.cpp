@@ -82,7 +82,14 @@ llvm::json::Value QuantizationReport::toJSON() const {
                          {"kept_float", std::move(kept)},
                          {"programs", m.programs},
                          {"judged_on", m.judgedOn},
-                         {"sqnr_on", m.sqnrOn}};
+                         {"sqnr_on", m.sqnrOn},
+                         {"choice_samples", m.chooseSamples},
+                         {"check_samples", m.checkSamples},
+                         {"margin_db", m.marginDB}};
+    if (m.checkSqnrDB)
+      o["check_sqnr_db"] = db(*m.checkSqnrDB);
+    if (m.checkLowDecileSqnrDB)
+      o["check_sqnr_p10_db"] = db(*m.checkLowDecileSqnrDB);
     if (m.targetSqnrDB)
       o["target_sqnr_db"] = *m.targetSqnrDB;
     if (m.targetAccuracyDrop) {
@@ -149,6 +156,14 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
       os << llvm::format(", accuracy %.2f%% (float %.2f%%, all int8 %.2f%%)",
                          100 * m.achievedAccuracy, 100 * m.floatAccuracy,
                          100 * m.allInt8Accuracy);
+    if (m.checkSqnrDB)
+      os << llvm::format("; chosen on %lld of the samples, on the other %lld "
+                         "%.2f dB, 10th percentile %.2f dB",
+                         static_cast<long long>(m.chooseSamples),
+                         static_cast<long long>(m.checkSamples), *m.checkSqnrDB,
+                         m.checkLowDecileSqnrDB.value_or(*m.checkSqnrDB));
+    if (m.marginDB > 0)
+      os << llvm::format(" (chosen for %.2f dB)", *m.targetSqnrDB + m.marginDB);
     os << "; " << m.programs << " programs run\n";
     for (const MixedPrecision::Kept &k : m.keptFloat)
       os << llvm::format("  float: %-10s ", k.role.c_str()) << k.tensor
@@ -233,9 +248,10 @@ FailureOr<QuantizationReport> calibrate(ModuleOp module,
   });
   std::vector<quantization::QuantParams> params(calibrated);
   for (size_t k = calibrated; k < sites.size(); ++k) {
-    std::optional<quantization::TypeQuantization> q = quantization::getTypeQuantization(
-        cast<RankedTensorType>(sites[k].qcasts.front().getType())
-            .getElementType());
+    std::optional<quantization::TypeQuantization> q =
+        quantization::getTypeQuantization(
+            cast<RankedTensorType>(sites[k].qcasts.front().getType())
+                .getElementType());
     if (!q || q->params.size() != 1)
       return sites[k].qcasts.front().emitError(
           "a fixed-range quantization must be per tensor");

@@ -4,8 +4,8 @@
 #include "Exec/IR/ExecOps.h"
 #include "HL/IR/HLOps.h"
 #include "strata/Calibration/Calibrate.h"
-#include "strata/Pipelines/CompileOptions.h"
 #include "strata/Calibration/Execute.h"
+#include "strata/Pipelines/CompileOptions.h"
 #include "strata/Runtime/SampleSource.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,7 +60,8 @@ ObservationRun::~ObservationRun() = default;
 /// values its body yields (the values keep their identity).
 static void inlineGroup(hl::FusedOp group) {
   Block &body = group.getBody().front();
-  for (auto [arg, input] : llvm::zip_equal(body.getArguments(), group.getInputs()))
+  for (auto [arg, input] :
+       llvm::zip_equal(body.getArguments(), group.getInputs()))
     arg.replaceAllUsesWith(input);
   Operation *yield = body.getTerminator();
   group->replaceAllUsesWith(yield->getOperands());
@@ -70,10 +71,10 @@ static void inlineGroup(hl::FusedOp group) {
   group->erase();
 }
 
-FailureOr<std::unique_ptr<ObservationRun>>
-ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
-                       const CalibrationOptions &options,
-                       const CompileOptions &base, ArrayRef<Value> keepPairs) {
+FailureOr<std::unique_ptr<ObservationRun>> ObservationRun::create(
+    ModuleOp module, ArrayRef<Value> values, const CalibrationOptions &options,
+    const CompileOptions &base, ArrayRef<Value> keepPairs,
+    const std::optional<CompileOptions::QuantizeWeights> &weights) {
   if (options.dataPath.empty())
     return module.emitError("quantization needs calibration data "
                             "(--calibration-data DIR|file.npy)");
@@ -129,6 +130,7 @@ ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
     ret->insertOperands(ret.getNumOperands(), observed);
   }
   CompileOptions lowering = referenceOptions(base);
+  lowering.quantizeWeights = weights;
   lowering.printIRAfterAll = false;
   CompileReport ignored;
   if (failed(lowerToExec(*copy, lowering, ignored, EmitKind::Program)))
@@ -177,8 +179,9 @@ ObservationRun::create(ModuleOp module, ArrayRef<Value> values,
 
 int64_t ObservationRun::samples() const { return state->samples; }
 
-LogicalResult ObservationRun::pass(
-    StringRef label, function_ref<void(size_t, const float *, size_t)> visit) {
+LogicalResult
+ObservationRun::pass(StringRef label,
+                     function_ref<void(size_t, const float *, size_t)> visit) {
   Progress progress(state->progress, state->samples);
   for (int64_t s = 0; s < state->samples; ++s) {
     if (failed(sample(s, visit)))

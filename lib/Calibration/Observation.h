@@ -13,6 +13,7 @@
 #ifndef STRATA_LIB_COMPILER_OBSERVATION_H
 #define STRATA_LIB_COMPILER_OBSERVATION_H
 
+#include "strata/Pipelines/CompileOptions.h"
 #include "strata/Runtime/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -22,9 +23,6 @@
 
 namespace strata {
 
-struct CalibrationOptions;
-struct CompileOptions;
-
 class ObservationRun {
 public:
   ~ObservationRun();
@@ -33,11 +31,15 @@ public:
   /// computed in a function body) and opens the calibration data that
   /// `options` names. `base` supplies the lowering options (its patterns
   /// and delegate are not used). Every QDQ pair is removed but those
-  /// started by the `quant.qcast` results in `keepPairs`.
+  /// started by the `quant.qcast` results in `keepPairs`. `weights`, when
+  /// given, quantizes the matmul weights after lowering to edge as
+  /// --quantize-weights would.
   static mlir::FailureOr<std::unique_ptr<ObservationRun>>
   create(mlir::ModuleOp module, llvm::ArrayRef<mlir::Value> values,
          const CalibrationOptions &options, const CompileOptions &base,
-         llvm::ArrayRef<mlir::Value> keepPairs = {});
+         llvm::ArrayRef<mlir::Value> keepPairs = {},
+         const std::optional<CompileOptions::QuantizeWeights> &weights =
+             std::nullopt);
 
   /// The number of samples each pass runs.
   int64_t samples() const;

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 
@@ -68,15 +69,53 @@ FailureOr<double> OutputSQNR::measure(ArrayRef<Value> keepPairs) {
   return figures->pooledDB;
 }
 
-FailureOr<OutputSQNR::Figures>
-OutputSQNR::measureSamples(ArrayRef<Value> keepPairs) {
-  FailureOr<std::unique_ptr<ObservationRun>> run =
-      ObservationRun::create(module, outputs_, options, base, keepPairs);
+size_t lowDecileRank(size_t n) {
+  // P(X >= k) for X ~ Binomial(n, 0.1), k from 1 up, while it is >= 0.9.
+  double below = 0;                                    // P(X <= k - 1)
+  double term = std::pow(0.9, static_cast<double>(n)); // P(X = 0)
+  size_t rank = 1;
+  for (size_t k = 1; k <= n; ++k) {
+    below += term;
+    if (1 - below < 0.9)
+      break;
+    rank = k;
+    term *= (static_cast<double>(n - k + 1) / k) * (0.1 / 0.9);
+  }
+  return rank;
+}
+
+bool OutputSQNR::inFold(int64_t sample, Fold fold) const {
+  bool check = samples() >= 4 && sample % 4 == 3;
+  switch (fold) {
+  case Fold::All:
+    return true;
+  case Fold::Choose:
+    return !check;
+  case Fold::Check:
+    return check;
+  }
+  return true;
+}
+
+int64_t OutputSQNR::foldSize(Fold fold) const {
+  int64_t count = 0;
+  for (int64_t s = 0; s < samples(); ++s)
+    count += inFold(s, fold);
+  return count;
+}
+
+FailureOr<OutputSQNR::Figures> OutputSQNR::measureSamples(
+    ArrayRef<Value> keepPairs, Fold fold,
+    const std::optional<CompileOptions::QuantizeWeights> &weights) {
+  FailureOr<std::unique_ptr<ObservationRun>> run = ObservationRun::create(
+      module, outputs_, options, base, keepPairs, weights);
   if (failed(run))
     return failure();
   quantization::SQNRAccumulator pooled;
   std::vector<double> perSample;
   for (int64_t s = 0; s < samples(); ++s) {
+    if (!inFold(s, fold))
+      continue;
     quantization::SQNRAccumulator sample;
     if (failed((*run)->sample(s, [&](size_t k, const float *data, size_t n) {
           const std::vector<float> &ref = expected[s][k];
@@ -94,7 +133,7 @@ OutputSQNR::measureSamples(ArrayRef<Value> keepPairs) {
   Figures figures;
   figures.pooledDB = pooled.decibels();
   if (!perSample.empty()) {
-    size_t rank = (perSample.size() + 9) / 10; // ceil(n / 10), 1-based
+    size_t rank = lowDecileRank(perSample.size());
     std::nth_element(perSample.begin(), perSample.begin() + rank - 1,
                      perSample.end());
     figures.lowDecileDB = perSample[rank - 1];

@@ -405,6 +405,8 @@ int strataCompileMain(int argc, char **argv) {
     errs() << "strata-compile: note: " << note << "\n";
   if (report.quantization)
     report.quantization->print(errs());
+  if (report.weightPrecision)
+    report.weightPrecision->print(errs());
   bool ok = true;
   // The ONNX graph, read once for --bisect and the reports.
   std::optional<std::vector<ModelGraphNode>> graph;

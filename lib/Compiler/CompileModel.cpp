@@ -98,6 +98,8 @@ CompileOutcome compileModel(const CompileRequest &request) {
     diagnostics << "strata-compile: note: " << note << "\n";
   if (report.quantization)
     report.quantization->print(diagnostics);
+  if (report.weightPrecision)
+    report.weightPrecision->print(diagnostics);
   // The report strata-compile --report writes: with the model's graph.
   llvm::json::Value json = report.toJSON();
   json.getAsObject()->try_emplace("graph",

@@ -76,6 +76,8 @@ llvm::json::Value CompileReport::toJSON() const {
     object["backend_notes"] = llvm::json::Array(backendNotes);
   if (quantization)
     object["quantization"] = quantization->toJSON();
+  if (weightPrecision)
+    object["weight_precision"] = weightPrecision->toJSON();
   return object;
 }
 

@@ -36,6 +36,7 @@ CompileOptions referenceOptions(CompileOptions options) {
   options.targetKernels.reset();
   options.quantize.reset();
   options.quantizeWeights.reset();
+  options.weightPrecision.reset();
   options.expose.reset();
   return options;
 }

@@ -254,6 +254,31 @@ void addQuantization(OpPassManager &pm, const CompileOptions &options,
   stages.count("hl-quantized");
 }
 
+/// Each matmul's weight width, chosen by running programs on the
+/// calibration data, recorded on the function for the lowering's
+/// strata-edge-quantize-weights.
+void addWeightPrecision(OpPassManager &pm, const CompileOptions &options,
+                        StageRecorder &stages, CompileReport *report) {
+  EmitKind emit = options.emit;
+  if (!options.weightPrecision || emit == EmitKind::Plan ||
+      emit == EmitKind::MLIRHL || emit == EmitKind::MLIRHLTransformed ||
+      emit == EmitKind::ONNXQDQ)
+    return;
+  stages.begin();
+  addStage(pm, "strata-weight-precision",
+           "Chooses each matmul weight's width for the output SQNR target",
+           [options, report](ModuleOp module) -> LogicalResult {
+             FailureOr<WeightPrecisionReport> chosen = chooseWeightPrecision(
+                 module, *options.weightPrecision, options);
+             if (failed(chosen))
+               return failure();
+             if (report)
+               report->weightPrecision = std::move(*chosen);
+             return success();
+           });
+  stages.end("weight-precision");
+}
+
 } // namespace
 
 void buildStrataCompilePipeline(OpPassManager &pm,
@@ -263,6 +288,7 @@ void buildStrataCompilePipeline(OpPassManager &pm,
   addPromoteHalf(pm, stages, report);
   addBackendPatterns(pm, options, stages, report);
   addQuantization(pm, options, stages, report);
+  addWeightPrecision(pm, options, stages, report);
   buildLoweringStages(pm, options, report, options.emit);
 }
 

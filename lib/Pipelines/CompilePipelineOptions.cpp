@@ -126,6 +126,20 @@ const Requirement kRequirements[] = {
      [](const CompilePipelineOptions &o) { return !o.quantizeWeights.empty(); },
      "--weight-group-size and --weight-bits need --quantize-weights"},
     {[](const CompilePipelineOptions &o) {
+       return o.given("weight-target-sqnr");
+     },
+     [](const CompilePipelineOptions &o) {
+       return !o.quantizeWeights.empty() && !o.calibrationData.empty();
+     },
+     "--weight-target-sqnr needs --quantize-weights (the narrowest width) "
+     "and --calibration-data (the samples it is measured on)"},
+    {[](const CompilePipelineOptions &o) {
+       return o.given("weight-target-sqnr");
+     },
+     [](const CompilePipelineOptions &o) { return !o.quantize; },
+     "--weight-target-sqnr chooses weight widths with f32 activations; "
+     "with --quantize, --quantize-target-sqnr chooses what stays float"},
+    {[](const CompilePipelineOptions &o) {
        return !o.tune.empty() && !o.tuning.empty();
      },
      [](const CompilePipelineOptions &) { return false; },
@@ -157,6 +171,9 @@ Error checkRanges(const CompilePipelineOptions &o) {
       return fail("--weight-bits takes NODE=BITS with BITS 4, 8 or 0, got '" +
                   entry + "'");
   }
+  if (o.given("weight-target-sqnr") &&
+      !std::isfinite(o.weightTargetSqnr.getValue()))
+    return fail("--weight-target-sqnr must be a finite number of dB");
   if (o.given("quantize-target-sqnr") &&
       !std::isfinite(o.quantizeTargetSqnr.getValue()))
     return fail("--quantize-target-sqnr must be a finite number of dB");
@@ -419,6 +436,18 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
     options.quantizeWeights = CompileOptions::QuantizeWeights{
         o.quantizeWeights == "int8" ? 8 : 4, o.weightGroupSize,
         std::vector<std::string>(o.weightBits.begin(), o.weightBits.end())};
+  if (o.given("weight-target-sqnr")) {
+    WeightPrecisionOptions w;
+    w.targetSqnrDB = o.weightTargetSqnr.getValue();
+    w.bits = options.quantizeWeights->bits;
+    w.groupSize = options.quantizeWeights->groupSize;
+    w.nodeBits = options.quantizeWeights->nodeBits;
+    w.calibration.dataPath = o.calibrationData;
+    w.calibration.maxSamples = o.calibrationSamples;
+    w.calibration.seed = o.calibrationSeed;
+    w.calibration.progress = !o.noProgress;
+    options.weightPrecision = std::move(w);
+  }
   if (Error e = resolveDelegation(o, *all, *backend, names, options))
     return e;
   if (!o.targetKernels.empty())

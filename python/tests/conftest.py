@@ -1,6 +1,7 @@
 """Fixtures of the strata Python tests: the build's package and tools, and
 small ONNX models made here with onnx.helper (expected values come from
 numpy, never from Strata)."""
+import math
 import os
 import subprocess
 import sys
@@ -189,3 +190,33 @@ def cnn_onnx(tmp_path_factory, cnn):
     path = tmp_path_factory.mktemp("models") / "residual_cnn.onnx"
     onnx.save(cnn.model(), str(path))
     return path
+
+
+# Output SQNR figures as the compiler judges a target (OutputSQNR.h).
+def sqnr_db(want, got):
+    """10 log10(sum want^2 / sum (want - got)^2)."""
+    want = np.asarray(want, np.float64)
+    noise = np.sum((want - np.asarray(got, np.float64)) ** 2)
+    return np.inf if noise == 0 else 10 * np.log10(np.sum(want ** 2) / noise)
+
+
+def low_decile_rank(n):
+    """The largest k with P(Binomial(n, 0.1) >= k) >= 0.9 (at least 1): the
+    k-th worst of n samples bounds their 10th percentile from below at 90%
+    confidence."""
+    rank = 1
+    for k in range(1, n + 1):
+        below = sum(math.comb(n, i) * 0.1 ** i * 0.9 ** (n - i)
+                    for i in range(k))
+        if 1 - below < 0.9:
+            break
+        rank = k
+    return rank
+
+
+def figures(want, got):
+    """The pooled SQNR over every window, and the 10th-percentile window's
+    own as a 90% lower bound, as the compiler judges a target."""
+    pooled = sqnr_db(np.stack(want), np.stack(got))
+    each = sorted(sqnr_db(w, g) for w, g in zip(want, got))
+    return pooled, each[low_decile_rank(len(each)) - 1]

@@ -11,6 +11,9 @@
 //   node ort-run.mjs --ort-dir DIR --model m.onnx --images X.npy --labels Y.npy
 //     Classification accuracy over the images (one sample per leading
 //     index), printed as strata-eval prints it.
+//   node ort-run.mjs --ort-dir DIR --model m.onnx --images X.npy --outputs-npy Y.npy
+//     Output 0 of every image, stacked along a new leading axis, as a
+//     float32 .npy (a reference over a whole data set).
 //   node ort-run.mjs --ort-dir DIR --model m.onnx --make-reference DIR
 //        [--seed N] [--input-shape name=2x3] [--input-value name=16000]
 //     Writes DIR/input_N.pb, pseudo-random inputs of the model's declared
@@ -33,29 +36,46 @@ function parseArgs(argv) {
     args[key] = key === 'minAgreement' ? Number(argv[i + 1]) : argv[i + 1];
   }
   if (!args.ortDir || !args.model) throw new Error('--ort-dir and --model are required');
-  if (!args.inputs && !args.makeReference && !(args.images && args.labels))
-    throw new Error('give --inputs DIR, --make-reference DIR, or --images and --labels');
+  if (!args.inputs && !args.makeReference &&
+      !(args.images && (args.labels || args.outputsNpy)))
+    throw new Error('give --inputs DIR, --make-reference DIR, or --images and --labels or --outputs-npy');
   return args;
 }
 
 async function accuracy(ort, session, args) {
   const images = readNpy(args.images);
-  const labels = readNpy(args.labels);
+  const labels = args.labels ? readNpy(args.labels) : null;
   const n = images.dims[0];
   const per = images.data.length / n;
   const meta = session.inputMetadata?.[0];
   const dims = meta?.shape?.every((d) => typeof d === 'number' && d > 0)
     ? meta.shape : [1, ...images.dims.slice(1)];
   let correct = 0;
+  const outputs = [];
+  let outDims = [];
   for (let i = 0; i < n; ++i) {
     const sample = images.data.slice(i * per, (i + 1) * per);
     const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', sample, dims) });
     const y = out[session.outputNames[0]].data;
+    outputs.push(Float32Array.from(y));
+    outDims = out[session.outputNames[0]].dims;
     let best = 0;
     for (let k = 1; k < y.length; ++k) if (y[k] > y[best]) best = k;
-    if (BigInt(best) === BigInt(labels.data[i])) ++correct;
+    if (labels && BigInt(best) === BigInt(labels.data[i])) ++correct;
   }
-  console.log(`accuracy: ${(correct / n).toFixed(5)} (${correct}/${n})`);
+  if (args.outputsNpy) {
+    const shape = [n, ...outDims];
+    const header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+    const pad = 64 - ((10 + header.length + 1) % 64);
+    const text = header + ' '.repeat(pad % 64) + '\n';
+    const head = Buffer.alloc(10);
+    head.write('\x93NUMPY', 0, 'latin1');
+    head[6] = 1; head[7] = 0;
+    head.writeUInt16LE(text.length, 8);
+    const body = Buffer.concat(outputs.map((y) => Buffer.from(y.buffer, y.byteOffset, y.byteLength)));
+    writeFileSync(args.outputsNpy, Buffer.concat([head, Buffer.from(text, 'latin1'), body]));
+  }
+  if (labels) console.log(`accuracy: ${(correct / n).toFixed(5)} (${correct}/${n})`);
   return true;
 }
 

@@ -9,6 +9,11 @@
 
 namespace strata::edge {
 
+/// A func.func's widths per ONNX node, chosen by a search before lowering
+/// (a dictionary of node name to 0, 4 or 8), which
+/// strata-edge-quantize-weights takes over its default width.
+inline constexpr llvm::StringLiteral kWeightBitsAttr = "strata.weight_bits";
+
 #define GEN_PASS_DECL
 #include "Edge/Transforms/Passes.h.inc"
 

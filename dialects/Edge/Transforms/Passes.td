@@ -95,8 +95,11 @@ def EdgeQuantizeWeights : Pass<"strata-edge-quantize-weights",
     weights. A following `edge.add` of a constant row `[1.., N]`, the
     matmul's only reader, becomes the op's bias.
 
-    `bits` is the default width (4 or 8); `node-bits` overrides it per
-    ONNX node (`NAME=BITS`, BITS 4, 8, or 0 to keep the node in f32).
+    `bits` is the default width (4 or 8); the function's
+    `strata.weight_bits` dictionary (node name to width, written by the
+    automatic choice of --weight-target-sqnr) overrides it, and
+    `node-bits` overrides both per ONNX node (`NAME=BITS`, BITS 4, 8, or 0
+    to keep the node in f32).
     Weights with a non-finite element, or fewer than `min-elements`
     elements, stay f32.
 

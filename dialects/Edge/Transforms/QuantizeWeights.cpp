@@ -81,10 +81,36 @@ struct EdgeQuantizeWeightsPass
   }
 
   void runOnOperation() override {
+    // The widths a search chose (chooseWeightPrecision) for this function;
+    // the node-bits option still overrides them.
+    chosen.clear();
+    if (auto attr =
+            getOperation()->getAttrOfType<DictionaryAttr>(kWeightBitsAttr)) {
+      for (NamedAttribute entry : attr) {
+        auto width = dyn_cast<IntegerAttr>(entry.getValue());
+        int64_t value = width ? width.getInt() : -1;
+        if (value != 0 && value != 4 && value != 8) {
+          getOperation().emitError()
+              << kWeightBitsAttr << ": node '" << entry.getName().getValue()
+              << "' has width " << entry.getValue() << ", expected 0, 4 or 8";
+          return signalPassFailure();
+        }
+        chosen[entry.getName().getValue()] = value;
+      }
+    }
     SmallVector<MatMulOp> matmuls;
     getOperation().walk([&](MatMulOp op) { matmuls.push_back(op); });
     for (MatMulOp matmul : matmuls)
       rewrite(matmul);
+  }
+
+  /// The width of the matmul of ONNX node `name`.
+  int64_t widthOf(StringRef name) const {
+    if (auto it = widths.find(name); it != widths.end())
+      return it->second;
+    if (auto it = chosen.find(name); it != chosen.end())
+      return it->second;
+    return bits;
   }
 
   void rewrite(MatMulOp matmul) {
@@ -93,10 +119,7 @@ struct EdgeQuantizeWeightsPass
     if (!lhsType.getElementType().isF32() || matmul.getPostOpsAttr() ||
         lhsType.isDynamicDim(lhsType.getRank() - 1))
       return;
-    int64_t width = bits;
-    auto node = widths.find(getNodeName(matmul.getLoc()));
-    if (node != widths.end())
-      width = node->second;
+    int64_t width = widthOf(getNodeName(matmul.getLoc()));
     if (width == 0)
       return;
     std::optional<std::vector<float>> weight = constantWeight(matmul);
@@ -122,10 +145,10 @@ struct EdgeQuantizeWeightsPass
         }
     // Both nodes' names (the matmul's first) stay on the op, for profiles
     // and reports.
-    Location loc = replaced == matmul.getOperation()
-                       ? matmul.getLoc()
-                       : builder.getFusedLoc({matmul.getLoc(),
-                                              replaced->getLoc()});
+    Location loc =
+        replaced == matmul.getOperation()
+            ? matmul.getLoc()
+            : builder.getFusedLoc({matmul.getLoc(), replaced->getLoc()});
     Value result = buildWeightQuantizedMatMul(builder, loc, matmul.getLhs(),
                                               *quantized, bias, resultType);
     replaced->getResult(0).replaceAllUsesWith(result);
@@ -145,7 +168,9 @@ struct EdgeQuantizeWeightsPass
         def->erase();
   }
 
-  llvm::StringMap<int64_t> widths;
+  /// The node-bits option's widths, and those the function's
+  /// strata.weight_bits attribute gives.
+  llvm::StringMap<int64_t> widths, chosen;
 };
 
 } // namespace

@@ -35,7 +35,8 @@ struct CalibrationOptions {
   /// images).
   std::string dataPath;
   uint64_t seed = 0;
-  quantization::CalibrationMethod method = quantization::CalibrationMethod::MinMax;
+  quantization::CalibrationMethod method =
+      quantization::CalibrationMethod::MinMax;
   double percentile = 99.99;
   bool symmetric = true;
   /// Round every calibrated scale up to a power of two.
@@ -59,6 +60,58 @@ struct MixedPrecisionOptions {
   /// .npy; the accuracy target needs them).
   std::string evalImages, evalLabels;
   bool enabled() const { return targetSqnrDB || targetAccuracyDrop; }
+};
+
+/// Precision per matmul, chosen automatically (--weight-target-sqnr): each
+/// matmul's constant weight at 4 or 8 bits or in f32, the smallest weights
+/// whose program meets an output SQNR against the float model.
+struct WeightPrecisionOptions {
+  /// Output SQNR of every f32 output (a language model's logits) against
+  /// the float model, dB: pooled over the samples and the 10th-percentile
+  /// sample's own.
+  double targetSqnrDB = 30;
+  /// The narrowest width every matmul starts from (4 or 8) and the group
+  /// size of K rows sharing a scale.
+  int64_t bits = 4;
+  int64_t groupSize = 32;
+  /// NODE=BITS fixed by hand: those nodes are not searched.
+  std::vector<std::string> nodeBits;
+  CalibrationOptions calibration;
+};
+
+/// What the search chose and measured (chooseWeightPrecision).
+struct WeightPrecisionReport {
+  struct Node {
+    /// The ONNX node of the matmul, its weight's extents, the chosen width
+    /// (0: f32) and whether --weight-bits fixed it.
+    std::string node;
+    int64_t k = 0, n = 0, bits = 0;
+    bool fixed = false;
+    /// The output SQNR with this node alone at the narrowest width (every
+    /// other matmul f32), and its stored bytes at the chosen width.
+    double aloneDB = 0;
+    int64_t bytes = 0;
+  };
+  std::vector<Node> nodes;
+  double targetSqnrDB = 0;
+  /// The margin the held-out check added to the target on the choice
+  /// samples (0 when the first choice held).
+  double marginDB = 0;
+  /// Every searched node at the narrowest width, on the choice samples.
+  double narrowestDB = 0, narrowestLowDecileDB = 0;
+  /// The chosen program on the choice samples and on the check samples (a
+  /// quarter of the calibration samples the choice never saw).
+  double chosenDB = 0, chosenLowDecileDB = 0;
+  std::optional<double> checkDB, checkLowDecileDB;
+  int64_t chooseSamples = 0, checkSamples = 0;
+  /// Bytes of the matmul weights: chosen, all narrowest, all f32.
+  int64_t bytes = 0, narrowestBytes = 0, floatBytes = 0;
+  int64_t programs = 0;
+
+  /// The choice as --weight-bits takes it: "NODE=BITS,...".
+  std::string weightBitsFlag() const;
+  llvm::json::Value toJSON() const;
+  void print(llvm::raw_ostream &os) const;
 };
 
 /// What calibration measured.
@@ -129,6 +182,12 @@ struct QuantizationReport {
       int64_t floatWork = 0;
     };
     std::vector<Kept> keptFloat;
+    /// An SQNR target is chosen on three quarters of its samples and
+    /// checked on the rest (every fourth): their figures, and the margin
+    /// added to the target on the choice samples while the check missed.
+    std::optional<double> checkSqnrDB, checkLowDecileSqnrDB;
+    double marginDB = 0;
+    int64_t chooseSamples = 0, checkSamples = 0;
     /// Programs compiled and run to decide.
     int64_t programs = 0;
     /// The samples the targets were judged on, and those the SQNR figures
@@ -177,6 +236,22 @@ mlir::FailureOr<QuantizationReport::MixedPrecision>
 chooseMixedPrecision(mlir::ModuleOp module, const CalibrationOptions &options,
                      const MixedPrecisionOptions &targets,
                      const CompileOptions &base);
+
+/// Precision per matmul (--weight-target-sqnr), on the hl module before
+/// lowering: compiles the module with each matmul's weight at the
+/// narrowest width alone, ranks the widenings (4 to 8 bits, 8 bits to f32)
+/// by output noise removed per byte added, widens until the program meets
+/// the target on three quarters of the calibration samples, narrows back
+/// what the target does not need, and checks the choice on the remaining
+/// quarter, raising the target on the choice samples by the shortfall
+/// while the check misses. Every figure is measured by running a program.
+/// Records the choice on the function as `strata.weight_bits` (a
+/// dictionary of node name to width), which strata-edge-quantize-weights
+/// reads.
+mlir::FailureOr<WeightPrecisionReport>
+chooseWeightPrecision(mlir::ModuleOp module,
+                      const WeightPrecisionOptions &options,
+                      const CompileOptions &base);
 
 /// Calibrates every `strata.observe` QDQ pair in `module` (hl, after
 /// strata-insert-qdq). `base` supplies the lowering options of the

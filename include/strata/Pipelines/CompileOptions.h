@@ -137,6 +137,9 @@ struct CompileOptions {
     std::vector<std::string> nodeBits;
   };
   std::optional<QuantizeWeights> quantizeWeights;
+  /// Each matmul's width chosen for an output SQNR (chooseWeightPrecision),
+  /// before lowering; needs quantizeWeights (its width is the narrowest).
+  std::optional<WeightPrecisionOptions> weightPrecision;
   /// A debug build (--bisect): after lowering to edge, the value each ONNX
   /// node computes becomes an extra output of the main function
   /// (exposeIntermediates), before delegates claim anything.
@@ -202,6 +205,7 @@ struct CompileReport {
   std::vector<std::string> backendNotes;
   /// Scales and SQNR of each quantized tensor, when quantizing.
   std::optional<QuantizationReport> quantization;
+  std::optional<WeightPrecisionReport> weightPrecision;
   /// The intermediates of a debug build, in program order.
   std::vector<ExposedValue> exposed;
 

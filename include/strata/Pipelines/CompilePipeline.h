@@ -253,6 +253,14 @@ struct CompilePipelineOptions
       llvm::cl::desc("Per ONNX node: the width of its matmul weight under "
                      "--quantize-weights (4, 8, or 0 for f32)"),
       llvm::cl::value_desc("NODE=BITS,...")};
+  Option<double> weightTargetSqnr{
+      *this, "weight-target-sqnr",
+      llvm::cl::desc("Choose each matmul's width under --quantize-weights "
+                     "(its width, 8 bits or f32) for the smallest weights "
+                     "whose output SQNR against the float model reaches DB "
+                     "on --calibration-data, checked on a held-out quarter "
+                     "of it"),
+      llvm::cl::value_desc("DB")};
   Option<bool> noProgress{*this, "no-progress",
                           llvm::cl::desc("No calibration progress bar")};
 

@@ -77,3 +77,30 @@ func.func @unchanged(%x: tensor<2x4xf32>, %y: tensor<4x3xf32>, %i: tensor<2x4xi3
   %4 = edge.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("narrow")
   return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// Tests the widths a search chose (strata.weight_bits on the function):
+// "wide" stays f32 and "mid" takes 8 bits over the default; the node-bits
+// option overrides the dictionary ("narrow" is 8 there, 4 by the option,
+// in EIGHT); a node the dictionary does not name takes the default.
+
+// CHECK-LABEL: func @chosen
+// EIGHT-LABEL: func @chosen
+func.func @chosen(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) attributes {strata.weight_bits = {wide = 0 : i64, mid = 8 : i64, narrow = 8 : i64}} {
+  %w = edge.constant dense<0.25> : tensor<4x3xf32>
+  // CHECK: edge.matmul %arg0, %{{.*}} : {{.*}}
+  // CHECK: edge.weight_quantized_matmul {{.*}} {bits = 8 : i64, group_size = 8 : i64}
+  // CHECK: edge.weight_quantized_matmul {{.*}} {bits = 8 : i64, group_size = 8 : i64}
+  // CHECK: edge.weight_quantized_matmul {{.*}} {bits = 4 : i64, group_size = 8 : i64}
+  // EIGHT: edge.matmul %arg0, %{{.*}} : {{.*}} loc("wide")
+  // EIGHT: edge.weight_quantized_matmul {{.*}} {bits = 8 : i64, group_size = 8 : i64} {{.*}} loc("mid")
+  // EIGHT: edge.weight_quantized_matmul {{.*}} {bits = 4 : i64, group_size = 8 : i64} {{.*}} loc("narrow")
+  // EIGHT: edge.weight_quantized_matmul {{.*}} {bits = 8 : i64, group_size = 8 : i64} {{.*}} loc("other")
+  %0 = edge.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("wide")
+  %1 = edge.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("mid")
+  %2 = edge.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("narrow")
+  %3 = edge.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("other")
+  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+

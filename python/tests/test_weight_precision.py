@@ -1,0 +1,176 @@
+"""--weight-target-sqnr: each matmul's weight width (int4, int8 or f32)
+chosen automatically for an output SQNR target on the logits.
+
+The GPT of models/decoder.py (2 layers, width 64) is exported by PyTorch;
+the logits every figure is measured against are PyTorch's. The choice is
+made on 32 windows of tokens and judged here on 24 windows it never saw."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import figures, low_decile_rank, tool
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "models"))
+import decoder  # noqa: E402
+import strata  # noqa: E402
+
+WINDOW = 32
+
+
+def test_low_decile_rank():
+    # Worked from the binomial: 0.9^21 = 0.109 > 0.1, 0.9^22 = 0.098.
+    assert low_decile_rank(21) == 1 and low_decile_rank(22) == 1
+    assert low_decile_rank(75) == 4 and low_decile_rank(450) == 37
+
+
+@pytest.fixture(scope="module")
+def gpt(tmp_path_factory):
+    """The exported GPT, its calibration windows, held-out windows, and
+    PyTorch's logits on both."""
+    root = tmp_path_factory.mktemp("gpt")
+    torch.manual_seed(0)
+    model = decoder.GPT(layers=2, width=64, heads=4, context=64).eval()
+    decoder.export(model, str(root))
+    rng = np.random.default_rng(7)
+    calibration = rng.integers(0, 256, (32, 1, WINDOW)).astype(np.int64)
+    held_out = rng.integers(0, 256, (24, 1, WINDOW)).astype(np.int64)
+    np.save(root / "calibration.npy", calibration)
+    with torch.no_grad():
+        def logits(windows):
+            return [model(torch.from_numpy(w))[0].numpy() for w in windows]
+        return {"dir": root, "calibration": calibration,
+                "held_out": held_out,
+                "calibration_logits": logits(calibration),
+                "held_out_logits": logits(held_out)}
+
+
+def compile_gpt(gpt, out, *flags):
+    result = subprocess.run(
+        [tool("strata-compile"), str(gpt["dir"] / "full.onnx"), "-o", str(out),
+         "--input-shape", f"input_ids=1x{WINDOW}", "--no-progress"]
+        + list(flags), capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def run(program_path, windows):
+    program = strata.load(str(program_path))
+    return [program.run(w)[0] for w in windows]
+
+
+def choose(gpt, tmp_path, target, *flags):
+    report = tmp_path / "report.json"
+    result = compile_gpt(gpt, tmp_path / "auto.strata",
+                         "--quantize-weights", "int4", "--calibration-data",
+                         str(gpt["dir"] / "calibration.npy"),
+                         "--weight-target-sqnr", str(target),
+                         "--report", str(report), *flags)
+    return (json.loads(report.read_text())["weight_precision"],
+            tmp_path / "auto.strata", result.stderr)
+
+
+@pytest.mark.parametrize("target", [28, 36])
+def test_choice_meets_its_target_on_windows_it_never_saw(gpt, tmp_path,
+                                                         target):
+    chosen, program, stderr = choose(gpt, tmp_path, target)
+    assert "weight precision (target output SQNR >= " in stderr
+    # Every int4 misses the target, so the search must widen something.
+    assert chosen["narrowest_sqnr_db"] < target
+    widths = [node["bits"] for node in chosen["nodes"]]
+    assert len(widths) == 9 and set(widths) <= {0, 4, 8}
+    assert any(bits != 4 for bits in widths)
+    pooled, low = figures(gpt["held_out_logits"], run(program, gpt["held_out"]))
+    assert pooled >= target and low >= target, (pooled, low)
+    # The report's figures are the program's: its check fold (every fourth
+    # calibration window) measured here against PyTorch.
+    check = [i for i in range(32) if i % 4 == 3]
+    got = run(program, gpt["calibration"][check])
+    want = [gpt["calibration_logits"][i] for i in check]
+    pooled, low = figures(want, got)
+    assert chosen["check_samples"] == 8 and chosen["choice_samples"] == 24
+    assert abs(pooled - chosen["check_sqnr_db"]) < 0.05
+    assert abs(low - chosen["check_sqnr_p10_db"]) < 0.05
+
+
+def test_choice_is_the_smallest_one_step_narrower_misses(gpt, tmp_path):
+    target = 36
+    chosen, program, _ = choose(gpt, tmp_path, target)
+    required = target + chosen["margin_db"]
+    choice = [i for i in range(32) if i % 4 != 3]
+    want = [gpt["calibration_logits"][i] for i in choice]
+    nodes = chosen["nodes"]
+    narrower = {8: 4, 0: 8}
+    tried = 0
+    for k, node in enumerate(nodes):
+        if node["bits"] not in narrower:
+            continue
+        flag = ",".join(f"{n['node']}={narrower[n['bits']] if j == k else n['bits']}"
+                        for j, n in enumerate(nodes))
+        out = tmp_path / f"narrower{k}.strata"
+        compile_gpt(gpt, out, "--quantize-weights", "int4",
+                    "--weight-bits", flag)
+        pooled, low = figures(want, run(out, gpt["calibration"][choice]))
+        assert min(pooled, low) < required, (node["node"], pooled, low)
+        tried += 1
+    assert tried >= 1
+    # Smaller than every matmul at 8 bits, and the f32 program.
+    sizes = {}
+    for name, flags in [("int8", ["--quantize-weights", "int8"]),
+                        ("f32", [])]:
+        out = tmp_path / f"{name}.strata"
+        compile_gpt(gpt, out, *flags)
+        sizes[name] = os.path.getsize(out)
+    assert os.path.getsize(program) < sizes["int8"] < sizes["f32"]
+
+
+def test_the_printed_flag_compiles_the_same_bytes(gpt, tmp_path):
+    chosen, program, stderr = choose(gpt, tmp_path, 30)
+    assert f"as a flag: --weight-bits {chosen['weight_bits']}" in stderr
+    again = tmp_path / "again.strata"
+    compile_gpt(gpt, again, "--quantize-weights", "int4", "--weight-bits",
+                chosen["weight_bits"])
+    assert again.read_bytes() == program.read_bytes()
+    # And the choice itself is deterministic.
+    (tmp_path / "second").mkdir()
+    _, twice, _ = choose(gpt, tmp_path / "second", 30)
+    assert twice.read_bytes() == again.read_bytes()
+
+
+def test_fixed_nodes_are_kept_and_not_searched(gpt, tmp_path):
+    chosen, _, _ = choose(gpt, tmp_path, 30, "--weight-bits",
+                          "/gpt/head/MatMul=0,/gpt/blocks.0/up/MatMul=8")
+    by_node = {n["node"]: n for n in chosen["nodes"]}
+    assert by_node["/gpt/head/MatMul"]["bits"] == 0
+    assert by_node["/gpt/head/MatMul"]["fixed"]
+    assert by_node["/gpt/blocks.0/up/MatMul"]["bits"] == 8
+    assert not by_node["/gpt/blocks.1/up/MatMul"]["fixed"]
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--weight-target-sqnr", "30", "--calibration-data", "x.npy"],
+     "--weight-target-sqnr needs --quantize-weights"),
+    (["--weight-target-sqnr", "30", "--quantize-weights", "int4"],
+     "--weight-target-sqnr needs --quantize-weights (the narrowest width) "
+     "and --calibration-data"),
+    (["--weight-target-sqnr", "nan", "--quantize-weights", "int4",
+      "--calibration-data", "x.npy"],
+     "--weight-target-sqnr must be a finite number of dB"),
+    (["--weight-target-sqnr", "30", "--quantize-weights", "int4",
+      "--quantize", "--calibration-data", "x.npy"],
+     "--weight-target-sqnr chooses weight widths with f32 activations"),
+])
+def test_bad_options_are_refused(gpt, tmp_path, flags, message):
+    out = tmp_path / "bad.strata"
+    result = subprocess.run(
+        [tool("strata-compile"), str(gpt["dir"] / "full.onnx"), "-o",
+         str(out), "--input-shape", f"input_ids=1x{WINDOW}"] + flags,
+        capture_output=True, text=True)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert not out.exists()
