@@ -41,11 +41,11 @@ FailureOr<int64_t> correctBiases(ModuleOp module,
   std::vector<double> counts(sites.size(), 0.0);
   for (const quantization::BiasCorrectionSite &site : sites)
     sums.emplace_back(site.meanSize(), 0.0);
-  if (failed((*run)->pass("bias correction", [&](size_t k, const float *data,
-                                                 size_t n) {
-        for (size_t i : (readers.begin() + k)->second)
-          sites[i].accumulate(data, n, sums[i], counts[i]);
-      })))
+  if (failed((*run)->pass("bias correction",
+                          [&](size_t k, const float *data, size_t n) {
+                            for (size_t i : (readers.begin() + k)->second)
+                              sites[i].accumulate(data, n, sums[i], counts[i]);
+                          })))
     return failure();
   int64_t corrected = 0;
   for (size_t i = 0; i < sites.size(); ++i) {

@@ -85,7 +85,8 @@ llvm::json::Value QuantizationReport::toJSON() const {
                          {"sqnr_on", m.sqnrOn},
                          {"choice_samples", m.chooseSamples},
                          {"check_samples", m.checkSamples},
-                         {"margin_db", m.marginDB}};
+                         {"margin_db", m.marginDB},
+                         {"random_samples", m.randomSamples}};
     if (m.checkSqnrDB)
       o["check_sqnr_db"] = db(*m.checkSqnrDB);
     if (m.checkLowDecileSqnrDB)
@@ -165,6 +166,9 @@ void QuantizationReport::print(llvm::raw_ostream &os, size_t top) const {
     if (m.marginDB > 0)
       os << llvm::format(" (chosen for %.2f dB)", *m.targetSqnrDB + m.marginDB);
     os << "; " << m.programs << " programs run\n";
+    if (m.randomSamples)
+      os << "  note: the SQNR target was judged on seeded random samples; "
+            "real inputs may land under it (give samples of them)\n";
     for (const MixedPrecision::Kept &k : m.keptFloat)
       os << llvm::format("  float: %-10s ", k.role.c_str()) << k.tensor
          << " -> " << k.consumers

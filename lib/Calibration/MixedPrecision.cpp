@@ -29,6 +29,7 @@
 #include "OutputSQNR.h"
 #include "QuantizedTensors.h"
 
+#include "strata/Runtime/SampleSource.h"
 #include "strata/Runtime/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -468,6 +469,10 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
     current.first = false;
   }
   result.marginDB = search.marginDB;
+  result.randomSamples =
+      options.targetSqnrDB &&
+      runtime::isRandomSpec(options.evalImages.empty() ? calibration.dataPath
+                                                       : options.evalImages);
   if (!floats.empty())
     search.keep(floats, added);
   result.achievedSqnrDB = current.second.sqnr;

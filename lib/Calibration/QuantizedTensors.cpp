@@ -27,8 +27,8 @@ StringRef QuantizedTensor::roleName() const {
 std::string QuantizedTensor::name() const {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
-      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                        "hl.name"))
+      if (auto name =
+              func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "hl.name"))
         return "input '" + name.getValue().str() + "'";
     return "argument " + std::to_string(arg.getArgNumber());
   }

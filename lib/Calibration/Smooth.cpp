@@ -43,19 +43,19 @@ smoothQuant(ModuleOp module, const CalibrationOptions &options, double alpha,
     auto type = cast<RankedTensorType>(group->getResult(0).getType());
     absmax.emplace_back(type.getDimSize(type.getRank() - 1), 0.0f);
   }
-  if (failed((*run)->pass("smoothing", [&](size_t k, const float *data,
-                                           size_t n) {
-        // Rows of the last axis: channel j of every row.
-        std::vector<float> &m = absmax[k];
-        for (size_t row = 0; row + m.size() <= n; row += m.size())
-          for (size_t j = 0; j < m.size(); ++j)
-            m[j] = std::max(m[j], std::fabs(data[row + j]));
-      })))
+  if (failed(
+          (*run)->pass("smoothing", [&](size_t k, const float *data, size_t n) {
+            // Rows of the last axis: channel j of every row.
+            std::vector<float> &m = absmax[k];
+            for (size_t row = 0; row + m.size() <= n; row += m.size())
+              for (size_t j = 0; j < m.size(); ++j)
+                m[j] = std::max(m[j], std::fabs(data[row + j]));
+          })))
     return failure();
   Builder b(module.getContext());
   for (size_t k = 0; k < sites.size(); ++k) {
-    auto type = RankedTensorType::get(
-        {static_cast<int64_t>(absmax[k].size())}, b.getF32Type());
+    auto type = RankedTensorType::get({static_cast<int64_t>(absmax[k].size())},
+                                      b.getF32Type());
     sites[k]->setAttr(
         quantization::kSmoothAttr,
         b.getDictionaryAttr(b.getNamedAttr(

@@ -26,6 +26,7 @@
 
 #include "Edge/IR/EdgeOps.h"
 #include "Edge/Transforms/Passes.h"
+#include "strata/Runtime/SampleSource.h"
 #include "strata/Support/Locations.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -335,6 +336,7 @@ llvm::json::Value WeightPrecisionReport::toJSON() const {
       {"narrowest_bytes", narrowestBytes},
       {"f32_bytes", floatBytes},
       {"programs", programs},
+      {"random_samples", randomSamples},
       {"weight_bits", weightBitsFlag()},
       {"nodes", std::move(rows)}};
   if (checkDB)
@@ -368,6 +370,9 @@ void WeightPrecisionReport::print(llvm::raw_ostream &os) const {
     os << llvm::format(" (chosen for %.2f dB on the choice samples)",
                        targetSqnrDB + marginDB);
   os << "; " << programs << " programs run\n";
+  if (randomSamples)
+    os << "  note: judged on seeded random samples; real inputs may land "
+          "under the target (give samples of them)\n";
   for (const Node &node : nodes)
     if (node.bits != 4)
       os << "  " << (node.bits == 0 ? "f32 " : "int8") << " " << node.node
@@ -398,6 +403,7 @@ chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
       OutputSQNR::create(module, "--weight-target-sqnr", calibration, base);
   if (failed(judge))
     return failure();
+  report.randomSamples = runtime::isRandomSpec(calibration.dataPath);
   report.chooseSamples = (*judge)->foldSize(Fold::Choose);
   report.checkSamples = (*judge)->foldSize(Fold::Check);
   WeightSearch search(module, options, **judge, std::move(*nodes), report);

@@ -322,6 +322,12 @@ int compileMethodsMain(const CompileOptions &options, MLIRContext &context) {
               "(--method)\n";
     return 2;
   }
+  if (options.weightPrecision) {
+    errs() << "strata-compile: --weight-target-sqnr chooses on a program of "
+              "one method: compile the whole-sequence model with it, then "
+              "give the methods the --weight-bits flag it prints\n";
+    return 2;
+  }
   std::vector<MethodSource> methods;
   if (!readMethods(methods))
     return 2;

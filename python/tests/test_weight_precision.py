@@ -164,6 +164,9 @@ def test_fixed_nodes_are_kept_and_not_searched(gpt, tmp_path):
     (["--weight-target-sqnr", "30", "--quantize-weights", "int4",
       "--quantize", "--calibration-data", "x.npy"],
      "--weight-target-sqnr chooses weight widths with f32 activations"),
+    (["--weight-target-sqnr", "30", "--quantize-weights", "int4",
+      "--calibration-data", "x.npy", "--method", "one"],
+     "--weight-target-sqnr chooses on a program of one method"),
 ])
 def test_bad_options_are_refused(gpt, tmp_path, flags, message):
     out = tmp_path / "bad.strata"
@@ -174,3 +177,16 @@ def test_bad_options_are_refused(gpt, tmp_path, flags, message):
     assert result.returncode != 0
     assert message in result.stderr
     assert not out.exists()
+
+
+def test_from_the_python_api(gpt):
+    program = strata.compile(
+        str(gpt["dir"] / "full.onnx"), input_shapes={"input_ids": [1, WINDOW]},
+        options={"quantize-weights": "int4", "weight-target-sqnr": 36},
+        calibration=gpt["calibration"])
+    chosen = program.report["weight_precision"]
+    assert chosen["target_sqnr_db"] == 36 and chosen["check_samples"] == 8
+    assert "weight precision (target output SQNR >= 36.0 dB)" in program.notes
+    got = [program.run(w)[0] for w in gpt["held_out"]]
+    pooled, low = figures(gpt["held_out_logits"], got)
+    assert pooled >= 36 and low >= 36

@@ -104,6 +104,8 @@ struct WeightPrecisionReport {
   double chosenDB = 0, chosenLowDecileDB = 0;
   std::optional<double> checkDB, checkLowDecileDB;
   int64_t chooseSamples = 0, checkSamples = 0;
+  /// Judged on seeded random samples (a random spec).
+  bool randomSamples = false;
   /// Bytes of the matmul weights: chosen, all narrowest, all f32.
   int64_t bytes = 0, narrowestBytes = 0, floatBytes = 0;
   int64_t programs = 0;
@@ -188,6 +190,9 @@ struct QuantizationReport {
     std::optional<double> checkSqnrDB, checkLowDecileSqnrDB;
     double marginDB = 0;
     int64_t chooseSamples = 0, checkSamples = 0;
+    /// The SQNR was judged on seeded random samples (a random spec), which
+    /// say nothing of how real inputs fare.
+    bool randomSamples = false;
     /// Programs compiled and run to decide.
     int64_t programs = 0;
     /// The samples the targets were judged on, and those the SQNR figures
