@@ -9,7 +9,7 @@ state), each timed call preceded by setting the cache to `past` random
 tokens (not timed). ONNX Runtime: ort-decode.mjs, the cache given as
 inputs and the presents returned, as its users run it.
 
-With `--weights f32 int4 int8` each weight format is compiled
+With `--weights f32 int4 int8 int4-a8 int8-a8` each weight format is compiled
 (--quantize-weights, in groups of --weight-group-size) and timed against the
 same ONNX Runtime run; the table gives each program's size beside its
 speed, and each format's speed-up over f32.
@@ -19,7 +19,7 @@ MatMuls are ONNX Runtime's MatMulNBits (to-matmulnbits.py): both run the
 same int4 file.
 
 Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
-       [--runs 30] [--threads 1] [--weights f32 int4 int8]
+       [--runs 30] [--threads 1] [--weights f32 int4 int8 int4-a8 int8-a8]
        [--weight-group-size 32] [--onnx with_past.onnx]
 Prints a markdown table (and --json FILE the figures).
 """
@@ -58,7 +58,8 @@ def main():
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--weights", nargs="+", default=["f32"],
-                        choices=["f32", "int4", "int8"])
+                        choices=["f32", "int4", "int8", "int4-a8",
+                                 "int8-a8"])
     parser.add_argument("--weight-group-size", type=int, default=32)
     parser.add_argument("--onnx", default="with_past.onnx")
     parser.add_argument("--json")
@@ -94,8 +95,11 @@ def main():
             # Implementations chosen on the thread count that runs them.
             command += ["--backend-option", f"tune_threads={args.threads}"]
         if weights != "f32":
-            command += ["--quantize-weights", weights, "--weight-group-size",
-                        str(args.weight_group_size)]
+            # int4-a8: int4 weights with int8 dynamic activations (8da4w).
+            command += ["--quantize-weights", weights.split("-")[0],
+                        "--weight-group-size", str(args.weight_group_size)]
+            if weights.endswith("-a8"):
+                command += ["--weight-activations", "int8"]
         subprocess.run(command, check=True)
         program = strata.load(program_path, threads=args.threads)
         method = program.method(program.methods[0])

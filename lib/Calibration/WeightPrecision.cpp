@@ -72,8 +72,8 @@ FailureOr<std::vector<Node>> findMatmuls(ModuleOp module,
                                          const CompileOptions &base) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   CompileOptions lowering = referenceOptions(base);
-  lowering.quantizeWeights =
-      CompileOptions::QuantizeWeights{options.bits, options.groupSize, {}};
+  lowering.quantizeWeights = CompileOptions::QuantizeWeights{
+      options.bits, options.groupSize, {}, options.activationBits};
   lowering.printIRAfterAll = false;
   CompileReport ignored;
   if (failed(lowerToExec(*copy, lowering, ignored, EmitKind::MLIREdge)))
@@ -143,7 +143,8 @@ private:
 
 CompileOptions::QuantizeWeights
 WeightSearch::weightsOf(ArrayRef<int64_t> chosen) const {
-  CompileOptions::QuantizeWeights weights{options.bits, options.groupSize, {}};
+  CompileOptions::QuantizeWeights weights{
+      options.bits, options.groupSize, {}, options.activationBits};
   for (size_t i = 0; i < nodes.size(); ++i)
     weights.nodeBits.push_back(nodes[i].node + "=" + std::to_string(chosen[i]));
   return weights;

@@ -121,10 +121,12 @@ const Requirement kRequirements[] = {
      [](const CompilePipelineOptions &o) { return !o.calibrationData.empty(); },
      "--quantize needs --calibration-data"},
     {[](const CompilePipelineOptions &o) {
-       return o.given("weight-group-size") || !o.weightBits.empty();
+       return o.given("weight-group-size") || !o.weightBits.empty() ||
+              !o.weightActivations.empty();
      },
      [](const CompilePipelineOptions &o) { return !o.quantizeWeights.empty(); },
-     "--weight-group-size and --weight-bits need --quantize-weights"},
+     "--weight-group-size, --weight-bits and --weight-activations need "
+     "--quantize-weights"},
     {[](const CompilePipelineOptions &o) {
        return o.given("weight-target-sqnr");
      },
@@ -158,6 +160,13 @@ Error checkRanges(const CompilePipelineOptions &o) {
       o.quantizeWeights != "int8")
     return fail("--quantize-weights must be int4 or int8, got '" +
                 o.quantizeWeights + "'");
+  if (!o.weightActivations.empty() && o.weightActivations != "f32" &&
+      o.weightActivations != "int8")
+    return fail("--weight-activations must be f32 or int8, got '" +
+                o.weightActivations + "'");
+  if (o.weightActivations == "int8" && o.weightGroupSize > 32768)
+    return fail("--weight-group-size must be at most 32768 with "
+                "--weight-activations int8 (int32 sums per group)");
   if (o.weightGroupSize < 8 || o.weightGroupSize % 8 != 0 ||
       o.weightGroupSize > (int64_t(1) << 20))
     return fail("--weight-group-size must be a multiple of 8 in [8, 2^20], "
@@ -435,13 +444,15 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
   if (!o.quantizeWeights.empty())
     options.quantizeWeights = CompileOptions::QuantizeWeights{
         o.quantizeWeights == "int8" ? 8 : 4, o.weightGroupSize,
-        std::vector<std::string>(o.weightBits.begin(), o.weightBits.end())};
+        std::vector<std::string>(o.weightBits.begin(), o.weightBits.end()),
+        o.weightActivations == "int8" ? 8 : 0};
   if (o.given("weight-target-sqnr")) {
     WeightPrecisionOptions w;
     w.targetSqnrDB = o.weightTargetSqnr.getValue();
     w.bits = options.quantizeWeights->bits;
     w.groupSize = options.quantizeWeights->groupSize;
     w.nodeBits = options.quantizeWeights->nodeBits;
+    w.activationBits = options.quantizeWeights->activationBits;
     w.calibration.dataPath = o.calibrationData;
     w.calibration.maxSamples = o.calibrationSamples;
     w.calibration.seed = o.calibrationSeed;

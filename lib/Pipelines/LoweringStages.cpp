@@ -177,6 +177,7 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
     quantize.bits = options.quantizeWeights->bits;
     quantize.groupSize = options.quantizeWeights->groupSize;
     quantize.nodeBits = options.quantizeWeights->nodeBits;
+    quantize.activationBits = options.quantizeWeights->activationBits;
     pm.addNestedPass<func::FuncOp>(edge::createEdgeQuantizeWeights(quantize));
   }
   stages.end("lower-to-edge", "edge");

@@ -129,6 +129,77 @@ def test_bad_options_are_refused(tmp_path):
 
 
 
+def int8_activations(x, group):
+    """x [..., K] as --weight-activations int8 computes with it, float64:
+    per row and group of K, a = max|x| / 127 (f32) and p = rint(x / a)."""
+    x = x.astype(np.float32)
+    out = np.empty(x.shape, np.float64)
+    for g0 in range(0, x.shape[-1], group):
+        block = x[..., g0:g0 + group]
+        a = (np.abs(block).max(-1, keepdims=True) / np.float32(127)).astype(
+            np.float32)
+        safe = np.where(a > 0, a, np.float32(1))
+        p = np.clip(np.rint(block / safe), -127, 127)
+        out[..., g0:g0 + group] = np.where(a > 0, p, 0) * a.astype(np.float64)
+    return out
+
+
+@pytest.mark.parametrize("backend", ["portable", "onednn"])
+@pytest.mark.parametrize("bits,group", [(4, 32), (4, 64), (8, 32), (8, 128)])
+def test_int8_activations_equal_the_numpy_reference(tmp_path, backend, bits,
+                                                    group):
+    # 8da4w: the activations quantized per row and group, exact integer
+    # sums; the same product in float64 from the dequantized activations
+    # and weights. 12 rows (a prefill) and 3 (a few).
+    w, b = linear_model(tmp_path / "linear.onnx", 150, 37)
+    out = compile_model(tmp_path / "linear.onnx", tmp_path / "q.strata",
+                        "--quantize-weights", f"int{bits}",
+                        "--weight-group-size", str(group),
+                        "--weight-activations", "int8",
+                        "--dim", "batch=1..4", *backend_flags(backend))
+    f32 = compile_model(tmp_path / "linear.onnx", tmp_path / "f.strata",
+                        "--quantize-weights", f"int{bits}",
+                        "--weight-group-size", str(group),
+                        "--dim", "batch=1..4", *backend_flags(backend))
+    program, weights_only = strata.load(out), strata.load(f32)
+    rng = np.random.default_rng(1)
+    for batch in (4, 1):
+        x = rng.standard_normal((batch, 3, 150)).astype(np.float32)
+        (y,) = program.run(x)
+        want = int8_activations(x, group) @ dequantized(w, bits, group) + b
+        assert rel_l2(y, want) < 1e-6
+        # Against the f32 activations: the int8 rounding, about 1e-2 to 1e-3.
+        (y32,) = weights_only.run(x)
+        assert 1e-4 < rel_l2(y, y32) < 2e-2
+    # A NaN makes its row NaN, the others stay finite.
+    x[0, 1, 40] = np.nan
+    (y,) = program.run(x)
+    assert np.isnan(y[0, 1]).all() and np.isfinite(y[0, [0, 2]]).all()
+
+
+def test_weight_activations_flag_is_checked(tmp_path):
+    linear_model(tmp_path / "linear.onnx", 16, 8)
+    import subprocess
+    from conftest import tool
+    for flags, message in [
+            (["--weight-activations", "int8"],
+             "--weight-group-size, --weight-bits and --weight-activations "
+             "need --quantize-weights"),
+            (["--quantize-weights", "int4", "--weight-activations", "int4"],
+             "--weight-activations must be f32 or int8, got 'int4'"),
+            (["--quantize-weights", "int4", "--weight-activations", "int8",
+              "--weight-group-size", "65536"],
+             "--weight-group-size must be at most 32768 with "
+             "--weight-activations int8")]:
+        result = subprocess.run(
+            [tool("strata-compile"), str(tmp_path / "linear.onnx"), "-o",
+             str(tmp_path / "bad.strata"), "--dim", "batch=1"] + flags,
+            capture_output=True, text=True)
+        assert result.returncode != 0 and message in result.stderr, (
+            result.stderr)
+        assert not (tmp_path / "bad.strata").exists()
+
+
 @pytest.mark.parametrize("backend", ["portable", "onednn"])
 def test_gpt_int4_steps_equal_pytorch_on_the_dequantized_weights(
         tmp_path, backend):

@@ -5,10 +5,12 @@
 // disagree with its layout.
 //
 //===----------------------------------------------------------------------===//
+#include "WeightQuantizedMatMul.h"
 #include "KernelTestUtils.h"
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -103,3 +105,77 @@ TEST(WeightQuantizedMatMulTest, RefusesOperandsThatDisagreeWithTheLayout) {
 }
 
 } // namespace
+
+namespace {
+
+std::vector<Param> int8Params(int64_t bits = 4, int64_t group = 8) {
+  return {intParam("bits", bits), intParam("group_size", group),
+          intParam("activation_bits", 8)};
+}
+
+} // namespace
+
+TEST(WeightQuantizedMatMulTest, Int8ActivationsHandWorked) {
+  // x = 1, 2, 3 is one group: a = 3 / 127, p = rint(x / a) = 42, 85, 127.
+  // Column 0: sum p (q - z) = 42 * 10 + 85 * -5 + 127 * 2 = 249, times
+  // a * 0.5; column 1: 42 * -7 + 85 * -6 + 127 * -5 = -1439, times a * 1.
+  double a = static_cast<double>(3.0f / 127.0f);
+  for (int64_t rows : {1, 9}) {
+    std::vector<OwnedTensor> operands = handWorkedOperands(rows, true);
+    Result<OwnedTensor> y = runKernel("weight_quantized_matmul", operands,
+                                      DType::F32, {rows, 2}, int8Params());
+    ASSERT_TRUE(y.ok()) << y.error().message();
+    const float *got = reinterpret_cast<const float *>(y->bytes.data());
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_NEAR(got[2 * r], a * 0.5 * 249 + 0.5, 1e-5);
+      EXPECT_NEAR(got[2 * r + 1], a * -1439 + 1.0, 1e-4);
+    }
+  }
+}
+
+TEST(WeightQuantizedMatMulTest, Int8ActivationsVnniEqualsTheGenericPath) {
+  using namespace strata::runtime::kernels;
+  if (!hasVnni())
+    GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  // K = 150 (a partial group and word), N = 37 (a padded tile), 3 rows; a
+  // NaN in row 1's second group makes that row NaN and leaves the others.
+  for (int64_t bits : {4, 8})
+    for (int64_t group : {32, 64}) {
+      WeightQuantizedMatmulState st;
+      st.rows = 3, st.k = 150, st.n = 37, st.bits = bits, st.groupSize = group;
+      st.activationBits = 8;
+      st.tiles = 2, st.groups = (150 + group - 1) / group;
+      st.blocks = (150 + 32 / bits - 1) / (32 / bits);
+      std::vector<uint8_t> weight(st.tiles * st.blocks * 128),
+          zeros(st.tiles * st.groups * 32);
+      std::vector<float> scales(zeros.size()), x(st.rows * st.k), bias(st.n);
+      uint32_t state = 12345;
+      auto next = [&]() { return state = state * 1664525u + 1013904223u; };
+      for (uint8_t &b : weight)
+        b = static_cast<uint8_t>(next() >> 24);
+      for (size_t i = 0; i < zeros.size(); ++i) {
+        zeros[i] = static_cast<uint8_t>((next() >> 24) % (1u << bits));
+        scales[i] = 0.01f * static_cast<float>((next() >> 24) % 100 + 1);
+      }
+      for (float &v : x)
+        v = static_cast<float>(static_cast<int32_t>(next() >> 16) - 32768) /
+            4096.0f;
+      for (float &v : bias)
+        v = static_cast<float>((next() >> 24) % 7);
+      x[st.k + group + 3] = std::nanf("");
+      std::vector<uint8_t> scratch(int8ActivationScratchBytes(st) + 4);
+      std::vector<float> vnni(st.rows * st.n), generic(st.rows * st.n);
+      for (bool allow : {true, false})
+        weightQuantizedMatmulInt8(st, x.data(), weight.data(), scales.data(),
+                                  zeros.data(), bias.data(), scratch.data(),
+                                  allow ? vnni.data() : generic.data(), allow);
+      for (int64_t i = 0; i < st.rows * st.n; ++i) {
+        if (i / st.n == 1) {
+          EXPECT_TRUE(std::isnan(vnni[i]) && std::isnan(generic[i])) << i;
+          continue;
+        }
+        EXPECT_NEAR(vnni[i], generic[i], 1e-5 * (1 + std::fabs(generic[i])))
+            << "bits " << bits << " group " << group << " at " << i;
+      }
+    }
+}

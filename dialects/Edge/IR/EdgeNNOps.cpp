@@ -435,6 +435,15 @@ LogicalResult WeightQuantizedMatMulOp::verify() {
     return emitOpError("bits must be 4 or 8, got ") << bits;
   if (group < 1)
     return emitOpError("group_size must be positive, got ") << group;
+  if (std::optional<int64_t> activations = getActivationBits();
+      activations && *activations != 8)
+    return emitOpError("activation_bits must be 8 (absent: f32), got ")
+           << *activations;
+  // Each group's int32 sum of (q - z) * p is below 255 * 127 * group_size.
+  if (getActivationBits() && group > 32768)
+    return emitOpError("group_size must be at most 32768 with int8 "
+                       "activations (int32 sums), got ")
+           << group;
   if (lhs.size() < 2 || out.size() != lhs.size())
     return emitOpError("lhs and result must share one rank >= 2");
   int64_t k = lhs.back(), n = out.back();

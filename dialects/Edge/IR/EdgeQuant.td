@@ -239,6 +239,16 @@ def Edge_WeightQuantizedMatMulOp : Edge_Op<"weight_quantized_matmul",
       below `2^bits`);
     - `bias [N]` (optional, f32).
 
+    With `activation_bits = 8` the lhs is quantized dynamically (what
+    ExecuTorch calls 8da4w and ONNX Runtime's MatMulNBits accuracy level
+    4): each row is cut into the weight's groups of K, each group scaled
+    by `a = max|x| / 127` (f32; 0 for an all-zero group) and rounded to
+    `p = rint(x / a)` (to nearest, ties to even) in int8, and the product
+    is computed in exact int32 sums per group:
+    `output[m, n] = sum_g a[m, g] * s[g, n] *
+    (sum_{k in g} p[m, k] * q[k, n] - z[g, n] * sum_{k in g} p[m, k])`
+    (+ bias). Absent, the lhs stays f32.
+
     ```mlir
     %y = edge.weight_quantized_matmul %x, %w(%s, %z) {bits = 4 : i64, group_size = 32 : i64}
         : (tensor<1x64xf32>, tensor<1x8x128xui8>, tensor<1x2x32xf32>,
@@ -251,7 +261,8 @@ def Edge_WeightQuantizedMatMulOp : Edge_Op<"weight_quantized_matmul",
                        Optional<StaticShapeTensorOf<[UI8]>>:$zero_points,
                        Optional<StaticShapeTensorOf<[F32]>>:$bias,
                        I64Attr:$bits,
-                       I64Attr:$group_size);
+                       I64Attr:$group_size,
+                       OptionalAttr<I64Attr>:$activation_bits);
   let results = (outs Edge_F32Tensor:$output);
   let assemblyFormat = [{
     $lhs `,` $weight `(` $scales (`,` $zero_points^)? `)`

@@ -67,7 +67,7 @@ std::vector<float> dequantize(const GroupQuantizedWeight &weight) {
 
 Value buildWeightQuantizedMatMul(OpBuilder &builder, Location loc, Value lhs,
                                  const GroupQuantizedWeight &weight, Value bias,
-                                 Type resultType) {
+                                 Type resultType, int64_t activationBits) {
   constexpr int64_t tile = WeightQuantizedMatMulOp::kTileColumns;
   int64_t k = weight.k, n = weight.n, groups = weight.groups();
   int64_t perWord = 32 / weight.bits;
@@ -113,7 +113,9 @@ Value buildWeightQuantizedMatMul(OpBuilder &builder, Location loc, Value lhs,
   return builder.create<WeightQuantizedMatMulOp>(
       loc, resultType, lhs, packedValue, scalesValue, zerosValue, bias,
       builder.getI64IntegerAttr(weight.bits),
-      builder.getI64IntegerAttr(weight.groupSize));
+      builder.getI64IntegerAttr(weight.groupSize),
+      activationBits ? builder.getI64IntegerAttr(activationBits)
+                     : IntegerAttr());
 }
 
 } // namespace strata::edge

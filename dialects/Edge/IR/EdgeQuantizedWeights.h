@@ -47,11 +47,13 @@ std::vector<float> dequantize(const GroupQuantizedWeight &weight);
 
 /// An edge.weight_quantized_matmul of `lhs` ([..., M, K], f32) by `weight`
 /// into `resultType` ([..., M, N]), its packed operands as constants,
-/// with `bias` ([N] f32) when given.
+/// with `bias` ([N] f32) when given; `activationBits` 8 quantizes the lhs
+/// dynamically (0: f32).
 mlir::Value buildWeightQuantizedMatMul(mlir::OpBuilder &builder,
                                        mlir::Location loc, mlir::Value lhs,
                                        const GroupQuantizedWeight &weight,
-                                       mlir::Value bias, mlir::Type resultType);
+                                       mlir::Value bias, mlir::Type resultType,
+                                       int64_t activationBits = 0);
 
 } // namespace strata::edge
 

@@ -121,6 +121,9 @@ def EdgeQuantizeWeights : Pass<"strata-edge-quantize-weights",
                "Per ONNX node: NAME=BITS (4, 8, or 0 for f32)">,
     Option<"minElements", "min-elements", "int64_t", "0",
            "Weights with fewer elements stay f32">,
+    Option<"activationBits", "activation-bits", "int64_t", "0",
+           "8: the matmuls quantize their lhs to int8 dynamically, per row "
+           "and group (0: f32)">,
   ];
   let dependentDialects = ["strata::edge::EdgeDialect"];
 }

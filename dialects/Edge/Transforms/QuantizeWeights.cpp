@@ -65,6 +65,9 @@ struct EdgeQuantizeWeightsPass
     if (bits != 4 && bits != 8)
       return fail("bits must be 4 or 8, got " + Twine(bits));
     // 8 values of 4 bits share a 32-bit word of the packed weight.
+    if (activationBits != 0 && activationBits != 8)
+      return fail("activation-bits must be 0 or 8, got " +
+                  Twine(activationBits));
     if (groupSize < 8 || groupSize % 8 != 0)
       return fail("group-size must be a positive multiple of 8, got " +
                   Twine(groupSize));
@@ -149,8 +152,9 @@ struct EdgeQuantizeWeightsPass
         replaced == matmul.getOperation()
             ? matmul.getLoc()
             : builder.getFusedLoc({matmul.getLoc(), replaced->getLoc()});
-    Value result = buildWeightQuantizedMatMul(builder, loc, matmul.getLhs(),
-                                              *quantized, bias, resultType);
+    Value result =
+        buildWeightQuantizedMatMul(builder, loc, matmul.getLhs(), *quantized,
+                                   bias, resultType, activationBits);
     replaced->getResult(0).replaceAllUsesWith(result);
     // The float weight and bias row go with their last reader.
     SmallVector<Operation *, 3> operands;

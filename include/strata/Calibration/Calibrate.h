@@ -74,6 +74,8 @@ struct WeightPrecisionOptions {
   /// size of K rows sharing a scale.
   int64_t bits = 4;
   int64_t groupSize = 32;
+  /// 8: the programs quantize activations dynamically (--weight-activations).
+  int64_t activationBits = 0;
   /// NODE=BITS fixed by hand: those nodes are not searched.
   std::vector<std::string> nodeBits;
   CalibrationOptions calibration;

@@ -135,6 +135,8 @@ struct CompileOptions {
     int64_t groupSize = 32;
     /// NODE=BITS overrides.
     std::vector<std::string> nodeBits;
+    /// 8: activations quantized to int8 dynamically (0: f32).
+    int64_t activationBits = 0;
   };
   std::optional<QuantizeWeights> quantizeWeights;
   /// Each matmul's width chosen for an output SQNR (chooseWeightPrecision),

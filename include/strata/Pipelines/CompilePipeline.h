@@ -253,6 +253,12 @@ struct CompilePipelineOptions
       llvm::cl::desc("Per ONNX node: the width of its matmul weight under "
                      "--quantize-weights (4, 8, or 0 for f32)"),
       llvm::cl::value_desc("NODE=BITS,...")};
+  Option<std::string> weightActivations{
+      *this, "weight-activations",
+      llvm::cl::desc("Under --quantize-weights: the matmuls' activations in "
+                     "f32 (default) or quantized to int8 dynamically, per "
+                     "row and group of K (8da4w; integer dot products)"),
+      llvm::cl::value_desc("f32|int8")};
   Option<double> weightTargetSqnr{
       *this, "weight-target-sqnr",
       llvm::cl::desc("Choose each matmul's width under --quantize-weights "

@@ -14,6 +14,8 @@
 // other architectures get it too.
 //
 //===----------------------------------------------------------------------===//
+#include "WeightQuantizedMatMul.h"
+
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -24,7 +26,7 @@ namespace strata::runtime::kernels {
 namespace {
 
 /// Columns per tile: two 16-lane halves.
-constexpr int64_t kTile = 32;
+constexpr int64_t kTile = kWeightTile;
 
 typedef float V16 __attribute__((vector_size(64), aligned(4)));
 typedef uint32_t U32x16 __attribute__((vector_size(64), aligned(4)));
@@ -35,14 +37,6 @@ typedef int32_t I32x16 __attribute__((vector_size(64), aligned(4)));
 [[gnu::always_inline]] inline void loadWords(const uint8_t *at, U32x16 &out) {
   std::memcpy(&out, at, sizeof(U32x16));
 }
-
-/// The extents of one call, checked against the operands.
-struct WeightQuantizedMatmulState {
-  int64_t rows = 0, k = 0, n = 0, tiles = 0, groups = 0, groupSize = 0;
-  int64_t bits = 0, blocks = 0;
-  /// Inputs 3 and 4 by dtype: zero points (u8) and bias (f32); -1: absent.
-  int zeroPoints = -1, bias = -1;
-};
 
 /// Value `i` of each 32-bit lane as floats: shifts, masks and a signed
 /// conversion, which every target's vector unit has (widening bytes has
@@ -271,6 +265,15 @@ prepareWeightQuantizedMatmul(const KernelContext &ctx) {
   if (groupSize < 1)
     return ctx.fail("'group_size' must be positive, got " +
                     std::to_string(groupSize));
+  STRATA_KERNEL_ASSIGN(activationBits, ctx.params.getInt("activation_bits", 0));
+  if (activationBits != 0 && activationBits != 8)
+    return ctx.fail("'activation_bits' must be 8 or absent, got " +
+                    std::to_string(activationBits));
+  // |sum of (q - z) * p| <= 255 * 127 * group_size must fit int32.
+  if (activationBits && groupSize > 32768)
+    return ctx.fail("'group_size' " + std::to_string(groupSize) +
+                    " is above 32768, where int8 activations' int32 sums "
+                    "could overflow");
   if (lhs.dtype != DType::F32 || out.dtype != DType::F32 ||
       weight.dtype != DType::U8 || scales.dtype != DType::F32)
     return ctx.fail("takes an f32 lhs, a u8 weight and f32 scales to an f32 "
@@ -286,6 +289,7 @@ prepareWeightQuantizedMatmul(const KernelContext &ctx) {
   st.n = out.shape.back();
   st.bits = bits;
   st.groupSize = groupSize;
+  st.activationBits = activationBits;
   st.rows =
       st.k == 0 ? out.numel() / std::max<int64_t>(st.n, 1) : lhs.numel() / st.k;
   st.tiles = (st.n + kTile - 1) / kTile;
@@ -330,6 +334,14 @@ static Error executeWeightQuantizedMatmul(const WeightQuantizedMatmulState &st,
       st.zeroPoints < 0 ? nullptr : io.ins[st.zeroPoints].as<const uint8_t>();
   const float *bias = st.bias < 0 ? nullptr : io.ins[st.bias].as<const float>();
   float *y = io.outs[0].as<float>();
+  if (st.activationBits) {
+    size_t bytes = int8ActivationScratchBytes(st);
+    auto *scratch = reinterpret_cast<uint8_t *>(
+        io.scratchFloats((bytes + sizeof(float) - 1) / sizeof(float)));
+    weightQuantizedMatmulInt8(st, x, weight, scales, zeroPoints, bias, scratch,
+                              y);
+    return Error::success();
+  }
   // One tile of the weight in f32, reused by every row (many rows only).
   float *tile = st.rows > 8
                     ? io.scratchFloats(static_cast<size_t>(st.k * kTile))
