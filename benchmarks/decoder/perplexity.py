@@ -58,7 +58,7 @@ def main():
     parser.add_argument("--context", type=int, default=256)
     parser.add_argument("--generate", type=int, default=128)
     parser.add_argument("--weights", nargs="*", default=[],
-                        choices=["int8", "int4"])
+                        choices=["int8", "int4", "int8-a8", "int4-a8"])
     parser.add_argument("--weight-group-size", type=int, default=32)
     parser.add_argument("--weight-target-sqnr", nargs="*", type=float,
                         default=[])
@@ -82,8 +82,10 @@ def main():
     calibration_path = os.path.join(args.model_dir, "calibration-windows.npy")
     np.save(calibration_path, calibration)
     variants = [("f32", [])] + [
-        (w, ["--quantize-weights", w, "--weight-group-size",
-             str(args.weight_group_size)]) for w in args.weights] + [
+        (w, ["--quantize-weights", w.split("-")[0], "--weight-group-size",
+             str(args.weight_group_size)]
+         + (["--weight-activations", "int8"] if w.endswith("-a8") else []))
+        for w in args.weights] + [
         (f"auto-{t:g}dB", ["--quantize-weights", "int4",
                            "--weight-group-size", str(args.weight_group_size),
                            "--calibration-data", calibration_path,

@@ -177,6 +177,40 @@ def test_int8_activations_equal_the_numpy_reference(tmp_path, backend, bits,
     assert np.isnan(y[0, 1]).all() and np.isfinite(y[0, [0, 2]]).all()
 
 
+def test_gpt_int8_activation_steps_equal_the_whole_sequence(tmp_path):
+    # Each row's activations are quantized on their own, so one token a
+    # call gives the whole-sequence program's logits; both stay within the
+    # int8 rounding of PyTorch's float logits.
+    torch = pytest.importorskip("torch")
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "models"))
+    import decoder
+    torch.manual_seed(0)
+    model = decoder.GPT(layers=2, width=64, heads=4, context=64).eval()
+    decoder.export(model, str(tmp_path))
+    flags = ["--quantize-weights", "int4", "--weight-activations", "int8"]
+    steps = strata.load(compile_model(tmp_path / "with_past.onnx",
+                                      tmp_path / "s.strata", *GPT_METHODS,
+                                      *flags))
+    whole = strata.load(compile_model(tmp_path / "full.onnx",
+                                      tmp_path / "w.strata",
+                                      "--input-shape", "input_ids=1x20",
+                                      *flags))
+    ids = np.random.default_rng(3).integers(0, 256, (1, 20))
+    prefill, decode = steps.method("prefill"), steps.method("decode")
+    logits = prefill(ids[:, :12], np.ones((1, 12), np.int64),
+                     np.arange(12)[None])
+    for t in range(12, 20):
+        logits += decode(ids[:, t:t + 1], np.ones((1, t + 1), np.int64),
+                         np.array([[t]]))
+    (want,) = whole.run(ids)
+    assert rel_l2(np.concatenate(logits, axis=1), want) < 1e-5
+    with torch.no_grad():
+        float_logits = model(torch.from_numpy(ids))[0].numpy()
+    assert 1e-4 < rel_l2(want, float_logits) < 0.1
+
+
 def test_weight_activations_flag_is_checked(tmp_path):
     linear_model(tmp_path / "linear.onnx", 16, 8)
     import subprocess
