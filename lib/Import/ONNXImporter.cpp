@@ -654,6 +654,14 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(convertGraph(*model.mutable_graph(), *module)) ||
       failed(checkTensorSizes(*module)) || failed(verify(*module)))
     return nullptr;
+  int64_t int8Compute = 0;
+  module->walk(
+      [&](hl::MatMulNBitsOp op) { int8Compute += op.getAccuracyLevel() == 4; });
+  if (int8Compute)
+    notes.push_back(std::to_string(int8Compute) +
+                    " MatMulNBits node(s) at accuracy_level 4 quantize their "
+                    "activations to int8 per row and block, as ONNX Runtime "
+                    "computes them");
   if (!notes.empty())
     (*module)->setAttr("hl.import_notes",
                        builder.getStrArrayAttr(

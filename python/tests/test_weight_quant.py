@@ -385,6 +385,44 @@ def test_matmul_nbits_agrees_with_onnx_runtime(tmp_path, bits, block,
         result.stdout + result.stderr)
 
 
+@pytest.mark.parametrize("bits,block", [(4, 32), (8, 64)])
+def test_matmul_nbits_accuracy_level_4_quantizes_the_activations(
+        tmp_path, bits, block):
+    # Level 4 is ONNX Runtime's int8 compute: Strata quantizes the
+    # activations per row and block (the numpy reference), and agrees with
+    # ONNX Runtime's own level-4 kernel to the last float rounding (rel-L2
+    # about 1e-7: the same integers), 1e4 times closer than to f32.
+    import shutil
+    import subprocess
+    from conftest import BUILD, ROOT, tool
+    w, b = matmul_nbits_model(tmp_path / "nbits.onnx", 100, 45, bits, block,
+                              True, True, accuracy_level=4)
+    result = subprocess.run(
+        [tool("strata-compile"), str(tmp_path / "nbits.onnx"), "-o",
+         str(tmp_path / "q.strata")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "1 MatMulNBits node(s) at accuracy_level 4" in result.stderr
+    program = strata.load(str(tmp_path / "q.strata"))
+    x = np.random.default_rng(2).standard_normal((2, 3, 100)).astype(np.float32)
+    (y,) = program.run(x)
+    assert rel_l2(y, int8_activations(x, block) @ w + b) < 1e-6
+    assert 1e-4 < rel_l2(y, x.astype(np.float64) @ w + b) < 2e-2
+    ort_dir = os.path.join(BUILD, "peer", "npm")
+    if not shutil.which("node") or not os.path.isdir(
+            os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
+        pytest.skip("ONNX Runtime (scripts/install-ort.sh) is not installed")
+    subprocess.run(["node", os.path.join(ROOT, "test", "utils", "ort-run.mjs"),
+                    "--ort-dir", ort_dir, "--model", str(tmp_path / "nbits.onnx"),
+                    "--make-reference", str(tmp_path / "ref")],
+                   check=True, capture_output=True)
+    result = subprocess.run(
+        [tool("strata-run"), str(tmp_path / "q.strata"), "--inputs",
+         str(tmp_path / "ref"), "--expect", str(tmp_path / "ref"),
+         "--rel-l2", "1e-5"], capture_output=True, text=True)
+    assert result.returncode == 0 and "output 0: PASS" in result.stdout, (
+        result.stdout + result.stderr)
+
+
 def test_verify_compares_with_the_float_weights(tmp_path):
     # --verify's reference keeps the weights f32: int4's rounding shows (a
     # few percent on this layer), so a tight limit fails and a loose passes.

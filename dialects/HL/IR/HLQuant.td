@@ -177,6 +177,10 @@ def HL_MatMulNBitsOp : HL_Op<"matmul_nbits", [Pure, AttrSizedOperandSegments,
     point from `zero_points`, packed like `b` per column (`[N * ceil(blocks
     * bits / 8)]`, u8) or given as floats of the scales' shape; without
     them, `2^(bits - 1)`. `bias [N]` is added. The result is `[..., N]`.
+    `accuracy_level` 4 (ONNX Runtime's int8 compute) quantizes `a` to
+    int8 per row and block, as edge.weight_quantized_matmul's
+    `activation_bits = 8` defines it; absent or other levels compute in
+    f32 (at least the precision the level asks for).
 
     ```mlir
     %y = hl.matmul_nbits %a, %b, %s {K = 64 : i64, N = 10 : i64, bits = 4 : i64, block_size = 32 : i64}
@@ -188,7 +192,8 @@ def HL_MatMulNBitsOp : HL_Op<"matmul_nbits", [Pure, AttrSizedOperandSegments,
                        Optional<HL_Tensor>:$zero_points,
                        Optional<HL_FloatTensor>:$bias,
                        I64Attr:$K, I64Attr:$N, I64Attr:$bits,
-                       I64Attr:$block_size);
+                       I64Attr:$block_size,
+                       OptionalAttr<I64Attr>:$accuracy_level);
   let results = (outs HL_FloatTensor:$output);
   let assemblyFormat = [{
     $a `,` $b `,` $scales (`zero_points` $zero_points^)? (`bias` $bias^)?

@@ -130,8 +130,12 @@ struct MatMulNBitsLowering : OpConversionPattern<hl::MatMulNBitsOp> {
       a = reshapeTo(rewriter, loc, a, {1, k});
       productType = RankedTensorType::get({1, n}, rewriter.getF32Type());
     }
-    Value product = edge::buildWeightQuantizedMatMul(rewriter, loc, a, weight,
-                                                     bias, productType);
+    // accuracy_level 4 is ONNX Runtime's int8 compute: the activations
+    // quantized per row and block, as the edge op's activation_bits = 8.
+    int64_t activationBits =
+        op.getAccuracyLevel() == 4 && block <= 32768 ? 8 : 0;
+    Value product = edge::buildWeightQuantizedMatMul(
+        rewriter, loc, a, weight, bias, productType, activationBits);
     if (productType != resultType)
       product = reshapeTo(rewriter, loc, product, resultType.getShape());
     rewriter.replaceOp(op, product);

@@ -20,10 +20,12 @@ static LogicalResult matMulNBits(NodeContext &ctx) {
   if (!k || !n || !block)
     return ctx.emitError() << "needs the attributes K, N and block_size";
   OpBuilder &b = ctx.builder();
+  const onnx::AttributeProto *level = ctx.attr("accuracy_level");
   Value product = ctx.create<hl::MatMulNBitsOp>(
       ctx.outputType(0), ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3),
       ctx.input(5), b.getI64IntegerAttr(k->i()), b.getI64IntegerAttr(n->i()),
-      b.getI64IntegerAttr(bits), b.getI64IntegerAttr(block->i()));
+      b.getI64IntegerAttr(bits), b.getI64IntegerAttr(block->i()),
+      level ? b.getI64IntegerAttr(level->i()) : IntegerAttr());
   ctx.setOutput(0, product);
   return success();
 }
