@@ -431,7 +431,9 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
   result.chooseSamples = (*judge)->foldSize(OutputSQNR::Fold::Choose);
   result.checkSamples =
       options.targetSqnrDB ? (*judge)->foldSize(OutputSQNR::Fold::Check) : 0;
-  std::vector<size_t> added;
+  // `added` is one round's; `everAdded` every round's, in order, for the
+  // report (a later round keeps the earlier rounds' float tensors).
+  std::vector<size_t> added, everAdded;
   // A choice the check samples do not confirm raises the SQNR target on
   // the choice samples by their shortfall, and the search runs again.
   constexpr int kRounds = 8;
@@ -445,6 +447,9 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
       if (!*met)
         return module.emitError("mixed precision: the target is not met "
                                 "even with every quantized tensor in float");
+      for (size_t i : added)
+        if (!llvm::is_contained(everAdded, i))
+          everAdded.push_back(i);
     }
     if (result.checkSamples == 0)
       break;
@@ -474,7 +479,7 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
       runtime::isRandomSpec(options.evalImages.empty() ? calibration.dataPath
                                                        : options.evalImages);
   if (!floats.empty())
-    search.keep(floats, added);
+    search.keep(floats, everAdded);
   result.achievedSqnrDB = current.second.sqnr;
   result.achievedLowDecileSqnrDB = current.second.lowDecileSqnr;
   result.achievedAccuracy = current.second.accuracy;

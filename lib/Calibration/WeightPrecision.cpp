@@ -65,11 +65,16 @@ std::optional<int64_t> wider(int64_t bits) {
   return std::nullopt;
 }
 
-/// The matmuls of `module` that --quantize-weights rewrites, by ONNX node
-/// (a node's several matmuls add up), in program order.
+/// The [K, N] extents of each matmul weight of one ONNX node (a recurrent
+/// layer has several; one width applies to all).
+using Extents = std::vector<std::pair<int64_t, int64_t>>;
+
+/// The matmuls of `module` that --quantize-weights rewrites, by ONNX node,
+/// in program order, with each node's weights' extents in `extents`.
 FailureOr<std::vector<Node>> findMatmuls(ModuleOp module,
                                          const WeightPrecisionOptions &options,
-                                         const CompileOptions &base) {
+                                         const CompileOptions &base,
+                                         std::vector<Extents> &extents) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   CompileOptions lowering = referenceOptions(base);
   lowering.quantizeWeights = CompileOptions::QuantizeWeights{
@@ -89,12 +94,14 @@ FailureOr<std::vector<Node>> findMatmuls(ModuleOp module,
     if (inserted) {
       Node node;
       node.node = name;
+      node.k = lhs.getShape().back();
+      node.n = result.getShape().back();
       nodes.push_back(node);
+      extents.emplace_back();
     }
-    Node &node = nodes[it->second];
-    // A node's several matmuls count as one of their summed extents.
-    node.k += lhs.getShape().back();
-    node.n = result.getShape().back();
+    ++nodes[it->second].matmuls;
+    extents[it->second].push_back(
+        {lhs.getShape().back(), result.getShape().back()});
   });
   return nodes;
 }
@@ -103,9 +110,9 @@ class WeightSearch {
 public:
   WeightSearch(ModuleOp module, const WeightPrecisionOptions &options,
                OutputSQNR &judge, std::vector<Node> nodes,
-               WeightPrecisionReport &report)
+               std::vector<Extents> extents, WeightPrecisionReport &report)
       : module(module), options(options), judge(judge), nodes(std::move(nodes)),
-        report(report) {}
+        extents(std::move(extents)), report(report) {}
 
   /// Fixes the nodes --weight-bits names, the others at the narrowest.
   LogicalResult start();
@@ -125,7 +132,10 @@ private:
   LogicalResult measureShares();
   CompileOptions::QuantizeWeights weightsOf(ArrayRef<int64_t> widths) const;
   int64_t bytesOf(size_t i, int64_t bits) const {
-    return storedBytes(nodes[i].k, nodes[i].n, bits, options.groupSize);
+    int64_t bytes = 0;
+    for (auto [k, n] : extents[i])
+      bytes += storedBytes(k, n, bits, options.groupSize);
+    return bytes;
   }
   /// Node i's modelled noise at `bits`: its measured noise alone at the
   /// narrowest width times the square of the step ratio.
@@ -135,6 +145,7 @@ private:
   const WeightPrecisionOptions &options;
   OutputSQNR &judge;
   std::vector<Node> nodes;
+  std::vector<Extents> extents;
   WeightPrecisionReport &report;
   std::vector<int64_t> widths;
   std::vector<bool> fixed;
@@ -320,6 +331,7 @@ llvm::json::Value WeightPrecisionReport::toJSON() const {
     rows.push_back(llvm::json::Object{{"node", node.node},
                                       {"k", node.k},
                                       {"n", node.n},
+                                      {"matmuls", node.matmuls},
                                       {"bits", node.bits},
                                       {"fixed", node.fixed},
                                       {"alone_sqnr_db", decibels(node.aloneDB)},
@@ -392,7 +404,9 @@ chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
                       const CompileOptions &base) {
   WeightPrecisionReport report;
   report.targetSqnrDB = options.targetSqnrDB;
-  FailureOr<std::vector<Node>> nodes = findMatmuls(module, options, base);
+  std::vector<Extents> extents;
+  FailureOr<std::vector<Node>> nodes =
+      findMatmuls(module, options, base, extents);
   if (failed(nodes))
     return failure();
   if (nodes->empty())
@@ -407,7 +421,8 @@ chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
   report.randomSamples = runtime::isRandomSpec(calibration.dataPath);
   report.chooseSamples = (*judge)->foldSize(Fold::Choose);
   report.checkSamples = (*judge)->foldSize(Fold::Check);
-  WeightSearch search(module, options, **judge, std::move(*nodes), report);
+  WeightSearch search(module, options, **judge, std::move(*nodes),
+                      std::move(extents), report);
   if (failed(search.start()))
     return failure();
   FailureOr<OutputSQNR::Figures> narrowest = search.measure(Fold::Choose);

@@ -84,10 +84,11 @@ struct WeightPrecisionOptions {
 /// What the search chose and measured (chooseWeightPrecision).
 struct WeightPrecisionReport {
   struct Node {
-    /// The ONNX node of the matmul, its weight's extents, the chosen width
-    /// (0: f32) and whether --weight-bits fixed it.
+    /// The ONNX node of the matmul, its (first) weight's extents, its
+    /// matmuls (a recurrent layer has several), the chosen width (0: f32)
+    /// and whether --weight-bits fixed it.
     std::string node;
-    int64_t k = 0, n = 0, bits = 0;
+    int64_t k = 0, n = 0, matmuls = 0, bits = 0;
     bool fixed = false;
     /// The output SQNR with this node alone at the narrowest width (every
     /// other matmul f32), and its stored bytes at the chosen width.
