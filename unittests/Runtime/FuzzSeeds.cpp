@@ -85,6 +85,25 @@ int main(int argc, char **argv) {
               b.setOutputs({y});
               return b.build(64);
             }()) &&
+      write(dir + "/weight-quantized-a8-64.strata",
+            [] {
+              // The same with int8 dynamic activations: the fuzzer varies
+              // the activations' values (NaNs, infinities) and extents.
+              TestProgramBuilder b;
+              std::vector<uint8_t> words(128, 0xa5);
+              std::vector<float> scales(32, 0.5f);
+              std::vector<uint8_t> zeros(32, 7);
+              int x = b.addInput(DType::F32, {2, 3});
+              int w = b.addConstant(DType::U8, {1, 1, 128}, words.data());
+              int s = b.addConstant(DType::F32, {1, 1, 32}, scales.data());
+              int z = b.addConstant(DType::U8, {1, 1, 32}, zeros.data());
+              int y = b.addBuffer(DType::F32, {2, 2});
+              b.addKernel("weight_quantized_matmul", {x, w, s, z}, {y},
+                          {intParam("bits", 4), intParam("group_size", 8),
+                           intParam("activation_bits", 8)});
+              b.setOutputs({y});
+              return b.build(64);
+            }()) &&
       write(dir + "/dynamic-64.strata",
             [] {
               // Dynamic dimensions: symbols, a shape program, extents.
