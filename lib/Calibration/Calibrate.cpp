@@ -2,6 +2,7 @@
 #include "strata/Calibration/Calibrate.h"
 
 #include "Observation.h"
+#include "OutputSQNR.h"
 #include "QuantizedTensors.h"
 
 #include "strata/Quantization/Quantization.h"
@@ -16,13 +17,6 @@ using namespace mlir;
 
 namespace strata {
 
-/// A figure in dB, null where infinite (an exact tensor or output).
-static llvm::json::Value db(double v) {
-  if (std::isfinite(v))
-    return v;
-  return nullptr;
-}
-
 llvm::json::Value QuantizationReport::toJSON() const {
   llvm::json::Array rows;
   for (const Tensor &t : tensors) {
@@ -31,7 +25,7 @@ llvm::json::Value QuantizationReport::toJSON() const {
                            {"consumers", t.consumers},
                            {"min", t.min},
                            {"max", t.max}};
-    row["sqnr_db"] = db(t.sqnrDB);
+    row["sqnr_db"] = jsonDecibels(t.sqnrDB);
     if (t.channels > 1) {
       row["channels"] = t.channels;
     } else {
@@ -52,45 +46,46 @@ llvm::json::Value QuantizationReport::toJSON() const {
   if (sensitivity) {
     llvm::json::Array rows;
     for (const Sensitivity::Row &row : sensitivity->tensors)
-      rows.push_back(
-          llvm::json::Object{{"tensor", row.tensor},
-                             {"role", row.role},
-                             {"consumers", row.consumers},
-                             {"output_sqnr_db", db(row.outputSqnrDB)}});
+      rows.push_back(llvm::json::Object{
+          {"tensor", row.tensor},
+          {"role", row.role},
+          {"consumers", row.consumers},
+          {"output_sqnr_db", jsonDecibels(row.outputSqnrDB)}});
     object["sensitivity"] = llvm::json::Object{
         {"samples", sensitivity->samples},
-        {"all_quantized_db", db(sensitivity->allQuantizedDB)},
+        {"all_quantized_db", jsonDecibels(sensitivity->allQuantizedDB)},
         {"tensors", std::move(rows)}};
   }
   if (mixedPrecision) {
     const MixedPrecision &m = *mixedPrecision;
     llvm::json::Array kept;
     for (const MixedPrecision::Kept &k : m.keptFloat)
-      kept.push_back(
-          llvm::json::Object{{"tensor", k.tensor},
-                             {"role", k.role},
-                             {"consumers", k.consumers},
-                             {"alone_output_sqnr_db", db(k.aloneSqnrDB)},
-                             {"noise_share", k.noiseShare},
-                             {"float_work", k.floatWork},
-                             {"work_share", k.workShare}});
-    llvm::json::Object o{{"tensors", m.tensors},
-                         {"all_int8_sqnr_db", db(m.allInt8SqnrDB)},
-                         {"sqnr_db", db(m.achievedSqnrDB)},
-                         {"all_int8_sqnr_p10_db", db(m.allInt8LowDecileSqnrDB)},
-                         {"sqnr_p10_db", db(m.achievedLowDecileSqnrDB)},
-                         {"kept_float", std::move(kept)},
-                         {"programs", m.programs},
-                         {"judged_on", m.judgedOn},
-                         {"sqnr_on", m.sqnrOn},
-                         {"choice_samples", m.chooseSamples},
-                         {"check_samples", m.checkSamples},
-                         {"margin_db", m.marginDB},
-                         {"random_samples", m.randomSamples}};
+      kept.push_back(llvm::json::Object{
+          {"tensor", k.tensor},
+          {"role", k.role},
+          {"consumers", k.consumers},
+          {"alone_output_sqnr_db", jsonDecibels(k.aloneSqnrDB)},
+          {"noise_share", k.noiseShare},
+          {"float_work", k.floatWork},
+          {"work_share", k.workShare}});
+    llvm::json::Object o{
+        {"tensors", m.tensors},
+        {"all_int8_sqnr_db", jsonDecibels(m.allInt8SqnrDB)},
+        {"sqnr_db", jsonDecibels(m.achievedSqnrDB)},
+        {"all_int8_sqnr_p10_db", jsonDecibels(m.allInt8LowDecileSqnrDB)},
+        {"sqnr_p10_db", jsonDecibels(m.achievedLowDecileSqnrDB)},
+        {"kept_float", std::move(kept)},
+        {"programs", m.programs},
+        {"judged_on", m.judgedOn},
+        {"sqnr_on", m.sqnrOn},
+        {"choice_samples", m.chooseSamples},
+        {"check_samples", m.checkSamples},
+        {"margin_db", m.marginDB},
+        {"random_samples", m.randomSamples}};
     if (m.checkSqnrDB)
-      o["check_sqnr_db"] = db(*m.checkSqnrDB);
+      o["check_sqnr_db"] = jsonDecibels(*m.checkSqnrDB);
     if (m.checkLowDecileSqnrDB)
-      o["check_sqnr_p10_db"] = db(*m.checkLowDecileSqnrDB);
+      o["check_sqnr_p10_db"] = jsonDecibels(*m.checkLowDecileSqnrDB);
     if (m.targetSqnrDB)
       o["target_sqnr_db"] = *m.targetSqnrDB;
     if (m.targetAccuracyDrop) {

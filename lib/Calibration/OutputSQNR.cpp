@@ -69,6 +69,12 @@ FailureOr<double> OutputSQNR::measure(ArrayRef<Value> keepPairs) {
   return figures->pooledDB;
 }
 
+llvm::json::Value jsonDecibels(double v) {
+  if (std::isfinite(v))
+    return v;
+  return nullptr;
+}
+
 size_t lowDecileRank(size_t n) {
   // P(X >= k) for X ~ Binomial(n, 0.1), k from 1 up, while it is >= 0.9.
   double below = 0;                                    // P(X <= k - 1)

@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
 
 #include <memory>
 #include <vector>
@@ -25,6 +26,10 @@ namespace strata {
 /// `what` names the caller in errors.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 floatOutputs(mlir::ModuleOp module, llvm::StringRef what);
+
+/// A figure in dB for a JSON report, null where infinite (an exact tensor,
+/// output or program).
+llvm::json::Value jsonDecibels(double v);
 
 /// The rank (1-based, from the worst) of the sample figure OutputSQNR
 /// reports as the 10th percentile of `n` samples (below).

@@ -318,31 +318,25 @@ std::string WeightPrecisionReport::weightBitsFlag() const {
   return flag;
 }
 
-/// A figure in dB, null where infinite (an exact program).
-static llvm::json::Value decibels(double v) {
-  if (std::isfinite(v))
-    return v;
-  return nullptr;
-}
-
 llvm::json::Value WeightPrecisionReport::toJSON() const {
   llvm::json::Array rows;
   for (const Node &node : nodes)
-    rows.push_back(llvm::json::Object{{"node", node.node},
-                                      {"k", node.k},
-                                      {"n", node.n},
-                                      {"matmuls", node.matmuls},
-                                      {"bits", node.bits},
-                                      {"fixed", node.fixed},
-                                      {"alone_sqnr_db", decibels(node.aloneDB)},
-                                      {"bytes", node.bytes}});
+    rows.push_back(
+        llvm::json::Object{{"node", node.node},
+                           {"k", node.k},
+                           {"n", node.n},
+                           {"matmuls", node.matmuls},
+                           {"bits", node.bits},
+                           {"fixed", node.fixed},
+                           {"alone_sqnr_db", jsonDecibels(node.aloneDB)},
+                           {"bytes", node.bytes}});
   llvm::json::Object o{
       {"target_sqnr_db", targetSqnrDB},
       {"margin_db", marginDB},
-      {"narrowest_sqnr_db", decibels(narrowestDB)},
-      {"narrowest_sqnr_p10_db", decibels(narrowestLowDecileDB)},
-      {"sqnr_db", decibels(chosenDB)},
-      {"sqnr_p10_db", decibels(chosenLowDecileDB)},
+      {"narrowest_sqnr_db", jsonDecibels(narrowestDB)},
+      {"narrowest_sqnr_p10_db", jsonDecibels(narrowestLowDecileDB)},
+      {"sqnr_db", jsonDecibels(chosenDB)},
+      {"sqnr_p10_db", jsonDecibels(chosenLowDecileDB)},
       {"choice_samples", chooseSamples},
       {"check_samples", checkSamples},
       {"bytes", bytes},
@@ -353,9 +347,9 @@ llvm::json::Value WeightPrecisionReport::toJSON() const {
       {"weight_bits", weightBitsFlag()},
       {"nodes", std::move(rows)}};
   if (checkDB)
-    o["check_sqnr_db"] = decibels(*checkDB);
+    o["check_sqnr_db"] = jsonDecibels(*checkDB);
   if (checkLowDecileDB)
-    o["check_sqnr_p10_db"] = decibels(*checkLowDecileDB);
+    o["check_sqnr_p10_db"] = jsonDecibels(*checkLowDecileDB);
   return o;
 }
 

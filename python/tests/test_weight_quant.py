@@ -54,6 +54,20 @@ def linear_model(path, k, n, seed=0):
     return w, b
 
 
+def exported_gpt(folder):
+    """models/decoder.py's GPT (2 layers, width 64, seed 0), exported both
+    ways into `folder`."""
+    import sys
+    import torch
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "models"))
+    import decoder
+    torch.manual_seed(0)
+    model = decoder.GPT(layers=2, width=64, heads=4, context=64).eval()
+    decoder.export(model, str(folder))
+    return model
+
+
 def backend_flags(backend):
     return [] if backend == "portable" else ["--backend", backend]
 
@@ -182,13 +196,7 @@ def test_gpt_int8_activation_steps_equal_the_whole_sequence(tmp_path):
     # call gives the whole-sequence program's logits; both stay within the
     # int8 rounding of PyTorch's float logits.
     torch = pytest.importorskip("torch")
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                    "models"))
-    import decoder
-    torch.manual_seed(0)
-    model = decoder.GPT(layers=2, width=64, heads=4, context=64).eval()
-    decoder.export(model, str(tmp_path))
+    model = exported_gpt(tmp_path)
     flags = ["--quantize-weights", "int4", "--weight-activations", "int8"]
     steps = strata.load(compile_model(tmp_path / "with_past.onnx",
                                       tmp_path / "s.strata", *GPT_METHODS,
@@ -238,13 +246,7 @@ def test_weight_activations_flag_is_checked(tmp_path):
 def test_gpt_int4_steps_equal_pytorch_on_the_dequantized_weights(
         tmp_path, backend):
     torch = pytest.importorskip("torch")
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                    "models"))
-    import decoder
-    torch.manual_seed(0)
-    model = decoder.GPT(layers=2, width=64, heads=4, context=64).eval()
-    decoder.export(model, str(tmp_path))
+    model = exported_gpt(tmp_path)
     out = compile_model(tmp_path / "with_past.onnx", tmp_path / "q.strata",
                         *GPT_METHODS, "--quantize-weights", "int4",
                         *backend_flags(backend))
