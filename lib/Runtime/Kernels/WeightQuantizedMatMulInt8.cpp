@@ -38,11 +38,14 @@ typedef float V16 __attribute__((vector_size(64), aligned(4)));
 typedef uint32_t U32x16 __attribute__((vector_size(64), aligned(4)));
 typedef int32_t I32x16 __attribute__((vector_size(64), aligned(4)));
 
-/// Where the scratch memory holds each row's quantized activations.
+/// Where the scratch memory holds each row's quantized activations, and
+/// the zero points of the tile being multiplied (as int32, shared by every
+/// row).
 struct Layout {
   int64_t perWord = 0, paddedK = 0;
   float *scales = nullptr;  // [rows, groups]
   int32_t *sums = nullptr;  // [rows, groups]
+  int32_t *zeros = nullptr; // [groups, 32]
   int8_t *values = nullptr; // [rows, paddedK], in the words' order
 };
 
@@ -52,7 +55,8 @@ Layout layoutOf(const WeightQuantizedMatmulState &st, uint8_t *scratch) {
   l.paddedK = st.blocks * l.perWord;
   l.scales = reinterpret_cast<float *>(scratch);
   l.sums = reinterpret_cast<int32_t *>(scratch) + st.rows * st.groups;
-  l.values = reinterpret_cast<int8_t *>(l.sums + st.rows * st.groups);
+  l.zeros = l.sums + st.rows * st.groups;
+  l.values = reinterpret_cast<int8_t *>(l.zeros + st.groups * kWeightTile);
   return l;
 }
 
@@ -98,17 +102,17 @@ void quantizeRows(const WeightQuantizedMatmulState &st, const float *x,
   }
 }
 
-/// The zero points of group `g` of tile `t` (or 2^(bits-1)), two halves.
-void zeroPointsOf(const WeightQuantizedMatmulState &st,
-                  const uint8_t *zeroPoints, int64_t t, int64_t g,
-                  int32_t *out) {
-  int64_t at = (t * st.groups + g) * kWeightTile;
-  for (int64_t j = 0; j < kWeightTile; ++j)
-    out[j] = zeroPoints ? int32_t(zeroPoints[at + j]) : 1 << (st.bits - 1);
+/// The zero points of every group of tile `t` (or 2^(bits-1)) into
+/// `l.zeros`, once per tile for all its rows.
+void tileZeroPoints(const WeightQuantizedMatmulState &st,
+                    const uint8_t *zeroPoints, int64_t t, const Layout &l) {
+  const uint8_t *tile =
+      zeroPoints ? zeroPoints + t * st.groups * kWeightTile : nullptr;
+  for (int64_t j = 0; j < st.groups * kWeightTile; ++j)
+    l.zeros[j] = tile ? int32_t(tile[j]) : 1 << (st.bits - 1);
 }
 
-/// The words [b0, b1) of the group and their sums, for the even and odd
-/// halves of a 4-bit word, or the bytes of an 8-bit one.
+/// The packed words [first, end) that group `g` spans in each column.
 int64_t firstWord(const WeightQuantizedMatmulState &st, int64_t g,
                   int64_t perWord) {
   return g * st.groupSize / perWord;
@@ -133,15 +137,14 @@ STRATA_GEMM_CLONES void int8Generic(const WeightQuantizedMatmulState &st,
                                     const uint8_t *zeroPoints,
                                     const float *bias, float *y) {
   int64_t perWord = l.perWord;
-  alignas(64) int32_t zero[kWeightTile];
   for (int64_t t = 0; t < st.tiles; ++t) {
     const uint8_t *tileWeight = weight + t * st.blocks * kWeightTile * 4;
     int64_t c0 = t * kWeightTile, width = std::min(kWeightTile, st.n - c0);
+    tileZeroPoints(st, zeroPoints, t, l);
     for (int64_t m = 0; m < st.rows; ++m) {
       const int8_t *values = l.values + m * l.paddedK;
       V16 out[2] = {V16{}, V16{}};
       for (int64_t g = 0; g < st.groups; ++g) {
-        zeroPointsOf(st, zeroPoints, t, g, zero);
         I32x16 acc[2] = {I32x16{}, I32x16{}};
         for (int64_t b = firstWord(st, g, perWord), e = endWord(st, g, perWord);
              b < e; ++b)
@@ -164,7 +167,7 @@ STRATA_GEMM_CLONES void int8Generic(const WeightQuantizedMatmulState &st,
         int32_t sum = l.sums[m * st.groups + g];
         for (int h = 0; h < 2; ++h) {
           I32x16 z;
-          std::memcpy(&z, zero + 16 * h, sizeof z);
+          std::memcpy(&z, l.zeros + g * kWeightTile + 16 * h, sizeof z);
           V16 s;
           std::memcpy(&s, scales + (t * st.groups + g) * kWeightTile + 16 * h,
                       sizeof s);
@@ -187,12 +190,12 @@ int8Vnni(const WeightQuantizedMatmulState &st, const Layout &l,
          const uint8_t *weight, const float *scales, const uint8_t *zeroPoints,
          const float *bias, float *y) {
   int64_t perWord = l.perWord;
-  alignas(64) int32_t zero[kWeightTile];
   alignas(64) float result[kWeightTile];
   const __m512i nibbles = _mm512_set1_epi32(0x0F0F0F0F);
   for (int64_t t = 0; t < st.tiles; ++t) {
     const uint8_t *tileWeight = weight + t * st.blocks * kWeightTile * 4;
     int64_t c0 = t * kWeightTile, width = std::min(kWeightTile, st.n - c0);
+    tileZeroPoints(st, zeroPoints, t, l);
     for (int64_t m = 0; m < st.rows; ++m) {
       const int8_t *values = l.values + m * l.paddedK;
       __m512 out0 = _mm512_setzero_ps(), out1 = _mm512_setzero_ps();
@@ -227,14 +230,14 @@ int8Vnni(const WeightQuantizedMatmulState &st, const Layout &l,
             acc1 = _mm512_dpbusd_epi32(acc1, _mm512_loadu_si512(at + 64), xs);
           }
         }
-        zeroPointsOf(st, zeroPoints, t, g, zero);
+        const int32_t *zero = l.zeros + g * kWeightTile;
         __m512i sum = _mm512_set1_epi32(l.sums[m * st.groups + g]);
         __m512 a = _mm512_set1_ps(l.scales[m * st.groups + g]);
         const float *s = scales + (t * st.groups + g) * kWeightTile;
         acc0 = _mm512_sub_epi32(
-            acc0, _mm512_mullo_epi32(_mm512_load_si512(zero), sum));
+            acc0, _mm512_mullo_epi32(_mm512_loadu_si512(zero), sum));
         acc1 = _mm512_sub_epi32(
-            acc1, _mm512_mullo_epi32(_mm512_load_si512(zero + 16), sum));
+            acc1, _mm512_mullo_epi32(_mm512_loadu_si512(zero + 16), sum));
         out0 = _mm512_fmadd_ps(_mm512_mul_ps(a, _mm512_loadu_ps(s)),
                                _mm512_cvtepi32_ps(acc0), out0);
         out1 = _mm512_fmadd_ps(_mm512_mul_ps(a, _mm512_loadu_ps(s + 16)),
@@ -256,6 +259,7 @@ int8Vnni(const WeightQuantizedMatmulState &st, const Layout &l,
 size_t int8ActivationScratchBytes(const WeightQuantizedMatmulState &st) {
   int64_t perWord = 32 / st.bits;
   return static_cast<size_t>(st.rows * st.groups * 8 +
+                             st.groups * kWeightTile * 4 +
                              st.rows * st.blocks * perWord);
 }
 
