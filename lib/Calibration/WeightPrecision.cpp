@@ -164,11 +164,12 @@ WeightSearch::weightsOf(ArrayRef<int64_t> chosen) const {
 LogicalResult WeightSearch::start() {
   llvm::StringMap<int64_t> given;
   for (const std::string &entry : options.nodeBits) {
-    auto [name, width] = StringRef(entry).rsplit('=');
-    int64_t bits = 0;
-    if (width.getAsInteger(10, bits))
-      return module.emitError("--weight-bits entry '") << entry << "'";
-    given[name] = bits;
+    std::optional<std::pair<StringRef, int64_t>> parsed =
+        edge::parseNodeBits(entry);
+    if (!parsed)
+      return module.emitError("--weight-bits entry '")
+             << entry << "' is not NODE=BITS with BITS 0, 4 or 8";
+    given[parsed->first] = parsed->second;
   }
   widths.assign(nodes.size(), options.bits);
   fixed.assign(nodes.size(), false);

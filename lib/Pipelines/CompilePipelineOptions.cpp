@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Pipelines/CompilePipeline.h"
 
+#include "Edge/Transforms/Passes.h"
 #include "strata/Backends/Backend.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -173,10 +174,7 @@ Error checkRanges(const CompilePipelineOptions &o) {
                 "got " +
                 std::to_string(o.weightGroupSize));
   for (const std::string &entry : o.weightBits) {
-    auto [node, width] = StringRef(entry).rsplit('=');
-    int64_t bits = -1;
-    if (node.empty() || width.getAsInteger(10, bits) ||
-        (bits != 0 && bits != 4 && bits != 8))
+    if (!edge::parseNodeBits(entry))
       return fail("--weight-bits takes NODE=BITS with BITS 4, 8 or 0, got '" +
                   entry + "'");
   }

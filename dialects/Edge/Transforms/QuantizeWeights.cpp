@@ -72,13 +72,12 @@ struct EdgeQuantizeWeightsPass
       return fail("group-size must be a positive multiple of 8, got " +
                   Twine(groupSize));
     for (const std::string &entry : nodeBits) {
-      auto [name, width] = StringRef(entry).rsplit('=');
-      int64_t value = 0;
-      if (name.empty() || width.getAsInteger(10, value) ||
-          (value != 0 && value != 4 && value != 8))
+      std::optional<std::pair<StringRef, int64_t>> parsed =
+          parseNodeBits(entry);
+      if (!parsed)
         return fail("node-bits entry '" + entry +
                     "' is not NAME=BITS with BITS 0, 4 or 8");
-      widths[name] = value;
+      widths[parsed->first] = parsed->second;
     }
     return success();
   }
