@@ -436,7 +436,6 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
   std::vector<size_t> added, everAdded;
   // A choice the check samples do not confirm raises the SQNR target on
   // the choice samples by their shortfall, and the search runs again.
-  constexpr int kRounds = 8;
   for (int round = 0;; ++round) {
     if (!current.first) {
       if (!search.measuredShares() && failed(search.measureShares()))
@@ -462,15 +461,15 @@ chooseMixedPrecision(ModuleOp module, const CalibrationOptions &calibration,
     double worst = std::min(check->pooledDB, check->lowDecileDB);
     if (worst >= *options.targetSqnrDB)
       break;
-    if (round + 1 == kRounds)
+    if (round + 1 == OutputSQNR::kCheckRounds)
       return module.emitError("mixed precision: the choice misses the "
                               "target on the held-out quarter of the "
                               "samples after ")
-             << kRounds << " rounds (the samples disagree too much: give "
+             << OutputSQNR::kCheckRounds
+             << " rounds (the samples disagree too much: give "
              << "more)";
-    // At most 2 dB a round: one outlier among the check samples should
-    // not cost the margin its whole shortfall when less will do.
-    search.marginDB += std::min(*options.targetSqnrDB - worst + 0.1, 2.0);
+    search.marginDB =
+        OutputSQNR::raisedMargin(search.marginDB, *options.targetSqnrDB, worst);
     current.first = false;
   }
   result.marginDB = search.marginDB;

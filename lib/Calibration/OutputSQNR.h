@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -54,6 +55,17 @@ public:
   /// ranks on. With fewer than 4 samples `Check` is empty and `Choose`
   /// is every sample.
   enum class Fold { All, Choose, Check };
+  /// A search whose check samples miss its target raises the target on
+  /// its choice samples and searches again, at most this many rounds.
+  static constexpr int kCheckRounds = 8;
+  /// The margin after a round whose check samples reached only `checkDB`
+  /// (the lower of their pooled and 10th-percentile figures) against
+  /// `targetDB`: the shortfall and 0.1 dB, at most 2 dB a round, so that
+  /// one outlier among the check samples does not cost the margin its
+  /// whole shortfall when less will do.
+  static double raisedMargin(double marginDB, double targetDB, double checkDB) {
+    return marginDB + std::min(targetDB - checkDB + 0.1, 2.0);
+  }
   bool inFold(int64_t sample, Fold fold) const;
   int64_t foldSize(Fold fold) const;
 

@@ -120,6 +120,9 @@ public:
   FailureOr<bool> search(double targetDB);
   /// The current choice's figures on `fold`.
   FailureOr<OutputSQNR::Figures> measure(Fold fold);
+  /// The current choice's figures on the choice samples, measured once
+  /// (each search starts from where the last one ended).
+  FailureOr<OutputSQNR::Figures> choiceFigures();
   static bool meets(const OutputSQNR::Figures &f, double targetDB) {
     return f.pooledDB >= targetDB && f.lowDecileDB >= targetDB;
   }
@@ -150,6 +153,8 @@ private:
   std::vector<int64_t> widths;
   std::vector<bool> fixed;
   std::vector<double> noise;
+  /// choiceFigures' figures of `widths`.
+  std::optional<OutputSQNR::Figures> known;
 };
 
 CompileOptions::QuantizeWeights
@@ -186,6 +191,16 @@ FailureOr<OutputSQNR::Figures> WeightSearch::measure(Fold fold) {
   return judge.measureSamples({}, fold, weightsOf(widths));
 }
 
+FailureOr<OutputSQNR::Figures> WeightSearch::choiceFigures() {
+  if (!known) {
+    FailureOr<OutputSQNR::Figures> figures = measure(Fold::Choose);
+    if (failed(figures))
+      return failure();
+    known = *figures;
+  }
+  return *known;
+}
+
 LogicalResult WeightSearch::measureShares() {
   noise.assign(nodes.size(), 0.0);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -213,9 +228,10 @@ double WeightSearch::noiseOf(size_t i, int64_t bits) const {
 }
 
 FailureOr<bool> WeightSearch::search(double targetDB) {
-  FailureOr<OutputSQNR::Figures> now = measure(Fold::Choose);
+  FailureOr<OutputSQNR::Figures> now = choiceFigures();
   if (failed(now))
     return failure();
+  known.reset();
   // The best widening: most modelled noise removed per byte added.
   auto best = [&]() -> std::optional<size_t> {
     std::optional<size_t> found;
@@ -285,6 +301,7 @@ FailureOr<bool> WeightSearch::search(double targetDB) {
   }
   report.chosenDB = now->pooledDB;
   report.chosenLowDecileDB = now->lowDecileDB;
+  known = *now;
   return true;
 }
 
@@ -420,14 +437,13 @@ chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
                       std::move(extents), report);
   if (failed(search.start()))
     return failure();
-  FailureOr<OutputSQNR::Figures> narrowest = search.measure(Fold::Choose);
+  FailureOr<OutputSQNR::Figures> narrowest = search.choiceFigures();
   if (failed(narrowest))
     return failure();
   report.narrowestDB = narrowest->pooledDB;
   report.narrowestLowDecileDB = narrowest->lowDecileDB;
   // A choice that the check samples do not confirm raises the target on
   // the choice samples by their shortfall; each round only widens.
-  constexpr int kRounds = 8;
   for (int round = 0;; ++round) {
     FailureOr<bool> met = search.search(options.targetSqnrDB + report.marginDB);
     if (failed(met))
@@ -447,17 +463,15 @@ chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
     report.checkLowDecileDB = check->lowDecileDB;
     if (WeightSearch::meets(*check, options.targetSqnrDB))
       break;
-    if (round + 1 == kRounds)
+    if (round + 1 == OutputSQNR::kCheckRounds)
       return module.emitError("--weight-target-sqnr: the choice misses ")
              << llvm::formatv("{0:f1} dB", options.targetSqnrDB).str()
-             << " on the held-out calibration samples after " << kRounds
+             << " on the held-out calibration samples after "
+             << OutputSQNR::kCheckRounds
              << " rounds (the samples disagree too much: give more)";
-    // At most 2 dB a round: one outlier among the check samples should
-    // not cost the margin its whole shortfall when less will do.
-    report.marginDB +=
-        std::min(options.targetSqnrDB -
-                     std::min(check->pooledDB, check->lowDecileDB) + 0.1,
-                 2.0);
+    report.marginDB =
+        OutputSQNR::raisedMargin(report.marginDB, options.targetSqnrDB,
+                                 std::min(check->pooledDB, check->lowDecileDB));
   }
   search.finish();
   return report;
