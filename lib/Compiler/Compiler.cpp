@@ -199,7 +199,7 @@ LogicalResult compileONNXMethods(ArrayRef<MethodSource> methods,
     one.import = method.import;
     one.emit = EmitKind::MLIRExec;
     // States are bound over every method once they are one program.
-    one.statePairs.clear();
+    one.deferStateBinding = true;
     one.partitionPrefix = method.name + ".";
     OwningOpRef<ModuleOp> module =
         importAndCompile(method.modelPath, one, context, report);

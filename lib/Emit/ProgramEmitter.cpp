@@ -648,9 +648,13 @@ LogicalResult Emitter::emitStates() {
       return failure();
     std::vector<int64_t> initial(state.getInitialShape().begin(),
                                  state.getInitialShape().end());
+    std::vector<int64_t> permutation;
+    if (std::optional<ArrayRef<int64_t>> stored = state.getPermutation())
+      permutation.assign(stored->begin(), stored->end());
     stateIndex[state.getSymName()] = states.size();
     states.push_back(fbs::CreateStateDirect(
-        fbb, state.getSymName().str().c_str(), *type, &initial));
+        fbb, state.getSymName().str().c_str(), *type, &initial,
+        permutation.empty() ? nullptr : &permutation));
   }
   return success();
 }

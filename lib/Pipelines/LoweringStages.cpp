@@ -180,6 +180,13 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
     quantize.activationBits = options.quantizeWeights->activationBits;
     pm.addNestedPass<func::FuncOp>(edge::createEdgeQuantizeWeights(quantize));
   }
+  if (!options.statePairs.empty()) {
+    // Before partitioning: the transposes it adds compose with the model's
+    // and go to the delegates with them.
+    edge::EdgeStateLayoutOptions layout;
+    layout.states = options.statePairs;
+    pm.addNestedPass<func::FuncOp>(edge::createEdgeStateLayout(layout));
+  }
   stages.end("lower-to-edge", "edge");
   if (options.expose)
     addStage(pm, "strata-expose-intermediates",
@@ -198,7 +205,7 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
   pm.addPass(createConvertEdgeToExec(convert));
   stages.end("lower-to-exec");
   addMemoryPlanning(pm, options, stages, report);
-  if (!options.statePairs.empty())
+  if (!options.statePairs.empty() && !options.deferStateBinding)
     addStage(pm, "strata-bind-state",
              "Carries the named values from one call to the next",
              [pairs = options.statePairs](ModuleOp module) {

@@ -723,6 +723,14 @@ struct Method::Impl {
   void pointInput(size_t index, void *data);
   /// Finds inputUses (after the instructions are built).
   void findInputUses();
+  /// Per state binding: whether the method appends to the state in place.
+  std::vector<bool> appendsInPlace;
+  /// Points the output of each binding whose state the method appends to
+  /// in place at the state's buffer (after findInputUses): its concat of
+  /// the state's input and the new rows along the stored first axis then
+  /// writes only the new rows, and the state takes its shape without a
+  /// copy.
+  void findInPlaceAppends();
 
   ~Impl() {
     for (DelegateInstance &d : delegates)
@@ -750,6 +758,58 @@ void Method::Impl::findInputUses() {
       uses.written |= std::find(inst.outValues.begin(), inst.outValues.end(),
                                 inputs[k]) != inst.outValues.end();
     }
+  }
+}
+
+void Method::Impl::findInPlaceAppends() {
+  appendsInPlace.assign(stateBindings.size(), false);
+  for (size_t k = 0; k < stateBindings.size(); ++k) {
+    const MethodLayout::StateBinding &b = stateBindings[k];
+    if (b.input < 0 || b.output < 0 || inputUses[b.input].written)
+      continue;
+    uint32_t past = inputs[b.input], present = outputs[b.output];
+    // The one instruction that writes the output: a concat whose first
+    // operand is the state's input, along an axis after extents of 1 only
+    // (each call's rows follow the filled prefix).
+    const Instruction *writer = nullptr;
+    size_t writers = 0;
+    for (const Instruction &inst : instructions)
+      if (std::find(inst.outValues.begin(), inst.outValues.end(), present) !=
+          inst.outValues.end()) {
+        writer = &inst;
+        ++writers;
+      }
+    if (writers != 1 || writer->kind != InstructionLayout::Kind::Kernel ||
+        writer->ctx.kernelName != "concat" || writer->outValues.size() != 1 ||
+        writer->inValues.empty() || writer->inValues[0] != past ||
+        std::count(writer->inValues.begin(), writer->inValues.end(), past) !=
+            1 ||
+        past == present)
+      continue;
+    const std::vector<int64_t> &bound =
+        dynamic ? dynamic->bounds[present] : values[present].shape;
+    Result<int64_t> axis = writer->ctx.params.getInt("axis", 0);
+    if (!axis.ok() || *axis < 0 ||
+        *axis >= static_cast<int64_t>(bound.size()) ||
+        !std::all_of(bound.begin(), bound.begin() + *axis,
+                     [](int64_t extent) { return extent == 1; }))
+      continue;
+    TensorView atBound = values[present];
+    atBound.shape = bound;
+    TensorView buffer = state->view(b.state);
+    buffer.shape = state->capacity(b.state);
+    if (atBound.dtype != buffer.dtype || atBound.nbytes() > buffer.nbytes())
+      continue;
+    values[present].data = buffer.data;
+    for (Instruction &inst : instructions) {
+      for (size_t slot = 0; slot < inst.inValues.size(); ++slot)
+        if (inst.inValues[slot] == present)
+          inst.ctx.ins[slot].data = buffer.data;
+      for (size_t slot = 0; slot < inst.outValues.size(); ++slot)
+        if (inst.outValues[slot] == present)
+          inst.ctx.outs[slot].data = buffer.data;
+    }
+    appendsInPlace[k] = true;
   }
 }
 
@@ -1193,6 +1253,8 @@ Result<Method> Program::loadMethod(const std::string &name,
   impl->times.assign(impl->instructions.size(), 0);
   impl->delegateSteps.resize(impl->instructions.size());
   impl->findInputUses();
+  if (impl->state)
+    impl->findInPlaceAppends();
   return Method(std::move(impl));
 }
 
@@ -1222,6 +1284,14 @@ int Method::outputState(size_t index) const {
 }
 
 ProgramState *Method::state() const { return impl_->state.get(); }
+
+std::vector<std::string> Method::statesAppendedInPlace() const {
+  std::vector<std::string> names;
+  for (size_t k = 0; k < impl_->appendsInPlace.size(); ++k)
+    if (impl_->appendsInPlace[k])
+      names.push_back(impl_->state->name(impl_->stateBindings[k].state));
+  return names;
+}
 
 Error Method::setInput(size_t index, const TensorView &value) {
   STRATA_ASSIGN_OR_RETURN(bool bound, setInput(index, value, false));
@@ -1419,7 +1489,9 @@ Error Method::Impl::updateState() {
     TensorView value = values[outputs[b.output]];
     if (!staged[k].empty())
       value.data = staged[k].data();
-    STRATA_RETURN_IF_ERROR(state->set(b.state, value));
+    // The output is in the stored layout; appended in place, it already
+    // is the state's bytes (no copy).
+    STRATA_RETURN_IF_ERROR(state->setStored(b.state, value));
   }
   return Error::success();
 }

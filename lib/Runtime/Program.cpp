@@ -405,6 +405,21 @@ Error Program::verifyStates() const {
                        std::to_string(initial->Get(d)) + " of dimension " +
                        std::to_string(d) + " lies outside 0.." +
                        std::to_string(capacity.shape[d]));
+    if (const auto *permutation = state->permutation()) {
+      std::vector<bool> seen(capacity.shape.size(), false);
+      bool valid = detail::isAligned(permutation) &&
+                   permutation->size() == capacity.shape.size();
+      for (size_t d = 0; valid && d < permutation->size(); ++d) {
+        int64_t from = permutation->Get(d);
+        valid = from >= 0 && from < static_cast<int64_t>(seen.size()) &&
+                !seen[from];
+        if (valid)
+          seen[from] = true;
+      }
+      if (!valid)
+        return invalid(where + ".permutation: not a permutation of the " +
+                       std::to_string(capacity.shape.size()) + " dimensions");
+    }
   }
   return Error::success();
 }
@@ -423,6 +438,9 @@ std::shared_ptr<ProgramState> Program::newState() const {
     slot.dtype = capacity.dtype;
     slot.capacity = capacity.shape;
     slot.initial.assign(s->initial_shape()->begin(), s->initial_shape()->end());
+    if (s->permutation())
+      slot.permutation.assign(s->permutation()->begin(),
+                              s->permutation()->end());
     slot.bytes = capacity.nbytes();
     // Page aligned and zero, as the arenas (a method reads it in place);
     // untouched until used, so a large capacity costs no memory at load.
@@ -471,7 +489,105 @@ const std::vector<int64_t> &ProgramState::capacity(size_t index) const {
   return index < slots_.size() ? slots_[index].capacity : none;
 }
 
+const std::vector<int64_t> &ProgramState::permutation(size_t index) const {
+  static const std::vector<int64_t> none;
+  return index < slots_.size() ? slots_[index].permutation : none;
+}
+
+namespace {
+
+/// `stored` (stored dimension d is the model's dimension permutation[d])
+/// in the model's order; `stored` itself for no permutation.
+std::vector<int64_t> toModel(const std::vector<int64_t> &stored,
+                             const std::vector<int64_t> &permutation) {
+  if (permutation.empty())
+    return stored;
+  std::vector<int64_t> model(stored.size());
+  for (size_t d = 0; d < stored.size(); ++d)
+    model[permutation[d]] = stored[d];
+  return model;
+}
+
+/// Copies `src`, row-major of shape `shape`, to `dst` transposed: `dst`'s
+/// dimension d is `src`'s dimension order[d].
+void copyPermuted(uint8_t *dst, const uint8_t *src,
+                  const std::vector<int64_t> &shape,
+                  const std::vector<int64_t> &order, size_t elementBytes) {
+  size_t rank = shape.size();
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    count *= extent;
+  if (count == 0)
+    return;
+  // Per dimension of `dst`: its extent and its stride in `src`.
+  std::vector<std::pair<int64_t, int64_t>> dims(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t stride = 1;
+    for (size_t e = order[d] + 1; e < rank; ++e)
+      stride *= shape[e];
+    dims[d] = {shape[order[d]], stride};
+  }
+  std::vector<int64_t> index(rank, 0);
+  int64_t from = 0;
+  for (int64_t to = 0; to < count; ++to) {
+    std::memcpy(dst + to * elementBytes, src + from * elementBytes,
+                elementBytes);
+    for (size_t d = rank; d-- > 0;) {
+      from += dims[d].second;
+      if (++index[d] < dims[d].first)
+        break;
+      from -= dims[d].second * dims[d].first;
+      index[d] = 0;
+    }
+  }
+}
+
+} // namespace
+
+std::vector<int64_t> ProgramState::shape(size_t index) const {
+  if (index >= slots_.size())
+    return {};
+  return toModel(slots_[index].shape, slots_[index].permutation);
+}
+
+void ProgramState::read(size_t index, void *out) const {
+  if (index >= slots_.size())
+    return;
+  const Slot &slot = slots_[index];
+  TensorView stored = view(index);
+  if (slot.permutation.empty()) {
+    if (stored.nbytes())
+      std::memcpy(out, slot.data, stored.nbytes());
+    return;
+  }
+  // The model's dimension m is the stored dimension d with permutation[d]
+  // = m.
+  std::vector<int64_t> order(slot.permutation.size());
+  for (size_t d = 0; d < order.size(); ++d)
+    order[slot.permutation[d]] = static_cast<int64_t>(d);
+  copyPermuted(static_cast<uint8_t *>(out), slot.data, slot.shape, order,
+               dtypeSize(slot.dtype));
+}
+
 Error ProgramState::set(size_t index, const TensorView &value) {
+  if (index >= slots_.size() || slots_[index].permutation.empty() ||
+      value.shape.size() != slots_[index].permutation.size())
+    return setStored(index, value);
+  Slot &slot = slots_[index];
+  TensorView stored = value;
+  for (size_t d = 0; d < stored.shape.size(); ++d)
+    stored.shape[d] = value.shape[slot.permutation[d]];
+  // Checked as stored (a dtype or extent that does not fit is refused
+  // before a byte moves).
+  STRATA_RETURN_IF_ERROR(
+      setStored(index, TensorView{value.dtype, stored.shape, nullptr}));
+  if (value.nbytes())
+    copyPermuted(slot.data, static_cast<const uint8_t *>(value.data),
+                 value.shape, slot.permutation, dtypeSize(slot.dtype));
+  return Error::success();
+}
+
+Error ProgramState::setStored(size_t index, const TensorView &value) {
   if (index >= slots_.size())
     return Error(ErrorCode::InvalidArgument,
                  "state " + std::to_string(index) + " is out of range (" +
@@ -484,15 +600,24 @@ Error ProgramState::set(size_t index, const TensorView &value) {
   if (!fits) {
     TensorView capacity;
     capacity.dtype = slot.dtype;
-    capacity.shape = slot.capacity;
+    capacity.shape = toModel(slot.capacity, slot.permutation);
+    TensorView got = value;
+    if (value.shape.size() == slot.permutation.size())
+      got.shape = toModel(value.shape, slot.permutation);
     return Error(ErrorCode::InvalidArgument,
                  "state '" + slot.name + "' holds at most " +
-                     capacity.typeString() + ", not " + value.typeString());
+                     capacity.typeString() + ", not " + got.typeString());
   }
-  if (value.data != slot.data && value.nbytes())
+  if (value.data && value.data != slot.data && value.nbytes())
     std::memmove(slot.data, value.data, value.nbytes());
   slot.shape = value.shape;
   return Error::success();
+}
+
+void ProgramState::setStoredShape(size_t index,
+                                  const std::vector<int64_t> &shape) {
+  if (index < slots_.size())
+    slots_[index].shape = shape;
 }
 
 void ProgramState::reset() {

@@ -72,6 +72,9 @@ public:
           names.push_back(state->name(method.inputState(i)));
     return names;
   }
+  std::vector<std::string> statesAppendedInPlace() const {
+    return method.statesAppendedInPlace();
+  }
   /// The outputs the caller gets (those that update no state: a KV
   /// cache's presents stay in the program; get_state reads them).
   size_t outputCount() const { return callerOutputs.size(); }
@@ -426,9 +429,11 @@ public:
       std::lock_guard<std::mutex> lock(owner->stateMutex);
       index = state.find(name);
       if (index >= 0) {
+        // In the model's layout, whatever the layout it is stored in.
         current = state.view(index);
-        const auto *data = static_cast<const uint8_t *>(current.data);
-        bytes.assign(data, data + current.nbytes());
+        current.shape = state.shape(index);
+        bytes.resize(current.nbytes());
+        state.read(index, bytes.data());
       }
     }
     if (index < 0)
@@ -517,6 +522,10 @@ void bindRuntime(py::module_ &m) {
                              "state feeds the others).")
       .def_property_readonly("state_names", &PyMethod::stateNames,
                              "The states this method carries between calls.")
+      .def_property_readonly(
+          "states_appended_in_place", &PyMethod::statesAppendedInPlace,
+          "The states each call appends its new rows to in their own buffer "
+          "(a KV cache): nothing of them is copied per call.")
       .def_property_readonly("output_names", &PyMethod::outputNames)
       .def(
           "__call__",

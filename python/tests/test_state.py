@@ -235,6 +235,59 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
 
 
 @pytest.mark.parametrize("backend", ["portable", "onednn"])
+def test_gpt_cache_is_appended_in_place_and_read_in_the_models_layout(
+        gpt, backend):
+    """The KV cache is stored with its growing axis first, so both methods
+    append each call's rows to it in place; get_state and set_state still
+    read and write the model's [1, heads, length, head_dim], checked
+    against PyTorch's presents and against PyTorch decoding from a cache
+    set by hand."""
+    import torch
+    folder, ids, _ = gpt
+    program = strata.load(str(gpt_steps(folder, backend)))
+    prefill, decode = program.method("prefill"), program.method("decode")
+    assert prefill.states_appended_in_place == program.state_names
+    assert decode.states_appended_in_place == program.state_names
+    out = subprocess.run([tool("strata-dump"), str(gpt_steps(folder, backend))],
+                         check=True, capture_output=True, text=True).stdout
+    assert ("'past_key_values.0.key' capacity f32[127x1x4x16] initial "
+            "[0, 1, 4, 16] stored in the order of the model's dims "
+            "[2, 0, 1, 3]") in out
+    prompt = 10
+    prefill(ids[:, :prompt], np.ones((1, prompt), np.int64),
+            np.arange(prompt)[None])
+    with torch.no_grad():
+        _, presents = _GPT["model"](torch.tensor(ids[:, :prompt]))
+    for layer, (key, value) in enumerate(presents):
+        for name, want in (("key", key), ("value", value)):
+            got = program.get_state(f"past_key_values.{layer}.{name}")
+            assert got.shape == (1, 4, prompt, 16)
+            assert rel_l2(got, want.numpy()) < 1e-5
+    # A cache set by hand (model layout) is what the next step attends to.
+    rng = np.random.default_rng(1)
+    past = [(rng.standard_normal((1, 4, 7, 16)) * 0.5).astype(np.float32)
+            for _ in range(4)]
+    for i, name in enumerate(program.state_names):
+        program.set_state(name, past[i])
+        assert np.array_equal(program.get_state(name), past[i])
+    (logits,) = decode(ids[:, 7:8], np.ones((1, 8), np.int64), np.array([[7]]))
+    with torch.no_grad():
+        want, _ = _GPT["model"](
+            torch.tensor(ids[:, 7:8]), torch.ones(1, 8, dtype=torch.int64),
+            torch.tensor([[7]]),
+            [(torch.tensor(past[2 * i]), torch.tensor(past[2 * i + 1]))
+             for i in range(2)])
+    assert rel_l2(logits, want.numpy()) < 1e-5
+    assert program.get_state("past_key_values.1.value").shape == (1, 4, 8, 16)
+    assert np.array_equal(program.get_state("past_key_values.1.value")[:, :, :7],
+                          past[3])
+    # A cache over the capacity is refused in the model's terms.
+    with pytest.raises(strata.Error, match=r"holds at most f32\[1, 4, 127, 16\]"):
+        program.set_state("past_key_values.0.key",
+                          np.zeros((1, 4, 128, 16), np.float32))
+
+
+@pytest.mark.parametrize("backend", ["portable", "onednn"])
 def test_gpt_generates_pytorchs_greedy_tokens(gpt, backend):
     folder, ids, _ = gpt
     out = gpt_steps(folder, backend)

@@ -331,7 +331,11 @@ std::string dumpText(const Program &program, size_t fileSize,
       s += "  #" + std::to_string(i) + " '" +
            (state->name() ? state->name()->str() : std::string("?")) +
            "' capacity " + typeOf(state->type(), false) + " initial " +
-           list(state->initial_shape(), false) + "\n";
+           list(state->initial_shape(), false) +
+           (state->permutation() ? " stored in the order of the model's dims " +
+                                       list(state->permutation(), false)
+                                 : std::string()) +
+           "\n";
     }
   }
   s += "operators:";
@@ -471,7 +475,11 @@ std::string dumpJson(const Program &program, size_t fileSize) {
   s += objectLines(root->states(), [](size_t, const fbs::State *state) {
     return "{\"name\": " + quote(state->name() ? state->name()->str() : "") +
            ", " + typeOf(state->type(), true) +
-           ", \"initial_shape\": " + list(state->initial_shape(), true) + "}";
+           ", \"initial_shape\": " + list(state->initial_shape(), true) +
+           (state->permutation()
+                ? ", \"permutation\": " + list(state->permutation(), true)
+                : std::string()) +
+           "}";
   });
   s += "\n  ],\n  \"operators\": [";
   if (root->operators())

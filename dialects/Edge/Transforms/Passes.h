@@ -5,6 +5,7 @@
 #include "Edge/IR/EdgeOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 #include <optional>

@@ -128,4 +128,58 @@ def EdgeQuantizeWeights : Pass<"strata-edge-quantize-weights",
   let dependentDialects = ["strata::edge::EdgeDialect"];
 }
 
+def EdgeStateLayout : Pass<"strata-edge-state-layout", "mlir::func::FuncOp"> {
+  let summary = "Store each growing state with its growing axis outermost, "
+                "so a call appends to it in place";
+  let description = [{
+    A state (an input and the output that feeds it at the next call,
+    `states` as `--state` gives them: `IN=OUT` or `past-present`) that
+    grows along one dynamic axis, a KV cache `[batch, heads, past, dim]`
+    growing along `past`, is stored with that axis first: `[past, batch,
+    heads, dim]`. Its filled part is then one contiguous prefix of the
+    state's buffer, and the concat that extends it writes only the new
+    rows after it (the runtime runs that concat in the state's buffer: no
+    copy of the cache per token).
+
+    The function's argument and result take the stored layout; an
+    `edge.transpose` gives the model's layout to the ops that read it,
+    composed with the transposes already there (attention's transposed
+    keys read the stored cache in one transpose), `edge.shape_of` and
+    `tensor.dim` read the stored extents. A concat along the growing axis
+    that returns the state becomes a concat along the stored first axis.
+    The function's `strata.state_permutations` records each layout (name
+    to permutation: stored dimension `d` is the model's `permutation[d]`);
+    the program keeps it with the state, and the runtime's state API reads
+    and writes the model's layout.
+
+    A state whose extents before its growing axis are all 1, or that has no
+    or several dynamic axes, keeps its layout.
+
+    ```mlir
+    func.func @f(%past: tensor<1x8x?x64xf32> {hl.name = "past.k"},
+                 %new: tensor<1x8x1x64xf32>)
+        -> (tensor<1x8x?x64xf32> {hl.name = "present.k"}) {
+      %0 = edge.concat %past, %new {axis = 2 : i64} : ...
+      return %0 : tensor<1x8x?x64xf32>
+    }
+    ```
+    becomes (with `states=past-present`)
+    ```mlir
+    func.func @f(%past: tensor<?x1x8x64xf32> {hl.name = "past.k"}, ...)
+        -> (tensor<?x1x8x64xf32> {hl.name = "present.k"})
+        attributes {strata.state_permutations = {...}} {
+      %t = edge.transpose %new {permutation = array<i64: 2, 0, 1, 3>} : ...
+      %0 = edge.concat %past, %t {axis = 0 : i64} : ...
+      return %0 : tensor<?x1x8x64xf32>
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"states", "states", "std::string",
+               "State pairs: IN=OUT, or past-present">,
+  ];
+  let dependentDialects = ["strata::edge::EdgeDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // STRATA_EDGE_PASSES

@@ -362,6 +362,18 @@ LogicalResult StateOp::verify() {
       return emitOpError("initial extent ")
              << extent << " of dimension " << d << " lies outside 0.."
              << type.getDimSize(d);
+  if (std::optional<ArrayRef<int64_t>> permutation = getPermutation()) {
+    SmallVector<bool> seen(type.getRank(), false);
+    bool valid = permutation->size() == static_cast<size_t>(type.getRank());
+    for (int64_t d : *permutation) {
+      valid = valid && d >= 0 && d < type.getRank() && !seen[d];
+      if (valid)
+        seen[d] = true;
+    }
+    if (!valid)
+      return emitOpError("'permutation' is not a permutation of the ")
+             << type.getRank() << " dimensions";
+  }
   return success();
 }
 

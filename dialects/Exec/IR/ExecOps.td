@@ -83,12 +83,21 @@ def Exec_StateOp : Exec_Op<"state", [Symbol, HasParent<"ProgramOp">]> {
     it carries in `state_bindings`: before each call a state feeds an input,
     after it an output becomes the state.
 
+    `permutation`, when present, is the layout the state is stored in:
+    stored dimension `d` is the model's dimension `permutation[d]` (a KV
+    cache growing along its third dimension stored with it first, so a call
+    appends to it in place); `type` and `initial_shape` are in the stored
+    layout, and the runtime's state API reads and writes the model's.
+
     ```mlir
     exec.state @past_key : memref<1x4x1024x16xf32> initial [1, 4, 0, 16]
+    exec.state @past_value : memref<1024x1x4x16xf32> initial [0, 1, 4, 16]
+        {permutation = array<i64: 2, 0, 1, 3>}
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<MemRefOf<[AnyType]>>:$type,
-                       DenseI64ArrayAttr:$initial_shape);
+                       DenseI64ArrayAttr:$initial_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$permutation);
   let assemblyFormat = "$sym_name `:` $type `initial` $initial_shape attr-dict";
   let hasVerifier = 1;
 }

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Exec/Transforms/Passes.h"
 
+#include "strata/Support/StateNames.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -43,14 +45,6 @@ int64_t indexOf(std::optional<ArrayAttr> names, StringRef name) {
   return -1;
 }
 
-/// `past_key_values.X` and `past.X` pair with `present.X`.
-std::optional<std::string> presentFor(StringRef input) {
-  for (StringRef prefix : {"past_key_values.", "past."})
-    if (input.starts_with(prefix) && input.size() > prefix.size())
-      return ("present." + input.drop_front(prefix.size())).str();
-  return std::nullopt;
-}
-
 /// The pairs `specs` names for `program`'s methods ("past-present" expanded
 /// against their input names).
 FailureOr<SmallVector<StatePair>> resolvePairs(ProgramOp program,
@@ -63,7 +57,8 @@ FailureOr<SmallVector<StatePair>> resolvePairs(ProgramOp program,
         if (std::optional<ArrayAttr> names = method.getInputNames())
           for (Attribute attr : *names) {
             StringRef name = cast<StringAttr>(attr).getValue();
-            if (std::optional<std::string> present = presentFor(name))
+            if (std::optional<std::string> present =
+                    strata::presentNameFor(name))
               if (seen.insert(name).second)
                 pairs.push_back({name.str(), *present});
           }
@@ -107,6 +102,23 @@ SmallVector<int64_t> initialShapeOf(InputOp input, ArrayRef<int64_t> bound) {
       shape[d] = std::max<int64_t>(symbol.getLowerBound(), 0);
   }
   return shape;
+}
+
+/// The layout `name` is stored in within `method` (the permutation that
+/// strata-edge-state-layout recorded), or none: the model's.
+SmallVector<int64_t> storedLayout(MethodOp method, StringRef name) {
+  if (auto layouts =
+          method->getAttrOfType<DictionaryAttr>(strata::kStatePermutationsAttr))
+    if (auto permutation = layouts.getAs<DenseI64ArrayAttr>(name))
+      return SmallVector<int64_t>(permutation.asArrayRef());
+  return {};
+}
+
+/// The state's stored layout, or none.
+SmallVector<int64_t> storedLayout(StateOp state) {
+  if (std::optional<ArrayRef<int64_t>> permutation = state.getPermutation())
+    return SmallVector<int64_t>(*permutation);
+  return {};
 }
 
 /// The method's exec.input of index `index`.
@@ -196,6 +208,12 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
       for (auto [c, o] : llvm::zip(capacity, *outBound))
         c = std::max(c, o);
       SmallVector<int64_t> initial = initialShapeOf(input, *inBound);
+      SmallVector<int64_t> layout = storedLayout(method, pair.input);
+      if (layout != storedLayout(method, pair.output))
+        return method.emitError("state '")
+               << pair.input << "=" << pair.output
+               << "': the input and the output are stored in different "
+                  "layouts";
       StateOp &state = states[pair.input];
       if (!state) {
         // Before the first method, in the order of the pairs.
@@ -204,16 +222,19 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
         state = builder.create<StateOp>(
             method.getLoc(), builder.getStringAttr(pair.input),
             TypeAttr::get(MemRefType::get(capacity, inType.getElementType())),
-            builder.getDenseI64ArrayAttr(initial));
+            builder.getDenseI64ArrayAttr(initial),
+            layout.empty() ? DenseI64ArrayAttr()
+                           : builder.getDenseI64ArrayAttr(layout));
       } else {
         // A second method carrying it: the capacity covers both.
         auto known = cast<MemRefType>(state.getType());
         if (known.getElementType() != inType.getElementType() ||
             known.getRank() != inType.getRank() ||
-            ArrayRef<int64_t>(initial) != state.getInitialShape())
+            ArrayRef<int64_t>(initial) != state.getInitialShape() ||
+            layout != storedLayout(state))
           return method.emitError("state '")
-                 << pair.input << "' has another type or start in method "
-                 << method.getSymName();
+                 << pair.input << "' has another type, start or layout in "
+                 << "method " << method.getSymName();
         for (auto [c, k] : llvm::zip(capacity, known.getShape()))
           c = std::max(c, k);
         state.setTypeAttr(
@@ -234,7 +255,8 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
       auto known = cast<MemRefType>(state.getType());
       if (failed(outBound) ||
           outType.getElementType() != known.getElementType() ||
-          outType.getRank() != known.getRank())
+          outType.getRank() != known.getRank() ||
+          storedLayout(method, pair.output) != storedLayout(state))
         return method.emitError("state '")
                << pair.input << "': output " << out << " (" << outType
                << ") does not fit the state (" << known << ")";

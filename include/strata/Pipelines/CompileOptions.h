@@ -72,6 +72,9 @@ struct CompileOptions {
   /// Values the methods carry from one call to the next: "IN=OUT" pairs
   /// or "past-present" (exec::bindStates).
   std::vector<std::string> statePairs;
+  /// The states are laid out (strata-edge-state-layout) but bound later:
+  /// one method of a program of several, bound over all methods at the end.
+  bool deferStateBinding = false;
   /// Put before every delegate partition's name ("decode."): a method of a
   /// program of several keeps its delegates apart from the others'.
   std::string partitionPrefix;

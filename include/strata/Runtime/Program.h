@@ -56,24 +56,42 @@ public:
   const std::string &name(size_t index) const;
   /// The index of the state named `name`, or -1.
   int find(const std::string &name) const;
-  /// State `index` at its current shape; its bytes in place, valid while
-  /// this state lives (a null view when out of range).
+  /// State `index` at its current shape, in the layout it is stored in
+  /// (permutation()); its bytes in place, valid while this state lives (a
+  /// null view when out of range).
   TensorView view(size_t index) const;
-  /// State `index`'s capacity: the largest shape it holds.
+  /// The layout state `index` is stored in: stored dimension d is the
+  /// model's dimension permutation[d] (a KV cache stored with its growing
+  /// axis first, appended to in place); empty: the model's layout.
+  const std::vector<int64_t> &permutation(size_t index) const;
+  /// State `index`'s current shape in the model's layout.
+  std::vector<int64_t> shape(size_t index) const;
+  /// Copies state `index` to `out`, in the model's layout: shape(index)'s
+  /// elements, row-major.
+  void read(size_t index, void *out) const;
+  /// State `index`'s capacity, in the stored layout: the largest shape it
+  /// holds.
   const std::vector<int64_t> &capacity(size_t index) const;
-  /// Copies `value` into state `index`: its dtype and rank, each extent
-  /// within the capacity; fails naming the state otherwise.
+  /// Copies `value`, in the model's layout, into state `index`: its dtype
+  /// and rank, each extent within the capacity; fails naming the state
+  /// otherwise.
   Error set(size_t index, const TensorView &value);
   /// Every state back to its initial shape, its bytes zero.
   void reset();
 
 private:
   friend class Program;
+  friend class Method;
   ProgramState() = default;
+  /// set() for a value in the stored layout (a method's output).
+  Error setStored(size_t index, const TensorView &value);
+  /// A method appended to state `index` in place: its bytes are there, its
+  /// stored shape becomes `shape` (within the capacity).
+  void setStoredShape(size_t index, const std::vector<int64_t> &shape);
   struct Slot {
     std::string name;
     DType dtype = DType::F32;
-    std::vector<int64_t> capacity, initial, shape;
+    std::vector<int64_t> capacity, initial, shape, permutation;
     uint8_t *data = nullptr;
     size_t bytes = 0;
   };
@@ -187,6 +205,10 @@ public:
   int outputState(size_t index) const;
   /// The state this method carries (null when it carries none).
   ProgramState *state() const;
+  /// The states this method appends to in place (a KV cache stored with
+  /// its growing axis first, extended by a concat): each call writes only
+  /// its new rows into the state's buffer, and nothing is copied after it.
+  std::vector<std::string> statesAppendedInPlace() const;
   /// Where input `index` is read from now: the arena, or the memory bound
   /// to it.
   const void *inputData(size_t index) const;

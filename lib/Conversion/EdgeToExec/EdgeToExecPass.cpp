@@ -10,6 +10,7 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Delegation/Delegation.h"
 #include "strata/Support/Locations.h"
+#include "strata/Support/StateNames.h"
 
 #include "Edge/IR/EdgeAttributes.h"
 
@@ -94,6 +95,10 @@ static LogicalResult buildMethod(func::FuncOp func, exec::ProgramOp program) {
               return func.getResultAttrOfType<StringAttr>(i, "hl.name");
             }),
       /*state_bindings=*/nullptr);
+  // The stored layouts of the states' inputs and outputs, for bindStates.
+  if (auto layouts =
+          func->getAttrOfType<DictionaryAttr>(kStatePermutationsAttr))
+    method->setAttr(kStatePermutationsAttr, layouts);
   Block *body = &method.getBody().emplaceBlock();
   builder.setInsertionPointToStart(body);
 

@@ -329,9 +329,12 @@ Error concatKernel(KernelContext &ctx) {
   for (const TensorView &in : ctx.ins) {
     size_t row = static_cast<size_t>(in.shape[axis] * inner) * esize;
     const uint8_t *src = static_cast<const uint8_t *>(in.data);
-    // memmove: a damaged program may place an input across the result.
+    // memmove: a damaged program may place an input across the result. An
+    // operand already in place (a state appended to in place: its filled
+    // rows are the result's first ones) is not copied.
     for (int64_t o = 0; o < outer; ++o)
-      std::memmove(dst + o * outRow + done, src + o * row, row);
+      if (src + o * row != dst + o * outRow + done)
+        std::memmove(dst + o * outRow + done, src + o * row, row);
     done += row;
   }
   return Error::success();

@@ -1,0 +1,36 @@
+//===- StateNames.h - names shared by the state stages ----------*- C++ -*-===//
+//
+// What the edge stage that lays out a growing state, the lowering to exec
+// and the binding of states agree on: how `--state past-present` pairs an
+// input with its output, and the attribute that records a state's stored
+// layout on its way from the edge function to the program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_SUPPORT_STATENAMES_H
+#define STRATA_SUPPORT_STATENAMES_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace strata {
+
+/// A dictionary on a func.func (and then its exec.method) from an input's or
+/// output's model name to the permutation it is stored in: stored dimension
+/// `d` is the model's dimension `permutation[d]`.
+inline constexpr llvm::StringLiteral kStatePermutationsAttr =
+    "strata.state_permutations";
+
+/// The output that feeds `input` at the next call under `past-present`:
+/// `past_key_values.X` and `past.X` pair with `present.X`.
+inline std::optional<std::string> presentNameFor(llvm::StringRef input) {
+  for (llvm::StringRef prefix : {"past_key_values.", "past."})
+    if (input.starts_with(prefix) && input.size() > prefix.size())
+      return ("present." + input.drop_front(prefix.size())).str();
+  return std::nullopt;
+}
+
+} // namespace strata
+
+#endif // STRATA_SUPPORT_STATENAMES_H
