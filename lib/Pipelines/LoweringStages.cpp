@@ -180,7 +180,7 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
     quantize.activationBits = options.quantizeWeights->activationBits;
     pm.addNestedPass<func::FuncOp>(edge::createEdgeQuantizeWeights(quantize));
   }
-  if (!options.statePairs.empty()) {
+  if (options.stateInPlace && !options.statePairs.empty()) {
     // Before partitioning: the transposes it adds compose with the model's
     // and go to the delegates with them.
     edge::EdgeStateLayoutOptions layout;

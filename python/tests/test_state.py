@@ -190,11 +190,12 @@ def backend_flags(backend):
     return [] if backend == "portable" else ["--backend", backend]
 
 
-def gpt_steps(folder, backend):
+def gpt_steps(folder, backend, *flags):
     """The step export compiled with prefill and decode methods."""
+    suffix = "-in-place" if flags else ""
     return compile_model(folder / "with_past.onnx",
-                         folder / f"steps-{backend}.strata",
-                         *GPT_METHODS, *backend_flags(backend))
+                         folder / f"steps-{backend}{suffix}.strata",
+                         *GPT_METHODS, *backend_flags(backend), *flags)
 
 
 @pytest.mark.parametrize("backend", ["portable", "onednn", "xnnpack"])
@@ -237,18 +238,21 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
 @pytest.mark.parametrize("backend", ["portable", "onednn"])
 def test_gpt_cache_is_appended_in_place_and_read_in_the_models_layout(
         gpt, backend):
-    """The KV cache is stored with its growing axis first, so both methods
-    append each call's rows to it in place; get_state and set_state still
-    read and write the model's [1, heads, length, head_dim], checked
-    against PyTorch's presents and against PyTorch decoding from a cache
-    set by hand."""
+    """--state-in-place: the KV cache is stored with its growing axis first,
+    so both methods append each call's rows to it in place; get_state and
+    set_state still read and write the model's [1, heads, length,
+    head_dim], checked against PyTorch's presents and against PyTorch
+    decoding from a cache set by hand."""
     import torch
     folder, ids, _ = gpt
-    program = strata.load(str(gpt_steps(folder, backend)))
+    assert strata.load(str(gpt_steps(folder, backend))).method(
+        "decode").states_appended_in_place == []
+    path = gpt_steps(folder, backend, "--state-in-place")
+    program = strata.load(str(path))
     prefill, decode = program.method("prefill"), program.method("decode")
     assert prefill.states_appended_in_place == program.state_names
     assert decode.states_appended_in_place == program.state_names
-    out = subprocess.run([tool("strata-dump"), str(gpt_steps(folder, backend))],
+    out = subprocess.run([tool("strata-dump"), str(path)],
                          check=True, capture_output=True, text=True).stdout
     assert ("'past_key_values.0.key' capacity f32[127x1x4x16] initial "
             "[0, 1, 4, 16] stored in the order of the model's dims "

@@ -75,6 +75,9 @@ struct CompileOptions {
   /// The states are laid out (strata-edge-state-layout) but bound later:
   /// one method of a program of several, bound over all methods at the end.
   bool deferStateBinding = false;
+  /// Store each state growing along one axis with that axis first and
+  /// append to it in place (strata-edge-state-layout).
+  bool stateInPlace = false;
   /// Put before every delegate partition's name ("decode."): a method of a
   /// program of several keeps its delegates apart from the others'.
   std::string partitionPrefix;

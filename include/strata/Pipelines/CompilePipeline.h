@@ -113,6 +113,13 @@ struct CompilePipelineOptions
                      "past_key_values.X or past.X input from the present.X "
                      "output: a decoder's KV cache)"),
       llvm::cl::value_desc("IN=OUT,...|past-present")};
+  Option<bool> stateInPlace{
+      *this, "state-in-place",
+      llvm::cl::desc("Store each state that grows along one axis (a KV "
+                     "cache) with that axis first, so each call appends its "
+                     "rows in the state's buffer: no copy of the cache per "
+                     "call (strata-edge-state-layout)"),
+      llvm::cl::init(false)};
   Option<std::string> programName{
       *this, "program-name",
       llvm::cl::desc("Name of the exec.program (strata-compile: the model's "
