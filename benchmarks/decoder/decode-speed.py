@@ -5,9 +5,17 @@ lengths and one thread.
 
 Strata: with_past.onnx compiled with --state past-present and a decode
 method (one token, the cache of up to CONTEXT - 1 tokens in the program's
-state), each timed call preceded by setting the cache to `past` random
-tokens (not timed). ONNX Runtime: ort-decode.mjs, the cache given as
-inputs and the presents returned, as its users run it.
+state). ONNX Runtime: ort-decode.mjs, the cache given as inputs and the
+presents returned, as its users run it.
+
+--mode generate (the default) times the steps of a generation, as a user's
+loop runs them: the cache starts at PAST + 1 - (warm-up + runs) random
+tokens and every step appends one (Strata: in the program's state; ONNX
+Runtime: its presents passed back as the next past), the last step's past
+PAST tokens: each step sees a cache length it has not seen before. --mode
+repeat times every step on the same cache of PAST tokens (set before each
+Strata call, not timed): the shapes repeat, which flatters a runtime that
+builds per shape.
 
 With `--weights f32 int4 int8 int4-a8 int8-a8` each weight format is compiled
 (--quantize-weights, in groups of --weight-group-size) and timed against the
@@ -21,6 +29,7 @@ same int4 file.
 Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
        [--runs 30] [--threads 1] [--weights f32 int4 int8 int4-a8 int8-a8]
        [--weight-group-size 32] [--onnx with_past.onnx]
+       [--mode generate|repeat] [--state-in-place]
 Prints a markdown table (and --json FILE the figures).
 """
 import argparse
@@ -62,6 +71,11 @@ def main():
                                  "int8-a8"])
     parser.add_argument("--weight-group-size", type=int, default=32)
     parser.add_argument("--onnx", default="with_past.onnx")
+    parser.add_argument("--mode", choices=["generate", "repeat"],
+                        default="generate")
+    parser.add_argument("--state-in-place", action="store_true",
+                        help="compile with --state-in-place (the cache "
+                             "stored length-first, appended in place)")
     parser.add_argument("--json")
     args = parser.parse_args()
     onnx_path = os.path.join(args.model_dir, args.onnx)
@@ -76,19 +90,22 @@ def main():
              "--ort-dir", os.path.join(BUILD, "peer", "npm"),
              "--model", onnx_path, "--past", str(past), "--heads", str(heads),
              "--head-dim", str(head_dim), "--threads", str(args.threads),
-             "--runs", str(args.runs)],
+             "--runs", str(args.runs), "--mode", args.mode],
             check=True, capture_output=True, text=True).stdout)["median_ms"]
     rows = []
     for weights in args.weights:
         stem = os.path.splitext(args.onnx)[0]
+        layout = "-in-place" if args.state_in_place else ""
         program_path = os.path.join(
-            args.model_dir, f"{stem}-{args.backend}-{weights}.strata")
+            args.model_dir, f"{stem}-{args.backend}-{weights}{layout}.strata")
         command = [os.path.join(BUILD, "bin", "strata-compile"), onnx_path,
                    "-o", program_path, "--state", "past-present",
                    "--dim", f"past_sequence=0..{context - 1}",
                    "--dim", f"total_sequence=1..{context}",
                    "--input-shape", "input_ids=1x1",
                    "--input-shape", "position_ids=1x1"]
+        if args.state_in_place:
+            command.append("--state-in-place")
         if args.backend != "portable":
             command += ["--backend", args.backend]
         if args.backend == "onednn":
@@ -103,21 +120,31 @@ def main():
         subprocess.run(command, check=True)
         program = strata.load(program_path, threads=args.threads)
         method = program.method(program.methods[0])
+        warm = max(1, args.runs // 10)
         for past in args.past:
-            caches = {name: (rng.standard_normal((1, heads, past, head_dim))
+            grow = args.mode == "generate"
+            first = past + 1 - (warm + args.runs) if grow else past
+            if first < 0:
+                sys.exit(f"--past {past} is shorter than the "
+                         f"{warm + args.runs} steps")
+            caches = {name: (rng.standard_normal((1, heads, first, head_dim))
                              * 0.1).astype(np.float32)
                       for name in program.state_names}
             token = np.array([[65]])
-            mask = np.ones((1, past + 1), np.int64)
-            position = np.array([[past]])
             times = []
-            for i in range(args.runs + max(1, args.runs // 10)):
-                for name, value in caches.items():
-                    program.set_state(name, value)
+            for name, value in caches.items():
+                program.set_state(name, value)
+            for i in range(args.runs + warm):
+                length = first + (i if grow else 0)
+                mask = np.ones((1, length + 1), np.int64)
+                position = np.array([[length]])
+                if not grow:
+                    for name, value in caches.items():
+                        program.set_state(name, value)
                 start = time.perf_counter()
                 method(token, mask, position)
                 elapsed = (time.perf_counter() - start) * 1e3
-                if i >= max(1, args.runs // 10):
+                if i >= warm:
                     times.append(elapsed)
             strata_ms = float(np.median(times))
             rows.append({"weights": weights, "past": past,
@@ -143,7 +170,8 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"layers": layers, "heads": heads, "head_dim": head_dim,
                        "context": context, "threads": args.threads,
-                       "backend": args.backend,
+                       "backend": args.backend, "mode": args.mode,
+                       "state_in_place": args.state_in_place,
                        "weight_group_size": args.weight_group_size,
                        "rows": rows}, f, indent=2)
 

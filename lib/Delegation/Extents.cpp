@@ -254,6 +254,31 @@ static StringAttr symbolOf(Value extent) {
   return name && !name.getValue().empty() ? name : StringAttr();
 }
 
+bool TypesAtBounds::readsSymbol(Value value, const llvm::StringSet<> &symbols) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.hasStaticShape() || symbols.empty())
+    return false;
+  SmallVector<Value> work;
+  llvm::DenseSet<Value> seen;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      work.push_back(resolver.extent(value, d));
+  while (!work.empty()) {
+    Value extent = work.pop_back_val();
+    if (!seen.insert(extent).second)
+      continue;
+    if (StringAttr symbol = symbolOf(extent))
+      if (symbols.contains(symbol.getValue()))
+        return true;
+    if (Operation *op = extent.getDefiningOp())
+      if (!isa<tensor::DimOp>(op))
+        for (Value operand : op->getOperands())
+          if (operand.getType().isIndex() || operand.getType().isInteger())
+            work.push_back(operand);
+  }
+  return false;
+}
+
 /// Whether `a` and `b` compute the same extent: the same value, one
 /// symbol read from two inputs (the runtime checks that they agree), or
 /// ops of one kind and attributes over the same extents.

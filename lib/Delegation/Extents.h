@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace strata::delegation {
 
@@ -58,6 +59,9 @@ public:
   /// Whether an extent of `value` is 0 when every symbol is at its lower
   /// bound (an empty KV cache before the first token).
   bool mayBeEmpty(mlir::Value value);
+  /// Whether an extent of `value` is computed from one of `symbols` (read
+  /// off an argument whose hl.dim_params names it).
+  bool readsSymbol(mlir::Value value, const llvm::StringSet<> &symbols);
 
 private:
   ExtentResolver resolver;

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Delegation/Delegation.h"
+#include "strata/Support/StateNames.h"
 
 #include "Extents.h"
 
@@ -369,9 +370,28 @@ DelegationReport::Decision decide(ArrayRef<Operation *> ops,
 
 } // namespace
 
+/// The symbols of the dynamic extents of `func`'s inputs that a state
+/// feeds (`statePairs`): the extents that change at every call.
+static llvm::StringSet<> stateSymbols(func::FuncOp func,
+                                      ArrayRef<std::string> statePairs) {
+  llvm::StringSet<> symbols;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto name = func.getArgAttrOfType<StringAttr>(i, "hl.name");
+    auto params = func.getArgAttrOfType<ArrayAttr>(i, "hl.dim_params");
+    if (!name || !params || !isStateInput(name.getValue(), statePairs))
+      continue;
+    for (Attribute param : params)
+      if (auto symbol = dyn_cast<StringAttr>(param))
+        if (!symbol.getValue().empty())
+          symbols.insert(symbol.getValue());
+  }
+  return symbols;
+}
+
 FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
                                       const CostCalibration *calibration,
-                                      StringRef namePrefix) {
+                                      StringRef namePrefix,
+                                      ArrayRef<std::string> statePairs) {
   if (!backend.getHooks().delegates())
     return module.emitError("backend '")
            << backend.getName() << "' has no delegate to partition for";
@@ -403,14 +423,19 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
     // A delegate is prepared at the symbols' bounds: an op with an extent
     // that has none there (sized by the data: a detector's per-class
     // counts) stays portable, and so does one with an extent that may be
-    // 0 (an empty KV cache): the delegates run extents of 1 and more.
+    // 0 (an empty KV cache): the delegates run extents of 1 and more. An
+    // extent that follows a state's (attention over a KV cache, one row
+    // longer each decode step) is new at every call, and a delegate builds
+    // its graph per shape: such ops stay portable too.
     if (dynamic) {
       delegation::TypesAtBounds typeAtBounds(func.getContext());
+      llvm::StringSet<> perCall = stateSymbols(func, statePairs);
       auto unbounded = [&](Value value) {
         auto type = dyn_cast<RankedTensorType>(value.getType());
         return type && !type.hasStaticShape() &&
                (!cast<RankedTensorType>(typeAtBounds(value)).hasStaticShape() ||
-                typeAtBounds.mayBeEmpty(value));
+                typeAtBounds.mayBeEmpty(value) ||
+                typeAtBounds.readsSymbol(value, perCall));
       };
       func.walk([&](Operation *op) {
         if (op->hasAttr(delegation::kBackendAttr) &&

@@ -82,7 +82,7 @@ LogicalResult partitionForDelegates(ModuleOp module,
       return failure();
     FailureOr<DelegationReport> placed =
         partition(module, *backend, *calibration ? &**calibration : nullptr,
-                  options.partitionPrefix);
+                  options.partitionPrefix, options.statePairs);
     if (failed(placed))
       return failure();
     if (placements)

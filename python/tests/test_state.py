@@ -235,6 +235,44 @@ def test_gpt_prefill_and_decode_steps_equal_the_full_sequence(gpt, backend):
     assert generated == gpt_greedy(ids[:, :prompt], 16)
 
 
+def test_gpt_attention_over_the_cache_is_not_delegated(gpt):
+    """Attention over the cache changes shape at every decode step and a
+    delegate builds its graph per shape, so with --state it stays on the
+    portable kernels and the decode step's delegates are static (built
+    once); compiled without --state (the cache a plain input) the same ops
+    are delegated. The cost model is off so that every op oneDNN takes is
+    delegated at this small width."""
+    folder, _, _ = gpt
+    stateful = compile_model(folder / "with_past.onnx",
+                             folder / "steps-all-onednn.strata", *GPT_METHODS,
+                             "--backend", "onednn", "--partition-cost=false")
+    dump = subprocess.run([tool("strata-dump"), str(stateful)], check=True,
+                          capture_output=True, text=True).stdout
+    for method in ("prefill", "decode"):
+        text = dump.split(f"method @{method}")[1].split("method @")[0]
+        delegates = [line for line in text.splitlines()
+                     if ": delegate @" in line]
+        assert [line for line in delegates
+                if '"/gpt/blocks.0/qkv/MatMul"' in line]
+        assert not [line for line in delegates
+                    if '"/gpt/blocks.0/MatMul"' in line]
+        assert [line for line in text.splitlines() if "kernel matmul" in line
+                and '"/gpt/blocks.0/MatMul"' in line]
+        if method == "decode":
+            assert not [line for line in delegates if "extents [" in line]
+    plain = compile_model(folder / "with_past.onnx",
+                          folder / "plain-onednn.strata",
+                          "--dim", "past_sequence=0..63",
+                          "--dim", "total_sequence=1..64",
+                          "--input-shape", "input_ids=1x1",
+                          "--input-shape", "position_ids=1x1",
+                          "--backend", "onednn", "--partition-cost=false")
+    dump = subprocess.run([tool("strata-dump"), str(plain)], check=True,
+                          capture_output=True, text=True).stdout
+    assert [line for line in dump.splitlines() if ": delegate @" in line
+            and '"/gpt/blocks.0/MatMul"' in line and "extents [" in line]
+
+
 @pytest.mark.parametrize("backend", ["portable", "onednn"])
 def test_gpt_cache_is_appended_in_place_and_read_in_the_models_layout(
         gpt, backend):

@@ -87,10 +87,16 @@ struct DelegationReport {
 /// backend has no delegate. Partitions are named `namePrefix` + backend +
 /// "_" + N (a program of several methods gives each method's its prefix,
 /// so that their delegates and their named data keep apart).
+///
+/// `statePairs` (--state's entries) name the inputs a state feeds: an op
+/// with an extent that follows such an input's dynamic extent (attention
+/// over a KV cache) changes shape at every call, and a delegate builds its
+/// graph per shape, so it stays on the portable kernels.
 mlir::FailureOr<DelegationReport>
 partition(mlir::ModuleOp module, const Backend &backend,
           const CostCalibration *calibration = nullptr,
-          llvm::StringRef namePrefix = "");
+          llvm::StringRef namePrefix = "",
+          llvm::ArrayRef<std::string> statePairs = {});
 
 /// Runs a pipeline on an op nested in the module being compiled: the
 /// calling pass's Pass::runPipeline, so that the work runs as a dynamic

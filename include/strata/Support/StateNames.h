@@ -9,6 +9,7 @@
 #ifndef STRATA_SUPPORT_STATENAMES_H
 #define STRATA_SUPPORT_STATENAMES_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -29,6 +30,18 @@ inline std::optional<std::string> presentNameFor(llvm::StringRef input) {
     if (input.starts_with(prefix) && input.size() > prefix.size())
       return ("present." + input.drop_front(prefix.size())).str();
   return std::nullopt;
+}
+
+/// Whether the input named `name` is fed from a state under `specs` (the
+/// --state entries: IN=OUT, or past-present).
+inline bool isStateInput(llvm::StringRef name,
+                         llvm::ArrayRef<std::string> specs) {
+  for (const std::string &spec : specs) {
+    if (spec == "past-present" ? presentNameFor(name).has_value()
+                               : llvm::StringRef(spec).split('=').first == name)
+      return true;
+  }
+  return false;
 }
 
 } // namespace strata

@@ -3,6 +3,7 @@
 // These move bytes only, so they work for every element type.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockTranspose.h"
 #include "Dispatch.h"
 #include "KernelUtils.h"
 
@@ -145,6 +146,10 @@ void permuteBlocks(uint8_t *dstBytes, const uint8_t *srcBytes,
     T *to = dst + dstOff;
     if (s == last) {
       std::memcpy(to, from, sizeof(T) * nl);
+    } else if (sizeof(T) == 4) {
+      transposeBlocks32(reinterpret_cast<uint32_t *>(to),
+                        reinterpret_cast<const uint32_t *>(from), ns, nl, dstS,
+                        srcL);
     } else if (writeRuns) {
       copyTiles<T, true>(to, from, ns, nl, dstS, srcL);
     } else {
