@@ -29,7 +29,7 @@ same int4 file.
 Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
        [--runs 30] [--threads 1] [--weights f32 int4 int8 int4-a8 int8-a8]
        [--weight-group-size 32] [--onnx with_past.onnx]
-       [--mode generate|repeat] [--state-in-place]
+       [--mode generate|repeat] [--model-state-layout]
 Prints a markdown table (and --json FILE the figures).
 """
 import argparse
@@ -73,9 +73,9 @@ def main():
     parser.add_argument("--onnx", default="with_past.onnx")
     parser.add_argument("--mode", choices=["generate", "repeat"],
                         default="generate")
-    parser.add_argument("--state-in-place", action="store_true",
-                        help="compile with --state-in-place (the cache "
-                             "stored length-first, appended in place)")
+    parser.add_argument("--model-state-layout", action="store_true",
+                        help="compile with --state-in-place=false (the "
+                             "cache in the model's layout, copied per step)")
     parser.add_argument("--json")
     args = parser.parse_args()
     onnx_path = os.path.join(args.model_dir, args.onnx)
@@ -95,7 +95,7 @@ def main():
     rows = []
     for weights in args.weights:
         stem = os.path.splitext(args.onnx)[0]
-        layout = "-in-place" if args.state_in_place else ""
+        layout = "-model-layout" if args.model_state_layout else ""
         program_path = os.path.join(
             args.model_dir, f"{stem}-{args.backend}-{weights}{layout}.strata")
         command = [os.path.join(BUILD, "bin", "strata-compile"), onnx_path,
@@ -104,8 +104,8 @@ def main():
                    "--dim", f"total_sequence=1..{context}",
                    "--input-shape", "input_ids=1x1",
                    "--input-shape", "position_ids=1x1"]
-        if args.state_in_place:
-            command.append("--state-in-place")
+        if args.model_state_layout:
+            command.append("--state-in-place=false")
         if args.backend != "portable":
             command += ["--backend", args.backend]
         if args.backend == "onednn":
@@ -171,7 +171,7 @@ def main():
             json.dump({"layers": layers, "heads": heads, "head_dim": head_dim,
                        "context": context, "threads": args.threads,
                        "backend": args.backend, "mode": args.mode,
-                       "state_in_place": args.state_in_place,
+                       "model_state_layout": args.model_state_layout,
                        "weight_group_size": args.weight_group_size,
                        "rows": rows}, f, indent=2)
 

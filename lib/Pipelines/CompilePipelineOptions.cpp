@@ -468,9 +468,6 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
   options.programName = o.programName;
   options.statePairs.assign(o.statePairs.begin(), o.statePairs.end());
   options.stateInPlace = o.stateInPlace;
-  if (o.stateInPlace && o.statePairs.empty())
-    return fail("--state-in-place lays out the states --state names: give "
-                "--state too");
   return Error::success();
 }
 

@@ -77,7 +77,7 @@ struct CompileOptions {
   bool deferStateBinding = false;
   /// Store each state growing along one axis with that axis first and
   /// append to it in place (strata-edge-state-layout).
-  bool stateInPlace = false;
+  bool stateInPlace = true;
   /// Put before every delegate partition's name ("decode."): a method of a
   /// program of several keeps its delegates apart from the others'.
   std::string partitionPrefix;

@@ -115,11 +115,12 @@ struct CompilePipelineOptions
       llvm::cl::value_desc("IN=OUT,...|past-present")};
   Option<bool> stateInPlace{
       *this, "state-in-place",
-      llvm::cl::desc("Store each state that grows along one axis (a KV "
-                     "cache) with that axis first, so each call appends its "
-                     "rows in the state's buffer: no copy of the cache per "
-                     "call (strata-edge-state-layout)"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("With --state: store each state that grows along one "
+                     "axis (a KV cache) with that axis first, so each call "
+                     "appends its rows in the state's buffer, no copy of the "
+                     "cache per call (strata-edge-state-layout; "
+                     "=false keeps the model's layout)"),
+      llvm::cl::init(true)};
   Option<std::string> programName{
       *this, "program-name",
       llvm::cl::desc("Name of the exec.program (strata-compile: the model's "
