@@ -203,6 +203,10 @@ void buildLoweringStages(OpPassManager &pm, const CompileOptions &options,
   ConvertEdgeToExecOptions convert;
   convert.programName = options.programName;
   pm.addPass(createConvertEdgeToExec(convert));
+  // Matmuls read a transposed rhs where it lives (attention over a KV
+  // cache), before the buffers are planned.
+  pm.nest<exec::ProgramOp>().addNestedPass<exec::MethodOp>(
+      exec::createReadTransposed());
   stages.end("lower-to-exec");
   addMemoryPlanning(pm, options, stages, report);
   if (!options.statePairs.empty() && !options.deferStateBinding)

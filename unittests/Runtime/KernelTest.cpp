@@ -64,22 +64,22 @@ TEST_P(ConvTest, MatchesDirectConvolution) {
   std::vector<OwnedTensor> ins;
   ins.push_back(f32Tensor({k.n, k.c, k.h, k.w},
                           ramp(static_cast<size_t>(k.n) * k.c * k.h * k.w)));
-  ins.push_back(f32Tensor({k.oc, k.c / k.group, k.kh, k.kw},
-                          ramp(static_cast<size_t>(k.oc) * (k.c / k.group) *
-                                   k.kh * k.kw,
-                               0.53f)));
+  ins.push_back(f32Tensor(
+      {k.oc, k.c / k.group, k.kh, k.kw},
+      ramp(static_cast<size_t>(k.oc) * (k.c / k.group) * k.kh * k.kw, 0.53f)));
   std::vector<float> bias;
   if (k.bias) {
     bias = ramp(k.oc, 0.71f);
     ins.push_back(f32Tensor({k.oc}, bias));
   }
-  std::vector<float> want =
-      naiveConv(values(ins[0]), values(ins[1]), bias, k.n, k.c, k.h, k.w, k.oc,
-                k.kh, k.kw, k.group, k.sh, k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow);
+  std::vector<float> want = naiveConv(
+      values(ins[0]), values(ins[1]), bias, k.n, k.c, k.h, k.w, k.oc, k.kh,
+      k.kw, k.group, k.sh, k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow);
   Result<OwnedTensor> got = runKernel(
       "conv2d", ins, DType::F32, {k.n, k.oc, oh, ow},
       {intsParam("strides", {k.sh, k.sw}), intsParam("dilations", {k.dh, k.dw}),
-       intsParam("pads", {k.pt, k.pl, k.pb, k.pr}), intParam("group", k.group)});
+       intsParam("pads", {k.pt, k.pl, k.pb, k.pr}),
+       intParam("group", k.group)});
   ASSERT_TRUE(got.ok()) << got.error().toString();
   expectClose(*got, f32Tensor({k.n, k.oc, oh, ow}, want), 1e-4f, 1e-4f);
 }
@@ -134,6 +134,82 @@ TEST(KernelTest, LargeMatmulMatchesNaive) {
   expectClose(*got, f32Tensor({m, n}, want), 1e-3f, 1e-4f);
 }
 
+// rhs_permutation: the rhs read through a permutation of its operand (a KV
+// cache [length, 1, heads, dim] read as keys transposed [1, heads, dim,
+// length] and as values [1, heads, length, dim]) equals the product by the
+// transposed copy, computed here in double; one, three and six rows (the
+// few-row dot products and the copied rhs), a dim of 13 (not a multiple of
+// the eight lanes), and a permutation neither of whose last two dimensions
+// is contiguous.
+TEST(KernelTest, MatmulReadsItsRhsThroughAPermutation) {
+  const int64_t length = 21, heads = 3, dim = 13;
+  OwnedTensor cache =
+      f32Tensor({length, 1, heads, dim}, ramp(length * heads * dim, 0.37f));
+  std::vector<float> kv = values(cache);
+  auto at = [&](int64_t l, int64_t h, int64_t d) {
+    return double(kv[(l * heads + h) * dim + d]);
+  };
+  for (int64_t m : {1, 3, 6}) {
+    // Scores: q [1, heads, m, dim] x keys^T [1, heads, dim, length].
+    std::vector<OwnedTensor> ins;
+    ins.push_back(f32Tensor({1, heads, m, dim}, ramp(heads * m * dim, 0.11f)));
+    ins.push_back(cache);
+    std::vector<float> q = values(ins[0]), want(heads * m * length);
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t l = 0; l < length; ++l) {
+          double acc = 0;
+          for (int64_t d = 0; d < dim; ++d)
+            acc += q[(h * m + i) * dim + d] * at(l, h, d);
+          want[(h * m + i) * length + l] = static_cast<float>(acc);
+        }
+    Result<OwnedTensor> got =
+        runKernel("matmul", ins, DType::F32, {1, heads, m, length},
+                  {intsParam("rhs_permutation", {1, 2, 3, 0})});
+    ASSERT_TRUE(got.ok()) << got.error().toString();
+    expectClose(*got, f32Tensor({1, heads, m, length}, want), 1e-4f, 1e-5f);
+    // Weighted sum: p [1, heads, m, length] x values [1, heads, length, dim].
+    ins[0] = f32Tensor({1, heads, m, length}, ramp(heads * m * length, 0.07f));
+    std::vector<float> p = values(ins[0]), sum(heads * m * dim);
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t d = 0; d < dim; ++d) {
+          double acc = 0;
+          for (int64_t l = 0; l < length; ++l)
+            acc += p[(h * m + i) * length + l] * at(l, h, d);
+          sum[(h * m + i) * dim + d] = static_cast<float>(acc);
+        }
+    got = runKernel("matmul", ins, DType::F32, {1, heads, m, dim},
+                    {intsParam("rhs_permutation", {1, 2, 0, 3})});
+    ASSERT_TRUE(got.ok()) << got.error().toString();
+    expectClose(*got, f32Tensor({1, heads, m, dim}, sum), 1e-4f, 1e-5f);
+  }
+  // Neither last dimension contiguous: [dim, length] from [length, 1,
+  // heads, dim] with the heads last.
+  std::vector<OwnedTensor> ins;
+  ins.push_back(f32Tensor({1, dim, 2, heads}, ramp(dim * 2 * heads, 0.05f)));
+  ins.push_back(cache);
+  std::vector<float> a = values(ins[0]), want(dim * 2 * length);
+  for (int64_t d = 0; d < dim; ++d)
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t l = 0; l < length; ++l) {
+        double acc = 0;
+        for (int64_t h = 0; h < heads; ++h)
+          acc += a[(d * 2 + i) * heads + h] * at(l, h, d);
+        want[(d * 2 + i) * length + l] = static_cast<float>(acc);
+      }
+  Result<OwnedTensor> got =
+      runKernel("matmul", ins, DType::F32, {1, dim, 2, length},
+                {intsParam("rhs_permutation", {1, 3, 2, 0})});
+  ASSERT_TRUE(got.ok()) << got.error().toString();
+  expectClose(*got, f32Tensor({1, dim, 2, length}, want), 1e-4f, 1e-5f);
+  // Refused: not a permutation, or not f32.
+  got = runKernel("matmul", ins, DType::F32, {1, dim, 2, length},
+                  {intsParam("rhs_permutation", {1, 3, 3, 0})});
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().message().find("rhs_permutation"), std::string::npos);
+}
+
 TEST(KernelTest, ReduceMeanOverInnerAxes) {
   // [2, 3, 2] mean over axis 1, kept: [2, 1, 2].
   std::vector<OwnedTensor> ins;
@@ -160,20 +236,21 @@ TEST(KernelTest, ConcatOfThreeAlongTheMiddleAxis) {
   Result<OwnedTensor> got =
       runKernel("concat", ins, DType::F32, {2, 4, 2}, {intParam("axis", 1)});
   ASSERT_TRUE(got.ok()) << got.error().toString();
-  expectClose(*got, f32Tensor({2, 4, 2}, {1, 2, 5, 6, 7, 8, 13, 14, 3, 4, 9,
-                                          10, 11, 12, 15, 16}));
+  expectClose(*got, f32Tensor({2, 4, 2}, {1, 2, 5, 6, 7, 8, 13, 14, 3, 4, 9, 10,
+                                          11, 12, 15, 16}));
 }
 
 TEST(KernelTest, TransposeFourD) {
   // NCHW [1, 2, 2, 3] -> NHWC [1, 2, 3, 2].
   std::vector<OwnedTensor> ins;
-  ins.push_back(f32Tensor({1, 2, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  ins.push_back(
+      f32Tensor({1, 2, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
   Result<OwnedTensor> got =
       runKernel("transpose", ins, DType::F32, {1, 2, 3, 2},
                 {intsParam("permutation", {0, 2, 3, 1})});
   ASSERT_TRUE(got.ok()) << got.error().toString();
-  expectClose(*got, f32Tensor({1, 2, 3, 2},
-                              {0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11}));
+  expectClose(*got,
+              f32Tensor({1, 2, 3, 2}, {0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11}));
 }
 
 TEST(KernelTest, ScalarBroadcastAndClipDefaults) {
@@ -210,7 +287,8 @@ TEST(KernelTest, ParameterErrorsNameTheParameter) {
   EXPECT_NE(got.error().message().find("axis 4 is out of range"),
             std::string::npos);
   std::vector<OwnedTensor> wrongType;
-  wrongType.push_back(OwnedTensor{"", DType::I32, {4}, std::vector<uint8_t>(16)});
+  wrongType.push_back(
+      OwnedTensor{"", DType::I32, {4}, std::vector<uint8_t>(16)});
   got = runKernel("relu", wrongType, DType::I32, {4});
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.error().message().find("takes f32 operands, got i32[4]"),
@@ -262,10 +340,10 @@ TEST(KernelTest, ShapeKernelsMoveAnyDType) {
 TEST(KernelTest, EveryContractKernelIsRegistered) {
   const KernelRegistry &registry = portableKernelRegistry();
   for (const char *name :
-       {"conv2d", "matmul", "add", "relu", "max_pool2d", "reduce_mean",
-        "reshape", "transpose", "softmax", "sub", "mul", "div", "sigmoid",
-        "tanh", "exp", "sqrt", "neg", "abs", "clip", "avg_pool2d", "concat",
-        "copy"})
+       {"conv2d",  "matmul",     "add",     "relu", "max_pool2d", "reduce_mean",
+        "reshape", "transpose",  "softmax", "sub",  "mul",        "div",
+        "sigmoid", "tanh",       "exp",     "sqrt", "neg",        "abs",
+        "clip",    "avg_pool2d", "concat",  "copy"})
     EXPECT_NE(registry.lookup(name), nullptr) << name;
   EXPECT_EQ(registry.lookup("gelu"), nullptr);
 }

@@ -55,6 +55,10 @@ mlir::LogicalResult bindStates(ProgramOp program,
 mlir::LogicalResult mergeProgramInto(ProgramOp into, ProgramOp from,
                                      llvm::StringRef methodName);
 
+/// The readTransposed pass's work on `method` (see its description);
+/// returns the number of transposes removed.
+int64_t readTransposedOperands(MethodOp method);
+
 #define GEN_PASS_REGISTRATION
 #include "Exec/Transforms/Passes.h.inc"
 

@@ -79,4 +79,27 @@ def BindState : Pass<"strata-exec-bind-state", "ProgramOp"> {
   ];
 }
 
+def ReadTransposed : Pass<"strata-exec-read-transposed", "MethodOp"> {
+  let summary = "Matmuls read a transposed rhs through its permutation";
+  let description = [{
+    An f32 `matmul` kernel whose rhs is a buffer only a `transpose` kernel
+    writes and only that matmul reads reads the transpose's input instead,
+    through `rhs_permutation` (the kernel's strided rhs): the transpose and
+    its buffer go. Attention over a KV cache stored length-first reads its
+    keys and values where they live, with no copy per token. The input must
+    not be written between the two.
+
+    ```mlir
+    exec.kernel "transpose" ins(%k : memref<?x1x4x16xf32>) outs(%kt : memref<1x4x16x?xf32>)
+        {params = {permutation = array<i64: 1, 2, 3, 0>}}
+    exec.kernel "matmul" ins(%q, %kt : ...) outs(%s : ...)
+    ```
+    becomes
+    ```mlir
+    exec.kernel "matmul" ins(%q, %k : ...) outs(%s : ...)
+        {params = {rhs_permutation = array<i64: 1, 2, 3, 0>}}
+    ```
+  }];
+}
+
 #endif // STRATA_EXEC_PASSES

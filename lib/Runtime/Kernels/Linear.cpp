@@ -67,17 +67,57 @@ static Error checkAllF32OrI32(const KernelIO &ctx, bool allowF64 = false) {
 
 namespace {
 /// A matmul's extents and the batch strides of its operands, in elements
-/// (0 where an operand broadcasts).
+/// (0 where an operand broadcasts). With `rhs_permutation` the rhs operand
+/// is read through that permutation (the rhs is transpose(operand,
+/// permutation), a KV cache read where it lives): `rhsK` and `rhsN` are
+/// then its row and column strides.
 struct MatmulState {
   int64_t m, k, n, batches;
   std::vector<int64_t> outShape, strideA, strideB;
+  bool permuted = false;
+  int64_t rhsK = 0, rhsN = 1;
 };
 } // namespace
+
+/// The rhs operand `b` seen through `permutation`: its shape, and the
+/// stride of each of its dimensions in `b`.
+static void permutedView(const TensorView &b,
+                         const std::vector<int64_t> &permutation,
+                         std::vector<int64_t> &shape,
+                         std::vector<int64_t> &strides) {
+  std::vector<int64_t> own(b.rank(), 1);
+  for (size_t d = b.rank(); d-- > 1;)
+    own[d - 1] = own[d] * b.shape[d];
+  shape.clear();
+  strides.clear();
+  for (int64_t from : permutation) {
+    shape.push_back(b.shape[from]);
+    strides.push_back(own[from]);
+  }
+}
 
 static Result<MatmulState> prepareMatmul(const KernelContext &ctx) {
   STRATA_RETURN_IF_ERROR(checkArity(ctx, 2, 2, 1));
   STRATA_RETURN_IF_ERROR(checkAllF32OrI32(ctx, /*allowF64=*/true));
-  const TensorView &a = ctx.ins[0], &b = ctx.ins[1], &out = ctx.outs[0];
+  const TensorView &a = ctx.ins[0], &out = ctx.outs[0];
+  TensorView b = ctx.ins[1];
+  STRATA_KERNEL_ASSIGN(permutation, ctx.params.getInts("rhs_permutation", {}));
+  std::vector<int64_t> rhsStrides;
+  if (!permutation.empty()) {
+    std::vector<bool> seen(b.rank(), false);
+    bool valid = permutation.size() == b.rank() && out.dtype == DType::F32;
+    for (int64_t d : permutation) {
+      valid = valid && d >= 0 && d < static_cast<int64_t>(b.rank()) && !seen[d];
+      if (valid)
+        seen[d] = true;
+    }
+    if (!valid)
+      return ctx.fail("'rhs_permutation' must permute the f32 rhs " +
+                      b.typeString() + "'s dimensions");
+    std::vector<int64_t> shape;
+    permutedView(b, permutation, shape, rhsStrides);
+    b.shape = std::move(shape);
+  }
   size_t rank = out.rank();
   if (rank < 2 || a.rank() != rank || b.rank() != rank)
     return ctx.fail("operands " + a.typeString() + " x " + b.typeString() +
@@ -109,7 +149,56 @@ static Result<MatmulState> prepareMatmul(const KernelContext &ctx) {
     strideA *= a.shape[d];
     strideB *= b.shape[d];
   }
+  if (!rhsStrides.empty()) {
+    st.permuted = true;
+    for (size_t d = 0; d < batchRank; ++d)
+      st.strideB[d] = b.shape[d] == 1 ? 0 : rhsStrides[d];
+    st.rhsK = rhsStrides[rank - 2];
+    st.rhsN = rhsStrides[rank - 1];
+  }
   return st;
+}
+
+/// sum_p x[p] * y[p] in eight lanes (one vector of AVX2; two of SSE), then
+/// summed; one clone per target.
+STRATA_GEMM_CLONES
+static float dotF32(const float *x, const float *y, int64_t n) {
+  typedef float V8 __attribute__((vector_size(32), aligned(4)));
+  V8 acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t p = 0;
+  for (; p + 8 <= n; p += 8)
+    acc += *reinterpret_cast<const V8 *>(x + p) *
+           *reinterpret_cast<const V8 *>(y + p);
+  float sum = 0;
+  for (int lane = 0; lane < 8; ++lane)
+    sum += acc[lane];
+  for (; p < n; ++p)
+    sum += x[p] * y[p];
+  return sum;
+}
+
+/// c[i][j] = sum_p a[i][p] * b[p * sk + j * sn] for the rhs read through
+/// strides: row-major (sn 1) by the blocked GEMM, column-major (sk 1: keys
+/// transposed for attention's scores) by dot products for a few rows,
+/// anything else, and many rows, copied row-major into scratch first.
+static void gemmStridedRhs(KernelIO &io, int64_t m, int64_t n, int64_t k,
+                           const float *a, const float *b, int64_t sk,
+                           int64_t sn, float *c) {
+  if (sn == 1) {
+    gemm(m, n, k, a, k, b, sk, c, n);
+    return;
+  }
+  if (sk == 1 && m <= 4) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * n + j] = dotF32(a + i * k, b + j * sn, k);
+    return;
+  }
+  float *dense = io.scratchFloats(static_cast<size_t>(k * n));
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j)
+      dense[p * n + j] = b[p * sk + j * sn];
+  gemm(m, n, k, a, k, dense, n, c, n);
 }
 
 static Error executeMatmul(const MatmulState &st, KernelIO &io) {
@@ -123,7 +212,10 @@ static Error executeMatmul(const MatmulState &st, KernelIO &io) {
       offA += index[d] * st.strideA[d];
       offB += index[d] * st.strideB[d];
     }
-    if (out.dtype == DType::I32)
+    if (st.permuted)
+      gemmStridedRhs(io, m, n, k, a.as<float>() + offA, b.as<float>() + offB,
+                     st.rhsK, st.rhsN, out.as<float>() + batch * m * n);
+    else if (out.dtype == DType::I32)
       gemmRowwise<int32_t, uint32_t>(m, n, k, a.as<int32_t>() + offA, k,
                                      b.as<int32_t>() + offB, n,
                                      out.as<int32_t>() + batch * m * n, n);
