@@ -65,6 +65,11 @@ int main(int argc, char **argv) {
               b.setOutputs({sum});
               return b.build(64);
             }()) &&
+      write(dir + "/stored-cache-64.strata",
+            // A state stored transposed, appended to in place and read
+            // through a matmul's rhs_permutation: the fuzzer varies the
+            // state's permutation, extents and bindings.
+            buildStoredCache().build(64)) &&
       write(dir + "/weight-quantized-64.strata",
             [] {
               // A 4-bit weight in groups of 8 (K = 3, N = 2) with zero

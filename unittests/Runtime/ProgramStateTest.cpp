@@ -160,12 +160,17 @@ TEST(ProgramStateTest, ACacheGrowsUntilItsBoundAndStaysWhole) {
   ASSERT_TRUE(method.ok()) << method.error().toString();
   ProgramState &state = *loaded.program->state();
   EXPECT_EQ(state.view(0).shape, (std::vector<int64_t>{0, 2}));
+  // The concat on axis 0 appends to the state where it lives: the present
+  // is the state's own bytes, nothing copied after the call.
+  EXPECT_EQ(method->statesAppendedInPlace(),
+            (std::vector<std::string>{"past"}));
   for (int call = 0; call < 4; ++call) {
     OwnedTensor k = f32Tensor({1, 2}, {float(call), float(10 * call)});
     ASSERT_TRUE(method->setInput(1, k.view()).ok());
     Error error = method->execute();
     ASSERT_TRUE(error.ok()) << error.toString();
     EXPECT_EQ(state.view(0).shape, (std::vector<int64_t>{call + 1, 2}));
+    EXPECT_EQ(method->output(0)->data, state.view(0).data);
   }
   const float *rows = state.view(0).as<float>();
   EXPECT_EQ((std::vector<float>(rows, rows + 8)),
@@ -185,7 +190,56 @@ TEST(ProgramStateTest, ACacheGrowsUntilItsBoundAndStaysWhole) {
   EXPECT_EQ(method->output(0)->shape, (std::vector<int64_t>{1, 2}));
 }
 
+// A state stored in another layout than the model's (a KV cache stored
+// growing along its first axis): set, shape and read speak the model's
+// layout, view the stored one; the method appends in place and reads the
+// present through rhs_permutation; values worked by hand.
+TEST(ProgramStateTest, AStoredCacheIsSetAndReadInTheModelsLayout) {
+  Loaded loaded;
+  ASSERT_NO_FATAL_FAILURE(load(loaded, buildStoredCache()));
+  Result<Method> method = loaded.program->loadMethod("forward");
+  ASSERT_TRUE(method.ok()) << method.error().toString();
+  EXPECT_EQ(method->statesAppendedInPlace(),
+            (std::vector<std::string>{"past"}));
+  ProgramState &state = *loaded.program->state();
+  EXPECT_EQ(state.permutation(0), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(state.shape(0), (std::vector<int64_t>{2, 0}));
+  OwnedTensor model = f32Tensor({2, 3}, {1, 2, 3, 4, 5, 6});
+  ASSERT_TRUE(state.set(0, model.view()).ok());
+  EXPECT_EQ(state.view(0).shape, (std::vector<int64_t>{3, 2}));
+  const float *stored = state.view(0).as<float>();
+  EXPECT_EQ((std::vector<float>(stored, stored + 6)),
+            (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  OwnedTensor k = f32Tensor({1, 2}, {7, 8});
+  OwnedTensor q = f32Tensor({1, 2}, {1, 10});
+  ASSERT_TRUE(method->setInput(1, k.view()).ok());
+  ASSERT_TRUE(method->setInput(2, q.view()).ok());
+  Error error = method->execute();
+  ASSERT_TRUE(error.ok()) << error.toString();
+  EXPECT_EQ(state.shape(0), (std::vector<int64_t>{2, 4}));
+  std::vector<float> read(8);
+  state.read(0, read.data());
+  EXPECT_EQ(read, (std::vector<float>{1, 2, 3, 7, 4, 5, 6, 8}));
+  // q x the model's [2, 4]: 1 * row 0 + 10 * row 1.
+  TensorView scores = *method->output(1);
+  EXPECT_EQ((std::vector<float>(scores.as<float>(), scores.as<float>() + 4)),
+            (std::vector<float>{41, 52, 63, 87}));
+  // Over the capacity in the model's terms: refused, the state kept.
+  OwnedTensor wide = f32Tensor({3, 1}, {0, 0, 0});
+  Error refused = state.set(0, wide.view());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("holds at most f32[2, 4], not f32[3, 1]"),
+            std::string::npos)
+      << refused.toString();
+  EXPECT_EQ(state.shape(0), (std::vector<int64_t>{2, 4}));
+}
+
 TEST(ProgramStateTest, RejectsDamagedStates) {
+  {
+    TestProgramBuilder b = buildStoredCache();
+    b.states[0].permutation = {0, 0};
+    expectInvalid(b.build(), "permutation: not a permutation of the 2");
+  }
   {
     TestProgramBuilder b = buildAccumulator();
     b.version = kProgramVersion;

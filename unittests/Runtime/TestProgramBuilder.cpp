@@ -165,8 +165,9 @@ std::vector<uint8_t> TestProgramBuilder::build(uint64_t alignment) const {
   for (const State &state : states) {
     auto type = fbs::CreateTensorTypeDirect(
         fbb, static_cast<fbs::ScalarType>(state.dtype), &state.capacity);
-    stateList.push_back(
-        fbs::CreateStateDirect(fbb, state.name.c_str(), type, &state.initial));
+    stateList.push_back(fbs::CreateStateDirect(
+        fbb, state.name.c_str(), type, &state.initial,
+        state.permutation.empty() ? nullptr : &state.permutation));
   }
   std::vector<flatbuffers::Offset<fbs::Segment>> segs;
   uint64_t end = 0;
@@ -252,6 +253,19 @@ TestProgramBuilder buildGrowingCache() {
   b.version = kStatefulProgramVersion;
   b.states = {{"past", DType::F32, {4, 2}, {0, 2}}};
   b.stateBindings = {{0, 0, 0}};
+  return b;
+}
+
+TestProgramBuilder buildStoredCache() {
+  TestProgramBuilder b = buildGrowingCache();
+  int q = b.addInput(DType::F32, {1, 2});
+  int scores = b.addBuffer(DType::F32, {1, 4});
+  // The present is value 2 (past, k, present, then q and scores).
+  b.setDimRegisters(scores, {-1, 2});
+  b.addKernel("matmul", {q, 2}, {scores},
+              {intsParam("rhs_permutation", {1, 0})});
+  b.setOutputs({2, scores});
+  b.states[0].permutation = {1, 0};
   return b;
 }
 

@@ -140,6 +140,8 @@ public:
     std::string name;
     DType dtype;
     std::vector<int64_t> capacity, initial;
+    /// The stored layout (State.permutation; empty: the model's).
+    std::vector<int64_t> permutation = {};
   };
   std::vector<State> states;
   struct StateBinding {
@@ -220,6 +222,12 @@ TestProgramBuilder buildCountingLoop(uint64_t maxTrips, int backTo = 1);
 /// 3, 2] fed from state "past" (capacity [4, 2], starting empty), k f32[1,
 /// 2]; present [p + 1, 2] becomes the state.
 TestProgramBuilder buildGrowingCache();
+
+/// The growing cache stored transposed: the model's state is f32[2, p]
+/// (permutation {1, 0}), stored [p, 2] so that the concat on axis 0
+/// appends to it; scores = q [1, 2] x the model's [2, p + 1], read from the
+/// present through rhs_permutation {1, 0}, is a second output.
+TestProgramBuilder buildStoredCache();
 
 /// A kernel param `name` of `kind` whose `field` holds `value`.
 template <typename Field, typename Value>
