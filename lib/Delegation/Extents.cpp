@@ -254,10 +254,11 @@ static StringAttr symbolOf(Value extent) {
   return name && !name.getValue().empty() ? name : StringAttr();
 }
 
-bool TypesAtBounds::readsSymbol(Value value, const llvm::StringSet<> &symbols) {
+llvm::StringSet<> TypesAtBounds::symbolsRead(Value value) {
+  llvm::StringSet<> symbols;
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.hasStaticShape() || symbols.empty())
-    return false;
+  if (!type || type.hasStaticShape())
+    return symbols;
   SmallVector<Value> work;
   llvm::DenseSet<Value> seen;
   for (int64_t d = 0; d < type.getRank(); ++d)
@@ -268,15 +269,14 @@ bool TypesAtBounds::readsSymbol(Value value, const llvm::StringSet<> &symbols) {
     if (!seen.insert(extent).second)
       continue;
     if (StringAttr symbol = symbolOf(extent))
-      if (symbols.contains(symbol.getValue()))
-        return true;
+      symbols.insert(symbol.getValue());
     if (Operation *op = extent.getDefiningOp())
       if (!isa<tensor::DimOp>(op))
         for (Value operand : op->getOperands())
           if (operand.getType().isIndex() || operand.getType().isInteger())
             work.push_back(operand);
   }
-  return false;
+  return symbols;
 }
 
 /// Whether `a` and `b` compute the same extent: the same value, one

@@ -59,9 +59,9 @@ public:
   /// Whether an extent of `value` is 0 when every symbol is at its lower
   /// bound (an empty KV cache before the first token).
   bool mayBeEmpty(mlir::Value value);
-  /// Whether an extent of `value` is computed from one of `symbols` (read
-  /// off an argument whose hl.dim_params names it).
-  bool readsSymbol(mlir::Value value, const llvm::StringSet<> &symbols);
+  /// The symbols `value`'s extents are computed from (read off arguments
+  /// whose hl.dim_params name them).
+  llvm::StringSet<> symbolsRead(mlir::Value value);
 
 private:
   ExtentResolver resolver;

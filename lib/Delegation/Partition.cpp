@@ -424,18 +424,28 @@ FailureOr<DelegationReport> partition(ModuleOp module, const Backend &backend,
     // that has none there (sized by the data: a detector's per-class
     // counts) stays portable, and so does one with an extent that may be
     // 0 (an empty KV cache): the delegates run extents of 1 and more. An
-    // extent that follows a state's (attention over a KV cache, one row
-    // longer each decode step) is new at every call, and a delegate builds
-    // its graph per shape: such ops stay portable too.
+    // extent that follows only a state's (attention over a KV cache in a
+    // decode step, one row longer at every call) is new at every call and
+    // its work small, and a delegate builds its graph per shape: such ops
+    // stay portable too. One that also follows another input's (a
+    // prompt's attention) does work enough to pay for the build.
     if (dynamic) {
       delegation::TypesAtBounds typeAtBounds(func.getContext());
       llvm::StringSet<> perCall = stateSymbols(func, statePairs);
+      auto followsOnlyState = [&](Value value) {
+        if (perCall.empty())
+          return false;
+        llvm::StringSet<> read = typeAtBounds.symbolsRead(value);
+        return !read.empty() &&
+               llvm::all_of(read.keys(), [&](StringRef symbol) {
+                 return perCall.contains(symbol);
+               });
+      };
       auto unbounded = [&](Value value) {
         auto type = dyn_cast<RankedTensorType>(value.getType());
         return type && !type.hasStaticShape() &&
                (!cast<RankedTensorType>(typeAtBounds(value)).hasStaticShape() ||
-                typeAtBounds.mayBeEmpty(value) ||
-                typeAtBounds.readsSymbol(value, perCall));
+                typeAtBounds.mayBeEmpty(value) || followsOnlyState(value));
       };
       func.walk([&](Operation *op) {
         if (op->hasAttr(delegation::kBackendAttr) &&

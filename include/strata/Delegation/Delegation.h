@@ -89,9 +89,10 @@ struct DelegationReport {
 /// so that their delegates and their named data keep apart).
 ///
 /// `statePairs` (--state's entries) name the inputs a state feeds: an op
-/// with an extent that follows such an input's dynamic extent (attention
-/// over a KV cache) changes shape at every call, and a delegate builds its
-/// graph per shape, so it stays on the portable kernels.
+/// whose extents follow only such inputs' dynamic extents (a decode step's
+/// attention over a KV cache) changes shape at every call for little work,
+/// and a delegate builds its graph per shape, so it stays on the portable
+/// kernels.
 mlir::FailureOr<DelegationReport>
 partition(mlir::ModuleOp module, const Backend &backend,
           const CostCalibration *calibration = nullptr,
