@@ -159,22 +159,56 @@ static Result<MatmulState> prepareMatmul(const KernelContext &ctx) {
   return st;
 }
 
-/// sum_p x[p] * y[p] in eight lanes (one vector of AVX2; two of SSE), then
-/// summed; one clone per target.
+/// c[j] = sum_p x[p] * y[j * stride + p] for j < n: one row of queries
+/// against n rows of keys, four keys at a time in eight lanes each (one
+/// vector of AVX2; two of SSE), the lanes summed at the end of each key;
+/// one clone per target, so the loops over keys run inside it.
 STRATA_GEMM_CLONES
-static float dotF32(const float *x, const float *y, int64_t n) {
+static void dotRows(const float *x, const float *y, int64_t stride, int64_t n,
+                    int64_t k, float *c) {
   typedef float V8 __attribute__((vector_size(32), aligned(4)));
-  V8 acc = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t p = 0;
-  for (; p + 8 <= n; p += 8)
-    acc += *reinterpret_cast<const V8 *>(x + p) *
-           *reinterpret_cast<const V8 *>(y + p);
-  float sum = 0;
-  for (int lane = 0; lane < 8; ++lane)
-    sum += acc[lane];
-  for (; p < n; ++p)
-    sum += x[p] * y[p];
-  return sum;
+  auto lanes = [](V8 v) {
+    float sum = 0;
+    for (int lane = 0; lane < 8; ++lane)
+      sum += v[lane];
+    return sum;
+  };
+  int64_t whole = k / 8 * 8;
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const float *y0 = y + j * stride, *y1 = y0 + stride, *y2 = y1 + stride,
+                *y3 = y2 + stride;
+    V8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+    for (int64_t p = 0; p < whole; p += 8) {
+      V8 xv = *reinterpret_cast<const V8 *>(x + p);
+      a0 += xv * *reinterpret_cast<const V8 *>(y0 + p);
+      a1 += xv * *reinterpret_cast<const V8 *>(y1 + p);
+      a2 += xv * *reinterpret_cast<const V8 *>(y2 + p);
+      a3 += xv * *reinterpret_cast<const V8 *>(y3 + p);
+    }
+    float s0 = lanes(a0), s1 = lanes(a1), s2 = lanes(a2), s3 = lanes(a3);
+    for (int64_t p = whole; p < k; ++p) {
+      s0 += x[p] * y0[p];
+      s1 += x[p] * y1[p];
+      s2 += x[p] * y2[p];
+      s3 += x[p] * y3[p];
+    }
+    c[j] = s0;
+    c[j + 1] = s1;
+    c[j + 2] = s2;
+    c[j + 3] = s3;
+  }
+  for (; j < n; ++j) {
+    const float *row = y + j * stride;
+    V8 acc = {};
+    for (int64_t p = 0; p < whole; p += 8)
+      acc += *reinterpret_cast<const V8 *>(x + p) *
+             *reinterpret_cast<const V8 *>(row + p);
+    float sum = lanes(acc);
+    for (int64_t p = whole; p < k; ++p)
+      sum += x[p] * row[p];
+    c[j] = sum;
+  }
 }
 
 /// c[i][j] = sum_p a[i][p] * b[p * sk + j * sn] for the rhs read through
@@ -190,8 +224,7 @@ static void gemmStridedRhs(KernelIO &io, int64_t m, int64_t n, int64_t k,
   }
   if (sk == 1 && m <= 4) {
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        c[i * n + j] = dotF32(a + i * k, b + j * sn, k);
+      dotRows(a + i * k, b, sn, n, k, c + i * n);
     return;
   }
   float *dense = io.scratchFloats(static_cast<size_t>(k * n));

@@ -1,5 +1,6 @@
 //===- Reduction.cpp - reduce_mean, softmax and log_softmax (f32) --------===//
 #include "KernelUtils.h"
+#include "VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,8 +46,7 @@ Error reduceMeanKernel(KernelContext &ctx) {
   while (runEnd > runBegin && !reduced[runEnd - 1])
     --runEnd;
   bool oneRun = std::all_of(reduced.begin() + runBegin,
-                            reduced.begin() + runEnd,
-                            [](bool r) { return r; });
+                            reduced.begin() + runEnd, [](bool r) { return r; });
   if (oneRun) {
     int64_t inner = 1;
     for (size_t d = runEnd; d < rank; ++d)
@@ -144,6 +144,30 @@ template <bool log> Error softmaxOverAxis(KernelContext &ctx) {
   int64_t outer = split.outer, inner = split.inner, dim = split.extent;
   const float *x = in.as<float>();
   float *y = out.as<float>();
+  if (inner == 1) {
+    // Over contiguous rows (attention's scores): the exponentials of a
+    // whole row at once, through the vector math library where there is
+    // one, as the Exp kernel computes them.
+    for (int64_t o = 0; o < outer; ++o) {
+      const float *row = x + o * dim;
+      float *result = y + o * dim;
+      float maxV = reduceMaxF32(row, dim);
+      for (int64_t j = 0; j < dim; ++j)
+        result[j] = row[j] - maxV;
+      applyFloatFunction(FloatFunction::Exp, result, result, dim);
+      float sum = static_cast<float>(sumF32(result, dim));
+      if (log) {
+        float logSum = std::log(sum);
+        for (int64_t j = 0; j < dim; ++j)
+          result[j] = (row[j] - maxV) - logSum;
+      } else {
+        float scale = 1.0f / sum;
+        for (int64_t j = 0; j < dim; ++j)
+          result[j] *= scale;
+      }
+    }
+    return Error::success();
+  }
   constexpr int64_t kColumns = 64;
   float maxV[kColumns], sum[kColumns];
   for (int64_t o = 0; o < outer; ++o)
