@@ -18,20 +18,23 @@ namespace {
 typedef uint32_t U32x8 __attribute__((vector_size(32)));
 /// The same, at any 4-byte aligned address (an unaligned load or store).
 typedef uint32_t U32x8Unaligned __attribute__((vector_size(32), aligned(4)));
-typedef int32_t Mask8 __attribute__((vector_size(32)));
 
-/// Rows x and y (a pair `width` apart) with their off-diagonal blocks of
-/// `width` swapped.
+/// Rows x and y (a pair `Width` apart) with their off-diagonal blocks of
+/// `Width` swapped (__builtin_shufflevector: GCC 12 and Clang alike).
 template <int Width>
 __attribute__((always_inline)) inline void swapBlocks(U32x8 &x, U32x8 &y) {
   static_assert(Width == 1 || Width == 2 || Width == 4);
-  constexpr Mask8 lo = Width == 4   ? Mask8{0, 1, 2, 3, 8, 9, 10, 11}
-                       : Width == 2 ? Mask8{0, 1, 8, 9, 4, 5, 12, 13}
-                                    : Mask8{0, 8, 2, 10, 4, 12, 6, 14};
-  constexpr Mask8 hi = Width == 4   ? Mask8{4, 5, 6, 7, 12, 13, 14, 15}
-                       : Width == 2 ? Mask8{2, 3, 10, 11, 6, 7, 14, 15}
-                                    : Mask8{1, 9, 3, 11, 5, 13, 7, 15};
-  U32x8 a = __builtin_shuffle(x, y, lo), b = __builtin_shuffle(x, y, hi);
+  U32x8 a, b;
+  if constexpr (Width == 4) {
+    a = __builtin_shufflevector(x, y, 0, 1, 2, 3, 8, 9, 10, 11);
+    b = __builtin_shufflevector(x, y, 4, 5, 6, 7, 12, 13, 14, 15);
+  } else if constexpr (Width == 2) {
+    a = __builtin_shufflevector(x, y, 0, 1, 8, 9, 4, 5, 12, 13);
+    b = __builtin_shufflevector(x, y, 2, 3, 10, 11, 6, 7, 14, 15);
+  } else {
+    a = __builtin_shufflevector(x, y, 0, 8, 2, 10, 4, 12, 6, 14);
+    b = __builtin_shufflevector(x, y, 1, 9, 3, 11, 5, 13, 7, 15);
+  }
   x = a;
   y = b;
 }
