@@ -154,14 +154,14 @@ void readStored(TransposeOp logical, Value stored) {
       transpose.erase();
     } else if (auto shape = dyn_cast<ShapeOfOp>(user)) {
       // The model's extents are the stored ones, gathered.
-      auto stored_shape =
+      auto storedShape =
           builder.create<ShapeOfOp>(shape.getLoc(), shape.getType(), stored);
       auto order = RankedTensorType::get({static_cast<int64_t>(toModel.size())},
                                          builder.getI64Type());
       auto indices = builder.create<ConstantOp>(
           shape.getLoc(), order, DenseIntElementsAttr::get(order, toModel));
       auto gathered = builder.create<GatherOp>(
-          shape.getLoc(), stored_shape, indices, builder.getI64IntegerAttr(0));
+          shape.getLoc(), storedShape, indices, builder.getI64IntegerAttr(0));
       shape.replaceAllUsesWith(gathered.getOutput());
       shape.erase();
     } else if (auto dim = dyn_cast<tensor::DimOp>(user)) {

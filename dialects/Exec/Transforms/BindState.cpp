@@ -213,7 +213,7 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
         return method.emitError("state '")
                << pair.input << "=" << pair.output
                << "': the input and the output are stored in different "
-                  "layouts";
+                  "layouts (--state-in-place=false keeps the model's)";
       StateOp &state = states[pair.input];
       if (!state) {
         // Before the first method, in the order of the pairs.
@@ -234,7 +234,10 @@ LogicalResult strata::exec::bindStates(ProgramOp program,
             layout != storedLayout(state))
           return method.emitError("state '")
                  << pair.input << "' has another type, start or layout in "
-                 << "method " << method.getSymName();
+                 << "method " << method.getSymName()
+                 << " (a layout differs where one method's extent is static "
+                    "and another's dynamic: --state-in-place=false keeps the "
+                    "model's)";
         for (auto [c, k] : llvm::zip(capacity, known.getShape()))
           c = std::max(c, k);
         state.setTypeAttr(
