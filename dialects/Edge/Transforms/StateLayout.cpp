@@ -63,9 +63,8 @@ statePairs(func::FuncOp func, ArrayRef<std::string> specs) {
             pairs.push_back({"", name.getValue().str()});
       continue;
     }
-    auto [input, output] = StringRef(spec).split('=');
-    if (!input.empty() && !output.empty())
-      pairs.push_back({input.str(), output.str()});
+    if (auto pair = parseStatePair(spec))
+      pairs.push_back({pair->first.str(), pair->second.str()});
   }
   return pairs;
 }

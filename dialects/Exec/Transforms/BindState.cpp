@@ -67,12 +67,12 @@ FailureOr<SmallVector<StatePair>> resolvePairs(ProgramOp program,
                                  "input named past_key_values.* or past.*");
       continue;
     }
-    auto [input, output] = StringRef(spec).split('=');
-    if (input.empty() || output.empty())
+    auto pair = strata::parseStatePair(spec);
+    if (!pair)
       return program.emitError("state '")
              << spec << "' must be IN=OUT (an input and the output that "
              << "feeds it at the next call) or past-present";
-    pairs.push_back({input.str(), output.str()});
+    pairs.push_back({pair->first.str(), pair->second.str()});
   }
   return pairs;
 }

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace strata {
 
@@ -32,14 +33,27 @@ inline std::optional<std::string> presentNameFor(llvm::StringRef input) {
   return std::nullopt;
 }
 
+/// A --state entry other than past-present: `IN=OUT`, both names given;
+/// std::nullopt otherwise.
+inline std::optional<std::pair<llvm::StringRef, llvm::StringRef>>
+parseStatePair(llvm::StringRef spec) {
+  auto [input, output] = spec.split('=');
+  if (input.empty() || output.empty())
+    return std::nullopt;
+  return std::make_pair(input, output);
+}
+
 /// Whether the input named `name` is fed from a state under `specs` (the
 /// --state entries: IN=OUT, or past-present).
 inline bool isStateInput(llvm::StringRef name,
                          llvm::ArrayRef<std::string> specs) {
   for (const std::string &spec : specs) {
-    if (spec == "past-present" ? presentNameFor(name).has_value()
-                               : llvm::StringRef(spec).split('=').first == name)
+    if (spec == "past-present") {
+      if (presentNameFor(name))
+        return true;
+    } else if (auto pair = parseStatePair(spec); pair && pair->first == name) {
       return true;
+    }
   }
   return false;
 }

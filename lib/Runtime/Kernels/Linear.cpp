@@ -13,6 +13,7 @@
 // einsum and matmul on double models.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockTranspose.h"
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -234,9 +235,14 @@ static void gemmStridedRhs(KernelIO &io, int64_t m, int64_t n, int64_t k,
     return;
   }
   float *dense = io.scratchFloats(static_cast<size_t>(k * n));
-  for (int64_t p = 0; p < k; ++p)
-    for (int64_t j = 0; j < n; ++j)
-      dense[p * n + j] = b[p * sk + j * sn];
+  if (sk == 1)
+    // Column-major: the portable transpose's vector blocks.
+    transposeBlocks32(reinterpret_cast<uint32_t *>(dense),
+                      reinterpret_cast<const uint32_t *>(b), k, n, n, sn);
+  else
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        dense[p * n + j] = b[p * sk + j * sn];
   gemm(m, n, k, a, k, dense, n, c, n);
 }
 
