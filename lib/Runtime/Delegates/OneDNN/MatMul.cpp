@@ -6,6 +6,7 @@
 // and int8 output scales.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockedGemv.h"
 #include "GraphBuilder.h"
 
 #include <algorithm>
@@ -13,6 +14,25 @@
 namespace strata::runtime::onednn {
 
 using dnnl::memory;
+
+/// The own kernel for a product of a few f32 rows by constant f32 weights
+/// that oneDNN packed in tiles (BlockedGemv.h), when every post-op is
+/// elementwise (run after it, in place); none otherwise.
+static std::optional<BlockedGemv>
+ownGemv(const fbs::Op &op, int64_t rows, const dnnl::matmul::primitive_desc &pd,
+        bool constantB, bool sourceZeroPoint) {
+  if (!constantB || sourceZeroPoint || op.weights_zero_point() != 0 ||
+      (op.output_scales() && op.output_scales()->size() != 0) ||
+      pd.src_desc().data_type() != memory::data_type::f32 ||
+      pd.dst_desc().data_type() != memory::data_type::f32 ||
+      pd.src_desc().dims().size() != 2)
+    return std::nullopt;
+  if (op.post_ops())
+    for (const fbs::PostOp *p : *op.post_ops())
+      if (p->is_sum() || p->binary_input() >= 0)
+        return std::nullopt;
+  return BlockedGemv::plan(rows, pd.weights_desc());
+}
 
 Error GraphBuilder::buildMatMul(const fbs::Op &op) {
   STRATA_ASSIGN_OR_RETURN(PaddedOperands p, paddedOperands(op));
@@ -99,6 +119,32 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
       int zeroPointMem, zeroPoint >= 0
                             ? sourceZeroPoint(static_cast<uint32_t>(zeroPoint))
                             : Result<int>(-1));
+  if (std::optional<BlockedGemv> gemv =
+          ownGemv(op, aDims[0], pd, constantB, zeroPoint >= 0)) {
+    auto kernel = std::make_shared<BlockedGemv>(*gemv);
+    addKernelStep(
+        "strata:gemv",
+        [kernel](const std::unordered_map<int, memory> &args) {
+          kernel->run(
+              floatsOf(args, DNNL_ARG_SRC), floatsOf(args, DNNL_ARG_WEIGHTS),
+              floatsOf(args, DNNL_ARG_BIAS), floatsOf(args, DNNL_ARG_DST));
+        },
+        {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMem}, {DNNL_ARG_DST, dMem}},
+        0);
+    STRATA_RETURN_IF_ERROR(addBias(bias, biasDesc.dims()));
+    // The post-ops (all elementwise), in place on the product.
+    for (uint32_t i = 0; op.post_ops() && i < op.post_ops()->size(); ++i) {
+      const fbs::PostOp *p = op.post_ops()->Get(i);
+      dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
+                                    eltwiseAlgorithm(p->eltwise()), dstDesc,
+                                    p->alpha(), p->beta());
+      dnnl::eltwise_forward::primitive_desc epd(d, userScratchpadAttr(),
+                                                out.engine_);
+      addStep(dnnl::eltwise_forward(epd),
+              {{DNNL_ARG_SRC, dMem}, {DNNL_ARG_DST, dMem}}, epd);
+    }
+    return Error::success();
+  }
   addStep(
       dnnl::matmul(pd),
       {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMem}, {DNNL_ARG_DST, dMem}},
