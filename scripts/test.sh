@@ -3,7 +3,8 @@
 #
 # The README's test command. Installs missing Debian packages, builds, then
 # runs the lit suite (check-strata), every ctest test (gtest suites and the
-# runtime link check), the Python package's pytest suite and
+# runtime link check), the Python package's pytest suite, the aarch64
+# runtime under qemu (scripts/cross-aarch64.sh) and
 # scripts/check-sanitizers.sh (the suites under
 # ASan + UBSan and TSan, the fuzzers). Exits non-zero if anything fails.
 #
@@ -46,6 +47,8 @@ echo "== ctest (gtest suites, link checks)"
 echo "== the strata Python package (pytest python/tests)"
 STRATA_BUILD_DIR=$build /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   "$root/python/tests" || status=1
+echo "== the runtime cross-built for aarch64, the bundled models under qemu (scripts/cross-aarch64.sh)"
+BUILD_DIR=$build "$root/scripts/cross-aarch64.sh" || status=1
 echo "== sanitizers and fuzzers (scripts/check-sanitizers.sh)"
 "$root/scripts/check-sanitizers.sh" || status=1
 echo "test: done in $(( $(date +%s) - start )) s"

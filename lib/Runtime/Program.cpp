@@ -17,6 +17,13 @@
 #include <set>
 #include <sys/mman.h>
 
+// A program's constants, tensor data and header fields are little-endian
+// bytes that the runtime maps and reads in place (x86-64 and aarch64
+// alike); a big-endian host would read every one of them wrong.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the Strata runtime reads programs in place: little-endian hosts only"
+#endif
+
 namespace strata::runtime {
 
 using detail::invalid;

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+#===- cross-aarch64.sh - the runtime on aarch64, checked under qemu ------===//
+#
+# Usage: scripts/cross-aarch64.sh [--install-only]
+#
+# 1. Installs what the cross build needs from the Debian archive: the arm64
+#    architecture, crossbuild-essential-arm64, qemu-user-static and the
+#    arm64 FlatBuffers and cpuinfo packages; XNNPACK and pthreadpool, whose
+#    -dev packages are not multiarch (their arm64 builds would replace the
+#    host's), are fetched with `apt-get download` and unpacked into
+#    $BUILD_AARCH64/sysroot.
+# 2. Cross-builds the runtime (strata-run without oneDNN, strata-run-xnnpack,
+#    strata-dump) into $BUILD_AARCH64 with cmake/aarch64-linux-gnu.cmake and
+#    prints the stripped size of strata-run-xnnpack.
+# 3. Compiles every bundled model that has a test_data_set_0 on this host
+#    (x86, $BUILD/bin/strata-compile) four ways (portable and XNNPACK, fp32
+#    and int8) and runs each program under qemu-aarch64-static: fp32 against
+#    the model's own reference output (PyTorch), int8 against the same
+#    program's output on this host. strata-dump must print the same under
+#    qemu as here (the program loads the same, byte for byte), a oneDNN
+#    program must be refused with a message naming the backend, and the
+#    portable GEMM and attention loops must be NEON code
+#    (scripts/check-neon.sh).
+# Exits non-zero when anything differs or fails.
+#
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+cross=${BUILD_AARCH64:-$root/build-aarch64}
+sysroot=$cross/sysroot
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+
+install() {
+  local need=()
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+    $SUDO apt-get update -qq
+  fi
+  for pkg in crossbuild-essential-arm64 qemu-user-static \
+             libflatbuffers-dev:arm64 libcpuinfo-dev:arm64; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+      grep -q "install ok installed" || need+=("$pkg")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "cross-aarch64: installing ${need[*]}"
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+  fi
+  if [ ! -f "$sysroot/.unpacked" ]; then
+    rm -rf "$sysroot" "$cross/debs"
+    mkdir -p "$sysroot" "$cross/debs"
+    (cd "$cross/debs" && apt-get download -qq libxnnpack-dev:arm64 \
+      libxnnpack0:arm64 libpthreadpool-dev:arm64 libpthreadpool0:arm64 \
+      2>"$cross/debs/download.log")
+    for deb in "$cross"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    touch "$sysroot/.unpacked"
+  fi
+}
+
+install
+[ "${1:-}" = "--install-only" ] && exit 0
+
+start=$(date +%s)
+echo "== cross-building the aarch64 runtime into $cross"
+if [ ! -f "$cross/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$cross" \
+    -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
+    -DSTRATA_AARCH64_EXTRA_ROOT="$sysroot" -DCMAKE_BUILD_TYPE=Release \
+    -DSTRATA_BUILD_COMPILER=OFF -DSTRATA_BUILD_TESTS=OFF \
+    -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_BUILD_PYTHON=OFF \
+    -DSTRATA_WITH_ONEDNN=OFF -DSTRATA_USE_LLD=OFF -DSTRATA_WERROR=ON >/dev/null
+fi
+cmake --build "$cross" --target strata-run strata-run-xnnpack strata-dump
+aarch64-linux-gnu-strip -o "$cross/strata-run-xnnpack.stripped" \
+  "$cross/bin/strata-run-xnnpack"
+echo "cross-aarch64: built in $(( $(date +%s) - start )) s; stripped" \
+  "strata-run-xnnpack $(stat -c %s "$cross/strata-run-xnnpack.stripped")" \
+  "bytes, beside libXNNPACK.so.0 $(stat -L -c %s \
+  "$sysroot/usr/lib/aarch64-linux-gnu/libXNNPACK.so.0") bytes"
+
+# The runtime's shared libraries: the host's multiarch arm64 ones and the
+# unpacked XNNPACK.
+export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
+export LD_LIBRARY_PATH=$sysroot/usr/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu
+arm() { qemu-aarch64-static "$@"; }
+
+out=$cross/programs
+rm -rf "$out"
+mkdir -p "$out"
+status=0
+checked=0
+fail() { echo "cross-aarch64: FAIL: $*"; status=1; }
+
+for dir in "$root"/models/*/; do
+  name=$(basename "$dir")
+  data=$dir/test_data_set_0
+  [ -f "$dir/model.onnx" ] && [ -d "$data" ] || continue
+  for backend in portable xnnpack; do
+    for precision in fp32 int8; do
+      program=$out/$name-$backend-$precision.strata
+      flags=(--no-progress)
+      [ "$backend" = xnnpack ] && flags+=(--backend xnnpack)
+      if [ "$precision" = int8 ]; then
+        # Portable int8: the tensorrt backend's QDQ placement, run by the
+        # portable kernels. Calibrated on the model's own images where it
+        # has them, else on seeded random ones.
+        [ "$backend" = portable ] && flags+=(--backend tensorrt)
+        calibration=random-normal
+        [ -f "$dir/calib_images.npy" ] && calibration=$dir/calib_images.npy
+        flags+=(--quantize --calibration-data "$calibration")
+      fi
+      if ! "$build/bin/strata-compile" "$dir/model.onnx" -o "$program" \
+          "${flags[@]}" >"$program.log" 2>&1; then
+        fail "$name $backend $precision: compile"; tail -3 "$program.log"
+        continue
+      fi
+      runner=strata-run
+      [ "$backend" = xnnpack ] && runner=strata-run-xnnpack
+      if [ "$precision" = fp32 ]; then
+        # The model's own reference (PyTorch), strata-run's tolerances.
+        arm "$cross/bin/$runner" "$program" --inputs "$data" --expect "$data" \
+          >"$program.run" 2>&1 || { fail "$name $backend fp32"; tail -3 "$program.run"; }
+      else
+        # The same int8 program on this host: the same integer arithmetic,
+        # float rescales that may round differently (fused multiply-adds).
+        host=$out/$name-$backend-int8.host
+        "$build/bin/$runner" "$program" --inputs "$data" --output-dir "$host" \
+          >/dev/null 2>&1 || { fail "$name $backend int8 on the host"; continue; }
+        arm "$cross/bin/$runner" "$program" --inputs "$data" --expect "$host" \
+          --min-sqnr 40 >"$program.run" 2>&1 ||
+          { fail "$name $backend int8"; tail -3 "$program.run"; }
+      fi
+      checked=$((checked + 1))
+    done
+  done
+  # The same program, loaded here and there: the same dump.
+  program=$out/$name-xnnpack-fp32.strata
+  if [ -f "$program" ] && ! cmp -s <("$build/bin/strata-dump" "$program" 2>&1) \
+      <(arm "$cross/bin/strata-dump" "$program" 2>&1); then
+    fail "$name: strata-dump differs between x86 and aarch64"
+  fi
+done
+
+# A program whose delegate this runtime lacks: refused at load, by name.
+onednn=$out/digits_cnn-onednn.strata
+"$build/bin/strata-compile" "$root/models/digits_cnn/model.onnx" -o "$onednn" \
+  --backend onednn --no-progress >/dev/null 2>&1
+if arm "$cross/bin/strata-run" "$onednn" \
+    --inputs "$root/models/digits_cnn/test_data_set_0" >"$onednn.run" 2>&1; then
+  fail "a oneDNN program ran on the aarch64 runtime"
+elif ! grep -q "needs backend 'onednn', which is not registered" "$onednn.run"; then
+  fail "the oneDNN program's refusal does not name the backend"; cat "$onednn.run"
+fi
+
+"$root/scripts/check-neon.sh" "$cross" "$build" || status=1
+
+echo "cross-aarch64: $checked programs checked under qemu-aarch64 in" \
+  "$(( $(date +%s) - start )) s"
+exit $status
