@@ -65,6 +65,10 @@ install
 [ "${1:-}" = "--install-only" ] && exit 0
 
 start=$(date +%s)
+# The same compiler cache as scripts/build.sh, across fresh clones.
+export CCACHE_BASEDIR=$root
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/strata-ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
 echo "== cross-building the aarch64 runtime into $cross"
 if [ ! -f "$cross/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$cross" \

@@ -68,6 +68,10 @@ if all(os.path.isdir("/usr/lib/python3/dist-packages/" + m) for m in ("onnx", "n
 # benchmarks/wild/f64-ref.py.
 if os.path.isdir("/usr/lib/python3/dist-packages/torch"):
     config.available_features.add("python3-torch")
+# ... and torchvision (python3-torchvision): the detection models and the
+# value-dependent ops' references (torchvision.ops.nms).
+if os.path.isdir("/usr/lib/python3/dist-packages/torchvision"):
+    config.available_features.add("python3-torchvision")
 
 # A photo from a Debian package (python-matplotlib-data): the detection
 # models' input.

@@ -58,3 +58,34 @@ def test_target_holds_on_the_test_images(tmp_path, name, target):
     got = [program.run(x[i:i + 1])[0] for i in range(len(x))]
     pooled, low = figures(list(want), got)
     assert pooled >= target and low >= target, (pooled, low)
+
+
+def test_target_holds_on_held_out_samples_of_the_bundled_mobilenet_v2(
+        tmp_path):
+    """The bundled MobileNetV2 (random weights, 64 x 64 inputs uniform in
+    [0, 1) as its reference input is): chosen for 40 dB on 100 seeded
+    samples (all int8 gives 39.4 dB there, so some tensors must stay
+    float), then judged on 400 other samples of the same distribution
+    against ONNX Runtime's float model."""
+    model = os.path.join(ROOT, "models", "mobilenet_v2", "model.onnx")
+    calibration, held_out = tmp_path / "calib.npy", tmp_path / "test.npy"
+    np.save(calibration, np.random.default_rng(1).random(
+        (100, 3, 64, 64), dtype=np.float32))
+    np.save(held_out, np.random.default_rng(2).random(
+        (400, 3, 64, 64), dtype=np.float32))
+    report, out = tmp_path / "report.json", tmp_path / "mixed.strata"
+    target = 40
+    subprocess.run(
+        [tool("strata-compile"), model, "-o", str(out), "--backend", "onednn",
+         "--quantize", "--calibration-data", str(calibration),
+         "--no-progress", "--quantize-target-sqnr", str(target),
+         "--report", str(report)], check=True, capture_output=True)
+    mixed = json.loads(report.read_text())["quantization"]["mixed_precision"]
+    assert len(mixed["kept_float"]) >= 1
+    want = ort_outputs(model, str(held_out), tmp_path / "reference.npy")
+    program = strata.load(str(out))
+    x = np.load(held_out)
+    got = [program.run(x[i:i + 1])[0].reshape(want[i].shape)
+           for i in range(len(x))]
+    pooled, low = figures(list(want), got)
+    assert pooled >= target and low >= target, (pooled, low)
