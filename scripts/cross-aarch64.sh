@@ -18,9 +18,10 @@
 #    the model's own reference output (PyTorch), int8 against the same
 #    program's output on this host. strata-dump must print the same under
 #    qemu as here (the program loads the same, byte for byte), a oneDNN
-#    program must be refused with a message naming the backend, and the
-#    portable GEMM and attention loops must be NEON code
-#    (scripts/check-neon.sh).
+#    program must be refused with a message naming the backend, the ONNX
+#    node tests' programs (portable and XNNPACK) must pass on aarch64 as
+#    they pass through strata-run here, and the portable kernels' hot
+#    loops must be NEON code (scripts/check-neon.sh).
 # Exits non-zero when anything differs or fails.
 #
 #===----------------------------------------------------------------------===//
@@ -159,6 +160,45 @@ if arm "$cross/bin/strata-run" "$onednn" \
 elif ! grep -q "needs backend 'onednn', which is not registered" "$onednn.run"; then
   fail "the oneDNN program's refusal does not name the backend"; cat "$onednn.run"
 fi
+
+# The ONNX node tests: each program that passes in the conformance run
+# here (portable, and through XNNPACK) is run again by strata-run on both
+# machines against the test's expected outputs, at the conformance run's
+# tolerances; aarch64 must pass every one this host's strata-run passes
+# (strata-run lacks the harness's bfloat16 and unread-input adaptations:
+# those few fail on both).
+node=/usr/share/libonnx-testdata/data/node
+nodeCheck() { # RUNNER PROGRAM -> exit status
+  local runner=$1 program=$2 name data
+  name=$(basename "$program" .strata)
+  for data in "$node/$name"/test_data_set_*; do
+    $runner "$program" --inputs "$data" --expect "$data" --atol 1e-7 \
+      --rtol 1e-3 --rel-l2 1 >/dev/null 2>&1 || return 1
+  done
+}
+for backend in portable xnnpack; do
+  programs=$out/node-$backend
+  mkdir -p "$programs"
+  flags=()
+  [ "$backend" = xnnpack ] && flags=(--backend xnnpack)
+  "$build/bin/strata-onnx-conformance" "$node" "${flags[@]}" \
+    --out-of-scope "$root/test/Import/out-of-scope.txt" \
+    --programs-dir "$programs" >"$programs.log" 2>&1 || true
+  total=0 hostPass=0 armPass=0
+  for program in "$programs"/*.strata; do
+    total=$((total + 1))
+    nodeCheck "$build/bin/strata-run" "$program" || continue
+    hostPass=$((hostPass + 1))
+    if nodeCheck "arm $cross/bin/strata-run" "$program"; then
+      armPass=$((armPass + 1))
+    else
+      fail "node test $(basename "$program" .strata) ($backend) on aarch64"
+    fi
+  done
+  echo "cross-aarch64: node tests ($backend): $armPass of $total programs" \
+    "match their references on aarch64 ($hostPass through strata-run here)"
+  [ "$total" -ge 700 ] || fail "only $total node-test programs ($backend)"
+done
 
 "$root/scripts/check-neon.sh" "$cross" "$build" || status=1
 

@@ -26,10 +26,15 @@ speed, and each format's speed-up over f32.
 MatMuls are ONNX Runtime's MatMulNBits (to-matmulnbits.py): both run the
 same int4 file.
 
+`--require-vs-ort R` fails (exit 1) when the f32 program's tokens/s is
+under R times ONNX Runtime's at any context; `--require-over-f32
+FORMAT=R` when that format's is under R times the f32 program's.
+
 Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
        [--runs 30] [--threads 1] [--weights f32 int4 int8 int4-a8 int8-a8]
        [--weight-group-size 32] [--onnx with_past.onnx]
        [--mode generate|repeat] [--model-state-layout]
+       [--require-vs-ort 1.5] [--require-over-f32 int4-a8=2.0 ...]
 Prints a markdown table (and --json FILE the figures).
 """
 import argparse
@@ -77,7 +82,19 @@ def main():
                         help="compile with --state-in-place=false (the "
                              "cache in the model's layout, copied per step)")
     parser.add_argument("--json")
+    parser.add_argument("--require-vs-ort", type=float)
+    parser.add_argument("--require-over-f32", nargs="+", default=[],
+                        metavar="FORMAT=RATIO")
     args = parser.parse_args()
+    required = {}
+    for entry in args.require_over_f32:
+        name, _, ratio = entry.partition("=")
+        if name not in args.weights or "f32" not in args.weights:
+            sys.exit(f"--require-over-f32 {entry}: time f32 and {name} "
+                     "(--weights)")
+        required[name] = float(ratio)
+    if args.require_vs_ort and "f32" not in args.weights:
+        sys.exit("--require-vs-ort needs f32 in --weights")
     onnx_path = os.path.join(args.model_dir, args.onnx)
     layers, heads, head_dim, context = cache_shape(
         onnx.load(onnx_path, load_external_data=False))
@@ -166,6 +183,18 @@ def main():
               f"{r['ort_tokens_per_s']:.0f} | "
               f"{r['strata_tokens_per_s'] / r['ort_tokens_per_s']:.2f}x | "
               f"{over} |")
+    misses = []
+    for r in rows:
+        vs_ort = r["strata_tokens_per_s"] / r["ort_tokens_per_s"]
+        if (args.require_vs_ort and r["weights"] == "f32" and
+                vs_ort < args.require_vs_ort):
+            misses.append(f"f32 at context {r['past'] + 1}: {vs_ort:.2f}x "
+                          f"ONNX Runtime, under {args.require_vs_ort}x")
+        want = required.get(r["weights"])
+        over = f32_ms[r["past"]] / r["strata_ms"] if r["past"] in f32_ms else 0
+        if want and over < want:
+            misses.append(f"{r['weights']} at context {r['past'] + 1}: "
+                          f"{over:.2f}x f32, under {want}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"layers": layers, "heads": heads, "head_dim": head_dim,
@@ -174,6 +203,10 @@ def main():
                        "model_state_layout": args.model_state_layout,
                        "weight_group_size": args.weight_group_size,
                        "rows": rows}, f, indent=2)
+    for miss in misses:
+        print(f"decode-speed: MISSED: {miss}", file=sys.stderr)
+    if misses:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

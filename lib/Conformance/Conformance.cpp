@@ -2,8 +2,8 @@
 #include "strata/Conformance/Conformance.h"
 
 #include "strata/Backends/Backend.h"
-#include "strata/Compiler/Compiler.h"
 #include "strata/Calibration/Execute.h"
+#include "strata/Compiler/Compiler.h"
 #include "strata/Runtime/SampleSource.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -12,6 +12,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <fstream>
 #include <sys/wait.h>
@@ -153,8 +154,8 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
 
   std::error_code ec;
   std::vector<std::string> dataSets;
-  for (llvm::sys::fs::directory_iterator it(testDir, ec), end;
-       it != end && !ec; it.increment(ec))
+  for (llvm::sys::fs::directory_iterator it(testDir, ec), end; it != end && !ec;
+       it.increment(ec))
     if (StringRef(llvm::sys::path::filename(it->path()))
             .starts_with("test_data_set_"))
       dataSets.push_back(it->path());
@@ -166,9 +167,9 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
     auto inputs = source->get(0);
     auto expected = source->expected(0);
     if (!inputs.ok() || !expected.ok())
-      return failed(name, "run-error",
-                    (inputs.ok() ? expected.error() : inputs.error())
-                        .toString());
+      return failed(
+          name, "run-error",
+          (inputs.ok() ? expected.error() : inputs.error()).toString());
     adoptBFloat16Bits(*inputs, bf16Inputs);
     adoptBFloat16Bits(*expected, bf16Outputs);
     reshapeUnreadInputs(*inputs, unreadInputs);
@@ -183,9 +184,9 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
                     std::to_string(outputs->size()) + " outputs, expected " +
                         std::to_string(expected->size()));
     for (size_t i = 0; i < outputs->size(); ++i) {
-      runtime::TensorComparison c = runtime::compareTensors(
-          (*outputs)[i].view(), (*expected)[i].view(), options.atol,
-          options.rtol);
+      runtime::TensorComparison c =
+          runtime::compareTensors((*outputs)[i].view(), (*expected)[i].view(),
+                                  options.atol, options.rtol);
       if (!c.typeMismatch.empty())
         return failed(name, "mismatch",
                       "output " + std::to_string(i) + ": " + c.typeMismatch);
@@ -199,6 +200,17 @@ ConformanceRecord runConformanceTest(const std::string &testDir,
     }
   }
   ConformanceRecord record{name, "passed", "", ""};
+  if (!options.programsDir.empty()) {
+    llvm::SmallString<256> path(options.programsDir);
+    llvm::sys::path::append(path, name + ".strata");
+    if (llvm::Error error = llvm::writeToOutput(path, [&](raw_ostream &out) {
+          out << program;
+          return llvm::Error::success();
+        }))
+      return failed(name, "run-error",
+                    "cannot write " + path.str().str() + ": " +
+                        llvm::toString(std::move(error)));
+  }
   if (report.delegation)
     record.delegatedOps = report.delegation->delegatedCount();
   return record;

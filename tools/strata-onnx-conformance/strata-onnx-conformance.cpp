@@ -20,16 +20,21 @@ static cl::opt<std::string> root(cl::Positional, cl::Required,
                                  cl::desc("<node test folder>"));
 static cl::opt<std::string> jsonPath("json", cl::desc("Write records as JSON"));
 static cl::opt<std::string> filter("filter", cl::desc("Only matching tests"));
-static cl::opt<std::string> outOfScope("out-of-scope",
-                                       cl::desc("Out-of-scope list (test/Import/out-of-scope.txt)"));
+static cl::opt<std::string>
+    outOfScope("out-of-scope",
+               cl::desc("Out-of-scope list (test/Import/out-of-scope.txt)"));
 static cl::opt<std::string> skipList("skip", cl::desc("File of skipped tests"));
 static cl::opt<std::string> backendList(
     "backend",
     cl::desc("Compile for these delegate backends (a,b: a priority list, as "
              "strata-compile's --backend); default: portable kernels only"));
-static cl::opt<unsigned> minPassed(
-    "min-passed", cl::desc("Fail when fewer tests pass (the CI floor)"),
-    cl::init(0));
+static cl::opt<std::string> programsDir(
+    "programs-dir",
+    cl::desc("Write each passing test's program to DIR/NAME.strata"));
+static cl::opt<unsigned>
+    minPassed("min-passed",
+              cl::desc("Fail when fewer tests pass (the CI floor)"),
+              cl::init(0));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -37,6 +42,7 @@ int main(int argc, char **argv) {
   strata::ConformanceOptions options;
   options.root = root;
   options.filter = filter;
+  options.programsDir = programsDir;
   if (!outOfScope.empty()) {
     auto scope = strata::NodeTestScope::read(outOfScope);
     if (!scope) {
@@ -65,8 +71,8 @@ int main(int argc, char **argv) {
       ++delegatedPasses;
     if (record.status == "failed") {
       ++classes[record.failureClass];
-      outs() << "FAILED " << record.name << " [" << record.failureClass
-             << "] " << StringRef(record.message).split('\n').first << "\n";
+      outs() << "FAILED " << record.name << " [" << record.failureClass << "] "
+             << StringRef(record.message).split('\n').first << "\n";
     }
   }
   for (const auto &[failureClass, count] : classes)
@@ -77,8 +83,8 @@ int main(int argc, char **argv) {
       return Error::success();
     });
     if (error) {
-      errs() << "cannot write " << jsonPath << ": " << toString(std::move(error))
-             << "\n";
+      errs() << "cannot write " << jsonPath << ": "
+             << toString(std::move(error)) << "\n";
       return 1;
     }
   }

@@ -51,6 +51,10 @@ struct ConformanceOptions {
   /// Delegate backends the programs are compiled for, in priority order
   /// (as `--backend a,b`); empty: the portable kernels alone.
   std::vector<std::string> backends;
+  /// Where each passing test's program is written as NAME.strata (to run
+  /// it again elsewhere: scripts/cross-aarch64.sh runs them on aarch64);
+  /// empty: nowhere.
+  std::string programsDir;
 };
 
 /// Reads a list file: one entry per line, '#' starts a comment; the first

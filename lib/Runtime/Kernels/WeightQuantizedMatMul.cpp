@@ -30,7 +30,6 @@ constexpr int64_t kTile = kWeightTile;
 
 typedef float V16 __attribute__((vector_size(64), aligned(4)));
 typedef uint32_t U32x16 __attribute__((vector_size(64), aligned(4)));
-typedef int32_t I32x16 __attribute__((vector_size(64), aligned(4)));
 
 /// 16 words of the packed weight (a u8 tensor: its data need not be
 /// 4-byte aligned).
@@ -38,18 +37,24 @@ typedef int32_t I32x16 __attribute__((vector_size(64), aligned(4)));
   std::memcpy(&out, at, sizeof(U32x16));
 }
 
-/// Value `i` of each 32-bit lane as floats: shifts, masks and a signed
-/// conversion, which every target's vector unit has (widening bytes has
-/// no such portable form).
+/// 2^23 as a float's bits: 2^23 + q for an integer q below 2^23 is the
+/// float whose mantissa is q.
+constexpr uint32_t kTwoTo23Bits = 0x4B000000u;
+constexpr float kTwoTo23 = 8388608.0f;
+
+/// Value `i` of each 32-bit lane, plus 2^23, as floats: a shift, then the
+/// mask and 2^23's exponent bits (one ternary logic op with AVX-512),
+/// where a conversion would take another. Callers subtract 2^23 + the zero
+/// point: q - z exactly, both terms integers in [2^23, 2^24).
 template <int Bits>
 [[gnu::always_inline]] inline void unpack(U32x16 word, int i, V16 &out) {
   constexpr uint32_t mask = (1u << Bits) - 1;
-  out = __builtin_convertvector((I32x16)((word >> uint32_t(Bits * i)) & mask),
-                                V16);
+  out = (V16)(((word >> uint32_t(Bits * i)) & mask) | kTwoTo23Bits);
 }
 
-/// The zero points (or the default 2^(Bits-1)) and scales of group `g` of
-/// tile `t`, as two 16-lane halves each.
+/// The zero points (or the default 2^(Bits-1)), plus 2^23 as unpack's
+/// values carry it, and the scales of group `g` of tile `t`, as two
+/// 16-lane halves each.
 template <int Bits>
 [[gnu::always_inline]] inline void
 groupParams(const WeightQuantizedMatmulState &st, const float *scales,
@@ -58,8 +63,8 @@ groupParams(const WeightQuantizedMatmulState &st, const float *scales,
   int64_t at = (t * st.groups + g) * kTile;
   alignas(64) float zeros[kTile];
   for (int64_t j = 0; j < kTile; ++j)
-    zeros[j] = zeroPoints ? float(int32_t(zeroPoints[at + j]))
-                          : float(1 << (Bits - 1));
+    zeros[j] = kTwoTo23 + (zeroPoints ? float(int32_t(zeroPoints[at + j]))
+                                      : float(1 << (Bits - 1)));
   for (int h = 0; h < 2; ++h) {
     zero[h] = *reinterpret_cast<const V16 *>(zeros + 16 * h);
     scale[h] = *reinterpret_cast<const V16 *>(scales + at + 16 * h);
