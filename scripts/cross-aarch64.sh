@@ -87,11 +87,14 @@ echo "cross-aarch64: built in $(( $(date +%s) - start )) s; stripped" \
   "bytes, beside libXNNPACK.so.0 $(stat -L -c %s \
   "$sysroot/usr/lib/aarch64-linux-gnu/libXNNPACK.so.0") bytes"
 
-# The runtime's shared libraries: the host's multiarch arm64 ones and the
-# unpacked XNNPACK.
-export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
-export LD_LIBRARY_PATH=$sysroot/usr/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu
-arm() { qemu-aarch64-static "$@"; }
+# An aarch64 program under qemu, its shared libraries from the cross libc,
+# the host's multiarch arm64 ones and the unpacked XNNPACK (set for the
+# emulated program only: the host's own tools run beside it).
+arm() {
+  QEMU_LD_PREFIX=/usr/aarch64-linux-gnu \
+    LD_LIBRARY_PATH=$sysroot/usr/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu \
+    qemu-aarch64-static "$@"
+}
 
 out=$cross/programs
 rm -rf "$out"
