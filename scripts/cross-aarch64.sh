@@ -26,6 +26,7 @@
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
+shopt -s nullglob
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 cross=${BUILD_AARCH64:-$root/build-aarch64}
@@ -54,9 +55,11 @@ install() {
   if [ ! -f "$sysroot/.unpacked" ]; then
     rm -rf "$sysroot" "$cross/debs"
     mkdir -p "$sysroot" "$cross/debs"
+    $SUDO apt-get update -qq
     (cd "$cross/debs" && apt-get download -qq libxnnpack-dev:arm64 \
       libxnnpack0:arm64 libpthreadpool-dev:arm64 libpthreadpool0:arm64 \
-      2>"$cross/debs/download.log")
+      2>"$cross/debs/download.log") ||
+      { cat "$cross/debs/download.log"; exit 1; }
     for deb in "$cross"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
     touch "$sysroot/.unpacked"
   fi
@@ -155,9 +158,10 @@ done
 
 # A program whose delegate this runtime lacks: refused at load, by name.
 onednn=$out/digits_cnn-onednn.strata
-"$build/bin/strata-compile" "$root/models/digits_cnn/model.onnx" -o "$onednn" \
-  --backend onednn --no-progress >/dev/null 2>&1
-if arm "$cross/bin/strata-run" "$onednn" \
+if ! "$build/bin/strata-compile" "$root/models/digits_cnn/model.onnx" \
+    -o "$onednn" --backend onednn --no-progress >"$onednn.log" 2>&1; then
+  fail "digits_cnn: the oneDNN program did not compile"; tail -3 "$onednn.log"
+elif arm "$cross/bin/strata-run" "$onednn" \
     --inputs "$root/models/digits_cnn/test_data_set_0" >"$onednn.run" 2>&1; then
   fail "a oneDNN program ran on the aarch64 runtime"
 elif ! grep -q "needs backend 'onednn', which is not registered" "$onednn.run"; then
@@ -171,11 +175,13 @@ fi
 # (strata-run lacks the harness's bfloat16 and unread-input adaptations:
 # those few fail on both).
 node=/usr/share/libonnx-testdata/data/node
-nodeCheck() { # RUNNER PROGRAM -> exit status
+hostRun() { "$build/bin/strata-run" "$@"; }
+armRun() { arm "$cross/bin/strata-run" "$@"; }
+nodeCheck() { # hostRun|armRun PROGRAM -> exit status
   local runner=$1 program=$2 name data
   name=$(basename "$program" .strata)
   for data in "$node/$name"/test_data_set_*; do
-    $runner "$program" --inputs "$data" --expect "$data" --atol 1e-7 \
+    "$runner" "$program" --inputs "$data" --expect "$data" --atol 1e-7 \
       --rtol 1e-3 --rel-l2 1 >/dev/null 2>&1 || return 1
   done
 }
@@ -190,9 +196,9 @@ for backend in portable xnnpack; do
   total=0 hostPass=0 armPass=0
   for program in "$programs"/*.strata; do
     total=$((total + 1))
-    nodeCheck "$build/bin/strata-run" "$program" || continue
+    nodeCheck hostRun "$program" || continue
     hostPass=$((hostPass + 1))
-    if nodeCheck "arm $cross/bin/strata-run" "$program"; then
+    if nodeCheck armRun "$program"; then
       armPass=$((armPass + 1))
     else
       fail "node test $(basename "$program" .strata) ($backend) on aarch64"

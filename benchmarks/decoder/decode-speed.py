@@ -89,6 +89,10 @@ def main():
     required = {}
     for entry in args.require_over_f32:
         name, _, ratio = entry.partition("=")
+        try:
+            float(ratio)
+        except ValueError:
+            sys.exit(f"--require-over-f32 {entry}: want FORMAT=RATIO")
         if name not in args.weights or "f32" not in args.weights:
             sys.exit(f"--require-over-f32 {entry}: time f32 and {name} "
                      "(--weights)")

@@ -43,6 +43,12 @@ int main(int argc, char **argv) {
   options.root = root;
   options.filter = filter;
   options.programsDir = programsDir;
+  if (!programsDir.empty())
+    if (std::error_code ec = sys::fs::create_directories(programsDir)) {
+      errs() << "strata-onnx-conformance: cannot create " << programsDir << ": "
+             << ec.message() << "\n";
+      return 1;
+    }
   if (!outOfScope.empty()) {
     auto scope = strata::NodeTestScope::read(outOfScope);
     if (!scope) {

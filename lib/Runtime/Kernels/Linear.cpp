@@ -314,8 +314,8 @@ static Error executeMatmul(const MatmulState &st, KernelIO &io) {
   std::vector<int64_t> index(batchRank, 0);
   if (st.permuted && m <= 4 && st.batches > 1 &&
       (st.rhsN == 1 || st.rhsK == 1)) {
-    // The batches' offsets; when every rhs batch starts inside the rhs's
-    // first row (heads side by side in a KV cache), one pass over the rows.
+    // The batches' offsets; when the rhs batches sit side by side inside
+    // the rhs's rows (heads in a KV cache), one pass over the rows.
     std::vector<int64_t> offA(st.batches, 0), offB(st.batches, 0);
     for (int64_t batch = 0; batch < st.batches; ++batch) {
       for (size_t d = 0; d < batchRank; ++d) {
@@ -328,9 +328,17 @@ static Error executeMatmul(const MatmulState &st, KernelIO &io) {
         index[d] = 0;
       }
     }
+    // Distinct slices, apart from one another, inside one row: a rhs
+    // shared by batches (a stride of 0) keeps the per-batch loop below,
+    // whose output stays in L1 across the rhs's rows.
     int64_t rowStride = st.rhsN == 1 ? st.rhsK : st.rhsN;
     int64_t rowLength = st.rhsN == 1 ? n : k;
-    if (*std::max_element(offB.begin(), offB.end()) + rowLength <= rowStride) {
+    std::vector<int64_t> starts = offB;
+    std::sort(starts.begin(), starts.end());
+    bool sideBySide = starts.back() + rowLength <= rowStride;
+    for (size_t i = 1; sideBySide && i < starts.size(); ++i)
+      sideBySide = starts[i] >= starts[i - 1] + rowLength;
+    if (sideBySide) {
       if (st.rhsN == 1)
         rowsAcrossBatches(st.batches, m, n, k, a.as<float>(), offA.data(),
                           b.as<float>(), offB.data(), st.rhsK, out.as<float>());
