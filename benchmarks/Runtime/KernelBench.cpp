@@ -50,8 +50,11 @@ void BM_Matmul(benchmark::State &state) {
   b.setOutputs({y});
   runProgram(state, b.build(), 2.0 * m * n * k);
 }
-BENCHMARK(BM_Matmul)->Args({64, 512, 512})->Args({1, 512, 1000})
-    ->Args({256, 256, 256})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Matmul)
+    ->Args({64, 512, 512})
+    ->Args({1, 512, 1000})
+    ->Args({256, 256, 256})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_Conv2d(benchmark::State &state) {
   int64_t c = state.range(0), hw = state.range(1), oc = state.range(2),
@@ -67,8 +70,7 @@ void BM_Conv2d(benchmark::State &state) {
                                       intsParam("pads", {pad, pad, pad, pad}),
                                       intParam("group", group)}));
   b.setOutputs({y});
-  runProgram(state, b.build(),
-             2.0 * oc * out * out * (c / group) * k * k);
+  runProgram(state, b.build(), 2.0 * oc * out * out * (c / group) * k * k);
 }
 // c, hw, oc, k, stride, group
 BENCHMARK(BM_Conv2d)
@@ -80,5 +82,44 @@ BENCHMARK(BM_Conv2d)
     ->Unit(benchmark::kMillisecond);
 
 } // namespace
+
+/// A decode step's product: m rows by a [k, n] weight stored in groups of
+/// 32 at `bits` (weight_quantized_matmul's tiled layout, random words),
+/// with f32 or (activation_bits 8) dynamically quantized int8 rows. The
+/// weight's 4 MiB (4-bit, k 2048 x n 4096) overflow L2, as a decoder's do.
+void BM_WeightQuantizedMatmul(benchmark::State &state) {
+  int64_t m = state.range(0), k = state.range(1), n = state.range(2),
+          bits = state.range(3), activationBits = state.range(4);
+  int64_t group = 32, tiles = (n + 31) / 32, perWord = 32 / bits,
+          blocks = (k + perWord - 1) / perWord,
+          groups = (k + group - 1) / group;
+  TestProgramBuilder b;
+  int a = b.addInput(DType::F32, {m, k});
+  std::vector<uint8_t> words(tiles * blocks * 128);
+  uint32_t seed = 12345;
+  for (uint8_t &word : words)
+    word = static_cast<uint8_t>((seed = seed * 1103515245u + 12345u) >> 24);
+  std::vector<float> scales(tiles * groups * 32, 0.01f);
+  std::vector<uint8_t> zeros(tiles * groups * 32, 1u << (bits - 1));
+  int w = b.addConstant(DType::U8, {tiles, blocks, 128}, words.data());
+  int s = b.addConstant(DType::F32, {tiles, groups, 32}, scales.data());
+  int z = b.addConstant(DType::U8, {tiles, groups, 32}, zeros.data());
+  int y = b.addBuffer(DType::F32, {m, n});
+  std::vector<Param> params = {intParam("bits", bits),
+                               intParam("group_size", group)};
+  if (activationBits)
+    params.push_back(intParam("activation_bits", activationBits));
+  b.addKernel("weight_quantized_matmul", {a, w, s, z}, {y}, params);
+  b.setOutputs({y});
+  runProgram(state, b.build(), 2.0 * m * n * k);
+}
+// m, k, n, bits, activation bits
+BENCHMARK(BM_WeightQuantizedMatmul)
+    ->Args({1, 512, 2048, 4, 0})
+    ->Args({1, 2048, 4096, 4, 0})
+    ->Args({1, 2048, 4096, 4, 8})
+    ->Args({1, 2048, 4096, 8, 0})
+    ->Args({4, 2048, 4096, 4, 0})
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

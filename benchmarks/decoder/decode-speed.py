@@ -26,12 +26,18 @@ speed, and each format's speed-up over f32.
 MatMuls are ONNX Runtime's MatMulNBits (to-matmulnbits.py): both run the
 same int4 file.
 
+Every runtime and format is timed once per round (--rounds, 5 by
+default, of --runs steps each), so that a round's figures are taken
+close together on a machine whose speed drifts; a ratio is the median of
+the rounds' ratios, and the worst round's is printed beside it.
+
 `--require-vs-ort R` fails (exit 1) when the f32 program's tokens/s is
 under R times ONNX Runtime's at any context; `--require-over-f32
-FORMAT=R` when that format's is under R times the f32 program's.
+FORMAT=R` when that format's is under R times the f32 program's (the
+median ratios).
 
 Usage: decode-speed.py MODEL_DIR [--backend onednn] [--past 127 1023]
-       [--runs 30] [--threads 1] [--weights f32 int4 int8 int4-a8 int8-a8]
+       [--runs 30] [--rounds 5] [--threads 1] [--weights f32 int4 int8 int4-a8 int8-a8]
        [--weight-group-size 32] [--onnx with_past.onnx]
        [--mode generate|repeat] [--model-state-layout]
        [--require-vs-ort 1.5] [--require-over-f32 int4-a8=2.0 ...]
@@ -69,7 +75,10 @@ def main():
     parser.add_argument("model_dir")
     parser.add_argument("--backend", default="onednn")
     parser.add_argument("--past", type=int, nargs="+", default=[127, 1023])
-    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=30,
+                        help="timed steps per round")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds, each timing every runtime and format")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--weights", nargs="+", default=["f32"],
                         choices=["f32", "int4", "int8", "int4-a8",
@@ -103,17 +112,18 @@ def main():
     layers, heads, head_dim, context = cache_shape(
         onnx.load(onnx_path, load_external_data=False))
     rng = np.random.default_rng(0)
-    ort_ms = {}
-    for past in args.past:
-        ort_ms[past] = json.loads(subprocess.run(
-            ["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                  "ort-decode.mjs"),
+    here = os.path.dirname(os.path.abspath(__file__))
+
+    def time_ort(past):
+        return json.loads(subprocess.run(
+            ["node", os.path.join(here, "ort-decode.mjs"),
              "--ort-dir", os.path.join(BUILD, "peer", "npm"),
              "--model", onnx_path, "--past", str(past), "--heads", str(heads),
              "--head-dim", str(head_dim), "--threads", str(args.threads),
              "--runs", str(args.runs), "--mode", args.mode],
             check=True, capture_output=True, text=True).stdout)["median_ms"]
-    rows = []
+
+    programs = {}
     for weights in args.weights:
         stem = os.path.splitext(args.onnx)[0]
         layout = "-model-layout" if args.model_state_layout else ""
@@ -140,65 +150,100 @@ def main():
                 command += ["--weight-activations", "int8"]
         subprocess.run(command, check=True)
         program = strata.load(program_path, threads=args.threads)
-        method = program.method(program.methods[0])
+        programs[weights] = (program_path, program,
+                             program.method(program.methods[0]))
+
+    def time_strata(weights, past):
+        _, program, method = programs[weights]
         warm = max(1, args.runs // 10)
+        grow = args.mode == "generate"
+        first = past + 1 - (warm + args.runs) if grow else past
+        if first < 0:
+            sys.exit(f"--past {past} is shorter than the "
+                     f"{warm + args.runs} steps")
+        caches = {name: (rng.standard_normal((1, heads, first, head_dim))
+                         * 0.1).astype(np.float32)
+                  for name in program.state_names}
+        token = np.array([[65]])
+        times = []
+        for name, value in caches.items():
+            program.set_state(name, value)
+        for i in range(args.runs + warm):
+            length = first + (i if grow else 0)
+            mask = np.ones((1, length + 1), np.int64)
+            position = np.array([[length]])
+            if not grow:
+                for name, value in caches.items():
+                    program.set_state(name, value)
+            start = time.perf_counter()
+            method(token, mask, position)
+            elapsed = (time.perf_counter() - start) * 1e3
+            if i >= warm:
+                times.append(elapsed)
+        return float(np.median(times))
+
+    # Rounds: every runtime and format once per round, so that each round's
+    # figures are taken close together; a ratio is the median of the
+    # rounds' ratios, the worst round's quoted beside it.
+    ort_rounds = {past: [] for past in args.past}
+    strata_rounds = {(w, past): [] for w in args.weights for past in args.past}
+    for _ in range(args.rounds):
         for past in args.past:
-            grow = args.mode == "generate"
-            first = past + 1 - (warm + args.runs) if grow else past
-            if first < 0:
-                sys.exit(f"--past {past} is shorter than the "
-                         f"{warm + args.runs} steps")
-            caches = {name: (rng.standard_normal((1, heads, first, head_dim))
-                             * 0.1).astype(np.float32)
-                      for name in program.state_names}
-            token = np.array([[65]])
-            times = []
-            for name, value in caches.items():
-                program.set_state(name, value)
-            for i in range(args.runs + warm):
-                length = first + (i if grow else 0)
-                mask = np.ones((1, length + 1), np.int64)
-                position = np.array([[length]])
-                if not grow:
-                    for name, value in caches.items():
-                        program.set_state(name, value)
-                start = time.perf_counter()
-                method(token, mask, position)
-                elapsed = (time.perf_counter() - start) * 1e3
-                if i >= warm:
-                    times.append(elapsed)
-            strata_ms = float(np.median(times))
-            rows.append({"weights": weights, "past": past,
-                         "program_bytes": os.path.getsize(program_path),
-                         "strata_ms": strata_ms, "ort_ms": ort_ms[past],
-                         "strata_tokens_per_s": 1e3 / strata_ms,
-                         "ort_tokens_per_s": 1e3 / ort_ms[past]})
-    f32_ms = {r["past"]: r["strata_ms"] for r in rows if r["weights"] == "f32"}
+            ort_rounds[past].append(time_ort(past))
+        for weights in args.weights:
+            for past in args.past:
+                strata_rounds[(weights, past)].append(
+                    time_strata(weights, past))
+
+    def ratios(numerators, denominators):
+        each = [n / d for n, d in zip(numerators, denominators)]
+        return float(np.median(each)), min(each)
+
+    rows = []
+    for weights in args.weights:
+        for past in args.past:
+            mine = strata_rounds[(weights, past)]
+            vs_ort, vs_ort_worst = ratios(ort_rounds[past], mine)
+            row = {"weights": weights, "past": past,
+                   "program_bytes": os.path.getsize(programs[weights][0]),
+                   "strata_ms": float(np.median(mine)),
+                   "ort_ms": float(np.median(ort_rounds[past])),
+                   "strata_ms_rounds": mine,
+                   "ort_ms_rounds": ort_rounds[past],
+                   "vs_ort": vs_ort, "vs_ort_worst_round": vs_ort_worst}
+            if "f32" in args.weights:
+                row["over_f32"], row["over_f32_worst_round"] = ratios(
+                    strata_rounds[("f32", past)], mine)
+            row["strata_tokens_per_s"] = 1e3 / row["strata_ms"]
+            row["ort_tokens_per_s"] = 1e3 / row["ort_ms"]
+            rows.append(row)
+    print(f"{args.rounds} rounds of {args.runs} steps; ms: the rounds' "
+          f"median; ratios: the median of the rounds' ratios (the worst "
+          f"round's in brackets)\n")
     print(f"| weights | program MB | context | Strata ({args.backend}) "
           f"ms/token | tokens/s | ONNX Runtime ms/token | tokens/s | "
           f"Strata / ORT tokens/s | over f32 |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        over = (f"{f32_ms[r['past']] / r['strata_ms']:.2f}x"
-                if r["past"] in f32_ms else "")
+        over = (f"{r['over_f32']:.2f}x ({r['over_f32_worst_round']:.2f}x)"
+                if "over_f32" in r else "")
         print(f"| {r['weights']} | {r['program_bytes'] / 1e6:.1f} | "
               f"{r['past'] + 1} | {r['strata_ms']:.2f} | "
               f"{r['strata_tokens_per_s']:.0f} | {r['ort_ms']:.2f} | "
               f"{r['ort_tokens_per_s']:.0f} | "
-              f"{r['strata_tokens_per_s'] / r['ort_tokens_per_s']:.2f}x | "
+              f"{r['vs_ort']:.2f}x ({r['vs_ort_worst_round']:.2f}x) | "
               f"{over} |")
     misses = []
     for r in rows:
-        vs_ort = r["strata_tokens_per_s"] / r["ort_tokens_per_s"]
         if (args.require_vs_ort and r["weights"] == "f32" and
-                vs_ort < args.require_vs_ort):
-            misses.append(f"f32 at context {r['past'] + 1}: {vs_ort:.2f}x "
-                          f"ONNX Runtime, under {args.require_vs_ort}x")
+                r["vs_ort"] < args.require_vs_ort):
+            misses.append(f"f32 at context {r['past'] + 1}: "
+                          f"{r['vs_ort']:.2f}x ONNX Runtime, under "
+                          f"{args.require_vs_ort}x")
         want = required.get(r["weights"])
-        over = f32_ms[r["past"]] / r["strata_ms"] if r["past"] in f32_ms else 0
-        if want and over < want:
+        if want and r["over_f32"] < want:
             misses.append(f"{r['weights']} at context {r['past'] + 1}: "
-                          f"{over:.2f}x f32, under {want}x")
+                          f"{r['over_f32']:.2f}x f32, under {want}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"layers": layers, "heads": heads, "head_dim": head_dim,
@@ -206,6 +251,7 @@ def main():
                        "backend": args.backend, "mode": args.mode,
                        "model_state_layout": args.model_state_layout,
                        "weight_group_size": args.weight_group_size,
+                       "rounds": args.rounds, "runs": args.runs,
                        "rows": rows}, f, indent=2)
     for miss in misses:
         print(f"decode-speed: MISSED: {miss}", file=sys.stderr)

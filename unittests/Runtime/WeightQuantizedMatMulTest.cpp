@@ -179,3 +179,72 @@ TEST(WeightQuantizedMatMulTest, Int8ActivationsVnniEqualsTheGenericPath) {
       }
     }
 }
+
+TEST(WeightQuantizedMatMulTest, F32PathsAgreeWithAFloat64Product) {
+  using namespace strata::runtime::kernels;
+  // K = 150 (a partial group and word), N = 37 (a padded tile), rows 1 to
+  // 4 and 9 (the register paths, then the dequantize-once one), with and
+  // without zero points; each path against the product in float64 of the
+  // values the layout holds, read back here word by word.
+  for (int64_t bits : {4, 8})
+    for (int64_t group : {32, 64})
+      for (bool withZeros : {true, false})
+        for (int64_t rows : {1, 2, 3, 4, 9}) {
+          WeightQuantizedMatmulState st;
+          st.rows = rows, st.k = 150, st.n = 37, st.bits = bits;
+          st.groupSize = group, st.tiles = 2;
+          st.groups = (st.k + group - 1) / group;
+          int64_t perWord = 32 / bits;
+          st.blocks = (st.k + perWord - 1) / perWord;
+          std::vector<uint8_t> weight(st.tiles * st.blocks * 128),
+              zeros(st.tiles * st.groups * 32);
+          std::vector<float> scales(zeros.size()), x(rows * st.k), bias(st.n);
+          uint32_t state = 777 + rows;
+          auto next = [&]() { return state = state * 1664525u + 1013904223u; };
+          for (uint8_t &b : weight)
+            b = static_cast<uint8_t>(next() >> 24);
+          for (size_t i = 0; i < zeros.size(); ++i) {
+            zeros[i] = static_cast<uint8_t>((next() >> 24) % (1u << bits));
+            scales[i] = 0.01f * static_cast<float>((next() >> 24) % 100 + 1);
+          }
+          for (float &v : x)
+            v = static_cast<float>(static_cast<int32_t>(next() >> 16) - 32768) /
+                4096.0f;
+          for (float &v : bias)
+            v = static_cast<float>((next() >> 24) % 7);
+          const uint8_t *zp = withZeros ? zeros.data() : nullptr;
+          std::vector<double> want(rows * st.n), magnitude(rows * st.n);
+          for (int64_t n = 0; n < st.n; ++n) {
+            int64_t t = n / 32, j = n % 32;
+            for (int64_t p = 0; p < st.k; ++p) {
+              int64_t at = ((t * st.blocks + p / perWord) * 32 + j) * 4;
+              uint32_t word;
+              std::memcpy(&word, weight.data() + at, 4);
+              int64_t q = (word >> (bits * (p % perWord))) & ((1u << bits) - 1);
+              int64_t param = (t * st.groups + p / group) * 32 + j;
+              int64_t z = zp ? zp[param] : int64_t(1) << (bits - 1);
+              double w = static_cast<double>(q - z) * scales[param];
+              for (int64_t r = 0; r < rows; ++r) {
+                want[r * st.n + n] += x[r * st.k + p] * w;
+                magnitude[r * st.n + n] += std::fabs(x[r * st.k + p] * w);
+              }
+            }
+            for (int64_t r = 0; r < rows; ++r)
+              want[r * st.n + n] += bias[n];
+          }
+          std::vector<float> scratch(f32ActivationScratchFloats(st));
+          for (bool lookup : {false, true}) {
+            if (lookup && !hasNibbleLookup())
+              continue;
+            std::vector<float> y(rows * st.n, -1.0f);
+            weightQuantizedMatmulF32(st, x.data(), weight.data(), scales.data(),
+                                     zp, bias.data(), scratch.data(), y.data(),
+                                     lookup);
+            for (int64_t i = 0; i < rows * st.n; ++i)
+              ASSERT_NEAR(y[i], want[i], 1e-6 * (1 + magnitude[i]))
+                  << "bits " << bits << " group " << group << " zeros "
+                  << withZeros << " rows " << rows << " lookup " << lookup
+                  << " at " << i;
+          }
+        }
+}

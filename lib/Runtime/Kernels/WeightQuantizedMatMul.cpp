@@ -7,7 +7,9 @@
 // For a few rows (a decode step), each word is unpacked in registers with
 // shifts and masks, less the zero point (exact in f32), and multiply-added
 // per group, the group's sum then scaled: the step reads 1/8 (4-bit) or
-// 1/4 (8-bit) of the f32 weight's bytes. For more rows, each 32-column
+// 1/4 (8-bit) of the f32 weight's bytes. With AVX-512, a 4-bit value is
+// instead looked up as q - 8 by one permute, and (z - 8) times the row's
+// sum over the group subtracted once per group. For more rows, each 32-column
 // tile is dequantized once into scratch memory that stays in cache and
 // every row multiplies it there. Compiled per target like gemm
 // (STRATA_GEMM_CLONES); the vector code is GCC's generic vectors, so
@@ -42,6 +44,12 @@ typedef uint32_t U32x16 __attribute__((vector_size(64), aligned(4)));
 constexpr uint32_t kTwoTo23Bits = 0x4B000000u;
 constexpr float kTwoTo23 = 8388608.0f;
 
+/// A nibble q as the float q - 8, looked up by the nibble (the lookup reads
+/// an index's low 4 bits, so no mask is needed): the 4-bit levels about
+/// the default zero point, which the lookup path folds in per group.
+constexpr V16 kCenteredLevels = {-8, -7, -6, -5, -4, -3, -2, -1,
+                                 0,  1,  2,  3,  4,  5,  6,  7};
+
 /// Value `i` of each 32-bit lane, plus 2^23, as floats: a shift, then the
 /// mask and 2^23's exponent bits (one ternary logic op with AVX-512),
 /// where a conversion would take another. Callers subtract 2^23 + the zero
@@ -61,13 +69,36 @@ groupParams(const WeightQuantizedMatmulState &st, const float *scales,
             const uint8_t *zeroPoints, int64_t t, int64_t g, V16 *zero,
             V16 *scale) {
   int64_t at = (t * st.groups + g) * kTile;
-  alignas(64) float zeros[kTile];
-  for (int64_t j = 0; j < kTile; ++j)
-    zeros[j] = kTwoTo23 + (zeroPoints ? float(int32_t(zeroPoints[at + j]))
-                                      : float(1 << (Bits - 1)));
+  U32x16 bytes = {};
+  if (zeroPoints) {
+    // The group's 32 zero points in the low half of a whole vector, read
+    // as one (narrower loads widen through memory in GCC's vector code,
+    // stalling on store forwarding once per group); the last group's,
+    // with nothing after them, through a copy.
+    int64_t total = st.tiles * st.groups * kTile;
+    if (at + kTile * 2 <= total) {
+      std::memcpy(&bytes, zeroPoints + at, sizeof(bytes));
+    } else {
+      alignas(64) uint8_t last[sizeof(U32x16)] = {};
+      std::memcpy(last, zeroPoints + at, kTile);
+      std::memcpy(&bytes, last, sizeof(bytes));
+    }
+  }
+  const U32x16 byteShift = {0, 8, 16, 24, 0, 8, 16, 24,
+                            0, 8, 16, 24, 0, 8, 16, 24};
   for (int h = 0; h < 2; ++h) {
-    zero[h] = *reinterpret_cast<const V16 *>(zeros + 16 * h);
-    scale[h] = *reinterpret_cast<const V16 *>(scales + at + 16 * h);
+    if (zeroPoints) {
+      // Lane j of half h: byte 16 h + j, its word shifted down.
+      U32x16 words =
+          h == 0 ? __builtin_shufflevector(bytes, bytes, 0, 0, 0, 0, 1, 1, 1, 1,
+                                           2, 2, 2, 2, 3, 3, 3, 3)
+                 : __builtin_shufflevector(bytes, bytes, 4, 4, 4, 4, 5, 5, 5, 5,
+                                           6, 6, 6, 6, 7, 7, 7, 7);
+      zero[h] = (V16)(((words >> byteShift) & 0xFFu) | kTwoTo23Bits);
+    } else {
+      zero[h] = V16{} + (kTwoTo23 + float(1 << (Bits - 1)));
+    }
+    std::memcpy(&scale[h], scales + at + 16 * h, sizeof(V16));
   }
 }
 
@@ -122,12 +153,13 @@ template <int Rows>
 /// dequantizing the tile to memory first would not pay. One row keeps two
 /// sums per half (even and odd rows of K), so that the multiply-adds do
 /// not wait on each other.
-template <int Bits, int Rows>
+template <int Bits, int Rows, bool Lookup>
 [[gnu::always_inline]] inline void
 packedRows(const WeightQuantizedMatmulState &st, const float *x,
            const uint8_t *weight, const float *scales,
-           const uint8_t *zeroPoints, int64_t t, V16 (*acc)[2]) {
-  constexpr int perWord = 32 / Bits, sums = Rows == 1 ? 2 : 1;
+           const uint8_t *zeroPoints, const float *xSums, int64_t t,
+           V16 (*acc)[2]) {
+  constexpr int perWord = 32 / Bits, sums = Rows == 1 ? 4 : Rows == 2 ? 2 : 1;
   const uint8_t *tileWeight = weight + t * st.blocks * kTile * 4;
   for (int r = 0; r < Rows; ++r)
     acc[r][0] = acc[r][1] = V16{};
@@ -150,8 +182,12 @@ packedRows(const WeightQuantizedMatmulState &st, const float *x,
       for (int i = 0; i < perWord; ++i)
         for (int h = 0; h < 2; ++h) {
           V16 w;
-          unpack<Bits>(word[h], i, w);
-          w -= zero[h];
+          if constexpr (Lookup) {
+            w = __builtin_shuffle(kCenteredLevels, word[h] >> uint32_t(4 * i));
+          } else {
+            unpack<Bits>(word[h], i, w);
+            w -= zero[h];
+          }
           for (int r = 0; r < Rows; ++r)
             group[r][h][i % sums] += xb[r * st.k + i] * w;
         }
@@ -163,8 +199,12 @@ packedRows(const WeightQuantizedMatmulState &st, const float *x,
         loadWords(tileWeight + (b * kTile + 16 * h) * 4, word);
         for (int i = 0; b * perWord + i < k1; ++i) {
           V16 w;
-          unpack<Bits>(word, i, w);
-          w -= zero[h];
+          if constexpr (Lookup) {
+            w = __builtin_shuffle(kCenteredLevels, word >> uint32_t(4 * i));
+          } else {
+            unpack<Bits>(word, i, w);
+            w -= zero[h];
+          }
           for (int r = 0; r < Rows; ++r)
             group[r][h][0] += xb[r * st.k + i] * w;
         }
@@ -175,22 +215,39 @@ packedRows(const WeightQuantizedMatmulState &st, const float *x,
         V16 sum = group[r][h][0];
         for (int s = 1; s < sums; ++s)
           sum += group[r][h][s];
+        if constexpr (Lookup)
+          sum -= (zero[h] - (kTwoTo23 + 8)) * xSums[r * st.groups + g];
         acc[r][h] += sum * scale[h];
       }
   }
 }
 
-template <int Bits>
+template <int Bits, bool Lookup>
 [[gnu::always_inline]] inline void
 weightQuantizedMatmul(const WeightQuantizedMatmulState &st, const float *x,
                       const uint8_t *weight, const float *scales,
-                      const uint8_t *zeroPoints, const float *bias, float *tile,
-                      float *y) {
+                      const uint8_t *zeroPoints, const float *bias,
+                      float *scratch, float *y) {
   constexpr int kRows = 4;
   // Up to a few rows, each tile is unpacked in registers; beyond, it is
-  // dequantized once into `tile` for all of them (executeWeightQuantized-
-  // Matmul gives the scratch memory from the same bound).
+  // dequantized once into `tile` for all of them (f32ActivationScratch-
+  // Floats gives the scratch memory from the same bound).
+  float *tile = scratch;
   bool widenOnce = st.rows > 2 * kRows;
+  // Nibbles looked up as q - 8: each row's sum over each group, for the
+  // zero points' share (x * (q - z) summed is x * (q - 8) summed, less
+  // (z - 8) times the sum of x).
+  static_assert(!Lookup || Bits == 4, "the lookup path reads nibbles");
+  float *xSums = scratch;
+  if (Lookup && !widenOnce)
+    for (int64_t r = 0; r < st.rows; ++r)
+      for (int64_t g = 0; g < st.groups; ++g) {
+        float sum = 0;
+        for (int64_t p = g * st.groupSize;
+             p < std::min(st.k, (g + 1) * st.groupSize); ++p)
+          sum += x[r * st.k + p];
+        xSums[r * st.groups + g] = sum;
+      }
   for (int64_t t = 0; t < st.tiles; ++t) {
     if (widenOnce)
       dequantizeTile<Bits>(st, weight, scales, zeroPoints, t, tile);
@@ -199,19 +256,24 @@ weightQuantizedMatmul(const WeightQuantizedMatmulState &st, const float *x,
       int64_t rows = std::min<int64_t>(kRows, st.rows - r0);
       V16 acc[kRows][2];
       const float *xr = x + r0 * st.k;
+      const float *rowSums = Lookup ? xSums + r0 * st.groups : nullptr;
       if (!widenOnce) {
         switch (rows) {
         case 4:
-          packedRows<Bits, 4>(st, xr, weight, scales, zeroPoints, t, acc);
+          packedRows<Bits, 4, Lookup>(st, xr, weight, scales, zeroPoints,
+                                      rowSums, t, acc);
           break;
         case 3:
-          packedRows<Bits, 3>(st, xr, weight, scales, zeroPoints, t, acc);
+          packedRows<Bits, 3, Lookup>(st, xr, weight, scales, zeroPoints,
+                                      rowSums, t, acc);
           break;
         case 2:
-          packedRows<Bits, 2>(st, xr, weight, scales, zeroPoints, t, acc);
+          packedRows<Bits, 2, Lookup>(st, xr, weight, scales, zeroPoints,
+                                      rowSums, t, acc);
           break;
         default:
-          packedRows<Bits, 1>(st, xr, weight, scales, zeroPoints, t, acc);
+          packedRows<Bits, 1, Lookup>(st, xr, weight, scales, zeroPoints,
+                                      rowSums, t, acc);
           break;
         }
       } else {
@@ -245,18 +307,69 @@ weightQuantizedMatmul4(const WeightQuantizedMatmulState &st, const float *x,
                        const uint8_t *weight, const float *scales,
                        const uint8_t *zeroPoints, const float *bias,
                        float *tile, float *y) {
-  weightQuantizedMatmul<4>(st, x, weight, scales, zeroPoints, bias, tile, y);
+  weightQuantizedMatmul<4, false>(st, x, weight, scales, zeroPoints, bias, tile,
+                                  y);
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/// 4 bits with AVX-512: each nibble becomes a float by one 16-entry
+/// permute (vpermps) where unpacking takes a mask and a subtraction; the
+/// zero points' share is subtracted once per group. Other targets would
+/// spell that permute out lane by lane.
+__attribute__((target("arch=x86-64-v4"))) void
+weightQuantizedMatmul4Lookup(const WeightQuantizedMatmulState &st,
+                             const float *x, const uint8_t *weight,
+                             const float *scales, const uint8_t *zeroPoints,
+                             const float *bias, float *scratch, float *y) {
+  weightQuantizedMatmul<4, true>(st, x, weight, scales, zeroPoints, bias,
+                                 scratch, y);
+}
+#endif
 
 STRATA_GEMM_CLONES void
 weightQuantizedMatmul8(const WeightQuantizedMatmulState &st, const float *x,
                        const uint8_t *weight, const float *scales,
                        const uint8_t *zeroPoints, const float *bias,
                        float *tile, float *y) {
-  weightQuantizedMatmul<8>(st, x, weight, scales, zeroPoints, bias, tile, y);
+  weightQuantizedMatmul<8, false>(st, x, weight, scales, zeroPoints, bias, tile,
+                                  y);
 }
 
 } // namespace
+
+size_t f32ActivationScratchFloats(const WeightQuantizedMatmulState &st) {
+  return static_cast<size_t>(st.rows > 8 ? st.k * kTile : st.rows * st.groups);
+}
+
+bool hasNibbleLookup() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  return has;
+#else
+  return false;
+#endif
+}
+
+void weightQuantizedMatmulF32(const WeightQuantizedMatmulState &st,
+                              const float *x, const uint8_t *weight,
+                              const float *scales, const uint8_t *zeroPoints,
+                              const float *bias, float *scratch, float *y,
+                              bool allowLookup) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (st.bits == 4 && st.rows <= 8 && allowLookup && hasNibbleLookup()) {
+    weightQuantizedMatmul4Lookup(st, x, weight, scales, zeroPoints, bias,
+                                 scratch, y);
+    return;
+  }
+#endif
+  (void)allowLookup;
+  if (st.bits == 4)
+    weightQuantizedMatmul4(st, x, weight, scales, zeroPoints, bias, scratch, y);
+  else
+    weightQuantizedMatmul8(st, x, weight, scales, zeroPoints, bias, scratch, y);
+}
 
 static Result<WeightQuantizedMatmulState>
 prepareWeightQuantizedMatmul(const KernelContext &ctx) {
@@ -347,14 +460,9 @@ static Error executeWeightQuantizedMatmul(const WeightQuantizedMatmulState &st,
                               y);
     return Error::success();
   }
-  // One tile of the weight in f32, reused by every row (many rows only).
-  float *tile = st.rows > 8
-                    ? io.scratchFloats(static_cast<size_t>(st.k * kTile))
-                    : nullptr;
-  if (st.bits == 4)
-    weightQuantizedMatmul4(st, x, weight, scales, zeroPoints, bias, tile, y);
-  else
-    weightQuantizedMatmul8(st, x, weight, scales, zeroPoints, bias, tile, y);
+  weightQuantizedMatmulF32(
+      st, x, weight, scales, zeroPoints, bias,
+      io.scratchFloats(std::max<size_t>(f32ActivationScratchFloats(st), 1)), y);
   return Error::success();
 }
 

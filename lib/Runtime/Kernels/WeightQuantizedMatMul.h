@@ -26,6 +26,23 @@ struct WeightQuantizedMatmulState {
   int zeroPoints = -1, bias = -1;
 };
 
+/// Floats of scratch weightQuantizedMatmulF32 needs for `st`.
+size_t f32ActivationScratchFloats(const WeightQuantizedMatmulState &st);
+
+/// y = x * W (+ bias) with f32 x (edge.weight_quantized_matmul without
+/// activation_bits). `scratch` holds f32ActivationScratchFloats(st)
+/// floats: a dequantized tile for many rows; for a few, each row's sums
+/// per group. A few rows by 4 bits look each nibble up (AVX-512) where
+/// the CPU has it and `allowLookup` (tests compare both paths).
+void weightQuantizedMatmulF32(const WeightQuantizedMatmulState &st,
+                              const float *x, const uint8_t *weight,
+                              const float *scales, const uint8_t *zeroPoints,
+                              const float *bias, float *scratch, float *y,
+                              bool allowLookup = true);
+
+/// Whether this CPU runs the 4-bit lookup path.
+bool hasNibbleLookup();
+
 /// Bytes of scratch weightQuantizedMatmulInt8 needs for `st`.
 size_t int8ActivationScratchBytes(const WeightQuantizedMatmulState &st);
 
