@@ -118,6 +118,8 @@ BENCHMARK(BM_WeightQuantizedMatmul)
     ->Args({1, 512, 2048, 4, 0})
     ->Args({1, 2048, 4096, 4, 0})
     ->Args({1, 2048, 4096, 4, 8})
+    ->Args({1, 8192, 8192, 4, 8})
+    ->Args({1, 8192, 8192, 4, 0})
     ->Args({1, 2048, 4096, 8, 0})
     ->Args({4, 2048, 4096, 4, 0})
     ->Unit(benchmark::kMicrosecond);

@@ -77,6 +77,11 @@ struct MatmulState {
   std::vector<int64_t> outShape, strideA, strideB;
   bool permuted = false;
   int64_t rhsK = 0, rhsN = 1;
+  /// Set when a few rows per batch multiply rhs batches that sit side by
+  /// side inside the rhs's rows (heads in a KV cache): each batch's
+  /// offsets into the lhs and the rhs, for one pass over the rows.
+  bool acrossBatches = false;
+  std::vector<int64_t> offA, offB;
 };
 } // namespace
 
@@ -94,6 +99,40 @@ static void permutedView(const TensorView &b,
   for (int64_t from : permutation) {
     shape.push_back(b.shape[from]);
     strides.push_back(own[from]);
+  }
+}
+
+/// Sets `st.acrossBatches` (and the batches' offsets) when the rhs batches
+/// are distinct slices, apart from one another, inside one row. A rhs
+/// shared by batches (a stride of 0) keeps the per-batch loop, whose
+/// output stays in L1 across the rhs's rows.
+static void planAcrossBatches(MatmulState &st) {
+  size_t batchRank = st.outShape.size();
+  std::vector<int64_t> index(batchRank, 0);
+  st.offA.assign(st.batches, 0);
+  st.offB.assign(st.batches, 0);
+  for (int64_t batch = 0; batch < st.batches; ++batch) {
+    for (size_t d = 0; d < batchRank; ++d) {
+      st.offA[batch] += index[d] * st.strideA[d];
+      st.offB[batch] += index[d] * st.strideB[d];
+    }
+    for (size_t d = batchRank; d-- > 0;) {
+      if (++index[d] < st.outShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  int64_t rowStride = st.rhsN == 1 ? st.rhsK : st.rhsN;
+  int64_t rowLength = st.rhsN == 1 ? st.n : st.k;
+  std::vector<int64_t> starts = st.offB;
+  std::sort(starts.begin(), starts.end());
+  bool sideBySide = starts.back() + rowLength <= rowStride;
+  for (size_t i = 1; sideBySide && i < starts.size(); ++i)
+    sideBySide = starts[i] >= starts[i - 1] + rowLength;
+  st.acrossBatches = sideBySide;
+  if (!sideBySide) {
+    st.offA.clear();
+    st.offB.clear();
   }
 }
 
@@ -157,6 +196,9 @@ static Result<MatmulState> prepareMatmul(const KernelContext &ctx) {
     st.rhsK = rhsStrides[rank - 2];
     st.rhsN = rhsStrides[rank - 1];
   }
+  if (st.permuted && st.m <= 4 && st.batches > 1 &&
+      (st.rhsN == 1 || st.rhsK == 1))
+    planAcrossBatches(st);
   return st;
 }
 
@@ -312,42 +354,16 @@ static Error executeMatmul(const MatmulState &st, KernelIO &io) {
   int64_t m = st.m, k = st.k, n = st.n;
   size_t batchRank = st.outShape.size();
   std::vector<int64_t> index(batchRank, 0);
-  if (st.permuted && m <= 4 && st.batches > 1 &&
-      (st.rhsN == 1 || st.rhsK == 1)) {
-    // The batches' offsets; when the rhs batches sit side by side inside
-    // the rhs's rows (heads in a KV cache), one pass over the rows.
-    std::vector<int64_t> offA(st.batches, 0), offB(st.batches, 0);
-    for (int64_t batch = 0; batch < st.batches; ++batch) {
-      for (size_t d = 0; d < batchRank; ++d) {
-        offA[batch] += index[d] * st.strideA[d];
-        offB[batch] += index[d] * st.strideB[d];
-      }
-      for (size_t d = batchRank; d-- > 0;) {
-        if (++index[d] < st.outShape[d])
-          break;
-        index[d] = 0;
-      }
-    }
-    // Distinct slices, apart from one another, inside one row: a rhs
-    // shared by batches (a stride of 0) keeps the per-batch loop below,
-    // whose output stays in L1 across the rhs's rows.
-    int64_t rowStride = st.rhsN == 1 ? st.rhsK : st.rhsN;
-    int64_t rowLength = st.rhsN == 1 ? n : k;
-    std::vector<int64_t> starts = offB;
-    std::sort(starts.begin(), starts.end());
-    bool sideBySide = starts.back() + rowLength <= rowStride;
-    for (size_t i = 1; sideBySide && i < starts.size(); ++i)
-      sideBySide = starts[i] >= starts[i - 1] + rowLength;
-    if (sideBySide) {
-      if (st.rhsN == 1)
-        rowsAcrossBatches(st.batches, m, n, k, a.as<float>(), offA.data(),
-                          b.as<float>(), offB.data(), st.rhsK, out.as<float>());
-      else
-        keysAcrossBatches(st.batches, m, n, k, a.as<float>(), offA.data(),
-                          b.as<float>(), offB.data(), st.rhsN, out.as<float>());
-      return Error::success();
-    }
-    std::fill(index.begin(), index.end(), 0);
+  if (st.acrossBatches) {
+    if (st.rhsN == 1)
+      rowsAcrossBatches(st.batches, m, n, k, a.as<float>(), st.offA.data(),
+                        b.as<float>(), st.offB.data(), st.rhsK,
+                        out.as<float>());
+    else
+      keysAcrossBatches(st.batches, m, n, k, a.as<float>(), st.offA.data(),
+                        b.as<float>(), st.offB.data(), st.rhsN,
+                        out.as<float>());
+    return Error::success();
   }
   for (int64_t batch = 0; batch < st.batches; ++batch) {
     int64_t offA = 0, offB = 0;

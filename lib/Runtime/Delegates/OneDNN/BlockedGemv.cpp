@@ -82,8 +82,9 @@ panelRows(const BlockedGemv &g, const float *a, const float *b, int64_t j,
     int64_t valid = std::clamp<int64_t>(width - v0, 0, 16 * vecs);
     if (valid == 0)
       break;
-    const float *biasHere = nullptr;
-    if (bias) {
+    // A whole panel reads its bias in place.
+    const float *biasHere = bias ? bias + col0 + v0 : nullptr;
+    if (bias && valid < 16 * vecs) {
       std::memset(biasPad, 0, sizeof(biasPad));
       std::memcpy(biasPad, bias + col0 + v0, sizeof(float) * valid);
       biasHere = biasPad;

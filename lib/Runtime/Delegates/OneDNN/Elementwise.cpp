@@ -35,11 +35,8 @@ Error GraphBuilder::buildEltwise(const fbs::Op &op) {
   STRATA_ASSIGN_OR_RETURN(Placement in, placement(src));
   Desc desc = elementwiseLayout(in.desc, isOutput(dst), dimsOf(dst));
   STRATA_ASSIGN_OR_RETURN(Placement from, as(src, desc));
-  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
-                                eltwiseAlgorithm(op.eltwise()), desc,
-                                op.alpha(), op.beta());
-  dnnl::eltwise_forward::primitive_desc pd(d, userScratchpadAttr(),
-                                           out.engine_);
+  dnnl::eltwise_forward::primitive_desc pd =
+      eltwiseInference(op.eltwise(), op.alpha(), op.beta(), desc, out.engine_);
   addUnaryStep(dnnl::eltwise_forward(pd), pd, addMem(desc, from.buffer), dst,
                pd.dst_desc());
   return Error::success();

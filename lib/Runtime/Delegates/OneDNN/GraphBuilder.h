@@ -152,6 +152,11 @@ dnnl::algorithm eltwiseAlgorithm(fbs::EltwiseKind kind);
 dnnl::algorithm binaryAlgorithm(fbs::BinaryKind kind);
 /// Attributes with a user scratchpad (the one in working memory).
 dnnl::primitive_attr userScratchpadAttr();
+/// An inference elementwise op of `kind` over `desc` (its source and
+/// result), with a user scratchpad.
+dnnl::eltwise_forward::primitive_desc
+eltwiseInference(fbs::EltwiseKind kind, float alpha, float beta,
+                 const Desc &desc, const dnnl::engine &engine);
 /// `pd` moved on to its `index`-th implementation (or its last one).
 void seekImpl(dnnl::primitive_desc &pd, int index);
 
@@ -386,9 +391,9 @@ private:
   /// the constant's bytes are row-major over `plain`, or laid out as
   /// `plainTag` says where one is given (a deconvolution's ONNX weights,
   /// iohw over oneDNN's {OC, IC, KH, KW}).
-  Result<int> weights(uint32_t tensor, const Desc &want, const Dims &plain,
-                      dnnl::memory::format_tag plainTag =
-                          dnnl::memory::format_tag::undef);
+  Result<int>
+  weights(uint32_t tensor, const Desc &want, const Dims &plain,
+          dnnl::memory::format_tag plainTag = dnnl::memory::format_tag::undef);
   /// Packs the plain bytes of a constant into its packed bytes.
   using Packer = std::function<std::vector<uint8_t>(ByteSpan plain)>;
   /// The buffer of constant `tensor` packed by `pack` into `packedDesc`:

@@ -254,6 +254,14 @@ dnnl::primitive_attr userScratchpadAttr() {
   return attr;
 }
 
+dnnl::eltwise_forward::primitive_desc
+eltwiseInference(fbs::EltwiseKind kind, float alpha, float beta,
+                 const Desc &desc, const dnnl::engine &engine) {
+  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
+                                eltwiseAlgorithm(kind), desc, alpha, beta);
+  return dnnl::eltwise_forward::primitive_desc(d, userScratchpadAttr(), engine);
+}
+
 void seekImpl(dnnl::primitive_desc &pd, int index) {
   for (int i = 0; i < index && pd.next_impl(); ++i) {
   }

@@ -135,11 +135,8 @@ Error GraphBuilder::buildMatMul(const fbs::Op &op) {
     // The post-ops (all elementwise), in place on the product.
     for (uint32_t i = 0; op.post_ops() && i < op.post_ops()->size(); ++i) {
       const fbs::PostOp *p = op.post_ops()->Get(i);
-      dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
-                                    eltwiseAlgorithm(p->eltwise()), dstDesc,
-                                    p->alpha(), p->beta());
-      dnnl::eltwise_forward::primitive_desc epd(d, userScratchpadAttr(),
-                                                out.engine_);
+      dnnl::eltwise_forward::primitive_desc epd = eltwiseInference(
+          p->eltwise(), p->alpha(), p->beta(), dstDesc, out.engine_);
       addStep(dnnl::eltwise_forward(epd),
               {{DNNL_ARG_SRC, dMem}, {DNNL_ARG_DST, dMem}}, epd);
     }
