@@ -14,12 +14,14 @@ matmul's width chosen automatically (--quantize-weights int4
 --weight-target-sqnr DB) on --calibration-windows windows of the training
 text; each choice is judged on the held-out windows, which it never saw:
 its logits' SQNR against PyTorch's (pooled and the 10th-percentile
-window's), its perplexity and its size.
+window's), its perplexity and its size. `--weight-target-perplexity 1 0.5`
+does the same for a perplexity at most that many percent over the float
+model's on the calibration windows' next bytes (--calibration-labels).
 
 Usage: perplexity.py MODEL_DIR [--backend onednn] [--windows 16]
        [--context 256] [--generate 128] [--weights int8 int4]
        [--weight-group-size 32] [--weight-target-sqnr DB ...]
-       [--calibration-windows 8]
+       [--weight-target-perplexity PCT ...] [--calibration-windows 8]
 MODEL_DIR holds gpt.pt, train.json, full.onnx and with_past.onnx.
 Prints one JSON object.
 """
@@ -62,6 +64,8 @@ def main():
     parser.add_argument("--weight-group-size", type=int, default=32)
     parser.add_argument("--weight-target-sqnr", nargs="*", type=float,
                         default=[])
+    parser.add_argument("--weight-target-perplexity", nargs="*", type=float,
+                        default=[])
     parser.add_argument("--calibration-windows", type=int, default=8)
     args = parser.parse_args()
     config = json.load(open(os.path.join(args.model_dir, "train.json")))
@@ -76,11 +80,17 @@ def main():
                          args.windows).astype(int)
     # Calibration windows for the automatic choice: training text only.
     rng = np.random.default_rng(1)
-    calibration = np.stack([
-        train[s:s + args.context].astype(np.int64)[None] for s in
-        rng.integers(0, len(train) - args.context, args.calibration_windows)])
+    calibration_starts = rng.integers(0, len(train) - args.context - 1,
+                                      args.calibration_windows)
+    calibration = np.stack([train[s:s + args.context].astype(np.int64)[None]
+                            for s in calibration_starts])
     calibration_path = os.path.join(args.model_dir, "calibration-windows.npy")
     np.save(calibration_path, calibration)
+    # Their next bytes, for a perplexity target.
+    labels_path = os.path.join(args.model_dir, "calibration-labels.npy")
+    np.save(labels_path, np.stack([
+        train[s + 1:s + args.context + 1].astype(np.int64)[None]
+        for s in calibration_starts]))
     variants = [("f32", [])] + [
         (w, ["--quantize-weights", w.split("-")[0], "--weight-group-size",
              str(args.weight_group_size)]
@@ -90,7 +100,14 @@ def main():
                            "--weight-group-size", str(args.weight_group_size),
                            "--calibration-data", calibration_path,
                            "--weight-target-sqnr", str(t), "--no-progress"])
-        for t in args.weight_target_sqnr]
+        for t in args.weight_target_sqnr] + [
+        (f"auto-{t:g}pct", ["--quantize-weights", "int4",
+                            "--weight-group-size", str(args.weight_group_size),
+                            "--calibration-data", calibration_path,
+                            "--calibration-labels", labels_path,
+                            "--weight-target-perplexity", str(t),
+                            "--no-progress"])
+        for t in args.weight_target_perplexity]
     losses, sqnrs, sizes, chosen = {}, {}, {}, {}
     theirs, want_logits = [], []
     for weights, quantize in variants:
@@ -107,7 +124,9 @@ def main():
         if precision:
             chosen[weights] = {k: precision[k] for k in [
                 "sqnr_db", "sqnr_p10_db", "check_sqnr_db",
-                "check_sqnr_p10_db", "margin_db", "programs", "weight_bits"]
+                "check_sqnr_p10_db", "margin_db", "perplexity_rise_pct",
+                "check_perplexity_rise_pct", "margin_pct", "bytes",
+                "programs", "weight_bits"]
                 if k in precision}
         program = strata.load(full, threads=1)
         ours, each, signal, noise = [], [], 0.0, 0.0

@@ -5,11 +5,13 @@
 
 #include "strata/Calibration/Calibrate.h"
 #include "strata/Quantization/Observers.h"
+#include "strata/Runtime/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 
@@ -60,6 +62,77 @@ OutputSQNR::create(ModuleOp module, StringRef what,
             })))
       return failure();
   return result;
+}
+
+/// The summed negative log-likelihood of `labels` under the rows of
+/// `logits` (`vocabulary` wide), in double, and the labelled rows counted
+/// into `tokens`; negative labels are skipped.
+static double negativeLogLikelihood(const float *logits, size_t count,
+                                    int64_t vocabulary,
+                                    const std::vector<int64_t> &labels,
+                                    int64_t &tokens) {
+  double sum = 0;
+  tokens = 0;
+  for (size_t row = 0; row < labels.size(); ++row) {
+    if (labels[row] < 0 || static_cast<size_t>((row + 1) * vocabulary) > count)
+      continue;
+    const float *l = logits + row * vocabulary;
+    double top = *std::max_element(l, l + vocabulary), total = 0;
+    for (int64_t v = 0; v < vocabulary; ++v)
+      total += std::exp(static_cast<double>(l[v]) - top);
+    sum += top + std::log(total) - l[labels[row]];
+    ++tokens;
+  }
+  return sum;
+}
+
+LogicalResult OutputSQNR::setLabels(StringRef path, StringRef what) {
+  auto type = cast<RankedTensorType>(outputs_[0].getType());
+  if (type.getRank() < 1 || type.isDynamicDim(type.getRank() - 1))
+    return module.emitError() << what
+                              << " needs the logits (output 0) with a static "
+                                 "vocabulary as their last axis, got "
+                              << type;
+  vocabulary = type.getShape().back();
+  runtime::Result<runtime::OwnedTensor> read =
+      runtime::readTensorFile(path.str());
+  if (!read.ok())
+    return module.emitError()
+           << what << ": --calibration-labels: " << read.error().message();
+  size_t rows = vocabulary ? expected.empty() || expected[0].empty()
+                                 ? 0
+                                 : expected[0][0].size() / vocabulary
+                           : 0;
+  int64_t given = read->shape.empty() ? 0 : read->shape[0];
+  if (read->dtype != runtime::DType::I64 || given < samples() ||
+      (options.maxSamples == 0 && given != samples()) ||
+      read->bytes.size() != static_cast<size_t>(given) * rows * sizeof(int64_t))
+    return module.emitError()
+           << what << ": --calibration-labels '" << path
+           << "' must be int64 with one label for each of the " << rows
+           << " logit rows of each of the " << samples()
+           << " calibration samples (samples first), got "
+           << runtime::dtypeName(read->dtype) << " of "
+           << read->bytes.size() /
+                  std::max<size_t>(runtime::dtypeSize(read->dtype), 1)
+           << " values in " << given << " samples";
+  labels.assign(samples(), std::vector<int64_t>(rows));
+  floatNll.assign(samples(), 0);
+  labelled.assign(samples(), 0);
+  for (int64_t s = 0; s < samples(); ++s) {
+    std::memcpy(labels[s].data(), read->bytes.data() + s * rows * 8,
+                rows * sizeof(int64_t));
+    for (size_t row = 0; row < rows; ++row)
+      if (labels[s][row] >= vocabulary)
+        return module.emitError()
+               << what << ": --calibration-labels '" << path << "': sample "
+               << s << " row " << row << " has label " << labels[s][row]
+               << ", outside the vocabulary of " << vocabulary;
+    const std::vector<float> &logits = expected[s][0];
+    floatNll[s] = negativeLogLikelihood(logits.data(), logits.size(),
+                                        vocabulary, labels[s], labelled[s]);
+  }
+  return success();
 }
 
 FailureOr<double> OutputSQNR::measure(ArrayRef<Value> keepPairs) {
@@ -119,6 +192,9 @@ FailureOr<OutputSQNR::Figures> OutputSQNR::measureSamples(
     return failure();
   quantization::SQNRAccumulator pooled;
   std::vector<double> perSample;
+  double nll = 0, floatSum = 0;
+  int64_t labelledTokens = 0;
+  std::vector<double> riseBySample;
   for (int64_t s = 0; s < samples(); ++s) {
     if (!inFold(s, fold))
       continue;
@@ -130,6 +206,16 @@ FailureOr<OutputSQNR::Figures> OutputSQNR::measureSamples(
             sample.signal += static_cast<double>(ref[i]) * ref[i];
             sample.noise += d * d;
           }
+          if (k == 0 && hasLabels()) {
+            int64_t tokens = 0;
+            double mine = negativeLogLikelihood(data, n, vocabulary,
+                                                labels[s], tokens);
+            nll += mine;
+            floatSum += floatNll[s];
+            labelledTokens += labelled[s];
+            if (labelled[s])
+              riseBySample.push_back((mine - floatNll[s]) / labelled[s]);
+          }
         })))
       return failure();
     pooled.signal += sample.signal;
@@ -138,6 +224,18 @@ FailureOr<OutputSQNR::Figures> OutputSQNR::measureSamples(
   }
   Figures figures;
   figures.pooledDB = pooled.decibels();
+  figures.nll = nll;
+  figures.floatNll = floatSum;
+  figures.tokens = labelledTokens;
+  if (!riseBySample.empty()) {
+    double n = static_cast<double>(riseBySample.size()), mean = 0, spread = 0;
+    for (double x : riseBySample)
+      mean += x / n;
+    for (double x : riseBySample)
+      spread += (x - mean) * (x - mean);
+    double error = n > 1 ? std::sqrt(spread / (n - 1) / n) : 0.0;
+    figures.nllRiseBound = mean + 1.2816 * error;
+  }
   if (!perSample.empty()) {
     size_t rank = lowDecileRank(perSample.size());
     std::nth_element(perSample.begin(), perSample.begin() + rank - 1,

@@ -2,7 +2,9 @@
 //
 // --weight-target-sqnr: which matmul weights can be 4 bits, which need 8
 // and which f32, for the smallest weights whose program still meets an
-// output SQNR against the float model. Measured, not predicted:
+// output SQNR against the float model (--weight-target-perplexity: whose
+// perplexity on labelled tokens rises at most so much over the float
+// model's). Measured, not predicted:
 //
 //   1. the matmuls strata-edge-quantize-weights would rewrite are found by
 //      lowering a copy of the module with it;
@@ -11,8 +13,9 @@
 //   3. widenings (narrowest to 8 bits, 8 bits to f32) go in the order of
 //      noise removed per byte added, as many as the noise model (rounding
 //      noise falls with the square of the step, scaled to the measured
-//      whole) says the target needs, then one at a time until the measured
-//      program meets it;
+//      whole) says the target needs (an SQNR target; a perplexity target
+//      takes none on the model's word), then one at a time until the
+//      measured program meets it;
 //   4. each widening, latest first, is undone where the target still
 //      holds;
 //   5. the choice is checked on the samples it was not made on (a quarter
@@ -35,6 +38,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -42,7 +46,24 @@ namespace strata {
 namespace {
 
 using Fold = OutputSQNR::Fold;
+using Figures = OutputSQNR::Figures;
 using Node = WeightPrecisionReport::Node;
+
+/// What a choice must meet on the samples it is judged on: an output
+/// SQNR (pooled and the 10th-percentile sample), or, when `rise` is set, a
+/// perplexity at most that fraction over the float model's.
+struct Target {
+  double sqnrDB = 0;
+  std::optional<double> rise;
+  /// A perplexity judged at its 90% upper bound (the choice samples), not
+  /// its pooled figure (the check samples, confirming a choice).
+  bool bound = false;
+  bool metBy(const Figures &f) const {
+    if (rise)
+      return (bound ? f.perplexityRiseBound() : f.perplexityRise()) <= *rise;
+    return f.pooledDB >= sqnrDB && f.lowDecileDB >= sqnrDB;
+  }
+};
 
 /// Bytes of a [K, N] weight at `bits` (0: f32) in groups of `group` rows
 /// of K: the packed words of every 32-column tile, and one f32 scale and
@@ -74,6 +95,7 @@ using Extents = std::vector<std::pair<int64_t, int64_t>>;
 FailureOr<std::vector<Node>> findMatmuls(ModuleOp module,
                                          const WeightPrecisionOptions &options,
                                          const CompileOptions &base,
+                                         StringRef what,
                                          std::vector<Extents> &extents) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   CompileOptions lowering = referenceOptions(base);
@@ -82,8 +104,8 @@ FailureOr<std::vector<Node>> findMatmuls(ModuleOp module,
   lowering.printIRAfterAll = false;
   CompileReport ignored;
   if (failed(lowerToExec(*copy, lowering, ignored, EmitKind::MLIREdge)))
-    return module.emitError("--weight-target-sqnr: cannot lower the model "
-                            "to find its matmuls");
+    return module.emitError()
+           << what << ": cannot lower the model to find its matmuls";
   std::vector<Node> nodes;
   llvm::StringMap<size_t> index;
   copy->walk([&](edge::WeightQuantizedMatMulOp op) {
@@ -116,16 +138,13 @@ public:
 
   /// Fixes the nodes --weight-bits names, the others at the narrowest.
   LogicalResult start();
-  /// Widens, then narrows back, until the choice samples meet `targetDB`.
-  FailureOr<bool> search(double targetDB);
+  /// Widens, then narrows back, until the choice samples meet `target`.
+  FailureOr<bool> search(const Target &target);
   /// The current choice's figures on `fold`.
-  FailureOr<OutputSQNR::Figures> measure(Fold fold);
+  FailureOr<Figures> measure(Fold fold);
   /// The current choice's figures on the choice samples, measured once
   /// (each search starts from where the last one ended).
-  FailureOr<OutputSQNR::Figures> choiceFigures();
-  static bool meets(const OutputSQNR::Figures &f, double targetDB) {
-    return f.pooledDB >= targetDB && f.lowDecileDB >= targetDB;
-  }
+  FailureOr<Figures> choiceFigures();
   /// Writes the widths into the report and onto the function.
   void finish();
 
@@ -154,7 +173,7 @@ private:
   std::vector<bool> fixed;
   std::vector<double> noise;
   /// choiceFigures' figures of `widths`.
-  std::optional<OutputSQNR::Figures> known;
+  std::optional<Figures> known;
 };
 
 CompileOptions::QuantizeWeights
@@ -186,14 +205,14 @@ LogicalResult WeightSearch::start() {
   return success();
 }
 
-FailureOr<OutputSQNR::Figures> WeightSearch::measure(Fold fold) {
+FailureOr<Figures> WeightSearch::measure(Fold fold) {
   ++report.programs;
   return judge.measureSamples({}, fold, weightsOf(widths));
 }
 
-FailureOr<OutputSQNR::Figures> WeightSearch::choiceFigures() {
+FailureOr<Figures> WeightSearch::choiceFigures() {
   if (!known) {
-    FailureOr<OutputSQNR::Figures> figures = measure(Fold::Choose);
+    FailureOr<Figures> figures = measure(Fold::Choose);
     if (failed(figures))
       return failure();
     known = *figures;
@@ -209,7 +228,7 @@ LogicalResult WeightSearch::measureShares() {
     std::vector<int64_t> alone(nodes.size(), 0);
     alone[i] = options.bits;
     ++report.programs;
-    FailureOr<OutputSQNR::Figures> f =
+    FailureOr<Figures> f =
         judge.measureSamples({}, Fold::Choose, weightsOf(alone));
     if (failed(f))
       return failure();
@@ -227,8 +246,8 @@ double WeightSearch::noiseOf(size_t i, int64_t bits) const {
   return noise[i] * step * step;
 }
 
-FailureOr<bool> WeightSearch::search(double targetDB) {
-  FailureOr<OutputSQNR::Figures> now = choiceFigures();
+FailureOr<bool> WeightSearch::search(const Target &target) {
+  FailureOr<Figures> now = choiceFigures();
   if (failed(now))
     return failure();
   known.reset();
@@ -256,11 +275,13 @@ FailureOr<bool> WeightSearch::search(double targetDB) {
     widened.push_back({i, widths[i]});
     widths[i] = *wider(widths[i]);
   };
-  if (!meets(*now, targetDB)) {
+  if (!target.metBy(*now)) {
     if (noise.empty() && failed(measureShares()))
       return failure();
-    // As many widenings as the model says, scaled to the measured noise.
-    double allowed = std::pow(10.0, -targetDB / 10);
+    // As many widenings as the model says, scaled to the measured noise
+    // (an SQNR target: the model says nothing of perplexity).
+    double allowed = target.rise ? std::numeric_limits<double>::infinity()
+                                 : std::pow(10.0, -target.sqnrDB / 10);
     double measured =
         std::pow(10.0, -std::min(now->pooledDB, now->lowDecileDB) / 10);
     double modelled = 0;
@@ -278,7 +299,7 @@ FailureOr<bool> WeightSearch::search(double targetDB) {
     }
     if (failed(now = measure(Fold::Choose)))
       return failure();
-    while (!meets(*now, targetDB)) {
+    while (!target.metBy(*now)) {
       std::optional<size_t> i = best();
       if (!i)
         return false;
@@ -291,16 +312,19 @@ FailureOr<bool> WeightSearch::search(double targetDB) {
   for (auto it = widened.rbegin(); it != widened.rend(); ++it) {
     int64_t kept = widths[it->first];
     widths[it->first] = it->second;
-    FailureOr<OutputSQNR::Figures> narrower = measure(Fold::Choose);
+    FailureOr<Figures> narrower = measure(Fold::Choose);
     if (failed(narrower))
       return failure();
-    if (meets(*narrower, targetDB))
+    if (target.metBy(*narrower))
       now = narrower;
     else
       widths[it->first] = kept;
   }
   report.chosenDB = now->pooledDB;
   report.chosenLowDecileDB = now->lowDecileDB;
+  report.chosenRise = now->perplexityRise();
+  report.floatPerplexity = now->floatPerplexity();
+  report.chooseTokens = now->tokens;
   known = *now;
   return true;
 }
@@ -368,6 +392,22 @@ llvm::json::Value WeightPrecisionReport::toJSON() const {
     o["check_sqnr_db"] = jsonDecibels(*checkDB);
   if (checkLowDecileDB)
     o["check_sqnr_p10_db"] = jsonDecibels(*checkLowDecileDB);
+  if (targetPerplexityRise) {
+    // Percentages of the float model's perplexity on the same samples.
+    o.erase("target_sqnr_db");
+    o.erase("margin_db");
+    o["target_perplexity_rise_pct"] = 100 * *targetPerplexityRise;
+    o["margin_pct"] = 100 * marginDB;
+    o["perplexity_rise_pct"] = 100 * chosenRise;
+    o["narrowest_perplexity_rise_pct"] = 100 * narrowestRise;
+    o["float_perplexity"] = floatPerplexity;
+    o["choice_tokens"] = chooseTokens;
+    if (checkRise) {
+      o["check_perplexity_rise_pct"] = 100 * *checkRise;
+      o["check_float_perplexity"] = checkFloatPerplexity;
+      o["check_tokens"] = checkTokens;
+    }
+  }
   return o;
 }
 
@@ -375,25 +415,50 @@ void WeightPrecisionReport::print(llvm::raw_ostream &os) const {
   int64_t counts[3] = {0, 0, 0};
   for (const Node &node : nodes)
     ++counts[node.bits == 4 ? 0 : node.bits == 8 ? 1 : 2];
-  os << llvm::format("weight precision (target output SQNR >= %.1f dB): ",
-                     targetSqnrDB)
-     << counts[0] << " matmuls int4, " << counts[1] << " int8, " << counts[2]
+  if (targetPerplexityRise)
+    os << llvm::format("weight precision (target perplexity at most %.3f%% "
+                       "over the float model's): ",
+                       100 * *targetPerplexityRise);
+  else
+    os << llvm::format("weight precision (target output SQNR >= %.1f dB): ",
+                       targetSqnrDB);
+  os << counts[0] << " matmuls int4, " << counts[1] << " int8, " << counts[2]
      << " f32; weights "
      << llvm::format("%.3f MB (all narrowest %.3f MB, f32 %.3f MB)",
-                     bytes / 1e6, narrowestBytes / 1e6, floatBytes / 1e6)
-     << llvm::format("; output SQNR on %lld choice samples %.2f dB, 10th "
-                     "percentile sample %.2f dB (all narrowest %.2f dB)",
-                     static_cast<long long>(chooseSamples), chosenDB,
-                     chosenLowDecileDB, narrowestDB);
-  if (checkDB)
-    os << llvm::format("; on %lld held-out samples %.2f dB, %.2f dB",
-                       static_cast<long long>(checkSamples), *checkDB,
-                       checkLowDecileDB.value_or(*checkDB));
-  else
-    os << "; no held-out samples (fewer than 4 in all)";
-  if (marginDB > 0)
-    os << llvm::format(" (chosen for %.2f dB on the choice samples)",
-                       targetSqnrDB + marginDB);
+                     bytes / 1e6, narrowestBytes / 1e6, floatBytes / 1e6);
+  if (targetPerplexityRise) {
+    os << llvm::format("; perplexity on %lld choice samples (%lld labelled "
+                       "tokens) %+.4f%% over the float model's %.4f (all "
+                       "narrowest %+.4f%%)",
+                       static_cast<long long>(chooseSamples),
+                       static_cast<long long>(chooseTokens), 100 * chosenRise,
+                       floatPerplexity, 100 * narrowestRise);
+    if (checkRise)
+      os << llvm::format("; on %lld held-out samples (%lld tokens) %+.4f%% "
+                         "over %.4f",
+                         static_cast<long long>(checkSamples),
+                         static_cast<long long>(checkTokens), 100 * *checkRise,
+                         checkFloatPerplexity);
+    else
+      os << "; no held-out samples (fewer than 4 in all)";
+    if (marginDB > 0)
+      os << llvm::format(" (chosen for %.3f%% on the choice samples)",
+                         100 * std::max(*targetPerplexityRise - marginDB, 0.0));
+  } else {
+    os << llvm::format("; output SQNR on %lld choice samples %.2f dB, 10th "
+                       "percentile sample %.2f dB (all narrowest %.2f dB)",
+                       static_cast<long long>(chooseSamples), chosenDB,
+                       chosenLowDecileDB, narrowestDB);
+    if (checkDB)
+      os << llvm::format("; on %lld held-out samples %.2f dB, %.2f dB",
+                         static_cast<long long>(checkSamples), *checkDB,
+                         checkLowDecileDB.value_or(*checkDB));
+    else
+      os << "; no held-out samples (fewer than 4 in all)";
+    if (marginDB > 0)
+      os << llvm::format(" (chosen for %.2f dB on the choice samples)",
+                         targetSqnrDB + marginDB);
+  }
   os << "; " << programs << " programs run\n";
   if (randomSamples)
     os << "  note: judged on seeded random samples; real inputs may land "
@@ -414,21 +479,28 @@ void WeightPrecisionReport::print(llvm::raw_ostream &os) const {
 FailureOr<WeightPrecisionReport>
 chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
                       const CompileOptions &base) {
+  bool perplexity = options.targetPerplexityRise.has_value();
+  StringRef what =
+      perplexity ? "--weight-target-perplexity" : "--weight-target-sqnr";
   WeightPrecisionReport report;
   report.targetSqnrDB = options.targetSqnrDB;
+  report.targetPerplexityRise = options.targetPerplexityRise;
   std::vector<Extents> extents;
   FailureOr<std::vector<Node>> nodes =
-      findMatmuls(module, options, base, extents);
+      findMatmuls(module, options, base, what, extents);
   if (failed(nodes))
     return failure();
   if (nodes->empty())
-    return module.emitError("--weight-target-sqnr: the model has no matmul "
-                            "by a constant f32 weight to quantize");
+    return module.emitError() << what
+                              << ": the model has no matmul by a constant f32 "
+                                 "weight to quantize";
   CalibrationOptions calibration = options.calibration;
   calibration.progress = false;
   FailureOr<std::unique_ptr<OutputSQNR>> judge =
-      OutputSQNR::create(module, "--weight-target-sqnr", calibration, base);
+      OutputSQNR::create(module, what, calibration, base);
   if (failed(judge))
+    return failure();
+  if (perplexity && failed((*judge)->setLabels(options.labelsPath, what)))
     return failure();
   report.randomSamples = runtime::isRandomSpec(calibration.dataPath);
   report.chooseSamples = (*judge)->foldSize(Fold::Choose);
@@ -437,41 +509,73 @@ chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
                       std::move(extents), report);
   if (failed(search.start()))
     return failure();
-  FailureOr<OutputSQNR::Figures> narrowest = search.choiceFigures();
+  FailureOr<Figures> narrowest = search.choiceFigures();
   if (failed(narrowest))
     return failure();
   report.narrowestDB = narrowest->pooledDB;
   report.narrowestLowDecileDB = narrowest->lowDecileDB;
+  report.narrowestRise = narrowest->perplexityRise();
+  // The target on the choice samples: raised by the margin (dB), or, for
+  // a perplexity, lowered by it (a fraction), never under no rise at all.
+  auto onChoice = [&]() {
+    Target target;
+    target.sqnrDB = options.targetSqnrDB + report.marginDB;
+    if (perplexity)
+      target.rise =
+          std::max(*options.targetPerplexityRise - report.marginDB, 0.0);
+    target.bound = true;
+    return target;
+  };
+  Target wanted;
+  wanted.sqnrDB = options.targetSqnrDB;
+  wanted.rise = options.targetPerplexityRise;
+  std::string targetText =
+      perplexity ? llvm::formatv("a perplexity rise of {0:f3}%",
+                                 100 * *options.targetPerplexityRise)
+                       .str()
+                 : llvm::formatv("{0:f1} dB", options.targetSqnrDB).str();
   // A choice that the check samples do not confirm raises the target on
   // the choice samples by their shortfall; each round only widens.
   for (int round = 0;; ++round) {
-    FailureOr<bool> met = search.search(options.targetSqnrDB + report.marginDB);
+    FailureOr<bool> met = search.search(onChoice());
     if (failed(met))
       return failure();
     if (!*met)
-      return module.emitError("--weight-target-sqnr: ")
-             << llvm::formatv("{0:f1} dB", options.targetSqnrDB).str()
+      return module.emitError()
+             << what << ": " << targetText
              << " is not met on the calibration samples even with every "
                 "searched matmul in f32 (the nodes --weight-bits fixes "
                 "cost too much)";
     if (report.checkSamples == 0)
       break;
-    FailureOr<OutputSQNR::Figures> check = search.measure(Fold::Check);
+    FailureOr<Figures> check = search.measure(Fold::Check);
     if (failed(check))
       return failure();
     report.checkDB = check->pooledDB;
     report.checkLowDecileDB = check->lowDecileDB;
-    if (WeightSearch::meets(*check, options.targetSqnrDB))
+    if (perplexity) {
+      report.checkRise = check->perplexityRise();
+      report.checkFloatPerplexity = check->floatPerplexity();
+      report.checkTokens = check->tokens;
+    }
+    if (wanted.metBy(*check))
       break;
     if (round + 1 == OutputSQNR::kCheckRounds)
-      return module.emitError("--weight-target-sqnr: the choice misses ")
-             << llvm::formatv("{0:f1} dB", options.targetSqnrDB).str()
+      return module.emitError()
+             << what << ": the choice misses " << targetText
              << " on the held-out calibration samples after "
              << OutputSQNR::kCheckRounds
              << " rounds (the samples disagree too much: give more)";
-    report.marginDB =
-        OutputSQNR::raisedMargin(report.marginDB, options.targetSqnrDB,
-                                 std::min(check->pooledDB, check->lowDecileDB));
+    if (perplexity)
+      // The shortfall and a twentieth of the target, at most the target.
+      report.marginDB = std::min(report.marginDB + *report.checkRise -
+                                     *options.targetPerplexityRise +
+                                     0.05 * *options.targetPerplexityRise,
+                                 *options.targetPerplexityRise);
+    else
+      report.marginDB = OutputSQNR::raisedMargin(
+          report.marginDB, options.targetSqnrDB,
+          std::min(check->pooledDB, check->lowDecileDB));
   }
   search.finish();
   return report;

@@ -323,7 +323,8 @@ int compileMethodsMain(const CompileOptions &options, MLIRContext &context) {
     return 2;
   }
   if (options.weightPrecision) {
-    errs() << "strata-compile: --weight-target-sqnr chooses on a program of "
+    errs() << "strata-compile: --weight-target-sqnr (or -perplexity) chooses "
+              "on a program of "
               "one method: compile the whole-sequence model with it, then "
               "give the methods the --weight-bits flag it prints\n";
     return 2;

@@ -137,6 +137,31 @@ const Requirement kRequirements[] = {
      "--weight-target-sqnr needs --quantize-weights (the narrowest width) "
      "and --calibration-data (the samples it is measured on)"},
     {[](const CompilePipelineOptions &o) {
+       return o.given("weight-target-perplexity");
+     },
+     [](const CompilePipelineOptions &o) {
+       return !o.quantizeWeights.empty() && !o.calibrationData.empty() &&
+              !o.calibrationLabels.empty();
+     },
+     "--weight-target-perplexity needs --quantize-weights (the narrowest "
+     "width), --calibration-data (the samples it is measured on) and "
+     "--calibration-labels (their next tokens)"},
+    {[](const CompilePipelineOptions &o) {
+       return o.given("weight-target-perplexity");
+     },
+     [](const CompilePipelineOptions &o) {
+       return !o.given("weight-target-sqnr") && !o.quantize;
+     },
+     "--weight-target-perplexity and --weight-target-sqnr are two targets "
+     "for one choice: give one (and no --quantize)"},
+    {[](const CompilePipelineOptions &o) {
+       return !o.calibrationLabels.empty();
+     },
+     [](const CompilePipelineOptions &o) {
+       return o.given("weight-target-perplexity");
+     },
+     "--calibration-labels is read by --weight-target-perplexity"},
+    {[](const CompilePipelineOptions &o) {
        return o.given("weight-target-sqnr");
      },
      [](const CompilePipelineOptions &o) { return !o.quantize; },
@@ -181,6 +206,11 @@ Error checkRanges(const CompilePipelineOptions &o) {
   if (o.given("weight-target-sqnr") &&
       !std::isfinite(o.weightTargetSqnr.getValue()))
     return fail("--weight-target-sqnr must be a finite number of dB");
+  if (o.given("weight-target-perplexity") &&
+      !(o.weightTargetPerplexity.getValue() >= 0 &&
+        o.weightTargetPerplexity.getValue() <= 1000))
+    return fail("--weight-target-perplexity must be a percentage from 0 to "
+                "1000");
   if (o.given("quantize-target-sqnr") &&
       !std::isfinite(o.quantizeTargetSqnr.getValue()))
     return fail("--quantize-target-sqnr must be a finite number of dB");
@@ -444,9 +474,14 @@ Error resolveCompileOptions(const CompilePipelineOptions &o,
         o.quantizeWeights == "int8" ? 8 : 4, o.weightGroupSize,
         std::vector<std::string>(o.weightBits.begin(), o.weightBits.end()),
         o.weightActivations == "int8" ? 8 : 0};
-  if (o.given("weight-target-sqnr")) {
+  if (o.given("weight-target-sqnr") || o.given("weight-target-perplexity")) {
     WeightPrecisionOptions w;
-    w.targetSqnrDB = o.weightTargetSqnr.getValue();
+    if (o.given("weight-target-perplexity")) {
+      w.targetPerplexityRise = o.weightTargetPerplexity.getValue() / 100;
+      w.labelsPath = o.calibrationLabels;
+    } else {
+      w.targetSqnrDB = o.weightTargetSqnr.getValue();
+    }
     w.bits = options.quantizeWeights->bits;
     w.groupSize = options.quantizeWeights->groupSize;
     w.nodeBits = options.quantizeWeights->nodeBits;

@@ -164,6 +164,19 @@ def _run(model, emit="program", *, backend=None, input_shapes=None,
             value = "true" if value else "false"
         words.append("%s=%s" % (key, value))
     with tempfile.TemporaryDirectory() as folder:
+        # An option given as an array (calibration-labels) is saved as a
+        # .npy beside the calibration samples.
+        for i, word in enumerate(words):
+            key = word.split("=", 1)[0]
+            value = pipeline.get(key)
+            if hasattr(value, "detach") or (hasattr(value, "shape") and
+                                            hasattr(value, "dtype")):
+                import numpy as np
+                if hasattr(value, "detach"):
+                    value = value.detach().cpu().numpy()
+                path = os.path.join(folder, key + ".npy")
+                np.save(path, np.asarray(value))
+                words[i] = "%s=%s" % (key, path)
         if calibration is not None and emit not in _BEFORE_CALIBRATION:
             words.append("calibration-data=" +
                          _calibration_data(calibration, folder))
@@ -206,7 +219,8 @@ def compile(model, backend=None, input_shapes=None, dims=None,
     strata-compile's --input-shape, --dim, --max-extent and --input-value
     take, keyed by name. options: further pipeline options by name, as
     `strata-opt --strata-compile` spells them ({"calibration-method":
-    "entropy"}). quantize: int8 at the backend's QDQ points, calibrated on
+    "entropy"}); one that takes a file may be given an array, saved as a
+    .npy ({"calibration-labels": labels}). quantize: int8 at the backend's QDQ points, calibrated on
     `calibration` (a path, a numpy array, a torch DataLoader or an iterable
     of samples). target_sqnr: automatic mixed precision, keeping the fewest
     tensors in float for the outputs' SQNR (dB) against float to reach it

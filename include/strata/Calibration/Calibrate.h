@@ -70,6 +70,14 @@ struct WeightPrecisionOptions {
   /// the float model, dB: pooled over the samples and the 10th-percentile
   /// sample's own.
   double targetSqnrDB = 30;
+  /// Set instead: the perplexity of the first f32 output (the logits, the
+  /// vocabulary last) on the labelled tokens of `labelsPath` may rise by at
+  /// most this fraction (0.01: 1%) over the float model's on the same
+  /// samples, pooled over them.
+  std::optional<double> targetPerplexityRise;
+  /// An int64 .npy: each sample's label for each logit row, samples first
+  /// (the logits' shape without the vocabulary axis); negative: skipped.
+  std::string labelsPath;
   /// The narrowest width every matmul starts from (4 or 8) and the group
   /// size of K rows sharing a scale.
   int64_t bits = 4;
@@ -97,6 +105,16 @@ struct WeightPrecisionReport {
   };
   std::vector<Node> nodes;
   double targetSqnrDB = 0;
+  /// A perplexity target (WeightPrecisionOptions): the rise allowed and
+  /// the rises measured (fractions of the float model's perplexity on the
+  /// same samples), with the float model's perplexities and the labelled
+  /// tokens of the choice and check samples; the margin is then a
+  /// fraction too, taken off the target on the choice samples.
+  std::optional<double> targetPerplexityRise;
+  double narrowestRise = 0, chosenRise = 0;
+  std::optional<double> checkRise;
+  double floatPerplexity = 0, checkFloatPerplexity = 0;
+  int64_t chooseTokens = 0, checkTokens = 0;
   /// The margin the held-out check added to the target on the choice
   /// samples (0 when the first choice held).
   double marginDB = 0;

@@ -275,6 +275,21 @@ struct CompilePipelineOptions
                      "on --calibration-data, checked on a held-out quarter "
                      "of it"),
       llvm::cl::value_desc("DB")};
+  Option<double> weightTargetPerplexity{
+      *this, "weight-target-perplexity",
+      llvm::cl::desc("Choose each matmul's width under --quantize-weights for "
+                     "the smallest weights whose perplexity on the labelled "
+                     "--calibration-data (--calibration-labels) rises at most "
+                     "PCT percent over the float model's, checked on a "
+                     "held-out quarter of it"),
+      llvm::cl::value_desc("PCT")};
+  Option<std::string> calibrationLabels{
+      *this, "calibration-labels",
+      llvm::cl::desc("The next token each logit row of each calibration "
+                     "sample predicts: an int64 .npy of the logits' shape "
+                     "without the vocabulary axis, samples first; negative "
+                     "labels are skipped (padding)"),
+      llvm::cl::value_desc("FILE")};
   Option<bool> noProgress{*this, "no-progress",
                           llvm::cl::desc("No calibration progress bar")};
 
