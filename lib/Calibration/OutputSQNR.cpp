@@ -208,8 +208,8 @@ FailureOr<OutputSQNR::Figures> OutputSQNR::measureSamples(
           }
           if (k == 0 && hasLabels()) {
             int64_t tokens = 0;
-            double mine = negativeLogLikelihood(data, n, vocabulary,
-                                                labels[s], tokens);
+            double mine =
+                negativeLogLikelihood(data, n, vocabulary, labels[s], tokens);
             nll += mine;
             floatSum += floatNll[s];
             labelledTokens += labelled[s];
