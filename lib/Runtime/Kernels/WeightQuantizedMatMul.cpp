@@ -50,6 +50,21 @@ constexpr float kTwoTo23 = 8388608.0f;
 constexpr V16 kCenteredLevels = {-8, -7, -6, -5, -4, -3, -2, -1,
                                  0,  1,  2,  3,  4,  5,  6,  7};
 
+/// Lane j of `table` at the low 4 bits of lane j of `index`: one vpermps
+/// with AVX-512 (GCC's variable shuffle; Clang has none, and runs the
+/// unpacking path instead, see hasNibbleLookup).
+/// (Results by reference, as unpack's: a vector returned by value warns
+/// of the ABI on targets without AVX-512.)
+[[gnu::always_inline]] inline void lookUp(const V16 &table, U32x16 index,
+                                          V16 &out) {
+#if defined(__clang__)
+  for (int j = 0; j < 16; ++j)
+    out[j] = table[index[j] & 15];
+#else
+  out = __builtin_shuffle(table, index);
+#endif
+}
+
 /// Value `i` of each 32-bit lane, plus 2^23, as floats: a shift, then the
 /// mask and 2^23's exponent bits (one ternary logic op with AVX-512),
 /// where a conversion would take another. Callers subtract 2^23 + the zero
@@ -183,7 +198,7 @@ packedRows(const WeightQuantizedMatmulState &st, const float *x,
         for (int h = 0; h < 2; ++h) {
           V16 w;
           if constexpr (Lookup) {
-            w = __builtin_shuffle(kCenteredLevels, word[h] >> uint32_t(4 * i));
+            lookUp(kCenteredLevels, word[h] >> uint32_t(4 * i), w);
           } else {
             unpack<Bits>(word[h], i, w);
             w -= zero[h];
@@ -200,7 +215,7 @@ packedRows(const WeightQuantizedMatmulState &st, const float *x,
         for (int i = 0; b * perWord + i < k1; ++i) {
           V16 w;
           if constexpr (Lookup) {
-            w = __builtin_shuffle(kCenteredLevels, word >> uint32_t(4 * i));
+            lookUp(kCenteredLevels, word >> uint32_t(4 * i), w);
           } else {
             unpack<Bits>(word, i, w);
             w -= zero[h];
@@ -342,7 +357,7 @@ size_t f32ActivationScratchFloats(const WeightQuantizedMatmulState &st) {
 }
 
 bool hasNibbleLookup() {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
   static const bool has =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
