@@ -241,7 +241,7 @@ def main():
                           f"{r['vs_ort']:.2f}x ONNX Runtime, under "
                           f"{args.require_vs_ort}x")
         want = required.get(r["weights"])
-        if want and r["over_f32"] < want:
+        if want and r.get("over_f32", 0) < want:
             misses.append(f"{r['weights']} at context {r['past'] + 1}: "
                           f"{r['over_f32']:.2f}x f32, under {want}x")
     if args.json:

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 using namespace mlir;
 
@@ -132,7 +133,37 @@ LogicalResult OutputSQNR::setLabels(StringRef path, StringRef what) {
     floatNll[s] = negativeLogLikelihood(logits.data(), logits.size(),
                                         vocabulary, labels[s], labelled[s]);
   }
+  // A bound needs two labelled windows to choose on, a check one.
+  int64_t choosing = 0, checking = 0;
+  for (int64_t s = 0; s < samples(); ++s)
+    if (labelled[s])
+      ++(inFold(s, Fold::Check) ? checking : choosing);
+  if (choosing < 2 || (foldSize(Fold::Check) > 0 && checking == 0))
+    return module.emitError()
+           << what << ": --calibration-labels '" << path << "' labels "
+           << choosing << " of the " << foldSize(Fold::Choose)
+           << " samples it chooses on and " << checking << " of the "
+           << foldSize(Fold::Check)
+           << " it checks on (every fourth); it needs at least 2 and 1";
   return success();
+}
+
+/// The one-sided 90% quantile of Student's t with `df` degrees of freedom
+/// (df >= 1): a bound on a mean from a few samples' spread.
+static double studentT90(double df) {
+  static const double table[][2] = {
+      {1, 3.078},  {2, 1.886},  {3, 1.638},  {4, 1.533},  {5, 1.476},
+      {6, 1.440},  {7, 1.415},  {8, 1.397},  {9, 1.383},  {10, 1.372},
+      {15, 1.341}, {20, 1.325}, {30, 1.310}, {40, 1.303}, {50, 1.299},
+      {60, 1.296}, {120, 1.289}};
+  if (df >= 120)
+    return 1.2816;
+  for (size_t i = 1; i < std::size(table); ++i)
+    if (df <= table[i][0]) {
+      double t = (df - table[i - 1][0]) / (table[i][0] - table[i - 1][0]);
+      return table[i - 1][1] + t * (table[i][1] - table[i - 1][1]);
+    }
+  return table[0][1];
 }
 
 FailureOr<double> OutputSQNR::measure(ArrayRef<Value> keepPairs) {
@@ -233,8 +264,10 @@ FailureOr<OutputSQNR::Figures> OutputSQNR::measureSamples(
       mean += x / n;
     for (double x : riseBySample)
       spread += (x - mean) * (x - mean);
+    // One window: no spread to bound the mean by (setLabels asks for two
+    // to choose on; a check of one is judged by its pooled rise).
     double error = n > 1 ? std::sqrt(spread / (n - 1) / n) : 0.0;
-    figures.nllRiseBound = mean + 1.2816 * error;
+    figures.nllRiseBound = mean + (n > 1 ? studentT90(n - 1) : 0.0) * error;
   }
   if (!perSample.empty()) {
     size_t rank = lowDecileRank(perSample.size());

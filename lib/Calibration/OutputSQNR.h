@@ -87,8 +87,9 @@ public:
     int64_t tokens = 0;
     /// An upper bound at 90% confidence on the mean rise of the negative
     /// log-likelihood per token: over the samples' own means (a sample's
-    /// tokens are not independent), their mean plus 1.2816 standard errors
-    /// (normal, one-sided). A search judged by the pooled rise on a few
+    /// tokens are not independent), their mean plus the one-sided 90%
+    /// quantile of Student's t times their standard error (1.28 for many
+    /// samples, 1.89 for three). A search judged by the pooled rise on a few
     /// hundred tokens overfits them (0.53% on held-out windows for a 0.5%
     /// target met on the choice ones).
     double nllRiseBound = 0;

@@ -323,6 +323,7 @@ FailureOr<bool> WeightSearch::search(const Target &target) {
   report.chosenDB = now->pooledDB;
   report.chosenLowDecileDB = now->lowDecileDB;
   report.chosenRise = now->perplexityRise();
+  report.chosenRiseBound = now->perplexityRiseBound();
   report.floatPerplexity = now->floatPerplexity();
   report.chooseTokens = now->tokens;
   known = *now;
@@ -399,6 +400,7 @@ llvm::json::Value WeightPrecisionReport::toJSON() const {
     o["target_perplexity_rise_pct"] = 100 * *targetPerplexityRise;
     o["margin_pct"] = 100 * marginDB;
     o["perplexity_rise_pct"] = 100 * chosenRise;
+    o["perplexity_rise_bound_pct"] = 100 * chosenRiseBound;
     o["narrowest_perplexity_rise_pct"] = 100 * narrowestRise;
     o["float_perplexity"] = floatPerplexity;
     o["choice_tokens"] = chooseTokens;
@@ -428,11 +430,12 @@ void WeightPrecisionReport::print(llvm::raw_ostream &os) const {
                      bytes / 1e6, narrowestBytes / 1e6, floatBytes / 1e6);
   if (targetPerplexityRise) {
     os << llvm::format("; perplexity on %lld choice samples (%lld labelled "
-                       "tokens) %+.4f%% over the float model's %.4f (all "
-                       "narrowest %+.4f%%)",
+                       "tokens) %+.4f%% over the float model's %.4f, at most "
+                       "%+.4f%% at 90%% confidence (all narrowest %+.4f%%)",
                        static_cast<long long>(chooseSamples),
                        static_cast<long long>(chooseTokens), 100 * chosenRise,
-                       floatPerplexity, 100 * narrowestRise);
+                       floatPerplexity, 100 * chosenRiseBound,
+                       100 * narrowestRise);
     if (checkRise)
       os << llvm::format("; on %lld held-out samples (%lld tokens) %+.4f%% "
                          "over %.4f",
@@ -557,6 +560,11 @@ chooseWeightPrecision(ModuleOp module, const WeightPrecisionOptions &options,
       report.checkRise = check->perplexityRise();
       report.checkFloatPerplexity = check->floatPerplexity();
       report.checkTokens = check->tokens;
+      if (!std::isfinite(*report.checkRise))
+        return module.emitError()
+               << what
+               << ": the chosen program's perplexity on the held-out "
+                  "calibration samples is not finite (its logits overflow)";
     }
     if (wanted.metBy(*check))
       break;

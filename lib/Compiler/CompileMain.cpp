@@ -323,10 +323,10 @@ int compileMethodsMain(const CompileOptions &options, MLIRContext &context) {
     return 2;
   }
   if (options.weightPrecision) {
-    errs() << "strata-compile: --weight-target-sqnr (or -perplexity) chooses "
-              "on a program of "
-              "one method: compile the whole-sequence model with it, then "
-              "give the methods the --weight-bits flag it prints\n";
+    errs() << "strata-compile: --weight-target-sqnr and "
+              "--weight-target-perplexity choose on a program of one method: "
+              "compile the whole-sequence model with one, then give the "
+              "methods the --weight-bits flag it prints\n";
     return 2;
   }
   std::vector<MethodSource> methods;

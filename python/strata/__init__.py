@@ -169,14 +169,20 @@ def _run(model, emit="program", *, backend=None, input_shapes=None,
         for i, word in enumerate(words):
             key = word.split("=", 1)[0]
             value = pipeline.get(key)
-            if hasattr(value, "detach") or (hasattr(value, "shape") and
-                                            hasattr(value, "dtype")):
-                import numpy as np
-                if hasattr(value, "detach"):
-                    value = value.detach().cpu().numpy()
-                path = os.path.join(folder, key + ".npy")
-                np.save(path, np.asarray(value))
-                words[i] = "%s=%s" % (key, path)
+            if not (hasattr(value, "detach") or hasattr(value, "__array__")):
+                continue
+            import numpy as np
+            if hasattr(value, "detach"):
+                value = value.detach().cpu().numpy()
+            value = np.asarray(value)
+            if value.ndim == 0:  # a number, as numpy or torch give one
+                words[i] = "%s=%s" % (key, value.item())
+                continue
+            if key == "calibration-labels" and value.dtype.kind in "iu":
+                value = value.astype(np.int64)
+            path = os.path.join(folder, key + ".npy")
+            np.save(path, value)
+            words[i] = "%s=%s" % (key, path)
         if calibration is not None and emit not in _BEFORE_CALIBRATION:
             words.append("calibration-data=" +
                          _calibration_data(calibration, folder))

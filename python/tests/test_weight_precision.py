@@ -166,7 +166,8 @@ def test_fixed_nodes_are_kept_and_not_searched(gpt, tmp_path):
      "--weight-target-sqnr chooses weight widths with f32 activations"),
     (["--weight-target-sqnr", "30", "--quantize-weights", "int4",
       "--calibration-data", "x.npy", "--method", "one"],
-     "--weight-target-sqnr chooses on a program of one method"),
+     "--weight-target-sqnr and --weight-target-perplexity choose on a "
+     "program of one method"),
 ])
 def test_bad_options_are_refused(gpt, tmp_path, flags, message):
     out = tmp_path / "bad.strata"
@@ -210,15 +211,20 @@ def nll(logits, labels):
     return float((lse - rows[np.arange(len(labels)), labels]).sum())
 
 
+# The one-sided 90% quantile of Student's t at 47 degrees of freedom (48
+# choice windows), from tables: 1.300.
+T90_47 = 1.300
+
+
 def rise(float_logits, got_logits, labels):
     """The pooled perplexity rise, and its 90% upper bound over the
-    windows' own mean rises, as the compiler judges a target."""
+    windows' own mean rises (48 windows), as the compiler judges a target."""
     mine = np.array([nll(g, y) for g, y in zip(got_logits, labels)])
     ref = np.array([nll(f, y) for f, y in zip(float_logits, labels)])
     tokens = np.array([np.size(y) for y in labels], np.float64)
     pooled = np.exp((mine.sum() - ref.sum()) / tokens.sum()) - 1
     each = (mine - ref) / tokens
-    bound = each.mean() + 1.2816 * each.std(ddof=1) / np.sqrt(len(each))
+    bound = each.mean() + T90_47 * each.std(ddof=1) / np.sqrt(len(each))
     return pooled, np.exp(bound) - 1
 
 
@@ -291,16 +297,19 @@ def test_perplexity_choice_meets_its_target_on_windows_it_never_saw(
                      gpt["held_out_labels"])
     assert pooled <= target / 100, pooled
     # The report's figures are the program's, measured here against
-    # PyTorch's logits: the choice windows' bound, the check windows'
-    # pooled rise (every fourth window).
-    for fold, key, index in [(lambda i: i % 4 != 3, "perplexity_rise_pct", 0),
-                             (lambda i: i % 4 == 3,
-                              "check_perplexity_rise_pct", 0)]:
+    # PyTorch's logits: the choice windows' pooled rise and 90% bound (which
+    # the choice was judged by), the check windows' pooled rise (every
+    # fourth window).
+    for fold, keys in [(lambda i: i % 4 != 3, ["perplexity_rise_pct",
+                                               "perplexity_rise_bound_pct"]),
+                       (lambda i: i % 4 == 3, ["check_perplexity_rise_pct"])]:
         picked = [i for i in range(64) if fold(i)]
         got = run(program, gpt["calibration"][picked])
-        figures_here = rise([gpt["calibration_logits"][i] for i in picked],
-                            got, gpt["labels"][picked])
-        assert abs(100 * figures_here[index] - chosen[key]) < 1e-3, key
+        here = rise([gpt["calibration_logits"][i] for i in picked], got,
+                    gpt["labels"][picked])
+        for index, key in enumerate(keys):
+            assert abs(100 * here[index] - chosen[key]) < 1e-3, key
+    assert chosen["perplexity_rise_bound_pct"] <= target
     assert chosen["check_perplexity_rise_pct"] <= target
     assert chosen["choice_samples"] == 48 and chosen["check_tokens"] == 16 * 32
 
@@ -356,6 +365,10 @@ def test_bad_perplexity_options_are_refused(gpt, tmp_path, flags, message):
     (lambda y: y.astype(np.int32), "must be int64"),
     (lambda y: np.where(np.arange(32) == 5, 256, y),
      "sample 0 row 5 has label 256, outside the vocabulary of 256"),
+    # Every label of the check windows skipped: nothing to confirm with.
+    (lambda y: np.where((np.arange(64) % 4 == 3)[:, None, None], -1, y),
+     "labels 48 of the 48 samples it chooses on and 0 of the 16 it checks "
+     "on (every fourth); it needs at least 2 and 1"),
 ])
 def test_bad_labels_are_refused(trained_gpt, tmp_path, labels, message):
     bad = tmp_path / "labels.npy"

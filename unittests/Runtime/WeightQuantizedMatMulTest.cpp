@@ -183,13 +183,17 @@ TEST(WeightQuantizedMatMulTest, Int8ActivationsVnniEqualsTheGenericPath) {
 TEST(WeightQuantizedMatMulTest, F32PathsAgreeWithAFloat64Product) {
   using namespace strata::runtime::kernels;
   // K = 150 (a partial group and word), N = 37 (a padded tile), rows 1 to
-  // 4 and 9 (the register paths, then the dequantize-once one), with and
-  // without zero points; each path against the product in float64 of the
-  // values the layout holds, read back here word by word.
+  // 5 and 8 (the register paths, one and two passes of four rows) and 9
+  // (the dequantize-once one), with and without zero points; each path
+  // against the product in float64 of the values the layout holds, read
+  // back here word by word. `offset` shifts every x by 50 with the zero
+  // points at 0 or 15, where the lookup path's folded share of the zero
+  // points, (z - 8) times a large sum of x, is largest.
   for (int64_t bits : {4, 8})
     for (int64_t group : {32, 64})
-      for (bool withZeros : {true, false})
-        for (int64_t rows : {1, 2, 3, 4, 9}) {
+      for (int zeroKind : {0, 1, 2})
+        for (int64_t rows : {1, 2, 3, 4, 5, 8, 9}) {
+          bool withZeros = zeroKind != 0, offset = zeroKind == 2;
           WeightQuantizedMatmulState st;
           st.rows = rows, st.k = 150, st.n = 37, st.bits = bits;
           st.groupSize = group, st.tiles = 2;
@@ -204,12 +208,16 @@ TEST(WeightQuantizedMatMulTest, F32PathsAgreeWithAFloat64Product) {
           for (uint8_t &b : weight)
             b = static_cast<uint8_t>(next() >> 24);
           for (size_t i = 0; i < zeros.size(); ++i) {
-            zeros[i] = static_cast<uint8_t>((next() >> 24) % (1u << bits));
+            uint32_t top = (1u << bits) - 1;
+            zeros[i] =
+                static_cast<uint8_t>(offset ? ((next() >> 24) % 2) * top
+                                            : (next() >> 24) % (top + 1));
             scales[i] = 0.01f * static_cast<float>((next() >> 24) % 100 + 1);
           }
           for (float &v : x)
             v = static_cast<float>(static_cast<int32_t>(next() >> 16) - 32768) /
-                4096.0f;
+                    4096.0f +
+                (offset ? 50.0f : 0.0f);
           for (float &v : bias)
             v = static_cast<float>((next() >> 24) % 7);
           const uint8_t *zp = withZeros ? zeros.data() : nullptr;
@@ -243,7 +251,7 @@ TEST(WeightQuantizedMatMulTest, F32PathsAgreeWithAFloat64Product) {
             for (int64_t i = 0; i < rows * st.n; ++i)
               ASSERT_NEAR(y[i], want[i], 1e-6 * (1 + magnitude[i]))
                   << "bits " << bits << " group " << group << " zeros "
-                  << withZeros << " rows " << rows << " lookup " << lookup
+                  << zeroKind << " rows " << rows << " lookup " << lookup
                   << " at " << i;
           }
         }

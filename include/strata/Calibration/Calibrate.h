@@ -112,6 +112,9 @@ struct WeightPrecisionReport {
   /// fraction too, taken off the target on the choice samples.
   std::optional<double> targetPerplexityRise;
   double narrowestRise = 0, chosenRise = 0;
+  /// The chosen program's 90% upper bound on the choice samples (what the
+  /// choice was judged by).
+  double chosenRiseBound = 0;
   std::optional<double> checkRise;
   double floatPerplexity = 0, checkFloatPerplexity = 0;
   int64_t chooseTokens = 0, checkTokens = 0;

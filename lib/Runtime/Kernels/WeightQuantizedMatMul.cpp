@@ -30,6 +30,10 @@ namespace {
 /// Columns per tile: two 16-lane halves.
 constexpr int64_t kTile = kWeightTile;
 
+/// Rows multiplied in registers (a decode step's few); beyond, each tile
+/// is dequantized once into scratch memory.
+constexpr int64_t kRegisterRows = 8;
+
 typedef float V16 __attribute__((vector_size(64), aligned(4)));
 typedef uint32_t U32x16 __attribute__((vector_size(64), aligned(4)));
 
@@ -165,9 +169,9 @@ template <int Rows>
 /// Rows [0, Rows) of `x` times tile `t` of the packed weight into `acc`,
 /// the weight unpacked in registers: per group, the products by `q - zero
 /// point` (exact in f32) are summed, then scaled. For a few rows, where
-/// dequantizing the tile to memory first would not pay. One row keeps two
-/// sums per half (even and odd rows of K), so that the multiply-adds do
-/// not wait on each other.
+/// dequantizing the tile to memory first would not pay. One row keeps four
+/// sums per half (rows of K by their index mod 4), two rows two, so that
+/// the multiply-adds do not wait on each other.
 template <int Bits, int Rows, bool Lookup>
 [[gnu::always_inline]] inline void
 packedRows(const WeightQuantizedMatmulState &st, const float *x,
@@ -248,7 +252,8 @@ weightQuantizedMatmul(const WeightQuantizedMatmulState &st, const float *x,
   // dequantized once into `tile` for all of them (f32ActivationScratch-
   // Floats gives the scratch memory from the same bound).
   float *tile = scratch;
-  bool widenOnce = st.rows > 2 * kRows;
+  static_assert(kRegisterRows == 2 * kRows, "two passes of kRows at most");
+  bool widenOnce = st.rows > kRegisterRows;
   // Nibbles looked up as q - 8: each row's sum over each group, for the
   // zero points' share (x * (q - z) summed is x * (q - 8) summed, less
   // (z - 8) times the sum of x).
@@ -353,14 +358,17 @@ weightQuantizedMatmul8(const WeightQuantizedMatmulState &st, const float *x,
 } // namespace
 
 size_t f32ActivationScratchFloats(const WeightQuantizedMatmulState &st) {
-  return static_cast<size_t>(st.rows > 8 ? st.k * kTile : st.rows * st.groups);
+  return static_cast<size_t>(st.rows > kRegisterRows ? st.k * kTile
+                                                     : st.rows * st.groups);
 }
 
 bool hasNibbleLookup() {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+  // The AVX-512 subsets of x86-64-v4, whose code the lookup path may use.
   static const bool has =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+      __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
   return has;
 #else
   return false;
@@ -373,7 +381,8 @@ void weightQuantizedMatmulF32(const WeightQuantizedMatmulState &st,
                               const float *bias, float *scratch, float *y,
                               bool allowLookup) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (st.bits == 4 && st.rows <= 8 && allowLookup && hasNibbleLookup()) {
+  if (st.bits == 4 && st.rows <= kRegisterRows && allowLookup &&
+      hasNibbleLookup()) {
     weightQuantizedMatmul4Lookup(st, x, weight, scales, zeroPoints, bias,
                                  scratch, y);
     return;
