@@ -243,7 +243,7 @@ def main():
         want = required.get(r["weights"])
         if want and r.get("over_f32", 0) < want:
             misses.append(f"{r['weights']} at context {r['past'] + 1}: "
-                          f"{r['over_f32']:.2f}x f32, under {want}x")
+                          f"{r.get('over_f32', 0):.2f}x f32, under {want}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"layers": layers, "heads": heads, "head_dim": head_dim,
