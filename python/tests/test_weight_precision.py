@@ -98,20 +98,25 @@ def test_choice_meets_its_target_on_windows_it_never_saw(gpt, tmp_path,
     assert abs(low - chosen["check_sqnr_p10_db"]) < 0.05
 
 
+def one_step_narrower(nodes):
+    """For each node whose width the search raised: (index, node, the
+    --weight-bits flag of the choice with that node one step narrower)."""
+    narrower = {8: 4, 0: 8}
+    for k, node in enumerate(nodes):
+        if node["bits"] in narrower:
+            yield k, node, ",".join(
+                f"{n['node']}={narrower[n['bits']] if j == k else n['bits']}"
+                for j, n in enumerate(nodes))
+
+
 def test_choice_is_the_smallest_one_step_narrower_misses(gpt, tmp_path):
     target = 36
     chosen, program, _ = choose(gpt, tmp_path, target)
     required = target + chosen["margin_db"]
     choice = [i for i in range(32) if i % 4 != 3]
     want = [gpt["calibration_logits"][i] for i in choice]
-    nodes = chosen["nodes"]
-    narrower = {8: 4, 0: 8}
     tried = 0
-    for k, node in enumerate(nodes):
-        if node["bits"] not in narrower:
-            continue
-        flag = ",".join(f"{n['node']}={narrower[n['bits']] if j == k else n['bits']}"
-                        for j, n in enumerate(nodes))
+    for k, node, flag in one_step_narrower(chosen["nodes"]):
         out = tmp_path / f"narrower{k}.strata"
         compile_gpt(gpt, out, "--quantize-weights", "int4",
                     "--weight-bits", flag)
@@ -321,14 +326,8 @@ def test_perplexity_choice_is_the_smallest_one_step_narrower_misses(
     required = max(target - chosen["margin_pct"], 0) / 100
     choice = [i for i in range(64) if i % 4 != 3]
     want = [gpt["calibration_logits"][i] for i in choice]
-    narrower = {8: 4, 0: 8}
-    nodes = chosen["nodes"]
     tried = 0
-    for k, node in enumerate(nodes):
-        if node["bits"] not in narrower:
-            continue
-        flag = ",".join(f"{n['node']}={narrower[n['bits']] if j == k else n['bits']}"
-                        for j, n in enumerate(nodes))
+    for k, node, flag in one_step_narrower(chosen["nodes"]):
         out = tmp_path / f"narrower{k}.strata"
         compile_gpt(gpt, out, *PPL_FLAGS, "--weight-bits", flag)
         _, bound = rise(want, run(out, gpt["calibration"][choice]),
