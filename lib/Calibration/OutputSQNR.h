@@ -89,9 +89,8 @@ public:
     /// log-likelihood per token: over the samples' own means (a sample's
     /// tokens are not independent), their mean plus the one-sided 90%
     /// quantile of Student's t times their standard error (1.28 for many
-    /// samples, 1.89 for three). A search judged by the pooled rise on a few
-    /// hundred tokens overfits them (0.53% on held-out windows for a 0.5%
-    /// target met on the choice ones).
+    /// samples, 1.89 for three): a choice judged by the pooled rise alone
+    /// rests on the mean of a few hundred tokens.
     double nllRiseBound = 0;
     /// The perplexity's rise over the float model's at that bound.
     double perplexityRiseBound() const {
