@@ -38,7 +38,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
 
@@ -278,27 +277,29 @@ FailureOr<bool> WeightSearch::search(const Target &target) {
   if (!target.metBy(*now)) {
     if (noise.empty() && failed(measureShares()))
       return failure();
-    // As many widenings as the model says, scaled to the measured noise
-    // (an SQNR target: the model says nothing of perplexity).
-    double allowed = target.rise ? std::numeric_limits<double>::infinity()
-                                 : std::pow(10.0, -target.sqnrDB / 10);
-    double measured =
-        std::pow(10.0, -std::min(now->pooledDB, now->lowDecileDB) / 10);
-    double modelled = 0;
-    for (size_t i = 0; i < nodes.size(); ++i)
-      modelled += noiseOf(i, widths[i]);
-    double scale = modelled > 0 ? measured / modelled : 1.0;
-    double left = measured;
-    while (left > allowed) {
-      std::optional<size_t> i = best();
-      if (!i)
-        break;
-      left -=
-          scale * (noiseOf(*i, widths[*i]) - noiseOf(*i, *wider(widths[*i])));
-      widen(*i);
+    // An SQNR target: as many widenings as the model says, scaled to the
+    // measured noise, then measured (the model says nothing of perplexity,
+    // whose widenings are each measured below).
+    if (!target.rise) {
+      double allowed = std::pow(10.0, -target.sqnrDB / 10);
+      double measured =
+          std::pow(10.0, -std::min(now->pooledDB, now->lowDecileDB) / 10);
+      double modelled = 0;
+      for (size_t i = 0; i < nodes.size(); ++i)
+        modelled += noiseOf(i, widths[i]);
+      double scale = modelled > 0 ? measured / modelled : 1.0;
+      double left = measured;
+      while (left > allowed) {
+        std::optional<size_t> i = best();
+        if (!i)
+          break;
+        left -=
+            scale * (noiseOf(*i, widths[*i]) - noiseOf(*i, *wider(widths[*i])));
+        widen(*i);
+      }
+      if (failed(now = measure(Fold::Choose)))
+        return failure();
     }
-    if (failed(now = measure(Fold::Choose)))
-      return failure();
     while (!target.metBy(*now)) {
       std::optional<size_t> i = best();
       if (!i)
